@@ -1,0 +1,119 @@
+import 'reflect-metadata';
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ScheduleModule } from '@nestjs/schedule';
+import { AccountsModule } from '../../libs/accounts/accounts.module';
+import { ApiKeysModule } from '../../libs/api-keys/api-keys.module';
+import { KeyUsageStore, ReadStoreKeyUsageStore, SqliteKeyUsageStore } from '../../libs/api-keys/application/key-usage.store';
+import { AuthGuard } from '../../libs/auth/auth.guard';
+import { OperationsModule } from '../../libs/operations/operations.module';
+import { ProjectionEngine } from '../../libs/projections/projection-engine';
+import { ProjectionDefinition } from '../../libs/projections/projection';
+import { Clock, systemClock } from '../../libs/shared/clock';
+import { AppConfig, dataPath } from '../../libs/shared/config';
+import { resolveSecretKey, SecretBox } from '../../libs/shared/crypto';
+import { AllExceptionsFilter } from '../../libs/shared/http/error.filter';
+import { installRequestContext, requestIdFor } from '../../libs/shared/http/request-context';
+import { strictValidationPipe } from '../../libs/shared/http/validation';
+import { jsonLogger, Logger } from '../../libs/shared/logger';
+import { Metrics } from '../../libs/shared/metrics';
+import { ALL_PROJECTIONS } from '../../projections';
+import { CoreDependencies, CoreModule } from './infra/core.module';
+import { createEventStore, createReadStore } from './infra/stores';
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: Logger;
+  projections?: ProjectionDefinition[];
+}
+
+export interface RunningApp {
+  app: NestFastifyApplication;
+  deps: CoreDependencies;
+  close(): Promise<void>;
+}
+
+/** Feature modules of the API role, in the order their routes should register. */
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, OperationsModule];
+
+@Module({})
+class AppModule {
+  static forRoot(deps: CoreDependencies): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [CoreModule.forRoot(deps), ScheduleModule.forRoot(), ...FEATURE_MODULES],
+      providers: [
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+      ],
+    };
+  }
+}
+
+async function openDependencies(config: AppConfig, options: AppOptions): Promise<CoreDependencies> {
+  const logger = options.logger ?? jsonLogger(process.stdout, config.logRequests);
+  const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
+  const eventStore = await createEventStore(config);
+  const readStore = await createReadStore(config);
+  const keyUsage: KeyUsageStore = config.mongodbUrl
+    ? new ReadStoreKeyUsageStore(readStore)
+    : new SqliteKeyUsageStore(dataPath(config, 'key-usage.db'));
+  const projections = new ProjectionEngine(eventStore, readStore, options.projections ?? ALL_PROJECTIONS, (msg, extra) =>
+    logger.info(msg, extra as Record<string, unknown>),
+  );
+  return {
+    config,
+    clock: options.clock ?? systemClock,
+    logger,
+    metrics: new Metrics(),
+    secretBox,
+    eventStore,
+    readStore,
+    projections,
+    keyUsage,
+  };
+}
+
+/**
+ * Composes the service from its roles. Projections run in the `worker` role; other
+ * roles only read which generation of each read model is current.
+ */
+export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
+  const deps = await openDependencies(config, options);
+  if (config.roles.includes('worker')) await deps.projections.start();
+  else await deps.projections.loadGenerations();
+
+  const adapter = new FastifyAdapter({
+    bodyLimit: 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true },
+    genReqId: requestIdFor,
+    trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
+    logger: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(deps), adapter, {
+    logger: ['error', 'warn'],
+    bufferLogs: false,
+  });
+  installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
+  app.useGlobalPipes(strictValidationPipe());
+  deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
+    for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
+  }, ['projection']);
+  await app.init();
+
+  let closed = false;
+  return {
+    app,
+    deps,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      await deps.projections.stop();
+      await deps.keyUsage.close();
+      await deps.readStore.close();
+      await deps.eventStore.close();
+    },
+  };
+}

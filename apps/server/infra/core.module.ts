@@ -1,0 +1,50 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { AppConfig, APP_CONFIG } from '../../../libs/shared/config';
+import { Clock, CLOCK } from '../../../libs/shared/clock';
+import { SecretBox, SECRET_BOX } from '../../../libs/shared/crypto';
+import { Logger, LOGGER } from '../../../libs/shared/logger';
+import { Metrics, METRICS } from '../../../libs/shared/metrics';
+import { EventStore, EVENT_STORE } from '../../../libs/eventstore/event-store.port';
+import { EventStreams } from '../../../libs/eventstore/event-streams';
+import { ReadStore, READ_STORE } from '../../../libs/readstore/read-store.port';
+import { ProjectionEngine } from '../../../libs/projections/projection-engine';
+import { KeyUsageStore, KEY_USAGE_STORE } from '../../../libs/api-keys/application/key-usage.store';
+
+/** Everything created before Nest starts (stores open, secrets resolved) and shared by every module. */
+export interface CoreDependencies {
+  config: AppConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  secretBox: SecretBox;
+  eventStore: EventStore;
+  readStore: ReadStore;
+  projections: ProjectionEngine;
+  keyUsage: KeyUsageStore;
+}
+
+@Global()
+@Module({})
+export class CoreModule {
+  static forRoot(deps: CoreDependencies): DynamicModule {
+    const providers = [
+      { provide: APP_CONFIG, useValue: deps.config },
+      { provide: CLOCK, useValue: deps.clock },
+      { provide: LOGGER, useValue: deps.logger },
+      { provide: METRICS, useValue: deps.metrics },
+      { provide: SECRET_BOX, useValue: deps.secretBox },
+      { provide: EVENT_STORE, useValue: deps.eventStore },
+      { provide: READ_STORE, useValue: deps.readStore },
+      { provide: ProjectionEngine, useValue: deps.projections },
+      { provide: KEY_USAGE_STORE, useValue: deps.keyUsage },
+      { provide: EventStreams, useValue: new EventStreams(deps.eventStore) },
+    ];
+    return {
+      module: CoreModule,
+      imports: [CqrsModule.forRoot()],
+      providers,
+      exports: [...providers.map((p) => p.provide), CqrsModule],
+    };
+  }
+}

@@ -1,0 +1,23 @@
+import { AppConfig, dataPath } from '../../../libs/shared/config';
+import { EventStore } from '../../../libs/eventstore/event-store.port';
+import { SqliteEventStore } from '../../../libs/eventstore/sqlite/sqlite-event-store';
+import { ReadStore } from '../../../libs/readstore/read-store.port';
+import { EmbeddedReadStore } from '../../../libs/readstore/embedded/embedded-read-store';
+
+/** EventStoreDB when EVENTSTORE_URL is set, else the embedded SQLite store under DATA_DIR. */
+export async function createEventStore(config: AppConfig): Promise<EventStore> {
+  if (config.eventStoreUrl) {
+    const { EsdbEventStore } = await import('../../../libs/eventstore/esdb/esdb-event-store');
+    return new EsdbEventStore(config.eventStoreUrl);
+  }
+  return new SqliteEventStore({ file: dataPath(config, 'events.db') });
+}
+
+/** MongoDB when MONGODB_URL is set, else the embedded engine persisted under DATA_DIR. */
+export async function createReadStore(config: AppConfig): Promise<ReadStore> {
+  if (config.mongodbUrl) {
+    const { MongoReadStore } = await import('../../../libs/readstore/mongo/mongo-read-store');
+    return MongoReadStore.connect(config.mongodbUrl);
+  }
+  return new EmbeddedReadStore({ file: dataPath(config, 'readmodels.db') });
+}

@@ -1,0 +1,9 @@
+/** Unit specs live beside the code (libs/, projections/); end-to-end specs under test/. */
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/projections/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,211 @@
+import { Inject, Optional } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { EventStreams } from '../../eventstore/event-streams';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { CLOCK, Clock } from '../../shared/clock';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto';
+import { conflict, notFound } from '../../shared/errors';
+import { accountDecider, invalidCredentials } from '../domain/account.decider';
+import { accountStream } from '../domain/account.events';
+import { AccountDirectory } from './account-directory';
+import {
+  ChangePassword,
+  ChangeSubscription,
+  LoginWithPassword,
+  Logout,
+  RegisterAccount,
+  SetAccountDisabled,
+} from './account.commands';
+import { LoginThrottle } from './login-throttle';
+import { LoginChallenge, SECOND_FACTOR_GATE, SecondFactorGate } from './second-factor.port';
+import { SessionIssuer, SessionToken } from './session-issuer';
+
+@CommandHandler(RegisterAccount)
+export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, number> {
+  constructor(
+    private readonly directory: AccountDirectory,
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: RegisterAccount): Promise<number> {
+    const passwordHash = await hashPassword(cmd.password);
+    const accountId = await this.directory.nextAccountId();
+    const metadata = { actor: `user:${accountId}`, account_id: accountId, source_ip: cmd.sourceIp };
+    if (!(await this.directory.claim('username', cmd.username, accountId, metadata))) {
+      throw conflict('username_taken', 'That username is taken');
+    }
+    if (!(await this.directory.claim('email', cmd.email, accountId, metadata))) {
+      await this.directory.release('username', cmd.username, metadata);
+      throw conflict('email_taken', 'An account with that email exists');
+    }
+    const result = await this.streams.handle(
+      accountStream(accountId),
+      accountDecider,
+      {
+        type: 'Register',
+        accountId,
+        username: cmd.username,
+        email: cmd.email,
+        passwordHash,
+        at: this.clock.now().toISOString(),
+      },
+      metadata,
+    );
+    await this.projections.waitFor(result.position);
+    return accountId;
+  }
+}
+
+@CommandHandler(LoginWithPassword)
+export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPassword, SessionToken | LoginChallenge> {
+  constructor(
+    private readonly directory: AccountDirectory,
+    private readonly streams: EventStreams,
+    private readonly throttle: LoginThrottle,
+    private readonly sessions: SessionIssuer,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(SECOND_FACTOR_GATE) private readonly secondFactor?: SecondFactorGate,
+  ) {}
+
+  async execute(cmd: LoginWithPassword): Promise<SessionToken | LoginChallenge> {
+    await this.throttle.assertNotLocked(cmd.login);
+    const accountId = await this.directory.resolve(cmd.login);
+    if (accountId === null) {
+      // Same work as a real check, so response time does not reveal which names exist.
+      await verifyPassword(cmd.password, await dummyPasswordHash());
+      await this.throttle.recordFailure(cmd.login);
+      throw invalidCredentials();
+    }
+    const { state } = await this.directory.load(accountId);
+    const passwordOk = state.exists && (await verifyPassword(cmd.password, state.passwordHash));
+    if (!passwordOk) {
+      await this.throttle.recordFailure(cmd.login);
+      await this.streams.handle(
+        accountStream(accountId),
+        accountDecider,
+        {
+          type: 'StartSession',
+          passwordOk: false,
+          sessionId: '',
+          tokenHash: '',
+          at: this.clock.now().toISOString(),
+          expiresAt: '',
+          secondFactor: 'none',
+        },
+        { actor: 'anonymous', account_id: accountId, source_ip: cmd.sourceIp },
+      );
+      throw invalidCredentials();
+    }
+    await this.throttle.reset(cmd.login);
+    if (state.disabled) {
+      // Decided by the decider (403 account_disabled) without writing a session.
+      accountDecider.decide(
+        { type: 'StartSession', passwordOk: true, sessionId: '', tokenHash: '', at: '', expiresAt: '', secondFactor: 'none' },
+        state,
+      );
+    }
+    if (this.secondFactor && (await this.secondFactor.required(accountId))) {
+      return this.secondFactor.challenge(accountId, cmd.sourceIp);
+    }
+    return this.sessions.start(accountId, 'none', cmd.sourceIp);
+  }
+}
+
+@CommandHandler(Logout)
+export class LogoutHandler implements ICommandHandler<Logout, void> {
+  constructor(
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: Logout): Promise<void> {
+    const result = await this.streams.handle(
+      accountStream(cmd.accountId),
+      accountDecider,
+      { type: 'EndSession', sessionId: cmd.sessionId, at: this.clock.now().toISOString() },
+      { actor: `user:${cmd.accountId}`, account_id: cmd.accountId, source_ip: cmd.sourceIp },
+    );
+    await this.projections.waitFor(result.position);
+  }
+}
+
+@CommandHandler(ChangePassword)
+export class ChangePasswordHandler implements ICommandHandler<ChangePassword, void> {
+  constructor(
+    private readonly directory: AccountDirectory,
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: ChangePassword): Promise<void> {
+    const { state } = await this.directory.load(cmd.accountId);
+    if (!state.exists) throw notFound('Account not found');
+    const currentPasswordOk = await verifyPassword(cmd.currentPassword, state.passwordHash);
+    const newPasswordHash = currentPasswordOk ? await hashPassword(cmd.newPassword) : '';
+    const result = await this.streams.handle(
+      accountStream(cmd.accountId),
+      accountDecider,
+      {
+        type: 'ChangePassword',
+        currentPasswordOk,
+        newPasswordHash,
+        keepSessionId: cmd.keepSessionId,
+        at: this.clock.now().toISOString(),
+      },
+      { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
+    );
+    await this.projections.waitFor(result.position);
+  }
+}
+
+@CommandHandler(ChangeSubscription)
+export class ChangeSubscriptionHandler implements ICommandHandler<ChangeSubscription, void> {
+  constructor(
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: ChangeSubscription): Promise<void> {
+    const result = await this.streams.handle(
+      accountStream(cmd.accountId),
+      accountDecider,
+      { type: 'ChangeSubscription', plan: cmd.plan, emailAuth: cmd.emailAuth, at: this.clock.now().toISOString() },
+      { actor: 'operator', account_id: cmd.accountId },
+    );
+    await this.projections.waitFor(result.position);
+  }
+}
+
+@CommandHandler(SetAccountDisabled)
+export class SetAccountDisabledHandler implements ICommandHandler<SetAccountDisabled, void> {
+  constructor(
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: SetAccountDisabled): Promise<void> {
+    const at = this.clock.now().toISOString();
+    const result = await this.streams.handle(
+      accountStream(cmd.accountId),
+      accountDecider,
+      cmd.disabled ? { type: 'Disable', at } : { type: 'Enable', at },
+      { actor: 'operator', account_id: cmd.accountId },
+    );
+    await this.projections.waitFor(result.position);
+  }
+}
+
+export const ACCOUNT_COMMAND_HANDLERS = [
+  RegisterAccountHandler,
+  LoginWithPasswordHandler,
+  LogoutHandler,
+  ChangePasswordHandler,
+  ChangeSubscriptionHandler,
+  SetAccountDisabledHandler,
+];

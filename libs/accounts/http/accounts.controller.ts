@@ -1,0 +1,56 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly, actorOf } from '../../auth/principal';
+import { parseLimit, parseOptionalString } from '../../shared/http/paging';
+import { ChangePassword, LoginWithPassword, Logout, RegisterAccount } from '../application/account.commands';
+import { AccountQueries } from '../application/account.queries';
+import { ChangePasswordDto, LoginDto, RegisterDto } from './account.dto';
+
+@Controller()
+export class AccountsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: AccountQueries,
+  ) {}
+
+  @Public()
+  @Post('auth/register')
+  @HttpCode(201)
+  async register(@Body() body: RegisterDto, @ClientIp() ip: string) {
+    const id = await this.commands.execute(new RegisterAccount(body.username, body.email.toLowerCase(), body.password, ip));
+    return this.queries.account(id);
+  }
+
+  @Public()
+  @Post('auth/login')
+  @HttpCode(200)
+  login(@Body() body: LoginDto, @ClientIp() ip: string) {
+    return this.commands.execute(new LoginWithPassword(body.username, body.password, ip));
+  }
+
+  @SessionOnly()
+  @Post('auth/logout')
+  @HttpCode(204)
+  async logout(@CurrentPrincipal() p: Principal, @ClientIp() ip: string): Promise<void> {
+    await this.commands.execute(new Logout(p.accountId, p.sessionId!, ip));
+  }
+
+  @Get('account')
+  account(@CurrentPrincipal() p: Principal) {
+    return this.queries.account(p.accountId);
+  }
+
+  @SessionOnly()
+  @Post('account/password')
+  @HttpCode(204)
+  async changePassword(@CurrentPrincipal() p: Principal, @Body() body: ChangePasswordDto, @ClientIp() ip: string) {
+    await this.commands.execute(
+      new ChangePassword(p.accountId, body.current_password, body.new_password, p.sessionId ?? null, actorOf(p), ip),
+    );
+  }
+
+  @Get('account/audit')
+  audit(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
+    return this.queries.audit(p.accountId, parseOptionalString(query.cursor, 'cursor'), parseLimit(query.limit, 50));
+  }
+}

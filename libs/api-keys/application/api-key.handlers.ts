@@ -1,0 +1,105 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { EventStreams } from '../../eventstore/event-streams';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { AccountDirectory } from '../../accounts/application/account-directory';
+import { CLOCK, Clock } from '../../shared/clock';
+import { sha256Hex } from '../../shared/crypto';
+import { notFound } from '../../shared/errors';
+import { keyringDecider } from '../domain/api-key.decider';
+import { ApiKeyCreated, KeyAccess, keyringStream } from '../domain/api-key.events';
+
+export const API_KEY_PREFIX = 'ak_';
+/** `ak_` + 32 random bytes in base64url (43 characters): 46 characters in all. */
+export const generateApiKey = (): string => API_KEY_PREFIX + randomBytes(32).toString('base64url');
+
+export class CreateApiKey {
+  constructor(
+    readonly accountId: number,
+    readonly name: string,
+    readonly access: KeyAccess,
+    readonly domains: string[],
+    readonly failureReportSubjects: boolean,
+    readonly expiresInDays: number,
+    readonly actor: string,
+    readonly sourceIp: string,
+  ) {}
+}
+
+export class DeactivateApiKey {
+  constructor(
+    readonly accountId: number,
+    readonly keyId: string,
+    readonly actor: string,
+    readonly sourceIp: string,
+  ) {}
+}
+
+export interface CreatedKey {
+  key: string;
+  event: ApiKeyCreated['data'];
+}
+
+@CommandHandler(CreateApiKey)
+export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, CreatedKey> {
+  constructor(
+    private readonly streams: EventStreams,
+    private readonly directory: AccountDirectory,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: CreateApiKey): Promise<CreatedKey> {
+    const { state: account } = await this.directory.load(cmd.accountId);
+    if (!account.exists) throw notFound('Account not found');
+    const twoFactorEnabled = cmd.access === 'email_auth:read' && (await this.directory.twoFactorEnabled(cmd.accountId));
+    const key = generateApiKey();
+    const result = await this.streams.handle(
+      keyringStream(cmd.accountId),
+      keyringDecider,
+      {
+        type: 'CreateApiKey',
+        account: {
+          accountId: cmd.accountId,
+          plan: account.plan,
+          emailAuthTier: account.emailAuth.tier,
+          emailAuthDomains: account.emailAuth.domains,
+          twoFactorEnabled,
+        },
+        keyId: randomUUID(),
+        keyHash: sha256Hex(key),
+        name: cmd.name,
+        access: cmd.access,
+        domains: [...new Set(cmd.domains.map((d) => d.toLowerCase()))],
+        failureReportSubjects: cmd.failureReportSubjects,
+        expiresInDays: cmd.expiresInDays,
+        at: this.clock.now().toISOString(),
+      },
+      { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
+    );
+    await this.projections.waitFor(result.position);
+    return { key, event: (result.events[0] as ApiKeyCreated).data };
+  }
+}
+
+@CommandHandler(DeactivateApiKey)
+export class DeactivateApiKeyHandler implements ICommandHandler<DeactivateApiKey, void> {
+  constructor(
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: DeactivateApiKey): Promise<void> {
+    const result = await this.streams.handle(
+      keyringStream(cmd.accountId),
+      keyringDecider,
+      { type: 'DeactivateApiKey', keyId: cmd.keyId, at: this.clock.now().toISOString() },
+      { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
+    );
+    await this.projections.waitFor(result.position);
+  }
+}
+
+export const API_KEY_COMMAND_HANDLERS = [CreateApiKeyHandler, DeactivateApiKeyHandler];

@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { KEY_USAGE_STORE, KeyUsageStore } from './key-usage.store';
+import { KeyAccess } from '../domain/api-key.events';
+
+export interface ApiKeyDoc {
+  _id: string;
+  id: string;
+  account_id: number;
+  name: string;
+  key_hash: string;
+  access: KeyAccess;
+  domains: string[];
+  failure_report_subjects: boolean;
+  expires_at: string | null;
+  created_at: string;
+  is_active: boolean;
+}
+
+/** The key object of the contract, without the key itself (it is shown only at creation). */
+export function keyView(doc: Omit<ApiKeyDoc, '_id' | 'key_hash'>, lastUsedAt: string | null, withUser: boolean) {
+  return {
+    id: doc.id,
+    ...(withUser ? { user_id: doc.account_id } : {}),
+    name: doc.name,
+    created_at: doc.created_at,
+    last_used_at: lastUsedAt,
+    is_active: doc.is_active,
+    access: doc.access,
+    expires_at: doc.expires_at,
+    ...(doc.access === 'email_auth:read'
+      ? { domains: doc.domains, failure_report_subjects: doc.failure_report_subjects }
+      : {}),
+  };
+}
+
+@Injectable()
+export class ApiKeyQueries {
+  constructor(
+    private readonly projections: ProjectionEngine,
+    @Inject(KEY_USAGE_STORE) private readonly usage: KeyUsageStore,
+  ) {}
+
+  private get keys() {
+    return this.projections.collection<ApiKeyDoc>('api_keys', 'api_keys');
+  }
+
+  async byHash(hash: string): Promise<ApiKeyDoc | null> {
+    return this.keys.findOne({ key_hash: hash });
+  }
+
+  async listActive(accountId: number) {
+    const docs = await this.keys.find({ account_id: accountId, is_active: true }, { sort: { created_at: 1 } });
+    const lastUsed = await this.usage.lastUsed(docs.map((d) => d.id));
+    return docs.map((d) => keyView(d, lastUsed.get(d.id) ?? null, false));
+  }
+}

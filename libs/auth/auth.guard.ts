@@ -1,0 +1,50 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { APP_CONFIG, AppConfig } from '../shared/config';
+import { constantTimeEqual } from '../shared/crypto';
+import { forbidden, notFound, unauthorized } from '../shared/errors';
+import { Authenticator } from './authenticator';
+import { AUTH_MODE, AuthMode, Principal } from './principal';
+
+/**
+ * The one global guard: every route is authenticated unless marked `@Public()`.
+ * Management routes take a session or an account key; `@SessionOnly()` routes refuse
+ * keys; email-auth keys only reach `@EmailAuthRead()` routes; `/admin/*` takes the
+ * operator token and does not exist when none is configured.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly authenticator: Authenticator,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const mode =
+      this.reflector.getAllAndOverride<AuthMode>(AUTH_MODE, [context.getHandler(), context.getClass()]) ?? 'account';
+    if (mode === 'public') return true;
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; principal?: Principal }>();
+    if (mode === 'admin') return this.checkAdmin(request.headers['x-admin-token']);
+    if (mode === 'email_auth') return true; // the email-auth API authenticates with its own guard and messages
+    const principal = await this.authenticator.fromBearer(request.headers.authorization);
+    if (principal.via === 'api_key') {
+      if (principal.access !== 'account') {
+        throw forbidden('insufficient_scope', 'This key can only read the email-authentication API');
+      }
+      if (mode === 'session') throw forbidden('session_required', 'This endpoint needs a session from password login, not an API key');
+      await this.authenticator.assertAccountKeyAllowed(principal);
+      await this.authenticator.recordUse(principal);
+    }
+    request.principal = principal;
+    return true;
+  }
+
+  private checkAdmin(token: string | undefined): boolean {
+    if (!this.config.adminToken) throw notFound('No such endpoint');
+    if (typeof token !== 'string' || !constantTimeEqual(token, this.config.adminToken)) {
+      throw unauthorized('Missing or invalid admin token');
+    }
+    return true;
+  }
+}

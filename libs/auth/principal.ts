@@ -1,0 +1,39 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { KeyAccess } from '../api-keys/domain/api-key.events';
+
+/** Who a request acts as: the account owner, through a session or an API key. */
+export interface Principal {
+  accountId: number;
+  via: 'session' | 'api_key';
+  sessionId?: string;
+  keyId?: string;
+  access: KeyAccess;
+  /** Email-auth keys: the zones the key may see (empty: all of the account's). */
+  keyDomains?: string[];
+  failureReportSubjects?: boolean;
+}
+
+export const actorOf = (p: Principal): string => (p.via === 'api_key' ? `key:${p.keyId}` : `user:${p.accountId}`);
+
+export const AUTH_MODE = 'auth_mode';
+/**
+ * How a route authenticates: `public` (none), `account` (session or account key; the
+ * default), `session` (2FA and other settings a key must not touch), `email_auth`
+ * (read-only email-authentication API keys).
+ */
+export type AuthMode = 'public' | 'account' | 'session' | 'email_auth' | 'admin';
+export const Public = () => SetMetadata(AUTH_MODE, 'public' satisfies AuthMode);
+export const SessionOnly = () => SetMetadata(AUTH_MODE, 'session' satisfies AuthMode);
+export const EmailAuthRead = () => SetMetadata(AUTH_MODE, 'email_auth' satisfies AuthMode);
+export const AdminOnly = () => SetMetadata(AUTH_MODE, 'admin' satisfies AuthMode);
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<{ principal?: Principal }>().principal;
+  if (!principal) throw new Error('route reached without a principal: missing guard');
+  return principal;
+});
+
+/** The client's address (Fastify resolves X-Forwarded-For only from TRUSTED_PROXIES). */
+export const ClientIp = createParamDecorator((_: unknown, ctx: ExecutionContext): string =>
+  ctx.switchToHttp().getRequest<{ ip: string }>().ip,
+);

@@ -1,0 +1,235 @@
+/**
+ * The authoritative DNS server: UDP and TCP on one host:port, answering from a ZoneIndex.
+ * Every answered query goes to the optional QuerySink. Nothing a client sends can throw
+ * out of a handler: malformed input is dropped or answered FORMERR, and an internal error
+ * becomes SERVFAIL.
+ *
+ * In a `cluster` worker the sockets are shared with the other workers (Node hands the
+ * listening handles over through the primary), so running one DnsServer per worker on the
+ * same port spreads queries over the cores.
+ */
+import * as dgram from 'node:dgram';
+import * as net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { wireKeyToName } from './names';
+import type { AnsweredQuery, QuerySink, Transport } from './query-sink';
+import type { Prepared, ZoneIndex } from './zone-index';
+import {
+  EMPTY_BODY,
+  QTYPE,
+  RCODE,
+  buildResponse,
+  errorResponse,
+  isInClass,
+  parseQuery,
+  rcodeName,
+  udpLimit,
+  type Query,
+} from './wire';
+
+export interface DnsServerOptions {
+  host: string;
+  /** 0 picks a free port, the same for UDP and TCP. */
+  port: number;
+  index: ZoneIndex;
+  sink?: QuerySink;
+  /** A TCP connection without a complete query for this long is closed. */
+  tcpIdleTimeoutMs?: number;
+  maxTcpConnections?: number;
+  /** Socket receive buffer for UDP bursts; the kernel may cap it. */
+  udpReceiveBufferBytes?: number;
+  onError?: (err: Error) => void;
+}
+
+const TCP_MAX_MESSAGE = 0xffff;
+/** A client that does not read its answers is cut off once this much waits for it. */
+const TCP_MAX_UNREAD = 256 * 1024;
+const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null };
+const SERVFAIL = RCODE.SERVFAIL;
+const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
+const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
+
+export class DnsServer {
+  private udp: dgram.Socket | null = null;
+  private tcp: net.Server | null = null;
+  private readonly connections = new Set<net.Socket>();
+  private boundPort = 0;
+  private readonly onError: (err: Error) => void;
+
+  constructor(private readonly opts: DnsServerOptions) {
+    this.onError = opts.onError ?? (() => undefined);
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  async start(): Promise<{ host: string; port: number }> {
+    if (this.udp) throw new Error('DNS server already started');
+    // With port 0 the UDP port is chosen first; TCP may find it taken, so try again.
+    for (let attempt = 0; ; attempt++) {
+      const udp = await this.bindUdp(this.opts.port);
+      const port = udp.address().port;
+      try {
+        this.tcp = await this.listenTcp(port);
+        this.udp = udp;
+        this.boundPort = port;
+        return { host: this.opts.host, port };
+      } catch (err) {
+        await new Promise<void>((resolve) => udp.close(() => resolve()));
+        if (this.opts.port !== 0 || attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    const udp = this.udp;
+    const tcp = this.tcp;
+    this.udp = null;
+    this.tcp = null;
+    for (const socket of this.connections) socket.destroy();
+    this.connections.clear();
+    await Promise.all([
+      udp && new Promise<void>((resolve) => udp.close(() => resolve())),
+      tcp && new Promise<void>((resolve) => tcp.close(() => resolve())),
+    ]);
+  }
+
+  private bindUdp(port: number): Promise<dgram.Socket> {
+    const socket = dgram.createSocket(net.isIPv6(this.opts.host) ? 'udp6' : 'udp4');
+    return new Promise((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind({ address: this.opts.host, port }, () => {
+        socket.off('error', reject);
+        socket.on('error', (err) => this.onError(err));
+        try {
+          socket.setRecvBufferSize(this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024);
+        } catch {
+          // The kernel's limit stands; the server works with its default buffer.
+        }
+        socket.on('message', (msg, rinfo) => this.onUdp(socket, msg, rinfo));
+        resolve(socket);
+      });
+    });
+  }
+
+  private onUdp(socket: dgram.Socket, msg: Buffer, rinfo: dgram.RemoteInfo): void {
+    const started = performance.now();
+    const response = this.handle(msg, 'udp', rinfo.address, started);
+    if (response) socket.send(response, rinfo.port, rinfo.address);
+  }
+
+  private listenTcp(port: number): Promise<net.Server> {
+    const server = net.createServer((socket) => this.onTcpConnection(socket));
+    server.maxConnections = this.opts.maxTcpConnections ?? 512;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: this.opts.host, port }, () => {
+        server.off('error', reject);
+        server.on('error', (err) => this.onError(err));
+        resolve(server);
+      });
+    });
+  }
+
+  private onTcpConnection(socket: net.Socket): void {
+    this.connections.add(socket);
+    const clientIp = socket.remoteAddress ?? '';
+    let pending: Buffer = Buffer.alloc(0);
+    socket.setNoDelay(true);
+    socket.setTimeout(this.opts.tcpIdleTimeoutMs ?? 10_000, () => socket.destroy());
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.connections.delete(socket));
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      while (pending.length >= 2) {
+        const length = pending.readUInt16BE(0);
+        if (pending.length < 2 + length) break;
+        const started = performance.now();
+        const response = this.handle(pending.subarray(2, 2 + length), 'tcp', clientIp, started);
+        pending = pending.subarray(2 + length);
+        // Bytes that are not a DNS message: the stream cannot be trusted to be in sync.
+        if (!response) return void socket.destroy();
+        const framed = Buffer.allocUnsafe(response.length + 2);
+        framed.writeUInt16BE(response.length, 0);
+        response.copy(framed, 2);
+        socket.write(framed);
+        if (socket.writableLength > TCP_MAX_UNREAD) return void socket.destroy();
+      }
+    });
+  }
+
+  /** The response to one DNS message, or null to drop it. Never throws. */
+  private handle(msg: Buffer, transport: Transport, clientIp: string, started: number): Buffer | null {
+    try {
+      const parsed = parseQuery(msg);
+      if (!parsed.ok) {
+        if (parsed.action === 'drop') return null;
+        const response = errorResponse(msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
+        this.recordUnanswerable(msg, parsed.questionEnd, parsed.rcode, transport, clientIp, started, response.length);
+        return response;
+      }
+      const q = parsed.query;
+      const prepared = isInClass(q) ? this.opts.index.answer(q.key, q.qtype) : NOT_IN_CLASS;
+      const response = buildResponse(msg, q, prepared.body, transport === 'udp' ? udpLimit(q) : TCP_MAX_MESSAGE);
+      if (this.opts.sink) this.record(q, prepared, response, transport, clientIp, started);
+      return response;
+    } catch (err) {
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+      if (msg.length < 12 || msg[2] & 0x80) return null;
+      return errorResponse(msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
+    }
+  }
+
+  private record(q: Query, prepared: Prepared, response: Buffer, transport: Transport, clientIp: string, started: number): void {
+    this.emit({
+      name: wireKeyToName(q.key),
+      type: typeName(q.qtype),
+      rcode: q.edns && q.ednsVersion !== 0 ? 'BADVERS' : rcodeName(prepared.body.rcode),
+      clientIp,
+      transport,
+      dnssecOk: q.dnssecOk,
+      edns: q.edns,
+      ednsUdpSize: q.edns ? q.udpSize : null,
+      truncated: (response[2] & 0x02) !== 0,
+      responseBytes: response.length,
+      durationMs: performance.now() - started,
+      timestamp: Date.now(),
+      zone: prepared.zone,
+      domain: prepared.domain,
+      accountId: prepared.accountId,
+    });
+  }
+
+  /** FORMERR/NOTIMP answers: only what the header and, if readable, the question tell. */
+  private recordUnanswerable(msg: Buffer, questionEnd: number, rcode: number, transport: Transport, clientIp: string, started: number, responseBytes: number): void {
+    if (!this.opts.sink) return;
+    const readable = questionEnd > 0;
+    this.emit({
+      name: readable ? wireKeyToName(msg.toString('latin1', 12, questionEnd - 4).toLowerCase()) : '',
+      type: readable ? typeName(msg.readUInt16BE(questionEnd - 4)) : '',
+      rcode: rcodeName(rcode),
+      clientIp,
+      transport,
+      dnssecOk: false,
+      edns: false,
+      ednsUdpSize: null,
+      truncated: false,
+      responseBytes,
+      durationMs: performance.now() - started,
+      timestamp: Date.now(),
+      zone: null,
+      domain: null,
+      accountId: null,
+    });
+  }
+
+  /** A failing sink must not take answers down with it. */
+  private emit(q: AnsweredQuery): void {
+    try {
+      this.opts.sink!.record(q);
+    } catch (err) {
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The hook every answered query passes through, so query logging and analytics plug in
+ * without touching the server. record() runs on the hot path: it must only hand the
+ * object over, never do I/O or wait.
+ */
+import type { RcodeName } from './wire';
+
+export type Transport = 'udp' | 'tcp';
+
+export interface AnsweredQuery {
+  /** Query name, lowercased, no trailing dot; "" for the root or when no question was readable. */
+  name: string;
+  /** Query type mnemonic ("A", "TXT", "TYPE65"); "" when no question was readable. */
+  type: string;
+  rcode: RcodeName;
+  clientIp: string;
+  transport: Transport;
+  /** DO bit of the query's OPT record. */
+  dnssecOk: boolean;
+  edns: boolean;
+  /** The client's advertised UDP payload size, null without EDNS. */
+  ednsUdpSize: number | null;
+  truncated: boolean;
+  responseBytes: number;
+  /** From receiving the packet to handing the answer to the socket. */
+  durationMs: number;
+  /** Epoch milliseconds at receipt. */
+  timestamp: number;
+  zone: string | null;
+  /** The longest owned name above the query: a dynamic-DNS host fqdn or the zone. */
+  domain: string | null;
+  accountId: string | null;
+}
+
+export interface QuerySink {
+  record(q: AnsweredQuery): void;
+}
+
+export interface BufferedQuerySinkOptions {
+  /** Delivered as soon as this many are waiting. */
+  maxBatch?: number;
+  /** Delivered at least this often when anything is waiting. */
+  flushIntervalMs?: number;
+  /** Beyond this many undelivered queries new ones are dropped (and counted) instead of growing memory. */
+  maxPending?: number;
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Collects queries in memory and delivers them in batches off the hot path, one delivery at
+ * a time, so a slow consumer (a database insert) costs the server nothing but memory, and
+ * that memory is bounded.
+ */
+export class BufferedQuerySink implements QuerySink {
+  private pending: AnsweredQuery[] = [];
+  private delivering: Promise<void> | null = null;
+  private scheduled = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly maxBatch: number;
+  private readonly maxPending: number;
+  private readonly onError: (err: unknown) => void;
+  dropped = 0;
+  delivered = 0;
+
+  constructor(
+    private readonly consumer: (batch: AnsweredQuery[]) => void | Promise<void>,
+    opts: BufferedQuerySinkOptions = {},
+  ) {
+    this.maxBatch = opts.maxBatch ?? 1000;
+    this.maxPending = opts.maxPending ?? 100_000;
+    this.onError = opts.onError ?? (() => undefined);
+    this.timer = setInterval(() => void this.flush(), opts.flushIntervalMs ?? 250);
+    this.timer.unref();
+  }
+
+  record(q: AnsweredQuery): void {
+    if (this.pending.length >= this.maxPending) {
+      this.dropped++;
+      return;
+    }
+    this.pending.push(q);
+    if (this.pending.length >= this.maxBatch && !this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.flush();
+      });
+    }
+  }
+
+  /** Delivers everything waiting; resolves once the consumer has taken it. */
+  flush(): Promise<void> {
+    if (!this.delivering) {
+      this.delivering = this.deliver().finally(() => {
+        this.delivering = null;
+      });
+    }
+    return this.delivering;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    while (this.pending.length > 0 || this.delivering) await this.flush();
+  }
+
+  private async deliver(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0, this.maxBatch);
+      try {
+        await this.consumer(batch);
+        this.delivered += batch.length;
+      } catch (err) {
+        this.onError(err);
+      }
+    }
+  }
+}

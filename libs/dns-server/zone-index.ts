@@ -1,0 +1,452 @@
+/**
+ * The in-memory authoritative data the DNS server answers from. Writers (the event
+ * subscription) call putZone/setRRset/removeRRset/removeZone; each change is visible to the
+ * next query. Answers are encoded once per (name, type) and cached per zone until the zone
+ * changes, so the hot path copies bytes instead of encoding records.
+ */
+import * as dnsPacket from 'dns-packet';
+import type { Answer } from 'dns-packet';
+import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey } from './names';
+import { isSupportedType, parseRecord, formatRecord, type RecordData } from './rdata';
+import { Body, EMPTY_BODY, QTYPE, RCODE, buildResponse, parseQuery, type RcodeName, rcodeName } from './wire';
+
+export interface SoaFields {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
+export interface ZoneDefinition {
+  name: string;
+  ownerAccountId: string | null;
+  soa: SoaFields;
+  /** TTL of the apex SOA and NS RRsets. */
+  ttl: number;
+  /** Apex NS targets; the apex NS RRset always comes from here. */
+  nameservers: string[];
+}
+
+/** Who a name belongs to for analytics (a dynamic-DNS host inside a service zone, say). */
+export interface RecordOwner {
+  accountId: string | null;
+  domain: string;
+}
+
+/** Attribution of an answer: the zone, and the longest owned name (host or zone) above the query. */
+export interface AnswerOwner {
+  zone: string | null;
+  domain: string | null;
+  accountId: string | null;
+}
+
+/** What the server sends for a (name, type): shared, immutable, keep no per-query state here. */
+export interface Prepared extends AnswerOwner {
+  body: Body;
+}
+
+export interface LookupResult extends AnswerOwner {
+  kind: 'answer' | 'nodata' | 'nxdomain' | 'referral' | 'refused';
+  rcode: RcodeName;
+  authoritative: boolean;
+  answers: Answer[];
+  authorities: Answer[];
+  additionals: Answer[];
+}
+
+interface RRset {
+  type: number;
+  ttl: number;
+  texts: string[];
+  targets: string[];
+  /** Each record encoded from its type field on; the owner name is written per response. */
+  encoded: Buffer[];
+}
+
+interface Node {
+  key: string;
+  rrsets: Map<number, RRset>;
+  owner: AnswerOwner | null;
+}
+
+interface Zone {
+  name: string;
+  key: string;
+  def: ZoneDefinition;
+  owner: AnswerOwner;
+  nodes: Map<string, Node>;
+  /** Every name at or below which data exists (so empty non-terminals count), apex excluded. */
+  existing: Map<string, number>;
+  /** Non-apex names holding NS: delegation points. */
+  cuts: Set<string>;
+  negativeSoa: RRset;
+  anyAnswer: RRset;
+  cache: Map<string, Map<number, Prepared>>;
+}
+
+type Placed = { owner: string | null; rrset: RRset };
+interface Resolution {
+  rcode: number;
+  answer: Placed[];
+  authority: Placed[];
+}
+
+const MAX_CNAME_CHAIN = 8;
+const MAX_TTL = 2 ** 31 - 1;
+// Cache slots for results that are not per-type answers.
+const SLOT_NODATA = -1;
+const SLOT_NXDOMAIN = -2;
+const SLOT_REFERRAL = -3;
+const QUESTION_POINTER = Buffer.from([0xc0, 0x0c]);
+const TYPE_NUMBERS = new Map<string, number>(Object.entries(QTYPE));
+const COMMON_TYPES = new Set<number>(TYPE_NUMBERS.values());
+// dns-packet's per-RR encoder is public but missing from its type definitions.
+const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer } }).answer;
+
+const REFUSED: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null };
+
+export class ZoneIndex {
+  private readonly zones = new Map<string, Zone>();
+
+  putZone(def: ZoneDefinition): void {
+    const name = canonicalName(def.name);
+    const problem = hostnameProblem(name);
+    if (problem) throw new Error(`zone name: ${problem}`);
+    if (def.nameservers.length === 0) throw new Error(`zone ${name}: at least one nameserver is required`);
+    const key = wireKey(name);
+    const existing = this.zones.get(key);
+    const soaData = {
+      ...def.soa,
+      mname: canonicalName(def.soa.mname),
+      rname: canonicalName(def.soa.rname),
+    };
+    const soa = encodeRRset('SOA', def.ttl, [soaData]);
+    const ns = encodeRRset('NS', def.ttl, def.nameservers.map((n) => parseRecord('NS', n)));
+    const zone: Zone = {
+      name,
+      key,
+      def: { ...def, name },
+      owner: { zone: name, domain: name, accountId: def.ownerAccountId },
+      nodes: existing?.nodes ?? new Map(),
+      existing: existing?.existing ?? new Map(),
+      cuts: existing?.cuts ?? new Set(),
+      negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
+      anyAnswer: encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
+      cache: new Map(),
+    };
+    const apex = zone.nodes.get(key) ?? { key, rrsets: new Map(), owner: null };
+    apex.rrsets.set(QTYPE.SOA, soa);
+    apex.rrsets.set(QTYPE.NS, ns);
+    zone.nodes.set(key, apex);
+    this.zones.set(key, zone);
+  }
+
+  removeZone(name: string): void {
+    this.zones.delete(wireKey(canonicalName(name)));
+  }
+
+  hasZone(name: string): boolean {
+    return this.zones.has(wireKey(canonicalName(name)));
+  }
+
+  zoneNames(): string[] {
+    return [...this.zones.values()].map((z) => z.name);
+  }
+
+  /**
+   * Replaces one RRset. `ownerName` is relative to the zone ("" or "@" for the apex, "www",
+   * "*.dyn"), or absolute with a trailing dot. Empty `records` removes the RRset. The apex NS
+   * RRset comes from the zone definition, so setting it here is ignored. `owner` attributes
+   * queries at and below this name (a dynamic-DNS host); null clears it, undefined keeps it.
+   */
+  setRRset(zoneName: string, ownerName: string, type: string, ttl: number, records: string[], owner?: RecordOwner | null): void {
+    const zone = this.requireZone(zoneName);
+    const name = ownerIn(zone, ownerName);
+    const typeName = type.toUpperCase();
+    if (!isSupportedType(typeName)) throw new Error(`type ${type} is not served`);
+    if (records.length === 0) return this.removeRRset(zoneName, ownerName, type);
+    if (!Number.isInteger(ttl) || ttl < 0 || ttl > MAX_TTL) throw new Error(`ttl must be an integer 0-${MAX_TTL}`);
+    const key = wireKey(name);
+    const atApex = key === zone.key;
+    if (atApex && typeName === 'NS') return;
+    if (atApex && typeName === 'CNAME') throw new Error(`${name}: a CNAME cannot be at the zone apex`);
+
+    const unique = new Map<string, RecordData>();
+    for (const text of records) {
+      const data = parseRecord(typeName, text);
+      unique.set(formatRecord(typeName, data), data);
+    }
+    if (typeName === 'CNAME' && unique.size !== 1) throw new Error(`${name}: a CNAME RRset has exactly one record`);
+
+    const typeNumber = TYPE_NUMBERS.get(typeName)!;
+    const node = zone.nodes.get(key);
+    if (node) {
+      const others = [...node.rrsets.keys()].filter((t) => t !== typeNumber);
+      if (typeName === 'CNAME' && others.length > 0) throw new Error(`${name}: a CNAME cannot coexist with other records`);
+      if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME)) throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
+    }
+    const target = node ?? { key, rrsets: new Map(), owner: null };
+    target.rrsets.set(typeNumber, encodeRRset(typeName, ttl, [...unique.values()]));
+    if (owner !== undefined) target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
+    if (!node) {
+      zone.nodes.set(key, target);
+      countExisting(zone, key, 1);
+    }
+    if (typeNumber === QTYPE.NS) zone.cuts.add(key);
+    zone.cache = new Map();
+  }
+
+  removeRRset(zoneName: string, ownerName: string, type: string): void {
+    const zone = this.zones.get(wireKey(canonicalName(zoneName)));
+    if (!zone) return;
+    const key = wireKey(ownerIn(zone, ownerName));
+    const typeNumber = TYPE_NUMBERS.get(type.toUpperCase());
+    const node = zone.nodes.get(key);
+    if (!node || typeNumber === undefined || key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA)) return;
+    if (!node.rrsets.delete(typeNumber)) return;
+    if (typeNumber === QTYPE.NS) zone.cuts.delete(key);
+    if (node.rrsets.size === 0) {
+      zone.nodes.delete(key);
+      countExisting(zone, key, -1);
+    }
+    zone.cache = new Map();
+  }
+
+  /** The records at one name, as presentation text, for tests and diagnostics. */
+  rrsets(zoneName: string, ownerName: string): Array<{ type: string; ttl: number; records: string[] }> {
+    const zone = this.requireZone(zoneName);
+    const node = zone.nodes.get(wireKey(ownerIn(zone, ownerName)));
+    if (!node) return [];
+    const names = new Map([...TYPE_NUMBERS].map(([n, t]) => [t, n]));
+    return [...node.rrsets.values()].map((r) => ({ type: names.get(r.type)!, ttl: r.ttl, records: r.texts }));
+  }
+
+  /** Structured answer for a name and type, exactly as the server would send it. */
+  lookup(qname: string, qtype: string | number): LookupResult {
+    const type = typeof qtype === 'number' ? qtype : TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, ''));
+    if (!Number.isInteger(type) || type < 0 || type > 0xffff) throw new Error(`unknown type ${qtype}`);
+    const request = dnsPacket.encode({ type: 'query', id: 0, questions: [{ name: qname.trim().replace(/\.$/, '') || '.', type: 'A' }] });
+    request.writeUInt16BE(type, request.length - 4);
+    const parsed = parseQuery(request);
+    if (!parsed.ok) throw new Error(`cannot look up "${qname}"`);
+    const prepared = this.answer(parsed.query.key, type);
+    const response = dnsPacket.decode(buildResponse(request, parsed.query, prepared.body, 0xffff));
+    const { body } = prepared;
+    const answers = response.answers ?? [];
+    const kind: LookupResult['kind'] =
+      body.rcode === RCODE.REFUSED ? 'refused'
+        : body.rcode === RCODE.NXDOMAIN ? 'nxdomain'
+          : !body.authoritative ? 'referral'
+            : answers.length > 0 ? 'answer' : 'nodata';
+    return {
+      kind,
+      rcode: rcodeName(body.rcode),
+      authoritative: body.authoritative,
+      zone: prepared.zone,
+      domain: prepared.domain,
+      accountId: prepared.accountId,
+      answers,
+      authorities: response.authorities ?? [],
+      additionals: response.additionals ?? [],
+    };
+  }
+
+  /** Hot path: the prepared answer for a lowercased wire key (see names.ts) and a type. */
+  answer(key: string, qtype: number): Prepared {
+    const zone = this.zoneOf(key);
+    if (!zone || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return REFUSED;
+
+    const cut = zone.cuts.size > 0 ? highestCut(zone, key) : null;
+    if (cut !== null && !(cut === key && qtype === QTYPE.DS)) {
+      return this.cached(zone, cut, SLOT_REFERRAL, () => prepare(zone, ownerOf(zone, cut), referral(zone, cut)));
+    }
+    const node = zone.nodes.get(key) ?? (zone.existing.has(key) ? null : wildcardFor(zone, key));
+    if (node === undefined) return this.negative(zone, closestEncloser(zone, key), SLOT_NXDOMAIN);
+    if (node === null) return this.negative(zone, key, SLOT_NODATA);
+    if (!node.rrsets.has(qtype) && !node.rrsets.has(QTYPE.CNAME) && qtype !== QTYPE.ANY) {
+      return this.negative(zone, node.key, SLOT_NODATA);
+    }
+    const build = () => prepare(zone, ownerOf(zone, node.key), resolveAt(zone, node, qtype));
+    // Unusual types at a CNAME are answered but not cached, so the cache stays bounded.
+    return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype)
+      ? this.cached(zone, node.key, qtype, build)
+      : build();
+  }
+
+  /** NXDOMAIN/NODATA bodies only differ by attribution, so they are cached per owning name. */
+  private negative(zone: Zone, key: string, slot: number): Prepared {
+    const owned = ownedAncestor(zone, key);
+    return this.cached(zone, owned?.key ?? zone.key, slot, () =>
+      prepare(zone, owned?.owner ?? zone.owner, {
+        rcode: slot === SLOT_NXDOMAIN ? RCODE.NXDOMAIN : RCODE.NOERROR,
+        answer: [],
+        authority: [{ owner: zone.key, rrset: zone.negativeSoa }],
+      }),
+    );
+  }
+
+  private cached(zone: Zone, key: string, slot: number, build: () => Prepared): Prepared {
+    let slots = zone.cache.get(key);
+    if (!slots) zone.cache.set(key, (slots = new Map()));
+    let prepared = slots.get(slot);
+    if (!prepared) slots.set(slot, (prepared = build()));
+    return prepared;
+  }
+
+  private zoneOf(key: string): Zone | undefined {
+    for (let at = 0; at >= 0 && at < key.length; at = parentOffset(key, at)) {
+      const zone = this.zones.get(at === 0 ? key : key.slice(at));
+      if (zone) return zone;
+    }
+    return undefined;
+  }
+
+  private requireZone(name: string): Zone {
+    const zone = this.zones.get(wireKey(canonicalName(name)));
+    if (!zone) throw new Error(`zone ${name} is not in the index`);
+    return zone;
+  }
+}
+
+
+function ownerIn(zone: Zone, ownerName: string): string {
+  const raw = ownerName.trim();
+  const name =
+    raw === '' || raw === '@' ? zone.name : raw.endsWith('.') ? canonicalName(raw) : `${canonicalName(raw)}.${zone.name}`;
+  const problem = hostnameProblem(name, { wildcard: true });
+  if (problem) throw new Error(`owner name: ${problem}`);
+  if (!isAtOrBelow(wireKey(name), zone.key)) throw new Error(`owner name ${name} is not in zone ${zone.name}`);
+  return name;
+}
+
+function countExisting(zone: Zone, key: string, delta: 1 | -1): void {
+  for (let at = 0; key.length - at > zone.key.length; at = parentOffset(key, at)) {
+    const suffix = key.slice(at);
+    const count = (zone.existing.get(suffix) ?? 0) + delta;
+    if (count > 0) zone.existing.set(suffix, count);
+    else zone.existing.delete(suffix);
+  }
+}
+
+/** Ancestors of `key` from itself up to (not including) the apex. */
+function* below(zone: Zone, key: string): Generator<string> {
+  for (let at = 0; key.length - at > zone.key.length; at = parentOffset(key, at)) yield at === 0 ? key : key.slice(at);
+}
+
+function highestCut(zone: Zone, key: string): string | null {
+  let cut: string | null = null;
+  for (const name of below(zone, key)) if (zone.cuts.has(name)) cut = name;
+  return cut;
+}
+
+/** The closest existing ancestor of a name that does not exist (RFC 4592 §3.3.1). */
+function closestEncloser(zone: Zone, key: string): string {
+  for (const name of below(zone, key)) if (name !== key && zone.existing.has(name)) return name;
+  return zone.key;
+}
+
+function wildcardFor(zone: Zone, key: string): Node | undefined {
+  return zone.nodes.get('\x01*' + closestEncloser(zone, key));
+}
+
+/** The nearest node at or above `key` that carries an owner (a dynamic-DNS host, say). */
+function ownedAncestor(zone: Zone, key: string): Node | null {
+  for (const name of below(zone, key)) {
+    const node = zone.nodes.get(name);
+    if (node?.owner) return node;
+  }
+  return null;
+}
+
+const ownerOf = (zone: Zone, key: string): AnswerOwner => ownedAncestor(zone, key)?.owner ?? zone.owner;
+
+/** Answer at an existing node, following a CNAME chain inside the zone. */
+function resolveAt(zone: Zone, start: Node, qtype: number): Resolution {
+  const result: Resolution = { rcode: RCODE.NOERROR, answer: [], authority: [] };
+  const visited = new Set<string>();
+  let node: Node = start;
+  let owner: string | null = null;
+  for (;;) {
+    const cname = node.rrsets.get(QTYPE.CNAME);
+    if (qtype === QTYPE.ANY) {
+      // RFC 8482: one small RRset instead of everything at the name.
+      result.answer.push({ owner, rrset: cname ?? zone.anyAnswer });
+      return result;
+    }
+    if (!cname || qtype === QTYPE.CNAME) {
+      const rrset = node.rrsets.get(qtype);
+      if (rrset) result.answer.push({ owner, rrset });
+      else result.authority.push({ owner: zone.key, rrset: zone.negativeSoa });
+      return result;
+    }
+    result.answer.push({ owner, rrset: cname });
+    visited.add(owner ?? node.key);
+    const target = wireKey(cname.targets[0]);
+    if (visited.has(target) || visited.size >= MAX_CNAME_CHAIN || !isAtOrBelow(target, zone.key)) return result;
+    if (zone.cuts.size > 0 && highestCut(zone, target) !== null) return result;
+    const next = zone.nodes.get(target) ?? (zone.existing.has(target) ? null : wildcardFor(zone, target));
+    if (!next) {
+      if (next === undefined) result.rcode = RCODE.NXDOMAIN;
+      result.authority.push({ owner: zone.key, rrset: zone.negativeSoa });
+      return result;
+    }
+    node = next;
+    owner = target;
+  }
+}
+
+/** Not authoritative below a delegation: the NS RRset and whatever glue the zone holds. */
+function referral(zone: Zone, cut: string): Resolution & { additional: Placed[] } {
+  const ns = zone.nodes.get(cut)!.rrsets.get(QTYPE.NS)!;
+  const additional: Placed[] = [];
+  for (const host of ns.targets) {
+    const key = wireKey(host);
+    const glue = isAtOrBelow(key, zone.key) ? zone.nodes.get(key) : undefined;
+    for (const type of [QTYPE.A, QTYPE.AAAA]) {
+      const rrset = glue?.rrsets.get(type);
+      if (rrset) additional.push({ owner: key, rrset });
+    }
+  }
+  return { rcode: RCODE.NOERROR, answer: [], authority: [{ owner: cut, rrset: ns }], additional };
+}
+
+function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?: Placed[] }): Prepared {
+  const parts: Buffer[] = [];
+  const rrsets: Body['rrsets'] = [];
+  const counts: Body['counts'] = [0, 0, 0];
+  let size = 0;
+  const sections: Array<[0 | 1 | 2, Placed[]]> = [[0, res.answer], [1, res.authority], [2, res.additional ?? []]];
+  for (const [section, placed] of sections) {
+    for (const { owner: ownerKey, rrset } of placed) {
+      const ownerBytes = ownerKey === null ? QUESTION_POINTER : Buffer.from(ownerKey, 'latin1');
+      for (const record of rrset.encoded) {
+        parts.push(ownerBytes, record);
+        size += ownerBytes.length + record.length;
+      }
+      counts[section] += rrset.encoded.length;
+      rrsets.push({ end: size, section, count: rrset.encoded.length });
+    }
+  }
+  const authoritative = !res.additional;
+  return {
+    body: { rcode: res.rcode, authoritative, bytes: Buffer.concat(parts, size), counts, rrsets },
+    zone: zone.name,
+    domain: owner.domain,
+    accountId: owner.accountId,
+  };
+}
+
+function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
+  const encoded = records.map((data) =>
+    // Encoded with the root as owner (one zero byte), which is then cut off.
+    rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
+  );
+  const targets = records.map((d) =>
+    typeof d === 'string' ? d : (d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? '',
+  );
+  const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
+  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded };
+}

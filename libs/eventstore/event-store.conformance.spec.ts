@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describeEventStoreConformance } from './conformance/event-store.conformance';
+import { EsdbEventStore } from './esdb/esdb-event-store';
+import { SqliteEventStore } from './sqlite/sqlite-event-store';
+
+const tempDir = () => mkdtempSync(join(tmpdir(), 'es-conf-'));
+
+describeEventStoreConformance('sqlite', async () => {
+  const dir = tempDir();
+  const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20 });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+// EventStoreDB needs a running server, which CI provides and a laptop usually does not;
+// set EVENTSTORE_URL (e.g. esdb://localhost:2113?tls=false) to include it.
+const esdbUrl = process.env.EVENTSTORE_URL;
+(esdbUrl ? describe : describe.skip)('with EventStoreDB', () => {
+  describeEventStoreConformance('eventstoredb', async () => {
+    const store = new EsdbEventStore(esdbUrl!);
+    await store.ping();
+    return { store, dispose: () => store.close() };
+  });
+});
+
+describe('SqliteEventStore specifics', () => {
+  let dir: string;
+  beforeEach(() => (dir = tempDir()));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const ev = (type: string) => ({ id: randomUUID(), type, data: {} });
+
+  it('keeps events and stream metadata across a reopen', async () => {
+    const file = join(dir, 'events.db');
+    const first = new SqliteEventStore({ file });
+    await first.appendToStream('a-1', [ev('A'), ev('B')], 'no_stream');
+    await first.setStreamMetadata('a-1', { maxAgeSeconds: 3600 });
+    await first.close();
+    const second = new SqliteEventStore({ file });
+    expect((await second.readStream('a-1')).map((e) => e.type)).toEqual(['A', 'B']);
+    expect((await second.appendToStream('a-1', [ev('C')], 1)).nextExpectedRevision).toBe(2);
+    expect(second.scavenge(Date.now() + 7200_000)).toBe(2);
+    await second.close();
+  });
+
+  it('scavenge deletes expired events but keeps the newest, so revisions carry on', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    await store.appendToStream('uptime-1', [ev('Check'), ev('Check'), ev('Check')], 'no_stream');
+    await store.appendToStream('other-1', [ev('Kept')], 'no_stream');
+    await store.setStreamMetadata('uptime-1', { maxAgeSeconds: 60 });
+    expect(store.scavenge(Date.now())).toBe(0);
+    expect(store.scavenge(Date.now() + 61_000)).toBe(2);
+    const all = await store.readAll({ maxCount: 100 });
+    expect(all.map((e) => [e.streamId, e.revision])).toEqual([
+      ['uptime-1', 2],
+      ['other-1', 0],
+    ]);
+    expect((await store.appendToStream('uptime-1', [ev('Check')], 2)).nextExpectedRevision).toBe(3);
+    await store.close();
+  });
+
+  it('sees appends made by another process through polling', async () => {
+    const file = join(dir, 'events.db');
+    const reader = new SqliteEventStore({ file, pollIntervalMs: 20 });
+    const writer = new SqliteEventStore({ file });
+    const sub = reader.subscribeToAll(null);
+    const it = sub[Symbol.asyncIterator]();
+    await writer.appendToStream('x-1', [ev('FromElsewhere')], 'no_stream');
+    const next = await it.next();
+    expect(next.value.type).toBe('FromElsewhere');
+    await sub.close();
+    await writer.close();
+    await reader.close();
+  });
+});

@@ -1,0 +1,90 @@
+import { AppError, conflict } from '../shared/errors';
+import { Decider, DomainEvent, fold } from '../shared/decider';
+import {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  WrongExpectedVersionError,
+} from './event-store.port';
+import { upcast } from './upcasters';
+
+export interface HandleResult<S, E> {
+  events: E[];
+  state: S;
+  /** Global position of the last appended event (null when the decision produced none). */
+  position: Position | null;
+  revision: number;
+}
+
+const MAX_CONFLICT_RETRIES = 10;
+
+/**
+ * Command-side access to streams: read a stream, fold it with a decider, decide, and
+ * append with the revision that was read. A concurrent writer makes the append fail;
+ * the command is then re-decided on the fresh state a bounded number of times before
+ * answering 409, so a command appends all its events or none.
+ */
+export class EventStreams {
+  constructor(private readonly store: EventStore) {}
+
+  async load<S, E extends DomainEvent>(
+    stream: string,
+    decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>,
+  ): Promise<{ state: S; revision: number; events: RecordedEvent[] }> {
+    const recorded = (await this.store.readStream(stream)).map(upcast);
+    const state = fold(decider, recorded.map((r) => ({ type: r.type, data: r.data }) as E));
+    const revision = recorded.length ? recorded[recorded.length - 1].revision : -1;
+    return { state, revision, events: recorded };
+  }
+
+  async handle<S, C, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<S, C, E>,
+    command: C | ((state: S) => C),
+    metadata: EventMetadata,
+  ): Promise<HandleResult<S, E>> {
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.load(stream, decider);
+      const cmd = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
+      const events = decider.decide(cmd, state);
+      if (events.length === 0) return { events, state, position: null, revision };
+      try {
+        const result = await this.append(stream, events, revision === -1 ? 'no_stream' : revision, metadata);
+        const next = events.reduce((s, e) => decider.evolve(s, e), state);
+        return { events, state: next, position: result.position, revision: result.nextExpectedRevision };
+      } catch (e) {
+        if (!(e instanceof WrongExpectedVersionError)) throw e;
+        if (attempt >= MAX_CONFLICT_RETRIES) {
+          throw conflict('concurrent_modification', 'The resource was changed concurrently; retry the request');
+        }
+        await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
+      }
+    }
+  }
+
+  append(stream: string, events: DomainEvent[], expected: ExpectedRevision, metadata: EventMetadata): Promise<AppendResult> {
+    const toAppend: NewEvent[] = events.map((e) => ({
+      type: e.type,
+      data: e.data,
+      metadata: { version: 1, ...metadata },
+    }));
+    return this.store.appendToStream(stream, toAppend, expected);
+  }
+
+  /** Claims a unique name (username, fqdn…) with a NO_STREAM append; false when taken. */
+  async reserve(stream: string, event: DomainEvent, metadata: EventMetadata): Promise<boolean> {
+    try {
+      await this.append(stream, [event], 'no_stream', metadata);
+      return true;
+    } catch (e) {
+      if (e instanceof WrongExpectedVersionError) return false;
+      throw e;
+    }
+  }
+}
+
+export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -1,0 +1,327 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamMetadata,
+  Subscription,
+  WrongExpectedVersionError,
+} from '../event-store.port';
+
+interface EventRow {
+  position: number;
+  id: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  created: number;
+}
+
+interface PendingAppend {
+  stream: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (r: AppendResult) => void;
+  reject: (e: unknown) => void;
+}
+
+export interface SqliteEventStoreOptions {
+  /** Path of the database file; `:memory:` for throw-away stores. */
+  file: string;
+  /** How often a subscription looks for appends made by other processes. */
+  pollIntervalMs?: number;
+  /** Commit durability: FULL flushes the WAL on every (group) commit. */
+  synchronous?: 'FULL' | 'NORMAL';
+}
+
+const toPosition = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) });
+
+/**
+ * Embedded event store on SQLite (WAL). The global position is the rowid,
+ * `UNIQUE(stream_id, revision)` backs optimistic concurrency, and appends arriving in
+ * the same event-loop turn are committed together in one `BEGIN IMMEDIATE`
+ * transaction (group commit), each in its own savepoint so one append's conflict does
+ * not undo the others.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly appended = new EventEmitter();
+  private queue: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly pollIntervalMs: number;
+  private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
+  private readonly maxAges = new Map<string, number>();
+
+  constructor(options: SqliteEventStoreOptions) {
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    this.db = new Database(options.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL,
+        stream_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        created INTEGER NOT NULL,
+        UNIQUE (stream_id, revision)
+      );
+      CREATE UNIQUE INDEX IF NOT EXISTS events_id ON events (id);
+      CREATE TABLE IF NOT EXISTS stream_metadata (
+        stream_id TEXT PRIMARY KEY,
+        max_age_seconds INTEGER
+      );
+    `);
+    this.appended.setMaxListeners(0);
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.stmts = this.prepare();
+    for (const row of this.db.prepare('SELECT stream_id, max_age_seconds FROM stream_metadata').all() as {
+      stream_id: string;
+      max_age_seconds: number | null;
+    }[]) {
+      if (row.max_age_seconds) this.maxAges.set(row.stream_id, row.max_age_seconds);
+    }
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      lastRevision: db.prepare<[string], { revision: number }>(
+        'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
+      ),
+      insert: db.prepare(
+        'INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      byId: db.prepare<[string], { stream_id: string; revision: number; position: number }>(
+        'SELECT stream_id, revision, position FROM events WHERE id = ?',
+      ),
+      readForward: db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+      ),
+      readBackward: db.prepare<[string, number, number], EventRow>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+      ),
+      readAll: db.prepare<[number, number], EventRow>(
+        'SELECT * FROM events WHERE position > ? ORDER BY position ASC LIMIT ?',
+      ),
+      head: db.prepare<[], { position: number }>('SELECT MAX(position) AS position FROM events'),
+      setMeta: db.prepare(
+        'INSERT INTO stream_metadata (stream_id, max_age_seconds) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET max_age_seconds = excluded.max_age_seconds',
+      ),
+      // The newest event of a stream is kept so its revision numbering carries on.
+      scavenge: db.prepare(
+        'DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)',
+      ),
+    };
+  }
+
+  appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closed) return Promise.reject(new Error('event store is closed'));
+    if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ stream, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    const appendOne = this.db.transaction((req: PendingAppend) => this.write(req));
+    try {
+      this.db
+        .transaction(() => {
+          for (const req of batch) {
+            try {
+              outcomes.push({ ok: true, result: appendOne(req) });
+            } catch (error) {
+              outcomes.push({ ok: false, error });
+            }
+          }
+        })
+        .immediate();
+    } catch (error) {
+      // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
+      for (const req of batch) req.reject(error);
+      return;
+    }
+    batch.forEach((req, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) req.resolve(outcome.result);
+      else req.reject(outcome.error);
+    });
+    this.appended.emit('append');
+  }
+
+  private write(req: PendingAppend): AppendResult {
+    const { stream, events, expected } = req;
+    const current = this.stmts.lastRevision.get(stream)?.revision ?? -1;
+    const replay = this.idempotentReplay(stream, events);
+    if (replay) return replay;
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && current === -1) ||
+      (expected === 'stream_exists' && current >= 0) ||
+      (typeof expected === 'number' && expected === current);
+    if (!ok) throw new WrongExpectedVersionError(stream, expected, current === -1 ? 'no_stream' : current);
+    const now = Date.now();
+    let revision = current;
+    let position = 0;
+    for (const e of events) {
+      revision += 1;
+      const info = this.stmts.insert.run(
+        e.id ?? randomUUID(),
+        stream,
+        revision,
+        e.type,
+        JSON.stringify(e.data ?? {}),
+        JSON.stringify(e.metadata ?? {}),
+        now,
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    return { nextExpectedRevision: revision, position: toPosition(position) };
+  }
+
+  /** Like EventStoreDB, re-sending events whose ids are already stored in this stream succeeds without writing. */
+  private idempotentReplay(stream: string, events: NewEvent[]): AppendResult | null {
+    const firstId = events[0].id;
+    if (!firstId) return null;
+    const first = this.stmts.byId.get(firstId);
+    if (!first) return null;
+    if (first.stream_id !== stream) throw new Error(`event id ${firstId} already used in another stream`);
+    const last = events[events.length - 1].id ? this.stmts.byId.get(events[events.length - 1].id!) : undefined;
+    if (!last) throw new WrongExpectedVersionError(stream, 'any', first.revision);
+    return { nextExpectedRevision: last.revision, position: toPosition(last.position) };
+  }
+
+  private toRecorded(row: EventRow): RecordedEvent {
+    return {
+      id: row.id,
+      streamId: row.stream_id,
+      revision: row.revision,
+      type: row.type,
+      data: JSON.parse(row.data),
+      metadata: JSON.parse(row.metadata),
+      position: toPosition(row.position),
+      created: new Date(row.created),
+    };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const rows =
+      options.direction === 'backwards'
+        ? this.stmts.readBackward.all(stream, options.fromRevision ?? Number.MAX_SAFE_INTEGER, max)
+        : this.stmts.readForward.all(stream, options.fromRevision ?? 0, max);
+    const maxAge = this.maxAges.get(stream);
+    const cutoff = maxAge ? Date.now() - maxAge * 1000 : 0;
+    return rows.filter((r) => r.created >= cutoff).map((r) => this.toRecorded(r));
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.readAllSync(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000);
+  }
+
+  private readAllSync(after: number, max: number): RecordedEvent[] {
+    return this.stmts.readAll.all(after, max).map((r) => this.toRecorded(r));
+  }
+
+  subscribeToAll(after: Position | null): Subscription {
+    let closed = false;
+    let wake: (() => void) | null = null;
+    const onAppend = () => wake?.();
+    this.appended.on('append', onAppend);
+    const store = this;
+    const batchSize = 1000;
+    async function* iterate(): AsyncGenerator<RecordedEvent> {
+      let cursor = after ? Number(after.commit) : 0;
+      try {
+        while (!closed && !store.closed) {
+          const batch = store.readAllSync(cursor, batchSize);
+          for (const event of batch) {
+            if (closed) return;
+            cursor = Number(event.position.commit);
+            yield event;
+          }
+          if (batch.length < batchSize) {
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, store.pollIntervalMs);
+              wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            });
+            wake = null;
+          }
+        }
+      } finally {
+        store.appended.off('append', onAppend);
+      }
+    }
+    const iterator = iterate();
+    return {
+      [Symbol.asyncIterator]: () => iterator,
+      close: async () => {
+        closed = true;
+        wake?.();
+        store.appended.off('append', onAppend);
+      },
+    };
+  }
+
+  async headPosition(): Promise<Position | null> {
+    const row = this.stmts.head.get();
+    return row?.position ? toPosition(row.position) : null;
+  }
+
+  async setStreamMetadata(stream: string, metadata: StreamMetadata): Promise<void> {
+    this.stmts.setMeta.run(stream, metadata.maxAgeSeconds ?? null);
+    if (metadata.maxAgeSeconds) this.maxAges.set(stream, metadata.maxAgeSeconds);
+    else this.maxAges.delete(stream);
+  }
+
+  /** Deletes events past their stream's `$maxAge`, as EventStoreDB's scavenge does. */
+  scavenge(now = Date.now()): number {
+    let removed = 0;
+    for (const [stream, maxAge] of this.maxAges) {
+      removed += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;
+    }
+    return removed;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.queue.length) this.flush();
+    this.closed = true;
+    this.appended.emit('append');
+    this.db.close();
+  }
+}

@@ -1,0 +1,80 @@
+import { join, resolve } from 'node:path';
+
+export type Role = 'api' | 'dns' | 'intake' | 'worker';
+const ALL_ROLES: Role[] = ['api', 'dns', 'intake', 'worker'];
+
+/** Every setting the service reads; configuration is by environment only (contract §13). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  roles: Role[];
+  eventStoreUrl: string | null;
+  mongodbUrl: string | null;
+  adminToken: string | null;
+  secretKey: string | null;
+  dnsHost: string;
+  dnsPort: number;
+  smtpPort: number;
+  ddnsZones: string[];
+  nameservers: string[];
+  acmeDirectoryUrl: string | null;
+  acmeCaCert: string | null;
+  acmePropagationDelayMs: number;
+  verifyResolver: string | null;
+  uptimeIntervalSeconds: number;
+  uptimeCheckPorts: number[];
+  uptimeTimeoutMs: number;
+  trustedProxies: string[];
+  totpIssuer: string;
+  sessionTtlSeconds: number;
+  logRequests: boolean;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+const list = (v: string | undefined, fallback: string[] = []): string[] =>
+  v === undefined ? fallback : v.split(',').map((s) => s.trim()).filter(Boolean);
+
+const int = (v: string | undefined, fallback: number, name: string): number => {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
+  const roles = list(env.ROLES, ALL_ROLES) as Role[];
+  for (const r of roles) if (!ALL_ROLES.includes(r)) throw new Error(`ROLES: unknown role "${r}"`);
+  const dataDir = resolve(env.DATA_DIR || './data');
+  const config: AppConfig = {
+    port: int(env.PORT, 3000, 'PORT'),
+    host: env.HOST || '0.0.0.0',
+    dataDir,
+    roles,
+    eventStoreUrl: env.EVENTSTORE_URL || null,
+    mongodbUrl: env.MONGODB_URL || null,
+    adminToken: env.ADMIN_TOKEN || null,
+    secretKey: env.SECRET_KEY || null,
+    dnsHost: env.DNS_HOST || '127.0.0.1',
+    dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
+    smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
+    ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
+    nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
+    acmeDirectoryUrl: env.ACME_DIRECTORY_URL || null,
+    acmeCaCert: env.ACME_CA_CERT || null,
+    acmePropagationDelayMs: int(env.ACME_PROPAGATION_DELAY_MS, 5000, 'ACME_PROPAGATION_DELAY_MS'),
+    verifyResolver: env.VERIFY_RESOLVER || null,
+    uptimeIntervalSeconds: int(env.UPTIME_INTERVAL_SECONDS, 300, 'UPTIME_INTERVAL_SECONDS'),
+    uptimeCheckPorts: list(env.UPTIME_CHECK_PORTS, ['443', '80']).map((p) => int(p, 0, 'UPTIME_CHECK_PORTS')),
+    uptimeTimeoutMs: int(env.UPTIME_TIMEOUT_MS, 5000, 'UPTIME_TIMEOUT_MS'),
+    trustedProxies: list(env.TRUSTED_PROXIES),
+    totpIssuer: env.TOTP_ISSUER || 'Account DNS',
+    sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
+    logRequests: env.LOG_REQUESTS !== 'false',
+    ...overrides,
+  };
+  return config;
+}
+
+export const dataPath = (config: AppConfig, file: string): string => join(config.dataDir, file);

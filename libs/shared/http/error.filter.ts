@@ -1,0 +1,70 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AppError } from '../errors';
+import { Logger, LOGGER } from '../logger';
+
+const STATUS_CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'too_many_requests',
+};
+
+/** Turns anything thrown into the contract's error body `{error: {code, message}}`. */
+export function toAppError(exception: unknown): AppError {
+  if (exception instanceof AppError) return exception;
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    const message =
+      typeof response === 'string'
+        ? response
+        : Array.isArray((response as { message?: unknown }).message)
+          ? ((response as { message: string[] }).message).join('; ')
+          : String((response as { message?: unknown }).message ?? exception.message);
+    if (status === 404) return new AppError(404, 'not_found', 'No such endpoint');
+    // Nest raises body-parser failures (malformed JSON) as plain 400s.
+    if (status === 400) return new AppError(400, 'validation_failed', `Malformed request: ${message}`);
+    return new AppError(status, STATUS_CODES[status] ?? (status >= 500 ? 'internal_error' : 'bad_request'), message);
+  }
+  const fastifyError = exception as { statusCode?: number; code?: string; message?: string };
+  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode < 500) {
+    const status = fastifyError.statusCode;
+    if (status === 413) return new AppError(413, 'payload_too_large', 'Request body exceeds the 1 MiB limit');
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json');
+    }
+    if (status === 400) {
+      return new AppError(400, 'validation_failed', `Malformed request body: ${fastifyError.message ?? 'invalid JSON'}`);
+    }
+    return new AppError(status, STATUS_CODES[status] ?? 'bad_request', fastifyError.message ?? 'Bad request');
+  }
+  return new AppError(500, 'internal_error', 'Internal server error');
+}
+
+export function sendError(reply: FastifyReply, error: AppError): void {
+  void reply.status(error.status).headers(error.headers).type('application/json').send(error.toBody());
+}
+
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  constructor(@Inject(LOGGER) private readonly logger: Logger) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const error = toAppError(exception);
+    if (error.status >= 500) {
+      const request = host.switchToHttp().getRequest<{ id?: string }>();
+      this.logger.error('unhandled error', {
+        request_id: request?.id,
+        error: exception instanceof Error ? exception.stack ?? exception.message : String(exception),
+      });
+    }
+    sendError(reply, error);
+  }
+}

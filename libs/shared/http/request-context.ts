@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Logger } from '../logger';
+import { Metrics } from '../metrics';
+
+const VALID_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** A client's X-Request-Id when it is printable and at most 128 characters, else a new UUID. */
+export const requestIdFor = (req: { headers: Record<string, string | string[] | undefined> }): string => {
+  const sent = req.headers['x-request-id'];
+  return typeof sent === 'string' && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
+};
+
+/**
+ * Fastify-level plumbing every route shares: the request id header, the one-line JSON
+ * request log (path without query string: DDNS clients put credentials there), request
+ * metrics. (Errors raised before a route runs — malformed JSON, bodies over 1 MiB,
+ * unknown routes — reach Nest's handlers and so the global exception filter.)
+ */
+export function installRequestContext(fastify: FastifyInstance, logger: Logger, metrics: Metrics, logRequests: boolean): void {
+  fastify.addHook('onRequest', async (req, reply) => {
+    void reply.header('X-Request-Id', req.id);
+  });
+  fastify.addHook('onResponse', async (req: FastifyRequest, reply) => {
+    const route = req.routeOptions?.url ?? 'unmatched';
+    const seconds = reply.elapsedTime / 1000;
+    metrics.observeRequest(req.method, route, reply.statusCode, seconds);
+    if (logRequests) {
+      logger.info('request', {
+        request_id: req.id,
+        method: req.method,
+        path: req.url.split('?')[0],
+        status: reply.statusCode,
+        duration_ms: Math.round(reply.elapsedTime * 100) / 100,
+        account_id: (req as { principal?: { accountId?: number } }).principal?.accountId,
+      });
+    }
+  });
+}

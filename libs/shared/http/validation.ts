@@ -1,0 +1,38 @@
+import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { validationFailed } from '../errors';
+
+const describe = (errors: ValidationError[], parent = ''): string[] =>
+  errors.flatMap((e) => {
+    const path = parent ? `${parent}.${e.property}` : e.property;
+    const own = e.constraints
+      ? Object.values(e.constraints).map((m) =>
+          m.startsWith('property ') && m.endsWith('should not exist') ? `${path}: unknown field` : m.replace(e.property, path),
+        )
+      : [];
+    return [...own, ...describe(e.children ?? [], path)];
+  });
+
+/**
+ * Strict body validation: unknown fields are refused, types checked, and the 400
+ * message names the field (contract §1).
+ */
+class StrictValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const isDto = metadata.type === 'body' && typeof metadata.metatype === 'function' && metadata.metatype !== Object;
+    if (isDto && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+      throw validationFailed('The request body must be a JSON object');
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+export const strictValidationPipe = () =>
+  new StrictValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    forbidUnknownValues: true,
+    transform: true,
+    transformOptions: { enableImplicitConversion: false },
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors) => validationFailed(describe(errors).join('; ') || 'Invalid request body'),
+  });

@@ -1,0 +1,53 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** The Prometheus registry of the process; every role adds its own series here. */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request latency',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.durations.observe({ method, route }, seconds);
+  }
+
+  counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
+    return (this.registry.getSingleMetric(name) as Counter<string>) ??
+      new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  histogram(name: string, help: string, buckets: number[], labelNames: string[] = []): Histogram<string> {
+    return (this.registry.getSingleMetric(name) as Histogram<string>) ??
+      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+  }
+
+  gauge(name: string, help: string, collect: (g: Gauge<string>) => void | Promise<void>, labelNames: string[] = []): Gauge<string> {
+    return (this.registry.getSingleMetric(name) as Gauge<string>) ??
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        async collect() {
+          await collect(this);
+        },
+      });
+  }
+}
+
+export const METRICS = Symbol('METRICS');

@@ -1,0 +1,13 @@
+import { ProjectionDefinition } from '../libs/projections/projection';
+import { accountsProjection } from './accounts.projection';
+import { apiKeysProjection } from './api-keys.projection';
+import { auditProjection } from './audit.projection';
+import { sessionsProjection } from './sessions.projection';
+
+/** Every read model of the service; the engine runs each with its own checkpoint. */
+export const ALL_PROJECTIONS: ProjectionDefinition[] = [
+  accountsProjection,
+  sessionsProjection,
+  apiKeysProjection,
+  auditProjection,
+];
