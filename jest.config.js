@@ -1,7 +1,7 @@
 /** Unit specs live beside the code (libs/, projections/); end-to-end specs under test/. */
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: false }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/projections/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testTimeout: 60000,

@@ -3,6 +3,7 @@ import { accountsProjection } from './accounts.projection';
 import { apiKeysProjection } from './api-keys.projection';
 import { auditProjection } from './audit.projection';
 import { sessionsProjection } from './sessions.projection';
+import { twoFactorProjection } from './two-factor.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -10,4 +11,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   sessionsProjection,
   apiKeysProjection,
   auditProjection,
+  twoFactorProjection,
 ];

@@ -8,6 +8,7 @@ import { ApiKeysModule } from '../../libs/api-keys/api-keys.module';
 import { KeyUsageStore, ReadStoreKeyUsageStore, SqliteKeyUsageStore } from '../../libs/api-keys/application/key-usage.store';
 import { AuthGuard } from '../../libs/auth/auth.guard';
 import { OperationsModule } from '../../libs/operations/operations.module';
+import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -35,7 +36,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, OperationsModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule];
 
 @Module({})
 class AppModule {

@@ -25,8 +25,8 @@ interface AccountDoc {
   email_auth: { tier: string; domains: string[] };
 }
 
-/** Exactly `Bearer <token>`: one space, no extra characters (seed: "no extra spaces or characters"). */
-const BEARER = /^Bearer ([A-Za-z0-9_-]{8,200})$/;
+/** Exactly `Bearer <token>`: one space, no extra characters (seed); the scheme name is case-insensitive (RFC 9110). */
+const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_-]{8,200})$/;
 
 export const INVALID_KEY_MESSAGE = 'The API key is not valid or has expired.';
 

@@ -33,11 +33,13 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
     const passwordHash = await hashPassword(cmd.password);
     const accountId = await this.directory.nextAccountId();
     const metadata = { actor: `user:${accountId}`, account_id: accountId, source_ip: cmd.sourceIp };
-    if (!(await this.directory.claim('username', cmd.username, accountId, metadata))) {
+    // Reservations are bookkeeping of the uniqueness rule, not facts of the account's own history.
+    const reservation = { actor: metadata.actor, source_ip: cmd.sourceIp };
+    if (!(await this.directory.claim('username', cmd.username, accountId, reservation))) {
       throw conflict('username_taken', 'That username is taken');
     }
-    if (!(await this.directory.claim('email', cmd.email, accountId, metadata))) {
-      await this.directory.release('username', cmd.username, metadata);
+    if (!(await this.directory.claim('email', cmd.email, accountId, reservation))) {
+      await this.directory.release('username', cmd.username, reservation);
       throw conflict('email_taken', 'An account with that email exists');
     }
     const result = await this.streams.handle(

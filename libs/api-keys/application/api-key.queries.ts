@@ -2,6 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projections/projection-engine';
 import { KEY_USAGE_STORE, KeyUsageStore } from './key-usage.store';
 import { KeyAccess } from '../domain/api-key.events';
+import { API_ACCESS_MESSAGE, planAllowsApiKeys } from '../domain/api-key.decider';
+import { forbidden } from '../../shared/errors';
 
 export interface ApiKeyDoc {
   _id: string;
@@ -43,6 +45,13 @@ export class ApiKeyQueries {
 
   private get keys() {
     return this.projections.collection<ApiKeyDoc>('api_keys', 'api_keys');
+  }
+
+  /** Listing needs Pro/Elite (seed), or the Enterprise tier whose email-auth keys it shows. */
+  async assertMayList(accountId: number): Promise<void> {
+    const account = await this.projections.collection('accounts', 'accounts').findOne({ _id: accountId });
+    if (account && (planAllowsApiKeys(account.plan) || account.email_auth?.tier === 'enterprise')) return;
+    throw forbidden('plan_required', API_ACCESS_MESSAGE);
   }
 
   async byHash(hash: string): Promise<ApiKeyDoc | null> {

@@ -41,6 +41,7 @@ export class ApiKeysController {
 
   @Get()
   async list(@CurrentPrincipal() p: Principal) {
+    await this.queries.assertMayList(p.accountId);
     return { keys: await this.queries.listActive(p.accountId) };
   }
 

@@ -1,0 +1,102 @@
+import { ADMIN_TOKEN, registerAndLogin, startTestApp, TestApp } from './support/test-app';
+
+describe('operations (contract §13)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('reports health of the stores and each projection', async () => {
+    await registerAndLogin(t.http);
+    const res = await t.http.get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      status: 'ok',
+      event_store: { kind: 'sqlite', status: 'ok' },
+      read_store: { kind: 'embedded', status: 'ok' },
+    });
+    const names = res.body.projections.map((p: any) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['accounts', 'sessions', 'api_keys', 'audit']));
+    for (const p of res.body.projections) expect(p).toEqual({ name: expect.any(String), position: expect.any(String), lag: 0, state: 'live' });
+  });
+
+  it('exposes Prometheus metrics', async () => {
+    await t.http.get('/health');
+    const res = await t.http.get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/plain/);
+    expect(res.text).toMatch(/^# HELP http_requests_total/m);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/health",status="200"\} \d+/);
+    expect(res.text).toMatch(/projection_lag_events\{projection="accounts"\} 0/);
+  });
+
+  it('guards admin endpoints with the operator token', async () => {
+    const u = await registerAndLogin(t.http);
+    const none = await t.http.request('PUT', `/admin/accounts/${u.id}/subscription`, { body: { plan: 'pro' } });
+    expect(none.status).toBe(401);
+    const wrong = await t.http.request('PUT', `/admin/accounts/${u.id}/subscription`, {
+      body: { plan: 'pro' },
+      headers: { 'x-admin-token': ADMIN_TOKEN + 'x' },
+    });
+    expect(wrong.status).toBe(401);
+    const session = await t.http.request('PUT', `/admin/accounts/${u.id}/subscription`, { body: { plan: 'pro' }, token: u.token });
+    expect(session.status).toBe(401);
+    const ok = await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, {
+      plan: 'elite',
+      email_auth: { tier: 'standard', domains: ['b.example', 'a.example'] },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ plan: 'elite', email_auth: { tier: 'standard', domains: ['a.example', 'b.example'] } });
+    expect((await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, { plan: 'gold' })).body.error.code).toBe('validation_failed');
+    expect((await t.http.admin('PUT', '/admin/accounts/999999/subscription', { plan: 'pro' })).status).toBe(404);
+    expect((await t.http.admin('POST', '/admin/accounts/abc/disable')).status).toBe(400);
+  });
+
+  it('replays a stream for audits, with secrets redacted', async () => {
+    const u = await registerAndLogin(t.http);
+    const res = await t.http.admin('GET', `/admin/streams/account-${u.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.events.map((e: any) => [e.revision, e.type])).toEqual([
+      [0, 'AccountRegistered'],
+      [1, 'SessionStarted'],
+    ]);
+    expect(res.body.events[0].metadata).toMatchObject({ actor: `user:${u.id}`, account_id: u.id, version: 1, source_ip: '127.0.0.1' });
+    expect(res.body.events[0].data.password_hash).toBe('[redacted]');
+    expect((await t.http.admin('GET', '/admin/streams/account-424242')).status).toBe(404);
+  });
+
+  it('rebuilds a projection without downtime into a copy equal to the live one', async () => {
+    const u = await registerAndLogin(t.http, { plan: 'pro' });
+    for (let i = 0; i < 3; i++) await t.http.post('/api-keys', { name: `k${i}` }, u.token);
+    const engine = t.running.deps.projections;
+    const snapshot = async () => {
+      const docs = await engine.collection('api_keys', 'api_keys').find({}, { sort: { _id: 1 } });
+      return docs;
+    };
+    const before = await snapshot();
+    const beforeStatus = (await t.http.admin('GET', '/admin/projections')).body.projections.find((p: any) => p.name === 'api_keys');
+    // Readers keep working while the new generation builds.
+    const rebuild = t.http.admin('POST', '/admin/projections/api_keys/rebuild?wait=true');
+    expect((await t.http.get('/api-keys', u.token)).body.keys).toHaveLength(3);
+    const res = await rebuild;
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ projection: 'api_keys', generation: beforeStatus.generation + 1, status: 'switched' });
+    expect(await snapshot()).toEqual(before);
+    expect((await t.http.get('/api-keys', u.token)).body.keys).toHaveLength(3);
+    expect((await t.http.admin('POST', '/admin/projections/nope/rebuild')).status).toBe(404);
+  });
+});
+
+describe('admin endpoints without ADMIN_TOKEN', () => {
+  it('do not exist', async () => {
+    const t = await startTestApp({ env: { ADMIN_TOKEN: '' } });
+    try {
+      const res = await t.http.admin('GET', '/admin/projections');
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    } finally {
+      await t.close();
+    }
+  });
+});
