@@ -21,6 +21,10 @@ if (cluster.isPrimary) {
   }
   const stop = () => {
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    setTimeout(() => {
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+      process.exit(1);
+    }, 5000).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -32,6 +36,9 @@ if (cluster.isPrimary) {
 }
 
 async function startWorker(): Promise<void> {
+  // The primary is gone (killed outright): nobody will stop this worker otherwise.
+  process.on('disconnect', () => process.exit(1));
+  process.on('SIGTERM', () => process.exit(0));
   const index = new ZoneIndex();
   index.putZone({ name: BENCH_ZONE, ownerAccountId: 'bench', soa: SOA, ttl: 3600, nameservers: NAMESERVERS });
   for (const rrset of benchRRsets()) index.setRRset(BENCH_ZONE, rrset.subname, rrset.type, 300, rrset.records);
@@ -46,10 +53,12 @@ async function startWorker(): Promise<void> {
   const server = new DnsServer({ host: '127.0.0.1', port, index, sink: process.env.BENCH_NO_SINK ? undefined : sink });
   await server.start();
   process.send!('ready');
-  process.on('SIGTERM', async () => {
+  const shutdown = async () => {
     await server.stop();
     await sink.close();
     console.log(`SINK worker=${process.pid} delivered=${sink.delivered} dropped=${sink.dropped}`);
     process.exit(0);
-  });
+  };
+  process.removeAllListeners('SIGTERM');
+  process.on('SIGTERM', shutdown);
 }

@@ -44,7 +44,7 @@ export interface DnsServerOptions {
 const TCP_MAX_MESSAGE = 0xffff;
 /** A client that does not read its answers is cut off once this much waits for it. */
 const TCP_MAX_UNREAD = 256 * 1024;
-const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null };
+const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
 const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
@@ -96,7 +96,12 @@ export class DnsServer {
   }
 
   private bindUdp(port: number): Promise<dgram.Socket> {
-    const socket = dgram.createSocket(net.isIPv6(this.opts.host) ? 'udp6' : 'udp4');
+    const family = net.isIPv6(this.opts.host) ? 6 : 4;
+    // Replies go to the sender's literal IP: resolving it through dns.lookup would only add a
+    // process.nextTick per packet.
+    const lookup = (address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) =>
+      cb(null, address, family);
+    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: lookup as never });
     return new Promise((resolve, reject) => {
       socket.once('error', reject);
       socket.bind({ address: this.opts.host, port }, () => {
@@ -183,7 +188,7 @@ export class DnsServer {
 
   private record(q: Query, prepared: Prepared, response: Buffer, transport: Transport, clientIp: string, started: number): void {
     this.emit({
-      name: wireKeyToName(q.key),
+      name: prepared.name ?? wireKeyToName(q.key),
       type: typeName(q.qtype),
       rcode: q.edns && q.ednsVersion !== 0 ? 'BADVERS' : rcodeName(prepared.body.rcode),
       clientIp,
@@ -194,7 +199,7 @@ export class DnsServer {
       truncated: (response[2] & 0x02) !== 0,
       responseBytes: response.length,
       durationMs: performance.now() - started,
-      timestamp: Date.now(),
+      timestamp: Math.round(performance.timeOrigin + started),
       zone: prepared.zone,
       domain: prepared.domain,
       accountId: prepared.accountId,
@@ -217,7 +222,7 @@ export class DnsServer {
       truncated: false,
       responseBytes,
       durationMs: performance.now() - started,
-      timestamp: Date.now(),
+      timestamp: Math.round(performance.timeOrigin + started),
       zone: null,
       domain: null,
       accountId: null,

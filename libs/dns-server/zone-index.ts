@@ -6,7 +6,7 @@
  */
 import * as dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
-import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey } from './names';
+import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey, wireKeyToName } from './names';
 import { isSupportedType, parseRecord, formatRecord, type RecordData } from './rdata';
 import { Body, EMPTY_BODY, QTYPE, RCODE, buildResponse, parseQuery, type RcodeName, rcodeName } from './wire';
 
@@ -46,6 +46,8 @@ export interface AnswerOwner {
 /** What the server sends for a (name, type): shared, immutable, keep no per-query state here. */
 export interface Prepared extends AnswerOwner {
   body: Body;
+  /** The query name when every query that gets this answer has the same one (saves the sink a decode). */
+  name: string | null;
 }
 
 export interface LookupResult extends AnswerOwner {
@@ -101,12 +103,13 @@ const SLOT_NODATA = -1;
 const SLOT_NXDOMAIN = -2;
 const SLOT_REFERRAL = -3;
 const QUESTION_POINTER = Buffer.from([0xc0, 0x0c]);
+const WILDCARD_LABEL = '\x01*';
 const TYPE_NUMBERS = new Map<string, number>(Object.entries(QTYPE));
 const COMMON_TYPES = new Set<number>(TYPE_NUMBERS.values());
 // dns-packet's per-RR encoder is public but missing from its type definitions.
 const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer } }).answer;
 
-const REFUSED: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null };
+const REFUSED: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
 
 export class ZoneIndex {
   private readonly zones = new Map<string, Zone>();
@@ -205,7 +208,7 @@ export class ZoneIndex {
     const key = wireKey(ownerIn(zone, ownerName));
     const typeNumber = TYPE_NUMBERS.get(type.toUpperCase());
     const node = zone.nodes.get(key);
-    if (!node || typeNumber === undefined || key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA)) return;
+    if (!node || typeNumber === undefined || (key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA))) return;
     if (!node.rrsets.delete(typeNumber)) return;
     if (typeNumber === QTYPE.NS) zone.cuts.delete(key);
     if (node.rrsets.size === 0) {
@@ -228,6 +231,7 @@ export class ZoneIndex {
   lookup(qname: string, qtype: string | number): LookupResult {
     const type = typeof qtype === 'number' ? qtype : TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, ''));
     if (!Number.isInteger(type) || type < 0 || type > 0xffff) throw new Error(`unknown type ${qtype}`);
+    // Encoded as A, then the type is patched in: dns-packet only encodes type names it knows.
     const request = dnsPacket.encode({ type: 'query', id: 0, questions: [{ name: qname.trim().replace(/\.$/, '') || '.', type: 'A' }] });
     request.writeUInt16BE(type, request.length - 4);
     const parsed = parseQuery(request);
@@ -269,7 +273,10 @@ export class ZoneIndex {
     if (!node.rrsets.has(qtype) && !node.rrsets.has(QTYPE.CNAME) && qtype !== QTYPE.ANY) {
       return this.negative(zone, node.key, SLOT_NODATA);
     }
-    const build = () => prepare(zone, ownerOf(zone, node.key), resolveAt(zone, node, qtype));
+    const hit = zone.cache.get(node.key)?.get(qtype);
+    if (hit) return hit;
+    const build = () =>
+      prepare(zone, ownerOf(zone, node.key), resolveAt(zone, node, qtype), node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key));
     // Unusual types at a CNAME are answered but not cached, so the cache stays bounded.
     return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype)
       ? this.cached(zone, node.key, qtype, build)
@@ -349,7 +356,7 @@ function closestEncloser(zone: Zone, key: string): string {
 }
 
 function wildcardFor(zone: Zone, key: string): Node | undefined {
-  return zone.nodes.get('\x01*' + closestEncloser(zone, key));
+  return zone.nodes.get(WILDCARD_LABEL + closestEncloser(zone, key));
 }
 
 /** The nearest node at or above `key` that carries an owner (a dynamic-DNS host, say). */
@@ -413,7 +420,7 @@ function referral(zone: Zone, cut: string): Resolution & { additional: Placed[] 
   return { rcode: RCODE.NOERROR, answer: [], authority: [{ owner: cut, rrset: ns }], additional };
 }
 
-function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?: Placed[] }): Prepared {
+function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?: Placed[] }, name: string | null = null): Prepared {
   const parts: Buffer[] = [];
   const rrsets: Body['rrsets'] = [];
   const counts: Body['counts'] = [0, 0, 0];
@@ -436,6 +443,7 @@ function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?
     zone: zone.name,
     domain: owner.domain,
     accountId: owner.accountId,
+    name,
   };
 }
 

@@ -1,4 +1,4 @@
-import { generateSecret, verifySync } from 'otplib';
+import { authenticator } from 'otplib';
 import * as QRCode from 'qrcode';
 
 /** Seed, Authentication 4: SHA-1, 30-second step, 6 digits, previous/current/next step accepted. */
@@ -6,7 +6,7 @@ export const TOTP_PARAMS = { algorithm: 'sha1', digits: 6, period: 30, windowSte
 const SECRET_BYTES = 20;
 
 /** A fresh 160-bit secret (RFC 4226's recommended length): 32 base32 characters. */
-export const newTotpSecret = (): string => generateSecret({ length: SECRET_BYTES });
+export const newTotpSecret = (): string => authenticator.generateSecret(SECRET_BYTES);
 
 /**
  * The seed's form `otpauth://totp/<issuer>:<EMAIL>?secret=<SECRET>&issuer=<issuer>`, with
@@ -22,8 +22,6 @@ export function provisioningUri(issuer: string, email: string, secret: string): 
 export const qrCodeDataUrl = (uri: string): Promise<string> =>
   QRCode.toDataURL(uri, { type: 'image/png', width: 256, margin: 2, errorCorrectionLevel: 'M' });
 
-const otpOptions = { algorithm: TOTP_PARAMS.algorithm, digits: TOTP_PARAMS.digits, period: TOTP_PARAMS.period };
-
 /**
  * The time step a 6-digit code matches within ±1 step of `at`, or null. `at` is the
  * injected clock's time, never the wall clock. Whether that step may still be used
@@ -31,14 +29,14 @@ const otpOptions = { algorithm: TOTP_PARAMS.algorithm, digits: TOTP_PARAMS.digit
  */
 export function matchTotpStep(secret: string, code: string, at: Date): number | null {
   if (!/^\d{6}$/.test(code)) return null;
-  const result = verifySync({
-    ...otpOptions,
-    secret,
-    token: code,
-    epoch: Math.floor(at.getTime() / 1000),
-    // otplib's tolerance is in seconds; one period each way is exactly the previous and next step.
-    epochTolerance: TOTP_PARAMS.period * TOTP_PARAMS.windowSteps,
+  // A per-call clone: otplib's instance options are shared, and `epoch` differs per request.
+  const checker = authenticator.clone({
+    epoch: at.getTime(),
+    step: TOTP_PARAMS.period,
+    window: TOTP_PARAMS.windowSteps,
+    digits: TOTP_PARAMS.digits,
+    // The algorithm is otplib's default, SHA-1 (pinned by the oathtool spec, whose --totp default is SHA-1 too).
   });
-  // The functional API types TOTP and HOTP results as one union; only TOTP's carries the step.
-  return result.valid && 'timeStep' in result ? result.timeStep : null;
+  const delta = checker.checkDelta(code, secret);
+  return delta === null ? null : Math.floor(at.getTime() / 1000 / TOTP_PARAMS.period) + delta;
 }

@@ -1,5 +1,6 @@
 import { fold } from '../../shared/decider';
 import { AppError } from '../../shared/errors';
+import { specFor } from '../../shared/testing/decider-spec';
 import {
   ATTEMPT_WINDOW_SECONDS,
   backupCodesRemaining,
@@ -10,33 +11,24 @@ import {
 } from './two-factor.decider';
 import { TwoFactorEvent } from './two-factor.events';
 
-/** Given these events, when this command: then these events, or this refusal. */
+const spec = specFor(twoFactorDecider);
+
+/**
+ * The shared given/when/then, plus what 2FA adds: the folded state, and refused
+ * attempts that are recorded as facts and answered with the error they map to.
+ */
 const given = (events: TwoFactorEvent[]) => {
   const state = fold(twoFactorDecider, events);
   return {
     state,
     when: (command: TwoFactorCommand) => ({
-      then: (expected: TwoFactorEvent[]) => expect(twoFactorDecider.decide(command, state)).toEqual(expected),
-      thenRefused: (status: number, code: string, message?: string) => {
-        let error: unknown;
-        try {
-          twoFactorDecider.decide(command, state);
-        } catch (e) {
-          error = e;
-        }
-        expect(error).toBeInstanceOf(AppError);
-        expect((error as AppError).status).toBe(status);
-        expect((error as AppError).code).toBe(code);
-        if (message) expect((error as AppError).message).toBe(message);
-        return error as AppError;
-      },
-      /** A refused attempt that is recorded as a fact, answered with the mapped error. */
+      ...spec.given(events).when(command),
       thenFailedAttempt: (status: number, code: string) => {
-        const events = twoFactorDecider.decide(command, state);
-        const refusal = refusalOf(events);
+        const decided = twoFactorDecider.decide(command, state);
+        const refusal = refusalOf(decided);
         expect(refusal?.status).toBe(status);
         expect(refusal?.code).toBe(code);
-        return events;
+        return decided;
       },
     }),
   };
@@ -99,13 +91,13 @@ describe('2FA setup (seed: disabled --setup--> disabled, pending verification)',
   it('refuses setup while 2FA is enabled', () => {
     given(enabledWith())
       .when({ type: 'StartSetup', setupId: 's2', secretSealed: 'x', tokenHash: 'y', at: at(50) })
-      .thenRefused(400, 'already_enabled', '2FA already enabled');
+      .thenFails(400, '2FA already enabled');
   });
 
   it('a second setup replaces the first: one secret per account, the earlier token stops working', () => {
     const g = given([setupStarted('setup-1'), setupStarted('setup-2', 5)]);
     expect(g.state.pending?.setupId).toBe('setup-2');
-    g.when(verify({ tokenHash: 'token-setup-1' })).thenRefused(400, 'invalid_setup_token');
+    g.when(verify({ tokenHash: 'token-setup-1' })).thenFails(400, 'invalid_setup_token');
     g.when(verify({ tokenHash: 'token-setup-2' })).then([
       { type: 'TotpCodeAccepted', data: { time_step: 100, at: at(10) } },
       { type: 'TwoFactorEnabled', data: { setup_id: 'setup-2', secret_sealed: 'sealed-setup-2', at: at(10) } },
@@ -130,17 +122,17 @@ describe('2FA verify (seed: disabled --verify--> enabled)', () => {
 
   it('accepts the token up to the last instant before 600 s and refuses it from 600 s on', () => {
     expect(twoFactorDecider.decide(verify({ at: at(599.999) }), given([setupStarted()]).state)).toHaveLength(3);
-    given([setupStarted()]).when(verify({ at: at(600) })).thenRefused(400, 'invalid_setup_token', 'Invalid or expired setup token');
+    given([setupStarted()]).when(verify({ at: at(600) })).thenFails(400, 'Invalid or expired setup token');
   });
 
   it('refuses a token issued to another user with 403', () => {
-    given([setupStarted()]).when(verify({ tokenAccountId: 8 })).thenRefused(403, 'setup_token_mismatch', 'Setup token mismatch');
+    given([setupStarted()]).when(verify({ tokenAccountId: 8 })).thenFails(403, 'Setup token mismatch');
   });
 
   it('refuses a token that is not one of ours, or not the pending one', () => {
-    given([setupStarted()]).when(verify({ tokenAccountId: null })).thenRefused(400, 'invalid_setup_token');
-    given([setupStarted()]).when(verify({ tokenHash: 'forged' })).thenRefused(400, 'invalid_setup_token');
-    given([]).when(verify()).thenRefused(400, 'invalid_setup_token');
+    given([setupStarted()]).when(verify({ tokenAccountId: null })).thenFails(400, 'invalid_setup_token');
+    given([setupStarted()]).when(verify({ tokenHash: 'forged' })).thenFails(400, 'invalid_setup_token');
+    given([]).when(verify()).thenFails(400, 'invalid_setup_token');
   });
 
   it('records a wrong code as a failed attempt answered "Invalid verification code"', () => {
@@ -150,7 +142,7 @@ describe('2FA verify (seed: disabled --verify--> enabled)', () => {
   });
 
   it('refuses verify once enabled', () => {
-    given(enabledWith()).when(verify({ at: at(20), totpStep: 101 })).thenRefused(400, 'already_enabled');
+    given(enabledWith()).when(verify({ at: at(20), totpStep: 101 })).thenFails(400, 'already_enabled');
   });
 });
 
@@ -171,7 +163,7 @@ describe('2FA setup deadline (process manager)', () => {
 
   it('an expired setup can no longer be verified', () => {
     const expired: TwoFactorEvent = { type: 'TwoFactorSetupExpired', data: { setup_id: 'setup-1', at: at(600) } };
-    given([setupStarted(), expired]).when(verify({ at: at(300) })).thenRefused(400, 'invalid_setup_token');
+    given([setupStarted(), expired]).when(verify({ at: at(300) })).thenFails(400, 'invalid_setup_token');
   });
 });
 
@@ -192,8 +184,8 @@ describe('2FA disable and backup-code regeneration (seed: enabled --disable--> d
   });
 
   it('refuses both when 2FA is off (409 not_enabled)', () => {
-    given([]).when({ type: 'Disable', passwordOk: true, at: at(50) }).thenRefused(409, 'not_enabled');
-    given([]).when({ type: 'RegenerateBackupCodes', passwordOk: true, codeHashes: [], at: at(50) }).thenRefused(409, 'not_enabled');
+    given([]).when({ type: 'Disable', passwordOk: true, at: at(50) }).thenFails(409, 'not_enabled');
+    given([]).when({ type: 'RegenerateBackupCodes', passwordOk: true, codeHashes: [], at: at(50) }).thenFails(409, 'not_enabled');
   });
 
   it('regeneration issues 10 new codes and invalidates every earlier one', () => {
@@ -211,7 +203,7 @@ describe('login second step', () => {
 
   it('issues a 300-second login challenge only when 2FA is on', () => {
     given(enabledWith()).when({ type: 'IssueLoginChallenge', challengeId: 'c1', tokenHash: 'login-c1', at: at(20) }).then([challengeIssued()]);
-    given([]).when({ type: 'IssueLoginChallenge', challengeId: 'c1', tokenHash: 'h', at: at(20) }).thenRefused(409, 'not_enabled');
+    given([]).when({ type: 'IssueLoginChallenge', challengeId: 'c1', tokenHash: 'h', at: at(20) }).thenFails(409, 'not_enabled');
   });
 
   it('completes with a TOTP code of a new step and moves the replay guard', () => {
@@ -247,14 +239,14 @@ describe('login second step', () => {
 
   it('a completed challenge cannot be used again', () => {
     const completed = [...enabledWithChallenge, ...twoFactorDecider.decide(login({ kind: 'totp', step: 101 }), given(enabledWithChallenge).state)];
-    given(completed).when(login({ kind: 'totp', step: 102 }, { at: at(60) })).thenRefused(401, 'invalid_login_token');
+    given(completed).when(login({ kind: 'totp', step: 102 }, { at: at(60) })).thenFails(401, 'invalid_login_token');
   });
 
   it('refuses unknown, mismatched and expired (300 s) login tokens with 401', () => {
-    given(enabledWithChallenge).when(login({ kind: 'totp', step: 101 }, { challengeId: 'nope' })).thenRefused(401, 'invalid_login_token');
-    given(enabledWithChallenge).when(login({ kind: 'totp', step: 101 }, { tokenHash: 'other' })).thenRefused(401, 'invalid_login_token');
+    given(enabledWithChallenge).when(login({ kind: 'totp', step: 101 }, { challengeId: 'nope' })).thenFails(401, 'invalid_login_token');
+    given(enabledWithChallenge).when(login({ kind: 'totp', step: 101 }, { tokenHash: 'other' })).thenFails(401, 'invalid_login_token');
     expect(twoFactorDecider.decide(login({ kind: 'totp', step: 101 }, { at: at(319.999) }), given(enabledWithChallenge).state)).toHaveLength(2);
-    given(enabledWithChallenge).when(login({ kind: 'totp', step: 101 }, { at: at(320) })).thenRefused(401, 'invalid_login_token');
+    given(enabledWithChallenge).when(login({ kind: 'totp', step: 101 }, { at: at(320) })).thenFails(401, 'invalid_login_token');
   });
 
   it('the fifth wrong code revokes the login token', () => {
@@ -264,13 +256,13 @@ describe('login second step', () => {
       { type: 'LoginChallengeRevoked', data: { challenge_id: 'c1', reason: 'too_many_failures', at: at(35) } },
     ]);
     const fiveWrong = [...fourWrong, ...twoFactorDecider.decide(login({ kind: 'malformed' }, { at: at(35) }), given(fourWrong).state)];
-    given(fiveWrong).when(login({ kind: 'totp', step: 101 }, { at: at(36) })).thenRefused(401, 'invalid_login_token');
+    given(fiveWrong).when(login({ kind: 'totp', step: 101 }, { at: at(36) })).thenFails(401, 'invalid_login_token');
   });
 
   it('disabling 2FA kills open login tokens', () => {
     given([...enabledWithChallenge, { type: 'TwoFactorDisabled', data: { at: at(25) } }])
       .when(login({ kind: 'totp', step: 101 }))
-      .thenRefused(401, 'invalid_login_token');
+      .thenFails(401, 'invalid_login_token');
   });
 });
 
@@ -286,11 +278,18 @@ describe('per-account attempt limit', () => {
   ];
 
   it(`answers 429 too_many_attempts after ${MAX_FAILED_ATTEMPTS} failures, with Retry-After until the oldest leaves the window`, () => {
-    const error = given(tenFailures)
-      .when(login({ kind: 'totp', step: 101 }, { challengeId: 'c3', tokenHash: 'login-c3', at: at(120) }))
-      .thenRefused(429, 'too_many_attempts');
-    expect(error.headers['Retry-After']).toBe(String(ATTEMPT_WINDOW_SECONDS - 20));
-    given(tenFailures).when({ type: 'Disable', passwordOk: true, at: at(120) }).thenRefused(429, 'too_many_attempts');
+    const command = login({ kind: 'totp', step: 101 }, { challengeId: 'c3', tokenHash: 'login-c3', at: at(120) });
+    given(tenFailures).when(command).thenFails(429, 'too_many_attempts');
+    const refused = (() => {
+      try {
+        return twoFactorDecider.decide(command, given(tenFailures).state);
+      } catch (e) {
+        return e as AppError;
+      }
+    })() as AppError;
+    // The oldest failure (t=100) leaves the 15-minute window at t=1000; asked at t=120.
+    expect(refused.headers['Retry-After']).toBe(String(ATTEMPT_WINDOW_SECONDS - 20));
+    given(tenFailures).when({ type: 'Disable', passwordOk: true, at: at(120) }).thenFails(429, 'too_many_attempts');
   });
 
   it('lets attempts through again once the window has passed', () => {
@@ -311,6 +310,6 @@ describe('per-account attempt limit', () => {
         data: { kind: i % 2 ? 'setup_code' : 'password', challenge_id: null, at: at(i) },
       })),
     ];
-    given(mixed).when(verify({ at: at(20) })).thenRefused(429, 'too_many_attempts');
+    given(mixed).when(verify({ at: at(20) })).thenFails(429, 'too_many_attempts');
   });
 });

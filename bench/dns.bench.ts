@@ -1,0 +1,102 @@
+/**
+ * DNS benchmark: our server (cluster, one worker per core, query sink on) against NSD on the
+ * same 10k-name zone over loopback, both measured with dnsperf: maximum qps, their ratio,
+ * and latency at a fixed 5k qps. Runs alternate between the servers and the best round of
+ * each counts, so a noisy neighbour on the machine hurts both alike. Prints figures only.
+ *
+ * Run: npm run build && node dist/bench/dns.bench.js   (env: DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS)
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { latencyAt, maxThroughput, type LatencyResult, type ThroughputResult } from './dns/dnsperf';
+import { nsdInstalled, startNsd } from './dns/nsd';
+import { freePort, startProcess, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
+import { BENCH_NAMES, BENCH_ZONE, dnsperfQueries } from './dns/zone';
+
+const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 3);
+const FIXED_QPS = 5000;
+const LATENCY_SECONDS = 10;
+const cores = availableParallelism();
+
+interface Contender {
+  name: string;
+  start(port: number): Promise<ChildProcess>;
+}
+
+const ours: Contender = {
+  name: 'ours',
+  async start(port) {
+    const child = startProcess(process.execPath, [join(__dirname, 'dns', 'our-server.js'), String(port), String(cores)], 'ours');
+    child.stdout!.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line.startsWith('SINK')) sinkLines.push(line);
+    });
+    return child;
+  },
+};
+
+const nsd = (dir: string): Contender => ({
+  name: 'nsd',
+  start: async (port) => startNsd(dir, port, cores),
+});
+
+const sinkLines: string[] = [];
+
+async function measure(contender: Contender, queryFile: string, withLatency: boolean) {
+  const port = await freePort();
+  const child = await contender.start(port);
+  try {
+    await waitForAnswer(port, `host1.${BENCH_ZONE}`);
+    await maxThroughput(port, queryFile, 2); // warm-up: JIT, caches, socket buffers
+    const throughput = await maxThroughput(port, queryFile, SECONDS);
+    const latency = withLatency ? await latencyAt(port, queryFile, LATENCY_SECONDS, FIXED_QPS) : null;
+    return { throughput, latency };
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+async function main(): Promise<void> {
+  stopAllOnExit();
+  const dir = mkdtempSync(join(tmpdir(), 'dns-bench-'));
+  try {
+    const queryFile = join(dir, 'queries.txt');
+    writeFileSync(queryFile, dnsperfQueries());
+    const contenders = [ours, ...(nsdInstalled() ? [nsd(dir)] : [])];
+    if (contenders.length === 1) console.log('nsd is not installed (bash scripts/test-setup.sh); measuring ours only');
+    console.log(`zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; ${ROUNDS} rounds of ${SECONDS}s per server, then ${LATENCY_SECONDS}s at ${FIXED_QPS} qps`);
+
+    const best = new Map<string, ThroughputResult>();
+    const latency = new Map<string, LatencyResult>();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of contenders) {
+        const last = round === ROUNDS - 1;
+        const r = await measure(c, queryFile, last);
+        console.log(`round ${round + 1} ${c.name.padEnd(4)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent})`);
+        if (!best.has(c.name) || best.get(c.name)!.qps < r.throughput.qps) best.set(c.name, r.throughput);
+        if (r.latency) latency.set(c.name, r.latency);
+      }
+    }
+
+    console.log('\nserver  max qps     p50 @5k qps  p99 @5k qps  lost @5k');
+    for (const c of contenders) {
+      const l = latency.get(c.name);
+      console.log(
+        `${c.name.padEnd(7)} ${fmt(best.get(c.name)!.qps).padStart(9)}   ${fmt(l?.p50Ms ?? NaN, 3).padStart(8)} ms  ${fmt(l?.p99Ms ?? NaN, 3).padStart(8)} ms  ${l?.lost ?? 'n/a'}`,
+      );
+    }
+    if (best.has('nsd')) console.log(`ratio ours/nsd: ${(best.get('ours')!.qps / best.get('nsd')!.qps).toFixed(2)}x (target >= 0.8x)`);
+    for (const line of sinkLines) console.log(line);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
