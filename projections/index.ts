@@ -4,6 +4,8 @@ import { apiKeysProjection } from './api-keys.projection';
 import { auditProjection } from './audit.projection';
 import { sessionsProjection } from './sessions.projection';
 import { twoFactorProjection } from './two-factor.projection';
+import { domainsProjection } from './domains.projection';
+import { zonesProjection } from './zones.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -12,4 +14,6 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   apiKeysProjection,
   auditProjection,
   twoFactorProjection,
+  domainsProjection,
+  zonesProjection,
 ];

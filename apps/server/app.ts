@@ -9,6 +9,10 @@ import { KeyUsageStore, ReadStoreKeyUsageStore, SqliteKeyUsageStore } from '../.
 import { AuthGuard } from '../../libs/auth/auth.guard';
 import { OperationsModule } from '../../libs/operations/operations.module';
 import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
+import { DdnsModule } from '../../libs/ddns/ddns.module';
+import { DomainsModule } from '../../libs/domains/domains.module';
+import { ZonesModule } from '../../libs/zones/zones.module';
+import { DnsModule } from '../../libs/zones/dns.module';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -36,7 +40,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule];
 
 @Module({})
 class AppModule {

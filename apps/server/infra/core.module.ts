@@ -9,6 +9,7 @@ import { EventStore, EVENT_STORE } from '../../../libs/eventstore/event-store.po
 import { EventStreams } from '../../../libs/eventstore/event-streams';
 import { ReadStore, READ_STORE } from '../../../libs/readstore/read-store.port';
 import { ProjectionEngine } from '../../../libs/projections/projection-engine';
+import { CommandRunner } from '../../../libs/projections/command-runner';
 import { KeyUsageStore, KEY_USAGE_STORE } from '../../../libs/api-keys/application/key-usage.store';
 
 /** Everything created before Nest starts (stores open, secrets resolved) and shared by every module. */
@@ -40,6 +41,8 @@ export class CoreModule {
       { provide: KEY_USAGE_STORE, useValue: deps.keyUsage },
       { provide: EventStreams, useValue: new EventStreams(deps.eventStore) },
     ];
+    const runner = { provide: CommandRunner, useFactory: (s: EventStreams) => new CommandRunner(s, deps.projections), inject: [EventStreams] };
+    providers.push(runner as never);
     return {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],

@@ -1,7 +1,7 @@
 import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { CommandRunner } from '../../projections/command-runner';
 import { CLOCK, Clock } from '../../shared/clock';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto';
 import { conflict, notFound } from '../../shared/errors';
@@ -24,8 +24,7 @@ import { SessionIssuer, SessionToken } from './session-issuer';
 export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, number> {
   constructor(
     private readonly directory: AccountDirectory,
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -42,7 +41,7 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       await this.directory.release('username', cmd.username, reservation);
       throw conflict('email_taken', 'An account with that email exists');
     }
-    const result = await this.streams.handle(
+    await this.runner.run(
       accountStream(accountId),
       accountDecider,
       {
@@ -55,7 +54,6 @@ export class RegisterAccountHandler implements ICommandHandler<RegisterAccount, 
       },
       metadata,
     );
-    await this.projections.waitFor(result.position);
     return accountId;
   }
 }
@@ -118,19 +116,17 @@ export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPasswo
 @CommandHandler(Logout)
 export class LogoutHandler implements ICommandHandler<Logout, void> {
   constructor(
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(cmd: Logout): Promise<void> {
-    const result = await this.streams.handle(
+    await this.runner.run(
       accountStream(cmd.accountId),
       accountDecider,
       { type: 'EndSession', sessionId: cmd.sessionId, at: this.clock.now().toISOString() },
       { actor: `user:${cmd.accountId}`, account_id: cmd.accountId, source_ip: cmd.sourceIp },
     );
-    await this.projections.waitFor(result.position);
   }
 }
 
@@ -138,8 +134,7 @@ export class LogoutHandler implements ICommandHandler<Logout, void> {
 export class ChangePasswordHandler implements ICommandHandler<ChangePassword, void> {
   constructor(
     private readonly directory: AccountDirectory,
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -148,7 +143,7 @@ export class ChangePasswordHandler implements ICommandHandler<ChangePassword, vo
     if (!state.exists) throw notFound('Account not found');
     const currentPasswordOk = await verifyPassword(cmd.currentPassword, state.passwordHash);
     const newPasswordHash = currentPasswordOk ? await hashPassword(cmd.newPassword) : '';
-    const result = await this.streams.handle(
+    await this.runner.run(
       accountStream(cmd.accountId),
       accountDecider,
       {
@@ -160,46 +155,41 @@ export class ChangePasswordHandler implements ICommandHandler<ChangePassword, vo
       },
       { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
     );
-    await this.projections.waitFor(result.position);
   }
 }
 
 @CommandHandler(ChangeSubscription)
 export class ChangeSubscriptionHandler implements ICommandHandler<ChangeSubscription, void> {
   constructor(
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(cmd: ChangeSubscription): Promise<void> {
-    const result = await this.streams.handle(
+    await this.runner.run(
       accountStream(cmd.accountId),
       accountDecider,
       { type: 'ChangeSubscription', plan: cmd.plan, emailAuth: cmd.emailAuth, at: this.clock.now().toISOString() },
       { actor: 'operator', account_id: cmd.accountId },
     );
-    await this.projections.waitFor(result.position);
   }
 }
 
 @CommandHandler(SetAccountDisabled)
 export class SetAccountDisabledHandler implements ICommandHandler<SetAccountDisabled, void> {
   constructor(
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(cmd: SetAccountDisabled): Promise<void> {
     const at = this.clock.now().toISOString();
-    const result = await this.streams.handle(
+    await this.runner.run(
       accountStream(cmd.accountId),
       accountDecider,
       cmd.disabled ? { type: 'Disable', at } : { type: 'Enable', at },
       { actor: 'operator', account_id: cmd.accountId },
     );
-    await this.projections.waitFor(result.position);
   }
 }
 

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { CommandRunner } from '../../projections/command-runner';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { CLOCK, Clock } from '../../shared/clock';
 import { randomToken, sha256Hex } from '../../shared/crypto';
@@ -23,8 +22,7 @@ export const SESSION_TOKEN_PREFIX = 'st_';
 @Injectable()
 export class SessionIssuer {
   constructor(
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -33,7 +31,7 @@ export class SessionIssuer {
     const token = SESSION_TOKEN_PREFIX + randomToken(32);
     const now = this.clock.now();
     const ttl = this.config.sessionTtlSeconds;
-    const result = await this.streams.handle(
+    await this.runner.run(
       accountStream(accountId),
       accountDecider,
       {
@@ -47,7 +45,6 @@ export class SessionIssuer {
       },
       { actor: `user:${accountId}`, account_id: accountId, source_ip: sourceIp },
     );
-    await this.projections.waitFor(result.position);
     return { access_token: token, token_type: 'bearer', expires_in: ttl };
   }
 }

@@ -1,8 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { CommandRunner } from '../../projections/command-runner';
 import { AccountDirectory } from '../../accounts/application/account-directory';
 import { CLOCK, Clock } from '../../shared/clock';
 import { sha256Hex } from '../../shared/crypto';
@@ -44,9 +43,8 @@ export interface CreatedKey {
 @CommandHandler(CreateApiKey)
 export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, CreatedKey> {
   constructor(
-    private readonly streams: EventStreams,
+    private readonly runner: CommandRunner,
     private readonly directory: AccountDirectory,
-    private readonly projections: ProjectionEngine,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
@@ -55,7 +53,7 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, Create
     if (!account.exists) throw notFound('Account not found');
     const twoFactorEnabled = cmd.access === 'email_auth:read' && (await this.directory.twoFactorEnabled(cmd.accountId));
     const key = generateApiKey();
-    const result = await this.streams.handle(
+    const result = await this.runner.run(
       keyringStream(cmd.accountId),
       keyringDecider,
       {
@@ -78,7 +76,6 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, Create
       },
       { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
     );
-    await this.projections.waitFor(result.position);
     return { key, event: (result.events[0] as ApiKeyCreated).data };
   }
 }
@@ -86,19 +83,17 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKey, Create
 @CommandHandler(DeactivateApiKey)
 export class DeactivateApiKeyHandler implements ICommandHandler<DeactivateApiKey, void> {
   constructor(
-    private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(cmd: DeactivateApiKey): Promise<void> {
-    const result = await this.streams.handle(
+    await this.runner.run(
       keyringStream(cmd.accountId),
       keyringDecider,
       { type: 'DeactivateApiKey', keyId: cmd.keyId, at: this.clock.now().toISOString() },
       { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
     );
-    await this.projections.waitFor(result.position);
   }
 }
 

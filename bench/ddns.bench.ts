@@ -1,0 +1,156 @@
+/**
+ * DDNS benchmark, end to end: HTTP update (dyndns2, Basic auth) → event appended → the
+ * DNS server answers the new address. Runs the compiled service as its own process (all
+ * roles, embedded stores), creates hosts through the API, then keeps CONCURRENCY clients
+ * updating distinct hosts (each host at most 10 changes: the per-host throttle) and polls
+ * DNS over UDP until each new address is served. Prints updates/s and latency percentiles.
+ *
+ * Run: npm run build && node dist/bench/ddns.bench.js
+ *   env: DDNS_BENCH_HOSTS (3000), DDNS_BENCH_SECONDS (8), DDNS_BENCH_CONCURRENCY (64), DDNS_BENCH_NODE_ARGS
+ */
+import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { Agent, request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as dnsPacket from 'dns-packet';
+import { freePort } from './dns/processes';
+
+const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 3000);
+const SECONDS = Number(process.env.DDNS_BENCH_SECONDS ?? 8);
+const CONCURRENCY = Number(process.env.DDNS_BENCH_CONCURRENCY ?? 64);
+const ZONE = 'bench.example.net';
+const ADMIN = 'bench-admin-token-0123456789';
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY + 8 });
+
+function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
+  return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({ host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(payload ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** One UDP socket for every DNS poll, answers matched by id. */
+class DnsPoller {
+  private readonly socket = createSocket('udp4');
+  private readonly pending = new Map<number, (addresses: string[]) => void>();
+  private id = 0;
+  constructor(private readonly port: number) {
+    this.socket.on('message', (m) => {
+      const p = dnsPacket.decode(m);
+      const done = this.pending.get(p.id!);
+      if (!done) return;
+      this.pending.delete(p.id!);
+      done((p.answers ?? []).filter((a) => a.type === 'A').map((a) => String((a as { data: string }).data)));
+    });
+  }
+  query(name: string): Promise<string[]> {
+    this.id = (this.id % 65535) + 1;
+    const id = this.id;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve([]);
+      }, 500);
+      this.pending.set(id, (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+      this.socket.send(dnsPacket.encode({ type: 'query', id, questions: [{ type: 'A', name }] }), this.port, '127.0.0.1');
+    });
+  }
+  close() {
+    this.socket.close();
+  }
+}
+
+async function pool<T>(items: T[], width: number, task: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await task(items[next++]);
+  }));
+}
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function main() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ddns-bench-'));
+  const [port, dnsPort] = [await freePort(), await freePort()];
+  // DDNS_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
+  const nodeArgs = (process.env.DDNS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'apps', 'server', 'main.js')], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    for (let i = 0; ; i++) {
+      if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
+      if (i > 300) throw new Error('server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, { username: 'bench', email: 'bench@example.com', password: 'a-long-enough-password' })).text);
+    await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'pro' });
+    const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: 'bench', password: 'a-long-enough-password' })).text).access_token;
+    const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
+
+    const hosts = Array.from({ length: HOSTS }, (_, i) => `h${i}.${ZONE}`);
+    const created = Date.now();
+    await pool(hosts, 32, async (fqdn) => {
+      const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
+      if (res.status !== 201) throw new Error(`create ${fqdn}: ${res.status} ${res.text}`);
+    });
+    console.log(`created ${HOSTS} hosts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+
+    const auth = `Basic ${Buffer.from(`bench:${key}`).toString('base64')}`;
+    const dns = new DnsPoller(dnsPort);
+    const latencies: number[] = [];
+    const answers = new Map<string, number>();
+    let counter = 0;
+    const stopAt = Date.now() + SECONDS * 1000;
+    const started = Date.now();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (Date.now() < stopAt) {
+          const n = counter++;
+          if (n >= HOSTS * 10) return;
+          const fqdn = hosts[n % HOSTS];
+          const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+          const t0 = performance.now();
+          const res = await http(port, 'GET', `/domains/nic/update?hostname=${fqdn}&myip=${ip}`, { authorization: auth });
+          const word = res.text.split(' ')[0];
+          answers.set(word, (answers.get(word) ?? 0) + 1);
+          if (word !== 'good') continue;
+          while (!(await dns.query(fqdn)).includes(ip)) {
+            if (performance.now() - t0 > 5000) throw new Error(`${fqdn} ${ip} not served after 5 s`);
+          }
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const elapsed = (Date.now() - started) / 1000;
+    dns.close();
+    latencies.sort((a, b) => a - b);
+    console.log(`answers: ${JSON.stringify(Object.fromEntries(answers))}`);
+    console.log(`end-to-end updates (HTTP → event → DNS answer): ${latencies.length} in ${elapsed.toFixed(1)} s = ${(latencies.length / elapsed).toFixed(0)} updates/s at concurrency ${CONCURRENCY}`);
+    console.log(`latency ms: p50 ${pct(latencies, 50).toFixed(1)}  p90 ${pct(latencies, 90).toFixed(1)}  p99 ${pct(latencies, 99).toFixed(1)}  max ${latencies[latencies.length - 1].toFixed(1)}`);
+    console.log(`target: >= 3000 updates/s, p99 <= 50 ms`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    agent.destroy();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { AccountDirectory } from '../../accounts/application/account-directory';
+import { Authenticator } from '../../auth/authenticator';
+import { Principal } from '../../auth/principal';
+import { FqdnRegistry } from '../../domains/application/fqdn-registry';
+import { AppError } from '../../shared/errors';
+import { param, Params } from '../domain/ddns-request';
+
+/** Any refusal of the credentials: answered `badauth`, 401, with a Basic challenge. */
+export class BadAuth extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'BadAuth';
+  }
+}
+
+export interface DdnsIdentity {
+  principal: Principal;
+  /** The Basic username when it named one of the account's hosts: the default `hostname`. */
+  hostFromUsername: string | null;
+}
+
+interface Credentials {
+  username: string;
+  key: string;
+}
+
+const BASIC = /^basic +([A-Za-z0-9+/=]+)$/i;
+const BEARER = /^bearer +(\S+)$/i;
+
+/** Basic, then Bearer, then `username`/`password` parameters (ddns.md, Authentication). */
+export function credentialsOf(authorization: string | undefined, params: Params): Credentials | null {
+  if (typeof authorization === 'string' && authorization.trim() !== '') {
+    const basic = BASIC.exec(authorization.trim());
+    if (basic) {
+      const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon < 0) return null;
+      return { username: decoded.slice(0, colon), key: decoded.slice(colon + 1) };
+    }
+    const bearer = BEARER.exec(authorization.trim());
+    return bearer ? { username: '', key: bearer[1] } : null;
+  }
+  const key = param(params, 'password');
+  return key ? { username: param(params, 'username') ?? '', key } : null;
+}
+
+/**
+ * Authenticates a DDNS client: only an account-access key of a Pro/Elite account works,
+ * and a username, when given, must name that same account (its username or email) or one
+ * of its hosts. The key's last use is recorded only once all of this has passed.
+ */
+@Injectable()
+export class DdnsAuthenticator {
+  constructor(
+    private readonly authenticator: Authenticator,
+    private readonly directory: AccountDirectory,
+    private readonly registry: FqdnRegistry,
+  ) {}
+
+  async authenticate(authorization: string | undefined, params: Params): Promise<DdnsIdentity> {
+    const creds = credentialsOf(authorization, params);
+    if (!creds || !creds.key) throw new BadAuth('no credentials');
+    const principal = await this.refusingAuthErrors(async () => {
+      const p = await this.authenticator.fromApiKey(creds.key);
+      if (p.access !== 'account') throw new BadAuth('not an account key');
+      await this.authenticator.assertAccountKeyAllowed(p);
+      return p;
+    });
+    const hostFromUsername = await this.checkUsername(creds.username.trim().toLowerCase(), principal.accountId);
+    await this.authenticator.recordUse(principal);
+    return { principal, hostFromUsername };
+  }
+
+  private async checkUsername(username: string, accountId: number): Promise<string | null> {
+    if (username === '') return null;
+    // Usernames are [a-z0-9_-] and emails hold an "@": anything else with a dot is a host name.
+    if (username.includes('.') && !username.includes('@')) {
+      const fqdn = username.replace(/\.$/, '');
+      const owner = await this.registry.lookup(fqdn);
+      if (owner?.accountId !== accountId) throw new BadAuth('username names a host of another account');
+      return fqdn;
+    }
+    if ((await this.directory.resolve(username)) !== accountId) throw new BadAuth('username names another account');
+    return null;
+  }
+
+  private async refusingAuthErrors<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      // Invalid, expired or inactive keys (401) and keys of a downgraded plan (403) are all `badauth`.
+      if (e instanceof AppError && (e.status === 401 || e.status === 403)) throw new BadAuth(e.message);
+      throw e;
+    }
+  }
+}

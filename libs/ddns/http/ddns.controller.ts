@@ -1,0 +1,104 @@
+import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Public } from '../../auth/principal';
+import { LOGGER, Logger } from '../../shared/logger';
+import { textLine, v2Result } from '../domain/answers';
+import { Params } from '../domain/ddns-request';
+import { BadAuth, DdnsAuthenticator } from '../application/ddns-authenticator';
+import { DdnsOutcome, DdnsService } from '../application/ddns.service';
+
+type Protocol = 'dyndns2' | 'v2';
+const TEXT = 'text/plain; charset=utf-8';
+const CHALLENGE = 'Basic realm="ddns"';
+
+/** Query string and form body together; body values win (a POST form is the client's latest word). */
+const paramsOf = (req: FastifyRequest): Params => {
+  const body = req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? (req.body as Params) : {};
+  return { ...(req.query as Params), ...body };
+};
+
+/**
+ * Dynamic-DNS update endpoints (ddns.md). They authenticate themselves (Basic, Bearer or
+ * query credentials), so the global guard lets them through. Answers are sent as whole
+ * strings: Fastify then sets Content-Length, and nothing is chunked (ddclient 3.10
+ * cannot read chunked bodies).
+ */
+@Public()
+@Controller('domains')
+export class DdnsController {
+  constructor(
+    private readonly auth: DdnsAuthenticator,
+    private readonly ddns: DdnsService,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Get('nic/update')
+  nicGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.handle('dyndns2', req, reply);
+  }
+  @Post('nic/update')
+  nicPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.handle('dyndns2', req, reply);
+  }
+  @Get('dyndns/update')
+  dyndnsGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.handle('dyndns2', req, reply);
+  }
+  @Post('dyndns/update')
+  dyndnsPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.handle('dyndns2', req, reply);
+  }
+  @Get('v2/update')
+  v2Get(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.handle('v2', req, reply);
+  }
+  @Post('v2/update')
+  v2Post(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.handle('v2', req, reply);
+  }
+
+  @Get('nic/checkip')
+  checkIpGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return reply.code(200).header('content-type', TEXT).send(`${req.ip}\n`);
+  }
+  @Post('nic/checkip')
+  checkIpPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
+    return this.checkIpGet(req, reply);
+  }
+
+  private async handle(protocol: Protocol, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const params = paramsOf(req);
+    let outcome: DdnsOutcome;
+    try {
+      const identity = await this.auth.authenticate(req.headers.authorization, params);
+      outcome = await this.ddns.update(identity, params, req.ip);
+    } catch (e) {
+      if (e instanceof BadAuth) return this.badauth(protocol, reply);
+      this.logger.warn('ddns update failed', { error: e instanceof Error ? e.message : String(e) });
+      return this.failing(protocol, reply);
+    }
+    if (protocol === 'v2') {
+      reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ results: outcome.results.map(v2Result) }));
+      return;
+    }
+    reply.code(200).header('content-type', TEXT).send(outcome.results.map((r) => textLine(r, outcome.changes)).join('\n'));
+  }
+
+  private badauth(protocol: Protocol, reply: FastifyReply): void {
+    reply.code(401).header('www-authenticate', CHALLENGE);
+    if (protocol === 'v2') {
+      reply.header('content-type', 'application/json; charset=utf-8').send(
+        JSON.stringify({ error: { code: 'badauth', message: 'The credentials are not valid for dynamic DNS updates' } }),
+      );
+    } else reply.header('content-type', TEXT).send('badauth');
+  }
+
+  /** `911`: the service is failing; clients wait 30 minutes before trying again. */
+  private failing(protocol: Protocol, reply: FastifyReply): void {
+    if (protocol === 'v2') {
+      reply.code(500).header('content-type', 'application/json; charset=utf-8').send(
+        JSON.stringify({ error: { code: 'server_error', message: '911: the service cannot take updates now; retry in 30 minutes' } }),
+      );
+    } else reply.code(500).header('content-type', TEXT).send('911');
+  }
+}

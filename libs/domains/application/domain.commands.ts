@@ -1,0 +1,43 @@
+import { RecordType } from '../domain/addresses';
+import { FamilyChange } from '../domain/domain.decider';
+
+/** Who asked, from where: every event carries it (actor, account, source IP). */
+export interface Caller {
+  accountId: number;
+  actor: string;
+  sourceIp: string;
+}
+
+export class CreateDomain {
+  constructor(
+    readonly caller: Caller,
+    readonly fqdn: string,
+    readonly recordType: RecordType,
+    readonly recordIp: string,
+  ) {}
+}
+
+export class SetDomainAddress {
+  constructor(
+    readonly caller: Caller,
+    readonly fqdn: string,
+    readonly recordIp: string,
+  ) {}
+}
+
+export class DeleteDomain {
+  constructor(
+    readonly caller: Caller,
+    readonly fqdn: string,
+  ) {}
+}
+
+/** One host of a DDNS request; answered `good`/`nochg` or refused (`abuse`, 404 → `nohost`). */
+export class DdnsUpdateHost {
+  constructor(
+    readonly caller: Caller,
+    readonly fqdn: string,
+    readonly ipv4: FamilyChange,
+    readonly ipv6: FamilyChange,
+  ) {}
+}

@@ -1,0 +1,136 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { EventMetadata } from '../../eventstore/event-store.port';
+import { EventStreams } from '../../eventstore/event-streams';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { CLOCK, Clock } from '../../shared/clock';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { badRequest, conflict, notFound } from '../../shared/errors';
+import { ZoneQueries } from '../../zones/application/zone.queries';
+import { DOMAIN_NOT_FOUND, domainDecider, DomainState } from '../domain/domain.decider';
+import { DEFAULT_TTL, domainStream } from '../domain/domain.events';
+import { fqdnAllowed, normalizeFqdn } from '../domain/fqdn';
+import { Caller, CreateDomain, DdnsUpdateHost, DeleteDomain, SetDomainAddress } from './domain.commands';
+import { FqdnRegistry } from './fqdn-registry';
+import { KeyedLock } from './keyed-lock';
+
+export const INVALID_FQDN_MESSAGE = 'fqdn must be a host name under a dynamic-DNS zone or one of your verified zones';
+
+const metadataOf = (c: Caller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
+// Reservation events are bookkeeping of the uniqueness rule: no account_id, so they stay out of the audit log.
+const reservationMetadata = (c: Caller): EventMetadata => ({ actor: c.actor, source_ip: c.sourceIp });
+
+export interface DomainResult {
+  state: DomainState;
+  changed: boolean;
+}
+
+/** Shared by the per-domain handlers: resolve the fqdn on the write side, then decide one at a time per host. */
+abstract class DomainCommandHandler {
+  constructor(
+    protected readonly streams: EventStreams,
+    protected readonly registry: FqdnRegistry,
+    protected readonly projections: ProjectionEngine,
+    protected readonly lock: KeyedLock,
+    protected readonly clock: Clock,
+  ) {}
+
+  protected async decideOn(caller: Caller, fqdn: string, command: (at: string) => Parameters<typeof domainDecider.decide>[0]): Promise<DomainResult> {
+    const owner = await this.registry.lookup(normalizeFqdn(fqdn));
+    if (!owner || owner.accountId !== caller.accountId) throw notFound(DOMAIN_NOT_FOUND);
+    const stream = domainStream(owner.domainId);
+    return this.lock.run(stream, async () => {
+      const result = await this.streams.handle(stream, domainDecider, command(this.clock.now().toISOString()), metadataOf(caller));
+      // Read-your-writes for the domains read model only: the audit log may trail by milliseconds.
+      await this.projections.waitFor(result.position, 5000, ['domains']);
+      return { state: result.state, changed: result.events.length > 0 };
+    });
+  }
+}
+
+@CommandHandler(CreateDomain)
+export class CreateDomainHandler implements ICommandHandler<CreateDomain, DomainState> {
+  constructor(
+    private readonly streams: EventStreams,
+    private readonly registry: FqdnRegistry,
+    private readonly zones: ZoneQueries,
+    private readonly projections: ProjectionEngine,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: CreateDomain): Promise<DomainState> {
+    const fqdn = normalizeFqdn(cmd.fqdn);
+    const verified = await this.zones.verifiedZoneNames(cmd.caller.accountId);
+    if (!fqdnAllowed(fqdn, this.config.ddnsZones, verified)) throw badRequest('invalid_fqdn', INVALID_FQDN_MESSAGE);
+    const domainId = await this.registry.nextDomainId();
+    if (!(await this.registry.claim(fqdn, { domainId, accountId: cmd.caller.accountId }, reservationMetadata(cmd.caller)))) {
+      throw conflict('fqdn_taken', `${fqdn} is already taken`);
+    }
+    try {
+      const result = await this.streams.handle(
+        domainStream(domainId),
+        domainDecider,
+        {
+          type: 'CreateDomain',
+          domainId,
+          accountId: cmd.caller.accountId,
+          fqdn,
+          recordType: cmd.recordType,
+          recordIp: cmd.recordIp,
+          ttl: DEFAULT_TTL,
+          at: this.clock.now().toISOString(),
+        },
+        metadataOf(cmd.caller),
+      );
+      await this.projections.waitFor(result.position, 5000, ['domains']);
+      return result.state;
+    } catch (e) {
+      // The host was refused (bad address): give the name back at once.
+      await this.registry.release(fqdn, domainId, reservationMetadata(cmd.caller));
+      throw e;
+    }
+  }
+}
+
+@CommandHandler(SetDomainAddress)
+export class SetDomainAddressHandler extends DomainCommandHandler implements ICommandHandler<SetDomainAddress, DomainResult> {
+  constructor(streams: EventStreams, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+    super(streams, registry, projections, lock, clock);
+  }
+
+  execute(cmd: SetDomainAddress): Promise<DomainResult> {
+    return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({ type: 'SetAddress', accountId: cmd.caller.accountId, ip: cmd.recordIp, at }));
+  }
+}
+
+@CommandHandler(DdnsUpdateHost)
+export class DdnsUpdateHostHandler extends DomainCommandHandler implements ICommandHandler<DdnsUpdateHost, DomainResult> {
+  constructor(streams: EventStreams, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+    super(streams, registry, projections, lock, clock);
+  }
+
+  execute(cmd: DdnsUpdateHost): Promise<DomainResult> {
+    return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({
+      type: 'DdnsUpdate',
+      accountId: cmd.caller.accountId,
+      ipv4: cmd.ipv4,
+      ipv6: cmd.ipv6,
+      at,
+    }));
+  }
+}
+
+@CommandHandler(DeleteDomain)
+export class DeleteDomainHandler extends DomainCommandHandler implements ICommandHandler<DeleteDomain, void> {
+  constructor(streams: EventStreams, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+    super(streams, registry, projections, lock, clock);
+  }
+
+  async execute(cmd: DeleteDomain): Promise<void> {
+    const { state } = await this.decideOn(cmd.caller, cmd.fqdn, (at) => ({ type: 'DeleteDomain', accountId: cmd.caller.accountId, at }));
+    await this.registry.release(state.fqdn, state.id, reservationMetadata(cmd.caller));
+  }
+}
+
+export const DOMAIN_COMMAND_HANDLERS = [CreateDomainHandler, SetDomainAddressHandler, DdnsUpdateHostHandler, DeleteDomainHandler];

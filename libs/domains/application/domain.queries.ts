@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { notFound } from '../../shared/errors';
+import { Addresses } from '../domain/domain.events';
+import { RecordType } from '../domain/addresses';
+import { DOMAIN_NOT_FOUND } from '../domain/domain.decider';
+import { normalizeFqdn } from '../domain/fqdn';
+
+export interface DomainDoc {
+  _id: number;
+  id: number;
+  account_id: number;
+  fqdn: string;
+  record_type: RecordType;
+  record_ip: string;
+  ttl: number;
+  monitor_enabled: boolean;
+  addresses: Addresses;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The contract's domain object (§4) plus `addresses` (ddns.md, dual stack). */
+export const domainView = (d: DomainDoc) => ({
+  id: d.id,
+  fqdn: d.fqdn,
+  record_type: d.record_type,
+  record_ip: d.record_ip,
+  ttl: d.ttl,
+  monitor_enabled: d.monitor_enabled,
+  addresses: { ipv4: d.addresses.ipv4, ipv6: d.addresses.ipv6 },
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+});
+
+@Injectable()
+export class DomainQueries {
+  constructor(private readonly projections: ProjectionEngine) {}
+
+  private get domains() {
+    return this.projections.collection<DomainDoc>('domains', 'domains');
+  }
+
+  async list(accountId: number) {
+    return (await this.domains.find({ account_id: accountId }, { sort: { id: 1 } })).map(domainView);
+  }
+
+  async get(accountId: number, fqdn: string) {
+    // By fqdn alone (unique among live hosts, served by its index), then ownership: a foreign host is not found.
+    const doc = await this.domains.findOne({ fqdn: normalizeFqdn(fqdn) });
+    if (!doc || doc.account_id !== accountId) throw notFound(DOMAIN_NOT_FOUND);
+    return domainView(doc);
+  }
+}

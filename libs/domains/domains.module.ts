@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ZonesModule } from '../zones/zones.module';
+import { DOMAIN_COMMAND_HANDLERS } from './application/domain.handlers';
+import { DomainQueries } from './application/domain.queries';
+import { FqdnRegistry } from './application/fqdn-registry';
+import { KeyedLock } from './application/keyed-lock';
+import { DomainsController } from './http/domains.controller';
+
+@Module({
+  imports: [ZonesModule],
+  controllers: [DomainsController],
+  providers: [DomainQueries, FqdnRegistry, KeyedLock, ...DOMAIN_COMMAND_HANDLERS],
+  exports: [DomainQueries, FqdnRegistry],
+})
+export class DomainsModule {}

@@ -1,0 +1,46 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
+import { Caller, CreateDomain, DeleteDomain, SetDomainAddress } from '../application/domain.commands';
+import { DomainQueries } from '../application/domain.queries';
+import { CreateDomainDto, UpdateDomainDto } from './domain.dto';
+
+const callerOf = (p: Principal, ip: string): Caller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+
+/** Dynamic-DNS hosts (contract §4). Writes go through commands; reads come from the domains read model. */
+@Controller()
+export class DomainsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: DomainQueries,
+  ) {}
+
+  @Post('api/domains')
+  @HttpCode(201)
+  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateDomainDto, @ClientIp() ip: string) {
+    await this.commands.execute(new CreateDomain(callerOf(p, ip), body.fqdn, body.record_type, body.record_ip));
+    return this.queries.get(p.accountId, body.fqdn);
+  }
+
+  @Get('api/domains/fqdn/:fqdn')
+  get(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string) {
+    return this.queries.get(p.accountId, fqdn);
+  }
+
+  @Put('api/domains/fqdn/:fqdn')
+  async update(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string, @Body() body: UpdateDomainDto, @ClientIp() ip: string) {
+    await this.commands.execute(new SetDomainAddress(callerOf(p, ip), fqdn, body.record_ip));
+    return this.queries.get(p.accountId, fqdn);
+  }
+
+  @Delete('api/domains/fqdn/:fqdn')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string, @ClientIp() ip: string): Promise<void> {
+    await this.commands.execute(new DeleteDomain(callerOf(p, ip), fqdn));
+  }
+
+  @Get('domains')
+  list(@CurrentPrincipal() p: Principal) {
+    return this.queries.list(p.accountId);
+  }
+}

@@ -1,0 +1,183 @@
+import { ZoneIndex, type ZoneDefinition } from '../../dns-server';
+import { EventStore, Position, RecordedEvent, Subscription } from '../../eventstore/event-store.port';
+import { upcast } from '../../eventstore/upcasters';
+import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../../domains/domain/domain.events';
+import { isAtOrUnder, longestZoneOf } from '../../domains/domain/fqdn';
+import { ZoneEvent, ZONE_EVENT_TYPES } from '../domain/zone.events';
+
+const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES]);
+/** TTL of the apex SOA/NS; negative answers use the SOA minimum (60 s) so new hosts appear fast. */
+const APEX_TTL = 3600;
+const NEGATIVE_TTL = 60;
+
+interface Host {
+  accountId: string;
+  ttl: number;
+  ipv4: string | null;
+  ipv6: string | null;
+}
+
+interface ServedZone {
+  accountId: string | null;
+  serial: number;
+}
+
+/**
+ * Feeds the DNS server's in-memory index from a catch-up subscription to the event
+ * store (the `dns` role's own subscription, not the read models), so an appended change
+ * is served as soon as the event arrives. It keeps just enough state (served zones,
+ * dynamic-DNS hosts) to place each host in the longest zone that holds it, and to move
+ * hosts when a zone above them is imported or deleted.
+ */
+export class DnsIndexFeeder {
+  private readonly zones = new Map<string, ServedZone>();
+  private readonly hosts = new Map<string, Host>();
+  private subscription: Subscription | null = null;
+  private done: Promise<void> | null = null;
+  private position: Position | null = null;
+  private readonly waiters: Array<{ commit: bigint; resolve: () => void }> = [];
+
+  constructor(
+    private readonly store: EventStore,
+    readonly index: ZoneIndex,
+    private readonly options: { ddnsZones: string[]; nameservers: string[]; log: (msg: string, extra?: Record<string, unknown>) => void },
+  ) {}
+
+  /** Serves the dynamic-DNS zones, then resolves once every event up to the current head is in the index. */
+  async start(): Promise<void> {
+    const now = Date.now();
+    for (const zone of this.options.ddnsZones) this.putZone(zone, null, now);
+    const head = await this.store.headPosition();
+    this.subscription = this.store.subscribeToAll(null);
+    this.done = this.consume(this.subscription);
+    await this.waitFor(head);
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.close();
+    await this.done;
+  }
+
+  /** Resolves once the event at `position` has been applied to the index. */
+  waitFor(position: Position | null): Promise<void> {
+    if (!position || (this.position && this.position.commit >= position.commit)) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ commit: position.commit, resolve }));
+  }
+
+  private async consume(subscription: Subscription): Promise<void> {
+    for await (const raw of subscription) {
+      if (HANDLED.has(raw.type)) {
+        try {
+          this.apply(upcast(raw));
+        } catch (e) {
+          // One bad event (a record the index refuses) must not stop DNS for everyone else.
+          this.options.log('dns index: event not applied', { type: raw.type, stream: raw.streamId, error: (e as Error).message });
+        }
+      }
+      this.position = raw.position;
+      for (let i = this.waiters.length - 1; i >= 0; i--) {
+        if (this.waiters[i].commit <= raw.position.commit) this.waiters.splice(i, 1)[0].resolve();
+      }
+    }
+  }
+
+  private apply(event: RecordedEvent): void {
+    const at = event.created.getTime();
+    const e = { type: event.type, data: event.data } as DomainEventUnion | ZoneEvent;
+    switch (e.type) {
+      case 'ZoneImported':
+        this.putZone(e.data.name, String(e.data.account_id), at);
+        for (const r of e.data.rrsets) this.index.setRRset(e.data.name, r.subname, r.type, r.ttl, r.records);
+        this.replaceHostsUnder(e.data.name);
+        return;
+      case 'ZoneRRsetsChanged':
+        for (const r of e.data.rrsets) this.index.setRRset(e.data.name, r.subname, r.type, r.ttl, r.records);
+        // A host's own addresses win over zone records at the same name.
+        this.replaceHostsUnder(e.data.name);
+        this.bumpSerial(e.data.name, at);
+        return;
+      case 'ZoneVerified':
+        return;
+      case 'ZoneDeleted':
+        this.index.removeZone(e.data.name);
+        this.zones.delete(e.data.name);
+        this.replaceHostsUnder(e.data.name);
+        return;
+      case 'DomainCreated': {
+        const d = e.data;
+        this.hosts.set(d.fqdn, {
+          accountId: String(d.account_id),
+          ttl: d.ttl,
+          ipv4: d.record_type === 'A' ? d.record_ip : null,
+          ipv6: d.record_type === 'AAAA' ? d.record_ip : null,
+        });
+        this.placeHost(d.fqdn, at);
+        return;
+      }
+      case 'DomainAddressesChanged': {
+        const host = this.hosts.get(e.data.fqdn);
+        if (!host) return;
+        host.ipv4 = e.data.addresses.ipv4;
+        host.ipv6 = e.data.addresses.ipv6;
+        this.placeHost(e.data.fqdn, at);
+        return;
+      }
+      case 'DomainDeleted': {
+        const zone = longestZoneOf(e.data.fqdn, this.zones.keys());
+        this.hosts.delete(e.data.fqdn);
+        if (zone) {
+          this.index.removeRRset(zone, `${e.data.fqdn}.`, 'A');
+          this.index.removeRRset(zone, `${e.data.fqdn}.`, 'AAAA');
+          this.bumpSerial(zone, at);
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private placeHost(fqdn: string, at: number): void {
+    const host = this.hosts.get(fqdn);
+    const zone = longestZoneOf(fqdn, this.zones.keys());
+    if (!host || !zone) return; // a host whose zone was deleted is kept but not served
+    const owner = { accountId: host.accountId, domain: fqdn };
+    this.index.setRRset(zone, `${fqdn}.`, 'A', host.ttl, host.ipv4 ? [host.ipv4] : [], owner);
+    this.index.setRRset(zone, `${fqdn}.`, 'AAAA', host.ttl, host.ipv6 ? [host.ipv6] : [], owner);
+    this.bumpSerial(zone, at);
+  }
+
+  private replaceHostsUnder(zone: string): void {
+    for (const fqdn of this.hosts.keys()) if (isAtOrUnder(fqdn, zone)) this.placeHost(fqdn, 0);
+  }
+
+  private putZone(name: string, accountId: string | null, at: number): void {
+    const serial = Math.max(Math.floor(at / 1000), (this.zones.get(name)?.serial ?? 0) + 1);
+    this.zones.set(name, { accountId, serial });
+    this.index.putZone(this.definition(name, accountId, serial));
+  }
+
+  /**
+   * The SOA serial follows the time of the zone's last change (seconds), bumped at most
+   * once a second: re-encoding the apex for each of thousands of updates a second buys
+   * nothing, as no secondary server transfers these zones.
+   */
+  private bumpSerial(name: string, at: number): void {
+    const zone = this.zones.get(name);
+    const candidate = Math.floor(at / 1000);
+    if (!zone || candidate <= zone.serial) return;
+    zone.serial = candidate;
+    this.index.putZone(this.definition(name, zone.accountId, candidate));
+  }
+
+  private definition(name: string, accountId: string | null, serial: number): ZoneDefinition {
+    const { nameservers } = this.options;
+    return {
+      name,
+      ownerAccountId: accountId,
+      soa: { mname: nameservers[0], rname: `hostmaster.${name}`, serial: serial >>> 0, refresh: 3600, retry: 600, expire: 604800, minimum: NEGATIVE_TTL },
+      ttl: APEX_TTL,
+      nameservers,
+    };
+  }
+}

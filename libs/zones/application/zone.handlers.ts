@@ -1,0 +1,167 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { EventMetadata, EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
+import { EventStreams } from '../../eventstore/event-streams';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { hostnameProblem } from '../../dns-server';
+import { CLOCK, Clock } from '../../shared/clock';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { badRequest, conflict, notFound, validationFailed } from '../../shared/errors';
+import { isAtOrUnder } from '../../domains/domain/fqdn';
+import { parseMasterFile } from '../domain/master-file';
+import { RRsetInput } from '../domain/rrsets';
+import { ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
+import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
+import { ZoneVerifier } from './zone-verifier';
+
+export interface ZoneCaller {
+  accountId: number;
+  actor: string;
+  sourceIp: string;
+}
+
+export class ImportZone {
+  constructor(readonly caller: ZoneCaller, readonly name: string, readonly zoneFile: string | undefined) {}
+}
+export class UpsertZoneRecords {
+  constructor(readonly caller: ZoneCaller, readonly name: string, readonly rrsets: RRsetInput[]) {}
+}
+export class VerifyZone {
+  constructor(readonly caller: ZoneCaller, readonly name: string) {}
+}
+export class DeleteZone {
+  constructor(readonly caller: ZoneCaller, readonly name: string) {}
+}
+
+const metadataOf = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
+const reservationMetadata = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, source_ip: c.sourceIp });
+export const normalizeZoneName = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
+
+/** Zone commands share the lookup name → zone id (the reservation stream, write-side truth). */
+abstract class ZoneCommandBase {
+  constructor(
+    protected readonly store: EventStore,
+    protected readonly streams: EventStreams,
+    protected readonly projections: ProjectionEngine,
+    protected readonly clock: Clock,
+  ) {}
+
+  protected async zoneIdOf(name: string, accountId: number): Promise<string> {
+    const [last] = await this.store.readStream(zoneNameStream(normalizeZoneName(name)), { direction: 'backwards', maxCount: 1 });
+    if (!last || last.type !== 'ZoneNameReserved' || last.data.account_id !== accountId) throw notFound(ZONE_NOT_FOUND);
+    return last.data.zone_id as string;
+  }
+
+  protected async run(caller: ZoneCaller, zoneId: string, command: (at: string) => ZoneCommand) {
+    const result = await this.streams.handle(zoneStream(zoneId), zoneDecider, command(this.clock.now().toISOString()), metadataOf(caller));
+    await this.projections.waitFor(result.position, 5000, ['zones']);
+    return result;
+  }
+}
+
+@CommandHandler(ImportZone)
+export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandler<ImportZone, string> {
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    streams: EventStreams,
+    projections: ProjectionEngine,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super(store, streams, projections, clock);
+  }
+
+  async execute(cmd: ImportZone): Promise<string> {
+    const name = normalizeZoneName(cmd.name);
+    const problem = hostnameProblem(name);
+    if (problem || !name.includes('.')) throw validationFailed(`name: ${problem ?? 'a zone name needs at least two labels'}`);
+    if (this.config.ddnsZones.some((z) => isAtOrUnder(name, z))) {
+      throw validationFailed(`name: ${name} is part of the service's dynamic-DNS zones`);
+    }
+    const rrsets = cmd.zoneFile ? parseMasterFile(cmd.zoneFile, { zone: name, defaultTtl: 3600 }) : [];
+    const zoneId = randomUUID();
+    const token = randomBytes(18).toString('base64url');
+    const command = (at: string): ZoneCommand => ({
+      type: 'ImportZone',
+      zoneId,
+      accountId: cmd.caller.accountId,
+      name,
+      token,
+      nameservers: this.config.nameservers,
+      rrsets,
+      at,
+    });
+    // Validate before claiming the name, so a bad zone file does not hold it.
+    zoneDecider.decide(command(this.clock.now().toISOString()), zoneDecider.initialState());
+    const reserved = { type: 'ZoneNameReserved', data: { zone_id: zoneId, account_id: cmd.caller.accountId } };
+    if (!(await this.claim(name, reserved, reservationMetadata(cmd.caller)))) throw conflict('zone_taken', `${name} is already imported`);
+    await this.run(cmd.caller, zoneId, command);
+    return name;
+  }
+
+  private async claim(name: string, reserved: { type: string; data: unknown }, metadata: EventMetadata): Promise<boolean> {
+    const stream = zoneNameStream(name);
+    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+    if (!last) return this.streams.reserve(stream, reserved, metadata);
+    if (last.type !== 'ZoneNameReleased') return false;
+    try {
+      await this.streams.append(stream, [reserved], last.revision, metadata);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+@CommandHandler(UpsertZoneRecords)
+export class UpsertZoneRecordsHandler extends ZoneCommandBase implements ICommandHandler<UpsertZoneRecords, void> {
+  constructor(@Inject(EVENT_STORE) store: EventStore, streams: EventStreams, projections: ProjectionEngine, @Inject(CLOCK) clock: Clock) {
+    super(store, streams, projections, clock);
+  }
+
+  async execute(cmd: UpsertZoneRecords): Promise<void> {
+    const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
+    await this.run(cmd.caller, id, (at) => ({ type: 'UpsertRRsets', accountId: cmd.caller.accountId, rrsets: cmd.rrsets, at }));
+  }
+}
+
+@CommandHandler(VerifyZone)
+export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandler<VerifyZone, void> {
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    streams: EventStreams,
+    projections: ProjectionEngine,
+    @Inject(CLOCK) clock: Clock,
+    private readonly verifier: ZoneVerifier,
+  ) {
+    super(store, streams, projections, clock);
+  }
+
+  async execute(cmd: VerifyZone): Promise<void> {
+    const name = normalizeZoneName(cmd.name);
+    const id = await this.zoneIdOf(name, cmd.caller.accountId);
+    const { state, events } = await this.streams.load(zoneStream(id), zoneDecider);
+    if (state.status === 'verified') return;
+    const token = events[0]?.data.verification_token as string;
+    const outcome = await this.verifier.verify(name, verificationRecordName(name), token);
+    if (!outcome.ok) throw badRequest('not_verified', `The zone is not verified: ${outcome.reason}`);
+    await this.run(cmd.caller, id, (at) => ({ type: 'MarkVerified', accountId: cmd.caller.accountId, method: outcome.method, at }));
+  }
+}
+
+@CommandHandler(DeleteZone)
+export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandler<DeleteZone, void> {
+  constructor(@Inject(EVENT_STORE) store: EventStore, streams: EventStreams, projections: ProjectionEngine, @Inject(CLOCK) clock: Clock) {
+    super(store, streams, projections, clock);
+  }
+
+  async execute(cmd: DeleteZone): Promise<void> {
+    const name = normalizeZoneName(cmd.name);
+    const id = await this.zoneIdOf(name, cmd.caller.accountId);
+    await this.run(cmd.caller, id, (at) => ({ type: 'DeleteZone', accountId: cmd.caller.accountId, at }));
+    await this.streams.append(zoneNameStream(name), [{ type: 'ZoneNameReleased', data: { zone_id: id } }], 'stream_exists', reservationMetadata(cmd.caller));
+  }
+}
+
+export const ZONE_COMMAND_HANDLERS = [ImportZoneHandler, UpsertZoneRecordsHandler, VerifyZoneHandler, DeleteZoneHandler];

@@ -1,0 +1,73 @@
+import { specFor } from '../../shared/testing/decider-spec';
+import { ZoneCommand, zoneDecider } from './zone.decider';
+import { RRset, ZoneEvent } from './zone.events';
+import { RRsetInput } from './rrsets';
+
+const spec = specFor(zoneDecider);
+const at = '2026-01-01T00:00:00.000Z';
+const imported = (rrsets: RRset[] = []): ZoneEvent => ({
+  type: 'ZoneImported',
+  data: { zone_id: 'z1', account_id: 1, name: 'example.com', verification_token: 'tok', nameservers: ['ns1.example.net'], rrsets, created_at: at },
+});
+const upsert = (rrsets: RRsetInput[], accountId = 1): ZoneCommand => ({ type: 'UpsertRRsets', accountId, rrsets, at });
+
+describe('zone decider', () => {
+  it('imports a zone with canonical records', () => {
+    spec
+      .given([])
+      .when({
+        type: 'ImportZone',
+        zoneId: 'z1',
+        accountId: 1,
+        name: 'example.com',
+        token: 'tok',
+        nameservers: ['ns1.example.net'],
+        rrsets: [{ subname: 'WWW', type: 'cname', ttl: 300, records: ['Target.Example.org'] }],
+        at,
+      })
+      .then([imported([{ subname: 'www', type: 'CNAME', ttl: 300, records: ['target.example.org.'] }])]);
+  });
+
+  it('refuses bad presentation format, naming the record', () => {
+    spec.given([imported()]).when(upsert([{ subname: 'a', type: 'A', ttl: 300, records: ['1.2.3.4', '300.1.1.1'] }])).thenFails(400, /records\[0\]\.records\[1\]/);
+    spec.given([imported()]).when(upsert([{ subname: 'm', type: 'MX', ttl: 300, records: ['mail.example.com'] }])).thenFails(400, /invalid MX/);
+  });
+
+  it('refuses TTLs outside 60-86400, apex NS and apex CNAME', () => {
+    spec.given([imported()]).when(upsert([{ subname: 'a', type: 'A', ttl: 59, records: ['1.2.3.4'] }])).thenFails(400, /ttl/);
+    spec.given([imported()]).when(upsert([{ subname: '', type: 'NS', ttl: 300, records: ['ns.other.net'] }])).thenFails(400, /apex NS/);
+    spec.given([imported()]).when(upsert([{ subname: '', type: 'CNAME', ttl: 300, records: ['x.other.net'] }])).thenFails(400, /apex/);
+  });
+
+  it('refuses a CNAME beside other data', () => {
+    const a = { subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] };
+    spec.given([imported([a])]).when(upsert([{ subname: 'www', type: 'CNAME', ttl: 300, records: ['x.example.org'] }])).thenFails(400, /CNAME/);
+  });
+
+  it('upserts and deletes RRsets, recording only what changes', () => {
+    const a = { subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] };
+    spec.given([imported([a])]).when(upsert([a])).then([]);
+    spec
+      .given([imported([a])])
+      .when(upsert([{ ...a, records: [] }, { subname: 'txt', type: 'TXT', ttl: 60, records: ['"hello world"'] }]))
+      .then([
+        {
+          type: 'ZoneRRsetsChanged',
+          data: {
+            zone_id: 'z1',
+            account_id: 1,
+            name: 'example.com',
+            rrsets: [{ ...a, records: [] }, { subname: 'txt', type: 'TXT', ttl: 60, records: ['"hello world"'] }],
+            at,
+          },
+        },
+      ]);
+  });
+
+  it('hides other accounts’ zones and verifies once', () => {
+    spec.given([imported()]).when(upsert([], 2)).thenFails(404, 'not_found');
+    const verified: ZoneEvent = { type: 'ZoneVerified', data: { zone_id: 'z1', account_id: 1, name: 'example.com', method: 'txt', at } };
+    spec.given([imported()]).when({ type: 'MarkVerified', accountId: 1, method: 'txt', at }).then([verified]);
+    spec.given([imported(), verified]).when({ type: 'MarkVerified', accountId: 1, method: 'ns', at }).then([]);
+  });
+});

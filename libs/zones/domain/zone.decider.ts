@@ -1,0 +1,99 @@
+import { Decider, unreachable } from '../../shared/decider';
+import { conflict, notFound } from '../../shared/errors';
+import { applyRRsets, canonicalRRset, RRsetInput } from './rrsets';
+import { RRset, rrsetKey, ZoneEvent } from './zone.events';
+
+export interface ZoneState {
+  status: 'none' | 'pending_verification' | 'verified' | 'deleted';
+  id: string;
+  accountId: number;
+  name: string;
+  rrsets: Map<string, RRset>;
+}
+
+export type ZoneCommand =
+  | { type: 'ImportZone'; zoneId: string; accountId: number; name: string; token: string; nameservers: string[]; rrsets: RRsetInput[]; at: string }
+  | { type: 'UpsertRRsets'; accountId: number; rrsets: RRsetInput[]; at: string }
+  | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
+  | { type: 'DeleteZone'; accountId: number; at: string };
+
+export const ZONE_NOT_FOUND = 'Zone not found';
+
+const live = (s: ZoneState) => s.status === 'pending_verification' || s.status === 'verified';
+
+function requireOwned(state: ZoneState, accountId: number): void {
+  if (!live(state) || state.accountId !== accountId) throw notFound(ZONE_NOT_FOUND);
+}
+
+const canonicalAll = (zone: string, inputs: RRsetInput[]) => inputs.map((r, i) => canonicalRRset(zone, r, `records[${i}]`));
+
+export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
+  initialState: () => ({ status: 'none', id: '', accountId: 0, name: '', rrsets: new Map() }),
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'ZoneImported': {
+        const d = event.data;
+        return {
+          status: 'pending_verification',
+          id: d.zone_id,
+          accountId: d.account_id,
+          name: d.name,
+          rrsets: new Map(d.rrsets.map((r) => [rrsetKey(r), r])),
+        };
+      }
+      case 'ZoneRRsetsChanged':
+        return { ...state, rrsets: applyRRsets(state.rrsets, event.data.rrsets) };
+      case 'ZoneVerified':
+        return { ...state, status: 'verified' };
+      case 'ZoneDeleted':
+        return { ...state, status: 'deleted' };
+      default:
+        return unreachable(event);
+    }
+  },
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'ImportZone': {
+        if (state.status !== 'none') throw conflict('zone_taken', `${command.name} is already imported`);
+        const rrsets = [...applyRRsets(new Map(), canonicalAll(command.name, command.rrsets)).values()];
+        return [
+          {
+            type: 'ZoneImported',
+            data: {
+              zone_id: command.zoneId,
+              account_id: command.accountId,
+              name: command.name,
+              verification_token: command.token,
+              nameservers: command.nameservers,
+              rrsets,
+              created_at: command.at,
+            },
+          },
+        ];
+      }
+      case 'UpsertRRsets': {
+        requireOwned(state, command.accountId);
+        const changes = canonicalAll(state.name, command.rrsets);
+        applyRRsets(state.rrsets, changes); // validates the result as a whole
+        // Only what differs from the stored state is an event; an identical PUT changes nothing.
+        const effective = changes.filter((c) => {
+          const now = state.rrsets.get(rrsetKey(c));
+          return c.records.length === 0 ? now !== undefined : JSON.stringify(now) !== JSON.stringify(c);
+        });
+        if (effective.length === 0) return [];
+        return [{ type: 'ZoneRRsetsChanged', data: { zone_id: state.id, account_id: state.accountId, name: state.name, rrsets: effective, at: command.at } }];
+      }
+      case 'MarkVerified':
+        requireOwned(state, command.accountId);
+        if (state.status === 'verified') return [];
+        return [{ type: 'ZoneVerified', data: { zone_id: state.id, account_id: state.accountId, name: state.name, method: command.method, at: command.at } }];
+      case 'DeleteZone':
+        requireOwned(state, command.accountId);
+        return [{ type: 'ZoneDeleted', data: { zone_id: state.id, account_id: state.accountId, name: state.name, at: command.at } }];
+      default:
+        return unreachable(command);
+    }
+  },
+};
