@@ -1,6 +1,7 @@
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { familyOfType } from '../libs/domains/domain/addresses';
 import { ProjectionDefinition } from '../libs/projections/projection';
+import { MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { guardedUpdate } from './guard';
 
 /**
@@ -12,7 +13,8 @@ export const domainsProjection: ProjectionDefinition = {
   name: 'domains',
   version: 1,
   collections: ['domains'],
-  handles: DOMAIN_EVENT_TYPES,
+  // The monitor toggles (uptime) only set the domain object's `monitor_enabled`.
+  handles: [...DOMAIN_EVENT_TYPES, ...MONITOR_EVENT_TYPES],
   async setup(ctx) {
     // fqdn first: the embedded store uses the first index a filter pins, and fqdn is the selective one.
     await ctx.collection('domains').createIndex({ fqdn: 1 });
@@ -20,7 +22,7 @@ export const domainsProjection: ProjectionDefinition = {
   },
   async apply(raw, ctx) {
     const domains = ctx.collection('domains');
-    const event = raw as unknown as DomainEventUnion;
+    const event = raw as unknown as DomainEventUnion | MonitorEvent;
     switch (event.type) {
       case 'DomainCreated': {
         const d = event.data;
@@ -54,6 +56,15 @@ export const domainsProjection: ProjectionDefinition = {
       case 'DomainDeleted':
         await domains.deleteOne({ _id: event.data.domain_id });
         return;
+      case 'MonitorEnabled':
+      case 'MonitorDisabled':
+        return guardedUpdate(
+          domains,
+          event.data.domain_id,
+          ctx.position,
+          { $set: { monitor_enabled: event.type === 'MonitorEnabled' } },
+          { upsert: false },
+        );
       default:
         return;
     }

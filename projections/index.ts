@@ -6,6 +6,7 @@ import { sessionsProjection } from './sessions.projection';
 import { twoFactorProjection } from './two-factor.projection';
 import { domainsProjection } from './domains.projection';
 import { zonesProjection } from './zones.projection';
+import { uptimeDomainsProjection } from './uptime-domains.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -16,4 +17,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   twoFactorProjection,
   domainsProjection,
   zonesProjection,
+  uptimeDomainsProjection,
 ];

@@ -92,6 +92,30 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         expect(await match({ _id: 2, $or: [{ n: { $lt: 10 } }, { n: { $exists: false } }] })).toEqual([]);
         expect(await match({ _id: { $in: [1, 4] }, kind: 'a' })).toEqual([1]);
       });
+      it('type brackets, null and missing fields', async () => {
+        const t = fresh();
+        await t.bulkWrite(
+          [
+            { _id: 1, v: 5 },
+            { _id: 2, v: '5' },
+            { _id: 3, v: null },
+            { _id: 4 },
+            { _id: 5, v: [1, 20] },
+            { _id: 6, v: true },
+          ].map((document) => ({ insertOne: { document } })),
+        );
+        const m = async (filter: Record<string, unknown>) => ids(await t.find(filter, { sort: { _id: 1 } }));
+        expect(await m({ v: { $lt: 10 } })).toEqual([1, 5]);
+        expect(await m({ v: { $gt: 10 } })).toEqual([5]);
+        expect(await m({ v: 5 })).toEqual([1]);
+        expect(await m({ v: '5' })).toEqual([2]);
+        expect(await m({ v: 20 })).toEqual([5]);
+        expect(await m({ v: null })).toEqual([3, 4]);
+        expect(await m({ v: { $exists: true } })).toEqual([1, 2, 3, 5, 6]);
+        expect(await m({ v: { $in: [5, true] } })).toEqual([1, 6]);
+        expect(await m({ $or: [{ v: { $lt: 2 } }, { v: { $exists: false } }] })).toEqual([4, 5]);
+        expect(await m({ $and: [{ v: { $gte: 1 } }, { v: { $lte: 1 } }] })).toEqual([5]);
+      });
       it('projection', async () => {
         expect(await c.findOne({ _id: 1 }, { projection: { kind: 1 } })).toEqual({ _id: 1, kind: 'a' });
       });

@@ -1,0 +1,14 @@
+import { uuidv7 } from './event-id';
+
+describe('uuidv7', () => {
+  it('is a version-7, RFC 9562 variant UUID carrying the time', () => {
+    const id = uuidv7(0x0123456789ab);
+    expect(id).toMatch(/^01234567-89ab-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('sorts by time', () => {
+    const ids = [1000, 2000, 1_700_000_000_000].map((t) => uuidv7(t));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(Array.from({ length: 1000 }, () => uuidv7(5))).size).toBe(1000);
+  });
+});

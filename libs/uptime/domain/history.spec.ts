@@ -1,0 +1,89 @@
+import { addDaily, addHourly, Bucket, dayKey, hourKey, percentage, windowTallies } from './history';
+import { currentStatus, dashboard, LastCheck } from './status';
+
+const H = 3_600_000;
+const D = 24 * H;
+const now = Date.parse('2026-03-31T12:30:00Z');
+
+const fold = (checks: Array<[number, boolean]>) =>
+  checks.reduce(
+    (acc, [at, up]) => ({ hourly: addHourly(acc.hourly, at, up), daily: addDaily(acc.daily, at, up) }),
+    { hourly: [] as Bucket[], daily: [] as Bucket[] },
+  );
+
+describe('uptime history buckets', () => {
+  it('keys buckets by UTC hour and day', () => {
+    expect(hourKey(now)).toBe('2026-03-31T12:00:00Z');
+    expect(dayKey(now)).toBe('2026-03-31');
+  });
+
+  it('counts checks per bucket and keeps at most 24 hours and 30 days', () => {
+    const checks: Array<[number, boolean]> = [];
+    for (let h = 0; h < 24 * 40; h++) checks.push([now - h * H, h % 4 !== 0]);
+    const { hourly, daily } = fold(checks.reverse());
+    expect(hourly).toHaveLength(24);
+    expect(hourly[0].t).toBe('2026-03-30T13:00:00Z');
+    expect(daily).toHaveLength(30);
+    expect(daily[0].t).toBe('2026-03-02');
+    expect(hourly.reduce((n, b) => n + b.checks, 0)).toBe(24);
+  });
+
+  it('drops a check older than the retention instead of evicting newer buckets', () => {
+    const { hourly } = fold([[now, true], [now - 30 * H, false]]);
+    expect(hourly).toEqual([{ t: '2026-03-31T12:00:00Z', checks: 1, up: 1 }]);
+  });
+
+  it('computes 24h from hourly and 7d/30d from daily buckets; an empty window is null', () => {
+    // 3 checks in the last day (2 up), 4 checks 5 days ago (all down), 10 checks 20 days ago (all up).
+    const { hourly, daily } = fold([
+      ...Array.from({ length: 10 }, (_, i): [number, boolean] => [now - 20 * D + i * H, true]),
+      ...Array.from({ length: 4 }, (_, i): [number, boolean] => [now - 5 * D + i * H, false]),
+      [now - 2 * H, true],
+      [now - H, false],
+      [now, true],
+    ]);
+    const w = windowTallies(hourly, daily, new Date(now));
+    expect(percentage(w.h24)).toBe(66.67);
+    expect(percentage(w.d7)).toBe(28.57);
+    expect(percentage(w.d30)).toBe(70.59);
+    const later = windowTallies(hourly, daily, new Date(now + 40 * D));
+    expect([percentage(later.h24), percentage(later.d7), percentage(later.d30)]).toEqual([null, null, null]);
+  });
+});
+
+describe('current status and dashboard', () => {
+  const up: LastCheck = { at: '2026-03-31T12:00:00.000Z', is_up: true, response_time_ms: 12, error: null };
+  const down: LastCheck = { at: '2026-03-31T12:00:00.000Z', is_up: false, response_time_ms: null, error: 'connection refused' };
+  const facts = { monitorEnabled: true, enabledAt: '2026-03-31T11:00:00.000Z', hasIp: true };
+
+  it('orders disabled, no_ip, pending, then the last check', () => {
+    expect(currentStatus({ ...facts, monitorEnabled: false, last: up })).toBe('disabled');
+    expect(currentStatus({ ...facts, hasIp: false, last: up })).toBe('no_ip');
+    expect(currentStatus({ ...facts, last: null })).toBe('pending');
+    // Re-enabled after the last check: pending until the next one.
+    expect(currentStatus({ ...facts, enabledAt: '2026-03-31T12:10:00.000Z', last: up })).toBe('pending');
+    expect(currentStatus({ ...facts, last: up })).toBe('operational');
+    expect(currentStatus({ ...facts, last: down })).toBe('down');
+  });
+
+  it('pools checks of monitored domains only and averages the latest up response times', () => {
+    const w = (checks: number, upCount: number) => ({ h24: { checks, up: upCount }, d7: { checks, up: upCount }, d30: { checks, up: upCount } });
+    const result = dashboard([
+      { status: 'operational', last: up, windows: w(10, 10) },
+      { status: 'operational', last: { ...up, response_time_ms: 30 }, windows: w(10, 9) },
+      { status: 'down', last: down, windows: w(20, 5) },
+      { status: 'pending', last: null, windows: w(0, 0) },
+      { status: 'disabled', last: up, windows: w(100, 0) },
+    ]);
+    expect(result).toEqual({
+      overall_uptime_24h: 60,
+      overall_uptime_7d: 60,
+      overall_uptime_30d: 60,
+      domains_monitored: 4,
+      domains_up: 2,
+      domains_down: 1,
+      average_response_time_ms: 21,
+    });
+    expect(dashboard([])).toMatchObject({ overall_uptime_24h: null, domains_monitored: 0, average_response_time_ms: null });
+  });
+});

@@ -1,0 +1,75 @@
+/**
+ * Uptime history as bounded buckets: hourly for 24 hours, daily for 30 days (the seed's
+ * retention). A bucket is keyed by its UTC start as an ISO string, so keys sort and
+ * compare as strings. Pure functions: the projection folds checks in, queries read
+ * windows out, both against times passed in.
+ */
+export interface Bucket {
+  /** Hour `YYYY-MM-DDTHH:00:00Z` or day `YYYY-MM-DD` (UTC). */
+  t: string;
+  checks: number;
+  up: number;
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+export const HOURLY_RETENTION = 24;
+export const DAILY_RETENTION = 30;
+
+export const hourKey = (at: Date | number): string => new Date(at).toISOString().slice(0, 13) + ':00:00Z';
+export const dayKey = (at: Date | number): string => new Date(at).toISOString().slice(0, 10);
+
+/** Oldest key inside the last `n` hours/days counted back from the one holding `at` (that one included). */
+export const firstHourOf = (at: Date | number, n: number): string => hourKey(+new Date(at) - (n - 1) * HOUR_MS);
+export const firstDayOf = (at: Date | number, n: number): string => dayKey(+new Date(at) - (n - 1) * DAY_MS);
+
+/**
+ * Adds one check to the bucket `key`, then drops buckets older than the retention counted
+ * from the newest bucket. A check older than that (a very late delivery) is dropped too.
+ */
+function addTo(buckets: readonly Bucket[], key: string, up: boolean, cutoffFrom: (newest: string) => string): Bucket[] {
+  const newest = buckets.length && buckets[buckets.length - 1].t > key ? buckets[buckets.length - 1].t : key;
+  const cutoff = cutoffFrom(newest);
+  const out = buckets.filter((b) => b.t >= cutoff).map((b) => ({ ...b }));
+  if (key < cutoff) return out;
+  const existing = out.find((b) => b.t === key);
+  if (existing) {
+    existing.checks += 1;
+    existing.up += up ? 1 : 0;
+    return out;
+  }
+  out.push({ t: key, checks: 1, up: up ? 1 : 0 });
+  return out.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+}
+
+export const addHourly = (buckets: readonly Bucket[], at: Date | number, up: boolean): Bucket[] =>
+  addTo(buckets, hourKey(at), up, (newest) => firstHourOf(Date.parse(newest), HOURLY_RETENTION));
+
+export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: boolean): Bucket[] =>
+  addTo(buckets, dayKey(at), up, (newest) => firstDayOf(Date.parse(newest), DAILY_RETENTION));
+
+export interface Tally {
+  checks: number;
+  up: number;
+}
+
+export const tallyFrom = (buckets: readonly Bucket[], fromKey: string): Tally =>
+  buckets.reduce((t, b) => (b.t >= fromKey ? { checks: t.checks + b.checks, up: t.up + b.up } : t), { checks: 0, up: 0 });
+
+export const addTallies = (a: Tally, b: Tally): Tally => ({ checks: a.checks + b.checks, up: a.up + b.up });
+
+/** Successful checks over total checks, in percent with two decimals; null when the window holds no check. */
+export const percentage = (t: Tally): number | null => (t.checks === 0 ? null : Math.round((t.up / t.checks) * 10_000) / 100);
+
+export interface WindowTallies {
+  h24: Tally;
+  d7: Tally;
+  d30: Tally;
+}
+
+/** The seed's windows at `now`: 24 h from hourly buckets, 7 and 30 days from daily aggregates. */
+export const windowTallies = (hourly: readonly Bucket[], daily: readonly Bucket[], now: Date): WindowTallies => ({
+  h24: tallyFrom(hourly, firstHourOf(now, HOURLY_RETENTION)),
+  d7: tallyFrom(daily, firstDayOf(now, 7)),
+  d30: tallyFrom(daily, firstDayOf(now, DAILY_RETENTION)),
+});

@@ -1,0 +1,43 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
+import { MonitoringSet, SetMonitoring } from '../application/monitor.handlers';
+import { parseDomainId, UptimeAccess } from '../application/uptime-access';
+import { UptimeQueries } from '../application/uptime.queries';
+import { SetMonitorDto } from './uptime.dto';
+
+/** Uptime monitoring (seed "Uptime", contract §6). Every route needs Plus or higher. */
+@Controller('uptime')
+export class UptimeController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: UptimeQueries,
+    private readonly access: UptimeAccess,
+  ) {}
+
+  @Post('domain/:id/monitor')
+  @HttpCode(200)
+  async monitor(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: SetMonitorDto, @ClientIp() ip: string): Promise<MonitoringSet> {
+    // The plan gate comes before any id is looked at, on every route.
+    await this.access.planOf(p.accountId);
+    return this.commands.execute(new SetMonitoring(p.accountId, parseDomainId(id), body.enabled, actorOf(p), ip));
+  }
+
+  @Get('dashboard')
+  async dashboard(@CurrentPrincipal() p: Principal) {
+    await this.access.planOf(p.accountId);
+    return this.queries.dashboard(p.accountId);
+  }
+
+  @Get('domain/:id')
+  async domain(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
+    await this.access.planOf(p.accountId);
+    return this.queries.domain(p.accountId, parseDomainId(id));
+  }
+
+  @Get('status/realtime')
+  async realtime(@CurrentPrincipal() p: Principal) {
+    await this.access.planOf(p.accountId);
+    return this.queries.realtime(p.accountId);
+  }
+}
