@@ -21,17 +21,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStreams } from '../libs/eventstore/event-streams';
 import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
-import { systemClock } from '../libs/shared/clock';
 import { CheckSink, EventStoreCheckSink } from '../libs/uptime/application/check-recorder';
 import { TargetChange, TargetSource } from '../libs/uptime/application/targets';
 import { UptimeScheduler } from '../libs/uptime/application/uptime-scheduler';
-import { DEFAULT_CONCURRENCY } from '../libs/uptime/application/uptime-settings';
+import { loadConfig } from '../libs/shared/config';
 
 const DOMAINS = Number(process.env.UPTIME_BENCH_DOMAINS ?? 100_000);
 const SECONDS = Number(process.env.UPTIME_BENCH_SECONDS ?? 60);
 const LISTENERS = Math.min(250, Number(process.env.UPTIME_BENCH_LISTENERS ?? 16));
 const RECORD = process.env.UPTIME_BENCH_RECORD ?? 'events';
-const CONCURRENCY = Number(process.env.UPTIME_CONCURRENCY ?? DEFAULT_CONCURRENCY);
+const CONCURRENCY = loadConfig().uptimeConcurrency;
 const TIMEOUT_MS = Number(process.env.UPTIME_TIMEOUT_MS ?? 2000);
 const PRODUCTION_INTERVAL_S = 300;
 /** The whole run stops by this, whatever happens. */
@@ -112,11 +111,14 @@ async function main(): Promise<void> {
       await events$?.record(target, at, result);
     },
   };
+  // Real time, held just short of the end of the one interval measured: a late last tick must not start the next revolution.
+  let endOfInterval = Infinity;
+  const clock = { now: () => new Date(Math.min(Date.now(), endOfInterval)) };
   const scheduler = new UptimeScheduler(
     { intervalMs: SECONDS * 1000, ports: [port], timeoutMs: TIMEOUT_MS, concurrency: CONCURRENCY, partition: { index: 0, count: 1 } },
     allTargets,
     sink,
-    systemClock,
+    clock,
   );
   await scheduler.sync(Date.now());
   const occupancy = scheduler.wheel.occupancy();
@@ -129,6 +131,7 @@ async function main(): Promise<void> {
   const slotMs = scheduler.wheel.slotMs;
   const cpu0 = process.cpuUsage();
   const t0 = Date.now();
+  endOfInterval = t0 + SECONDS * 1000 - 1;
   for (let k = 0; k < occupancy.length; k++) {
     const wait = t0 + k * slotMs - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));

@@ -85,6 +85,7 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
       },
     });
     worker = app.running.app.get(UptimeWorker);
+    worker.stopTimer();
   });
 
   afterAll(async () => {
@@ -355,5 +356,36 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     // Back to Free: the API is closed again.
     expect((await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { plan: 'free' })).status).toBe(200);
     expect((await app.http.get('/uptime/dashboard', owner.token)).status).toBe(403);
+  });
+});
+
+describe('uptime worker timer (real time)', () => {
+  let app: TestApp;
+  let upServer: Server;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    upServer = createServer((s) => s.destroy());
+    await new Promise<void>((r) => upServer.listen({ host: UP_IP, port }, r));
+    app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500' } });
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await new Promise((r) => upServer?.close(r));
+  });
+
+  it('checks an enabled domain once per interval from its own timer', async () => {
+    const owner = await registerAndLogin(app.http, { plan: 'plus' });
+    const created = await app.http.post('/api/domains', { fqdn: 'timer.dyn.example.net', record_type: 'A', record_ip: UP_IP }, owner.token);
+    const id = created.body.id;
+    expect((await app.http.post(`/uptime/domain/${id}/monitor`, { enabled: true }, owner.token)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 3500));
+    const record = (await app.http.get(`/uptime/domain/${id}`, owner.token)).body;
+    expect(record.current_status).toBe('operational');
+    // About one check a second (sync within a second of enabling, then one per interval).
+    const checks = await app.running.deps.eventStore.readStream(`uptime-${id}`);
+    expect(checks.length).toBeGreaterThanOrEqual(2);
+    expect(checks.length).toBeLessThanOrEqual(4);
   });
 });

@@ -25,6 +25,11 @@ export interface AppConfig {
   uptimeIntervalSeconds: number;
   uptimeCheckPorts: number[];
   uptimeTimeoutMs: number;
+  /** Checks in flight at once per worker. */
+  uptimeConcurrency: number;
+  /** This worker's share of partitioned work (uptime checks): WORKER_INDEX of WORKER_COUNT. */
+  workerIndex: number;
+  workerCount: number;
   trustedProxies: string[];
   totpIssuer: string;
   sessionTtlSeconds: number;
@@ -68,12 +73,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     uptimeIntervalSeconds: int(env.UPTIME_INTERVAL_SECONDS, 300, 'UPTIME_INTERVAL_SECONDS'),
     uptimeCheckPorts: list(env.UPTIME_CHECK_PORTS, ['443', '80']).map((p) => int(p, 0, 'UPTIME_CHECK_PORTS')),
     uptimeTimeoutMs: int(env.UPTIME_TIMEOUT_MS, 5000, 'UPTIME_TIMEOUT_MS'),
+    uptimeConcurrency: Math.max(1, int(env.UPTIME_CONCURRENCY, 256, 'UPTIME_CONCURRENCY')),
+    workerIndex: int(env.WORKER_INDEX, 0, 'WORKER_INDEX'),
+    workerCount: Math.max(1, int(env.WORKER_COUNT, 1, 'WORKER_COUNT')),
     trustedProxies: list(env.TRUSTED_PROXIES),
     totpIssuer: env.TOTP_ISSUER || 'Account DNS',
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',
     ...overrides,
   };
+  if (config.workerIndex >= config.workerCount) {
+    throw new Error(`WORKER_INDEX (${config.workerIndex}) must be below WORKER_COUNT (${config.workerCount})`);
+  }
   return config;
 }
 

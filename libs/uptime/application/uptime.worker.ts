@@ -50,9 +50,17 @@ export class UptimeWorker implements OnApplicationBootstrap, OnApplicationShutdo
     tick();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops the real timer so that only the caller turns the wheel (`scheduler.runDue`):
+   * tests do, so no timer tick can hand out a slot between their clock move and their call.
+   */
+  stopTimer(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopTimer();
     // Checks in flight finish (bounded by the timeout) so their results are not lost.
     await this.scheduler.idle();
   }
