@@ -94,14 +94,16 @@ export class Authenticator {
       access: doc.access,
       keyDomains: doc.domains,
       failureReportSubjects: doc.failure_report_subjects,
+      plan: account.plan,
     };
   }
 
   /** Plan rule for account keys: a downgraded account's keys still authenticate but are refused. */
   async assertAccountKeyAllowed(principal: Principal): Promise<void> {
     if (principal.via !== 'api_key' || principal.access !== 'account') return;
-    const account = await this.account(principal.accountId);
-    if (!account || !planAllowsApiKeys(account.plan as never)) throw forbidden('plan_required', API_ACCESS_MESSAGE);
+    // The plan read while authenticating, so a request costs one account lookup.
+    const plan = principal.plan ?? (await this.account(principal.accountId))?.plan;
+    if (!plan || !planAllowsApiKeys(plan as never)) throw forbidden('plan_required', API_ACCESS_MESSAGE);
   }
 
   async recordUse(principal: Principal): Promise<void> {

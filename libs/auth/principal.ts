@@ -11,6 +11,8 @@ export interface Principal {
   /** Email-auth keys: the zones the key may see (empty: all of the account's). */
   keyDomains?: string[];
   failureReportSubjects?: boolean;
+  /** The account's plan when the request was authenticated (keys only). */
+  plan?: string;
 }
 
 export const actorOf = (p: Principal): string => (p.via === 'api_key' ? `key:${p.keyId}` : `user:${p.accountId}`);

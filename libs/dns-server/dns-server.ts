@@ -49,6 +49,12 @@ const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
 
+/** dgram's `reusePort` option exists from Node 22.12 (and 23.1). */
+export function supportsReusePort(version = process.versions.node): boolean {
+  const [major, minor] = version.split('.').map(Number);
+  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
+}
+
 export class DnsServer {
   private udp: dgram.Socket | null = null;
   private tcp: net.Server | null = null;
@@ -101,10 +107,18 @@ export class DnsServer {
     // process.nextTick per packet.
     const lookup = (address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) =>
       cb(null, address, family);
-    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: lookup as never });
+    // With SO_REUSEPORT (Node >= 22.12) each cluster worker binds its own socket and the
+    // kernel spreads packets over them; otherwise workers share the primary's one socket and
+    // every packet wakes them all.
+    const reusePort = supportsReusePort() && this.opts.port !== 0;
+    const socket = dgram.createSocket({
+      type: family === 6 ? 'udp6' : 'udp4',
+      lookup: lookup as never,
+      ...(reusePort ? { reusePort: true } : {}),
+    } as dgram.SocketOptions);
     return new Promise((resolve, reject) => {
       socket.once('error', reject);
-      socket.bind({ address: this.opts.host, port }, () => {
+      socket.bind({ address: this.opts.host, port, exclusive: reusePort }, () => {
         socket.off('error', reject);
         socket.on('error', (err) => this.onError(err));
         try {
