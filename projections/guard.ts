@@ -12,7 +12,12 @@ export async function guardedUpdate<T extends Doc>(
   update: Update,
   options: { upsert?: boolean } = { upsert: true },
 ): Promise<void> {
-  const withPos = { ...update, $set: { ...(update.$set ?? {}), _pos: position } };
+  // Not `{ ...update.$set, _pos: position }`: on Node 20 an object spread followed by a
+  // property the source lacks takes V8's slow path (~1 µs, a tenth of a projection's
+  // per-event budget); Object.assign copies do not.
+  const $set = Object.assign({}, update.$set);
+  $set._pos = position;
+  const withPos: Update = Object.assign({}, update, { $set });
   try {
     await collection.updateOne(
       { _id: id, $or: [{ _pos: { $lt: position } }, { _pos: { $exists: false } }] },

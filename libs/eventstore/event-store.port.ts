@@ -33,6 +33,10 @@ export interface Position {
   prepare: bigint;
 }
 
+/**
+ * A stored event. Adapters may decode `data`, `metadata`, `position` and `created` on
+ * first read (getters), so copy an event by naming its fields, not by spreading it.
+ */
 export interface RecordedEvent<T = any> {
   id: string;
   streamId: string;
@@ -64,6 +68,13 @@ export interface ReadAllOptions {
 
 export interface Subscription extends AsyncIterable<RecordedEvent> {
   close(): Promise<void>;
+  /**
+   * The same events, in the same order, in the non-empty batches the adapter has at
+   * hand (a page read, what the network has buffered), so a consumer pays the async
+   * iteration once per batch rather than once per event. Consume a subscription
+   * either through this or as an iterable, not both.
+   */
+  batches?(): AsyncIterable<RecordedEvent[]>;
 }
 
 export interface StreamMetadata {

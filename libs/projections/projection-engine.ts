@@ -41,12 +41,23 @@ const physicalName = (logical: string, generation: number) => `${logical}__g${ge
 const CHECKPOINT_EVERY = 500;
 const CHECKPOINT_IDLE_MS = 50;
 
+/** Adapters without `batches()`: the per-event iterator, one event per batch. */
+async function* oneByOne(subscription: Subscription): AsyncGenerator<RecordedEvent[]> {
+  for await (const event of subscription) yield [event];
+}
+
 /**
  * Runs one generation of one projection: a durable catch-up subscription consumed in
- * order (`for await`), applying each event, then saving the checkpoint in batches.
- * Handlers are idempotent, so resuming from an older checkpoint after a crash is safe.
+ * order, batch by batch (the async machinery is paid once per batch), applying each
+ * event the projection handles, then saving the checkpoint in batches. Handlers are
+ * idempotent, so resuming from an older checkpoint after a crash is safe.
  */
 class ProjectionRunner {
+  /**
+   * The last event applied or skipped, as far as readers need to know: it may lag
+   * behind skipped events within the current batch (never behind an applied one), and
+   * is exact whenever a batch is done, which is when checkpoints are saved.
+   */
   position: Position | null;
   state: ProjectionStatus['state'] = 'catching_up';
   error?: string;
@@ -56,6 +67,9 @@ class ProjectionRunner {
   private sinceCheckpoint = 0;
   private checkpointTimer: NodeJS.Timeout | null = null;
   private readonly handles: Set<string> | null;
+  /** Physical collection names by logical name, resolved once rather than per event. */
+  private readonly physicalNames: Map<string, string>;
+  private readonly ownCollection = <T extends Doc>(logical: string) => this.collection<T>(logical);
 
   constructor(
     readonly definition: ProjectionDefinition,
@@ -68,13 +82,16 @@ class ProjectionRunner {
   ) {
     this.position = start;
     this.handles = definition.handles ? new Set(definition.handles) : null;
+    this.physicalNames = new Map(definition.collections.map((n) => [n, physicalName(n, generation)]));
   }
 
   collection<T extends Doc>(logical: string): Collection<T> {
-    if (!this.definition.collections.includes(logical)) {
+    const physical = this.physicalNames.get(logical);
+    if (physical === undefined) {
       throw new Error(`projection ${this.definition.name} does not own collection ${logical}`);
     }
-    return this.readStore.collection<T>(physicalName(logical, this.generation));
+    // Looked up each time, not cached: a dropped collection must not linger in a runner.
+    return this.readStore.collection<T>(physical);
   }
 
   private get checkpointId() {
@@ -82,7 +99,7 @@ class ProjectionRunner {
   }
 
   async start(): Promise<void> {
-    await this.definition.setup?.({ collection: (n) => this.collection(n) });
+    await this.definition.setup?.({ collection: this.ownCollection });
     this.done = this.loop();
   }
 
@@ -90,23 +107,34 @@ class ProjectionRunner {
     let backoff = 100;
     while (!this.stopped) {
       try {
-        this.subscription = this.store.subscribeToAll(this.position);
-        for await (const raw of this.subscription) {
-          if (this.stopped) break;
-          const event = upcast(raw);
-          if (!this.handles || this.handles.has(event.type)) {
-            const ctx: ProjectionContext = {
-              collection: (n) => this.collection(n),
-              position: positionNumber(event.position),
-            };
-            await this.definition.apply(event, ctx);
+        const subscription = (this.subscription = this.store.subscribeToAll(this.position));
+        for await (const batch of subscription.batches ? subscription.batches() : oneByOne(subscription)) {
+          let last: RecordedEvent | null = null;
+          let done = 0;
+          for (const raw of batch) {
+            if (this.stopped) break;
+            // Upcasting never changes an event's type, so unhandled events are skipped undecoded.
+            if (!this.handles || this.handles.has(raw.type)) {
+              const event = upcast(raw);
+              const ctx: ProjectionContext = { collection: this.ownCollection, position: positionNumber(event.position) };
+              await this.definition.apply(event, ctx);
+              this.position = raw.position;
+              // Read-your-writes: a waiter learns of its event as soon as it is applied,
+              // not at the end of the batch.
+              if (this.progress.listenerCount('progress') > 0) this.progress.emit('progress');
+            }
+            last = raw;
+            done += 1;
           }
-          this.position = event.position;
-          this.state = 'live';
-          this.error = undefined;
-          backoff = 100;
-          this.progress.emit('progress');
-          await this.noteProgress();
+          if (last !== null) {
+            this.position = last.position;
+            this.state = 'live';
+            this.error = undefined;
+            backoff = 100;
+            this.progress.emit('progress');
+            await this.noteProgress(done);
+          }
+          if (this.stopped) break;
         }
       } catch (e) {
         if (this.stopped) break;
@@ -120,11 +148,11 @@ class ProjectionRunner {
     }
   }
 
-  private async noteProgress(): Promise<void> {
-    this.sinceCheckpoint += 1;
-    if (this.sinceCheckpoint >= CHECKPOINT_EVERY) {
-      await this.saveCheckpoint();
-    } else if (!this.checkpointTimer) {
+  /** Saves the checkpoint every CHECKPOINT_EVERY events, or once the projection has been idle briefly. */
+  private noteProgress(events: number): Promise<void> | void {
+    this.sinceCheckpoint += events;
+    if (this.sinceCheckpoint >= CHECKPOINT_EVERY) return this.saveCheckpoint();
+    if (!this.checkpointTimer) {
       this.checkpointTimer = setTimeout(() => void this.saveCheckpoint().catch(() => undefined), CHECKPOINT_IDLE_MS);
     }
   }
@@ -248,10 +276,14 @@ export class ProjectionEngine {
   async waitFor(position: Position | null, timeoutMs = 5000, only?: string[]): Promise<boolean> {
     if (!position || !this.running) return true;
     const target = position.commit;
-    const caughtUp = () =>
-      [...this.runners.values()]
-        .filter((r) => !only || only.includes(r.definition.name))
-        .every((r) => r.position !== null && r.position.commit >= target);
+    // Called on every progress event while someone waits, so it allocates nothing.
+    const caughtUp = () => {
+      for (const r of this.runners.values()) {
+        if (only && !only.includes(r.definition.name)) continue;
+        if (r.position === null || r.position.commit < target) return false;
+      }
+      return true;
+    };
     if (caughtUp()) return true;
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => {

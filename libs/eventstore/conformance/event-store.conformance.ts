@@ -201,6 +201,27 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         expect(two.map((e) => e.type)).toEqual(['A0', 'A1']);
       });
 
+      it('events keep every field when serialised or copied field by field', async () => {
+        const s = streamName();
+        await store.appendToStream(s, [{ type: 'A', data: { n: 1 }, metadata: { actor: 'system' } }], 'no_stream');
+        const [e] = await store.readStream(s);
+        const copy = JSON.parse(JSON.stringify(e, (_, v) => (typeof v === 'bigint' ? v.toString() : v)));
+        expect(copy).toMatchObject({ id: e.id, streamId: s, revision: 0, type: 'A', data: { n: 1 }, metadata: { actor: 'system' } });
+        expect(new Date(copy.created).getTime()).toBe(e.created.getTime());
+        expect(copy.position.commit).toBe(e.position.commit.toString());
+        const { id, streamId, revision, type, data, metadata, position, created } = e;
+        expect({ id, streamId, revision, type, data, metadata, position, created }).toEqual({
+          id: e.id,
+          streamId: s,
+          revision: 0,
+          type: 'A',
+          data: { n: 1 },
+          metadata: { actor: 'system' },
+          position: e.position,
+          created: e.created,
+        });
+      });
+
       it('reports the head as the position of the last event written', async () => {
         const s = streamName();
         await store.appendToStream(s, [ev('A'), ev('B')], 'no_stream');
@@ -262,6 +283,28 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         await sub.close();
         await done;
         expect(received.map((e) => e.data.n)).toEqual([2, 3, 4, 5]);
+      });
+
+      it('hands out the same events in order through batches(), in non-empty batches', async () => {
+        const s = streamName('batches');
+        const head = await store.headPosition();
+        await store.appendToStream(s, [0, 1, 2, 3, 4].map((n) => ev('N', { n })), 'no_stream');
+        const sub = store.subscribeToAll(head);
+        if (!sub.batches) return void (await sub.close());
+        const received: RecordedEvent[] = [];
+        const done = (async () => {
+          for await (const batch of sub.batches!()) {
+            expect(batch.length).toBeGreaterThan(0);
+            received.push(...batch.filter((e) => e.streamId === s));
+          }
+        })();
+        await until(() => received.length >= 5);
+        await store.appendToStream(s, [ev('N', { n: 5 })], 4);
+        await until(() => received.length >= 6);
+        await sub.close();
+        await done;
+        expect(received.map((e) => e.data.n)).toEqual([0, 1, 2, 3, 4, 5]);
+        expect(received.map((e) => e.revision)).toEqual([0, 1, 2, 3, 4, 5]);
       });
 
       it('ends iteration when closed', async () => {

@@ -1,4 +1,6 @@
+import { finished, Readable } from 'node:stream';
 import {
+  AllStreamResolvedEvent,
   ANY,
   AppendExpectedRevision,
   BACKWARDS,
@@ -168,17 +170,51 @@ export class EsdbEventStore implements EventStore {
       fromPosition: after ?? START,
       filter: excludeSystemEvents(),
     });
+    // A resumed subscription must never replay the checkpointed event itself.
+    const wanted = (event: RecordedEvent | null): event is RecordedEvent =>
+      event !== null && !(after && comparePositions(event.position, after) <= 0);
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       for await (const resolved of source) {
         const event = toRecorded(resolved);
-        // A resumed subscription must never replay the checkpointed event itself.
-        if (!event || (after && comparePositions(event.position, after) <= 0)) continue;
-        yield event;
+        if (wanted(event)) yield event;
       }
     }
-    const iterator = iterate();
+    /**
+     * Whatever the stream has buffered, drained with `read()` in one go. The waiting
+     * mirrors Node's own async iterator for readables: wake on 'readable', and on the
+     * stream finishing (`error` undefined while open, null once ended cleanly).
+     */
+    async function* batches(): AsyncGenerator<RecordedEvent[]> {
+      let wakeUp: () => void = () => undefined;
+      const onReadable = () => wakeUp();
+      let error: Error | null | undefined;
+      source.on('readable', onReadable);
+      const cleanup = finished(source as Readable, { writable: false }, (err) => {
+        error = err ?? null;
+        wakeUp();
+      });
+      try {
+        for (;;) {
+          const batch: RecordedEvent[] = [];
+          let resolved: AllStreamResolvedEvent | null;
+          while (batch.length < PAGE && (resolved = source.destroyed ? null : source.read()) !== null) {
+            const event = toRecorded(resolved);
+            if (wanted(event)) batch.push(event);
+          }
+          if (batch.length > 0) yield batch;
+          else if (error) throw error;
+          else if (error === null) return;
+          else await new Promise<void>((resolve) => (wakeUp = resolve));
+        }
+      } finally {
+        source.off('readable', onReadable);
+        cleanup();
+      }
+    }
+    let iterator: AsyncIterator<RecordedEvent> | null = null;
     return {
-      [Symbol.asyncIterator]: () => iterator,
+      [Symbol.asyncIterator]: () => (iterator ??= iterate()),
+      batches: () => ({ [Symbol.asyncIterator]: () => batches() }),
       close: async () => {
         await source.unsubscribe();
       },

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
   AppendResult,
+  EventMetadata,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -49,7 +50,64 @@ export class IdConflictError extends Error {
   }
 }
 
-const toPosition = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) });
+/** One BigInt serves as both commit and prepare: they are equal here, and BigInts are immutable. */
+const toPosition = (n: number): Position => {
+  const p = BigInt(n);
+  return { commit: p, prepare: p };
+};
+
+/**
+ * A stored event that decodes its JSON columns, position and timestamp on first read
+ * and keeps the result. A projection skips most events of `$all` by type alone, and a
+ * handler rarely reads `metadata` or `created`, so most of that work is never done.
+ * The decoded fields are getters: `toJSON` keeps serialisation complete, and copies
+ * must name the fields (a spread would drop them).
+ */
+class StoredEvent implements RecordedEvent {
+  readonly id: string;
+  readonly streamId: string;
+  readonly revision: number;
+  readonly type: string;
+  #row: EventRow;
+  #data: unknown;
+  #metadata: EventMetadata | undefined;
+  #position: Position | undefined;
+  #created: Date | undefined;
+
+  constructor(row: EventRow) {
+    this.id = row[1];
+    this.streamId = row[2];
+    this.revision = row[3];
+    this.type = row[4];
+    this.#row = row;
+  }
+
+  get data(): any {
+    return this.#data === undefined ? (this.#data = JSON.parse(this.#row[5])) : this.#data;
+  }
+
+  get metadata(): EventMetadata {
+    return (this.#metadata ??= JSON.parse(this.#row[6]));
+  }
+
+  get position(): Position {
+    return (this.#position ??= toPosition(this.#row[0]));
+  }
+
+  get created(): Date {
+    return (this.#created ??= new Date(this.#row[CREATED]));
+  }
+
+  /** Global position as a number, without building the BigInt position. */
+  get positionNumber(): number {
+    return this.#row[0];
+  }
+
+  toJSON(): RecordedEvent {
+    const { id, streamId, revision, type, data, metadata, position, created } = this;
+    return { id, streamId, revision, type, data, metadata, position, created };
+  }
+}
 
 /**
  * Embedded event store on SQLite (WAL). The global position is the rowid,
@@ -234,19 +292,6 @@ export class SqliteEventStore implements EventStore {
     return { nextExpectedRevision: last.revision, position: toPosition(last.position) };
   }
 
-  private toRecorded([position, id, streamId, revision, type, data, metadata, created]: EventRow): RecordedEvent {
-    return {
-      id,
-      streamId,
-      revision,
-      type,
-      data: JSON.parse(data),
-      metadata: JSON.parse(metadata),
-      position: toPosition(position),
-      created: new Date(created),
-    };
-  }
-
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
     const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     const rows =
@@ -255,35 +300,52 @@ export class SqliteEventStore implements EventStore {
         : this.stmts.readForward.all(stream, options.fromRevision ?? 0, max);
     const maxAge = this.maxAges.get(stream);
     const cutoff = maxAge ? Date.now() - maxAge * 1000 : 0;
-    return rows.filter((r) => r[CREATED] >= cutoff).map((r) => this.toRecorded(r));
+    return rows.filter((r) => r[CREATED] >= cutoff).map((r) => new StoredEvent(r));
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     return this.readAllSync(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000);
   }
 
-  private readAllSync(after: number, max: number): RecordedEvent[] {
-    return this.stmts.readAll.all(after, max).map((r) => this.toRecorded(r));
+  private readAllSync(after: number, max: number): StoredEvent[] {
+    const rows = this.stmts.readAll.all(after, max);
+    const events = new Array<StoredEvent>(rows.length);
+    for (let i = 0; i < rows.length; i++) events[i] = new StoredEvent(rows[i]);
+    return events;
   }
 
+  /**
+   * Reads `$all` in pages of `batchSize` rows; once a page comes back short the reader
+   * is at the head and waits for an append (this process) or the poll interval
+   * (other processes). Pages are handed out whole through `batches()`.
+   */
   subscribeToAll(after: Position | null): Subscription {
     let closed = false;
     let wake: (() => void) | null = null;
-    const onAppend = () => wake?.();
+    // Set by an append in this process since the last read: the consumer may take
+    // several event-loop turns over a page (a read store doing I/O), and an append
+    // then must not wait out the poll interval.
+    let appendedSinceRead = false;
+    const onAppend = () => {
+      appendedSinceRead = true;
+      wake?.();
+    };
     this.appended.on('append', onAppend);
     const store = this;
     const batchSize = 1000;
-    async function* iterate(): AsyncGenerator<RecordedEvent> {
+    async function* pages(): AsyncGenerator<RecordedEvent[]> {
       let cursor = after ? Number(after.commit) : 0;
       try {
         while (!closed && !store.closed) {
+          appendedSinceRead = false;
           const batch = store.readAllSync(cursor, batchSize);
-          for (const event of batch) {
-            if (closed) return;
-            cursor = Number(event.position.commit);
-            yield event;
+          if (batch.length > 0) {
+            cursor = batch[batch.length - 1].positionNumber;
+            yield batch;
           }
+          if (closed) break;
           if (batch.length < batchSize) {
+            if (appendedSinceRead) continue;
             await new Promise<void>((resolve) => {
               const timer = setTimeout(resolve, store.pollIntervalMs);
               wake = () => {
@@ -292,15 +354,28 @@ export class SqliteEventStore implements EventStore {
               };
             });
             wake = null;
+          } else {
+            // Reads are synchronous: without this, catching up over many pages would run
+            // in one macrotask and starve timers and I/O (HTTP, write-behind) until done.
+            await new Promise<void>((resolve) => setImmediate(resolve));
           }
         }
       } finally {
         store.appended.off('append', onAppend);
       }
     }
-    const iterator = iterate();
+    async function* events(): AsyncGenerator<RecordedEvent> {
+      for await (const batch of pages()) {
+        for (const event of batch) {
+          if (closed) return;
+          yield event;
+        }
+      }
+    }
+    let iterator: AsyncIterator<RecordedEvent> | null = null;
     return {
-      [Symbol.asyncIterator]: () => iterator,
+      [Symbol.asyncIterator]: () => (iterator ??= events()),
+      batches: () => ({ [Symbol.asyncIterator]: () => pages() }),
       close: async () => {
         closed = true;
         wake?.();

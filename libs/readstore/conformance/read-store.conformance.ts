@@ -274,6 +274,11 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         expect(isDuplicateKeyError(await rejection(c.insertOne({ _id: 3, email: 'a@x' })))).toBe(true);
         expect(isDuplicateKeyError(await rejection(c.updateOne({ _id: 2 }, { $set: { email: 'a@x' } })))).toBe(true);
         expect((await c.findOne({ _id: 2 }))!.email).toBe('b@x');
+        // A refused update changes nothing, neither its other fields nor its lookups.
+        const refused = c.updateOne({ _id: 2 }, { $set: { email: 'a@x', name: 'bee' }, $inc: { n: 1 } });
+        expect(isDuplicateKeyError(await rejection(refused))).toBe(true);
+        expect(await c.findOne({ _id: 2 })).toEqual({ _id: 2, email: 'b@x' });
+        expect(ids(await c.find({ email: 'b@x' }))).toEqual([2]);
         // Freeing a value lets another document take it.
         await c.updateOne({ _id: 1 }, { $set: { email: 'c@x' } });
         await c.updateOne({ _id: 2 }, { $set: { email: 'a@x' } });

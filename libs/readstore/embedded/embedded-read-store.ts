@@ -20,20 +20,81 @@ import {
 type Key = string;
 const keyOf = (v: unknown): Key => (typeof v === 'string' ? `s:${v}` : `j:${JSON.stringify(v)}`);
 
-interface EqualityIndex {
-  field: string;
-  unique: boolean;
-  entries: Map<Key, Set<Key>>;
+/**
+ * Keys of the documents holding each value of one field; an array is indexed by each
+ * element, as MongoDB's multikey indexes are. A string, number or boolean is its own
+ * map key (a Map tells "1" from 1, and needs no key string built and hashed per
+ * update); other values (dates, sub-documents) go by their JSON in a map of their own.
+ */
+class EqualityIndex {
+  /** `field` split on dots once, not on every lookup. */
+  readonly path: string[];
+  private readonly scalars = new Map<string | number | boolean, Set<Key>>();
+  private readonly others = new Map<string, Set<Key>>();
+
+  constructor(
+    readonly field: string,
+    readonly unique: boolean,
+  ) {
+    this.path = field.split('.');
+  }
+
+  valueOf(doc: Doc): unknown {
+    return valueAt(doc, this.path);
+  }
+
+  /** Keys of the documents whose field holds (or, for arrays, contains) `value`, which is neither null nor an array. */
+  holders(value: unknown): Set<Key> | undefined {
+    const t = typeof value;
+    return t === 'string' || t === 'number' || t === 'boolean'
+      ? this.scalars.get(value as string | number | boolean)
+      : this.others.get(JSON.stringify(value));
+  }
+
+  add(value: unknown, key: Key): void {
+    if (value === undefined || value === null) return;
+    if (!Array.isArray(value)) return this.addElement(value, key);
+    for (const element of value) this.addElement(element, key);
+  }
+
+  remove(value: unknown, key: Key): void {
+    if (value === undefined || value === null) return;
+    if (!Array.isArray(value)) return this.removeElement(value, key);
+    for (const element of value) this.removeElement(element, key);
+  }
+
+  /** Adds one value as it is, even an array (an element of an indexed array may itself be one). */
+  addElement(value: unknown, key: Key): void {
+    const t = typeof value;
+    if (t === 'string' || t === 'number' || t === 'boolean') EqualityIndex.addTo(this.scalars, value as string, key);
+    else EqualityIndex.addTo(this.others, JSON.stringify(value), key);
+  }
+
+  private removeElement(value: unknown, key: Key): void {
+    const t = typeof value;
+    if (t === 'string' || t === 'number' || t === 'boolean') EqualityIndex.removeFrom(this.scalars, value as string, key);
+    else EqualityIndex.removeFrom(this.others, JSON.stringify(value), key);
+  }
+
+  private static addTo<V>(map: Map<V, Set<Key>>, value: V, key: Key): void {
+    const set = map.get(value);
+    if (set) set.add(key);
+    else map.set(value, new Set<Key>().add(key)); // not `new Set([key])`, which goes through the iterator protocol
+  }
+
+  private static removeFrom<V>(map: Map<V, Set<Key>>, value: V, key: Key): void {
+    const set = map.get(value);
+    if (set?.delete(key) && set.size === 0) map.delete(value);
+  }
 }
 
-const getPath = (doc: any, path: string): unknown =>
-  path.split('.').reduce((v, p) => (v === null || v === undefined ? undefined : v[p]), doc);
-
-/** Index keys of a document's field; an array is indexed by each element, as MongoDB's multikey indexes are. */
-const indexKeys = (doc: unknown, field: string): Key[] => {
-  const value = getPath(doc, field);
-  if (value === undefined || value === null) return [];
-  return Array.isArray(value) ? value.map(keyOf) : [keyOf(value)];
+const valueAt = (doc: any, path: string[]): unknown => {
+  let v = doc;
+  for (const p of path) {
+    if (v === null || v === undefined) return undefined;
+    v = v[p];
+  }
+  return v;
 };
 
 /** The value a filter pins a field to, when it does (`{f: v}` or `{f: {$eq: v}}`). */
@@ -73,140 +134,176 @@ const clone = <T>(v: T): T => cloneValue(v) as T;
  * MongoDB semantics are left to mingo.
  */
 type Verdict = boolean | undefined;
-type FastTest = (doc: Doc) => Verdict;
+/** Returned for a filter the fast path does not understand at all: mingo decides. */
+const UNSUPPORTED = null;
 
 const isScalar = (v: unknown): v is string | number | boolean =>
   typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const own = (doc: Doc, field: string): unknown => (Object.hasOwn(doc, field) ? doc[field] : undefined);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 
-const allOf = (tests: FastTest[]): FastTest => (tests.length === 1 ? tests[0] : every(tests));
-const every = (tests: FastTest[]): FastTest => (doc) => {
-  let verdict: Verdict = true;
-  for (const t of tests) {
-    const v = t(doc);
-    if (v === false) return false;
-    if (v === undefined) verdict = undefined;
-  }
-  return verdict;
-};
-const anyOf = (tests: FastTest[]): FastTest => (doc) => {
-  let verdict: Verdict = false;
-  for (const t of tests) {
-    const v = t(doc);
-    if (v === true) return true;
-    if (v === undefined) verdict = undefined;
-  }
-  return verdict;
-};
+/** Combines verdicts of a conjunction: false wins, then undefined. */
+const and = (a: Verdict, b: Verdict): Verdict => (a === false || b === false ? false : a === undefined || b === undefined ? undefined : true);
+/** Combines verdicts of a disjunction: true wins, then undefined. */
+const or = (a: Verdict, b: Verdict): Verdict => (a === true || b === true ? true : a === undefined || b === undefined ? undefined : false);
 
-/** Tests of one top-level field against a scalar; missing and null never equal a scalar. */
-const scalarTest = (field: string, decide: (v: string | number | boolean) => boolean): FastTest => (doc) => {
+/**
+ * One top-level field against a scalar. Missing and null never equal (or compare
+ * with) a scalar; MongoDB compares within a type bracket, so a string or boolean is
+ * never `$lt` a number.
+ */
+function scalarVerdict(doc: Doc, field: string, op: string, arg: unknown): Verdict {
   const v = own(doc, field);
-  if (isScalar(v)) return decide(v);
-  return v === undefined || v === null ? false : undefined;
-};
-
-const RANGE: Record<string, (a: number, b: number) => boolean> = {
-  $lt: (a, b) => a < b,
-  $lte: (a, b) => a <= b,
-  $gt: (a, b) => a > b,
-  $gte: (a, b) => a >= b,
-};
-
-function fieldTest(field: string, cond: unknown): FastTest | null {
-  if (isScalar(cond)) return scalarTest(field, (v) => v === cond);
-  if (cond === null || typeof cond !== 'object' || Object.getPrototypeOf(cond) !== Object.prototype) return null;
-  const tests: FastTest[] = [];
-  for (const [op, arg] of Object.entries(cond)) {
-    if (op === '$eq' && isScalar(arg)) tests.push(scalarTest(field, (v) => v === arg));
-    else if (op in RANGE && typeof arg === 'number' && Number.isFinite(arg)) {
-      // MongoDB compares within a type bracket: a string or boolean is never $lt a number.
-      const cmp = RANGE[op];
-      tests.push(scalarTest(field, (v) => typeof v === 'number' && cmp(v, arg)));
-    } else if (op === '$in' && Array.isArray(arg) && arg.every(isScalar)) {
-      const set = new Set<unknown>(arg);
-      tests.push(scalarTest(field, (v) => set.has(v)));
-    } else if (op === '$exists' && typeof arg === 'boolean') {
-      tests.push((doc) => {
-        const present = Object.hasOwn(doc, field);
-        if (present && doc[field] === undefined) return undefined;
-        return present === arg;
-      });
-    } else return null;
+  if (!isScalar(v)) return v === undefined || v === null ? false : undefined;
+  switch (op) {
+    case '$eq':
+      return v === arg;
+    case '$in':
+      return (arg as unknown[]).includes(v);
+    case '$lt':
+      return typeof v === 'number' && v < (arg as number);
+    case '$lte':
+      return typeof v === 'number' && v <= (arg as number);
+    case '$gt':
+      return typeof v === 'number' && v > (arg as number);
+    default:
+      return typeof v === 'number' && v >= (arg as number);
   }
-  return allOf(tests);
+}
+
+/** The verdict of `{field: cond}` (top-level field), or UNSUPPORTED when cond is outside the fast path. */
+function fieldVerdict(doc: Doc, field: string, cond: unknown): Verdict | typeof UNSUPPORTED {
+  if (isScalar(cond)) return scalarVerdict(doc, field, '$eq', cond);
+  if (!isPlainObject(cond)) return UNSUPPORTED;
+  let verdict: Verdict = true;
+  for (const op in cond) {
+    const arg = cond[op];
+    let v: Verdict;
+    if (op === '$eq' && isScalar(arg)) v = scalarVerdict(doc, field, op, arg);
+    else if ((op === '$lt' || op === '$lte' || op === '$gt' || op === '$gte') && isFiniteNumber(arg)) {
+      v = scalarVerdict(doc, field, op, arg);
+    } else if (op === '$in' && Array.isArray(arg) && arg.every(isScalar)) v = scalarVerdict(doc, field, op, arg);
+    else if (op === '$exists' && typeof arg === 'boolean') {
+      const present = Object.hasOwn(doc, field);
+      v = present && doc[field] === undefined ? undefined : present === arg;
+    } else return UNSUPPORTED;
+    verdict = and(verdict, v);
+  }
+  return verdict;
 }
 
 /**
- * Compiles the filters projections and lookups use on hot paths (top-level equality,
- * numeric ranges, `$in`, `$exists`, `$or`/`$and` of those) into plain functions, since
- * building a mingo Query costs far more than evaluating it. Null for anything else.
+ * Evaluates the filters projections and lookups use on hot paths (top-level equality,
+ * numeric ranges, `$in`, `$exists`, `$or`/`$and` of those) directly, since building a
+ * mingo Query costs far more than evaluating it, and most filters (a guarded update by
+ * `_id`) test a single document, so even compiling them into closures does not pay.
+ * The whole filter is always walked (no short-circuit), so UNSUPPORTED depends on the
+ * filter alone, never on the document.
  */
-function compileFast(filter: Filter): FastTest | null {
-  const tests: FastTest[] = [];
-  for (const [key, cond] of Object.entries(filter)) {
+function fastVerdict(filter: Filter, doc: Doc): Verdict | typeof UNSUPPORTED {
+  let verdict: Verdict = true;
+  for (const key in filter) {
+    const cond = filter[key];
+    let v: Verdict | typeof UNSUPPORTED;
     if (key === '$or' || key === '$and') {
-      if (!Array.isArray(cond) || cond.length === 0) return null;
-      const subs: FastTest[] = [];
+      if (!Array.isArray(cond) || cond.length === 0) return UNSUPPORTED;
+      const isOr = key === '$or';
+      v = isOr ? false : true;
       for (const sub of cond) {
-        const t = sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? compileFast(sub) : null;
-        if (!t) return null;
-        subs.push(t);
+        const s = sub !== null && typeof sub === 'object' && !Array.isArray(sub) ? fastVerdict(sub, doc) : UNSUPPORTED;
+        if (s === UNSUPPORTED) return UNSUPPORTED;
+        v = isOr ? or(v, s) : and(v, s);
       }
-      tests.push(key === '$or' ? anyOf(subs) : allOf(subs));
-      continue;
-    }
-    if (key.startsWith('$') || key.includes('.')) return null;
-    const t = fieldTest(key, cond);
-    if (!t) return null;
-    tests.push(t);
+    } else if (key.startsWith('$') || key.includes('.')) return UNSUPPORTED;
+    else v = fieldVerdict(doc, key, cond);
+    if (v === UNSUPPORTED) return UNSUPPORTED;
+    verdict = and(verdict, v);
   }
-  return allOf(tests);
+  return verdict;
 }
 
 /** True when every key of an operator's argument is a plain top-level field name. */
-const plainFields = (expr: unknown): expr is Record<string, unknown> =>
-  expr !== null &&
-  typeof expr === 'object' &&
-  Object.getPrototypeOf(expr) === Object.prototype &&
-  Object.keys(expr).every((k) => !k.includes('.') && !k.startsWith('$') && k !== '__proto__');
+const plainFields = (expr: unknown): expr is Record<string, unknown> => {
+  if (!isPlainObject(expr)) return false;
+  for (const k in expr) if (k.includes('.') || k.startsWith('$') || k === '__proto__') return false;
+  return true;
+};
 
 /**
- * Applies `$set`, `$unset` and `$inc` on top-level fields directly, as MongoDB would;
- * false leaves the operator to mingo (dotted paths, positional updates, other operators,
- * and the cases MongoDB rejects, so the error stays mingo's).
+ * Whether `applyFast` applies an operator itself: `$set`, `$unset` and `$inc` on
+ * top-level fields, as MongoDB would. The rest goes to mingo (dotted paths, positional
+ * updates, other operators, and the cases MongoDB rejects, so the error stays mingo's).
+ * A pure check, so an update can be classified before anything is copied.
  */
-function applyFast(target: Doc, op: string, expr: unknown): boolean {
+function isFastOp(target: Doc, op: string, expr: unknown): expr is Record<string, unknown> {
   if (!plainFields(expr)) return false;
-  const fields = Object.keys(expr);
   switch (op) {
     case '$set':
       // MongoDB cannot store `undefined`; mingo's handling of it is kept.
-      if (fields.some((k) => expr[k] === undefined)) return false;
-      for (const k of fields) target[k] = clone(expr[k]);
+      for (const k in expr) if (expr[k] === undefined) return false;
       return true;
     case '$unset':
-      for (const k of fields) delete target[k];
       return true;
     case '$inc':
-      if (fields.some((k) => !isFiniteNumber(expr[k]) || !(own(target, k) === undefined || isFiniteNumber(own(target, k))))) {
-        return false;
+      for (const k in expr) {
+        const current = own(target, k);
+        if (!isFiniteNumber(expr[k]) || !(current === undefined || isFiniteNumber(current))) return false;
       }
-      for (const k of fields) target[k] = ((own(target, k) as number | undefined) ?? 0) + (expr[k] as number);
       return true;
     default:
       return false;
   }
 }
 
-/** The filter as a document test: the fast path where it decides, mingo (built once, lazily) otherwise. */
-function compileFilter(filter: Filter): (doc: Doc) => boolean {
-  const fast = compileFast(filter);
-  let query: Query | null = null;
-  const slow = (doc: Doc) => (query ??= new Query(filter)).test(doc);
-  if (!fast) return slow;
-  return (doc) => fast(doc) ?? slow(doc);
+/**
+ * Applies a fast operator (see `isFastOp`). It only ever replaces or deletes top-level
+ * fields of `target`, never mutating a value inside it; `$set` stores copies.
+ */
+function applyFast(target: Doc, op: string, expr: Record<string, unknown>): void {
+  switch (op) {
+    case '$set':
+      for (const k in expr) target[k] = clone(expr[k]);
+      return;
+    case '$unset':
+      for (const k in expr) delete target[k];
+      return;
+    case '$inc':
+      for (const k in expr) target[k] = ((own(target, k) as number | undefined) ?? 0) + (expr[k] as number);
+      return;
+  }
+}
+
+/** The operator an update key applies; `$setOnInsert` is `$set` when inserting and nothing otherwise. */
+const effectiveOp = (key: string, inserting: boolean): string | null =>
+  key === '$setOnInsert' ? (inserting ? '$set' : null) : key;
+
+/**
+ * How an update of an existing document must copy it first: SLOW when an operator
+ * needs mingo (a deep copy, since mingo may change values in place), otherwise a
+ * shallow copy suffices, as fast operators only replace top-level fields. KEEPS_FIELDS
+ * means the update only writes fields the document already has; the copy is then an
+ * object spread, the cheapest. An update that adds or removes fields gets an
+ * Object.assign copy instead: on Node 20 a spread copy that gains a property takes
+ * V8's slow path, ten times the cost.
+ */
+const SLOW = 0;
+const CHANGES_FIELDS = 1;
+const KEEPS_FIELDS = 2;
+function updatePlan(target: Doc, update: Update): typeof SLOW | typeof CHANGES_FIELDS | typeof KEEPS_FIELDS {
+  let plan: typeof CHANGES_FIELDS | typeof KEEPS_FIELDS = KEEPS_FIELDS;
+  for (const key in update) {
+    const op = effectiveOp(key, false);
+    if (op === null) continue;
+    const expr = update[key];
+    if (!isFastOp(target, op, expr)) return SLOW;
+    if (plan === KEEPS_FIELDS) {
+      if (op === '$unset') plan = CHANGES_FIELDS;
+      else for (const k in expr) if (!Object.hasOwn(target, k)) plan = CHANGES_FIELDS;
+    }
+  }
+  return plan;
 }
 
 /**
@@ -233,17 +330,25 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const pinned = pinnedValue(filter, index.field);
       // `{f: null}` also matches documents without f, which the index does not hold.
       if (pinned && pinned.value !== null && !Array.isArray(pinned.value)) {
-        const ids = index.entries.get(keyOf(pinned.value));
+        const ids = index.holders(pinned.value);
         return ids ? [...ids].map((k) => this.docs.get(k)!).filter(Boolean) : [];
       }
     }
     return this.docs.values();
   }
 
-  private matching(filter: Filter): T[] {
-    const test = compileFilter(filter);
+  /**
+   * Candidates tested with the fast path where it decides, mingo (built once, lazily)
+   * otherwise; the first `limit` in candidate order, for the single-document writes.
+   */
+  private matching(filter: Filter, limit = Infinity): T[] {
+    let query: Query | null = null;
     const out: T[] = [];
-    for (const doc of this.candidates(filter)) if (test(doc)) out.push(doc);
+    for (const doc of this.candidates(filter)) {
+      if (fastVerdict(filter, doc) ?? (query ??= new Query(filter)).test(doc)) {
+        if (out.push(doc) >= limit) break;
+      }
+    }
     return out;
   }
 
@@ -279,59 +384,56 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.store.markDirty(this.name, key);
   }
 
+  /** Refuses a document whose unique field's value another document (any key but `key`) holds. */
   private checkUnique(doc: T, key: Key): void {
     for (const index of this.indexes) {
       if (!index.unique) continue;
-      const value = getPath(doc, index.field);
+      const value = index.valueOf(doc);
       if (value === undefined || value === null || Array.isArray(value)) continue;
-      const holders = index.entries.get(keyOf(value));
-      if (holders && [...holders].some((k) => k !== key)) {
-        throw new DuplicateKeyError(this.name, `${index.field} ${JSON.stringify(value)}`);
+      const holders = index.holders(value);
+      if (!holders) continue;
+      for (const k of holders) {
+        if (k !== key) throw new DuplicateKeyError(this.name, `${index.field} ${JSON.stringify(value)}`);
       }
     }
   }
 
   private indexAdd(doc: T, key: Key): void {
-    for (const index of this.indexes) {
-      for (const k of indexKeys(doc, index.field)) {
-        let set = index.entries.get(k);
-        if (!set) index.entries.set(k, (set = new Set()));
-        set.add(key);
-      }
-    }
+    for (const index of this.indexes) index.add(index.valueOf(doc), key);
   }
 
   private indexRemove(doc: T, key: Key): void {
-    for (const index of this.indexes) {
-      for (const k of indexKeys(doc, index.field)) {
-        const set = index.entries.get(k);
-        set?.delete(key);
-        if (set && set.size === 0) index.entries.delete(k);
-      }
-    }
+    for (const index of this.indexes) index.remove(index.valueOf(doc), key);
   }
 
   /** Applies a Mongo update document; mingo applies one operator per call. */
   private applyUpdate(target: T, update: Update, inserting: boolean): void {
-    for (const [key, expr] of Object.entries(update)) {
-      if (key === '$setOnInsert' && !inserting) continue;
+    for (const key in update) {
+      const op = effectiveOp(key, inserting);
+      if (op === null) continue;
       if (!key.startsWith('$')) throw new Error(`update document must use operators, got ${key}`);
-      const op = key === '$setOnInsert' ? '$set' : key;
-      if (!applyFast(target, op, expr)) mingoUpdate(target, { [op]: expr } as any);
+      const expr = update[key];
+      if (isFastOp(target, op, expr)) applyFast(target, op, expr);
+      else mingoUpdate(target, { [op]: expr } as any);
     }
   }
 
+  /**
+   * Stores `next` in place of `oldDoc`, or nothing changes when a unique index refuses
+   * it. Index entries are only touched for indexed values that changed.
+   */
   private replaceDoc(oldDoc: T | undefined, next: T): void {
     const key = keyOf(next._id);
-    if (oldDoc) this.indexRemove(oldDoc, key);
-    try {
-      this.checkUnique(next, key);
-    } catch (e) {
-      if (oldDoc) this.indexAdd(oldDoc, key);
-      throw e;
+    // The document's own entries never count as a conflict, so this needs no index change first.
+    this.checkUnique(next, key);
+    for (const index of this.indexes) {
+      const before = oldDoc ? index.valueOf(oldDoc) : undefined;
+      const after = index.valueOf(next);
+      if (before === after && (after === null || typeof after !== 'object')) continue;
+      index.remove(before, key);
+      index.add(after, key);
     }
     this.docs.set(key, next);
-    this.indexAdd(next, key);
     this.store.markDirty(this.name, key);
   }
 
@@ -346,8 +448,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private updateSync(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
-    const targets = this.matching(filter);
-    const selected = many ? targets : targets.slice(0, 1);
+    const selected = this.matching(filter, many ? Infinity : 1);
     if (selected.length === 0) {
       if (!upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
       const doc = this.seedFromFilter(filter);
@@ -358,8 +459,19 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     }
     let modified = 0;
     for (const current of selected) {
-      const next = clone(current);
-      this.applyUpdate(next, update, false);
+      // `current` stays untouched until replaceDoc accepts `next` (a unique index may refuse it).
+      let next: T;
+      const plan = updatePlan(current, update);
+      if (plan !== SLOW) {
+        next = plan === KEEPS_FIELDS ? { ...current } : Object.assign({}, current);
+        for (const key in update) {
+          const op = effectiveOp(key, false);
+          if (op !== null) applyFast(next, op, update[key]);
+        }
+      } else {
+        next = clone(current);
+        this.applyUpdate(next, update, false);
+      }
       if (next._id !== current._id) throw new Error('the _id of a document cannot change');
       this.replaceDoc(current, next);
       modified += 1;
@@ -376,7 +488,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private replaceSync(filter: Filter, replacement: T, upsert: boolean): UpdateResult {
-    const [current] = this.matching(filter);
+    const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
       const doc = { ...this.seedFromFilter(filter), ...clone(replacement) };
@@ -393,8 +505,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private deleteSync(filter: Filter, many: boolean): number {
-    const targets = this.matching(filter);
-    const selected = many ? targets : targets.slice(0, 1);
+    const selected = this.matching(filter, many ? Infinity : 1);
     for (const doc of selected) {
       const key = keyOf(doc._id);
       this.indexRemove(doc, key);
@@ -429,19 +540,18 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const field = fields[0];
     if (fields.length > 1 && options.unique) throw new Error('compound unique indexes are not supported');
     if (this.indexes.some((i) => i.field === field)) return;
-    const index: EqualityIndex = { field, unique: !!options.unique, entries: new Map() };
-    this.indexes.push(index);
+    const index = new EqualityIndex(field, !!options.unique);
     for (const [key, doc] of this.docs) {
-      for (const k of indexKeys(doc, field)) {
-        let set = index.entries.get(k);
-        if (!set) index.entries.set(k, (set = new Set()));
-        if (index.unique && set.size > 0) {
-          this.indexes.pop();
-          throw new DuplicateKeyError(this.name, `${field} ${k}`);
+      const value = index.valueOf(doc);
+      for (const element of Array.isArray(value) ? value : [value]) {
+        if (element === undefined || element === null) continue;
+        if (index.unique && index.holders(element)?.size) {
+          throw new DuplicateKeyError(this.name, `${field} ${JSON.stringify(element)}`);
         }
-        set.add(key);
+        index.addElement(element, key);
       }
     }
+    this.indexes.push(index);
   }
 
   /** Loads persisted documents without marking them dirty. */
