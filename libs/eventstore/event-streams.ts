@@ -28,8 +28,45 @@ const MAX_CONFLICT_RETRIES = 10;
  * the command is then re-decided on the fresh state a bounded number of times before
  * answering 409, so a command appends all its events or none.
  */
+interface CachedState {
+  decider: object;
+  state: unknown;
+  revision: number;
+}
+
+/** Folded states kept per stream; only events after the cached revision are read again. */
+const STATE_CACHE_SIZE = 10_000;
+
 export class EventStreams {
+  private readonly states = new Map<string, CachedState>();
+
   constructor(private readonly store: EventStore) {}
+
+  /**
+   * The folded state of a stream and its revision. Streams only grow, and `evolve` never
+   * mutates the state it is given, so a state folded earlier plus the events appended since
+   * (by this process or any other) is the state; only that tail is read.
+   */
+  async loadState<S, E extends DomainEvent>(
+    stream: string,
+    decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>,
+  ): Promise<{ state: S; revision: number }> {
+    const cached = this.states.get(stream);
+    const base = cached && cached.decider === decider ? cached : null;
+    const tail = (await this.store.readStream(stream, base ? { fromRevision: base.revision + 1 } : {})).map(upcast);
+    let state = base ? (base.state as S) : decider.initialState();
+    for (const r of tail) state = decider.evolve(state, { type: r.type, data: r.data } as E);
+    const revision = tail.length ? tail[tail.length - 1].revision : (base?.revision ?? -1);
+    this.remember(stream, decider, state, revision);
+    return { state, revision };
+  }
+
+  private remember(stream: string, decider: object, state: unknown, revision: number): void {
+    if (revision < 0) return;
+    this.states.delete(stream);
+    this.states.set(stream, { decider, state, revision });
+    if (this.states.size > STATE_CACHE_SIZE) this.states.delete(this.states.keys().next().value!);
+  }
 
   async load<S, E extends DomainEvent>(
     stream: string,
@@ -48,13 +85,14 @@ export class EventStreams {
     metadata: EventMetadata,
   ): Promise<HandleResult<S, E>> {
     for (let attempt = 0; ; attempt++) {
-      const { state, revision } = await this.load(stream, decider);
+      const { state, revision } = await this.loadState(stream, decider);
       const cmd = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
       const events = decider.decide(cmd, state);
       if (events.length === 0) return { events, state, position: null, revision };
       try {
         const result = await this.append(stream, events, revision === -1 ? 'no_stream' : revision, metadata);
         const next = events.reduce((s, e) => decider.evolve(s, e), state);
+        this.remember(stream, decider, next, result.nextExpectedRevision);
         return { events, state: next, position: result.position, revision: result.nextExpectedRevision };
       } catch (e) {
         if (!(e instanceof WrongExpectedVersionError)) throw e;

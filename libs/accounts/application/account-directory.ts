@@ -63,7 +63,7 @@ export class AccountDirectory {
   }
 
   async load(accountId: number): Promise<{ state: AccountState; revision: number }> {
-    return this.streams.load(accountStream(accountId), accountDecider);
+    return this.streams.loadState(accountStream(accountId), accountDecider);
   }
 
   /** Whether 2FA is on, from the two-factor stream (write-side truth, not a read model). */

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AccountDirectory } from '../../accounts/application/account-directory';
 import { Authenticator } from '../../auth/authenticator';
 import { Principal } from '../../auth/principal';
-import { FqdnRegistry } from '../../domains/application/fqdn-registry';
+import { ProjectionEngine } from '../../projections/projection-engine';
 import { AppError } from '../../shared/errors';
 import { param, Params } from '../domain/ddns-request';
 
@@ -54,8 +53,7 @@ export function credentialsOf(authorization: string | undefined, params: Params)
 export class DdnsAuthenticator {
   constructor(
     private readonly authenticator: Authenticator,
-    private readonly directory: AccountDirectory,
-    private readonly registry: FqdnRegistry,
+    private readonly projections: ProjectionEngine,
   ) {}
 
   async authenticate(authorization: string | undefined, params: Params): Promise<DdnsIdentity> {
@@ -77,11 +75,14 @@ export class DdnsAuthenticator {
     // Usernames are [a-z0-9_-] and emails hold an "@": anything else with a dot is a host name.
     if (username.includes('.') && !username.includes('@')) {
       const fqdn = username.replace(/\.$/, '');
-      const owner = await this.registry.lookup(fqdn);
-      if (owner?.accountId !== accountId) throw new BadAuth('username names a host of another account');
+      const host = await this.projections.collection('domains', 'domains').findOne({ fqdn });
+      if (host?.account_id !== accountId) throw new BadAuth('username names a host of another account');
       return fqdn;
     }
-    if ((await this.directory.resolve(username)) !== accountId) throw new BadAuth('username names another account');
+    // Authentication reads the read models, as key checks do; one indexed lookup either way.
+    const field = username.includes('@') ? 'email' : 'username';
+    const account = await this.projections.collection('accounts', 'accounts').findOne({ [field]: username });
+    if (account?._id !== accountId) throw new BadAuth('username names another account');
     return null;
   }
 

@@ -35,8 +35,20 @@ abstract class DomainCommandHandler {
     protected readonly clock: Clock,
   ) {}
 
+  /**
+   * The domain holding an fqdn: the read model answers the hot path (DDNS updates) with one
+   * indexed lookup; a miss (a host created an instant ago through another replica) asks the
+   * reservation stream. Either way the domain stream then decides, so a stale answer cannot
+   * update a deleted or foreign host.
+   */
+  private async owner(fqdn: string): Promise<{ domainId: number; accountId: number } | null> {
+    const doc = await this.projections.collection('domains', 'domains').findOne({ fqdn });
+    if (doc) return { domainId: doc.id, accountId: doc.account_id };
+    return this.registry.lookup(fqdn);
+  }
+
   protected async decideOn(caller: Caller, fqdn: string, command: (at: string) => Parameters<typeof domainDecider.decide>[0]): Promise<DomainResult> {
-    const owner = await this.registry.lookup(normalizeFqdn(fqdn));
+    const owner = await this.owner(normalizeFqdn(fqdn));
     if (!owner || owner.accountId !== caller.accountId) throw notFound(DOMAIN_NOT_FOUND);
     const stream = domainStream(owner.domainId);
     return this.lock.run(stream, async () => {

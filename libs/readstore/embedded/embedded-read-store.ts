@@ -97,6 +97,41 @@ const valueAt = (doc: any, path: string[]): unknown => {
   return v;
 };
 
+type SortClass = 'number' | 'string' | 'mixed';
+
+/** The BSON order class of a sort key across documents, when it is one plain type (missing and null sort first). */
+function sortClass(docs: readonly Doc[], path: string[]): SortClass {
+  let seen: SortClass | null = null;
+  for (const doc of docs) {
+    const v = valueAt(doc, path);
+    if (v === undefined || v === null) continue;
+    const c = typeof v === 'number' && !Number.isNaN(v) ? 'number' : typeof v === 'string' ? 'string' : 'mixed';
+    if (c === 'mixed' || (seen && seen !== c)) return 'mixed';
+    seen = c;
+  }
+  return seen ?? 'number';
+}
+
+/**
+ * Sorts like MongoDB. Keys that hold one plain type (numbers, or strings) compare directly;
+ * anything else (mixed types, arrays, documents) is left to mingo's full BSON ordering.
+ */
+function sortDocuments<T extends Doc>(docs: T[], sort: Record<string, 1 | -1>): T[] {
+  const keys = Object.entries(sort).map(([field, direction]) => ({ path: field.split('.'), direction }));
+  if (keys.some((k) => sortClass(docs, k.path) === 'mixed')) return mingoFind<T>(docs, {}).sort(sort).all();
+  const rank = (v: unknown) => (v === undefined || v === null ? 0 : 1);
+  return [...docs].sort((a, b) => {
+    for (const { path, direction } of keys) {
+      const x = valueAt(a, path) as number | string | null | undefined;
+      const y = valueAt(b, path) as number | string | null | undefined;
+      const byRank = rank(x) - rank(y);
+      const order = byRank !== 0 ? byRank : rank(x) === 0 ? 0 : x! < y! ? -1 : x! > y! ? 1 : 0;
+      if (order !== 0) return order * direction;
+    }
+    return 0;
+  });
+}
+
 /** The value a filter pins a field to, when it does (`{f: v}` or `{f: {$eq: v}}`). */
 const pinnedValue = (filter: Filter, field: string): { value: unknown } | null => {
   if (!(field in filter)) return null;
@@ -358,11 +393,13 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
-    let cursor = mingoFind<T>(this.matching(filter), {}, options.projection);
-    if (options.sort) cursor = cursor.sort(options.sort);
-    if (options.skip) cursor = cursor.skip(options.skip);
-    if (options.limit) cursor = cursor.limit(options.limit);
-    return cursor.all().map(clone);
+    let docs = this.matching(filter);
+    if (options.sort) docs = sortDocuments(docs, options.sort);
+    const start = options.skip ?? 0;
+    if (start || options.limit) docs = docs.slice(start, options.limit ? start + options.limit : undefined);
+    // mingo's cursor costs more to set up than most lookups take: only projections need it.
+    if (options.projection) return mingoFind<T>(docs, {}, options.projection).all().map(clone);
+    return docs.map(clone);
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {

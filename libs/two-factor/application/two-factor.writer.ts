@@ -34,7 +34,7 @@ export class TwoFactorWriter {
   ) {}
 
   async state(accountId: number): Promise<TwoFactorState> {
-    return (await this.streams.load(twoFactorStream(accountId), twoFactorDecider)).state;
+    return (await this.streams.loadState(twoFactorStream(accountId), twoFactorDecider)).state;
   }
 
   async execute(
@@ -56,7 +56,7 @@ export class TwoFactorWriter {
    */
   async executeOnce(accountId: number, command: TwoFactorCommand, stepKey: string, metadata: EventMetadata): Promise<TwoFactorEvent[]> {
     const stream = twoFactorStream(accountId);
-    const { state, revision } = await this.streams.load(stream, twoFactorDecider);
+    const { state, revision } = await this.streams.loadState(stream, twoFactorDecider);
     const events = twoFactorDecider.decide(command, state);
     if (events.length === 0) return [];
     try {

@@ -46,7 +46,7 @@ export class SetMonitoringHandler implements ICommandHandler<SetMonitoring, Moni
 
   async execute(cmd: SetMonitoring): Promise<MonitoringSet> {
     const plan = await this.access.planOf(cmd.accountId);
-    const { state: domain } = await this.runner.streams.load(domainStream(cmd.domainId), domainDecider);
+    const { state: domain } = await this.runner.streams.loadState(domainStream(cmd.domainId), domainDecider);
     if (domain.status !== 'active' || domain.accountId !== cmd.accountId) throw notFound(DOMAIN_NOT_FOUND);
     const at = this.clock.now().toISOString();
     const metadata = { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp };
