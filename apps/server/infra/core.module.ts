@@ -10,6 +10,7 @@ import { EventStreams } from '../../../libs/eventstore/event-streams';
 import { ReadStore, READ_STORE } from '../../../libs/readstore/read-store.port';
 import { ProjectionEngine } from '../../../libs/projections/projection-engine';
 import { CommandRunner } from '../../../libs/projections/command-runner';
+import { Reservations } from '../../../libs/eventstore/reservations';
 import { KeyUsageStore, KEY_USAGE_STORE } from '../../../libs/api-keys/application/key-usage.store';
 
 /** Everything created before Nest starts (stores open, secrets resolved) and shared by every module. */
@@ -29,7 +30,7 @@ export interface CoreDependencies {
 @Module({})
 export class CoreModule {
   static forRoot(deps: CoreDependencies): DynamicModule {
-    const providers = [
+    const values = [
       { provide: APP_CONFIG, useValue: deps.config },
       { provide: CLOCK, useValue: deps.clock },
       { provide: LOGGER, useValue: deps.logger },
@@ -41,13 +42,13 @@ export class CoreModule {
       { provide: KEY_USAGE_STORE, useValue: deps.keyUsage },
       { provide: EventStreams, useValue: new EventStreams(deps.eventStore) },
     ];
-    const runner = { provide: CommandRunner, useFactory: (s: EventStreams) => new CommandRunner(s, deps.projections), inject: [EventStreams] };
-    providers.push(runner as never);
+    // Built by Nest from the values above.
+    const services = [CommandRunner, Reservations];
     return {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],
-      providers,
-      exports: [...providers.map((p) => p.provide), CqrsModule],
+      providers: [...values, ...services],
+      exports: [...values.map((p) => p.provide), ...services, CqrsModule],
     };
   }
 }

@@ -1,65 +1,48 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventStreams } from '../../eventstore/event-streams';
-import { EventMetadata, EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
-import { CLOCK, Clock } from '../../shared/clock';
+import { EventMetadata, EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
+import { ReservationKind, Reservations } from '../../eventstore/reservations';
 import { accountDecider, AccountState } from '../domain/account.decider';
 import { accountStream, emailStream, usernameStream } from '../domain/account.events';
 
-/** A reservation whose account was never written (crash mid-registration) is reclaimable after this. */
-const ORPHAN_AFTER_MS = 60_000;
+/** Usernames and emails: claims name the account, whose stream proves the claim was followed through. */
+const NAME: ReservationKind<{ account_id: number }> = {
+  reserved: 'NameReserved',
+  released: 'NameReleased',
+  ownerStream: (d) => accountStream(d.account_id),
+};
+
+const nameStream = (kind: 'username' | 'email', name: string) =>
+  kind === 'username' ? usernameStream(name) : emailStream(name);
 
 /**
  * Write-side lookups and uniqueness: usernames and emails are claimed through
- * reservation streams appended with NO_STREAM, so two registrations can never both
- * win, whatever the read models say.
+ * reservation streams, so two registrations can never both win, whatever the read models say.
  */
 @Injectable()
 export class AccountDirectory {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     private readonly streams: EventStreams,
-    @Inject(CLOCK) private readonly clock: Clock,
+    private readonly reservations: Reservations,
   ) {}
 
-  async nextAccountId(): Promise<number> {
-    // The sequence stream's revision is unique per append, so it doubles as an id allocator.
-    const result = await this.streams.append('sequence-account', [{ type: 'IdAllocated', data: {} }], 'any', {
-      actor: 'system',
-    });
-    return result.nextExpectedRevision + 1;
+  nextAccountId(): Promise<number> {
+    return this.reservations.nextId('account');
   }
 
-  async claim(kind: 'username' | 'email', name: string, accountId: number, metadata: EventMetadata): Promise<boolean> {
-    const stream = kind === 'username' ? usernameStream(name) : emailStream(name);
-    const events = await this.store.readStream(stream);
-    const reserved = { type: 'NameReserved', data: { account_id: accountId } };
-    if (events.length === 0) return this.streams.reserve(stream, reserved, metadata);
-    const last = events[events.length - 1];
-    const reclaimable =
-      last.type === 'NameReleased' ||
-      (this.clock.now().getTime() - last.created.getTime() > ORPHAN_AFTER_MS &&
-        (await this.store.readStream(accountStream(last.data.account_id), { maxCount: 1 })).length === 0);
-    if (!reclaimable) return false;
-    try {
-      await this.streams.append(stream, [reserved], last.revision, metadata);
-      return true;
-    } catch (e) {
-      if (e instanceof WrongExpectedVersionError) return false;
-      throw e;
-    }
+  claim(kind: 'username' | 'email', name: string, accountId: number, metadata: EventMetadata): Promise<boolean> {
+    return this.reservations.claim(NAME, nameStream(kind, name), { account_id: accountId }, metadata);
   }
 
-  async release(kind: 'username' | 'email', name: string, metadata: EventMetadata): Promise<void> {
-    const stream = kind === 'username' ? usernameStream(name) : emailStream(name);
-    await this.streams.append(stream, [{ type: 'NameReleased', data: {} }], 'stream_exists', metadata);
+  release(kind: 'username' | 'email', name: string, metadata: EventMetadata): Promise<void> {
+    return this.reservations.release(NAME, nameStream(kind, name), {}, metadata);
   }
 
   /** The account id a username or email belongs to, from the reservation streams. */
   async resolve(login: string): Promise<number | null> {
-    const stream = login.includes('@') ? emailStream(login) : usernameStream(login);
-    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    if (!last || last.type !== 'NameReserved') return null;
-    return last.data.account_id as number;
+    const holder = await this.reservations.holder(NAME, nameStream(login.includes('@') ? 'email' : 'username', login));
+    return holder?.account_id ?? null;
   }
 
   async load(accountId: number): Promise<{ state: AccountState; revision: number }> {
