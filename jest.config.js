@@ -6,4 +6,5 @@ module.exports = {
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/projections/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };
