@@ -68,7 +68,11 @@ describe('operations (contract §13)', () => {
 
   it('rebuilds a projection without downtime into a copy equal to the live one', async () => {
     const u = await registerAndLogin(t.http, { plan: 'pro' });
-    for (let i = 0; i < 3; i++) await t.http.post('/api-keys', { name: `k${i}` }, u.token);
+    const keys = [];
+    for (let i = 0; i < 3; i++) keys.push((await t.http.post('/api-keys', { name: `k${i}` }, u.token)).body);
+    expect((await t.http.get('/account', keys[0].key)).status).toBe(200);
+    const usedBefore = (await t.http.get('/api-keys', u.token)).body.keys.find((k: any) => k.id === keys[0].id).last_used_at;
+    expect(usedBefore).toEqual(expect.any(String));
     const engine = t.running.deps.projections;
     const snapshot = async () => {
       const docs = await engine.collection('api_keys', 'api_keys').find({}, { sort: { _id: 1 } });
@@ -83,7 +87,10 @@ describe('operations (contract §13)', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ projection: 'api_keys', generation: beforeStatus.generation + 1, status: 'switched' });
     expect(await snapshot()).toEqual(before);
-    expect((await t.http.get('/api-keys', u.token)).body.keys).toHaveLength(3);
+    const listed = (await t.http.get('/api-keys', u.token)).body.keys;
+    expect(listed).toHaveLength(3);
+    // last_used_at lives outside the projection, so a rebuild keeps it.
+    expect(listed.find((k: any) => k.id === keys[0].id).last_used_at).toBe(usedBefore);
     expect((await t.http.admin('POST', '/admin/projections/nope/rebuild')).status).toBe(404);
   });
 });
