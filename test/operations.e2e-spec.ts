@@ -1,3 +1,5 @@
+import { DnsService } from '../libs/zones/dns.module';
+import { queryDns } from './support/dns-client';
 import { ADMIN_TOKEN, registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 describe('operations (contract §13)', () => {
@@ -29,6 +31,16 @@ describe('operations (contract §13)', () => {
     expect(res.text).toMatch(/^# HELP http_requests_total/m);
     expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/health",status="200"\} \d+/);
     expect(res.text).toMatch(/projection_lag_events\{projection="accounts"\} 0/);
+  });
+
+  it('counts answered DNS queries in the metrics', async () => {
+    const port = t.running.app.get(DnsService).port!;
+    expect((await queryDns(port, 'dyn.example.net', 'SOA')).rcode).toBe('NOERROR');
+    expect((await queryDns(port, 'nothing.example.org', 'A')).rcode).toBe('REFUSED');
+    const res = await t.http.get('/metrics');
+    expect(res.text).toMatch(/dns_queries_total\{transport="udp",rcode="NOERROR"\} [1-9]/);
+    expect(res.text).toMatch(/dns_queries_total\{transport="udp",rcode="REFUSED"\} [1-9]/);
+    expect(res.text).toMatch(/dns_answer_duration_seconds_count [1-9]/);
   });
 
   it('guards admin endpoints with the operator token', async () => {
@@ -68,7 +80,7 @@ describe('operations (contract §13)', () => {
 
   it('rebuilds a projection without downtime into a copy equal to the live one', async () => {
     const u = await registerAndLogin(t.http, { plan: 'pro' });
-    const keys = [];
+    const keys: Array<{ id: string; key: string }> = [];
     for (let i = 0; i < 3; i++) keys.push((await t.http.post('/api-keys', { name: `k${i}` }, u.token)).body);
     expect((await t.http.get('/account', keys[0].key)).status).toBe(200);
     const usedBefore = (await t.http.get('/api-keys', u.token)).body.keys.find((k: any) => k.id === keys[0].id).last_used_at;
@@ -102,6 +114,25 @@ describe('admin endpoints without ADMIN_TOKEN', () => {
       const res = await t.http.admin('GET', '/admin/projections');
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('health when a store is down', () => {
+  it('answers 503 with the same shape', async () => {
+    const t = await startTestApp();
+    try {
+      await t.running.deps.readStore.close();
+      const res = await t.http.get('/health');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({
+        status: 'degraded',
+        event_store: { kind: 'sqlite', status: 'ok' },
+        read_store: { kind: 'embedded', status: 'unavailable' },
+        projections: expect.any(Array),
+      });
     } finally {
       await t.close();
     }

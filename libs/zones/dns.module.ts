@@ -3,6 +3,8 @@ import { DnsServer, ZoneIndex, type QuerySink } from '../dns-server';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { LOGGER, Logger } from '../shared/logger';
+import { Metrics, METRICS } from '../shared/metrics';
+import { DnsMetricsSink } from './application/dns-metrics.sink';
 import { DnsIndexFeeder } from './application/dns-index-feeder';
 
 /** Optional hook for query logging / analytics: provide a QuerySink under this token to receive every answered query. */
@@ -23,6 +25,7 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS) private readonly metrics: Metrics,
     @Optional() @Inject(DNS_QUERY_SINK) private readonly sink?: QuerySink,
   ) {}
 
@@ -43,7 +46,7 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
       host: this.config.dnsHost,
       port: this.config.dnsPort,
       index: this.index,
-      sink: this.sink,
+      sink: new DnsMetricsSink(this.metrics, this.sink),
       onError: (err) => log('dns server error', { error: err.message }),
     });
     await this.server.start();
