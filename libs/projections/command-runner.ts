@@ -21,9 +21,11 @@ export class CommandRunner {
     decider: Decider<S, C, E>,
     command: C | ((state: S) => C),
     metadata: EventMetadata,
+    /** The read models the answer depends on; all of them when omitted. */
+    readModels?: string[],
   ): Promise<HandleResult<S, E>> {
     const result = await this.streams.handle(stream, decider, command, metadata);
-    await this.projections.waitFor(result.position);
+    await this.projections.waitFor(result.position, 5000, readModels);
     return result;
   }
 }

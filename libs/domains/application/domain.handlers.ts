@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EventMetadata } from '../../eventstore/event-store.port';
-import { EventStreams } from '../../eventstore/event-streams';
+import { CommandRunner } from '../../projections/command-runner';
 import { ProjectionEngine } from '../../projections/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
@@ -28,7 +28,7 @@ export interface DomainResult {
 /** Shared by the per-domain handlers: resolve the fqdn on the write side, then decide one at a time per host. */
 abstract class DomainCommandHandler {
   constructor(
-    protected readonly streams: EventStreams,
+    protected readonly runner: CommandRunner,
     protected readonly registry: FqdnRegistry,
     protected readonly projections: ProjectionEngine,
     protected readonly lock: KeyedLock,
@@ -52,9 +52,8 @@ abstract class DomainCommandHandler {
     if (!owner || owner.accountId !== caller.accountId) throw notFound(DOMAIN_NOT_FOUND);
     const stream = domainStream(owner.domainId);
     return this.lock.run(stream, async () => {
-      const result = await this.streams.handle(stream, domainDecider, command(this.clock.now().toISOString()), metadataOf(caller));
       // Read-your-writes for the domains read model only: the audit log may trail by milliseconds.
-      await this.projections.waitFor(result.position, 5000, ['domains']);
+      const result = await this.runner.run(stream, domainDecider, command(this.clock.now().toISOString()), metadataOf(caller), ['domains']);
       return { state: result.state, changed: result.events.length > 0 };
     });
   }
@@ -63,10 +62,9 @@ abstract class DomainCommandHandler {
 @CommandHandler(CreateDomain)
 export class CreateDomainHandler implements ICommandHandler<CreateDomain, DomainState> {
   constructor(
-    private readonly streams: EventStreams,
+    private readonly runner: CommandRunner,
     private readonly registry: FqdnRegistry,
     private readonly zones: ZoneQueries,
-    private readonly projections: ProjectionEngine,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -80,7 +78,7 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
       throw conflict('fqdn_taken', `${fqdn} is already taken`);
     }
     try {
-      const result = await this.streams.handle(
+      const result = await this.runner.run(
         domainStream(domainId),
         domainDecider,
         {
@@ -94,8 +92,8 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
           at: this.clock.now().toISOString(),
         },
         metadataOf(cmd.caller),
+        ['domains'],
       );
-      await this.projections.waitFor(result.position, 5000, ['domains']);
       return result.state;
     } catch (e) {
       // The host was refused (bad address): give the name back at once.
@@ -107,8 +105,8 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
 
 @CommandHandler(SetDomainAddress)
 export class SetDomainAddressHandler extends DomainCommandHandler implements ICommandHandler<SetDomainAddress, DomainResult> {
-  constructor(streams: EventStreams, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
-    super(streams, registry, projections, lock, clock);
+  constructor(runner: CommandRunner, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+    super(runner, registry, projections, lock, clock);
   }
 
   execute(cmd: SetDomainAddress): Promise<DomainResult> {
@@ -118,8 +116,8 @@ export class SetDomainAddressHandler extends DomainCommandHandler implements ICo
 
 @CommandHandler(DdnsUpdateHost)
 export class DdnsUpdateHostHandler extends DomainCommandHandler implements ICommandHandler<DdnsUpdateHost, DomainResult> {
-  constructor(streams: EventStreams, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
-    super(streams, registry, projections, lock, clock);
+  constructor(runner: CommandRunner, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+    super(runner, registry, projections, lock, clock);
   }
 
   execute(cmd: DdnsUpdateHost): Promise<DomainResult> {
@@ -135,8 +133,8 @@ export class DdnsUpdateHostHandler extends DomainCommandHandler implements IComm
 
 @CommandHandler(DeleteDomain)
 export class DeleteDomainHandler extends DomainCommandHandler implements ICommandHandler<DeleteDomain, void> {
-  constructor(streams: EventStreams, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
-    super(streams, registry, projections, lock, clock);
+  constructor(runner: CommandRunner, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+    super(runner, registry, projections, lock, clock);
   }
 
   async execute(cmd: DeleteDomain): Promise<void> {

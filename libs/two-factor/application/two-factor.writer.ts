@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
-import { sha256Hex } from '../../shared/crypto';
+import { CommandRunner } from '../../projections/command-runner';
+import { nameBasedEventId } from '../../eventstore/event-id';
 import { refusalOf, TwoFactorCommand, twoFactorDecider, TwoFactorState } from '../domain/two-factor.decider';
 import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 
@@ -12,14 +12,6 @@ export const userMetadata = (accountId: number, sourceIp: string): EventMetadata
   source_ip: sourceIp,
 });
 
-/** A UUID derived from a name, so re-sending the same step's events is recognised by the store. */
-export function deterministicEventId(name: string): string {
-  const h = sha256Hex(name);
-  // RFC 4122 layout with version 5 / variant bits, as EventStoreDB wants UUID event ids.
-  const variant = ((parseInt(h[16], 16) & 0x3) | 0x8).toString(16);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
 /**
  * The command side of one account's 2FA stream: fold, decide, append (retried on
  * conflicts by EventStreams), wait for the read models, then answer a refused
@@ -28,8 +20,8 @@ export function deterministicEventId(name: string): string {
 @Injectable()
 export class TwoFactorWriter {
   constructor(
+    private readonly runner: CommandRunner,
     private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
@@ -42,8 +34,7 @@ export class TwoFactorWriter {
     command: TwoFactorCommand | ((state: TwoFactorState) => TwoFactorCommand),
     metadata: EventMetadata,
   ): Promise<TwoFactorEvent[]> {
-    const result = await this.streams.handle(twoFactorStream(accountId), twoFactorDecider, command, metadata);
-    await this.projections.waitFor(result.position);
+    const result = await this.runner.run(twoFactorStream(accountId), twoFactorDecider, command, metadata);
     const refusal = refusalOf(result.events);
     if (refusal) throw refusal;
     return result.events;
@@ -62,7 +53,7 @@ export class TwoFactorWriter {
     try {
       await this.store.appendToStream(
         stream,
-        events.map((e, i) => ({ id: deterministicEventId(`${stepKey}:${i}`), type: e.type, data: e.data, metadata: { version: 1, ...metadata } })),
+        events.map((e, i) => ({ id: nameBasedEventId(`${stepKey}:${i}`), type: e.type, data: e.data, metadata: { version: 1, ...metadata } })),
         revision === -1 ? 'no_stream' : revision,
       );
       return events;

@@ -1,9 +1,9 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { EventMetadata, EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
-import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { EventMetadata } from '../../eventstore/event-store.port';
+import { ReservationKind, Reservations } from '../../eventstore/reservations';
+import { CommandRunner } from '../../projections/command-runner';
 import { hostnameProblem } from '../../dns-server';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
@@ -38,38 +38,41 @@ const metadataOf = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, account_
 const reservationMetadata = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, source_ip: c.sourceIp });
 export const normalizeZoneName = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
 
+/** Zone names are unique across accounts; a claim names the zone whose stream proves it. */
+const ZONE_NAME: ReservationKind<{ zone_id: string; account_id: number }> = {
+  reserved: 'ZoneNameReserved',
+  released: 'ZoneNameReleased',
+  ownerStream: (d) => zoneStream(d.zone_id),
+};
+
 /** Zone commands share the lookup name → zone id (the reservation stream, write-side truth). */
 abstract class ZoneCommandBase {
   constructor(
-    protected readonly store: EventStore,
-    protected readonly streams: EventStreams,
-    protected readonly projections: ProjectionEngine,
+    protected readonly runner: CommandRunner,
+    protected readonly reservations: Reservations,
     protected readonly clock: Clock,
   ) {}
 
   protected async zoneIdOf(name: string, accountId: number): Promise<string> {
-    const [last] = await this.store.readStream(zoneNameStream(normalizeZoneName(name)), { direction: 'backwards', maxCount: 1 });
-    if (!last || last.type !== 'ZoneNameReserved' || last.data.account_id !== accountId) throw notFound(ZONE_NOT_FOUND);
-    return last.data.zone_id as string;
+    const claim = await this.reservations.holder(ZONE_NAME, zoneNameStream(normalizeZoneName(name)));
+    if (!claim || claim.account_id !== accountId) throw notFound(ZONE_NOT_FOUND);
+    return claim.zone_id;
   }
 
-  protected async run(caller: ZoneCaller, zoneId: string, command: (at: string) => ZoneCommand) {
-    const result = await this.streams.handle(zoneStream(zoneId), zoneDecider, command(this.clock.now().toISOString()), metadataOf(caller));
-    await this.projections.waitFor(result.position, 5000, ['zones']);
-    return result;
+  protected run(caller: ZoneCaller, zoneId: string, command: (at: string) => ZoneCommand) {
+    return this.runner.run(zoneStream(zoneId), zoneDecider, command(this.clock.now().toISOString()), metadataOf(caller), ['zones']);
   }
 }
 
 @CommandHandler(ImportZone)
 export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandler<ImportZone, string> {
   constructor(
-    @Inject(EVENT_STORE) store: EventStore,
-    streams: EventStreams,
-    projections: ProjectionEngine,
+    runner: CommandRunner,
+    reservations: Reservations,
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    super(store, streams, projections, clock);
+    super(runner, reservations, clock);
   }
 
   async execute(cmd: ImportZone): Promise<string> {
@@ -94,30 +97,19 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     });
     // Validate before claiming the name, so a bad zone file does not hold it.
     zoneDecider.decide(command(this.clock.now().toISOString()), zoneDecider.initialState());
-    const reserved = { type: 'ZoneNameReserved', data: { zone_id: zoneId, account_id: cmd.caller.accountId } };
-    if (!(await this.claim(name, reserved, reservationMetadata(cmd.caller)))) throw conflict('zone_taken', `${name} is already imported`);
+    const claim = { zone_id: zoneId, account_id: cmd.caller.accountId };
+    if (!(await this.reservations.claim(ZONE_NAME, zoneNameStream(name), claim, reservationMetadata(cmd.caller)))) {
+      throw conflict('zone_taken', `${name} is already imported`);
+    }
     await this.run(cmd.caller, zoneId, command);
     return name;
-  }
-
-  private async claim(name: string, reserved: { type: string; data: unknown }, metadata: EventMetadata): Promise<boolean> {
-    const stream = zoneNameStream(name);
-    const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-    if (!last) return this.streams.reserve(stream, reserved, metadata);
-    if (last.type !== 'ZoneNameReleased') return false;
-    try {
-      await this.streams.append(stream, [reserved], last.revision, metadata);
-      return true;
-    } catch {
-      return false;
-    }
   }
 }
 
 @CommandHandler(UpsertZoneRecords)
 export class UpsertZoneRecordsHandler extends ZoneCommandBase implements ICommandHandler<UpsertZoneRecords, void> {
-  constructor(@Inject(EVENT_STORE) store: EventStore, streams: EventStreams, projections: ProjectionEngine, @Inject(CLOCK) clock: Clock) {
-    super(store, streams, projections, clock);
+  constructor(runner: CommandRunner, reservations: Reservations, @Inject(CLOCK) clock: Clock) {
+    super(runner, reservations, clock);
   }
 
   async execute(cmd: UpsertZoneRecords): Promise<void> {
@@ -129,19 +121,18 @@ export class UpsertZoneRecordsHandler extends ZoneCommandBase implements IComman
 @CommandHandler(VerifyZone)
 export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandler<VerifyZone, void> {
   constructor(
-    @Inject(EVENT_STORE) store: EventStore,
-    streams: EventStreams,
-    projections: ProjectionEngine,
+    runner: CommandRunner,
+    reservations: Reservations,
     @Inject(CLOCK) clock: Clock,
     private readonly verifier: ZoneVerifier,
   ) {
-    super(store, streams, projections, clock);
+    super(runner, reservations, clock);
   }
 
   async execute(cmd: VerifyZone): Promise<void> {
     const name = normalizeZoneName(cmd.name);
     const id = await this.zoneIdOf(name, cmd.caller.accountId);
-    const { state, events } = await this.streams.load(zoneStream(id), zoneDecider);
+    const { state, events } = await this.runner.streams.load(zoneStream(id), zoneDecider);
     if (state.status === 'verified') return;
     const token = events[0]?.data.verification_token as string;
     const outcome = await this.verifier.verify(name, verificationRecordName(name), token);
@@ -152,15 +143,15 @@ export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandle
 
 @CommandHandler(DeleteZone)
 export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandler<DeleteZone, void> {
-  constructor(@Inject(EVENT_STORE) store: EventStore, streams: EventStreams, projections: ProjectionEngine, @Inject(CLOCK) clock: Clock) {
-    super(store, streams, projections, clock);
+  constructor(runner: CommandRunner, reservations: Reservations, @Inject(CLOCK) clock: Clock) {
+    super(runner, reservations, clock);
   }
 
   async execute(cmd: DeleteZone): Promise<void> {
     const name = normalizeZoneName(cmd.name);
     const id = await this.zoneIdOf(name, cmd.caller.accountId);
     await this.run(cmd.caller, id, (at) => ({ type: 'DeleteZone', accountId: cmd.caller.accountId, at }));
-    await this.streams.append(zoneNameStream(name), [{ type: 'ZoneNameReleased', data: { zone_id: id } }], 'stream_exists', reservationMetadata(cmd.caller));
+    await this.reservations.release(ZONE_NAME, zoneNameStream(name), { zone_id: id }, reservationMetadata(cmd.caller));
   }
 }
 
