@@ -1,6 +1,7 @@
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { familyOfType } from '../libs/domains/domain/addresses';
 import { ProjectionDefinition } from '../libs/projections/projection';
+import { guardedUpdate } from './guard';
 import { Collection } from '../libs/readstore/read-store.port';
 import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../libs/uptime/application/uptime-read-model';
 import { addDaily, addHourly } from '../libs/uptime/domain/history';
@@ -24,6 +25,10 @@ async function change(
   const patch = next(doc);
   if (patch) await docs.replaceOne({ _id: id }, { ...doc, ...patch, _pos: position });
 }
+
+/** Sets fields of an existing domain's document (never creates one), at most once per event. */
+const set = (docs: Collection<UptimeDomainDoc>, id: number, position: number, fields: Partial<UptimeDomainDoc>): Promise<void> =>
+  guardedUpdate(docs, id, position, { $set: { ...fields, target_pos: position } }, { upsert: false });
 
 /**
  * uptime: per-domain monitoring state, last check and bounded history, from the domain
@@ -66,18 +71,15 @@ export const uptimeDomainsProjection: ProjectionDefinition = {
         });
         return;
       }
+      // Field updates: the document (with its history) is neither read nor copied whole.
       case 'DomainAddressesChanged':
-        return change(docs, event.data.domain_id, pos, () => ({
-          ipv4: event.data.addresses.ipv4,
-          ipv6: event.data.addresses.ipv6,
-          target_pos: pos,
-        }));
+        return set(docs, event.data.domain_id, pos, { ipv4: event.data.addresses.ipv4, ipv6: event.data.addresses.ipv6 });
       case 'DomainDeleted':
-        return change(docs, event.data.domain_id, pos, () => ({ deleted: true, monitor_enabled: false, target_pos: pos }));
+        return set(docs, event.data.domain_id, pos, { deleted: true, monitor_enabled: false });
       case 'MonitorEnabled':
-        return change(docs, event.data.domain_id, pos, () => ({ monitor_enabled: true, enabled_at: event.data.at, target_pos: pos }));
+        return set(docs, event.data.domain_id, pos, { monitor_enabled: true, enabled_at: event.data.at });
       case 'MonitorDisabled':
-        return change(docs, event.data.domain_id, pos, () => ({ monitor_enabled: false, target_pos: pos }));
+        return set(docs, event.data.domain_id, pos, { monitor_enabled: false });
       case 'CheckRecorded': {
         const c = event.data;
         const at = Date.parse(c.checked_at);

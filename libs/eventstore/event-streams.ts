@@ -61,6 +61,11 @@ export class EventStreams {
     return { state, revision };
   }
 
+  private cached<S>(stream: string, decider: object): { state: S; revision: number } | null {
+    const hit = this.states.get(stream);
+    return hit && hit.decider === decider ? { state: hit.state as S, revision: hit.revision } : null;
+  }
+
   private remember(stream: string, decider: object, state: unknown, revision: number): void {
     if (revision < 0) return;
     this.states.delete(stream);
@@ -85,9 +90,7 @@ export class EventStreams {
     metadata: EventMetadata,
   ): Promise<HandleResult<S, E>> {
     for (let attempt = 0; ; attempt++) {
-      const { state, revision } = await this.loadState(stream, decider);
-      const cmd = typeof command === 'function' ? (command as (s: S) => C)(state) : command;
-      const events = decider.decide(cmd, state);
+      const { state, revision, events } = await this.decideLatest(stream, decider, command, attempt === 0);
       if (events.length === 0) return { events, state, position: null, revision };
       try {
         const result = await this.append(stream, events, revision === -1 ? 'no_stream' : revision, metadata);
@@ -102,6 +105,31 @@ export class EventStreams {
         await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
       }
     }
+  }
+
+  /**
+   * Decides on the cached state when allowed, without reading the stream: a decision with
+   * events is checked by the expected-revision append anyway. A no-op or a refusal would
+   * not be caught that way, so those are confirmed on the stream as read.
+   */
+  private async decideLatest<S, C, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<S, C, E>,
+    command: C | ((state: S) => C),
+    useCache: boolean,
+  ): Promise<{ state: S; revision: number; events: E[] }> {
+    const decideOn = (state: S) => decider.decide(typeof command === 'function' ? (command as (s: S) => C)(state) : command, state);
+    const cached = useCache ? this.cached<S>(stream, decider) : null;
+    if (cached) {
+      try {
+        const events = decideOn(cached.state);
+        if (events.length > 0) return { ...cached, events };
+      } catch {
+        // Confirmed (or corrected) below on the stream as read.
+      }
+    }
+    const loaded = await this.loadState(stream, decider);
+    return { ...loaded, events: decideOn(loaded.state) };
   }
 
   append(stream: string, events: DomainEvent[], expected: ExpectedRevision, metadata: EventMetadata): Promise<AppendResult> {

@@ -21,6 +21,9 @@ export class SqliteKeyUsageStore implements KeyUsageStore {
   private readonly db: Database.Database;
   private readonly upsert: Database.Statement;
   private readonly select: Database.Statement<[string], { key_id: string; last_used_at: string }>;
+  private readonly writeAll: (uses: Map<string, string>) => void;
+  private pending = new Map<string, string>();
+  private written: Promise<void> | null = null;
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -33,10 +36,33 @@ export class SqliteKeyUsageStore implements KeyUsageStore {
       'INSERT INTO key_usage (key_id, last_used_at) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET last_used_at = max(last_used_at, excluded.last_used_at)',
     );
     this.select = this.db.prepare('SELECT key_id, last_used_at FROM key_usage WHERE key_id = ?');
+    this.writeAll = this.db.transaction((uses: Map<string, string>) => {
+      for (const [keyId, iso] of uses) this.upsert.run(keyId, iso);
+    });
   }
 
-  async recordUse(keyId: string, at: Date): Promise<void> {
-    this.upsert.run(keyId, at.toISOString());
+  /**
+   * Uses within one event-loop turn are written together, one row per key and one
+   * transaction in all, before any of their requests is answered: a DDNS client or a
+   * busy integration hits the same key many times a second.
+   */
+  recordUse(keyId: string, at: Date): Promise<void> {
+    const iso = at.toISOString();
+    const prior = this.pending.get(keyId);
+    if (!prior || prior < iso) this.pending.set(keyId, iso);
+    return (this.written ??= new Promise<void>((resolve, reject) =>
+      setImmediate(() => {
+        const uses = this.pending;
+        this.pending = new Map();
+        this.written = null;
+        try {
+          this.writeAll(uses);
+          resolve();
+        } catch (e) {
+          reject(e);
+        }
+      }),
+    ));
   }
 
   async lastUsed(keyIds: string[]): Promise<Map<string, string>> {
@@ -49,6 +75,7 @@ export class SqliteKeyUsageStore implements KeyUsageStore {
   }
 
   async close(): Promise<void> {
+    await this.written?.catch(() => undefined);
     this.db.close();
   }
 }

@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
-import { uuidv7 } from '../event-id';
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch';
+import { AppendWriter, createAppendWriter } from './append-writers';
 import {
   AppendResult,
   EventMetadata,
@@ -25,11 +24,11 @@ import {
 const COLUMNS = 'position, id, stream_id, revision, type, data, metadata, created';
 type EventRow = [position: number, id: string, streamId: string, revision: number, type: string, data: string, metadata: string, created: number];
 const CREATED = 7;
+/** Pages of `$all` kept for subscribers at different positions (catching up, at the head). */
+const SHARED_PAGES = 8;
 
 interface PendingAppend {
-  stream: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
+  request: AppendRequest;
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
@@ -41,6 +40,12 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Commit durability: FULL flushes the WAL on every (group) commit. */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Where commits run: `thread` in a worker (the event loop never waits for a WAL flush),
+   * `inline` on the calling thread; `auto` is `thread` for a file when the worker script
+   * is built.
+   */
+  writer?: 'auto' | 'inline' | 'thread';
 }
 
 /** An event id that is already stored in another stream. */
@@ -126,34 +131,15 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
   private readonly maxAges = new Map<string, number>();
+  private readonly writer: AppendWriter;
+  private inFlight = new Set<Promise<void>>();
+  private readonly pages = new Map<number, { version: string; max: number; events: StoredEvent[] }>();
+  private localCommits = 0;
 
   constructor(options: SqliteEventStoreOptions) {
-    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
-    this.db = new Database(options.file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
-    this.db.pragma('busy_timeout = 5000');
-    // Checkpoint every 32 MiB of WAL instead of 4 MiB: index pages that every batch
-    // touches are copied into the database once per checkpoint, not eight times.
-    this.db.pragma('wal_autocheckpoint = 8192');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL,
-        stream_id TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        type TEXT NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        created INTEGER NOT NULL,
-        UNIQUE (stream_id, revision)
-      );
-      CREATE UNIQUE INDEX IF NOT EXISTS events_id ON events (id);
-      CREATE TABLE IF NOT EXISTS stream_metadata (
-        stream_id TEXT PRIMARY KEY,
-        max_age_seconds INTEGER
-      );
-    `);
+    const synchronous = options.synchronous ?? 'FULL';
+    this.db = openEventDatabase(options.file, synchronous);
+    this.writer = createAppendWriter(this.db, options.file, synchronous, options.writer ?? 'auto');
     this.appended.setMaxListeners(0);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.stmts = this.prepare();
@@ -168,15 +154,6 @@ export class SqliteEventStore implements EventStore {
   private prepare() {
     const db = this.db;
     return {
-      lastRevision: db.prepare<[string], { revision: number }>(
-        'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
-      ),
-      insert: db.prepare(
-        'INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      byId: db.prepare<[string], { stream_id: string; revision: number; position: number }>(
-        'SELECT stream_id, revision, position FROM events WHERE id = ?',
-      ),
       readForward: db
         .prepare<[string, number, number], EventRow>(
           `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
@@ -190,6 +167,7 @@ export class SqliteEventStore implements EventStore {
       readAll: db
         .prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`)
         .raw(true),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       head: db.prepare<[], { position: number }>('SELECT MAX(position) AS position FROM events'),
       setMeta: db.prepare(
         'INSERT INTO stream_metadata (stream_id, max_age_seconds) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET max_age_seconds = excluded.max_age_seconds',
@@ -201,11 +179,21 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
+  /** Which thread commits: `thread` (the append worker) or `inline`. */
+  get writerKind(): AppendWriter['kind'] {
+    return this.writer.kind;
+  }
+
   appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
+    const request: AppendRequest = {
+      stream,
+      expected,
+      events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data ?? {}), metadata: JSON.stringify(e.metadata ?? {}) })),
+    };
     return new Promise((resolve, reject) => {
-      this.queue.push({ stream, events, expected, resolve, reject });
+      this.queue.push({ request, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -213,83 +201,23 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
+  /** Hands the appends of one event-loop turn to the writer as one batch. */
   private flush(): void {
     this.flushScheduled = false;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
-    const appendOne = this.db.transaction((req: PendingAppend) => this.write(req));
-    try {
-      this.db
-        .transaction(() => {
-          for (const req of batch) {
-            // Store-made ids cannot collide, so such an append fails only on its revision check,
-            // before any insert, and needs no savepoint; caller ids might collide mid-append.
-            const callerIds = req.events.some((e) => e.id !== undefined);
-            try {
-              outcomes.push({ ok: true, result: callerIds ? appendOne(req) : this.write(req) });
-            } catch (error) {
-              // Without a savepoint, only a refusal before any insert may be isolated.
-              if (!callerIds && !(error instanceof WrongExpectedVersionError)) throw error;
-              outcomes.push({ ok: false, error });
-            }
-          }
-        })
-        .immediate();
-    } catch (error) {
+    const done = this.writer.commit(batch.map((p) => p.request)).then(
+      (outcomes) => {
+        this.localCommits++;
+        batch.forEach((p, i) => settle(p, outcomes[i]));
+        this.appended.emit('append');
+      },
       // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
-      for (const req of batch) req.reject(error);
-      return;
-    }
-    batch.forEach((req, i) => {
-      const outcome = outcomes[i];
-      if (outcome.ok) req.resolve(outcome.result);
-      else req.reject(outcome.error);
-    });
-    this.appended.emit('append');
-  }
-
-  private write(req: PendingAppend): AppendResult {
-    const { stream, events, expected } = req;
-    const current = this.stmts.lastRevision.get(stream)?.revision ?? -1;
-    const replay = this.idempotentReplay(stream, events);
-    if (replay) return replay;
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1) ||
-      (expected === 'stream_exists' && current >= 0) ||
-      (typeof expected === 'number' && expected === current);
-    if (!ok) throw new WrongExpectedVersionError(stream, expected, current === -1 ? 'no_stream' : current);
-    const now = Date.now();
-    let revision = current;
-    let position = 0;
-    for (const e of events) {
-      revision += 1;
-      const info = this.stmts.insert.run(
-        e.id ?? uuidv7(now),
-        stream,
-        revision,
-        e.type,
-        JSON.stringify(e.data ?? {}),
-        JSON.stringify(e.metadata ?? {}),
-        now,
-      );
-      position = Number(info.lastInsertRowid);
-    }
-    return { nextExpectedRevision: revision, position: toPosition(position) };
-  }
-
-  /** Like EventStoreDB, re-sending events whose ids are already stored in this stream succeeds without writing. */
-  private idempotentReplay(stream: string, events: NewEvent[]): AppendResult | null {
-    const firstId = events[0].id;
-    if (!firstId) return null;
-    const first = this.stmts.byId.get(firstId);
-    if (!first) return null;
-    if (first.stream_id !== stream) throw new IdConflictError(firstId);
-    const last = events[events.length - 1].id ? this.stmts.byId.get(events[events.length - 1].id!) : undefined;
-    if (!last) throw new WrongExpectedVersionError(stream, 'any', first.revision);
-    return { nextExpectedRevision: last.revision, position: toPosition(last.position) };
+      (error) => batch.forEach((p) => p.reject(error)),
+    );
+    this.inFlight.add(done);
+    void done.finally(() => this.inFlight.delete(done));
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -307,11 +235,26 @@ export class SqliteEventStore implements EventStore {
     return this.readAllSync(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000);
   }
 
+  /**
+   * A page of `$all`. Every projection and the DNS feeder follow `$all` on their own
+   * subscription, and after an append they all ask for the same page: it is read and
+   * decoded once and shared (StoredEvent is read-only), until anything is committed.
+   */
   private readAllSync(after: number, max: number): StoredEvent[] {
+    const version = this.logVersion();
+    const hit = this.pages.get(after);
+    if (hit && hit.version === version && hit.max === max) return hit.events;
     const rows = this.stmts.readAll.all(after, max);
     const events = new Array<StoredEvent>(rows.length);
     for (let i = 0; i < rows.length; i++) events[i] = new StoredEvent(rows[i]);
+    if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+    this.pages.set(after, { version, max, events });
     return events;
+  }
+
+  /** Changes with every commit: SQLite's data_version covers other connections (the append worker, other processes), the counter this one. */
+  private logVersion(): string {
+    return `${this.stmts.dataVersion.get() as number}:${this.localCommits}`;
   }
 
   /**
@@ -401,6 +344,7 @@ export class SqliteEventStore implements EventStore {
     for (const [stream, maxAge] of this.maxAges) {
       removed += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;
     }
+    this.localCommits++;
     return removed;
   }
 
@@ -412,7 +356,21 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     if (this.queue.length) this.flush();
     this.closed = true;
+    await Promise.all(this.inFlight);
+    await this.writer.close();
     this.appended.emit('append');
     this.db.close();
+  }
+}
+
+function settle(p: PendingAppend, outcome: AppendOutcome): void {
+  if (outcome.ok) return p.resolve({ nextExpectedRevision: outcome.revision, position: toPosition(outcome.position) });
+  switch (outcome.kind) {
+    case 'wrong_expected_version':
+      return p.reject(new WrongExpectedVersionError(outcome.stream, outcome.expected, outcome.actual));
+    case 'id_conflict':
+      return p.reject(new IdConflictError(outcome.id));
+    default:
+      return p.reject(new Error(outcome.message));
   }
 }

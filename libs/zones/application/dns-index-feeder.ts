@@ -17,6 +17,8 @@ interface Host {
   ipv6: string | null;
 }
 
+type Family = 'A' | 'AAAA';
+
 interface ServedZone {
   accountId: string | null;
   serial: number;
@@ -117,9 +119,12 @@ export class DnsIndexFeeder {
       case 'DomainAddressesChanged': {
         const host = this.hosts.get(e.data.fqdn);
         if (!host) return;
-        host.ipv4 = e.data.addresses.ipv4;
-        host.ipv6 = e.data.addresses.ipv6;
-        this.placeHost(e.data.fqdn, at);
+        const { ipv4, ipv6 } = e.data.addresses;
+        // A DDNS update usually changes one family: only its answers are re-encoded.
+        const families: Family[] = [...(host.ipv4 !== ipv4 ? ['A' as const] : []), ...(host.ipv6 !== ipv6 ? ['AAAA' as const] : [])];
+        host.ipv4 = ipv4;
+        host.ipv6 = ipv6;
+        this.placeHost(e.data.fqdn, at, families);
         return;
       }
       case 'DomainDeleted': {
@@ -137,13 +142,15 @@ export class DnsIndexFeeder {
     }
   }
 
-  private placeHost(fqdn: string, at: number): void {
+  private placeHost(fqdn: string, at: number, families: Family[] = ['A', 'AAAA']): void {
     const host = this.hosts.get(fqdn);
     const zone = longestZoneOf(fqdn, this.zones.keys());
     if (!host || !zone) return; // a host whose zone was deleted is kept but not served
     const owner = { accountId: host.accountId, domain: fqdn };
-    this.index.setRRset(zone, `${fqdn}.`, 'A', host.ttl, host.ipv4 ? [host.ipv4] : [], owner);
-    this.index.setRRset(zone, `${fqdn}.`, 'AAAA', host.ttl, host.ipv6 ? [host.ipv6] : [], owner);
+    for (const type of families) {
+      const address = type === 'A' ? host.ipv4 : host.ipv6;
+      this.index.setRRset(zone, `${fqdn}.`, type, host.ttl, address ? [address] : [], owner);
+    }
     this.bumpSerial(zone, at);
   }
 
