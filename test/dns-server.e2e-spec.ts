@@ -1,6 +1,8 @@
 /**
  * The DNS server over real sockets on 127.0.0.1: dns-packet as the client, and dig
- * (Debian dnsutils, installed by scripts/test-setup.sh) where present.
+ * (Debian dnsutils, installed by scripts/test-setup.sh) where present. The whole suite runs
+ * once per UDP path: batched through the udp-batch addon (Linux, built by `npm run build`)
+ * and node:dgram, the fallback elsewhere or with DNS_UDP_BATCH=off.
  */
 import { spawnSync, execFile } from 'node:child_process';
 import * as dgram from 'node:dgram';
@@ -109,7 +111,33 @@ const frame = (msg: Buffer) => Buffer.concat([Buffer.from([msg.length >> 8, msg.
 const optOf = (msg: dnsPacket.DecodedPacket) => msg.additionals?.find((a) => a.type === 'OPT') as dnsPacket.OptAnswer | undefined;
 const data = (msg: dnsPacket.Packet) => (msg.answers ?? []).map((a) => ('data' in a ? a.data : null));
 
-describe('DNS server over UDP and TCP', () => {
+/** Starts `server` with DNS_UDP_BATCH as given: the UDP path is chosen at start(), from the environment. */
+async function startWith(server: DnsServer, batchEnv: string | undefined): Promise<number> {
+  const saved = process.env.DNS_UDP_BATCH;
+  if (batchEnv === undefined) delete process.env.DNS_UDP_BATCH;
+  else process.env.DNS_UDP_BATCH = batchEnv;
+  try {
+    return (await server.start()).port;
+  } finally {
+    if (saved === undefined) delete process.env.DNS_UDP_BATCH;
+    else process.env.DNS_UDP_BATCH = saved;
+  }
+}
+
+function ipv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = dgram.createSocket('udp6');
+    probe.once('error', () => resolve(false));
+    probe.bind(0, '::1', () => probe.close(() => resolve(true)));
+  });
+}
+
+const udpPaths: Array<{ io: 'batch' | 'dgram'; env: string | undefined }> = [
+  ...(process.platform === 'linux' ? [{ io: 'batch' as const, env: undefined }] : []),
+  { io: 'dgram', env: 'off' },
+];
+
+describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
   let index: ZoneIndex;
   let server: DnsServer;
   let port: number;
@@ -127,11 +155,15 @@ describe('DNS server over UDP and TCP', () => {
       maxTcpConnections: 8,
       onError: (e) => errors.push(e),
     });
-    ({ port } = await server.start());
+    port = await startWith(server, env);
   });
   afterAll(() => server.stop());
   beforeEach(() => {
     logged.length = 0;
+  });
+
+  it(`serves UDP through ${io}`, () => {
+    expect(server.udpIo).toBe(io);
   });
 
   it('answers authoritatively, preserving the question case and RD', async () => {
@@ -279,6 +311,62 @@ describe('DNS server over UDP and TCP', () => {
     ]);
     expect(logged[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(logged[0].durationMs).toBeLessThan(1000);
+  });
+
+  it('answers a burst from several clients, each query to its own sender', async () => {
+    const perClient = 100;
+    const clients = await Promise.all(
+      [0, 1, 2].map(() => new Promise<dgram.Socket>((resolve) => {
+        const c = dgram.createSocket('udp4');
+        c.bind(0, HOST, () => resolve(c));
+      })),
+    );
+    const ids = clients.map(() => new Set<number>());
+    const answered = clients.map((c, i) => new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      c.on('message', (m) => {
+        const d = decode(m);
+        if (d.rcode === 'NOERROR' && d.answers?.length === 1) ids[i].add(d.id ?? -1);
+        if (ids[i].size === perClient) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    }));
+    clients.forEach((c, i) => {
+      for (let n = 0; n < perClient; n++) c.send(encodeQuery({ name: 'www.example.com', type: 'A', id: i * 1000 + n }), port, HOST);
+    });
+    await Promise.all(answered);
+    clients.forEach((c) => c.close());
+    expect(ids.map((set) => [set.size, Math.min(...set), Math.max(...set)])).toEqual([
+      [perClient, 0, perClient - 1],
+      [perClient, 1000, 1000 + perClient - 1],
+      [perClient, 2000, 2000 + perClient - 1],
+    ]);
+  });
+
+  it('serves IPv6 clients on an IPv6 address, logging their address', async () => {
+    if (!(await ipv6Loopback())) return;
+    const v6 = new DnsServer({ host: '::1', port: 0, index, sink: { record: (q) => void logged.push(q) } });
+    const v6Port = await startWith(v6, env);
+    try {
+      expect(v6.udpIo).toBe(io);
+      const answer = await new Promise<Buffer | null>((resolve) => {
+        const socket = dgram.createSocket('udp6');
+        const timer = setTimeout(() => finish(null), 1000);
+        const finish = (b: Buffer | null) => {
+          clearTimeout(timer);
+          socket.close();
+          resolve(b);
+        };
+        socket.on('message', (b) => finish(b));
+        socket.send(encodeQuery({ name: 'www.example.com', type: 'AAAA', id: 66 }), v6Port, '::1');
+      });
+      expect(data(decode(answer!))).toEqual(['2001:db8::10']);
+      expect(logged).toEqual([expect.objectContaining({ name: 'www.example.com', type: 'AAAA', clientIp: '::1', transport: 'udp' })]);
+    } finally {
+      await v6.stop();
+    }
   });
 
   it('serves a change to the index on the next query', async () => {

@@ -1,4 +1,4 @@
-import { supportsReusePort } from './dns-server';
+import { supportsReusePort } from './dgram-udp-listener';
 
 describe('supportsReusePort', () => {
   it.each([

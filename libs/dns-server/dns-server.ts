@@ -4,11 +4,13 @@
  * out of a handler: malformed input is dropped or answered FORMERR, and an internal error
  * becomes SERVFAIL.
  *
- * In a `cluster` worker the sockets are shared with the other workers (Node hands the
- * listening handles over through the primary), so running one DnsServer per worker on the
- * same port spreads queries over the cores.
+ * In a `cluster` worker running one DnsServer per worker on the same port spreads queries over
+ * the cores: each worker's batched UDP socket shares the port through SO_REUSEPORT (with
+ * node:dgram and TCP, Node hands the listening handles over through the primary).
+ *
+ * Answers are written into caller-provided buffers (see UdpResponder) so the UDP hot path
+ * allocates nothing per packet but what the query sink keeps.
  */
-import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { wireKeyToName } from './names';
@@ -18,14 +20,17 @@ import {
   EMPTY_BODY,
   QTYPE,
   RCODE,
-  buildResponse,
-  errorResponse,
   isInClass,
   parseQuery,
   rcodeName,
   udpLimit,
+  writeErrorResponse,
+  writeResponse,
   type Query,
 } from './wire';
+import { listenUdp, type UdpIo, type UdpListener } from './udp-listener';
+
+export { supportsReusePort } from './dgram-udp-listener';
 
 export interface DnsServerOptions {
   host: string;
@@ -49,18 +54,14 @@ const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
 
-/** dgram's `reusePort` option exists from Node 22.12 (and 23.1). */
-export function supportsReusePort(version = process.versions.node): boolean {
-  const [major, minor] = version.split('.').map(Number);
-  return major > 23 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
-}
-
 export class DnsServer {
-  private udp: dgram.Socket | null = null;
+  private udp: UdpListener | null = null;
   private tcp: net.Server | null = null;
   private readonly connections = new Set<net.Socket>();
   private boundPort = 0;
   private readonly onError: (err: Error) => void;
+  /** TCP answers are written here, then framed; handle() is synchronous, so one serves all. */
+  private readonly tcpScratch = Buffer.allocUnsafe(TCP_MAX_MESSAGE);
 
   constructor(private readonly opts: DnsServerOptions) {
     this.onError = opts.onError ?? (() => undefined);
@@ -70,19 +71,27 @@ export class DnsServer {
     return this.boundPort;
   }
 
+  /** How UDP is served while started: batched through the udp-batch addon, or node:dgram. */
+  get udpIo(): UdpIo | null {
+    return this.udp?.io ?? null;
+  }
+
   async start(): Promise<{ host: string; port: number }> {
     if (this.udp) throw new Error('DNS server already started');
     // With port 0 the UDP port is chosen first; TCP may find it taken, so try again.
     for (let attempt = 0; ; attempt++) {
-      const udp = await this.bindUdp(this.opts.port);
-      const port = udp.address().port;
+      const udp = await listenUdp(
+        { host: this.opts.host, port: this.opts.port, receiveBufferBytes: this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024, onError: this.onError },
+        this.answerUdp,
+      );
+      const port = udp.port;
       try {
         this.tcp = await this.listenTcp(port);
         this.udp = udp;
         this.boundPort = port;
         return { host: this.opts.host, port };
       } catch (err) {
-        await new Promise<void>((resolve) => udp.close(() => resolve()));
+        await udp.close();
         if (this.opts.port !== 0 || attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
       }
     }
@@ -96,47 +105,13 @@ export class DnsServer {
     for (const socket of this.connections) socket.destroy();
     this.connections.clear();
     await Promise.all([
-      udp && new Promise<void>((resolve) => udp.close(() => resolve())),
+      udp?.close(),
       tcp && new Promise<void>((resolve) => tcp.close(() => resolve())),
     ]);
   }
 
-  private bindUdp(port: number): Promise<dgram.Socket> {
-    const family = net.isIPv6(this.opts.host) ? 6 : 4;
-    // Replies go to the sender's literal IP: resolving it through dns.lookup would only add a
-    // process.nextTick per packet.
-    const lookup = (address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) =>
-      cb(null, address, family);
-    // With SO_REUSEPORT (Node >= 22.12) each cluster worker binds its own socket and the
-    // kernel spreads packets over them; otherwise workers share the primary's one socket and
-    // every packet wakes them all.
-    const reusePort = supportsReusePort() && this.opts.port !== 0;
-    const socket = dgram.createSocket({
-      type: family === 6 ? 'udp6' : 'udp4',
-      lookup: lookup as never,
-      ...(reusePort ? { reusePort: true } : {}),
-    } as dgram.SocketOptions);
-    return new Promise((resolve, reject) => {
-      socket.once('error', reject);
-      socket.bind({ address: this.opts.host, port, exclusive: reusePort }, () => {
-        socket.off('error', reject);
-        socket.on('error', (err) => this.onError(err));
-        try {
-          socket.setRecvBufferSize(this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024);
-        } catch {
-          // The kernel's limit stands; the server works with its default buffer.
-        }
-        socket.on('message', (msg, rinfo) => this.onUdp(socket, msg, rinfo));
-        resolve(socket);
-      });
-    });
-  }
-
-  private onUdp(socket: dgram.Socket, msg: Buffer, rinfo: dgram.RemoteInfo): void {
-    const started = performance.now();
-    const response = this.handle(msg, 'udp', rinfo.address, started);
-    if (response) socket.send(response, rinfo.port, rinfo.address);
-  }
+  private readonly answerUdp = (msg: Buffer, clientIp: string, started: number, out: Buffer, at: number): number =>
+    this.handle(msg, 'udp', clientIp, started, out, at);
 
   private listenTcp(port: number): Promise<net.Server> {
     const server = net.createServer((socket) => this.onTcpConnection(socket));
@@ -165,42 +140,45 @@ export class DnsServer {
         const length = pending.readUInt16BE(0);
         if (pending.length < 2 + length) break;
         const started = performance.now();
-        const response = this.handle(pending.subarray(2, 2 + length), 'tcp', clientIp, started);
+        const responseLength = this.handle(pending.subarray(2, 2 + length), 'tcp', clientIp, started, this.tcpScratch, 0);
         pending = pending.subarray(2 + length);
         // Bytes that are not a DNS message: the stream cannot be trusted to be in sync.
-        if (!response) return void socket.destroy();
-        const framed = Buffer.allocUnsafe(response.length + 2);
-        framed.writeUInt16BE(response.length, 0);
-        response.copy(framed, 2);
+        if (responseLength === 0) return void socket.destroy();
+        const framed = Buffer.allocUnsafe(responseLength + 2);
+        framed.writeUInt16BE(responseLength, 0);
+        this.tcpScratch.copy(framed, 2, 0, responseLength);
         socket.write(framed);
         if (socket.writableLength > TCP_MAX_UNREAD) return void socket.destroy();
       }
     });
   }
 
-  /** The response to one DNS message, or null to drop it. Never throws. */
-  private handle(msg: Buffer, transport: Transport, clientIp: string, started: number): Buffer | null {
+  /**
+   * Writes the response to one DNS message into `out` at `at` and returns its length, 0 to
+   * drop the message. Never throws. `out` has room for the transport's largest message.
+   */
+  private handle(msg: Buffer, transport: Transport, clientIp: string, started: number, out: Buffer, at: number): number {
     try {
       const parsed = parseQuery(msg);
       if (!parsed.ok) {
-        if (parsed.action === 'drop') return null;
-        const response = errorResponse(msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
-        this.recordUnanswerable(msg, parsed.questionEnd, parsed.rcode, transport, clientIp, started, response.length);
-        return response;
+        if (parsed.action === 'drop') return 0;
+        const length = writeErrorResponse(out, at, msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
+        this.recordUnanswerable(msg, parsed.questionEnd, parsed.rcode, transport, clientIp, started, length);
+        return length;
       }
       const q = parsed.query;
       const prepared = isInClass(q) ? this.opts.index.answer(q.key, q.qtype) : NOT_IN_CLASS;
-      const response = buildResponse(msg, q, prepared.body, transport === 'udp' ? udpLimit(q) : TCP_MAX_MESSAGE);
-      if (this.opts.sink) this.record(q, prepared, response, transport, clientIp, started);
-      return response;
+      const length = writeResponse(out, at, msg, q, prepared.body, transport === 'udp' ? udpLimit(q) : TCP_MAX_MESSAGE);
+      if (this.opts.sink) this.record(q, prepared, (out[at + 2] & 0x02) !== 0, length, transport, clientIp, started);
+      return length;
     } catch (err) {
       this.onError(err instanceof Error ? err : new Error(String(err)));
-      if (msg.length < 12 || msg[2] & 0x80) return null;
-      return errorResponse(msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
+      if (msg.length < 12 || msg[2] & 0x80) return 0;
+      return writeErrorResponse(out, at, msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
     }
   }
 
-  private record(q: Query, prepared: Prepared, response: Buffer, transport: Transport, clientIp: string, started: number): void {
+  private record(q: Query, prepared: Prepared, truncated: boolean, responseBytes: number, transport: Transport, clientIp: string, started: number): void {
     this.emit({
       name: prepared.name ?? wireKeyToName(q.key),
       type: typeName(q.qtype),
@@ -210,8 +188,8 @@ export class DnsServer {
       dnssecOk: q.dnssecOk,
       edns: q.edns,
       ednsUdpSize: q.edns ? q.udpSize : null,
-      truncated: (response[2] & 0x02) !== 0,
-      responseBytes: response.length,
+      truncated,
+      responseBytes,
       durationMs: performance.now() - started,
       timestamp: Math.round(performance.timeOrigin + started),
       zone: prepared.zone,

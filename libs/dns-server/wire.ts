@@ -40,6 +40,7 @@ const FLAG_TC = 0x0200;
 const FLAG_RD = 0x0100;
 const FLAG_CD = 0x0010;
 const OPT_RR_LENGTH = 11;
+const NO_COUNTS: [number, number, number] = [0, 0, 0];
 
 export interface Query {
   id: number;
@@ -168,6 +169,12 @@ export const EMPTY_BODY = (rcode: number, authoritative = false): Body => ({
  * leaving out anything from the answer or authority sections sets TC.
  */
 export function buildResponse(req: Buffer, q: Query, body: Body, limit: number): Buffer {
+  const out = Buffer.allocUnsafe(Math.min(limit, q.questionEnd + (q.edns ? OPT_RR_LENGTH : 0) + body.bytes.length));
+  return out.subarray(0, writeResponse(out, 0, req, q, body, limit));
+}
+
+/** buildResponse into `out` at `at` (which must have `limit` bytes of room); returns the length. */
+export function writeResponse(out: Buffer, at: number, req: Buffer, q: Query, body: Body, limit: number): number {
   const badVersion = q.edns && q.ednsVersion !== 0;
   const optLength = q.edns ? OPT_RR_LENGTH : 0;
   const fixed = q.questionEnd + optLength;
@@ -176,25 +183,24 @@ export function buildResponse(req: Buffer, q: Query, body: Body, limit: number):
   let truncated = false;
   if (badVersion) {
     bytes = 0;
-    counts = [0, 0, 0];
+    counts = NO_COUNTS;
   } else if (fixed + bytes > limit) {
     ({ bytes, counts, truncated } = fitRRsets(body, limit - fixed));
   }
-  const out = Buffer.allocUnsafe(fixed + bytes);
   const rcode = badVersion ? 0 : body.rcode;
   let flags = FLAG_QR | (q.flags & (FLAG_RD | FLAG_CD)) | (rcode & 0xf);
   if (body.authoritative && !badVersion) flags |= FLAG_AA;
   if (truncated) flags |= FLAG_TC;
-  out.writeUInt16BE(q.id, 0);
-  out.writeUInt16BE(flags, 2);
-  out.writeUInt16BE(1, 4);
-  out.writeUInt16BE(counts[0], 6);
-  out.writeUInt16BE(counts[1], 8);
-  out.writeUInt16BE(counts[2] + (q.edns ? 1 : 0), 10);
-  req.copy(out, HEADER, HEADER, q.questionEnd);
-  body.bytes.copy(out, q.questionEnd, 0, bytes);
-  if (q.edns) writeOpt(out, q.questionEnd + bytes, badVersion ? 1 : body.rcode >> 4, q.dnssecOk);
-  return out;
+  out.writeUInt16BE(q.id, at);
+  out.writeUInt16BE(flags, at + 2);
+  out.writeUInt16BE(1, at + 4);
+  out.writeUInt16BE(counts[0], at + 6);
+  out.writeUInt16BE(counts[1], at + 8);
+  out.writeUInt16BE(counts[2] + (q.edns ? 1 : 0), at + 10);
+  req.copy(out, at + HEADER, HEADER, q.questionEnd);
+  body.bytes.copy(out, at + q.questionEnd, 0, bytes);
+  if (q.edns) writeOpt(out, at + q.questionEnd + bytes, badVersion ? 1 : body.rcode >> 4, q.dnssecOk);
+  return fixed + bytes;
 }
 
 /** The longest prefix of whole RRsets that fits; bytes are copied as a prefix, so the first misfit ends it. */
@@ -222,14 +228,21 @@ function writeOpt(out: Buffer, at: number, extendedRcode: number, dnssecOk: bool
 
 /** Header-only (plus the question when it was readable) answer for queries we cannot serve. */
 export function errorResponse(req: Buffer, id: number, reqFlags: number, rcode: number, questionEnd: number): Buffer {
-  const out = Buffer.alloc(HEADER + (questionEnd > 0 ? questionEnd - HEADER : 0));
-  out.writeUInt16BE(id, 0);
-  out.writeUInt16BE(FLAG_QR | (reqFlags & 0x7800) | (reqFlags & FLAG_RD) | (rcode & 0xf), 2);
-  if (questionEnd > 0) {
-    out.writeUInt16BE(1, 4);
-    req.copy(out, HEADER, HEADER, questionEnd);
-  }
+  const out = Buffer.allocUnsafe(errorResponseLength(questionEnd));
+  writeErrorResponse(out, 0, req, id, reqFlags, rcode, questionEnd);
   return out;
+}
+
+export const errorResponseLength = (questionEnd: number): number => (questionEnd > 0 ? questionEnd : HEADER);
+
+/** errorResponse into `out` at `at`; returns the length. */
+export function writeErrorResponse(out: Buffer, at: number, req: Buffer, id: number, reqFlags: number, rcode: number, questionEnd: number): number {
+  out.writeUInt16BE(id, at);
+  out.writeUInt16BE(FLAG_QR | (reqFlags & 0x7800) | (reqFlags & FLAG_RD) | (rcode & 0xf), at + 2);
+  out.writeUInt16BE(questionEnd > 0 ? 1 : 0, at + 4);
+  out.fill(0, at + 6, at + HEADER);
+  if (questionEnd > 0) req.copy(out, at + HEADER, HEADER, questionEnd);
+  return errorResponseLength(questionEnd);
 }
 
 /** UDP size limit for a query (RFC 6891 §6.2.5, capped at what we advertise). */

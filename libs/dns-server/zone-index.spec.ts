@@ -148,6 +148,17 @@ describe('ZoneIndex', () => {
     expect(index.lookup('www.sub.example.com', 'A')).toMatchObject({ zone: 'example.com', kind: 'nxdomain' });
   });
 
+  it('answers from a zone added or removed after the same question was answered (front cache)', () => {
+    expect(index.lookup('www.sub.example.com', 'A')).toMatchObject({ zone: 'example.com', kind: 'nxdomain' });
+    index.putZone(zoneDef('sub.example.com', { ownerAccountId: 'acct-2' }));
+    index.setRRset('sub.example.com', 'www', 'A', 60, ['203.0.113.1']);
+    expect(index.lookup('www.sub.example.com', 'A')).toMatchObject({ zone: 'sub.example.com', kind: 'answer' });
+    index.removeZone('sub.example.com');
+    expect(index.lookup('www.sub.example.com', 'A')).toMatchObject({ zone: 'example.com', kind: 'nxdomain' });
+    index.removeZone('example.com');
+    expect(index.lookup('www.example.com', 'A').kind).toBe('refused');
+  });
+
   it('serves a change on the next lookup (cached answers are invalidated)', () => {
     expect(index.lookup('www.example.com', 'A').answers).toHaveLength(2);
     index.setRRset('example.com', 'www', 'A', 300, ['192.0.2.50']);

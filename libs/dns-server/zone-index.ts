@@ -111,8 +111,18 @@ const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer
 
 const REFUSED: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
 
+/** Bounds the front cache: random names (an NXDOMAIN flood) refill it instead of growing it. */
+const MAX_FRONT_ENTRIES = 100_000;
+
 export class ZoneIndex {
   private readonly zones = new Map<string, Zone>();
+  /**
+   * (key, qtype) → answer for the whole index, in front of the per-zone caches: a repeated
+   * question costs one lookup by the query's own key instead of a walk up its labels. Any
+   * change to the index empties it, since a new zone or record can change any answer.
+   */
+  private front = new Map<string, Map<number, Prepared>>();
+  private frontEntries = 0;
 
   putZone(def: ZoneDefinition): void {
     const name = canonicalName(def.name);
@@ -145,10 +155,12 @@ export class ZoneIndex {
     apex.rrsets.set(QTYPE.NS, ns);
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
+    this.forgetAnswers();
   }
 
   removeZone(name: string): void {
     this.zones.delete(wireKey(canonicalName(name)));
+    this.forgetAnswers();
   }
 
   hasZone(name: string): boolean {
@@ -200,6 +212,7 @@ export class ZoneIndex {
     }
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
     zone.cache = new Map();
+    this.forgetAnswers();
   }
 
   removeRRset(zoneName: string, ownerName: string, type: string): void {
@@ -216,6 +229,7 @@ export class ZoneIndex {
       countExisting(zone, key, -1);
     }
     zone.cache = new Map();
+    this.forgetAnswers();
   }
 
   /** The records at one name, as presentation text, for tests and diagnostics. */
@@ -260,6 +274,24 @@ export class ZoneIndex {
 
   /** Hot path: the prepared answer for a lowercased wire key (see names.ts) and a type. */
   answer(key: string, qtype: number): Prepared {
+    const known = this.front.get(key)?.get(qtype);
+    if (known) return known;
+    const prepared = this.resolve(key, qtype);
+    if (this.frontEntries >= MAX_FRONT_ENTRIES) this.forgetAnswers();
+    let types = this.front.get(key);
+    if (!types) this.front.set(key, (types = new Map()));
+    types.set(qtype, prepared);
+    this.frontEntries++;
+    return prepared;
+  }
+
+  private forgetAnswers(): void {
+    if (this.frontEntries === 0) return;
+    this.front = new Map();
+    this.frontEntries = 0;
+  }
+
+  private resolve(key: string, qtype: number): Prepared {
     const zone = this.zoneOf(key);
     if (!zone || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return REFUSED;
 

@@ -1,0 +1,58 @@
+/**
+ * UDP through the udp-batch addon: each readiness callback reads a batch of queries with one
+ * recvmmsg, answers them straight into the shared send buffer and sends them with one
+ * sendmmsg, without a JS object per packet on the way in or out.
+ */
+import { performance } from 'node:perf_hooks';
+import { BatchUdpSocket, type UdpBatchAddon } from './udp-batch';
+import { MAX_UDP_PAYLOAD } from './wire';
+import type { UdpListenOptions, UdpListener, UdpResponder } from './udp-listener';
+
+const BATCH = 64;
+/** Batches per readiness callback: the rest waits one loop turn, so TCP and timers get theirs. */
+const BATCHES_PER_TURN = 8;
+/** Queries longer than this are not ours to answer (no EDNS option we read needs more). */
+const MAX_QUERY = 4096;
+const SEND_BUFFER_BYTES = 4 * 1024 * 1024;
+
+export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOptions, respond: UdpResponder): Promise<UdpListener> {
+  const socket = BatchUdpSocket.open(addon, {
+    host: opts.host,
+    port: opts.port,
+    // With SO_REUSEPORT each cluster worker binds its own socket on the same port and the
+    // kernel spreads queries over them by flow; port 0 is a private test server.
+    reusePort: opts.port !== 0,
+    receiveBufferBytes: opts.receiveBufferBytes,
+    sendBufferBytes: SEND_BUFFER_BYTES,
+    maxBatch: BATCH,
+    maxDatagram: MAX_QUERY,
+    maxResponse: MAX_UDP_PAYLOAD,
+  });
+  const out = socket.out;
+  const onReadable = (): void => {
+    try {
+      for (let turn = 0; turn < BATCHES_PER_TURN; turn++) {
+        const received = socket.recv();
+        if (received === 0) return;
+        const started = performance.now();
+        for (let slot = 0; slot < received; slot++) {
+          // Truncated queries cannot be parsed honestly; dropping them is what a full buffer would do.
+          if (socket.truncated(slot)) continue;
+          const length = respond(socket.datagram(slot), socket.peerAddress(slot), started, out, socket.nextResponseAt);
+          if (length > 0) socket.queue(slot, length);
+        }
+        socket.send();
+        if (received < BATCH) return;
+      }
+    } catch (err) {
+      // A socket error (not a query's: respond never throws) costs this turn, not the process.
+      opts.onError(err as Error);
+    }
+  };
+  socket.start(onReadable);
+  return {
+    io: 'batch',
+    port: socket.port,
+    close: async () => socket.close(),
+  };
+}

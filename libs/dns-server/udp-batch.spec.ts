@@ -1,0 +1,201 @@
+/**
+ * The udp-batch addon through its wrapper, over real loopback sockets. The addon is built by
+ * `npm run build` (which `npm test` runs first); on Linux a missing build fails here rather
+ * than quietly testing nothing.
+ */
+import * as dgram from 'node:dgram';
+import { BatchUdpSocket, loadUdpBatch, type BatchUdpSocketOptions, type UdpBatchAddon } from './udp-batch';
+
+const availability = loadUdpBatch({});
+const onLinux = process.platform === 'linux' ? describe : describe.skip;
+
+function ipv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = dgram.createSocket('udp6');
+    probe.once('error', () => resolve(false));
+    probe.bind(0, '::1', () => probe.close(() => resolve(true)));
+  });
+}
+
+onLinux('udp-batch addon', () => {
+  let addon: UdpBatchAddon;
+  const open: BatchUdpSocket[] = [];
+  const clients: dgram.Socket[] = [];
+
+  beforeAll(() => {
+    if (!availability.ok) throw new Error(`udp-batch addon did not load: ${availability.reason}`);
+    addon = availability.addon;
+  });
+  afterEach(() => {
+    open.splice(0).forEach((s) => s.close());
+    clients.splice(0).forEach((c) => c.close());
+  });
+
+  const socket = (opts: Partial<BatchUdpSocketOptions> = {}): BatchUdpSocket => {
+    const s = BatchUdpSocket.open(addon, {
+      host: '127.0.0.1',
+      port: 0,
+      reusePort: false,
+      receiveBufferBytes: 1 << 20,
+      sendBufferBytes: 1 << 20,
+      maxBatch: 16,
+      maxDatagram: 512,
+      maxResponse: 512,
+      ...opts,
+    });
+    open.push(s);
+    return s;
+  };
+
+  const client = async (type: 'udp4' | 'udp6' = 'udp4', host = '127.0.0.1'): Promise<dgram.Socket> => {
+    const c = dgram.createSocket(type);
+    clients.push(c);
+    await new Promise<void>((resolve) => c.bind(0, host, () => resolve()));
+    return c;
+  };
+
+  /**
+   * recv() until `count` datagrams have been seen, polling (the socket never blocks); `each`
+   * sees every slot of a batch, and whatever it queues is sent before the next recv().
+   */
+  async function drain(s: BatchUdpSocket, count: number, each: (slot: number) => void = () => undefined): Promise<number> {
+    const deadline = Date.now() + 3000;
+    let seen = 0;
+    while (seen < count && Date.now() < deadline) {
+      const n = s.recv();
+      for (let slot = 0; slot < n; slot++) each(slot);
+      s.send();
+      seen += n;
+      if (n === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    return seen;
+  }
+
+  const replies = (c: dgram.Socket, count: number): Promise<string[]> =>
+    new Promise((resolve) => {
+      const got: string[] = [];
+      const timer = setTimeout(() => resolve(got), 3000);
+      c.on('message', (m) => {
+        got.push(m.toString());
+        if (got.length === count) {
+          clearTimeout(timer);
+          resolve(got);
+        }
+      });
+    });
+
+  it('reports the port the kernel picked for port 0, and reads nothing when nothing waits', () => {
+    const s = socket();
+    expect(s.port).toBeGreaterThan(0);
+    expect(s.recv()).toBe(0);
+  });
+
+  it('reads a batch with each sender, and answers each sender in one send', async () => {
+    const s = socket();
+    const [a, b] = [await client(), await client()];
+    const answered = [replies(a, 2), replies(b, 1)];
+    a.send('one', s.port, '127.0.0.1');
+    b.send('two', s.port, '127.0.0.1');
+    a.send('three', s.port, '127.0.0.1');
+    const seen: object[] = [];
+    const received = await drain(s, 3, (slot) => {
+      seen.push({
+        text: s.datagram(slot).toString(),
+        from: `${s.peerAddress(slot)}:${s.peerPort(slot)}`,
+        family: s.peerFamily(slot),
+        truncated: s.truncated(slot),
+      });
+      s.queue(slot, s.out.write(`re:${s.datagram(slot)}`, s.nextResponseAt));
+    });
+    expect(received).toBe(3);
+    expect(seen).toEqual([
+      { text: 'one', from: `127.0.0.1:${a.address().port}`, family: 4, truncated: false },
+      { text: 'two', from: `127.0.0.1:${b.address().port}`, family: 4, truncated: false },
+      { text: 'three', from: `127.0.0.1:${a.address().port}`, family: 4, truncated: false },
+    ]);
+    expect(await Promise.all(answered)).toEqual([['re:one', 're:three'], ['re:two']]);
+  });
+
+  it('flags a datagram longer than a slot as truncated', async () => {
+    const s = socket({ maxDatagram: 64 });
+    const c = await client();
+    c.send(Buffer.alloc(100, 1), s.port, '127.0.0.1');
+    const flags: boolean[] = [];
+    const lengths: number[] = [];
+    expect(await drain(s, 1, (slot) => void (flags.push(s.truncated(slot)), lengths.push(s.datagram(slot).length)))).toBe(1);
+    expect(flags).toEqual([true]);
+    expect(lengths[0]).toBeLessThanOrEqual(64);
+  });
+
+  it('reads IPv6 senders, and IPv4 ones on a dual-stack socket as node:dgram names them', async () => {
+    if (!(await ipv6Loopback())) return;
+    const v6 = socket({ host: '::1' });
+    const c6 = await client('udp6', '::1');
+    const answered = replies(c6, 1);
+    c6.send('six', v6.port, '::1');
+    const peers: unknown[] = [];
+    await drain(v6, 1, (slot) => {
+      peers.push([v6.peerFamily(slot), v6.peerAddress(slot), v6.peerPort(slot)]);
+      v6.queue(slot, v6.out.write('re:six', v6.nextResponseAt));
+    });
+    expect(peers).toEqual([[6, '::1', c6.address().port]]);
+    expect(await answered).toEqual(['re:six']);
+
+    const dual = socket({ host: '::' });
+    const c4 = await client();
+    c4.send('four', dual.port, '127.0.0.1');
+    const mapped: unknown[] = [];
+    await drain(dual, 1, (slot) => mapped.push([dual.peerFamily(slot), dual.peerAddress(slot)]));
+    expect(mapped).toEqual([[6, '::ffff:127.0.0.1']]);
+  });
+
+  it('calls onReadable while datagrams wait, and never after close', async () => {
+    const s = socket();
+    const c = await client();
+    let calls = 0;
+    const drained = new Promise<number>((resolve) => {
+      s.start(() => {
+        calls++;
+        const n = s.recv();
+        s.close();
+        resolve(n);
+      });
+    });
+    c.send('ping', s.port, '127.0.0.1');
+    expect(await drained).toBe(1);
+    c.send('after close', s.port, '127.0.0.1');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toBe(1);
+  });
+
+  it('refuses use after close with EBADF, and closes only once', () => {
+    const s = socket();
+    s.close();
+    s.close();
+    expect(s.closed).toBe(true);
+    expect(() => s.recv()).toThrow(expect.objectContaining({ code: 'EBADF' }));
+    expect(() => s.send()).not.toThrow(); // nothing queued: no system call to refuse
+    s.queue(0, 1);
+    expect(() => s.send()).toThrow(expect.objectContaining({ code: 'EBADF' }));
+  });
+
+  it('reports bind errors with their errno code, and shares a port only with SO_REUSEPORT', () => {
+    const first = socket();
+    expect(() => socket({ port: first.port })).toThrow(expect.objectContaining({ code: 'EADDRINUSE' }));
+    const shared = socket({ port: 0, reusePort: true });
+    expect(socket({ port: shared.port, reusePort: true }).port).toBe(shared.port);
+    expect(() => socket({ host: 'localhost' })).toThrow(expect.objectContaining({ code: 'EINVAL' }));
+  });
+
+  it('rejects a send that names a slot or bytes outside its buffers', () => {
+    const s = socket({ maxBatch: 2 });
+    s.queue(5, 10);
+    expect(() => s.send()).toThrow('outside the attached buffers');
+  });
+});
+
+describe('loadUdpBatch', () => {
+  it('stays off when DNS_UDP_BATCH=off', () => {
+    expect(loadUdpBatch({ DNS_UDP_BATCH: 'off' })).toEqual({ ok: false, reason: 'DNS_UDP_BATCH=off' });
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * Typed access to the udp-batch addon (native/udp-batch): a UDP socket that reads and writes
+ * whole batches of datagrams per system call through buffers shared with C. Linux only; where
+ * the addon is not built or not wanted (DNS_UDP_BATCH=off) loadUdpBatch() says why and the
+ * caller uses node:dgram.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { getSystemErrorName } from 'node:util';
+
+interface NativeSocket {
+  localPort(): number;
+  attach(inBuf: Buffer, inMeta: Buffer, out: Buffer, outMeta: Buffer, slotSize: number, maxBatch: number): void;
+  recv(max: number): number;
+  send(count: number): number;
+  peerAddress(slot: number): string;
+  start(onReadable: () => void): void;
+  close(): void;
+  isClosed(): boolean;
+}
+
+export interface UdpBatchAddon {
+  UdpBatchSocket: new (host: string, port: number, reusePort: boolean, receiveBufferBytes: number, sendBufferBytes: number) => NativeSocket;
+  RECV_META_BYTES: number;
+  SEND_META_BYTES: number;
+}
+
+// Receive metadata layout, as native/udp-batch/src/udp_batch.c writes it.
+const META_LENGTH = 0;
+const META_FLAGS = 4;
+const META_FAMILY = 5;
+const META_PORT = 6;
+const META_ADDRESS = 8;
+const FLAG_TRUNCATED = 1;
+
+const ADDON_FILE = join('native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
+/** Spoofed sources could otherwise grow the address cache without bound. */
+const MAX_CACHED_ADDRESSES = 4096;
+
+export type UdpBatchAvailability = { ok: true; addon: UdpBatchAddon } | { ok: false; reason: string };
+
+let loaded: UdpBatchAvailability | null = null;
+
+/** The addon, looked for from both the sources (ts-jest) and the compiled tree (dist/). */
+export function loadUdpBatch(env: NodeJS.ProcessEnv = process.env): UdpBatchAvailability {
+  if (env.DNS_UDP_BATCH === 'off') return { ok: false, reason: 'DNS_UDP_BATCH=off' };
+  if (loaded) return loaded;
+  if (process.platform !== 'linux') return (loaded = { ok: false, reason: `no recvmmsg on ${process.platform}` });
+  const candidates = [join(__dirname, '..', '..', ADDON_FILE), join(__dirname, '..', '..', '..', ADDON_FILE)];
+  const file = candidates.find((c) => existsSync(c));
+  if (!file) return (loaded = { ok: false, reason: `${ADDON_FILE} not built (npm run build)` });
+  try {
+    return (loaded = { ok: true, addon: require(file) as UdpBatchAddon });
+  } catch (err) {
+    return (loaded = { ok: false, reason: `${file}: ${(err as Error).message}` });
+  }
+}
+
+export interface BatchUdpSocketOptions {
+  /** An IPv4 or IPv6 literal. */
+  host: string;
+  port: number;
+  reusePort: boolean;
+  receiveBufferBytes: number;
+  sendBufferBytes: number;
+  /** Datagrams per recv/send call. */
+  maxBatch: number;
+  /** Longest datagram read whole; a longer one arrives flagged truncated(). */
+  maxDatagram: number;
+  /** Room for each response in `out`: response i of a batch goes at i * maxResponse. */
+  maxResponse: number;
+}
+
+/**
+ * One batch at a time: recv() fills slots 0..n-1, the caller reads them, writes responses
+ * into `out` and queue()s them, then send() sends the queue to the peers of the slots named.
+ * The next recv() reuses the slots, so send() comes first.
+ */
+export class BatchUdpSocket {
+  readonly out: Buffer;
+  private readonly in: Buffer;
+  private readonly inMeta: Buffer;
+  private readonly outMeta: Buffer;
+  private readonly recvMetaBytes: number;
+  private readonly sendMetaBytes: number;
+  private readonly v4Names = new Map<number, string>();
+  private readonly v6Names = new Map<string, string>();
+  private queued = 0;
+  private readonly boundPort: number;
+
+  private constructor(
+    private readonly native: NativeSocket,
+    addon: UdpBatchAddon,
+    private readonly opts: BatchUdpSocketOptions,
+  ) {
+    this.recvMetaBytes = addon.RECV_META_BYTES;
+    this.sendMetaBytes = addon.SEND_META_BYTES;
+    this.in = Buffer.alloc(opts.maxBatch * opts.maxDatagram);
+    this.inMeta = Buffer.alloc(opts.maxBatch * this.recvMetaBytes);
+    this.out = Buffer.alloc(opts.maxBatch * opts.maxResponse);
+    this.outMeta = Buffer.alloc(opts.maxBatch * this.sendMetaBytes);
+    native.attach(this.in, this.inMeta, this.out, this.outMeta, opts.maxDatagram, opts.maxBatch);
+    this.boundPort = native.localPort();
+  }
+
+  /** Binds now; throws the bind error with its errno code (EADDRINUSE, ...). */
+  static open(addon: UdpBatchAddon, opts: BatchUdpSocketOptions): BatchUdpSocket {
+    const native = new addon.UdpBatchSocket(opts.host, opts.port, opts.reusePort, opts.receiveBufferBytes, opts.sendBufferBytes);
+    try {
+      return new BatchUdpSocket(native, addon, opts);
+    } catch (err) {
+      native.close();
+      throw err;
+    }
+  }
+
+  /** The bound port (the kernel's pick for port 0). */
+  get port(): number {
+    return this.boundPort;
+  }
+
+  get maxBatch(): number {
+    return this.opts.maxBatch;
+  }
+
+  get closed(): boolean {
+    return this.native.isClosed();
+  }
+
+  /** onReadable runs with datagrams waiting, and again on the next loop turn while any are left. */
+  start(onReadable: () => void): void {
+    this.native.start(onReadable);
+  }
+
+  /** Reads up to maxBatch datagrams; the count, 0 when none wait. A socket error throws with its errno code. */
+  recv(): number {
+    const n = this.native.recv(this.opts.maxBatch);
+    if (n < 0) throw socketError(-n);
+    this.queued = 0;
+    return n;
+  }
+
+  datagram(slot: number): Buffer {
+    const start = slot * this.opts.maxDatagram;
+    return this.in.subarray(start, start + this.inMeta.readUInt32LE(slot * this.recvMetaBytes + META_LENGTH));
+  }
+
+  /** Longer than maxDatagram: only its head was read. */
+  truncated(slot: number): boolean {
+    return (this.inMeta[slot * this.recvMetaBytes + META_FLAGS] & FLAG_TRUNCATED) !== 0;
+  }
+
+  peerFamily(slot: number): 4 | 6 {
+    return this.inMeta[slot * this.recvMetaBytes + META_FAMILY] === 6 ? 6 : 4;
+  }
+
+  peerPort(slot: number): number {
+    return this.inMeta.readUInt16LE(slot * this.recvMetaBytes + META_PORT);
+  }
+
+  /** The sender's address as node:dgram would give it; repeat senders cost a map lookup, not a string. */
+  peerAddress(slot: number): string {
+    const at = slot * this.recvMetaBytes + META_ADDRESS;
+    if (this.peerFamily(slot) === 4) {
+      const key = this.inMeta.readUInt32BE(at);
+      return this.v4Names.get(key) ?? remember(this.v4Names, key, this.native.peerAddress(slot));
+    }
+    const key = this.inMeta.toString('latin1', at, at + 16);
+    return this.v6Names.get(key) ?? remember(this.v6Names, key, this.native.peerAddress(slot));
+  }
+
+  /** Where the next response is to be written in `out` (at most maxResponse bytes). */
+  get nextResponseAt(): number {
+    return this.queued * this.opts.maxResponse;
+  }
+
+  /** Queues the `length` bytes at nextResponseAt for the peer of `slot`. */
+  queue(slot: number, length: number): void {
+    const entry = this.queued * this.sendMetaBytes;
+    this.outMeta.writeUInt32LE(slot, entry);
+    this.outMeta.writeUInt32LE(this.queued * this.opts.maxResponse, entry + 4);
+    this.outMeta.writeUInt32LE(length, entry + 8);
+    this.queued++;
+  }
+
+  /** Sends the queue; returns how many went out (the rest were dropped: the socket buffer was full). */
+  send(): number {
+    const count = this.queued;
+    this.queued = 0;
+    return count === 0 ? 0 : this.native.send(count);
+  }
+
+  /** Idempotent; later recv/send throw EBADF. */
+  close(): void {
+    this.native.close();
+  }
+}
+
+function remember<K>(cache: Map<K, string>, key: K, name: string): string {
+  if (cache.size >= MAX_CACHED_ADDRESSES) cache.clear();
+  cache.set(key, name);
+  return name;
+}
+
+function socketError(errno: number): NodeJS.ErrnoException {
+  const code = getSystemErrorName(-errno);
+  const err: NodeJS.ErrnoException = new Error(`recvmmsg ${code}`);
+  err.code = code;
+  err.errno = -errno;
+  err.syscall = 'recvmmsg';
+  return err;
+}

@@ -1,0 +1,40 @@
+/**
+ * The UDP side of the DNS server, behind one interface with two implementations: batched
+ * recvmmsg/sendmmsg through the udp-batch addon where it loads (Linux), node:dgram elsewhere
+ * or when DNS_UDP_BATCH=off.
+ */
+import cluster from 'node:cluster';
+import { isIP } from 'node:net';
+import { listenBatchUdp } from './batch-udp-listener';
+import { listenDgramUdp } from './dgram-udp-listener';
+import { loadUdpBatch } from './udp-batch';
+
+/**
+ * Writes the answer to `msg` into `out` at `at`, where MAX_UDP_PAYLOAD bytes are free, and
+ * returns its length; 0 drops the query. Must not throw. `started` is performance.now() at
+ * receipt. `msg` and `out` are reused once it returns: keep neither.
+ */
+export type UdpResponder = (msg: Buffer, clientIp: string, started: number, out: Buffer, at: number) => number;
+
+export interface UdpListenOptions {
+  host: string;
+  port: number;
+  receiveBufferBytes: number;
+  onError: (err: Error) => void;
+}
+
+export type UdpIo = 'batch' | 'dgram';
+
+export interface UdpListener {
+  readonly io: UdpIo;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export function listenUdp(opts: UdpListenOptions, respond: UdpResponder): Promise<UdpListener> {
+  // Cluster workers binding port 0 must all end up on one port, which only cluster's shared
+  // dgram handle gives; the addon's sockets are each worker's own.
+  const sharedEphemeral = cluster.isWorker && opts.port === 0;
+  const batch = isIP(opts.host) && !sharedEphemeral ? loadUdpBatch() : null;
+  return batch?.ok ? listenBatchUdp(batch.addon, opts, respond) : listenDgramUdp(opts, respond);
+}
