@@ -33,14 +33,19 @@ describe('operations (contract §13)', () => {
     expect(res.text).toMatch(/projection_lag_events\{projection="accounts"\} 0/);
   });
 
-  it('counts answered DNS queries in the metrics', async () => {
-    const port = t.running.app.get(DnsService).port!;
-    expect((await queryDns(port, 'dyn.example.net', 'SOA')).rcode).toBe('NOERROR');
-    expect((await queryDns(port, 'nothing.example.org', 'A')).rcode).toBe('REFUSED');
-    const res = await t.http.get('/metrics');
-    expect(res.text).toMatch(/dns_queries_total\{transport="udp",rcode="NOERROR"\} [1-9]/);
-    expect(res.text).toMatch(/dns_queries_total\{transport="udp",rcode="REFUSED"\} [1-9]/);
-    expect(res.text).toMatch(/dns_answer_duration_seconds_count [1-9]/);
+  it('counts answered DNS queries in the metrics (the DNS thread reports them in batches)', async () => {
+    const dns = t.running.app.get(DnsService);
+    expect(dns.mode).toBe('thread');
+    expect((await queryDns(dns.port!, 'dyn.example.net', 'SOA')).rcode).toBe('NOERROR');
+    expect((await queryDns(dns.port!, 'nothing.example.org', 'A')).rcode).toBe('REFUSED');
+    let text = '';
+    for (let i = 0; i < 50 && !/dns_answer_duration_seconds_count [1-9]/.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      text = (await t.http.get('/metrics')).text;
+    }
+    expect(text).toMatch(/dns_queries_total\{transport="udp",rcode="NOERROR"\} [1-9]/);
+    expect(text).toMatch(/dns_queries_total\{transport="udp",rcode="REFUSED"\} [1-9]/);
+    expect(text).toMatch(/dns_answer_duration_seconds_count [1-9]/);
   });
 
   it('guards admin endpoints with the operator token', async () => {
@@ -133,6 +138,21 @@ describe('health when a store is down', () => {
         read_store: { kind: 'embedded', status: 'unavailable' },
         projections: expect.any(Array),
       });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('DNS role on the main thread (DNS_THREAD=off)', () => {
+  it('answers and counts queries at once', async () => {
+    const t = await startTestApp({ env: { DNS_THREAD: 'off' } });
+    try {
+      const dns = t.running.app.get(DnsService);
+      expect(dns.mode).toBe('inline');
+      expect((await queryDns(dns.port!, 'dyn.example.net', 'SOA')).rcode).toBe('NOERROR');
+      const res = await t.http.get('/metrics');
+      expect(res.text).toMatch(/dns_queries_total\{transport="udp",rcode="NOERROR"\} 1/);
     } finally {
       await t.close();
     }

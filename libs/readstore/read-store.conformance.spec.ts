@@ -7,22 +7,26 @@ import { EmbeddedReadStore } from './embedded/embedded-read-store';
 import { MongoReadStore } from './mongo/mongo-read-store';
 import { ReadStore } from './read-store.port';
 
-describeReadStoreConformance('embedded', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rs-conf-'));
-  const file = join(dir, 'read.db');
-  let store: ReadStore = new EmbeddedReadStore({ file, flushIntervalMs: 10 });
-  return {
-    store,
-    reopen: async () => {
-      await store.close();
-      return (store = new EmbeddedReadStore({ file, flushIntervalMs: 10 }));
-    },
-    dispose: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+// The service persists in a worker thread; tools and tests may persist inline.
+for (const persist of ['thread', 'inline'] as const) {
+  describeReadStoreConformance(`embedded (${persist} persistence)`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rs-conf-'));
+    const file = join(dir, 'read.db');
+    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, persist });
+    let store: ReadStore = open();
+    return {
+      store,
+      reopen: async () => {
+        await store.close();
+        return (store = open());
+      },
+      dispose: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}
 
 // MongoDB needs a running server; set MONGODB_URL (e.g. mongodb://localhost:27017) to include it.
 // Each run works in its own database and drops it afterwards.

@@ -15,6 +15,8 @@ export interface AppConfig {
   secretKey: string | null;
   dnsHost: string;
   dnsPort: number;
+  /** Runs the `dns` role in its own thread on the embedded store (DNS_THREAD=off keeps it on the main thread). */
+  dnsThread: boolean;
   smtpPort: number;
   ddnsZones: string[];
   nameservers: string[];
@@ -63,6 +65,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     secretKey: env.SECRET_KEY || null,
     dnsHost: env.DNS_HOST || '127.0.0.1',
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
+    dnsThread: env.DNS_THREAD !== 'off',
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
     nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),

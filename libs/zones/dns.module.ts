@@ -1,25 +1,27 @@
 import { Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import { DnsServer, ZoneIndex, type QuerySink } from '../dns-server';
+import type { QuerySink } from '../dns-server';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { LOGGER, Logger } from '../shared/logger';
 import { Metrics, METRICS } from '../shared/metrics';
 import { DnsMetricsSink } from './application/dns-metrics.sink';
-import { DnsIndexFeeder } from './application/dns-index-feeder';
+import { DnsLog, DnsRole, DnsRoleRunner } from './application/dns-role';
+import { dnsThreadScript, ThreadedDns } from './application/threaded-dns';
+import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 
 /** Optional hook for query logging / analytics: provide a QuerySink under this token to receive every answered query. */
 export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
 
 /**
- * The `dns` role: an in-memory zone index fed by its own event subscription, served over
- * UDP and TCP on DNS_HOST:DNS_PORT. The server starts only once the index has caught up
- * with the event store, so a restarted replica never answers NXDOMAIN for existing hosts.
+ * Runs the `dns` role when this process has it. On the embedded event store (one process
+ * holding every role) the role gets its own thread, so DNS answers and index updates do
+ * not compete with the API for one event loop; DNS_THREAD=off, or a store of another
+ * kind, keeps it on this thread.
  */
 @Injectable()
 export class DnsService implements OnModuleInit, OnApplicationShutdown {
-  readonly index = new ZoneIndex();
-  private feeder: DnsIndexFeeder | null = null;
-  private server: DnsServer | null = null;
+  private runner: DnsRoleRunner | null = null;
+  private boundPort: number | null = null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -34,29 +36,30 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
   }
 
   get port(): number | null {
-    return this.server?.port ?? null;
+    return this.boundPort;
+  }
+
+  /** `thread` or `inline`, once started. */
+  get mode(): 'thread' | 'inline' | null {
+    return this.runner ? (this.runner instanceof ThreadedDns ? 'thread' : 'inline') : null;
   }
 
   async onModuleInit(): Promise<void> {
     if (!this.enabled) return;
-    const log = (msg: string, extra?: Record<string, unknown>) => this.logger.warn(msg, extra);
-    this.feeder = new DnsIndexFeeder(this.store, this.index, { ddnsZones: this.config.ddnsZones, nameservers: this.config.nameservers, log });
-    await this.feeder.start();
-    this.server = new DnsServer({
-      host: this.config.dnsHost,
-      port: this.config.dnsPort,
-      index: this.index,
-      sink: new DnsMetricsSink(this.metrics, this.sink),
-      onError: (err) => log('dns server error', { error: err.message }),
-    });
-    await this.server.start();
+    const log: DnsLog = (msg, extra) => this.logger.warn(msg, extra);
+    const { dnsHost, dnsPort, ddnsZones, nameservers } = this.config;
+    const settings = { dnsHost, dnsPort, ddnsZones, nameservers };
+    const sink = new DnsMetricsSink(this.metrics, this.sink);
+    const script = this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:' ? dnsThreadScript() : null;
+    this.runner = script
+      ? new ThreadedDns(script, this.store as SqliteEventStore, settings, sink, log)
+      : new DnsRole(this.store, settings, sink, log);
+    this.boundPort = await this.runner.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.server?.stop();
-    await this.feeder?.stop();
+    await this.runner?.stop();
   }
 }
-
 @Module({ providers: [DnsService], exports: [DnsService] })
 export class DnsModule {}

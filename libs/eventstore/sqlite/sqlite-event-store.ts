@@ -136,7 +136,10 @@ export class SqliteEventStore implements EventStore {
   private readonly pages = new Map<number, { version: string; max: number; events: StoredEvent[] }>();
   private localCommits = 0;
 
+  readonly file: string;
+
   constructor(options: SqliteEventStoreOptions) {
+    this.file = options.file;
     const synchronous = options.synchronous ?? 'FULL';
     this.db = openEventDatabase(options.file, synchronous);
     this.writer = createAppendWriter(this.db, options.file, synchronous, options.writer ?? 'auto');
@@ -177,6 +180,17 @@ export class SqliteEventStore implements EventStore {
         'DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)',
       ),
     };
+  }
+
+  /** Called after each commit made through this store (to wake readers in other threads). */
+  onAppended(listener: () => void): () => void {
+    this.appended.on('append', listener);
+    return () => this.appended.off('append', listener);
+  }
+
+  /** Another thread or process committed: subscriptions read now instead of at their next poll. */
+  notifyAppended(): void {
+    this.appended.emit('append');
   }
 
   /** Which thread commits: `thread` (the append worker) or `inline`. */

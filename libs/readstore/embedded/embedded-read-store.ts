@@ -1,7 +1,5 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { find as mingoFind, Query, update as mingoUpdate } from 'mingo';
 import {
   BulkOp,
@@ -16,6 +14,7 @@ import {
   UpdateOptions,
   UpdateResult,
 } from '../read-store.port';
+import { createPersister, DocumentPersister, openDocumentDatabase, PersistOp } from './document-persistence';
 
 type Key = string;
 const keyOf = (v: unknown): Key => (typeof v === 'string' ? `s:${v}` : `j:${JSON.stringify(v)}`);
@@ -411,7 +410,11 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private insertSync(document: T): void {
-    const doc = clone(document);
+    this.insertOwned(clone(document));
+  }
+
+  /** Inserts a document this collection may keep as it is (a fresh copy nobody else holds). */
+  private insertOwned(doc: T): void {
     if (doc._id === undefined) (doc as Doc)._id = randomUUID();
     const key = keyOf(doc._id);
     if (this.docs.has(key)) throw new DuplicateKeyError(this.name, `_id ${String(doc._id)}`);
@@ -491,6 +494,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const doc = this.seedFromFilter(filter);
       this.applyUpdate(doc, update, true);
       if (doc._id === undefined) (doc as Doc)._id = randomUUID();
+      // Copied once more: mingo's operators may keep references into the update document.
       this.insertSync(doc);
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
@@ -528,8 +532,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
-      const doc = { ...this.seedFromFilter(filter), ...clone(replacement) };
-      this.insertSync(doc);
+      this.insertOwned(Object.assign(this.seedFromFilter(filter), clone(replacement)));
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
     const next = { ...clone(replacement), _id: current._id } as T;
@@ -602,6 +605,8 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
 export interface EmbeddedReadStoreOptions {
   /** SQLite file the documents persist to; `:memory:` keeps them in memory only. */
   file: string;
+  /** Where persistence writes run: `thread` (a worker), `inline`, or `auto` (thread for a file, when built). */
+  persist?: 'auto' | 'inline' | 'thread';
   /** Write-behind delay: dirty documents are written together at most this often. */
   flushIntervalMs?: number;
 }
@@ -619,15 +624,14 @@ export class EmbeddedReadStore implements ReadStore {
   private timer: NodeJS.Timeout | null = null;
   private readonly flushIntervalMs: number;
   private closed = false;
+  private readonly persister: DocumentPersister;
+  private readonly writing = new Set<Promise<void>>();
+  /** The last persistence failure, until a later write succeeds: health reports it. */
+  private persistError: Error | null = null;
 
   constructor(options: EmbeddedReadStoreOptions) {
-    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
-    this.db = new Database(options.file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS documents (
-      collection TEXT NOT NULL, key TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (collection, key)
-    ) WITHOUT ROWID`);
+    this.db = openDocumentDatabase(options.file);
+    this.persister = createPersister(this.db, options.file, options.persist ?? 'auto');
     this.flushIntervalMs = options.flushIntervalMs ?? 100;
     const rows = this.db.prepare('SELECT collection, doc FROM documents').iterate() as Iterable<{
       collection: string;
@@ -652,26 +656,37 @@ export class EmbeddedReadStore implements ReadStore {
     }
   }
 
+  /** Hands the dirty documents to the persister as one batch (one transaction). */
   private flushSync(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.dirty.size === 0) return;
     const dirty = this.dirty;
     this.dirty = new Map();
-    const upsert = this.db.prepare(
-      'INSERT INTO documents (collection, key, doc) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET doc = excluded.doc',
-    );
-    const remove = this.db.prepare('DELETE FROM documents WHERE collection = ? AND key = ?');
-    this.db.transaction(() => {
-      for (const [name, keys] of dirty) {
-        const c = this.collections.get(name);
-        for (const key of keys) {
-          const doc = c?.docs.get(key);
-          if (doc) upsert.run(name, key, JSON.stringify(doc));
-          else remove.run(name, key);
-        }
+    const ops: PersistOp[] = [];
+    for (const [name, keys] of dirty) {
+      const c = this.collections.get(name);
+      for (const key of keys) {
+        const doc = c?.docs.get(key);
+        ops.push({ collection: name, key, json: doc ? JSON.stringify(doc) : null });
       }
-    })();
+    }
+    this.persist(ops, () => {
+      // Written again with the next flush, as the documents are then.
+      for (const [name, keys] of dirty) for (const key of keys) this.markDirty(name, key);
+    });
+  }
+
+  private persist(ops: PersistOp[], onFailure: () => void = () => undefined): void {
+    const write = this.persister.write(ops).then(
+      () => void (this.persistError = null),
+      (e: Error) => {
+        this.persistError = e;
+        if (!this.closed) onFailure();
+      },
+    );
+    this.writing.add(write);
+    void write.finally(() => this.writing.delete(write));
   }
 
   async listCollections(): Promise<string[]> {
@@ -682,21 +697,28 @@ export class EmbeddedReadStore implements ReadStore {
     this.flushSync();
     this.collections.delete(name);
     this.dirty.delete(name);
-    this.db.prepare('DELETE FROM documents WHERE collection = ?').run(name);
+    this.persist([{ drop: name }]);
+    await this.flush();
   }
 
+  /** Resolves once every change made so far is written. */
   async flush(): Promise<void> {
     this.flushSync();
+    await Promise.all(this.writing);
+    if (this.persistError) throw this.persistError;
   }
 
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
+    if (this.persistError) throw this.persistError;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.flushSync();
     this.closed = true;
+    await Promise.all(this.writing);
+    await this.persister.close();
     this.db.close();
   }
 }

@@ -1,11 +1,12 @@
 import { Counter, Histogram } from 'prom-client';
 import type { AnsweredQuery, QuerySink } from '../../dns-server';
 import { Metrics } from '../../shared/metrics';
+import type { QueryTallyReport } from './query-tally';
 
 /**
  * Counts every answered query for `/metrics` (by transport and rcode, with answer time),
  * then hands it on to the analytics sink when one is plugged in. Counting is two map
- * updates, cheap enough for the hot path.
+ * updates, cheap enough for the hot path; a DNS thread reports its counts in bulk.
  */
 export class DnsMetricsSink implements QuerySink {
   private readonly queries: Counter<string>;
@@ -23,9 +24,24 @@ export class DnsMetricsSink implements QuerySink {
     );
   }
 
+  /** Whether anything beyond the metrics wants every query (a DNS thread then sends them all). */
+  get forwardsQueries(): boolean {
+    return this.next !== undefined;
+  }
+
   record(q: AnsweredQuery): void {
     this.queries.inc({ transport: q.transport, rcode: q.rcode });
     this.durations.observe(q.durationMs / 1000);
+    this.next?.record(q);
+  }
+
+  recordTally(report: QueryTallyReport): void {
+    for (const [transport, rcode, n] of report.counts) this.queries.inc({ transport, rcode }, n);
+    for (const seconds of report.durations) this.durations.observe(seconds);
+  }
+
+  /** A query already counted by its DNS thread: only the analytics sink gets it. */
+  forward(q: AnsweredQuery): void {
     this.next?.record(q);
   }
 }

@@ -1,0 +1,32 @@
+/** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
+import type { AnsweredQuery } from '../../dns-server';
+import type { DnsRoleSettings } from './dns-role';
+import type { QueryTallyReport } from './query-tally';
+
+export interface DnsThreadData extends DnsRoleSettings {
+  eventsFile: string;
+  /** Send every answered query (an analytics sink is plugged in), not just the tally. */
+  forwardQueries: boolean;
+  /** How often the thread's subscription looks for commits it was not told about (other processes). */
+  pollIntervalMs?: number;
+  /**
+   * The main thread's commit counter and this thread's read of it (slots COMMITS, SEEN):
+   * cheaper than a message per commit, and a burst of commits wakes the thread once.
+   */
+  commits: Int32Array;
+}
+
+export const COMMITS = 0;
+export const SEEN = 1;
+
+/** Main thread to worker. */
+export type DnsThreadCommand = 'stop';
+
+/** Worker to main thread. */
+export type DnsThreadMessage =
+  | { type: 'ready'; port: number }
+  | { type: 'failed'; error: string }
+  | { type: 'tally'; report: QueryTallyReport }
+  | { type: 'queries'; batch: AnsweredQuery[] }
+  | { type: 'log'; msg: string; extra?: Record<string, unknown> }
+  | { type: 'stopped' };

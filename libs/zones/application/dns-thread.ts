@@ -1,0 +1,76 @@
+/**
+ * Worker-thread entry of the `dns` role when the service runs on the embedded event
+ * store: the index feeder and the DNS server get a core of their own instead of sharing
+ * the API's event loop. The thread reads the event store through its own SQLite
+ * connection; answered queries go back to the main thread in batches, where the metrics
+ * and the analytics sink live.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { BufferedQuerySink, type QuerySink } from '../../dns-server';
+import { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
+import { DnsRole } from './dns-role';
+import { COMMITS, SEEN, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
+import { QueryTally } from './query-tally';
+
+/** How often the thread reports its answered queries. */
+const TALLY_INTERVAL_MS = 100;
+
+type WaitAsync = (view: Int32Array, index: number, value: number) => { async: boolean; value: Promise<unknown> | string };
+
+/** Wakes the store's subscriptions whenever the commit counter moves. */
+async function followCommits(commits: Int32Array, store: SqliteEventStore, stopped: () => boolean): Promise<void> {
+  const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+  let seen = Atomics.load(commits, COMMITS);
+  while (!stopped()) {
+    Atomics.store(commits, SEEN, seen);
+    // Returns at once when the counter has moved past `seen` already: no commit is missed.
+    const wait = waitAsync(commits, COMMITS, seen);
+    if (wait.async) await wait.value;
+    seen = Atomics.load(commits, COMMITS);
+    store.notifyAppended();
+  }
+}
+
+if (parentPort) {
+  const port = parentPort;
+  const post = (m: DnsThreadMessage) => port.postMessage(m);
+  const settings = workerData as DnsThreadData;
+  // Reads only: appends go through the main thread's store, which says when it committed.
+  const store = new SqliteEventStore({ file: settings.eventsFile, writer: 'inline', pollIntervalMs: settings.pollIntervalMs });
+  const tally = new QueryTally();
+  const reporter = setInterval(() => {
+    const report = tally.drain();
+    if (report) port.postMessage({ type: 'tally', report } satisfies DnsThreadMessage, [report.durations.buffer as ArrayBuffer]);
+  }, TALLY_INTERVAL_MS);
+  const forward = settings.forwardQueries
+    ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS })
+    : null;
+  const sink: QuerySink = forward
+    ? {
+        record: (q) => {
+          tally.record(q);
+          forward.record(q);
+        },
+      }
+    : tally;
+  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }));
+
+  let stopped = false;
+  void followCommits(settings.commits, store, () => stopped);
+  port.on('message', (_stop: DnsThreadCommand) => {
+    stopped = true;
+    void (async () => {
+      await role.stop();
+      clearInterval(reporter);
+      await forward?.close();
+      const report = tally.drain();
+      if (report) post({ type: 'tally', report });
+      await store.close();
+      post({ type: 'stopped' });
+    })();
+  });
+  role.start().then(
+    (boundPort) => post({ type: 'ready', port: boundPort }),
+    (e: Error) => post({ type: 'failed', error: e.message }),
+  );
+}

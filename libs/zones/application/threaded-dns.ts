@@ -1,0 +1,100 @@
+import { Worker } from 'node:worker_threads';
+import type { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
+import { compiledWorkerScript } from '../../shared/worker-script';
+import type { DnsMetricsSink } from './dns-metrics.sink';
+import type { DnsLog, DnsRoleRunner, DnsRoleSettings } from './dns-role';
+import { COMMITS, SEEN, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
+
+/** Wait between restarts of a DNS thread that died, so a crash loop does not spin. */
+const RESTART_DELAY_MS = 1000;
+
+export const dnsThreadScript = (): string | null => compiledWorkerScript(__dirname, 'dns-thread');
+
+/**
+ * Runs the `dns` role in a worker thread (see dns-thread.ts): tells it about every commit
+ * of this process's event store, and hands the answered queries it reports to the sink.
+ * A thread that dies is logged and started again.
+ */
+export class ThreadedDns implements DnsRoleRunner {
+  private worker: Worker | null = null;
+  private stopping = false;
+  private unsubscribe: (() => void) | null = null;
+  private boundPort = 0;
+  private readonly commits = new Int32Array(new SharedArrayBuffer(8));
+
+  constructor(
+    private readonly script: string,
+    private readonly store: SqliteEventStore,
+    private readonly settings: DnsRoleSettings,
+    private readonly sink: DnsMetricsSink,
+    private readonly log: DnsLog,
+    private readonly options: { pollIntervalMs?: number } = {},
+  ) {}
+
+  async start(): Promise<number> {
+    this.unsubscribe = this.store.onAppended(() => {
+      const before = Atomics.add(this.commits, COMMITS, 1);
+      // A wake-up costs about as much as a message: only when the thread has taken in every
+      // commit before this one (it may be waiting); otherwise it reads the counter when it wakes.
+      if (Atomics.load(this.commits, SEEN) === before) Atomics.notify(this.commits, COMMITS);
+    });
+    this.boundPort = await this.spawn(this.settings.dnsPort);
+    return this.boundPort;
+  }
+
+  private spawn(port: number): Promise<number> {
+    const data: DnsThreadData = {
+      ...this.settings,
+      dnsPort: port,
+      eventsFile: this.store.file,
+      commits: this.commits,
+      forwardQueries: this.sink.forwardsQueries,
+      pollIntervalMs: this.options.pollIntervalMs,
+    };
+    const worker = new Worker(this.script, { workerData: data });
+    this.worker = worker;
+    return new Promise((resolve, reject) => {
+      worker.on('message', (m: DnsThreadMessage) => {
+        switch (m.type) {
+          case 'ready':
+            return resolve(m.port);
+          case 'failed':
+            reject(new Error(m.error));
+            return void worker.terminate();
+          case 'tally':
+            return this.sink.recordTally(m.report);
+          case 'queries':
+            for (const q of m.batch) this.sink.forward(q);
+            return;
+          case 'log':
+            return this.log(m.msg, m.extra);
+        }
+      });
+      worker.on('error', (err) => {
+        this.log('dns thread failed', { error: err.message });
+        reject(err);
+      });
+      worker.on('exit', () => {
+        if (this.worker !== worker || this.stopping) return;
+        this.worker = null;
+        this.log('dns thread exited; restarting');
+        // The same port again: clients and NS records know it.
+        setTimeout(() => void this.spawn(this.boundPort).catch((e: Error) => this.log('dns thread restart failed', { error: e.message })), RESTART_DELAY_MS).unref();
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    const worker = this.worker;
+    this.worker = null;
+    if (!worker) return;
+    await new Promise<void>((resolve) => {
+      worker.on('message', (m: DnsThreadMessage) => m.type === 'stopped' && resolve());
+      worker.once('exit', () => resolve());
+      worker.postMessage('stop' satisfies DnsThreadCommand);
+    });
+    await worker.terminate();
+  }
+}
