@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { Dispatcher, Pool } from 'undici';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
@@ -81,6 +81,12 @@ async function pool<T>(items: T[], width: number, task: (item: T) => Promise<voi
   }));
 }
 
+/** CPU seconds a process has used (user + system, all threads), from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function main() {
@@ -119,6 +125,8 @@ async function main() {
     let polls = 0;
     const stopAt = Date.now() + SECONDS * 1000;
     const started = Date.now();
+    const clientCpu = process.cpuUsage();
+    const serverCpu = cpuSeconds(child.pid!);
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (Date.now() < stopAt) {
@@ -141,12 +149,15 @@ async function main() {
       }),
     );
     const elapsed = (Date.now() - started) / 1000;
+    const clientCores = ((u) => (u.user + u.system) / 1e6 / elapsed)(process.cpuUsage(clientCpu));
+    const serverCores = (cpuSeconds(child.pid!) - serverCpu) / elapsed;
     dns.close();
     latencies.sort((a, b) => a - b);
     console.log(`answers: ${JSON.stringify(Object.fromEntries(answers))}`);
     console.log(`end-to-end updates (HTTP → event → DNS answer): ${latencies.length} in ${elapsed.toFixed(1)} s = ${(latencies.length / elapsed).toFixed(0)} updates/s at concurrency ${CONCURRENCY}`);
     console.log(`latency ms: p50 ${pct(latencies, 50).toFixed(1)}  p90 ${pct(latencies, 90).toFixed(1)}  p99 ${pct(latencies, 99).toFixed(1)}  max ${latencies[latencies.length - 1].toFixed(1)}`);
     console.log(`DNS queries until the new address was served: ${(polls / Math.max(1, latencies.length)).toFixed(2)} per update`);
+    console.log(`CPU in cores: server ${serverCores.toFixed(2)} (all threads), this load generator ${clientCores.toFixed(2)}`);
     console.log(`target: >= 3000 updates/s, p99 <= 50 ms`);
   } finally {
     child.kill('SIGTERM');

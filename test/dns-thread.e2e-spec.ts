@@ -39,6 +39,8 @@ describe('DNS role in a worker thread', () => {
 
   it('serves a host appended on the main thread, woken by the commit (polling is off)', async () => {
     expect((await queryDns(port, 'h1.dyn.test', 'A')).rcode).toBe('NXDOMAIN');
+    // Idle for a while, the thread sleeps until woken: the commit must wake it.
+    await new Promise((r) => setTimeout(r, 300));
     const created = { domain_id: 1, account_id: 7, fqdn: 'h1.dyn.test', record_type: 'A', record_ip: '192.0.2.10', ttl: 60, created_at: new Date().toISOString() };
     await store.appendToStream(domainStream(1), [{ type: 'DomainCreated', data: created }], 'no_stream');
     const started = Date.now();

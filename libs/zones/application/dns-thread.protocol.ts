@@ -10,14 +10,14 @@ export interface DnsThreadData extends DnsRoleSettings {
   /** How often the thread's subscription looks for commits it was not told about (other processes). */
   pollIntervalMs?: number;
   /**
-   * The main thread's commit counter and this thread's read of it (slots COMMITS, SEEN):
-   * cheaper than a message per commit, and a burst of commits wakes the thread once.
+   * The main thread's commit counter (slot COMMITS) and whether the thread sleeps until
+   * woken (slot SLEEPING): cheaper than a message per commit.
    */
   commits: Int32Array;
 }
 
 export const COMMITS = 0;
-export const SEEN = 1;
+export const SLEEPING = 1;
 
 /** Main thread to worker. */
 export type DnsThreadCommand = 'stop';

@@ -9,7 +9,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { BufferedQuerySink, type QuerySink } from '../../dns-server';
 import { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
-import { COMMITS, SEEN, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
+import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
 import { QueryTally } from './query-tally';
 
 /** How often the thread reports its answered queries. */
@@ -17,17 +17,35 @@ const TALLY_INTERVAL_MS = 100;
 
 type WaitAsync = (view: Int32Array, index: number, value: number) => { async: boolean; value: Promise<unknown> | string };
 
-/** Wakes the store's subscriptions whenever the commit counter moves. */
+/** While commits keep coming, the thread looks at the counter this often instead of being woken. */
+const BUSY_POLL_MS = 1;
+/** Looks without finding a commit before the thread goes to sleep until woken. */
+const IDLE_LOOKS_BEFORE_SLEEP = 50;
+
+/**
+ * Wakes the store's subscriptions whenever the commit counter moves. Under load the
+ * thread looks every millisecond, so the main thread pays nothing per commit; once idle it
+ * sleeps and the next commit wakes it (a wake-up costs the main thread about as much as a
+ * message).
+ */
 async function followCommits(commits: Int32Array, store: SqliteEventStore, stopped: () => boolean): Promise<void> {
   const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
   let seen = Atomics.load(commits, COMMITS);
+  let idle = 0;
   while (!stopped()) {
-    Atomics.store(commits, SEEN, seen);
-    // Returns at once when the counter has moved past `seen` already: no commit is missed.
-    const wait = waitAsync(commits, COMMITS, seen);
-    if (wait.async) await wait.value;
-    seen = Atomics.load(commits, COMMITS);
-    store.notifyAppended();
+    if (Atomics.load(commits, COMMITS) !== seen) {
+      seen = Atomics.load(commits, COMMITS);
+      idle = 0;
+      store.notifyAppended();
+    } else if (++idle < IDLE_LOOKS_BEFORE_SLEEP) {
+      await new Promise((resolve) => setTimeout(resolve, BUSY_POLL_MS));
+    } else {
+      Atomics.store(commits, SLEEPING, 1);
+      // Returns at once when a commit came after `seen` was read: none is missed.
+      const wait = waitAsync(commits, COMMITS, seen);
+      if (wait.async) await wait.value;
+      Atomics.store(commits, SLEEPING, 0);
+    }
   }
 }
 

@@ -3,7 +3,7 @@ import type { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-stor
 import { compiledWorkerScript } from '../../shared/worker-script';
 import type { DnsMetricsSink } from './dns-metrics.sink';
 import type { DnsLog, DnsRoleRunner, DnsRoleSettings } from './dns-role';
-import { COMMITS, SEEN, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
+import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
 
 /** Wait between restarts of a DNS thread that died, so a crash loop does not spin. */
 const RESTART_DELAY_MS = 1000;
@@ -33,10 +33,9 @@ export class ThreadedDns implements DnsRoleRunner {
 
   async start(): Promise<number> {
     this.unsubscribe = this.store.onAppended(() => {
-      const before = Atomics.add(this.commits, COMMITS, 1);
-      // A wake-up costs about as much as a message: only when the thread has taken in every
-      // commit before this one (it may be waiting); otherwise it reads the counter when it wakes.
-      if (Atomics.load(this.commits, SEEN) === before) Atomics.notify(this.commits, COMMITS);
+      Atomics.add(this.commits, COMMITS, 1);
+      // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
+      if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
     });
     this.boundPort = await this.spawn(this.settings.dnsPort);
     return this.boundPort;
