@@ -8,21 +8,17 @@ import { SqliteEventStore } from './sqlite/sqlite-event-store';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'es-conf-'));
 
-// The service commits in the append worker; tools and in-memory stores commit inline.
-for (const writer of ['thread', 'inline'] as const) {
-  describeEventStoreConformance(`sqlite (${writer} writer)`, async () => {
-    const dir = tempDir();
-    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, writer });
-    expect(store.writerKind).toBe(writer);
-    return {
-      store,
-      dispose: async () => {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  });
-}
+describeEventStoreConformance('sqlite', async () => {
+  const dir = tempDir();
+  const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20 });
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
 
 // EventStoreDB needs a running server, which CI provides and a laptop usually does not;
 // set EVENTSTORE_URL (e.g. esdb://localhost:2113?tls=false) to include it.
@@ -68,19 +64,6 @@ describe('SqliteEventStore specifics', () => {
     ]);
     expect((await store.appendToStream('uptime-1', [ev('Check')], 2)).nextExpectedRevision).toBe(3);
     await store.close();
-  });
-
-  it('commits in the append worker by default for a file, and closes only after its commits', async () => {
-    const file = join(dir, 'events.db');
-    const store = new SqliteEventStore({ file });
-    expect(store.writerKind).toBe('thread');
-    const appends = Array.from({ length: 50 }, (_, i) => store.appendToStream(`s-${i}`, [ev('A')], 'no_stream'));
-    await store.close();
-    const results = await Promise.all(appends);
-    expect(new Set(results.map((r) => r.position.commit)).size).toBe(50);
-    const reopened = new SqliteEventStore({ file, writer: 'inline' });
-    expect(await reopened.readAll({ maxCount: 100 })).toHaveLength(50);
-    await reopened.close();
   });
 
   it('sees appends made by another process through polling', async () => {

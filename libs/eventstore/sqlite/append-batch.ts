@@ -1,7 +1,6 @@
 /**
  * The write half of the SQLite event store: opening the database and committing a batch
- * of appends in one transaction. It holds no Node-specific state beyond the connection,
- * so the same code commits on the main thread or inside the append worker.
+ * of appends in one transaction (group commit).
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
@@ -11,7 +10,7 @@ import type { ExpectedRevision } from '../event-store.port';
 
 export type Synchronous = 'FULL' | 'NORMAL';
 
-/** An event ready to store: data and metadata already JSON, so it crosses threads as strings. */
+/** An event ready to store: data and metadata already JSON. */
 export interface SerializedEvent {
   id?: string;
   type: string;
@@ -25,7 +24,7 @@ export interface AppendRequest {
   expected: ExpectedRevision;
 }
 
-/** What became of one append; plain data, so it crosses threads. */
+/** What became of one append. */
 export type AppendOutcome =
   | { ok: true; revision: number; position: number }
   | { ok: false; kind: 'wrong_expected_version'; stream: string; expected: ExpectedRevision; actual: number | 'no_stream' }

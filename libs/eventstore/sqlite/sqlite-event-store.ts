@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch';
-import { AppendWriter, createAppendWriter } from './append-writers';
+import { AppendOutcome, AppendRequest, BatchCommitter, openEventDatabase } from './append-batch';
 import {
   AppendResult,
   EventMetadata,
@@ -24,8 +23,8 @@ import {
 const COLUMNS = 'position, id, stream_id, revision, type, data, metadata, created';
 type EventRow = [position: number, id: string, streamId: string, revision: number, type: string, data: string, metadata: string, created: number];
 const CREATED = 7;
-/** Pages of `$all` kept for subscribers at different positions (catching up, at the head). */
-const SHARED_PAGES = 8;
+/** Head pages of `$all` kept for subscribers a few commits apart. */
+const SHARED_PAGES = 4;
 
 interface PendingAppend {
   request: AppendRequest;
@@ -40,12 +39,6 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Commit durability: FULL flushes the WAL on every (group) commit. */
   synchronous?: 'FULL' | 'NORMAL';
-  /**
-   * Where commits run: `thread` in a worker (the event loop never waits for a WAL flush),
-   * `inline` on the calling thread; `auto` is `thread` for a file when the worker script
-   * is built.
-   */
-  writer?: 'auto' | 'inline' | 'thread';
 }
 
 /** An event id that is already stored in another stream. */
@@ -131,8 +124,7 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
   private readonly maxAges = new Map<string, number>();
-  private readonly writer: AppendWriter;
-  private inFlight = new Set<Promise<void>>();
+  private readonly committer: BatchCommitter;
   private readonly pages = new Map<number, { version: string; max: number; events: StoredEvent[] }>();
   private localCommits = 0;
 
@@ -142,7 +134,7 @@ export class SqliteEventStore implements EventStore {
     this.file = options.file;
     const synchronous = options.synchronous ?? 'FULL';
     this.db = openEventDatabase(options.file, synchronous);
-    this.writer = createAppendWriter(this.db, options.file, synchronous, options.writer ?? 'auto');
+    this.committer = new BatchCommitter(this.db);
     this.appended.setMaxListeners(0);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.stmts = this.prepare();
@@ -193,11 +185,6 @@ export class SqliteEventStore implements EventStore {
     this.appended.emit('append');
   }
 
-  /** Which thread commits: `thread` (the append worker) or `inline`. */
-  get writerKind(): AppendWriter['kind'] {
-    return this.writer.kind;
-  }
-
   appendToStream(stream: string, events: NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     if (this.closed) return Promise.reject(new Error('event store is closed'));
     if (events.length === 0) return Promise.reject(new Error('append needs at least one event'));
@@ -215,29 +202,23 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** Hands the appends of one event-loop turn to the writer as one batch. */
+  /** Commits the appends of one event-loop turn together. */
   private flush(): void {
     this.flushScheduled = false;
-    // One commit at a time: appends made while it runs wait and go together in the next one,
-    // so a busy store makes fewer, larger commits (fewer WAL flushes, fewer thread hops).
-    if (this.inFlight.size > 0) return;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    const done = this.writer.commit(batch.map((p) => p.request)).then(
-      (outcomes) => {
-        this.localCommits++;
-        batch.forEach((p, i) => settle(p, outcomes[i]));
-        this.appended.emit('append');
-      },
+    let outcomes: AppendOutcome[];
+    try {
+      outcomes = this.committer.commit(batch.map((p) => p.request));
+    } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
-      (error) => batch.forEach((p) => p.reject(error)),
-    );
-    this.inFlight.add(done);
-    void done.finally(() => {
-      this.inFlight.delete(done);
-      if (this.queue.length > 0) this.flush();
-    });
+      for (const p of batch) p.reject(error);
+      return;
+    }
+    this.localCommits++;
+    batch.forEach((p, i) => settle(p, outcomes[i]));
+    this.appended.emit('append');
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -257,8 +238,8 @@ export class SqliteEventStore implements EventStore {
 
   /**
    * A page of `$all`. Every projection and the DNS feeder follow `$all` on their own
-   * subscription, and after an append they all ask for the same page: it is read and
-   * decoded once and shared (StoredEvent is read-only), until anything is committed.
+   * subscription, and after an append they all ask for the same page at the head: it is
+   * read and decoded once and shared (StoredEvent is read-only), until anything is committed.
    */
   private readAllSync(after: number, max: number): StoredEvent[] {
     const version = this.logVersion();
@@ -267,12 +248,16 @@ export class SqliteEventStore implements EventStore {
     const rows = this.stmts.readAll.all(after, max);
     const events = new Array<StoredEvent>(rows.length);
     for (let i = 0; i < rows.length; i++) events[i] = new StoredEvent(rows[i]);
-    if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-    this.pages.set(after, { version, max, events });
+    // Only pages at the head are shared: that is where the subscribers meet, and keeping full
+    // pages of a catch-up alive would only push them into the old generation.
+    if (events.length < max) {
+      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(after, { version, max, events });
+    }
     return events;
   }
 
-  /** Changes with every commit: SQLite's data_version covers other connections (the append worker, other processes), the counter this one. */
+  /** Changes with every commit: SQLite's data_version covers other connections (other threads and processes), the counter this one. */
   private logVersion(): string {
     return `${this.stmts.dataVersion.get() as number}:${this.localCommits}`;
   }
@@ -374,12 +359,8 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.queue.length) this.flush();
     this.closed = true;
-    while (this.queue.length > 0 || this.inFlight.size > 0) {
-      this.flush();
-      await Promise.all(this.inFlight);
-    }
-    await this.writer.close();
     this.appended.emit('append');
     this.db.close();
   }

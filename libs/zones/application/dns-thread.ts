@@ -54,7 +54,7 @@ if (parentPort) {
   const post = (m: DnsThreadMessage) => port.postMessage(m);
   const settings = workerData as DnsThreadData;
   // Reads only: appends go through the main thread's store, which says when it committed.
-  const store = new SqliteEventStore({ file: settings.eventsFile, writer: 'inline', pollIntervalMs: settings.pollIntervalMs });
+  const store = new SqliteEventStore({ file: settings.eventsFile, pollIntervalMs: settings.pollIntervalMs });
   const tally = new QueryTally();
   const reporter = setInterval(() => {
     const report = tally.drain();
