@@ -20,6 +20,8 @@ interface SessionDoc {
 
 interface AccountDoc {
   _id: number;
+  username: string;
+  email: string;
   plan: string;
   disabled: boolean;
   email_auth: { tier: string; domains: string[] };
@@ -95,6 +97,7 @@ export class Authenticator {
       keyDomains: doc.domains,
       failureReportSubjects: doc.failure_report_subjects,
       plan: account.plan,
+      accountNames: { username: account.username, email: account.email },
     };
   }
 

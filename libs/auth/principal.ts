@@ -13,6 +13,8 @@ export interface Principal {
   failureReportSubjects?: boolean;
   /** The account's plan when the request was authenticated (keys only). */
   plan?: string;
+  /** The account's username and email as stored (keys only): DDNS usernames are checked against them. */
+  accountNames?: { username: string; email: string };
 }
 
 export const actorOf = (p: Principal): string => (p.via === 'api_key' ? `key:${p.keyId}` : `user:${p.accountId}`);

@@ -103,6 +103,27 @@ describe('ProjectionEngine on the embedded stores', () => {
     expect(await engine.waitFor(beyond, 100)).toBe(false);
   });
 
+  it('waitFor on some projections does not wait for another that lags; many waiters resolve together', async () => {
+    const { definition } = counter();
+    // Holds every event until released: a projection that lags behind.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const lagging: ProjectionDefinition = { name: 'lagging', version: 1, collections: ['lagging_docs'], handles: ['Ticked'], apply: () => gate };
+    const engine = new ProjectionEngine(events, reads, [definition, lagging]);
+    engines.push(engine);
+    await engine.start();
+    const positions = await Promise.all(Array.from({ length: 20 }, (_, i) => tick(`clock-${i}`, 0, 1)));
+    const onTicks = await Promise.all(positions.map((p) => engine.waitFor(p, 5000, ['ticks'])));
+    expect(onTicks.every(Boolean)).toBe(true);
+    const onAll = engine.waitFor(positions[positions.length - 1], 5000);
+    let settled = false;
+    void onAll.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    release();
+    expect(await onAll).toBe(true);
+  });
+
   it('resumes from its checkpoint after a restart without applying any event twice', async () => {
     await tick('clock-a', 0, 40);
     const first = counter();

@@ -186,11 +186,22 @@ class ProjectionRunner {
  * which physical collections are current, waits for read-your-writes, and rebuilds a
  * projection beside the live one, switching readers only once the new one has caught up.
  */
+interface Waiter {
+  target: bigint;
+  /** The projections waited on; null: all. */
+  only: string[] | null;
+  /** `only` as one string, so waiters on the same projections share one computation. */
+  key: string;
+  resolve: (caughtUp: boolean) => void;
+  timer: NodeJS.Timeout;
+}
+
 export class ProjectionEngine {
   private readonly runners = new Map<string, ProjectionRunner>();
   private readonly rebuilds = new Map<string, ProjectionRunner>();
   private readonly generations = new Map<string, number>();
   private readonly progress = new EventEmitter();
+  private readonly waiters = new Set<Waiter>();
   private running = false;
 
   constructor(
@@ -200,6 +211,7 @@ export class ProjectionEngine {
     private readonly log: (msg: string, extra?: object) => void = () => undefined,
   ) {
     this.progress.setMaxListeners(0);
+    this.progress.on('progress', () => this.settleWaiters());
     const names = new Set<string>();
     for (const d of definitions) {
       if (names.has(d.name)) throw new Error(`duplicate projection ${d.name}`);
@@ -276,29 +288,49 @@ export class ProjectionEngine {
   async waitFor(position: Position | null, timeoutMs = 5000, only?: string[]): Promise<boolean> {
     if (!position || !this.running) return true;
     const target = position.commit;
-    // Called on every progress event while someone waits, so it allocates nothing.
-    const caughtUp = () => {
-      for (const r of this.runners.values()) {
-        if (only && !only.includes(r.definition.name)) continue;
-        if (r.position === null || r.position.commit < target) return false;
-      }
-      return true;
-    };
-    if (caughtUp()) return true;
+    if (this.lowestPosition(only ?? null) >= target) return true;
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.progress.off('progress', check);
-        resolve(false);
-      }, timeoutMs);
-      const check = () => {
-        if (caughtUp()) {
-          clearTimeout(timer);
-          this.progress.off('progress', check);
-          resolve(true);
-        }
+      const waiter: Waiter = {
+        target,
+        only: only ?? null,
+        key: only ? only.join(' ') : '*',
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters.delete(waiter);
+          resolve(false);
+        }, timeoutMs),
       };
-      this.progress.on('progress', check);
+      this.waiters.add(waiter);
     });
+  }
+
+  /**
+   * On every progress of any runner: resolves the waiters whose projections have all
+   * passed their position. The lowest position is worked out once per set of projections
+   * waited on, not once per waiter (many requests wait at once under load).
+   */
+  private settleWaiters(): void {
+    if (this.waiters.size === 0) return;
+    const lowest = new Map<string, bigint>();
+    for (const w of this.waiters) {
+      let reached = lowest.get(w.key);
+      if (reached === undefined) lowest.set(w.key, (reached = this.lowestPosition(w.only)));
+      if (reached < w.target) continue;
+      clearTimeout(w.timer);
+      this.waiters.delete(w);
+      w.resolve(true);
+    }
+  }
+
+  /** The position every runner named in `only` (all when null) has reached; -1 before any event. */
+  private lowestPosition(only: string[] | null): bigint {
+    let lowest: bigint | null = null;
+    for (const r of this.runners.values()) {
+      if (only && !only.includes(r.definition.name)) continue;
+      const at = r.position?.commit ?? -1n;
+      if (lowest === null || at < lowest) lowest = at;
+    }
+    return lowest ?? BigInt(Number.MAX_SAFE_INTEGER);
   }
 
   /**

@@ -65,12 +65,13 @@ export class DdnsAuthenticator {
       await this.authenticator.assertAccountKeyAllowed(p);
       return p;
     });
-    const hostFromUsername = await this.checkUsername(creds.username.trim().toLowerCase(), principal.accountId);
+    const hostFromUsername = await this.checkUsername(creds.username.trim().toLowerCase(), principal);
     await this.authenticator.recordUse(principal);
     return { principal, hostFromUsername };
   }
 
-  private async checkUsername(username: string, accountId: number): Promise<string | null> {
+  private async checkUsername(username: string, principal: Principal): Promise<string | null> {
+    const accountId = principal.accountId;
     if (username === '') return null;
     // Usernames are [a-z0-9_-] and emails hold an "@": anything else with a dot is a host name.
     if (username.includes('.') && !username.includes('@')) {
@@ -79,8 +80,12 @@ export class DdnsAuthenticator {
       if (host?.account_id !== accountId) throw new BadAuth('username names a host of another account');
       return fqdn;
     }
-    // Authentication reads the read models, as key checks do; one indexed lookup either way.
     const field = username.includes('@') ? 'email' : 'username';
+    // The key's authentication already read the account's names.
+    if (principal.accountNames) {
+      if (principal.accountNames[field] !== username) throw new BadAuth('username names another account');
+      return null;
+    }
     const account = await this.projections.collection('accounts', 'accounts').findOne({ [field]: username });
     if (account?._id !== accountId) throw new BadAuth('username names another account');
     return null;
