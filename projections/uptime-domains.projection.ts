@@ -72,8 +72,15 @@ export const uptimeDomainsProjection: ProjectionDefinition = {
         return;
       }
       // Field updates: the document (with its history) is neither read nor copied whole.
-      case 'DomainAddressesChanged':
-        return set(docs, event.data.domain_id, pos, { ipv4: event.data.addresses.ipv4, ipv6: event.data.addresses.ipv6 });
+      case 'DomainAddressesChanged': {
+        // The address is kept for when monitoring starts; only a monitored domain's change
+        // concerns the scheduler (target_pos), so DDNS churn on unmonitored hosts costs it nothing.
+        const id = event.data.domain_id;
+        const { ipv4, ipv6 } = event.data.addresses;
+        await guardedUpdate(docs, id, pos, { $set: { ipv4, ipv6 } }, { upsert: false });
+        await docs.updateOne({ _id: id, monitor_enabled: true, target_pos: { $lt: pos } }, { $set: { target_pos: pos } });
+        return;
+      }
       case 'DomainDeleted':
         return set(docs, event.data.domain_id, pos, { deleted: true, monitor_enabled: false });
       case 'MonitorEnabled':
