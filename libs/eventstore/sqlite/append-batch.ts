@@ -77,34 +77,34 @@ export class BatchCommitter {
   private readonly lastRevision: Database.Statement<[string], { revision: number }>;
   private readonly insert: Database.Statement;
   private readonly byId: Database.Statement<[string], { stream_id: string; revision: number; position: number }>;
+  /** Built once: better-sqlite3 wraps a function per `transaction()` call. */
+  private readonly inSavepoint: Database.Transaction<(req: AppendRequest) => AppendOutcome>;
+  private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => AppendOutcome[]>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     this.lastRevision = db.prepare('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1');
     this.insert = db.prepare('INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT stream_id, revision, position FROM events WHERE id = ?');
+    this.inSavepoint = db.transaction((req: AppendRequest) => this.write(req));
+    this.commitAll = db.transaction((batch: AppendRequest[]) => batch.map((req) => this.commitOne(req)));
   }
 
   commit(batch: AppendRequest[]): AppendOutcome[] {
-    const outcomes: AppendOutcome[] = [];
-    const inSavepoint = this.db.transaction((req: AppendRequest) => this.write(req));
-    this.db
-      .transaction(() => {
-        for (const req of batch) {
-          // Store-made ids cannot collide, so such an append fails only on its revision check,
-          // before any insert, and needs no savepoint; caller ids might collide mid-append.
-          const callerIds = req.events.some((e) => e.id !== undefined);
-          try {
-            outcomes.push(callerIds ? inSavepoint(req) : this.write(req));
-          } catch (error) {
-            if (error instanceof Refusal) outcomes.push(error.outcome);
-            // Without a savepoint, a failure after an insert cannot be isolated: fail the batch.
-            else if (!callerIds) throw error;
-            else outcomes.push({ ok: false, kind: 'failed', message: (error as Error).message });
-          }
-        }
-      })
-      .immediate();
-    return outcomes;
+    return this.commitAll.immediate(batch);
+  }
+
+  private commitOne(req: AppendRequest): AppendOutcome {
+    // Store-made ids cannot collide, so such an append fails only on its revision check,
+    // before any insert, and needs no savepoint; caller ids might collide mid-append.
+    const callerIds = req.events.some((e) => e.id !== undefined);
+    try {
+      return callerIds ? this.inSavepoint(req) : this.write(req);
+    } catch (error) {
+      if (error instanceof Refusal) return error.outcome;
+      // Without a savepoint, a failure after an insert cannot be isolated: fail the batch.
+      if (!callerIds) throw error;
+      return { ok: false, kind: 'failed', message: (error as Error).message };
+    }
   }
 
   private write(req: AppendRequest): AppendOutcome {

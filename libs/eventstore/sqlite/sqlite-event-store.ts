@@ -28,6 +28,14 @@ const GROUP_COMMIT_WINDOW_MS = 1;
 /** Head pages of `$all` kept for subscribers a few commits apart. */
 const SHARED_PAGES = 4;
 
+/** A head page of `$all`, valid while no commit has happened since it was read. */
+interface SharedPage {
+  dataVersion: number;
+  localCommits: number;
+  max: number;
+  events: StoredEvent[];
+}
+
 interface PendingAppend {
   request: AppendRequest;
   resolve: (r: AppendResult) => void;
@@ -127,7 +135,7 @@ export class SqliteEventStore implements EventStore {
   private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
   private readonly maxAges = new Map<string, number>();
   private readonly committer: BatchCommitter;
-  private readonly pages = new Map<number, { version: string; max: number; events: StoredEvent[] }>();
+  private readonly pages = new Map<number, SharedPage>();
   private localCommits = 0;
   private lastCommitAt = -Infinity;
   private lastBatchSize = 0;
@@ -257,9 +265,11 @@ export class SqliteEventStore implements EventStore {
    * read and decoded once and shared (StoredEvent is read-only), until anything is committed.
    */
   private readAllSync(after: number, max: number): StoredEvent[] {
-    const version = this.logVersion();
+    // SQLite's data_version moves with commits of other connections (other threads and
+    // processes), the local counter with this one's.
+    const dataVersion = this.stmts.dataVersion.get() as number;
     const hit = this.pages.get(after);
-    if (hit && hit.version === version && hit.max === max) return hit.events;
+    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.max === max) return hit.events;
     const rows = this.stmts.readAll.all(after, max);
     const events = new Array<StoredEvent>(rows.length);
     for (let i = 0; i < rows.length; i++) events[i] = new StoredEvent(rows[i]);
@@ -267,14 +277,9 @@ export class SqliteEventStore implements EventStore {
     // pages of a catch-up alive would only push them into the old generation.
     if (events.length < max) {
       if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-      this.pages.set(after, { version, max, events });
+      this.pages.set(after, { dataVersion, localCommits: this.localCommits, max, events });
     }
     return events;
-  }
-
-  /** Changes with every commit: SQLite's data_version covers other connections (other threads and processes), the counter this one. */
-  private logVersion(): string {
-    return `${this.stmts.dataVersion.get() as number}:${this.localCommits}`;
   }
 
   /**
