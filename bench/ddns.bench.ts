@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { freePort } from './dns/processes';
+import { KeepAliveConnection } from './ddns/keep-alive-connection';
 
 const ROUNDS = Number(process.env.DDNS_BENCH_ROUNDS ?? 3);
 const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 3000 * ROUNDS);
@@ -28,10 +29,7 @@ const ZONE = 'bench.example.net';
 const ADMIN = 'bench-admin-token-0123456789';
 let httpPool: Pool | null = null;
 
-/**
- * The load generator shares the machine's cores with the server, so it uses undici's pool:
- * Node's http.Agent costs the client about as much CPU per request as the server spends.
- */
+/** Set-up requests (accounts, keys, hosts); the measured updates go through KeepAliveConnection. */
 async function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
   httpPool ??= new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY + 8, pipelining: 1 });
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -44,10 +42,11 @@ async function http(port: number, method: string, path: string, headers: Record<
   return { status: res.statusCode, text: await res.body.text() };
 }
 
-/** One UDP socket for every DNS poll, answers matched by id. */
+/** One UDP socket for every DNS poll, answers matched by id; each name's query is encoded once. */
 class DnsPoller {
   private readonly socket = createSocket('udp4');
   private readonly pending = new Map<number, (addresses: string[]) => void>();
+  private readonly queries = new Map<string, Buffer>();
   private id = 0;
   constructor(private readonly port: number) {
     this.socket.on('message', (m) => {
@@ -70,7 +69,11 @@ class DnsPoller {
         clearTimeout(timer);
         resolve(a);
       });
-      this.socket.send(dnsPacket.encode({ type: 'query', id, questions: [{ type: 'A', name }] }), this.port, '127.0.0.1');
+      let template = this.queries.get(name);
+      if (!template) this.queries.set(name, (template = dnsPacket.encode({ type: 'query', id: 0, questions: [{ type: 'A', name }] })));
+      const query = Buffer.from(template);
+      query.writeUInt16BE(id, 0);
+      this.socket.send(query, this.port, '127.0.0.1');
     });
   }
   close() {
@@ -109,6 +112,8 @@ const describe = (r: Round) =>
 
 /** CONCURRENCY clients update `hosts` for SECONDS, each waiting until DNS serves its new address. */
 async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: string[], serverPid: number): Promise<Round> {
+  const connections = await Promise.all(Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)));
+  const headers = `authorization: ${auth}\r\n`;
   const latencies: number[] = [];
   const answers = new Map<string, number>();
   let counter = 0;
@@ -118,15 +123,15 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
   const clientCpu = process.cpuUsage();
   const serverCpu = cpuSeconds(serverPid);
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    connections.map(async (connection) => {
       while (Date.now() < stopAt) {
         const n = counter++;
         if (n >= hosts.length * 10) return;
         const fqdn = hosts[n % hosts.length];
         const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
         const t0 = performance.now();
-        const res = await http(port, 'GET', `/domains/nic/update?hostname=${fqdn}&myip=${ip}`, { authorization: auth });
-        const word = res.text.split(' ')[0];
+        const res = await connection.get(`/domains/nic/update?hostname=${fqdn}&myip=${ip}`, headers);
+        const word = res.body.split(' ')[0];
         answers.set(word, (answers.get(word) ?? 0) + 1);
         if (word !== 'good') continue;
         polls++;
@@ -140,6 +145,7 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
   );
   const elapsed = (Date.now() - started) / 1000;
   const cpu = process.cpuUsage(clientCpu);
+  for (const c of connections) c.close();
   latencies.sort((a, b) => a - b);
   return {
     rate: latencies.length / elapsed,
