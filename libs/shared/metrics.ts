@@ -21,9 +21,18 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** The labelled series of each method, route and status: prom-client hashes the labels on every call otherwise. */
+  private readonly requestSeries = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<string> }>();
+
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status: String(status) });
-    this.durations.observe({ method, route }, seconds);
+    const key = `${method} ${status} ${route}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = { count: this.requests.labels(method, route, String(status)), duration: this.durations.labels(method, route) };
+      this.requestSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
   }
 
   counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
