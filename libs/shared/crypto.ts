@@ -1,3 +1,4 @@
+import * as nodeCrypto from 'node:crypto';
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -5,7 +6,14 @@ import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (p: string, s: Buffer, len: number, o: object) => Promise<Buffer>;
 
-export const sha256Hex = (value: string): string => createHash('sha256').update(value, 'utf8').digest('hex');
+/**
+ * Hex SHA-256 of a string. `crypto.hash` (Node ≥ 20.12) is the one-shot form, about three
+ * times faster than a Hash object; it runs on every API-key and session authentication.
+ */
+export const sha256Hex: (value: string) => string =
+  typeof nodeCrypto.hash === 'function'
+    ? (value) => nodeCrypto.hash('sha256', value, 'hex')
+    : (value) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** Compares two strings without an early exit on the first differing byte. */
 export function constantTimeEqual(a: string, b: string): boolean {
