@@ -668,7 +668,8 @@ export class EmbeddedReadStore implements ReadStore {
       const c = this.collections.get(name);
       for (const key of keys) {
         const doc = c?.docs.get(key);
-        ops.push({ collection: name, key, json: doc ? JSON.stringify(doc) : null });
+        // The stored object itself: documents are replaced on update, never changed in place.
+        ops.push({ collection: name, key, doc: doc ?? null });
       }
     }
     this.persist(ops, () => {
