@@ -3,12 +3,14 @@
  * DNS server answers the new address. Runs the compiled service as its own process (all
  * roles, embedded stores), creates hosts through the API, then keeps CONCURRENCY clients
  * updating distinct hosts (each host at most 10 changes: the per-host throttle) and polls
- * DNS over UDP until each new address is served. Prints updates/s, latency percentiles and
- * the CPU the server and the load generator used, per round and for the best round (the
- * machine is shared, so rounds vary; the best is the one least disturbed).
+ * DNS over UDP until each new address is served. A warm-up round (JIT, caches, database
+ * growth) goes first and is not counted. Prints updates/s, latency percentiles and the CPU
+ * the server and the load generator used, per round and for the best round (the machine is
+ * shared, so rounds vary; the best is the one least disturbed).
  *
  * Run: npm run build && node dist/bench/ddns.bench.js
- *   env: DDNS_BENCH_ROUNDS (3), DDNS_BENCH_HOSTS (3000 per round), DDNS_BENCH_SECONDS (8 per round),
+ *   env: DDNS_BENCH_ROUNDS (3), DDNS_BENCH_HOSTS (3000 per round and for the warm-up),
+ *        DDNS_BENCH_SECONDS (8 per round), DDNS_BENCH_WARMUP_SECONDS (4),
  *        DDNS_BENCH_CONCURRENCY (64), DDNS_BENCH_NODE_ARGS
  */
 import { spawn } from 'node:child_process';
@@ -22,8 +24,9 @@ import { freePort } from './dns/processes';
 import { KeepAliveConnection } from './ddns/keep-alive-connection';
 
 const ROUNDS = Number(process.env.DDNS_BENCH_ROUNDS ?? 3);
-const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 3000 * ROUNDS);
+const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 3000 * (ROUNDS + 1));
 const SECONDS = Number(process.env.DDNS_BENCH_SECONDS ?? 8);
+const WARMUP_SECONDS = Number(process.env.DDNS_BENCH_WARMUP_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.DDNS_BENCH_CONCURRENCY ?? 64);
 const ZONE = 'bench.example.net';
 const ADMIN = 'bench-admin-token-0123456789';
@@ -110,15 +113,15 @@ interface Round {
 const describe = (r: Round) =>
   `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p99 ${r.p99.toFixed(1)} ms`;
 
-/** CONCURRENCY clients update `hosts` for SECONDS, each waiting until DNS serves its new address. */
-async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: string[], serverPid: number): Promise<Round> {
+/** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
+async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: string[], serverPid: number, seconds: number): Promise<Round> {
   const connections = await Promise.all(Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)));
   const headers = `authorization: ${auth}\r\n`;
   const latencies: number[] = [];
   const answers = new Map<string, number>();
   let counter = 0;
   let polls = 0;
-  const stopAt = Date.now() + SECONDS * 1000;
+  const stopAt = Date.now() + seconds * 1000;
   const started = Date.now();
   const clientCpu = process.cpuUsage();
   const serverCpu = cpuSeconds(serverPid);
@@ -194,10 +197,13 @@ async function main() {
     const auth = `Basic ${Buffer.from(`bench:${key}`).toString('base64')}`;
     const dns = new DnsPoller(dnsPort);
     // Each host changes at most 10 times (the throttle), so every round has its own hosts.
-    const perRound = Math.floor(HOSTS / ROUNDS);
+    const perRound = Math.floor(HOSTS / (ROUNDS + 1));
+    const hostsOf = (r: number) => hosts.slice(r * perRound, (r + 1) * perRound);
+    const warmup = await measureRound(port, auth, dns, hostsOf(ROUNDS), child.pid!, WARMUP_SECONDS);
+    console.log(`warm-up (not counted): ${describe(warmup)}`);
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const round = await measureRound(port, auth, dns, hosts.slice(r * perRound, (r + 1) * perRound), child.pid!);
+      const round = await measureRound(port, auth, dns, hostsOf(r), child.pid!, SECONDS);
       rounds.push(round);
       console.log(`round ${r + 1}: ${describe(round)}`);
     }
