@@ -7,11 +7,13 @@ import { guardedUpdate } from './guard';
 /**
  * domains: one document per live dynamic-DNS host (the contract's domain object plus
  * `addresses`), for the management API and DDNS lookups. Deleted hosts are removed so a
- * re-created fqdn gets a fresh document under its new id.
+ * re-created fqdn gets a fresh document under its new id. `record_ip` is not stored: it is
+ * the address of the record type's family, and leaving it out lets an address change be
+ * one update, without first reading the document for its type (every DDNS update).
  */
 export const domainsProjection: ProjectionDefinition = {
   name: 'domains',
-  version: 1,
+  version: 2,
   collections: ['domains'],
   // The monitor toggles (uptime) only set the domain object's `monitor_enabled`.
   handles: [...DOMAIN_EVENT_TYPES, ...MONITOR_EVENT_TYPES],
@@ -32,7 +34,6 @@ export const domainsProjection: ProjectionDefinition = {
             account_id: d.account_id,
             fqdn: d.fqdn,
             record_type: d.record_type,
-            record_ip: d.record_ip,
             ttl: d.ttl,
             monitor_enabled: false,
             addresses: { ipv4: null, ipv6: null, [familyOfType(d.record_type)]: d.record_ip },
@@ -43,15 +44,7 @@ export const domainsProjection: ProjectionDefinition = {
       }
       case 'DomainAddressesChanged': {
         const d = event.data;
-        const doc = await domains.findOne({ _id: d.domain_id });
-        if (!doc) return;
-        return guardedUpdate(
-          domains,
-          d.domain_id,
-          ctx.position,
-          { $set: { addresses: d.addresses, record_ip: d.addresses[familyOfType(doc.record_type)], updated_at: d.at } },
-          { upsert: false },
-        );
+        return guardedUpdate(domains, d.domain_id, ctx.position, { $set: { addresses: d.addresses, updated_at: d.at } }, { upsert: false });
       }
       case 'DomainDeleted':
         await domains.deleteOne({ _id: event.data.domain_id });

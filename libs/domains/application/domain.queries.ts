@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projections/projection-engine';
 import { notFound } from '../../shared/errors';
 import { Addresses } from '../domain/domain.events';
-import { RecordType } from '../domain/addresses';
+import { familyOfType, RecordType } from '../domain/addresses';
 import { DOMAIN_NOT_FOUND } from '../domain/domain.decider';
 import { normalizeFqdn } from '../domain/fqdn';
 
@@ -12,7 +12,6 @@ export interface DomainDoc {
   account_id: number;
   fqdn: string;
   record_type: RecordType;
-  record_ip: string;
   ttl: number;
   monitor_enabled: boolean;
   addresses: Addresses;
@@ -20,12 +19,12 @@ export interface DomainDoc {
   updated_at: string;
 }
 
-/** The contract's domain object (§4) plus `addresses` (ddns.md, dual stack). */
+/** The contract's domain object (§4) plus `addresses` (ddns.md, dual stack); `record_ip` is the record type's address. */
 export const domainView = (d: DomainDoc) => ({
   id: d.id,
   fqdn: d.fqdn,
   record_type: d.record_type,
-  record_ip: d.record_ip,
+  record_ip: d.addresses[familyOfType(d.record_type)],
   ttl: d.ttl,
   monitor_enabled: d.monitor_enabled,
   addresses: { ipv4: d.addresses.ipv4, ipv6: d.addresses.ipv6 },
