@@ -365,7 +365,15 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       // `{f: null}` also matches documents without f, which the index does not hold.
       if (pinned && pinned.value !== null && !Array.isArray(pinned.value)) {
         const ids = index.holders(pinned.value);
-        return ids ? [...ids].map((k) => this.docs.get(k)!).filter(Boolean) : [];
+        // Copied out of the index: callers may change the index while going through these.
+        const docs: T[] = [];
+        if (ids) {
+          for (const k of ids) {
+            const doc = this.docs.get(k);
+            if (doc) docs.push(doc);
+          }
+        }
+        return docs;
       }
     }
     return this.docs.values();
@@ -387,6 +395,12 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
+    // The common lookup (no sort, skip or projection) stops at the first match: it runs on
+    // every authentication and DDNS update, so it skips find's copies and extra await.
+    if (!options.sort && !options.skip && !options.projection) {
+      const [doc] = this.matching(filter, 1);
+      return doc ? clone(doc) : null;
+    }
     const found = await this.find(filter, { ...options, limit: 1 });
     return found[0] ?? null;
   }
