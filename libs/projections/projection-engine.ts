@@ -121,7 +121,7 @@ class ProjectionRunner {
               this.position = raw.position;
               // Read-your-writes: a waiter learns of its event as soon as it is applied,
               // not at the end of the batch.
-              if (this.progress.listenerCount('progress') > 0) this.progress.emit('progress');
+              this.progress.emit('progress');
             }
             last = raw;
             done += 1;
