@@ -14,6 +14,7 @@ import { DomainsModule } from '../../libs/domains/domains.module';
 import { ZonesModule } from '../../libs/zones/zones.module';
 import { DnsModule } from '../../libs/zones/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
+import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -32,6 +33,8 @@ export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
   projections?: ProjectionDefinition[];
+  /** Extra modules, e.g. a test binding of a port another context implements (DMARC_AGGREGATE_STATS). */
+  modules?: Array<Type | DynamicModule>;
 }
 
 export interface RunningApp {
@@ -41,14 +44,14 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule];
 
 @Module({})
 class AppModule {
-  static forRoot(deps: CoreDependencies): DynamicModule {
+  static forRoot(deps: CoreDependencies, extra: Array<Type | DynamicModule> = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), ScheduleModule.forRoot(), ...FEATURE_MODULES],
+      imports: [CoreModule.forRoot(deps), ScheduleModule.forRoot(), ...FEATURE_MODULES, ...extra],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
@@ -97,7 +100,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
     logger: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(deps), adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(deps, options.modules), adapter, {
     logger: ['error', 'warn'],
     bufferLogs: false,
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, RunningApp } from '../../apps/server/app';
+import { AppOptions, createApp, RunningApp } from '../../apps/server/app';
 import { AppConfig, loadConfig } from '../../libs/shared/config';
 import { Clock, ManualClock } from '../../libs/shared/clock';
 import { jsonLogger } from '../../libs/shared/logger';
@@ -25,6 +25,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   clock?: Clock;
   config?: Partial<AppConfig>;
+  modules?: AppOptions['modules'];
 }
 
 /** Starts the real Nest app on a random loopback port with a temp DATA_DIR (embedded stores). */
@@ -37,7 +38,7 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
   const clock = options.clock ?? new ManualClock(new Date());
   // Tests drive time explicitly only where they pass a clock; otherwise real time.
   const effectiveClock = options.clock ? clock : { now: () => new Date() };
-  const running = await createApp(config, { clock: effectiveClock, logger: jsonLogger(process.stdout, false) });
+  const running = await createApp(config, { clock: effectiveClock, logger: jsonLogger(process.stdout, false), modules: options.modules });
   await running.app.listen({ port: 0, host: '127.0.0.1' });
   const address = running.app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;

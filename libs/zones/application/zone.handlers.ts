@@ -11,7 +11,7 @@ import { badRequest, conflict, notFound, validationFailed } from '../../shared/e
 import { isAtOrUnder } from '../../domains/domain/fqdn';
 import { parseMasterFile } from '../domain/master-file';
 import { RRsetInput } from '../domain/rrsets';
-import { ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
+import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
 import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
 import { ZoneVerifier } from './zone-verifier';
 
@@ -155,4 +155,25 @@ export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandle
   }
 }
 
-export const ZONE_COMMAND_HANDLERS = [ImportZoneHandler, UpsertZoneRecordsHandler, VerifyZoneHandler, DeleteZoneHandler];
+
+/**
+ * Publishes TXT data another context manages (email authentication) as zone record
+ * events, so the DNS server serves it like any other record.
+ */
+export class PublishManagedTxt {
+  constructor(readonly caller: ZoneCaller, readonly name: string, readonly changes: ManagedTxt[], readonly ttl = 3600) {}
+}
+
+@CommandHandler(PublishManagedTxt)
+export class PublishManagedTxtHandler extends ZoneCommandBase implements ICommandHandler<PublishManagedTxt, void> {
+  constructor(runner: CommandRunner, reservations: Reservations, @Inject(CLOCK) clock: Clock) {
+    super(runner, reservations, clock);
+  }
+
+  async execute(cmd: PublishManagedTxt): Promise<void> {
+    const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
+    await this.run(cmd.caller, id, (at) => ({ type: 'SetManagedTxt', accountId: cmd.caller.accountId, changes: cmd.changes, ttl: cmd.ttl, at }));
+  }
+}
+
+export const ZONE_COMMAND_HANDLERS = [ImportZoneHandler, UpsertZoneRecordsHandler, VerifyZoneHandler, DeleteZoneHandler, PublishManagedTxtHandler];

@@ -15,7 +15,27 @@ export type ZoneCommand =
   | { type: 'ImportZone'; zoneId: string; accountId: number; name: string; token: string; nameservers: string[]; rrsets: RRsetInput[]; at: string }
   | { type: 'UpsertRRsets'; accountId: number; rrsets: RRsetInput[]; at: string }
   | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
-  | { type: 'DeleteZone'; accountId: number; at: string };
+  | { type: 'DeleteZone'; accountId: number; at: string }
+  | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; at: string };
+
+/**
+ * TXT data another context manages at one name (email authentication: `v=spf1` at the apex,
+ * `v=DMARC1` at `_dmarc`, ...): the strings of that family are replaced, the owner's other
+ * TXT strings at the name are kept. `records` are TXT presentation strings; [] removes the family.
+ */
+export interface ManagedTxt {
+  subname: string;
+  family: string;
+  records: string[];
+}
+
+/** Whether a canonical TXT record (quoted strings) belongs to a family such as `v=spf1`. */
+export const txtInFamily = (record: string, family: string): boolean => {
+  // The version tag always opens the first character-string (RFC 7208 §4.5, RFC 7489 §6.4, ...).
+  const text = (/^"((?:[^"\\]|\\.)*)"/.exec(record)?.[1] ?? '').toLowerCase();
+  const tag = family.toLowerCase();
+  return text === tag || text.startsWith(`${tag};`) || text.startsWith(`${tag} `);
+};
 
 export const ZONE_NOT_FOUND = 'Zone not found';
 
@@ -92,6 +112,15 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
       case 'DeleteZone':
         requireOwned(state, command.accountId);
         return [{ type: 'ZoneDeleted', data: { zone_id: state.id, account_id: state.accountId, name: state.name, at: command.at } }];
+      case 'SetManagedTxt': {
+        requireOwned(state, command.accountId);
+        const rrsets = command.changes.map((c): RRsetInput => {
+          const current = state.rrsets.get(rrsetKey({ subname: c.subname, type: 'TXT' }));
+          const kept = (current?.records ?? []).filter((r) => !txtInFamily(r, c.family));
+          return { subname: c.subname, type: 'TXT', ttl: current?.ttl ?? command.ttl, records: [...kept, ...c.records] };
+        });
+        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at }, state);
+      }
       default:
         return unreachable(command);
     }

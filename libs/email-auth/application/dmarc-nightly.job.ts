@@ -1,0 +1,109 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Cron } from '@nestjs/schedule';
+import { nameBasedEventId } from '../../eventstore/event-id';
+import { EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
+import { EventStreams } from '../../eventstore/event-streams';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { CLOCK, Clock } from '../../shared/clock';
+import { AppError } from '../../shared/errors';
+import { LOGGER, Logger } from '../../shared/logger';
+import { emailAuthDecider } from '../domain/email-auth.decider';
+import { emailAuthStream } from '../domain/email-auth.events';
+import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from './aggregate-stats.port';
+
+const DAY_MS = 86_400_000;
+export const WINDOW_DAYS = 7;
+
+export interface NightlyResult {
+  night: string;
+  now: string;
+  zones: Array<{ zone: string; recorded: boolean; messages: number; passing: number; window_from: string; window_to: string }>;
+}
+
+/**
+ * The DMARC wizard's nightly job (seed: 02:00 UTC over the last 7 days). For each zone
+ * whose wizard is open it reads aggregate totals through the DMARC_AGGREGATE_STATS port
+ * and records them with one more day at the stage. A night is recorded once per zone:
+ * the decider ignores a night it has seen, and the event id is derived from zone and
+ * night, so a rerun, a retry or a second worker changes nothing.
+ */
+@Injectable()
+export class DmarcNightlyJob {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly streams: EventStreams,
+    private readonly projections: ProjectionEngine,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Optional() @Inject(DMARC_AGGREGATE_STATS) private readonly stats?: DmarcAggregateStats,
+  ) {}
+
+  @Cron('0 2 * * *', { name: 'dmarc-nightly', timeZone: 'UTC' })
+  async scheduled(): Promise<void> {
+    try {
+      await this.run(this.clock.now());
+    } catch (e) {
+      this.logger.error('dmarc nightly job failed', { error: (e as Error).message });
+    }
+  }
+
+  async run(now: Date = this.clock.now()): Promise<NightlyResult> {
+    if (!this.stats) {
+      this.logger.error('dmarc nightly job: no DMARC_AGGREGATE_STATS provider is bound; nothing recorded');
+      throw new AppError(503, 'aggregate_stats_unavailable', 'The DMARC nightly job has no aggregate report data source (DMARC_AGGREGATE_STATS is not bound)');
+    }
+    const night = now.toISOString().slice(0, 10);
+    const zones = await this.projections
+      .collection<{ _id: string; zone: string; wizard_stage?: string }>('email_auth', 'email_auth_zones')
+      .find({ wizard_stage: { $exists: true } }, { sort: { zone: 1 } });
+    const result: NightlyResult = { night, now: now.toISOString(), zones: [] };
+    for (const { zone } of zones) {
+      try {
+        result.zones.push(await this.runZone(zone, night, now, this.stats));
+      } catch (e) {
+        // One zone's failure (a store hiccup) must not hold back the others' night.
+        this.logger.error('dmarc nightly job: zone failed', { zone, night, error: (e as Error).message });
+      }
+    }
+    this.logger.info('dmarc nightly job done', { night, zones: result.zones.length, recorded: result.zones.filter((z) => z.recorded).length });
+    return result;
+  }
+
+  private async runZone(zone: string, night: string, now: Date, stats: DmarcAggregateStats) {
+    const stream = emailAuthStream(zone);
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.streams.loadState(stream, emailAuthDecider);
+      const p = state.progression;
+      // Counters are per stage: mail from before the stage began does not count for it.
+      const from = new Date(Math.max(now.getTime() - WINDOW_DAYS * DAY_MS, p ? Date.parse(p.entered_at) : 0));
+      const totals = p ? await stats.totals(zone, from, now) : { messages: 0, passing: 0 };
+      const events = emailAuthDecider.decide(
+        {
+          type: 'RecordNightlyMetrics',
+          accountId: state.accountId,
+          zone,
+          at: now.toISOString(),
+          night,
+          windowFrom: from.toISOString(),
+          windowTo: now.toISOString(),
+          messages: totals.messages,
+          passing: totals.passing,
+        },
+        state,
+      );
+      const summary = { zone, messages: totals.messages, passing: totals.passing, window_from: from.toISOString(), window_to: now.toISOString() };
+      if (events.length === 0) return { ...summary, recorded: false };
+      try {
+        const id = nameBasedEventId(`dmarc-nightly:${zone}:${night}`);
+        await this.store.appendToStream(
+          stream,
+          events.map((e) => ({ id, type: e.type, data: e.data, metadata: { version: 1, actor: 'system', account_id: state.accountId, correlation_id: id } })),
+          revision === -1 ? 'no_stream' : revision,
+        );
+        return { ...summary, recorded: true };
+      } catch (e) {
+        if (!(e instanceof WrongExpectedVersionError) || attempt >= 5) throw e;
+      }
+    }
+  }
+}

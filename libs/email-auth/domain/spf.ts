@@ -1,0 +1,74 @@
+import { validationFailed } from '../../shared/errors';
+import { SpfSettings } from './settings';
+
+/** RFC 7208 §4.6.4: evaluating a record may cause at most 10 DNS-querying terms. */
+export const SPF_LOOKUP_LIMIT = 10;
+
+export interface SpfTerm {
+  qualifier: string;
+  name: string;
+  value: string | null;
+}
+
+const MECHANISMS = new Set(['all', 'include', 'a', 'mx', 'ptr', 'ip4', 'ip6', 'exists']);
+const LOOKUP_TERMS = new Set(['include', 'a', 'mx', 'ptr', 'exists', 'redirect']);
+
+/** Splits an SPF record (RFC 7208 §4.6.1) into terms; throws on what is not SPF syntax. */
+export function parseSpf(record: string): SpfTerm[] {
+  const parts = record.trim().split(/ +/);
+  if (parts[0]?.toLowerCase() !== 'v=spf1') throw new Error('does not start with v=spf1');
+  return parts.slice(1).map((raw) => {
+    const modifier = /^([a-z][a-z0-9_.-]*)=(.*)$/i.exec(raw);
+    if (modifier) return { qualifier: '', name: modifier[1].toLowerCase(), value: modifier[2] };
+    const m = /^([+?~-]?)([a-z0-9]+)(?:[:/](.*))?$/i.exec(raw);
+    if (!m || !MECHANISMS.has(m[2].toLowerCase())) throw new Error(`"${raw}" is not an SPF mechanism or modifier`);
+    const name = m[2].toLowerCase();
+    if ((name === 'include' || name === 'exists') && !m[3]) throw new Error(`"${raw}" needs a domain`);
+    return { qualifier: m[1] || '+', name, value: m[3] ?? null };
+  });
+}
+
+/** The record the service publishes for the settings: networks first, then includes, then `all`. */
+export function spfRecord(s: SpfSettings): string {
+  return ['v=spf1', ...s.ip4.map((a) => `ip4:${a}`), ...s.ip6.map((a) => `ip6:${a}`), ...s.include.map((d) => `include:${d}`), s.all].join(' ');
+}
+
+/** The SPF record published at a name, when it is in a zone the service serves; null when unseen. */
+export type SpfSource = (domain: string) => Promise<string | null>;
+
+/**
+ * DNS lookups the record costs a receiver, counted through the included records the
+ * service can see (its own zones); an include it cannot see counts as its own one
+ * lookup. Refuses loops, malformed included records and more than the limit.
+ */
+export async function countSpfLookups(root: SpfTerm[], source: SpfSource): Promise<number> {
+  const walk = async (terms: SpfTerm[], path: string[]): Promise<number> => {
+    let total = 0;
+    for (const term of terms) {
+      if (!LOOKUP_TERMS.has(term.name)) continue;
+      total += 1;
+      if ((term.name === 'include' || term.name === 'redirect') && term.value && !term.value.includes('%')) {
+        const target = term.value.toLowerCase().replace(/\.$/, '');
+        if (path.includes(target)) throw validationFailed(`include: SPF loop through ${[...path, target].join(' -> ')}`);
+        const text = await source(target);
+        if (text === null) continue;
+        let inner: SpfTerm[];
+        try {
+          inner = parseSpf(text);
+        } catch (e) {
+          throw validationFailed(`include: the SPF record of ${target} is invalid: ${(e as Error).message}`);
+        }
+        total += await walk(inner, [...path, target]);
+      }
+      if (total > SPF_LOOKUP_LIMIT * 4) break; // far over the limit already; stop reading
+    }
+    return total;
+  };
+  return walk(root, []);
+}
+
+export function checkSpfLookups(count: number): void {
+  if (count > SPF_LOOKUP_LIMIT) {
+    throw validationFailed(`include: the SPF record needs ${count} DNS lookups; at most ${SPF_LOOKUP_LIMIT} are allowed (RFC 7208 §4.6.4)`);
+  }
+}

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
+import { ZonesModule } from '../zones/zones.module';
+import { DmarcNightlyJob } from './application/dmarc-nightly.job';
+import { EmailAuthService } from './application/email-auth.service';
+import { Enrolment } from './application/enrolment';
+import { MtaStsPolicies } from './application/mta-sts-policies';
+import { ServedSpfRecords } from './application/served-spf-records';
+import { DmarcNightlyAdminController, DmarcWizardController, EmailAuthSettingsController, MtaStsPolicyController } from './http/email-auth.controller';
+
+/**
+ * Email authentication I: per-zone settings and their DNS records, the MTA-STS policy
+ * file and the DMARC wizard with its nightly job. The nightly job reads aggregate report
+ * totals through DMARC_AGGREGATE_STATS, bound by the report-ingestion context (a global
+ * provider); without it the job refuses to run and says so.
+ */
+@Module({
+  imports: [AccountsModule, ZonesModule],
+  controllers: [EmailAuthSettingsController, DmarcWizardController, MtaStsPolicyController, DmarcNightlyAdminController],
+  providers: [EmailAuthService, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob],
+  exports: [DmarcNightlyJob],
+})
+export class EmailAuthModule {}

@@ -1,0 +1,139 @@
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+
+/**
+ * Shapes only; the email-authentication rules (URI schemes, SPF limits, key sizes...)
+ * are the domain's, which answer with a 400 naming the field.
+ */
+const POLICY = ['none', 'quarantine', 'reject'];
+
+export class DmarcDto {
+  @IsIn(POLICY, { message: 'policy must be none, quarantine or reject' })
+  policy: string;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsIn(POLICY, { message: 'subdomain_policy must be none, quarantine, reject or null' })
+  subdomain_policy?: string | null;
+
+  @IsOptional()
+  @IsInt({ message: 'percentage must be an integer from 1 to 100' })
+  percentage?: number;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(512, { each: true })
+  rua?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(512, { each: true })
+  ruf?: string[];
+
+  @IsOptional()
+  @IsIn(['r', 's'], { message: 'adkim must be r or s' })
+  adkim?: string;
+
+  @IsOptional()
+  @IsIn(['r', 's'], { message: 'aspf must be r or s' })
+  aspf?: string;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(16)
+  fo?: string;
+}
+
+export class SpfDto {
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  include?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(18, { each: true })
+  ip4?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(43, { each: true })
+  ip6?: string[];
+
+  @IsOptional()
+  @IsIn(['-all', '~all', '?all'], { message: 'all must be -all, ~all or ?all' })
+  all?: string;
+}
+
+export class DkimDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048, { message: 'public_key must be at most 2048 characters' })
+  public_key?: string;
+
+  @IsOptional()
+  @IsBoolean({ message: 'generate must be a boolean' })
+  generate?: boolean;
+}
+
+export class MtaStsDto {
+  @IsIn(['enforce', 'testing', 'none'], { message: 'mode must be enforce, testing or none' })
+  mode: string;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  mx?: string[];
+
+  @IsOptional()
+  @IsInt({ message: 'max_age must be an integer number of seconds' })
+  max_age?: number;
+}
+
+export class TlsRptDto {
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(512, { each: true })
+  rua: string[];
+}
+
+export class BimiDto {
+  @IsString()
+  @MaxLength(512)
+  logo_url: string;
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(512)
+  vmc_url?: string | null;
+}
+
+export class AdvanceDto {
+  /** Checked by the wizard (400 `confirmation_required` unless true), so any JSON value is let through here. */
+  @IsOptional()
+  confirm?: unknown;
+
+  @IsOptional()
+  @IsInt({ message: 'percentage must be an integer from 1 to 100' })
+  percentage?: number;
+}
+
+export class NightlyJobDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(40)
+  now?: string;
+}
