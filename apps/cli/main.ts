@@ -71,6 +71,10 @@ const COMMANDS: Record<string, CommandSpec> = {
       return call('POST', `/admin/projections/${encodeURIComponent(args[0])}/rebuild${flags.has('wait') ? '?wait=true' : ''}`);
     },
   },
+  'jobs:dmarc-nightly': {
+    usage: 'jobs:dmarc-nightly [--now <ISO time>]',
+    run: (_args, flags) => call('POST', '/admin/jobs/dmarc-nightly', flags.has('now') ? { now: flags.get('now') } : undefined),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {
