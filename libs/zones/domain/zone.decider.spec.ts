@@ -70,4 +70,29 @@ describe('zone decider', () => {
     spec.given([imported()]).when({ type: 'MarkVerified', accountId: 1, method: 'txt', at }).then([verified]);
     spec.given([imported(), verified]).when({ type: 'MarkVerified', accountId: 1, method: 'ns', at }).then([]);
   });
+
+  it('replaces only the managed TXT family at a name, keeping the owner’s other strings', () => {
+    const apex = { subname: '', type: 'TXT', ttl: 300, records: ['"google-site-verification=abc"', '"v=spf1 a -all"'] };
+    spec
+      .given([imported([apex])])
+      .when({ type: 'SetManagedTxt', accountId: 1, ttl: 3600, at, changes: [{ subname: '', family: 'v=spf1', records: ['"v=spf1 ip4:192.0.2.1 -all"'] }, { subname: '_dmarc', family: 'v=DMARC1', records: ['"v=DMARC1; p=none"'] }] })
+      .then([
+        {
+          type: 'ZoneRRsetsChanged',
+          data: {
+            zone_id: 'z1',
+            account_id: 1,
+            name: 'example.com',
+            rrsets: [
+              { subname: '', type: 'TXT', ttl: 300, records: ['"google-site-verification=abc"', '"v=spf1 ip4:192.0.2.1 -all"'] },
+              { subname: '_dmarc', type: 'TXT', ttl: 3600, records: ['"v=DMARC1; p=none"'] },
+            ],
+            at,
+          },
+        },
+      ]);
+    // Removing a family that is not there changes nothing; another account's zone is not found.
+    spec.given([imported([apex])]).when({ type: 'SetManagedTxt', accountId: 1, ttl: 3600, at, changes: [{ subname: 'x._domainkey', family: 'v=DKIM1', records: [] }] }).then([]);
+    spec.given([imported([apex])]).when({ type: 'SetManagedTxt', accountId: 2, ttl: 3600, at, changes: [] }).thenFails(404, 'not_found');
+  });
 });
