@@ -1,13 +1,16 @@
-import { EmailAuthEvent } from '../libs/email-auth/domain/email-auth.events';
+import { EMAIL_AUTH_EVENT_TYPES, EmailAuthEvent } from '../libs/email-auth/domain/email-auth.events';
 import { ProjectionDefinition } from '../libs/projections/projection';
 import { guardedUpdate } from './guard';
 
-/** email_auth_zones: zones with email-authentication settings and where their DMARC wizard stands (for the nightly job). */
+/**
+ * email_auth_zones: zones with email-authentication settings, their owner and where their
+ * DMARC wizard stands (for the nightly job and its record repair).
+ */
 export const emailAuthProjection: ProjectionDefinition = {
   name: 'email_auth',
   version: 1,
   collections: ['email_auth_zones'],
-  handles: ['DmarcConfigured', 'DmarcWizardStarted', 'DmarcStageAdvanced'],
+  handles: EMAIL_AUTH_EVENT_TYPES,
   async setup(ctx) {
     await ctx.collection('email_auth_zones').createIndex({ wizard_stage: 1 });
   },
@@ -23,7 +26,7 @@ export const emailAuthProjection: ProjectionDefinition = {
       case 'DmarcStageAdvanced':
         return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id, wizard_stage: event.data.to_stage } });
       default:
-        return;
+        return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id } });
     }
   },
 };

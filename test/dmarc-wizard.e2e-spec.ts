@@ -228,4 +228,16 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     expect(JSON.parse(stdout)).toMatchObject({ night: at.slice(0, 10), zones: [expect.objectContaining({ zone: ZONE, recorded: true })] });
     expect((await app.http.get(wizard(), owner.token)).body.days_at_current_stage).toBe(1);
   });
+
+  it('the nightly job publishes records again from the settings when the zone lost them', async () => {
+    const login = await app.http.post('/auth/login', { username: owner.username, password: owner.password });
+    owner.token = login.body.access_token;
+    const removed = await app.http.put(`/zones/${ZONE}/records`, { records: [{ subname: '_dmarc', type: 'TXT', ttl: 3600, records: [] }] }, owner.token);
+    expect(removed.status).toBe(200);
+    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', []);
+    night += 2;
+    const res = await app.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: nightOf(night).toISOString() });
+    expect(res.body.republished).toBe(1);
+    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=reject; rua=mailto:dmarc-rua@${ZONE}`]);
+  });
 });

@@ -9,7 +9,9 @@ import { AppError } from '../../shared/errors';
 import { LOGGER, Logger } from '../../shared/logger';
 import { emailAuthDecider } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from './aggregate-stats.port';
+import { EmailAuthService } from './email-auth.service';
 
 const DAY_MS = 86_400_000;
 export const WINDOW_DAYS = 7;
@@ -18,6 +20,8 @@ export interface NightlyResult {
   night: string;
   now: string;
   zones: Array<{ zone: string; recorded: boolean; messages: number; passing: number; window_from: string; window_to: string }>;
+  /** Zones whose records were published again from their settings (the repair pass). */
+  republished: number;
 }
 
 /**
@@ -35,11 +39,15 @@ export class DmarcNightlyJob {
     private readonly projections: ProjectionEngine,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly records: EmailAuthService,
     @Optional() @Inject(DMARC_AGGREGATE_STATS) private readonly stats?: DmarcAggregateStats,
   ) {}
 
   @Cron('0 2 * * *', { name: 'dmarc-nightly', timeZone: 'UTC' })
   async scheduled(): Promise<void> {
+    // Process managers and jobs belong to the worker role (ARCHITECTURE: runtime roles).
+    if (!this.config.roles.includes('worker')) return;
     try {
       await this.run(this.clock.now());
     } catch (e) {
@@ -55,14 +63,22 @@ export class DmarcNightlyJob {
     const night = now.toISOString().slice(0, 10);
     const zones = await this.projections
       .collection<{ _id: string; zone: string; wizard_stage?: string }>('email_auth', 'email_auth_zones')
-      .find({ wizard_stage: { $exists: true } }, { sort: { zone: 1 } });
-    const result: NightlyResult = { night, now: now.toISOString(), zones: [] };
-    for (const { zone } of zones) {
+      .find({}, { sort: { zone: 1 } });
+    const result: NightlyResult = { night, now: now.toISOString(), zones: [], republished: 0 };
+    for (const { zone } of zones.filter((z) => z.wizard_stage !== undefined)) {
       try {
         result.zones.push(await this.runZone(zone, night, now, this.stats));
       } catch (e) {
         // One zone's failure (a store hiccup) must not hold back the others' night.
         this.logger.error('dmarc nightly job: zone failed', { zone, night, error: (e as Error).message });
+      }
+    }
+    for (const { zone } of zones) {
+      try {
+        if (await this.records.republish(zone)) result.republished += 1;
+      } catch (e) {
+        // A zone deleted (or now another account's) has nothing to publish.
+        this.logger.warn('dmarc nightly job: records not republished', { zone, error: (e as Error).message });
       }
     }
     this.logger.info('dmarc nightly job done', { night, zones: result.zones.length, recorded: result.zones.filter((z) => z.recorded).length });

@@ -108,6 +108,18 @@ export class EmailAuthService {
     return recommend(state.progression);
   }
 
+  /**
+   * Publishes a zone's records again from its settings stream (the nightly repair): heals
+   * a publish a crash cut off, or a zone deleted and imported again by the same owner.
+   * Only differences become zone events, so a zone in order costs no write.
+   */
+  async republish(zone: string): Promise<boolean> {
+    const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
+    if (state.accountId === 0) return false;
+    await this.publish({ accountId: state.accountId, actor: 'system', sourceIp: '' }, zone, state, []);
+    return true;
+  }
+
   private async publish(caller: EmailAuthCaller, zone: string, state: EmailAuthState, extra: ManagedTxt[]): Promise<void> {
     const generated = generatedRecords(state);
     const changes: ManagedTxt[] = FAMILY_AT.filter((f) => f.configured(state)).map((f) => ({
