@@ -141,6 +141,7 @@ describe('email-authentication settings (contract §7)', () => {
     const res = await app.http.put(`/email-auth/domains/${ZONE}/dkim/mail2026`, { generate: true }, owner.token);
     expect(res.status).toBe(200);
     expect(res.body.generated_key.private_key).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body.generated_key.key_bits).toBe(2048);
     const record = `v=DKIM1; k=rsa; p=${res.body.generated_key.public_key}`;
     await waitForDns(dnsPort, `mail2026._domainkey.${ZONE}`, 'TXT', [record]);

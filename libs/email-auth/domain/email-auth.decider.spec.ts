@@ -62,6 +62,11 @@ describe('email-auth decider: settings', () => {
       .then([{ type: 'SpfConfigured', data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 10 } }]);
   });
 
+  it('refuses an SPF record too long for a 512-byte answer', () => {
+    const ip4 = Array.from({ length: 30 }, (_, i) => `198.51.100.${i}`);
+    spec.given([]).when(cmd({ type: 'ConfigureSpf', spf: { ip4 }, dnsLookups: 0 })).thenFails(400, /at most 450 keep the DNS answer within 512 bytes/);
+  });
+
   it('records a DKIM public key with its size, and removes only keys that exist', () => {
     const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'der' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
     const key = publicKey.toString('base64');

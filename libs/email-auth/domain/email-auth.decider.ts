@@ -15,7 +15,7 @@ import {
   DkimKey,
   DmarcSettings,
 } from './settings';
-import { checkSpfLookups } from './spf';
+import { checkSpfLength, checkSpfLookups, spfRecord } from './spf';
 import { MAX_STAGE_HISTORY, nextStage, passRate, Progression, recommend, stageConfig, STAGES } from './stages';
 
 export interface EmailAuthState extends ZoneSettings {
@@ -159,6 +159,7 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
       }
       case 'ConfigureSpf': {
         const spf = checkSpf(command.spf);
+        checkSpfLength(spfRecord(spf));
         checkSpfLookups(command.dnsLookups);
         if (same(spf, state.spf)) return [];
         return [{ type: 'SpfConfigured', data: { ...base, spf, dns_lookups: command.dnsLookups } }];

@@ -67,6 +67,17 @@ export async function countSpfLookups(root: SpfTerm[], source: SpfSource): Promi
   return walk(root, []);
 }
 
+/** RFC 7208 §3.4: the answer should fit a 512-byte UDP response; the name and headers take the rest. */
+export const SPF_MAX_LENGTH = 450;
+
+export function checkSpfLength(record: string): void {
+  if (record.length > SPF_MAX_LENGTH) {
+    throw validationFailed(
+      `spf: the record would be ${record.length} characters; at most ${SPF_MAX_LENGTH} keep the DNS answer within 512 bytes (RFC 7208 §3.4): move networks behind an include`,
+    );
+  }
+}
+
 export function checkSpfLookups(count: number): void {
   if (count > SPF_LOOKUP_LIMIT) {
     throw validationFailed(`include: the SPF record needs ${count} DNS lookups; at most ${SPF_LOOKUP_LIMIT} are allowed (RFC 7208 §4.6.4)`);

@@ -35,6 +35,7 @@ export class EmailAuthSettingsController {
   }
 
   @Put(':zone/dkim/:selector')
+  @Header('Cache-Control', 'no-store')
   async dkim(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('selector') selector: string, @Body() body: DkimDto, @ClientIp() ip: string) {
     const caller = callerOf(p, ip);
     if ((body.generate === true) === (body.public_key !== undefined)) throw validationFailed('give either public_key or "generate": true');
