@@ -115,6 +115,9 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     // The same night again (a rerun, or a second worker): nothing changes.
     const rerun = await runNight(1);
     expect(rerun.zones[0].recorded).toBe(false);
+    const metrics = await app.http.get('/metrics');
+    expect(metrics.text).toMatch(/dmarc_nightly_zones_total\{result="recorded"\} 1\n/);
+    expect(metrics.text).toMatch(/dmarc_nightly_zones_total\{result="already_recorded"\} 1\n/);
     p = (await app.http.get(wizard(), owner.token)).body;
     expect(p.days_at_current_stage).toBe(1);
 

@@ -7,6 +7,7 @@ import { ProjectionEngine } from '../../projections/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import { LOGGER, Logger } from '../../shared/logger';
+import { METRICS, Metrics } from '../../shared/metrics';
 import { emailAuthDecider } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
@@ -41,6 +42,7 @@ export class DmarcNightlyJob {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly records: EmailAuthService,
+    @Inject(METRICS) private readonly metrics: Metrics,
     @Optional() @Inject(DMARC_AGGREGATE_STATS) private readonly stats?: DmarcAggregateStats,
   ) {}
 
@@ -58,6 +60,7 @@ export class DmarcNightlyJob {
   async run(now: Date = this.clock.now()): Promise<NightlyResult> {
     if (!this.stats) {
       this.logger.error('dmarc nightly job: no DMARC_AGGREGATE_STATS provider is bound; nothing recorded');
+      this.count('unavailable');
       throw new AppError(503, 'aggregate_stats_unavailable', 'The DMARC nightly job has no aggregate report data source (DMARC_AGGREGATE_STATS is not bound)');
     }
     const night = now.toISOString().slice(0, 10);
@@ -67,8 +70,11 @@ export class DmarcNightlyJob {
     const result: NightlyResult = { night, now: now.toISOString(), zones: [], republished: 0 };
     for (const { zone } of zones.filter((z) => z.wizard_stage !== undefined)) {
       try {
-        result.zones.push(await this.runZone(zone, night, now, this.stats));
+        const outcome = await this.runZone(zone, night, now, this.stats);
+        result.zones.push(outcome);
+        this.count(outcome.recorded ? 'recorded' : 'already_recorded');
       } catch (e) {
+        this.count('failed');
         // One zone's failure (a store hiccup) must not hold back the others' night.
         this.logger.error('dmarc nightly job: zone failed', { zone, night, error: (e as Error).message });
       }
@@ -83,6 +89,10 @@ export class DmarcNightlyJob {
     }
     this.logger.info('dmarc nightly job done', { night, zones: result.zones.length, recorded: result.zones.filter((z) => z.recorded).length });
     return result;
+  }
+
+  private count(result: 'recorded' | 'already_recorded' | 'failed' | 'unavailable', n = 1): void {
+    this.metrics.counter('dmarc_nightly_zones_total', 'DMARC wizard nightly job: zones by outcome', ['result']).labels(result).inc(n);
   }
 
   private async runZone(zone: string, night: string, now: Date, stats: DmarcAggregateStats) {
