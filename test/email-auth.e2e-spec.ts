@@ -243,6 +243,14 @@ describe('email-authentication settings (contract §7)', () => {
     }
   });
 
+  it('takes account API keys as well as sessions', async () => {
+    await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { plan: 'pro' });
+    const key = await app.http.post('/api-keys/', { name: 'automation' }, owner.token);
+    expect(key.status).toBe(201);
+    const res = await app.http.get(`/email-auth/domains/${ZONE}`, key.body.key);
+    expect([res.status, res.body.zone]).toEqual([200, ZONE]);
+  });
+
   it('refuses to run the nightly job while no aggregate-report source is bound', async () => {
     const res = await app.http.admin('POST', '/admin/jobs/dmarc-nightly', {});
     expect([res.status, res.body.error.code]).toEqual([503, 'aggregate_stats_unavailable']);
