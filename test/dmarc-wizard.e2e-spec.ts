@@ -152,7 +152,7 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     const toQuarantine = await advance({ confirm: true, percentage: 25 });
     expect(toQuarantine.status).toBe(200);
     expect(toQuarantine.body).toMatchObject({ new_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 });
-    expect(toQuarantine.body.message).toEqual(expect.any(String));
+    expect(toQuarantine.body.message).toBe('Advanced to quarantine_partial: policy quarantine for 25% of messages');
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=quarantine; pct=25; t=y; rua=mailto:dmarc-rua@${ZONE}`]);
     let p = (await app.http.get(wizard(), owner.token)).body;
     expect(p).toMatchObject({ current_stage: 'quarantine_partial', percentage: 25, days_at_current_stage: 0, messages_at_stage: 0, recommended_min_days: 7 });
@@ -184,7 +184,7 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     await nights(3, 200, 150);
     expect(await recommendation()).toMatchObject({ recommendation: 'keep_monitoring', blockers: ['min_days_not_met'], next_stage: 'reject_full' });
     await nights(4, 200, 200);
-    expect((await advance({ confirm: true })).body).toMatchObject({ new_stage: 'reject_full', policy: 'reject', percentage: 100 });
+    expect((await advance({ confirm: true })).body).toEqual({ message: 'Advanced to reject_full: full enforcement is active', new_stage: 'reject_full', policy: 'reject', percentage: 100 });
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=reject; rua=mailto:dmarc-rua@${ZONE}`]);
 
     expect(await recommendation()).toEqual({

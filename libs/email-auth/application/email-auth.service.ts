@@ -66,7 +66,8 @@ export class EmailAuthService {
     const zone = await this.enrolment.check(caller.accountId, rawZone);
     const command = { ...change, accountId: caller.accountId, zone, at: this.clock.now().toISOString() } as EmailAuthCommand;
     const { state } = await this.runner.run(emailAuthStream(zone), emailAuthDecider, command, metadataOf(caller), ['email_auth']);
-    await this.publish(caller, zone, state, extraRemovals);
+    // Opening the wizard changes no record; every other change (even a repeated one) republishes, which heals a cut-off publish.
+    if (command.type !== 'OpenWizard') await this.publish(caller, zone, state, extraRemovals);
     return state;
   }
 

@@ -4,7 +4,6 @@ import { notFound, validationFailed } from '../../shared/errors';
 import { DmarcNightlyJob } from '../application/dmarc-nightly.job';
 import { EmailAuthCaller, EmailAuthService, progressionView, settingsView } from '../application/email-auth.service';
 import { MtaStsPolicies } from '../application/mta-sts-policies';
-import { FINAL_STAGE } from '../domain/email-auth.decider';
 import { AdvanceDto, BimiDto, DkimDto, DmarcDto, MtaStsDto, NightlyJobDto, SpfDto, TlsRptDto } from './email-auth.dto';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -96,9 +95,11 @@ export class DmarcWizardController {
   async advance(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: AdvanceDto, @ClientIp() ip: string) {
     const state = await this.service.change(callerOf(p, ip), zone, { type: 'AdvanceStage', confirm: body.confirm, percentage: body.percentage });
     const progression = state.progression!;
-    const final = progression.current_stage === 'reject_full';
     return {
-      message: final ? `Advanced to ${progression.current_stage}: full enforcement is active. ${FINAL_STAGE.replace('Already at', 'This is the')}.` : `Advanced to ${progression.current_stage}`,
+      message:
+        progression.current_stage === 'reject_full'
+          ? 'Advanced to reject_full: full enforcement is active'
+          : `Advanced to ${progression.current_stage}: policy ${progression.policy} for ${progression.percentage}% of messages`,
       new_stage: progression.current_stage,
       policy: progression.policy,
       percentage: progression.percentage,
