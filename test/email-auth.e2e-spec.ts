@@ -262,6 +262,12 @@ describe('email-authentication settings (contract §7)', () => {
     expect(res.body.records.map((r: { name: string }) => r.name).sort()).toEqual(
       [`${ZONE}`, `_dmarc.${ZONE}`, `_mta-sts.${ZONE}`, `_smtp._tls.${ZONE}`, `default._bimi.${ZONE}`, `mail2026._domainkey.${ZONE}`].sort(),
     );
+    expect(res.body.spf.dns_lookups).toBe(10);
+    // DMARC is at reject for 30 %: BIMI will not show; no rua was set in the last DMARC change.
+    expect(res.body.warnings).toEqual([
+      'dmarc.rua: no aggregate report address, so the DMARC wizard receives no data',
+      'bimi: mailbox providers show the logo only with DMARC at p=quarantine or p=reject for 100% of messages',
+    ]);
     const mx = await queryDns(dnsPort, ZONE, 'MX');
     expect(answerData(mx, 'MX')).toHaveLength(1);
     const zone = await app.http.get(`/zones/${ZONE}/records`, owner.token);

@@ -22,6 +22,7 @@ import {
 import { checkSpf } from '../domain/settings';
 import { countSpfLookups, parseSpf, spfRecord } from '../domain/spf';
 import { recommend, stageConfig } from '../domain/stages';
+import { advisories } from '../domain/advisories';
 import { Enrolment } from './enrolment';
 import { ServedSpfRecords } from './served-spf-records';
 
@@ -141,12 +142,13 @@ export function settingsView(zone: string, s: EmailAuthState) {
   return {
     zone,
     dmarc: s.dmarc,
-    spf: s.spf,
+    spf: s.spf && { ...s.spf, dns_lookups: s.spfLookups },
     dkim: s.dkim.map((k) => ({ selector: k.selector, key_type: k.key_type, key_bits: k.key_bits, public_key: k.public_key, generated: k.generated, created_at: k.created_at })),
     mta_sts: s.mtaSts && { mode: s.mtaSts.mode, mx: s.mtaSts.mx, max_age: s.mtaSts.max_age, id: s.mtaSts.id, policy_url: `https://mta-sts.${zone}/.well-known/mta-sts.txt` },
     tls_rpt: s.tlsRpt,
     bimi: s.bimi,
     records: generatedRecords(s).map((r) => ({ name: r.subname ? `${r.subname}.${zone}` : zone, type: 'TXT', value: r.value })),
+    warnings: advisories(zone, s),
   };
 }
 

@@ -22,6 +22,8 @@ export interface EmailAuthState extends ZoneSettings {
   zone: string;
   accountId: number;
   dkimKeys: Map<string, DkimKey>;
+  /** DNS lookups the SPF record cost when it was set (RFC 7208 §4.6.4). */
+  spfLookups: number | null;
   mtaStsChanges: number;
   progression: Progression | null;
   /** The last night the nightly job recorded (YYYY-MM-DD), so a rerun of a night is a no-op. */
@@ -52,6 +54,7 @@ const initial = (): EmailAuthState => ({
   accountId: 0,
   dmarc: null,
   spf: null,
+  spfLookups: null,
   dkim: [],
   dkimKeys: new Map(),
   mtaSts: null,
@@ -82,7 +85,7 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
       case 'DmarcPolicyChanged':
         return state;
       case 'SpfConfigured':
-        return { ...state, spf: event.data.spf };
+        return { ...state, spf: event.data.spf, spfLookups: event.data.dns_lookups };
       case 'DkimKeySet':
         return withDkim(state, new Map(state.dkimKeys).set(event.data.key.selector, event.data.key));
       case 'DkimKeyRemoved': {
@@ -161,7 +164,7 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
         const spf = checkSpf(command.spf);
         checkSpfLength(spfRecord(spf));
         checkSpfLookups(command.dnsLookups);
-        if (same(spf, state.spf)) return [];
+        if (same(spf, state.spf) && command.dnsLookups === state.spfLookups) return [];
         return [{ type: 'SpfConfigured', data: { ...base, spf, dns_lookups: command.dnsLookups } }];
       }
       case 'SetDkimKey': {

@@ -1,3 +1,4 @@
+import { advisories } from './advisories';
 import { dmarcRecord, mtaStsPolicyFile, txtPresentation } from './records';
 import { DmarcSettings } from './settings';
 import { countSpfLookups, parseSpf } from './spf';
@@ -92,5 +93,18 @@ describe('recommendation rules (seed order, contract wire values)', () => {
   it('computes the pass rate in percent with one decimal', () => {
     expect(passRate(3, 2)).toBe(66.7);
     expect(passRate(0, 0)).toBe(0);
+  });
+});
+
+describe('advisories', () => {
+  it('warns about reports to other domains, no rua, and BIMI without enforcement', () => {
+    const base = { spf: null, dkim: [], mtaSts: null, tlsRpt: null };
+    expect(advisories('example.com', { ...base, dmarc: { ...dmarc('reject', 100), rua: ['mailto:d@reports.example.com', 'mailto:d@vendor.net'] }, bimi: null })).toEqual([
+      'dmarc.rua: receivers send reports to vendor.net only if it publishes "v=DMARC1" at example.com._report._dmarc.vendor.net (RFC 7489 §7.1)',
+    ]);
+    expect(advisories('example.com', { ...base, dmarc: dmarc('quarantine', 10), bimi: { logo_url: 'https://x.example.com/l.svg', vmc_url: null } })).toEqual([
+      'dmarc.rua: no aggregate report address, so the DMARC wizard receives no data',
+      'bimi: mailbox providers show the logo only with DMARC at p=quarantine or p=reject for 100% of messages',
+    ]);
   });
 });
