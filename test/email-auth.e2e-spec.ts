@@ -274,4 +274,20 @@ describe('email-authentication settings (contract §7)', () => {
     const apexTxt = zone.body.records.find((r: { subname: string; type: string }) => r.subname === '' && r.type === 'TXT');
     expect(apexTxt.records).toContain('"google-site-verification=abc"');
   });
+
+  it('ends with the newest settings in DNS when changes race', async () => {
+    const puts = [
+      app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'quarantine', percentage: 50 }, owner.token),
+      app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'reject', percentage: 20 }, owner.token),
+      app.http.put(`/email-auth/domains/${ZONE}/spf`, { ip4: ['203.0.113.0/24'], all: '-all' }, owner.token),
+      app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'quarantine', percentage: 70 }, owner.token),
+      app.http.put(`/email-auth/domains/${ZONE}/tls-rpt`, { rua: ['mailto:tls@reports.example.net'] }, owner.token),
+    ];
+    for (const r of await Promise.all(puts)) expect(r.status).toBe(200);
+    const settings = (await app.http.get(`/email-auth/domains/${ZONE}`, owner.token)).body;
+    const value = (name: string) => settings.records.find((r: { name: string }) => r.name === name).value;
+    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [value(`_dmarc.${ZONE}`)]);
+    await waitForDns(dnsPort, ZONE, 'TXT', ['google-site-verification=abc', 'v=spf1 ip4:203.0.113.0/24 -all']);
+    await waitForDns(dnsPort, `_smtp._tls.${ZONE}`, 'TXT', ['v=TLSRPTv1; rua=mailto:tls@reports.example.net']);
+  });
 });

@@ -63,12 +63,15 @@ export class EmailAuthService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** The publish in flight per zone (see `publish`). */
+  private readonly publishing = new Map<string, Promise<void>>();
+
   async change(caller: EmailAuthCaller, rawZone: string, change: Change, extraRemovals: ManagedTxt[] = []): Promise<EmailAuthState> {
     const zone = await this.enrolment.check(caller.accountId, rawZone);
     const command = { ...change, accountId: caller.accountId, zone, at: this.clock.now().toISOString() } as EmailAuthCommand;
     const { state } = await this.runner.run(emailAuthStream(zone), emailAuthDecider, command, metadataOf(caller), ['email_auth']);
     // Opening the wizard changes no record; every other change (even a repeated one) republishes, which heals a cut-off publish.
-    if (command.type !== 'OpenWizard') await this.publish(caller, zone, state, extraRemovals);
+    if (command.type !== 'OpenWizard') await this.publish(caller, zone, extraRemovals);
     return state;
   }
 
@@ -118,11 +121,33 @@ export class EmailAuthService {
   async republish(zone: string): Promise<boolean> {
     const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     if (state.accountId === 0) return false;
-    await this.publish({ accountId: state.accountId, actor: 'system', sourceIp: '' }, zone, state, []);
+    await this.publish({ accountId: state.accountId, actor: 'system', sourceIp: '' }, zone, []);
     return true;
   }
 
-  private async publish(caller: EmailAuthCaller, zone: string, state: EmailAuthState, extra: ManagedTxt[]): Promise<void> {
+  /**
+   * Publishes from the newest settings, one publish per zone at a time in this process: two
+   * concurrent changes then cannot leave the older snapshot as the last one written. Across
+   * API replicas the nightly repair converges what a race left behind.
+   */
+  private publish(caller: EmailAuthCaller, zone: string, extra: ManagedTxt[]): Promise<void> {
+    const previous = this.publishing.get(zone) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(async () => {
+      const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
+      if (state.accountId !== caller.accountId) return;
+      const changes = this.changesFor(state);
+      // A removal of what the newest settings hold again (a concurrent re-add) is dropped.
+      const removals = extra.filter((x) => !changes.some((c) => c.subname === x.subname && c.family === x.family));
+      await this.commands.execute(new PublishManagedTxt(caller, zone, [...changes, ...removals], RECORD_TTL));
+    });
+    this.publishing.set(zone, next);
+    void next.finally(() => {
+      if (this.publishing.get(zone) === next) this.publishing.delete(zone);
+    }).catch(() => undefined);
+    return next;
+  }
+
+  private changesFor(state: EmailAuthState): ManagedTxt[] {
     const generated = generatedRecords(state);
     const changes: ManagedTxt[] = FAMILY_AT.filter((f) => f.configured(state)).map((f) => ({
       subname: f.subname,
@@ -130,9 +155,9 @@ export class EmailAuthService {
       records: generated.filter((g) => g.subname === f.subname && g.family === f.family).map((g) => txtPresentation(g.value)),
     }));
     for (const k of generated.filter((g) => g.family === DKIM_FAMILY)) changes.push({ subname: k.subname, family: k.family, records: [txtPresentation(k.value)] });
-    changes.push(...extra);
-    await this.commands.execute(new PublishManagedTxt(caller, zone, changes, RECORD_TTL));
+    return changes;
   }
+
 }
 
 export const metadataOf = (c: EmailAuthCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });

@@ -114,10 +114,13 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
         return [{ type: 'ZoneDeleted', data: { zone_id: state.id, account_id: state.accountId, name: state.name, at: command.at } }];
       case 'SetManagedTxt': {
         requireOwned(state, command.accountId);
-        const rrsets = command.changes.map((c): RRsetInput => {
-          const current = state.rrsets.get(rrsetKey({ subname: c.subname, type: 'TXT' }));
-          const kept = (current?.records ?? []).filter((r) => !txtInFamily(r, c.family));
-          return { subname: c.subname, type: 'TXT', ttl: current?.ttl ?? command.ttl, records: [...kept, ...c.records] };
+        // Grouped by name: several families may share one (and a name may be named twice).
+        const byName = new Map<string, ManagedTxt[]>();
+        for (const c of command.changes) byName.set(c.subname, [...(byName.get(c.subname) ?? []), c]);
+        const rrsets = [...byName].map(([subname, changes]): RRsetInput => {
+          const current = state.rrsets.get(rrsetKey({ subname, type: 'TXT' }));
+          const kept = (current?.records ?? []).filter((r) => !changes.some((c) => txtInFamily(r, c.family)));
+          return { subname, type: 'TXT', ttl: current?.ttl ?? command.ttl, records: [...new Set([...kept, ...changes.flatMap((c) => c.records)])] };
         });
         return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at }, state);
       }
