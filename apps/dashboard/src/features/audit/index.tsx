@@ -10,10 +10,10 @@ import { DataTable } from '../../components/table';
 /** `AccountRegistered` → "Account registered". */
 const humanType = (t: string) => t.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()).replace(/ ([A-Z])(?=[a-z])/g, (_, c: string) => ` ${c.toLowerCase()}`);
 
-/** A few fields of the event, never the whole payload (which can be long). */
+/** A few fields of the event, never the whole payload (which can be long); redacted secrets say nothing. */
 const summary = (data: Record<string, unknown>) =>
   Object.entries(data ?? {})
-    .filter(([, v]) => v !== null && typeof v !== 'object')
+    .filter(([, v]) => v !== null && typeof v !== 'object' && v !== '[redacted]')
     .slice(0, 4)
     .map(([k, v]) => `${k}: ${String(v)}`)
     .join(' · ');
