@@ -46,6 +46,8 @@ describe('dashboard in a real browser (contract §14)', () => {
   let b: DashboardBrowser;
   let page: Page;
   const a11y: Record<string, string[]> = {};
+  /** The account key the keys screen showed once, used by the real DDNS clients. */
+  let apiKey = '';
   const overflow: Record<string, string[]> = {};
 
   /** Scans, measures and photographs the screen on display. */
@@ -209,6 +211,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.locator('.copy-block pre').innerText()).trim();
     expect(key).toMatch(/^ak_/);
+    apiKey = key;
     await checkScreen('api-key-created');
     await page.getByRole('button', { name: 'Done' }).click();
     await expect(page.locator('main').innerText()).resolves.not.toContain(key);
@@ -244,6 +247,19 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(configs[1]).toContain('hostname = { home.dyn.example.net }');
     expect(configs[2]).toContain(`http://127.0.0.1:${server.port}/domains/nic/update?hostname=home.dyn.example.net&myip=<ipaddr>`);
     await checkScreen('ddns-host');
+
+    // The pasted configurations work with the real clients (the key filled in): each sets the
+    // address the service's checkip reports, the browser's 127.0.0.1.
+    const work = mkdtempSync(join(dataDir, 'clients-'));
+    const ddclientConf = join(work, 'ddclient.conf');
+    writeFileSync(ddclientConf, configs[0].replace('YOUR_API_KEY', apiKey) + '\n', { mode: 0o600 });
+    const ddclient = execFileSync('ddclient', ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', ddclientConf, '-cache', join(work, 'cache')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(ddclient).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
+    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '127.0.0.1')).toEqual(['127.0.0.1']);
 
     await page.getByLabel('New address (IPv4 or IPv6)').fill('203.0.113.8');
     await page.getByRole('button', { name: 'Save address' }).click();
@@ -337,12 +353,12 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(await page.locator('.chart canvas').count()).toBe(2);
     // Units in the captions and in the figures' text alternative (uPlot draws the axis labels on the canvas).
     expect(await page.locator('.chart figcaption').allInnerTexts()).toEqual(['Uptime per hour (%)', 'Average response time per hour (ms)']);
-    const headers = await page.locator('.chart table.visually-hidden th').allTextContents();
+    const headers = await page.locator('.chart table.chart-data th').allTextContents();
     expect(headers).toEqual(['Time (UTC)', 'Uptime (%)', 'Time (UTC)', 'Response time (ms)']);
     // At least one measured point behind each chart: 100 % up, a response time in ms.
-    const firstRow = await page.locator('.chart table.visually-hidden').first().locator('tbody tr td').allTextContents();
+    const firstRow = await page.locator('.chart table.chart-data').first().locator('tbody tr td').allTextContents();
     expect(firstRow[1]).toBe('100');
-    await expect(page.locator('.chart table.visually-hidden').nth(1).locator('tbody tr').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('.chart table.chart-data').nth(1).locator('tbody tr').count()).resolves.toBeGreaterThan(0);
     await checkScreen('uptime-history-24h');
     await page.getByRole('button', { name: '30 days' }).click();
     await page.locator('[aria-pressed="true"]', { hasText: '30 days' }).waitFor();

@@ -76,6 +76,7 @@ export async function axeScan(page: Page): Promise<AxeViolation[]> {
   // In-page code as text: this file compiles without the DOM library.
   return (await page.evaluate(`(async () => {
     const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    if (r.passes.length === 0) throw new Error('axe-core checked nothing');
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
   })()`)) as AxeViolation[];
 }
@@ -105,6 +106,7 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
         out.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + '.' + (el.getAttribute('class') || '').replace(/ /g, '.') + ' right=' + Math.round(r.right));
       }
     });
+    if (document.documentElement.scrollWidth > width) out.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + width);
     return out.slice(0, 10);
   })()`)) as string[];
 }

@@ -12,7 +12,20 @@ export interface Series {
  * A time-series chart (uPlot, loaded on demand so it is not part of the first load). The
  * axes carry units; a visually hidden table gives the same figures to screen readers.
  */
-export function TimeChart({ title, times, series, yRange }: { title: string; times: number[]; series: Series; yRange?: [number, number] }) {
+export function TimeChart({
+  title,
+  times,
+  series,
+  yRange,
+  tickFormat,
+}: {
+  title: string;
+  times: number[];
+  series: Series;
+  yRange?: [number, number];
+  /** uPlot date template of the time axis ticks, e.g. `{HH}:{mm}` or `{MM}-{DD}` (UTC). */
+  tickFormat: string;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const [ready, setReady] = useState(false);
   useEffect(() => {
@@ -22,6 +35,7 @@ export function TimeChart({ title, times, series, yRange }: { title: string; tim
     void Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([{ default: UPlot }]) => {
       if (cancelled || !host.current) return;
       const width = Math.max(240, host.current.clientWidth);
+      const tick = UPlot.fmtDate(tickFormat);
       const fmt = (v: number | null) => (v == null ? '–' : `${v} ${series.unit}`);
       plot = new UPlot(
         {
@@ -30,7 +44,12 @@ export function TimeChart({ title, times, series, yRange }: { title: string; tim
           title: undefined,
           scales: { x: { time: true }, y: yRange ? { range: yRange } : {} },
           axes: [
-            { label: 'Time (UTC)', stroke: '#374151', grid: { stroke: '#e5e7eb' } },
+            {
+              label: 'Time (UTC)',
+              stroke: '#374151',
+              grid: { stroke: '#e5e7eb' },
+              values: (_u, ticks) => ticks.map((t) => tick(UPlot.tzDate(new Date(t * 1000), 'Etc/UTC'))),
+            },
             { label: `${series.label} (${series.unit})`, stroke: '#374151', grid: { stroke: '#e5e7eb' }, size: 60 },
           ],
           series: [{}, { label: series.label, stroke: '#1d4ed8', width: 2, fill: 'rgba(29,78,216,0.08)', points: { show: true }, value: (_u, v) => fmt(v), spanGaps: false }],
@@ -49,7 +68,7 @@ export function TimeChart({ title, times, series, yRange }: { title: string; tim
       observer?.disconnect();
       plot?.destroy();
     };
-  }, [times, series, yRange]);
+  }, [times, series, yRange, tickFormat]);
   const withData = series.values.filter((v) => v != null).length;
   return (
     <figure class="chart">
@@ -57,7 +76,9 @@ export function TimeChart({ title, times, series, yRange }: { title: string; tim
       {!ready && <Loading label="Drawing the chart…" />}
       <div ref={host} class="chart-canvas" aria-hidden="true" />
       {withData === 0 && <p class="hint">No checks in this window yet.</p>}
-      <table class="visually-hidden">
+      {/* Wrapped: a table box ignores the 1px width and would widen the page. */}
+      <div class="visually-hidden">
+      <table class="chart-data">
         <caption>{title}</caption>
         <thead>
           <tr>
@@ -78,6 +99,7 @@ export function TimeChart({ title, times, series, yRange }: { title: string; tim
           )}
         </tbody>
       </table>
+      </div>
     </figure>
   );
 }

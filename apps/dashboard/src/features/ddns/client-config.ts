@@ -17,7 +17,8 @@ export function ddclientConfig({ fqdn, username, host, https }: ClientConfigInpu
   return [
     '# /etc/ddclient.conf (mode 600)',
     'daemon=300',
-    'usev4=webv4, webv4=' + `${https ? 'https' : 'http'}://${host}/domains/nic/checkip`,
+    // use=web works in ddclient 3.10 (Debian bookworm) and, deprecated, in 3.11+.
+    `use=web, web=${https ? 'https' : 'http'}://${host}/domains/nic/checkip`,
     'protocol=dyndns2',
     `ssl=${https ? 'yes' : 'no'}`,
     `server=${host}`,

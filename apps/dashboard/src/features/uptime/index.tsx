@@ -128,11 +128,13 @@ function HistoryCharts({ h }: { h: UptimeHistory }) {
   const times = useMemo(() => h.points.map((p) => Date.parse(p.at) / 1000), [h]);
   const uptime = useMemo(() => ({ label: 'Uptime', unit: '%', values: h.points.map((p) => p.uptime_percentage) }), [h]);
   const response = useMemo(() => ({ label: 'Response time', unit: 'ms', values: h.points.map((p) => p.avg_response_time_ms) }), [h]);
-  const per = h.bucket_seconds === 3600 ? 'per hour' : 'per day';
+  const hourly = h.bucket_seconds === 3600;
+  const per = hourly ? 'per hour' : 'per day';
+  const tickFormat = hourly ? '{HH}:{mm}' : '{MM}-{DD}';
   return (
     <div class="charts">
-      <TimeChart title={`Uptime ${per} (%)`} times={times} series={uptime} yRange={[0, 100]} />
-      <TimeChart title={`Average response time ${per} (ms)`} times={times} series={response} />
+      <TimeChart title={`Uptime ${per} (%)`} times={times} series={uptime} yRange={[0, 100]} tickFormat={tickFormat} />
+      <TimeChart title={`Average response time ${per} (ms)`} times={times} series={response} tickFormat={tickFormat} />
     </div>
   );
 }
