@@ -1,10 +1,10 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyHelmet from '@fastify/helmet';
-import fastifyStatic from '@fastify/static';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { AppError } from '../shared/errors';
 
 /** Where `npm run build` puts the dashboard: dist/dashboard, seen from dist/libs/dashboard or from the sources. */
@@ -52,17 +52,48 @@ export async function installWebFront(app: NestFastifyApplication, serveDashboar
     fastify.get('/app/*', (_req, reply) => reply.code(503).send(missing.toBody()));
     return;
   }
-  // Hashed file names never change content: cache them for a year; index.html is revalidated.
-  await app.register(fastifyStatic as never, {
-    root: join(dir, 'assets'),
-    prefix: '/app/assets/',
-    decorateReply: false,
-    immutable: true,
-    maxAge: 365 * 24 * 3600 * 1000,
-  } as never);
+  const assets = loadAssets(join(dir, 'assets'));
+  fastify.get('/app/assets/:file', (req: FastifyRequest<{ Params: { file: string } }>, reply) => {
+    const asset = assets.get(req.params.file);
+    if (!asset) return reply.code(404).send({ error: { code: 'not_found', message: 'No such file' } });
+    // Hashed file names never change content: cached for a year.
+    reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('Vary', 'Accept-Encoding').type(asset.type);
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    return gzip ? reply.header('Content-Encoding', 'gzip').send(asset.gzip) : reply.send(asset.body);
+  });
   const index = readFileSync(join(dir, 'index.html'));
   const sendIndex = (_req: unknown, reply: FastifyReply) =>
     reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(index);
   fastify.get('/app', sendIndex);
   fastify.get('/app/*', sendIndex);
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+};
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzip: Buffer;
+}
+
+/**
+ * The build's assets, read once into memory and compressed once: a few hundred KB that
+ * never change while the process runs. Requests look names up in this map, so no
+ * request path ever reaches the file system.
+ */
+function loadAssets(dir: string): Map<string, Asset> {
+  const assets = new Map<string, Asset>();
+  for (const name of readdirSync(dir)) {
+    const type = TYPES[extname(name)];
+    if (!type) continue;
+    const body = readFileSync(join(dir, name));
+    assets.set(name, { type, body, gzip: gzipSync(body, { level: 9 }) });
+  }
+  return assets;
 }
