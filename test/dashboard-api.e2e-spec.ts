@@ -5,10 +5,8 @@
  * first-load size.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { createServer, Server } from 'node:net';
+import { measureBundle, total } from '../bench/dashboard-bundle.bench';
 import { ManualClock } from '../libs/shared/clock';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { dashboardDir } from '../libs/dashboard/web-front';
@@ -201,13 +199,11 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
   it('serves a first load of under 300 KB of compressed JavaScript', () => {
     const dir = dashboardDir();
     if (!dir) throw new Error('dist/dashboard is missing: run `npm run build`');
-    const html = readFileSync(join(dir, 'index.html'), 'utf8');
-    const initial = [...html.matchAll(/<script[^>]+src="\/app\/assets\/([^"]+)"|<link[^>]+rel="modulepreload"[^>]+href="\/app\/assets\/([^"]+)"/g)].map((m) => m[1] ?? m[2]);
-    expect(initial.length).toBeGreaterThan(0);
-    const gz = initial.reduce((sum, f) => sum + gzipSync(readFileSync(join(dir, 'assets', f)), { level: 9 }).length, 0);
-    expect(gz).toBeLessThan(300 * 1024);
+    const sizes = measureBundle(dir);
+    expect(sizes.firstLoadJs.length).toBeGreaterThan(0);
+    expect(total(sizes.firstLoadJs, 'gzip')).toBeLessThan(300 * 1024);
     // The chart library is loaded on demand, not in the first load.
-    const all = readdirSync(join(dir, 'assets')).filter((f) => f.endsWith('.js'));
-    expect(all.some((f) => f.startsWith('uPlot') && !initial.includes(f) && statSync(join(dir, 'assets', f)).size > 0)).toBe(true);
+    expect(sizes.onDemand.some((f) => f.file.startsWith('uPlot') && f.file.endsWith('.js'))).toBe(true);
+    expect(sizes.firstLoadJs.some((f) => f.file.startsWith('uPlot'))).toBe(false);
   });
 });
