@@ -10,7 +10,7 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { axeScan, DashboardBrowser, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './support/browser';
+import { axeScan, DashboardBrowser, DESKTOP, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './support/browser';
 import { ADMIN_TOKEN } from './support/http-client';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 
@@ -169,14 +169,23 @@ describe('dashboard in a real browser (contract §14)', () => {
     // The old page cannot act any more: the account answers 401 without the cookie.
     expect(await page.evaluate(async () => (await fetch('/account')).status)).toBe(401);
 
-    await page.getByLabel('Username or email').fill(USER.email);
-    await page.getByLabel('Password').fill(USER.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
+    // This time by keyboard only. Focus went to the new screen's heading; then username,
+    // password, Enter; the code field takes focus.
+    const focused = () => page.evaluate('document.activeElement && (document.activeElement.getAttribute("name") || document.activeElement.textContent)');
+    expect(await focused()).toBe('Log in');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('username');
+    await page.keyboard.type(USER.email);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('password');
+    await page.keyboard.type(USER.password);
+    await page.keyboard.press('Enter');
     await page.getByLabel('Code', { exact: true }).waitFor();
+    expect(await focused()).toBe('code');
     await checkScreen('login-2fa');
     // The code of the next step: the one used to turn 2FA on may not be replayed.
-    await page.getByLabel('Code', { exact: true }).fill(totp(secret, 1));
-    await page.getByRole('button', { name: 'Verify and log in' }).click();
+    await page.keyboard.type(totp(secret, 1));
+    await page.keyboard.press('Enter');
     await h1('Overview');
     expect(await page.locator('.who').innerText()).toContain(USER.username);
   });
@@ -199,7 +208,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     const res = await fetch(`${server.url}/admin/accounts/${account.id}/subscription`, {
       method: 'PUT',
       headers: { 'X-Admin-Token': ADMIN_TOKEN, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ plan: 'pro' }),
+      body: JSON.stringify({ plan: 'pro', email_auth: { tier: 'enterprise', domains: ['example.org'] } }),
     });
     expect(res.status).toBe(200);
   });
@@ -223,6 +232,17 @@ describe('dashboard in a real browser (contract §14)', () => {
     await row.getByRole('button', { name: 'Deactivate' }).click();
     await row.getByRole('button', { name: 'Deactivate old script' }).click();
     await page.locator('tr', { hasText: 'old script' }).waitFor({ state: 'detached' });
+    // An email-authentication key with its settings (Enterprise tier, 2FA on).
+    await page.getByLabel('Name').fill('dmarc reader');
+    await page.getByLabel('Access').selectOption('email_auth:read');
+    await page.getByLabel('example.org').check();
+    await page.getByLabel('Show subjects of failure reports').check();
+    await page.getByLabel('Expires after (days)').fill('30');
+    await checkScreen('api-key-email-auth-form');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: 'Key “dmarc reader” created' }).waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.locator('tr', { hasText: 'dmarc reader' }).getByText('Email auth (read): example.org').waitFor();
     await checkScreen('api-keys');
     // The key shown once works for a real DDNS client request.
     const upd = await fetch(`${server.url}/domains/nic/update?hostname=nothere.dyn.example.net&myip=192.0.2.1`, {
@@ -376,8 +396,23 @@ describe('dashboard in a real browser (contract §14)', () => {
     await go('/audit');
     await page.locator('table').waitFor();
     const text = await page.locator('main').innerText();
-    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled']) expect(text.toLowerCase()).toContain(what.toLowerCase());
+    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'API key created', 'Subscription changed']) expect(text.toLowerCase()).toContain(what.toLowerCase());
     await checkScreen('audit');
+  });
+
+  it('navigates with the menu at phone width', async () => {
+    await page.setViewportSize(PHONE);
+    await go('/');
+    await expect(page.getByRole('navigation', { name: 'Main' }).isVisible()).resolves.toBe(false);
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await menu.click();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    await checkScreen('menu-open');
+    await page.setViewportSize(PHONE);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Zones' }).click();
+    await h1('Zones');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await page.setViewportSize(DESKTOP);
   });
 
   it('has no serious or critical accessibility violations, nothing wider than 375 px, and no CSP violation', () => {

@@ -7,16 +7,27 @@ import { ErrorNotice, Loading } from '../../components/notices';
 import { useAction } from '../../components/resource';
 import { DataTable } from '../../components/table';
 
-/** `AccountRegistered` → "Account registered". */
-const humanType = (t: string) => t.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/^./, (c) => c.toUpperCase()).replace(/ ([A-Z])(?=[a-z])/g, (_, c: string) => ` ${c.toLowerCase()}`);
+const ACRONYMS: Record<string, string> = { Api: 'API', Totp: 'TOTP', Rrsets: 'RRsets', Ddns: 'DDNS', Dns: 'DNS' };
 
-/** A few fields of the event, never the whole payload (which can be long); redacted secrets say nothing. */
-const summary = (data: Record<string, unknown>) =>
-  Object.entries(data ?? {})
-    .filter(([, v]) => v !== null && typeof v !== 'object' && v !== '[redacted]')
+/** `ApiKeyCreated` → "API key created". */
+const humanType = (t: string) =>
+  t
+    .split(/(?<=[a-z0-9])(?=[A-Z])/)
+    .map((w, i) => ACRONYMS[w] ?? (i === 0 ? w : w.toLowerCase()))
+    .join(' ');
+
+/**
+ * What the entry is about, in a few fields: names, types, plans. Ids and timestamps repeat
+ * what the other columns say, and redacted secrets say nothing.
+ */
+function summary(data: Record<string, unknown>): string {
+  const scalar = Object.entries(data ?? {}).filter(([, v]) => v !== null && typeof v !== 'object' && v !== '[redacted]');
+  const telling = scalar.filter(([k]) => !k.endsWith('_id') && !k.endsWith('_at') && k !== 'at');
+  return (telling.length ? telling : scalar)
     .slice(0, 4)
-    .map(([k, v]) => `${k}: ${String(v)}`)
+    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${String(v)}`)
     .join(' · ');
+}
 
 function AuditScreen(_: ScreenProps) {
   const [entries, setEntries] = useState<AuditEntry[]>([]);
