@@ -144,6 +144,9 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
       expect((await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, user.token)).status).toBe(200);
       expect((await app.http.get('/uptime/limits', user.token)).body).toEqual({ plan: 'plus', monitor_limit: 5, monitors_enabled: 1 });
       for (let i = 0; i < 3; i++) await nextInterval();
+      const list = await app.http.get('/uptime/domains', user.token);
+      expect(list.body.domains).toEqual([(await app.http.get(`/uptime/domain/${domain.body.id}`, user.token)).body]);
+      expect(list.body.domains[0]).toMatchObject({ fqdn: 'hist.dyn.example.net', current_status: 'operational', uptime_percentage_24h: 100 });
 
       const day = await app.http.get(`/uptime/domain/${domain.body.id}/history?window=24h`, user.token);
       expect(day.status).toBe(200);
@@ -173,7 +176,8 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
       expect([bad.status, bad.body]).toEqual([400, { error: { code: 'validation_failed', message: 'window must be one of 24h, 7d, 30d' } }]);
       const foreign = await app.http.get(`/uptime/domain/${domain.body.id}/history`, other.token);
       expect([foreign.status, foreign.body]).toEqual([404, { error: { code: 'not_found', message: 'Domain not found' } }]);
-      for (const path of [`/uptime/domain/${domain.body.id}/history`, '/uptime/limits']) {
+      expect((await app.http.get('/uptime/domains', other.token)).body).toEqual({ domains: [] });
+      for (const path of [`/uptime/domain/${domain.body.id}/history`, '/uptime/limits', '/uptime/domains']) {
         const gated = await app.http.get(path, free.token);
         expect([gated.status, gated.body.error.code]).toEqual([403, 'plan_required']);
       }

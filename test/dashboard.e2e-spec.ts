@@ -388,6 +388,12 @@ describe('dashboard in a real browser (contract §14)', () => {
 
   it('changes the password and lists the account audit log', async () => {
     await go('/account/security');
+    // A wrong current password is an error to show, not a lost session.
+    await page.getByLabel('Current password', { exact: true }).last().fill('not my password');
+    await page.getByLabel('New password').fill('another long passphrase');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Invalid' }).waitFor();
+    expect(await heading()).toBe('Security');
     await page.getByLabel('Current password', { exact: true }).last().fill(USER.password);
     await page.getByLabel('New password').fill('another long passphrase');
     await page.getByRole('button', { name: 'Change password' }).click();

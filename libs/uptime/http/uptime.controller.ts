@@ -47,6 +47,12 @@ export class UptimeController {
     return this.queries.history(p.accountId, parseDomainId(id), w as HistoryWindow);
   }
 
+  @Get('domains')
+  async domains(@CurrentPrincipal() p: Principal) {
+    await this.access.planOf(p.accountId);
+    return this.queries.domains(p.accountId);
+  }
+
   @Get('limits')
   async limits(@CurrentPrincipal() p: Principal) {
     return this.queries.limits(p.accountId, await this.access.planOf(p.accountId));

@@ -34,7 +34,7 @@ export const onUnauthorized = (l: Listener): (() => void) => {
 
 export interface RequestOptions {
   headers?: Record<string, string>;
-  /** Do not announce a 401 as a lost session (login forms expect 401 for a wrong password). */
+  /** Do not announce a 401 as a lost session (the first /account probe of a signed-out visitor). */
   quiet401?: boolean;
 }
 
@@ -66,7 +66,8 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   }
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string } } | null)?.error;
-    if (res.status === 401 && !options.quiet401) unauthorizedListeners.forEach((l) => l());
+    // Only a lost session signs the page out; a wrong password (invalid_credentials) is an answer to show.
+    if (res.status === 401 && err?.code === 'unauthorized' && !options.quiet401) unauthorizedListeners.forEach((l) => l());
     throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The service answered ${res.status}`);
   }
   return json as T;

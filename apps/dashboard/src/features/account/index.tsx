@@ -107,7 +107,7 @@ function PasswordSection() {
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
   const change = useAction(async () => {
-    await api.post('/account/password', { current_password: current, new_password: next }, { quiet401: true });
+    await api.post('/account/password', { current_password: current, new_password: next });
     setCurrent('');
     setNext('');
     setDone(true);

@@ -48,16 +48,18 @@ function CreateKey({ account, onCreated }: { account: Account; onCreated: (k: Ap
           {account.email_auth.domains.length === 0 ? (
             <p class="hint">The key will read every zone of your Email Authentication subscription.</p>
           ) : (
-            account.email_auth.domains.map((d) => (
-              <Checkbox
-                key={d}
-                label={d}
-                checked={domains.includes(d)}
-                onChecked={(on) => setDomains(on ? [...domains, d] : domains.filter((x) => x !== d))}
-              />
-            ))
+            <>
+              {account.email_auth.domains.map((d) => (
+                <Checkbox
+                  key={d}
+                  label={d}
+                  checked={domains.includes(d)}
+                  onChecked={(on) => setDomains(on ? [...domains, d] : domains.filter((x) => x !== d))}
+                />
+              ))}
+              <p class="hint">No zone ticked: all zones of the subscription.</p>
+            </>
           )}
-          <p class="hint">No zone ticked: all zones of the subscription.</p>
           <Checkbox label="Show subjects of failure reports" checked={subjects} onChecked={setSubjects} />
           <TextField label="Expires after (days)" type="number" min={1} max={1095} value={days} onValue={setDays} required />
         </fieldset>

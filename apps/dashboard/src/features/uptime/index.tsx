@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg } from '../../api/client';
-import type { DdnsHost, HistoryWindow, UptimeDashboard, UptimeHistory, UptimeLimits, UptimeRecord } from '../../api/types';
+import type { HistoryWindow, UptimeDashboard, UptimeHistory, UptimeLimits, UptimeRecord } from '../../api/types';
 import { Link } from '../../app/link';
 import { planAtLeast, type ScreenDef, type ScreenProps } from '../../app/screen';
 import { TimeChart } from '../../components/chart';
@@ -62,13 +62,12 @@ function Totals({ d, limits }: { d: UptimeDashboard; limits: UptimeLimits }) {
 
 function UptimeScreen(_: ScreenProps) {
   const data = useResource(async () => {
-    const [dashboard, limits, hosts] = await Promise.all([
+    const [dashboard, limits, list] = await Promise.all([
       api.get<UptimeDashboard>('/uptime/dashboard'),
       api.get<UptimeLimits>('/uptime/limits'),
-      api.get<DdnsHost[]>('/domains'),
+      api.get<{ domains: UptimeRecord[] }>('/uptime/domains'),
     ]);
-    const records = await Promise.all(hosts.map((h) => api.get<UptimeRecord>(`/uptime/domain/${seg(h.id)}`)));
-    return { dashboard, limits, records };
+    return { dashboard, limits, records: list.domains };
   });
   const toggle = useAction(async (id: number, enabled: boolean) => {
     await api.post(`/uptime/domain/${seg(id)}/monitor`, { enabled });
