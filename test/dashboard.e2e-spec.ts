@@ -4,7 +4,7 @@
  * clicks, no API shortcuts except the operator's plan change), every screen gets an
  * axe-core scan and screenshots at 1280 and 375 px (test-output/screenshots/).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -269,7 +269,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     await checkScreen('ddns-host');
 
     // The pasted configurations work with the real clients (the key filled in): each sets the
-    // address the service's checkip reports, the browser's 127.0.0.1.
+    // address the service's checkip reports, here 127.0.0.1.
     const work = mkdtempSync(join(dataDir, 'clients-'));
     const ddclientConf = join(work, 'ddclient.conf');
     writeFileSync(ddclientConf, configs[0].replace('YOUR_API_KEY', apiKey) + '\n', { mode: 0o600 });
@@ -279,6 +279,19 @@ describe('dashboard in a real browser (contract §14)', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     expect(ddclient).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
+    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '127.0.0.1')).toEqual(['127.0.0.1']);
+    // inadyn: first move the address away so its update is a real change.
+    await fetch(`${server.url}/domains/nic/update?hostname=home.dyn.example.net&myip=192.0.2.50`, {
+      headers: { Authorization: `Basic ${Buffer.from(`${USER.username}:${apiKey}`).toString('base64')}` },
+    });
+    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '192.0.2.50')).toEqual(['192.0.2.50']);
+    const inadynConf = join(work, 'inadyn.conf');
+    writeFileSync(inadynConf, configs[1].replace('YOUR_API_KEY', apiKey) + '\n', { mode: 0o600 });
+    // inadyn waits 600 s after a 5xx even in run-once mode: `timeout` bounds it.
+    const inadyn = spawnSync('timeout', ['30', 'inadyn', '-1', '-n', '--no-pidfile', '--force', '-l', 'info', '-f', inadynConf, '--cache-dir', join(work, 'icache')], {
+      encoding: 'utf8',
+    });
+    expect(inadyn.stdout + inadyn.stderr).toContain('Successful alias table update for home.dyn.example.net');
     expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '127.0.0.1')).toEqual(['127.0.0.1']);
 
     await page.getByLabel('New address (IPv4 or IPv6)').fill('203.0.113.8');
