@@ -10,6 +10,7 @@ import { createServer, Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { axeScan, DashboardBrowser, DESKTOP, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './support/browser';
 import { ADMIN_TOKEN } from './support/http-client';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
@@ -43,6 +44,9 @@ describe('dashboard in a real browser (contract §14)', () => {
   let dnsPort: number;
   let checkPort: number;
   let upServer: Server;
+  /** "The world": the zone's current DNS provider, seen by zone verification (VERIFY_RESOLVER). */
+  let world: ZoneIndex;
+  let worldServer: DnsServer;
   let b: DashboardBrowser;
   let page: Page;
   const a11y: Record<string, string[]> = {};
@@ -73,10 +77,13 @@ describe('dashboard in a real browser (contract §14)', () => {
     checkPort = await freePort();
     upServer = createServer((s) => s.destroy());
     await new Promise<void>((r) => upServer.listen({ host: '127.0.0.1', port: checkPort }, r));
+    world = new ZoneIndex();
+    worldServer = new DnsServer({ host: '127.0.0.1', port: 0, index: world });
+    const { port: worldPort } = await worldServer.start();
     server = await startServerProcess(dataDir, {
       DNS_PORT: String(dnsPort),
       DDNS_ZONES: 'dyn.example.net',
-      VERIFY_RESOLVER: `127.0.0.1:${dnsPort}`,
+      VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
       UPTIME_INTERVAL_SECONDS: '1',
       UPTIME_CHECK_PORTS: String(checkPort),
       UPTIME_TIMEOUT_MS: '1000',
@@ -89,6 +96,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     await b?.close();
     await server?.kill();
     await new Promise((r) => upServer?.close(r));
+    await worldServer?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -333,26 +341,45 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(await eventually(() => dig(dnsPort, 'www.example.org', 'A'), (a) => a.length > 0)).toEqual(['192.0.2.80']);
     await expect(page.locator('main').innerText()).resolves.toContain('Waiting for verification');
     await checkScreen('zone-pending');
+    // Before the TXT record exists at the zone's current provider, a check says why it failed.
+    await page.getByRole('button', { name: 'Check verification now' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The zone is not verified' }).waitFor();
+    await checkScreen('zone-not-verified');
     const txt = await page.locator('.copy-block pre').first().innerText();
     const value = /"([^"]+)"/.exec(txt)![1];
-
-    // Add the verification TXT record with the records editor; the service's own DNS server is the resolver here.
-    await page.getByRole('button', { name: 'Add records' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('_account-dns-verify');
-    await page.getByLabel('Type').selectOption('TXT');
-    await page.getByLabel('Records, one per line').fill(`"${value}"`);
-    await checkScreen('zone-record-editor');
-    await page.getByRole('button', { name: 'Save records' }).click();
-    await page.locator('code', { hasText: '_account-dns-verify' }).waitFor();
-    expect(await eventually(() => dig(dnsPort, '_account-dns-verify.example.org', 'TXT'), (a) => a.length > 0)).toEqual([`"${value}"`]);
+    expect(txt).toBe(`_account-dns-verify.example.org. 300 IN TXT "${value}"`);
+    // The user adds the record at the old provider, as the screen says.
+    world.putZone({
+      name: 'example.org',
+      ownerAccountId: null,
+      soa: { mname: 'ns1.old-provider.net', rname: 'hostmaster.example.org', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 60,
+      nameservers: ['ns1.old-provider.net'],
+    });
+    world.setRRset('example.org', '_account-dns-verify', 'TXT', 300, [`"${value}"`]);
     await page.getByRole('button', { name: 'Check verification now' }).click();
     await page.locator('.status-ok', { hasText: 'Verified' }).waitFor();
+
+    // Add a record set with the records editor; the DNS server answers it.
+    await page.getByRole('button', { name: 'Add records' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('_dmarc');
+    await page.getByLabel('Type').selectOption('TXT');
+    await page.getByLabel('Records, one per line').fill('"v=DMARC1; p=none"');
+    await checkScreen('zone-record-editor');
+    await page.getByRole('button', { name: 'Save records' }).click();
+    await page.locator('code', { hasText: '_dmarc' }).waitFor();
+    expect(await eventually(() => dig(dnsPort, '_dmarc.example.org', 'TXT'), (a) => a.length > 0)).toEqual(['"v=DMARC1; p=none"']);
 
     // Edit the www A record in place.
     await page.getByRole('button', { name: 'Edit www A' }).click();
     await page.getByLabel('Records, one per line').fill('192.0.2.81');
     await page.getByRole('button', { name: 'Save records' }).click();
     expect(await eventually(() => dig(dnsPort, 'www.example.org', 'A'), (a) => a[0] === '192.0.2.81')).toEqual(['192.0.2.81']);
+    // Delete the mail A record set, confirming in place.
+    await page.locator('tr', { hasText: 'mail' }).filter({ hasText: '192.0.2.25' }).getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Delete mail A' }).click();
+    await page.locator('code', { hasText: /^mail$/ }).waitFor({ state: 'detached' });
+    expect(await eventually(() => dig(dnsPort, 'mail.example.org', 'A'), (a) => a.length === 0)).toEqual([]);
     await checkScreen('zone-verified');
     await go('/zones');
     await page.getByRole('link', { name: 'example.org' }).waitFor();
@@ -397,6 +424,12 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.locator('[aria-pressed="true"]', { hasText: '30 days' }).waitFor();
     await page.locator('.chart canvas').first().waitFor();
     await checkScreen('uptime-history-30d');
+    // Monitoring off again: the host shows as not monitored and the limit frees up.
+    await go('/uptime');
+    await page.getByRole('button', { name: 'Stop monitoring web.dyn.example.net' }).click();
+    await page.getByRole('button', { name: 'Monitor web.dyn.example.net' }).waitFor();
+    await page.locator('.tile', { hasText: '0/50' }).waitFor();
+    await page.locator('tr', { hasText: 'web.dyn.example.net' }).getByText('Not monitored').waitFor();
   });
 
   it('changes the password and lists the account audit log', async () => {
@@ -411,6 +444,12 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByLabel('New password').fill('another long passphrase');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByText('Password changed').waitFor();
+    // New backup codes need the (new) password and are shown once.
+    await page.getByLabel('Current password', { exact: true }).first().fill('another long passphrase');
+    await page.getByRole('button', { name: 'New backup codes' }).click();
+    await page.getByRole('heading', { name: 'Your backup codes' }).waitFor();
+    expect((await page.locator('.copy-block pre').innerText()).trim().split('\n')).toHaveLength(10);
+    await page.getByRole('button', { name: 'I have saved them' }).click();
     // The current session stays; the audit log shows what happened, newest first.
     await go('/audit');
     await page.locator('table').waitFor();
