@@ -111,6 +111,8 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(deep.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(deep.headers.get('x-frame-options')).toBe('DENY');
+    expect(deep.headers.get('referrer-policy')).toBe('no-referrer');
     const health = await fetch(`${server.url}/health`);
     expect(health.status).toBe(200);
   });
@@ -456,6 +458,19 @@ describe('dashboard in a real browser (contract §14)', () => {
     const text = await page.locator('main').innerText();
     for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'API key created', 'Subscription changed']) expect(text.toLowerCase()).toContain(what.toLowerCase());
     await checkScreen('audit');
+  });
+
+  it('shows errors in place: an unknown zone, an unknown page', async () => {
+    await go('/zones/not-mine.example');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toMatch(/not found/i);
+    await alert.getByRole('button', { name: 'Try again' }).waitFor();
+    await checkScreen('error-zone-not-found');
+    await go('/no/such/page');
+    expect(await heading()).toBe('Page not found');
+    await page.getByRole('link', { name: 'Go to the overview' }).click();
+    await h1('Overview');
   });
 
   it('navigates with the menu at phone width', async () => {

@@ -41,7 +41,7 @@ const CONTENT_SECURITY_POLICY = {
  */
 export async function installWebFront(app: NestFastifyApplication, serveDashboard: boolean): Promise<void> {
   await app.register(fastifyCookie as never);
-  await app.register(fastifyHelmet as never, { contentSecurityPolicy: CONTENT_SECURITY_POLICY } as never);
+  await app.register(fastifyHelmet as never, { contentSecurityPolicy: CONTENT_SECURITY_POLICY, frameguard: { action: 'deny' } } as never);
   if (!serveDashboard) return;
   const fastify = app.getHttpAdapter().getInstance();
   const dir = dashboardDir();
