@@ -32,8 +32,7 @@ export function useResource<T>(load: () => Promise<T>, deps: unknown[] = []): Re
     } finally {
       if (mine === generation.current) setLoading(false);
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, deps);
+  }, deps); // the caller lists what `load` depends on
   useEffect(() => {
     void reload();
   }, [reload]);

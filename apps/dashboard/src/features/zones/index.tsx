@@ -7,7 +7,7 @@ import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { ConfirmButton } from '../../components/confirm';
 import { dateTime } from '../../components/format';
 import { Form, SelectField, TextArea, TextField } from '../../components/forms';
-import { ErrorNotice, Loaded, Notice } from '../../components/notices';
+import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
