@@ -239,8 +239,15 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('region', { name: 'Active API keys' }).getByText('old script').waitFor();
     const row = page.locator('tr', { hasText: 'old script' });
-    await row.getByRole('button', { name: 'Deactivate' }).click();
-    await row.getByRole('button', { name: 'Deactivate old script' }).click();
+    // By keyboard: the confirming button takes focus, Cancel gives it back, Enter confirms.
+    await row.getByRole('button', { name: 'Deactivate' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(row.getByRole('button', { name: 'Deactivate old script' }).evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter'); // Cancel
+    await expect(row.getByRole('button', { name: 'Deactivate', exact: true }).evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter'); // confirm
     await page.locator('tr', { hasText: 'old script' }).waitFor({ state: 'detached' });
     // An email-authentication key with its settings (Enterprise tier, 2FA on).
     await page.getByLabel('Name').fill('dmarc reader');
