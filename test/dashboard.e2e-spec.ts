@@ -110,11 +110,15 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("object-src 'none'");
     expect(deep.headers.get('x-content-type-options')).toBe('nosniff');
     expect(deep.headers.get('x-frame-options')).toBe('DENY');
     expect(deep.headers.get('referrer-policy')).toBe('no-referrer');
     const health = await fetch(`${server.url}/health`);
     expect(health.status).toBe(200);
+    // API responses get the usual headers too.
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(health.headers.get('x-frame-options')).toBe('DENY');
   });
 
   it('signs up, turns 2FA on with a code from oathtool, logs out and logs in with a TOTP code', async () => {
@@ -182,7 +186,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     // This time by keyboard only. Focus went to the new screen's heading; then username,
     // password, Enter; the code field takes focus.
     const focused = () => page.evaluate('document.activeElement && (document.activeElement.getAttribute("name") || document.activeElement.textContent)');
-    expect(await focused()).toBe('Log in');
+    expect(await eventually(focused, (f) => f === 'Log in')).toBe('Log in');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('username');
     await page.keyboard.type(USER.email);
@@ -191,7 +195,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.keyboard.type(USER.password);
     await page.keyboard.press('Enter');
     await page.getByLabel('Code', { exact: true }).waitFor();
-    expect(await focused()).toBe('code');
+    expect(await eventually(focused, (f) => f === 'code')).toBe('code');
     await checkScreen('login-2fa');
     // The code of the next step: the one used to turn 2FA on may not be replayed.
     await page.keyboard.type(totp(secret, 1));
@@ -240,13 +244,16 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByRole('region', { name: 'Active API keys' }).getByText('old script').waitFor();
     const row = page.locator('tr', { hasText: 'old script' });
     // By keyboard: the confirming button takes focus, Cancel gives it back, Enter confirms.
+    const hasFocus = async (name: string, exact = false) =>
+      (await eventually(() => row.getByRole('button', { name, exact }).evaluate((el) => el === el.ownerDocument.activeElement).catch(() => false), (f) => f)) === true;
     await row.getByRole('button', { name: 'Deactivate' }).focus();
     await page.keyboard.press('Enter');
-    await expect(row.getByRole('button', { name: 'Deactivate old script' }).evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
+    expect(await hasFocus('Deactivate old script')).toBe(true);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter'); // Cancel
-    await expect(row.getByRole('button', { name: 'Deactivate', exact: true }).evaluate((el) => el === el.ownerDocument.activeElement)).resolves.toBe(true);
+    expect(await hasFocus('Deactivate', true)).toBe(true);
     await page.keyboard.press('Enter');
+    expect(await hasFocus('Deactivate old script')).toBe(true);
     await page.keyboard.press('Enter'); // confirm
     await page.locator('tr', { hasText: 'old script' }).waitFor({ state: 'detached' });
     // An email-authentication key with its settings (Enterprise tier, 2FA on).

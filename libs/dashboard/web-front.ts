@@ -16,32 +16,32 @@ export function dashboardDir(): string | null {
 /**
  * Strict CSP for the dashboard: only the service's own scripts, styles and API; images may
  * be data URLs (the 2FA QR code). No inline script or style, no framing, no plugins.
- * `upgrade-insecure-requests` is off because a local `npm start` serves plain HTTP.
+ * `upgrade-insecure-requests` is left out because a local `npm start` serves plain HTTP.
+ * It is sent with the dashboard's HTML, the document a browser enforces it on; JSON
+ * responses render nothing, and other HTML (e.g. an API explorer) sets its own policy.
  */
-const CONTENT_SECURITY_POLICY = {
-  useDefaults: false,
-  directives: {
-    defaultSrc: ["'self'"],
-    scriptSrc: ["'self'"],
-    styleSrc: ["'self'"],
-    imgSrc: ["'self'", 'data:'],
-    connectSrc: ["'self'"],
-    fontSrc: ["'self'"],
-    objectSrc: ["'none'"],
-    baseUri: ["'none'"],
-    formAction: ["'self'"],
-    frameAncestors: ["'none'"],
-  },
-};
+export const DASHBOARD_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 /**
  * The browser-facing part of the HTTP server: cookies (the dashboard's session), security
- * headers on every response, and the dashboard itself under `/app/` for the `api` role
+ * headers on every response (helmet), and the dashboard itself under `/app/` for the `api` role
  * (contract §14). API paths are untouched; `/app/*` client routes all serve index.html.
  */
 export async function installWebFront(app: NestFastifyApplication, serveDashboard: boolean): Promise<void> {
   await app.register(fastifyCookie as never);
-  await app.register(fastifyHelmet as never, { contentSecurityPolicy: CONTENT_SECURITY_POLICY, frameguard: { action: 'deny' } } as never);
+  // The usual headers on every response; the CSP goes with the dashboard's document below.
+  await app.register(fastifyHelmet as never, { contentSecurityPolicy: false, frameguard: { action: 'deny' } } as never);
   if (!serveDashboard) return;
   const fastify = app.getHttpAdapter().getInstance();
   const dir = dashboardDir();
@@ -63,7 +63,7 @@ export async function installWebFront(app: NestFastifyApplication, serveDashboar
   });
   const index = readFileSync(join(dir, 'index.html'));
   const sendIndex = (_req: unknown, reply: FastifyReply) =>
-    reply.header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(index);
+    reply.header('Cache-Control', 'no-cache').header('Content-Security-Policy', DASHBOARD_CSP).type('text/html; charset=utf-8').send(index);
   fastify.get('/app', sendIndex);
   fastify.get('/app/*', sendIndex);
 }
