@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
-import { axeScan, DashboardBrowser, DESKTOP, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './support/browser';
+import { axeScan, AxeViolation, DashboardBrowser, DESKTOP, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './support/browser';
 import { ADMIN_TOKEN } from './support/http-client';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 
@@ -57,8 +57,10 @@ describe('dashboard in a real browser (contract §14)', () => {
   /** Scans, measures and photographs the screen on display. */
   async function checkScreen(name: string): Promise<void> {
     await page.waitForSelector('.loading', { state: 'detached', timeout: 10_000 }).catch(() => undefined);
-    a11y[name] = serious(await axeScan(page)).map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    const describe = (v: AxeViolation) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
+    a11y[name] = serious(await axeScan(page)).map(describe);
     await page.setViewportSize(PHONE);
+    a11y[`${name} at 375 px`] = serious(await axeScan(page)).map(describe);
     overflow[name] = await horizontalOverflow(page);
     await screenshots(page, name);
   }
@@ -466,11 +468,16 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByRole('heading', { name: 'Your backup codes' }).waitFor();
     expect((await page.locator('.copy-block pre').innerText()).trim().split('\n')).toHaveLength(10);
     await page.getByRole('button', { name: 'I have saved them' }).click();
+    // And 2FA off again, with the password.
+    await page.getByLabel('Current password', { exact: true }).first().fill('another long passphrase');
+    await page.getByRole('button', { name: 'Turn off two-factor authentication' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor authentication' }).waitFor();
+    expect(await page.evaluate(async () => (await (await fetch('/2fa/status')).json()) as { enabled: boolean })).toMatchObject({ enabled: false });
     // The current session stays; the audit log shows what happened, newest first.
     await go('/audit');
     await page.locator('table').waitFor();
     const text = await page.locator('main').innerText();
-    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'API key created', 'Subscription changed']) expect(text.toLowerCase()).toContain(what.toLowerCase());
+    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'Two factor disabled', 'API key created', 'Subscription changed']) expect(text.toLowerCase()).toContain(what.toLowerCase());
     await checkScreen('audit');
   });
 
