@@ -2,19 +2,25 @@ import { ProjectionDefinition } from '../libs/projections/projection';
 import { redact } from '../libs/shared/redact';
 
 /**
+ * Telemetry is not audit (contract §15): uptime checks are kept under their own
+ * retention, not in the account's audit log.
+ */
+const TELEMETRY_EVENTS = new Set(['CheckRecorded']);
+
+/**
  * audit_events: every event that names its owning account, newest-first per account,
  * for `/account/audit`. Secrets (hashes, sealed secrets) are redacted on the way in.
  */
 export const auditProjection: ProjectionDefinition = {
   name: 'audit',
-  version: 1,
+  version: 2,
   collections: ['audit_events'],
   async setup(ctx) {
     await ctx.collection('audit_events').createIndex({ account_id: 1 });
   },
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;
-    if (accountId === undefined) return;
+    if (accountId === undefined || TELEMETRY_EVENTS.has(event.type)) return;
     await ctx.collection('audit_events').replaceOne(
       { _id: event.id },
       {

@@ -95,8 +95,8 @@ export const uptimeDomainsProjection: ProjectionDefinition = {
           ...(doc.last && doc.last.at > c.checked_at
             ? {}
             : { last: { at: c.checked_at, is_up: c.is_up, response_time_ms: c.response_time_ms, error: c.error } }),
-          hourly: addHourly(doc.hourly, at, c.is_up),
-          daily: addDaily(doc.daily, at, c.is_up),
+          hourly: addHourly(doc.hourly, at, c.is_up, c.response_time_ms),
+          daily: addDaily(doc.daily, at, c.is_up, c.response_time_ms),
         }));
       }
       default:

@@ -15,6 +15,7 @@ import { ZonesModule } from '../../libs/zones/zones.module';
 import { DnsModule } from '../../libs/zones/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
+import { installWebFront } from '../../libs/dashboard/web-front';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -106,6 +107,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   });
   installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
   app.useGlobalPipes(strictValidationPipe());
+  await installWebFront(app, config.roles.includes('api'));
   deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
     for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
   }, ['projection']);

@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../shared/config';
 import { constantTimeEqual } from '../shared/crypto';
 import { forbidden, notFound, unauthorized } from '../shared/errors';
 import { Authenticator } from './authenticator';
+import { assertCsrf, browserSessionToken } from './browser-session';
 import { AUTH_MODE, AuthMode, Principal } from './principal';
 
 /**
@@ -24,9 +25,21 @@ export class AuthGuard implements CanActivate {
     const mode =
       this.reflector.getAllAndOverride<AuthMode>(AUTH_MODE, [context.getHandler(), context.getClass()]) ?? 'account';
     if (mode === 'public') return true;
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; principal?: Principal }>();
+    const request = context.switchToHttp().getRequest<{
+      method: string;
+      headers: Record<string, string | undefined>;
+      cookies?: Record<string, string | undefined>;
+      principal?: Principal;
+    }>();
     if (mode === 'admin') return this.checkAdmin(request.headers['x-admin-token']);
     if (mode === 'email_auth') return true; // the email-auth API authenticates with its own guard and messages
+    const cookieToken = browserSessionToken(request);
+    if (cookieToken) {
+      // The dashboard's session cookie: the same session a Bearer token would be, plus CSRF (contract §14).
+      assertCsrf(request, cookieToken);
+      request.principal = await this.authenticator.fromSessionToken(cookieToken);
+      return true;
+    }
     const principal = await this.authenticator.fromBearer(request.headers.authorization);
     if (principal.via === 'api_key') {
       if (principal.access !== 'account') {

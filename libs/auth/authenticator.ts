@@ -64,6 +64,12 @@ export class Authenticator {
     throw unauthorized(invalidMessage);
   }
 
+  /** A session token that came without the Bearer scheme (the dashboard's cookie). */
+  fromSessionToken(token: string, invalidMessage = 'Missing or invalid credentials'): Promise<Principal> {
+    if (!token.startsWith(SESSION_TOKEN_PREFIX)) throw unauthorized(invalidMessage);
+    return this.fromSession(token, invalidMessage);
+  }
+
   private async fromSession(token: string, invalidMessage: string): Promise<Principal> {
     const hash = sha256Hex(token);
     const session = await this.projections.collection<SessionDoc>('sessions', 'sessions').findOne({ _id: hash });

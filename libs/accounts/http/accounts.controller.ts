@@ -1,5 +1,7 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
+import { clearBrowserSession, isIssuedSession, setBrowserSession, wantsCookieSession } from '../../auth/browser-session';
 import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly, actorOf } from '../../auth/principal';
 import { parseLimit, parseOptionalString } from '../../shared/http/paging';
 import { ChangePassword, LoginWithPassword, Logout, RegisterAccount } from '../application/account.commands';
@@ -24,15 +26,17 @@ export class AccountsController {
   @Public()
   @Post('auth/login')
   @HttpCode(200)
-  login(@Body() body: LoginDto, @ClientIp() ip: string) {
-    return this.commands.execute(new LoginWithPassword(body.username, body.password, ip));
+  async login(@Body() body: LoginDto, @ClientIp() ip: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const result = await this.commands.execute(new LoginWithPassword(body.username, body.password, ip));
+    return wantsCookieSession(req) && isIssuedSession(result) ? setBrowserSession(req, reply, result) : result;
   }
 
   @SessionOnly()
   @Post('auth/logout')
   @HttpCode(204)
-  async logout(@CurrentPrincipal() p: Principal, @ClientIp() ip: string): Promise<void> {
+  async logout(@CurrentPrincipal() p: Principal, @ClientIp() ip: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.commands.execute(new Logout(p.accountId, p.sessionId!, ip));
+    clearBrowserSession(req, reply);
   }
 
   @Get('account')

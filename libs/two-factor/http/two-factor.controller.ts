@@ -1,4 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isIssuedSession, setBrowserSession, wantsCookieSession } from '../../auth/browser-session';
 import { CommandBus } from '@nestjs/cqrs';
 import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly } from '../../auth/principal';
 import {
@@ -58,7 +60,8 @@ export class LoginSecondStepController {
   @Public()
   @Post('2fa')
   @HttpCode(200)
-  complete(@Body() body: LoginSecondStepDto, @ClientIp() ip: string) {
-    return this.commands.execute(new CompleteLoginChallenge(body.login_token, body.code, ip));
+  async complete(@Body() body: LoginSecondStepDto, @ClientIp() ip: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const result = await this.commands.execute(new CompleteLoginChallenge(body.login_token, body.code, ip));
+    return wantsCookieSession(req) && isIssuedSession(result) ? setBrowserSession(req, reply, result) : result;
   }
 }

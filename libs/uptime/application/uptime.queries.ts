@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projections/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { notFound } from '../../shared/errors';
-import { percentage, windowTallies } from '../domain/history';
+import { HistoryWindow, historySeries, percentage, windowTallies } from '../domain/history';
+import { Plan } from '../../accounts/domain/account.events';
+import { MONITOR_LIMITS } from '../domain/monitor.decider';
 import { currentStatus, dashboard } from '../domain/status';
 import { DOMAIN_NOT_FOUND } from './uptime-access';
 import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-read-model';
@@ -46,11 +48,40 @@ export class UptimeQueries {
     return this.docs.find({ account_id: accountId, deleted: false }, { sort: { _id: 1 } });
   }
 
-  async domain(accountId: number, domainId: number) {
+  private async owned(accountId: number, domainId: number): Promise<UptimeDomainDoc> {
     const doc = await this.docs.findOne({ _id: domainId });
     // Another account's domain does not exist for the caller (contract §1).
     if (!doc || doc.deleted || doc.account_id !== accountId) throw notFound(DOMAIN_NOT_FOUND);
-    return uptimeRecord(doc, this.clock.now());
+    return doc;
+  }
+
+  async domain(accountId: number, domainId: number) {
+    return uptimeRecord(await this.owned(accountId, domainId), this.clock.now());
+  }
+
+  /** Every live domain of the account with its uptime record, for one screen instead of one request per domain. */
+  async domains(accountId: number) {
+    const now = this.clock.now();
+    return { domains: (await this.live(accountId)).map((d) => uptimeRecord(d, now)) };
+  }
+
+  /** Chart series of one domain (docs/uptime-history.md). */
+  async history(accountId: number, domainId: number, window: HistoryWindow) {
+    const doc = await this.owned(accountId, domainId);
+    const now = this.clock.now();
+    return {
+      domain_id: doc.domain_id,
+      fqdn: doc.fqdn,
+      window,
+      bucket_seconds: window === '24h' ? 3600 : 86400,
+      points: historySeries(doc.hourly, doc.daily, window, now),
+    };
+  }
+
+  /** The plan's monitoring limit and how much of it is used. */
+  async limits(accountId: number, plan: Plan) {
+    const docs = await this.live(accountId);
+    return { plan, monitor_limit: MONITOR_LIMITS[plan], monitors_enabled: docs.filter((d) => d.monitor_enabled).length };
   }
 
   async dashboard(accountId: number) {

@@ -1,4 +1,4 @@
-import { addDaily, addHourly, Bucket, dayKey, hourKey, percentage, windowTallies } from './history';
+import { addDaily, addHourly, Bucket, dayKey, historySeries, hourKey, percentage, windowTallies } from './history';
 import { currentStatus, dashboard, LastCheck } from './status';
 
 const H = 3_600_000;
@@ -85,5 +85,41 @@ describe('current status and dashboard', () => {
       average_response_time_ms: 21,
     });
     expect(dashboard([])).toMatchObject({ overall_uptime_24h: null, domains_monitored: 0, average_response_time_ms: null });
+  });
+});
+
+describe('uptime history series (chart data)', () => {
+  // Two up checks (10 ms, 30 ms) and one down in the current hour, one up check (50 ms) two days ago.
+  const checks: Array<[number, boolean, number | null]> = [
+    [now - 10 * 60_000, true, 10],
+    [now - 5 * 60_000, true, 30],
+    [now - 60_000, false, null],
+    [now - 2 * D, true, 50],
+  ];
+  const { hourly, daily } = checks.reduce(
+    (acc, [at, up, rt]) => ({ hourly: addHourly(acc.hourly, at, up, rt), daily: addDaily(acc.daily, at, up, rt) }),
+    { hourly: [] as Bucket[], daily: [] as Bucket[] },
+  );
+
+  it('gives every hour of the last 24, oldest first, with uptime and the mean response time of up checks', () => {
+    const series = historySeries(hourly, daily, '24h', new Date(now));
+    expect(series).toHaveLength(24);
+    expect(series[0].at).toBe('2026-03-30T13:00:00Z');
+    expect(series[23]).toEqual({ at: '2026-03-31T12:00:00Z', checks: 3, uptime_percentage: 66.67, avg_response_time_ms: 20 });
+    expect(series[22]).toEqual({ at: '2026-03-31T11:00:00Z', checks: 0, uptime_percentage: null, avg_response_time_ms: null });
+  });
+
+  it('gives days for 7 and 30 days, with empty days as nulls', () => {
+    const week = historySeries(hourly, daily, '7d', new Date(now));
+    expect(week.map((p) => p.at)).toEqual(['2026-03-25', '2026-03-26', '2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', '2026-03-31'].map((d) => `${d}T00:00:00Z`));
+    expect(week[4]).toEqual({ at: '2026-03-29T00:00:00Z', checks: 1, uptime_percentage: 100, avg_response_time_ms: 50 });
+    expect(week[6]).toMatchObject({ checks: 3, avg_response_time_ms: 20 });
+    expect(week[5].uptime_percentage).toBeNull();
+    expect(historySeries(hourly, daily, '30d', new Date(now))).toHaveLength(30);
+  });
+
+  it('reads buckets written before response times were kept as having none', () => {
+    const old: Bucket[] = [{ t: '2026-03-31T12:00:00Z', checks: 2, up: 2 }];
+    expect(historySeries(old, [], '24h', new Date(now))[23]).toEqual({ at: '2026-03-31T12:00:00Z', checks: 2, uptime_percentage: 100, avg_response_time_ms: null });
   });
 });

@@ -9,6 +9,9 @@ export interface Bucket {
   t: string;
   checks: number;
   up: number;
+  /** Sum and count of response times of the successful checks (absent in buckets written before they were kept). */
+  rt_sum?: number;
+  rt_n?: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -27,26 +30,37 @@ export const firstDayOf = (at: Date | number, n: number): string => dayKey(+new 
  * Adds one check to the bucket `key`, then drops buckets older than the retention counted
  * from the newest bucket. A check older than that (a very late delivery) is dropped too.
  */
-function addTo(buckets: readonly Bucket[], key: string, up: boolean, cutoffFrom: (newest: string) => string): Bucket[] {
+function addTo(
+  buckets: readonly Bucket[],
+  key: string,
+  up: boolean,
+  responseTimeMs: number | null,
+  cutoffFrom: (newest: string) => string,
+): Bucket[] {
   const newest = buckets.length && buckets[buckets.length - 1].t > key ? buckets[buckets.length - 1].t : key;
   const cutoff = cutoffFrom(newest);
   const out = buckets.filter((b) => b.t >= cutoff).map((b) => ({ ...b }));
   if (key < cutoff) return out;
+  const timed = up && responseTimeMs != null;
   const existing = out.find((b) => b.t === key);
   if (existing) {
     existing.checks += 1;
     existing.up += up ? 1 : 0;
+    if (timed) {
+      existing.rt_sum = (existing.rt_sum ?? 0) + responseTimeMs;
+      existing.rt_n = (existing.rt_n ?? 0) + 1;
+    }
     return out;
   }
-  out.push({ t: key, checks: 1, up: up ? 1 : 0 });
+  out.push({ t: key, checks: 1, up: up ? 1 : 0, ...(timed ? { rt_sum: responseTimeMs, rt_n: 1 } : {}) });
   return out.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
 }
 
-export const addHourly = (buckets: readonly Bucket[], at: Date | number, up: boolean): Bucket[] =>
-  addTo(buckets, hourKey(at), up, (newest) => firstHourOf(Date.parse(newest), HOURLY_RETENTION));
+export const addHourly = (buckets: readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): Bucket[] =>
+  addTo(buckets, hourKey(at), up, responseTimeMs, (newest) => firstHourOf(Date.parse(newest), HOURLY_RETENTION));
 
-export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: boolean): Bucket[] =>
-  addTo(buckets, dayKey(at), up, (newest) => firstDayOf(Date.parse(newest), DAILY_RETENTION));
+export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): Bucket[] =>
+  addTo(buckets, dayKey(at), up, responseTimeMs, (newest) => firstDayOf(Date.parse(newest), DAILY_RETENTION));
 
 export interface Tally {
   checks: number;
@@ -73,3 +87,37 @@ export const windowTallies = (hourly: readonly Bucket[], daily: readonly Bucket[
   d7: tallyFrom(daily, firstDayOf(now, 7)),
   d30: tallyFrom(daily, firstDayOf(now, DAILY_RETENTION)),
 });
+
+export type HistoryWindow = '24h' | '7d' | '30d';
+export const HISTORY_WINDOWS: readonly HistoryWindow[] = ['24h', '7d', '30d'];
+
+export interface HistoryPoint {
+  /** Start of the bucket (UTC). */
+  at: string;
+  checks: number;
+  uptime_percentage: number | null;
+  avg_response_time_ms: number | null;
+}
+
+/**
+ * The chart series of one window at `now`: one point per hour (24h) or per day (7d, 30d),
+ * oldest first, every slot present; a slot without checks has null values.
+ */
+export function historySeries(hourly: readonly Bucket[], daily: readonly Bucket[], window: HistoryWindow, now: Date): HistoryPoint[] {
+  const hours = window === '24h';
+  const slots = hours ? HOURLY_RETENTION : window === '7d' ? 7 : DAILY_RETENTION;
+  const step = hours ? HOUR_MS : DAY_MS;
+  const byKey = new Map((hours ? hourly : daily).map((b) => [b.t, b]));
+  const points: HistoryPoint[] = [];
+  for (let i = slots - 1; i >= 0; i--) {
+    const key = hours ? hourKey(+now - i * step) : dayKey(+now - i * step);
+    const b = byKey.get(key);
+    points.push({
+      at: hours ? key : `${key}T00:00:00Z`,
+      checks: b?.checks ?? 0,
+      uptime_percentage: b ? percentage(b) : null,
+      avg_response_time_ms: b?.rt_n ? Math.round(b.rt_sum! / b.rt_n) : null,
+    });
+  }
+  return points;
+}

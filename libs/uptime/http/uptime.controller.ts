@@ -1,4 +1,6 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { validationFailed } from '../../shared/errors';
+import { HISTORY_WINDOWS, HistoryWindow } from '../domain/history';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { MonitoringSet, SetMonitoring } from '../application/monitor.handlers';
@@ -33,6 +35,27 @@ export class UptimeController {
   async domain(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     await this.access.planOf(p.accountId);
     return this.queries.domain(p.accountId, parseDomainId(id));
+  }
+
+  @Get('domain/:id/history')
+  async history(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('window') window: unknown) {
+    await this.access.planOf(p.accountId);
+    const w = window ?? '24h';
+    if (typeof w !== 'string' || !HISTORY_WINDOWS.includes(w as HistoryWindow)) {
+      throw validationFailed('window must be one of 24h, 7d, 30d');
+    }
+    return this.queries.history(p.accountId, parseDomainId(id), w as HistoryWindow);
+  }
+
+  @Get('domains')
+  async domains(@CurrentPrincipal() p: Principal) {
+    await this.access.planOf(p.accountId);
+    return this.queries.domains(p.accountId);
+  }
+
+  @Get('limits')
+  async limits(@CurrentPrincipal() p: Principal) {
+    return this.queries.limits(p.accountId, await this.access.planOf(p.accountId));
   }
 
   @Get('status/realtime')

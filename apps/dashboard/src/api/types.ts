@@ -1,0 +1,116 @@
+/** Shapes of the management API (contract §2–§6, §11, §15) as the dashboard uses them. */
+export type Plan = 'free' | 'plus' | 'pro' | 'elite';
+
+export interface Account {
+  id: number;
+  username: string;
+  email: string;
+  plan: Plan;
+  email_auth: { tier: 'none' | 'standard' | 'enterprise'; domains: string[] };
+  two_factor_enabled: boolean;
+  disabled: boolean;
+  created_at: string;
+}
+
+export type LoginAnswer = { token_type: 'cookie'; expires_in: number } | { requires_2fa: true; login_token: string; expires_in: number };
+
+export interface TwoFactorSetup {
+  secret: string;
+  qr_code: string;
+  setup_token: string;
+  otpauth_url: string;
+}
+
+export interface ApiKey {
+  id: string;
+  key?: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  is_active: boolean;
+  access: 'account' | 'email_auth:read';
+  expires_at: string | null;
+  domains?: string[];
+  failure_report_subjects?: boolean;
+}
+
+export interface DdnsHost {
+  id: number;
+  fqdn: string;
+  record_type: 'A' | 'AAAA';
+  record_ip: string;
+  ttl: number;
+  monitor_enabled: boolean;
+  addresses?: { ipv4: string | null; ipv6: string | null };
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RRset {
+  subname: string;
+  type: string;
+  ttl: number;
+  records: string[];
+}
+
+export interface Zone {
+  id: string;
+  name: string;
+  status: 'pending_verification' | 'verified';
+  verification: { record_name: string; record_value: string };
+  nameservers: string[];
+  created_at: string;
+  verified_at: string | null;
+  records?: RRset[];
+}
+
+export interface UptimeRecord {
+  domain_id: number;
+  fqdn: string;
+  is_up: boolean;
+  uptime_percentage_24h: number | null;
+  uptime_percentage_7d: number | null;
+  uptime_percentage_30d: number | null;
+  last_check_time: string | null;
+  last_response_time_ms: number | null;
+  current_status: 'operational' | 'down' | 'pending' | 'no_ip' | 'disabled';
+  error: string | null;
+  monitor_enabled: boolean;
+  has_ip: boolean;
+}
+
+export interface UptimeDashboard {
+  overall_uptime_24h: number | null;
+  overall_uptime_7d: number | null;
+  overall_uptime_30d: number | null;
+  domains_monitored: number;
+  domains_up: number;
+  domains_down: number;
+  average_response_time_ms: number | null;
+}
+
+export interface UptimeLimits {
+  plan: Plan;
+  monitor_limit: number;
+  monitors_enabled: number;
+}
+
+export type HistoryWindow = '24h' | '7d' | '30d';
+export interface UptimeHistory {
+  domain_id: number;
+  fqdn: string;
+  window: HistoryWindow;
+  bucket_seconds: number;
+  points: { at: string; checks: number; uptime_percentage: number | null; avg_response_time_ms: number | null }[];
+}
+
+export interface AuditEntry {
+  id: string;
+  type: string;
+  occurred_at: string;
+  stream: string;
+  revision: number;
+  actor: string | null;
+  source_ip: string | null;
+  data: Record<string, unknown>;
+}

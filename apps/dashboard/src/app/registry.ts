@@ -1,0 +1,25 @@
+import { accountScreens } from '../features/account';
+import { auditScreens } from '../features/audit';
+import { authScreens } from '../features/auth';
+import { ddnsScreens } from '../features/ddns';
+import { keyScreens } from '../features/keys';
+import { overviewScreens } from '../features/overview';
+import { uptimeScreens } from '../features/uptime';
+import { zoneScreens } from '../features/zones';
+import type { ScreenDef } from './screen';
+
+/**
+ * Every screen of the dashboard, by capability. A new capability (certificates, email
+ * authentication, DNS analytics) adds `features/<name>/index.ts` exporting its ScreenDefs
+ * and one entry here; navigation, plan gates, titles and focus handling come with it.
+ */
+export const SCREENS: ScreenDef[] = [
+  ...authScreens,
+  ...overviewScreens,
+  ...ddnsScreens,
+  ...zoneScreens,
+  ...uptimeScreens,
+  ...keyScreens,
+  ...accountScreens,
+  ...auditScreens,
+];

@@ -1,0 +1,105 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Loading } from './notices';
+
+export interface Series {
+  label: string;
+  /** Unit shown on the axis and in values, e.g. "%" or "ms". */
+  unit: string;
+  values: (number | null)[];
+}
+
+/**
+ * A time-series chart (uPlot, loaded on demand so it is not part of the first load). The
+ * axes carry units; a visually hidden table gives the same figures to screen readers.
+ */
+export function TimeChart({
+  title,
+  times,
+  series,
+  yRange,
+  tickFormat,
+}: {
+  title: string;
+  times: number[];
+  series: Series;
+  yRange?: [number, number];
+  /** uPlot date template of the time axis ticks, e.g. `{HH}:{mm}` or `{MM}-{DD}` (UTC). */
+  tickFormat: string;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    let plot: { destroy(): void; setSize(s: { width: number; height: number }): void } | null = null;
+    let observer: ResizeObserver | null = null;
+    let cancelled = false;
+    void Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([{ default: UPlot }]) => {
+      if (cancelled || !host.current) return;
+      const width = Math.max(240, host.current.clientWidth);
+      const tick = UPlot.fmtDate(tickFormat);
+      const fmt = (v: number | null) => (v == null ? '–' : `${v} ${series.unit}`);
+      plot = new UPlot(
+        {
+          width,
+          height: 220,
+          title: undefined,
+          scales: { x: { time: true }, y: yRange ? { range: yRange } : {} },
+          axes: [
+            {
+              label: 'Time (UTC)',
+              stroke: '#374151',
+              grid: { stroke: '#e5e7eb' },
+              values: (_u, ticks) => ticks.map((t) => tick(UPlot.tzDate(new Date(t * 1000), 'Etc/UTC'))),
+            },
+            { label: `${series.label} (${series.unit})`, stroke: '#374151', grid: { stroke: '#e5e7eb' }, size: 60 },
+          ],
+          series: [{}, { label: series.label, stroke: '#1d4ed8', width: 2, fill: 'rgba(29,78,216,0.08)', points: { show: true }, value: (_u, v) => fmt(v), spanGaps: false }],
+          legend: { show: true },
+          tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        },
+        [times, series.values],
+        host.current,
+      );
+      setReady(true);
+      observer = new ResizeObserver(() => host.current && plot?.setSize({ width: Math.max(240, host.current.clientWidth), height: 220 }));
+      observer.observe(host.current);
+    });
+    return () => {
+      cancelled = true;
+      observer?.disconnect();
+      plot?.destroy();
+    };
+  }, [times, series, yRange, tickFormat]);
+  const withData = series.values.filter((v) => v != null).length;
+  return (
+    <figure class="chart">
+      <figcaption>{title}</figcaption>
+      {!ready && <Loading label="Drawing the chart…" />}
+      <div ref={host} class="chart-canvas" aria-hidden="true" />
+      {withData === 0 && <p class="hint">No checks in this window yet.</p>}
+      {/* Wrapped: a table box ignores the 1px width and would widen the page. */}
+      <div class="visually-hidden">
+      <table class="chart-data">
+        <caption>{title}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time (UTC)</th>
+            <th scope="col">
+              {series.label} ({series.unit})
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {times.map((t, i) =>
+            series.values[i] == null ? null : (
+              <tr key={t}>
+                <td>{new Date(t * 1000).toISOString()}</td>
+                <td>{series.values[i]}</td>
+              </tr>
+            ),
+          )}
+        </tbody>
+      </table>
+      </div>
+    </figure>
+  );
+}

@@ -1,0 +1,55 @@
+import type { ComponentChildren } from 'preact';
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ComponentChildren;
+  /** Right-aligned numbers. */
+  numeric?: boolean;
+}
+
+/**
+ * A data table with a caption (its accessible name); wide tables scroll inside their own
+ * focusable region on narrow screens instead of widening the page.
+ */
+export function DataTable<T>({
+  caption,
+  columns,
+  rows,
+  rowKey,
+  empty,
+}: {
+  caption: string;
+  columns: Column<T>[];
+  rows: T[];
+  rowKey: (row: T) => string | number;
+  empty: ComponentChildren;
+}) {
+  if (rows.length === 0) return <p class="empty">{empty}</p>;
+  return (
+    <div class="table-scroll" tabIndex={0} role="region" aria-label={caption}>
+      <table>
+        <caption class="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" class={c.numeric ? 'num' : undefined} key={c.header}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={rowKey(row)}>
+              {columns.map((c) => (
+                <td class={c.numeric ? 'num' : undefined} key={c.header} data-label={c.header}>
+                  {c.cell(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

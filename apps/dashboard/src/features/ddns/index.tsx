@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks';
+import { api, seg } from '../../api/client';
+import type { DdnsHost } from '../../api/types';
+import { Link } from '../../app/link';
+import { navigate } from '../../app/router';
+import type { ScreenDef, ScreenProps } from '../../app/screen';
+import { ConfirmButton } from '../../components/confirm';
+import { dateTime } from '../../components/format';
+import { Form, SelectField, TextField } from '../../components/forms';
+import { ErrorNotice, Loaded, Notice } from '../../components/notices';
+import { useAction, useResource } from '../../components/resource';
+import { CopyBlock } from '../../components/secret';
+import { DataTable } from '../../components/table';
+import { curlCommand, ddclientConfig, inadynConfig, KEY_PLACEHOLDER, routerUrl } from './client-config';
+
+const addressesOf = (h: DdnsHost) => [h.addresses?.ipv4 ?? (h.record_type === 'A' ? h.record_ip : null), h.addresses?.ipv6 ?? (h.record_type === 'AAAA' ? h.record_ip : null)].filter(Boolean).join(', ');
+
+function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
+  const [fqdn, setFqdn] = useState('');
+  const [type, setType] = useState<'A' | 'AAAA'>('A');
+  const [ip, setIp] = useState('');
+  const create = useAction(async () => {
+    onCreated(await api.post<DdnsHost>('/api/domains', { fqdn: fqdn.trim().toLowerCase(), record_type: type, record_ip: ip.trim() }));
+    setFqdn('');
+    setIp('');
+  });
+  return (
+    <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Create host" busyLabel="Creating…" label="Create a DDNS host" class="form-inline">
+      <TextField label="Host name" name="fqdn" value={fqdn} onValue={setFqdn} required placeholder="home.dyn.example.net" hint="Under one of the service's dynamic-DNS zones or one of your verified zones." />
+      <SelectField label="Record type" value={type} onValue={setType} options={[{ value: 'A', label: 'A (IPv4)' }, { value: 'AAAA', label: 'AAAA (IPv6)' }]} />
+      <TextField label="Address" name="record_ip" value={ip} onValue={setIp} required placeholder={type === 'A' ? '203.0.113.7' : '2001:db8::7'} />
+    </Form>
+  );
+}
+
+function HostsScreen(_: ScreenProps) {
+  const hosts = useResource(() => api.get<DdnsHost[]>('/domains'));
+  return (
+    <div class="stack">
+      <section class="card" aria-labelledby="new-host">
+        <h2 id="new-host">New host</h2>
+        <CreateHost onCreated={(h) => navigate(`/ddns/${seg(h.fqdn)}`)} />
+      </section>
+      <section class="card" aria-labelledby="hosts">
+        <h2 id="hosts">Your hosts</h2>
+        <Loaded resource={hosts}>
+          {(list) => (
+            <DataTable
+              caption="Dynamic DNS hosts"
+              rows={list}
+              rowKey={(h) => h.id}
+              empty="No hosts yet. Create one above."
+              columns={[
+                { header: 'Host', cell: (h) => <Link to={`/ddns/${seg(h.fqdn)}`}>{h.fqdn}</Link> },
+                { header: 'Addresses', cell: (h) => <code>{addressesOf(h)}</code> },
+                { header: 'TTL', cell: (h) => `${h.ttl} s`, numeric: true },
+                { header: 'Updated', cell: (h) => dateTime(h.updated_at) },
+              ]}
+            />
+          )}
+        </Loaded>
+      </section>
+    </div>
+  );
+}
+
+function HostScreen({ params, account }: ScreenProps) {
+  const host = useResource(() => api.get<DdnsHost>(`/api/domains/fqdn/${seg(params.fqdn)}`), [params.fqdn]);
+  const [ip, setIp] = useState('');
+  const [saved, setSaved] = useState(false);
+  const update = useAction(async () => {
+    host.set(await api.put<DdnsHost>(`/api/domains/fqdn/${seg(params.fqdn)}`, { record_ip: ip.trim() }));
+    setIp('');
+    setSaved(true);
+  });
+  const remove = useAction(async () => {
+    await api.del(`/api/domains/fqdn/${seg(params.fqdn)}`);
+    navigate('/ddns');
+  });
+  const input = { fqdn: params.fqdn, username: account.username, host: location.host, https: location.protocol === 'https:' };
+  return (
+    <Loaded resource={host}>
+      {(h) => (
+        <div class="stack">
+          <section class="card" aria-labelledby="host-record">
+            <h2 id="host-record">Record</h2>
+            <dl class="facts">
+              <dt>Addresses</dt>
+              <dd>
+                <code>{addressesOf(h)}</code>
+              </dd>
+              <dt>TTL</dt>
+              <dd>{h.ttl} s</dd>
+              <dt>Updated</dt>
+              <dd>{dateTime(h.updated_at)}</dd>
+            </dl>
+            {saved && <Notice kind="success">Address saved; the DNS server answers with it within a second.</Notice>}
+            <Form onSubmit={() => void update.run()} busy={update.busy} error={update.error} submitLabel="Save address" label="Change the address" class="form-inline">
+              <TextField label="New address (IPv4 or IPv6)" name="record_ip" value={ip} onValue={setIp} required hint="An address of the other family adds it beside the current one." />
+            </Form>
+            <ErrorNotice error={remove.error} />
+            <div class="button-row">
+              <ConfirmButton label="Delete host" confirmLabel={`Delete ${h.fqdn}`} busy={remove.busy} onConfirm={() => void remove.run()} />
+            </div>
+          </section>
+          <section class="card" aria-labelledby="client-config">
+            <h2 id="client-config">Update clients</h2>
+            <p>
+              Replace <code>{KEY_PLACEHOLDER}</code> with an account API key (<Link to="/keys">API keys</Link>; needs Pro or Elite). Each client updates the
+              address whenever it changes.
+            </p>
+            <CopyBlock label="ddclient" text={ddclientConfig(input)} filename="ddclient.conf" />
+            <CopyBlock label="inadyn" text={inadynConfig(input)} filename="inadyn.conf" />
+            <CopyBlock label="Router update URL" text={routerUrl(input)} note="For routers with a custom DynDNS URL; <ipaddr> is filled in by the router." />
+            <CopyBlock label="Script (curl)" text={curlCommand(input)} />
+          </section>
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+export const ddnsScreens: ScreenDef[] = [
+  { path: '/ddns', title: 'Dynamic DNS hosts', nav: { label: 'DDNS hosts', order: 10 }, component: HostsScreen },
+  { path: '/ddns/:fqdn', title: (p) => p.fqdn, component: HostScreen },
+];

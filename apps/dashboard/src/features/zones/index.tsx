@@ -1,0 +1,209 @@
+import { useState } from 'preact/hooks';
+import { api, seg } from '../../api/client';
+import type { RRset, Zone } from '../../api/types';
+import { Link } from '../../app/link';
+import { navigate } from '../../app/router';
+import type { ScreenDef, ScreenProps } from '../../app/screen';
+import { ConfirmButton } from '../../components/confirm';
+import { dateTime } from '../../components/format';
+import { Form, SelectField, TextArea, TextField } from '../../components/forms';
+import { ErrorNotice, Loaded } from '../../components/notices';
+import { useAction, useResource } from '../../components/resource';
+import { CopyBlock } from '../../components/secret';
+import { DataTable } from '../../components/table';
+
+const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
+
+const StatusBadge = ({ zone }: { zone: Zone }) =>
+  zone.status === 'verified' ? <span class="status status-ok">Verified</span> : <span class="status status-warn">Waiting for verification</span>;
+
+function ImportZone() {
+  const [name, setName] = useState('');
+  const [file, setFile] = useState('');
+  const create = useAction(async () => {
+    const zone = await api.post<Zone>('/zones', { name: name.trim().toLowerCase().replace(/\.$/, ''), ...(file.trim() ? { zone_file: file } : {}) });
+    navigate(`/zones/${seg(zone.name)}`);
+  });
+  return (
+    <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Import zone" busyLabel="Importing…" label="Import a zone">
+      <TextField label="Zone name" name="name" value={name} onValue={setName} required placeholder="example.com" />
+      <div class="field">
+        <label for="zone-file-upload">BIND zone file (optional)</label>
+        <input
+          id="zone-file-upload"
+          type="file"
+          accept=".zone,.txt,.db,text/plain"
+          onChange={async (e) => {
+            const f = e.currentTarget.files?.[0];
+            if (f) setFile(await f.text());
+          }}
+        />
+      </div>
+      <TextArea label="Zone file contents" name="zone_file" value={file} onValue={setFile} rows={8} spellcheck={false} hint="Paste a BIND master file, or choose a file above. Leave empty to start with no records." />
+    </Form>
+  );
+}
+
+function ZonesScreen(_: ScreenProps) {
+  const zones = useResource(() => api.get<{ zones: Zone[] }>('/zones'));
+  return (
+    <div class="stack">
+      <section class="card" aria-labelledby="zone-list">
+        <h2 id="zone-list">Your zones</h2>
+        <Loaded resource={zones}>
+          {(d) => (
+            <DataTable
+              caption="Zones"
+              rows={d.zones}
+              rowKey={(z) => z.id}
+              empty="No zones yet. Import one below."
+              columns={[
+                { header: 'Zone', cell: (z) => <Link to={`/zones/${seg(z.name)}`}>{z.name}</Link> },
+                { header: 'Status', cell: (z) => <StatusBadge zone={z} /> },
+                { header: 'Imported', cell: (z) => dateTime(z.created_at) },
+              ]}
+            />
+          )}
+        </Loaded>
+      </section>
+      <section class="card" aria-labelledby="import">
+        <h2 id="import">Import a zone</h2>
+        <ImportZone />
+      </section>
+    </div>
+  );
+}
+
+const emptyRRset = (): RRset => ({ subname: '', type: 'A', ttl: 3600, records: [] });
+
+/** Adds or replaces one RRset (the API upserts whole RRsets). */
+function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r: RRset) => Promise<void>; onCancel: () => void }) {
+  const [subname, setSubname] = useState(initial.subname);
+  const [type, setType] = useState(initial.type);
+  const [ttl, setTtl] = useState(String(initial.ttl));
+  const [records, setRecords] = useState(initial.records.join('\n'));
+  const save = useAction(() => onSave({ subname: subname.trim(), type, ttl: Number(ttl), records: records.split('\n').map((r) => r.trim()).filter(Boolean) }));
+  return (
+    <Form onSubmit={() => void save.run()} busy={save.busy} error={save.error} submitLabel="Save records" label="Edit a record set">
+      <div class="form-grid">
+        <TextField label="Name" name="subname" value={subname} onValue={setSubname} hint="Empty for the zone apex." />
+        <SelectField label="Type" value={type} onValue={setType} options={RR_TYPES.map((t) => ({ value: t, label: t }))} />
+        <TextField label="TTL (seconds)" name="ttl" type="number" min={60} max={86400} value={ttl} onValue={setTtl} required />
+      </div>
+      <TextArea label="Records, one per line" name="records" value={records} onValue={setRecords} rows={3} spellcheck={false} hint='Presentation format, e.g. 10 mail.example.com. for MX or "v=spf1 -all" for TXT.' />
+      <button type="button" class="button-secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </Form>
+  );
+}
+
+function ZoneScreen({ params }: ScreenProps) {
+  const path = `/zones/${seg(params.zone)}`;
+  const zone = useResource(() => api.get<Zone>(path), [params.zone]);
+  const [editing, setEditing] = useState<RRset | null>(null);
+  const verify = useAction(async () => {
+    await api.post<Zone>(`${path}/verify`);
+    await zone.reload();
+  });
+  const remove = useAction(async () => {
+    await api.del(path);
+    navigate('/zones');
+  });
+  const upsert = async (r: RRset) => {
+    await api.put(`${path}/records`, { records: [r] });
+    setEditing(null);
+    await zone.reload();
+  };
+  const removeSet = useAction((r: RRset) => upsert({ ...r, records: [] }));
+  return (
+    <Loaded resource={zone}>
+      {(z) => (
+        <div class="stack">
+          <section class="card" aria-labelledby="verification">
+            <h2 id="verification">Verification</h2>
+            <p>
+              <StatusBadge zone={z} /> {z.verified_at && <>since {dateTime(z.verified_at)}</>}
+            </p>
+            {z.status !== 'verified' && (
+              <>
+                <p>Verified zones unlock certificates and DDNS hosts under them. Prove you control the zone in one of two ways:</p>
+                <ol>
+                  <li>
+                    Add this TXT record at your current DNS provider (or in the records below once the zone is delegated here):
+                    <CopyBlock label="Verification TXT record" text={`${z.verification.record_name}. 300 IN TXT "${z.verification.record_value}"`} />
+                  </li>
+                  <li>
+                    Or delegate the zone to the service's name servers:
+                    <CopyBlock label="Name servers" text={z.nameservers.join('\n')} />
+                  </li>
+                </ol>
+                <ErrorNotice error={verify.error} />
+                <button type="button" disabled={verify.busy} onClick={() => void verify.run()}>
+                  {verify.busy ? 'Checking…' : 'Check verification now'}
+                </button>
+              </>
+            )}
+          </section>
+          <section class="card" aria-labelledby="records">
+            <h2 id="records">Records</h2>
+            <p class="hint">The service's DNS server answers with these records from the moment the zone is imported.</p>
+            <ErrorNotice error={removeSet.error} />
+            <DataTable
+              caption={`Records of ${z.name}`}
+              rows={z.records ?? []}
+              rowKey={(r) => `${r.subname}/${r.type}`}
+              empty="No records."
+              columns={[
+                { header: 'Name', cell: (r) => <code>{r.subname || '@'}</code> },
+                { header: 'Type', cell: (r) => r.type },
+                { header: 'TTL', cell: (r) => `${r.ttl} s`, numeric: true },
+                {
+                  header: 'Data',
+                  cell: (r) => (
+                    <ul class="plain">
+                      {r.records.map((v) => (
+                        <li key={v}>
+                          <code>{v}</code>
+                        </li>
+                      ))}
+                    </ul>
+                  ),
+                },
+                {
+                  header: 'Actions',
+                  cell: (r) => (
+                    <span class="button-row">
+                      <button type="button" class="button-secondary" onClick={() => setEditing(r)} aria-label={`Edit ${r.subname || '@'} ${r.type}`}>
+                        Edit
+                      </button>
+                      <ConfirmButton label="Delete" confirmLabel={`Delete ${r.subname || '@'} ${r.type}`} onConfirm={() => void removeSet.run(r)} />
+                    </span>
+                  ),
+                },
+              ]}
+            />
+            {editing ? (
+              <RRsetEditor key={`${editing.subname}/${editing.type}`} initial={editing} onSave={upsert} onCancel={() => setEditing(null)} />
+            ) : (
+              <button type="button" onClick={() => setEditing(emptyRRset())}>
+                Add records
+              </button>
+            )}
+          </section>
+          <section class="card" aria-labelledby="danger">
+            <h2 id="danger">Delete the zone</h2>
+            <p>The DNS server stops answering for it at once.</p>
+            <ErrorNotice error={remove.error} />
+            <ConfirmButton label="Delete zone" confirmLabel={`Delete ${z.name}`} busy={remove.busy} onConfirm={() => void remove.run()} />
+          </section>
+        </div>
+      )}
+    </Loaded>
+  );
+}
+
+export const zoneScreens: ScreenDef[] = [
+  { path: '/zones', title: 'Zones', nav: { label: 'Zones', order: 20 }, component: ZonesScreen },
+  { path: '/zones/:zone', title: (p) => p.zone, component: ZoneScreen },
+];
