@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       await pool(
         accounts.flatMap((a) => Array.from({ length: KEY_USES_PER_ACCOUNT_PER_DAY }, () => a)),
         16,
-        async (a) => timed(() => call(base, 'GET', '/api/domains', { authorization: `Bearer ${a.key}` })),
+        async (a) => timed(() => call(base, 'GET', '/domains', { authorization: `Bearer ${a.key}` })),
       );
       const { checks } = await request(child, { op: 'advance', ms: DAY_MS }, 'done');
       const pruned = await call(base, 'POST', '/admin/retention/run', { 'x-admin-token': ADMIN_TOKEN });
