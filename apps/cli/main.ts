@@ -71,6 +71,10 @@ const COMMANDS: Record<string, CommandSpec> = {
       return call('POST', `/admin/projections/${encodeURIComponent(args[0])}/rebuild${flags.has('wait') ? '?wait=true' : ''}`);
     },
   },
+  'retention:run': {
+    usage: 'retention:run',
+    run: () => call('POST', '/admin/retention/run'),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {
