@@ -1,26 +1,50 @@
+import { ACCOUNT_EVENT_TYPES } from '../libs/accounts/domain/account.events';
+import { API_KEY_EVENT_TYPES } from '../libs/api-keys/domain/api-key.events';
+import { EMAIL_AUTH_EVENT_TYPES } from '../libs/email-auth/domain/email-auth.events';
+import { DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
+import { TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
+import { MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
+import { ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
 import { ProjectionDefinition } from '../libs/projections/projection';
 import { redact } from '../libs/shared/redact';
 
 /**
- * Telemetry is not audit (contract §15): uptime checks are kept under their own
- * retention, not in the account's audit log.
+ * The event types the audit log lists: account state changes only (contract §15). An
+ * allow-list, not a deny-list, so a new telemetry type (uptime checks, key uses, query
+ * rows, report rows) never leaks into the log by default: a bounded context that adds
+ * state-change events adds its type list here. `CheckRecorded` is deliberately absent
+ * (MONITOR_EVENT_TYPES holds only the monitor switches). DDNS address changes stay in:
+ * each is a change of what the host answers, made by a named key from an IP, and only
+ * changing updates are events (a client repeating its address gets `nochg`, no event).
  */
-const TELEMETRY_EVENTS = new Set(['CheckRecorded']);
+export const AUDITED_EVENT_TYPES: readonly string[] = [
+  ...ACCOUNT_EVENT_TYPES,
+  ...API_KEY_EVENT_TYPES,
+  ...TWO_FACTOR_EVENT_TYPES,
+  ...DOMAIN_EVENT_TYPES,
+  ...ZONE_EVENT_TYPES,
+  ...MONITOR_EVENT_TYPES,
+  // The nightly wizard metrics are the job's telemetry, not a change anyone made.
+  ...EMAIL_AUTH_EVENT_TYPES.filter((t) => t !== 'DmarcStageMetricsRecorded'),
+];
 
 /**
- * audit_events: every event that names its owning account, newest-first per account,
- * for `/account/audit`. Secrets (hashes, sealed secrets) are redacted on the way in.
+ * audit_events: the account's state changes, newest-first per account, for
+ * `/account/audit`, each with actor, source IP and correlation id. Secrets (hashes,
+ * sealed secrets) are redacted on the way in.
  */
 export const auditProjection: ProjectionDefinition = {
   name: 'audit',
+  // 2: allow-list of state-change types; the rebuild drops the uptime checks v1 listed.
   version: 2,
   collections: ['audit_events'],
+  handles: AUDITED_EVENT_TYPES,
   async setup(ctx) {
     await ctx.collection('audit_events').createIndex({ account_id: 1 });
   },
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;
-    if (accountId === undefined || TELEMETRY_EVENTS.has(event.type)) return;
+    if (accountId === undefined) return;
     await ctx.collection('audit_events').replaceOne(
       { _id: event.id },
       {

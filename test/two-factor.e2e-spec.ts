@@ -278,6 +278,28 @@ describe('two-factor authentication (e2e)', () => {
       clock.advance(30_000);
     });
 
+    it('mistyped login codes do not lock a signed-in user out of their settings; wrong passwords have their own limit', async () => {
+      const user = await registerAndLogin(http);
+      await enable(http, clock, user);
+      // Ten wrong codes over two login tokens: code guessing is now throttled...
+      for (let token = 0; token < 2; token++) {
+        const loginToken = await passwordStep(http, user);
+        for (let i = 0; i < 5; i++) await http.post('/auth/login/2fa', { login_token: loginToken, code: '000000' });
+      }
+      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: '000000' }), 429, 'too_many_attempts');
+      // ...but the session the user already has confirms with the right password.
+      const regenerated = await http.post('/2fa/backup-codes', { password: user.password }, user.token);
+      expect(regenerated.status).toBe(200);
+      expect(regenerated.body.backup_codes).toHaveLength(10);
+      // Wrong passwords count on their own: five lock the confirmations, not a word about codes.
+      for (let i = 0; i < 5; i++) {
+        expectError(await http.post('/2fa/backup-codes', { password: 'wrong-password-here' }, user.token), 401, 'invalid_credentials');
+      }
+      expectError(await http.post('/2fa/disable', { password: user.password }, user.token), 429, 'too_many_attempts');
+      clock.advance(15 * 60_000);
+      expect((await http.post('/2fa/disable', { password: user.password }, user.token)).body).toEqual({ success: true });
+    });
+
     it('a login_token dies after 300 s, and a made-up one is refused', async () => {
       const user = await registerAndLogin(http);
       const { secret } = await enable(http, clock, user);

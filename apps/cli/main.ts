@@ -75,6 +75,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: 'jobs:dmarc-nightly [--now <ISO time>]',
     run: (_args, flags) => call('POST', '/admin/jobs/dmarc-nightly', flags.has('now') ? { now: flags.get('now') } : undefined),
   },
+  'retention:run': {
+    usage: 'retention:run',
+    run: () => call('POST', '/admin/retention/run'),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {

@@ -16,6 +16,7 @@ import { DnsModule } from '../../libs/zones/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { installWebFront } from '../../libs/dashboard/web-front';
+import { RetentionModule } from '../../libs/retention/retention.module';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -45,7 +46,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule];
 
 @Module({})
 class AppModule {
@@ -64,7 +65,7 @@ class AppModule {
 async function openDependencies(config: AppConfig, options: AppOptions): Promise<CoreDependencies> {
   const logger = options.logger ?? jsonLogger(process.stdout, config.logRequests);
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
-  const eventStore = await createEventStore(config);
+  const eventStore = await createEventStore(config, options.clock ?? systemClock);
   const readStore = await createReadStore(config);
   const keyUsage: KeyUsageStore = config.mongodbUrl
     ? new ReadStoreKeyUsageStore(readStore)

@@ -6,8 +6,8 @@ import * as dnsPacket from 'dns-packet';
 
 const running = new Set<ChildProcess>();
 
-export function startProcess(command: string, args: string[], label: string): ChildProcess {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startProcess(command: string, args: string[], label: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(child);
   child.on('exit', () => running.delete(child));
   child.stderr!.on('data', (d: Buffer) => process.stderr.write(`[${label}] ${d}`));

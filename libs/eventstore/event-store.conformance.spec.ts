@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeEventStoreConformance } from './conformance/event-store.conformance';
-import { EsdbEventStore } from './esdb/esdb-event-store';
+import { EsdbEventStore, esdbAdminRequest } from './esdb/esdb-event-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'es-conf-'));
@@ -64,6 +64,24 @@ describe('SqliteEventStore specifics', () => {
     ]);
     expect((await store.appendToStream('uptime-1', [ev('Check')], 2)).nextExpectedRevision).toBe(3);
     await store.close();
+  });
+
+  it('prunes by the time it is given (the injected clock), and what it pruned is gone from $all', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    await store.appendToStream('uptime-7', [ev('Check'), ev('Check')], 'no_stream');
+    await store.setStreamMetadata('uptime-7', { maxAgeSeconds: 31 * 86_400 });
+    expect(await store.pruneExpired(new Date(Date.now() + 30 * 86_400_000))).toBe(0);
+    expect(await store.pruneExpired(new Date(Date.now() + 32 * 86_400_000))).toBe(1);
+    expect((await store.readAll({ maxCount: 100 })).map((e) => e.revision)).toEqual([1]);
+    await store.close();
+  });
+
+  it('turns an esdb connection string into its HTTP admin address', () => {
+    expect(esdbAdminRequest('esdb://admin:changeit@es1:2113,es2:2113?tls=false', '/admin/scavenge')).toEqual({
+      url: 'http://es1:2113/admin/scavenge',
+      headers: { authorization: `Basic ${Buffer.from('admin:changeit').toString('base64')}` },
+    });
+    expect(esdbAdminRequest('esdb://localhost:2113', '/admin/scavenge')).toEqual({ url: 'https://localhost:2113/admin/scavenge', headers: {} });
   });
 
   it('sees appends made by another process through polling', async () => {

@@ -93,6 +93,13 @@ export interface EventStore {
   /** Position of the last event in the store (null when empty). */
   headPosition(): Promise<Position | null>;
   setStreamMetadata(stream: string, metadata: StreamMetadata): Promise<void>;
+  /**
+   * Retention: removes for good the events older than their stream's `maxAgeSeconds` as
+   * of `now` (reads hide them already). The newest event of a stream stays so its
+   * revisions carry on. Answers how many were removed, or null where the store reclaims
+   * the space itself in the background (EventStoreDB: a scavenge is started).
+   */
+  pruneExpired(now: Date): Promise<number | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

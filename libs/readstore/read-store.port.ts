@@ -35,6 +35,12 @@ export type BulkOp<T extends Doc = Doc> =
 
 export interface IndexOptions {
   unique?: boolean;
+  /**
+   * A TTL index (one Date field): MongoDB deletes a document this many seconds after
+   * the time in that field. The embedded store keeps the index as a plain one; the
+   * retention job deletes its expired documents on schedule (libs/retention).
+   */
+  expireAfterSeconds?: number;
 }
 
 export interface Collection<T extends Doc = Doc> {

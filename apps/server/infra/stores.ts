@@ -1,3 +1,4 @@
+import { Clock, systemClock } from '../../../libs/shared/clock';
 import { AppConfig, dataPath } from '../../../libs/shared/config';
 import { EventStore } from '../../../libs/eventstore/event-store.port';
 import { SqliteEventStore } from '../../../libs/eventstore/sqlite/sqlite-event-store';
@@ -5,12 +6,12 @@ import { ReadStore } from '../../../libs/readstore/read-store.port';
 import { EmbeddedReadStore } from '../../../libs/readstore/embedded/embedded-read-store';
 
 /** EventStoreDB when EVENTSTORE_URL is set, else the embedded SQLite store under DATA_DIR. */
-export async function createEventStore(config: AppConfig): Promise<EventStore> {
+export async function createEventStore(config: AppConfig, clock: Clock = systemClock): Promise<EventStore> {
   if (config.eventStoreUrl) {
     const { EsdbEventStore } = await import('../../../libs/eventstore/esdb/esdb-event-store');
     return new EsdbEventStore(config.eventStoreUrl);
   }
-  return new SqliteEventStore({ file: dataPath(config, 'events.db') });
+  return new SqliteEventStore({ file: dataPath(config, 'events.db'), now: () => clock.now().getTime() });
 }
 
 /** MongoDB when MONGODB_URL is set, else the embedded engine persisted under DATA_DIR. */

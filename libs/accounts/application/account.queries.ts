@@ -39,7 +39,7 @@ export class AccountQueries {
     };
   }
 
-  /** The account's own events, newest first; the cursor is the last position seen, so inserts do not shift pages. */
+  /** The account's state changes (see AUDITED_EVENT_TYPES), newest first; the cursor is the last position seen, so inserts do not shift pages. */
   async audit(accountId: number, cursor: string | undefined, limit: number) {
     const filter: Record<string, unknown> = { account_id: accountId };
     if (cursor) filter.position = { $lt: decodeCursor(cursor) };
@@ -56,6 +56,7 @@ export class AccountQueries {
         revision: d.revision,
         actor: d.actor,
         source_ip: d.source_ip,
+        correlation_id: d.correlation_id ?? null,
         data: d.data,
       })),
       next_cursor: docs.length > limit ? encodeCursor(page[page.length - 1].position) : null,

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { READ_STORE, ReadStore } from '../../readstore/read-store.port';
 import { CLOCK, Clock } from '../../shared/clock';
 import { tooManyRequests } from '../../shared/errors';
@@ -11,7 +11,13 @@ interface ThrottleDoc {
   _id: string;
   failures: string[];
   locked_until: string | null;
+  /** When the document stops mattering (its last failure left the window, its lock ended): the TTL field. */
+  expires_at: Date;
 }
+
+/** Documents of names nobody tries again (typos, guessed names) leave on their own; see libs/retention. */
+export const LOGIN_THROTTLE_COLLECTION = 'login_throttle';
+export const LOGIN_THROTTLE_TTL_FIELD = 'expires_at';
 
 /**
  * Password-login lockout per username (contract §2): 5 failures within 15 minutes lock
@@ -20,14 +26,18 @@ interface ThrottleDoc {
  * outside any projection.
  */
 @Injectable()
-export class LoginThrottle {
+export class LoginThrottle implements OnModuleInit {
   constructor(
     @Inject(READ_STORE) private readonly readStore: ReadStore,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   private get docs() {
-    return this.readStore.collection<ThrottleDoc>('login_throttle');
+    return this.readStore.collection<ThrottleDoc>(LOGIN_THROTTLE_COLLECTION);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.docs.createIndex({ [LOGIN_THROTTLE_TTL_FIELD]: 1 }, { expireAfterSeconds: 0 });
   }
 
   private key(login: string) {
@@ -55,7 +65,13 @@ export class LoginThrottle {
     const lockedUntil = recent.length >= MAX_FAILURES ? new Date(now.getTime() + LOCK_MS).toISOString() : null;
     await this.docs.updateOne(
       { _id: id },
-      { $set: { failures: lockedUntil ? [] : recent, locked_until: lockedUntil } },
+      {
+        $set: {
+          failures: lockedUntil ? [] : recent,
+          locked_until: lockedUntil,
+          expires_at: new Date(now.getTime() + (lockedUntil ? LOCK_MS : WINDOW_MS)),
+        },
+      },
       { upsert: true },
     );
   }

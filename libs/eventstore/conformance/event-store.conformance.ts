@@ -328,6 +328,18 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
       expect(visible.map((e) => [e.type, e.revision])).toEqual([['New', 2]]);
     });
 
+    it('prunes events past the stream maxAge for good, and the stream carries on', async () => {
+      const s = streamName('pruned');
+      await store.setStreamMetadata(s, { maxAgeSeconds: 1 });
+      await store.appendToStream(s, [ev('Old'), ev('Old'), ev('Last')], 'no_stream');
+      await new Promise((r) => setTimeout(r, 2100));
+      const removed = await store.pruneExpired(new Date());
+      // null: the store reclaims the space in the background (EventStoreDB's scavenge).
+      if (removed !== null) expect(removed).toBeGreaterThanOrEqual(2);
+      expect((await store.appendToStream(s, [ev('New')], 2)).nextExpectedRevision).toBe(3);
+      expect((await store.readStream(s)).map((e) => [e.type, e.revision])).toEqual([['New', 3]]);
+    });
+
     it('answers ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

@@ -82,7 +82,7 @@ export class EsdbEventStore implements EventStore {
   readonly kind = 'eventstoredb' as const;
   private readonly client: EventStoreDBClient;
 
-  constructor(connectionString: string) {
+  constructor(private readonly connectionString: string) {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
@@ -237,6 +237,19 @@ export class EsdbEventStore implements EventStore {
     await this.client.setStreamMetadata(stream, metadata.maxAgeSeconds ? { maxAge: metadata.maxAgeSeconds } : {});
   }
 
+  /**
+   * `$maxAge` already hides expired events from every read; a scavenge is what deletes
+   * them from disk. The gRPC client has no call for it, so this asks the node's HTTP
+   * admin API (same host, port and credentials as the connection string) to start one,
+   * and the server runs it in the background.
+   */
+  async pruneExpired(_now: Date): Promise<null> {
+    const { url, headers } = esdbAdminRequest(this.connectionString, '/admin/scavenge');
+    const res = await fetch(url, { method: 'POST', headers });
+    if (!res.ok) throw new Error(`EventStoreDB scavenge refused: ${res.status} ${await res.text()}`);
+    return null;
+  }
+
   async ping(): Promise<void> {
     await this.readAllPage(END, BACKWARDS, 1);
   }
@@ -244,4 +257,17 @@ export class EsdbEventStore implements EventStore {
   async close(): Promise<void> {
     await this.client.dispose();
   }
+}
+
+/** The HTTP address of the first node of an `esdb://[user:pass@]host:port[,…][?tls=…]` connection string. */
+export function esdbAdminRequest(connectionString: string, path: string): { url: string; headers: Record<string, string> } {
+  const parsed = new URL(connectionString.replace(/^esdb(\+discover)?:/, 'http:').replace(/,[^/?]*/, ''));
+  const tls = parsed.searchParams.get('tls') ?? parsed.searchParams.get('Tls') ?? 'true';
+  const scheme = tls.toLowerCase() === 'false' ? 'http' : 'https';
+  const headers: Record<string, string> = {};
+  if (parsed.username) {
+    const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+  }
+  return { url: `${scheme}://${parsed.host}${path}`, headers };
 }

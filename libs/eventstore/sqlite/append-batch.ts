@@ -81,7 +81,8 @@ export class BatchCommitter {
   private readonly inSavepoint: Database.Transaction<(req: AppendRequest) => AppendOutcome>;
   private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => AppendOutcome[]>;
 
-  constructor(db: Database.Database) {
+  /** `now`: the store's clock (epoch ms) for `created`; the injected one in tests and benches. */
+  constructor(db: Database.Database, private readonly now: () => number = Date.now) {
     this.lastRevision = db.prepare('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1');
     this.insert = db.prepare('INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT stream_id, revision, position FROM events WHERE id = ?');
@@ -118,7 +119,7 @@ export class BatchCommitter {
       (expected === 'stream_exists' && current >= 0) ||
       (typeof expected === 'number' && expected === current);
     if (!ok) throw new Refusal({ ok: false, kind: 'wrong_expected_version', stream, expected, actual: current === -1 ? 'no_stream' : current });
-    const now = Date.now();
+    const now = this.now();
     let revision = current;
     let position = 0;
     for (const e of events) {

@@ -49,6 +49,11 @@ export interface SqliteEventStoreOptions {
   pollIntervalMs?: number;
   /** Commit durability: FULL flushes the WAL on every (group) commit. */
   synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Time of `created` and of `$maxAge` (epoch ms): the app's injected clock, so retention
+   * judges events by the same time that made them (tests and accelerated benches move it).
+   */
+  now?: () => number;
 }
 
 /** An event id that is already stored in another stream. */
@@ -134,6 +139,7 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
   private readonly maxAges = new Map<string, number>();
+  private readonly now: () => number;
   private readonly committer: BatchCommitter;
   private readonly pages = new Map<number, SharedPage>();
   private localCommits = 0;
@@ -146,7 +152,8 @@ export class SqliteEventStore implements EventStore {
     this.file = options.file;
     const synchronous = options.synchronous ?? 'FULL';
     this.db = openEventDatabase(options.file, synchronous);
-    this.committer = new BatchCommitter(this.db);
+    this.now = options.now ?? Date.now;
+    this.committer = new BatchCommitter(this.db, this.now);
     this.appended.setMaxListeners(0);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.stmts = this.prepare();
@@ -251,7 +258,7 @@ export class SqliteEventStore implements EventStore {
         ? this.stmts.readBackward.all(stream, options.fromRevision ?? Number.MAX_SAFE_INTEGER, max)
         : this.stmts.readForward.all(stream, options.fromRevision ?? 0, max);
     const maxAge = this.maxAges.get(stream);
-    const cutoff = maxAge ? Date.now() - maxAge * 1000 : 0;
+    const cutoff = maxAge ? this.now() - maxAge * 1000 : 0;
     return rows.filter((r) => r[CREATED] >= cutoff).map((r) => new StoredEvent(r));
   }
 
@@ -363,8 +370,12 @@ export class SqliteEventStore implements EventStore {
     else this.maxAges.delete(stream);
   }
 
+  async pruneExpired(now: Date): Promise<number> {
+    return this.scavenge(now.getTime());
+  }
+
   /** Deletes events past their stream's `$maxAge`, as EventStoreDB's scavenge does. */
-  scavenge(now = Date.now()): number {
+  scavenge(now = this.now()): number {
     let removed = 0;
     for (const [stream, maxAge] of this.maxAges) {
       removed += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;

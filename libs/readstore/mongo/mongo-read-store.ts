@@ -73,7 +73,10 @@ class MongoReadCollection<T extends Doc> implements Collection<T> {
   }
 
   async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
-    await this.c.createIndex(keys, { unique: options.unique ?? false });
+    await this.c.createIndex(keys, {
+      unique: options.unique ?? false,
+      ...(options.expireAfterSeconds === undefined ? {} : { expireAfterSeconds: options.expireAfterSeconds }),
+    });
   }
 }
 

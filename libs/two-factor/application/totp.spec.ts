@@ -3,6 +3,8 @@
  * (Debian, installed by scripts/test-setup.sh), driven at fixed instants.
  */
 import { execFileSync } from 'node:child_process';
+import jsQR from 'jsqr';
+import { PNG } from 'pngjs';
 import { SecretBox } from '../../shared/crypto';
 import { backupCodeKey, normaliseBackupCode, TwoFactorCrypto } from './two-factor.crypto';
 import { matchTotpStep, newTotpSecret, provisioningUri, qrCodeDataUrl } from './totp';
@@ -50,14 +52,41 @@ describe('TOTP (SHA-1, 30 s, 6 digits, window ±1 step)', () => {
     );
   });
 
-  it('renders the QR code as a 256×256 PNG data URL', async () => {
-    const url = await qrCodeDataUrl(provisioningUri('Account DNS', 'ann@example.com', secret));
-    expect(url.startsWith('data:image/png;base64,')).toBe(true);
-    const png = Buffer.from(url.slice('data:image/png;base64,'.length), 'base64');
-    // IHDR: width and height are the first two big-endian words after the 16-byte signature+chunk header.
-    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([256, 256]);
+  it('renders the QR code as a readable 256×256 PNG for random emails and secrets of every length', async () => {
+    const rand = seededRandom(20260301);
+    const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+    const randomEmail = () => {
+      // RFC 5321 bounds: local part up to 64, whole address up to 254 characters.
+      const local = pick('abcdefghijklmnopqrstuvwxyz0123456789._+-', 1 + Math.floor(rand() * 64));
+      const domain = `${pick('abcdefghijklmnopqrstuvwxyz0123456789-', 1 + Math.floor(rand() * 60))}.example.com`;
+      return `${local}@${domain}`.slice(0, 254);
+    };
+    const cases: Array<[string, string]> = [['ann@example.com', secret]];
+    for (let length = 1; length <= 128; length++) cases.push([randomEmail(), pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', length)]);
+    for (let i = 0; i < 40; i++) cases.push([randomEmail(), newTotpSecret()]);
+    for (const [i, [email, s]] of cases.entries()) {
+      const uri = provisioningUri('Account DNS', email, s);
+      const url = await qrCodeDataUrl(uri);
+      expect(url.startsWith('data:image/png;base64,')).toBe(true);
+      const png = PNG.sync.read(Buffer.from(url.slice('data:image/png;base64,'.length), 'base64'));
+      expect([uri.length, png.width, png.height]).toEqual([uri.length, 256, 256]);
+      // An independent reader finds the same URI in the pixels (a sample: reading is slow).
+      if (i % 12 === 0) expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(uri);
+    }
   });
 });
+
+/** mulberry32: reproducible "random" inputs, so a failure names an input that fails again. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 describe('TwoFactorCrypto', () => {
   const crypto = new TwoFactorCrypto(new SecretBox('unit-test-key'), backupCodeKey('unit-test-key'));

@@ -4,7 +4,8 @@ import { specFor } from '../../shared/testing/decider-spec';
 import {
   ATTEMPT_WINDOW_SECONDS,
   backupCodesRemaining,
-  MAX_FAILED_ATTEMPTS,
+  MAX_FAILED_CODES,
+  MAX_FAILED_PASSWORDS,
   refusalOf,
   TwoFactorCommand,
   twoFactorDecider,
@@ -277,7 +278,7 @@ describe('per-account attempt limit', () => {
     challengeIssued('c3', 110),
   ];
 
-  it(`answers 429 too_many_attempts after ${MAX_FAILED_ATTEMPTS} failures, with Retry-After until the oldest leaves the window`, () => {
+  it(`answers 429 too_many_attempts after ${MAX_FAILED_CODES} wrong codes, with Retry-After until the oldest leaves the window`, () => {
     const command = login({ kind: 'totp', step: 101 }, { challengeId: 'c3', tokenHash: 'login-c3', at: at(120) });
     given(tenFailures).when(command).thenFails(429, 'too_many_attempts');
     const refused = (() => {
@@ -289,7 +290,33 @@ describe('per-account attempt limit', () => {
     })() as AppError;
     // The oldest failure (t=100) leaves the 15-minute window at t=1000; asked at t=120.
     expect(refused.headers['Retry-After']).toBe(String(ATTEMPT_WINDOW_SECONDS - 20));
-    given(tenFailures).when({ type: 'Disable', passwordOk: true, at: at(120) }).thenFails(429, 'too_many_attempts');
+  });
+
+  it('wrong login codes do not lock the password confirmations of the signed-in user', () => {
+    given(tenFailures).when({ type: 'Disable', passwordOk: true, at: at(120) }).then([{ type: 'TwoFactorDisabled', data: { at: at(120) } }]);
+    given(tenFailures)
+      .when({ type: 'RegenerateBackupCodes', passwordOk: true, codeHashes: codeHashes('b2'), at: at(120) })
+      .then([{ type: 'BackupCodesIssued', data: { code_hashes: codeHashes('b2'), at: at(120) } }]);
+  });
+
+  it(`answers 429 to password confirmations after ${MAX_FAILED_PASSWORDS} wrong passwords, and still takes login codes`, () => {
+    const wrongPasswords = [
+      ...enabledWith(),
+      ...[100, 101, 102, 103, 104].map(
+        (s): TwoFactorEvent => ({ type: 'TwoFactorAttemptFailed', data: { kind: 'password', challenge_id: null, at: at(s) } }),
+      ),
+      challengeIssued('c1', 110),
+    ];
+    given(wrongPasswords).when({ type: 'Disable', passwordOk: true, at: at(120) }).thenFails(429, 'too_many_attempts');
+    given(wrongPasswords.slice(0, -2))
+      .when({ type: 'Disable', passwordOk: true, at: at(120) })
+      .then([{ type: 'TwoFactorDisabled', data: { at: at(120) } }]);
+    given(wrongPasswords)
+      .when(login({ kind: 'totp', step: 101 }, { challengeId: 'c1', tokenHash: 'login-c1', at: at(120) }))
+      .then([
+        { type: 'TotpCodeAccepted', data: { time_step: 101, at: at(120) } },
+        { type: 'LoginChallengeCompleted', data: { challenge_id: 'c1', method: 'totp', at: at(120) } },
+      ]);
   });
 
   it('lets attempts through again once the window has passed', () => {
@@ -302,14 +329,14 @@ describe('per-account attempt limit', () => {
       ]);
   });
 
-  it('counts wrong setup codes and wrong passwords too', () => {
-    const mixed = [
-      setupStarted(),
-      ...Array.from({ length: 10 }, (_, i): TwoFactorEvent => ({
-        type: 'TwoFactorAttemptFailed',
-        data: { kind: i % 2 ? 'setup_code' : 'password', challenge_id: null, at: at(i) },
-      })),
-    ];
-    given(mixed).when(verify({ at: at(20) })).thenFails(429, 'too_many_attempts');
+  it('counts wrong setup codes with login codes, not wrong passwords', () => {
+    const codes = (n: number, kind: 'setup_code' | 'login_code'): TwoFactorEvent[] =>
+      Array.from({ length: n }, (_, i) => ({ type: 'TwoFactorAttemptFailed', data: { kind, challenge_id: null, at: at(i) } }));
+    given([setupStarted(), ...codes(5, 'setup_code'), ...codes(5, 'login_code')]).when(verify({ at: at(20) })).thenFails(429, 'too_many_attempts');
+    const passwords: TwoFactorEvent[] = Array.from({ length: 10 }, (_, i) => ({
+      type: 'TwoFactorAttemptFailed',
+      data: { kind: 'password', challenge_id: null, at: at(i) },
+    }));
+    expect(() => twoFactorDecider.decide(verify({ at: at(20) }), given([setupStarted(), ...passwords]).state)).not.toThrow();
   });
 });

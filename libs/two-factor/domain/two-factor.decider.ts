@@ -9,11 +9,15 @@ export const SETUP_TTL_SECONDS = 600;
 export const LOGIN_TOKEN_TTL_SECONDS = 300;
 export const MAX_FAILURES_PER_LOGIN_TOKEN = 5;
 /**
- * Per-account limit on wrong codes and wrong passwords at the 2FA endpoints. Whoever
- * knows the password can fetch a fresh login_token at will, so the per-token limit
- * alone would not bound guessing; this one does (10 guesses per 15 minutes).
+ * Per-account limits at the 2FA endpoints, one per secret being guessed, each over a
+ * 15-minute window. Codes (login and setup): whoever knows the password can fetch a
+ * fresh login_token at will, so the per-token limit alone would not bound guessing;
+ * 10 wrong codes do. Passwords (disable, regenerate backup codes): 5 wrong ones, as at
+ * password login. Separate counters, so a user who mistypes codes at login is not then
+ * locked out of their own settings with the right password, and the reverse.
  */
-export const MAX_FAILED_ATTEMPTS = 10;
+export const MAX_FAILED_CODES = 10;
+export const MAX_FAILED_PASSWORDS = 5;
 export const ATTEMPT_WINDOW_SECONDS = 15 * 60;
 export const BACKUP_CODE_COUNT = 10;
 
@@ -41,8 +45,10 @@ export interface TwoFactorState {
   lastAcceptedStep: number | null;
   /** Live login challenges by id; expired ones are dropped as new ones are issued. */
   challenges: Map<string, LoginChallenge>;
-  /** Times of failed attempts inside the rate-limit window. */
-  recentFailures: string[];
+  /** Times of wrong codes (login and setup) inside the rate-limit window. */
+  recentCodeFailures: string[];
+  /** Times of wrong passwords (disable, regenerate) inside the rate-limit window. */
+  recentPasswordFailures: string[];
 }
 
 /** A code the handler has already checked against the secret or hashed (crypto stays outside). */
@@ -82,11 +88,11 @@ const addSeconds = (iso: string, seconds: number) => new Date(ms(iso) + seconds 
 const withinWindow = (failures: string[], at: string) =>
   failures.filter((t) => ms(at) - ms(t) < ATTEMPT_WINDOW_SECONDS * 1000);
 
-/** 429 while the account has used up its failed attempts; Retry-After is when the oldest one leaves the window. */
-function assertNotThrottled(state: TwoFactorState, at: string): void {
-  const recent = withinWindow(state.recentFailures, at);
-  if (recent.length < MAX_FAILED_ATTEMPTS) return;
-  const freesAt = ms(recent[recent.length - MAX_FAILED_ATTEMPTS]) + ATTEMPT_WINDOW_SECONDS * 1000;
+/** 429 while the account has used up these failed attempts; Retry-After is when the oldest one that counts leaves the window. */
+function assertNotThrottled(failures: string[], max: number, at: string): void {
+  const recent = withinWindow(failures, at);
+  if (recent.length < max) return;
+  const freesAt = ms(recent[recent.length - max]) + ATTEMPT_WINDOW_SECONDS * 1000;
   throw tooManyRequests('too_many_attempts', 'Too many failed verification attempts; try again later', (freesAt - ms(at)) / 1000);
 }
 
@@ -111,7 +117,8 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
     backupCodes: new Map(),
     lastAcceptedStep: null,
     challenges: new Map(),
-    recentFailures: [],
+    recentCodeFailures: [],
+    recentPasswordFailures: [],
   }),
 
   evolve(state, event) {
@@ -148,7 +155,10 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
           challenges = new Map(challenges);
           challenges.set(id, { ...challenge, failures: challenge.failures + 1 });
         }
-        return { ...state, challenges, recentFailures: [...withinWindow(state.recentFailures, at), at] };
+        if (event.data.kind === 'password') {
+          return { ...state, recentPasswordFailures: [...withinWindow(state.recentPasswordFailures, at), at] };
+        }
+        return { ...state, challenges, recentCodeFailures: [...withinWindow(state.recentCodeFailures, at), at] };
       }
       case 'LoginChallengeIssued': {
         const d = event.data;
@@ -186,7 +196,7 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
         ];
 
       case 'VerifySetup': {
-        assertNotThrottled(state, command.at);
+        assertNotThrottled(state.recentCodeFailures, MAX_FAILED_CODES, command.at);
         if (state.enabled) throw alreadyEnabled();
         if (command.tokenAccountId === null) throw invalidSetupToken();
         if (command.tokenAccountId !== command.accountId) throw setupTokenMismatch();
@@ -213,7 +223,7 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
 
       case 'Disable':
       case 'RegenerateBackupCodes': {
-        assertNotThrottled(state, command.at);
+        assertNotThrottled(state.recentPasswordFailures, MAX_FAILED_PASSWORDS, command.at);
         if (!command.passwordOk) {
           return [{ type: 'TwoFactorAttemptFailed', data: { kind: 'password', challenge_id: null, at: command.at } }];
         }
@@ -242,7 +252,7 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
         if (!state.enabled || !challenge || challenge.tokenHash !== command.tokenHash || ms(command.at) >= ms(challenge.expiresAt)) {
           throw invalidLoginToken();
         }
-        assertNotThrottled(state, command.at);
+        assertNotThrottled(state.recentCodeFailures, MAX_FAILED_CODES, command.at);
         const { proof, challengeId, at } = command;
         if (proof.kind === 'totp' && acceptsStep(state, proof.step)) {
           return [

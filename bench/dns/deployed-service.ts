@@ -1,0 +1,75 @@
+/**
+ * The service as deployed, for the DNS benchmark: `node dist/apps/server/main.js` with
+ * every role, as `npm start` runs it (embedded stores in a throw-away DATA_DIR), and the
+ * benchmark zone imported through the API as a user would (register, log in, POST
+ * /zones with the master file). Answers come from what the projections built, through
+ * the DNS thread the service runs.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startProcess, stopProcess } from './processes';
+import { BENCH_ZONE, nsdZoneFile } from './zone';
+
+const ADMIN_TOKEN = 'dns-bench-admin-token-0123456789';
+
+async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+async function waitForHttp(base: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('service did not answer /health');
+}
+
+/** Starts the service with its DNS role on `dnsPort` and imports the benchmark zone through the API. */
+export async function startDeployedService(mainJs: string, dnsPort: number): Promise<ChildProcess> {
+  const httpPort = await freePort();
+  const env = {
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'dns-bench-service-')),
+    HOST: '127.0.0.1',
+    PORT: String(httpPort),
+    DNS_HOST: '127.0.0.1',
+    DNS_PORT: String(dnsPort),
+    ADMIN_TOKEN,
+    SECRET_KEY: 'dns-bench-secret-key',
+    LOG_REQUESTS: 'false',
+  };
+  return startWithEnv(mainJs, env, `http://127.0.0.1:${httpPort}`);
+}
+
+async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
+  const child = startProcess(process.execPath, [mainJs], 'service', env);
+  child.stdout!.resume();
+  try {
+    await waitForHttp(base, child);
+    const user = { username: 'dnsbench', email: 'dnsbench@example.com', password: 'a-long-enough-password' };
+    await api(base, 'POST', '/auth/register', user);
+    const { access_token: token } = await api(base, 'POST', '/auth/login', { username: user.username, password: user.password });
+    const started = Date.now();
+    await api(base, 'POST', '/zones', { name: BENCH_ZONE, zone_file: nsdZoneFile() }, token);
+    console.log(`service: zone ${BENCH_ZONE} imported through the API in ${Date.now() - started} ms`);
+    return child;
+  } catch (e) {
+    await stopProcess(child);
+    throw e;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Soak benchmark: 30 simulated days of an installation at accelerated time, through the
+ * service's real stores (the app of `npm start`, embedded event and read stores under a
+ * throw-away DATA_DIR, every role) with a manual clock moved over IPC
+ * (bench/soak/clocked-service.ts). Each simulated day: every DDNS host changes address
+ * once (dyndns2 with its account's key), every monitored domain is checked every 300 s
+ * against a local TCP listener, every account uses its key on the API, and the retention
+ * pass runs. Prints per day: RSS and heap of the service (after a GC), event-store and
+ * read-store size on disk, and the API p99 of that day; then day 1 against the last.
+ *
+ * Run: npm run build && node dist/bench/soak.bench.js
+ * Env: SOAK_SCALE (1 = 10,000 hosts, 1,000 monitored domains, 100 accounts; 0.01 for a
+ *      quick run), SOAK_DAYS (30).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './dns/processes';
+
+const SCALE = Number(process.env.SOAK_SCALE ?? 1);
+const DAYS = Number(process.env.SOAK_DAYS ?? 30);
+const HOSTS = Math.max(1, Math.round(10_000 * SCALE));
+const MONITORED = Math.max(1, Math.round(1_000 * SCALE));
+const ACCOUNTS = Math.max(1, Math.round(100 * SCALE));
+const KEY_USES_PER_ACCOUNT_PER_DAY = 20;
+const DAY_MS = 86_400_000;
+const ADMIN_TOKEN = 'soak-admin-token-0123456789';
+
+interface Account {
+  id: number;
+  session: string;
+  key: string;
+}
+
+async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text.startsWith('{') ? JSON.parse(text) : text;
+}
+
+async function pool<T>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i], i);
+      }
+    }),
+  );
+}
+
+function request(child: ChildProcess, message: object, reply: string): Promise<any> {
+  return new Promise((resolve) => {
+    const on = (m: { op: string }) => {
+      if (m.op !== reply) return;
+      child.off('message', on);
+      resolve(m);
+    };
+    child.on('message', on);
+    child.send(message);
+  });
+}
+
+const sizeOf = (dir: string, prefix: string) =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith(prefix))
+    .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+const p99 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] : NaN);
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
+  const listener = createServer((s) => s.destroy());
+  const checkPort = await freePort();
+  await new Promise<void>((r) => listener.listen({ host: '127.0.0.1', port: checkPort }, r));
+  const httpPort = await freePort();
+  const child = fork(join(__dirname, 'soak', 'clocked-service.js'), [], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(httpPort),
+      DNS_PORT: String(await freePort()),
+      ADMIN_TOKEN,
+      SECRET_KEY: 'soak-secret-key',
+      LOG_REQUESTS: 'false',
+      UPTIME_INTERVAL_SECONDS: '300',
+      UPTIME_CHECK_PORTS: String(checkPort),
+      UPTIME_TIMEOUT_MS: '1000',
+      SESSION_TTL_SECONDS: String(400 * 86_400),
+    },
+  });
+  const stop = () => child.kill('SIGKILL');
+  process.on('exit', stop);
+  try {
+    await new Promise((resolve) => child.once('message', resolve)); // {op:'ready'}
+    const base = `http://127.0.0.1:${httpPort}`;
+    console.log(`soak: ${DAYS} simulated days, ${HOSTS} DDNS hosts, ${MONITORED} monitored domains, ${ACCOUNTS} accounts (scale ${SCALE})`);
+
+    const accounts: Account[] = [];
+    await pool(
+      Array.from({ length: ACCOUNTS }, (_, i) => i),
+      8,
+      async (i) => {
+        const user = { username: `soak${i}`, email: `soak${i}@example.com`, password: 'a-long-enough-password' };
+        const reg = await call(base, 'POST', '/auth/register', {}, user);
+        await call(base, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN_TOKEN }, { plan: 'elite' });
+        const session = (await call(base, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).access_token;
+        const key = (await call(base, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'soak' })).key;
+        accounts[i] = { id: reg.id, session, key };
+      },
+    );
+    const hosts = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `s${i}.dyn.example.net`, account: accounts[i % ACCOUNTS], id: 0 }));
+    const setupStarted = Date.now();
+    await pool(hosts, 16, async (h, i) => {
+      const created = await call(base, 'POST', '/api/domains', { authorization: `Bearer ${h.account.session}` }, {
+        fqdn: h.fqdn,
+        record_type: 'A',
+        record_ip: '127.0.0.1',
+      });
+      h.id = created.id;
+      if (i < MONITORED) await call(base, 'POST', `/uptime/domain/${h.id}/monitor`, { authorization: `Bearer ${h.account.session}` }, { enabled: true });
+    });
+    console.log(`setup: ${HOSTS} hosts (${MONITORED} monitored) in ${((Date.now() - setupStarted) / 1000).toFixed(0)} s`);
+    console.log('day   rss MB  heap MB  events MB  readmodels MB  checks  ddns  api p99 ms  pruned');
+
+    const p99s: number[] = [];
+    for (let day = 1; day <= DAYS; day++) {
+      const latencies: number[] = [];
+      const timed = async (fn: () => Promise<unknown>) => {
+        const t = performance.now();
+        await fn();
+        latencies.push(performance.now() - t);
+      };
+      // The day's DDNS changes and key uses, then the day's checks (288 intervals of 300 s).
+      await pool(hosts, 16, async (h, i) => {
+        const ip = `10.${day}.${(i >> 8) & 255}.${i & 255}`;
+        await timed(() => call(base, 'GET', `/domains/nic/update?hostname=${h.fqdn}&myip=${ip}`, { authorization: `Bearer ${h.account.key}` }));
+      });
+      await pool(
+        accounts.flatMap((a) => Array.from({ length: KEY_USES_PER_ACCOUNT_PER_DAY }, () => a)),
+        16,
+        async (a) => timed(() => call(base, 'GET', '/domains', { authorization: `Bearer ${a.key}` })),
+      );
+      const { checks } = await request(child, { op: 'advance', ms: DAY_MS }, 'done');
+      const pruned = await call(base, 'POST', '/admin/retention/run', { 'x-admin-token': ADMIN_TOKEN });
+      const mem = await request(child, { op: 'stats' }, 'stats');
+      const dayP99 = p99(latencies);
+      p99s.push(dayP99);
+      console.log(
+        `${String(day).padStart(3)}  ${mb(mem.rss).padStart(7)}  ${mb(mem.heapUsed).padStart(7)}  ${mb(sizeOf(dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(dataDir, 'readmodels')).padStart(13)}  ${String(checks).padStart(6)}  ${String(hosts.length).padStart(4)}  ${dayP99.toFixed(1).padStart(10)}  ${pruned.events_pruned ?? 'n/a'}`,
+      );
+    }
+    console.log(`API p99: day 1 ${p99s[0].toFixed(1)} ms, day ${DAYS} ${p99s[p99s.length - 1].toFixed(1)} ms`);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.send({ op: 'stop' });
+    await exited;
+  } finally {
+    stop();
+    listener.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

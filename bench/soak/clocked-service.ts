@@ -1,0 +1,49 @@
+/**
+ * The service for the soak benchmark: the same app `npm start` runs (every role, the
+ * stores under DATA_DIR), with a manual clock the benchmark moves over IPC instead of the
+ * system clock, so 30 days pass in minutes. Bench-only: production's main.ts is untouched.
+ *
+ * IPC in:  {op:'advance', ms} moves the clock and runs the uptime checks now due, once per
+ *          UPTIME_INTERVAL step; {op:'stats'} asks for memory figures.
+ * IPC out: {op:'ready', port}, {op:'done', checks}, {op:'stats', rss, heapUsed}.
+ */
+import { createApp } from '../../apps/server/app';
+import { ManualClock } from '../../libs/shared/clock';
+import { loadConfig } from '../../libs/shared/config';
+import { jsonLogger } from '../../libs/shared/logger';
+import { UptimeWorker } from '../../libs/uptime/application/uptime.worker';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const clock = new ManualClock(new Date(process.env.SOAK_START ?? '2026-01-01T00:00:00Z'));
+  const running = await createApp(config, { clock, logger: jsonLogger(process.stderr, false) });
+  await running.app.listen({ port: config.port, host: config.host });
+  const worker = running.app.get(UptimeWorker);
+  worker.stopTimer();
+  const stepMs = config.uptimeIntervalSeconds * 1000;
+  process.on('message', (m: { op: string; ms?: number }) => {
+    void (async () => {
+      if (m.op === 'advance') {
+        let checks = 0;
+        for (let left = m.ms!; left > 0; left -= stepMs) {
+          clock.advance(Math.min(stepMs, left));
+          checks += await worker.scheduler.runDue();
+        }
+        process.send!({ op: 'done', checks });
+      } else if (m.op === 'stats') {
+        if (global.gc) global.gc();
+        const mem = process.memoryUsage();
+        process.send!({ op: 'stats', rss: mem.rss, heapUsed: mem.heapUsed });
+      } else if (m.op === 'stop') {
+        await running.close();
+        process.exit(0);
+      }
+    })();
+  });
+  process.send!({ op: 'ready', port: config.port });
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e?.stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { RetentionController } from './retention.controller';
+import { RetentionService } from './retention.service';
+
+@Module({
+  controllers: [RetentionController],
+  providers: [RetentionService],
+  exports: [RetentionService],
+})
+export class RetentionModule {}
