@@ -7,6 +7,9 @@ import { twoFactorProjection } from './two-factor.projection';
 import { domainsProjection } from './domains.projection';
 import { zonesProjection } from './zones.projection';
 import { uptimeDomainsProjection } from './uptime-domains.projection';
+import { dmarcReportsProjection } from './dmarc-reports.projection';
+import { dmarcFailureReportsProjection } from './dmarc-failure-reports.projection';
+import { tlsReportsProjection } from './tls-reports.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -18,4 +21,7 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   domainsProjection,
   zonesProjection,
   uptimeDomainsProjection,
+  dmarcReportsProjection,
+  dmarcFailureReportsProjection,
+  tlsReportsProjection,
 ];
