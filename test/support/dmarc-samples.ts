@@ -46,7 +46,7 @@ export const ENROLLED_ZONES = [...new Set(Object.values(FIXTURES).map((f) => f.z
 /** One generated aggregate report of `records` rows (bench and large-report tests). */
 export function generatedAggregateReport(records: number, options: { reportId?: string; domain?: string; org?: string; begin?: number } = {}): Buffer {
   const domain = options.domain ?? 'example.com';
-  const begin = options.begin ?? 1_718_236_800;
+  const begin = options.begin ?? 1_700_000_000;
   const parts: string[] = [
     `<?xml version="1.0" encoding="UTF-8"?><feedback><report_metadata><org_name>${options.org ?? 'bench.example'}</org_name>` +
       `<email>dmarc@bench.example</email><report_id>${options.reportId ?? 'bench-1'}</report_id>` +
