@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { join } from 'node:path';
 import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from '../libs/email-auth/application/aggregate-stats.port';
 import { FAILURE_REPORT_SEAL, reportStream } from '../libs/dmarc-reports/domain/report.events';
 import { SmtpIntake } from '../libs/dmarc-reports/application/smtp-intake';
@@ -17,7 +21,11 @@ import {
   zipBomb,
 } from './support/dmarc-samples';
 import { mediaTypeOf, postRaw, swaks } from './support/report-intake';
-import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { ADMIN_TOKEN, registerAndLogin, startTestApp, TestApp } from './support/test-app';
+
+const run = promisify(execFile);
+/** The built operator CLI (`npm test` builds first). */
+const CLI = resolve(__dirname, '../dist/apps/cli/main.js');
 
 async function enrol(t: TestApp, zones: string[]): Promise<number> {
   const account = await registerAndLogin(t.http);
@@ -131,6 +139,18 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(await refusedCount(t, reason, 'admin')).toBe(before + 1);
   });
 
+  it('imports a report file with the operator CLI (reports:import)', async () => {
+    const file = join(tmpdir(), `cli-report-${process.pid}.xml`);
+    writeFileSync(file, generatedAggregateReport(12, { reportId: 'cli-import-12' }));
+    const env = { ...process.env, ADMIN_URL: t.url, ADMIN_TOKEN };
+    const first = await run('node', [CLI, 'reports:import', file], { env });
+    expect(JSON.parse(first.stdout)).toMatchObject({ kind: 'aggregate', zone: 'example.com', record_count: 12 });
+    expect(await readModel(t, 'dmarc_reports').findOne({ report_id: 'cli-import-12' })).toMatchObject({ source: 'cli', record_count: 12 });
+    const again = await run('node', [CLI, 'reports:import', file], { env }).catch((e: { code: number; stderr: string }) => e);
+    expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/409: .*already received/) });
+    rmSync(file);
+  });
+
   it('needs the admin token on /admin/reports', async () => {
     const res = await postRaw(t.url, '/admin/reports', sample('aggregate/rfc9990-sample.xml'), 'application/xml', false);
     expect([401, 404]).toContain(res.status);
@@ -161,8 +181,9 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-01-01T00:00:00Z'))).toEqual({ messages: 125, passing: 125 });
     expect(await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z'))).toEqual({ messages: 6094, passing: 6094 });
     const all = await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2100-01-01T00:00:00Z'));
-    const generated = generatedTotals(5000);
-    expect(all).toEqual({ messages: 6231 + generated.messages, passing: 6222 + generated.passing });
+    // Plus the two generated reports of this file (5000 records, and 12 through the CLI).
+    const [large, cli] = [generatedTotals(5000), generatedTotals(12)];
+    expect(all).toEqual({ messages: 6231 + large.messages + cli.messages, passing: 6222 + large.passing + cli.passing });
     expect(await stats.totals('twlnet.com', new Date('2019-02-10T00:00:00Z'), new Date('2019-02-11T00:00:00Z'))).toEqual({ messages: expect.any(Number), passing: expect.any(Number) });
     expect(await stats.totals('indemed.com', new Date('2018-01-16T00:00:00Z'), new Date('2018-01-17T00:00:00Z'))).toEqual({ messages: 1, passing: 0 });
     expect(await stats.totals('example.com', new Date('2030-01-01T00:00:00Z'), new Date('2031-01-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
