@@ -5,7 +5,7 @@ import { ReadModelAggregateStats } from './application/aggregate-stats';
 import { EnrolledZones } from './application/enrolled-zones';
 import { ReportIngestion } from './application/report-ingestion';
 import { SmtpIntake } from './application/smtp-intake';
-import { MAX_UNPACKED_BYTES } from './application/unpack';
+import { APP_CONFIG, AppConfig } from '../shared/config';
 import { ReportsController } from './http/reports.controller';
 
 /** Media types a report arrives as over HTTP; read as raw bytes for the pipeline. */
@@ -28,14 +28,17 @@ const REPORT_MEDIA_TYPES = [
  */
 @Injectable()
 class ReportBodyParsers implements OnModuleInit {
-  constructor(@Inject(HttpAdapterHost) private readonly host: HttpAdapterHost) {}
+  constructor(
+    @Inject(HttpAdapterHost) private readonly host: HttpAdapterHost,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   onModuleInit(): void {
     const fastify = this.host.httpAdapter?.getInstance?.();
     if (!fastify?.addContentTypeParser) return;
     for (const type of REPORT_MEDIA_TYPES) {
       if (fastify.hasContentTypeParser(type)) continue;
-      fastify.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: MAX_UNPACKED_BYTES }, (_req: unknown, body: Buffer, done: (e: Error | null, b?: Buffer) => void) =>
+      fastify.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: this.config.reportMaxUnpackedBytes }, (_req: unknown, body: Buffer, done: (e: Error | null, b?: Buffer) => void) =>
         done(null, body),
       );
     }

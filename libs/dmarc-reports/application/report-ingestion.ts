@@ -4,6 +4,7 @@ import { Counter } from 'prom-client';
 import { EventStreams } from '../../eventstore/event-streams';
 import { Position, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { CLOCK, Clock } from '../../shared/clock';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { LOGGER, Logger } from '../../shared/logger';
 import { Metrics, METRICS } from '../../shared/metrics';
@@ -43,8 +44,6 @@ export interface IngestResult {
   position: Position;
 }
 
-const DEFAULT_PARSER = new ReportParser();
-
 /**
  * The one pipeline behind SMTP, HTTPS TLS-RPT, `POST /admin/reports` and the CLI:
  * parse (bounded unpacking, no entity expansion), find the enrolled zone, and append the
@@ -57,7 +56,7 @@ export class ReportIngestion {
   private readonly accepted: Counter<string>;
   private readonly refused: Counter<string>;
   private readonly records: Counter<string>;
-  private parser = DEFAULT_PARSER;
+  private readonly parser: ReportParser;
 
   constructor(
     private readonly streams: EventStreams,
@@ -66,15 +65,12 @@ export class ReportIngestion {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: Metrics,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    this.parser = new ReportParser(config.reportMaxUnpackedBytes);
     this.accepted = metrics.counter('dmarc_reports_accepted_total', 'Reports stored, by kind and intake path', ['kind', 'source']);
     this.refused = metrics.counter('dmarc_reports_refused_total', 'Reports refused, by reason and intake path', ['reason', 'source']);
     this.records = metrics.counter('dmarc_report_records_total', 'Aggregate report records stored', ['source']);
-  }
-
-  /** Only for benchmarks and tests that need another unpacked-size limit. */
-  useParser(parser: ReportParser): void {
-    this.parser = parser;
   }
 
   async ingest(raw: Uint8Array, options: IngestOptions): Promise<IngestResult> {

@@ -58,8 +58,8 @@ export class ReportParser {
 
   private aggregate(xml: string): AggregateReport {
     const doc = parseReportXml(xml);
-    if (!doc.feedback) throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
-    return aggregateReportFrom(doc.feedback as Record<string, unknown>);
+    if (!doc.feedback || typeof doc.feedback !== 'object') throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
+    return aggregateReportFrom(doc.feedback, doc.records());
   }
 
   private tls(json: string): TlsReport {

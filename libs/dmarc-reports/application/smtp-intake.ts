@@ -9,13 +9,12 @@ import { ReportRefused } from '../domain/report-refusal';
 import { EnrolledZones } from './enrolled-zones';
 import { ReportIngestion } from './report-ingestion';
 import { ParseHints } from './report-parser';
-import { MAX_UNPACKED_BYTES } from './unpack';
 
 /** Report mailboxes and what each expects (contract §8). */
 const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
 
 /** A mail's raw size may exceed the unpacked limit by its base64 overhead (4/3) plus headers. */
-const MAX_MESSAGE_BYTES = Math.ceil((MAX_UNPACKED_BYTES * 4) / 3) + 256 * 1024;
+const maxMessageBytes = (unpackedLimit: number): number => Math.ceil((unpackedLimit * 4) / 3) + 256 * 1024;
 
 interface Recipient {
   expect: ParseHints['expect'];
@@ -63,12 +62,13 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     if (!this.config.roles.includes('intake')) return;
+    const maxBytes = maxMessageBytes(this.config.reportMaxUnpackedBytes);
     const server = new SMTPServer({
       name: 'account-dns-intake',
       banner: 'report intake',
       disabledCommands: ['AUTH', 'STARTTLS'],
       authOptional: true,
-      size: MAX_MESSAGE_BYTES,
+      size: maxBytes,
       logger: false,
       onRcptTo: (address, session, callback) => {
         this.accept(address.address, session).then(
@@ -82,7 +82,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
         stream.on('end', () => {
           if (stream.sizeExceeded) {
             this.metrics.counter('dmarc_reports_refused_total', '', ['reason', 'source']).inc({ reason: 'too_large', source: 'smtp' });
-            callback(smtpError(552, `5.3.4 Message larger than ${MAX_MESSAGE_BYTES} bytes`));
+            callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
             return;
           }
           this.deliver(Buffer.concat(chunks), session).then(

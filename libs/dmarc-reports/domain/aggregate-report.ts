@@ -140,9 +140,9 @@ function record(node: Node, index: number): AggregateRecord {
  * The report from the parsed `<feedback>` element. Both schema generations map to the
  * same shape: RFC 9990 adds `np`, `testing`, `discovery_method`, `generator` and drops
  * `pct`; the pre-RFC draft has no `<version>`. An empty `org_name` is derived from the
- * reporter's email domain.
+ * reporter's email domain. Records may come separately (a large report is parsed in slices).
  */
-export function aggregateReportFrom(feedback: Node): AggregateReport {
+export function aggregateReportFrom(feedback: Node, recordNodes: Iterable<unknown> = list(child(feedback, 'record'))): AggregateReport {
   const metadata = child(feedback, 'report_metadata');
   const published = child(feedback, 'policy_published');
   if (!metadata || !published) throw refuse('malformed', 'aggregate report needs report_metadata and policy_published');
@@ -163,7 +163,8 @@ export function aggregateReportFrom(feedback: Node): AggregateReport {
   }
   if (/^\d{1,3}$/.test(pct)) policy.pct = Number(pct);
   const generator = optional(text(child(metadata, 'generator')));
-  const records = list(child(feedback, 'record')).map(record);
+  const records: AggregateRecord[] = [];
+  for (const node of recordNodes) records.push(record(node as Node, records.length));
   return {
     kind: 'aggregate',
     org_name: orgName,
