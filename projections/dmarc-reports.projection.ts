@@ -1,5 +1,5 @@
 import { ProjectionDefinition } from '../libs/projections/projection';
-import { AggregateRecordsAdded, AggregateReportReceived } from '../libs/dmarc-reports/domain/report.events';
+import { AggregateRecordsAdded, AggregateReportReceived, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
 
 /** `_id` of a report row: the report and the record's index in it, so a redelivered chunk rewrites the same rows. */
 export const reportRowId = (reportKey: string, index: number): string => `${reportKey}:${index}`;
@@ -14,7 +14,7 @@ export const dmarcReportsProjection: ProjectionDefinition = {
   name: 'dmarc_reports',
   version: 1,
   collections: ['dmarc_reports', 'dmarc_report_rows'],
-  handles: ['DmarcAggregateReportReceived', 'DmarcAggregateRecordsAdded'],
+  handles: ['DmarcAggregateReportReceived', 'DmarcAggregateRecordsAdded', 'DmarcReportRetentionApplied'],
   async setup(ctx) {
     await ctx.collection('dmarc_reports').createIndex({ zone: 1, begin: -1 });
     await ctx.collection('dmarc_reports').createIndex({ account_id: 1, begin: -1 });
@@ -22,7 +22,12 @@ export const dmarcReportsProjection: ProjectionDefinition = {
     await ctx.collection('dmarc_report_rows').createIndex({ zone: 1, begin: -1 });
   },
   async apply(raw, ctx) {
-    const event = raw as unknown as AggregateReportReceived | AggregateRecordsAdded;
+    const event = raw as unknown as AggregateReportReceived | AggregateRecordsAdded | ReportRetentionApplied;
+    if (event.type === 'DmarcReportRetentionApplied') {
+      await ctx.collection('dmarc_report_rows').deleteMany({ begin: { $lt: event.data.cutoff } });
+      await ctx.collection('dmarc_reports').deleteMany({ begin: { $lt: event.data.cutoff } });
+      return;
+    }
     if (event.type === 'DmarcAggregateReportReceived') {
       const d = event.data;
       await ctx.collection('dmarc_reports').replaceOne(

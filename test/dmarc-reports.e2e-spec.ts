@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from '../libs/email-auth/application/aggregate-stats.port';
 import { FAILURE_REPORT_SEAL, reportStream } from '../libs/dmarc-reports/domain/report.events';
 import { SmtpIntake } from '../libs/dmarc-reports/application/smtp-intake';
+import { ReportRetention } from '../libs/dmarc-reports/application/report-retention';
 import { ProjectionEngine } from '../libs/projections/projection-engine';
 import {
   billionLaughs,
@@ -187,6 +188,17 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(await stats.totals('twlnet.com', new Date('2019-02-10T00:00:00Z'), new Date('2019-02-11T00:00:00Z'))).toEqual({ messages: expect.any(Number), passing: expect.any(Number) });
     expect(await stats.totals('indemed.com', new Date('2018-01-16T00:00:00Z'), new Date('2018-01-17T00:00:00Z'))).toEqual({ messages: 1, passing: 0 });
     expect(await stats.totals('example.com', new Date('2030-01-01T00:00:00Z'), new Date('2031-01-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
+  });
+
+  it('drops reports older than three years from the read models (contract §15)', async () => {
+    const cutoff = await t.running.app.get(ReportRetention).apply(new Date('2021-03-01T00:00:00Z'));
+    expect(cutoff).toBe('2018-03-01T00:00:00.000Z');
+    await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
+    const stats = t.running.app.get<DmarcAggregateStats>(DMARC_AGGREGATE_STATS);
+    expect(await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-03-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
+    expect(await readModel(t, 'dmarc_reports', 'dmarc_report_rows').countDocuments({ begin: { $lt: cutoff } })).toBe(0);
+    expect(await readModel(t, 'tls_reports').countDocuments({})).toBe(1); // the 2016 RFC example is gone, the 2024 one stays
+    expect(await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z'))).toEqual({ messages: 6094, passing: 6094 });
   });
 });
 

@@ -4,6 +4,7 @@ import { DMARC_AGGREGATE_STATS } from '../email-auth/application/aggregate-stats
 import { ReadModelAggregateStats } from './application/aggregate-stats';
 import { EnrolledZones } from './application/enrolled-zones';
 import { ReportIngestion } from './application/report-ingestion';
+import { ReportRetention } from './application/report-retention';
 import { SmtpIntake } from './application/smtp-intake';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { ReportsController } from './http/reports.controller';
@@ -50,11 +51,12 @@ class ReportBodyParsers implements OnModuleInit {
   providers: [
     EnrolledZones,
     ReportIngestion,
+    ReportRetention,
     SmtpIntake,
     ReportBodyParsers,
     ReadModelAggregateStats,
     { provide: DMARC_AGGREGATE_STATS, useExisting: ReadModelAggregateStats },
   ],
-  exports: [DMARC_AGGREGATE_STATS, ReportIngestion, SmtpIntake],
+  exports: [DMARC_AGGREGATE_STATS, ReportIngestion, ReportRetention, SmtpIntake],
 })
 export class DmarcReportsModule {}

@@ -68,6 +68,9 @@ export type TlsReportReceived = DomainEvent<
   }
 >;
 
+/** Contract §15: reports are kept three years. Read models drop what began before `cutoff`. */
+export type ReportRetentionApplied = DomainEvent<'DmarcReportRetentionApplied', { cutoff: string; applied_at: string }>;
+
 export type ReportEvent = AggregateReportReceived | AggregateRecordsAdded | FailureReportReceived | TlsReportReceived;
 
 export const REPORT_EVENT_TYPES = [
@@ -76,6 +79,16 @@ export const REPORT_EVENT_TYPES = [
   'DmarcFailureReportReceived',
   'TlsReportReceived',
 ] as const satisfies readonly ReportEvent['type'][];
+
+export const REPORT_RETENTION_STREAM = 'dmarc-report-retention';
+export const REPORT_RETENTION_YEARS = 3;
+
+/** The retention cutoff for a run at `now`: three calendar years back. */
+export function retentionCutoff(now: Date): Date {
+  const cutoff = new Date(now.getTime());
+  cutoff.setUTCFullYear(cutoff.getUTCFullYear() - REPORT_RETENTION_YEARS);
+  return cutoff;
+}
 
 /**
  * The seed's event-log names (`GET /events`) of these facts. Stored types follow the
