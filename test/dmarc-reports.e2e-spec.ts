@@ -245,9 +245,11 @@ describe('report ingestion over SMTP (swaks)', () => {
   });
 
   it('refuses recipients outside enrolled zones and unknown mailboxes at RCPT', async () => {
+    const before = await refusedCount(t, 'unknown_domain', 'smtp');
     const unenrolled = await swaks(port, 'dmarc-rua@not-enrolled.example', join(SAMPLES_DIR, 'aggregate/twilight.eml'));
     expect(unenrolled.code).not.toBe(0);
     expect(unenrolled.transcript).toMatch(/550 5\.1\.1 .*not enrolled/);
+    expect(await refusedCount(t, 'unknown_domain', 'smtp')).toBe(before + 1);
     const mailbox = await swaks(port, 'postmaster@example.com', join(SAMPLES_DIR, 'aggregate/twilight.eml'));
     expect(mailbox.transcript).toMatch(/550 5\.1\.1 .*no such report mailbox/);
   });

@@ -8,7 +8,7 @@ import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { LOGGER, Logger } from '../../shared/logger';
 import { Metrics, METRICS } from '../../shared/metrics';
-import { refuse, ReportRefused } from '../domain/report-refusal';
+import { RefusalReason, refuse, ReportRefused } from '../domain/report-refusal';
 import {
   aggregateReportEvents,
   aggregateReportKey,
@@ -79,12 +79,15 @@ export class ReportIngestion {
       if (options.only && report.kind !== options.only) throw refuse('unsupported', `only ${options.only} reports are accepted here, this is a ${report.kind} report`);
       return await this.store(report, raw, options);
     } catch (e) {
-      if (e instanceof ReportRefused) {
-        this.refused.inc({ reason: e.reason, source: options.source });
-        this.logger.warn('report refused', { reason: e.reason, source: options.source, detail: e.message, bytes: raw.length, correlation_id: options.correlationId });
-      }
+      if (e instanceof ReportRefused) this.noteRefusal(e.reason, options.source, e.message, { bytes: raw.length, correlation_id: options.correlationId });
       throw e;
     }
+  }
+
+  /** Logs and counts a refusal; also used by the SMTP intake for what it refuses before DATA. */
+  noteRefusal(reason: RefusalReason, source: ReportSource, detail: string, extra: Record<string, unknown> = {}): void {
+    this.refused.inc({ reason, source });
+    this.logger.warn('report refused', { reason, source, detail, ...extra });
   }
 
   private async store(report: ParsedReport, raw: Uint8Array, options: IngestOptions): Promise<IngestResult> {

@@ -3,7 +3,6 @@ import { AddressInfo } from 'node:net';
 import { SMTPServer, SMTPServerSession } from 'smtp-server';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { LOGGER, Logger } from '../../shared/logger';
-import { Metrics, METRICS } from '../../shared/metrics';
 import { normalizeDomain } from '../domain/aggregate-report';
 import { ReportRefused } from '../domain/report-refusal';
 import { EnrolledZones } from './enrolled-zones';
@@ -50,7 +49,6 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-    @Inject(METRICS) private readonly metrics: Metrics,
     private readonly ingestion: ReportIngestion,
     private readonly zones: EnrolledZones,
   ) {}
@@ -81,7 +79,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
           if (stream.sizeExceeded) {
-            this.metrics.counter('dmarc_reports_refused_total', '', ['reason', 'source']).inc({ reason: 'too_large', source: 'smtp' });
+            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id });
             callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
             return;
           }
@@ -110,8 +108,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     if (!recipient) throw smtpError(550, `5.1.1 <${address}>: no such report mailbox`);
     const owner = await this.zones.owner(recipient.zone);
     if (!owner || owner.zone !== recipient.zone) {
-      this.metrics.counter('dmarc_reports_refused_total', '', ['reason', 'source']).inc({ reason: 'unknown_domain', source: 'smtp' });
-      this.logger.warn('report refused', { reason: 'unknown_domain', source: 'smtp', detail: `recipient ${address}` });
+      this.ingestion.noteRefusal('unknown_domain', 'smtp', `recipient ${address} is not a report address of an enrolled zone`, { session: session.id });
       throw smtpError(550, `5.1.1 <${address}>: ${recipient.zone} is not enrolled in Email Authentication`);
     }
     const recipients = ((session as unknown as { reportRecipients?: Recipient[] }).reportRecipients ??= []);
