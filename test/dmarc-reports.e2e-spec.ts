@@ -235,6 +235,18 @@ describe('report ingestion over SMTP (swaks)', () => {
     }
   });
 
+  it('accepts an RFC 8460 report mailed as an application/tlsrpt+gzip attachment', async () => {
+    const file = join(tmpdir(), `tlsrpt-${process.pid}.json.gz`);
+    writeFileSync(file, gzipSync(sample('smtp_tls/rfc8460.json')));
+    const { code, transcript } = await swaks(port, 'tls-rpt@company-y.example', file, { type: 'application/tlsrpt+gzip', name: 'company-x.example!company-y.example!1459468800!1459555199!001.json.gz' });
+    rmSync(file);
+    expect(transcript).toMatch(/250 2\.0\.0 tls report (\w+) accepted for company-y\.example/);
+    expect(code).toBe(0);
+    const id = /tls report (\w+) accepted/.exec(transcript)![1];
+    await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
+    expect(await readModel(t, 'tls_reports').findOne({ _id: id })).toMatchObject({ zone: 'company-y.example', source: 'smtp', successful_sessions: 5326, failed_sessions: 303 });
+  });
+
   it('answers a resent report 250 but stores it once, and counts the duplicate', async () => {
     const before = await refusedCount(t, 'duplicate', 'smtp');
     const { code, transcript } = await swaks(port, 'dmarc-rua@twlnet.com', join(SAMPLES_DIR, 'aggregate/twilight.eml'));
