@@ -22,6 +22,8 @@ const prefixParser = new XMLParser({ ...OPTIONS, removeNSPrefix: true });
 
 /** Records parsed per slice of a large report, so the library's tree of one slice at a time is alive. */
 const RECORDS_PER_SLICE = 2000;
+/** Below this a report is parsed in one go: two parses (header, records) would cost more than they save. */
+const SLICE_ABOVE_CHARS = 1024 * 1024;
 
 export interface ReportXml {
   /** The `<feedback>` element without its records. */
@@ -59,7 +61,7 @@ export function parseReportXml(xml: string): ReportXml {
   const parser = prefixed ? prefixParser : plainParser;
   const first = source.indexOf('<record>');
   const last = source.lastIndexOf('</record>');
-  const sliceable = !prefixed && first > 0 && last > first && !source.includes('<!--') && !source.includes('<![CDATA[');
+  const sliceable = source.length > SLICE_ABOVE_CHARS && !prefixed && first > 0 && last > first && !source.includes('<!--') && !source.includes('<![CDATA[');
   if (!sliceable) {
     const feedback = (parser.parse(source) as Record<string, unknown>).feedback as Record<string, unknown> | undefined;
     const records = asList(feedback && typeof feedback === 'object' ? feedback.record : undefined);
