@@ -177,7 +177,7 @@ async function main() {
   // DDNS_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
   const nodeArgs = (process.env.DDNS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'apps', 'server', 'main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), SMTP_PORT: '0', DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

@@ -8,6 +8,9 @@ import { domainsProjection } from './domains.projection';
 import { zonesProjection } from './zones.projection';
 import { uptimeDomainsProjection } from './uptime-domains.projection';
 import { emailAuthProjection } from './email-auth.projection';
+import { dmarcReportsProjection } from './dmarc-reports.projection';
+import { dmarcFailureReportsProjection } from './dmarc-failure-reports.projection';
+import { tlsReportsProjection } from './tls-reports.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -20,4 +23,7 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   zonesProjection,
   uptimeDomainsProjection,
   emailAuthProjection,
+  dmarcReportsProjection,
+  dmarcFailureReportsProjection,
+  tlsReportsProjection,
 ];

@@ -5,11 +5,12 @@ import { promisify } from 'node:util';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import { waitForDns } from './support/dns-client';
-import { aggregateStatsModule, enrolZone, SqliteAggregateStats, startWorld } from './support/email-auth';
+import { AggregateReportSender, enrolZone, startWorld } from './support/email-auth';
 import { freePort } from './support/server-process';
 import { ADMIN_TOKEN, registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 const ZONE = 'wizard-example.test';
+const OTHER_ZONE = 'someone-else.test';
 const DAY = 86_400_000;
 const START = new Date('2026-03-01T10:00:00Z');
 /** 02:00 UTC on the n-th day after START. */
@@ -22,7 +23,7 @@ const nightOf = (n: number) => new Date(Date.UTC(2026, 2, 1 + n, 2, 0, 0));
 describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
   let app: TestApp;
   let clock: ManualClock;
-  let stats: SqliteAggregateStats;
+  let stats: AggregateReportSender;
   let dnsPort: number;
   let world: ZoneIndex;
   let worldServer: DnsServer;
@@ -35,10 +36,10 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     world = w.world;
     worldServer = w.server;
     clock = new ManualClock(START);
-    stats = new SqliteAggregateStats();
-    app = await startTestApp({ clock, env: { DNS_PORT: String(dnsPort), VERIFY_RESOLVER: `127.0.0.1:${w.port}` }, modules: [aggregateStatsModule(stats)] });
+    app = await startTestApp({ clock, env: { DNS_PORT: String(dnsPort), VERIFY_RESOLVER: `127.0.0.1:${w.port}` } });
+    stats = new AggregateReportSender(app.url);
     owner = await registerAndLogin(app.http);
-    await enrolZone(app.http, world, owner, ZONE);
+    await enrolZone(app.http, world, owner, ZONE, { addOnDomains: [ZONE, OTHER_ZONE] });
   });
   afterAll(async () => {
     await app.close();
@@ -59,7 +60,7 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
   const nights = async (count: number, perDay: number, passing: number) => {
     for (let i = 0; i < count; i++) {
       night += 1;
-      stats.add(ZONE, new Date(nightOf(night).getTime() - 20 * 3600_000), perDay, passing);
+      await stats.add(ZONE, new Date(nightOf(night).getTime() - 20 * 3600_000), perDay, passing);
       await runNight(night);
     }
   };
@@ -103,9 +104,9 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
 
   it('nightly: computes messages and pass rate over the last 7 days, once per night, ignoring older data', async () => {
     // Mail from before the window (8 days before the first night) and from outside the zone must not count.
-    stats.add(ZONE, new Date(nightOf(1).getTime() - 8 * DAY), 5000, 0);
-    stats.add('someone-else.test', nightOf(0), 5000, 0);
-    stats.add(ZONE, new Date(nightOf(1).getTime() - 3600_000), 60, 57);
+    await stats.add(ZONE, new Date(nightOf(1).getTime() - 8 * DAY), 5000, 0);
+    await stats.add(OTHER_ZONE, nightOf(0), 5000, 0);
+    await stats.add(ZONE, new Date(nightOf(1).getTime() - 3600_000), 60, 57);
     const first = await runNight(1);
     night = 1;
     expect(first.zones).toEqual([expect.objectContaining({ zone: ZONE, recorded: true, messages: 60, passing: 57 })]);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
-import { aggregateStatsModule, enrolZone, SqliteAggregateStats, startWorld } from './support/email-auth';
+import { AggregateReportSender, enrolZone, startWorld } from './support/email-auth';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -39,7 +39,7 @@ function run(cmd: string, args: string[]): Promise<Run> {
 describe('real peers read the published records (opendkim-testkey, spfquery, dmarc-lookup)', () => {
   let app: TestApp;
   let clock: ManualClock;
-  let stats: SqliteAggregateStats;
+  let stats: AggregateReportSender;
   let world: ZoneIndex;
   let worldServer: DnsServer;
   let owner: { id: number; token: string; username: string; password: string };
@@ -61,12 +61,11 @@ describe('real peers read the published records (opendkim-testkey, spfquery, dma
     world = w.world;
     worldServer = w.server;
     clock = new ManualClock(START);
-    stats = new SqliteAggregateStats();
     app = await startTestApp({
       clock,
       env: { DNS_HOST: dnsHost, DNS_PORT: '53', VERIFY_RESOLVER: `127.0.0.1:${w.port}` },
-      modules: [aggregateStatsModule(stats)],
     });
+    stats = new AggregateReportSender(app.url);
     owner = await registerAndLogin(app.http);
     await enrolZone(app.http, world, owner, ZONE);
   });
@@ -133,7 +132,7 @@ describe('real peers read the published records (opendkim-testkey, spfquery, dma
     for (const [stage, policy, partial, days] of stages) {
       for (let i = 0; i < days; i++) {
         night += 1;
-        stats.add(ZONE, new Date(nightOf(night).getTime() - 20 * 3600_000), 100, 100);
+        await stats.add(ZONE, new Date(nightOf(night).getTime() - 20 * 3600_000), 100, 100);
         clock.set(nightOf(night));
         expect((await app.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: nightOf(night).toISOString() })).status).toBe(200);
       }

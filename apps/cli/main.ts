@@ -3,6 +3,8 @@
  * service (whose embedded stores are in-process) exactly as it does on a cluster.
  * ADMIN_URL (default http://127.0.0.1:$PORT) and ADMIN_TOKEN come from the environment.
  */
+import { readFileSync } from 'node:fs';
+
 interface CommandSpec {
   usage: string;
   run(args: string[], flags: Map<string, string>): Promise<unknown>;
@@ -19,6 +21,21 @@ async function call(method: string, path: string, body?: unknown): Promise<unkno
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const parsed = text ? JSON.parse(text) : null;
+  if (!res.ok) throw new Error(`${res.status}: ${parsed?.error?.message ?? text}`);
+  return parsed;
+}
+
+/** POSTs a file's bytes as they are (reports are xml, gzip, zip, mail or JSON; the service tells them apart). */
+async function upload(path: string, file: string): Promise<unknown> {
+  const token = process.env.ADMIN_TOKEN;
+  if (!token) throw new Error('ADMIN_TOKEN is not set');
+  const res = await fetch(baseUrl() + path, {
+    method: 'POST',
+    headers: { 'x-admin-token': token, 'content-type': 'application/octet-stream', 'x-report-source': 'cli' },
+    body: readFileSync(file),
   });
   const text = await res.text();
   const parsed = text ? JSON.parse(text) : null;
@@ -78,6 +95,13 @@ const COMMANDS: Record<string, CommandSpec> = {
   'retention:run': {
     usage: 'retention:run',
     run: () => call('POST', '/admin/retention/run'),
+  },
+  'reports:import': {
+    usage: 'reports:import <file>   (DMARC aggregate .xml/.gz/.zip, report mail .eml, TLS-RPT .json)',
+    async run(args) {
+      need(args, 1, this.usage);
+      return upload('/admin/reports', args[0]);
+    },
   },
   'streams:replay': {
     usage: 'streams:replay <stream>',

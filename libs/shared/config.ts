@@ -36,6 +36,8 @@ export interface AppConfig {
   totpIssuer: string;
   sessionTtlSeconds: number;
   logRequests: boolean;
+  /** DMARC/TLS reports larger than this once unpacked are refused (contract §8: 10 MiB). */
+  reportMaxUnpackedBytes: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     totpIssuer: env.TOTP_ISSUER || 'Account DNS',
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',
+    reportMaxUnpackedBytes: int(env.REPORT_MAX_UNPACKED_BYTES, 10 * 1024 * 1024, 'REPORT_MAX_UNPACKED_BYTES'),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {

@@ -1,47 +1,37 @@
-import { Global, Module } from '@nestjs/common';
-import Database from 'better-sqlite3';
-import { DMARC_AGGREGATE_STATS, DmarcAggregateStats, DmarcAggregateTotals } from '../../libs/email-auth/application/aggregate-stats.port';
 import { DnsServer, ZoneIndex } from '../../libs/dns-server';
 import { HttpClient } from './http-client';
+import { postRaw } from './report-intake';
 
 /**
- * Aggregate-report rows for the DMARC nightly job in tests: a real (in-memory SQLite)
- * store the test fills, queried like the ingestion context's implementation is meant
- * to be, so the job's window arithmetic is what is tested, not a canned answer.
+ * Aggregate reports for the DMARC nightly job in tests: each `add` is a real RFC 7489
+ * aggregate report posted to the service's intake (`POST /admin/reports`), so the job reads
+ * what ingestion stored, through the same port as in production.
  */
-export class SqliteAggregateStats implements DmarcAggregateStats {
-  private readonly db = new Database(':memory:');
+export class AggregateReportSender {
+  private sequence = 0;
 
-  constructor() {
-    this.db.exec('CREATE TABLE rows (zone TEXT NOT NULL, begin_ms INTEGER NOT NULL, count INTEGER NOT NULL, dmarc_pass INTEGER NOT NULL)');
+  constructor(private readonly baseUrl: string) {}
+
+  /** One report for `zone` whose period begins at `begin`: `count` messages, `passing` of them passing DMARC. */
+  async add(zone: string, begin: Date | string, count: number, passing: number): Promise<void> {
+    const from = Math.floor(new Date(begin).getTime() / 1000);
+    const row = (n: number, result: 'pass' | 'fail', ip: string) =>
+      n === 0
+        ? ''
+        : `<record><row><source_ip>${ip}</source_ip><count>${n}</count><policy_evaluated><disposition>none</disposition>` +
+          `<dkim>${result}</dkim><spf>${result}</spf></policy_evaluated></row><identifiers><header_from>${zone}</header_from></identifiers>` +
+          `<auth_results><dkim><domain>${zone}</domain><result>${result}</result></dkim><spf><domain>${zone}</domain><result>${result}</result></spf></auth_results></record>`;
+    const xml =
+      `<?xml version="1.0" encoding="UTF-8"?><feedback><report_metadata><org_name>wizard-test</org_name>` +
+      `<email>noreply@reporter.example</email><report_id>wizard-${(this.sequence += 1)}-${from}</report_id>` +
+      `<date_range><begin>${from}</begin><end>${from + 86_399}</end></date_range></report_metadata>` +
+      `<policy_published><domain>${zone}</domain><adkim>r</adkim><aspf>r</aspf><p>none</p><sp>none</sp><pct>100</pct></policy_published>` +
+      row(passing, 'pass', '192.0.2.10') +
+      row(count - passing, 'fail', '198.51.100.20') +
+      `</feedback>`;
+    const res = await postRaw(this.baseUrl, '/admin/reports', Buffer.from(xml), 'application/xml');
+    if (res.status !== 201) throw new Error(`report for ${zone}: ${res.status} ${JSON.stringify(res.body)}`);
   }
-
-  /** One report row: `count` messages whose report period began at `begin`, `passing` of them passing DMARC. */
-  add(zone: string, begin: Date | string, count: number, passing: number): void {
-    const insert = this.db.prepare('INSERT INTO rows VALUES (?, ?, ?, ?)');
-    const at = new Date(begin).getTime();
-    if (passing > 0) insert.run(zone, at, passing, 1);
-    if (count - passing > 0) insert.run(zone, at, count - passing, 0);
-  }
-
-  clear(): void {
-    this.db.exec('DELETE FROM rows');
-  }
-
-  async totals(zone: string, from: Date, to: Date): Promise<DmarcAggregateTotals> {
-    const row = this.db
-      .prepare('SELECT COALESCE(SUM(count), 0) AS messages, COALESCE(SUM(CASE WHEN dmarc_pass = 1 THEN count ELSE 0 END), 0) AS passing FROM rows WHERE zone = ? AND begin_ms >= ? AND begin_ms < ?')
-      .get(zone, from.getTime(), to.getTime()) as { messages: number; passing: number };
-    return { messages: row.messages, passing: row.passing };
-  }
-}
-
-/** A global module binding DMARC_AGGREGATE_STATS, as the ingestion context will. */
-export function aggregateStatsModule(stats: DmarcAggregateStats) {
-  @Global()
-  @Module({ providers: [{ provide: DMARC_AGGREGATE_STATS, useValue: stats }], exports: [DMARC_AGGREGATE_STATS] })
-  class TestAggregateStatsModule {}
-  return TestAggregateStatsModule;
 }
 
 /** "The world" for zone verification: a second DNS server delegating zones to the service's name servers. */

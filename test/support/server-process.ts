@@ -36,7 +36,7 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   const dnsPort = await freePort();
   let out = '';
   const child = spawn(process.execPath, [SERVER_MAIN], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), ADMIN_TOKEN, ...env },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), SMTP_PORT: '0', ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (out += d));

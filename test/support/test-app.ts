@@ -32,7 +32,7 @@ export interface StartOptions {
 export async function startTestApp(options: StartOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'adns-test-'));
   const config = loadConfig(
-    { DATA_DIR: dataDir, ADMIN_TOKEN, SECRET_KEY: 'test-secret-key', LOG_REQUESTS: 'false', DNS_PORT: '0', ...options.env },
+    { DATA_DIR: dataDir, ADMIN_TOKEN, SECRET_KEY: 'test-secret-key', LOG_REQUESTS: 'false', DNS_PORT: '0', SMTP_PORT: '0', ...options.env },
     { port: 0, host: '127.0.0.1', ...options.config },
   );
   const clock = options.clock ?? new ManualClock(new Date());

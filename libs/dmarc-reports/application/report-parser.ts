@@ -1,0 +1,130 @@
+import PostalMime from 'postal-mime';
+import type { Email } from 'postal-mime';
+import { AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
+import { FailureReport, failureReportFrom, Fields, summaryFields } from '../domain/failure-report';
+import { refuse } from '../domain/report-refusal';
+import { TlsReport, tlsReportFrom } from '../domain/tls-report';
+import { parseReportXml } from './report-xml';
+import { gunzipLimited, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
+
+/** A parsed report with what identifies its delivery (failure reports need the mail's Message-ID for their key). */
+export type ParsedReport =
+  | AggregateReport
+  | TlsReport
+  | (FailureReport & { report_message_id: string | null });
+
+/** What the transport says about the payload, when it says anything. */
+export interface ParseHints {
+  contentType?: string;
+  /** The kind of address a mail was sent to (dmarc-rua, dmarc-ruf, tls-rpt). */
+  expect?: 'aggregate' | 'failure' | 'tls';
+}
+
+const REPORT_FILE = /\.(xml|json|gz|gzip|zip)$/i;
+const ARCHIVE_OR_REPORT_TYPES = /^(application\/(gzip|x-gzip|zip|x-zip|x-zip-compressed|xml|octet-stream|tlsrpt\+json|tlsrpt\+gzip|json)|text\/xml)$/i;
+const HEADERS_MARKER = /^-{2,}\s*This is a copy of the headers[^\n]*\n/im;
+
+export class ReportParser {
+  constructor(private readonly maxUnpacked = MAX_UNPACKED_BYTES) {}
+
+  async parse(raw: Uint8Array, hints: ParseHints = {}): Promise<ParsedReport> {
+    if (raw.length === 0) throw refuse('malformed', 'the report is empty');
+    if (raw.length > this.maxUnpacked) throw refuse('too_large', `the report is larger than ${this.maxUnpacked} bytes`);
+    const payload = this.payload(raw, 0);
+    if (payload) return payload;
+    return this.fromMail(raw, hints);
+  }
+
+  /** A report file (xml, json, gzip or zip of those); null when the bytes are not one (a mail). */
+  private payload(raw: Uint8Array, depth: number, name = ''): ParsedReport | null {
+    if (isGzip(raw) || isZip(raw)) {
+      if (depth > 0) throw refuse('unsupported', 'nested archives are not accepted');
+      const inner = isGzip(raw)
+        ? { name: name.replace(/\.(gz|gzip)$/i, ''), content: gunzipLimited(raw, this.maxUnpacked) }
+        : unzipFirst(raw, (n) => /\.(xml|json)$/i.test(n) || !n.includes('.'), this.maxUnpacked);
+      const parsed = this.payload(inner.content, depth + 1, inner.name);
+      if (!parsed) throw refuse('unsupported', `archive entry ${inner.name || '(unnamed)'} is not an XML or JSON report`);
+      return parsed;
+    }
+    const decoded = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
+    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
+    const start = text.search(/\S/);
+    if (start < 0) throw refuse('malformed', 'the report is empty');
+    const first = text[start];
+    if (first === '<') return this.aggregate(text);
+    if (first === '{') return this.tls(text);
+    return null;
+  }
+
+  private aggregate(xml: string): AggregateReport {
+    const doc = parseReportXml(xml);
+    if (!doc.feedback || typeof doc.feedback !== 'object') throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
+    return aggregateReportFrom(doc.feedback, doc.records());
+  }
+
+  private tls(json: string): TlsReport {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(json);
+    } catch (e) {
+      throw refuse('malformed', `TLS report is not valid JSON: ${(e as Error).message}`);
+    }
+    return tlsReportFrom(parsed);
+  }
+
+  private async fromMail(raw: Uint8Array, hints: ParseHints): Promise<ParsedReport> {
+    const mail = await parseMime(raw);
+    if (mail.headers.length === 0) throw refuse('unsupported', 'not a report file (xml, json, gzip, zip) nor a mail message');
+    const reporter = mail.from && 'address' in mail.from && mail.from.address ? mail.from.address : '';
+    const parts = mail.attachments;
+    const feedback = parts.find((a) => a.mimeType.toLowerCase() === 'message/feedback-report');
+    if (feedback) {
+      const arf = await headerFields(bytes(feedback.content));
+      const originalPart = parts.find((a) => /^(message\/rfc822|text\/rfc822-headers|message\/rfc822-headers)$/i.test(a.mimeType));
+      const original = originalPart ? await originalHeaders(bytes(originalPart.content)) : null;
+      return { ...failureReportFrom({ reporter, arf, summary: null, original }), report_message_id: mail.messageId ?? null };
+    }
+    for (const part of parts) {
+      if (!ARCHIVE_OR_REPORT_TYPES.test(part.mimeType) && !REPORT_FILE.test(part.filename ?? '')) continue;
+      const parsed = this.payload(bytes(part.content), 0, part.filename ?? '');
+      if (parsed) return parsed;
+    }
+    const text = mail.text ?? '';
+    if (hints.expect !== 'aggregate' && hints.expect !== 'tls' && /^\s*Sender Domain:/im.test(text)) {
+      const marker = HEADERS_MARKER.exec(text);
+      const original = marker ? await originalHeaders(Buffer.from(text.slice(marker.index + marker[0].length).trimStart() + '\r\n\r\n')) : null;
+      const summary = summaryFields(marker ? text.slice(0, marker.index) : text);
+      return { ...failureReportFrom({ reporter, arf: null, summary, original }), report_message_id: mail.messageId ?? null };
+    }
+    throw refuse('unsupported', 'the message carries no aggregate, failure or TLS report');
+  }
+}
+
+const bytes = (content: ArrayBuffer | Uint8Array | string): Uint8Array =>
+  typeof content === 'string' ? Buffer.from(content) : content instanceof Uint8Array ? content : new Uint8Array(content);
+
+async function parseMime(raw: Uint8Array): Promise<Email> {
+  try {
+    return await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer', forceRfc822Attachments: true, maxNestingDepth: 20 });
+  } catch (e) {
+    throw refuse('malformed', `the message could not be parsed: ${(e as Error).message}`);
+  }
+}
+
+/** Header-format text (an ARF part, a header block) as fields, through the MIME parser rather than by hand. */
+async function headerFields(raw: Uint8Array): Promise<Fields> {
+  const parsed = await parseMime(raw);
+  const fields: Fields = {};
+  for (const h of parsed.headers) if (!(h.key in fields)) fields[h.key] = h.value.trim();
+  return fields;
+}
+
+/** Headers of the original message, with the subject and From decoded (RFC 2047 words). */
+async function originalHeaders(raw: Uint8Array): Promise<Fields> {
+  const parsed = await parseMime(raw);
+  const fields: Fields = {};
+  for (const h of parsed.headers) if (!(h.key in fields)) fields[h.key] = h.value.trim();
+  if (parsed.subject !== undefined) fields.subject = parsed.subject;
+  if (parsed.from && 'address' in parsed.from && parsed.from.address) fields.from = `<${parsed.from.address}>`;
+  return fields;
+}

@@ -1,0 +1,140 @@
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { AddressInfo } from 'node:net';
+import { SMTPServer, SMTPServerSession } from 'smtp-server';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { LOGGER, Logger } from '../../shared/logger';
+import { normalizeDomain } from '../domain/aggregate-report';
+import { ReportRefused } from '../domain/report-refusal';
+import { EnrolledZones } from './enrolled-zones';
+import { ReportIngestion } from './report-ingestion';
+import { ParseHints } from './report-parser';
+
+/** Report mailboxes and what each expects (contract §8). */
+const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
+
+/** A mail's raw size may exceed the unpacked limit by its base64 overhead (4/3) plus headers. */
+const maxMessageBytes = (unpackedLimit: number): number => Math.ceil((unpackedLimit * 4) / 3) + 256 * 1024;
+
+interface Recipient {
+  expect: ParseHints['expect'];
+  zone: string;
+}
+
+/**
+ * `<mailbox>@<zone>` or `<mailbox>+<zone>@<any host>`: the zone is encoded in the
+ * domain or in the local part's detail, so one intake host can serve every zone.
+ */
+export function reportRecipient(address: string): { expect: ParseHints['expect']; zone: string } | null {
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return null;
+  const [mailbox, detail] = address.slice(0, at).toLowerCase().split('+', 2);
+  const expect = MAILBOXES[mailbox];
+  if (!expect) return null;
+  const zone = normalizeDomain(detail ?? address.slice(at + 1));
+  return zone ? { expect, zone } : null;
+}
+
+/**
+ * The SMTP listener of the `intake` role. Recipients are checked at RCPT (only report
+ * mailboxes of enrolled zones), the message is capped at the SIZE limit, and the body
+ * goes through the same pipeline as HTTP. Duplicates are answered 250 so a reporter's
+ * retry is not bounced; other refusals get a 5xx with the reason. STARTTLS and AUTH are
+ * off: reports are public data sent by anyone, and TLS is terminated in front of the role.
+ */
+@Injectable()
+export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
+  private server: SMTPServer | null = null;
+  private boundPort: number | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly ingestion: ReportIngestion,
+    private readonly zones: EnrolledZones,
+  ) {}
+
+  /** The port the listener is bound to (SMTP_PORT=0 picks a free one), null when not running. */
+  get port(): number | null {
+    return this.boundPort;
+  }
+
+  async onModuleInit(): Promise<void> {
+    if (!this.config.roles.includes('intake')) return;
+    const maxBytes = maxMessageBytes(this.config.reportMaxUnpackedBytes);
+    const server = new SMTPServer({
+      name: 'account-dns-intake',
+      banner: 'report intake',
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      authOptional: true,
+      size: maxBytes,
+      logger: false,
+      onRcptTo: (address, session, callback) => {
+        this.accept(address.address, session).then(
+          () => callback(),
+          (e: Error) => callback(e),
+        );
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          if (stream.sizeExceeded) {
+            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id });
+            callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
+            return;
+          }
+          this.deliver(Buffer.concat(chunks), session).then(
+            (message) => callback(null, message),
+            (e: Error) => callback(e),
+          );
+        });
+      },
+    });
+    server.on('error', (e) => this.logger.error('smtp intake error', { error: (e as Error).message }));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.config.smtpPort, this.config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.boundPort = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+    this.logger.info('smtp intake listening', { port: this.boundPort });
+  }
+
+  private async accept(address: string, session: SMTPServerSession): Promise<void> {
+    const recipient = reportRecipient(address);
+    if (!recipient) throw smtpError(550, `5.1.1 <${address}>: no such report mailbox`);
+    const owner = await this.zones.owner(recipient.zone);
+    if (!owner || owner.zone !== recipient.zone) {
+      this.ingestion.noteRefusal('unknown_domain', 'smtp', `recipient ${address} is not a report address of an enrolled zone`, { session: session.id });
+      throw smtpError(550, `5.1.1 <${address}>: ${recipient.zone} is not enrolled in Email Authentication`);
+    }
+    const recipients = ((session as unknown as { reportRecipients?: Recipient[] }).reportRecipients ??= []);
+    recipients.push(recipient);
+  }
+
+  private async deliver(raw: Buffer, session: SMTPServerSession): Promise<string> {
+    const [recipient] = (session as unknown as { reportRecipients?: Recipient[] }).reportRecipients ?? [];
+    try {
+      const result = await this.ingestion.ingest(raw, { source: 'smtp', hints: { expect: recipient?.expect }, zone: recipient?.zone, correlationId: session.id });
+      return `2.0.0 ${result.kind} report ${result.report_key} accepted for ${result.zone} (${result.record_count} records)`;
+    } catch (e) {
+      if (e instanceof ReportRefused) {
+        if (e.reason === 'duplicate') return `2.0.0 Duplicate report ignored: ${e.message}`;
+        throw smtpError(e.reason === 'too_large' || e.reason === 'decompression_bomb' ? 552 : 550, `5.6.0 Report refused (${e.reason}): ${e.message}`);
+      }
+      this.logger.error('smtp intake failed', { error: (e as Error).message });
+      throw smtpError(451, '4.3.0 Temporary failure storing the report, try again later');
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+const smtpError = (code: number, message: string): Error => Object.assign(new Error(message), { responseCode: code });

@@ -1,0 +1,77 @@
+import { gunzipSync } from 'node:zlib';
+import { Unzip, UnzipInflate } from 'fflate';
+import { refuse, ReportRefused } from '../domain/report-refusal';
+
+/** Contract §8: a report larger than this once unpacked is refused. */
+export const MAX_UNPACKED_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Output over the limit from an input this many times smaller is a decompression bomb
+ * (real reports compress 10–40×), not merely an oversized report.
+ */
+const BOMB_RATIO = 100;
+
+export const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+export const isZip = (b: Uint8Array): boolean => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+
+const oversize = (compressed: number, limit: number, what: string): ReportRefused =>
+  limit / Math.max(1, compressed) > BOMB_RATIO
+    ? refuse('decompression_bomb', `${what} inflates beyond ${limit} bytes from ${compressed} bytes (decompression bomb)`)
+    : refuse('too_large', `${what} is larger than ${limit} bytes unpacked`);
+
+/** zlib stops at `maxOutputLength`, so a bomb never gets past the limit in memory. */
+export function gunzipLimited(data: Uint8Array, limit = MAX_UNPACKED_BYTES): Buffer {
+  try {
+    return gunzipSync(data, { maxOutputLength: limit });
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw oversize(data.length, limit, 'gzip content');
+    throw refuse('malformed', `gzip content is corrupt: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * The first entry of a zip archive that `wanted` accepts, inflated as a stream: the
+ * declared size is checked before inflating and the real output is counted as it comes,
+ * so an entry that lies about its size is stopped at the limit too.
+ */
+export function unzipFirst(data: Uint8Array, wanted: (name: string) => boolean, limit = MAX_UNPACKED_BYTES): { name: string; content: Buffer } {
+  const unzip = new Unzip();
+  unzip.register(UnzipInflate);
+  let picked: { name: string; chunks: Uint8Array[]; size: number; done: boolean } | null = null;
+  let failure: ReportRefused | null = null;
+  unzip.onfile = (file) => {
+    if (picked || failure || file.name.endsWith('/') || !wanted(file.name)) return;
+    if (file.originalSize !== undefined && file.originalSize > limit) {
+      failure = oversize(file.size ?? data.length, limit, `zip entry ${file.name}`);
+      return;
+    }
+    const entry = { name: file.name, chunks: [] as Uint8Array[], size: 0, done: false };
+    picked = entry;
+    file.ondata = (err, chunk, final) => {
+      if (failure) return;
+      if (err) {
+        failure = refuse('malformed', `zip entry ${file.name} is corrupt: ${err.message}`);
+        return;
+      }
+      entry.size += chunk.length;
+      if (entry.size > limit) {
+        failure = oversize(data.length, limit, `zip entry ${file.name}`);
+        file.terminate();
+        return;
+      }
+      entry.chunks.push(chunk);
+      if (final) entry.done = true;
+    };
+    file.start();
+  };
+  try {
+    unzip.push(data, true);
+  } catch (e) {
+    if (!failure) throw refuse('malformed', `zip archive is corrupt: ${(e as Error).message}`);
+  }
+  if (failure) throw failure;
+  const entry = picked as { name: string; chunks: Uint8Array[]; size: number; done: boolean } | null;
+  if (!entry) throw refuse('unsupported', 'zip archive holds no report file');
+  if (!entry.done) throw refuse('malformed', `zip entry ${entry.name} is truncated`);
+  return { name: entry.name, content: Buffer.concat(entry.chunks) };
+}

@@ -1,0 +1,182 @@
+import { refuse } from './report-refusal';
+
+/**
+ * A DMARC aggregate report (RFC 7489 appendix C, RFC 9990) as the service keeps it:
+ * values trimmed and result keywords lower-cased (reporters send `Pass`, `None`), times
+ * as ISO strings, empty optional fields left out.
+ */
+export interface DkimResult {
+  domain: string;
+  selector?: string;
+  result: string;
+}
+
+export interface SpfResult {
+  domain: string;
+  scope?: string;
+  result: string;
+}
+
+export interface AggregateRecord {
+  source_ip: string;
+  count: number;
+  disposition: string;
+  /** policy_evaluated results: DMARC-aligned DKIM and SPF. */
+  dkim: string;
+  spf: string;
+  reasons?: { type: string; comment?: string }[];
+  header_from: string;
+  envelope_from?: string;
+  envelope_to?: string;
+  dkim_results: DkimResult[];
+  spf_results: SpfResult[];
+}
+
+export interface PublishedPolicy {
+  domain: string;
+  p: string;
+  sp?: string;
+  np?: string;
+  adkim?: string;
+  aspf?: string;
+  pct?: number;
+  fo?: string;
+  testing?: string;
+  discovery_method?: string;
+}
+
+export interface AggregateReport {
+  kind: 'aggregate';
+  org_name: string;
+  email: string;
+  report_id: string;
+  begin: string;
+  end: string;
+  generator?: string;
+  policy: PublishedPolicy;
+  records: AggregateRecord[];
+}
+
+type Node = Record<string, unknown> | string | undefined;
+
+/** Text of an element as fast-xml-parser returns it (a string, or an object with `#text` for mixed content). */
+const text = (node: unknown): string => {
+  if (node === undefined || node === null) return '';
+  if (typeof node === 'string' || typeof node === 'number') return decodeXmlText(String(node)).trim();
+  if (typeof node === 'object' && '#text' in (node as object)) return text((node as Record<string, unknown>)['#text']);
+  return '';
+};
+
+const child = (node: Node, name: string): Node => (node && typeof node === 'object' ? (node[name] as Node) : undefined);
+const list = (node: unknown): Node[] => (node === undefined || node === '' ? [] : Array.isArray(node) ? node : [node]) as Node[];
+const optional = (value: string): string | undefined => (value === '' ? undefined : value);
+const keyword = (node: unknown): string => text(node).toLowerCase();
+
+const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/**
+ * Entity processing is off in the parser (no DOCTYPE entity can expand), so the five
+ * predefined entities and character references are decoded here, and nothing else.
+ */
+export function decodeXmlText(value: string): string {
+  if (!value.includes('&')) return value;
+  return value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);/g, (_, ref: string) => {
+    if (ref[0] !== '#') return PREDEFINED[ref];
+    const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : '';
+  });
+}
+
+const epoch = (node: unknown, field: string): string => {
+  const raw = text(node);
+  if (!/^\d{1,12}$/.test(raw)) throw refuse('malformed', `date_range ${field} must be epoch seconds`);
+  return new Date(Number(raw) * 1000).toISOString();
+};
+
+const domainOf = (address: string): string => {
+  const at = address.lastIndexOf('@');
+  return (at >= 0 ? address.slice(at + 1) : address).replace(/[<>\s]/g, '').toLowerCase();
+};
+
+export const normalizeDomain = (domain: string): string => domain.trim().toLowerCase().replace(/\.$/, '');
+
+function record(node: Node, index: number): AggregateRecord {
+  const row = child(node, 'row');
+  const evaluated = child(row, 'policy_evaluated');
+  const identifiers = child(node, 'identifiers');
+  const auth = child(node, 'auth_results');
+  const sourceIp = text(child(row, 'source_ip'));
+  const count = text(child(row, 'count'));
+  if (!sourceIp) throw refuse('malformed', `record ${index + 1} has no source_ip`);
+  if (!/^\d{1,12}$/.test(count)) throw refuse('malformed', `record ${index + 1} has no valid count`);
+  const reasons = list(child(evaluated, 'reason'))
+    .map((r) => ({ type: keyword(child(r, 'type')), comment: optional(text(child(r, 'comment'))) }))
+    .filter((r) => r.type !== '' || r.comment !== undefined);
+  const out: AggregateRecord = {
+    source_ip: sourceIp,
+    count: Number(count),
+    disposition: keyword(child(evaluated, 'disposition')),
+    dkim: keyword(child(evaluated, 'dkim')),
+    spf: keyword(child(evaluated, 'spf')),
+    header_from: normalizeDomain(text(child(identifiers, 'header_from'))),
+    dkim_results: list(child(auth, 'dkim')).map((d) => {
+      const selector = optional(text(child(d, 'selector')));
+      return { domain: normalizeDomain(text(child(d, 'domain'))), ...(selector ? { selector } : {}), result: keyword(child(d, 'result')) };
+    }),
+    spf_results: list(child(auth, 'spf')).map((s) => {
+      const scope = optional(keyword(child(s, 'scope')));
+      return { domain: normalizeDomain(text(child(s, 'domain'))), ...(scope ? { scope } : {}), result: keyword(child(s, 'result')) };
+    }),
+  };
+  if (reasons.length) out.reasons = reasons;
+  const envelopeFrom = optional(normalizeDomain(text(child(identifiers, 'envelope_from'))));
+  const envelopeTo = optional(normalizeDomain(text(child(identifiers, 'envelope_to'))));
+  if (envelopeFrom) out.envelope_from = envelopeFrom;
+  if (envelopeTo) out.envelope_to = envelopeTo;
+  return out;
+}
+
+/**
+ * The report from the parsed `<feedback>` element. Both schema generations map to the
+ * same shape: RFC 9990 adds `np`, `testing`, `discovery_method`, `generator` and drops
+ * `pct`; the pre-RFC draft has no `<version>`. An empty `org_name` is derived from the
+ * reporter's email domain. Records may come separately (a large report is parsed in slices).
+ */
+export function aggregateReportFrom(feedback: Node, recordNodes: Iterable<unknown> = list(child(feedback, 'record'))): AggregateReport {
+  const metadata = child(feedback, 'report_metadata');
+  const published = child(feedback, 'policy_published');
+  if (!metadata || !published) throw refuse('malformed', 'aggregate report needs report_metadata and policy_published');
+  const email = text(child(metadata, 'email'));
+  const orgName = text(child(metadata, 'org_name')) || domainOf(email);
+  const reportId = text(child(metadata, 'report_id'));
+  if (!orgName) throw refuse('malformed', 'report_metadata has neither org_name nor email');
+  if (!reportId) throw refuse('malformed', 'report_metadata has no report_id');
+  if (reportId.length > 256) throw refuse('malformed', 'report_id is longer than 256 characters');
+  const range = child(metadata, 'date_range');
+  const domain = normalizeDomain(text(child(published, 'domain')));
+  if (!domain) throw refuse('malformed', 'policy_published has no domain');
+  const pct = text(child(published, 'pct'));
+  const policy: PublishedPolicy = { domain, p: keyword(child(published, 'p')) };
+  for (const field of ['sp', 'np', 'adkim', 'aspf', 'fo', 'testing', 'discovery_method'] as const) {
+    const value = keyword(child(published, field));
+    if (value) policy[field] = value;
+  }
+  if (/^\d{1,3}$/.test(pct)) policy.pct = Number(pct);
+  const generator = optional(text(child(metadata, 'generator')));
+  const records: AggregateRecord[] = [];
+  for (const node of recordNodes) records.push(record(node as Node, records.length));
+  return {
+    kind: 'aggregate',
+    org_name: orgName,
+    email,
+    report_id: reportId,
+    begin: epoch(child(range, 'begin'), 'begin'),
+    end: epoch(child(range, 'end'), 'end'),
+    ...(generator ? { generator } : {}),
+    policy,
+    records,
+  };
+}
+
+/** DMARC passes when an aligned identifier passed: policy_evaluated carries the aligned results. */
+export const dmarcPassed = (r: Pick<AggregateRecord, 'dkim' | 'spf'>): boolean => r.dkim === 'pass' || r.spf === 'pass';

@@ -1,0 +1,191 @@
+import { createHash } from 'node:crypto';
+import { DomainEvent } from '../../shared/decider';
+import { AggregateRecord, AggregateReport, dmarcPassed, PublishedPolicy } from './aggregate-report';
+import { FailureReport } from './failure-report';
+import { TlsPolicyResult, TlsReport } from './tls-report';
+
+/** Where a report came in. */
+export type ReportSource = 'smtp' | 'https' | 'admin' | 'cli';
+
+/** The enrolled zone a report belongs to and the account whose add-on lists it. */
+export interface ZoneOwner {
+  zone: string;
+  account_id: number;
+}
+
+interface Received {
+  report_key: string;
+  zone: string;
+  account_id: number;
+  received_at: string;
+  source: ReportSource;
+}
+
+export type AggregateReportReceived = DomainEvent<
+  'DmarcAggregateReportReceived',
+  Received & {
+    org_name: string;
+    email: string;
+    report_id: string;
+    begin: string;
+    end: string;
+    generator?: string;
+    policy: PublishedPolicy;
+    record_count: number;
+    message_count: number;
+    passing_count: number;
+    chunk_count: number;
+  }
+>;
+
+/** One slice of a report's records; `offset` is the index of its first record in the report. */
+export type AggregateRecordsAdded = DomainEvent<
+  'DmarcAggregateRecordsAdded',
+  { report_key: string; zone: string; begin: string; offset: number; records: AggregateRecord[] }
+>;
+
+export type FailureReportReceived = DomainEvent<
+  'DmarcFailureReportReceived',
+  Received &
+    Omit<FailureReport, 'kind' | 'subject' | 'mail_from'> & {
+      /** SecretBox-sealed (purpose `FAILURE_REPORT_SEAL`); null when the report had none. */
+      subject_sealed: string | null;
+      mail_from_sealed: string | null;
+    }
+>;
+
+export type TlsReportReceived = DomainEvent<
+  'TlsReportReceived',
+  Received & {
+    org_name: string;
+    contact_info: string;
+    report_id: string;
+    begin: string;
+    end: string;
+    policies: TlsPolicyResult[];
+    successful_sessions: number;
+    failed_sessions: number;
+  }
+>;
+
+/** Contract §15: reports are kept three years. Read models drop what began before `cutoff`. */
+export type ReportRetentionApplied = DomainEvent<'DmarcReportRetentionApplied', { cutoff: string; applied_at: string }>;
+
+export type ReportEvent = AggregateReportReceived | AggregateRecordsAdded | FailureReportReceived | TlsReportReceived;
+
+export const REPORT_EVENT_TYPES = [
+  'DmarcAggregateReportReceived',
+  'DmarcAggregateRecordsAdded',
+  'DmarcFailureReportReceived',
+  'TlsReportReceived',
+] as const satisfies readonly ReportEvent['type'][];
+
+export const REPORT_RETENTION_STREAM = 'dmarc-report-retention';
+export const REPORT_RETENTION_YEARS = 3;
+
+/** The retention cutoff for a run at `now`: three calendar years back. */
+export function retentionCutoff(now: Date): Date {
+  const cutoff = new Date(now.getTime());
+  cutoff.setUTCFullYear(cutoff.getUTCFullYear() - REPORT_RETENTION_YEARS);
+  return cutoff;
+}
+
+/**
+ * The seed's event-log names (`GET /events`) of these facts. Stored types follow the
+ * codebase's PascalCase past tense; the read API publishes the seed's names. Record
+ * chunks are part of their report's fact, not events of their own in the log.
+ */
+export const SEED_EVENT_NAME: Record<ReportEvent['type'], 'dmarc.report.received' | 'tls.report.received' | null> = {
+  DmarcAggregateReportReceived: 'dmarc.report.received',
+  DmarcFailureReportReceived: 'dmarc.report.received',
+  TlsReportReceived: 'tls.report.received',
+  DmarcAggregateRecordsAdded: null,
+};
+
+export const FAILURE_REPORT_SEAL = 'dmarc-failure-report';
+
+/**
+ * Records per chunk event: a 50,000-record report becomes one header and 50 chunks of
+ * about 200 KB of JSON each, appended together, so no single event is large and a reader
+ * never holds more than a chunk's worth per event.
+ */
+export const RECORDS_PER_CHUNK = 1000;
+
+const hash = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 40);
+
+/**
+ * A report's identity: reporter (org and contact address, case-folded) plus its report
+ * id. Two sends of one report share it, whatever their packaging (xml, gzip, zip, mail).
+ */
+export const aggregateReportKey = (r: Pick<AggregateReport, 'org_name' | 'email' | 'report_id'>): string =>
+  hash('aggregate', r.org_name.trim().toLowerCase(), r.email.trim().toLowerCase(), r.report_id.trim());
+
+export const tlsReportKey = (r: Pick<TlsReport, 'org_name' | 'contact_info' | 'report_id'>): string =>
+  hash('tls', r.org_name.trim().toLowerCase(), r.contact_info.trim().toLowerCase(), r.report_id.trim());
+
+/** Failure reports have no report id: the report mail's own Message-ID (hashed, never kept) or its bytes stand in. */
+export const failureReportKey = (reporter: string, reportMessageId: string | null, raw: Uint8Array): string =>
+  reportMessageId ? hash('failure', reporter.toLowerCase(), reportMessageId.trim()) : hash('failure-body', createHash('sha256').update(raw).digest('hex'));
+
+/** Stream of one report; created with NO_STREAM, so a second copy of the report cannot be stored. */
+export const reportStream = (key: string): string => `dmarc-report-${key}`;
+
+/** The events of one accepted aggregate report: its header and its records in chunks, appended in one append. */
+export function aggregateReportEvents(report: AggregateReport, key: string, owner: ZoneOwner, receivedAt: string, source: ReportSource): ReportEvent[] {
+  let messages = 0;
+  let passing = 0;
+  for (const r of report.records) {
+    messages += r.count;
+    if (dmarcPassed(r)) passing += r.count;
+  }
+  const chunks: AggregateRecordsAdded[] = [];
+  for (let offset = 0; offset < report.records.length; offset += RECORDS_PER_CHUNK) {
+    chunks.push({
+      type: 'DmarcAggregateRecordsAdded',
+      data: { report_key: key, zone: owner.zone, begin: report.begin, offset, records: report.records.slice(offset, offset + RECORDS_PER_CHUNK) },
+    });
+  }
+  const header: AggregateReportReceived = {
+    type: 'DmarcAggregateReportReceived',
+    data: {
+      report_key: key,
+      zone: owner.zone,
+      account_id: owner.account_id,
+      received_at: receivedAt,
+      source,
+      org_name: report.org_name,
+      email: report.email,
+      report_id: report.report_id,
+      begin: report.begin,
+      end: report.end,
+      ...(report.generator ? { generator: report.generator } : {}),
+      policy: report.policy,
+      record_count: report.records.length,
+      message_count: messages,
+      passing_count: passing,
+      chunk_count: chunks.length,
+    },
+  };
+  return [header, ...chunks];
+}
+
+export function tlsReportEvent(report: TlsReport, key: string, owner: ZoneOwner, receivedAt: string, source: ReportSource): TlsReportReceived {
+  return {
+    type: 'TlsReportReceived',
+    data: {
+      report_key: key,
+      zone: owner.zone,
+      account_id: owner.account_id,
+      received_at: receivedAt,
+      source,
+      org_name: report.org_name,
+      contact_info: report.contact_info,
+      report_id: report.report_id,
+      begin: report.begin,
+      end: report.end,
+      policies: report.policies,
+      successful_sessions: report.policies.reduce((n, p) => n + p.successful_sessions, 0),
+      failed_sessions: report.policies.reduce((n, p) => n + p.failed_sessions, 0),
+    },
+  };
+}
