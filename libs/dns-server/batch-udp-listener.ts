@@ -19,9 +19,9 @@ export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOption
   const socket = BatchUdpSocket.open(addon, {
     host: opts.host,
     port: opts.port,
-    // With SO_REUSEPORT each cluster worker binds its own socket on the same port and the
-    // kernel spreads queries over them by flow; port 0 is a private test server.
-    reusePort: opts.port !== 0,
+    // With SO_REUSEPORT each cluster worker or DNS thread binds its own socket on the same
+    // port and the kernel spreads queries over them by flow.
+    reusePort: opts.reusePort ?? opts.port !== 0,
     receiveBufferBytes: opts.receiveBufferBytes,
     sendBufferBytes: SEND_BUFFER_BYTES,
     maxBatch: BATCH,

@@ -20,7 +20,7 @@ export function listenDgramUdp(opts: UdpListenOptions, respond: UdpResponder): P
   // With SO_REUSEPORT (Node >= 22.12) each cluster worker binds its own socket and the
   // kernel spreads packets over them; otherwise workers share the primary's one socket and
   // every packet wakes them all.
-  const reusePort = supportsReusePort() && opts.port !== 0;
+  const reusePort = supportsReusePort() && (opts.reusePort ?? opts.port !== 0);
   const socket = dgram.createSocket({
     type: family === 6 ? 'udp6' : 'udp4',
     lookup: lookup as never,

@@ -43,6 +43,13 @@ export interface DnsServerOptions {
   maxTcpConnections?: number;
   /** Socket receive buffer for UDP bursts; the kernel may cap it. */
   udpReceiveBufferBytes?: number;
+  /** Bind UDP with SO_REUSEPORT even on port 0 (the first of several replicas sharing a port). */
+  reusePort?: boolean;
+  /**
+   * Serve UDP only: an extra replica on a port whose TCP side another replica serves (Node's
+   * TCP servers cannot share a port across threads).
+   */
+  udpOnly?: boolean;
   onError?: (err: Error) => void;
 }
 
@@ -81,12 +88,18 @@ export class DnsServer {
     // With port 0 the UDP port is chosen first; TCP may find it taken, so try again.
     for (let attempt = 0; ; attempt++) {
       const udp = await listenUdp(
-        { host: this.opts.host, port: this.opts.port, receiveBufferBytes: this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024, onError: this.onError },
+        {
+          host: this.opts.host,
+          port: this.opts.port,
+          receiveBufferBytes: this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024,
+          reusePort: this.opts.reusePort,
+          onError: this.onError,
+        },
         this.answerUdp,
       );
       const port = udp.port;
       try {
-        this.tcp = await this.listenTcp(port);
+        this.tcp = this.opts.udpOnly ? null : await this.listenTcp(port);
         this.udp = udp;
         this.boundPort = port;
         return { host: this.opts.host, port };

@@ -20,6 +20,12 @@ export interface UdpListenOptions {
   host: string;
   port: number;
   receiveBufferBytes: number;
+  /**
+   * SO_REUSEPORT, so sibling sockets (threads or processes) share the port and the kernel
+   * spreads queries over them. Defaults to on for a fixed port, off for port 0 (a private
+   * test server), where the first of several replicas must ask for it.
+   */
+  reusePort?: boolean;
   onError: (err: Error) => void;
 }
 

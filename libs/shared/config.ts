@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export type Role = 'api' | 'dns' | 'intake' | 'worker';
@@ -17,6 +18,8 @@ export interface AppConfig {
   dnsPort: number;
   /** Runs the `dns` role in its own thread on the embedded store (DNS_THREAD=off keeps it on the main thread). */
   dnsThread: boolean;
+  /** DNS threads sharing the port through SO_REUSEPORT (embedded store, DNS_THREAD on). */
+  dnsThreads: number;
   smtpPort: number;
   ddnsZones: string[];
   nameservers: string[];
@@ -68,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dnsHost: env.DNS_HOST || '127.0.0.1',
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
     dnsThread: env.DNS_THREAD !== 'off',
+    dnsThreads: Math.max(1, int(env.DNS_THREADS, Math.min(availableParallelism(), 4), 'DNS_THREADS')),
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
     nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
 import type { QuerySink } from '../dns-server';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
@@ -8,6 +9,8 @@ import { DnsMetricsSink } from './application/dns-metrics.sink';
 import { DnsLog, DnsRole, DnsRoleRunner } from './application/dns-role';
 import { dnsThreadScript, ThreadedDns } from './application/threaded-dns';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
+import { loadUdpBatch } from '../dns-server/udp-batch';
+import { supportsReusePort } from '../dns-server/dns-server';
 
 /** Optional hook for query logging / analytics: provide a QuerySink under this token to receive every answered query. */
 export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
@@ -16,11 +19,13 @@ export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
  * Runs the `dns` role when this process has it. On the embedded event store (one process
  * holding every role) the role gets its own thread, so DNS answers and index updates do
  * not compete with the API for one event loop; DNS_THREAD=off, or a store of another
- * kind, keeps it on this thread.
+ * kind, keeps it on this thread. With DNS_THREADS > 1 further threads answer UDP on the
+ * same port (SO_REUSEPORT, so the kernel spreads queries over them) while the first also
+ * serves TCP: one core per thread, as NSD runs one server per core.
  */
 @Injectable()
 export class DnsService implements OnModuleInit, OnApplicationShutdown {
-  private runner: DnsRoleRunner | null = null;
+  private runners: DnsRoleRunner[] = [];
   private boundPort: number | null = null;
 
   constructor(
@@ -41,7 +46,13 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
 
   /** `thread` or `inline`, once started. */
   get mode(): 'thread' | 'inline' | null {
-    return this.runner ? (this.runner instanceof ThreadedDns ? 'thread' : 'inline') : null;
+    const first = this.runners[0];
+    return first ? (first instanceof ThreadedDns ? 'thread' : 'inline') : null;
+  }
+
+  /** How many DNS threads (or 1 inline server) answer, once started. */
+  get replicas(): number {
+    return this.runners.length;
   }
 
   async onModuleInit(): Promise<void> {
@@ -51,15 +62,32 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     const settings = { dnsHost, dnsPort, ddnsZones, nameservers };
     const sink = new DnsMetricsSink(this.metrics, this.sink);
     const script = this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:' ? dnsThreadScript() : null;
-    this.runner = script
-      ? new ThreadedDns(script, this.store as SqliteEventStore, settings, sink, log)
-      : new DnsRole(this.store, settings, sink, log);
-    this.boundPort = await this.runner.start();
+    if (!script) {
+      this.runners = [new DnsRole(this.store, settings, sink, log)];
+      this.boundPort = await this.runners[0].start();
+      return;
+    }
+    const store = this.store as SqliteEventStore;
+    const threads = canSharePort(dnsHost) ? this.config.dnsThreads : 1;
+    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log);
+    this.runners = [first];
+    const port = await first.start();
+    this.boundPort = port;
+    for (let i = 1; i < threads; i++) {
+      const replica = new ThreadedDns(script, store, { ...settings, dnsPort: port, reusePort: true, udpOnly: true }, sink, log);
+      this.runners.push(replica);
+      await replica.start();
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.runner?.stop();
+    await Promise.all(this.runners.map((r) => r.stop()));
   }
 }
+/** Sockets of several threads can share a UDP port only with SO_REUSEPORT: the batch addon, or dgram on new Node. */
+function canSharePort(host: string): boolean {
+  return (isIP(host) !== 0 && process.env.DNS_UDP_BATCH !== 'off' && loadUdpBatch().ok) || supportsReusePort();
+}
+
 @Module({ providers: [DnsService], exports: [DnsService] })
 export class DnsModule {}

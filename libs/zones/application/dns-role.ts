@@ -7,6 +7,9 @@ export interface DnsRoleSettings {
   dnsPort: number;
   ddnsZones: string[];
   nameservers: string[];
+  /** See DnsServerOptions: how a replica shares its port with sibling DNS threads. */
+  reusePort?: boolean;
+  udpOnly?: boolean;
 }
 
 export type DnsLog = (msg: string, extra?: Record<string, unknown>) => void;
@@ -36,13 +39,15 @@ export class DnsRole implements DnsRoleRunner {
   ) {}
 
   async start(): Promise<number> {
-    const { ddnsZones, nameservers, dnsHost, dnsPort } = this.settings;
+    const { ddnsZones, nameservers, dnsHost, dnsPort, reusePort, udpOnly } = this.settings;
     this.feeder = new DnsIndexFeeder(this.store, this.index, { ddnsZones, nameservers, log: this.log });
     await this.feeder.start();
     this.server = new DnsServer({
       host: dnsHost,
       port: dnsPort,
       index: this.index,
+      reusePort,
+      udpOnly,
       sink: this.sink,
       onError: (err) => this.log('dns server error', { error: err.message }),
     });
