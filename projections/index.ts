@@ -7,6 +7,7 @@ import { twoFactorProjection } from './two-factor.projection';
 import { domainsProjection } from './domains.projection';
 import { zonesProjection } from './zones.projection';
 import { uptimeDomainsProjection } from './uptime-domains.projection';
+import { certificatesProjection } from './certificates.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -18,4 +19,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   domainsProjection,
   zonesProjection,
   uptimeDomainsProjection,
+  certificatesProjection,
 ];

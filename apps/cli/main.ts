@@ -71,6 +71,10 @@ const COMMANDS: Record<string, CommandSpec> = {
       return call('POST', `/admin/projections/${encodeURIComponent(args[0])}/rebuild${flags.has('wait') ? '?wait=true' : ''}`);
     },
   },
+  'jobs:certificate-renewals': {
+    usage: 'jobs:certificate-renewals [--now <ISO 8601>]',
+    run: (_args, flags) => call('POST', '/admin/jobs/certificate-renewals', flags.has('now') ? { now: flags.get('now') } : {}),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {

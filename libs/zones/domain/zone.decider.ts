@@ -14,6 +14,9 @@ export interface ZoneState {
 export type ZoneCommand =
   | { type: 'ImportZone'; zoneId: string; accountId: number; name: string; token: string; nameservers: string[]; rrsets: RRsetInput[]; at: string }
   | { type: 'UpsertRRsets'; accountId: number; rrsets: RRsetInput[]; at: string }
+  /** Adds values to one RRset, keeping the others (challenge records the service publishes itself). */
+  | { type: 'AddRecordValues'; accountId: number; subname: string; rrtype: string; ttl: number; values: string[]; at: string }
+  | { type: 'RemoveRecordValues'; accountId: number; subname: string; rrtype: string; values: string[]; at: string }
   | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
   | { type: 'DeleteZone'; accountId: number; at: string };
 
@@ -84,6 +87,17 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
         });
         if (effective.length === 0) return [];
         return [{ type: 'ZoneRRsetsChanged', data: { zone_id: state.id, account_id: state.accountId, name: state.name, rrsets: effective, at: command.at } }];
+      }
+      case 'AddRecordValues':
+      case 'RemoveRecordValues': {
+        requireOwned(state, command.accountId);
+        const current = state.rrsets.get(rrsetKey({ subname: command.subname, type: command.rrtype }));
+        const ttl = command.type === 'AddRecordValues' ? command.ttl : (current?.ttl ?? 60);
+        const given = canonicalRRset(state.name, { subname: command.subname, type: command.rrtype, ttl, records: command.values }, 'records[0]').records;
+        const had = current?.records ?? [];
+        const records = command.type === 'AddRecordValues' ? [...had, ...given.filter((r) => !had.includes(r))] : had.filter((r) => !given.includes(r));
+        // Delegates to the upsert, whose "only what differs" rule makes a repeated add or remove a no-op.
+        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets: [{ subname: command.subname, type: command.rrtype, ttl: current?.ttl ?? ttl, records }], at: command.at }, state);
       }
       case 'MarkVerified':
         requireOwned(state, command.accountId);
