@@ -117,7 +117,8 @@ describe('certificate decider: the seed state table', () => {
   });
 
   it('issued → validating on manual or automatic renewal; failed and expired renew too (recovery)', () => {
-    const renew = (trigger: 'manual' | 'automatic' = 'manual'): CertificateCommand => ({ type: 'RenewCertificate', accountId: 1, plan: 'plus', trigger, at: at(20) });
+    type Renew = Extract<CertificateCommand, { type: 'RenewCertificate' }>;
+    const renew = (trigger: 'manual' | 'automatic' = 'manual'): Renew => ({ type: 'RenewCertificate', accountId: 1, plan: 'plus', trigger, at: at(20) });
     spec.given(ISSUED).when(renew()).then([e.renewal()]);
     spec.given(ISSUED).when({ ...renew('automatic'), accountId: null }).then([e.renewal(2, 'automatic')]);
     spec.given([e.requested(), e.ordered(), e.failed()]).when(renew()).then([e.renewal()]);
