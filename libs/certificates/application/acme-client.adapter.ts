@@ -38,7 +38,14 @@ export class AcmeClientAdapter implements AcmePort {
   private async acme(): Promise<acme.Client> {
     this.client ??= (async () => {
       const client = new acme.Client({ directoryUrl: this.directoryUrl, accountKey: await this.accountKey() });
-      await client.createAccount({ termsOfServiceAgreed: true });
+      try {
+        await client.createAccount({ termsOfServiceAgreed: true });
+      } catch (e) {
+        // With the key already registered (any restart) the CA answers 200 with the account's
+        // URL, and acme-client follows up with an update pebble refuses as empty: the account
+        // is found, which is all that is needed.
+        if (!accountUrlOf(client)) throw e;
+      }
       return client;
     })().catch((e) => {
       this.client = null;
@@ -123,3 +130,11 @@ export class AcmeClientAdapter implements AcmePort {
   }
 }
 
+
+const accountUrlOf = (client: acme.Client): string | null => {
+  try {
+    return client.getAccountUrl();
+  } catch {
+    return null;
+  }
+};
