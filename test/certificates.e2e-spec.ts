@@ -229,6 +229,24 @@ describe('certificates (contract §10) against pebble', () => {
     expect((await app.http.get('/certificates', plus.token)).body.limits.current_count).toBe(4);
   });
 
+  it("refuses the CA's 6th duplicate of the week locally with 429 ca_rate_limited and Retry-After", async () => {
+    const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'dup.example.com' }, elite.token);
+    await waitForStatus(app.http, elite.token, created.body.id, ['issued']);
+    for (let i = 0; i < 4; i++) {
+      expect((await app.http.post(`/certificates/${created.body.id}/renew`, undefined, elite.token)).status).toBe(202);
+      await waitForStatus(app.http, elite.token, created.body.id, ['issued']);
+    }
+    const orders = pebble.orderCount();
+    const sixth = await app.http.post(`/certificates/${created.body.id}/renew`, undefined, elite.token);
+    expect([sixth.status, sixth.body.error.code]).toEqual([429, 'ca_rate_limited']);
+    expect(sixth.body.error.message).toBe("The certificate authority's limit of 5 duplicate certificates per week is reached");
+    const retryAfter = Number(sixth.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(7 * 86_400 - 120);
+    expect(retryAfter).toBeLessThanOrEqual(7 * 86_400);
+    expect(pebble.orderCount()).toBe(orders); // refused before the CA was asked
+    expect((await app.http.get(`/certificates/${created.body.id}`, elite.token)).body.status).toBe('issued');
+  });
+
   it('download before issuance is 409 not_issued', async () => {
     const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'early.example.com' }, elite.token);
     const early = await app.http.get(`/certificates/${created.body.id}/download`, elite.token);
