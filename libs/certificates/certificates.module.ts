@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { KeyedLock } from '../domains/application/keyed-lock';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { APP_CONFIG, AppConfig } from '../shared/config';
@@ -29,6 +30,7 @@ import { CertificateJobsController, CertificatesController } from './http/certif
         );
       },
     },
+    KeyedLock,
     ChallengeRecords,
     IssuanceDriver,
     CertificateCommands,

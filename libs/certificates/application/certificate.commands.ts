@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AccountDirectory } from '../../accounts/application/account-directory';
+import { KeyedLock } from '../../domains/application/keyed-lock';
 import { Plan } from '../../accounts/domain/account.events';
 import { EventMetadata } from '../../eventstore/event-store.port';
 import { CommandRunner } from '../../projections/command-runner';
@@ -15,7 +16,7 @@ import { checkCaLimits } from '../domain/ca-limits';
 import { certificateDecider, CertificateState } from '../domain/certificate.decider';
 import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, requirePaid } from '../domain/certificate-rules';
 import { certificateStream, CERTIFICATE_KEY_PURPOSE } from '../domain/certificate.events';
-import { ledgerDecider, ledgerStream } from '../domain/certificate-ledger';
+import { LedgerCommand, ledgerDecider, ledgerStream } from '../domain/certificate-ledger';
 import { ACME_PORT, AcmePort } from './acme.port';
 import { CERTIFICATE_ISSUANCES, CERTIFICATES_PROJECTION, IssuanceDoc } from './certificate-read-model';
 import { IssuanceDriver } from './issuance.driver';
@@ -51,6 +52,7 @@ export class CertificateCommands {
     private readonly directory: AccountDirectory,
     private readonly projections: ProjectionEngine,
     private readonly driver: IssuanceDriver,
+    private readonly lock: KeyedLock,
     @Inject(ACME_PORT) private readonly acme: AcmePort,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -71,9 +73,8 @@ export class CertificateCommands {
     await this.checkCaLimits(zone!.name, names, at.getTime());
     const certificateId = randomUUID();
     const domain = names[0];
-    await this.runner.streams.handle(
-      ledgerStream(caller.accountId),
-      ledgerDecider,
+    await this.ledger(
+      caller.accountId,
       { type: 'TakeSlot', accountId: caller.accountId, certificateId, domain, limit: MAX_CERTIFICATES[plan], at: at.toISOString() },
       metadataOf(caller),
     );
@@ -113,9 +114,8 @@ export class CertificateCommands {
     await this.checkCaLimits(state.zone, state.names, at.getTime());
     // Out of expired the certificate holds a plan slot again (it stops counting when it expires).
     if (state.status === 'expired') {
-      await this.runner.streams.handle(
-        ledgerStream(state.accountId),
-        ledgerDecider,
+      await this.ledger(
+        state.accountId,
         { type: 'TakeSlot', accountId: state.accountId, certificateId, domain: state.domain, limit: MAX_CERTIFICATES[plan], at: at.toISOString() },
         caller ? metadataOf(caller) : SYSTEM(state.accountId),
       );
@@ -172,9 +172,8 @@ export class CertificateCommands {
       SYSTEM(state.accountId),
     );
     if (result.events.length === 0) return false;
-    await this.runner.streams.handle(
-      ledgerStream(state.accountId),
-      ledgerDecider,
+    await this.ledger(
+      state.accountId,
       { type: 'ParkSlot', accountId: state.accountId, certificateId, at: now.toISOString() },
       SYSTEM(state.accountId),
     );
@@ -217,11 +216,11 @@ export class CertificateCommands {
   }
 
   private async releaseSlot(accountId: number, certificateId: string): Promise<void> {
-    await this.runner.streams.handle(
-      ledgerStream(accountId),
-      ledgerDecider,
-      { type: 'ReleaseSlot', accountId, certificateId, at: this.clock.now().toISOString() },
-      SYSTEM(accountId),
-    );
+    await this.ledger(accountId, { type: 'ReleaseSlot', accountId, certificateId, at: this.clock.now().toISOString() }, SYSTEM(accountId));
+  }
+
+  /** Ledger decisions of one account run one at a time in this process (no revision fights on a burst of creates). */
+  private ledger(accountId: number, command: LedgerCommand, metadata: EventMetadata) {
+    return this.lock.run(`ledger-${accountId}`, () => this.runner.streams.handle(ledgerStream(accountId), ledgerDecider, command, metadata));
   }
 }

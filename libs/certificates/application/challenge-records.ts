@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { promises as dns } from 'node:dns';
 import { EventStreams } from '../../eventstore/event-streams';
 import { AppError } from '../../shared/errors';
-import { zoneDecider } from '../../zones/domain/zone.decider';
+import { RecordValues, zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
 import { DnsService } from '../../zones/dns.module';
 import { ChallengeRecord } from '../domain/certificate.events';
@@ -20,45 +20,94 @@ export interface ChallengeZone {
   certificateId: string;
 }
 
+interface Change {
+  kind: 'add' | 'remove';
+  zone: ChallengeZone;
+  sets: RecordValues[];
+  at: string;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+}
+
 /**
  * Publishes and removes `_acme-challenge` TXT values through the zones context's own
  * command path (`AddRecordValues` / `RemoveRecordValues` on the zone stream), so they
  * are `ZoneRRsetsChanged` events the DNS server serves like any other record. Adding a
  * value already there, or removing one already gone, appends nothing: a step repeated
  * after a crash leaves no duplicate.
+ *
+ * Changes to one zone are written one append at a time in this process, and the
+ * changes that queue up meanwhile go out together as one append (group commit): fifty
+ * certificates under one zone would otherwise fight over the zone stream's revision.
+ * Across processes the expected-revision append still decides.
  */
 @Injectable()
 export class ChallengeRecords {
+  private readonly queues = new Map<string, Change[]>();
+  private readonly flushing = new Set<string>();
+
   constructor(
     private readonly streams: EventStreams,
     @Optional() @Inject(DnsService) private readonly dns?: DnsService,
   ) {}
 
-  async publish(zone: ChallengeZone, records: ChallengeRecord[], at: string): Promise<void> {
-    for (const set of challengeTxtSets(records)) {
-      await this.streams.handle(
-        zoneStream(zone.zoneId),
-        zoneDecider,
-        { type: 'AddRecordValues', accountId: zone.accountId, subname: set.subname, rrtype: 'TXT', ttl: CHALLENGE_TTL, values: set.values.map(quoted), at },
-        metadataOf(zone),
-      );
-    }
+  publish(zone: ChallengeZone, records: ChallengeRecord[], at: string): Promise<void> {
+    return this.submit('add', zone, records, at);
   }
 
   async remove(zone: ChallengeZone, records: ChallengeRecord[], at: string): Promise<void> {
-    for (const set of challengeTxtSets(records)) {
-      try {
-        await this.streams.handle(
-          zoneStream(zone.zoneId),
-          zoneDecider,
-          { type: 'RemoveRecordValues', accountId: zone.accountId, subname: set.subname, rrtype: 'TXT', values: set.values.map(quoted), at },
-          metadataOf(zone),
-        );
-      } catch (e) {
-        // A deleted zone serves nothing any more: nothing is left to remove.
-        if (!(e instanceof AppError && e.status === 404)) throw e;
-      }
+    try {
+      await this.submit('remove', zone, records, at);
+    } catch (e) {
+      // A deleted zone serves nothing any more: nothing is left to remove.
+      if (!(e instanceof AppError && e.status === 404)) throw e;
     }
+  }
+
+  private submit(kind: Change['kind'], zone: ChallengeZone, records: ChallengeRecord[], at: string): Promise<void> {
+    const sets = challengeTxtSets(records).map((s) => ({ subname: s.subname, values: s.values.map(quoted) }));
+    return new Promise<void>((resolve, reject) => {
+      const queue = this.queues.get(zone.zoneId) ?? [];
+      queue.push({ kind, zone, sets, at, resolve, reject });
+      this.queues.set(zone.zoneId, queue);
+      if (!this.flushing.has(zone.zoneId)) void this.flush(zone.zoneId);
+    });
+  }
+
+  private async flush(zoneId: string): Promise<void> {
+    this.flushing.add(zoneId);
+    try {
+      for (let queue = this.queues.get(zoneId); queue?.length; queue = this.queues.get(zoneId)) {
+        const first = queue[0];
+        const batch = queue.filter((c) => c.kind === first.kind && c.zone.accountId === first.zone.accountId);
+        this.queues.set(zoneId, queue.filter((c) => !batch.includes(c)));
+        try {
+          await this.append(batch);
+          for (const c of batch) c.resolve();
+        } catch (e) {
+          if (batch.length === 1) batch[0].reject(e);
+          // One bad change must not fail the others: each is tried alone.
+          else for (const c of batch) await this.append([c]).then(c.resolve, c.reject);
+        }
+      }
+    } finally {
+      this.flushing.delete(zoneId);
+      this.queues.delete(zoneId);
+    }
+  }
+
+  private append(batch: Change[]) {
+    const { kind, zone, at } = batch[0];
+    const sets = batch.flatMap((c) => c.sets);
+    const command =
+      kind === 'add'
+        ? { type: 'AddRecordValues' as const, accountId: zone.accountId, rrtype: 'TXT', ttl: CHALLENGE_TTL, sets, at }
+        : { type: 'RemoveRecordValues' as const, accountId: zone.accountId, rrtype: 'TXT', sets, at };
+    return this.streams.handle(zoneStream(zone.zoneId), zoneDecider, command, {
+      actor: 'system:certificates',
+      account_id: zone.accountId,
+      certificate_ids: batch.map((c) => c.zone.certificateId),
+    });
   }
 
   /**
@@ -82,5 +131,3 @@ export class ChallengeRecords {
     }
   }
 }
-
-const metadataOf = (z: ChallengeZone) => ({ actor: 'system:certificates', account_id: z.accountId, causation_id: z.certificateId });

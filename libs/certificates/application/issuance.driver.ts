@@ -18,6 +18,8 @@ import { ChallengeRecords } from './challenge-records';
 const SWEEP_INTERVAL_MS = 30_000;
 /** An outage (no answer from the CA, a store hiccup) is retried this many times before the attempt fails. */
 const OUTAGE_RETRIES = 5;
+/** RSA key generations running at once (the thread pool has 4 threads; the target machine 2 cores). */
+const KEYGEN_LANES = 2;
 
 class Stopped extends Error {}
 
@@ -35,6 +37,10 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private readonly wakeups = new Set<() => void>();
+  /** Keys generated ahead, by `<certificate>:<attempt>` (memory only; a restart makes a new one). */
+  private readonly keygenLanes: Promise<unknown>[] = Array.from({ length: KEYGEN_LANES }, () => Promise.resolve());
+  private readonly keygenQueued: number[] = Array.from({ length: KEYGEN_LANES }, () => 0);
+  private readonly keys = new Map<string, Promise<{ privateKeyPem: string; csrPem: string }>>();
   private readonly orders;
   private readonly duration;
 
@@ -141,6 +147,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
         return { type: 'RecordRecordsRemoved', attempt, at: this.now() };
       case 'place_order': {
         if (!this.config.acmeDirectoryUrl) throw new AcmeRefusal('ACME is not configured (ACME_DIRECTORY_URL is unset)');
+        this.prefetchKey(state.id, attempt, step.names);
         const order = await this.acme.placeOrder(step.names);
         const challenges: ChallengeRecord[] = order.authorizations.map((a) => ({
           identifier: a.identifier,
@@ -164,7 +171,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       case 'poll_authorizations':
         return this.pollAuthorizations(attempt, step.records);
       case 'generate_key': {
-        const { privateKeyPem, csrPem } = await this.acme.createKeyAndCsr(step.names);
+        const { privateKeyPem, csrPem } = await this.takeKey(state.id, attempt, step.names);
         return { type: 'RecordKeyGenerated', attempt, sealedPrivateKey: this.box.seal(privateKeyPem, CERTIFICATE_KEY_PURPOSE), csrPem, at: this.now() };
       }
       case 'finalize': {
@@ -186,6 +193,40 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
+  /**
+   * RSA 2048 generation is the CPU-heavy part of an issuance (a third of a second on a
+   * loaded core): it starts when the order does and runs on the thread pool while the
+   * challenge is published and validated, instead of after it.
+   */
+  private prefetchKey(id: string, attempt: number, names: string[]): void {
+    const key = `${id}:${attempt}`;
+    if (this.keys.has(key)) return;
+    const pending = this.generateKey(names);
+    pending.catch(() => this.keys.delete(key));
+    this.keys.set(key, pending);
+  }
+
+  /**
+   * At most KEYGEN_LANES key generations at a time: a burst of orders would otherwise put
+   * every thread-pool thread on RSA at once and starve the event loop (API answers, ACME
+   * requests, appends) on a small machine. Keys come out in order, so the first orders
+   * finish first.
+   */
+  private generateKey(names: string[]) {
+    const i = this.keygenQueued.indexOf(Math.min(...this.keygenQueued));
+    this.keygenQueued[i] += 1;
+    const next = this.keygenLanes[i].then(() => this.acme.createKeyAndCsr(names)).finally(() => (this.keygenQueued[i] -= 1));
+    this.keygenLanes[i] = next.catch(() => undefined);
+    return next;
+  }
+
+  private takeKey(id: string, attempt: number, names: string[]) {
+    const key = `${id}:${attempt}`;
+    const pending = this.keys.get(key) ?? this.generateKey(names);
+    this.keys.delete(key);
+    return pending;
+  }
+
   private async pollAuthorizations(attempt: number, records: ChallengeRecord[]): Promise<IssuanceCommand> {
     const urls = [...new Set(records.map((r) => r.authz_url))];
     for (let i = 0; i < AUTHZ_POLL_ATTEMPTS; i++) {
@@ -204,6 +245,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       actor: 'system:certificates',
       account_id: state.accountId,
     });
+    if (command.type === 'RecordFailed') this.keys.delete(`${state.id}:${command.attempt}`);
     if (result.events.length === 0) return;
     if (command.type === 'RecordIssued') {
       this.orders.inc({ outcome: 'issued' });

@@ -74,8 +74,8 @@ describe('zone decider', () => {
 
 describe('zone decider: record values the service publishes itself (ACME challenges)', () => {
   const changed = (rrsets: RRset[]): ZoneEvent => ({ type: 'ZoneRRsetsChanged', data: { zone_id: 'z1', account_id: 1, name: 'example.com', rrsets, at } });
-  const add = (values: string[]): ZoneCommand => ({ type: 'AddRecordValues', accountId: 1, subname: '_acme-challenge', rrtype: 'TXT', ttl: 60, values, at });
-  const remove = (values: string[]): ZoneCommand => ({ type: 'RemoveRecordValues', accountId: 1, subname: '_acme-challenge', rrtype: 'TXT', values, at });
+  const add = (values: string[]): ZoneCommand => ({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values }], at });
+  const remove = (values: string[]): ZoneCommand => ({ type: 'RemoveRecordValues', accountId: 1, rrtype: 'TXT', sets: [{ subname: '_acme-challenge', values }], at });
   const txt = (records: string[]): RRset => ({ subname: '_acme-challenge', type: 'TXT', ttl: 60, records });
 
   it('adds values beside existing ones; adding them again appends nothing', () => {
@@ -88,6 +88,13 @@ describe('zone decider: record values the service publishes itself (ACME challen
     spec.given([imported(), changed([txt(['"a"', '"b"'])])]).when(remove(['"a"'])).then([changed([txt(['"b"'])])]);
     spec.given([imported(), changed([txt(['"b"'])])]).when(remove(['"b"'])).then([changed([{ ...txt([]), records: [] }])]);
     spec.given([imported()]).when(remove(['"b"'])).then([]);
+  });
+
+  it('a batch from several publishers is one event, one RRset per owner', () => {
+    spec
+      .given([imported()])
+      .when({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values: ['"a"'] }, { subname: '_acme-challenge.www', values: ['"w"'] }, { subname: '_acme-challenge', values: ['"b"'] }], at })
+      .then([changed([txt(['"a"', '"b"']), { ...txt(['"w"']), subname: '_acme-challenge.www' }])]);
   });
 
   it('refuses another account and a deleted zone', () => {
