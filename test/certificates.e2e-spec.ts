@@ -245,6 +245,7 @@ describe('certificates (contract §10) against pebble', () => {
     expect(retryAfter).toBeLessThanOrEqual(7 * 86_400);
     expect(pebble.orderCount()).toBe(orders); // refused before the CA was asked
     expect((await app.http.get(`/certificates/${created.body.id}`, elite.token)).body.status).toBe('issued');
+    expect((await app.http.get('/metrics')).text).toMatch(/acme_orders_total\{outcome="rate_limited"\} 1/);
   });
 
   it('download before issuance is 409 not_issued', async () => {

@@ -8,7 +8,8 @@ import { CommandRunner } from '../../projections/command-runner';
 import { ProjectionEngine } from '../../projections/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto';
-import { conflict, notFound } from '../../shared/errors';
+import { AppError, conflict, notFound } from '../../shared/errors';
+import { Metrics, METRICS } from '../../shared/metrics';
 import { zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
 import { ZoneDoc } from '../../zones/application/zone.queries';
@@ -56,6 +57,7 @@ export class CertificateCommands {
     @Inject(ACME_PORT) private readonly acme: AcmePort,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(METRICS) private readonly metrics: Metrics,
   ) {}
 
   async planOf(accountId: number): Promise<Plan> {
@@ -147,7 +149,10 @@ export class CertificateCommands {
     const { state } = await this.load(certificateId, caller.accountId);
     let revokedSerial: string | null = null;
     if (revoke && state.current && state.status !== 'expired') {
-      await this.acme.revoke(state.current.certificatePem);
+      // Revoked at the CA first: if the CA does not confirm, nothing is deleted and the client may retry.
+      await this.acme.revoke(state.current.certificatePem).catch((e: Error) => {
+        throw new AppError(502, 'ca_error', `The certificate authority did not revoke the certificate: ${e.message}`);
+      });
       revokedSerial = state.current.serial;
     }
     const at = this.clock.now().toISOString();
@@ -212,7 +217,13 @@ export class CertificateCommands {
     const past = await this.projections
       .collection<IssuanceDoc>(CERTIFICATES_PROJECTION, CERTIFICATE_ISSUANCES)
       .find({ issued_at: { $gt: new Date(now - 7 * 86_400_000).toISOString() } });
-    checkCaLimits(past, registeredDomain, names, now);
+    try {
+      checkCaLimits(past, registeredDomain, names, now);
+    } catch (e) {
+      // Counted beside the CA's outcomes: an order the CA would have refused, never sent.
+      this.metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome']).inc({ outcome: 'rate_limited' });
+      throw e;
+    }
   }
 
   private async releaseSlot(accountId: number, certificateId: string): Promise<void> {

@@ -55,7 +55,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: Metrics,
   ) {
-    this.orders = metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed)', ['outcome']);
+    this.orders = metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome']);
     this.duration = metrics.histogram('acme_issuance_duration_seconds', 'Time from request (or renewal) to issued', [1, 2, 5, 10, 20, 30, 60, 120, 300]);
   }
 
