@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
+import { AcmeClientAdapter } from '../libs/certificates/application/acme-client.adapter';
 import { answerData, queryDns } from './support/dns-client';
 import { openssl, verifiedZone, waitForStatus } from './support/certificates';
 import { ChallTestSrv, Pebble, startChallTestSrv, startPebble } from './support/pebble';
@@ -246,6 +247,17 @@ describe('certificates (contract §10) against pebble', () => {
     expect(pebble.orderCount()).toBe(orders); // refused before the CA was asked
     expect((await app.http.get(`/certificates/${created.body.id}`, elite.token)).body.status).toBe('issued');
     expect((await app.http.get('/metrics')).text).toMatch(/acme_orders_total\{outcome="rate_limited"\} 1/);
+  });
+
+  it('finds an order the CA created but the service never recorded (crash between newOrder and the append)', async () => {
+    const key = AcmeClientAdapter.createAccountKey();
+    const adapter = new AcmeClientAdapter(pebble.directoryUrl, pebble.caCertFile, () => key);
+    expect(await adapter.findOpenOrder(['lost.example.com'])).toBeNull();
+    const placed = await adapter.placeOrder(['lost.example.com', 'www.lost.example.com']);
+    const found = await adapter.findOpenOrder(['www.lost.example.com', 'lost.example.com']);
+    const byName = (o: typeof placed | null) => ({ ...o, authorizations: [...(o?.authorizations ?? [])].sort((a, b) => a.identifier.localeCompare(b.identifier)) });
+    expect(byName(found)).toEqual(byName(placed));
+    expect(await adapter.findOpenOrder(['lost.example.com'])).toBeNull();
   });
 
   it('download before issuance is 409 not_issued', async () => {

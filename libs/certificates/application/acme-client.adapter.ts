@@ -58,20 +58,45 @@ export class AcmeClientAdapter implements AcmePort {
   async placeOrder(names: string[]): Promise<PlacedOrder> {
     const client = await this.acme();
     try {
-      const order = await client.createOrder({ identifiers: names.map((value) => ({ type: 'dns', value })) });
-      const authzs = await client.getAuthorizations(order);
-      const authorizations = await Promise.all(
-        authzs.map(async (a) => {
-          const challenge = a.challenges.find((c) => c.type === 'dns-01');
-          if (!challenge) throw new AcmeRefusal(`no dns-01 challenge offered for ${a.identifier.value}`);
-          const identifier = a.wildcard ? `*.${a.identifier.value}` : a.identifier.value;
-          return { identifier, authzUrl: a.url, challengeUrl: challenge.url, value: await client.getChallengeKeyAuthorization(challenge) };
-        }),
-      );
-      return { orderUrl: order.url, finalizeUrl: order.finalize, authorizations };
+      return await this.describe(client, await client.createOrder({ identifiers: names.map((value) => ({ type: 'dns', value })) }));
     } catch (e) {
       throw e instanceof AcmeRefusal ? e : asRefusal(e);
     }
+  }
+
+  /**
+   * Walks the account's orders list (RFC 8555 §7.1.2.1, paged by Link rel="next") for an
+   * order with exactly these identifiers that is still pending or ready.
+   */
+  async findOpenOrder(names: string[]): Promise<PlacedOrder | null> {
+    const client = await this.acme();
+    const api = (client as unknown as { api: RawApi }).api;
+    const account = await api.apiRequest(client.getAccountUrl(), null, [200]);
+    const want = [...names].map((n) => n.toLowerCase()).sort().join(',');
+    for (let url: string | null = account.data.orders ?? null, pages = 0; url && pages < 100; pages++) {
+      const page = await api.apiRequest(url, null, [200]);
+      for (const orderUrl of (page.data.orders ?? []) as string[]) {
+        const order = await client.getOrder({ url: orderUrl } as acme.Order);
+        if ((order.status === 'pending' || order.status === 'ready') && sameNames(order, want)) {
+          return this.describe(client, order);
+        }
+      }
+      url = nextLink(page.headers.link);
+    }
+    return null;
+  }
+
+  private async describe(client: acme.Client, order: acme.Order): Promise<PlacedOrder> {
+    const authzs = await client.getAuthorizations(order);
+    const authorizations = await Promise.all(
+      authzs.map(async (a) => {
+        const challenge = a.challenges.find((c) => c.type === 'dns-01');
+        if (!challenge) throw new AcmeRefusal(`no dns-01 challenge offered for ${a.identifier.value}`);
+        const identifier = a.wildcard ? `*.${a.identifier.value}` : a.identifier.value;
+        return { identifier, authzUrl: a.url, challengeUrl: challenge.url, value: await client.getChallengeKeyAuthorization(challenge) };
+      }),
+    );
+    return { orderUrl: order.url, finalizeUrl: order.finalize, authorizations };
   }
 
   async answerChallenges(challenges: ChallengeRef[]): Promise<void> {
@@ -138,4 +163,16 @@ const accountUrlOf = (client: acme.Client): string | null => {
   } catch {
     return null;
   }
+};
+
+interface RawApi {
+  apiRequest(url: string, payload: null, validStatusCodes: number[]): Promise<{ data: any; headers: Record<string, string | undefined> }>;
+}
+
+/** An order's identifiers as the CA lists them: wildcards appear as `*.name` in the order. */
+const sameNames = (order: acme.Order, want: string) => order.identifiers.map((i) => i.value.toLowerCase()).sort().join(',') === want;
+
+const nextLink = (link: string | undefined): string | null => {
+  const m = link?.split(',').map((l) => l.trim()).find((l) => /rel="?next"?/.test(l))?.match(/<([^>]+)>/);
+  return m ? m[1] : null;
 };

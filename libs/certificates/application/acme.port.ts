@@ -18,6 +18,8 @@ export type AuthorizationOutcome = { status: 'valid' } | { status: 'pending' } |
 
 export interface AcmePort {
   placeOrder(names: string[]): Promise<PlacedOrder>;
+  /** An order of this account for exactly these names that can still be completed (pending or ready), or null. */
+  findOpenOrder(names: string[]): Promise<PlacedOrder | null>;
   answerChallenges(challenges: ChallengeRef[]): Promise<void>;
   authorization(authzUrl: string): Promise<AuthorizationOutcome>;
   /** Finalizes (unless already done) and returns the full chain PEM, leaf first. */

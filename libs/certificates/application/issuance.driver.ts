@@ -40,6 +40,8 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   /** Keys generated ahead, by `<certificate>:<attempt>` (memory only; a restart makes a new one). */
   private readonly keygenLanes: Promise<unknown>[] = Array.from({ length: KEYGEN_LANES }, () => Promise.resolve());
   private readonly keygenQueued: number[] = Array.from({ length: KEYGEN_LANES }, () => 0);
+  /** Attempts whose order this process requested (so no earlier order of theirs can exist at the CA). */
+  private readonly requestedHere = new Set<string>();
   private readonly keys = new Map<string, Promise<{ privateKeyPem: string; csrPem: string }>>();
   private readonly orders;
   private readonly duration;
@@ -145,10 +147,15 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       case 'remove_records':
         await this.records.remove(zone, step.records, this.now());
         return { type: 'RecordRecordsRemoved', attempt, at: this.now() };
+      case 'request_order':
+        this.requestedHere.add(`${state.id}:${attempt}`);
+        return { type: 'RecordOrderRequested', attempt, at: this.now() };
       case 'place_order': {
         if (!this.config.acmeDirectoryUrl) throw new AcmeRefusal('ACME is not configured (ACME_DIRECTORY_URL is unset)');
         this.prefetchKey(state.id, attempt, step.names);
-        const order = await this.acme.placeOrder(step.names);
+        // Requested by an earlier run that may have crashed after the CA created the order: adopt that one.
+        const requestedHere = this.requestedHere.delete(`${state.id}:${attempt}`);
+        const order = (requestedHere ? null : await this.acme.findOpenOrder(step.names)) ?? (await this.acme.placeOrder(step.names));
         const challenges: ChallengeRecord[] = order.authorizations.map((a) => ({
           identifier: a.identifier,
           authz_url: a.authzUrl,

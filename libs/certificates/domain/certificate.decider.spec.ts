@@ -23,6 +23,7 @@ const e = {
     type: 'CertificateRequested',
     data: { certificate_id: ID, account_id: 1, zone_id: 'z1', zone: 'example.com', domain: 'example.com', sans: [], names: ['example.com', '*.example.com'], is_wildcard: true, auto_renew: autoRenew, at: T0 },
   }),
+  orderRequested: (attempt = 1): CertificateEvent => ({ type: 'AcmeOrderRequested', data: { certificate_id: ID, attempt, at: at(1) } }),
   ordered: (attempt = 1): CertificateEvent => ({
     type: 'AcmeOrderPlaced',
     data: { certificate_id: ID, attempt, order_url: `https://ca/order/${attempt}`, finalize_url: `https://ca/finalize/${attempt}`, challenges: CHALLENGES, at: at(1) },
@@ -61,6 +62,13 @@ describe('certificate decider: the seed state table', () => {
     spec.given([]).when(cmd).then([e.requested()]);
     spec.given([e.requested()]).when(cmd).thenFails(409, 'certificate_exists');
     expect(fold(certificateDecider, [e.requested()]).status).toBe('pending');
+  });
+
+  it('the order request is recorded once before the CA is asked; the certificate stays pending', () => {
+    spec.given([e.requested()]).when({ type: 'RecordOrderRequested', attempt: 1, at: at(1) }).then([e.orderRequested()]);
+    spec.given([e.requested(), e.orderRequested()]).when({ type: 'RecordOrderRequested', attempt: 1, at: at(1) }).then([]);
+    spec.given([e.requested()]).when({ type: 'RecordOrderRequested', attempt: 2, at: at(1) }).then([]);
+    expect(fold(certificateDecider, [e.requested(), e.orderRequested()]).status).toBe('pending');
   });
 
   it('pending → validating when the order is placed (challenge records owed from then on)', () => {
@@ -169,7 +177,8 @@ describe('issuance process manager: next step from the certificate stream alone'
   const step = (events: CertificateEvent[], now = Date.parse(at(100))) => nextIssuanceStep(fold(certificateDecider, events), now, DELAY);
 
   it('walks the seed state table one recorded outcome at a time', () => {
-    expect(step([e.requested()])).toEqual({ kind: 'place_order', attempt: 1, names: ['example.com', '*.example.com'] });
+    expect(step([e.requested()])).toEqual({ kind: 'request_order', attempt: 1 });
+    expect(step([e.requested(), e.orderRequested()])).toEqual({ kind: 'place_order', attempt: 1, names: ['example.com', '*.example.com'] });
     expect(step([e.requested(), e.ordered()])).toEqual({ kind: 'publish_records', attempt: 1, records: CHALLENGES });
     expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(3)))).toEqual({ kind: 'wait_propagation', attempt: 1, until: Date.parse(at(2)) + DELAY });
     expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(7)))).toEqual({ kind: 'answer_challenges', attempt: 1, records: CHALLENGES });
@@ -190,11 +199,15 @@ describe('issuance process manager: next step from the certificate stream alone'
     const failed = [e.requested(), e.ordered(), e.published(), e.answered(), e.failed()];
     expect(step(failed)).toEqual({ kind: 'remove_records', attempt: 1, records: CHALLENGES });
     expect(step([...failed, e.removed()])).toEqual({ kind: 'idle' });
-    expect(step([...failed, e.removed(), e.renewal()])).toMatchObject({ kind: 'place_order', attempt: 2 });
+    expect(step([...failed, e.removed(), e.renewal()])).toEqual({ kind: 'request_order', attempt: 2 });
+    expect(step([...failed, e.removed(), e.renewal(), e.orderRequested(2)])).toMatchObject({ kind: 'place_order', attempt: 2 });
   });
 
   it('a crash right after the order but before publishing resumes at publishing, never a second order', () => {
-    expect(step([e.requested(), e.ordered()]).kind).toBe('publish_records');
+    expect(step([e.requested(), e.orderRequested(), e.ordered()]).kind).toBe('publish_records');
+    // Between the request and the recorded order the step is place_order again; the driver
+    // of a new run first looks for that order at the CA (findOpenOrder) before placing one.
+    expect(step([e.requested(), e.orderRequested()]).kind).toBe('place_order');
   });
 
   it('cleanup of an earlier attempt comes before the new attempt; a deleted certificate still cleans up', () => {

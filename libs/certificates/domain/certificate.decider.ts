@@ -17,6 +17,7 @@ export interface IssuedCertificate {
 
 /** Progress of the current attempt (one ACME order). */
 export interface AttemptProgress {
+  orderRequested: boolean;
   order: { url: string; finalizeUrl: string; challenges: ChallengeRecord[] } | null;
   publishedAt: string | null;
   answered: boolean;
@@ -44,7 +45,7 @@ export interface CertificateState {
   nextRenewalAt: string | null;
 }
 
-const NO_PROGRESS: AttemptProgress = { order: null, publishedAt: null, answered: false, authorized: false, key: null };
+const NO_PROGRESS: AttemptProgress = { orderRequested: false, order: null, publishedAt: null, answered: false, authorized: false, key: null };
 
 /** Commands from the API and the renewal job. */
 export type CertificateCommand =
@@ -57,6 +58,7 @@ export type CertificateCommand =
 
 /** Commands of the issuance process manager: each records one step's outcome for one attempt. */
 export type IssuanceCommand =
+  | { type: 'RecordOrderRequested'; attempt: number; at: string }
   | { type: 'RecordOrderPlaced'; attempt: number; orderUrl: string; finalizeUrl: string; challenges: ChallengeRecord[]; at: string }
   | { type: 'RecordRecordsPublished'; attempt: number; at: string }
   | { type: 'RecordChallengesAnswered'; attempt: number; at: string }
@@ -118,6 +120,8 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
       }
       case 'RenewalRequested':
         return { ...s, status: 'validating', attempt: e.data.attempt, attemptStartedAt: e.data.at, progress: NO_PROGRESS };
+      case 'AcmeOrderRequested':
+        return { ...s, progress: { ...s.progress, orderRequested: true } };
       case 'AcmeOrderPlaced':
         return {
           ...s,
@@ -217,6 +221,9 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         if (!s.current || s.current.serial !== c.revokedSerial) throw conflict('not_issued', 'The certificate has not been issued');
         return [{ type: 'CertificateRevoked', data: { certificate_id: id, serial: c.revokedSerial, at: c.at } }, deleted];
       }
+      case 'RecordOrderRequested':
+        if (!forCurrentAttempt(s, c.attempt) || s.progress.orderRequested) return [];
+        return [{ type: 'AcmeOrderRequested', data: { certificate_id: id, attempt: c.attempt, at: c.at } }];
       case 'RecordOrderPlaced':
         if (!forCurrentAttempt(s, c.attempt) || s.progress.order) return [];
         return [

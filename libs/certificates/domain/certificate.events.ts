@@ -36,6 +36,8 @@ export type CertificateRequested = DomainEvent<
   }
 >;
 export type RenewalRequested = DomainEvent<'RenewalRequested', { certificate_id: string; attempt: number; trigger: 'manual' | 'automatic'; at: string }>;
+/** Written before the CA is asked for an order: a resumed process then looks for that order before placing one. */
+export type AcmeOrderRequested = DomainEvent<'AcmeOrderRequested', { certificate_id: string; attempt: number; at: string }>;
 export type AcmeOrderPlaced = DomainEvent<
   'AcmeOrderPlaced',
   { certificate_id: string; attempt: number; order_url: string; finalize_url: string; challenges: ChallengeRecord[]; at: string }
@@ -72,6 +74,7 @@ export type CertificateDeleted = DomainEvent<'CertificateDeleted', { certificate
 export type CertificateEvent =
   | CertificateRequested
   | RenewalRequested
+  | AcmeOrderRequested
   | AcmeOrderPlaced
   | ChallengeRecordsPublished
   | ChallengesAnswered
@@ -88,6 +91,7 @@ export type CertificateEvent =
 export const CERTIFICATE_EVENT_TYPES: readonly CertificateEvent['type'][] = [
   'CertificateRequested',
   'RenewalRequested',
+  'AcmeOrderRequested',
   'AcmeOrderPlaced',
   'ChallengeRecordsPublished',
   'ChallengesAnswered',

@@ -14,6 +14,7 @@ export const AUTHZ_POLL_INTERVAL_MS = 2000;
  */
 export type IssuanceStep =
   | { kind: 'remove_records'; attempt: number; records: ChallengeRecord[] }
+  | { kind: 'request_order'; attempt: number }
   | { kind: 'place_order'; attempt: number; names: string[] }
   | { kind: 'publish_records'; attempt: number; records: ChallengeRecord[] }
   | { kind: 'wait_propagation'; attempt: number; until: number }
@@ -32,7 +33,7 @@ export function nextIssuanceStep(s: CertificateState, now: number, propagationDe
   if (!inFlight) return { kind: 'idle' };
   const p = s.progress;
   const attempt = s.attempt;
-  if (!p.order) return { kind: 'place_order', attempt, names: s.names };
+  if (!p.order) return p.orderRequested ? { kind: 'place_order', attempt, names: s.names } : { kind: 'request_order', attempt };
   if (!p.publishedAt) return { kind: 'publish_records', attempt, records: p.order.challenges };
   if (!p.answered) {
     const until = Date.parse(p.publishedAt) + propagationDelayMs;
