@@ -81,6 +81,7 @@ export const certificatesProjection: ProjectionDefinition = {
     await ctx.collection(CERTIFICATES).createIndex({ account_id: 1 });
     await ctx.collection(CERTIFICATES).createIndex({ status: 1 });
     await ctx.collection(CERTIFICATE_ISSUANCES).createIndex({ registered_domain: 1 });
+    await ctx.collection(CERTIFICATE_ISSUANCES).createIndex({ names_key: 1 });
   },
   async apply(raw, ctx) {
     const docs = ctx.collection<CertificateDoc & { deleted?: boolean }>(CERTIFICATES);

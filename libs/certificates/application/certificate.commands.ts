@@ -13,7 +13,7 @@ import { Metrics, METRICS } from '../../shared/metrics';
 import { zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
 import { ZoneDoc } from '../../zones/application/zone.queries';
-import { checkCaLimits } from '../domain/ca-limits';
+import { CA_WINDOW_MS, checkCaLimits, namesKey } from '../domain/ca-limits';
 import { certificateDecider, CertificateState } from '../domain/certificate.decider';
 import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, requirePaid } from '../domain/certificate-rules';
 import { certificateStream, CERTIFICATE_KEY_PURPOSE } from '../domain/certificate.events';
@@ -216,7 +216,7 @@ export class CertificateCommands {
   private async checkCaLimits(registeredDomain: string, names: string[], now: number): Promise<void> {
     const past = await this.projections
       .collection<IssuanceDoc>(CERTIFICATES_PROJECTION, CERTIFICATE_ISSUANCES)
-      .find({ issued_at: { $gt: new Date(now - 7 * 86_400_000).toISOString() } });
+      .find({ issued_at: { $gt: new Date(now - CA_WINDOW_MS).toISOString() }, $or: [{ registered_domain: registeredDomain }, { names_key: namesKey(names) }] });
     try {
       checkCaLimits(past, registeredDomain, names, now);
     } catch (e) {
