@@ -156,6 +156,10 @@ describe('certificates (contract §10) against pebble', () => {
     const created = await app.http.post('/certificates', { zone: 'pro-zone.org', domain: 'job.pro-zone.org', auto_renew: true }, pro.token);
     const first = await waitForStatus(app.http, pro.token, created.body.id, ['issued']);
 
+    const today = await app.http.admin('POST', '/admin/jobs/certificate-renewals');
+    expect([today.status, today.body.renewals_started, today.body.expired]).toEqual([200, [], []]);
+    expect((await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: 'yesterday' })).body.error.code).toBe('validation_failed');
+    expect((await app.http.post('/admin/jobs/certificate-renewals', {}, pro.token)).status).toBe(401);
     const early = await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: new Date(Date.parse(first.next_renewal_at) - 1000).toISOString() });
     expect(early.status).toBe(200);
     expect(early.body.renewals_started).not.toContain(created.body.id);

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsISO8601, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { validationFailed } from '../../shared/errors';
 import { MAX_SANS } from '../domain/certificate-rules';
 
 export class CreateCertificateDto {
@@ -34,8 +35,15 @@ export class AutoRenewDto {
   auto_renew: boolean;
 }
 
-export class RenewalJobDto {
-  @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'now must be an ISO 8601 timestamp' })
-  now?: string;
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** `{}`, `{"now": ISO}` or no body at all; anything else is 400 naming the field. */
+export function jobBody(body: unknown): { now?: string } {
+  if (body === undefined || body === null || body === '') return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw validationFailed('The request body must be a JSON object');
+  for (const key of Object.keys(body)) if (key !== 'now') throw validationFailed(`${key}: unknown field`);
+  const now = (body as { now?: unknown }).now;
+  if (now === undefined) return {};
+  if (typeof now !== 'string' || !ISO_TIMESTAMP.test(now) || Number.isNaN(Date.parse(now))) throw validationFailed('now must be an ISO 8601 timestamp');
+  return { now };
 }

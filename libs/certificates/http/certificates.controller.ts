@@ -6,7 +6,7 @@ import { CertificateCaller, CertificateCommands } from '../application/certifica
 import { CertificateQueries } from '../application/certificate.queries';
 import { CertificateRenewalJob } from '../application/renewal.job';
 import { requirePaid } from '../domain/certificate-rules';
-import { AutoRenewDto, CreateCertificateDto, RenewalJobDto } from './certificate.dto';
+import { AutoRenewDto, CreateCertificateDto, jobBody } from './certificate.dto';
 
 const callerOf = (p: Principal, ip: string): CertificateCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
 
@@ -94,9 +94,11 @@ export class CertificateJobsController {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
+  /** The body is optional as a whole (an operator's bare POST runs the job for now), so it is checked here. */
   @Post('certificate-renewals')
   @HttpCode(200)
-  run(@Body() body: RenewalJobDto = {}) {
-    return this.job.run(body?.now ? new Date(body.now) : this.clock.now());
+  run(@Body() body: unknown) {
+    const { now } = jobBody(body);
+    return this.job.run(now ? new Date(now) : this.clock.now());
   }
 }
