@@ -96,4 +96,25 @@ describe('certificates: SIGKILL while validating', () => {
     expect(job.code).toBe(0);
     expect(JSON.parse(job.stdout).expired).toEqual([id]);
   });
+
+  it('a certificate deleted while validating stops and still removes its challenge records', async () => {
+    const owner = await registerAndLogin(server!.http, { plan: 'elite' });
+    await verifiedZone(server!.http, world, owner.token, 'deleted.example');
+    const created = await server!.http.post('/certificates', { zone: 'deleted.example', domain: 'www.deleted.example' }, owner.token);
+    const txt = () => queryDns(dnsPort, '_acme-challenge.www.deleted.example', 'TXT').then((r) => answerData(r, 'TXT'), () => [] as string[]);
+    const deadline = Date.now() + 30_000;
+    while ((await txt()).length === 0) {
+      if (Date.now() > deadline) throw new Error('challenge record never served');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await server!.http.delete(`/certificates/${created.body.id}`, owner.token)).status).toBe(204);
+    expect((await server!.http.get(`/certificates/${created.body.id}`, owner.token)).status).toBe(404);
+    const removedBy = Date.now() + 10_000;
+    while ((await txt()).length && Date.now() < removedBy) await new Promise((r) => setTimeout(r, 50));
+    expect(await txt()).toEqual([]);
+    const zone = (await server!.http.get('/zones/deleted.example', owner.token)).body;
+    expect(zone.records.filter((r: any) => r.subname.startsWith('_acme-challenge'))).toEqual([]);
+    // The domain is free for a new certificate at once.
+    expect((await server!.http.post('/certificates', { zone: 'deleted.example', domain: 'www.deleted.example' }, owner.token)).status).toBe(202);
+  });
 });
