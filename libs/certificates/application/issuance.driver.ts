@@ -34,6 +34,7 @@ class Stopped extends Error {}
 @Injectable()
 export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private readonly wakeups = new Set<() => void>();
@@ -82,18 +83,21 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
 
   /** Starts (or keeps) the process of one certificate, when this worker owns it. */
   kick(certificateId: string): void {
-    if (!this.enabled || this.stopping || !this.owns(certificateId) || this.running.has(certificateId)) return;
+    if (!this.enabled || this.stopping || !this.owns(certificateId)) return;
+    // Running already: it may be past its last look at the stream, so it runs once more after.
+    if (this.running.has(certificateId)) {
+      this.again.add(certificateId);
+      return;
+    }
     const run = this.drive(certificateId)
       .catch((e) => {
         if (!(e instanceof Stopped)) this.logger.error('certificate process stopped on an error', { certificate_id: certificateId, error: String(e) });
       })
-      .finally(() => this.running.delete(certificateId));
+      .finally(() => {
+        this.running.delete(certificateId);
+        if (this.again.delete(certificateId)) this.kick(certificateId);
+      });
     this.running.set(certificateId, run);
-  }
-
-  /** Resolves once no process is running (tests, the renewal job's callers). */
-  async idle(): Promise<void> {
-    while (this.running.size) await Promise.allSettled([...this.running.values()]);
   }
 
   /** Every certificate with work left, from the read model: in flight, or with challenge records still owed. */
@@ -116,7 +120,11 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       if (this.stopping) throw new Stopped();
       const { state } = await this.streams.loadState(stream, certificateDecider);
       const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
-      if (step.kind === 'idle') return;
+      if (step.kind === 'idle') {
+        // A key generated ahead for an attempt that ended another way (deleted, failed) is dropped.
+        for (const key of this.keys.keys()) if (key.startsWith(`${id}:`)) this.keys.delete(key);
+        return;
+      }
       const command = await this.attempt(state, step);
       if (command) await this.record(state, command);
     }
