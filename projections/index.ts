@@ -11,6 +11,7 @@ import { emailAuthProjection } from './email-auth.projection';
 import { dmarcReportsProjection } from './dmarc-reports.projection';
 import { dmarcFailureReportsProjection } from './dmarc-failure-reports.projection';
 import { tlsReportsProjection } from './tls-reports.projection';
+import { certificatesProjection } from './certificates.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -26,4 +27,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   dmarcReportsProjection,
   dmarcFailureReportsProjection,
   tlsReportsProjection,
+  certificatesProjection,
 ];

@@ -103,6 +103,10 @@ const COMMANDS: Record<string, CommandSpec> = {
       return upload('/admin/reports', args[0]);
     },
   },
+  'jobs:certificate-renewals': {
+    usage: 'jobs:certificate-renewals [--now <ISO 8601>]',
+    run: (_args, flags) => call('POST', '/admin/jobs/certificate-renewals', flags.has('now') ? { now: flags.get('now') } : {}),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {

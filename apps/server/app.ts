@@ -18,6 +18,7 @@ import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
+import { CertificatesModule } from '../../libs/certificates/certificates.module';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -47,7 +48,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule];
 
 @Module({})
 class AppModule {

@@ -96,3 +96,33 @@ describe('zone decider', () => {
     spec.given([imported([apex])]).when({ type: 'SetManagedTxt', accountId: 2, ttl: 3600, at, changes: [] }).thenFails(404, 'not_found');
   });
 });
+
+describe('zone decider: record values the service publishes itself (ACME challenges)', () => {
+  const changed = (rrsets: RRset[]): ZoneEvent => ({ type: 'ZoneRRsetsChanged', data: { zone_id: 'z1', account_id: 1, name: 'example.com', rrsets, at } });
+  const add = (values: string[]): ZoneCommand => ({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values }], at });
+  const remove = (values: string[]): ZoneCommand => ({ type: 'RemoveRecordValues', accountId: 1, rrtype: 'TXT', sets: [{ subname: '_acme-challenge', values }], at });
+  const txt = (records: string[]): RRset => ({ subname: '_acme-challenge', type: 'TXT', ttl: 60, records });
+
+  it('adds values beside existing ones; adding them again appends nothing', () => {
+    spec.given([imported()]).when(add(['"a"'])).then([changed([txt(['"a"'])])]);
+    spec.given([imported(), changed([txt(['"a"'])])]).when(add(['"b"'])).then([changed([txt(['"a"', '"b"'])])]);
+    spec.given([imported(), changed([txt(['"a"', '"b"'])])]).when(add(['"b"', '"a"'])).then([]);
+  });
+
+  it('removes only the given values; the last one removes the RRset; removing again appends nothing', () => {
+    spec.given([imported(), changed([txt(['"a"', '"b"'])])]).when(remove(['"a"'])).then([changed([txt(['"b"'])])]);
+    spec.given([imported(), changed([txt(['"b"'])])]).when(remove(['"b"'])).then([changed([{ ...txt([]), records: [] }])]);
+    spec.given([imported()]).when(remove(['"b"'])).then([]);
+  });
+
+  it('a batch from several publishers is one event, one RRset per owner', () => {
+    spec
+      .given([imported()])
+      .when({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values: ['"a"'] }, { subname: '_acme-challenge.www', values: ['"w"'] }, { subname: '_acme-challenge', values: ['"b"'] }], at })
+      .then([changed([txt(['"a"', '"b"']), { ...txt(['"w"']), subname: '_acme-challenge.www' }])]);
+  });
+
+  it('refuses another account and a deleted zone', () => {
+    spec.given([imported()]).when({ ...add(['"a"']), accountId: 2 } as ZoneCommand).thenFails(404, 'Zone not found');
+  });
+});

@@ -1,6 +1,6 @@
 import { Decider, unreachable } from '../../shared/decider';
 import { conflict, notFound } from '../../shared/errors';
-import { applyRRsets, canonicalRRset, RRsetInput } from './rrsets';
+import { applyRRsets, canonicalRRset, MIN_TTL, RRsetInput } from './rrsets';
 import { RRset, rrsetKey, ZoneEvent } from './zone.events';
 
 export interface ZoneState {
@@ -14,6 +14,9 @@ export interface ZoneState {
 export type ZoneCommand =
   | { type: 'ImportZone'; zoneId: string; accountId: number; name: string; token: string; nameservers: string[]; rrsets: RRsetInput[]; at: string }
   | { type: 'UpsertRRsets'; accountId: number; rrsets: RRsetInput[]; at: string }
+  /** Adds values to RRsets, keeping the values already there (challenge records the service publishes itself). */
+  | { type: 'AddRecordValues'; accountId: number; rrtype: string; ttl: number; sets: RecordValues[]; at: string }
+  | { type: 'RemoveRecordValues'; accountId: number; rrtype: string; sets: RecordValues[]; at: string }
   | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
   | { type: 'DeleteZone'; accountId: number; at: string }
   | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; at: string };
@@ -36,6 +39,11 @@ export const txtInFamily = (record: string, family: string): boolean => {
   const tag = family.toLowerCase();
   return text === tag || text.startsWith(`${tag};`) || text.startsWith(`${tag} `);
 };
+
+export interface RecordValues {
+  subname: string;
+  values: string[];
+}
 
 export const ZONE_NOT_FOUND = 'Zone not found';
 
@@ -104,6 +112,24 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
         });
         if (effective.length === 0) return [];
         return [{ type: 'ZoneRRsetsChanged', data: { zone_id: state.id, account_id: state.accountId, name: state.name, rrsets: effective, at: command.at } }];
+      }
+      case 'AddRecordValues':
+      case 'RemoveRecordValues': {
+        requireOwned(state, command.accountId);
+        const adding = command.type === 'AddRecordValues';
+        // Sets for one owner are merged first, so a batch of several publishers is one change per RRset.
+        const merged = new Map<string, string[]>();
+        for (const set of command.sets) merged.set(set.subname, [...(merged.get(set.subname) ?? []), ...set.values]);
+        const rrsets = [...merged].map(([subname, values]) => {
+          const current = state.rrsets.get(rrsetKey({ subname, type: command.rrtype }));
+          const ttl = current?.ttl ?? (adding ? command.ttl : MIN_TTL);
+          const given = canonicalRRset(state.name, { subname, type: command.rrtype, ttl, records: values }, 'records[0]').records;
+          const had = current?.records ?? [];
+          const records = adding ? [...had, ...given.filter((r) => !had.includes(r))] : had.filter((r) => !given.includes(r));
+          return { subname, type: command.rrtype, ttl, records };
+        });
+        // Delegates to the upsert, whose "only what differs" rule makes a repeated add or remove a no-op.
+        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at }, state);
       }
       case 'MarkVerified':
         requireOwned(state, command.accountId);

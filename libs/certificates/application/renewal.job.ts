@@ -1,0 +1,67 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Cron } from '@nestjs/schedule';
+import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
+import { ProjectionEngine } from '../../projections/projection-engine';
+import { CLOCK, Clock } from '../../shared/clock';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { AppError } from '../../shared/errors';
+import { LOGGER, Logger } from '../../shared/logger';
+import { autoRenewAllowed } from '../domain/certificate-rules';
+import { CertificateCommands } from './certificate.commands';
+import { CERTIFICATES_PROJECTION } from './certificate-read-model';
+import { CertificateQueries } from './certificate.queries';
+
+export interface RenewalJobResult {
+  now: string;
+  renewals_started: string[];
+  expired: string[];
+  skipped: Array<{ id: string; reason: string }>;
+}
+
+/**
+ * The daily certificate job: starts the automatic renewals that are due (next_renewal_at
+ * passed, auto-renew on, the plan still allows it) and moves issued certificates past
+ * their expiry to expired. Operators run it with an explicit `now` through
+ * `POST /admin/jobs/certificate-renewals` or `jobs:certificate-renewals`.
+ */
+@Injectable()
+export class CertificateRenewalJob {
+  constructor(
+    private readonly queries: CertificateQueries,
+    private readonly commands: CertificateCommands,
+    private readonly projections: ProjectionEngine,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @Cron('17 3 * * *', { timeZone: 'UTC' })
+  async daily(): Promise<void> {
+    if (!this.config.roles.includes('worker')) return;
+    const result = await this.run(this.clock.now());
+    this.logger.info('certificate renewal job', { renewals: result.renewals_started.length, expired: result.expired.length });
+  }
+
+  async run(now: Date): Promise<RenewalJobResult> {
+    // Due dates come from the read model: let it catch up with everything appended so far.
+    await this.projections.waitFor(await this.store.headPosition(), 5000, [CERTIFICATES_PROJECTION]);
+    const result: RenewalJobResult = { now: now.toISOString(), renewals_started: [], expired: [], skipped: [] };
+    for (const doc of await this.queries.dueForRenewal(now)) {
+      try {
+        if (!autoRenewAllowed(await this.commands.planOf(doc.account_id))) {
+          result.skipped.push({ id: doc.id, reason: 'plan no longer includes auto-renewal' });
+          continue;
+        }
+        await this.commands.renew(null, doc.id, 'automatic', now);
+        result.renewals_started.push(doc.id);
+      } catch (e) {
+        result.skipped.push({ id: doc.id, reason: e instanceof AppError ? e.message : String(e) });
+      }
+    }
+    for (const doc of await this.queries.pastExpiry(now)) {
+      if (await this.commands.expire(doc.id, now)) result.expired.push(doc.id);
+    }
+    return result;
+  }
+}
