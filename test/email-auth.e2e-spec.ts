@@ -251,11 +251,6 @@ describe('email-authentication settings (contract §7)', () => {
     expect([res.status, res.body.zone]).toEqual([200, ZONE]);
   });
 
-  it('refuses to run the nightly job while no aggregate-report source is bound', async () => {
-    const res = await app.http.admin('POST', '/admin/jobs/dmarc-nightly', {});
-    expect([res.status, res.body.error.code]).toEqual([503, 'aggregate_stats_unavailable']);
-  });
-
   it('shows every setting and generated record, and leaves zone records the owner set alone', async () => {
     const res = await app.http.get(`/email-auth/domains/${ZONE}`, owner.token);
     expect(res.status).toBe(200);

@@ -1,11 +1,10 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
 import { nameBasedEventId } from '../../eventstore/event-id';
 import { EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projections/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
-import { AppError } from '../../shared/errors';
 import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';
 import { emailAuthDecider } from '../domain/email-auth.decider';
@@ -27,7 +26,7 @@ export interface NightlyResult {
 
 /**
  * The DMARC wizard's nightly job (seed: 02:00 UTC over the last 7 days). For each zone
- * whose wizard is open it reads aggregate totals through the DMARC_AGGREGATE_STATS port
+ * whose wizard is open it reads aggregate totals through the DMARC_AGGREGATE_STATS port (bound by the report-ingestion context)
  * and records them with one more day at the stage. A night is recorded once per zone:
  * the decider ignores a night it has seen, and the event id is derived from zone and
  * night, so a rerun, a retry or a second worker changes nothing.
@@ -43,7 +42,7 @@ export class DmarcNightlyJob {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly records: EmailAuthService,
     @Inject(METRICS) private readonly metrics: Metrics,
-    @Optional() @Inject(DMARC_AGGREGATE_STATS) private readonly stats?: DmarcAggregateStats,
+    @Inject(DMARC_AGGREGATE_STATS) private readonly stats: DmarcAggregateStats,
   ) {}
 
   @Cron('0 2 * * *', { name: 'dmarc-nightly', timeZone: 'UTC' })
@@ -58,11 +57,6 @@ export class DmarcNightlyJob {
   }
 
   async run(now: Date = this.clock.now()): Promise<NightlyResult> {
-    if (!this.stats) {
-      this.logger.error('dmarc nightly job: no DMARC_AGGREGATE_STATS provider is bound; nothing recorded');
-      this.count('unavailable');
-      throw new AppError(503, 'aggregate_stats_unavailable', 'The DMARC nightly job has no aggregate report data source (DMARC_AGGREGATE_STATS is not bound)');
-    }
     const night = now.toISOString().slice(0, 10);
     const zones = await this.projections
       .collection<{ _id: string; zone: string; wizard_stage?: string }>('email_auth', 'email_auth_zones')
@@ -91,7 +85,7 @@ export class DmarcNightlyJob {
     return result;
   }
 
-  private count(result: 'recorded' | 'already_recorded' | 'failed' | 'unavailable', n = 1): void {
+  private count(result: 'recorded' | 'already_recorded' | 'failed', n = 1): void {
     this.metrics.counter('dmarc_nightly_zones_total', 'DMARC wizard nightly job: zones by outcome', ['result']).labels(result).inc(n);
   }
 
