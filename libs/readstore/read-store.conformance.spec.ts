@@ -7,12 +7,12 @@ import { EmbeddedReadStore } from './embedded/embedded-read-store';
 import { MongoReadStore } from './mongo/mongo-read-store';
 import { ReadStore } from './read-store.port';
 
-// The service persists in a worker thread; tools and tests may persist inline.
-for (const persist of ['thread', 'inline'] as const) {
-  describeReadStoreConformance(`embedded (${persist} persistence)`, async () => {
+// Once with the default document cache, once with none (every read goes to SQLite).
+for (const cacheMiB of [16, 0] as const) {
+  describeReadStoreConformance(`embedded (document cache ${cacheMiB} MiB)`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rs-conf-'));
     const file = join(dir, 'read.db');
-    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, persist });
+    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, cacheMiB });
     let store: ReadStore = open();
     return {
       store,
