@@ -7,12 +7,13 @@ import { EmbeddedReadStore } from './embedded/embedded-read-store';
 import { MongoReadStore } from './mongo/mongo-read-store';
 import { ReadStore } from './read-store.port';
 
-// Once with the default document cache, once with none (every read goes to SQLite).
-for (const cacheMiB of [16, 0] as const) {
-  describeReadStoreConformance(`embedded (document cache ${cacheMiB} MiB)`, async () => {
+// As the service runs it (writer thread, document cache), and with writes on the calling
+// thread and no cache, so every read goes to SQLite.
+for (const [writer, cacheMiB] of [['thread', 16], ['inline', 0]] as const) {
+  describeReadStoreConformance(`embedded (${writer} writer, document cache ${cacheMiB} MiB)`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rs-conf-'));
     const file = join(dir, 'read.db');
-    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, cacheMiB });
+    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, cacheMiB, writer });
     let store: ReadStore = open();
     return {
       store,

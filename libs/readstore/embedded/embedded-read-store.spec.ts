@@ -80,7 +80,7 @@ describe('EmbeddedReadStore on disk', () => {
     const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000 });
     await store.collection('hosts').insertOne({ _id: 'h', ip: '192.0.2.1' });
     const reader = new Database(file, { readonly: true });
-    const count = () => reader.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'c1'`).pluck().get();
+    const count = () => reader.prepare('SELECT count(*) FROM c1').pluck().get();
     expect(count()).toBe(0);
     await store.flush();
     expect(count()).toBe(1);

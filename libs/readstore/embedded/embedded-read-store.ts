@@ -28,6 +28,7 @@ import {
 } from './read-model-database';
 import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, sqlCondition } from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
+import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
 
 /** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
 interface Hit<T> {
@@ -49,15 +50,22 @@ interface CollectionState {
   indexed: Set<string>;
   multikey: Set<string>;
   statements: Map<string, Database.Statement>;
+  /**
+   * Writes the writer thread has not committed yet, by key (null: deleted). They
+   * override the table: queries skip these keys' rows and test these documents instead.
+   */
+  overlay: Map<Key, Pending<Doc>>;
+}
+
+/** A write on its way to the disk, in batch `seq`. */
+interface Pending<T> {
+  doc: T | null;
+  seq: number;
 }
 
 const EMPTY: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
 const MAX_STATEMENTS = 256;
 
-const isConstraintError = (e: unknown): boolean => {
-  const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-};
 
 /** Whether any step of `field`'s path in `doc` is an array. */
 function touchesArray(doc: unknown, field: string): boolean {
@@ -73,12 +81,16 @@ function touchesArray(doc: unknown, field: string): boolean {
 /** The values MongoDB and SQLite order alike (an ORDER BY may then cut a result short in SQL). */
 const sortsAlikeInSql = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
 
+/** A unique index constrains plain values only: missing, null, arrays and documents are left alone, as before. */
+const constrainable = (v: unknown): boolean => v !== undefined && v !== null && typeof v !== 'object';
+
 /**
  * One collection of the embedded read store: a SQLite table of JSON documents. Lookups
  * by `_id` go through the store's document cache; other filters pick candidates with
  * SQL on the declared indexes and are decided in full by the fast evaluator or mingo.
- * Writes go straight into the store's open transaction, so a query sees them at once
- * and unique indexes refuse a duplicate in the call that made it.
+ * Writes are decided here (unique indexes, existing `_id`s) and handed to the writer
+ * thread; until it has committed them they sit in the overlay, which every read
+ * consults first, so a reader always sees the writes made before it.
  */
 class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private readonly fieldInfo: FieldInfo = {
@@ -97,7 +109,6 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private ensureState(): CollectionState {
-    this.store.beginWrite();
     return (this.state ??= this.store.createTable(this.name));
   }
 
@@ -110,13 +121,11 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return s;
   }
 
-  private cacheKey(state: CollectionState, key: Key): string {
-    return `${state.id}\u0000${key}`;
-  }
-
-  /** The document stored under `key`: from the cache, or read from disk into it. */
+  /** The document stored under `key`: a pending write's, the cache's, or read from disk into the cache. */
   private lookup(state: CollectionState, key: Key): Hit<T> | undefined {
-    const ck = this.cacheKey(state, key);
+    const pending = state.overlay.get(key);
+    if (pending) return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
+    const ck = cacheKey(state, key);
     const cached = this.store.cache.get(ck) as T | undefined;
     if (cached) return { doc: cached, shared: true };
     const json = this.statement(state, `SELECT doc FROM ${state.table} WHERE key = ?`).pluck().get(key) as string | undefined;
@@ -128,7 +137,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   /** A row of a query, as the cache's object when it holds one (no parse). */
   private hitOf(state: CollectionState, row: Row): Hit<T> {
-    const cached = this.store.cache.get(this.cacheKey(state, row.key)) as T | undefined;
+    const cached = this.store.cache.get(cacheKey(state, row.key)) as T | undefined;
     return cached ? { doc: cached, shared: true } : { doc: JSON.parse(row.doc) as T, shared: false };
   }
 
@@ -137,10 +146,20 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return (doc) => fastVerdict(filter, doc) ?? (query ??= new Query(filter)).test(doc);
   }
 
-  /** The documents matching `filter`, in storage order, at most `limit`. */
+  /** Table rows (overridden ones skipped), then pending documents: the collection as readers see it. */
+  private *candidates(state: CollectionState, sql: string, params: unknown[]): Generator<Hit<T>> {
+    const overlay = state.overlay;
+    for (const row of this.statement(state, sql).iterate(...params) as Iterable<Row>) {
+      if (overlay.size > 0 && overlay.has(row.key)) continue;
+      yield this.hitOf(state, row);
+    }
+    for (const pending of overlay.values()) if (pending.doc) yield { doc: pending.doc as T, shared: true };
+  }
+
+  /** The documents matching `filter`, at most `limit`. */
   private matching(filter: Filter, limit = Infinity): Hit<T>[] {
     const state = this.state;
-    if (!state) return [];
+    if (!state || limit <= 0) return [];
     const test = this.tester(filter);
     const id = pinnedValue(filter, '_id');
     if (id && id.value !== null && typeof id.value !== 'object') {
@@ -150,19 +169,18 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const condition = sqlCondition(filter, this.fieldInfo);
     const sql = `SELECT key, doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
     const out: Hit<T>[] = [];
-    if (limit <= 0) return out;
-    for (const row of this.statement(state, sql).iterate(...(condition?.params ?? [])) as Iterable<Row>) {
-      const hit = this.hitOf(state, row);
+    for (const hit of this.candidates(state, sql, condition?.params ?? [])) {
       if (test(hit.doc) && out.push(hit) >= limit) break;
     }
     return out;
   }
 
   /**
-   * The first `count` matches in sort order, sorted and cut by SQLite, when that gives
+   * The first `count` matches in sort order, or more, cut by SQLite, when that gives
    * MongoDB's answer: the filter is exactly the SQL condition and every sort key is an
    * indexed field without arrays (or `_id`). Null otherwise, or when a document found
-   * holds a value the two order differently (then everything is sorted here).
+   * holds a value the two order differently (then everything is sorted here). Pending
+   * writes may each displace one row, so that many more rows are read.
    */
   private sortedBySql(filter: Filter, sort: Sort, count: number): Hit<T>[] | null {
     const state = this.state;
@@ -176,12 +194,17 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       order.push(`${fieldExpression(path)} ${direction === -1 ? 'DESC' : 'ASC'}`);
     }
     const sql = `SELECT key, doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ORDER BY ${order.join(', ')} LIMIT ?`;
-    const rows = this.statement(state, sql).all(...(condition?.params ?? []), count) as Row[];
-    const hits = rows.map((row) => this.hitOf(state, row));
     const test = this.tester(filter);
     const paths = Object.keys(sort).map((f) => f.split('.'));
-    for (const { doc } of hits) {
-      if (!test(doc) || !paths.every((p) => sortsAlikeInSql(valueAt(doc, p)))) return null;
+    const hits: Hit<T>[] = [];
+    for (const hit of this.candidates(state, sql, [...(condition?.params ?? []), count + state.overlay.size])) {
+      const fromOverlay = hit.shared && state.overlay.size > 0 && state.overlay.has(keyOf(hit.doc._id));
+      if (!test(hit.doc)) {
+        if (fromOverlay) continue;
+        return null;
+      }
+      if (!paths.every((p) => sortsAlikeInSql(valueAt(hit.doc, p)))) return null;
+      hits.push(hit);
     }
     return hits;
   }
@@ -214,51 +237,54 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const state = this.state;
     if (!state) return 0;
     const condition = sqlCondition(filter, this.fieldInfo);
-    if (Object.keys(filter).length === 0 || condition?.exact) {
+    if (state.overlay.size === 0 && (Object.keys(filter).length === 0 || condition?.exact)) {
       const sql = `SELECT count(*) FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
       return this.statement(state, sql).pluck().get(...(condition?.params ?? [])) as number;
     }
     return this.matching(filter).length;
   }
 
+  /**
+   * Refuses `next` when another document holds the same values of a unique index:
+   * pending documents are compared here, stored ones found through the index.
+   */
+  private checkUnique(state: CollectionState, key: Key, next: Doc, current: Doc | null): void {
+    for (const index of state.indexes) {
+      if (!index.unique) continue;
+      const paths = index.fields.map((f) => f.split('.'));
+      const values = paths.map((p) => valueAt(next, p));
+      if (!values.every(constrainable)) continue;
+      if (current && paths.every((p, i) => valueAt(current, p) === values[i])) continue;
+      const holds = (doc: Doc) => paths.every((p, i) => valueAt(doc, p) === values[i]);
+      const clash = () => new DuplicateKeyError(this.name, `${index.fields.join(', ')} ${JSON.stringify(values)}`);
+      for (const [k, pending] of state.overlay) if (k !== key && pending.doc && holds(pending.doc)) throw clash();
+      const where = index.fields.map((f) => `${fieldExpression(jsonPath(f)!)} = ?`).join(' AND ');
+      const rows = this.statement(state, `SELECT key, doc FROM ${state.table} WHERE ${where}`).all(
+        ...values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)),
+      ) as Row[];
+      for (const row of rows) {
+        if (row.key !== key && !state.overlay.has(row.key) && holds(JSON.parse(row.doc))) throw clash();
+      }
+    }
+  }
+
+  private hasUnique(state: CollectionState): boolean {
+    return state.indexes.some((i) => i.unique);
+  }
+
   async insertOne(document: T): Promise<void> {
-    this.insert(document);
+    this.insert(clone(document));
+    await this.store.keepUp();
   }
 
-  /** Stores a copy of `document` under a new key (its JSON: the copy is what a later read gets). */
-  private insert(document: T): void {
+  /** Stores `doc`, which nobody else holds, under a new key. */
+  private insert(doc: T): void {
     const state = this.ensureState();
-    if (document._id === undefined) document = { ...document, _id: randomUUID() };
-    const json = JSON.stringify(document);
-    const key = keyOf(document._id);
-    this.run(state, `INSERT INTO ${state.table} (key, doc) VALUES (?, ?)`, key, json);
-    this.cached(state, key, JSON.parse(json) as T, json);
-  }
-
-  /** Writes a new version of an existing document; a unique index refusing it leaves everything as it was. */
-  private rewrite(state: CollectionState, next: T): void {
-    const json = JSON.stringify(next);
-    const key = keyOf(next._id);
-    this.run(state, `UPDATE ${state.table} SET doc = ? WHERE key = ?`, json, key);
-    this.cached(state, key, next, json);
-  }
-
-  private cached(state: CollectionState, key: Key, doc: T, json: string): void {
-    this.store.cache.set(this.cacheKey(state, key), doc, json.length);
-    for (const field of state.indexed) {
-      if (!state.multikey.has(field) && touchesArray(doc, field)) this.store.markMultikey(state, field);
-    }
-  }
-
-  private run(state: CollectionState, sql: string, ...params: unknown[]): void {
-    this.store.beginWrite();
-    try {
-      this.statement(state, sql).run(...params);
-    } catch (e) {
-      if (isConstraintError(e)) throw new DuplicateKeyError(this.name, (e as Error).message);
-      this.store.writeFailed(e as Error);
-      throw e;
-    }
+    if (doc._id === undefined) (doc as Doc)._id = randomUUID();
+    const key = keyOf(doc._id);
+    if (this.lookup(state, key)) throw new DuplicateKeyError(this.name, `_id ${JSON.stringify(doc._id)}`);
+    if (this.hasUnique(state)) this.checkUnique(state, key, doc, null);
+    this.store.write(state, key, doc);
   }
 
   private update(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
@@ -267,7 +293,8 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (!upsert) return EMPTY;
       const doc = seedFromFilter<T>(filter);
       applyUpdate(doc, update, true);
-      this.insert(doc);
+      // Copied: mingo's operators may keep references into the update document.
+      this.insert(clone(doc));
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
     const state = this.state!;
@@ -275,70 +302,82 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       // `current` (possibly the cache's object) stays untouched: the update builds a new version.
       const next = updatedCopy(current, update);
       if (next._id !== current._id) throw new Error('the _id of a document cannot change');
-      this.rewrite(state, next);
+      const key = keyOf(next._id);
+      if (this.hasUnique(state)) this.checkUnique(state, key, next, current);
+      this.store.write(state, key, next);
     }
     return { matchedCount: selected.length, modifiedCount: selected.length, upsertedCount: 0 };
   }
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.update(filter, update, options.upsert ?? false, false);
+    const result = this.update(filter, update, options.upsert ?? false, false);
+    await this.store.keepUp();
+    return result;
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
-    return this.update(filter, update, false, true);
+    const result = this.update(filter, update, false, true);
+    await this.store.keepUp();
+    return result;
   }
 
   private replace(filter: Filter, replacement: T, upsert: boolean): UpdateResult {
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return EMPTY;
-      this.insert(Object.assign(seedFromFilter<T>(filter), replacement));
+      this.insert(Object.assign(seedFromFilter<T>(filter), clone(replacement)));
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
-    const next = JSON.parse(JSON.stringify({ ...replacement, _id: current.doc._id })) as T;
-    this.rewrite(this.state!, next);
+    const state = this.state!;
+    const next = { ...clone(replacement), _id: current.doc._id } as T;
+    const key = keyOf(next._id);
+    if (this.hasUnique(state)) this.checkUnique(state, key, next, current.doc);
+    this.store.write(state, key, next);
     return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
   }
 
   async replaceOne(filter: Filter, replacement: T, options: UpdateOptions = {}): Promise<UpdateResult> {
-    return this.replace(filter, replacement, options.upsert ?? false);
+    const result = this.replace(filter, replacement, options.upsert ?? false);
+    await this.store.keepUp();
+    return result;
   }
 
   private delete(filter: Filter, many: boolean): number {
     const selected = this.matching(filter, many ? Infinity : 1);
     const state = this.state;
     if (!state) return 0;
-    for (const { doc } of selected) {
-      const key = keyOf(doc._id);
-      this.run(state, `DELETE FROM ${state.table} WHERE key = ?`, key);
-      this.store.cache.delete(this.cacheKey(state, key));
-    }
+    for (const { doc } of selected) this.store.write(state, keyOf(doc._id), null);
     return selected.length;
   }
 
   async deleteOne(filter: Filter): Promise<number> {
-    return this.delete(filter, false);
+    const n = this.delete(filter, false);
+    await this.store.keepUp();
+    return n;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
-    return this.delete(filter, true);
+    const n = this.delete(filter, true);
+    await this.store.keepUp();
+    return n;
   }
 
   async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
     for (const op of ops) {
-      if ('insertOne' in op) this.insert(op.insertOne.document);
+      if ('insertOne' in op) this.insert(clone(op.insertOne.document));
       else if ('updateOne' in op) this.update(op.updateOne.filter, op.updateOne.update, !!op.updateOne.upsert, false);
       else if ('updateMany' in op) this.update(op.updateMany.filter, op.updateMany.update, false, true);
       else if ('replaceOne' in op) this.replace(op.replaceOne.filter, op.replaceOne.replacement, !!op.replaceOne.upsert);
       else if ('deleteOne' in op) this.delete(op.deleteOne.filter, false);
       else if ('deleteMany' in op) this.delete(op.deleteMany.filter, true);
     }
+    await this.store.keepUp();
   }
 
   /**
-   * A SQLite expression index on the fields' JSON values (unique ones refuse duplicates,
-   * code 11000; documents without the field do not count, as before). Fields SQL cannot
-   * address are left to the evaluator, unindexed.
+   * A SQLite expression index on the fields' JSON values. Uniqueness is decided by the
+   * store when a write is made (the index only finds the holders), so the writer thread
+   * never meets a conflict. Fields SQL cannot address are left to the evaluator.
    */
   async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
     const fields = Object.keys(keys);
@@ -350,30 +389,42 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (unique) throw new Error(`unique index on ${fields.join(', ')}: field names must be plain identifiers`);
       return;
     }
+    // Built on a quiet store: nothing pending (checked right before the part below, which never awaits).
+    while (this.store.hasPending()) await this.store.flush();
+    if (this.state?.indexes.some(same)) return;
     const state = this.ensureState();
-    const index: CatalogueIndex = { collectionId: state.id, name: `${state.table}_i${state.indexes.length + 1}`, fields, unique };
-    try {
-      this.store.db.exec(
-        `CREATE ${unique ? 'UNIQUE ' : ''}INDEX ${index.name} ON ${state.table} (${paths.map((p) => fieldExpression(p!)).join(', ')})`,
-      );
-    } catch (e) {
-      if (isConstraintError(e)) throw new DuplicateKeyError(this.name, `${fields.join(', ')}: ${(e as Error).message}`);
-      throw e;
+    const db = this.store.db;
+    const expressions = paths.map((p) => fieldExpression(p!));
+    if (unique) {
+      const plain = paths.map((p) => `json_type(doc, '${p}') IN ('text', 'integer', 'real', 'true', 'false')`).join(' AND ');
+      const clash = db
+        .prepare(`SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`)
+        .get();
+      if (clash) throw new DuplicateKeyError(this.name, `${fields.join(', ')} (existing documents)`);
     }
-    this.store.db
-      .prepare('INSERT INTO rs_indexes (collection_id, name, fields, is_unique) VALUES (?, ?, ?, ?)')
-      .run(state.id, index.name, JSON.stringify(fields), unique ? 1 : 0);
+    const index: CatalogueIndex = { collectionId: state.id, name: `${state.table}_i${state.indexes.length + 1}`, fields, unique };
+    db.transaction(() => {
+      db.exec(`CREATE INDEX IF NOT EXISTS ${index.name} ON ${state.table} (${expressions.join(', ')})`);
+      db.prepare('INSERT OR REPLACE INTO rs_indexes (collection_id, name, fields, is_unique) VALUES (?, ?, ?, ?)').run(
+        state.id,
+        index.name,
+        JSON.stringify(fields),
+        unique ? 1 : 0,
+      );
+    }).immediate();
     state.indexes.push(index);
     for (const field of fields) {
       if (state.indexed.has(field)) continue;
       state.indexed.add(field);
       const arrays = pathPrefixes(field).some(
-        (prefix) => this.store.db.prepare(`SELECT 1 FROM ${state.table} WHERE json_type(doc, '${jsonPath(prefix)}') = 'array' LIMIT 1`).get() !== undefined,
+        (prefix) => db.prepare(`SELECT 1 FROM ${state.table} WHERE json_type(doc, '${jsonPath(prefix)}') = 'array' LIMIT 1`).get() !== undefined,
       );
       if (arrays) this.store.markMultikey(state, field);
     }
   }
 }
+
+const cacheKey = (state: CollectionState, key: Key): string => `${state.id}\u0000${key}`;
 
 /** A result the caller may change: the cache's documents are copied, freshly parsed ones handed over. */
 const ownCopy = <T>(hit: Hit<T>): T => (hit.shared ? clone(hit.doc) : hit.doc);
@@ -381,20 +432,23 @@ const ownCopy = <T>(hit: Hit<T>): T => (hit.shared ? clone(hit.doc) : hit.doc);
 export interface EmbeddedReadStoreOptions {
   /** The SQLite file documents live in; `:memory:` for throw-away stores. */
   file: string;
-  /** Writes within this many milliseconds are committed together, in one transaction. */
+  /** Writes within this many milliseconds are handed to the writer together (one transaction). */
   flushIntervalMs?: number;
   /** JSON size of the parsed documents kept for `_id` lookups (MiB). */
   cacheMiB?: number;
-  /** SQLite's page cache (MiB). */
+  /** SQLite's page cache, per connection (MiB). */
   pageCacheMiB?: number;
+  /** Where writes run: `thread` (a worker), `inline`, or `auto` (thread for a file, when built). */
+  writer?: 'auto' | 'inline' | 'thread';
+  /** Pending writes beyond which writers wait for the disk to catch up. */
+  maxPendingWrites?: number;
 }
 
 /**
  * Embedded read store: documents on disk in SQLite, a bounded cache of parsed documents
- * in front, filters decided with the fast evaluator or mingo. Writes join an open
- * transaction committed every `flushIntervalMs` (or on `flush()`), so a burst of
- * projection updates pays one commit, and a crash leaves a consistent snapshot of
- * documents and projection checkpoints, committed together.
+ * in front, filters decided with the fast evaluator or mingo. Writes are batched every
+ * `flushIntervalMs` and committed by the writer thread, one transaction per batch, so a
+ * crash leaves a consistent snapshot of documents and projection checkpoints.
  */
 export class EmbeddedReadStore implements ReadStore {
   readonly kind = 'embedded' as const;
@@ -402,16 +456,27 @@ export class EmbeddedReadStore implements ReadStore {
   readonly cache: DocumentCache<Doc>;
   private readonly collections = new Map<string, EmbeddedCollection<any>>();
   private readonly states = new Map<string, CollectionState>();
+  private readonly writer: ReadModelWriter;
   private readonly flushIntervalMs: number;
+  private readonly maxPending: number;
+  private queue: WriteOp[] = [];
+  /** For each queued op, where its pending write sits (catalogue statements: null). */
+  private queued: ({ state: CollectionState; key: Key } | null)[] = [];
+  private seq = 0;
+  private pendingCount = 0;
   private timer: NodeJS.Timeout | null = null;
+  private readonly writing = new Set<Promise<void>>();
   private closed = false;
-  /** The last failed write or commit, until a commit succeeds: health reports it. */
+  /** The last failed write, until a later one succeeds: health reports it. */
   private persistError: Error | null = null;
 
   constructor(options: EmbeddedReadStoreOptions) {
-    this.db = openReadModelDatabase(options.file, options.pageCacheMiB ?? 16);
+    const pageCacheMiB = options.pageCacheMiB ?? 8;
+    this.db = openReadModelDatabase(options.file, pageCacheMiB);
     this.cache = new DocumentCache((options.cacheMiB ?? 16) * 2 ** 20);
-    this.flushIntervalMs = options.flushIntervalMs ?? 50;
+    this.flushIntervalMs = options.flushIntervalMs ?? 20;
+    this.maxPending = options.maxPendingWrites ?? 50_000;
+    this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto');
     const { collections, indexes } = readCatalogue(this.db);
     for (const c of collections) this.states.set(c.name, this.stateOf(c, indexes.filter((i) => i.collectionId === c.id)));
   }
@@ -424,6 +489,7 @@ export class EmbeddedReadStore implements ReadStore {
       indexed: new Set(indexes.flatMap((i) => i.fields)),
       multikey: new Set(c.multikey),
       statements: new Map(),
+      overlay: new Map(),
     };
   }
 
@@ -433,8 +499,10 @@ export class EmbeddedReadStore implements ReadStore {
     return c;
   }
 
+  /** Creates a collection's table at once (rare: a new collection), waiting out a commit of the writer if need be. */
   createTable(name: string): CollectionState {
-    const state = this.stateOf(createCollectionTable(this.db, name), []);
+    if (this.closed) throw new Error('the read store is closed');
+    const state = this.stateOf(this.db.transaction(() => createCollectionTable(this.db, name)).immediate(), []);
     this.states.set(name, state);
     return state;
   }
@@ -442,62 +510,121 @@ export class EmbeddedReadStore implements ReadStore {
   /** Records that an indexed field has held an array: queries on it are no longer answered by SQL alone. */
   markMultikey(state: CollectionState, field: string): void {
     state.multikey.add(field);
-    this.db.prepare('UPDATE rs_collections SET multikey = ? WHERE id = ?').run(JSON.stringify([...state.multikey]), state.id);
+    this.enqueue({ sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?', params: [JSON.stringify([...state.multikey]), state.id] }, null);
   }
 
-  /** Opens the write transaction if none is open, and schedules its commit. */
-  beginWrite(): void {
+  /** Makes `doc` (null: deleted) the document under `key`, at once for readers, on disk with the next batch. */
+  write(state: CollectionState, key: Key, doc: Doc | null): void {
     if (this.closed) throw new Error('the read store is closed');
-    if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE');
+    const pending = state.overlay.get(key);
+    if (pending) {
+      pending.doc = doc;
+      pending.seq = this.seq + 1;
+    } else {
+      state.overlay.set(key, { doc, seq: this.seq + 1 });
+      this.pendingCount += 1;
+    }
+    this.cache.delete(cacheKey(state, key));
+    if (doc) {
+      for (const field of state.indexed) {
+        if (!state.multikey.has(field) && touchesArray(doc, field)) this.markMultikey(state, field);
+      }
+    }
+    this.enqueue({ table: state.table, key, doc }, { state, key });
+  }
+
+  private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null): void {
+    this.queue.push(op);
+    this.queued.push(at);
     if (!this.timer) {
-      this.timer = setTimeout(() => this.commit(), this.flushIntervalMs);
+      this.timer = setTimeout(() => this.sendBatch(), this.flushIntervalMs);
       this.timer.unref();
     }
   }
 
-  /**
-   * A write failed for another reason than a constraint. When SQLite rolled the whole
-   * transaction back, the cache may hold documents that never reached the disk: it is
-   * emptied, and reads go back to the last commit (projections replay from their
-   * checkpoints, which were committed with their documents).
-   */
-  writeFailed(e: Error): void {
-    this.persistError = e;
-    if (!this.db.inTransaction) this.cache.clear();
+  /** Writers wait here while too many writes are pending (the disk falls behind). */
+  async keepUp(): Promise<void> {
+    if (this.pendingCount > this.maxPending) await this.drain();
   }
 
-  private commit(): void {
+  /** Hands the queued writes to the writer as one batch. */
+  private sendBatch(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (!this.db.inTransaction) return;
-    try {
-      this.db.exec('COMMIT');
-      this.persistError = null;
-    } catch (e) {
-      this.persistError = e as Error;
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      this.cache.clear();
+    if (this.queue.length === 0) return;
+    const seq = ++this.seq;
+    const ops = this.queue;
+    const at = this.queued;
+    this.queue = [];
+    this.queued = [];
+    const done = this.writer.write(ops).then(
+      (lengths) => {
+        this.persistError = null;
+        this.settle(seq, at, lengths);
+      },
+      (e: Error) => {
+        this.persistError = e;
+        if (!this.closed) this.retry(seq, at);
+      },
+    );
+    this.writing.add(done);
+    void done.finally(() => this.writing.delete(done));
+  }
+
+  /** A batch is on disk: its writes leave the overlay (unless written again since) for the cache. */
+  private settle(seq: number, at: ({ state: CollectionState; key: Key } | null)[], lengths: number[]): void {
+    at.forEach((where, i) => {
+      if (!where) return;
+      const pending = where.state.overlay.get(where.key);
+      if (!pending || pending.seq !== seq) return;
+      where.state.overlay.delete(where.key);
+      this.pendingCount -= 1;
+      if (pending.doc) this.cache.set(cacheKey(where.state, where.key), pending.doc, lengths[i]);
+    });
+  }
+
+  /** A batch failed: its writes that were not superseded go again, as they are now, with the next batch. */
+  private retry(seq: number, at: ({ state: CollectionState; key: Key } | null)[]): void {
+    for (const where of at) {
+      if (!where) continue;
+      const pending = where.state.overlay.get(where.key);
+      if (!pending || pending.seq !== seq) continue;
+      pending.seq = this.seq + 1;
+      this.enqueue({ table: where.state.table, key: where.key, doc: pending.doc }, where);
     }
+  }
+
+  /** Resolves once every write made so far is on disk (or has failed). */
+  private async drain(): Promise<void> {
+    do {
+      this.sendBatch();
+      await Promise.all(this.writing);
+    } while (this.queue.length > 0 && !this.persistError);
   }
 
   async listCollections(): Promise<string[]> {
     return [...this.states.keys()];
   }
 
+  /** Whether any write has yet to reach the disk. */
+  hasPending(): boolean {
+    return this.pendingCount > 0 || this.queue.length > 0 || this.writing.size > 0;
+  }
+
   async dropCollection(name: string): Promise<void> {
+    // Dropped on a quiet store (checked right before the part below, which never awaits).
+    while (this.hasPending()) await this.flush();
     const state = this.states.get(name);
     if (!state) return;
-    this.beginWrite();
-    dropCollectionTable(this.db, state.id);
+    this.db.transaction(() => dropCollectionTable(this.db, state.id)).immediate();
     this.states.delete(name);
     this.collections.get(name)?.dropped();
     // Its cached documents are keyed by the dropped table's id, never reused: they age out.
-    this.commit();
   }
 
-  /** Commits every write made so far. */
+  /** Makes every write made so far durable. */
   async flush(): Promise<void> {
-    this.commit();
+    await this.drain();
     if (this.persistError) throw this.persistError;
   }
 
@@ -508,8 +635,9 @@ export class EmbeddedReadStore implements ReadStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.commit();
+    await this.drain();
     this.closed = true;
+    await this.writer.close();
     this.db.close();
   }
 }
