@@ -337,6 +337,31 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         expect(await t.countDocuments({ 'owner.id': 3 })).toBe(1);
       });
 
+      it('repeated lookups by an indexed value follow every change of that value', async () => {
+        // Hot paths (key hash, fqdn, username) ask the same question again and again.
+        const c = fresh();
+        await c.createIndex({ fqdn: 1 });
+        const owner = async (fqdn: string) => (await c.findOne({ fqdn }))?._id ?? null;
+        expect(await owner('a.example')).toBeNull();
+        await c.insertOne({ _id: 1, fqdn: 'a.example', ip: '192.0.2.1' });
+        expect(await owner('a.example')).toBe(1);
+        await c.updateOne({ _id: 1 }, { $set: { ip: '192.0.2.2' } });
+        expect((await c.findOne({ fqdn: 'a.example' }))!.ip).toBe('192.0.2.2');
+        await c.updateOne({ _id: 1 }, { $set: { fqdn: 'b.example' } });
+        expect(await owner('a.example')).toBeNull();
+        expect(await owner('b.example')).toBe(1);
+        await c.replaceOne({ _id: 1 }, { _id: 1, fqdn: 'c.example' });
+        expect(await owner('b.example')).toBeNull();
+        await c.insertOne({ _id: 2, fqdn: 'b.example' });
+        expect(await owner('b.example')).toBe(2);
+        await c.deleteOne({ _id: 2 });
+        expect(await owner('b.example')).toBeNull();
+        await c.updateMany({ fqdn: 'c.example' }, { $unset: { fqdn: '' } });
+        expect(await owner('c.example')).toBeNull();
+        await c.updateOne({ _id: 3, fqdn: 'd.example' }, { $set: { ip: '192.0.2.3' } }, { upsert: true });
+        expect(await owner('d.example')).toBe(3);
+      });
+
       it('an index created on existing documents is used for later lookups', async () => {
         const c = fresh();
         await c.bulkWrite([1, 2, 3].map((i) => ({ insertOne: { document: { _id: i, zone: `z${i % 2}` } } })));

@@ -55,7 +55,16 @@ interface CollectionState {
    * override the table: queries skip these keys' rows and test these documents instead.
    */
   overlay: Map<Key, Pending<Doc>>;
+  /**
+   * For `findOne({field: value})` on an indexed field, the key of the document found
+   * (null: none), by field and value; entries go when a write touches that value.
+   */
+  lookups: Map<string, Map<string, Key | null>>;
 }
+
+const MAX_LOOKUPS_PER_FIELD = 5000;
+/** A plain value as a map key that keeps 1 and "1" apart. */
+const valueKey = (v: string | number): string => (typeof v === 'string' ? `s${v}` : `n${v}`);
 
 /** A write on its way to the disk, in batch `seq`. */
 interface Pending<T> {
@@ -209,9 +218,45 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return hits;
   }
 
+  /**
+   * `findOne({field: value})` on an indexed field (authentication by key hash, DDNS by
+   * fqdn, login by username): the key found last time, checked, saves a SQL query.
+   * Undefined when the filter is not of that shape.
+   */
+  private lookupByValue(filter: Filter): Hit<T> | null | undefined {
+    const state = this.state;
+    if (!state) return undefined;
+    let field: string | undefined;
+    for (const f in filter) {
+      if (field !== undefined) return undefined;
+      field = f;
+    }
+    if (field === undefined || field === '_id') return undefined;
+    const value: unknown = filter[field];
+    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) return undefined;
+    if (!this.fieldInfo.sqlFields(field)) return undefined;
+    let known = state.lookups.get(field);
+    if (!known) state.lookups.set(field, (known = new Map()));
+    const vk = valueKey(value);
+    const key = known.get(vk);
+    if (key === null) return null;
+    if (key !== undefined) {
+      const hit = this.lookup(state, key);
+      if (hit && valueAt(hit.doc, field.split('.')) === value) return hit;
+    }
+    const [hit] = this.matching(filter, 1);
+    if (known.size >= MAX_LOOKUPS_PER_FIELD) known.clear();
+    known.set(vk, hit ? keyOf(hit.doc._id) : null);
+    return hit ?? null;
+  }
+
   private select(filter: Filter, options: FindOptions): Hit<T>[] {
     const skip = options.skip ?? 0;
     const end = options.limit ? skip + options.limit : Infinity;
+    if (!options.sort && end === 1) {
+      const found = this.lookupByValue(filter);
+      if (found !== undefined) return found ? [found] : [];
+    }
     if (!options.sort) return this.matching(filter, end).slice(skip);
     const candidates = (Number.isFinite(end) ? this.sortedBySql(filter, options.sort, end) : null) ?? this.matching(filter);
     const byDoc = new Map(candidates.map((h) => [h.doc, h]));
@@ -277,14 +322,18 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     await this.store.keepUp();
   }
 
-  /** Stores `doc`, which nobody else holds, under a new key. */
-  private insert(doc: T): void {
+  /**
+   * Stores `doc`, which nobody else holds, under a new key. `missedBy`: a filter that just
+   * found nothing; when it only pinned this `_id`, the key is known to be free.
+   */
+  private insert(doc: T, missedBy?: Filter): void {
     const state = this.ensureState();
     if (doc._id === undefined) (doc as Doc)._id = randomUUID();
     const key = keyOf(doc._id);
-    if (this.lookup(state, key)) throw new DuplicateKeyError(this.name, `_id ${JSON.stringify(doc._id)}`);
+    const known = missedBy !== undefined && onlyPinsId(missedBy, key);
+    if (!known && this.lookup(state, key)) throw new DuplicateKeyError(this.name, `_id ${JSON.stringify(doc._id)}`);
     if (this.hasUnique(state)) this.checkUnique(state, key, doc, null);
-    this.store.write(state, key, doc);
+    this.store.write(state, key, doc, null);
   }
 
   private update(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
@@ -294,7 +343,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const doc = seedFromFilter<T>(filter);
       applyUpdate(doc, update, true);
       // Copied: mingo's operators may keep references into the update document.
-      this.insert(clone(doc));
+      this.insert(clone(doc), filter);
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
     const state = this.state!;
@@ -304,7 +353,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (next._id !== current._id) throw new Error('the _id of a document cannot change');
       const key = keyOf(next._id);
       if (this.hasUnique(state)) this.checkUnique(state, key, next, current);
-      this.store.write(state, key, next);
+      this.store.write(state, key, next, current);
     }
     return { matchedCount: selected.length, modifiedCount: selected.length, upsertedCount: 0 };
   }
@@ -325,14 +374,14 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return EMPTY;
-      this.insert(Object.assign(seedFromFilter<T>(filter), clone(replacement)));
+      this.insert(Object.assign(seedFromFilter<T>(filter), clone(replacement)), filter);
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
     const state = this.state!;
     const next = { ...clone(replacement), _id: current.doc._id } as T;
     const key = keyOf(next._id);
     if (this.hasUnique(state)) this.checkUnique(state, key, next, current.doc);
-    this.store.write(state, key, next);
+    this.store.write(state, key, next, current.doc);
     return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
   }
 
@@ -346,7 +395,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const selected = this.matching(filter, many ? Infinity : 1);
     const state = this.state;
     if (!state) return 0;
-    for (const { doc } of selected) this.store.write(state, keyOf(doc._id), null);
+    for (const { doc } of selected) this.store.write(state, keyOf(doc._id), null, doc);
     return selected.length;
   }
 
@@ -426,6 +475,13 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
 const cacheKey = (state: CollectionState, key: Key): string => `${state.id}\u0000${key}`;
 
+/** Whether `filter` is `{_id: v}` (or `$eq`) with v stored under `key`. */
+const onlyPinsId = (filter: Filter, key: Key): boolean => {
+  const keys = Object.keys(filter);
+  const id = keys.length === 1 ? pinnedValue(filter, '_id') : null;
+  return id !== null && id.value !== null && typeof id.value !== 'object' && keyOf(id.value) === key;
+};
+
 /** A result the caller may change: the cache's documents are copied, freshly parsed ones handed over. */
 const ownCopy = <T>(hit: Hit<T>): T => (hit.shared ? clone(hit.doc) : hit.doc);
 
@@ -490,6 +546,7 @@ export class EmbeddedReadStore implements ReadStore {
       multikey: new Set(c.multikey),
       statements: new Map(),
       overlay: new Map(),
+      lookups: new Map(),
     };
   }
 
@@ -513,9 +570,23 @@ export class EmbeddedReadStore implements ReadStore {
     this.enqueue({ sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?', params: [JSON.stringify([...state.multikey]), state.id] }, null);
   }
 
-  /** Makes `doc` (null: deleted) the document under `key`, at once for readers, on disk with the next batch. */
-  write(state: CollectionState, key: Key, doc: Doc | null): void {
+  /**
+   * Makes `doc` (null: deleted) the document under `key` in place of `previous`, at once
+   * for readers, on disk with the next batch.
+   */
+  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void {
     if (this.closed) throw new Error('the read store is closed');
+    // A value a write keeps (most updates: an address, not the fqdn) still leads to the same document.
+    for (const [field, known] of state.lookups) {
+      const path = field.split('.');
+      const before = previous ? valueAt(previous, path) : undefined;
+      const after = doc ? valueAt(doc, path) : undefined;
+      if (before === after && (after === undefined || typeof after !== 'object')) continue;
+      for (const v of [before, after]) {
+        if (typeof v === 'string' || typeof v === 'number') known.delete(valueKey(v));
+        else if (v !== null && typeof v === 'object') known.clear();
+      }
+    }
     const pending = state.overlay.get(key);
     if (pending) {
       pending.doc = doc;
