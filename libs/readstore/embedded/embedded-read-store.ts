@@ -63,6 +63,9 @@ interface CollectionState {
 }
 
 const MAX_LOOKUPS_PER_FIELD = 5000;
+/** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
+const MAX_BATCH = 2000;
+const RETRY_MS = 1000;
 /** A plain value as a map key that keeps 1 and "1" apart. */
 const valueKey = (v: string | number): string => (typeof v === 'string' ? `s${v}` : `n${v}`);
 
@@ -521,7 +524,8 @@ export class EmbeddedReadStore implements ReadStore {
   private seq = 0;
   private pendingCount = 0;
   private timer: NodeJS.Timeout | null = null;
-  private readonly writing = new Set<Promise<void>>();
+  private inFlight: Promise<void> | null = null;
+  private batchLimit = MAX_BATCH;
   private closed = false;
   /** The last failed write, until a later one succeeds: health reports it. */
   private persistError: Error | null = null;
@@ -531,7 +535,7 @@ export class EmbeddedReadStore implements ReadStore {
     this.db = openReadModelDatabase(options.file, pageCacheMiB);
     this.cache = new DocumentCache((options.cacheMiB ?? 16) * 2 ** 20);
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
-    this.maxPending = options.maxPendingWrites ?? 50_000;
+    this.maxPending = options.maxPendingWrites ?? 20_000;
     this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto');
     const { collections, indexes } = readCatalogue(this.db);
     for (const c of collections) this.states.set(c.name, this.stateOf(c, indexes.filter((i) => i.collectionId === c.id)));
@@ -604,10 +608,11 @@ export class EmbeddedReadStore implements ReadStore {
     this.enqueue({ table: state.table, key, doc }, { state, key });
   }
 
+
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null): void {
     this.queue.push(op);
     this.queued.push(at);
-    if (!this.timer) {
+    if (!this.timer && !this.inFlight) {
       this.timer = setTimeout(() => this.sendBatch(), this.flushIntervalMs);
       this.timer.unref();
     }
@@ -618,28 +623,52 @@ export class EmbeddedReadStore implements ReadStore {
     if (this.pendingCount > this.maxPending) await this.drain();
   }
 
-  /** Hands the queued writes to the writer as one batch. */
+  /**
+   * Hands the queued writes to the writer as one batch, one batch at a time: what queues
+   * up meanwhile goes with the next (fewer, larger transactions under load), and the
+   * writer thread never holds more than one batch of at most MAX_BATCH writes.
+   */
   private sendBatch(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.queue.length === 0) return;
+    if (this.queue.length === 0 || this.inFlight) return;
     const seq = ++this.seq;
-    const ops = this.queue;
-    const at = this.queued;
-    this.queue = [];
-    this.queued = [];
-    const done = this.writer.write(ops).then(
+    const limit = this.batchLimit;
+    const ops = this.queue.length > limit ? this.queue.splice(0, limit) : this.queue;
+    const at = this.queued.length > limit ? this.queued.splice(0, limit) : this.queued;
+    if (ops === this.queue) {
+      this.queue = [];
+      this.queued = [];
+    } else {
+      // Writes left behind go with a later batch: they must not settle with this one.
+      for (const where of this.queued) {
+        const pending = where && where.state.overlay.get(where.key);
+        if (pending && pending.seq === seq) pending.seq = seq + 1;
+      }
+    }
+    this.inFlight = this.writer.write(ops).then(
       (lengths) => {
         this.persistError = null;
+        this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
         this.settle(seq, at, lengths);
       },
       (e: Error) => {
         this.persistError = e;
-        if (!this.closed) this.retry(seq, at);
+        // Smaller batches next time: a batch too large for the writer thread's heap must not fail forever.
+        this.batchLimit = Math.max(1, this.batchLimit >> 1);
+        if (!this.closed) this.retry(seq, ops, at);
       },
     );
-    this.writing.add(done);
-    void done.finally(() => this.writing.delete(done));
+    void this.inFlight.finally(() => {
+      this.inFlight = null;
+      if (this.queue.length === 0 || this.closed) return;
+      if (!this.persistError) this.sendBatch();
+      else if (!this.timer) {
+        // Tried again after a pause (a full disk may be freed), not in a tight loop.
+        this.timer = setTimeout(() => this.sendBatch(), RETRY_MS);
+        this.timer.unref();
+      }
+    });
   }
 
   /** A batch is on disk: its writes leave the overlay (unless written again since) for the cache. */
@@ -654,23 +683,38 @@ export class EmbeddedReadStore implements ReadStore {
     });
   }
 
-  /** A batch failed: its writes that were not superseded go again, as they are now, with the next batch. */
-  private retry(seq: number, at: ({ state: CollectionState; key: Key } | null)[]): void {
-    for (const where of at) {
-      if (!where) continue;
-      const pending = where.state.overlay.get(where.key);
+  /**
+   * A batch failed: its writes that were not superseded go again, as they are now, ahead
+   * of everything queued since (a checkpoint must not reach the disk before the documents
+   * it covers).
+   */
+  private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[]): void {
+    const ops: WriteOp[] = [];
+    const where: ({ state: CollectionState; key: Key } | null)[] = [];
+    for (const [i, w] of at.entries()) {
+      if (!w) {
+        ops.push(failed[i]);
+        where.push(null);
+        continue;
+      }
+      const pending = w.state.overlay.get(w.key);
       if (!pending || pending.seq !== seq) continue;
       pending.seq = this.seq + 1;
-      this.enqueue({ table: where.state.table, key: where.key, doc: pending.doc }, where);
+      ops.push({ table: w.state.table, key: w.key, doc: pending.doc });
+      where.push(w);
     }
+    this.queue.unshift(...ops);
+    this.queued.unshift(...where);
   }
 
   /** Resolves once every write made so far is on disk (or has failed). */
   private async drain(): Promise<void> {
-    do {
+    for (;;) {
       this.sendBatch();
-      await Promise.all(this.writing);
-    } while (this.queue.length > 0 && !this.persistError);
+      if (!this.inFlight) return;
+      await this.inFlight;
+      if (this.persistError) return;
+    }
   }
 
   async listCollections(): Promise<string[]> {
@@ -679,7 +723,7 @@ export class EmbeddedReadStore implements ReadStore {
 
   /** Whether any write has yet to reach the disk. */
   hasPending(): boolean {
-    return this.pendingCount > 0 || this.queue.length > 0 || this.writing.size > 0;
+    return this.pendingCount > 0 || this.queue.length > 0 || this.inFlight !== null;
   }
 
   async dropCollection(name: string): Promise<void> {
