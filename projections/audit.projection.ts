@@ -11,6 +11,8 @@ export const auditProjection: ProjectionDefinition = {
   collections: ['audit_events'],
   async setup(ctx) {
     await ctx.collection('audit_events').createIndex({ account_id: 1 });
+    // The audit page (newest first, by position, per account) reads only its page, however long the log.
+    await ctx.collection('audit_events').createIndex({ account_id: 1, position: -1 });
   },
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;

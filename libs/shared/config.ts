@@ -36,6 +36,10 @@ export interface AppConfig {
   totpIssuer: string;
   sessionTtlSeconds: number;
   logRequests: boolean;
+  /** Embedded read store: MiB of parsed documents kept in memory (READ_STORE_CACHE_MB). */
+  readStoreCacheMiB: number;
+  /** Embedded read store: SQLite page cache per connection, MiB (READ_STORE_PAGE_CACHE_MB). */
+  readStorePageCacheMiB: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -83,6 +87,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     totpIssuer: env.TOTP_ISSUER || 'Account DNS',
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',
+    readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
+    readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {
