@@ -441,8 +441,8 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (unique) throw new Error(`unique index on ${fields.join(', ')}: field names must be plain identifiers`);
       return;
     }
-    // Built on a quiet store: nothing pending (checked right before the part below, which never awaits).
-    while (this.store.hasPending()) await this.store.flush();
+    // Built on a quiet collection: nothing of it pending (checked right before the part below, which never awaits).
+    while (this.state && this.state.overlay.size > 0) await this.store.flush();
     if (this.state?.indexes.some(same)) return;
     const state = this.ensureState();
     const db = this.store.db;
@@ -521,6 +521,11 @@ export class EmbeddedReadStore implements ReadStore {
   private queue: WriteOp[] = [];
   /** For each queued op, where its pending write sits (catalogue statements: null). */
   private queued: ({ state: CollectionState; key: Key } | null)[] = [];
+  /** For each queued op, its number in the order writes were made. */
+  private queuedNumbers: number[] = [];
+  private opCount = 0;
+  /** Every op numbered up to this is on disk. */
+  private writtenUpTo = 0;
   private seq = 0;
   private pendingCount = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -612,6 +617,7 @@ export class EmbeddedReadStore implements ReadStore {
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null): void {
     this.queue.push(op);
     this.queued.push(at);
+    this.queuedNumbers.push(++this.opCount);
     if (!this.timer && !this.inFlight) {
       this.timer = setTimeout(() => this.sendBatch(), this.flushIntervalMs);
       this.timer.unref();
@@ -636,9 +642,11 @@ export class EmbeddedReadStore implements ReadStore {
     const limit = this.batchLimit;
     const ops = this.queue.length > limit ? this.queue.splice(0, limit) : this.queue;
     const at = this.queued.length > limit ? this.queued.splice(0, limit) : this.queued;
+    const numbers = this.queuedNumbers.length > limit ? this.queuedNumbers.splice(0, limit) : this.queuedNumbers;
     if (ops === this.queue) {
       this.queue = [];
       this.queued = [];
+      this.queuedNumbers = [];
     } else {
       // Writes left behind go with a later batch: they must not settle with this one.
       for (const where of this.queued) {
@@ -650,13 +658,14 @@ export class EmbeddedReadStore implements ReadStore {
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
+        this.writtenUpTo = Math.max(this.writtenUpTo, numbers[numbers.length - 1]);
         this.settle(seq, at, lengths);
       },
       (e: Error) => {
         this.persistError = e;
         // Smaller batches next time: a batch too large for the writer thread's heap must not fail forever.
         this.batchLimit = Math.max(1, this.batchLimit >> 1);
-        if (!this.closed) this.retry(seq, ops, at);
+        if (!this.closed) this.retry(seq, ops, at, numbers);
       },
     );
     void this.inFlight.finally(() => {
@@ -688,13 +697,15 @@ export class EmbeddedReadStore implements ReadStore {
    * of everything queued since (a checkpoint must not reach the disk before the documents
    * it covers).
    */
-  private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[]): void {
+  private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[]): void {
     const ops: WriteOp[] = [];
     const where: ({ state: CollectionState; key: Key } | null)[] = [];
+    const numbers: number[] = [];
     for (const [i, w] of at.entries()) {
       if (!w) {
         ops.push(failed[i]);
         where.push(null);
+        numbers.push(failedNumbers[i]);
         continue;
       }
       const pending = w.state.overlay.get(w.key);
@@ -702,14 +713,17 @@ export class EmbeddedReadStore implements ReadStore {
       pending.seq = this.seq + 1;
       ops.push({ table: w.state.table, key: w.key, doc: pending.doc });
       where.push(w);
+      numbers.push(failedNumbers[i]);
     }
     this.queue.unshift(...ops);
     this.queued.unshift(...where);
+    this.queuedNumbers.unshift(...numbers);
   }
 
-  /** Resolves once every write made so far is on disk (or has failed). */
+  /** Resolves once every write made so far is on disk (or has failed); later writes are not waited for. */
   private async drain(): Promise<void> {
-    for (;;) {
+    const target = this.opCount;
+    while (this.writtenUpTo < target) {
       this.sendBatch();
       if (!this.inFlight) return;
       await this.inFlight;
@@ -721,16 +735,25 @@ export class EmbeddedReadStore implements ReadStore {
     return [...this.states.keys()];
   }
 
-  /** Whether any write has yet to reach the disk. */
-  hasPending(): boolean {
-    return this.pendingCount > 0 || this.queue.length > 0 || this.inFlight !== null;
-  }
-
   async dropCollection(name: string): Promise<void> {
-    // Dropped on a quiet store (checked right before the part below, which never awaits).
-    while (this.hasPending()) await this.flush();
-    const state = this.states.get(name);
+    // Dropped once none of its writes is pending (checked right before the part below,
+    // which never awaits); other collections may keep writing meanwhile.
+    let state = this.states.get(name);
+    while (state && state.overlay.size > 0) {
+      await this.flush();
+      state = this.states.get(name);
+    }
     if (!state) return;
+    const table = state.table;
+    // Only catalogue statements can still name it; they would change nothing once it is gone.
+    for (let i = this.queue.length - 1; i >= 0; i--) {
+      const op = this.queue[i];
+      if ('table' in op && op.table === table) {
+        this.queue.splice(i, 1);
+        this.queued.splice(i, 1);
+        this.queuedNumbers.splice(i, 1);
+      }
+    }
     this.db.transaction(() => dropCollectionTable(this.db, state.id)).immediate();
     this.states.delete(name);
     this.collections.get(name)?.dropped();
