@@ -84,7 +84,7 @@ describe('EmbeddedReadStore on disk', () => {
     expect(count()).toBe(0);
     await store.flush();
     expect(count()).toBe(1);
-    expect(JSON.parse(reader.prepare('SELECT doc FROM c1').pluck().get() as string)).toEqual({ _id: 'h', ip: '192.0.2.1' });
+    expect(JSON.parse(reader.prepare('SELECT json(doc) FROM c1').pluck().get() as string)).toEqual({ _id: 'h', ip: '192.0.2.1' });
     reader.close();
     await store.close();
   });

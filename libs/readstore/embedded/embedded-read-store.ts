@@ -140,7 +140,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const ck = cacheKey(state, key);
     const cached = this.store.cache.get(ck) as T | undefined;
     if (cached) return { doc: cached, shared: true };
-    const json = this.statement(state, `SELECT doc FROM ${state.table} WHERE key = ?`).pluck().get(key) as string | undefined;
+    const json = this.statement(state, `SELECT json(doc) FROM ${state.table} WHERE key = ?`).pluck().get(key) as string | undefined;
     if (json === undefined) return undefined;
     const doc = JSON.parse(json) as T;
     this.store.cache.set(ck, doc, json.length);
@@ -179,7 +179,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       return hit && test(hit.doc) ? [hit] : [];
     }
     const condition = sqlCondition(filter, this.fieldInfo);
-    const sql = `SELECT key, doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
+    const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
     const out: Hit<T>[] = [];
     for (const hit of this.candidates(state, sql, condition?.params ?? [])) {
       if (test(hit.doc) && out.push(hit) >= limit) break;
@@ -205,7 +205,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (!path) return null;
       order.push(`${fieldExpression(path)} ${direction === -1 ? 'DESC' : 'ASC'}`);
     }
-    const sql = `SELECT key, doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ORDER BY ${order.join(', ')} LIMIT ?`;
+    const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ORDER BY ${order.join(', ')} LIMIT ?`;
     const test = this.tester(filter);
     const paths = Object.keys(sort).map((f) => f.split('.'));
     const hits: Hit<T>[] = [];
@@ -307,7 +307,7 @@ class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const clash = () => new DuplicateKeyError(this.name, `${index.fields.join(', ')} ${JSON.stringify(values)}`);
       for (const [k, pending] of state.overlay) if (k !== key && pending.doc && holds(pending.doc)) throw clash();
       const where = index.fields.map((f) => `${fieldExpression(jsonPath(f)!)} = ?`).join(' AND ');
-      const rows = this.statement(state, `SELECT key, doc FROM ${state.table} WHERE ${where}`).all(
+      const rows = this.statement(state, `SELECT key, json(doc) AS doc FROM ${state.table} WHERE ${where}`).all(
         ...values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)),
       ) as Row[];
       for (const row of rows) {

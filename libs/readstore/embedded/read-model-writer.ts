@@ -38,7 +38,7 @@ export function batchWriter(db: Database.Database): (batches: WriteOp[][]) => nu
           return 0;
         }
         const json = JSON.stringify(op.doc);
-        prepared(upserts, op.table, `INSERT INTO ${op.table} (key, doc) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`).run(
+        prepared(upserts, op.table, `INSERT INTO ${op.table} (key, doc) VALUES (?, jsonb(?)) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`).run(
           op.key,
           json,
         );
