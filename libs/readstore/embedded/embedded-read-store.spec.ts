@@ -76,6 +76,40 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('keeps failed writes readable, reports them, and writes them once the disk takes them again', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 5, writer: 'inline' });
+    const hosts = store.collection('hosts');
+    await hosts.insertOne({ _id: 'h1', ip: '192.0.2.1' });
+    await store.flush();
+    // A stand-in for a disk that refuses writes: triggers that fail every write to the table.
+    const other = new Database(file);
+    for (const op of ['INSERT', 'UPDATE']) {
+      other.exec(`CREATE TRIGGER refuse_${op} BEFORE ${op} ON c1 BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`);
+    }
+    await hosts.updateOne({ _id: 'h1' }, { $set: { ip: '192.0.2.2' } });
+    await hosts.insertOne({ _id: 'h2', ip: '192.0.2.3' });
+    await expect(store.flush()).rejects.toThrow(/disk refuses writes/);
+    await expect(store.ping()).rejects.toThrow(/disk refuses writes/);
+    expect((await hosts.findOne({ _id: 'h1' }))!.ip).toBe('192.0.2.2');
+    expect((await hosts.find({}, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['h1', 'h2']);
+
+    other.exec('DROP TRIGGER refuse_INSERT; DROP TRIGGER refuse_UPDATE');
+    other.close();
+    // Tried again after a pause, in the order the writes were made.
+    for (let i = 0; i < 50; i++) {
+      if (await store.ping().then(() => true, () => false)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await expect(store.ping()).resolves.toBeUndefined();
+    await store.close();
+    const reopened = new EmbeddedReadStore({ file });
+    expect(await reopened.collection('hosts').find({}, { sort: { _id: 1 } })).toEqual([
+      { _id: 'h1', ip: '192.0.2.2' },
+      { _id: 'h2', ip: '192.0.2.3' },
+    ]);
+    await reopened.close();
+  });
+
   it('commits writes together and a flush makes them visible to another connection', async () => {
     const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000 });
     await store.collection('hosts').insertOne({ _id: 'h', ip: '192.0.2.1' });

@@ -693,31 +693,19 @@ export class EmbeddedReadStore implements ReadStore {
   }
 
   /**
-   * A batch failed: its writes that were not superseded go again, as they are now, ahead
-   * of everything queued since (a checkpoint must not reach the disk before the documents
-   * it covers).
+   * A batch failed: it goes again, as it was, ahead of everything queued since, so the
+   * disk always holds a prefix of the writes in the order they were made (a checkpoint
+   * never lands before the documents it covers, nor without a write that came before it).
    */
   private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[]): void {
-    const ops: WriteOp[] = [];
-    const where: ({ state: CollectionState; key: Key } | null)[] = [];
-    const numbers: number[] = [];
-    for (const [i, w] of at.entries()) {
-      if (!w) {
-        ops.push(failed[i]);
-        where.push(null);
-        numbers.push(failedNumbers[i]);
-        continue;
-      }
-      const pending = w.state.overlay.get(w.key);
-      if (!pending || pending.seq !== seq) continue;
-      pending.seq = this.seq + 1;
-      ops.push({ table: w.state.table, key: w.key, doc: pending.doc });
-      where.push(w);
-      numbers.push(failedNumbers[i]);
+    for (const w of at) {
+      const pending = w && w.state.overlay.get(w.key);
+      // Not yet written again since: it settles with the batch that retries it.
+      if (pending && pending.seq === seq) pending.seq = this.seq + 1;
     }
-    this.queue.unshift(...ops);
-    this.queued.unshift(...where);
-    this.queuedNumbers.unshift(...numbers);
+    this.queue.unshift(...failed);
+    this.queued.unshift(...at);
+    this.queuedNumbers.unshift(...failedNumbers);
   }
 
   /** Resolves once every write made so far is on disk (or has failed); later writes are not waited for. */
