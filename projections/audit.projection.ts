@@ -55,6 +55,8 @@ export const auditProjection: ProjectionDefinition = {
   handles: AUDITED_EVENT_TYPES,
   async setup(ctx) {
     await ctx.collection('audit_events').createIndex({ account_id: 1 });
+    // The audit page (newest first, by position, per account) reads only its page, however long the log.
+    await ctx.collection('audit_events').createIndex({ account_id: 1, position: -1 });
   },
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;

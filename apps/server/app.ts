@@ -123,11 +123,19 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     async close() {
       if (closed) return;
       closed = true;
-      await app.close();
-      await deps.projections.stop();
-      await deps.keyUsage.close();
-      await deps.readStore.close();
-      await deps.eventStore.close();
+      // Every step runs even when one fails (a store that is down must not keep the others
+      // open); the first failure is reported once all are done.
+      const failures: unknown[] = [];
+      for (const step of [
+        () => app.close(),
+        () => deps.projections.stop(),
+        () => deps.keyUsage.close(),
+        () => deps.readStore.close(),
+        () => deps.eventStore.close(),
+      ]) {
+        await step().catch((e: unknown) => failures.push(e));
+      }
+      if (failures.length > 0) throw failures[0];
     },
   };
 }

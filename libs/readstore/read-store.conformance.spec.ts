@@ -7,12 +7,13 @@ import { EmbeddedReadStore } from './embedded/embedded-read-store';
 import { MongoReadStore } from './mongo/mongo-read-store';
 import { ReadStore } from './read-store.port';
 
-// The service persists in a worker thread; tools and tests may persist inline.
-for (const persist of ['thread', 'inline'] as const) {
-  describeReadStoreConformance(`embedded (${persist} persistence)`, async () => {
+// As the service runs it (writer thread, document cache), and with writes on the calling
+// thread and no cache, so every read goes to SQLite.
+for (const [writer, cacheMiB] of [['thread', 16], ['inline', 0]] as const) {
+  describeReadStoreConformance(`embedded (${writer} writer, document cache ${cacheMiB} MiB)`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rs-conf-'));
     const file = join(dir, 'read.db');
-    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, persist });
+    const open = () => new EmbeddedReadStore({ file, flushIntervalMs: 10, cacheMiB, writer });
     let store: ReadStore = open();
     return {
       store,

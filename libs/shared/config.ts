@@ -41,6 +41,10 @@ export interface AppConfig {
   logRequests: boolean;
   /** DMARC/TLS reports larger than this once unpacked are refused (contract §8: 10 MiB). */
   reportMaxUnpackedBytes: number;
+  /** Embedded read store: MiB of parsed documents kept in memory (READ_STORE_CACHE_MB). */
+  readStoreCacheMiB: number;
+  /** Embedded read store: SQLite page cache per connection, MiB (READ_STORE_PAGE_CACHE_MB). */
+  readStorePageCacheMiB: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -90,6 +94,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',
     reportMaxUnpackedBytes: int(env.REPORT_MAX_UNPACKED_BYTES, 10 * 1024 * 1024, 'REPORT_MAX_UNPACKED_BYTES'),
+    readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
+    readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {

@@ -3,7 +3,7 @@
  * The worker takes every call that arrived in one of its event-loop turns as one batch,
  * so calls made while it was busy are handled together (one transaction for many).
  */
-import { parentPort, Worker } from 'node:worker_threads';
+import { parentPort, ResourceLimits, Worker } from 'node:worker_threads';
 
 type Reply<Res> = { id: number; result: Res } | { id: number; error: string };
 type Call<Req> = { id: number; request: Req };
@@ -24,6 +24,8 @@ export class WorkerClient<Req, Res> {
   constructor(
     private readonly script: string,
     private readonly workerData: unknown,
+    /** Heap limits of the thread: V8 otherwise lets a busy worker's garbage grow for long before collecting it. */
+    private readonly resourceLimits?: ResourceLimits,
   ) {}
 
   call(request: Req): Promise<Res> {
@@ -41,7 +43,7 @@ export class WorkerClient<Req, Res> {
   /** Started on first use, and again after a crash, so later calls do not go to a dead thread. */
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.script, { workerData: this.workerData });
+    const worker = new Worker(this.script, { workerData: this.workerData, resourceLimits: this.resourceLimits });
     worker.on('message', (reply: Reply<Res> | typeof CLOSED) => {
       if (reply === CLOSED) return;
       const waiting = this.waiting.get(reply.id);

@@ -14,11 +14,15 @@ export async function createEventStore(config: AppConfig, clock: Clock = systemC
   return new SqliteEventStore({ file: dataPath(config, 'events.db'), now: () => clock.now().getTime() });
 }
 
-/** MongoDB when MONGODB_URL is set, else the embedded engine persisted under DATA_DIR. */
+/** MongoDB when MONGODB_URL is set, else the embedded engine: documents on disk under DATA_DIR, bounded caches in memory. */
 export async function createReadStore(config: AppConfig): Promise<ReadStore> {
   if (config.mongodbUrl) {
     const { MongoReadStore } = await import('../../../libs/readstore/mongo/mongo-read-store');
     return MongoReadStore.connect(config.mongodbUrl);
   }
-  return new EmbeddedReadStore({ file: dataPath(config, 'readmodels.db') });
+  return new EmbeddedReadStore({
+    file: dataPath(config, 'readmodels.db'),
+    cacheMiB: config.readStoreCacheMiB,
+    pageCacheMiB: config.readStorePageCacheMiB,
+  });
 }

@@ -299,6 +299,69 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         expect(ids(await c.find({ tags: { $in: ['web', 'none'] } }, { sort: { _id: 1 } }))).toEqual([1, 2]);
       });
 
+      it('indexed fields keep MongoDB semantics: type brackets, null, arrays, ranges, sort and limit', async () => {
+        // An adapter may answer these from its indexes; the answers must not change.
+        const t = fresh();
+        await t.createIndex({ v: 1 });
+        await t.createIndex({ 'owner.id': 1, at: -1 });
+        await t.bulkWrite(
+          [
+            { _id: 1, v: 5, owner: { id: 1 }, at: 3 },
+            { _id: 2, v: '5', owner: { id: 1 }, at: 1 },
+            { _id: 3, v: null, owner: { id: 2 }, at: 2 },
+            { _id: 4, owner: { id: 1 }, at: 2 },
+            { _id: 6, v: true, owner: { id: 2 }, at: 5 },
+            { _id: 7, v: 12.5, owner: { id: 1 }, at: 4 },
+          ].map((document) => ({ insertOne: { document } })),
+        );
+        const m = async (filter: Record<string, unknown>, sort: Record<string, 1 | -1> = { _id: 1 }, limit?: number) =>
+          ids(await t.find(filter, { sort, limit }));
+        expect(await m({ v: 5 })).toEqual([1]);
+        expect(await m({ v: '5' })).toEqual([2]);
+        expect(await m({ v: true })).toEqual([6]);
+        expect(await m({ v: 1 })).toEqual([]);
+        expect(await m({ v: null })).toEqual([3, 4]);
+        expect(await m({ v: { $gte: 5 } })).toEqual([1, 7]);
+        expect(await m({ v: { $gt: '' } })).toEqual([2]);
+        expect(await m({ v: { $in: [12.5, '5'] } })).toEqual([2, 7]);
+        expect(await m({ 'owner.id': 1 }, { at: -1 }, 2)).toEqual([7, 1]);
+        expect(await m({ 'owner.id': 1 }, { at: 1 }, 3)).toEqual([2, 4, 1]);
+        expect(await m({ 'owner.id': { $in: [1, 2] } }, { at: -1 }, 1)).toEqual([6]);
+        expect(await m({}, { v: 1, _id: 1 }, 3)).toEqual([3, 4, 1]);
+        expect(await t.countDocuments({ 'owner.id': 1 })).toBe(4);
+        // An array arriving in an indexed field is matched element by element from then on.
+        await t.insertOne({ _id: 8, v: [5, 'x'], owner: [{ id: 3 }, { id: 1 }], at: 0 });
+        expect(await m({ v: 5 })).toEqual([1, 8]);
+        expect(await m({ v: { $lt: 6 } })).toEqual([1, 8]);
+        expect(await m({ 'owner.id': 1 }, { at: 1 }, 2)).toEqual([8, 2]);
+        expect(await t.countDocuments({ 'owner.id': 3 })).toBe(1);
+      });
+
+      it('repeated lookups by an indexed value follow every change of that value', async () => {
+        // Hot paths (key hash, fqdn, username) ask the same question again and again.
+        const c = fresh();
+        await c.createIndex({ fqdn: 1 });
+        const owner = async (fqdn: string) => (await c.findOne({ fqdn }))?._id ?? null;
+        expect(await owner('a.example')).toBeNull();
+        await c.insertOne({ _id: 1, fqdn: 'a.example', ip: '192.0.2.1' });
+        expect(await owner('a.example')).toBe(1);
+        await c.updateOne({ _id: 1 }, { $set: { ip: '192.0.2.2' } });
+        expect((await c.findOne({ fqdn: 'a.example' }))!.ip).toBe('192.0.2.2');
+        await c.updateOne({ _id: 1 }, { $set: { fqdn: 'b.example' } });
+        expect(await owner('a.example')).toBeNull();
+        expect(await owner('b.example')).toBe(1);
+        await c.replaceOne({ _id: 1 }, { _id: 1, fqdn: 'c.example' });
+        expect(await owner('b.example')).toBeNull();
+        await c.insertOne({ _id: 2, fqdn: 'b.example' });
+        expect(await owner('b.example')).toBe(2);
+        await c.deleteOne({ _id: 2 });
+        expect(await owner('b.example')).toBeNull();
+        await c.updateMany({ fqdn: 'c.example' }, { $unset: { fqdn: '' } });
+        expect(await owner('c.example')).toBeNull();
+        await c.updateOne({ _id: 3, fqdn: 'd.example' }, { $set: { ip: '192.0.2.3' } }, { upsert: true });
+        expect(await owner('d.example')).toBe(3);
+      });
+
       it('an index created on existing documents is used for later lookups', async () => {
         const c = fresh();
         await c.bulkWrite([1, 2, 3].map((i) => ({ insertOne: { document: { _id: i, zone: `z${i % 2}` } } })));

@@ -1,0 +1,64 @@
+/**
+ * What the embedded read store keeps about each collection whose table exists, shared by
+ * the collection (which reads and decides writes) and the store (which commits them).
+ */
+import Database from 'better-sqlite3';
+import { Doc } from '../read-store.port';
+import { DocumentCache } from './document-cache';
+import { CatalogueIndex } from './read-model-database';
+import { Key } from './sql-filter';
+
+/** What a collection that exists on disk knows about itself. */
+export interface CollectionState {
+  id: number;
+  table: string;
+  indexes: CatalogueIndex[];
+  /** Every field some index covers. */
+  indexed: Set<string>;
+  multikey: Set<string>;
+  statements: Map<string, Database.Statement>;
+  /**
+   * Writes the writer thread has not committed yet, by key (null: deleted). They
+   * override the table: queries skip these keys' rows and test these documents instead.
+   */
+  overlay: Map<Key, Pending<Doc>>;
+  /**
+   * For `findOne({field: value})` on an indexed field, the key of the document found
+   * (null: none), by field and value; entries go when a write touches that value.
+   */
+  lookups: Map<string, Map<string, Key | null>>;
+}
+
+/** A write on its way to the disk, in batch `seq`. */
+export interface Pending<T> {
+  doc: T | null;
+  seq: number;
+}
+
+/** A plain value as a map key that keeps 1 and "1" apart. */
+export const valueKey = (v: string | number): string => (typeof v === 'string' ? `s${v}` : `n${v}`);
+export const cacheKey = (state: CollectionState, key: Key): string => `${state.id}\u0000${key}`;
+
+/** Whether any step of `field`'s path in `doc` is an array. */
+export function touchesArray(doc: unknown, field: string): boolean {
+  let v: any = doc;
+  for (const segment of field.split('.')) {
+    if (v === null || typeof v !== 'object') return false;
+    v = v[segment];
+    if (Array.isArray(v)) return true;
+  }
+  return false;
+}
+
+/** What a collection needs from the store that owns it. */
+export interface CollectionHost {
+  readonly db: Database.Database;
+  readonly cache: DocumentCache<Doc>;
+  createTable(name: string): CollectionState;
+  markMultikey(state: CollectionState, field: string): void;
+  /** Makes `doc` (null: deleted) the document under `key` in place of `previous`. */
+  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void;
+  /** Writers wait here while too many writes are pending. */
+  keepUp(): Promise<void>;
+  flush(): Promise<void>;
+}

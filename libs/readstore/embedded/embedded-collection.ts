@@ -1,0 +1,420 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { find as mingoFind, Query } from 'mingo';
+import { BulkOp, Collection, Doc, DuplicateKeyError, Filter, FindOptions, IndexOptions, Sort, Update, UpdateOptions, UpdateResult } from '../read-store.port';
+import { cacheKey, CollectionHost, CollectionState, valueKey } from './collection-state';
+import { fastVerdict, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
+import { CatalogueIndex } from './read-model-database';
+import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, sqlCondition } from './sql-filter';
+import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
+
+/** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
+interface Hit<T> {
+  doc: T;
+  shared: boolean;
+}
+
+interface Row {
+  key: Key;
+  doc: string;
+}
+
+const MAX_LOOKUPS_PER_FIELD = 5000;
+const EMPTY: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+const MAX_STATEMENTS = 256;
+/** The values MongoDB and SQLite order alike (an ORDER BY may then cut a result short in SQL). */
+const sortsAlikeInSql = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
+
+/** A unique index constrains plain values only: missing, null, arrays and documents are left alone, as before. */
+const constrainable = (v: unknown): boolean => v !== undefined && v !== null && typeof v !== 'object';
+
+/**
+ * One collection of the embedded read store: a SQLite table of JSON documents. Lookups
+ * by `_id` go through the store's document cache; other filters pick candidates with
+ * SQL on the declared indexes and are decided in full by the fast evaluator or mingo.
+ * Writes are decided here (unique indexes, existing `_id`s) and handed to the writer
+ * thread; until it has committed them they sit in the overlay, which every read
+ * consults first, so a reader always sees the writes made before it.
+ */
+export class EmbeddedCollection<T extends Doc> implements Collection<T> {
+  private readonly fieldInfo: FieldInfo = {
+    sqlFields: (field) => (this.state && this.state.indexed.has(field) && !this.state.multikey.has(field) ? jsonPath(field) : null),
+  };
+
+  constructor(
+    readonly name: string,
+    private readonly store: CollectionHost,
+    private state: CollectionState | null,
+  ) {}
+
+  /** Forgets the table (it was dropped); the next write creates a new one. */
+  dropped(): void {
+    this.state = null;
+  }
+
+  private ensureState(): CollectionState {
+    return (this.state ??= this.store.createTable(this.name));
+  }
+
+  private statement(state: CollectionState, sql: string): Database.Statement {
+    let s = state.statements.get(sql);
+    if (!s) {
+      if (state.statements.size >= MAX_STATEMENTS) state.statements.clear();
+      state.statements.set(sql, (s = this.store.db.prepare(sql)));
+    }
+    return s;
+  }
+
+  /** The document stored under `key`: a pending write's, the cache's, or read from disk into the cache. */
+  private lookup(state: CollectionState, key: Key): Hit<T> | undefined {
+    const pending = state.overlay.get(key);
+    if (pending) return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
+    const ck = cacheKey(state, key);
+    const cached = this.store.cache.get(ck) as T | undefined;
+    if (cached) return { doc: cached, shared: true };
+    const json = this.statement(state, `SELECT json(doc) FROM ${state.table} WHERE key = ?`).pluck().get(key) as string | undefined;
+    if (json === undefined) return undefined;
+    const doc = JSON.parse(json) as T;
+    this.store.cache.set(ck, doc, json.length);
+    return { doc, shared: true };
+  }
+
+  /** A row of a query, as the cache's object when it holds one (no parse). */
+  private hitOf(state: CollectionState, row: Row): Hit<T> {
+    const cached = this.store.cache.get(cacheKey(state, row.key)) as T | undefined;
+    return cached ? { doc: cached, shared: true } : { doc: JSON.parse(row.doc) as T, shared: false };
+  }
+
+  private tester(filter: Filter): (doc: T) => boolean {
+    let query: Query | null = null;
+    return (doc) => fastVerdict(filter, doc) ?? (query ??= new Query(filter)).test(doc);
+  }
+
+  /** Table rows (overridden ones skipped), then pending documents: the collection as readers see it. */
+  private *candidates(state: CollectionState, sql: string, params: unknown[]): Generator<Hit<T>> {
+    const overlay = state.overlay;
+    for (const row of this.statement(state, sql).iterate(...params) as Iterable<Row>) {
+      if (overlay.size > 0 && overlay.has(row.key)) continue;
+      yield this.hitOf(state, row);
+    }
+    for (const pending of overlay.values()) if (pending.doc) yield { doc: pending.doc as T, shared: true };
+  }
+
+  /** The documents matching `filter`, at most `limit`. */
+  private matching(filter: Filter, limit = Infinity): Hit<T>[] {
+    const state = this.state;
+    if (!state || limit <= 0) return [];
+    const test = this.tester(filter);
+    const id = pinnedValue(filter, '_id');
+    if (id && id.value !== null && typeof id.value !== 'object') {
+      const hit = this.lookup(state, keyOf(id.value));
+      return hit && test(hit.doc) ? [hit] : [];
+    }
+    const condition = sqlCondition(filter, this.fieldInfo);
+    const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
+    const out: Hit<T>[] = [];
+    for (const hit of this.candidates(state, sql, condition?.params ?? [])) {
+      if (test(hit.doc) && out.push(hit) >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * The first `count` matches in sort order, or more, cut by SQLite, when that gives
+   * MongoDB's answer: the filter is exactly the SQL condition and every sort key is an
+   * indexed field without arrays (or `_id`). Null otherwise, or when a document found
+   * holds a value the two order differently (then everything is sorted here). Pending
+   * writes may each displace one row, so that many more rows are read.
+   */
+  private sortedBySql(filter: Filter, sort: Sort, count: number): Hit<T>[] | null {
+    const state = this.state;
+    if (!state) return [];
+    const condition = sqlCondition(filter, this.fieldInfo);
+    if (condition ? !condition.exact : Object.keys(filter).length > 0) return null;
+    const order: string[] = [];
+    for (const [field, direction] of Object.entries(sort)) {
+      const path = field === '_id' ? '$._id' : this.fieldInfo.sqlFields(field);
+      if (!path) return null;
+      order.push(`${fieldExpression(path)} ${direction === -1 ? 'DESC' : 'ASC'}`);
+    }
+    const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ORDER BY ${order.join(', ')} LIMIT ?`;
+    const test = this.tester(filter);
+    const paths = Object.keys(sort).map((f) => f.split('.'));
+    const hits: Hit<T>[] = [];
+    for (const hit of this.candidates(state, sql, [...(condition?.params ?? []), count + state.overlay.size])) {
+      const fromOverlay = hit.shared && state.overlay.size > 0 && state.overlay.has(keyOf(hit.doc._id));
+      if (!test(hit.doc)) {
+        if (fromOverlay) continue;
+        return null;
+      }
+      if (!paths.every((p) => sortsAlikeInSql(valueAt(hit.doc, p)))) return null;
+      hits.push(hit);
+    }
+    return hits;
+  }
+
+  /**
+   * `findOne({field: value})` on an indexed field (authentication by key hash, DDNS by
+   * fqdn, login by username): the key found last time, checked, saves a SQL query.
+   * Undefined when the filter is not of that shape.
+   */
+  private lookupByValue(filter: Filter): Hit<T> | null | undefined {
+    const state = this.state;
+    if (!state) return undefined;
+    let field: string | undefined;
+    for (const f in filter) {
+      if (field !== undefined) return undefined;
+      field = f;
+    }
+    if (field === undefined || field === '_id') return undefined;
+    const value: unknown = filter[field];
+    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) return undefined;
+    if (!this.fieldInfo.sqlFields(field)) return undefined;
+    let known = state.lookups.get(field);
+    if (!known) state.lookups.set(field, (known = new Map()));
+    const vk = valueKey(value);
+    const key = known.get(vk);
+    if (key === null) return null;
+    if (key !== undefined) {
+      const hit = this.lookup(state, key);
+      if (hit && valueAt(hit.doc, field.split('.')) === value) return hit;
+    }
+    const [hit] = this.matching(filter, 1);
+    if (known.size >= MAX_LOOKUPS_PER_FIELD) known.clear();
+    known.set(vk, hit ? keyOf(hit.doc._id) : null);
+    return hit ?? null;
+  }
+
+  private select(filter: Filter, options: FindOptions): Hit<T>[] {
+    const skip = options.skip ?? 0;
+    const end = options.limit ? skip + options.limit : Infinity;
+    if (!options.sort && end === 1) {
+      const found = this.lookupByValue(filter);
+      if (found !== undefined) return found ? [found] : [];
+    }
+    if (!options.sort) return this.matching(filter, end).slice(skip);
+    const candidates = (Number.isFinite(end) ? this.sortedBySql(filter, options.sort, end) : null) ?? this.matching(filter);
+    const byDoc = new Map(candidates.map((h) => [h.doc, h]));
+    return sortDocuments(
+      candidates.map((h) => h.doc),
+      options.sort,
+    )
+      .slice(skip, end)
+      .map((doc) => byDoc.get(doc)!);
+  }
+
+  async findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
+    const [doc] = await this.find(filter, { ...options, limit: 1 });
+    return doc ?? null;
+  }
+
+  async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const docs = this.select(filter, options).map(ownCopy);
+    return options.projection ? mingoFind<T>(docs, {}, options.projection).all() : docs;
+  }
+
+  async countDocuments(filter: Filter = {}): Promise<number> {
+    const state = this.state;
+    if (!state) return 0;
+    const condition = sqlCondition(filter, this.fieldInfo);
+    if (state.overlay.size === 0 && (Object.keys(filter).length === 0 || condition?.exact)) {
+      const sql = `SELECT count(*) FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
+      return this.statement(state, sql).pluck().get(...(condition?.params ?? [])) as number;
+    }
+    return this.matching(filter).length;
+  }
+
+  /**
+   * Refuses `next` when another document holds the same values of a unique index:
+   * pending documents are compared here, stored ones found through the index.
+   */
+  private checkUnique(state: CollectionState, key: Key, next: Doc, current: Doc | null): void {
+    for (const index of state.indexes) {
+      if (!index.unique) continue;
+      const paths = index.fields.map((f) => f.split('.'));
+      const values = paths.map((p) => valueAt(next, p));
+      if (!values.every(constrainable)) continue;
+      if (current && paths.every((p, i) => valueAt(current, p) === values[i])) continue;
+      const holds = (doc: Doc) => paths.every((p, i) => valueAt(doc, p) === values[i]);
+      const clash = () => new DuplicateKeyError(this.name, `${index.fields.join(', ')} ${JSON.stringify(values)}`);
+      for (const [k, pending] of state.overlay) if (k !== key && pending.doc && holds(pending.doc)) throw clash();
+      const where = index.fields.map((f) => `${fieldExpression(jsonPath(f)!)} = ?`).join(' AND ');
+      const rows = this.statement(state, `SELECT key, json(doc) AS doc FROM ${state.table} WHERE ${where}`).all(
+        ...values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)),
+      ) as Row[];
+      for (const row of rows) {
+        if (row.key !== key && !state.overlay.has(row.key) && holds(JSON.parse(row.doc))) throw clash();
+      }
+    }
+  }
+
+  private hasUnique(state: CollectionState): boolean {
+    return state.indexes.some((i) => i.unique);
+  }
+
+  async insertOne(document: T): Promise<void> {
+    this.insert(clone(document));
+    await this.store.keepUp();
+  }
+
+  /**
+   * Stores `doc`, which nobody else holds, under a new key. `missedBy`: a filter that just
+   * found nothing; when it only pinned this `_id`, the key is known to be free.
+   */
+  private insert(doc: T, missedBy?: Filter): void {
+    const state = this.ensureState();
+    if (doc._id === undefined) (doc as Doc)._id = randomUUID();
+    const key = keyOf(doc._id);
+    const known = missedBy !== undefined && onlyPinsId(missedBy, key);
+    if (!known && this.lookup(state, key)) throw new DuplicateKeyError(this.name, `_id ${JSON.stringify(doc._id)}`);
+    if (this.hasUnique(state)) this.checkUnique(state, key, doc, null);
+    this.store.write(state, key, doc, null);
+  }
+
+  private update(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
+    const selected = this.matching(filter, many ? Infinity : 1);
+    if (selected.length === 0) {
+      if (!upsert) return EMPTY;
+      const doc = seedFromFilter<T>(filter);
+      applyUpdate(doc, update, true);
+      // Copied: mingo's operators may keep references into the update document.
+      this.insert(clone(doc), filter);
+      return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+    }
+    const state = this.state!;
+    for (const { doc: current } of selected) {
+      // `current` (possibly the cache's object) stays untouched: the update builds a new version.
+      const next = updatedCopy(current, update);
+      if (next._id !== current._id) throw new Error('the _id of a document cannot change');
+      const key = keyOf(next._id);
+      if (this.hasUnique(state)) this.checkUnique(state, key, next, current);
+      this.store.write(state, key, next, current);
+    }
+    return { matchedCount: selected.length, modifiedCount: selected.length, upsertedCount: 0 };
+  }
+
+  async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const result = this.update(filter, update, options.upsert ?? false, false);
+    await this.store.keepUp();
+    return result;
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    const result = this.update(filter, update, false, true);
+    await this.store.keepUp();
+    return result;
+  }
+
+  private replace(filter: Filter, replacement: T, upsert: boolean): UpdateResult {
+    const [current] = this.matching(filter, 1);
+    if (!current) {
+      if (!upsert) return EMPTY;
+      this.insert(Object.assign(seedFromFilter<T>(filter), clone(replacement)), filter);
+      return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
+    }
+    const state = this.state!;
+    const next = { ...clone(replacement), _id: current.doc._id } as T;
+    const key = keyOf(next._id);
+    if (this.hasUnique(state)) this.checkUnique(state, key, next, current.doc);
+    this.store.write(state, key, next, current.doc);
+    return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
+  }
+
+  async replaceOne(filter: Filter, replacement: T, options: UpdateOptions = {}): Promise<UpdateResult> {
+    const result = this.replace(filter, replacement, options.upsert ?? false);
+    await this.store.keepUp();
+    return result;
+  }
+
+  private delete(filter: Filter, many: boolean): number {
+    const selected = this.matching(filter, many ? Infinity : 1);
+    const state = this.state;
+    if (!state) return 0;
+    for (const { doc } of selected) this.store.write(state, keyOf(doc._id), null, doc);
+    return selected.length;
+  }
+
+  async deleteOne(filter: Filter): Promise<number> {
+    const n = this.delete(filter, false);
+    await this.store.keepUp();
+    return n;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const n = this.delete(filter, true);
+    await this.store.keepUp();
+    return n;
+  }
+
+  async bulkWrite(ops: BulkOp<T>[]): Promise<void> {
+    for (const op of ops) {
+      if ('insertOne' in op) this.insert(clone(op.insertOne.document));
+      else if ('updateOne' in op) this.update(op.updateOne.filter, op.updateOne.update, !!op.updateOne.upsert, false);
+      else if ('updateMany' in op) this.update(op.updateMany.filter, op.updateMany.update, false, true);
+      else if ('replaceOne' in op) this.replace(op.replaceOne.filter, op.replaceOne.replacement, !!op.replaceOne.upsert);
+      else if ('deleteOne' in op) this.delete(op.deleteOne.filter, false);
+      else if ('deleteMany' in op) this.delete(op.deleteMany.filter, true);
+    }
+    await this.store.keepUp();
+  }
+
+  /**
+   * A SQLite expression index on the fields' JSON values. Uniqueness is decided by the
+   * store when a write is made (the index only finds the holders), so the writer thread
+   * never meets a conflict. Fields SQL cannot address are left to the evaluator.
+   */
+  async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
+    const fields = Object.keys(keys);
+    const unique = !!options.unique;
+    const same = (i: CatalogueIndex) => i.unique === unique && i.fields.join('\u0000') === fields.join('\u0000');
+    if (this.state?.indexes.some(same)) return;
+    const paths = fields.map(jsonPath);
+    if (paths.some((p) => p === null)) {
+      if (unique) throw new Error(`unique index on ${fields.join(', ')}: field names must be plain identifiers`);
+      return;
+    }
+    // Built on a quiet collection: nothing of it pending (checked right before the part below, which never awaits).
+    while (this.state && this.state.overlay.size > 0) await this.store.flush();
+    if (this.state?.indexes.some(same)) return;
+    const state = this.ensureState();
+    const db = this.store.db;
+    const expressions = paths.map((p) => fieldExpression(p!));
+    if (unique) {
+      const plain = paths.map((p) => `json_type(doc, '${p}') IN ('text', 'integer', 'real', 'true', 'false')`).join(' AND ');
+      const clash = db
+        .prepare(`SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`)
+        .get();
+      if (clash) throw new DuplicateKeyError(this.name, `${fields.join(', ')} (existing documents)`);
+    }
+    const index: CatalogueIndex = { collectionId: state.id, name: `${state.table}_i${state.indexes.length + 1}`, fields, unique };
+    db.transaction(() => {
+      db.exec(`CREATE INDEX IF NOT EXISTS ${index.name} ON ${state.table} (${expressions.join(', ')})`);
+      db.prepare('INSERT OR REPLACE INTO rs_indexes (collection_id, name, fields, is_unique) VALUES (?, ?, ?, ?)').run(
+        state.id,
+        index.name,
+        JSON.stringify(fields),
+        unique ? 1 : 0,
+      );
+    }).immediate();
+    state.indexes.push(index);
+    for (const field of fields) {
+      if (state.indexed.has(field)) continue;
+      state.indexed.add(field);
+      const arrays = pathPrefixes(field).some(
+        (prefix) => db.prepare(`SELECT 1 FROM ${state.table} WHERE json_type(doc, '${jsonPath(prefix)}') = 'array' LIMIT 1`).get() !== undefined,
+      );
+      if (arrays) this.store.markMultikey(state, field);
+    }
+  }
+}
+
+/** Whether `filter` is `{_id: v}` (or `$eq`) with v stored under `key`. */
+const onlyPinsId = (filter: Filter, key: Key): boolean => {
+  const keys = Object.keys(filter);
+  const id = keys.length === 1 ? pinnedValue(filter, '_id') : null;
+  return id !== null && id.value !== null && typeof id.value !== 'object' && keyOf(id.value) === key;
+};
+
+/** A result the caller may change: the cache's documents are copied, freshly parsed ones handed over. */
+const ownCopy = <T>(hit: Hit<T>): T => (hit.shared ? clone(hit.doc) : hit.doc);
+

@@ -1,0 +1,127 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDuplicateKeyError } from '../read-store.port';
+import { EmbeddedReadStore } from './embedded-read-store';
+
+/** What the conformance suite cannot see: the embedded engine's file, cache and upgrade path. */
+describe('EmbeddedReadStore on disk', () => {
+  let dir: string;
+  let file: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'rs-embedded-'));
+    file = join(dir, 'readmodels.db');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps at most its cache budget of parsed documents, however many it stores', async () => {
+    const store = new EmbeddedReadStore({ file, cacheMiB: 0.25 });
+    const c = store.collection('audit');
+    await c.createIndex({ account_id: 1 });
+    for (let i = 0; i < 5000; i++) {
+      await c.insertOne({ _id: `e${i}`, account_id: i % 10, payload: 'x'.repeat(200), seq: i });
+    }
+    await store.flush();
+    expect(store.cache.size.bytes).toBeLessThanOrEqual(0.25 * 2 ** 20);
+    expect(store.cache.size.entries).toBeLessThan(5000);
+    // Evicted documents are read back from disk, and every one is still there.
+    expect((await c.findOne({ _id: 'e0' }))!.seq).toBe(0);
+    expect(await c.countDocuments({ account_id: 3 })).toBe(500);
+    const page = await c.find({ account_id: 3 }, { sort: { seq: -1 }, limit: 2 });
+    expect(page.map((d) => d.seq)).toEqual([4993, 4983]);
+    await store.close();
+  });
+
+  it('keeps indexes and what they learned across a restart', async () => {
+    let store = new EmbeddedReadStore({ file });
+    const c = store.collection('accounts');
+    await c.createIndex({ email: 1 }, { unique: true });
+    await c.createIndex({ tags: 1 });
+    await c.insertOne({ _id: 1, email: 'a@x', tags: ['p', 'q'] });
+    await store.close();
+
+    store = new EmbeddedReadStore({ file });
+    const again = store.collection('accounts');
+    // No createIndex after the restart: the unique index is on disk.
+    expect(isDuplicateKeyError(await again.insertOne({ _id: 2, email: 'a@x' }).catch((e: unknown) => e))).toBe(true);
+    // The field is known to hold arrays, so element matches still find the document.
+    expect((await again.find({ tags: 'q' })).map((d) => d._id)).toEqual([1]);
+    await store.close();
+  });
+
+  it('imports the documents of the former single-table format once, checkpoints included', async () => {
+    const legacy = new Database(file);
+    legacy.exec('CREATE TABLE documents (collection TEXT NOT NULL, key TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID');
+    const put = legacy.prepare('INSERT INTO documents VALUES (?, ?, ?)');
+    put.run('domains__g2', 's:d1', JSON.stringify({ _id: 'd1', fqdn: 'a.example.net', _pos: 7 }));
+    put.run('domains__g2', 'j:2', JSON.stringify({ _id: 2, fqdn: 'b.example.net', _pos: 9 }));
+    put.run('_checkpoints', 's:domains__g2', JSON.stringify({ _id: 'domains__g2', position: '9' }));
+    legacy.close();
+
+    let store = new EmbeddedReadStore({ file });
+    expect((await store.listCollections()).sort()).toEqual(['_checkpoints', 'domains__g2']);
+    const domains = store.collection('domains__g2');
+    await domains.createIndex({ fqdn: 1 });
+    expect(await domains.findOne({ fqdn: 'b.example.net' })).toEqual({ _id: 2, fqdn: 'b.example.net', _pos: 9 });
+    expect(await domains.findOne({ _id: 'd1' })).toEqual({ _id: 'd1', fqdn: 'a.example.net', _pos: 7 });
+    expect((await store.collection('_checkpoints').findOne({ _id: 'domains__g2' }))!.position).toBe('9');
+    await domains.updateOne({ _id: 'd1' }, { $set: { fqdn: 'c.example.net' } });
+    await store.close();
+
+    // The former table is gone: opening again neither imports twice nor undoes later writes.
+    store = new EmbeddedReadStore({ file });
+    expect(await store.collection('domains__g2').findOne({ _id: 'd1' })).toMatchObject({ fqdn: 'c.example.net' });
+    expect(await store.collection('domains__g2').countDocuments()).toBe(2);
+    await store.close();
+  });
+
+  it('keeps failed writes readable, reports them, and writes them once the disk takes them again', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 5, writer: 'inline' });
+    const hosts = store.collection('hosts');
+    await hosts.insertOne({ _id: 'h1', ip: '192.0.2.1' });
+    await store.flush();
+    // A stand-in for a disk that refuses writes: triggers that fail every write to the table.
+    const other = new Database(file);
+    for (const op of ['INSERT', 'UPDATE']) {
+      other.exec(`CREATE TRIGGER refuse_${op} BEFORE ${op} ON c1 BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`);
+    }
+    await hosts.updateOne({ _id: 'h1' }, { $set: { ip: '192.0.2.2' } });
+    await hosts.insertOne({ _id: 'h2', ip: '192.0.2.3' });
+    // The message is compared as text: SQLite's error class may come from another test file's realm.
+    const failure = async (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => String((e as Error)?.message ?? e));
+    expect(await failure(store.flush())).toMatch(/disk refuses writes/);
+    expect(await failure(store.ping())).toMatch(/disk refuses writes/);
+    expect((await hosts.findOne({ _id: 'h1' }))!.ip).toBe('192.0.2.2');
+    expect((await hosts.find({}, { sort: { _id: 1 } })).map((d) => d._id)).toEqual(['h1', 'h2']);
+
+    other.exec('DROP TRIGGER refuse_INSERT; DROP TRIGGER refuse_UPDATE');
+    other.close();
+    // Tried again after a pause, in the order the writes were made.
+    for (let i = 0; i < 50; i++) {
+      if (await store.ping().then(() => true, () => false)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await expect(store.ping()).resolves.toBeUndefined();
+    await store.close();
+    const reopened = new EmbeddedReadStore({ file });
+    expect(await reopened.collection('hosts').find({}, { sort: { _id: 1 } })).toEqual([
+      { _id: 'h1', ip: '192.0.2.2' },
+      { _id: 'h2', ip: '192.0.2.3' },
+    ]);
+    await reopened.close();
+  });
+
+  it('commits writes together and a flush makes them visible to another connection', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000 });
+    await store.collection('hosts').insertOne({ _id: 'h', ip: '192.0.2.1' });
+    const reader = new Database(file, { readonly: true });
+    const count = () => reader.prepare('SELECT count(*) FROM c1').pluck().get();
+    expect(count()).toBe(0);
+    await store.flush();
+    expect(count()).toBe(1);
+    expect(JSON.parse(reader.prepare('SELECT json(doc) FROM c1').pluck().get() as string)).toEqual({ _id: 'h', ip: '192.0.2.1' });
+    reader.close();
+    await store.close();
+  });
+});
