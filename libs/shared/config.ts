@@ -36,6 +36,8 @@ export interface AppConfig {
   totpIssuer: string;
   sessionTtlSeconds: number;
   logRequests: boolean;
+  /** How long a consumer's lease lasts without renewal before a standby process takes it over. */
+  leaseTtlMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -83,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     totpIssuer: env.TOTP_ISSUER || 'Account DNS',
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',
+    leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {
