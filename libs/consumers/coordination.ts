@@ -27,9 +27,9 @@ export interface Coordination {
   /** Removes and returns the requests for these projections. */
   takeRebuildRequests(projections: readonly string[]): Promise<string[]>;
 
-  /** A pending timer of a process manager; scheduling one twice (same id) keeps one. */
+  /** A pending timer of a process manager; scheduling one twice (same stream and id) keeps one. */
   scheduleTimer(timer: PendingTimer): Promise<void>;
-  cancelTimer(owner: string, id: string): Promise<void>;
+  cancelTimer(owner: string, stream: string, id: string): Promise<void>;
   /** The owner's timers due at or before `now`, earliest first. */
   dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]>;
 
@@ -41,6 +41,7 @@ export const COORDINATION = Symbol('COORDINATION');
 export interface PendingTimer {
   /** The process manager that owns it. */
   owner: string;
+  /** Unique within its stream only. */
   id: string;
   /** The process-manager stream the timer belongs to. */
   stream: string;

@@ -100,14 +100,14 @@ export class ReadStoreCoordination implements Coordination {
 
   async scheduleTimer(t: PendingTimer): Promise<void> {
     await this.timers.updateOne(
-      { _id: `${t.owner}/${t.id}` },
+      { _id: `${t.owner}/${t.stream}/${t.id}` },
       { $setOnInsert: { owner: t.owner, id: t.id, stream: t.stream, due_at: t.dueAt } },
       { upsert: true },
     );
   }
 
-  async cancelTimer(owner: string, id: string): Promise<void> {
-    await this.timers.deleteOne({ _id: `${owner}/${id}` });
+  async cancelTimer(owner: string, stream: string, id: string): Promise<void> {
+    await this.timers.deleteOne({ _id: `${owner}/${stream}/${id}` });
   }
 
   async dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]> {

@@ -23,7 +23,7 @@ export class SqliteCoordination implements Coordination {
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS consumer_positions (name TEXT PRIMARY KEY, position TEXT, updated_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS generations (projection TEXT PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS timers (owner TEXT NOT NULL, id TEXT NOT NULL, stream TEXT NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (owner, id)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS timers (owner TEXT NOT NULL, stream TEXT NOT NULL, id TEXT NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (owner, stream, id)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS rebuild_requests (projection TEXT PRIMARY KEY, requested_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS timers_due ON timers (owner, due_at);
     `);
@@ -47,8 +47,8 @@ export class SqliteCoordination implements Coordination {
       generations: db.prepare('SELECT projection, generation FROM generations'),
       requestRebuild: db.prepare('INSERT INTO rebuild_requests (projection, requested_at) VALUES (?, ?) ON CONFLICT (projection) DO NOTHING'),
       takeRebuild: db.prepare('DELETE FROM rebuild_requests WHERE projection = ?'),
-      schedule: db.prepare('INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, id) DO NOTHING'),
-      cancel: db.prepare('DELETE FROM timers WHERE owner = ? AND id = ?'),
+      schedule: db.prepare('INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, stream, id) DO NOTHING'),
+      cancel: db.prepare('DELETE FROM timers WHERE owner = ? AND stream = ? AND id = ?'),
       due: db.prepare('SELECT owner, id, stream, due_at FROM timers WHERE owner = ? AND due_at <= ? ORDER BY due_at LIMIT ?'),
     };
   }
@@ -96,8 +96,8 @@ export class SqliteCoordination implements Coordination {
     this.statements.schedule.run(t.owner, t.id, t.stream, t.dueAt);
   }
 
-  async cancelTimer(owner: string, id: string): Promise<void> {
-    this.statements.cancel.run(owner, id);
+  async cancelTimer(owner: string, stream: string, id: string): Promise<void> {
+    this.statements.cancel.run(owner, stream, id);
   }
 
   async dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]> {
