@@ -4,7 +4,8 @@ import { APP_CONFIG, AppConfig } from '../shared/config';
 import { constantTimeEqual } from '../shared/crypto';
 import { forbidden, notFound, unauthorized } from '../shared/errors';
 import { Authenticator } from './authenticator';
-import { AUTH_MODE, AuthMode, Principal } from './principal';
+import { currentOrigin } from '../shared/command-origin';
+import { actorOf, AUTH_MODE, AuthMode, Principal } from './principal';
 
 /**
  * The one global guard: every route is authenticated unless marked `@Public()`.
@@ -37,6 +38,8 @@ export class AuthGuard implements CanActivate {
       await this.authenticator.recordUse(principal);
     }
     request.principal = principal;
+    const origin = currentOrigin();
+    if (origin) origin.actor = actorOf(principal);
     return true;
   }
 

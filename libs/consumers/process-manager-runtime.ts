@@ -7,6 +7,7 @@ import {
   WrongExpectedVersionError,
 } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
+import { runWithOrigin } from '../shared/command-origin';
 import { CheckpointedConsumer } from './checkpointed-consumer';
 import { Coordination } from './coordination';
 import { LeasedWork, newHolderId } from './lease';
@@ -142,7 +143,10 @@ export class ProcessManagerRuntime<S, F, C> {
     const { coordination, send } = this.options;
     switch (fact.type) {
       case 'ProcessCommandIssued':
-        await send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id });
+        // The command's events name this fact as their cause and carry the process's correlation on.
+        await runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
+          send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
+        );
         return;
       case 'ProcessTimerScheduled':
         await coordination.scheduleTimer({ owner: this.manager.name, id: fact.data.timer_id, stream: event.streamId, dueAt: Date.parse(fact.data.due_at) });
@@ -162,6 +166,8 @@ export class ProcessManagerRuntime<S, F, C> {
   private async record(trigger: ProcessTrigger<F>, eventId: string | undefined, cause?: RecordedEvent): Promise<boolean> {
     const stream = processStream(this.manager.name, trigger.process);
     const key = trigger.kind === 'observed' ? `observed:${eventId}` : `timer:${trigger.timerId}`;
+    // A timer has no cause of its own: its facts carry on the correlation the process started with.
+    const correlationId = cause ? cause.metadata.correlation_id : (await this.options.store.readStream(stream, { maxCount: 1 }))[0]?.metadata.correlation_id;
     for (let attempt = 0; ; attempt++) {
       const { state, revision } = await this.streams.loadState(stream, this.decider);
       const facts = recordTrigger(this.manager, state, trigger, eventId);
@@ -170,7 +176,7 @@ export class ProcessManagerRuntime<S, F, C> {
         version: 1,
         actor: 'system',
         ...(cause ? { causation_id: cause.id } : {}),
-        ...(cause?.metadata.correlation_id ? { correlation_id: cause.metadata.correlation_id } : {}),
+        ...(correlationId ? { correlation_id: correlationId } : {}),
       };
       try {
         await this.options.store.appendToStream(

@@ -3,6 +3,7 @@ import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } fro
 import { EventStreams } from '../../eventstore/event-streams';
 import { CommandRunner } from '../../projections/command-runner';
 import { nameBasedEventId } from '../../eventstore/event-id';
+import { eventMetadata } from '../../shared/command-origin';
 import { refusalOf, TwoFactorCommand, twoFactorDecider, TwoFactorState } from '../domain/two-factor.decider';
 import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 
@@ -56,7 +57,7 @@ export class TwoFactorWriter {
       try {
         await this.store.appendToStream(
           stream,
-          events.map((e, i) => ({ id: nameBasedEventId(`${stepKey}:${i}`), type: e.type, data: e.data, metadata: { version: 1, ...metadata } })),
+          events.map((e, i) => ({ id: nameBasedEventId(`${stepKey}:${i}`), type: e.type, data: e.data, metadata: eventMetadata(metadata) })),
           revision === -1 ? 'no_stream' : revision,
         );
         return events;
