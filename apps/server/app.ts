@@ -31,7 +31,7 @@ import { jsonLogger, Logger } from '../../libs/shared/logger';
 import { Metrics } from '../../libs/shared/metrics';
 import { ALL_PROJECTIONS } from '../../projections';
 import { CoreDependencies, CoreModule } from './infra/core.module';
-import { createEventStore, createReadStore } from './infra/stores';
+import { createCoordination, createEventStore, createReadStore } from './infra/stores';
 
 export interface AppOptions {
   clock?: Clock;
@@ -72,8 +72,13 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
   const keyUsage: KeyUsageStore = config.mongodbUrl
     ? new ReadStoreKeyUsageStore(readStore)
     : new SqliteKeyUsageStore(dataPath(config, 'key-usage.db'));
-  const projections = new ProjectionEngine(eventStore, readStore, options.projections ?? ALL_PROJECTIONS, (msg, extra) =>
-    logger.info(msg, extra as Record<string, unknown>),
+  const coordination = await createCoordination(config, readStore);
+  const projections = new ProjectionEngine(
+    eventStore,
+    readStore,
+    options.projections ?? ALL_PROJECTIONS,
+    (msg, extra) => logger.info(msg, extra as Record<string, unknown>),
+    { coordination, leaseTtlMs: config.leaseTtlMs },
   );
   return {
     config,
@@ -85,12 +90,14 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
     readStore,
     projections,
     keyUsage,
+    coordination,
   };
 }
 
 /**
- * Composes the service from its roles. Projections run in the `worker` role; other
- * roles only read which generation of each read model is current.
+ * Composes the service from its roles. Projections run in the `worker` role, each in
+ * the one worker holding its lease; other roles read which generation of each read
+ * model is current and follow switches.
  */
 export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   const deps = await openDependencies(config, options);
@@ -132,6 +139,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
         () => deps.keyUsage.close(),
         () => deps.readStore.close(),
         () => deps.eventStore.close(),
+        () => deps.coordination.close(),
       ]) {
         await step().catch((e: unknown) => failures.push(e));
       }

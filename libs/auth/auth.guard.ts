@@ -5,7 +5,8 @@ import { constantTimeEqual } from '../shared/crypto';
 import { forbidden, notFound, unauthorized } from '../shared/errors';
 import { Authenticator } from './authenticator';
 import { assertCsrf, browserSessionToken } from './browser-session';
-import { AUTH_MODE, AuthMode, Principal } from './principal';
+import { currentOrigin } from '../shared/command-origin';
+import { actorOf, AUTH_MODE, AuthMode, Principal } from './principal';
 
 /**
  * The one global guard: every route is authenticated unless marked `@Public()`.
@@ -37,8 +38,7 @@ export class AuthGuard implements CanActivate {
     if (cookieToken) {
       // The dashboard's session cookie: the same session a Bearer token would be, plus CSRF (contract §14).
       assertCsrf(request, cookieToken);
-      request.principal = await this.authenticator.fromSessionToken(cookieToken);
-      return true;
+      return this.admit(request, await this.authenticator.fromSessionToken(cookieToken));
     }
     const principal = await this.authenticator.fromBearer(request.headers.authorization);
     if (principal.via === 'api_key') {
@@ -49,7 +49,14 @@ export class AuthGuard implements CanActivate {
       await this.authenticator.assertAccountKeyAllowed(principal);
       await this.authenticator.recordUse(principal);
     }
+    return this.admit(request, principal);
+  }
+
+  /** The request goes on as `principal`, who is also the actor of the events it causes. */
+  private admit(request: { principal?: Principal }, principal: Principal): true {
     request.principal = principal;
+    const origin = currentOrigin();
+    if (origin) origin.actor = actorOf(principal);
     return true;
   }
 

@@ -1,3 +1,4 @@
+import { eventMetadata } from '../shared/command-origin';
 import { AppError, conflict } from '../shared/errors';
 import { Decider, DomainEvent, fold } from '../shared/decider';
 import {
@@ -136,7 +137,7 @@ export class EventStreams {
     const toAppend: NewEvent[] = events.map((e) => ({
       type: e.type,
       data: e.data,
-      metadata: { version: 1, ...metadata },
+      metadata: eventMetadata(metadata),
     }));
     return this.store.appendToStream(stream, toAppend, expected);
   }

@@ -1,4 +1,8 @@
 import { EventEmitter } from 'node:events';
+import { CheckpointedConsumer } from '../consumers/checkpointed-consumer';
+import { Coordination } from '../consumers/coordination';
+import { LeasedWork, newHolderId } from '../consumers/lease';
+import { SqliteCoordination } from '../consumers/sqlite-coordination';
 import {
   EventStore,
   Position,
@@ -6,11 +10,9 @@ import {
   positionNumber,
   positionToString,
   RecordedEvent,
-  Subscription,
 } from '../eventstore/event-store.port';
-import { upcast } from '../eventstore/upcasters';
 import { Collection, Doc, ReadStore } from '../readstore/read-store.port';
-import { ProjectionContext, ProjectionDefinition } from './projection';
+import { ProjectionDefinition } from './projection';
 
 interface ProjectionMeta extends Doc {
   _id: string;
@@ -33,6 +35,8 @@ export interface ProjectionStatus {
   state: 'catching_up' | 'live' | 'failed' | 'stopped';
   error?: string;
   rebuilding?: { generation: number; position: string | null };
+  /** The lease holder running it (this process or another); null when none does. */
+  holder?: string | null;
 }
 
 const META = '_projections';
@@ -40,33 +44,25 @@ const CHECKPOINTS = '_checkpoints';
 const physicalName = (logical: string, generation: number) => `${logical}__g${generation}`;
 const CHECKPOINT_EVERY = 500;
 const CHECKPOINT_IDLE_MS = 50;
-
-/** Adapters without `batches()`: the per-event iterator, one event per batch. */
-async function* oneByOne(subscription: Subscription): AsyncGenerator<RecordedEvent[]> {
-  for await (const event of subscription) yield [event];
-}
+const PUBLISH_EVERY_MS = 5;
+const REMOTE_POLL_MS = 10;
+const FOLLOW_INTERVAL_MS = 250;
+const POSITION_PREFIX = 'projection:';
+const positionKey = (projection: string) => `${POSITION_PREFIX}${projection}`;
 
 /**
- * Runs one generation of one projection: a durable catch-up subscription consumed in
- * order, batch by batch (the async machinery is paid once per batch), applying each
- * event the projection handles, then saving the checkpoint in batches. Handlers are
- * idempotent, so resuming from an older checkpoint after a crash is safe.
+ * Runs one generation of one projection on the consumer runtime: applies each event the
+ * projection handles to its own collections, saves the checkpoint beside the documents
+ * in batches, and publishes how far it has got for readers in other processes. Handlers
+ * are idempotent, so resuming from an older checkpoint after a crash is safe.
  */
 class ProjectionRunner {
-  /**
-   * The last event applied or skipped, as far as readers need to know: it may lag
-   * behind skipped events within the current batch (never behind an applied one), and
-   * is exact whenever a batch is done, which is when checkpoints are saved.
-   */
-  position: Position | null;
-  state: ProjectionStatus['state'] = 'catching_up';
-  error?: string;
-  private subscription: Subscription | null = null;
-  private stopped = false;
-  private done: Promise<void> = Promise.resolve();
+  private readonly consumer: CheckpointedConsumer;
   private sinceCheckpoint = 0;
   private checkpointTimer: NodeJS.Timeout | null = null;
-  private readonly handles: Set<string> | null;
+  private publishTimer: NodeJS.Timeout | null = null;
+  /** Set while this runner is the one readers use; a rebuild publishes nothing until it is switched to. */
+  publishing = false;
   /** Physical collection names by logical name, resolved once rather than per event. */
   private readonly physicalNames: Map<string, string>;
   private readonly ownCollection = <T extends Doc>(logical: string) => this.collection<T>(logical);
@@ -75,14 +71,42 @@ class ProjectionRunner {
     readonly definition: ProjectionDefinition,
     readonly generation: number,
     start: Position | null,
-    private readonly store: EventStore,
+    store: EventStore,
     private readonly readStore: ReadStore,
-    private readonly progress: EventEmitter,
-    private readonly log: (msg: string, extra?: object) => void,
+    private readonly coordination: Coordination,
+    progress: EventEmitter,
+    log: (msg: string, extra?: object) => void,
   ) {
-    this.position = start;
-    this.handles = definition.handles ? new Set(definition.handles) : null;
     this.physicalNames = new Map(definition.collections.map((n) => [n, physicalName(n, generation)]));
+    const ctx = { collection: this.ownCollection, position: 0 };
+    this.consumer = new CheckpointedConsumer({
+      name: `projection:${definition.name}`,
+      store,
+      from: start,
+      handles: definition.handles ? new Set(definition.handles) : null,
+      apply: (event) => {
+        ctx.position = positionNumber(event.position);
+        return definition.apply(event, ctx);
+      },
+      // Read-your-writes: a waiter learns of its event as soon as it is applied, not at the end of the batch.
+      applied: () => progress.emit('progress'),
+      batchDone: (events) => {
+        progress.emit('progress');
+        this.publishSoon();
+        return this.noteProgress(events);
+      },
+      log: (msg, extra) => log(msg.replace('consumer', 'projection'), { projection: definition.name, ...extra }),
+    });
+  }
+
+  get position(): Position | null {
+    return this.consumer.position;
+  }
+  get state(): ProjectionStatus['state'] {
+    return this.consumer.state;
+  }
+  get error(): string | undefined {
+    return this.consumer.error;
   }
 
   collection<T extends Doc>(logical: string): Collection<T> {
@@ -100,52 +124,7 @@ class ProjectionRunner {
 
   async start(): Promise<void> {
     await this.definition.setup?.({ collection: this.ownCollection });
-    this.done = this.loop();
-  }
-
-  private async loop(): Promise<void> {
-    let backoff = 100;
-    while (!this.stopped) {
-      try {
-        const subscription = (this.subscription = this.store.subscribeToAll(this.position));
-        for await (const batch of subscription.batches ? subscription.batches() : oneByOne(subscription)) {
-          let last: RecordedEvent | null = null;
-          let done = 0;
-          for (const raw of batch) {
-            if (this.stopped) break;
-            // Upcasting never changes an event's type, so unhandled events are skipped undecoded.
-            if (!this.handles || this.handles.has(raw.type)) {
-              const event = upcast(raw);
-              const ctx: ProjectionContext = { collection: this.ownCollection, position: positionNumber(event.position) };
-              await this.definition.apply(event, ctx);
-              this.position = raw.position;
-              // Read-your-writes: a waiter learns of its event as soon as it is applied,
-              // not at the end of the batch.
-              this.progress.emit('progress');
-            }
-            last = raw;
-            done += 1;
-          }
-          if (last !== null) {
-            this.position = last.position;
-            this.state = 'live';
-            this.error = undefined;
-            backoff = 100;
-            this.progress.emit('progress');
-            await this.noteProgress(done);
-          }
-          if (this.stopped) break;
-        }
-      } catch (e) {
-        if (this.stopped) break;
-        this.state = 'failed';
-        this.error = e instanceof Error ? e.message : String(e);
-        this.log('projection failed; retrying', { projection: this.definition.name, error: this.error });
-        await this.subscription?.close().catch(() => undefined);
-        await new Promise((r) => setTimeout(r, backoff));
-        backoff = Math.min(backoff * 2, 10_000);
-      }
-    }
+    this.consumer.start();
   }
 
   /** Saves the checkpoint every CHECKPOINT_EVERY events, or once the projection has been idle briefly. */
@@ -155,6 +134,23 @@ class ProjectionRunner {
     if (!this.checkpointTimer) {
       this.checkpointTimer = setTimeout(() => void this.saveCheckpoint().catch(() => undefined), CHECKPOINT_IDLE_MS);
     }
+  }
+
+  /**
+   * Publishes the position at most once per PUBLISH_EVERY_MS: API processes without a
+   * local runner wait on it (read-your-writes across processes). Once per batch would
+   * cost a write per event under a live load of single-event appends.
+   */
+  private publishSoon(): void {
+    if (!this.publishing || this.publishTimer) return;
+    this.publishTimer = setTimeout(() => {
+      this.publishTimer = null;
+      void this.publish().catch(() => undefined);
+    }, PUBLISH_EVERY_MS);
+  }
+
+  publish(): Promise<void> {
+    return this.coordination.savePosition(positionKey(this.definition.name), positionToString(this.position));
   }
 
   async saveCheckpoint(): Promise<void> {
@@ -169,11 +165,11 @@ class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.state = 'stopped';
-    await this.subscription?.close();
-    await this.done;
+    await this.consumer.stop();
+    if (this.publishTimer) clearTimeout(this.publishTimer);
+    this.publishTimer = null;
     await this.saveCheckpoint();
+    if (this.publishing) await this.publish().catch(() => undefined);
   }
 
   async dropCheckpoint(): Promise<void> {
@@ -181,11 +177,6 @@ class ProjectionRunner {
   }
 }
 
-/**
- * Owns every projection of the process: starts each at its checkpoint, tells readers
- * which physical collections are current, waits for read-your-writes, and rebuilds a
- * projection beside the live one, switching readers only once the new one has caught up.
- */
 interface Waiter {
   target: bigint;
   /** The projections waited on; null: all. */
@@ -196,19 +187,45 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
+export interface ProjectionEngineOptions {
+  /** Where leases, published positions and generations live; a private in-memory one when omitted (one process). */
+  coordination?: Coordination;
+  /** This process's lease-holder id. */
+  holder?: string;
+  leaseTtlMs?: number;
+  /** How often processes without a runner look for generation switches and rebuild requests are looked for. */
+  followIntervalMs?: number;
+}
+
+/**
+ * Owns the projections of the process: runs, under a lease per projection, the ones no
+ * other process runs; tells readers which physical collections are current (following
+ * switches made by other processes); waits for read-your-writes, on local runners or on
+ * the positions other processes publish; and rebuilds a projection beside the live one,
+ * switching readers only once the new one has caught up.
+ */
 export class ProjectionEngine {
   private readonly runners = new Map<string, ProjectionRunner>();
   private readonly rebuilds = new Map<string, ProjectionRunner>();
   private readonly generations = new Map<string, number>();
+  private readonly leases = new Map<string, LeasedWork>();
+  /** Positions published by the processes that run the projections this one does not. */
+  private readonly remotePositions = new Map<string, bigint>();
   private readonly progress = new EventEmitter();
   private readonly waiters = new Set<Waiter>();
-  private running = false;
+  private readonly coordination: Coordination;
+  private readonly ownsCoordination: boolean;
+  readonly holder: string;
+  private followTimer: NodeJS.Timeout | null = null;
+  private remotePoll: NodeJS.Timeout | null = null;
+  private following: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: EventStore,
     private readonly readStore: ReadStore,
     private readonly definitions: ProjectionDefinition[],
     private readonly log: (msg: string, extra?: object) => void = () => undefined,
+    private readonly options: ProjectionEngineOptions = {},
   ) {
     this.progress.setMaxListeners(0);
     this.progress.on('progress', () => this.settleWaiters());
@@ -217,6 +234,9 @@ export class ProjectionEngine {
       if (names.has(d.name)) throw new Error(`duplicate projection ${d.name}`);
       names.add(d.name);
     }
+    this.ownsCoordination = !options.coordination;
+    this.coordination = options.coordination ?? new SqliteCoordination(':memory:');
+    this.holder = options.holder ?? newHolderId();
   }
 
   private definition(name: string): ProjectionDefinition {
@@ -225,53 +245,105 @@ export class ProjectionEngine {
     return d;
   }
 
-  /** Resolves generations from the store (readers need this even where no runner runs). */
+  /**
+   * Resolves generations (readers need this even where no runner runs) and keeps
+   * following them: another process's rebuild switches this one's readers too.
+   */
   async loadGenerations(): Promise<void> {
     const metas = this.readStore.collection<ProjectionMeta>(META);
+    const shared = await this.coordination.generations();
     for (const d of this.definitions) {
-      const meta = await metas.findOne({ _id: d.name });
-      this.generations.set(d.name, meta?.generation ?? 1);
+      const generation = shared.get(d.name) ?? (await metas.findOne({ _id: d.name }))?.generation ?? 1;
+      if (!this.runners.has(d.name)) this.generations.set(d.name, generation);
+    }
+    this.startFollowing();
+  }
+
+  private startFollowing(): void {
+    if (this.followTimer) return;
+    this.followTimer = setInterval(() => {
+      this.following = this.following.then(() => this.follow()).catch((e) => this.log('projection follow failed', { error: String(e) }));
+    }, this.options.followIntervalMs ?? FOLLOW_INTERVAL_MS);
+    this.followTimer.unref();
+  }
+
+  /** Generation switches made elsewhere, and rebuilds other processes asked this one (the lease holder) for. */
+  private async follow(): Promise<void> {
+    const shared = await this.coordination.generations();
+    for (const [name, generation] of shared) {
+      if (!this.runners.has(name) && this.generations.has(name) && this.generations.get(name) !== generation) {
+        this.generations.set(name, generation);
+        this.log('projection generation followed', { projection: name, generation });
+      }
+    }
+    const held = [...this.runners.keys()].filter((n) => !this.rebuilds.has(n));
+    if (held.length === 0) return;
+    for (const name of await this.coordination.takeRebuildRequests(held)) {
+      await this.rebuild(name).catch((e) => this.log('requested rebuild failed', { projection: name, error: String(e) }));
     }
   }
 
-  /** Starts a runner per projection; one whose code version changed is rebuilt first. */
+  /**
+   * Runs every projection whose lease this process gets; the others stay on standby and
+   * are taken over if their holder stops renewing. A projection whose code version
+   * changed is rebuilt first.
+   */
   async start(): Promise<void> {
     await this.loadGenerations();
-    const metas = this.readStore.collection<ProjectionMeta>(META);
-    this.running = true;
     for (const d of this.definitions) {
-      const meta = await metas.findOne({ _id: d.name });
-      if (!meta) {
-        await metas.updateOne({ _id: d.name }, { $set: { generation: 1, version: d.version } }, { upsert: true });
-      } else if (meta.version !== d.version) {
-        // Code changed the read model's shape: build the new version before serving it.
-        this.log('projection version changed; rebuilding', { projection: d.name, from: meta.version, to: d.version });
-        await this.startRunner(d, meta.generation, true);
-        await this.rebuild(d.name, { wait: true });
-        continue;
-      }
-      await this.startRunner(d, meta?.generation ?? 1, false);
+      const lease = new LeasedWork(this.coordination, `projection:${d.name}`, this.holder, {
+        ttlMs: this.options.leaseTtlMs,
+        onAcquired: () => this.takeOver(d),
+        onReleased: () => this.letGo(d.name),
+        log: this.log,
+      });
+      this.leases.set(d.name, lease);
     }
+    await Promise.all([...this.leases.values()].map((l) => l.start()));
+  }
+
+  private async takeOver(d: ProjectionDefinition): Promise<void> {
+    const metas = this.readStore.collection<ProjectionMeta>(META);
+    const meta = await metas.findOne({ _id: d.name });
+    if (!meta) {
+      await metas.updateOne({ _id: d.name }, { $set: { generation: 1, version: d.version } }, { upsert: true });
+      await this.coordination.setGeneration(d.name, 1);
+    } else if (meta.version !== d.version) {
+      // Code changed the read model's shape: build the new version before serving it.
+      this.log('projection version changed; rebuilding', { projection: d.name, from: meta.version, to: d.version });
+      await this.startRunner(d, meta.generation, true);
+      await this.rebuild(d.name, { wait: true });
+      return;
+    } else {
+      await this.coordination.setGeneration(d.name, meta.generation);
+    }
+    await this.startRunner(d, meta?.generation ?? 1, false);
+  }
+
+  private async letGo(name: string): Promise<void> {
+    const rebuilding = this.rebuilds.get(name);
+    this.rebuilds.delete(name);
+    const runner = this.runners.get(name);
+    this.runners.delete(name);
+    await Promise.all([rebuilding?.stop(), runner?.stop()]);
+    this.log('projection stopped here', { projection: name });
   }
 
   private async startRunner(d: ProjectionDefinition, generation: number, quiet: boolean): Promise<ProjectionRunner> {
     const checkpoint = await this.readStore
       .collection<CheckpointDoc>(CHECKPOINTS)
       .findOne({ _id: `${d.name}__g${generation}` });
-    const runner = new ProjectionRunner(
-      d,
-      generation,
-      positionFromString(checkpoint?.position ?? null),
-      this.store,
-      this.readStore,
-      this.progress,
-      this.log,
-    );
+    const runner = this.newRunner(d, generation, positionFromString(checkpoint?.position ?? null));
+    runner.publishing = true;
     this.runners.set(d.name, runner);
     this.generations.set(d.name, generation);
     await runner.start();
     if (!quiet) this.log('projection started', { projection: d.name, generation, from: checkpoint?.position ?? null });
     return runner;
+  }
+
+  private newRunner(d: ProjectionDefinition, generation: number, from: Position | null): ProjectionRunner {
+    return new ProjectionRunner(d, generation, from, this.store, this.readStore, this.coordination, this.progress, this.log);
   }
 
   /** The physical collection readers use for a projection's logical collection. */
@@ -282,11 +354,13 @@ export class ProjectionEngine {
   }
 
   /**
-   * Resolves once every running projection has processed `position` (read-your-writes
-   * for the client that made the change). Gives up quietly after `timeoutMs`.
+   * Resolves once every projection named (all when omitted) has processed `position`
+   * (read-your-writes for the client that made the change): on the local runner where
+   * this process runs it, else on the position its runner's process publishes. Gives up
+   * quietly after `timeoutMs`.
    */
   async waitFor(position: Position | null, timeoutMs = 5000, only?: string[]): Promise<boolean> {
-    if (!position || !this.running) return true;
+    if (!position) return true;
     const target = position.commit;
     if (this.lowestPosition(only ?? null) >= target) return true;
     return new Promise<boolean>((resolve) => {
@@ -301,7 +375,32 @@ export class ProjectionEngine {
         }, timeoutMs),
       };
       this.waiters.add(waiter);
+      if (this.waitsOnRemote(waiter.only)) this.pollRemote();
     });
+  }
+
+  private waitsOnRemote(only: string[] | null): boolean {
+    return (only ?? this.names()).some((n) => !this.runners.has(n));
+  }
+
+  /** One poll of the published positions for all waiters, repeated while any waits on another process. */
+  private pollRemote(): void {
+    if (this.remotePoll) return;
+    this.remotePoll = setTimeout(() => {
+      void (async () => {
+        try {
+          const remote = this.names().filter((n) => !this.runners.has(n));
+          for (const [name, p] of await this.coordination.positions(remote.map(positionKey))) {
+            this.remotePositions.set(name.slice(POSITION_PREFIX.length), positionFromString(p)?.commit ?? -1n);
+          }
+        } catch (e) {
+          this.log('published positions unreadable', { error: String(e) });
+        }
+        this.remotePoll = null;
+        this.settleWaiters();
+        if ([...this.waiters].some((w) => this.waitsOnRemote(w.only))) this.pollRemote();
+      })();
+    }, REMOTE_POLL_MS);
   }
 
   /**
@@ -322,12 +421,12 @@ export class ProjectionEngine {
     }
   }
 
-  /** The position every runner named in `only` (all when null) has reached; -1 before any event. */
+  /** The position every projection named in `only` (all when null) has reached; -1 before any event. */
   private lowestPosition(only: string[] | null): bigint {
     let lowest: bigint | null = null;
-    for (const r of this.runners.values()) {
-      if (only && !only.includes(r.definition.name)) continue;
-      const at = r.position?.commit ?? -1n;
+    for (const name of only ?? this.names()) {
+      const r = this.runners.get(name);
+      const at = r ? (r.position?.commit ?? -1n) : (this.remotePositions.get(name) ?? -1n);
       if (lowest === null || at < lowest) lowest = at;
     }
     return lowest ?? BigInt(Number.MAX_SAFE_INTEGER);
@@ -336,15 +435,21 @@ export class ProjectionEngine {
   /**
    * Rebuilds a projection without downtime: a new generation is built from position
    * zero beside the live one; once it reaches the head, readers switch to it and the
-   * old generation's collections are dropped.
+   * old generation's collections are dropped. Only the process holding the projection's
+   * lease rebuilds it; any other passes the request on to that process.
    */
   async rebuild(name: string, options: { wait?: boolean } = {}): Promise<{ generation: number }> {
     const d = this.definition(name);
     if (this.rebuilds.has(name)) throw new Error(`projection ${name} is already rebuilding`);
     const current = this.generations.get(name) ?? 1;
     const next = current + 1;
+    if (!this.runners.has(name)) {
+      await this.coordination.requestRebuild(name);
+      if (options.wait) await this.untilGeneration(name, next);
+      return { generation: next };
+    }
     for (const logical of d.collections) await this.readStore.dropCollection(physicalName(logical, next));
-    const runner = new ProjectionRunner(d, next, null, this.store, this.readStore, this.progress, this.log);
+    const runner = this.newRunner(d, next, null);
     await runner.dropCheckpoint();
     this.rebuilds.set(name, runner);
     await runner.start();
@@ -354,9 +459,20 @@ export class ProjectionEngine {
     return { generation: next };
   }
 
+  private async untilGeneration(name: string, generation: number, timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.generations.get(name) ?? 1) < generation && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, REMOTE_POLL_MS * 5));
+      const shared = (await this.coordination.generations()).get(name);
+      if (shared !== undefined && !this.runners.has(name)) this.generations.set(name, shared);
+    }
+  }
+
   private async switchWhenCaughtUp(name: string, runner: ProjectionRunner, oldGeneration: number): Promise<void> {
     const d = this.definition(name);
     for (;;) {
+      // A lease lost meanwhile stopped the rebuild; the new holder starts its own when asked.
+      if (this.rebuilds.get(name) !== runner) return;
       const head = await this.store.headPosition();
       if (!head || (runner.position && runner.position.commit >= head.commit)) break;
       await new Promise((r) => setTimeout(r, 20));
@@ -366,10 +482,14 @@ export class ProjectionEngine {
       .collection<ProjectionMeta>(META)
       .updateOne({ _id: name }, { $set: { generation: runner.generation, version: d.version } }, { upsert: true });
     const old = this.runners.get(name);
+    runner.publishing = true;
+    await runner.publish();
     this.runners.set(name, runner);
     this.generations.set(name, runner.generation);
+    await this.coordination.setGeneration(name, runner.generation);
     this.rebuilds.delete(name);
     if (old) {
+      old.publishing = false;
       await old.stop();
       await old.dropCheckpoint();
     }
@@ -382,23 +502,29 @@ export class ProjectionEngine {
     const headN = head ? positionNumber(head) : 0;
     const out: ProjectionStatus[] = [];
     const lagOf = (p: Position | null) => Math.max(0, headN - (p ? positionNumber(p) : 0));
+    const elsewhere = this.definitions.filter((d) => !this.runners.has(d.name)).map((d) => d.name);
+    const published = await this.coordination.positions(elsewhere.map(positionKey));
     for (const d of this.definitions) {
       const r = this.runners.get(d.name);
       const rebuilding = this.rebuilds.get(d.name);
-      let position = r ? r.position : null;
-      if (!r) {
-        const cp = await this.readStore
-          .collection<CheckpointDoc>(CHECKPOINTS)
-          .findOne({ _id: `${d.name}__g${this.generations.get(d.name) ?? 1}` });
-        position = positionFromString(cp?.position ?? null);
-      }
+      const position = r ? r.position : positionFromString(published.get(positionKey(d.name)) ?? null);
+      const holder = r ? this.holder : await this.coordination.leaseHolder(`projection:${d.name}`, Date.now());
+      const runningElsewhere = !r && holder !== null;
       out.push({
         name: d.name,
         version: d.version,
         generation: this.generations.get(d.name) ?? 1,
         position: positionToString(position),
         lag: lagOf(position),
-        state: !r ? 'stopped' : r.state === 'failed' || r.state === 'stopped' ? r.state : lagOf(position) === 0 ? 'live' : 'catching_up',
+        state:
+          !r && !runningElsewhere
+            ? 'stopped'
+            : r && (r.state === 'failed' || r.state === 'stopped')
+              ? r.state
+              : lagOf(position) === 0
+                ? 'live'
+                : 'catching_up',
+        holder,
         ...(r?.error ? { error: r.error } : {}),
         ...(rebuilding
           ? { rebuilding: { generation: rebuilding.generation, position: positionToString(rebuilding.position) } }
@@ -412,11 +538,24 @@ export class ProjectionEngine {
     return this.definitions.map((d) => d.name);
   }
 
+  /** Whether this process runs the projection now (holds its lease). */
+  runsHere(name: string): boolean {
+    return this.runners.has(name);
+  }
+
   async stop(): Promise<void> {
-    this.running = false;
+    if (this.followTimer) clearInterval(this.followTimer);
+    this.followTimer = null;
+    if (this.remotePoll) clearTimeout(this.remotePoll);
+    this.remotePoll = null;
+    await this.following;
+    await Promise.all([...this.leases.values()].map((l) => l.stop()));
+    this.leases.clear();
+    // Runners started without a lease (none today) would still be here.
     await Promise.all([...this.runners.values(), ...this.rebuilds.values()].map((r) => r.stop()));
     this.runners.clear();
     this.rebuilds.clear();
+    if (this.ownsCoordination) await this.coordination.close();
   }
 }
 

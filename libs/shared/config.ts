@@ -45,6 +45,8 @@ export interface AppConfig {
   readStoreCacheMiB: number;
   /** Embedded read store: SQLite page cache per connection, MiB (READ_STORE_PAGE_CACHE_MB). */
   readStorePageCacheMiB: number;
+  /** How long a consumer's lease lasts without renewal before a standby process takes it over. */
+  leaseTtlMs: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -96,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reportMaxUnpackedBytes: int(env.REPORT_MAX_UNPACKED_BYTES, 10 * 1024 * 1024, 'REPORT_MAX_UNPACKED_BYTES'),
     readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
+    leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {

@@ -44,14 +44,19 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   const url = `http://127.0.0.1:${port}`;
   const http = new HttpClient(url);
   const deadline = Date.now() + 30_000;
+  // A process without the api role serves no HTTP: its start is the "service started" log line.
+  const serves = env.ROLES === undefined || env.ROLES.split(',').includes('api');
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${out}`);
     try {
-      if ((await http.get('/health')).status === 200) break;
+      if (serves ? (await http.get('/health')).status === 200 : out.includes('"service started"')) break;
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not start: ${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

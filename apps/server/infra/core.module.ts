@@ -11,6 +11,7 @@ import { ReadStore, READ_STORE } from '../../../libs/readstore/read-store.port';
 import { ProjectionEngine } from '../../../libs/projections/projection-engine';
 import { CommandRunner } from '../../../libs/projections/command-runner';
 import { Reservations } from '../../../libs/eventstore/reservations';
+import { Coordination, COORDINATION } from '../../../libs/consumers/coordination';
 import { KeyUsageStore, KEY_USAGE_STORE } from '../../../libs/api-keys/application/key-usage.store';
 
 /** Everything created before Nest starts (stores open, secrets resolved) and shared by every module. */
@@ -24,6 +25,7 @@ export interface CoreDependencies {
   readStore: ReadStore;
   projections: ProjectionEngine;
   keyUsage: KeyUsageStore;
+  coordination: Coordination;
 }
 
 @Global()
@@ -40,6 +42,7 @@ export class CoreModule {
       { provide: READ_STORE, useValue: deps.readStore },
       { provide: ProjectionEngine, useValue: deps.projections },
       { provide: KEY_USAGE_STORE, useValue: deps.keyUsage },
+      { provide: COORDINATION, useValue: deps.coordination },
       { provide: EventStreams, useValue: new EventStreams(deps.eventStore) },
     ];
     // Built by Nest from the values above.

@@ -3,6 +3,9 @@ import { AppConfig, dataPath } from '../../../libs/shared/config';
 import { EventStore } from '../../../libs/eventstore/event-store.port';
 import { SqliteEventStore } from '../../../libs/eventstore/sqlite/sqlite-event-store';
 import { ReadStore } from '../../../libs/readstore/read-store.port';
+import { Coordination } from '../../../libs/consumers/coordination';
+import { ReadStoreCoordination } from '../../../libs/consumers/read-store-coordination';
+import { SqliteCoordination } from '../../../libs/consumers/sqlite-coordination';
 import { EmbeddedReadStore } from '../../../libs/readstore/embedded/embedded-read-store';
 
 /** EventStoreDB when EVENTSTORE_URL is set, else the embedded SQLite store under DATA_DIR. */
@@ -25,4 +28,14 @@ export async function createReadStore(config: AppConfig): Promise<ReadStore> {
     cacheMiB: config.readStoreCacheMiB,
     pageCacheMiB: config.readStorePageCacheMiB,
   });
+}
+
+/**
+ * Where the processes of one deployment coordinate their consumers (leases, published
+ * positions, generations, timers): beside the embedded stores in DATA_DIR, or in the
+ * read store when it is MongoDB (processes then share no disk).
+ */
+export async function createCoordination(config: AppConfig, readStore: ReadStore): Promise<Coordination> {
+  if (config.mongodbUrl) return new ReadStoreCoordination(readStore);
+  return new SqliteCoordination(dataPath(config, 'coordination.db'));
 }

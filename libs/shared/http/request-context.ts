@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { enterOrigin } from '../command-origin';
 import { Logger } from '../logger';
 import { Metrics } from '../metrics';
 
@@ -22,6 +23,13 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
   // promise and a microtask turn each.
   fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('X-Request-Id', req.id);
+    done();
+  });
+  // The request's origin for the events its command appends (libs/shared/command-origin):
+  // entered just before the handler, after the body has been read, so that the
+  // handler's whole async execution carries it.
+  fastify.addHook('preHandler', (req, _reply, done) => {
+    enterOrigin({ correlationId: req.id, sourceIp: req.ip });
     done();
   });
   fastify.addHook('onResponse', (req: FastifyRequest, reply, done) => {

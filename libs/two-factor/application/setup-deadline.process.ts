@@ -1,67 +1,58 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { Coordination, COORDINATION } from '../../consumers/coordination';
+import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
+import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { CLOCK, Clock } from '../../shared/clock';
 import { Logger, LOGGER } from '../../shared/logger';
+import { ExpireSetupCommand, SetupFact, setupDeadlineProcess, SetupDeadlineState } from '../domain/setup-deadline.process-manager';
 import { ExpireTwoFactorSetup } from './two-factor.commands';
-import { TwoFactorQueries } from './two-factor.queries';
 
-/** How often due setups are looked for; the verify decision itself never waits for this. */
-export const SETUP_SWEEP_INTERVAL_MS = 15_000;
-const SWEEP_BATCH = 200;
+/** How often due deadlines are looked for; the verify decision itself never waits for this. */
+export const SETUP_TIMER_POLL_MS = 1_000;
 
 /**
- * The 2FA setup process manager. Its schedule is a fact: `TwoFactorSetupStarted`
- * carries `expires_at`, and the two_factor read model (fed by the durable
- * subscription) indexes pending deadlines. A sweep sends `ExpireTwoFactorSetup` for
- * each one that is due, so the stream records the outcome. After a restart the first
- * sweep picks up whatever fell due meanwhile; a setup still inside its deadline stays
- * valid because its state lives in the stream. Runs in the worker role only; several
- * workers may sweep at once, the decider and deterministic event ids keep it single.
+ * Runs the 2FA setup deadline process manager (`../domain/setup-deadline.process-manager`)
+ * on the process-manager runtime, in the worker role, in the one worker holding its
+ * lease. Its timers are facts in its own streams, so a deadline falls due after a restart
+ * just as it would have without one.
  */
 @Injectable()
 export class SetupDeadlineProcess implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  private runtime: ProcessManagerRuntime<SetupDeadlineState, SetupFact, ExpireSetupCommand> | null = null;
 
   constructor(
-    private readonly queries: TwoFactorQueries,
     private readonly commands: CommandBus,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(COORDINATION) private readonly coordination: Coordination,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.config.roles.includes('worker')) return;
-    const tick = () => {
-      this.sweep().catch((e) => this.logger.error('2fa setup sweep failed', { error: String(e) }));
-    };
-    this.timer = setInterval(tick, SETUP_SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    tick();
+    this.runtime = new ProcessManagerRuntime(setupDeadlineProcess, {
+      store: this.store,
+      coordination: this.coordination,
+      now: () => this.clock.now(),
+      send: async (command, context) => {
+        await this.commands.execute(new ExpireTwoFactorSetup(command.accountId, command.setupId, context));
+      },
+      leaseTtlMs: this.config.leaseTtlMs,
+      timerPollMs: SETUP_TIMER_POLL_MS,
+      log: (msg, extra) => this.logger.info(msg, { ...(extra as Record<string, unknown>), process_manager: setupDeadlineProcess.name }),
+    });
+    await this.runtime.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+    await this.runtime?.stop();
   }
 
-  /** Expires every setup due by the clock's now; returns how many it expired. One sweep at a time. */
-  sweep(): Promise<number> {
-    this.running ??= this.expireDue().finally(() => {
-      this.running = null;
-    });
-    return this.running;
-  }
-
-  private async expireDue(): Promise<number> {
-    let expired = 0;
-    for (const doc of await this.queries.setupsDueBy(this.clock.now(), SWEEP_BATCH)) {
-      if (!doc.pending_setup) continue;
-      if (await this.commands.execute(new ExpireTwoFactorSetup(doc.account_id, doc.pending_setup.setup_id))) expired += 1;
-    }
-    return expired;
+  /** Catches up and expires every setup due by the clock's now; returns how many deadlines fired. */
+  runDue(): Promise<number> {
+    return this.runtime ? this.runtime.runDue() : Promise.resolve(0);
   }
 }

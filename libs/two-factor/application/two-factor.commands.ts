@@ -1,3 +1,4 @@
+import type { CommandContext } from '../../consumers/process-manager-runtime';
 export class StartTwoFactorSetup {
   constructor(
     readonly accountId: number,
@@ -52,6 +53,8 @@ export class ExpireTwoFactorSetup {
   constructor(
     readonly accountId: number,
     readonly setupId: string,
+    /** Set by the deadline process manager: the command's id and what caused it. */
+    readonly context?: CommandContext,
   ) {}
 }
 

@@ -209,8 +209,13 @@ export class ExpireTwoFactorSetupHandler implements ICommandHandler<ExpireTwoFac
     const events = await this.writer.executeOnce(
       cmd.accountId,
       { type: 'ExpireSetup', setupId: cmd.setupId, at: this.clock.now().toISOString() },
-      `2fa-setup-expired:${cmd.setupId}`,
-      { actor: 'system', account_id: cmd.accountId, causation_id: cmd.setupId },
+      cmd.context?.commandId ?? `2fa-setup-expired:${cmd.setupId}`,
+      {
+        actor: 'system',
+        account_id: cmd.accountId,
+        causation_id: cmd.context?.causationId ?? cmd.setupId,
+        ...(cmd.context?.correlationId ? { correlation_id: cmd.context.correlationId } : {}),
+      },
     );
     return events.length > 0;
   }

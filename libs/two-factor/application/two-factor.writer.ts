@@ -3,6 +3,7 @@ import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } fro
 import { EventStreams } from '../../eventstore/event-streams';
 import { CommandRunner } from '../../projections/command-runner';
 import { nameBasedEventId } from '../../eventstore/event-id';
+import { eventMetadata } from '../../shared/command-origin';
 import { refusalOf, TwoFactorCommand, twoFactorDecider, TwoFactorState } from '../domain/two-factor.decider';
 import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 
@@ -11,6 +12,8 @@ export const userMetadata = (accountId: number, sourceIp: string): EventMetadata
   account_id: accountId,
   source_ip: sourceIp,
 });
+
+const STEP_CONFLICT_RETRIES = 5;
 
 /**
  * The command side of one account's 2FA stream: fold, decide, append (retried on
@@ -43,23 +46,24 @@ export class TwoFactorWriter {
   /**
    * For process-manager steps: events get ids derived from `stepKey`, so a step
    * replayed after a crash or run by two workers at once appends once. A concurrent
-   * change to the stream simply defers the step to the next sweep, which re-decides.
+   * change to the stream fails the step, and the runtime retries it, re-deciding.
    */
   async executeOnce(accountId: number, command: TwoFactorCommand, stepKey: string, metadata: EventMetadata): Promise<TwoFactorEvent[]> {
     const stream = twoFactorStream(accountId);
-    const { state, revision } = await this.streams.loadState(stream, twoFactorDecider);
-    const events = twoFactorDecider.decide(command, state);
-    if (events.length === 0) return [];
-    try {
-      await this.store.appendToStream(
-        stream,
-        events.map((e, i) => ({ id: nameBasedEventId(`${stepKey}:${i}`), type: e.type, data: e.data, metadata: { version: 1, ...metadata } })),
-        revision === -1 ? 'no_stream' : revision,
-      );
-      return events;
-    } catch (e) {
-      if (e instanceof WrongExpectedVersionError) return [];
-      throw e;
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.streams.loadState(stream, twoFactorDecider);
+      const events = twoFactorDecider.decide(command, state);
+      if (events.length === 0) return [];
+      try {
+        await this.store.appendToStream(
+          stream,
+          events.map((e, i) => ({ id: nameBasedEventId(`${stepKey}:${i}`), type: e.type, data: e.data, metadata: eventMetadata(metadata) })),
+          revision === -1 ? 'no_stream' : revision,
+        );
+        return events;
+      } catch (e) {
+        if (!(e instanceof WrongExpectedVersionError) || attempt >= STEP_CONFLICT_RETRIES) throw e;
+      }
     }
   }
 }

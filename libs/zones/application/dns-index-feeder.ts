@@ -1,6 +1,6 @@
 import { ZoneIndex, type ZoneDefinition } from '../../dns-server';
-import { EventStore, Position, RecordedEvent, Subscription } from '../../eventstore/event-store.port';
-import { upcast } from '../../eventstore/upcasters';
+import { CheckpointedConsumer } from '../../consumers/checkpointed-consumer';
+import { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.port';
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../../domains/domain/domain.events';
 import { isAtOrUnder, longestZoneOf } from '../../domains/domain/fqdn';
 import { ZoneEvent, ZONE_EVENT_TYPES } from '../domain/zone.events';
@@ -25,18 +25,17 @@ interface ServedZone {
 }
 
 /**
- * Feeds the DNS server's in-memory index from a catch-up subscription to the event
- * store (the `dns` role's own subscription, not the read models), so an appended change
- * is served as soon as the event arrives. It keeps just enough state (served zones,
+ * Feeds the DNS server's in-memory index as an in-memory consumer on the consumer
+ * runtime: every DNS process runs its own from the first event (no lease, no stored
+ * checkpoint — the index is rebuilt at start), so an appended change is served as soon
+ * as the event arrives. It keeps just enough state (served zones,
  * dynamic-DNS hosts) to place each host in the longest zone that holds it, and to move
  * hosts when a zone above them is imported or deleted.
  */
 export class DnsIndexFeeder {
   private readonly zones = new Map<string, ServedZone>();
   private readonly hosts = new Map<string, Host>();
-  private subscription: Subscription | null = null;
-  private done: Promise<void> | null = null;
-  private position: Position | null = null;
+  private consumer: CheckpointedConsumer | null = null;
   private readonly waiters: Array<{ commit: bigint; resolve: () => void }> = [];
 
   constructor(
@@ -50,36 +49,41 @@ export class DnsIndexFeeder {
     const now = Date.now();
     for (const zone of this.options.ddnsZones) this.putZone(zone, null, now);
     const head = await this.store.headPosition();
-    this.subscription = this.store.subscribeToAll(null);
-    this.done = this.consume(this.subscription);
+    this.consumer = new CheckpointedConsumer({
+      name: 'dns-index',
+      store: this.store,
+      from: null,
+      handles: HANDLED,
+      apply: (event) => {
+        try {
+          this.apply(event);
+        } catch (e) {
+          // One bad event (a record the index refuses) must not stop DNS for everyone else.
+          this.options.log('dns index: event not applied', { type: event.type, stream: event.streamId, error: (e as Error).message });
+        }
+      },
+      batchDone: () => this.settleWaiters(),
+      log: (msg, extra) => this.options.log(`dns index: ${msg}`, extra as Record<string, unknown>),
+    });
+    this.consumer.start();
     await this.waitFor(head);
   }
 
   async stop(): Promise<void> {
-    await this.subscription?.close();
-    await this.done;
+    await this.consumer?.stop();
   }
 
   /** Resolves once the event at `position` has been applied to the index. */
   waitFor(position: Position | null): Promise<void> {
-    if (!position || (this.position && this.position.commit >= position.commit)) return Promise.resolve();
+    const at = this.consumer?.position;
+    if (!position || (at && at.commit >= position.commit)) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push({ commit: position.commit, resolve }));
   }
 
-  private async consume(subscription: Subscription): Promise<void> {
-    for await (const raw of subscription) {
-      if (HANDLED.has(raw.type)) {
-        try {
-          this.apply(upcast(raw));
-        } catch (e) {
-          // One bad event (a record the index refuses) must not stop DNS for everyone else.
-          this.options.log('dns index: event not applied', { type: raw.type, stream: raw.streamId, error: (e as Error).message });
-        }
-      }
-      this.position = raw.position;
-      for (let i = this.waiters.length - 1; i >= 0; i--) {
-        if (this.waiters[i].commit <= raw.position.commit) this.waiters.splice(i, 1)[0].resolve();
-      }
+  private settleWaiters(): void {
+    const at = this.consumer?.position?.commit ?? -1n;
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].commit <= at) this.waiters.splice(i, 1)[0].resolve();
     }
   }
 

@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { guardedUpdate } from '../../projections/guard';
+import { Position } from '../eventstore/event-store.port';
+import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
+import { ProjectionDefinition } from '../projections/projection';
+import { ProjectionEngine } from '../projections/projection-engine';
+import { EmbeddedReadStore } from '../readstore/embedded/embedded-read-store';
+import { Coordination } from './coordination';
+import { ReadStoreCoordination } from './read-store-coordination';
+import { SqliteCoordination } from './sqlite-coordination';
+
+describe.each([
+  ['SQLite file, two connections (as two processes open it)', 'sqlite'],
+  ['read-store collections (as on MongoDB)', 'readstore'],
+] as const)('leases in %s', (_, kind) => {
+  let dir: string;
+  let a: Coordination;
+  let b: Coordination;
+  let reads: EmbeddedReadStore | null = null;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'leases-'));
+    if (kind === 'sqlite') {
+      a = new SqliteCoordination(join(dir, 'coordination.db'));
+      b = new SqliteCoordination(join(dir, 'coordination.db'));
+    } else {
+      reads = new EmbeddedReadStore({ file: join(dir, 'read.db') });
+      a = b = new ReadStoreCoordination(reads);
+    }
+  });
+  afterEach(async () => {
+    await a.close();
+    await b.close();
+    await reads?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('one holder at a time; renewal by the holder; takeover only after expiry; release frees it at once', async () => {
+    expect(await a.tryLease('projection:x', 'A', 1000, 0)).toBe(true);
+    expect(await b.tryLease('projection:x', 'B', 1000, 10)).toBe(false);
+    expect(await a.tryLease('projection:x', 'A', 1000, 900)).toBe(true); // renewed until 1900
+    expect(await b.tryLease('projection:x', 'B', 1000, 1500)).toBe(false);
+    expect(await b.leaseHolder('projection:x', 1500)).toBe('A');
+    expect(await b.tryLease('projection:x', 'B', 1000, 1900)).toBe(true); // A stopped renewing: taken over
+    expect(await a.tryLease('projection:x', 'A', 1000, 1950)).toBe(false); // and A cannot renew
+    await b.releaseLease('projection:x', 'B');
+    expect(await a.tryLease('projection:x', 'A', 1000, 1960)).toBe(true);
+    // Leases are per name.
+    expect(await b.tryLease('projection:y', 'B', 1000, 1960)).toBe(true);
+  });
+
+  it('timers: scheduled once per stream and id, due in order, cancelled per stream', async () => {
+    await a.scheduleTimer({ owner: 'pm', id: 't', stream: 's1', dueAt: 200 });
+    await a.scheduleTimer({ owner: 'pm', id: 't', stream: 's1', dueAt: 999 });
+    await a.scheduleTimer({ owner: 'pm', id: 't', stream: 's2', dueAt: 100 });
+    expect((await b.dueTimers('pm', 300, 10)).map((t) => [t.stream, t.dueAt])).toEqual([
+      ['s2', 100],
+      ['s1', 200],
+    ]);
+    await b.cancelTimer('pm', 's2', 't');
+    expect((await a.dueTimers('pm', 300, 10)).map((t) => t.stream)).toEqual(['s1']);
+  });
+});
+
+/**
+ * Several engines over one event store, one read store and one coordination file stand
+ * in for several worker and API processes on one DATA_DIR (the read store is shared in
+ * memory here, as the on-disk store shares it between processes).
+ */
+describe('projection engines sharing one DATA_DIR', () => {
+  let dir: string;
+  let events: SqliteEventStore;
+  let reads: EmbeddedReadStore;
+  const coordinations: Coordination[] = [];
+  const engines: ProjectionEngine[] = [];
+  /** Engines currently applying an event, by name: must never exceed one. */
+  let applying = 0;
+  let maxApplying = 0;
+  const applied: number[] = [];
+
+  const ticks: ProjectionDefinition = {
+    name: 'ticks',
+    version: 1,
+    collections: ['tick_counts'],
+    handles: ['Ticked'],
+    async apply(event, ctx) {
+      applying += 1;
+      maxApplying = Math.max(maxApplying, applying);
+      applied.push(ctx.position);
+      await guardedUpdate(ctx.collection('tick_counts'), event.streamId, ctx.position, { $inc: { count: 1 } });
+      applying -= 1;
+    },
+  };
+
+  const engine = (leaseTtlMs = 300) => {
+    const coordination = new SqliteCoordination(join(dir, 'coordination.db'));
+    coordinations.push(coordination);
+    const e = new ProjectionEngine(events, reads, [ticks], () => undefined, { coordination, leaseTtlMs, followIntervalMs: 20 });
+    engines.push(e);
+    return e;
+  };
+  const tick = async (stream: string, count: number): Promise<Position> => {
+    let last: Position | null = null;
+    for (let i = 0; i < count; i++) last = (await events.appendToStream(stream, [{ id: randomUUID(), type: 'Ticked', data: {} }], 'any')).position;
+    return last!;
+  };
+  const until = async (condition: () => boolean | Promise<boolean>, ms = 5000) => {
+    const deadline = Date.now() + ms;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'engines-'));
+    events = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 10 });
+    reads = new EmbeddedReadStore({ file: join(dir, 'read.db'), flushIntervalMs: 10 });
+    applying = 0;
+    maxApplying = 0;
+    applied.length = 0;
+  });
+  afterEach(async () => {
+    for (const e of engines.splice(0)) await e.stop();
+    for (const c of coordinations.splice(0)) await c.close();
+    await reads.close();
+    await events.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('two workers: one runs the projection, the other stands by and takes over, resuming with nothing applied twice', async () => {
+    await tick('clock', 50);
+    const first = engine();
+    const second = engine();
+    await first.start();
+    await second.start();
+    expect([first.runsHere('ticks'), second.runsHere('ticks')]).toEqual([true, false]);
+    await first.waitFor(await events.headPosition());
+
+    const writing = tick('clock', 200); // the stream goes on while the holder stops mid-way
+    await until(() => applied.length > 80);
+    await first.stop();
+    await writing;
+    await until(() => second.runsHere('ticks'));
+    expect(await second.waitFor(await events.headPosition())).toBe(true);
+
+    expect(maxApplying).toBe(1);
+    expect(new Set(applied).size).toBe(applied.length); // no event applied twice
+    expect(applied).toHaveLength(250);
+    expect((await second.collection('ticks', 'tick_counts').findOne({ _id: 'clock' }))!.count).toBe(250);
+  });
+
+  it('a holder that stops renewing (a crashed process) is taken over after the TTL', async () => {
+    const first = engine(200);
+    const second = engine(200);
+    await first.start();
+    await second.start();
+    // Freeze the first engine's lease renewals, as a crash would.
+    for (const lease of (first as any).leases.values()) clearInterval(lease.timer);
+    await until(() => second.runsHere('ticks'), 3000);
+    expect(second.runsHere('ticks')).toBe(true);
+  });
+
+  it('an engine without the lease (an API process): waitFor waits on the published position; a rebuild it asks for switches it too', async () => {
+    const worker = engine();
+    await worker.start();
+    const api = engine();
+    await api.loadGenerations(); // what ROLES=api does: no runners
+    expect(api.runsHere('ticks')).toBe(false);
+
+    const position = await tick('clock', 10);
+    expect(await api.waitFor(position, 5000)).toBe(true);
+    const status = (await api.status())[0];
+    expect(BigInt(status.position!.split('/')[0])).toBeGreaterThanOrEqual(position.commit);
+    expect(status.holder).toBe(worker.holder);
+    expect(status.state).toBe('live');
+    // Beyond the head: nobody will publish it, so waitFor gives up.
+    expect(await api.waitFor({ commit: position.commit + 100n, prepare: position.commit + 100n }, 100)).toBe(false);
+
+    const { generation } = await api.rebuild('ticks', { wait: true });
+    expect(generation).toBe(2);
+    expect((await worker.status())[0].generation).toBe(2);
+    expect((await api.status())[0].generation).toBe(2);
+    expect((await api.collection('ticks', 'tick_counts').findOne({ _id: 'clock' }))!.count).toBe(10);
+  });
+});

@@ -1,0 +1,230 @@
+import { nameBasedEventId } from '../eventstore/event-id';
+import {
+  EventStore,
+  positionFromString,
+  positionToString,
+  RecordedEvent,
+  WrongExpectedVersionError,
+} from '../eventstore/event-store.port';
+import { EventStreams } from '../eventstore/event-streams';
+import { runWithOrigin } from '../shared/command-origin';
+import { CheckpointedConsumer } from './checkpointed-consumer';
+import { Coordination } from './coordination';
+import { LeasedWork, newHolderId } from './lease';
+import {
+  evolveProcess,
+  initialProcessState,
+  PROCESS_FACT_TYPES,
+  ProcessFact,
+  ProcessManager,
+  ProcessState,
+  processStream,
+  ProcessTrigger,
+  recordTrigger,
+} from './process-manager';
+
+/** Where a sent command came from: its handler derives its events' ids from `commandId` and writes these as metadata. */
+export interface CommandContext {
+  commandId: string;
+  /** The process-manager event that issued the command. */
+  causationId: string;
+  /** The request (or first event) the whole process started from. */
+  correlationId?: string;
+}
+
+export interface ProcessManagerRuntimeOptions<C> {
+  store: EventStore;
+  coordination: Coordination;
+  now: () => Date;
+  /** Sends one command. Must be idempotent on `context.commandId`: after a crash a command may be sent again. */
+  send(command: C, context: CommandContext): Promise<void>;
+  holder?: string;
+  leaseTtlMs?: number;
+  /** How often due timers are looked for. */
+  timerPollMs?: number;
+  log?: (msg: string, extra?: object) => void;
+}
+
+const MAX_CONFLICT_RETRIES = 10;
+const DUE_BATCH = 100;
+
+/**
+ * Runs one process manager in exactly one process (a lease) as a checkpointed consumer
+ * of `$all`. Each step is an append first and an effect after:
+ * - an observed event is recorded in the process stream together with what the manager
+ *   decided (commands issued, timers scheduled), in one append with ids derived from the
+ *   observed event, so a redelivered event changes nothing;
+ * - the runtime then meets its own facts on `$all`: an issued command is sent, a
+ *   scheduled timer is written to the coordination store's timer table;
+ * - a due timer is recorded as fired (with the decisions it leads to) the same way.
+ * A crash between a decision and its command leaves the checkpoint before the issued
+ * command, so the next holder sends it; one after sending sends it again with the same
+ * id, which its handler recognises.
+ */
+export class ProcessManagerRuntime<S, F, C> {
+  private readonly streams: EventStreams;
+  private readonly decider: { initialState(): ProcessState<S>; evolve(s: ProcessState<S>, e: ProcessFact<F, C>): ProcessState<S> };
+  private readonly prefix: string;
+  private readonly handles: Set<string>;
+  private readonly lease: LeasedWork;
+  private consumer: CheckpointedConsumer | null = null;
+  private timerPoll: NodeJS.Timeout | null = null;
+  private firing: Promise<number> = Promise.resolve(0);
+
+  constructor(
+    readonly manager: ProcessManager<S, F, C>,
+    private readonly options: ProcessManagerRuntimeOptions<C>,
+  ) {
+    this.streams = new EventStreams(options.store);
+    this.decider = { initialState: () => initialProcessState(manager), evolve: (s, e) => evolveProcess(manager, s, e) };
+    this.prefix = processStream(manager.name, '');
+    this.handles = new Set([...manager.observes, ...PROCESS_FACT_TYPES]);
+    this.lease = new LeasedWork(options.coordination, `pm:${manager.name}`, options.holder ?? newHolderId(), {
+      ttlMs: options.leaseTtlMs,
+      onAcquired: () => this.run(),
+      onReleased: () => this.halt(),
+      log: options.log,
+    });
+  }
+
+  private get checkpointKey() {
+    return `pm:${this.manager.name}`;
+  }
+
+  get running(): boolean {
+    return this.consumer !== null;
+  }
+
+  start(): Promise<void> {
+    return this.lease.start();
+  }
+
+  stop(): Promise<void> {
+    return this.lease.stop();
+  }
+
+  private async run(): Promise<void> {
+    const { coordination, store, log } = this.options;
+    const from = (await coordination.positions([this.checkpointKey])).get(this.checkpointKey) ?? null;
+    this.consumer = new CheckpointedConsumer({
+      name: this.checkpointKey,
+      store,
+      from: positionFromString(from),
+      handles: this.handles,
+      apply: (event) => this.apply(event),
+      batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.consumer!.position)),
+      log,
+    });
+    this.consumer.start();
+    log?.('process manager started', { process_manager: this.manager.name, from });
+    this.timerPoll = setInterval(() => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })), this.options.timerPollMs ?? 1000);
+    this.timerPoll.unref();
+  }
+
+  private async halt(): Promise<void> {
+    if (this.timerPoll) clearInterval(this.timerPoll);
+    this.timerPoll = null;
+    await this.firing.catch(() => 0);
+    const consumer = this.consumer;
+    this.consumer = null;
+    if (!consumer) return;
+    await consumer.stop();
+    await this.options.coordination.savePosition(this.checkpointKey, positionToString(consumer.position));
+  }
+
+  private async apply(event: RecordedEvent): Promise<void> {
+    if (!PROCESS_FACT_TYPES.has(event.type)) {
+      const observed = this.manager.observe(event);
+      if (observed) await this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
+      return;
+    }
+    if (!event.streamId.startsWith(this.prefix)) return; // another manager's fact
+    const fact = { type: event.type, data: event.data } as ProcessFact<F, C>;
+    const { coordination, send } = this.options;
+    switch (fact.type) {
+      case 'ProcessCommandIssued':
+        // The command's events name this fact as their cause and carry the process's correlation on.
+        await runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
+          send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
+        );
+        return;
+      case 'ProcessTimerScheduled':
+        await coordination.scheduleTimer({ owner: this.manager.name, id: fact.data.timer_id, stream: event.streamId, dueAt: Date.parse(fact.data.due_at) });
+        return;
+      case 'ProcessTimerFired':
+        await coordination.cancelTimer(this.manager.name, event.streamId, fact.data.timer_id);
+        return;
+      case 'ProcessTimerCancelled':
+        await coordination.cancelTimer(this.manager.name, event.streamId, fact.data.timer_id);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Appends a trigger and its decisions to the process stream, once; re-decided on a concurrent append. */
+  private async record(trigger: ProcessTrigger<F>, eventId: string | undefined, cause?: RecordedEvent): Promise<boolean> {
+    const stream = processStream(this.manager.name, trigger.process);
+    const key = trigger.kind === 'observed' ? `observed:${eventId}` : `timer:${trigger.timerId}`;
+    // A timer has no cause of its own: its facts carry on the correlation the process started with.
+    const correlationId = cause ? cause.metadata.correlation_id : (await this.options.store.readStream(stream, { maxCount: 1 }))[0]?.metadata.correlation_id;
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.streams.loadState(stream, this.decider);
+      const facts = recordTrigger(this.manager, state, trigger, eventId);
+      if (facts.length === 0) return false;
+      const metadata = {
+        version: 1,
+        actor: 'system',
+        ...(cause ? { causation_id: cause.id } : {}),
+        ...(correlationId ? { correlation_id: correlationId } : {}),
+      };
+      try {
+        await this.options.store.appendToStream(
+          stream,
+          facts.map((f, i) => ({ id: nameBasedEventId(`${this.manager.name}:${trigger.process}:${key}:${i}`), type: f.type, data: f.data, metadata })),
+          revision === -1 ? 'no_stream' : revision,
+        );
+        return true;
+      } catch (e) {
+        if (!(e instanceof WrongExpectedVersionError) || attempt >= MAX_CONFLICT_RETRIES) throw e;
+      }
+    }
+  }
+
+  /** Records every due timer as fired (one poll at a time); returns how many fired. */
+  fireDueTimers(): Promise<number> {
+    this.firing = this.firing.catch(() => 0).then(async () => {
+      if (!this.consumer) return 0;
+      const now = this.options.now();
+      let fired = 0;
+      for (const t of await this.options.coordination.dueTimers(this.manager.name, now.getTime(), DUE_BATCH)) {
+        const process = t.stream.slice(this.prefix.length);
+        if (await this.record({ kind: 'timer', process, timerId: t.id, at: now.toISOString() }, undefined)) fired += 1;
+        else await this.options.coordination.cancelTimer(this.manager.name, t.stream, t.id); // fired or cancelled meanwhile
+      }
+      return fired;
+    });
+    return this.firing;
+  }
+
+  /**
+   * Catches up with the store, fires what is due, and catches up again (so the commands
+   * the timers led to have been sent). For operators and tests; the poll does the same
+   * on its own. A process not holding the lease does nothing.
+   */
+  async runDue(timeoutMs = 10_000): Promise<number> {
+    if (!this.consumer) return 0;
+    await this.caughtUp(timeoutMs);
+    const fired = await this.fireDueTimers();
+    await this.caughtUp(timeoutMs);
+    return fired;
+  }
+
+  private async caughtUp(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const head = await this.options.store.headPosition();
+    while (head && this.consumer && (this.consumer.position?.commit ?? -1n) < head.commit && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Coordination, PendingTimer } from './coordination';
+
+/**
+ * Coordination in a small SQLite file beside the embedded stores (`DATA_DIR/coordination.db`):
+ * SQLite in WAL mode lets every process on the same DATA_DIR read and write it, and each
+ * statement below is one atomic transaction, which is what makes a lease exclusive.
+ */
+export class SqliteCoordination implements Coordination {
+  readonly kind = 'sqlite' as const;
+  private readonly db: Database.Database;
+  private readonly statements: ReturnType<SqliteCoordination['prepare']>;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS consumer_positions (name TEXT PRIMARY KEY, position TEXT, updated_at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS generations (projection TEXT PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS timers (owner TEXT NOT NULL, stream TEXT NOT NULL, id TEXT NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (owner, stream, id)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS rebuild_requests (projection TEXT PRIMARY KEY, requested_at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS timers_due ON timers (owner, due_at);
+    `);
+    this.statements = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      // The WHERE of the upsert is the lease rule: renew one's own, or take an expired one.
+      lease: db.prepare(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+        WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`),
+      release: db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?'),
+      holder: db.prepare('SELECT holder FROM leases WHERE name = ? AND expires_at > ?').pluck(),
+      savePosition: db.prepare(`INSERT INTO consumer_positions (name, position, updated_at) VALUES (?, ?, ?)
+        ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`),
+      position: db.prepare('SELECT position FROM consumer_positions WHERE name = ?').pluck(),
+      setGeneration: db.prepare(`INSERT INTO generations (projection, generation) VALUES (?, ?)
+        ON CONFLICT (projection) DO UPDATE SET generation = excluded.generation`),
+      generations: db.prepare('SELECT projection, generation FROM generations'),
+      requestRebuild: db.prepare('INSERT INTO rebuild_requests (projection, requested_at) VALUES (?, ?) ON CONFLICT (projection) DO NOTHING'),
+      takeRebuild: db.prepare('DELETE FROM rebuild_requests WHERE projection = ?'),
+      schedule: db.prepare('INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, stream, id) DO NOTHING'),
+      cancel: db.prepare('DELETE FROM timers WHERE owner = ? AND stream = ? AND id = ?'),
+      due: db.prepare('SELECT owner, id, stream, due_at FROM timers WHERE owner = ? AND due_at <= ? ORDER BY due_at LIMIT ?'),
+    };
+  }
+
+  async tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    return this.statements.lease.run(name, holder, now + ttlMs, now).changes === 1;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    this.statements.release.run(name, holder);
+  }
+
+  async leaseHolder(name: string, now: number): Promise<string | null> {
+    return (this.statements.holder.get(name, now) as string | undefined) ?? null;
+  }
+
+  async savePosition(consumer: string, position: string | null): Promise<void> {
+    this.statements.savePosition.run(consumer, position, Date.now());
+  }
+
+  async positions(consumers: readonly string[]): Promise<Map<string, string | null>> {
+    const out = new Map<string, string | null>();
+    for (const name of consumers) out.set(name, (this.statements.position.get(name) as string | null | undefined) ?? null);
+    return out;
+  }
+
+  async setGeneration(projection: string, generation: number): Promise<void> {
+    this.statements.setGeneration.run(projection, generation);
+  }
+
+  async generations(): Promise<Map<string, number>> {
+    const rows = this.statements.generations.all() as Array<{ projection: string; generation: number }>;
+    return new Map(rows.map((r) => [r.projection, r.generation]));
+  }
+
+  async requestRebuild(projection: string): Promise<void> {
+    this.statements.requestRebuild.run(projection, Date.now());
+  }
+
+  async takeRebuildRequests(projections: readonly string[]): Promise<string[]> {
+    return projections.filter((p) => this.statements.takeRebuild.run(p).changes === 1);
+  }
+
+  async scheduleTimer(t: PendingTimer): Promise<void> {
+    this.statements.schedule.run(t.owner, t.id, t.stream, t.dueAt);
+  }
+
+  async cancelTimer(owner: string, stream: string, id: string): Promise<void> {
+    this.statements.cancel.run(owner, stream, id);
+  }
+
+  async dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]> {
+    const rows = this.statements.due.all(owner, now, limit) as Array<{ owner: string; id: string; stream: string; due_at: number }>;
+    return rows.map((r) => ({ owner: r.owner, id: r.id, stream: r.stream, dueAt: r.due_at }));
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
