@@ -17,6 +17,8 @@ export interface AppConfig {
   dnsPort: number;
   /** Runs the `dns` role in its own thread on the embedded store (DNS_THREAD=off keeps it on the main thread). */
   dnsThread: boolean;
+  /** Logs every answered query for DNS analytics (QUERY_LOG=off turns the log off). */
+  queryLog: boolean;
   smtpPort: number;
   ddnsZones: string[];
   nameservers: string[];
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dnsHost: env.DNS_HOST || '127.0.0.1',
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
     dnsThread: env.DNS_THREAD !== 'off',
+    queryLog: env.QUERY_LOG !== 'off',
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
     nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
