@@ -10,6 +10,7 @@ import { QueryLogRetention } from './application/query-log-retention';
 import { QueryLogWriter } from './application/query-log-writer';
 import { QUERY_LOG_STORE, QueryLogStore } from './application/query-log.store';
 import { DnsAnalyticsController } from './http/dns-analytics.controller';
+import { MongoQueryLogStore } from './infrastructure/mongo-query-log.store';
 import { SqliteQueryLogStore } from './infrastructure/sqlite-query-log.store';
 
 export const QUERY_LOG_FILE = 'dns-query-log.db';
@@ -45,7 +46,9 @@ class QueryLogLifecycle implements OnApplicationShutdown {
     {
       provide: QUERY_LOG_STORE,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): QueryLogStore => new SqliteQueryLogStore(dataPath(config, QUERY_LOG_FILE)),
+      // MongoDB when MONGODB_URL is set (with the read models), else its own SQLite file under DATA_DIR.
+      useFactory: async (config: AppConfig): Promise<QueryLogStore> =>
+        config.mongodbUrl ? MongoQueryLogStore.connect(config.mongodbUrl) : new SqliteQueryLogStore(dataPath(config, QUERY_LOG_FILE)),
     },
     {
       provide: QUERY_LOG_WRITER,
