@@ -28,12 +28,12 @@ interface Sent extends WireQuery {
 const round = (n: number, d: number) => Math.round(n * 10 ** d) / 10 ** d;
 const pct = (n: number, total: number) => round((n / total) * 100, 2);
 
-/** Polls until `check` passes or 5 s went by: the log writer flushes every 250 ms. */
+/** Polls until `check` passes or 10 s went by: the log writer stores rollups every 2 s. */
 async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
   const started = Date.now();
   for (;;) {
     const v = await fn();
-    if (check(v) || Date.now() - started > 5000) return v;
+    if (check(v) || Date.now() - started > 10_000) return v;
     await new Promise((r) => setTimeout(r, 100));
   }
 }

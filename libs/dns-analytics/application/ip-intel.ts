@@ -18,6 +18,8 @@ export interface IpInfo {
   asOrg: string;
 }
 
+const CACHE_SIZE = 50_000;
+
 const UNRESOLVED: IpInfo = { country: UNKNOWN, asn: UNKNOWN, asOrg: UNKNOWN };
 
 /** One address family's ASN ranges: starts/ends ascending, non-overlapping. */
@@ -95,6 +97,8 @@ export class IpIntel {
   private orgs: string[] = [];
   private loading: Promise<void> | null = null;
   private readonly names = new Intl.DisplayNames(['en'], { type: 'region' });
+  /** Resolvers ask again and again: most lookups are answered from here. */
+  private cache = new Map<string, IpInfo>();
 
   /** Loads the databases once (a second or two: the ASN table is ~700k ranges); lookups wait for it. */
   ready(): Promise<void> {
@@ -110,6 +114,18 @@ export class IpIntel {
 
   /** Synchronous once ready(); before that everything is Unknown. */
   lookup(rawIp: string): IpInfo {
+    const hit = this.cache.get(rawIp);
+    if (hit) return hit;
+    const info = this.resolve(rawIp);
+    if (this.country) {
+      // Cleared whole when full: cheaper than LRU bookkeeping on the hot path, and refilled at once.
+      if (this.cache.size >= CACHE_SIZE) this.cache = new Map();
+      this.cache.set(rawIp, info);
+    }
+    return info;
+  }
+
+  private resolve(rawIp: string): IpInfo {
     const ip = rawIp.startsWith('::ffff:') && isIP(rawIp.slice(7)) === 4 ? rawIp.slice(7) : rawIp;
     const family = isIP(ip);
     if (family === 0 || !this.country) return UNRESOLVED;

@@ -1,6 +1,7 @@
 import { BufferedQuerySink, type AnsweredQuery, type QuerySink } from '../../dns-server';
 import type { Metrics } from '../../shared/metrics';
 import type { QueryRow } from '../domain/query-row';
+import { accumulateRollups, type Rollup } from '../domain/rollup';
 import type { IpInfo } from './ip-intel';
 import type { QueryLogStore } from './query-log.store';
 
@@ -9,6 +10,8 @@ export interface QueryLogWriterOptions {
   flushIntervalMs?: number;
   /** Queries waiting beyond this are dropped and counted: answers never wait for the log. */
   maxPending?: number;
+  /** Rollup increments are merged in memory and stored at most this often. */
+  rollupIntervalMs?: number;
 }
 
 export interface Enricher {
@@ -54,6 +57,10 @@ export function toRow(q: AnsweredQuery, info: IpInfo): QueryRow | null {
 export class QueryLogWriter implements QuerySink {
   private readonly buffer: BufferedQuerySink;
   private closed = false;
+  private rollups = new Map<string, Rollup>();
+  private rollupsDueAt = 0;
+  private readonly rollupIntervalMs: number;
+  private readonly rollupTimer: NodeJS.Timeout;
 
   constructor(
     private readonly store: QueryLogStore,
@@ -63,6 +70,7 @@ export class QueryLogWriter implements QuerySink {
     opts: QueryLogWriterOptions = {},
   ) {
     const written = metrics.counter('dns_query_log_written_total', 'Answered DNS queries written to the query log');
+    this.rollupIntervalMs = opts.rollupIntervalMs ?? 2000;
     this.buffer = new BufferedQuerySink(
       async (batch) => {
         await this.enricher.ready();
@@ -71,21 +79,38 @@ export class QueryLogWriter implements QuerySink {
           const row = toRow(q, this.enricher.lookup(q.clientIp));
           if (row) rows.push(row);
         }
-        await this.store.append(rows);
+        accumulateRollups(this.rollups, rows);
+        // A busy bucket is rewritten once per interval, not once per batch; the rows go in at once.
+        const due = this.closed || Date.now() >= this.rollupsDueAt;
+        const rollups = due ? this.drainRollups() : [];
+        await this.store.append(rows, rollups);
         written.inc(rows.length);
       },
       { maxBatch: opts.maxBatch ?? 2000, flushIntervalMs: opts.flushIntervalMs ?? 250, maxPending: opts.maxPending ?? 200_000, onError },
     );
+    // Quiet periods too: what accumulated reaches the store within an interval.
+    this.rollupTimer = setInterval(() => {
+      if (this.rollups.size && Date.now() >= this.rollupsDueAt) void this.store.append([], this.drainRollups()).catch(onError);
+    }, this.rollupIntervalMs);
+    this.rollupTimer.unref();
     metrics.gauge('dns_query_log_dropped_total', 'Answered DNS queries the query log dropped because its queue was full', (g) => g.set(this.buffer.dropped));
+  }
+
+  private drainRollups(): Rollup[] {
+    const out = [...this.rollups.values()];
+    this.rollups = new Map();
+    this.rollupsDueAt = Date.now() + this.rollupIntervalMs;
+    return out;
   }
 
   record(q: AnsweredQuery): void {
     if (!this.closed) this.buffer.record(q);
   }
 
-  /** Everything recorded so far is in the store once this resolves. */
-  flush(): Promise<void> {
-    return this.buffer.flush();
+  /** Everything recorded so far, rows and rollups, is in the store once this resolves. */
+  async flush(): Promise<void> {
+    await this.buffer.flush();
+    if (this.rollups.size) await this.store.append([], this.drainRollups());
   }
 
   get dropped(): number {
@@ -94,6 +119,8 @@ export class QueryLogWriter implements QuerySink {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.rollupTimer);
     await this.buffer.close();
+    if (this.rollups.size) await this.store.append([], this.drainRollups());
   }
 }

@@ -24,8 +24,12 @@ export interface RawFilter {
  * through the event store. Embedded: SQLite in its own file; production: MongoDB.
  */
 export interface QueryLogStore {
-  /** Stores the rows and adds them to their rollups, all or nothing. */
-  append(rows: QueryRow[]): Promise<void>;
+  /**
+   * Stores the rows and adds `rollups` (by default the rows' own) in one transaction. The
+   * writer passes the rollups it accumulated over the last second instead, so a busy bucket
+   * is rewritten once a second rather than once per batch.
+   */
+  append(rows: QueryRow[], rollups?: Rollup[]): Promise<void>;
   /** Adds pre-built rollups (history imports, benchmarks seeding a year of data). */
   addRollups(rollups: Rollup[]): Promise<void>;
   /** The sum of the account's (or one domain's) buckets with `from <= start <= to`. */

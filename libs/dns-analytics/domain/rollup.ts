@@ -112,10 +112,18 @@ export function mergeCounts(a: RollupCounts, b: RollupCounts): RollupCounts {
   return a;
 }
 
-/** Keeps the heaviest NXDOMAIN names of a stored bucket (see MAX_NXDOMAIN_NAMES). */
+/** Distinct networks a bucket keeps, likewise: the summary shows 5, a busy zone sees thousands. */
+export const MAX_ASNS = 100;
+
+/** Keeps the heaviest NXDOMAIN names and networks of a stored bucket (see MAX_NXDOMAIN_NAMES, MAX_ASNS). */
 export function capNxdomain(c: RollupCounts): RollupCounts {
   const names = Object.entries(c.nxdomain);
   if (names.length > MAX_NXDOMAIN_NAMES) c.nxdomain = Object.fromEntries(topEntries(names, MAX_NXDOMAIN_NAMES));
+  const asns = Object.entries(c.asns);
+  if (asns.length > MAX_ASNS) {
+    c.asns = Object.fromEntries(topEntries(asns, MAX_ASNS));
+    c.asOrgs = Object.fromEntries(Object.keys(c.asns).map((k) => [k, c.asOrgs[k]]));
+  }
   return c;
 }
 
@@ -129,7 +137,11 @@ export function topEntries(entries: Array<[string, number]>, n: number): Array<[
  * for the account as a whole.
  */
 export function rollupsOf(rows: QueryRow[]): Rollup[] {
-  const out = new Map<string, Rollup>();
+  return [...accumulateRollups(new Map(), rows).values()];
+}
+
+/** Adds the rows' rollups into `out` (keyed by bucket), so several batches merge before storage. */
+export function accumulateRollups(out: Map<string, Rollup>, rows: QueryRow[]): Map<string, Rollup> {
   for (const q of rows) {
     for (const granularity of ['hour', 'day'] as const) {
       const start = bucketStart(q.ts, granularity);
@@ -141,7 +153,7 @@ export function rollupsOf(rows: QueryRow[]): Rollup[] {
       }
     }
   }
-  return [...out.values()];
+  return out;
 }
 
 /**

@@ -89,8 +89,13 @@ export class MongoQueryLogStore implements QueryLogStore {
     return store;
   }
 
-  async append(rows: QueryRow[]): Promise<void> {
-    if (!rows.length) return;
+  /** Rows first, then their rollups: MongoDB has no multi-collection transaction without a replica set. */
+  async append(rows: QueryRow[], rollups: Rollup[] = rollupsOf(rows)): Promise<void> {
+    if (rows.length) await this.insertRows(rows);
+    if (rollups.length) await this.addRollups(rollups);
+  }
+
+  private async insertRows(rows: QueryRow[]): Promise<void> {
     // Ids made here increase with insertion order within this process, as the SQLite rowid does.
     await this.raw.insertMany(
       rows.map((q) => ({
@@ -112,7 +117,6 @@ export class MongoQueryLogStore implements QueryLogStore {
       })),
       { ordered: false },
     );
-    await this.addRollups(rollupsOf(rows));
   }
 
   async addRollups(rollups: Rollup[]): Promise<void> {

@@ -83,7 +83,7 @@ export class SqliteQueryLogStore implements QueryLogStore {
   private readonly insertRow: Database.Statement;
   private readonly getRollup: Database.Statement<[number, string, string, number], { counts: string }>;
   private readonly putRollup: Database.Statement;
-  private readonly appendTx: (rows: QueryRow[]) => void;
+  private readonly appendTx: (rows: QueryRow[], rollups: Rollup[]) => void;
   private readonly rollupTx: (rollups: Rollup[]) => void;
 
   constructor(file: string) {
@@ -109,23 +109,34 @@ export class SqliteQueryLogStore implements QueryLogStore {
         this.putRollup.run(r.accountId, r.domain, r.granularity, r.start, JSON.stringify(capNxdomain(counts)));
       }
     });
-    this.appendTx = this.db.transaction((rows: QueryRow[]) => {
+    this.appendTx = this.db.transaction((rows: QueryRow[], rollups: Rollup[]) => {
       for (const q of rows) {
         this.insertRow.run(
           q.ts, q.accountId, q.domain, q.qname, q.qtype, q.rcode, q.clientIp, q.country, q.asn, q.asOrg, q.transport,
           q.dnssecOk ? 1 : 0, q.edns ? 1 : 0, q.responseMs,
         );
       }
-      this.rollupTx(rollupsOf(rows));
+      this.rollupTx(rollups);
     });
   }
 
-  async append(rows: QueryRow[]): Promise<void> {
-    if (rows.length) this.appendTx(rows);
+  async append(rows: QueryRow[], rollups: Rollup[] = rollupsOf(rows)): Promise<void> {
+    if (rows.length || rollups.length) this.appendTx(rows, rollups);
   }
 
   async addRollups(rollups: Rollup[]): Promise<void> {
     this.rollupTx(rollups);
+  }
+
+  /**
+   * History import: writes buckets as given, replacing any there, without reading them
+   * first (benchmarks seed a year of buckets this way). `serialized` is the JSON of each
+   * bucket's counts, so identical buckets are serialised once by the caller.
+   */
+  importRollups(rows: Array<{ accountId: number; domain: string; granularity: Granularity; start: number; serialized: string }>): void {
+    this.db.transaction(() => {
+      for (const r of rows) this.putRollup.run(r.accountId, r.domain, r.granularity, r.start, r.serialized);
+    })();
   }
 
   async sumRollups(accountId: number, domain: string, granularity: Granularity, from: number, to: number): Promise<RollupCounts> {
