@@ -81,26 +81,36 @@ export class QueryLogWriter implements QuerySink {
         }
         accumulateRollups(this.rollups, rows);
         // A busy bucket is rewritten once per interval, not once per batch; the rows go in at once.
-        const due = this.closed || Date.now() >= this.rollupsDueAt;
-        const rollups = due ? this.drainRollups() : [];
-        await this.store.append(rows, rollups);
+        // close() writes what is left once the queue is empty.
+        if (Date.now() >= this.rollupsDueAt) await this.writeRollups(rows);
+        else await this.store.append(rows, []);
         written.inc(rows.length);
       },
       { maxBatch: opts.maxBatch ?? 2000, flushIntervalMs: opts.flushIntervalMs ?? 250, maxPending: opts.maxPending ?? 200_000, onError },
     );
     // Quiet periods too: what accumulated reaches the store within an interval.
     this.rollupTimer = setInterval(() => {
-      if (this.rollups.size && Date.now() >= this.rollupsDueAt) void this.store.append([], this.drainRollups()).catch(onError);
+      if (this.rollups.size && Date.now() >= this.rollupsDueAt) void this.writeRollups([]).catch(onError);
     }, this.rollupIntervalMs);
     this.rollupTimer.unref();
     metrics.gauge('dns_query_log_dropped_total', 'Answered DNS queries the query log dropped because its queue was full', (g) => g.set(this.buffer.dropped));
   }
 
-  private drainRollups(): Rollup[] {
-    const out = [...this.rollups.values()];
+  /**
+   * Stores the accumulated rollups (with `rows`). The next write is due after the interval,
+   * or after ten times what this one took if that is longer: with thousands of busy buckets
+   * rollups then cost the writer at most a tenth of its time, and rows keep flowing.
+   */
+  private async writeRollups(rows: QueryRow[]): Promise<void> {
+    const rollups = [...this.rollups.values()];
     this.rollups = new Map();
-    this.rollupsDueAt = Date.now() + this.rollupIntervalMs;
-    return out;
+    this.rollupsDueAt = Number.POSITIVE_INFINITY;
+    const started = Date.now();
+    try {
+      await this.store.append(rows, rollups);
+    } finally {
+      this.rollupsDueAt = Date.now() + Math.max(this.rollupIntervalMs, 10 * (Date.now() - started));
+    }
   }
 
   record(q: AnsweredQuery): void {
@@ -110,7 +120,7 @@ export class QueryLogWriter implements QuerySink {
   /** Everything recorded so far, rows and rollups, is in the store once this resolves. */
   async flush(): Promise<void> {
     await this.buffer.flush();
-    if (this.rollups.size) await this.store.append([], this.drainRollups());
+    if (this.rollups.size) await this.writeRollups([]);
   }
 
   get dropped(): number {
@@ -121,6 +131,6 @@ export class QueryLogWriter implements QuerySink {
     this.closed = true;
     clearInterval(this.rollupTimer);
     await this.buffer.close();
-    if (this.rollups.size) await this.store.append([], this.drainRollups());
+    if (this.rollups.size) await this.writeRollups([]);
   }
 }
