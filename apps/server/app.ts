@@ -19,6 +19,7 @@ import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
+import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
@@ -48,7 +49,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule];
 
 @Module({})
 class AppModule {

@@ -20,6 +20,8 @@ export interface AppConfig {
   dnsThread: boolean;
   /** DNS threads sharing the port through SO_REUSEPORT (embedded store, DNS_THREAD on). */
   dnsThreads: number;
+  /** Logs every answered query for DNS analytics (QUERY_LOG=off turns the log off). */
+  queryLog: boolean;
   smtpPort: number;
   ddnsZones: string[];
   nameservers: string[];
@@ -78,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
     dnsThread: env.DNS_THREAD !== 'off',
     dnsThreads: Math.max(1, int(env.DNS_THREADS, Math.min(availableParallelism(), 4), 'DNS_THREADS')),
+    queryLog: env.QUERY_LOG !== 'off',
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
     nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),

@@ -1,0 +1,173 @@
+/**
+ * Pre-aggregated query counts of one account (and one of its domains, or all of them) over
+ * one hour or one day. Summaries add up rollups and never read raw rows; every count in a
+ * rollup is additive, so buckets merge by plain addition whatever order they arrive in.
+ */
+import { isIpv6, QueryRow } from './query-row';
+
+export type Granularity = 'hour' | 'day';
+
+/** The rollup of every domain of an account together, so account summaries read one series. */
+export const ALL_DOMAINS = '';
+
+/** Upper bounds (ms) of the latency histogram; a last slot counts everything slower. */
+export const LATENCY_BOUNDS_MS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000];
+
+/** Distinct NXDOMAIN names a bucket keeps: the heaviest ones; a flood of random names must not grow a bucket without bound. */
+export const MAX_NXDOMAIN_NAMES = 100;
+
+export interface RollupCounts {
+  total: number;
+  latencySumMs: number;
+  /** One count per LATENCY_BOUNDS_MS slot plus the overflow slot. */
+  latency: number[];
+  rcodes: Record<string, number>;
+  qtypes: Record<string, number>;
+  tcp: number;
+  dnssecOk: number;
+  edns: number;
+  ipv6: number;
+  countries: Record<string, number>;
+  asns: Record<string, number>;
+  /** Organisation name per ASN seen. */
+  asOrgs: Record<string, string>;
+  nxdomain: Record<string, number>;
+}
+
+export interface RollupKey {
+  accountId: number;
+  domain: string;
+  granularity: Granularity;
+  /** Epoch ms of the hour or UTC day the bucket starts. */
+  start: number;
+}
+
+export interface Rollup extends RollupKey {
+  counts: RollupCounts;
+}
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+export const bucketSize = (g: Granularity): number => (g === 'hour' ? HOUR : DAY);
+export const bucketStart = (ts: number, g: Granularity): number => ts - (ts % bucketSize(g));
+
+export const emptyCounts = (): RollupCounts => ({
+  total: 0,
+  latencySumMs: 0,
+  latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0),
+  rcodes: {},
+  qtypes: {},
+  tcp: 0,
+  dnssecOk: 0,
+  edns: 0,
+  ipv6: 0,
+  countries: {},
+  asns: {},
+  asOrgs: {},
+  nxdomain: {},
+});
+
+const bump = (m: Record<string, number>, k: string, n = 1) => {
+  m[k] = (m[k] ?? 0) + n;
+};
+
+export function latencySlot(ms: number): number {
+  for (let i = 0; i < LATENCY_BOUNDS_MS.length; i++) if (ms <= LATENCY_BOUNDS_MS[i]) return i;
+  return LATENCY_BOUNDS_MS.length;
+}
+
+/** Adds one query to `c` (mutates: rollups are built per batch, then merged into storage). */
+export function addQuery(c: RollupCounts, q: QueryRow): void {
+  c.total++;
+  c.latencySumMs += q.responseMs;
+  c.latency[latencySlot(q.responseMs)]++;
+  bump(c.rcodes, q.rcode);
+  bump(c.qtypes, q.qtype);
+  if (q.transport === 'tcp') c.tcp++;
+  if (q.dnssecOk) c.dnssecOk++;
+  if (q.edns) c.edns++;
+  if (isIpv6(q.clientIp)) c.ipv6++;
+  bump(c.countries, q.country);
+  bump(c.asns, q.asn);
+  c.asOrgs[q.asn] = q.asOrg;
+  if (q.rcode === 'NXDOMAIN') bump(c.nxdomain, q.qname);
+}
+
+/** Adds `b` into `a` (mutates `a`) and returns it. */
+export function mergeCounts(a: RollupCounts, b: RollupCounts): RollupCounts {
+  a.total += b.total;
+  a.latencySumMs += b.latencySumMs;
+  for (let i = 0; i < a.latency.length; i++) a.latency[i] += b.latency[i] ?? 0;
+  for (const [k, n] of Object.entries(b.rcodes)) bump(a.rcodes, k, n);
+  for (const [k, n] of Object.entries(b.qtypes)) bump(a.qtypes, k, n);
+  a.tcp += b.tcp;
+  a.dnssecOk += b.dnssecOk;
+  a.edns += b.edns;
+  a.ipv6 += b.ipv6;
+  for (const [k, n] of Object.entries(b.countries)) bump(a.countries, k, n);
+  for (const [k, n] of Object.entries(b.asns)) bump(a.asns, k, n);
+  Object.assign(a.asOrgs, b.asOrgs);
+  for (const [k, n] of Object.entries(b.nxdomain)) bump(a.nxdomain, k, n);
+  return a;
+}
+
+/** Distinct networks a bucket keeps, likewise: the summary shows 5, a busy zone sees thousands. */
+export const MAX_ASNS = 100;
+
+/** Keeps the heaviest NXDOMAIN names and networks of a stored bucket (see MAX_NXDOMAIN_NAMES, MAX_ASNS). */
+export function capNxdomain(c: RollupCounts): RollupCounts {
+  const names = Object.entries(c.nxdomain);
+  if (names.length > MAX_NXDOMAIN_NAMES) c.nxdomain = Object.fromEntries(topEntries(names, MAX_NXDOMAIN_NAMES));
+  const asns = Object.entries(c.asns);
+  if (asns.length > MAX_ASNS) {
+    c.asns = Object.fromEntries(topEntries(asns, MAX_ASNS));
+    c.asOrgs = Object.fromEntries(Object.keys(c.asns).map((k) => [k, c.asOrgs[k]]));
+  }
+  return c;
+}
+
+/** Highest counts first, ties by key so results are stable. */
+export function topEntries(entries: Array<[string, number]>, n: number): Array<[string, number]> {
+  return [...entries].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).slice(0, n);
+}
+
+/**
+ * The rollups a batch of queries adds: per hour and per day, for the query's domain and
+ * for the account as a whole.
+ */
+export function rollupsOf(rows: QueryRow[]): Rollup[] {
+  return [...accumulateRollups(new Map(), rows).values()];
+}
+
+/** Adds the rows' rollups into `out` (keyed by bucket), so several batches merge before storage. */
+export function accumulateRollups(out: Map<string, Rollup>, rows: QueryRow[]): Map<string, Rollup> {
+  for (const q of rows) {
+    for (const granularity of ['hour', 'day'] as const) {
+      const start = bucketStart(q.ts, granularity);
+      for (const domain of [q.domain, ALL_DOMAINS]) {
+        const key = `${q.accountId}|${domain}|${granularity}|${start}`;
+        let r = out.get(key);
+        if (!r) out.set(key, (r = { accountId: q.accountId, domain, granularity, start, counts: emptyCounts() }));
+        addQuery(r.counts, q);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The latency below which `fraction` of the queries were answered, as the upper bound of
+ * the histogram slot holding that rank (a conservative estimate; the overflow slot reports
+ * the average of what it is known to exceed, the last bound).
+ */
+export function latencyPercentile(c: RollupCounts, fraction: number): number {
+  if (c.total === 0) return 0;
+  const rank = Math.ceil(c.total * fraction);
+  let seen = 0;
+  for (let i = 0; i < c.latency.length; i++) {
+    seen += c.latency[i];
+    if (seen >= rank) return LATENCY_BOUNDS_MS[i] ?? LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1];
+  }
+  return LATENCY_BOUNDS_MS[LATENCY_BOUNDS_MS.length - 1];
+}

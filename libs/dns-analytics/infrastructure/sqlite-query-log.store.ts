@@ -1,0 +1,185 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
+import type { QueryRow } from '../domain/query-row';
+import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
+
+interface RawRecord {
+  id: number;
+  ts: number;
+  account_id: number;
+  domain: string;
+  qname: string;
+  qtype: string;
+  rcode: string;
+  client_ip: string;
+  country: string;
+  asn: string;
+  as_org: string;
+  transport: 'udp' | 'tcp';
+  dnssec_ok: number;
+  edns: number;
+  response_ms: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS query_log (
+  id INTEGER PRIMARY KEY,
+  ts INTEGER NOT NULL,
+  account_id INTEGER NOT NULL,
+  domain TEXT NOT NULL,
+  qname TEXT NOT NULL,
+  qtype TEXT NOT NULL,
+  rcode TEXT NOT NULL,
+  client_ip TEXT NOT NULL,
+  country TEXT NOT NULL,
+  asn TEXT NOT NULL,
+  as_org TEXT NOT NULL,
+  transport TEXT NOT NULL,
+  dnssec_ok INTEGER NOT NULL,
+  edns INTEGER NOT NULL,
+  response_ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS query_log_account ON query_log (account_id, ts, id);
+CREATE INDEX IF NOT EXISTS query_log_domain ON query_log (account_id, domain, ts, id);
+CREATE INDEX IF NOT EXISTS query_log_ts ON query_log (ts);
+CREATE TABLE IF NOT EXISTS rollups (
+  account_id INTEGER NOT NULL,
+  domain TEXT NOT NULL,
+  granularity TEXT NOT NULL,
+  start INTEGER NOT NULL,
+  counts TEXT NOT NULL,
+  PRIMARY KEY (account_id, domain, granularity, start)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rollups_age ON rollups (granularity, start);
+`;
+
+const toRow = (r: RawRecord): StoredRow => ({
+  id: String(r.id),
+  ts: r.ts,
+  accountId: r.account_id,
+  domain: r.domain,
+  qname: r.qname,
+  qtype: r.qtype,
+  rcode: r.rcode,
+  clientIp: r.client_ip,
+  country: r.country,
+  asn: r.asn,
+  asOrg: r.as_org,
+  transport: r.transport,
+  dnssecOk: r.dnssec_ok === 1,
+  edns: r.edns === 1,
+  responseMs: r.response_ms,
+});
+
+/**
+ * The embedded query log: one SQLite file of its own under DATA_DIR (never the event
+ * store's), WAL so the API reads while the DNS role's writer appends. A batch's rows and
+ * its rollup increments commit in one transaction.
+ */
+export class SqliteQueryLogStore implements QueryLogStore {
+  private readonly db: Database.Database;
+  private readonly insertRow: Database.Statement;
+  private readonly getRollup: Database.Statement<[number, string, string, number], { counts: string }>;
+  private readonly putRollup: Database.Statement;
+  private readonly appendTx: (rows: QueryRow[], rollups: Rollup[]) => void;
+  private readonly rollupTx: (rollups: Rollup[]) => void;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    // Telemetry: losing the last batch to a power cut is acceptable, an fsync per batch is not.
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+    this.insertRow = this.db.prepare(
+      `INSERT INTO query_log (ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, transport, dnssec_ok, edns, response_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.getRollup = this.db.prepare('SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start = ?');
+    this.putRollup = this.db.prepare(
+      'INSERT INTO rollups (account_id, domain, granularity, start, counts) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET counts = excluded.counts',
+    );
+    this.rollupTx = this.db.transaction((rollups: Rollup[]) => {
+      for (const r of rollups) {
+        const prior = this.getRollup.get(r.accountId, r.domain, r.granularity, r.start);
+        const counts = prior ? mergeCounts(JSON.parse(prior.counts) as RollupCounts, r.counts) : r.counts;
+        this.putRollup.run(r.accountId, r.domain, r.granularity, r.start, JSON.stringify(capNxdomain(counts)));
+      }
+    });
+    this.appendTx = this.db.transaction((rows: QueryRow[], rollups: Rollup[]) => {
+      for (const q of rows) {
+        this.insertRow.run(
+          q.ts, q.accountId, q.domain, q.qname, q.qtype, q.rcode, q.clientIp, q.country, q.asn, q.asOrg, q.transport,
+          q.dnssecOk ? 1 : 0, q.edns ? 1 : 0, q.responseMs,
+        );
+      }
+      this.rollupTx(rollups);
+    });
+  }
+
+  async append(rows: QueryRow[], rollups: Rollup[] = rollupsOf(rows)): Promise<void> {
+    if (rows.length || rollups.length) this.appendTx(rows, rollups);
+  }
+
+  async addRollups(rollups: Rollup[]): Promise<void> {
+    this.rollupTx(rollups);
+  }
+
+  /**
+   * History import: writes buckets as given, replacing any there, without reading them
+   * first (benchmarks seed a year of buckets this way). `serialized` is the JSON of each
+   * bucket's counts, so identical buckets are serialised once by the caller.
+   */
+  importRollups(rows: Array<{ accountId: number; domain: string; granularity: Granularity; start: number; serialized: string }>): void {
+    this.db.transaction(() => {
+      for (const r of rows) this.putRollup.run(r.accountId, r.domain, r.granularity, r.start, r.serialized);
+    })();
+  }
+
+  async sumRollups(accountId: number, domain: string, granularity: Granularity, from: number, to: number): Promise<RollupCounts> {
+    const rows = this.db
+      .prepare<[number, string, string, number, number], { counts: string }>(
+        'SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start BETWEEN ? AND ?',
+      )
+      .all(accountId, domain, granularity, from, to);
+    return rows.reduce((sum, r) => mergeCounts(sum, JSON.parse(r.counts) as RollupCounts), emptyCounts());
+  }
+
+  async recent(filter: RawFilter, since: number, limit: number): Promise<StoredRow[]> {
+    const [where, args] = this.where(filter);
+    return this.db
+      .prepare<unknown[], RawRecord>(`SELECT * FROM query_log WHERE ${where} AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`)
+      .all(...args, since, limit)
+      .map(toRow);
+  }
+
+  async page(filter: RawFilter, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
+    const [where, args] = this.where(filter);
+    const start = after ? 'AND (ts > ? OR (ts = ? AND id > ?))' : 'AND ts >= ?';
+    const startArgs = after ? [after.ts, after.ts, Number(after.id)] : [from];
+    return this.db
+      .prepare<unknown[], RawRecord>(`SELECT * FROM query_log WHERE ${where} ${start} AND ts < ? ORDER BY ts, id LIMIT ?`)
+      .all(...args, ...startArgs, to, limit)
+      .map(toRow);
+  }
+
+  async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
+    const rows = this.db.prepare('DELETE FROM query_log WHERE ts < ?').run(rawBefore).changes;
+    const hourly = this.db.prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?").run(hourlyBefore).changes;
+    const daily = this.db.prepare("DELETE FROM rollups WHERE granularity = 'day' AND start < ?").run(dailyBefore).changes;
+    return { rows, rollups: hourly + daily };
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private where(filter: RawFilter): [string, unknown[]] {
+    return filter.domain === null
+      ? ['account_id = ?', [filter.accountId]]
+      : ['account_id = ? AND domain = ?', [filter.accountId, filter.domain]];
+  }
+}
