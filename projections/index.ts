@@ -8,6 +8,7 @@ import { domainsProjection } from './domains.projection';
 import { zonesProjection } from './zones.projection';
 import { uptimeDomainsProjection } from './uptime-domains.projection';
 import { emailAuthProjection } from './email-auth.projection';
+import { emailAuthEventsProjection } from './email-auth-events.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -20,4 +21,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   zonesProjection,
   uptimeDomainsProjection,
   emailAuthProjection,
+  emailAuthEventsProjection,
 ];

@@ -15,6 +15,7 @@ import { ZonesModule } from '../../libs/zones/zones.module';
 import { DnsModule } from '../../libs/zones/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
+import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { ProjectionEngine } from '../../libs/projections/projection-engine';
 import { ProjectionDefinition } from '../../libs/projections/projection';
@@ -45,7 +46,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, EmailAuthApiModule];
 
 @Module({})
 class AppModule {
