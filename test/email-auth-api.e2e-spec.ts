@@ -1,3 +1,5 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv from 'ajv';
 import { execFileSync } from 'node:child_process';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
@@ -267,6 +269,38 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       expect(seen).toEqual(before.map((e) => e.id));
       const times = before.map((e) => e.occurred_at);
       expect([...times].sort().reverse()).toEqual(times);
+    });
+  });
+
+  describe('OpenAPI document (GET /api/v1/openapi.json)', () => {
+    it('passes an OpenAPI validator and describes what every endpoint really returns', async () => {
+      const res = await app.http.get('/api/v1/openapi.json');
+      expect(res.status).toBe(200);
+      const doc = res.body;
+      await SwaggerParser.validate(structuredClone(doc));
+      const ajv = new Ajv({ strict: false, allErrors: true });
+      ajv.addSchema(doc, 'openapi.json');
+      const schemaOf = (path: string, status: string) => {
+        const op = doc.paths[path]?.get;
+        expect(op).toBeDefined();
+        return op.responses[status].content['application/json'].schema;
+      };
+      const check = (path: string, status: string, body: unknown) => {
+        const schema = schemaOf(path, status);
+        const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
+        if (!validate(body)) throw new Error(`${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`);
+      };
+      check(`${BASE}/domains`, '200', (await get('/domains', allKey)).body);
+      check(`${BASE}/domains/{domain}`, '200', (await get(`/domains/${ZONE}`, allKey)).body);
+      check(`${BASE}/domains/{domain}`, '404', (await get(`/domains/${OTHER}`, allKey)).body);
+      check(`${BASE}/dmarc/policy`, '200', (await get(`/dmarc/policy?domain=${ZONE}`, allKey)).body);
+      check(`${BASE}/dmarc/policy`, '200', (await get(`/dmarc/policy?domain=${ZONE2}`, allKey)).body);
+      check(`${BASE}/senders`, '200', (await get(`/senders?domain=${ZONE}`, allKey)).body);
+      check(`${BASE}/senders`, '200', (await get(`/senders?domain=${ZONE2}`, allKey)).body);
+      check(`${BASE}/events`, '200', (await get('/events?limit=3', allKey)).body);
+      check(`${BASE}/events`, '401', (await get('/events', 'ak_unknownunknownunknown')).body);
+      check(`${BASE}/events`, '403', (await get('/events', accountKey)).body);
+      expect(Object.keys(doc.paths).every((p) => p.startsWith(BASE))).toBe(true);
     });
   });
 
