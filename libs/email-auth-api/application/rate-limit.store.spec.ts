@@ -33,3 +33,17 @@ describe('rateDecision', () => {
     expect(rateDecision(61, start, start + 59_500)).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
   });
 });
+
+describe('ReadStoreRateLimitStore (the MongoDB-shaped port, here on the embedded engine)', () => {
+  it('increments per key and window and prunes windows no request reads any more', async () => {
+    const { EmbeddedReadStore } = await import('../../readstore/embedded/embedded-read-store');
+    const { ReadStoreRateLimitStore } = await import('./rate-limit.store');
+    const readStore = new EmbeddedReadStore({ file: ':memory:', persist: 'inline' });
+    const store = new ReadStoreRateLimitStore(readStore);
+    const start = windowStart(Date.parse('2026-06-01T10:00:30Z'));
+    expect([await store.hit('k', start), await store.hit('k', start), await store.hit('other', start)]).toEqual([1, 2, 1]);
+    expect(await store.hit('k', start + 11 * 60_000)).toBe(1);
+    expect(await readStore.collection('email_auth_api_rate_windows').countDocuments()).toBe(1);
+    await readStore.close();
+  });
+});

@@ -64,7 +64,13 @@ export class ReadStoreRateLimitStore implements RateLimitStore {
     return this.readStore.collection<{ _id: string; count: number; window_start: number }>('email_auth_api_rate_windows');
   }
 
+  private lastPrune = 0;
+
   async hit(keyId: string, windowStart: number): Promise<number> {
+    if (windowStart - this.lastPrune > 10 * 60_000) {
+      this.lastPrune = windowStart;
+      await this.windows.deleteMany({ window_start: { $lt: windowStart - 60_000 } });
+    }
     const id = `${keyId}:${windowStart}`;
     await this.windows.updateOne({ _id: id }, { $inc: { count: 1 }, $set: { window_start: windowStart } }, { upsert: true });
     const doc = await this.windows.findOne({ _id: id });
