@@ -12,6 +12,7 @@ import { dmarcReportsProjection } from './dmarc-reports.projection';
 import { dmarcFailureReportsProjection } from './dmarc-failure-reports.projection';
 import { tlsReportsProjection } from './tls-reports.projection';
 import { certificatesProjection } from './certificates.projection';
+import { emailAuthEventsProjection } from './email-auth-events.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -28,4 +29,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   dmarcFailureReportsProjection,
   tlsReportsProjection,
   certificatesProjection,
+  emailAuthEventsProjection,
 ];

@@ -6,7 +6,7 @@ import { guardedUpdate } from './guard';
 /** zones: one document per live imported zone, with its RRsets, for the zones API and the fqdn rules. */
 export const zonesProjection: ProjectionDefinition = {
   name: 'zones',
-  version: 1,
+  version: 2, // 2: verified_by (how the zone was verified: the email-auth API's hosting mode)
   collections: ['zones'],
   handles: ZONE_EVENT_TYPES,
   async setup(ctx) {
@@ -41,7 +41,7 @@ export const zonesProjection: ProjectionDefinition = {
         return guardedUpdate(zones, event.data.zone_id, ctx.position, { $set: { rrsets } }, { upsert: false });
       }
       case 'ZoneVerified':
-        return guardedUpdate(zones, event.data.zone_id, ctx.position, { $set: { status: 'verified', verified_at: event.data.at } }, { upsert: false });
+        return guardedUpdate(zones, event.data.zone_id, ctx.position, { $set: { status: 'verified', verified_at: event.data.at, verified_by: event.data.method } }, { upsert: false });
       case 'ZoneDeleted':
         await zones.deleteOne({ _id: event.data.zone_id });
         return;

@@ -15,6 +15,8 @@ import { ZonesModule } from '../../libs/zones/zones.module';
 import { DnsModule } from '../../libs/zones/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
+import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
+import { installEmailAuthOpenApi } from '../../libs/email-auth-api/http/openapi';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
@@ -49,7 +51,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
 
 @Module({})
 class AppModule {
@@ -119,6 +121,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
   app.useGlobalPipes(strictValidationPipe());
   await installWebFront(app, config.roles.includes('api'));
+  if (config.roles.includes('api')) installEmailAuthOpenApi(app);
   deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
     for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
   }, ['projection']);

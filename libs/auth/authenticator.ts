@@ -92,9 +92,6 @@ export class Authenticator {
     if (doc.expires_at && Date.parse(doc.expires_at) <= now.getTime()) throw unauthorized(invalidMessage);
     const account = await this.account(doc.account_id);
     if (!account || account.disabled) throw unauthorized(invalidMessage);
-    if (doc.access === 'email_auth:read' && account.email_auth?.tier !== 'enterprise') {
-      throw unauthorized(invalidMessage);
-    }
     return {
       accountId: doc.account_id,
       via: 'api_key',
@@ -103,6 +100,8 @@ export class Authenticator {
       keyDomains: doc.domains,
       failureReportSubjects: doc.failure_report_subjects,
       plan: account.plan,
+      emailAuthTier: account.email_auth?.tier,
+      emailAuthDomains: account.email_auth?.domains ?? [],
       accountNames: { username: account.username, email: account.email },
     };
   }

@@ -13,6 +13,9 @@ export interface Principal {
   failureReportSubjects?: boolean;
   /** The account's plan when the request was authenticated (keys only). */
   plan?: string;
+  /** The account's Email Authentication tier and subscribed zones when the request was authenticated (keys only). */
+  emailAuthTier?: string;
+  emailAuthDomains?: string[];
   /** The account's username and email as stored (keys only): DDNS usernames are checked against them. */
   accountNames?: { username: string; email: string };
 }

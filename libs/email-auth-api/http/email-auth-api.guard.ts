@@ -1,0 +1,57 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { Authenticator, INVALID_KEY_MESSAGE } from '../../auth/authenticator';
+import { Principal } from '../../auth/principal';
+import { API_KEY_PREFIX } from '../../api-keys/application/api-key.handlers';
+import { ENTERPRISE_MESSAGE } from '../../api-keys/domain/api-key.decider';
+import { CLOCK, Clock } from '../../shared/clock';
+import { AppError, badRequest, forbidden, unauthorized } from '../../shared/errors';
+import { RATE_LIMIT_STORE, RateLimitStore } from '../application/rate-limit.store';
+import { rateDecision, windowStart } from '../domain/rate-limit';
+
+export const SCOPE_MESSAGE = 'This key does not have the email_auth:read scope.';
+export const USER_AGENT_MESSAGE = 'Send a User-Agent header that names your integration.';
+export const RATE_LIMIT_MESSAGE = 'Rate limit exceeded: 60 requests a minute per key.';
+
+/**
+ * The email-auth API's own guard (the global guard lets `@EmailAuthRead()` routes through):
+ * a User-Agent, an API key (sessions have no place here), the `email_auth:read` scope, the
+ * account still on Enterprise, then one hit of the key's shared per-minute counter. The
+ * key's last use is recorded only when all of this passed.
+ */
+@Injectable()
+export class EmailAuthApiGuard implements CanActivate {
+  constructor(
+    private readonly authenticator: Authenticator,
+    @Inject(RATE_LIMIT_STORE) private readonly rates: RateLimitStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; principal?: Principal }>();
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    const ua = request.headers['user-agent'];
+    if (typeof ua !== 'string' || ua.trim() === '') throw badRequest('user_agent_required', USER_AGENT_MESSAGE);
+    const token = this.authenticator.parseBearer(request.headers.authorization);
+    if (!token || !token.startsWith(API_KEY_PREFIX)) throw unauthorized(INVALID_KEY_MESSAGE);
+    const principal = await this.authenticator.fromApiKey(token, INVALID_KEY_MESSAGE);
+    if (principal.access !== 'email_auth:read') throw forbidden('insufficient_scope', SCOPE_MESSAGE);
+    if (principal.emailAuthTier !== 'enterprise') throw forbidden('tier_required', ENTERPRISE_MESSAGE);
+
+    const now = this.clock.now().getTime();
+    const start = windowStart(now);
+    const decision = rateDecision(await this.rates.hit(principal.keyId!, start), start, now);
+    const headers = {
+      'X-RateLimit-Limit': String(decision.limit),
+      'X-RateLimit-Remaining': String(decision.remaining),
+      'X-RateLimit-Reset': String(decision.reset),
+    };
+    if (!decision.allowed) {
+      throw new AppError(429, 'rate_limited', RATE_LIMIT_MESSAGE, { ...headers, 'Retry-After': String(decision.retryAfterSeconds) });
+    }
+    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+    await this.authenticator.recordUse(principal);
+    request.principal = principal;
+    return true;
+  }
+}
