@@ -4,6 +4,7 @@ import { IpIntel } from './ip-intel';
 import { QueryLogWriter, toRow } from './query-log-writer';
 import type { QueryLogStore } from './query-log.store';
 import type { QueryRow } from '../domain/query-row';
+import type { Rollup } from '../domain/rollup';
 
 const answered = (over: Partial<AnsweredQuery> = {}): AnsweredQuery => ({
   name: 'www.home.dyn.example.net',
@@ -92,5 +93,32 @@ describe('query-log writer backpressure', () => {
     await writer.flush();
     expect(stored).toHaveLength(20);
     await writer.close();
+  });
+});
+
+describe('query-log writer rollups', () => {
+  it('stores many busy buckets in chunks of at most 256 (short event-loop stalls), losing none', async () => {
+    const calls: Array<{ rows: number; rollups: Rollup[] }> = [];
+    const store = {
+      append: async (rows: QueryRow[], rollups: Rollup[]) => {
+        calls.push({ rows: rows.length, rollups });
+      },
+    } as unknown as QueryLogStore;
+    const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, {
+      maxBatch: 5000,
+      flushIntervalMs: 10,
+    });
+    // 600 hosts of one account, one query each: an hourly and a daily bucket per host and for the account.
+    for (let i = 0; i < 600; i++) writer.record(answered({ name: `h${i}.dyn.example.net`, domain: `h${i}.dyn.example.net` }));
+    await writer.flush();
+    await writer.close();
+    const buckets = calls.flatMap((c) => c.rollups);
+    expect(calls.every((c) => c.rollups.length <= 256)).toBe(true);
+    expect(calls.filter((c) => c.rollups.length > 0).length).toBeGreaterThan(1);
+    expect(calls.reduce((n, c) => n + c.rows, 0)).toBe(600);
+    // Every query is counted once in each granularity of its own domain's buckets.
+    const perDomainHourly = buckets.filter((b) => b.granularity === 'hour' && b.domain.startsWith('h'));
+    expect(new Set(perDomainHourly.map((b) => b.domain)).size).toBe(600);
+    expect(perDomainHourly.reduce((n, b) => n + b.counts.total, 0)).toBe(600);
   });
 });

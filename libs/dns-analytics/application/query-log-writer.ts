@@ -5,6 +5,9 @@ import { accumulateRollups, type Rollup } from '../domain/rollup';
 import type { IpInfo } from './ip-intel';
 import type { QueryLogStore } from './query-log.store';
 
+/** Rollup buckets stored per transaction (one turn of the event loop). */
+const ROLLUP_CHUNK = 256;
+
 export interface QueryLogWriterOptions {
   maxBatch?: number;
   flushIntervalMs?: number;
@@ -107,7 +110,14 @@ export class QueryLogWriter implements QuerySink {
     this.rollupsDueAt = Number.POSITIVE_INFINITY;
     const started = Date.now();
     try {
-      await this.store.append(rows, rollups);
+      // Each bucket is read, merged and rewritten: thousands of busy buckets in one
+      // transaction would hold the event loop (DDNS answers, API) for 100 ms and more, so
+      // they go in chunks with a turn of the loop between.
+      await this.store.append(rows, rollups.slice(0, ROLLUP_CHUNK));
+      for (let i = ROLLUP_CHUNK; i < rollups.length; i += ROLLUP_CHUNK) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await this.store.append([], rollups.slice(i, i + ROLLUP_CHUNK));
+      }
     } finally {
       this.rollupsDueAt = Date.now() + Math.max(this.rollupIntervalMs, 10 * (Date.now() - started));
     }
