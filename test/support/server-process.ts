@@ -1,24 +1,16 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '../../bench/dns/processes';
 import { ADMIN_TOKEN, HttpClient } from './http-client';
 
 const ROOT = join(__dirname, '..', '..');
 export const SERVER_MAIN = join(ROOT, 'dist', 'apps', 'server', 'main.js');
 export const CLI_MAIN = join(ROOT, 'dist', 'apps', 'cli', 'main.js');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A loopback port free for both UDP and TCP (a DNS port needs both). */
+export { freePort };
 
 export interface ServerProcess {
   url: string;
