@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { guardedUpdate } from '../projections/guard';
 import { NewEvent } from '../libs/eventstore/event-store.port';
 import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
-import { ProjectionDefinition } from '../libs/projections/projection';
-import { ProjectionEngine } from '../libs/projections/projection-engine';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { ProjectionEngine } from '../libs/projection-engine/projection-engine';
 import { EmbeddedReadStore } from '../libs/readstore/embedded/embedded-read-store';
 
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 200_000);

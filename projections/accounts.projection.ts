@@ -1,5 +1,5 @@
 import { AccountEvent, ACCOUNT_EVENT_TYPES } from '../libs/accounts/domain/account.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 
 /**

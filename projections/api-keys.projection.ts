@@ -1,5 +1,5 @@
 import { ApiKeyEvent, API_KEY_EVENT_TYPES } from '../libs/api-keys/domain/api-key.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 
 /** api_keys: one document per key (hash only), for listing and for bearer authentication. */

@@ -6,7 +6,7 @@ import { DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
 import { MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { redact } from '../libs/shared/redact';
 
 /**

@@ -1,7 +1,7 @@
 import { CertificateDoc, CertificateLog, CERTIFICATE_ISSUANCES, CERTIFICATES, CERTIFICATES_PROJECTION } from '../libs/certificates/application/certificate-read-model';
 import { namesKey } from '../libs/certificates/domain/ca-limits';
 import { CertificateEvent, CERTIFICATE_EVENT_TYPES } from '../libs/certificates/domain/certificate.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { Collection } from '../libs/readstore/read-store.port';
 
 /** Keeps the logs endpoint bounded for a certificate renewed for years. */

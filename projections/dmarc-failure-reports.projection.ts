@@ -1,4 +1,4 @@
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { FailureReportReceived, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
 
 /**

@@ -1,4 +1,4 @@
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { AggregateRecordsAdded, AggregateReportReceived, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
 
 /** `_id` of a report row: the report and the record's index in it, so a redelivered chunk rewrites the same rows. */

@@ -1,5 +1,5 @@
 import { EVENT_LOG_SOURCE_TYPES, logEntryOf } from '../libs/email-auth-api/domain/event-log';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 
 /**
  * email_auth_events: the email-auth API's event log (GET /api/v1/email-auth/events), one

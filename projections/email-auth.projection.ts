@@ -1,5 +1,5 @@
 import { EMAIL_AUTH_EVENT_TYPES, EmailAuthEvent } from '../libs/email-auth/domain/email-auth.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 
 /**

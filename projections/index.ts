@@ -1,4 +1,4 @@
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { accountsProjection } from './accounts.projection';
 import { apiKeysProjection } from './api-keys.projection';
 import { auditProjection } from './audit.projection';

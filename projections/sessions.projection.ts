@@ -1,5 +1,5 @@
 import { AccountEvent } from '../libs/accounts/domain/account.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 
 /** sessions: token hash → session, for authenticating session bearer tokens. */

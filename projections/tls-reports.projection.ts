@@ -1,4 +1,4 @@
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { ReportRetentionApplied, TlsReportReceived } from '../libs/dmarc-reports/domain/report.events';
 
 /** tls_reports: one document per SMTP TLS report, with session totals and per-policy failure details. */

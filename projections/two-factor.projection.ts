@@ -1,5 +1,5 @@
 import { TwoFactorEvent, TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 
 /**

@@ -1,6 +1,6 @@
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { familyOfType } from '../libs/domains/domain/addresses';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 import { Collection } from '../libs/readstore/read-store.port';
 import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../libs/uptime/application/uptime-read-model';

@@ -1,4 +1,4 @@
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, verificationRecordName, ZoneEvent, ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
 import { guardedUpdate } from './guard';

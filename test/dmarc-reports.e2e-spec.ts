@@ -8,7 +8,7 @@ import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from '../libs/email-auth/a
 import { FAILURE_REPORT_SEAL, reportStream } from '../libs/dmarc-reports/domain/report.events';
 import { SmtpIntake } from '../libs/dmarc-reports/application/smtp-intake';
 import { ReportRetention } from '../libs/dmarc-reports/application/report-retention';
-import { ProjectionEngine } from '../libs/projections/projection-engine';
+import { ProjectionEngine } from '../libs/projection-engine/projection-engine';
 import {
   billionLaughs,
   ENROLLED_ZONES,

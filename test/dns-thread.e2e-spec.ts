@@ -5,8 +5,8 @@ import type { AnsweredQuery } from '../libs/dns-server';
 import { domainStream } from '../libs/domains/domain/domain.events';
 import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
 import { Metrics } from '../libs/shared/metrics';
-import { DnsMetricsSink } from '../libs/zones/application/dns-metrics.sink';
-import { dnsThreadScript, ThreadedDns } from '../libs/zones/application/threaded-dns';
+import { DnsMetricsSink } from '../libs/dns-role/dns-metrics.sink';
+import { dnsThreadScript, ThreadedDns } from '../libs/dns-role/threaded-dns';
 import { answerData, queryDns } from './support/dns-client';
 
 /** The `dns` role in its own thread, against a real event store file and real DNS packets. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { DnsService } from '../libs/zones/dns.module';
+import { DnsService } from '../libs/dns-role/dns.module';
 import { answerData, queryDns } from './support/dns-client';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';

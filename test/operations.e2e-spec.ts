@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { DnsService } from '../libs/zones/dns.module';
+import { DnsService } from '../libs/dns-role/dns.module';
 import { queryDns } from './support/dns-client';
 import { ADMIN_TOKEN, registerAndLogin, startTestApp, TestApp } from './support/test-app';
 

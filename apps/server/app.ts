@@ -5,6 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from '../../libs/accounts/accounts.module';
 import { ApiKeysModule } from '../../libs/api-keys/api-keys.module';
+import { AuthModule } from '../../libs/auth/auth.module';
 import { KeyUsageStore, ReadStoreKeyUsageStore, SqliteKeyUsageStore } from '../../libs/api-keys/application/key-usage.store';
 import { AuthGuard } from '../../libs/auth/auth.guard';
 import { OperationsModule } from '../../libs/operations/operations.module';
@@ -12,7 +13,7 @@ import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
 import { DdnsModule } from '../../libs/ddns/ddns.module';
 import { DomainsModule } from '../../libs/domains/domains.module';
 import { ZonesModule } from '../../libs/zones/zones.module';
-import { DnsModule } from '../../libs/zones/dns.module';
+import { DnsModule } from '../../libs/dns-role/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
@@ -22,8 +23,8 @@ import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
 import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
-import { ProjectionEngine } from '../../libs/projections/projection-engine';
-import { ProjectionDefinition } from '../../libs/projections/projection';
+import { ProjectionEngine } from '../../libs/projection-engine/projection-engine';
+import { ProjectionDefinition } from '../../libs/projection-engine/projection';
 import { Clock, systemClock } from '../../libs/shared/clock';
 import { AppConfig, dataPath } from '../../libs/shared/config';
 import { resolveSecretKey, SecretBox } from '../../libs/shared/crypto';
@@ -51,7 +52,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AuthModule.forRoot([AccountsModule, ApiKeysModule]), AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
 
 @Module({})
 class AppModule {

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
+import { SESSION_CREDENTIALS } from '../auth/credential.port';
 import { AccountDirectory } from './application/account-directory';
+import { AccountStandings } from './application/account-standing';
+import { SessionCredentials } from './application/session-credentials';
 import { ACCOUNT_COMMAND_HANDLERS } from './application/account.handlers';
 import { AccountQueries } from './application/account.queries';
 import { LoginThrottle } from './application/login-throttle';
@@ -8,7 +11,16 @@ import { AccountsController } from './http/accounts.controller';
 
 @Module({
   controllers: [AccountsController],
-  providers: [AccountDirectory, AccountQueries, LoginThrottle, SessionIssuer, ...ACCOUNT_COMMAND_HANDLERS],
-  exports: [AccountDirectory, AccountQueries, SessionIssuer],
+  providers: [
+    AccountDirectory,
+    AccountQueries,
+    AccountStandings,
+    LoginThrottle,
+    SessionIssuer,
+    SessionCredentials,
+    { provide: SESSION_CREDENTIALS, useExisting: SessionCredentials },
+    ...ACCOUNT_COMMAND_HANDLERS,
+  ],
+  exports: [AccountDirectory, AccountQueries, AccountStandings, SessionIssuer, SESSION_CREDENTIALS],
 })
 export class AccountsModule {}

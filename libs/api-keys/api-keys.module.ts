@@ -3,14 +3,15 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { API_KEY_COMMAND_HANDLERS } from './application/api-key.handlers';
 import { ApiKeyQueries } from './application/api-key.queries';
 import { ApiKeysController } from './http/api-keys.controller';
-import { Authenticator } from '../auth/authenticator';
+import { KEY_CREDENTIALS } from '../auth/credential.port';
+import { KeyCredentials } from './application/key-credentials';
 
-/** Global so that every bounded context's routes can authenticate through the one Authenticator. */
+/** Global: other contexts read keys through ApiKeyQueries; auth verifies keys through KEY_CREDENTIALS. */
 @Global()
 @Module({
   imports: [AccountsModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeyQueries, Authenticator, ...API_KEY_COMMAND_HANDLERS],
-  exports: [ApiKeyQueries, Authenticator],
+  providers: [ApiKeyQueries, KeyCredentials, { provide: KEY_CREDENTIALS, useExisting: KeyCredentials }, ...API_KEY_COMMAND_HANDLERS],
+  exports: [ApiKeyQueries, KEY_CREDENTIALS],
 })
 export class ApiKeysModule {}

@@ -1,5 +1,4 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
-import { KeyAccess } from '../api-keys/domain/api-key.events';
 
 /** Who a request acts as: the account owner, through a session or an API key. */
 export interface Principal {
@@ -7,7 +6,8 @@ export interface Principal {
   via: 'session' | 'api_key';
   sessionId?: string;
   keyId?: string;
-  access: KeyAccess;
+  /** What the credential may do: everything the account may (sessions, account keys) or read email-auth data. */
+  access: 'account' | 'email_auth:read';
   /** Email-auth keys: the zones the key may see (empty: all of the account's). */
   keyDomains?: string[];
   failureReportSubjects?: boolean;

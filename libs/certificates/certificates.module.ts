@@ -5,7 +5,7 @@ import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { SECRET_BOX, SecretBox } from '../shared/crypto';
-import { DnsModule } from '../zones/dns.module';
+import { DnsModule } from '../dns-role/dns.module';
 import { loadOrCreateAccountKey } from './application/acme-account';
 import { AcmeClientAdapter } from './application/acme-client.adapter';
 import { ACME_PORT } from './application/acme.port';

@@ -1,4 +1,4 @@
-import { eventMetadata } from '../shared/command-origin';
+import { eventMetadata } from './event-metadata';
 import { AppError, conflict } from '../shared/errors';
 import { Decider, DomainEvent, fold } from '../shared/decider';
 import {

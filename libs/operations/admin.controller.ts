@@ -5,7 +5,7 @@ import { ChangeSubscription, SetAccountDisabled } from '../accounts/application/
 import { AccountDirectory } from '../accounts/application/account-directory';
 import { AccountQueries } from '../accounts/application/account.queries';
 import { EVENT_STORE, EventStore, positionToString } from '../eventstore/event-store.port';
-import { ProjectionEngine } from '../projections/projection-engine';
+import { ProjectionEngine } from '../projection-engine/projection-engine';
 import { notFound, validationFailed } from '../shared/errors';
 import { parseLimit } from '../shared/http/paging';
 import { redact } from '../shared/redact';

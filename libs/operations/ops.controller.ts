@@ -2,7 +2,7 @@ import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/principal';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
-import { ProjectionEngine } from '../projections/projection-engine';
+import { ProjectionEngine } from '../projection-engine/projection-engine';
 import { READ_STORE, ReadStore } from '../readstore/read-store.port';
 import { Metrics, METRICS } from '../shared/metrics';
 

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { EventMetadata } from '../eventstore/event-store.port';
 
 /**
  * Where the command being handled comes from: the HTTP request (its id is the
@@ -24,21 +23,3 @@ export const runWithOrigin = <T>(origin: CommandOrigin, fn: () => T): T => stora
 export const enterOrigin = (origin: CommandOrigin): void => storage.enterWith(origin);
 
 export const currentOrigin = (): CommandOrigin | undefined => storage.getStore();
-
-/**
- * The metadata of an appended event: the origin's correlation, causation, actor and
- * source IP, overridden by whatever the handler states itself (its account, a more
- * exact actor), plus the schema version.
- */
-export function eventMetadata(stated: EventMetadata = {}): EventMetadata {
-  const o = storage.getStore();
-  if (!o) return { version: 1, ...stated };
-  return {
-    version: 1,
-    ...(o.correlationId ? { correlation_id: o.correlationId } : {}),
-    ...(o.causationId ? { causation_id: o.causationId } : {}),
-    ...(o.actor ? { actor: o.actor } : {}),
-    ...(o.sourceIp ? { source_ip: o.sourceIp } : {}),
-    ...stated,
-  };
-}

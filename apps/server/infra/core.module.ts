@@ -8,8 +8,8 @@ import { Metrics, METRICS } from '../../../libs/shared/metrics';
 import { EventStore, EVENT_STORE } from '../../../libs/eventstore/event-store.port';
 import { EventStreams } from '../../../libs/eventstore/event-streams';
 import { ReadStore, READ_STORE } from '../../../libs/readstore/read-store.port';
-import { ProjectionEngine } from '../../../libs/projections/projection-engine';
-import { CommandRunner } from '../../../libs/projections/command-runner';
+import { ProjectionEngine } from '../../../libs/projection-engine/projection-engine';
+import { CommandRunner, READ_MODELS_CATCH_UP } from '../../../libs/eventstore/command-runner';
 import { Reservations } from '../../../libs/eventstore/reservations';
 import { Coordination, COORDINATION } from '../../../libs/consumers/coordination';
 import { KeyUsageStore, KEY_USAGE_STORE } from '../../../libs/api-keys/application/key-usage.store';
@@ -41,6 +41,7 @@ export class CoreModule {
       { provide: EVENT_STORE, useValue: deps.eventStore },
       { provide: READ_STORE, useValue: deps.readStore },
       { provide: ProjectionEngine, useValue: deps.projections },
+      { provide: READ_MODELS_CATCH_UP, useValue: deps.projections },
       { provide: KEY_USAGE_STORE, useValue: deps.keyUsage },
       { provide: COORDINATION, useValue: deps.coordination },
       { provide: EventStreams, useValue: new EventStreams(deps.eventStore) },

@@ -1,7 +1,7 @@
 import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EventStreams } from '../../eventstore/event-streams';
-import { CommandRunner } from '../../projections/command-runner';
+import { CommandRunner } from '../../eventstore/command-runner';
 import { CLOCK, Clock } from '../../shared/clock';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto';
 import { conflict, notFound } from '../../shared/errors';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { notFound, validationFailed } from '../../shared/errors';
 
 export interface AccountView {

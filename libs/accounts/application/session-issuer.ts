@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandRunner } from '../../projections/command-runner';
+import { CommandRunner } from '../../eventstore/command-runner';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { CLOCK, Clock } from '../../shared/clock';
 import { randomToken, sha256Hex } from '../../shared/crypto';

@@ -1,7 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { CommandRunner } from '../../projections/command-runner';
+import { CommandRunner } from '../../eventstore/command-runner';
 import { AccountDirectory } from '../../accounts/application/account-directory';
 import { CLOCK, Clock } from '../../shared/clock';
 import { sha256Hex } from '../../shared/crypto';

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { KEY_USAGE_STORE, KeyUsageStore } from './key-usage.store';
 import { KeyAccess } from '../domain/api-key.events';
 import { API_ACCESS_MESSAGE, planAllowsApiKeys } from '../domain/api-key.decider';

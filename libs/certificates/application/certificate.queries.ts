@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Plan } from '../../accounts/domain/account.events';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { autoRenewAllowed, certificateNotFound, MAX_CERTIFICATES, wildcardAllowed } from '../domain/certificate-rules';
 import { CertificateDoc, certificateView, CERTIFICATES, CERTIFICATES_PROJECTION, COUNTED_STATUSES } from './certificate-read-model';
 

@@ -4,7 +4,7 @@ import { EventStreams } from '../../eventstore/event-streams';
 import { AppError } from '../../shared/errors';
 import { RecordValues, zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
-import { DnsService } from '../../zones/dns.module';
+import { DnsService } from '../../dns-role/dns.module';
 import { ChallengeRecord } from '../domain/certificate.events';
 import { challengeTxtSets } from '../domain/issuance.process';
 

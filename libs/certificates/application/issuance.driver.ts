@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { createHash, X509Certificate } from 'node:crypto';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto';

@@ -1,5 +1,5 @@
 import { Plan } from '../../accounts/domain/account.events';
-import { isAtOrUnder, isHostname } from '../../domains/domain/fqdn';
+import { isAtOrUnder, isHostname } from '../../shared/fqdn';
 import { AppError, badRequest, forbidden, notFound, validationFailed } from '../../shared/errors';
 
 /** The seed's exact messages (errors table and plan limits). */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Authenticator } from '../../auth/authenticator';
 import { Principal } from '../../auth/principal';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { AppError } from '../../shared/errors';
 import { param, Params } from '../domain/ddns-request';
 

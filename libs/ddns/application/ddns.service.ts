@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { actorOf } from '../../auth/principal';
 import { Caller, DdnsUpdateHost } from '../../domains/application/domain.commands';
 import { DomainResult } from '../../domains/application/domain.handlers';
-import { isHostname } from '../../domains/domain/fqdn';
+import { isHostname } from '../../shared/fqdn';
 import { AppError } from '../../shared/errors';
 import { HostResult, ResultWord } from '../domain/answers';
 import { AddressChanges, addressChanges, hostnames, isOffline, MAX_HOSTS, Params } from '../domain/ddns-request';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ZoneOwner } from '../domain/report.events';
 
 /** A domain and its parents, longest first: `a.b.example.com` → itself, `b.example.com`, `example.com`. */

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { AdminOnly, Public } from '../../auth/principal';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ReportSource } from '../domain/report.events';
 import { IngestResult, ReportIngestion } from '../application/report-ingestion';
 import { ParseHints } from '../application/report-parser';

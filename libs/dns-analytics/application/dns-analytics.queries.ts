@@ -3,7 +3,7 @@ import { AccountDirectory } from '../../accounts/application/account-directory';
 import type { Plan } from '../../accounts/domain/account.events';
 import type { DomainDoc } from '../../domains/application/domain.queries';
 import type { ZoneDoc } from '../../zones/application/zone.queries';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { forbidden, notFound } from '../../shared/errors';
 import { ALL_DOMAINS, bucketSize, bucketStart } from '../domain/rollup';

@@ -1,15 +1,15 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EventMetadata } from '../../eventstore/event-store.port';
-import { CommandRunner } from '../../projections/command-runner';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { CommandRunner } from '../../eventstore/command-runner';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { badRequest, conflict, notFound } from '../../shared/errors';
 import { ZoneQueries } from '../../zones/application/zone.queries';
 import { DOMAIN_NOT_FOUND, domainDecider, DomainState } from '../domain/domain.decider';
 import { DEFAULT_TTL, domainStream } from '../domain/domain.events';
-import { fqdnAllowed, normalizeFqdn } from '../domain/fqdn';
+import { fqdnAllowed, normalizeFqdn } from '../../shared/fqdn';
 import { Caller, CreateDomain, DdnsUpdateHost, DeleteDomain, SetDomainAddress } from './domain.commands';
 import { FqdnRegistry } from './fqdn-registry';
 import { KeyedLock } from './keyed-lock';

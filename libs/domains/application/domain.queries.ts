@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { notFound } from '../../shared/errors';
 import { Addresses } from '../domain/domain.events';
 import { familyOfType, RecordType } from '../domain/addresses';
 import { DOMAIN_NOT_FOUND } from '../domain/domain.decider';
-import { normalizeFqdn } from '../domain/fqdn';
+import { normalizeFqdn } from '../../shared/fqdn';
 
 export interface DomainDoc {
   _id: number;

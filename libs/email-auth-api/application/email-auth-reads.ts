@@ -6,7 +6,7 @@ import { dmarcRecord, generatedRecords } from '../../email-auth/domain/records';
 import { spfRecord } from '../../email-auth/domain/spf';
 import { recommend, stageConfig } from '../../email-auth/domain/stages';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { compliance, isParked } from '../domain/compliance';
 import { afterCursor, CursorPosition, page } from '../domain/cursor';
 import { entryView, EventLogDoc, EventLogType } from '../domain/event-log';

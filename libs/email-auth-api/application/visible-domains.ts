@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../../auth/principal';
 import { normalizeZone } from '../../email-auth/application/enrolment';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { notFound } from '../../shared/errors';
 
 export const DOMAIN_NOT_FOUND = 'No Email Authentication domain by that name on this key.';

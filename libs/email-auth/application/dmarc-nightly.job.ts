@@ -3,7 +3,7 @@ import { Cron } from '@nestjs/schedule';
 import { nameBasedEventId } from '../../eventstore/event-id';
 import { EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';

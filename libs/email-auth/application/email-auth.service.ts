@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { generateKeyPairSync } from 'node:crypto';
 import { EventMetadata } from '../../eventstore/event-store.port';
-import { CommandRunner } from '../../projections/command-runner';
+import { CommandRunner } from '../../eventstore/command-runner';
 import { CLOCK, Clock } from '../../shared/clock';
 import { notFound } from '../../shared/errors';
 import { PublishManagedTxt } from '../../zones/application/zone.handlers';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { emailAuthDecider } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
 import { mtaStsPolicyFile } from '../domain/records';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseRecord } from '../../dns-server';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { RRset } from '../../zones/domain/zone.events';
 import { txtInFamily } from '../../zones/domain/zone.decider';
 import { SPF_FAMILY } from '../domain/records';

@@ -25,7 +25,7 @@ export function installRequestContext(fastify: FastifyInstance, logger: Logger, 
     void reply.header('X-Request-Id', req.id);
     done();
   });
-  // The request's origin for the events its command appends (libs/shared/command-origin):
+  // The request's origin for the events its command appends (libs/eventstore/command-origin):
   // entered just before the handler, after the body has been read, so that the
   // handler's whole async execution carries it.
   fastify.addHook('preHandler', (req, _reply, done) => {

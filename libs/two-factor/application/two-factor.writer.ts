@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
-import { CommandRunner } from '../../projections/command-runner';
+import { CommandRunner } from '../../eventstore/command-runner';
 import { nameBasedEventId } from '../../eventstore/event-id';
-import { eventMetadata } from '../../shared/command-origin';
+import { eventMetadata } from '../../eventstore/event-metadata';
 import { refusalOf, TwoFactorCommand, twoFactorDecider, TwoFactorState } from '../domain/two-factor.decider';
 import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 

@@ -1,4 +1,4 @@
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-read-model';
 
 /** A domain as the scheduler sees it: whom it belongs to and the address to check (null: nothing to check). */

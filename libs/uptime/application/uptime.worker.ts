@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { CLOCK, Clock } from '../../shared/clock';
 import { Logger, LOGGER } from '../../shared/logger';

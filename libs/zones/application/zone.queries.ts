@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { notFound } from '../../shared/errors';
 import { ZONE_NOT_FOUND } from '../domain/zone.decider';
 import { RRset } from '../domain/zone.events';

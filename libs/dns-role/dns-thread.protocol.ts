@@ -1,5 +1,5 @@
 /** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
-import type { AnsweredQuery } from '../../dns-server';
+import type { AnsweredQuery } from '../dns-server';
 import type { DnsRoleSettings } from './dns-role';
 import type { QueryTallyReport } from './query-tally';
 

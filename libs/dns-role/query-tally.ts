@@ -1,4 +1,4 @@
-import type { AnsweredQuery, QuerySink } from '../../dns-server';
+import type { AnsweredQuery, QuerySink } from '../dns-server';
 
 /** What a DNS thread reports of its answered queries for the metrics: counts and answer times. */
 export interface QueryTallyReport {

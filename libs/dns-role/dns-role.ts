@@ -1,5 +1,5 @@
-import { DnsServer, ZoneIndex, type QuerySink } from '../../dns-server';
-import { EventStore } from '../../eventstore/event-store.port';
+import { DnsServer, ZoneIndex, type QuerySink } from '../dns-server';
+import { EventStore } from '../eventstore/event-store.port';
 import { DnsIndexFeeder } from './dns-index-feeder';
 
 export interface DnsRoleSettings {

@@ -1,9 +1,9 @@
-import { ZoneIndex, type ZoneDefinition } from '../../dns-server';
-import { CheckpointedConsumer } from '../../consumers/checkpointed-consumer';
-import { EventStore, Position, RecordedEvent } from '../../eventstore/event-store.port';
-import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../../domains/domain/domain.events';
-import { isAtOrUnder, longestZoneOf } from '../../domains/domain/fqdn';
-import { ZoneEvent, ZONE_EVENT_TYPES } from '../domain/zone.events';
+import { ZoneIndex, type ZoneDefinition } from '../dns-server';
+import { CheckpointedConsumer } from '../consumers/checkpointed-consumer';
+import { EventStore, Position, RecordedEvent } from '../eventstore/event-store.port';
+import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../domains/domain/domain.events';
+import { isAtOrUnder, longestZoneOf } from '../shared/fqdn';
+import { ZoneEvent, ZONE_EVENT_TYPES } from '../zones/domain/zone.events';
 
 const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES]);
 /** TTL of the apex SOA/NS; negative answers use the SOA minimum (60 s) so new hosts appear fast. */

@@ -1,8 +1,17 @@
-import { Injectable } from '@nestjs/common';
-import { EventMetadata } from '../eventstore/event-store.port';
-import { EventStreams, HandleResult } from '../eventstore/event-streams';
+import { Inject, Injectable } from '@nestjs/common';
+import { EventMetadata, Position } from './event-store.port';
+import { EventStreams, HandleResult } from './event-streams';
 import { Decider, DomainEvent } from '../shared/decider';
-import { ProjectionEngine } from './projection-engine';
+
+/**
+ * Read-your-writes, as the write side needs it: wait until the named read models (all when
+ * omitted) have applied the event store up to `position`. The projection engine provides it;
+ * the port keeps the write side free of the read side's code.
+ */
+export interface ReadModelsCatchUp {
+  waitFor(position: Position | null, timeoutMs: number, readModels?: string[]): Promise<unknown>;
+}
+export const READ_MODELS_CATCH_UP = Symbol('READ_MODELS_CATCH_UP');
 
 /**
  * What a command handler does with a decider: decide on the stream, append, and answer
@@ -13,7 +22,7 @@ import { ProjectionEngine } from './projection-engine';
 export class CommandRunner {
   constructor(
     readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
+    @Inject(READ_MODELS_CATCH_UP) private readonly readModels: ReadModelsCatchUp,
   ) {}
 
   async run<S, C, E extends DomainEvent>(
@@ -25,7 +34,7 @@ export class CommandRunner {
     readModels?: string[],
   ): Promise<HandleResult<S, E>> {
     const result = await this.streams.handle(stream, decider, command, metadata);
-    await this.projections.waitFor(result.position, 5000, readModels);
+    await this.readModels.waitFor(result.position, 5000, readModels);
     return result;
   }
 }

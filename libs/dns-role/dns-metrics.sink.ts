@@ -1,6 +1,6 @@
 import { Counter, Histogram } from 'prom-client';
-import type { AnsweredQuery, QuerySink } from '../../dns-server';
-import { Metrics } from '../../shared/metrics';
+import type { AnsweredQuery, QuerySink } from '../dns-server';
+import { Metrics } from '../shared/metrics';
 import type { QueryTallyReport } from './query-tally';
 
 /**

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import type { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
-import { compiledWorkerScript } from '../../shared/worker-script';
+import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
+import { compiledWorkerScript } from '../shared/worker-script';
 import type { DnsMetricsSink } from './dns-metrics.sink';
 import type { DnsLog, DnsRoleRunner, DnsRoleSettings } from './dns-role';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';

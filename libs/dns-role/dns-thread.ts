@@ -6,8 +6,8 @@
  * and the analytics sink live.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { BufferedQuerySink, type QuerySink } from '../../dns-server';
-import { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
+import { BufferedQuerySink, type QuerySink } from '../dns-server';
+import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
 import { QueryTally } from './query-tally';
