@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { IpIntel } from '../libs/dns-analytics/application/ip-intel';
 import { QueryLogWriter } from '../libs/dns-analytics/application/query-log-writer';
-import type { QueryRow } from '../libs/dns-analytics/domain/query-row';
 import { ALL_DOMAINS, bucketStart, emptyCounts, latencySlot } from '../libs/dns-analytics/domain/rollup';
 import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite-query-log.store';
 import { Metrics } from '../libs/shared/metrics';

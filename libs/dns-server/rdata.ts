@@ -32,7 +32,7 @@ export function parseRecord(type: string, text: string): RecordData {
     return parseByType(upper, text);
   } catch (err) {
     const problem = err instanceof Error ? err.message : String(err);
-    throw new Error(`invalid ${upper} record "${text}": ${problem}`);
+    throw new Error(`invalid ${upper} record "${text}": ${problem}`, { cause: err });
   }
 }
 

@@ -50,6 +50,8 @@ export function loadUdpBatch(env: NodeJS.ProcessEnv = process.env): UdpBatchAvai
   const file = candidates.find((c) => existsSync(c));
   if (!file) return (loaded = { ok: false, reason: `${ADDON_FILE} not built (npm run build)` });
   try {
+    // A native addon is loaded by path at run time; `import` cannot name a file found at run time.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return (loaded = { ok: true, addon: require(file) as UdpBatchAddon });
   } catch (err) {
     return (loaded = { ok: false, reason: `${file}: ${(err as Error).message}` });

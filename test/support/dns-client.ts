@@ -45,10 +45,9 @@ export function answerData(response: DnsResponse, type: string): string[] {
 export async function waitForDns(port: number, name: string, type: RecordType, expected: string[], timeoutMs = 1000): Promise<number> {
   const started = Date.now();
   const want = JSON.stringify([...expected].sort());
-  let last = '';
   for (;;) {
     const response = await queryDns(port, name, type);
-    last = JSON.stringify(answerData(response, type).sort());
+    const last = JSON.stringify(answerData(response, type).sort());
     if (last === want) return Date.now() - started;
     if (Date.now() - started > timeoutMs) throw new Error(`${name} ${type}: expected ${want} within ${timeoutMs} ms, last saw ${last} (${response.rcode})`);
     await new Promise((r) => setTimeout(r, 10));

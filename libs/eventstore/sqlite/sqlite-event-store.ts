@@ -306,6 +306,8 @@ export class SqliteEventStore implements EventStore {
       wake?.();
     };
     this.appended.on('append', onAppend);
+    // The page loop is an async generator, which cannot be an arrow function and bind `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const store = this;
     const batchSize = 1000;
     async function* pages(): AsyncGenerator<RecordedEvent[]> {
