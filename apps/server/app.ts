@@ -52,14 +52,14 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AuthModule.forRoot([AccountsModule, ApiKeysModule]), AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
 
 @Module({})
 class AppModule {
   static forRoot(deps: CoreDependencies, extra: Array<Type | DynamicModule> = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), ScheduleModule.forRoot(), ...FEATURE_MODULES, ...extra],
+      imports: [CoreModule.forRoot(deps), ScheduleModule.forRoot(), AuthModule.forRoot([AccountsModule, ApiKeysModule]), ...FEATURE_MODULES, ...extra],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
