@@ -205,7 +205,7 @@ export class ReportReads {
     const after = rowCursor(q.cursor);
     await this.senders.ready();
     const rows = await this.projections
-      .collection<RowDoc>('dmarc_report_rows', 'dmarc_report_rows')
+      .collection<RowDoc>('dmarc_reports', 'dmarc_report_rows')
       .find({ report_key: id, index: { $gt: after } }, { sort: { index: 1 }, limit: q.limit + 1 });
     const items = rows.slice(0, q.limit);
     const last = items[items.length - 1];
