@@ -20,10 +20,11 @@
  *
  * Run: npm run bench:email-auth-api
  *   env: EA_API_BENCH_REPORTS (20), EA_API_BENCH_ROWS (5000), EA_API_BENCH_ROUNDS (3),
- *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500)
+ *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500),
+ *        EA_API_BENCH_NODE_ARGS (extra node flags for the server)
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -73,7 +74,9 @@ async function api(url: string, method: string, path: string, body?: unknown, he
 }
 
 function spawnServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [SERVER_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // EA_API_BENCH_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof to see where a request's time goes).
+  const nodeArgs = (process.env.EA_API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   return (async () => {
     for (const deadline = Date.now() + 60_000; ; ) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
@@ -97,10 +100,19 @@ function spawnBareFastify(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 function load(spec: { origin: string; paths: string[]; headers: Record<string, string>; seconds: number; concurrency?: number; rate?: number }): Promise<LoadResult> {
-  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'load.js')], { env: { ...process.env, LOAD_SPEC: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The spec (1,000 page URLs) goes in a file: too large for an environment variable.
+  const file = join(mkdtempSync(join(tmpdir(), 'ea-api-load-')), 'spec.json');
+  writeFileSync(file, JSON.stringify(spec));
+  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'load.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited with ${code}`)))));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => {
+      rmSync(file, { force: true });
+      if (code === 0) resolve(JSON.parse(out) as LoadResult);
+      else reject(new Error(`load generator exited with ${code}`));
+    }),
+  );
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -167,6 +179,21 @@ async function main(): Promise<void> {
       } while (cursor);
     }
     console.log(`${paths.length} row pages of 100 (each answer ~${((await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength / 1024).toFixed(0)} KiB of JSON)`);
+
+    // One request at a time: where a request's time goes, before any load.
+    const sequential = async (path: string, headers: Record<string, string>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const t = process.hrtime.bigint();
+        await (await fetch(url + path, { headers })).arrayBuffer();
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      return times.sort((a, b) => a - b)[25];
+    };
+    console.log(
+      `sequential medians: /health ${ms(await sequential('/health', {}))}, /api/v1/email-auth/domains ${ms(await sequential('/api/v1/email-auth/domains', auth))}, ` +
+        `row page ${ms(await sequential(paths[5], auth))}, report list ${ms(await sequential('/api/v1/email-auth/dmarc/reports?limit=100', auth))}`,
+    );
 
     const service = { origin: url, paths, headers: auth, seconds: SECONDS };
     const baseline = { origin: `http://127.0.0.1:${bare.port}`, paths: ['/hello'], headers: {}, seconds: SECONDS };

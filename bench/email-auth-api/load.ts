@@ -1,11 +1,12 @@
 /**
  * HTTP load generator for the email-auth API bench, run as its own process so its CPU is
- * not the server's. Input (env LOAD_SPEC, JSON): origin, paths to cycle through, headers,
+ * not the server's. Input (a JSON file named by argv[2]): origin, paths to cycle through, headers,
  * seconds, and either `concurrency` (closed loop: as fast as the server answers) or `rate`
  * (open loop: requests started at a fixed rate whatever the answers, latency measured from
  * each request's scheduled start, so a stall counts against every request it delays).
  * Prints one JSON line: requests, errors, req/s, latency percentiles, own CPU.
  */
+import { readFileSync } from 'node:fs';
 import { Pool } from 'undici';
 
 interface Spec {
@@ -17,7 +18,7 @@ interface Spec {
   rate?: number;
 }
 
-const spec = JSON.parse(process.env.LOAD_SPEC ?? '{}') as Spec;
+const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as Spec;
 const pool = new Pool(spec.origin, { connections: spec.concurrency ?? 64, pipelining: 1 });
 const latencies: number[] = [];
 let errors = 0;
