@@ -17,6 +17,7 @@ import { DnsModule } from '../../libs/dns-role/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
+import { EmailAuthReportsMirrorModule } from '../../libs/email-auth-api/email-auth-reports-mirror.module';
 import { installEmailAuthOpenApi } from '../../libs/email-auth-api/http/openapi';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
@@ -52,7 +53,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthReportsMirrorModule];
 
 @Module({})
 class AppModule {

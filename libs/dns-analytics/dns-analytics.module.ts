@@ -63,6 +63,6 @@ class QueryLogLifecycle implements OnApplicationShutdown {
     QueryLogRetention,
     DnsAnalyticsQueries,
   ],
-  exports: [DNS_QUERY_SINK, QUERY_LOG_STORE, QUERY_LOG_WRITER, QueryLogRetention],
+  exports: [DNS_QUERY_SINK, QUERY_LOG_STORE, QUERY_LOG_WRITER, QueryLogRetention, IpIntel],
 })
 export class DnsAnalyticsModule {}

@@ -49,6 +49,11 @@ export interface AppConfig {
   readStorePageCacheMiB: number;
   /** How long a consumer's lease lasts without renewal before a standby process takes it over. */
   leaseTtlMs: number;
+  /**
+   * Email-auth API requests a minute per key (EMAIL_AUTH_API_RATE_LIMIT; the seed's 60).
+   * Only benchmarks raise it, to measure throughput past the per-key budget.
+   */
+  emailAuthRateLimit: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -102,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),
+    emailAuthRateLimit: Math.max(1, int(env.EMAIL_AUTH_API_RATE_LIMIT, 60, 'EMAIL_AUTH_API_RATE_LIMIT')),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {

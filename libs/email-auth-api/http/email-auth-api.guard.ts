@@ -5,6 +5,7 @@ import { Principal } from '../../auth/principal';
 import { API_KEY_PREFIX } from '../../api-keys/application/api-key.handlers';
 import { ENTERPRISE_MESSAGE } from '../../api-keys/domain/api-key.decider';
 import { CLOCK, Clock } from '../../shared/clock';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { AppError, badRequest, forbidden, unauthorized } from '../../shared/errors';
 import { RATE_LIMIT_STORE, RateLimitStore } from '../application/rate-limit.store';
 import { rateDecision, windowStart } from '../domain/rate-limit';
@@ -25,6 +26,7 @@ export class EmailAuthApiGuard implements CanActivate {
     private readonly authenticator: Authenticator,
     @Inject(RATE_LIMIT_STORE) private readonly rates: RateLimitStore,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -40,7 +42,7 @@ export class EmailAuthApiGuard implements CanActivate {
 
     const now = this.clock.now().getTime();
     const start = windowStart(now);
-    const decision = rateDecision(await this.rates.hit(principal.keyId!, start), start, now);
+    const decision = rateDecision(await this.rates.hit(principal.keyId!, start), start, now, this.config.emailAuthRateLimit);
     const headers = {
       'X-RateLimit-Limit': String(decision.limit),
       'X-RateLimit-Remaining': String(decision.remaining),

@@ -8,7 +8,7 @@ import { EVENT_LOG_TYPES } from '../domain/event-log';
  */
 /** OpenAPI 3.0: a nullable enum lists null among its values. */
 /** A nullable object (OpenAPI 3.1): the referenced schema or JSON null; `$ref` takes no siblings. */
-const nullableRef = (model: () => new (...args: never[]) => unknown, description?: string): ApiPropertyOptions =>
+export const nullableRef = (model: () => new (...args: never[]) => unknown, description?: string): ApiPropertyOptions =>
   ({ oneOf: [{ $ref: getSchemaPath(model()) }, { type: 'null' }], description }) as unknown as ApiPropertyOptions;
 
 const STATES = ['missing', 'partial', 'enforced'];

@@ -1,0 +1,238 @@
+/**
+ * Email-auth read API benchmark: authenticated GET of aggregate-report rows with paging
+ * (the API's heaviest read) against a bare Fastify hello route, side by side in one run.
+ *
+ * The service runs as `npm start` runs it (the compiled server, its own process, embedded
+ * stores), with a DNS server in this process standing in for "the world" so the zone can be
+ * verified. Set-up goes through the public paths: account, zone, Enterprise add-on, 2FA,
+ * an email_auth:read key, then REPORTS aggregate reports of ROWS_PER_REPORT rows (100,000
+ * rows by default) through POST /admin/reports. The bench walks every report's rows with
+ * limit=100 to collect the page URLs (and warm up), then a separate load-generator process
+ * (undici) cycles through those pages:
+ *  - closed loop, CONCURRENCY connections, SECONDS per round, alternating service and bare
+ *    Fastify for ROUNDS rounds: req/s of both and the ratio (target >= 0.3x), plus the
+ *    server's CPU per request;
+ *  - open loop at a fixed RATE (500 req/s) for SECONDS: p50/p99 (target p99 <= 20 ms).
+ *
+ * The seed's limit of 60 requests a minute per key would stop a load test after a second:
+ * the server runs with EMAIL_AUTH_API_RATE_LIMIT raised, and still counts every request in
+ * the shared rate-limit store, so its cost is part of the figures.
+ *
+ * Run: npm run bench:email-auth-api
+ *   env: EA_API_BENCH_REPORTS (20), EA_API_BENCH_ROWS (5000), EA_API_BENCH_ROUNDS (3),
+ *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500),
+ *        EA_API_BENCH_NODE_ARGS (extra node flags for the server)
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { authenticator } from 'otplib';
+import { DnsServer, ZoneIndex } from '../libs/dns-server';
+import { generatedAggregateReport } from './dmarc/generated-report';
+import { freePort } from './dns/processes';
+
+const REPORTS = Number(process.env.EA_API_BENCH_REPORTS ?? 20);
+const ROWS_PER_REPORT = Number(process.env.EA_API_BENCH_ROWS ?? 5000);
+const ROUNDS = Number(process.env.EA_API_BENCH_ROUNDS ?? 3);
+const SECONDS = Number(process.env.EA_API_BENCH_SECONDS ?? 8);
+const CONCURRENCY = Number(process.env.EA_API_BENCH_CONCURRENCY ?? 32);
+const RATE = Number(process.env.EA_API_BENCH_RATE ?? 500);
+const ZONE = 'bench-reports.example';
+const ADMIN = 'bench-admin-token-0123456789';
+const UA = 'email-auth-api-bench/1.0';
+const DIST = join(__dirname);
+const SERVER_MAIN = join(__dirname, '..', 'apps', 'server', 'main.js');
+
+interface LoadResult {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  loadCpuSeconds: number;
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (1/100 s ticks). */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function api(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'user-agent': UA, ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+function spawnServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
+  // EA_API_BENCH_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof to see where a request's time goes).
+  const nodeArgs = (process.env.EA_API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return (async () => {
+    for (const deadline = Date.now() + 60_000; ; ) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
+      } catch {
+        /* not listening yet */
+      }
+      if (Date.now() > deadline) throw new Error('server did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+}
+
+function spawnBareFastify(): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'bare-fastify.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => resolve({ child, port: Number(d.toString().trim()) }));
+    child.once('exit', (code) => reject(new Error(`bare Fastify exited with ${code}`)));
+  });
+}
+
+function load(spec: { origin: string; paths: string[]; headers: Record<string, string>; seconds: number; concurrency?: number; rate?: number }): Promise<LoadResult> {
+  // The spec (1,000 page URLs) goes in a file: too large for an environment variable.
+  const file = join(mkdtempSync(join(tmpdir(), 'ea-api-load-')), 'spec.json');
+  writeFileSync(file, JSON.stringify(spec));
+  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'load.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => {
+      rmSync(file, { force: true });
+      if (code === 0) resolve(JSON.parse(out) as LoadResult);
+      else reject(new Error(`load generator exited with ${code}`));
+    }),
+  );
+}
+
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ea-api-bench-'));
+  const world = new ZoneIndex();
+  const worldServer = new DnsServer({ host: '127.0.0.1', port: 0, index: world });
+  const { port: worldPort } = await worldServer.start();
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const server = await spawnServer(
+    {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_PORT: String(await freePort()),
+      SMTP_PORT: '0',
+      ADMIN_TOKEN: ADMIN,
+      SECRET_KEY: 'bench-secret-key',
+      LOG_REQUESTS: 'false',
+      VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
+      EMAIL_AUTH_API_RATE_LIMIT: '100000000',
+    },
+    port,
+  );
+  const bare = await spawnBareFastify();
+  try {
+    // Account, verified zone in the Enterprise add-on, 2FA, key: the public set-up path.
+    const admin = { 'x-admin-token': ADMIN };
+    const account = await api(url, 'POST', '/auth/register', { username: 'eaapibench', email: 'eaapibench@example.com', password: 'a-long-enough-password' });
+    await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { plan: 'pro' }, admin);
+    const session = { authorization: `Bearer ${(await api(url, 'POST', '/auth/login', { username: 'eaapibench', password: 'a-long-enough-password' })).access_token}` };
+    const zone = await api(url, 'POST', '/zones', { name: ZONE }, session);
+    world.putZone({ name: ZONE, ownerAccountId: null, soa: { mname: 'ns1.example.net', rname: `hostmaster.${ZONE}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 }, ttl: 60, nameservers: zone.nameservers });
+    await api(url, 'POST', `/zones/${ZONE}/verify`, undefined, session);
+    await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: [ZONE] } }, admin);
+    const setup = await api(url, 'POST', '/2fa/setup', undefined, session);
+    await api(url, 'POST', '/2fa/verify', { setup_token: setup.setup_token, code: authenticator.generate(setup.secret) }, session);
+    const key = (await api(url, 'POST', '/api-keys', { name: 'bench', access: 'email_auth:read' }, session)).key as string;
+    const auth = { authorization: `Bearer ${key}`, 'user-agent': UA };
+
+    // 100k rows through the public ingestion path.
+    const t0 = Date.now();
+    const ids: string[] = [];
+    const day = Math.floor(Date.now() / 86_400_000) * 86_400;
+    for (let i = 0; i < REPORTS; i++) {
+      const gz = gzipSync(generatedAggregateReport(ROWS_PER_REPORT, { reportId: `bench-${i}`, domain: ZONE, begin: day - (i % 25) * 86_400 }));
+      const res = await fetch(`${url}/admin/reports`, { method: 'POST', headers: { 'content-type': 'application/gzip', ...admin }, body: gz });
+      if (res.status !== 201) throw new Error(`report refused: ${res.status} ${await res.text()}`);
+      ids.push(((await res.json()) as { id: string }).id);
+    }
+    console.log(`stored ${REPORTS * ROWS_PER_REPORT} aggregate rows in ${REPORTS} reports through POST /admin/reports in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+    // Every page of every report (limit=100), following next_cursor: the URLs the load cycles through.
+    const paths: string[] = [];
+    for (const id of ids) {
+      let cursor: string | null = null;
+      do {
+        const path: string = `/api/v1/email-auth/dmarc/reports/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
+        paths.push(path);
+        const body: { rows: { data: unknown[]; next_cursor: string | null } } = await api(url, 'GET', path, undefined, auth);
+        cursor = body.rows.next_cursor;
+      } while (cursor);
+    }
+    console.log(`${paths.length} row pages of 100 (each answer ~${((await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength / 1024).toFixed(0)} KiB of JSON)`);
+
+    // One request at a time: where a request's time goes, before any load.
+    const sequential = async (path: string, headers: Record<string, string>) => {
+      const times: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        const t = process.hrtime.bigint();
+        await (await fetch(url + path, { headers })).arrayBuffer();
+        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      }
+      return times.sort((a, b) => a - b)[25];
+    };
+    console.log(
+      `sequential medians: /health ${ms(await sequential('/health', {}))}, /api/v1/email-auth/domains ${ms(await sequential('/api/v1/email-auth/domains', auth))}, ` +
+        `row page ${ms(await sequential(paths[5], auth))}, report list ${ms(await sequential('/api/v1/email-auth/dmarc/reports?limit=100', auth))}`,
+    );
+
+    const service = { origin: url, paths, headers: auth, seconds: SECONDS };
+    const baseline = { origin: `http://127.0.0.1:${bare.port}`, paths: ['/hello'], headers: {}, seconds: SECONDS };
+    const results: Array<{ svc: LoadResult; bare: LoadResult; cpuPerReqMs: number }> = [];
+    for (let r = 1; r <= ROUNDS; r++) {
+      const cpu0 = cpuSecondsOf(server.pid!);
+      const svc = await load({ ...service, concurrency: CONCURRENCY });
+      const cpuPerReqMs = ((cpuSecondsOf(server.pid!) - cpu0) * 1000) / svc.requests;
+      const b = await load({ ...baseline, concurrency: CONCURRENCY });
+      results.push({ svc, bare: b, cpuPerReqMs });
+      console.log(
+        `round ${r}: service ${svc.rps.toFixed(0)} req/s (p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, errors ${svc.errors}, server CPU ${cpuPerReqMs.toFixed(2)} ms/req) | ` +
+          `bare Fastify ${b.rps.toFixed(0)} req/s (p99 ${ms(b.p99)}) | ratio ${(svc.rps / b.rps).toFixed(2)}x`,
+      );
+    }
+    const ratios = results.map((x) => x.svc.rps / x.bare.rps).sort((a, b) => a - b);
+    const best = results.reduce((a, b) => (b.svc.rps / b.bare.rps > a.svc.rps / a.bare.rps ? b : a));
+    console.log(
+      `authenticated GET /dmarc/reports/{id}?limit=100&cursor=… : best round ${best.svc.rps.toFixed(0)} req/s vs bare Fastify ${best.bare.rps.toFixed(0)} req/s, ` +
+        `ratio ${(best.svc.rps / best.bare.rps).toFixed(2)}x (median ${ratios[Math.floor(ratios.length / 2)].toFixed(2)}x) [target >= 0.3x], ${CONCURRENCY} connections`,
+    );
+
+    const fixed = await load({ ...service, rate: RATE });
+    const fixedBare = await load({ ...baseline, rate: RATE });
+    console.log(
+      `fixed ${RATE} req/s for ${SECONDS} s: service ${fixed.requests} requests, errors ${fixed.errors}, p50 ${ms(fixed.p50)}, p90 ${ms(fixed.p90)}, p99 ${ms(fixed.p99)}, max ${ms(fixed.max)} [target p99 <= 20 ms] | ` +
+        `bare Fastify p99 ${ms(fixedBare.p99)}`,
+    );
+    console.log('figures from a shared, loaded 2-core machine: compare the ratio and CPU per request, not absolute req/s');
+  } finally {
+    bare.child.kill('SIGTERM');
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    await worldServer.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { promises as dns } from 'node:dns';
+import { IpIntel } from '../../dns-analytics/application/ip-intel';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { asnNumber, identifySender } from '../domain/sending-services';
+
+export interface SourceIdentity {
+  service: { id: string; name: string } | null;
+  identified_by: 'ptr' | 'asn' | null;
+  ptr: string | null;
+  country: string;
+  asn: string;
+  as_org: string;
+}
+
+/** PTR answers kept (positive and negative) and for how long: reverse DNS of mail senders rarely changes. */
+const PTR_CACHE_SIZE = 20_000;
+const PTR_TTL_MS = 6 * 3_600_000;
+/** One lookup's budget: a slow reverse zone never holds a request for long. */
+const PTR_TIMEOUT_MS = 1_500;
+
+/**
+ * Who sent from an address: reverse DNS (through VERIFY_RESOLVER when set, as the live
+ * record checks, else the system resolvers; cached, bounded, with a timeout) and the
+ * network from the shipped IP data (IpIntel, shared with DNS analytics), matched against
+ * the known-services table. Lazy with a cache rather than at projection time, so read
+ * models stay a pure function of the events.
+ */
+@Injectable()
+export class SenderIdentity {
+  private readonly resolver = new dns.Resolver({ timeout: PTR_TIMEOUT_MS, tries: 1 });
+  private readonly ptrCache = new Map<string, { names: string[]; until: number }>();
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly intel: IpIntel,
+  ) {
+    if (config.verifyResolver) this.resolver.setServers([config.verifyResolver]);
+  }
+
+  async ready(): Promise<void> {
+    await this.intel.ready();
+  }
+
+  /** Country and network only (report rows): no DNS. */
+  network(ip: string) {
+    const info = this.intel.lookup(ip);
+    return { country: info.country, asn: info.asn, as_org: info.asOrg };
+  }
+
+  async identify(ip: string, withPtr: boolean): Promise<SourceIdentity> {
+    const net = this.network(ip);
+    const names = withPtr ? await this.ptr(ip) : [];
+    const { service, by } = identifySender(names, asnNumber(net.asn));
+    return { service: service ? { id: service.id, name: service.name } : null, identified_by: by, ptr: names[0] ?? null, ...net };
+  }
+
+  private async ptr(ip: string): Promise<string[]> {
+    const now = Date.now();
+    const hit = this.ptrCache.get(ip);
+    if (hit && hit.until > now) return hit.names;
+    const names = await this.resolver.reverse(ip).catch(() => [] as string[]);
+    // Bounded: the oldest entry goes first (Map keeps insertion order).
+    if (this.ptrCache.size >= PTR_CACHE_SIZE) this.ptrCache.delete(this.ptrCache.keys().next().value!);
+    this.ptrCache.delete(ip);
+    this.ptrCache.set(ip, { names, until: now + PTR_TTL_MS });
+    return names;
+  }
+}

@@ -1,0 +1,29 @@
+import { validationFailed } from '../../shared/errors';
+import { parseLimit } from '../../shared/http/paging';
+import { ListQuery } from '../application/report-reads';
+import { decodeCursor, parseDays } from '../domain/cursor';
+
+/** Contract §9: default page size 50, at most 100. */
+export const DEFAULT_LIMIT = 50;
+
+export type Query = Record<string, unknown>;
+
+/** `domain=` when given: one string (a repeated parameter is refused, not guessed at). */
+export function optionalDomain(raw: unknown): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (typeof raw !== 'string') throw validationFailed('domain must be given once');
+  return raw;
+}
+
+export function requiredDomain(raw: unknown): string {
+  const domain = optionalDomain(raw);
+  if (domain === undefined) throw validationFailed('domain is required');
+  return domain;
+}
+
+export const pageOf = (q: Query) => ({
+  cursor: decodeCursor(typeof q.cursor === 'string' ? q.cursor : q.cursor === undefined ? undefined : '\u0000'),
+  limit: parseLimit(q.limit, DEFAULT_LIMIT),
+});
+
+export const listOf = (q: Query): ListQuery => ({ days: parseDays(q.days), ...pageOf(q) });
