@@ -38,7 +38,7 @@ import { EmailAuthApiGuard } from './http/email-auth-api.guard';
         config.mongodbUrl ? new ReadStoreRateLimitStore(readStore) : new SqliteRateLimitStore(dataPath(config, 'email-auth-api-rates.db')),
     },
   ],
-  exports: [ReportReads, ReportScopes],
+  exports: [ReportReads, ReportScopes, EmailAuthReads],
 })
 export class EmailAuthApiModule implements OnModuleDestroy {
   constructor(@Inject(RATE_LIMIT_STORE) private readonly rates: RateLimitStore) {}

@@ -33,9 +33,14 @@ export class ReportScopes {
   }
 
   async forAccount(p: Principal): Promise<ScopedCaller> {
+    return this.scoped(p, await this.accountView(p), true, ZONE_NOT_FOUND, 'not_found');
+  }
+
+  /** The account owner seen as a key selecting every zone of the account's add-on. */
+  async accountView(p: Principal): Promise<Principal> {
     const { state } = await this.accounts.load(p.accountId);
     const addOn = state.emailAuth.tier === 'none' ? [] : state.emailAuth.domains;
-    return this.scoped(p, { ...p, emailAuthDomains: addOn, keyDomains: undefined }, true, ZONE_NOT_FOUND, 'not_found');
+    return { ...p, emailAuthDomains: addOn, keyDomains: undefined };
   }
 
   private async scoped(p: Principal, view: Principal, subjects: boolean, message: string, code: string): Promise<ScopedCaller> {

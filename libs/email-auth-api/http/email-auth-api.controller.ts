@@ -17,7 +17,7 @@ export const DEFAULT_LIMIT = 50;
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
-function parseSince(raw: unknown): string | null {
+export function parseSince(raw: unknown): string | null {
   if (raw === undefined || raw === '') return null;
   if (typeof raw !== 'string' || !ISO_UTC.test(raw) || Number.isNaN(Date.parse(raw))) {
     throw validationFailed('since must be an ISO 8601 UTC time such as 2026-01-31T00:00:00Z');
@@ -25,7 +25,7 @@ function parseSince(raw: unknown): string | null {
   return new Date(raw).toISOString();
 }
 
-function parseTypes(raw: unknown): EventLogType[] {
+export function parseTypes(raw: unknown): EventLogType[] {
   if (raw === undefined) return [];
   const values = Array.isArray(raw) ? raw : [raw];
   for (const v of values) {

@@ -2,6 +2,7 @@ import { accountScreens } from '../features/account';
 import { auditScreens } from '../features/audit';
 import { authScreens } from '../features/auth';
 import { ddnsScreens } from '../features/ddns';
+import { emailReportScreens } from '../features/email-reports';
 import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
@@ -19,6 +20,7 @@ export const SCREENS: ScreenDef[] = [
   ...ddnsScreens,
   ...zoneScreens,
   ...uptimeScreens,
+  ...emailReportScreens,
   ...keyScreens,
   ...accountScreens,
   ...auditScreens,
