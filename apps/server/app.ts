@@ -16,6 +16,7 @@ import { DnsModule } from '../../libs/zones/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
+import { EmailAuthAlertsModule } from '../../libs/email-auth-alerts/email-auth-alerts.module';
 import { installEmailAuthOpenApi } from '../../libs/email-auth-api/http/openapi';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
@@ -51,7 +52,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthAlertsModule];
 
 @Module({})
 class AppModule {
