@@ -17,6 +17,7 @@ import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
 import { EmailAuthAlertsModule } from '../../libs/email-auth-alerts/email-auth-alerts.module';
+import { installManagementOpenApi } from './management-openapi';
 import { installEmailAuthOpenApi } from '../../libs/email-auth-api/http/openapi';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
@@ -123,6 +124,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   app.useGlobalPipes(strictValidationPipe());
   await installWebFront(app, config.roles.includes('api'));
   if (config.roles.includes('api')) installEmailAuthOpenApi(app);
+  if (config.roles.includes('api')) installManagementOpenApi(app);
   deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
     for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
   }, ['projection']);
