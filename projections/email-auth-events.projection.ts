@@ -7,7 +7,8 @@ import { ProjectionDefinition } from '../libs/projection-engine/projection';
  */
 export const emailAuthEventsProjection: ProjectionDefinition = {
   name: 'email_auth_events',
-  version: 1,
+  // 2: report and alert facts joined the log; a rebuild lists the reports received before.
+  version: 2,
   collections: ['email_auth_events'],
   handles: EVENT_LOG_SOURCE_TYPES,
   async setup(ctx) {

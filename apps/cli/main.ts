@@ -107,6 +107,10 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: 'jobs:certificate-renewals [--now <ISO 8601>]',
     run: (_args, flags) => call('POST', '/admin/jobs/certificate-renewals', flags.has('now') ? { now: flags.get('now') } : {}),
   },
+  'jobs:email-auth-alerts': {
+    usage: 'jobs:email-auth-alerts [--now <ISO 8601>]   (live-record check now, and the daily report rules that are due)',
+    run: (_args, flags) => call('POST', '/admin/jobs/email-auth-alerts', flags.has('now') ? { now: flags.get('now') } : {}),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {

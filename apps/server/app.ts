@@ -18,6 +18,8 @@ import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
 import { EmailAuthReportsMirrorModule } from '../../libs/email-auth-api/email-auth-reports-mirror.module';
+import { EmailAuthAlertsModule } from '../../libs/email-auth-alerts/email-auth-alerts.module';
+import { installManagementOpenApi } from './management-openapi';
 import { installEmailAuthOpenApi } from '../../libs/email-auth-api/http/openapi';
 import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
@@ -53,7 +55,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthReportsMirrorModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthReportsMirrorModule, EmailAuthAlertsModule];
 
 @Module({})
 class AppModule {
@@ -124,6 +126,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   app.useGlobalPipes(strictValidationPipe());
   await installWebFront(app, config.roles.includes('api'));
   if (config.roles.includes('api')) installEmailAuthOpenApi(app);
+  if (config.roles.includes('api')) installManagementOpenApi(app);
   deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
     for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
   }, ['projection']);

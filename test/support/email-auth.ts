@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { DnsServer, ZoneIndex } from '../../libs/dns-server';
 import { HttpClient } from './http-client';
 import { postRaw } from './report-intake';
@@ -63,4 +64,46 @@ export async function enrolZone(
   if (verified.body.status !== 'verified') throw new Error(`verify ${zone}: ${verified.text}`);
   const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'standard', domains: options.addOnDomains ?? [zone] } });
   if (sub.status !== 200) throw new Error(`subscription: ${sub.text}`);
+}
+
+/**
+ * Makes `owner` an Email Authentication Enterprise customer for `domains`, turns 2FA on
+ * (oathtool computes the code at the clock's time) and creates an `email_auth:read` key.
+ */
+export async function emailAuthReadKey(
+  http: HttpClient,
+  owner: { id: number; token: string },
+  domains: string[],
+  at: Date,
+): Promise<string> {
+  const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'enterprise', domains } });
+  if (sub.status !== 200) throw new Error(`enterprise: ${sub.text}`);
+  const setup = await http.post('/2fa/setup', undefined, owner.token);
+  const code = execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, setup.body.secret], { encoding: 'utf8' }).trim();
+  const verify = await http.post('/2fa/verify', { setup_token: setup.body.setup_token, code }, owner.token);
+  if (verify.status !== 200) throw new Error(`2fa: ${verify.text}`);
+  const key = await http.post('/api-keys', { name: 'integration', access: 'email_auth:read' }, owner.token);
+  if (key.status !== 201) throw new Error(`key: ${key.text}`);
+  return key.body.key;
+}
+
+/** An RFC 8460 TLS report for `zone` covering the UTC day `day`, posted to the operators' intake. */
+export async function postTlsReport(baseUrl: string, zone: string, day: string, successful: number, failed: number, reportId = `tls-${zone}-${day}`): Promise<void> {
+  const report = {
+    'organization-name': 'tls-test-reporter',
+    'date-range': { 'start-datetime': `${day}T00:00:00Z`, 'end-datetime': `${day}T23:59:59Z` },
+    'contact-info': 'tlsrpt@reporter.example',
+    'report-id': reportId,
+    policies: [
+      {
+        policy: { 'policy-type': 'sts', 'policy-string': ['version: STSv1', 'mode: enforce', `mx: mx.${zone}`, 'max_age: 86400'], 'policy-domain': zone },
+        summary: { 'total-successful-session-count': successful, 'total-failure-session-count': failed },
+        ...(failed > 0
+          ? { 'failure-details': [{ 'result-type': 'certificate-expired', 'sending-mta-ip': '192.0.2.33', 'receiving-mx-hostname': `mx.${zone}`, 'failed-session-count': failed }] }
+          : {}),
+      },
+    ],
+  };
+  const res = await postRaw(baseUrl, '/admin/reports', Buffer.from(JSON.stringify(report)), 'application/tlsrpt+json');
+  if (res.status !== 201) throw new Error(`TLS report for ${zone}: ${res.status} ${JSON.stringify(res.body)}`);
 }

@@ -1,5 +1,7 @@
 import { RecordedEvent } from '../../eventstore/event-store.port';
 import { DmarcPolicyChanged } from '../../email-auth/domain/email-auth.events';
+import { AggregateReportReceived, FailureReportReceived, SEED_EVENT_NAME, TlsReportReceived } from '../../dmarc-reports/domain/report.events';
+import { ALERT_LOG_SOURCE_TYPES, alertLogEntryOf } from '../../email-auth-alerts/domain/alert-log';
 
 /**
  * The email-auth event log (seed: Event (email-authentication API)): the same shape the
@@ -31,6 +33,13 @@ const describe = (p: { policy: string; percentage: number }) => (p.policy === 'n
  */
 export function logEntryOf(event: RecordedEvent): EventLogDoc | null {
   switch (event.type) {
+    case 'DmarcAggregateReportReceived':
+    case 'DmarcFailureReportReceived':
+    case 'TlsReportReceived':
+      return reportEntryOf(event);
+    case 'AlertRaised':
+    case 'AlertResolved':
+      return alertLogEntryOf(event);
     case 'DmarcPolicyChanged': {
       const d = (event as unknown as DmarcPolicyChanged).data;
       return {
@@ -52,8 +61,93 @@ export function logEntryOf(event: RecordedEvent): EventLogDoc | null {
   }
 }
 
+/** Share of messages passing DMARC, to four decimals (null without messages). */
+const ratio = (part: number, whole: number): number | null => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null);
+
+/**
+ * An accepted report as a log entry: who sent it, which report, its period and its
+ * counts. Never a failure report's subject, addresses or message ids (they are sealed or
+ * not kept), so the entry may go to any integration.
+ */
+function reportEntryOf(event: RecordedEvent): EventLogDoc {
+  const head = (d: { zone: string; account_id: number; received_at: string; source: string }) => ({
+    _id: event.id,
+    id: event.id,
+    account_id: d.account_id,
+    type: SEED_EVENT_NAME[event.type as keyof typeof SEED_EVENT_NAME]!,
+    occurred_at: d.received_at,
+    domain: d.zone,
+  });
+  switch (event.type) {
+    case 'DmarcAggregateReportReceived': {
+      const d = (event as unknown as AggregateReportReceived).data;
+      return {
+        ...head(d),
+        severity: 'info',
+        title: `DMARC aggregate report for ${d.zone} from ${d.org_name}`,
+        data: {
+          kind: 'aggregate',
+          reporter: d.org_name,
+          report_id: d.report_id,
+          begin: d.begin,
+          end: d.end,
+          record_count: d.record_count,
+          message_count: d.message_count,
+          passing_count: d.passing_count,
+          pass_rate: ratio(d.passing_count, d.message_count),
+          source: d.source,
+        },
+      };
+    }
+    case 'DmarcFailureReportReceived': {
+      const d = (event as unknown as FailureReportReceived).data;
+      return {
+        ...head(d),
+        severity: 'warning',
+        title: `DMARC failure report for ${d.zone} from ${d.reporter}`,
+        data: {
+          kind: 'failure',
+          reporter: d.reporter,
+          feedback_type: d.feedback_type,
+          auth_failure: d.auth_failure,
+          arrival_date: d.arrival_date,
+          source_ip: d.source_ip,
+          delivery_result: d.delivery_result,
+          source: d.source,
+        },
+      };
+    }
+    default: {
+      const d = (event as unknown as TlsReportReceived).data;
+      const sessions = d.successful_sessions + d.failed_sessions;
+      return {
+        ...head(d),
+        severity: 'info',
+        title: `TLS report for ${d.zone} from ${d.org_name}`,
+        data: {
+          reporter: d.org_name,
+          report_id: d.report_id,
+          begin: d.begin,
+          end: d.end,
+          policy_count: d.policies.length,
+          successful_sessions: d.successful_sessions,
+          failed_sessions: d.failed_sessions,
+          failure_rate: ratio(d.failed_sessions, sessions),
+          source: d.source,
+        },
+      };
+    }
+  }
+}
+
 /** Event-log types each source fact becomes (the projection's `handles`). */
-export const EVENT_LOG_SOURCE_TYPES = ['DmarcPolicyChanged'];
+export const EVENT_LOG_SOURCE_TYPES = [
+  'DmarcPolicyChanged',
+  'DmarcAggregateReportReceived',
+  'DmarcFailureReportReceived',
+  'TlsReportReceived',
+  ...ALERT_LOG_SOURCE_TYPES,
+];
 
 export const entryView = (d: EventLogDoc): EventLogEntry => ({
   id: d.id,

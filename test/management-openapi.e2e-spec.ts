@@ -1,0 +1,95 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { DOCS_CSP } from '../apps/server/management-openapi';
+import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
+import { startTestApp, TestApp } from './support/test-app';
+
+type Operation = { operationId: string; security: unknown[]; requestBody?: any; parameters?: any[]; responses: Record<string, any> };
+
+/**
+ * The management API's OpenAPI 3.1 document at /openapi.json (contract §14: every endpoint
+ * of the service outside the email-auth read API) and Swagger UI at /docs.
+ */
+describe('management API OpenAPI document and Swagger UI (issue 14; contract §1, §14)', () => {
+  let app: TestApp;
+  let doc: any;
+  const op = (path: string, method: string): Operation => {
+    const found = doc.paths[path]?.[method];
+    if (!found) throw new Error(`${method.toUpperCase()} ${path} is not in the document`);
+    return found;
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    const res = await app.http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    doc = res.body;
+  });
+  afterAll(() => app?.close());
+
+  it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
+  });
+
+  it('describes the management endpoints and leaves the email-auth read API to its own document', () => {
+    const paths = Object.keys(doc.paths);
+    for (const p of ['/auth/register', '/auth/login', '/account', '/api-keys', '/api-keys/{id}', '/zones', '/zones/{zone}/records', '/health', '/admin/reports', '/admin/jobs/email-auth-alerts']) {
+      expect(paths).toContain(p);
+    }
+    expect(paths.filter((p) => p.startsWith('/api/v1/email-auth'))).toEqual([]);
+  });
+
+  it('gives request bodies from the DTOs’ validation rules', () => {
+    const register = op('/auth/register', 'post');
+    const ref: string = register.requestBody.content['application/json'].schema.$ref;
+    const schema = doc.components.schemas[ref.split('/').pop()!];
+    expect(schema.properties).toEqual(expect.objectContaining({ username: expect.any(Object), email: expect.any(Object), password: expect.any(Object) }));
+    expect(schema.required).toEqual(expect.arrayContaining(['username', 'password']));
+    // Nested DTOs come along: a zone's record sets.
+    const upsert = op('/zones/{zone}/records', 'put');
+    const records = doc.components.schemas[upsert.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties.records;
+    expect(records).toMatchObject({ type: 'array', maxItems: 1000 });
+    expect(doc.components.schemas[records.items.$ref.split('/').pop()].properties).toBeDefined();
+  });
+
+  it('names each route’s authentication and its error responses in the contract’s shape', () => {
+    expect(op('/auth/login', 'post').security).toEqual([]);
+    expect(op('/account', 'get').security).toEqual([{ bearer: [] }]);
+    expect(op('/admin/jobs/email-auth-alerts', 'post').security).toEqual([{ admin_token: [] }]);
+    expect(doc.components.securitySchemes).toMatchObject({ bearer: { type: 'http', scheme: 'bearer' }, admin_token: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' } });
+    const account = op('/account', 'get');
+    for (const status of ['401', '403', '404', '429']) expect(account.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(op('/auth/login', 'post').responses['401']).toBeUndefined();
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  it('serves Swagger UI at /docs with a CSP of its own', async () => {
+    const page = await app.http.get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('content-security-policy')).toBe(DOCS_CSP);
+    expect(DOCS_CSP).toContain("script-src 'self';");
+    expect(page.text).not.toMatch(/<script>|<style/);
+    expect(page.text).toContain('swagger-ui-bundle.js');
+    const init = await app.http.get('/docs/swagger-ui-init.js');
+    expect([init.status, init.text.includes('/openapi.json') || init.text.includes('Account DNS Service management API')]).toEqual([200, true]);
+    expect((await app.http.get('/docs/swagger-ui-bundle.js')).status).toBe(200);
+  });
+
+  describe('in a real browser', () => {
+    let browser: DashboardBrowser;
+    beforeAll(async () => {
+      browser = await launchDashboardBrowser();
+    });
+    afterAll(() => browser?.close());
+
+    it('renders the operations under the CSP without violations', async () => {
+      await browser.page.goto(`${app.url}/docs`);
+      await browser.page.waitForSelector('.opblock-summary-path', { timeout: 20_000 });
+      const paths = await browser.page.locator('.opblock-summary-path').allTextContents();
+      expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/auth/login', '/zones']));
+      expect(browser.problems).toEqual([]);
+    });
+  });
+});
