@@ -1,5 +1,6 @@
 import { accountScreens } from '../features/account';
 import { auditScreens } from '../features/audit';
+import { certificateScreens } from '../features/certificates';
 import { authScreens } from '../features/auth';
 import { ddnsScreens } from '../features/ddns';
 import { keyScreens } from '../features/keys';
@@ -22,4 +23,5 @@ export const SCREENS: ScreenDef[] = [
   ...keyScreens,
   ...accountScreens,
   ...auditScreens,
+  ...certificateScreens,
 ];
