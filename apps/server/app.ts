@@ -18,6 +18,7 @@ import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
 import { installEmailAuthOpenApi } from '../../libs/email-auth-api/http/openapi';
 import { installWebFront } from '../../libs/dashboard/web-front';
+import { installManagementOpenApi } from '../../libs/dashboard/openapi';
 import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
@@ -122,6 +123,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   app.useGlobalPipes(strictValidationPipe());
   await installWebFront(app, config.roles.includes('api'));
   if (config.roles.includes('api')) installEmailAuthOpenApi(app);
+  if (config.roles.includes('api')) installManagementOpenApi(app);
   deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
     for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
   }, ['projection']);
