@@ -1,4 +1,5 @@
 import { accountScreens } from '../features/account';
+import { analyticsScreens } from '../features/analytics';
 import { auditScreens } from '../features/audit';
 import { certificateScreens } from '../features/certificates';
 import { authScreens } from '../features/auth';
@@ -24,4 +25,5 @@ export const SCREENS: ScreenDef[] = [
   ...accountScreens,
   ...auditScreens,
   ...certificateScreens,
+  ...analyticsScreens,
 ];
