@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance } from 'fastify';
 import { DnsAnalyticsModule } from '../dns-analytics/dns-analytics.module';
+import { EmailAuthDashboardModule } from '../email-auth/email-auth-dashboard.module';
 
 export const MANAGEMENT_OPENAPI_PATH = '/openapi.json';
 
@@ -18,7 +19,7 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
     .setOpenAPIVersion('3.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A session token or an account API key (ak_…)' })
     .build();
-  return SwaggerModule.createDocument(app, config, { include: [DnsAnalyticsModule] });
+  return SwaggerModule.createDocument(app, config, { include: [DnsAnalyticsModule, EmailAuthDashboardModule] });
 }
 
 /** Serves the document (public); built once at start. */
