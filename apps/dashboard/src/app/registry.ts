@@ -4,6 +4,7 @@ import { auditScreens } from '../features/audit';
 import { certificateScreens } from '../features/certificates';
 import { authScreens } from '../features/auth';
 import { ddnsScreens } from '../features/ddns';
+import { emailAuthScreens } from '../features/email-auth';
 import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
@@ -26,4 +27,5 @@ export const SCREENS: ScreenDef[] = [
   ...auditScreens,
   ...certificateScreens,
   ...analyticsScreens,
+  ...emailAuthScreens,
 ];

@@ -4,7 +4,7 @@ import type { Zone } from '../../api/types';
 import { Link } from '../../app/link';
 import { navigate } from '../../app/router';
 import type { ScreenProps } from '../../app/screen';
-import { dateTime } from '../../components/format';
+import { dateTime, splitList } from '../../components/format';
 import { Checkbox, Form, SelectField, TextArea, TextField } from '../../components/forms';
 import { Loaded, Notice } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
@@ -14,12 +14,6 @@ import type { Certificate, CertificateLimits } from './types';
 
 /** Names on a certificate, as the CA sees them (wildcard adds `*.<domain>`). */
 export const namesOf = (c: Certificate): string[] => [c.domain, ...(c.is_wildcard ? [`*.${c.domain}`] : []), ...c.sans];
-
-const lines = (text: string): string[] =>
-  text
-    .split(/[\s,]+/)
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
 
 function Limits({ limits }: { limits: CertificateLimits }) {
   return (
@@ -53,7 +47,7 @@ function RequestForm({ zones, limits }: { zones: Zone[]; limits: CertificateLimi
     const created = await api.post<Certificate>('/certificates', {
       zone,
       domain: domain.trim().toLowerCase().replace(/\.$/, ''),
-      sans: lines(sans),
+      sans: splitList(sans.toLowerCase()),
       wildcard,
       auto_renew: autoRenew,
     });
