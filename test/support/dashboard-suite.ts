@@ -45,6 +45,22 @@ export interface SignedIn {
 
 const describeViolation = (v: AxeViolation) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
 
+/**
+ * The checks every screen gets: axe-core (serious and critical findings) at desktop and
+ * phone width, elements wider than the phone, and screenshots at 1280 and 375 px. Findings
+ * are recorded under the screen's name for the suite's final assertion.
+ */
+export function screenChecker(page: Page, a11y: Record<string, string[]>, overflow: Record<string, string[]>): (name: string) => Promise<void> {
+  return async (name) => {
+    await page.waitForSelector('.loading', { state: 'detached', timeout: 10_000 }).catch(() => undefined);
+    a11y[name] = serious(await axeScan(page)).map(describeViolation);
+    await page.setViewportSize(PHONE);
+    a11y[`${name} at 375 px`] = serious(await axeScan(page)).map(describeViolation);
+    overflow[name] = await horizontalOverflow(page);
+    await screenshots(page, name);
+  };
+}
+
 export async function startDashboardSuite(env: Record<string, string> = {}): Promise<DashboardSuite> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dashboard-e2e-'));
   const server = await startServerProcess(dataDir, env);
@@ -65,14 +81,7 @@ export async function startDashboardSuite(env: Record<string, string> = {}): Pro
       await page.waitForSelector('.loading', { state: 'detached' });
     },
     h1: (title) => page.getByRole('heading', { level: 1, name: title, exact: true }).waitFor(),
-    async checkScreen(name) {
-      await page.waitForSelector('.loading', { state: 'detached', timeout: 10_000 }).catch(() => undefined);
-      a11y[name] = serious(await axeScan(page)).map(describeViolation);
-      await page.setViewportSize(PHONE);
-      a11y[`${name} at 375 px`] = serious(await axeScan(page)).map(describeViolation);
-      overflow[name] = await horizontalOverflow(page);
-      await screenshots(page, name);
-    },
+    checkScreen: screenChecker(page, a11y, overflow),
     async signIn(options = {}) {
       const user = await registerAndLogin(server.http, { plan: options.plan });
       if (options.emailAuthDomains) {
