@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
-import { axeScan, AxeViolation, DashboardBrowser, DESKTOP, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './support/browser';
+import { DashboardBrowser, DESKTOP, launchDashboardBrowser, PHONE } from './support/browser';
+import { eventually, screenChecker } from './support/dashboard-suite';
 import { ADMIN_TOKEN } from './support/http-client';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 
@@ -24,15 +25,6 @@ const dig = (port: number, name: string, type: string): string[] =>
     .trim()
     .split('\n')
     .filter(Boolean);
-
-async function eventually<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** A TOTP code from oathtool for the step `offsetSteps` after now. */
 const totp = (secret: string, offsetSteps = 0): string =>
@@ -55,15 +47,7 @@ describe('dashboard in a real browser (contract §14)', () => {
   const overflow: Record<string, string[]> = {};
 
   /** Scans, measures and photographs the screen on display. */
-  async function checkScreen(name: string): Promise<void> {
-    await page.waitForSelector('.loading', { state: 'detached', timeout: 10_000 }).catch(() => undefined);
-    const describe = (v: AxeViolation) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
-    a11y[name] = serious(await axeScan(page)).map(describe);
-    await page.setViewportSize(PHONE);
-    a11y[`${name} at 375 px`] = serious(await axeScan(page)).map(describe);
-    overflow[name] = await horizontalOverflow(page);
-    await screenshots(page, name);
-  }
+  const checkScreen = (name: string) => screenChecker(page, a11y, overflow)(name);
 
   const go = async (path: string) => {
     await page.goto(`${server.url}/app${path}`);

@@ -28,6 +28,7 @@ import { CertificatesModule } from '../../libs/certificates/certificates.module'
 import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
 import { ProjectionEngine } from '../../libs/projection-engine/projection-engine';
 import { ProjectionDefinition } from '../../libs/projection-engine/projection';
+import { EmailAuthDashboardModule } from '../../libs/email-auth/email-auth-dashboard.module';
 import { Clock, systemClock } from '../../libs/shared/clock';
 import { AppConfig, dataPath } from '../../libs/shared/config';
 import { resolveSecretKey, SecretBox } from '../../libs/shared/crypto';
@@ -55,7 +56,7 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthReportsMirrorModule, EmailAuthAlertsModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthReportsMirrorModule, EmailAuthAlertsModule, EmailAuthDashboardModule];
 
 @Module({})
 class AppModule {

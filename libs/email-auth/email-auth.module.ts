@@ -18,6 +18,6 @@ import { DmarcNightlyAdminController, DmarcWizardController, EmailAuthSettingsCo
   imports: [AccountsModule, ZonesModule],
   controllers: [EmailAuthSettingsController, DmarcWizardController, MtaStsPolicyController, DmarcNightlyAdminController],
   providers: [EmailAuthService, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob],
-  exports: [DmarcNightlyJob],
+  exports: [DmarcNightlyJob, EmailAuthService],
 })
 export class EmailAuthModule {}

@@ -8,6 +8,7 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { forbidden, notFound } from '../../shared/errors';
 import { ALL_DOMAINS, bucketSize, bucketStart } from '../domain/rollup';
 import { buildSummary, Window } from '../domain/summary';
+import { volumePoint, volumeSlots } from '../domain/volume';
 import { IpIntel } from './ip-intel';
 import { QUERY_LOG_STORE, QueryLogStore, RawFilter, StoredRow } from './query-log.store';
 
@@ -91,6 +92,19 @@ export class DnsAnalyticsQueries {
       },
       (code) => this.intel.countryName(code),
     );
+  }
+
+  /** The volume chart's series (docs/dns-analytics-volume.md): one rollup bucket per point. */
+  async volume(filter: RawFilter, window: Window) {
+    const { granularity, starts } = volumeSlots(this.clock.now().getTime(), window);
+    const domain = filter.domain ?? ALL_DOMAINS;
+    const counts = await Promise.all(starts.map((start) => this.store.sumRollups(filter.accountId, domain, granularity, start, start)));
+    return {
+      window,
+      domain: filter.domain,
+      bucket_seconds: bucketSize(granularity) / 1000,
+      points: starts.map((start, i) => volumePoint(start, counts[i])),
+    };
   }
 
   async recent(filter: RawFilter, limit: number) {

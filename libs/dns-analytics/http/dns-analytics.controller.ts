@@ -1,4 +1,5 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { CurrentPrincipal, Principal } from '../../auth/principal';
@@ -14,6 +15,32 @@ import { exportChunks, ExportFormat } from '../application/export-format';
 import { Window, WINDOWS } from '../domain/summary';
 
 const DAY = 86_400_000;
+
+/** Contract §1's error body. */
+const ERROR_SCHEMA = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } } },
+};
+
+/** OpenAPI schema of GET /dns-analytics/volume (docs/dns-analytics-volume.md). */
+const VOLUME_SCHEMA = {
+  type: 'object',
+  required: ['window', 'domain', 'bucket_seconds', 'points'],
+  properties: {
+    window: { type: 'string', enum: [...WINDOWS] },
+    domain: { anyOf: [{ type: 'string' }, { type: 'null' }], description: 'The domain filter, or null for every domain of the account' },
+    bucket_seconds: { type: 'integer', enum: [3600, 86400] },
+    points: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['at', 'queries', 'errors'],
+        properties: { at: { type: 'string', format: 'date-time' }, queries: { type: 'integer' }, errors: { type: 'integer' } },
+      },
+    },
+  },
+};
 export const MAX_EXPORT_DAYS = 90;
 
 /** Query parameters other than these are a client mistake worth saying so (contract §1: strict input). */
@@ -46,6 +73,25 @@ export class DnsAnalyticsController {
     const window = parseWindow(query.window);
     const filter = await this.queries.filterFor(p.accountId, parseOptionalString(query.domain, 'domain', 253));
     return this.queries.summary(filter, window);
+  }
+
+  /** Added for the dashboard's volume chart (docs/dns-analytics-volume.md). */
+  @Get('volume')
+  @ApiTags('dns-analytics')
+  @ApiOperation({ summary: 'Query volume per hour (24h) or per UTC day (7d, 30d), oldest first, every slot present' })
+  @ApiQuery({ name: 'window', required: false, enum: WINDOWS, description: 'Default 24h' })
+  @ApiQuery({ name: 'domain', required: false, description: 'One of the account’s zones or dynamic-DNS hosts' })
+  @ApiOkResponse({ description: 'The series', schema: VOLUME_SCHEMA })
+  @ApiResponse({ status: 400, description: 'validation_failed: a window other than 24h, 7d, 30d, or an unknown parameter', schema: ERROR_SCHEMA })
+  @ApiResponse({ status: 401, description: 'unauthorized', schema: ERROR_SCHEMA })
+  @ApiResponse({ status: 403, description: 'plan_required: "DNS Analytics requires Pro or Elite"', schema: ERROR_SCHEMA })
+  @ApiResponse({ status: 404, description: 'not_found: "Domain not found"', schema: ERROR_SCHEMA })
+  async volume(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
+    await this.queries.requirePlan(p.accountId, ['pro', 'elite'], SUMMARY_PLAN_MESSAGE);
+    onlyParams(query, ['domain', 'window']);
+    const window = parseWindow(query.window);
+    const filter = await this.queries.filterFor(p.accountId, parseOptionalString(query.domain, 'domain', 253));
+    return this.queries.volume(filter, window);
   }
 
   @Get('queries')

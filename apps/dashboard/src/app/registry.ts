@@ -1,8 +1,11 @@
 import { accountScreens } from '../features/account';
+import { analyticsScreens } from '../features/analytics';
 import { auditScreens } from '../features/audit';
+import { certificateScreens } from '../features/certificates';
 import { authScreens } from '../features/auth';
 import { ddnsScreens } from '../features/ddns';
 import { emailReportScreens } from '../features/email-reports';
+import { emailAuthScreens } from '../features/email-auth';
 import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
@@ -24,4 +27,7 @@ export const SCREENS: ScreenDef[] = [
   ...keyScreens,
   ...accountScreens,
   ...auditScreens,
+  ...certificateScreens,
+  ...analyticsScreens,
+  ...emailAuthScreens,
 ];

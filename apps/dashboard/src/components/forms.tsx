@@ -95,12 +95,32 @@ export function SelectField<T extends string>({
   );
 }
 
-export function Checkbox({ label, checked, onChecked, name }: { label: string; checked: boolean; onChecked: (v: boolean) => void; name?: string }) {
+export function Checkbox({
+  label,
+  checked,
+  onChecked,
+  name,
+  disabled,
+  hint,
+}: {
+  label: string;
+  checked: boolean;
+  onChecked: (v: boolean) => void;
+  name?: string;
+  disabled?: boolean;
+  /** Said next to the box and tied to it, e.g. which plan unlocks a disabled option. */
+  hint?: ComponentChildren;
+}) {
   const id = useId();
   return (
     <div class="field field-check">
-      <input id={id} type="checkbox" name={name} checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <input id={id} type="checkbox" name={name} checked={checked} disabled={disabled} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChecked(e.currentTarget.checked)} />
       <label for={id}>{label}</label>
+      {hint && (
+        <span class="hint" id={`${id}-hint`}>
+          {hint}
+        </span>
+      )}
     </div>
   );
 }

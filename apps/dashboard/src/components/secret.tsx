@@ -9,8 +9,9 @@ async function copyText(text: string): Promise<boolean> {
   }
 }
 
-function download(filename: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain' }));
+/** Saves text as a file through the browser's download (no server round trip: the page already holds it). */
+export function download(filename: string, text: string, type = 'text/plain'): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

@@ -7,6 +7,7 @@ import { TimeChart } from '../../components/chart';
 import { dateTime, ms, percent } from '../../components/format';
 import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
+import { Segmented, TIME_WINDOWS } from '../../components/segmented';
 import { DataTable } from '../../components/table';
 
 const STATUS_TEXT: Record<UptimeRecord['current_status'], string> = {
@@ -117,12 +118,6 @@ function UptimeScreen(_: ScreenProps) {
   );
 }
 
-const WINDOWS: { value: HistoryWindow; label: string }[] = [
-  { value: '24h', label: '24 hours' },
-  { value: '7d', label: '7 days' },
-  { value: '30d', label: '30 days' },
-];
-
 function HistoryCharts({ h }: { h: UptimeHistory }) {
   const times = useMemo(() => h.points.map((p) => Date.parse(p.at) / 1000), [h]);
   const uptime = useMemo(() => ({ label: 'Uptime', unit: '%', values: h.points.map((p) => p.uptime_percentage) }), [h]);
@@ -170,13 +165,7 @@ function UptimeHostScreen({ params }: ScreenProps) {
       </Loaded>
       <section class="card" aria-labelledby="history">
         <h2 id="history">History</h2>
-        <div class="segmented" role="group" aria-label="Time window">
-          {WINDOWS.map((w) => (
-            <button key={w.value} type="button" class={w.value === window ? 'active' : 'button-secondary'} aria-pressed={w.value === window} onClick={() => setWindow(w.value)}>
-              {w.label}
-            </button>
-          ))}
-        </div>
+        <Segmented label="Time window" options={[...TIME_WINDOWS]} value={window} onValue={setWindow} />
         <Loaded resource={history}>{(h) => <HistoryCharts h={h} />}</Loaded>
       </section>
     </div>

@@ -1,0 +1,40 @@
+import { useState } from 'preact/hooks';
+import { api } from '../../api/client';
+import { dateTime } from '../../components/format';
+import { Loaded } from '../../components/notices';
+import { useResource } from '../../components/resource';
+import { Segmented } from '../../components/segmented';
+import { DataTable } from '../../components/table';
+import type { RecentQuery } from './types';
+
+const LIMITS = [10, 25, 50, 100].map((n) => ({ value: n, label: String(n) }));
+
+/** The newest queries of the current month (the API keeps no older raw rows for this view). */
+export function RecentQueries({ query }: { query: (extra: Record<string, string>) => string }) {
+  const [limit, setLimit] = useState(25);
+  const recent = useResource(() => api.get<{ queries: RecentQuery[] }>(`/dns-analytics/queries${query({ limit: String(limit) })}`), [limit, query]);
+  return (
+    <section class="card" aria-labelledby="recent">
+      <h2 id="recent">Recent queries</h2>
+      <Segmented label="Rows to show" options={LIMITS} value={limit} onValue={setLimit} />
+      <Loaded resource={recent}>
+        {(d) => (
+          <DataTable
+            caption="Recent queries, newest first"
+            rows={d.queries}
+            rowKey={(q) => `${q.timestamp}-${q.qname}-${q.qtype}-${q.client_ip}`}
+            empty="No queries this month yet."
+            columns={[
+              { header: 'Time', cell: (q) => dateTime(q.timestamp) },
+              { header: 'Name', cell: (q) => <code class="details">{q.qname}</code> },
+              { header: 'Type', cell: (q) => q.qtype },
+              { header: 'Answer', cell: (q) => q.rcode },
+              { header: 'Client', cell: (q) => `${q.client_ip} (${q.country_code})` },
+              { header: 'Response', cell: (q) => `${q.response_ms} ms`, numeric: true },
+            ]}
+          />
+        )}
+      </Loaded>
+    </section>
+  );
+}

@@ -1,0 +1,36 @@
+import { api } from '../../api/client';
+import { dateTime } from '../../components/format';
+import { Loaded } from '../../components/notices';
+import { useResource } from '../../components/resource';
+import { DataTable } from '../../components/table';
+import type { ZoneEvent } from './types';
+
+/** "DmarcStageAdvanced" → "Dmarc stage advanced". */
+const words = (type: string) => type.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^(\w)(.*)$/, (_m, a: string, b: string) => a + b.toLowerCase());
+
+const details = (data: Record<string, unknown>) =>
+  Object.entries(data)
+    .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+    .join('; ');
+
+export function ZoneEventLog({ base }: { base: string }) {
+  const events = useResource(() => api.get<{ events: ZoneEvent[] }>(`${base}/events?limit=50`), [base]);
+  return (
+    <Loaded resource={events}>
+      {(d) => (
+        <DataTable
+          caption="Email authentication events, newest first"
+          rows={d.events}
+          rowKey={(e) => `${e.occurred_at}-${e.type}`}
+          empty="Nothing has happened for this zone yet."
+          columns={[
+            { header: 'When', cell: (e) => dateTime(e.occurred_at) },
+            { header: 'Event', cell: (e) => words(e.type) },
+            { header: 'By', cell: (e) => e.actor ?? '—' },
+            { header: 'Details', cell: (e) => <span class="details">{details(e.data)}</span> },
+          ]}
+        />
+      )}
+    </Loaded>
+  );
+}

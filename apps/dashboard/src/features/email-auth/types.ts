@@ -1,0 +1,73 @@
+/** Shapes of the email-authentication API (contract §7, docs/email-auth-dashboard-reads.md) as the dashboard uses them. */
+export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
+export type StageName = 'monitoring' | 'quarantine_partial' | 'quarantine_full' | 'reject_partial' | 'reject_full';
+
+export interface DmarcSettings {
+  policy: DmarcPolicy;
+  subdomain_policy: DmarcPolicy | null;
+  percentage: number;
+  rua: string[];
+  ruf: string[];
+  adkim: 'r' | 's';
+  aspf: 'r' | 's';
+  fo: string;
+}
+
+export interface EmailAuthSettings {
+  zone: string;
+  dmarc: DmarcSettings | null;
+  spf: { include: string[]; ip4: string[]; ip6: string[]; all: '-all' | '~all' | '?all'; dns_lookups: number } | null;
+  dkim: { selector: string; key_type: string; key_bits: number; public_key: string; generated: boolean; created_at: string }[];
+  mta_sts: { mode: 'enforce' | 'testing' | 'none'; mx: string[]; max_age: number; id: string; policy_url: string } | null;
+  tls_rpt: { rua: string[] } | null;
+  bimi: { logo_url: string; vmc_url: string | null } | null;
+  records: { name: string; type: 'TXT'; value: string }[];
+  warnings: string[];
+  generated_key?: { selector: string; private_key: string; public_key: string; key_bits: number };
+}
+
+export interface LiveRecords {
+  zone: string;
+  all_live: boolean;
+  records: { name: string; type: 'TXT'; value: string; live: boolean; found: string[]; error: string | null }[];
+}
+
+export interface ZoneEvent {
+  type: string;
+  occurred_at: string;
+  actor: string | null;
+  data: Record<string, unknown>;
+}
+
+export interface Progression {
+  zone: string;
+  current_stage: StageName;
+  policy: DmarcPolicy;
+  percentage: number;
+  days_at_current_stage: number;
+  recommended_min_days: number;
+  messages_at_stage: number;
+  pass_rate_at_stage: number;
+  entered_at: string;
+  stage_history: { stage: StageName; policy: DmarcPolicy; percentage: number; entered_at: string; exited_at: string; pass_rate: number; messages: number; days: number }[];
+}
+
+export type Blocker = 'insufficient_data' | 'low_pass_rate' | 'min_days_not_met';
+
+export interface Recommendation {
+  recommendation: 'ready_advance' | 'investigate' | 'keep_monitoring' | 'need_more_data' | 'full_enforcement';
+  reason: string;
+  next_stage: StageName | null;
+  next_config: { policy: DmarcPolicy; percentage: number } | null;
+  ready_to_advance: boolean;
+  blockers: Blocker[];
+}
+
+export interface NightPoint {
+  night: string;
+  stage: StageName;
+  messages: number;
+  passing: number;
+  pass_rate: number;
+  days_at_stage: number;
+}
