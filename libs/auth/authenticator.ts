@@ -9,23 +9,8 @@ import { CLOCK, Clock } from '../shared/clock';
 import { constantTimeEqual, sha256Hex } from '../shared/crypto';
 import { AppError, forbidden, unauthorized } from '../shared/errors';
 import { Principal } from './principal';
-
-interface SessionDoc {
-  _id: string;
-  session_id: string;
-  account_id: number;
-  expires_at: string;
-  active: boolean;
-}
-
-interface AccountDoc {
-  _id: number;
-  username: string;
-  email: string;
-  plan: string;
-  disabled: boolean;
-  email_auth: { tier: string; domains: string[] };
-}
+import { ACCOUNTS } from '../../projections/accounts.projection';
+import { SESSIONS } from '../../projections/sessions.projection';
 
 /** Exactly `Bearer <token>`: one space, no extra characters (seed); the scheme name is case-insensitive (RFC 9110). */
 const BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr] ([A-Za-z0-9_-]{8,200})$/;
@@ -53,7 +38,7 @@ export class Authenticator {
   }
 
   private account(id: number) {
-    return this.projections.collection<AccountDoc>('accounts', 'accounts').findOne({ _id: id });
+    return this.projections.readModel(ACCOUNTS).findOne({ _id: id });
   }
 
   async fromBearer(header: string | undefined, invalidMessage = 'Missing or invalid credentials'): Promise<Principal> {
@@ -72,7 +57,7 @@ export class Authenticator {
 
   private async fromSession(token: string, invalidMessage: string): Promise<Principal> {
     const hash = sha256Hex(token);
-    const session = await this.projections.collection<SessionDoc>('sessions', 'sessions').findOne({ _id: hash });
+    const session = await this.projections.readModel(SESSIONS).findOne({ _id: hash });
     if (!session || !constantTimeEqual(session._id, hash) || !session.active) throw unauthorized(invalidMessage);
     if (Date.parse(session.expires_at) <= this.clock.now().getTime()) throw unauthorized(invalidMessage);
     const account = await this.account(session.account_id);

@@ -13,6 +13,7 @@ import {
 } from '../eventstore/event-store.port';
 import { Collection, Doc, ReadStore } from '../readstore/read-store.port';
 import { ProjectionDefinition } from './projection';
+import { ReadModel } from './read-model';
 
 interface ProjectionMeta extends Doc {
   _id: string;
@@ -65,7 +66,7 @@ class ProjectionRunner {
   publishing = false;
   /** Physical collection names by logical name, resolved once rather than per event. */
   private readonly physicalNames: Map<string, string>;
-  private readonly ownCollection = <T extends Doc>(logical: string) => this.collection<T>(logical);
+  private readonly ownCollection = <T extends Doc>(model: ReadModel<T> | string) => this.collection<T>(typeof model === 'string' ? model : model.name);
 
   constructor(
     readonly definition: ProjectionDefinition,
@@ -379,6 +380,11 @@ export class ProjectionEngine {
     const d = this.definition(projection);
     if (!d.collections.includes(logical)) throw new Error(`${projection} has no collection ${logical}`);
     return this.readStore.collection<T>(physicalName(logical, this.generations.get(projection) ?? 1));
+  }
+
+  /** The collection readers use for a read model (its current generation). */
+  readModel<T extends Doc>(model: ReadModel<T>): Collection<T> {
+    return this.collection<T>(model.projection, model.name);
   }
 
   /**
