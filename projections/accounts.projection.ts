@@ -1,26 +1,40 @@
-import { AccountEvent, ACCOUNT_EVENT_TYPES } from '../libs/accounts/domain/account.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { AccountEvent, ACCOUNT_EVENT_TYPES, EmailAuthSubscription, Plan } from '../libs/accounts/domain/account.events';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
+import { TwoFactorDisabled, TwoFactorEnabled } from '../libs/two-factor/domain/two-factor.events';
 import { guardedUpdate } from './guard';
+
+/** One account, as `/account` returns it (plus what authentication checks). */
+export interface AccountDoc {
+  _id: number;
+  id: number;
+  username: string;
+  email: string;
+  plan: Plan;
+  email_auth: EmailAuthSubscription;
+  two_factor_enabled: boolean;
+  disabled: boolean;
+  created_at: string;
+}
+
+export const ACCOUNTS = defineReadModel<AccountDoc>('accounts', 'accounts', [
+  { keys: { username: 1 }, options: { unique: true } },
+  { keys: { email: 1 }, options: { unique: true } },
+]);
 
 /**
  * accounts: one document per account, as `/account` returns it.
  * Also consumes the 2FA stream's enable/disable facts for `two_factor_enabled`.
  */
-export const accountsProjection: ProjectionDefinition = {
+export const accountsProjection = defineProjection<AccountEvent | TwoFactorEnabled | TwoFactorDisabled>({
   name: 'accounts',
   version: 1,
-  collections: ['accounts'],
+  readModels: [ACCOUNTS],
   handles: [...ACCOUNT_EVENT_TYPES, 'TwoFactorEnabled', 'TwoFactorDisabled'],
-  async setup(ctx) {
-    await ctx.collection('accounts').createIndex({ username: 1 }, { unique: true });
-    await ctx.collection('accounts').createIndex({ email: 1 }, { unique: true });
-  },
-  async apply(raw, ctx) {
-    const accounts = ctx.collection('accounts');
-    const event = raw as unknown as AccountEvent | { type: 'TwoFactorEnabled' | 'TwoFactorDisabled'; data: any };
-    const id = raw.metadata.account_id;
+  async apply(event, ctx) {
+    const accounts = ctx.collection(ACCOUNTS);
+    const id = event.metadata.account_id;
     if (id === undefined) return;
-    const set = (fields: Record<string, unknown>) => guardedUpdate(accounts, id, ctx.position, { $set: fields });
+    const set = (fields: Partial<AccountDoc>) => guardedUpdate(accounts, id, ctx.position, { $set: fields });
     switch (event.type) {
       case 'AccountRegistered':
         return set({
@@ -47,4 +61,4 @@ export const accountsProjection: ProjectionDefinition = {
         return;
     }
   },
-};
+});

@@ -1,20 +1,36 @@
-import { ApiKeyEvent, API_KEY_EVENT_TYPES } from '../libs/api-keys/domain/api-key.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { ApiKeyEvent, API_KEY_EVENT_TYPES, KeyAccess } from '../libs/api-keys/domain/api-key.events';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { guardedUpdate } from './guard';
 
+/** An API key: its SHA-256 only, never the key. */
+export interface ApiKeyDoc {
+  _id: string;
+  id: string;
+  account_id: number;
+  name: string;
+  key_hash: string;
+  access: KeyAccess;
+  domains: string[];
+  failure_report_subjects: boolean;
+  expires_at: string | null;
+  created_at: string;
+  is_active: boolean;
+  deactivated_at?: string;
+}
+
+export const API_KEYS = defineReadModel<ApiKeyDoc>('api_keys', 'api_keys', [
+  { keys: { key_hash: 1 }, options: { unique: true } },
+  { keys: { account_id: 1 } },
+]);
+
 /** api_keys: one document per key (hash only), for listing and for bearer authentication. */
-export const apiKeysProjection: ProjectionDefinition = {
+export const apiKeysProjection = defineProjection<ApiKeyEvent>({
   name: 'api_keys',
   version: 1,
-  collections: ['api_keys'],
+  readModels: [API_KEYS],
   handles: API_KEY_EVENT_TYPES,
-  async setup(ctx) {
-    await ctx.collection('api_keys').createIndex({ key_hash: 1 }, { unique: true });
-    await ctx.collection('api_keys').createIndex({ account_id: 1 });
-  },
-  async apply(raw, ctx) {
-    const keys = ctx.collection('api_keys');
-    const event = raw as unknown as ApiKeyEvent;
+  async apply(event, ctx) {
+    const keys = ctx.collection(API_KEYS);
     switch (event.type) {
       case 'ApiKeyCreated': {
         const d = event.data;
@@ -34,11 +50,9 @@ export const apiKeysProjection: ProjectionDefinition = {
         });
       }
       case 'ApiKeyDeactivated':
-        return guardedUpdate(keys, event.data.key_id, ctx.position, {
-          $set: { is_active: false, deactivated_at: event.data.at },
-        });
+        return guardedUpdate(keys, event.data.key_id, ctx.position, { $set: { is_active: false, deactivated_at: event.data.at } });
       default:
         return;
     }
   },
-};
+});

@@ -1,8 +1,25 @@
-import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
-import { familyOfType } from '../libs/domains/domain/addresses';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { familyOfType, RecordType } from '../libs/domains/domain/addresses';
+import { Addresses, DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { guardedUpdate } from './guard';
+
+/** A live dynamic-DNS host: the contract's domain object without `record_ip`, plus `addresses`. */
+export interface DomainDoc {
+  _id: number;
+  id: number;
+  account_id: number;
+  fqdn: string;
+  record_type: RecordType;
+  ttl: number;
+  monitor_enabled: boolean;
+  addresses: Addresses;
+  created_at: string;
+  updated_at: string;
+}
+
+// fqdn first: the embedded store uses the first index a filter pins, and fqdn is the selective one.
+export const DOMAINS = defineReadModel<DomainDoc>('domains', 'domains', [{ keys: { fqdn: 1 } }, { keys: { account_id: 1 } }]);
 
 /**
  * domains: one document per live dynamic-DNS host (the contract's domain object plus
@@ -11,20 +28,14 @@ import { guardedUpdate } from './guard';
  * the address of the record type's family, and leaving it out lets an address change be
  * one update, without first reading the document for its type (every DDNS update).
  */
-export const domainsProjection: ProjectionDefinition = {
+export const domainsProjection = defineProjection<DomainEventUnion | MonitorEvent>({
   name: 'domains',
   version: 2,
-  collections: ['domains'],
+  readModels: [DOMAINS],
   // The monitor toggles (uptime) only set the domain object's `monitor_enabled`.
   handles: [...DOMAIN_EVENT_TYPES, ...MONITOR_EVENT_TYPES],
-  async setup(ctx) {
-    // fqdn first: the embedded store uses the first index a filter pins, and fqdn is the selective one.
-    await ctx.collection('domains').createIndex({ fqdn: 1 });
-    await ctx.collection('domains').createIndex({ account_id: 1 });
-  },
-  async apply(raw, ctx) {
-    const domains = ctx.collection('domains');
-    const event = raw as unknown as DomainEventUnion | MonitorEvent;
+  async apply(event, ctx) {
+    const domains = ctx.collection(DOMAINS);
     switch (event.type) {
       case 'DomainCreated': {
         const d = event.data;
@@ -51,15 +62,9 @@ export const domainsProjection: ProjectionDefinition = {
         return;
       case 'MonitorEnabled':
       case 'MonitorDisabled':
-        return guardedUpdate(
-          domains,
-          event.data.domain_id,
-          ctx.position,
-          { $set: { monitor_enabled: event.type === 'MonitorEnabled' } },
-          { upsert: false },
-        );
+        return guardedUpdate(domains, event.data.domain_id, ctx.position, { $set: { monitor_enabled: event.type === 'MonitorEnabled' } }, { upsert: false });
       default:
         return;
     }
   },
-};
+});

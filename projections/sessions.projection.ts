@@ -1,21 +1,31 @@
-import { AccountEvent } from '../libs/accounts/domain/account.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { AccountDisabled, PasswordChanged, SessionEnded, SessionStarted } from '../libs/accounts/domain/account.events';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { guardedUpdate } from './guard';
 
+/** A session, under the SHA-256 of its bearer token (the token itself is never stored). */
+export interface SessionDoc {
+  _id: string;
+  session_id: string;
+  account_id: number;
+  started_at: string;
+  expires_at: string;
+  active: boolean;
+}
+
+export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [
+  { keys: { session_id: 1 }, options: { unique: true } },
+  { keys: { account_id: 1 } },
+]);
+
 /** sessions: token hash → session, for authenticating session bearer tokens. */
-export const sessionsProjection: ProjectionDefinition = {
+export const sessionsProjection = defineProjection<SessionStarted | SessionEnded | PasswordChanged | AccountDisabled>({
   name: 'sessions',
   version: 1,
-  collections: ['sessions'],
+  readModels: [SESSIONS],
   handles: ['SessionStarted', 'SessionEnded', 'PasswordChanged', 'AccountDisabled'],
-  async setup(ctx) {
-    await ctx.collection('sessions').createIndex({ session_id: 1 }, { unique: true });
-    await ctx.collection('sessions').createIndex({ account_id: 1 });
-  },
-  async apply(raw, ctx) {
-    const sessions = ctx.collection('sessions');
-    const event = raw as unknown as AccountEvent;
-    const accountId = raw.metadata.account_id;
+  async apply(event, ctx) {
+    const sessions = ctx.collection(SESSIONS);
+    const accountId = event.metadata.account_id;
     switch (event.type) {
       case 'SessionStarted':
         return guardedUpdate(sessions, event.data.token_hash, ctx.position, {
@@ -31,10 +41,7 @@ export const sessionsProjection: ProjectionDefinition = {
         await sessions.updateOne({ session_id: event.data.session_id }, { $set: { active: false } });
         return;
       case 'PasswordChanged':
-        await sessions.updateMany(
-          { account_id: accountId, session_id: { $ne: event.data.kept_session_id } },
-          { $set: { active: false } },
-        );
+        await sessions.updateMany({ account_id: accountId, session_id: { $ne: event.data.kept_session_id } }, { $set: { active: false } });
         return;
       case 'AccountDisabled':
         await sessions.updateMany({ account_id: accountId }, { $set: { active: false } });
@@ -43,4 +50,4 @@ export const sessionsProjection: ProjectionDefinition = {
         return;
     }
   },
-};
+});

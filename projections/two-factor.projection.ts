@@ -1,30 +1,35 @@
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { TwoFactorEvent, TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
+
+/** What `/2fa/status` answers for one account, and its pending setup. */
+export interface TwoFactorDoc {
+  _id: number;
+  account_id: number;
+  enabled?: boolean;
+  enabled_at?: string | null;
+  backup_codes_remaining?: number;
+  pending_setup: { setup_id: string; expires_at: string } | null;
+}
+
+export const TWO_FACTOR = defineReadModel<TwoFactorDoc>('two_factor', 'two_factor', [{ keys: { 'pending_setup.expires_at': 1 } }]);
 
 /**
  * two_factor: one document per account with what `/2fa/status` answers
- * (`enabled`, `backup_codes_remaining`) and the pending setup's deadline, which the
- * setup deadline process scans for setups to expire.
+ * (`enabled`, `backup_codes_remaining`) and the pending setup's deadline.
  */
-export const twoFactorProjection: ProjectionDefinition = {
+export const twoFactorProjection = defineProjection<TwoFactorEvent>({
   name: 'two_factor',
   version: 1,
-  collections: ['two_factor'],
+  readModels: [TWO_FACTOR],
   handles: TWO_FACTOR_EVENT_TYPES,
-  async setup(ctx) {
-    await ctx.collection('two_factor').createIndex({ 'pending_setup.expires_at': 1 });
-  },
-  async apply(raw, ctx) {
-    const accountId = raw.metadata.account_id;
+  async apply(event, ctx) {
+    const accountId = event.metadata.account_id;
     if (accountId === undefined) return;
-    const event = raw as unknown as TwoFactorEvent;
-    const update = (u: Record<string, unknown>) => guardedUpdate(ctx.collection('two_factor'), accountId, ctx.position, u);
+    const update = (u: Record<string, unknown>) => guardedUpdate(ctx.collection(TWO_FACTOR), accountId, ctx.position, u);
     switch (event.type) {
       case 'TwoFactorSetupStarted':
-        return update({
-          $set: { account_id: accountId, pending_setup: { setup_id: event.data.setup_id, expires_at: event.data.expires_at } },
-        });
+        return update({ $set: { account_id: accountId, pending_setup: { setup_id: event.data.setup_id, expires_at: event.data.expires_at } } });
       case 'TwoFactorSetupExpired':
         return update({ $set: { pending_setup: null } });
       case 'TwoFactorEnabled':
@@ -40,4 +45,4 @@ export const twoFactorProjection: ProjectionDefinition = {
         return;
     }
   },
-};
+});

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { unauthorized } from '../shared/errors';
+import { AppError, unauthorized } from '../shared/errors';
 import { CredentialVerifier, KEY_CREDENTIALS, KeyCredentialVerifier, SESSION_CREDENTIALS } from './credential.port';
 import { Principal } from './principal';
 
@@ -58,3 +58,5 @@ export class Authenticator {
     return this.keys.recordUse(principal);
   }
 }
+
+export const isAuthError = (e: unknown): e is AppError => e instanceof AppError && e.status === 401;

@@ -13,6 +13,7 @@ import { CertificateCommands } from './application/certificate.commands';
 import { CertificateQueries } from './application/certificate.queries';
 import { ChallengeRecords } from './application/challenge-records';
 import { IssuanceDriver } from './application/issuance.driver';
+import { CertificateRenewalProcess } from './application/renewal.process';
 import { CertificateRenewalJob } from './application/renewal.job';
 import { CertificateJobsController, CertificatesController } from './http/certificates.controller';
 
@@ -36,6 +37,7 @@ import { CertificateJobsController, CertificatesController } from './http/certif
     CertificateCommands,
     CertificateQueries,
     CertificateRenewalJob,
+    CertificateRenewalProcess,
   ],
 })
 export class CertificatesModule {}

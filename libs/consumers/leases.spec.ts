@@ -186,4 +186,31 @@ describe('projection engines sharing one DATA_DIR', () => {
     expect((await api.status())[0].generation).toBe(2);
     expect((await api.collection('ticks', 'tick_counts').findOne({ _id: 'clock' }))!.count).toBe(10);
   });
+  it('an API process with its own read store on the file: once waitFor resolves it reads the worker\'s documents, cached or not, and follows its rebuild', async () => {
+    const worker = engine();
+    await worker.start();
+    // What another process has: its own connections, document cache and catalogue.
+    const apiReads = new EmbeddedReadStore({ file: join(dir, 'read.db'), flushIntervalMs: 10 });
+    const coordination = new SqliteCoordination(join(dir, 'coordination.db'));
+    coordinations.push(coordination);
+    const api = new ProjectionEngine(events, apiReads, [ticks], () => undefined, { coordination, followIntervalMs: 20 });
+    engines.push(api);
+    await api.loadGenerations();
+    const count = async () => (await api.collection('ticks', 'tick_counts').findOne({ _id: 'clock' }))?.count;
+    try {
+      expect(await count()).toBeUndefined();
+      expect(await api.waitFor(await tick('clock', 5), 5000)).toBe(true);
+      expect(await count()).toBe(5); // a collection the worker created after this process started
+      expect(await api.waitFor(await tick('clock', 3), 5000)).toBe(true);
+      expect(await count()).toBe(8); // the document this process had cached, changed by the worker
+
+      await worker.rebuild('ticks', { wait: true });
+      expect(api.collection('ticks', 'tick_counts').name).toBe('tick_counts__g2');
+      expect(await count()).toBe(8);
+      expect(await apiReads.listCollections()).not.toContain('tick_counts__g1');
+    } finally {
+      await api.stop();
+      await apiReads.close();
+    }
+  });
 });

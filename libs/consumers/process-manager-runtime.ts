@@ -43,6 +43,11 @@ export interface ProcessManagerRuntimeOptions<C> {
   /** How often due timers are looked for. */
   timerPollMs?: number;
   log?: (msg: string, extra?: object) => void;
+  /**
+   * Called once this process runs the manager (true: it took the lease) and once it stops
+   * (false), for effects that must run in the lease holder only (the issuance driver).
+   */
+  onRunning?(running: boolean): void | Promise<void>;
 }
 
 const MAX_CONFLICT_RETRIES = 10;
@@ -119,6 +124,7 @@ export class ProcessManagerRuntime<S, F, C> {
     log?.('process manager started', { process_manager: this.manager.name, from });
     this.timerPoll = setInterval(() => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })), this.options.timerPollMs ?? 1000);
     this.timerPoll.unref();
+    await this.options.onRunning?.(true);
   }
 
   private async halt(): Promise<void> {
@@ -128,6 +134,7 @@ export class ProcessManagerRuntime<S, F, C> {
     const consumer = this.consumer;
     this.consumer = null;
     if (!consumer) return;
+    await this.options.onRunning?.(false);
     await consumer.stop();
     await this.options.coordination.savePosition(this.checkpointKey, positionToString(consumer.position));
   }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ZonesModule } from '../zones/zones.module';
 import { DmarcNightlyJob } from './application/dmarc-nightly.job';
+import { DmarcNightlyProcess } from './application/dmarc-nightly.process';
 import { EmailAuthService } from './application/email-auth.service';
 import { Enrolment } from './application/enrolment';
 import { MtaStsPolicies } from './application/mta-sts-policies';
@@ -17,7 +18,7 @@ import { DmarcNightlyAdminController, DmarcWizardController, EmailAuthSettingsCo
 @Module({
   imports: [AccountsModule, ZonesModule],
   controllers: [EmailAuthSettingsController, DmarcWizardController, MtaStsPolicyController, DmarcNightlyAdminController],
-  providers: [EmailAuthService, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob],
+  providers: [EmailAuthService, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob, DmarcNightlyProcess],
   exports: [DmarcNightlyJob, EmailAuthService],
 })
 export class EmailAuthModule {}

@@ -13,6 +13,7 @@ import {
 } from '../eventstore/event-store.port';
 import { Collection, Doc, ReadStore } from '../readstore/read-store.port';
 import { ProjectionDefinition } from './projection';
+import { ReadModel } from './read-model';
 
 interface ProjectionMeta extends Doc {
   _id: string;
@@ -65,7 +66,7 @@ class ProjectionRunner {
   publishing = false;
   /** Physical collection names by logical name, resolved once rather than per event. */
   private readonly physicalNames: Map<string, string>;
-  private readonly ownCollection = <T extends Doc>(logical: string) => this.collection<T>(logical);
+  private readonly ownCollection = <T extends Doc>(model: ReadModel<T> | string) => this.collection<T>(typeof model === 'string' ? model : model.name);
 
   constructor(
     readonly definition: ProjectionDefinition,
@@ -149,8 +150,11 @@ class ProjectionRunner {
     }, PUBLISH_EVERY_MS);
   }
 
-  publish(): Promise<void> {
-    return this.coordination.savePosition(positionKey(this.definition.name), positionToString(this.position));
+  /** Readers in other processes read the store's disk: the position goes out once what it covers is there. */
+  async publish(): Promise<void> {
+    const position = this.position;
+    await this.readStore.committed();
+    await this.coordination.savePosition(positionKey(this.definition.name), positionToString(position));
   }
 
   async saveCheckpoint(): Promise<void> {
@@ -195,6 +199,12 @@ export interface ProjectionEngineOptions {
   leaseTtlMs?: number;
   /** How often processes without a runner look for generation switches and rebuild requests are looked for. */
   followIntervalMs?: number;
+  /**
+   * How long a rebuild keeps the old generation after switching, so readers in other
+   * processes have followed the switch before its collections go. Default: two follow
+   * intervals with a shared coordination, none without (one process).
+   */
+  retireAfterMs?: number;
 }
 
 /**
@@ -237,6 +247,21 @@ export class ProjectionEngine {
     this.ownsCoordination = !options.coordination;
     this.coordination = options.coordination ?? new SqliteCoordination(':memory:');
     this.holder = options.holder ?? newHolderId();
+    // Another process's commit may be a rebuild's switch: look at once rather than at the next interval.
+    readStore.onCommitElsewhere?.(() => this.followSoon());
+  }
+
+  private followQueued = false;
+
+  private followSoon(): void {
+    if (this.followQueued || !this.followTimer) return;
+    this.followQueued = true;
+    this.following = this.following
+      .then(() => {
+        this.followQueued = false;
+        return this.followGenerations();
+      })
+      .catch((e) => this.log('projection follow failed', { error: String(e) }));
   }
 
   private definition(name: string): ProjectionDefinition {
@@ -267,8 +292,7 @@ export class ProjectionEngine {
     this.followTimer.unref();
   }
 
-  /** Generation switches made elsewhere, and rebuilds other processes asked this one (the lease holder) for. */
-  private async follow(): Promise<void> {
+  private async followGenerations(): Promise<void> {
     const shared = await this.coordination.generations();
     for (const [name, generation] of shared) {
       if (!this.runners.has(name) && this.generations.has(name) && this.generations.get(name) !== generation) {
@@ -276,6 +300,11 @@ export class ProjectionEngine {
         this.log('projection generation followed', { projection: name, generation });
       }
     }
+  }
+
+  /** Generation switches made elsewhere, and rebuilds other processes asked this one (the lease holder) for. */
+  private async follow(): Promise<void> {
+    await this.followGenerations();
     const held = [...this.runners.keys()].filter((n) => !this.rebuilds.has(n));
     if (held.length === 0) return;
     for (const name of await this.coordination.takeRebuildRequests(held)) {
@@ -353,6 +382,11 @@ export class ProjectionEngine {
     return this.readStore.collection<T>(physicalName(logical, this.generations.get(projection) ?? 1));
   }
 
+  /** The collection readers use for a read model (its current generation). */
+  readModel<T extends Doc>(model: ReadModel<T>): Collection<T> {
+    return this.collection<T>(model.projection, model.name);
+  }
+
   /**
    * Resolves once every projection named (all when omitted) has processed `position`
    * (read-your-writes for the client that made the change): on the local runner where
@@ -391,7 +425,11 @@ export class ProjectionEngine {
         try {
           const remote = this.names().filter((n) => !this.runners.has(n));
           for (const [name, p] of await this.coordination.positions(remote.map(positionKey))) {
-            this.remotePositions.set(name.slice(POSITION_PREFIX.length), positionFromString(p)?.commit ?? -1n);
+            const projection = name.slice(POSITION_PREFIX.length);
+            const at = positionFromString(p)?.commit ?? -1n;
+            // The documents up to a published position are on disk: a waiter it releases must read them.
+            if (at !== this.remotePositions.get(projection)) this.readStore.lookAgain?.();
+            this.remotePositions.set(projection, at);
           }
         } catch (e) {
           this.log('published positions unreadable', { error: String(e) });
@@ -493,6 +531,8 @@ export class ProjectionEngine {
       await old.stop();
       await old.dropCheckpoint();
     }
+    const retireAfterMs = this.options.retireAfterMs ?? (this.ownsCoordination ? 0 : 2 * (this.options.followIntervalMs ?? FOLLOW_INTERVAL_MS));
+    if (retireAfterMs > 0) await new Promise((r) => setTimeout(r, retireAfterMs));
     for (const logical of d.collections) await this.readStore.dropCollection(physicalName(logical, oldGeneration));
     this.log('projection rebuilt', { projection: name, generation: runner.generation });
   }

@@ -1,9 +1,10 @@
 import { RecordedEvent } from '../eventstore/event-store.port';
 import { Collection, Doc } from '../readstore/read-store.port';
+import type { ReadModel } from './read-model';
 
-/** What a projection's `apply` sees: its own collections (by logical name) and the event's global position. */
+/** What a projection's `apply` sees: its own collections (by read model, or logical name) and the event's global position. */
 export interface ProjectionContext {
-  collection<T extends Doc = Doc>(logicalName: string): Collection<T>;
+  collection<T extends Doc = Doc>(model: ReadModel<T> | string): Collection<T>;
   /** Global position of the event being applied, as a number, for idempotence guards. */
   readonly position: number;
 }

@@ -65,6 +65,15 @@ export interface ReadStore {
   dropCollection(name: string): Promise<void>;
   /** Makes every acknowledged write durable (a no-op where writes already are). */
   flush(): Promise<void>;
+  /**
+   * Resolves once every write made so far is committed where other processes read it,
+   * without hurrying a batching store (at once where acknowledged writes already are).
+   */
+  committed(): Promise<void>;
+  /** Stores that keep documents in memory call `listener` when they notice another process's commit. */
+  onCommitElsewhere?(listener: () => void): void;
+  /** Such stores look for other processes' commits again before the next read (the caller knows of one). */
+  lookAgain?(): void;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

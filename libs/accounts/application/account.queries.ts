@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { notFound, validationFailed } from '../../shared/errors';
 
 export interface AccountView {
@@ -25,7 +26,7 @@ export class AccountQueries {
   constructor(private readonly projections: ProjectionEngine) {}
 
   async account(id: number): Promise<AccountView> {
-    const doc = await this.projections.collection('accounts', 'accounts').findOne({ _id: id });
+    const doc = await this.projections.readModel(ACCOUNTS).findOne({ _id: id });
     if (!doc) throw notFound('Account not found');
     return {
       id: doc.id,

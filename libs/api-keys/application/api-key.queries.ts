@@ -1,23 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ApiKeyDoc, API_KEYS } from '../../../projections/api-keys.projection';
+import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { KEY_USAGE_STORE, KeyUsageStore } from './key-usage.store';
 import { KeyAccess } from '../domain/api-key.events';
 import { API_ACCESS_MESSAGE, planAllowsApiKeys } from '../domain/api-key.decider';
 import { forbidden } from '../../shared/errors';
-
-export interface ApiKeyDoc {
-  _id: string;
-  id: string;
-  account_id: number;
-  name: string;
-  key_hash: string;
-  access: KeyAccess;
-  domains: string[];
-  failure_report_subjects: boolean;
-  expires_at: string | null;
-  created_at: string;
-  is_active: boolean;
-}
 
 /** The key object of the contract, without the key itself (it is shown only at creation). */
 export function keyView(doc: Omit<ApiKeyDoc, '_id' | 'key_hash'>, lastUsedAt: string | null, withUser: boolean) {
@@ -44,12 +32,12 @@ export class ApiKeyQueries {
   ) {}
 
   private get keys() {
-    return this.projections.collection<ApiKeyDoc>('api_keys', 'api_keys');
+    return this.projections.readModel(API_KEYS);
   }
 
   /** Listing needs Pro/Elite (seed), or the Enterprise tier whose email-auth keys it shows. */
   async assertMayList(accountId: number): Promise<void> {
-    const account = await this.projections.collection('accounts', 'accounts').findOne({ _id: accountId });
+    const account = await this.projections.readModel(ACCOUNTS).findOne({ _id: accountId });
     if (account && (planAllowsApiKeys(account.plan) || account.email_auth?.tier === 'enterprise')) return;
     throw forbidden('plan_required', API_ACCESS_MESSAGE);
   }

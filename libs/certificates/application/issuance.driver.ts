@@ -1,5 +1,9 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { createHash, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
+import { Coordination, COORDINATION } from '../../consumers/coordination';
+import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
+import { startWorkerProcessManager } from '../../consumers/worker-process-manager';
+import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
@@ -9,13 +13,14 @@ import { LOGGER, Logger } from '../../shared/logger';
 import { Metrics, METRICS } from '../../shared/metrics';
 import { certificateDecider, CertificateState, IssuanceCommand } from '../domain/certificate.decider';
 import { certificateStream, CERTIFICATE_KEY_PURPOSE, ChallengeRecord } from '../domain/certificate.events';
+import { DriveIssuance, issuanceStartProcess, IssuanceStartState, IssuanceWork } from '../domain/issuance-start.process-manager';
 import { AUTHZ_POLL_ATTEMPTS, AUTHZ_POLL_INTERVAL_MS, challengeSubname, IssuanceStep, nextIssuanceStep } from '../domain/issuance.process';
 import { ACME_PORT, AcmePort, AcmeRefusal } from './acme.port';
 import { CertificateDoc, CERTIFICATES, CERTIFICATES_PROJECTION } from './certificate-read-model';
 import { ChallengeRecords } from './challenge-records';
 
-/** How often the worker looks for certificates with work left (created by another process, or missed). */
-const SWEEP_INTERVAL_MS = 30_000;
+/** A certificate whose process stopped on an unexpected error (a store hiccup) is driven again after this long. */
+const RETRY_AFTER_ERROR_MS = 30_000;
 /** An outage (no answer from the CA, a store hiccup) is retried this many times before the attempt fails. */
 const OUTAGE_RETRIES = 5;
 /** RSA key generations running at once (the thread pool has 4 threads; the target machine 2 cores). */
@@ -27,15 +32,20 @@ class Stopped extends Error {}
  * Runs the issuance process manager: for one certificate, loads its stream, asks the
  * pure `nextIssuanceStep` what to do, does it (ACME, DNS through the zones context) and
  * records the outcome on the stream, until nothing is left to do. The state lives in the
- * stream only, so at boot the driver resumes every certificate the read model shows with
- * work left, at the step after its last event. Worker role only; certificates are split
- * among workers by WORKER_INDEX/WORKER_COUNT so one certificate has one driver.
+ * stream only. It runs in the one worker holding the `certificate-issuance` process
+ * manager's lease (../domain/issuance-start.process-manager.ts), which sends it every
+ * certificate requested, renewed or deleted, whichever process appended that; on taking
+ * the lease (a start, or a takeover after a crash) it resumes every certificate the read
+ * model shows with work left, at the step after its last event.
  */
 @Injectable()
 export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly retries = new Set<NodeJS.Timeout>();
+  private runtime: ProcessManagerRuntime<IssuanceStartState, IssuanceWork, DriveIssuance> | null = null;
+  /** Set while this process holds the issuance lease: only then does it drive certificates. */
+  private holding = false;
   private stopping = false;
   private readonly wakeups = new Set<() => void>();
   /** Keys generated ahead, by `<certificate>:<attempt>` (memory only; a restart makes a new one). */
@@ -51,6 +61,8 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     private readonly streams: EventStreams,
     private readonly projections: ProjectionEngine,
     private readonly records: ChallengeRecords,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(COORDINATION) private readonly coordination: Coordination,
     @Inject(ACME_PORT) private readonly acme: AcmePort,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -63,27 +75,35 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   }
 
   get enabled(): boolean {
-    return this.config.roles.includes('worker');
+    return this.holding;
   }
 
-  onApplicationBootstrap(): void {
-    if (!this.enabled) return;
-    const sweep = () => void this.resumeAll().catch((e) => this.logger.error('certificate sweep failed', { error: String(e) }));
-    this.timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    sweep();
+  async onApplicationBootstrap(): Promise<void> {
+    const { store, coordination, clock, config, logger } = this;
+    this.runtime = await startWorkerProcessManager(
+      issuanceStartProcess,
+      { store, coordination, clock, config, logger },
+      async (command) => this.kick(command.certificateId),
+      {
+        onRunning: async (running) => {
+          this.holding = running;
+          if (running) await this.resumeAll().catch((e) => this.logger.error('certificate resume failed', { error: String(e) }));
+        },
+      },
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    if (this.timer) clearInterval(this.timer);
+    for (const t of this.retries) clearTimeout(t);
+    await this.runtime?.stop();
     for (const wake of this.wakeups) wake();
     await Promise.allSettled([...this.running.values()]);
   }
 
   /** Starts (or keeps) the process of one certificate, when this worker owns it. */
   kick(certificateId: string): void {
-    if (!this.enabled || this.stopping || !this.owns(certificateId)) return;
+    if (!this.holding || this.stopping) return;
     // Running already: it may be past its last look at the stream, so it runs once more after.
     if (this.running.has(certificateId)) {
       this.again.add(certificateId);
@@ -91,7 +111,14 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     }
     const run = this.drive(certificateId)
       .catch((e) => {
-        if (!(e instanceof Stopped)) this.logger.error('certificate process stopped on an error', { certificate_id: certificateId, error: String(e) });
+        if (e instanceof Stopped) return;
+        this.logger.error('certificate process stopped on an error', { certificate_id: certificateId, error: String(e) });
+        const retry = setTimeout(() => {
+          this.retries.delete(retry);
+          this.kick(certificateId);
+        }, RETRY_AFTER_ERROR_MS);
+        retry.unref();
+        this.retries.add(retry);
       })
       .finally(() => {
         this.running.delete(certificateId);
@@ -107,11 +134,6 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       .find({ $or: [{ status: { $in: ['pending', 'validating'] } }, { cleanup_pending: true }] }, { projection: { _id: 1 } });
     for (const d of docs) this.kick(d._id);
     return docs.length;
-  }
-
-  private owns(id: string): boolean {
-    if (this.config.workerCount <= 1) return true;
-    return createHash('sha256').update(id).digest().readUInt32BE(0) % this.config.workerCount === this.config.workerIndex;
   }
 
   private async drive(id: string): Promise<void> {

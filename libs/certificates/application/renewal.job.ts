@@ -1,11 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Cron } from '@nestjs/schedule';
 import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
-import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { AppError } from '../../shared/errors';
-import { LOGGER, Logger } from '../../shared/logger';
 import { autoRenewAllowed } from '../domain/certificate-rules';
 import { CertificateCommands } from './certificate.commands';
 import { CERTIFICATES_PROJECTION } from './certificate-read-model';
@@ -21,7 +18,8 @@ export interface RenewalJobResult {
 /**
  * The daily certificate job: starts the automatic renewals that are due (next_renewal_at
  * passed, auto-renew on, the plan still allows it) and moves issued certificates past
- * their expiry to expired. Operators run it with an explicit `now` through
+ * their expiry to expired. The `certificate-renewals` process manager runs it each day
+ * (renewal.process.ts); operators run it with an explicit `now` through
  * `POST /admin/jobs/certificate-renewals` or `jobs:certificate-renewals`.
  */
 @Injectable()
@@ -32,16 +30,7 @@ export class CertificateRenewalJob {
     private readonly projections: ProjectionEngine,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  @Cron('17 3 * * *', { timeZone: 'UTC' })
-  async daily(): Promise<void> {
-    if (!this.config.roles.includes('worker')) return;
-    const result = await this.run(this.clock.now());
-    this.logger.info('certificate renewal job', { renewals: result.renewals_started.length, expired: result.expired.length });
-  }
 
   async run(now: Date): Promise<RenewalJobResult> {
     // Due dates come from the read model: let it catch up with everything appended so far.

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Authenticator } from '../../auth/authenticator';
 import { Principal } from '../../auth/principal';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ACCOUNTS } from '../../../projections/accounts.projection';
+import { DOMAINS } from '../../../projections/domains.projection';
 import { AppError } from '../../shared/errors';
 import { param, Params } from '../domain/ddns-request';
 
@@ -76,7 +78,7 @@ export class DdnsAuthenticator {
     // Usernames are [a-z0-9_-] and emails hold an "@": anything else with a dot is a host name.
     if (username.includes('.') && !username.includes('@')) {
       const fqdn = username.replace(/\.$/, '');
-      const host = await this.projections.collection('domains', 'domains').findOne({ fqdn });
+      const host = await this.projections.readModel(DOMAINS).findOne({ fqdn });
       if (host?.account_id !== accountId) throw new BadAuth('username names a host of another account');
       return fqdn;
     }
@@ -86,7 +88,7 @@ export class DdnsAuthenticator {
       if (principal.accountNames[field] !== username) throw new BadAuth('username names another account');
       return null;
     }
-    const account = await this.projections.collection('accounts', 'accounts').findOne({ [field]: username });
+    const account = await this.projections.readModel(ACCOUNTS).findOne({ [field]: username });
     if (account?._id !== accountId) throw new BadAuth('username names another account');
     return null;
   }

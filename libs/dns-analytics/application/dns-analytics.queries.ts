@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AccountDirectory } from '../../accounts/application/account-directory';
 import type { Plan } from '../../accounts/domain/account.events';
-import type { DomainDoc } from '../../domains/application/domain.queries';
+import { DOMAINS } from '../../../projections/domains.projection';
 import type { ZoneDoc } from '../../zones/application/zone.queries';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
@@ -62,7 +62,7 @@ export class DnsAnalyticsQueries {
     const name = domain.trim().toLowerCase().replace(/\.$/, '');
     const [zone, host] = await Promise.all([
       this.projections.collection<ZoneDoc>('zones', 'zones').findOne({ name, account_id: accountId }),
-      this.projections.collection<DomainDoc>('domains', 'domains').findOne({ fqdn: name, account_id: accountId }),
+      this.projections.readModel(DOMAINS).findOne({ fqdn: name, account_id: accountId }),
     ]);
     if (!zone && !host) throw notFound(ANALYTICS_DOMAIN_NOT_FOUND);
     return { accountId, domain: name };

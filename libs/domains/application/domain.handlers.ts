@@ -3,6 +3,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { EventMetadata } from '../../eventstore/event-store.port';
 import { CommandRunner } from '../../eventstore/command-runner';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { DOMAINS } from '../../../projections/domains.projection';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { badRequest, conflict, notFound } from '../../shared/errors';
@@ -42,7 +43,7 @@ abstract class DomainCommandHandler {
    * update a deleted or foreign host.
    */
   private async owner(fqdn: string): Promise<{ domainId: number; accountId: number } | null> {
-    const doc = await this.projections.collection('domains', 'domains').findOne({ fqdn });
+    const doc = await this.projections.readModel(DOMAINS).findOne({ fqdn });
     if (doc) return { domainId: doc.id, accountId: doc.account_id };
     return this.registry.lookup(fqdn);
   }

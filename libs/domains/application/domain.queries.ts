@@ -1,23 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { DomainDoc, DOMAINS } from '../../../projections/domains.projection';
 import { notFound } from '../../shared/errors';
 import { Addresses } from '../domain/domain.events';
 import { familyOfType, RecordType } from '../domain/addresses';
 import { DOMAIN_NOT_FOUND } from '../domain/domain.decider';
 import { normalizeFqdn } from '../../shared/fqdn';
-
-export interface DomainDoc {
-  _id: number;
-  id: number;
-  account_id: number;
-  fqdn: string;
-  record_type: RecordType;
-  ttl: number;
-  monitor_enabled: boolean;
-  addresses: Addresses;
-  created_at: string;
-  updated_at: string;
-}
 
 /** The contract's domain object (§4) plus `addresses` (ddns.md, dual stack); `record_ip` is the record type's address. */
 export const domainView = (d: DomainDoc) => ({
@@ -37,7 +25,7 @@ export class DomainQueries {
   constructor(private readonly projections: ProjectionEngine) {}
 
   private get domains() {
-    return this.projections.collection<DomainDoc>('domains', 'domains');
+    return this.projections.readModel(DOMAINS);
   }
 
   async list(accountId: number) {

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Cron } from '@nestjs/schedule';
 import { nameBasedEventId } from '../../eventstore/event-id';
 import { EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
@@ -9,7 +8,6 @@ import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';
 import { emailAuthDecider } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
-import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from './aggregate-stats.port';
 import { EmailAuthService } from './email-auth.service';
 
@@ -29,7 +27,9 @@ export interface NightlyResult {
  * whose wizard is open it reads aggregate totals through the DMARC_AGGREGATE_STATS port (bound by the report-ingestion context)
  * and records them with one more day at the stage. A night is recorded once per zone:
  * the decider ignores a night it has seen, and the event id is derived from zone and
- * night, so a rerun, a retry or a second worker changes nothing.
+ * night, so a rerun, a retry or a second worker changes nothing. It runs each night from
+ * the `dmarc-nightly` process manager (dmarc-nightly.process.ts), and on demand from
+ * `POST /admin/jobs/dmarc-nightly`.
  */
 @Injectable()
 export class DmarcNightlyJob {
@@ -39,22 +39,10 @@ export class DmarcNightlyJob {
     private readonly projections: ProjectionEngine,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly records: EmailAuthService,
     @Inject(METRICS) private readonly metrics: Metrics,
     @Inject(DMARC_AGGREGATE_STATS) private readonly stats: DmarcAggregateStats,
   ) {}
-
-  @Cron('0 2 * * *', { name: 'dmarc-nightly', timeZone: 'UTC' })
-  async scheduled(): Promise<void> {
-    // Process managers and jobs belong to the worker role (ARCHITECTURE: runtime roles).
-    if (!this.config.roles.includes('worker')) return;
-    try {
-      await this.run(this.clock.now());
-    } catch (e) {
-      this.logger.error('dmarc nightly job failed', { error: (e as Error).message });
-    }
-  }
 
   async run(now: Date = this.clock.now()): Promise<NightlyResult> {
     const night = now.toISOString().slice(0, 10);

@@ -55,6 +55,10 @@ export interface CollectionHost {
   readonly db: Database.Database;
   readonly cache: DocumentCache<Doc>;
   createTable(name: string): CollectionState;
+  /** Runs a catalogue or schema change in one transaction of this store. */
+  commitHere<R>(change: () => R): R;
+  /** Drops what other processes' commits made stale; at most one check per event-loop turn. */
+  noticeOtherProcesses(): void;
   markMultikey(state: CollectionState, field: string): void;
   /** Makes `doc` (null: deleted) the document under `key` in place of `previous`. */
   write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void;

@@ -52,6 +52,11 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.state = null;
   }
 
+  /** Takes the table another process created under this name (or in place of a dropped one). */
+  adopt(state: CollectionState): void {
+    this.state = state;
+  }
+
   private ensureState(): CollectionState {
     return (this.state ??= this.store.createTable(this.name));
   }
@@ -186,6 +191,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private select(filter: Filter, options: FindOptions): Hit<T>[] {
+    this.store.noticeOtherProcesses();
     const skip = options.skip ?? 0;
     const end = options.limit ? skip + options.limit : Infinity;
     if (!options.sort && end === 1) {
@@ -214,6 +220,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
+    this.store.noticeOtherProcesses();
     const state = this.state;
     if (!state) return 0;
     const condition = sqlCondition(filter, this.fieldInfo);
@@ -262,6 +269,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
    * found nothing; when it only pinned this `_id`, the key is known to be free.
    */
   private insert(doc: T, missedBy?: Filter): void {
+    this.store.noticeOtherProcesses();
     const state = this.ensureState();
     if (doc._id === undefined) (doc as Doc)._id = randomUUID();
     const key = keyOf(doc._id);
@@ -272,6 +280,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private update(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
+    this.store.noticeOtherProcesses();
     const selected = this.matching(filter, many ? Infinity : 1);
     if (selected.length === 0) {
       if (!upsert) return EMPTY;
@@ -306,6 +315,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private replace(filter: Filter, replacement: T, upsert: boolean): UpdateResult {
+    this.store.noticeOtherProcesses();
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return EMPTY;
@@ -327,6 +337,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   private delete(filter: Filter, many: boolean): number {
+    this.store.noticeOtherProcesses();
     const selected = this.matching(filter, many ? Infinity : 1);
     const state = this.state;
     if (!state) return 0;
@@ -364,6 +375,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
    * never meets a conflict. Fields SQL cannot address are left to the evaluator.
    */
   async createIndex(keys: Record<string, 1 | -1>, options: IndexOptions = {}): Promise<void> {
+    this.store.noticeOtherProcesses();
     const fields = Object.keys(keys);
     const unique = !!options.unique;
     const same = (i: CatalogueIndex) => i.unique === unique && i.fields.join('\u0000') === fields.join('\u0000');
@@ -387,7 +399,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (clash) throw new DuplicateKeyError(this.name, `${fields.join(', ')} (existing documents)`);
     }
     const index: CatalogueIndex = { collectionId: state.id, name: `${state.table}_i${state.indexes.length + 1}`, fields, unique };
-    db.transaction(() => {
+    this.store.commitHere(() => {
       db.exec(`CREATE INDEX IF NOT EXISTS ${index.name} ON ${state.table} (${expressions.join(', ')})`);
       db.prepare('INSERT OR REPLACE INTO rs_indexes (collection_id, name, fields, is_unique) VALUES (?, ?, ?, ?)').run(
         state.id,
@@ -395,7 +407,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
         JSON.stringify(fields),
         unique ? 1 : 0,
       );
-    }).immediate();
+    });
     state.indexes.push(index);
     for (const field of fields) {
       if (state.indexed.has(field)) continue;

@@ -1,10 +1,21 @@
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { Collection, Doc, ReadStore } from '../read-store.port';
 import { cacheKey, CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
 import { EmbeddedCollection } from './embedded-collection';
 import { valueAt } from './filter-evaluation';
-import { CatalogueCollection, CatalogueIndex, createCollectionTable, dropCollectionTable, openReadModelDatabase, readCatalogue, tableName } from './read-model-database';
+import { ForeignCommitWatch } from './foreign-commit-watch';
+import {
+  CatalogueCollection,
+  CatalogueIndex,
+  commitCounter,
+  createCollectionTable,
+  dropCollectionTable,
+  openReadModelDatabase,
+  readCatalogue,
+  tableName,
+} from './read-model-database';
 import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
 import { Key } from './sql-filter';
 
@@ -58,6 +69,12 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private closed = false;
   /** The last failed write, until a later one succeeds: health reports it. */
   private persistError: Error | null = null;
+  /** Null for a store in memory, which no other process can open. */
+  private readonly watch: ForeignCommitWatch | null;
+  private readonly countCommit: () => void;
+  private readonly changeListeners: (() => void)[] = [];
+  /** Callers of committed(), each waiting for the writes numbered up to `upTo`. */
+  private committedWaiters: { upTo: number; resolve: () => void }[] = [];
 
   constructor(options: EmbeddedReadStoreOptions) {
     const pageCacheMiB = options.pageCacheMiB ?? 8;
@@ -65,9 +82,74 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.cache = new DocumentCache((options.cacheMiB ?? 16) * 2 ** 20);
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
     this.maxPending = options.maxPendingWrites ?? 20_000;
-    this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto');
+    // Names this store's commits (writer thread and catalogue changes alike) apart from other processes'.
+    const writerId = `${process.pid}:${randomUUID()}`;
+    this.countCommit = commitCounter(this.db, writerId);
+    this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto', writerId);
+    this.watch = options.file === ':memory:' ? null : new ForeignCommitWatch(this.db, writerId);
     const { collections, indexes } = readCatalogue(this.db);
     for (const c of collections) this.states.set(c.name, this.stateOf(c, indexes.filter((i) => i.collectionId === c.id)));
+  }
+
+  /**
+   * Drops what other processes' commits may have made stale (checked at most once per
+   * event-loop turn, see ForeignCommitWatch): cached documents, value lookups, and the
+   * catalogue, so collections created, dropped (a rebuild's switch) or indexed elsewhere
+   * are seen. Own pending writes stay: they are newer than anything on disk.
+   */
+  noticeOtherProcesses(): void {
+    if (!this.watch?.changedElsewhere()) return;
+    this.cache.clear();
+    this.reloadCatalogue();
+    for (const state of this.states.values()) state.lookups.clear();
+    for (const listener of this.changeListeners) listener();
+  }
+
+  /** The next read looks for other processes' commits even within this event-loop turn. */
+  lookAgain(): void {
+    this.watch?.lookAgain();
+  }
+
+  /** Calls `listener` whenever this store has noticed another process's commit. */
+  onCommitElsewhere(listener: () => void): void {
+    this.changeListeners.push(listener);
+  }
+
+  private reloadCatalogue(): void {
+    const { collections, indexes } = readCatalogue(this.db);
+    const onDisk = new Set<string>();
+    for (const c of collections) {
+      onDisk.add(c.name);
+      const ofCollection = indexes.filter((i) => i.collectionId === c.id);
+      const known = this.states.get(c.name);
+      if (known && known.id === c.id) {
+        // Same table: another process may have added indexes or seen arrays in indexed fields.
+        if (ofCollection.length !== known.indexes.length) {
+          known.indexes = ofCollection;
+          known.indexed = new Set(ofCollection.flatMap((i) => i.fields));
+        }
+        for (const field of c.multikey) known.multikey.add(field);
+        continue;
+      }
+      const state = this.stateOf(c, ofCollection);
+      this.states.set(c.name, state);
+      this.collections.get(c.name)?.adopt(state);
+    }
+    for (const name of [...this.states.keys()]) {
+      if (onDisk.has(name)) continue;
+      this.states.delete(name);
+      this.collections.get(name)?.dropped();
+    }
+  }
+
+  /** Runs `change` to the catalogue or schema in one transaction, counted as this store's commit. */
+  commitHere<R>(change: () => R): R {
+    return this.db
+      .transaction(() => {
+        this.countCommit();
+        return change();
+      })
+      .immediate();
   }
 
   private stateOf(c: CatalogueCollection, indexes: CatalogueIndex[]): CollectionState {
@@ -92,7 +174,16 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   /** Creates a collection's table at once (rare: a new collection), waiting out a commit of the writer if need be. */
   createTable(name: string): CollectionState {
     if (this.closed) throw new Error('the read store is closed');
-    const state = this.stateOf(this.db.transaction(() => createCollectionTable(this.db, name)).immediate(), []);
+    const created = this.commitHere(() => {
+      // Another process may have created it since this one last looked.
+      const exists = this.db.prepare('SELECT 1 FROM rs_collections WHERE name = ?').get(name) !== undefined;
+      return exists ? null : createCollectionTable(this.db, name);
+    });
+    if (!created) {
+      this.reloadCatalogue();
+      return this.states.get(name)!;
+    }
+    const state = this.stateOf(created, []);
     this.states.set(name, state);
     return state;
   }
@@ -184,6 +275,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
         this.writtenUpTo = Math.max(this.writtenUpTo, numbers[numbers.length - 1]);
         this.settle(seq, at, lengths);
+        this.releaseCommittedWaiters();
       },
       (e: Error) => {
         this.persistError = e;
@@ -244,6 +336,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   }
 
   async listCollections(): Promise<string[]> {
+    this.noticeOtherProcesses();
     return [...this.states.keys()];
   }
 
@@ -266,10 +359,27 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.queuedNumbers.splice(i, 1);
       }
     }
-    this.db.transaction(() => dropCollectionTable(this.db, state.id)).immediate();
+    this.commitHere(() => dropCollectionTable(this.db, state.id));
     this.states.delete(name);
     this.collections.get(name)?.dropped();
     // Its cached documents are keyed by the dropped table's id, never reused: they age out.
+  }
+
+  /** Resolves once every write made so far is on disk; unlike flush, the batch goes at its usual time. */
+  committed(): Promise<void> {
+    const upTo = this.opCount;
+    if (this.writtenUpTo >= upTo || this.closed) return Promise.resolve();
+    return new Promise((resolve) => this.committedWaiters.push({ upTo, resolve }));
+  }
+
+  private releaseCommittedWaiters(all = false): void {
+    if (this.committedWaiters.length === 0) return;
+    const waiting = this.committedWaiters;
+    this.committedWaiters = [];
+    for (const w of waiting) {
+      if (all || w.upTo <= this.writtenUpTo) w.resolve();
+      else this.committedWaiters.push(w);
+    }
   }
 
   /** Makes every write made so far durable. */
@@ -287,6 +397,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     if (this.closed) return;
     await this.drain();
     this.closed = true;
+    this.releaseCommittedWaiters(true);
     await this.writer.close();
     this.db.close();
   }

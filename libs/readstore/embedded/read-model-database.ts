@@ -39,9 +39,20 @@ export function openReadModelDatabase(file: string, pageCacheMiB: number): Datab
   db.exec(`CREATE TABLE IF NOT EXISTS rs_collections (
       id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, multikey TEXT NOT NULL DEFAULT '[]');
     CREATE TABLE IF NOT EXISTS rs_indexes (
-      collection_id INTEGER NOT NULL, name TEXT NOT NULL PRIMARY KEY, fields TEXT NOT NULL, is_unique INTEGER NOT NULL)`);
+      collection_id INTEGER NOT NULL, name TEXT NOT NULL PRIMARY KEY, fields TEXT NOT NULL, is_unique INTEGER NOT NULL);
+    CREATE TABLE IF NOT EXISTS rs_writers (writer TEXT PRIMARY KEY, commits INTEGER NOT NULL)`);
   importLegacyDocuments(db);
   return db;
+}
+
+/**
+ * Counts a commit of `writer` (one store instance: its process and thread share the id),
+ * inside the transaction that commits. Readers in other processes compare the commits of
+ * every other writer to tell their caches are stale (see ForeignCommitWatch).
+ */
+export function commitCounter(db: Database.Database, writer: string): () => void {
+  const bump = db.prepare('INSERT INTO rs_writers (writer, commits) VALUES (?, 1) ON CONFLICT (writer) DO UPDATE SET commits = commits + 1');
+  return () => bump.run(writer);
 }
 
 export function createCollectionTable(db: Database.Database, name: string): CatalogueCollection {

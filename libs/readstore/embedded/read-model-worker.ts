@@ -8,8 +8,8 @@ import { openReadModelDatabase } from './read-model-database';
 import { batchWriter, WriteOp } from './read-model-writer';
 
 if (workerData) {
-  const { file, pageCacheMiB } = workerData as { file: string; pageCacheMiB: number };
+  const { file, pageCacheMiB, writer } = workerData as { file: string; pageCacheMiB: number; writer: string };
   const db = openReadModelDatabase(file, pageCacheMiB);
-  const write = batchWriter(db);
+  const write = batchWriter(db, writer);
   serveWorkerCalls<WriteOp[], number[]>(write, () => db.close());
 }

@@ -6,6 +6,7 @@
  * built (ts-jest without a build) or the database is in memory.
  */
 import Database from 'better-sqlite3';
+import { commitCounter } from './read-model-database';
 import { WorkerClient } from '../../shared/worker-rpc';
 import { compiledWorkerScript } from '../../shared/worker-script';
 
@@ -17,8 +18,12 @@ import { compiledWorkerScript } from '../../shared/worker-script';
  */
 export type WriteOp = { table: string; key: string; doc: object | null } | { sql: string; params: unknown[] };
 
-/** Writes batches in one transaction; answers, per batch, the JSON length of each document written (0 for the rest). */
-export function batchWriter(db: Database.Database): (batches: WriteOp[][]) => number[][] {
+/**
+ * Writes batches in one transaction, counted as a commit of `writer`; answers, per batch,
+ * the JSON length of each document written (0 for the rest).
+ */
+export function batchWriter(db: Database.Database, writer: string): (batches: WriteOp[][]) => number[][] {
+  const countCommit = commitCounter(db, writer);
   const upserts = new Map<string, Database.Statement>();
   const deletes = new Map<string, Database.Statement>();
   const prepared = (cache: Map<string, Database.Statement>, table: string, sql: string) => {
@@ -26,8 +31,9 @@ export function batchWriter(db: Database.Database): (batches: WriteOp[][]) => nu
     if (!s) cache.set(table, (s = db.prepare(sql)));
     return s;
   };
-  return db.transaction((batches: WriteOp[][]) =>
-    batches.map((ops) =>
+  return db.transaction((batches: WriteOp[][]) => {
+    countCommit();
+    return batches.map((ops) =>
       ops.map((op) => {
         if ('sql' in op) {
           db.prepare(op.sql).run(...op.params);
@@ -44,8 +50,8 @@ export function batchWriter(db: Database.Database): (batches: WriteOp[][]) => nu
         );
         return json.length;
       }),
-    ),
-  );
+    );
+  });
 }
 
 export interface ReadModelWriter {
@@ -56,8 +62,8 @@ export interface ReadModelWriter {
 class InlineWriter implements ReadModelWriter {
   private readonly writeBatches: (batches: WriteOp[][]) => number[][];
 
-  constructor(db: Database.Database) {
-    this.writeBatches = batchWriter(db);
+  constructor(db: Database.Database, writer: string) {
+    this.writeBatches = batchWriter(db, writer);
   }
 
   async write(ops: WriteOp[]): Promise<number[]> {
@@ -70,10 +76,10 @@ class InlineWriter implements ReadModelWriter {
 class ThreadWriter implements ReadModelWriter {
   private readonly worker: WorkerClient<WriteOp[], number[]>;
 
-  constructor(script: string, file: string, pageCacheMiB: number) {
+  constructor(script: string, file: string, pageCacheMiB: number, writer: string) {
     // The thread only ever holds the batch in hand: a small heap keeps its garbage from
     // piling up in resident memory (hundreds of MiB under a rebuild without a limit).
-    this.worker = new WorkerClient(script, { file, pageCacheMiB }, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 });
+    this.worker = new WorkerClient(script, { file, pageCacheMiB, writer }, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 });
   }
 
   write(ops: WriteOp[]): Promise<number[]> {
@@ -85,9 +91,9 @@ class ThreadWriter implements ReadModelWriter {
   }
 }
 
-export function createWriter(db: Database.Database, file: string, pageCacheMiB: number, mode: 'auto' | 'inline' | 'thread'): ReadModelWriter {
+export function createWriter(db: Database.Database, file: string, pageCacheMiB: number, mode: 'auto' | 'inline' | 'thread', writer: string): ReadModelWriter {
   const script = mode === 'inline' || file === ':memory:' ? null : compiledWorkerScript(__dirname, 'read-model-worker');
   if (mode === 'thread' && !script) throw new Error('the read-model writer script is not built (run npm run build)');
-  return script ? new ThreadWriter(script, file, pageCacheMiB) : new InlineWriter(db);
+  return script ? new ThreadWriter(script, file, pageCacheMiB, writer) : new InlineWriter(db, writer);
 }
 

@@ -119,6 +119,10 @@ export class MongoReadStore implements ReadStore {
     // Acknowledged writes are already durable per the connection's write concern.
   }
 
+  async committed(): Promise<void> {
+    // Acknowledged writes are visible to every client at once.
+  }
+
   async ping(): Promise<void> {
     await this.db.command({ ping: 1 });
   }

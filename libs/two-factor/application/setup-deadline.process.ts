@@ -2,6 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { CommandBus } from '@nestjs/cqrs';
 import { Coordination, COORDINATION } from '../../consumers/coordination';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
+import { startWorkerProcessManager } from '../../consumers/worker-process-manager';
 import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { CLOCK, Clock } from '../../shared/clock';
@@ -32,19 +33,15 @@ export class SetupDeadlineProcess implements OnApplicationBootstrap, OnApplicati
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.roles.includes('worker')) return;
-    this.runtime = new ProcessManagerRuntime(setupDeadlineProcess, {
-      store: this.store,
-      coordination: this.coordination,
-      now: () => this.clock.now(),
-      send: async (command, context) => {
+    const { store, coordination, clock, config, logger } = this;
+    this.runtime = await startWorkerProcessManager(
+      setupDeadlineProcess,
+      { store, coordination, clock, config, logger },
+      async (command, context) => {
         await this.commands.execute(new ExpireTwoFactorSetup(command.accountId, command.setupId, context));
       },
-      leaseTtlMs: this.config.leaseTtlMs,
-      timerPollMs: SETUP_TIMER_POLL_MS,
-      log: (msg, extra) => this.logger.info(msg, { ...(extra as Record<string, unknown>), process_manager: setupDeadlineProcess.name }),
-    });
-    await this.runtime.start();
+      { timerPollMs: SETUP_TIMER_POLL_MS },
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { TWO_FACTOR } from '../../../projections/two-factor.projection';
 
 export interface TwoFactorStatus {
   enabled: boolean;
@@ -11,7 +12,7 @@ export class TwoFactorQueries {
   constructor(private readonly projections: ProjectionEngine) {}
 
   private get docs() {
-    return this.projections.collection('two_factor', 'two_factor');
+    return this.projections.readModel(TWO_FACTOR);
   }
 
   async status(accountId: number): Promise<TwoFactorStatus> {
