@@ -1,8 +1,9 @@
 /**
  * DNS analytics benchmark on the service as deployed (dist/apps/server/main.js, all roles,
  * zone imported through the API):
- *  1. dnsperf max qps and CPU per 1,000 queries with the query log on, off, and NSD on the
- *     same zone in the same run, plus p50/p99 at a fixed 5k qps;
+ *  1. dnsperf max qps and CPU per 1,000 queries with the query log on (its own thread, as
+ *     deployed), on but written on the main thread (QUERY_LOG_THREAD=off, the earlier
+ *     design), off, and NSD on the same zone in the same run, plus p50/p99 at a fixed 5k qps;
  *  2. rows/s the query-log writer sustains (in the service during the run, and the store alone);
  *  3. summary latency (p50/p99 over HTTP) with a year of daily rollups for 10,000 domains
  *     of one account (and hourly buckets where the summary reads them) seeded directly into the store;
@@ -88,11 +89,11 @@ interface Service {
 }
 
 /** Starts the service as `npm start` does, registers an Elite account and imports the bench zone through the API. */
-async function startService(queryLog: boolean): Promise<Service> {
+async function startService(queryLog: boolean, env: Record<string, string> = {}): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
   const [port, dnsPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'server', 'main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', QUERY_LOG: queryLog ? 'on' : 'off' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', QUERY_LOG: queryLog ? 'on' : 'off', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {
@@ -235,7 +236,7 @@ async function writerRate(): Promise<{ rows: number; seconds: number; dropped: n
     writer.record({
       name: `host${i % 10_000}.d${i % 1000}.example`, type: i % 4 ? 'A' : 'AAAA', rcode: i % 10 ? 'NOERROR' : 'NXDOMAIN',
       clientIp: `${1 + (i % 200)}.${(i >> 8) & 255}.${i & 255}.${(i * 7) & 255}`, transport: 'udp', dnssecOk: i % 3 === 0, edns: true,
-      ednsUdpSize: 1232, truncated: false, responseBytes: 80, durationMs: 0.05, timestamp: now + i, zone: `d${i % 1000}.example`,
+      durationMs: 0.05, timestamp: now + i,
       domain: `d${i % 1000}.example`, accountId: String(1 + (i % 10)),
     });
   }
@@ -285,6 +286,13 @@ async function main(): Promise<void> {
       results.set('ours, log off', await measureDns(off.child.pid!, off.dnsPort, queryFile, off.port));
     } finally {
       await stopService(off);
+    }
+    // The earlier design side by side: queries forwarded as objects and logged on the main thread.
+    const mainThread = await startService(true, { QUERY_LOG_THREAD: 'off' });
+    try {
+      results.set('log main thread', await measureDns(mainThread.child.pid!, mainThread.dnsPort, queryFile, mainThread.port));
+    } finally {
+      await stopService(mainThread);
     }
     if (nsdInstalled()) {
       const port = await freePort();

@@ -86,7 +86,7 @@ export class SqliteQueryLogStore implements QueryLogStore {
   private readonly appendTx: (rows: QueryRow[], rollups: Rollup[]) => void;
   private readonly rollupTx: (rollups: Rollup[]) => void;
 
-  constructor(file: string) {
+  constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');

@@ -1,7 +1,19 @@
 import { Counter, Histogram } from 'prom-client';
+import type { MessagePort } from 'node:worker_threads';
 import type { AnsweredQuery, QuerySink } from '../../dns-server';
 import { Metrics } from '../../shared/metrics';
 import type { QueryTallyReport } from './query-tally';
+
+/** A port straight to the query-log thread and its shared counters (see dns-analytics' QueryLogChannel). */
+export interface QueryLogEndpoint {
+  port: MessagePort;
+  control: Int32Array;
+}
+
+/** A sink that can give an answering thread a channel of its own (the threaded query log). */
+interface ChannelledSink extends QuerySink {
+  openChannel?(): QueryLogEndpoint;
+}
 
 /**
  * Counts every answered query for `/metrics` (by transport and rcode, with answer time),
@@ -14,7 +26,7 @@ export class DnsMetricsSink implements QuerySink {
 
   constructor(
     metrics: Metrics,
-    private readonly next?: QuerySink,
+    private readonly next?: ChannelledSink,
   ) {
     this.queries = metrics.counter('dns_queries_total', 'DNS queries answered, by transport and rcode', ['transport', 'rcode']);
     this.durations = metrics.histogram(
@@ -27,6 +39,14 @@ export class DnsMetricsSink implements QuerySink {
   /** Whether anything beyond the metrics wants every query (a DNS thread then sends them all). */
   get forwardsQueries(): boolean {
     return this.next !== undefined;
+  }
+
+  /**
+   * A channel for a DNS thread to send its queries straight to the query-log thread, or
+   * null when the sink lives on this thread (the DNS thread then forwards them here).
+   */
+  openQueryChannel(): QueryLogEndpoint | null {
+    return this.next?.openChannel?.() ?? null;
   }
 
   record(q: AnsweredQuery): void {
