@@ -1,7 +1,8 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter } from 'prom-client';
 import type { MessagePort } from 'node:worker_threads';
 import type { AnsweredQuery, QuerySink } from '../../dns-server';
 import { Metrics } from '../../shared/metrics';
+import { answerTimeHistogram, type AnswerTimeBins } from './answer-times';
 import type { QueryTallyReport } from './query-tally';
 
 /** A port straight to the query-log thread and its shared counters (see dns-analytics' QueryLogChannel). */
@@ -22,18 +23,14 @@ interface ChannelledSink extends QuerySink {
  */
 export class DnsMetricsSink implements QuerySink {
   private readonly queries: Counter<string>;
-  private readonly durations: Histogram<string>;
+  private readonly durations: AnswerTimeBins;
 
   constructor(
     metrics: Metrics,
     private readonly next?: ChannelledSink,
   ) {
     this.queries = metrics.counter('dns_queries_total', 'DNS queries answered, by transport and rcode', ['transport', 'rcode']);
-    this.durations = metrics.histogram(
-      'dns_answer_duration_seconds',
-      'Time from receiving a DNS query to handing its answer to the socket',
-      [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01],
-    );
+    this.durations = answerTimeHistogram(metrics);
   }
 
   /** Whether anything beyond the metrics wants every query (a DNS thread then sends them all). */
@@ -57,7 +54,7 @@ export class DnsMetricsSink implements QuerySink {
 
   recordTally(report: QueryTallyReport): void {
     for (const [transport, rcode, n] of report.counts) this.queries.inc({ transport, rcode }, n);
-    for (const seconds of report.durations) this.durations.observe(seconds);
+    this.durations.add(report.times);
   }
 
   /** A query already counted by its DNS thread: only the analytics sink gets it. */

@@ -59,7 +59,7 @@ if (parentPort) {
   const tally = new QueryTally();
   const reporter = setInterval(() => {
     const report = tally.drain();
-    if (report) port.postMessage({ type: 'tally', report } satisfies DnsThreadMessage, [report.durations.buffer as ArrayBuffer]);
+    if (report) post({ type: 'tally', report });
   }, TALLY_INTERVAL_MS);
   const forward = settings.forwardQueries
     ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS })
