@@ -1,7 +1,7 @@
 import { BufferedQuerySink } from '../../dns-server';
 import type { Metrics } from '../../shared/metrics';
 import type { QueryRow } from '../domain/query-row';
-import { accumulateRollups, type Rollup } from '../domain/rollup';
+import { accumulateHourly, expandRollups, type Rollup } from '../domain/rollup';
 import type { IpInfo } from './ip-intel';
 import type { LoggedQuery } from './query-batch';
 import type { QueryLogStore } from './query-log.store';
@@ -89,7 +89,7 @@ export class QueryLogWriter {
           const row = toRow(q, this.enricher.lookup(q.clientIp));
           if (row) rows.push(row);
         }
-        accumulateRollups(this.rollups, rows);
+        accumulateHourly(this.rollups, rows);
         // A busy bucket is rewritten once per interval, not once per batch; the rows go in at once.
         // close() writes what is left once the queue is empty.
         if (Date.now() >= this.rollupsDueAt) await this.writeRollups(rows);
@@ -113,7 +113,7 @@ export class QueryLogWriter {
    * rollups then cost the writer at most a tenth of its time, and rows keep flowing.
    */
   private async writeRollups(rows: QueryRow[]): Promise<void> {
-    const rollups = [...this.rollups.values()];
+    const rollups = expandRollups(this.rollups.values());
     this.rollups = new Map();
     this.rollupsDueAt = Number.POSITIVE_INFINITY;
     const started = Date.now();
