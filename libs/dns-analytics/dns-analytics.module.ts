@@ -8,6 +8,7 @@ import { DnsAnalyticsQueries } from './application/dns-analytics.queries';
 import { IpIntel } from './application/ip-intel';
 import { QueryLogRetention } from './application/query-log-retention';
 import { QueryLogWriter } from './application/query-log-writer';
+import { queryLogThreadScript, ThreadedQueryLog, type QueryLogPipeline } from './application/threaded-query-log';
 import { QUERY_LOG_STORE, QueryLogStore } from './application/query-log.store';
 import { DnsAnalyticsController } from './http/dns-analytics.controller';
 import { MongoQueryLogStore } from './infrastructure/mongo-query-log.store';
@@ -15,7 +16,7 @@ import { SqliteQueryLogStore } from './infrastructure/sqlite-query-log.store';
 
 export const QUERY_LOG_FILE = 'dns-query-log.db';
 
-/** The query-log writer of this process: only with the `dns` role and QUERY_LOG not off. */
+/** The query-log pipeline (QueryLogPipeline) of this process: only with the `dns` role and QUERY_LOG not off. */
 export const QUERY_LOG_WRITER = Symbol('QUERY_LOG_WRITER');
 
 /** Closes the writer (flushing what it holds) before the store under it. */
@@ -23,7 +24,7 @@ export const QUERY_LOG_WRITER = Symbol('QUERY_LOG_WRITER');
 class QueryLogLifecycle implements OnApplicationShutdown {
   constructor(
     @Inject(QUERY_LOG_STORE) private readonly store: QueryLogStore,
-    @Optional() @Inject(QUERY_LOG_WRITER) private readonly writer?: QueryLogWriter,
+    @Optional() @Inject(QUERY_LOG_WRITER) private readonly writer?: QueryLogPipeline,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -53,12 +54,21 @@ class QueryLogLifecycle implements OnApplicationShutdown {
     {
       provide: QUERY_LOG_WRITER,
       inject: [APP_CONFIG, QUERY_LOG_STORE, IpIntel, METRICS, LOGGER],
-      useFactory: (config: AppConfig, store: QueryLogStore, intel: IpIntel, metrics: Metrics, logger: Logger) =>
-        config.roles.includes('dns') && config.queryLog
-          ? new QueryLogWriter(store, intel, metrics, (e) => logger.warn('query log write failed', { error: e instanceof Error ? e.message : String(e) }))
-          : null,
+      useFactory: async (config: AppConfig, store: QueryLogStore, intel: IpIntel, metrics: Metrics, logger: Logger): Promise<QueryLogPipeline | null> => {
+        if (!config.roles.includes('dns') || !config.queryLog) return null;
+        const warn = (error: string) => logger.warn('query log write failed', { error });
+        const script = config.queryLogThread ? queryLogThreadScript() : null;
+        const target = config.mongodbUrl
+          ? ({ kind: 'mongo', url: config.mongodbUrl } as const)
+          : store instanceof SqliteQueryLogStore && store.file !== ':memory:'
+            ? ({ kind: 'sqlite', file: store.file } as const)
+            : null;
+        // Off the main thread when the worker script is built and the thread can open the same store.
+        if (script && target) return ThreadedQueryLog.start(script, target, metrics, warn);
+        return new QueryLogWriter(store, intel, metrics, (e) => warn(e instanceof Error ? e.message : String(e)));
+      },
     },
-    { provide: DNS_QUERY_SINK, inject: [QUERY_LOG_WRITER], useFactory: (w: QueryLogWriter | null) => w ?? undefined },
+    { provide: DNS_QUERY_SINK, inject: [QUERY_LOG_WRITER], useFactory: (w: QueryLogPipeline | null) => w ?? undefined },
     QueryLogLifecycle,
     QueryLogRetention,
     DnsAnalyticsQueries,

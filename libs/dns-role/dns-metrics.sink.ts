@@ -1,7 +1,20 @@
-import { Counter, Histogram } from 'prom-client';
+import { Counter } from 'prom-client';
+import type { MessagePort } from 'node:worker_threads';
 import type { AnsweredQuery, QuerySink } from '../dns-server';
 import { Metrics } from '../shared/metrics';
+import { answerTimeHistogram, type AnswerTimeBins } from '../zones/application/answer-times';
 import type { QueryTallyReport } from './query-tally';
+
+/** A port straight to the query-log thread and its shared counters (see dns-analytics' QueryLogChannel). */
+export interface QueryLogEndpoint {
+  port: MessagePort;
+  control: Int32Array;
+}
+
+/** A sink that can give an answering thread a channel of its own (the threaded query log). */
+interface ChannelledSink extends QuerySink {
+  openChannel?(): QueryLogEndpoint;
+}
 
 /**
  * Counts every answered query for `/metrics` (by transport and rcode, with answer time),
@@ -10,23 +23,27 @@ import type { QueryTallyReport } from './query-tally';
  */
 export class DnsMetricsSink implements QuerySink {
   private readonly queries: Counter<string>;
-  private readonly durations: Histogram<string>;
+  private readonly durations: AnswerTimeBins;
 
   constructor(
     metrics: Metrics,
-    private readonly next?: QuerySink,
+    private readonly next?: ChannelledSink,
   ) {
     this.queries = metrics.counter('dns_queries_total', 'DNS queries answered, by transport and rcode', ['transport', 'rcode']);
-    this.durations = metrics.histogram(
-      'dns_answer_duration_seconds',
-      'Time from receiving a DNS query to handing its answer to the socket',
-      [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01],
-    );
+    this.durations = answerTimeHistogram(metrics);
   }
 
   /** Whether anything beyond the metrics wants every query (a DNS thread then sends them all). */
   get forwardsQueries(): boolean {
     return this.next !== undefined;
+  }
+
+  /**
+   * A channel for a DNS thread to send its queries straight to the query-log thread, or
+   * null when the sink lives on this thread (the DNS thread then forwards them here).
+   */
+  openQueryChannel(): QueryLogEndpoint | null {
+    return this.next?.openChannel?.() ?? null;
   }
 
   record(q: AnsweredQuery): void {
@@ -37,7 +54,7 @@ export class DnsMetricsSink implements QuerySink {
 
   recordTally(report: QueryTallyReport): void {
     for (const [transport, rcode, n] of report.counts) this.queries.inc({ transport, rcode }, n);
-    for (const seconds of report.durations) this.durations.observe(seconds);
+    this.durations.add(report.times);
   }
 
   /** A query already counted by its DNS thread: only the analytics sink gets it. */

@@ -1,5 +1,6 @@
 /** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
 import type { AnsweredQuery } from '../dns-server';
+import type { QueryLogEndpoint } from './dns-metrics.sink';
 import type { DnsRoleSettings } from './dns-role';
 import type { QueryTallyReport } from './query-tally';
 
@@ -7,6 +8,8 @@ export interface DnsThreadData extends DnsRoleSettings {
   eventsFile: string;
   /** Send every answered query (an analytics sink is plugged in), not just the tally. */
   forwardQueries: boolean;
+  /** Posts answered queries straight to the query-log thread instead (transferred port). */
+  queryLog?: QueryLogEndpoint;
   /** How often the thread's subscription looks for commits it was not told about (other processes). */
   pollIntervalMs?: number;
   /**

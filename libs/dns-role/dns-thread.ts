@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BufferedQuerySink, type QuerySink } from '../dns-server';
+import { QueryLogChannel } from '../dns-analytics/application/query-log-channel';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
@@ -58,16 +59,19 @@ if (parentPort) {
   const tally = new QueryTally();
   const reporter = setInterval(() => {
     const report = tally.drain();
-    if (report) port.postMessage({ type: 'tally', report } satisfies DnsThreadMessage, [report.durations.buffer as ArrayBuffer]);
+    if (report) post({ type: 'tally', report });
   }, TALLY_INTERVAL_MS);
   const forward = settings.forwardQueries
     ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS })
     : null;
-  const sink: QuerySink = forward
+  // Straight to the query-log thread, encoded, when there is one; else as objects to the main thread.
+  const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog.port, settings.queryLog.control) : null;
+  const next: QuerySink | null = channel ?? forward;
+  const sink: QuerySink = next
     ? {
         record: (q) => {
           tally.record(q);
-          forward.record(q);
+          next.record(q);
         },
       }
     : tally;
@@ -81,6 +85,7 @@ if (parentPort) {
       await role.stop();
       clearInterval(reporter);
       await forward?.close();
+      channel?.close();
       const report = tally.drain();
       if (report) post({ type: 'tally', report });
       await store.close();

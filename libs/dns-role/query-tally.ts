@@ -1,34 +1,35 @@
 import type { AnsweredQuery, QuerySink } from '../dns-server';
+import { AnswerTimeBins } from '../zones/application/answer-times';
 
-/** What a DNS thread reports of its answered queries for the metrics: counts and answer times. */
+/** What a DNS thread reports of its answered queries for the metrics: counts and binned answer times. */
 export interface QueryTallyReport {
   counts: Array<[transport: string, rcode: string, n: number]>;
-  /** Answer times in seconds, one per query. */
-  durations: Float64Array;
+  times: { counts: Float64Array; sum: number; total: number };
 }
 
 /**
  * Tallies answered queries where they are answered (the DNS thread), so the main thread
- * gets one small report every interval instead of an object per query.
+ * gets one small report every interval instead of anything per query.
  */
 export class QueryTally implements QuerySink {
-  private counts = new Map<string, [string, string, number]>();
-  private durations: number[] = [];
+  /** By transport, then rcode: no key string built per query. */
+  private counts = { udp: new Map<string, number>(), tcp: new Map<string, number>() };
+  private times = new AnswerTimeBins();
 
   record(q: AnsweredQuery): void {
-    const key = `${q.transport}|${q.rcode}`;
-    const entry = this.counts.get(key);
-    if (entry) entry[2]++;
-    else this.counts.set(key, [q.transport, q.rcode, 1]);
-    this.durations.push(q.durationMs / 1000);
+    const byRcode = this.counts[q.transport];
+    byRcode.set(q.rcode, (byRcode.get(q.rcode) ?? 0) + 1);
+    this.times.observe(q.durationMs / 1000);
   }
 
   /** The report since the last drain, or null when nothing was answered. */
   drain(): QueryTallyReport | null {
-    if (this.durations.length === 0) return null;
-    const report = { counts: [...this.counts.values()], durations: Float64Array.from(this.durations) };
-    this.counts = new Map();
-    this.durations = [];
-    return report;
+    if (this.times.total === 0) return null;
+    const counts: QueryTallyReport['counts'] = [];
+    for (const transport of ['udp', 'tcp'] as const) for (const [rcode, n] of this.counts[transport]) counts.push([transport, rcode, n]);
+    const { counts: bins, sum, total } = this.times;
+    this.counts = { udp: new Map(), tcp: new Map() };
+    this.times = new AnswerTimeBins();
+    return { counts, times: { counts: bins, sum, total } };
   }
 }

@@ -42,15 +42,18 @@ export class ThreadedDns implements DnsRoleRunner {
   }
 
   private spawn(port: number): Promise<number> {
+    // A channel of its own to the query-log thread when there is one (a new one per restart).
+    const queryLog = this.sink.openQueryChannel() ?? undefined;
     const data: DnsThreadData = {
       ...this.settings,
       dnsPort: port,
       eventsFile: this.store.file,
       commits: this.commits,
-      forwardQueries: this.sink.forwardsQueries,
+      forwardQueries: !queryLog && this.sink.forwardsQueries,
+      queryLog,
       pollIntervalMs: this.options.pollIntervalMs,
     };
-    const worker = new Worker(this.script, { workerData: data });
+    const worker = new Worker(this.script, { workerData: data, transferList: queryLog ? [queryLog.port] : [] });
     this.worker = worker;
     return new Promise((resolve, reject) => {
       worker.on('message', (m: DnsThreadMessage) => {

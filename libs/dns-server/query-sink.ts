@@ -24,7 +24,7 @@ export interface AnsweredQuery {
   responseBytes: number;
   /** From receiving the packet to handing the answer to the socket. */
   durationMs: number;
-  /** Epoch milliseconds at receipt. */
+  /** Epoch milliseconds at receipt, with the fraction: orders queries answered by different threads within a millisecond. */
   timestamp: number;
   zone: string | null;
   /** The longest owned name above the query: a dynamic-DNS host fqdn or the zone. */
@@ -51,8 +51,8 @@ export interface BufferedQuerySinkOptions {
  * a time, so a slow consumer (a database insert) costs the server nothing but memory, and
  * that memory is bounded.
  */
-export class BufferedQuerySink implements QuerySink {
-  private pending: AnsweredQuery[] = [];
+export class BufferedQuerySink<T = AnsweredQuery> {
+  private waiting: T[] = [];
   private delivering: Promise<void> | null = null;
   private scheduled = false;
   private readonly timer: NodeJS.Timeout;
@@ -63,7 +63,7 @@ export class BufferedQuerySink implements QuerySink {
   delivered = 0;
 
   constructor(
-    private readonly consumer: (batch: AnsweredQuery[]) => void | Promise<void>,
+    private readonly consumer: (batch: T[]) => void | Promise<void>,
     opts: BufferedQuerySinkOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 1000;
@@ -73,13 +73,18 @@ export class BufferedQuerySink implements QuerySink {
     this.timer.unref();
   }
 
-  record(q: AnsweredQuery): void {
-    if (this.pending.length >= this.maxPending) {
+  /** Queries recorded and not yet handed to the consumer. */
+  get pending(): number {
+    return this.waiting.length;
+  }
+
+  record(q: T): void {
+    if (this.waiting.length >= this.maxPending) {
       this.dropped++;
       return;
     }
-    this.pending.push(q);
-    if (this.pending.length >= this.maxBatch && !this.scheduled) {
+    this.waiting.push(q);
+    if (this.waiting.length >= this.maxBatch && !this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
@@ -100,12 +105,12 @@ export class BufferedQuerySink implements QuerySink {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    while (this.pending.length > 0 || this.delivering) await this.flush();
+    while (this.waiting.length > 0 || this.delivering) await this.flush();
   }
 
   private async deliver(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, this.maxBatch);
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, this.maxBatch);
       try {
         await this.consumer(batch);
         this.delivered += batch.length;

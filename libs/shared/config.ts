@@ -22,6 +22,8 @@ export interface AppConfig {
   dnsThreads: number;
   /** Logs every answered query for DNS analytics (QUERY_LOG=off turns the log off). */
   queryLog: boolean;
+  /** Decodes, enriches and writes the query log in a thread of its own (QUERY_LOG_THREAD=off: on the main thread). */
+  queryLogThread: boolean;
   smtpPort: number;
   ddnsZones: string[];
   nameservers: string[];
@@ -86,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dnsThread: env.DNS_THREAD !== 'off',
     dnsThreads: Math.max(1, int(env.DNS_THREADS, Math.min(availableParallelism(), 4), 'DNS_THREADS')),
     queryLog: env.QUERY_LOG !== 'off',
+    queryLogThread: env.QUERY_LOG_THREAD !== 'off',
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
     nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),

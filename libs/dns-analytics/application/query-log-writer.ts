@@ -1,8 +1,9 @@
-import { BufferedQuerySink, type AnsweredQuery, type QuerySink } from '../../dns-server';
+import { BufferedQuerySink } from '../../dns-server';
 import type { Metrics } from '../../shared/metrics';
 import type { QueryRow } from '../domain/query-row';
-import { accumulateRollups, type Rollup } from '../domain/rollup';
+import { accumulateHourly, expandRollups, type Rollup } from '../domain/rollup';
 import type { IpInfo } from './ip-intel';
+import type { LoggedQuery } from './query-batch';
 import type { QueryLogStore } from './query-log.store';
 
 /** Rollup buckets stored per transaction (one turn of the event loop). */
@@ -30,12 +31,12 @@ export const unmapped = (ip: string): string => (ip.startsWith('::ffff:') && ip.
  * (REFUSED outside the served zones, unreadable packets) have no one to show them to and
  * are only counted in /metrics.
  */
-export function toRow(q: AnsweredQuery, info: IpInfo): QueryRow | null {
+export function toRow(q: LoggedQuery, info: IpInfo): QueryRow | null {
   if (q.accountId === null || q.domain === null) return null;
   const accountId = Number(q.accountId);
   if (!Number.isSafeInteger(accountId)) return null;
   return {
-    ts: q.timestamp,
+    ts: Math.round(q.timestamp),
     accountId,
     domain: q.domain,
     qname: q.name,
@@ -57,8 +58,10 @@ export function toRow(q: AnsweredQuery, info: IpInfo): QueryRow | null {
  * queue (the DNS hot path does nothing else), then enriched, attributed and written in
  * batches. Under backpressure the queue drops, and /metrics counts what it dropped.
  */
-export class QueryLogWriter implements QuerySink {
-  private readonly buffer: BufferedQuerySink;
+export class QueryLogWriter {
+  private readonly buffer: BufferedQuerySink<LoggedQuery>;
+  /** Rows stored so far. */
+  written = 0;
   private closed = false;
   private rollups = new Map<string, Rollup>();
   private rollupsDueAt = 0;
@@ -68,26 +71,31 @@ export class QueryLogWriter implements QuerySink {
   constructor(
     private readonly store: QueryLogStore,
     private readonly enricher: Enricher,
-    metrics: Metrics,
+    /** Null on the query-log thread: its owner reports the counts to the main thread's /metrics. */
+    metrics: Metrics | null,
     onError: (err: unknown) => void,
     opts: QueryLogWriterOptions = {},
   ) {
-    const written = metrics.counter('dns_query_log_written_total', 'Answered DNS queries written to the query log');
+    const written = metrics?.counter('dns_query_log_written_total', 'Answered DNS queries written to the query log');
     this.rollupIntervalMs = opts.rollupIntervalMs ?? 2000;
     this.buffer = new BufferedQuerySink(
       async (batch) => {
         await this.enricher.ready();
         const rows: QueryRow[] = [];
+        // Each answering thread sends its own batches: in order of receipt, so that rows'
+        // ids (the tie-break within a millisecond) follow the order clients asked in.
+        batch.sort((a, b) => a.timestamp - b.timestamp);
         for (const q of batch) {
           const row = toRow(q, this.enricher.lookup(q.clientIp));
           if (row) rows.push(row);
         }
-        accumulateRollups(this.rollups, rows);
+        accumulateHourly(this.rollups, rows);
         // A busy bucket is rewritten once per interval, not once per batch; the rows go in at once.
         // close() writes what is left once the queue is empty.
         if (Date.now() >= this.rollupsDueAt) await this.writeRollups(rows);
         else await this.store.append(rows, []);
-        written.inc(rows.length);
+        this.written += rows.length;
+        written?.inc(rows.length);
       },
       { maxBatch: opts.maxBatch ?? 2000, flushIntervalMs: opts.flushIntervalMs ?? 250, maxPending: opts.maxPending ?? 200_000, onError },
     );
@@ -96,7 +104,7 @@ export class QueryLogWriter implements QuerySink {
       if (this.rollups.size && Date.now() >= this.rollupsDueAt) void this.writeRollups([]).catch(onError);
     }, this.rollupIntervalMs);
     this.rollupTimer.unref();
-    metrics.gauge('dns_query_log_dropped_total', 'Answered DNS queries the query log dropped because its queue was full', (g) => g.set(this.buffer.dropped));
+    metrics?.gauge('dns_query_log_dropped_total', 'Answered DNS queries the query log dropped because its queue was full', (g) => g.set(this.buffer.dropped));
   }
 
   /**
@@ -105,7 +113,7 @@ export class QueryLogWriter implements QuerySink {
    * rollups then cost the writer at most a tenth of its time, and rows keep flowing.
    */
   private async writeRollups(rows: QueryRow[]): Promise<void> {
-    const rollups = [...this.rollups.values()];
+    const rollups = expandRollups(this.rollups.values());
     this.rollups = new Map();
     this.rollupsDueAt = Number.POSITIVE_INFINITY;
     const started = Date.now();
@@ -123,7 +131,7 @@ export class QueryLogWriter implements QuerySink {
     }
   }
 
-  record(q: AnsweredQuery): void {
+  record(q: LoggedQuery): void {
     if (!this.closed) this.buffer.record(q);
   }
 
@@ -135,6 +143,11 @@ export class QueryLogWriter implements QuerySink {
 
   get dropped(): number {
     return this.buffer.dropped;
+  }
+
+  /** Queries recorded but not yet written. */
+  get pending(): number {
+    return this.buffer.pending;
   }
 
   async close(): Promise<void> {

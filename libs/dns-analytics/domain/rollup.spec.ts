@@ -1,5 +1,5 @@
 import type { QueryRow } from './query-row';
-import { ALL_DOMAINS, bucketStart, capNxdomain, emptyCounts, latencyPercentile, MAX_NXDOMAIN_NAMES, mergeCounts, rollupsOf } from './rollup';
+import { accumulateHourly, addQuery, ALL_DOMAINS, bucketStart, capNxdomain, emptyCounts, expandRollups, latencyPercentile, MAX_NXDOMAIN_NAMES, mergeCounts, rollupsOf } from './rollup';
 import { buildSummary, trendOf } from './summary';
 
 const q = (over: Partial<QueryRow> = {}): QueryRow => ({
@@ -21,6 +21,29 @@ const q = (over: Partial<QueryRow> = {}): QueryRow => ({
 });
 
 describe('rollups', () => {
+  it('derives day and account-wide buckets from hourly domain buckets exactly as adding each row to all four', () => {
+    const rows = [
+      q(),
+      q({ rcode: 'NXDOMAIN', qname: 'gone.example.com', transport: 'tcp', clientIp: '2001:db8::1', country: 'DE', asn: 'AS64501', asOrg: 'Other' }),
+      q({ ts: Date.parse('2026-03-10T23:30:00Z'), domain: 'home.dyn.example.net', qtype: 'AAAA', dnssecOk: true, edns: true, responseMs: 4 }),
+      q({ ts: Date.parse('2026-03-11T00:00:00Z'), accountId: 2 }),
+    ];
+    // Two writer batches accumulated into one map, expanded once.
+    const hourly = accumulateHourly(accumulateHourly(new Map(), rows.slice(0, 2)), rows.slice(2));
+    const expanded = new Map(expandRollups(hourly.values()).map((r) => [`${r.accountId}|${r.domain}|${r.granularity}|${r.start}`, r.counts]));
+    const direct = new Map<string, ReturnType<typeof emptyCounts>>();
+    for (const row of rows) {
+      for (const granularity of ['hour', 'day'] as const) {
+        for (const domain of [row.domain, ALL_DOMAINS]) {
+          const key = `${row.accountId}|${domain}|${granularity}|${bucketStart(row.ts, granularity)}`;
+          if (!direct.has(key)) direct.set(key, emptyCounts());
+          addQuery(direct.get(key)!, row);
+        }
+      }
+    }
+    expect(expanded).toEqual(direct);
+  });
+
   it('adds each query to its hour and day, for its domain and for the whole account', () => {
     const rows = [q(), q({ ts: Date.parse('2026-03-10T11:59:59Z'), domain: 'home.dyn.example.net' }), q({ ts: Date.parse('2026-03-11T00:00:00Z') })];
     const byKey = new Map(rollupsOf(rows).map((r) => [`${r.domain}|${r.granularity}|${new Date(r.start).toISOString()}`, r.counts.total]));

@@ -137,23 +137,40 @@ export function topEntries(entries: Array<[string, number]>, n: number): Array<[
  * for the account as a whole.
  */
 export function rollupsOf(rows: QueryRow[]): Rollup[] {
-  return [...accumulateRollups(new Map(), rows).values()];
+  return expandRollups(accumulateHourly(new Map(), rows).values());
 }
 
-/** Adds the rows' rollups into `out` (keyed by bucket), so several batches merge before storage. */
-export function accumulateRollups(out: Map<string, Rollup>, rows: QueryRow[]): Map<string, Rollup> {
+/**
+ * Adds each row to its own domain's hourly bucket in `out` (keyed by bucket), so several
+ * batches merge before storage. Only one bucket per row: the day and account-wide buckets
+ * follow from the hourly ones (expandRollups), once per write instead of once per row.
+ */
+export function accumulateHourly(out: Map<string, Rollup>, rows: QueryRow[]): Map<string, Rollup> {
   for (const q of rows) {
+    const start = bucketStart(q.ts, 'hour');
+    const key = `${q.accountId}|${q.domain}|${start}`;
+    let r = out.get(key);
+    if (!r) out.set(key, (r = { accountId: q.accountId, domain: q.domain, granularity: 'hour', start, counts: emptyCounts() }));
+    addQuery(r.counts, q);
+  }
+  return out;
+}
+
+/** Every bucket the hourly domain buckets add to: per hour and per day, for the domain and for the account. */
+export function expandRollups(hourly: Iterable<Rollup>): Rollup[] {
+  const out = new Map<string, Rollup>();
+  for (const h of hourly) {
     for (const granularity of ['hour', 'day'] as const) {
-      const start = bucketStart(q.ts, granularity);
-      for (const domain of [q.domain, ALL_DOMAINS]) {
-        const key = `${q.accountId}|${domain}|${granularity}|${start}`;
+      const start = granularity === 'hour' ? h.start : bucketStart(h.start, 'day');
+      for (const domain of [h.domain, ALL_DOMAINS]) {
+        const key = `${h.accountId}|${domain}|${granularity}|${start}`;
         let r = out.get(key);
-        if (!r) out.set(key, (r = { accountId: q.accountId, domain, granularity, start, counts: emptyCounts() }));
-        addQuery(r.counts, q);
+        if (!r) out.set(key, (r = { accountId: h.accountId, domain, granularity, start, counts: emptyCounts() }));
+        mergeCounts(r.counts, h.counts);
       }
     }
   }
-  return out;
+  return [...out.values()];
 }
 
 /**

@@ -1,0 +1,167 @@
+/**
+ * The compact form in which answered queries travel from the thread that answered them to
+ * the query-log thread: a batch is one transferable ArrayBuffer holding the queries as
+ * columns (struct of arrays), with every string (names, addresses, types, accounts)
+ * replaced by its number in a table both ends keep per channel. Posting a batch moves the
+ * buffer (no copy) plus the few strings first seen since the last batch, instead of
+ * structured-cloning an object per query.
+ *
+ * Only what the log keeps is encoded: queries no account owns are left out here, on the
+ * answering thread, rather than carried over to be dropped (toRow would drop them).
+ */
+import type { AnsweredQuery, Transport } from '../../dns-server';
+
+/** What the query log reads of an answered query (see toRow). */
+export type LoggedQuery = Pick<
+  AnsweredQuery,
+  'timestamp' | 'durationMs' | 'accountId' | 'domain' | 'name' | 'type' | 'rcode' | 'clientIp' | 'transport' | 'dnssecOk' | 'edns'
+>;
+
+export interface QueryBatch {
+  /** Columns, see columnsOf(); ownership moves with the message. */
+  buffer: ArrayBuffer;
+  count: number;
+  /** The receiver forgets its string table before reading `strings`. */
+  reset: boolean;
+  /** Strings first used in this batch, numbered on from the receiver's table. */
+  strings: string[];
+}
+
+/** String columns, in this order, then one column of flags. */
+const ACCOUNT = 0;
+const DOMAIN = 1;
+const NAME = 2;
+const TYPE = 3;
+const RCODE = 4;
+const CLIENT = 5;
+const FLAGS = 6;
+const U32_COLUMNS = 7;
+
+const TCP = 1;
+const DO = 2;
+const EDNS = 4;
+
+/** Bytes one query takes in a batch: timestamp and duration as float64, then the u32 columns. */
+const BYTES_PER_QUERY = 16 + 4 * U32_COLUMNS;
+
+/** Distinct strings a channel's table holds before both ends start afresh (client addresses keep coming). */
+export const MAX_TABLE_SIZE = 100_000;
+
+function columnsOf(buffer: ArrayBuffer, capacity: number) {
+  return {
+    ts: new Float64Array(buffer, 0, capacity),
+    duration: new Float64Array(buffer, 8 * capacity, capacity),
+    u32: new Uint32Array(buffer, 16 * capacity, U32_COLUMNS * capacity),
+  };
+}
+
+/**
+ * Encodes answered queries into batches of up to `capacity`. Runs on the answering
+ * thread, so record() does a few map lookups and typed-array stores and allocates nothing
+ * but new table entries.
+ */
+export class QueryBatchEncoder {
+  private table = new Map<string, number>();
+  private newStrings: string[] = [];
+  private reset = false;
+  private buffer: ArrayBuffer;
+  private columns: ReturnType<typeof columnsOf>;
+  private count = 0;
+
+  constructor(private readonly capacity = 1024) {
+    this.buffer = new ArrayBuffer(BYTES_PER_QUERY * capacity);
+    this.columns = columnsOf(this.buffer, capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  get full(): boolean {
+    return this.count >= this.capacity;
+  }
+
+  /** Adds the query unless it is full (callers take() first) or no account owns it; true when added. */
+  record(q: LoggedQuery): boolean {
+    if (q.accountId === null || q.domain === null || this.count >= this.capacity) return false;
+    const i = this.count++;
+    const { ts, duration, u32 } = this.columns;
+    ts[i] = q.timestamp;
+    duration[i] = q.durationMs;
+    const at = i * U32_COLUMNS;
+    u32[at + ACCOUNT] = this.id(q.accountId);
+    u32[at + DOMAIN] = this.id(q.domain);
+    u32[at + NAME] = this.id(q.name);
+    u32[at + TYPE] = this.id(q.type);
+    u32[at + RCODE] = this.id(q.rcode);
+    u32[at + CLIENT] = this.id(q.clientIp);
+    u32[at + FLAGS] = (q.transport === 'tcp' ? TCP : 0) | (q.dnssecOk ? DO : 0) | (q.edns ? EDNS : 0);
+    return true;
+  }
+
+  private id(s: string): number {
+    let id = this.table.get(s);
+    if (id === undefined) {
+      id = this.table.size;
+      this.table.set(s, id);
+      this.newStrings.push(s);
+    }
+    return id;
+  }
+
+  /** The batch so far (null when empty); the encoder starts a new one. */
+  take(): QueryBatch | null {
+    if (this.count === 0) return null;
+    const batch: QueryBatch = { buffer: this.buffer, count: this.count, reset: this.reset, strings: this.newStrings };
+    this.buffer = new ArrayBuffer(BYTES_PER_QUERY * this.capacity);
+    this.columns = columnsOf(this.buffer, this.capacity);
+    this.count = 0;
+    this.newStrings = [];
+    this.reset = false;
+    if (this.table.size >= MAX_TABLE_SIZE) this.forget();
+    return batch;
+  }
+
+  /**
+   * Starts a fresh table, announced by the next batch. Also after a batch was taken but
+   * never sent (dropped under backpressure): the receiver never learnt its strings.
+   */
+  forget(): void {
+    // Queries in the current batch would point into the forgotten table.
+    if (this.count > 0) throw new Error('forget() with queries waiting in the batch');
+    this.table = new Map();
+    this.newStrings = [];
+    this.reset = true;
+  }
+}
+
+/** The receiving end of one channel: its copy of the string table. */
+export class QueryBatchDecoder {
+  private table: string[] = [];
+
+  decode(batch: QueryBatch): LoggedQuery[] {
+    if (batch.reset) this.table = [];
+    for (const s of batch.strings) this.table.push(s);
+    const t = this.table;
+    const { ts, duration, u32 } = columnsOf(batch.buffer, batch.buffer.byteLength / BYTES_PER_QUERY);
+    const out: LoggedQuery[] = new Array(batch.count);
+    for (let i = 0; i < batch.count; i++) {
+      const at = i * U32_COLUMNS;
+      const flags = u32[at + FLAGS];
+      out[i] = {
+        timestamp: ts[i],
+        durationMs: duration[i],
+        accountId: t[u32[at + ACCOUNT]],
+        domain: t[u32[at + DOMAIN]],
+        name: t[u32[at + NAME]],
+        type: t[u32[at + TYPE]],
+        rcode: t[u32[at + RCODE]] as AnsweredQuery['rcode'],
+        clientIp: t[u32[at + CLIENT]],
+        transport: (flags & TCP ? 'tcp' : 'udp') satisfies Transport,
+        dnssecOk: (flags & DO) !== 0,
+        edns: (flags & EDNS) !== 0,
+      };
+    }
+    return out;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * One answering thread's channel to the query-log thread: a MessagePort carrying encoded
+ * batches (query-batch.ts), and a small shared counter block the log thread owns. Bounded:
+ * when the log thread falls behind, whole batches are dropped and counted here, on the
+ * answering side, so answers never wait and memory never grows.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { QuerySink } from '../../dns-server';
+import { QueryBatchEncoder, type LoggedQuery, type QueryBatch } from './query-batch';
+
+/** Slots of the shared counter block (Int32Array over a SharedArrayBuffer). */
+export const BACKLOG = 0;
+export const DROPPED = 1;
+export const CONTROL_SLOTS = 2;
+
+export const newControl = (): Int32Array => new Int32Array(new SharedArrayBuffer(4 * CONTROL_SLOTS));
+
+/** Messages on a channel's port, answering thread to log thread. */
+export type ChannelMessage = { type: 'batch'; batch: QueryBatch };
+
+export interface QueryLogChannelOptions {
+  /** Queries per batch. */
+  batchSize?: number;
+  /** A batch that has not filled goes out after this long, so the log stays close behind. */
+  flushIntervalMs?: number;
+  /** Queries posted but not yet taken by the log thread, across all channels, beyond which batches are dropped. */
+  maxBacklog?: number;
+}
+
+export const DEFAULT_MAX_BACKLOG = 200_000;
+
+/** The answering end: record() per query, batches posted when full or on the timer. */
+export class QueryLogChannel implements QuerySink {
+  private readonly encoder: QueryBatchEncoder;
+  private readonly maxBacklog: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly control: Int32Array,
+    opts: QueryLogChannelOptions = {},
+  ) {
+    this.encoder = new QueryBatchEncoder(opts.batchSize ?? 1024);
+    this.maxBacklog = opts.maxBacklog ?? DEFAULT_MAX_BACKLOG;
+    this.timer = setInterval(() => this.flush(), opts.flushIntervalMs ?? 50);
+    this.timer.unref();
+  }
+
+  record(q: LoggedQuery): void {
+    if (this.encoder.record(q) && this.encoder.full) this.flush();
+  }
+
+  /** Posts what is waiting, or drops and counts it when the log thread is that far behind. */
+  flush(): void {
+    const batch = this.encoder.take();
+    if (!batch) return;
+    if (Atomics.load(this.control, BACKLOG) + batch.count > this.maxBacklog) {
+      Atomics.add(this.control, DROPPED, batch.count);
+      // The log thread never sees this batch's new strings: both ends start a new table.
+      this.encoder.forget();
+      return;
+    }
+    Atomics.add(this.control, BACKLOG, batch.count);
+    this.port.postMessage({ type: 'batch', batch } satisfies ChannelMessage, [batch.buffer]);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.flush();
+    this.port.close();
+  }
+}

@@ -1,0 +1,30 @@
+/** What the main thread and the query-log thread (query-log-thread.ts) say to each other. */
+import type { MessagePort } from 'node:worker_threads';
+import type { QueryLogWriterOptions } from './query-log-writer';
+
+/** Where the thread writes: the embedded SQLite file, or MongoDB through a client of its own. */
+export type QueryLogTarget = { kind: 'sqlite'; file: string } | { kind: 'mongo'; url: string };
+
+export interface QueryLogThreadData {
+  target: QueryLogTarget;
+  /** Shared counters, slots in query-log-channel.ts (BACKLOG, DROPPED). */
+  control: Int32Array;
+  writer?: QueryLogWriterOptions;
+}
+
+/** Main thread to log thread. */
+export type QueryLogCommand =
+  /** The log end of an answering thread's channel. */
+  | { type: 'channel'; port: MessagePort }
+  | { type: 'flush'; id: number }
+  | { type: 'close' };
+
+/** Log thread to main thread. */
+export type QueryLogReport =
+  | { type: 'ready' }
+  | { type: 'failed'; error: string }
+  /** Cumulative counts of the thread's writer. */
+  | { type: 'stats'; written: number; dropped: number; pending: number }
+  | { type: 'flushed'; id: number }
+  | { type: 'error'; error: string }
+  | { type: 'closed' };
