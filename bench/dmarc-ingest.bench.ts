@@ -17,7 +17,8 @@
  * 10 MiB); the bench says so in its output.
  *
  * Run: npm run bench:dmarc-ingest
- *   env: DMARC_BENCH_LARGE (50000), DMARC_BENCH_TYPICAL (2000), DMARC_BENCH_CONCURRENCY (8)
+ *   env: DMARC_BENCH_LARGE (50000), DMARC_BENCH_TYPICAL (2000), DMARC_BENCH_CONCURRENCY (8),
+ *        DMARC_BENCH_NODE_ARGS (flags for the server process, e.g. --cpu-prof)
  */
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,7 +56,9 @@ function cpuSecondsOf(pid: number): number {
 
 async function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVER_MAIN], {
+  // DMARC_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
+  const nodeArgs = (process.env.DMARC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,

@@ -1,6 +1,6 @@
 import PostalMime from 'postal-mime';
 import type { Email } from 'postal-mime';
-import { AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
+import { aggregateRecordFrom, AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
 import { FailureReport, failureReportFrom, Fields, summaryFields } from '../domain/failure-report';
 import { refuse } from '../domain/report-refusal';
 import { TlsReport, tlsReportFrom } from '../domain/tls-report';
@@ -57,9 +57,9 @@ export class ReportParser {
   }
 
   private aggregate(xml: string): AggregateReport {
-    const doc = parseReportXml(xml);
-    if (!doc.feedback || typeof doc.feedback !== 'object') throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
-    return aggregateReportFrom(doc.feedback, doc.records());
+    const doc = parseReportXml(xml, aggregateRecordFrom);
+    if (!doc.feedback) throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
+    return aggregateReportFrom(doc.feedback, doc.records);
   }
 
   private tls(json: string): TlsReport {

@@ -59,10 +59,13 @@ export interface AggregateReport {
 
 type Node = Record<string, unknown> | string | undefined;
 
-/** Text of an element as fast-xml-parser returns it (a string, or an object with `#text` for mixed content). */
+/**
+ * Text of an element as the XML reader gives it (a string, or an object with `#text` for
+ * mixed content); entities and character references are already decoded by the parser.
+ */
 const text = (node: unknown): string => {
   if (node === undefined || node === null) return '';
-  if (typeof node === 'string' || typeof node === 'number') return decodeXmlText(String(node)).trim();
+  if (typeof node === 'string' || typeof node === 'number') return String(node).trim();
   if (typeof node === 'object' && '#text' in (node as object)) return text((node as Record<string, unknown>)['#text']);
   return '';
 };
@@ -71,21 +74,6 @@ const child = (node: Node, name: string): Node => (node && typeof node === 'obje
 const list = (node: unknown): Node[] => (node === undefined || node === '' ? [] : Array.isArray(node) ? node : [node]) as Node[];
 const optional = (value: string): string | undefined => (value === '' ? undefined : value);
 const keyword = (node: unknown): string => text(node).toLowerCase();
-
-const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-
-/**
- * Entity processing is off in the parser (no DOCTYPE entity can expand), so the five
- * predefined entities and character references are decoded here, and nothing else.
- */
-export function decodeXmlText(value: string): string {
-  if (!value.includes('&')) return value;
-  return value.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|lt|gt|amp|quot|apos);/g, (_, ref: string) => {
-    if (ref[0] !== '#') return PREDEFINED[ref];
-    const code = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-    return code <= 0x10ffff ? String.fromCodePoint(code) : '';
-  });
-}
 
 const epoch = (node: unknown, field: string): string => {
   const raw = text(node);
@@ -100,11 +88,13 @@ const domainOf = (address: string): string => {
 
 export const normalizeDomain = (domain: string): string => domain.trim().toLowerCase().replace(/\.$/, '');
 
-function record(node: Node, index: number): AggregateRecord {
-  const row = child(node, 'row');
+/** One `<record>` element (its index for error messages): mapped as soon as the reader has it. */
+export function aggregateRecordFrom(node: unknown, index: number): AggregateRecord {
+  const element = node as Node;
+  const row = child(element, 'row');
   const evaluated = child(row, 'policy_evaluated');
-  const identifiers = child(node, 'identifiers');
-  const auth = child(node, 'auth_results');
+  const identifiers = child(element, 'identifiers');
+  const auth = child(element, 'auth_results');
   const sourceIp = text(child(row, 'source_ip'));
   const count = text(child(row, 'count'));
   if (!sourceIp) throw refuse('malformed', `record ${index + 1} has no source_ip`);
@@ -140,9 +130,10 @@ function record(node: Node, index: number): AggregateRecord {
  * The report from the parsed `<feedback>` element. Both schema generations map to the
  * same shape: RFC 9990 adds `np`, `testing`, `discovery_method`, `generator` and drops
  * `pct`; the pre-RFC draft has no `<version>`. An empty `org_name` is derived from the
- * reporter's email domain. Records may come separately (a large report is parsed in slices).
+ * reporter's email domain. Records may come already mapped (the XML reader maps each
+ * `<record>` as it streams past, see `aggregateRecordFrom`).
  */
-export function aggregateReportFrom(feedback: Node, recordNodes: Iterable<unknown> = list(child(feedback, 'record'))): AggregateReport {
+export function aggregateReportFrom(feedback: Node, mapped?: AggregateRecord[]): AggregateReport {
   const metadata = child(feedback, 'report_metadata');
   const published = child(feedback, 'policy_published');
   if (!metadata || !published) throw refuse('malformed', 'aggregate report needs report_metadata and policy_published');
@@ -163,8 +154,7 @@ export function aggregateReportFrom(feedback: Node, recordNodes: Iterable<unknow
   }
   if (/^\d{1,3}$/.test(pct)) policy.pct = Number(pct);
   const generator = optional(text(child(metadata, 'generator')));
-  const records: AggregateRecord[] = [];
-  for (const node of recordNodes) records.push(record(node as Node, records.length));
+  const records = mapped ?? list(child(feedback, 'record')).map(aggregateRecordFrom);
   return {
     kind: 'aggregate',
     org_name: orgName,
