@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser } from 'saxes';
 import { refuse } from '../domain/report-refusal';
 
@@ -7,6 +8,12 @@ import { refuse } from '../domain/report-refusal';
  * never expands anything a DTD declares either (it knows only the five predefined entities).
  */
 const DTD = /<!(DOCTYPE|ENTITY)/i;
+
+/** The longest text the DTD check must see across a slice boundary (`<!DOCTYPE` less one character). */
+const DTD_OVERLAP = 8;
+
+/** Bytes decoded and parsed at a time: the document is never one string, only its slices are. */
+const SLICE_BYTES = 64 * 1024;
 
 /** `<` that opens no well-formed tag, comment, CDATA or declaration (`bad<xml.net`, `<bad@x.net>`). */
 const STRAY_LT = /<(?!\/?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?\/?>|!--|!\[CDATA\[|\?)/g;
@@ -39,6 +46,21 @@ const TOLERATED = 'undefined entity.';
 
 class NotWellFormed extends Error {}
 
+const refuseDtd = (): never => {
+  throw refuse('xml_entities', 'XML with a DTD or entity declarations is refused (entity expansion)');
+};
+
+/** UTF-8 text of `bytes` a slice at a time (a character split between slices is kept whole); a leading BOM dropped. */
+function* textSlices(bytes: Uint8Array): Generator<string> {
+  const decoder = new StringDecoder('utf8');
+  for (let at = 0; at < bytes.length; at += SLICE_BYTES) {
+    const text = decoder.write(bytes.subarray(at, at + SLICE_BYTES));
+    yield at === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
 const localName = (name: string): string => {
   const colon = name.indexOf(':');
   return colon < 0 ? name : name.slice(colon + 1);
@@ -58,7 +80,7 @@ function attach(parent: Open, name: string, value: XmlNode): void {
  * `mapRecord` when it closes and its tree dropped, so a 50,000-record report never exists
  * as one object tree. Namespace prefixes are dropped (RFC 9990 reports may use one).
  */
-function scan<R>(xml: string, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
+function scan<R>(slices: Iterable<string>, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
   const parser = new SaxesParser();
   const stack: Open[] = [];
   const records: R[] = [];
@@ -68,9 +90,7 @@ function scan<R>(xml: string, mapRecord: (node: XmlNode, index: number) => R): R
     if (e.message.endsWith(TOLERATED)) return;
     throw new NotWellFormed(e.message);
   });
-  parser.on('doctype', () => {
-    throw refuse('xml_entities', 'XML with a DTD or entity declarations is refused (entity expansion)');
-  });
+  parser.on('doctype', refuseDtd);
   parser.on('opentag', (tag) => {
     const name = localName(tag.name);
     const open: Open = { name, children: null, text: '' };
@@ -100,28 +120,36 @@ function scan<R>(xml: string, mapRecord: (node: XmlNode, index: number) => R): R
     if (open.name === 'record' && stack.length === 1 && rootName === 'feedback') records.push(mapRecord(value, records.length));
     else attach(parent, open.name, value);
   });
-  parser.write(xml).close();
+  let tail = '';
+  for (const slice of slices) {
+    if (DTD.test(tail + slice.slice(0, DTD_OVERLAP))) refuseDtd();
+    if (DTD.test(slice)) refuseDtd();
+    tail = slice.slice(-DTD_OVERLAP);
+    parser.write(slice);
+  }
+  parser.close();
   const top = root as Open | null;
   return { feedback: rootName === 'feedback' && top?.children ? top.children : undefined, records };
 }
 
 /**
- * Parses a report in one streaming pass. A report that is not well-formed only because of
- * stray `<` in text (some reporters send `<email><bad@x.net></email>`) is repaired by
- * escaping those, as parsedmarc's recovering parser does, and must then parse; anything
- * else is refused.
+ * Parses a report's bytes in one streaming pass: decoded a slice at a time into the SAX
+ * parser, so neither the document's text nor its tree is ever whole in memory. A report
+ * that is not well-formed only because of stray `<` in text (some reporters send
+ * `<email><bad@x.net></email>`) is repaired by escaping those, as parsedmarc's recovering
+ * parser does, and must then parse; anything else is refused.
  */
-export function parseReportXml<R>(xml: string, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
-  if (DTD.test(xml)) throw refuse('xml_entities', 'XML with a DTD or entity declarations is refused (entity expansion)');
-  const source = xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml;
+export function parseReportXml<R>(bytes: Uint8Array, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
   try {
-    return scan(source, mapRecord);
+    return scan(textSlices(bytes), mapRecord);
   } catch (e) {
     if (!(e instanceof NotWellFormed)) throw e;
+    // The rare repair path is the one place the whole text is built.
+    const source = [...textSlices(bytes)].join('');
     const repaired = source.replace(STRAY_LT, '&lt;');
     if (repaired !== source) {
       try {
-        return scan(repaired, mapRecord);
+        return scan([repaired], mapRecord);
       } catch (again) {
         if (!(again instanceof NotWellFormed)) throw again;
       }

