@@ -165,7 +165,7 @@ async function main(): Promise<void> {
     const typicalCpu = cpuSecondsOf(pid) - cpu1;
     console.log(
       `(b) ${TYPICAL} reports, ${records} records, ${CONCURRENCY} in flight: ${typicalSeconds.toFixed(2)} s (server CPU ${typicalCpu.toFixed(2)} s, ` +
-        `${(TYPICAL / typicalCpu).toFixed(0)} reports per CPU-second), ` +
+        `${((typicalCpu / TYPICAL) * 1000).toFixed(2)} ms per report, ${(TYPICAL / typicalCpu).toFixed(0)} reports per CPU-second), ` +
         `${(TYPICAL / typicalSeconds).toFixed(0)} reports/s, ${(records / typicalSeconds).toFixed(0)} records/s, ` +
         `server peak RSS ${mib(memoryOf(pid).peak)} MiB [target: >= 300 reports/s]`,
     );
