@@ -13,6 +13,7 @@ import { dmarcFailureReportsProjection } from './dmarc-failure-reports.projectio
 import { tlsReportsProjection } from './tls-reports.projection';
 import { certificatesProjection } from './certificates.projection';
 import { emailAuthEventsProjection } from './email-auth-events.projection';
+import { emailAuthEnrolmentsProjection } from './email-auth-enrolments.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -30,4 +31,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   tlsReportsProjection,
   certificatesProjection,
   emailAuthEventsProjection,
+  emailAuthEnrolmentsProjection,
 ];
