@@ -14,6 +14,7 @@ import { tlsReportsProjection } from './tls-reports.projection';
 import { certificatesProjection } from './certificates.projection';
 import { emailAuthEventsProjection } from './email-auth-events.projection';
 import { dmarcReportStatsProjection } from './dmarc-report-stats.projection';
+import { emailAuthEnrolmentsProjection } from './email-auth-enrolments.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -32,4 +33,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   certificatesProjection,
   emailAuthEventsProjection,
   dmarcReportStatsProjection,
+  emailAuthEnrolmentsProjection,
 ];

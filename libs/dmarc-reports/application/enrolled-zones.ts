@@ -8,10 +8,19 @@ export const domainAndParents = (domain: string): string[] => {
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 };
 
+interface Enrolment {
+  _id: string;
+  zone: string;
+  account_id: number;
+  tier: string;
+}
+
 /**
  * Which account's Email Authentication add-on covers a report's domain, read from the
- * accounts read model (`email_auth.domains`). A report for a subdomain belongs to the
- * enrolled zone above it; the longest enrolled match wins.
+ * enrolments read model (one document per enrolled zone, indexed by zone; projected from
+ * the subscriptions' `email_auth.domains`, tier not `none`). A report for a subdomain
+ * belongs to the enrolled zone above it; the longest enrolled match wins, and of two
+ * accounts listing the same zone the older (lower id) one.
  */
 @Injectable()
 export class EnrolledZones {
@@ -20,15 +29,15 @@ export class EnrolledZones {
   async owner(domain: string): Promise<ZoneOwner | null> {
     const candidates = domainAndParents(domain);
     if (candidates.length === 0) return null;
-    const accounts = await this.projections
-      .collection<{ _id: number; id: number; disabled?: boolean; email_auth?: { tier: string; domains: string[] } }>('accounts', 'accounts')
-      .find({ 'email_auth.domains': { $in: candidates } });
+    const enrolments = await this.projections
+      .collection<Enrolment>('email_auth_enrolments', 'email_auth_enrolments')
+      .find({ zone: { $in: candidates } });
     let best: ZoneOwner | null = null;
-    for (const account of accounts) {
-      if (!account.email_auth || account.email_auth.tier === 'none') continue;
-      for (const zone of account.email_auth.domains) {
-        if (candidates.includes(zone) && (!best || zone.length > best.zone.length)) best = { zone, account_id: account.id };
-      }
+    for (const e of enrolments) {
+      if (e.tier === 'none') continue;
+      const longer = !best || e.zone.length > best.zone.length;
+      const older = best && e.zone === best.zone && e.account_id < best.account_id;
+      if (longer || older) best = { zone: e.zone, account_id: e.account_id };
     }
     return best;
   }

@@ -94,6 +94,9 @@ export class ReportIngestion {
     const domains = report.kind === 'aggregate' ? [report.policy.domain] : report.kind === 'failure' ? [report.reported_domain] : report.policies.map((p) => p.policy_domain);
     const owner = await this.ownerOf(domains, options.zone);
     const receivedAt = this.clock.now().toISOString();
+    // Only primitives are used once the append is under way: the report's records (tens of
+    // MB for a large one) are garbage as soon as its events are serialised.
+    const kind = report.kind;
     let key: string;
     let events: ReportEvent[];
     let reporter: string;
@@ -150,10 +153,10 @@ export class ReportIngestion {
       }
       throw e;
     }
-    this.accepted.inc({ kind: report.kind, source: options.source });
+    this.accepted.inc({ kind, source: options.source });
     if (recordCount) this.records.inc({ source: options.source }, recordCount);
-    this.logger.info('report accepted', { kind: report.kind, source: options.source, zone: owner.zone, reporter, report_key: key, records: recordCount, correlation_id: options.correlationId });
-    return { kind: report.kind, report_key: key, zone: owner.zone, reporter, report_id: reportId, record_count: recordCount, position };
+    this.logger.info('report accepted', { kind, source: options.source, zone: owner.zone, reporter, report_key: key, records: recordCount, correlation_id: options.correlationId });
+    return { kind, report_key: key, zone: owner.zone, reporter, report_id: reportId, record_count: recordCount, position };
   }
 
   private async ownerOf(domains: string[], addressedZone: string | undefined): Promise<ZoneOwner> {

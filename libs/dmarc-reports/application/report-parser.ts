@@ -1,6 +1,6 @@
 import PostalMime from 'postal-mime';
 import type { Email } from 'postal-mime';
-import { AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
+import { aggregateRecordFrom, AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
 import { FailureReport, failureReportFrom, Fields, summaryFields } from '../domain/failure-report';
 import { refuse } from '../domain/report-refusal';
 import { TlsReport, tlsReportFrom } from '../domain/tls-report';
@@ -46,20 +46,17 @@ export class ReportParser {
       if (!parsed) throw refuse('unsupported', `archive entry ${inner.name || '(unnamed)'} is not an XML or JSON report`);
       return parsed;
     }
-    const decoded = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
-    const text = decoded.charCodeAt(0) === 0xfeff ? decoded.slice(1) : decoded;
-    const start = text.search(/\S/);
+    const start = firstSignificantByte(raw);
     if (start < 0) throw refuse('malformed', 'the report is empty');
-    const first = text[start];
-    if (first === '<') return this.aggregate(text);
-    if (first === '{') return this.tls(text);
+    if (raw[start] === LT) return this.aggregate(raw);
+    if (raw[start] === LBRACE) return this.tls(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8', start));
     return null;
   }
 
-  private aggregate(xml: string): AggregateReport {
-    const doc = parseReportXml(xml);
-    if (!doc.feedback || typeof doc.feedback !== 'object') throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
-    return aggregateReportFrom(doc.feedback, doc.records());
+  private aggregate(xml: Uint8Array): AggregateReport {
+    const doc = parseReportXml(xml, aggregateRecordFrom);
+    if (!doc.feedback) throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
+    return aggregateReportFrom(doc.feedback, doc.records);
   }
 
   private tls(json: string): TlsReport {
@@ -98,6 +95,19 @@ export class ReportParser {
     }
     throw refuse('unsupported', 'the message carries no aggregate, failure or TLS report');
   }
+}
+
+const LT = 0x3c;
+const LBRACE = 0x7b;
+
+/**
+ * Index of the first byte after a UTF-8 BOM and whitespace, -1 when there is none: what a
+ * report file is (XML, JSON) is told from its bytes, without decoding a large one whole.
+ */
+function firstSignificantByte(raw: Uint8Array): number {
+  let at = raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? 3 : 0;
+  while (at < raw.length && (raw[at] === 0x20 || raw[at] === 0x0a || raw[at] === 0x0d || raw[at] === 0x09)) at++;
+  return at < raw.length ? at : -1;
 }
 
 const bytes = (content: ArrayBuffer | Uint8Array | string): Uint8Array =>

@@ -1,84 +1,159 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { StringDecoder } from 'node:string_decoder';
+import { SaxesParser } from 'saxes';
 import { refuse } from '../domain/report-refusal';
 
 /**
  * Any DTD is refused before parsing: aggregate reports never need one, and a DTD is how
- * entity-expansion ("billion laughs") and external-entity attacks arrive. Entity
- * processing is also off in the parser, so nothing a DTD could declare is ever expanded.
+ * entity-expansion ("billion laughs") and external-entity attacks arrive. The SAX parser
+ * never expands anything a DTD declares either (it knows only the five predefined entities).
  */
 const DTD = /<!(DOCTYPE|ENTITY)/i;
+
+/** The longest text the DTD check must see across a slice boundary (`<!DOCTYPE` less one character). */
+const DTD_OVERLAP = 8;
+
+/** Bytes decoded and parsed at a time: the document is never one string, only its slices are. */
+const SLICE_BYTES = 64 * 1024;
 
 /** `<` that opens no well-formed tag, comment, CDATA or declaration (`bad<xml.net`, `<bad@x.net>`). */
 const STRAY_LT = /<(?!\/?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?\/?>|!--|!\[CDATA\[|\?)/g;
 
-/** A prefixed element name (`<dmarc:record>`): only then is the slower prefix-stripping parser needed. */
-const PREFIXED_TAG = /<\/?[A-Za-z_][\w.-]*:/;
+/**
+ * An element as the report mapper reads it: a leaf is its trimmed text; an element with
+ * children is an object of them (a repeated child becomes an array), with `#text` when it
+ * also holds text.
+ */
+export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
 
-const OPTIONS = { ignoreAttributes: true, parseTagValue: false, processEntities: false, trimValues: true } as const;
-// Repeated elements come back as an object or an array; the report mapper reads both,
-// which is cheaper than an isArray callback on every element of a 50,000-record report.
-const plainParser = new XMLParser(OPTIONS);
-const prefixParser = new XMLParser({ ...OPTIONS, removeNSPrefix: true });
-
-/** Records parsed per slice of a large report, so the library's tree of one slice at a time is alive. */
-const RECORDS_PER_SLICE = 2000;
-/** Below this a report is parsed in one go: two parses (header, records) would cost more than they save. */
-const SLICE_ABOVE_CHARS = 1024 * 1024;
-
-export interface ReportXml {
-  /** The `<feedback>` element without its records. */
-  feedback: Record<string, unknown> | undefined;
-  /** The `<record>` elements, a slice at a time, in document order. */
-  records(): Iterable<unknown>;
+export interface ReportXml<R> {
+  /** The `<feedback>` element without its records; undefined when the root is something else. */
+  feedback: Record<string, XmlNode | XmlNode[]> | undefined;
+  /** The `<record>` elements of `<feedback>`, each mapped as soon as it closed. */
+  records: R[];
 }
 
-function validated(xml: string): string {
-  if (DTD.test(xml)) throw refuse('xml_entities', 'XML with a DTD or entity declarations is refused (entity expansion)');
-  const source = xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml;
-  const verdict = XMLValidator.validate(source);
-  if (verdict === true) return source;
-  // Some reporters send stray `<` in text; like parsedmarc's recovering parser, such a
-  // report is repaired by escaping them, and must then validate. Anything else is refused.
-  const repaired = source.replace(STRAY_LT, '&lt;');
-  if (repaired === source || XMLValidator.validate(repaired) !== true) {
-    throw refuse('malformed', `XML is not well-formed: ${verdict.err.msg} (line ${verdict.err.line})`);
-  }
-  return repaired;
+interface Open {
+  name: string;
+  children: Record<string, XmlNode | XmlNode[]> | null;
+  text: string;
 }
-
-const asList = (node: unknown): unknown[] => (node === undefined || node === '' ? [] : Array.isArray(node) ? node : [node]);
 
 /**
- * Validates the whole document (XMLValidator first, as the parser itself is lenient), then
- * parses it. A validated report without comments, CDATA or prefixes has `<record>` and
- * `</record>` only as its records' tags, so a large one is parsed as its header plus
- * slices of whole records, each by the library: the same result as one parse, with a
- * fraction of the memory.
+ * An unknown named entity (`&nbsp;`) is kept as written, as before with entity processing
+ * off: it is text a reporter put there, not markup. Every other error is fatal.
  */
-export function parseReportXml(xml: string): ReportXml {
-  const source = validated(xml);
-  const prefixed = PREFIXED_TAG.test(source);
-  const parser = prefixed ? prefixParser : plainParser;
-  const first = source.indexOf('<record>');
-  const last = source.lastIndexOf('</record>');
-  const sliceable = source.length > SLICE_ABOVE_CHARS && !prefixed && first > 0 && last > first && !source.includes('<!--') && !source.includes('<![CDATA[');
-  if (!sliceable) {
-    const feedback = (parser.parse(source) as Record<string, unknown>).feedback as Record<string, unknown> | undefined;
-    const records = asList(feedback && typeof feedback === 'object' ? feedback.record : undefined);
-    return { feedback: feedback && typeof feedback === 'object' ? feedback : undefined, records: () => records };
+const TOLERATED = 'undefined entity.';
+
+class NotWellFormed extends Error {}
+
+const refuseDtd = (): never => {
+  throw refuse('xml_entities', 'XML with a DTD or entity declarations is refused (entity expansion)');
+};
+
+/** UTF-8 text of `bytes` a slice at a time (a character split between slices is kept whole); a leading BOM dropped. */
+function* textSlices(bytes: Uint8Array): Generator<string> {
+  const decoder = new StringDecoder('utf8');
+  for (let at = 0; at < bytes.length; at += SLICE_BYTES) {
+    const text = decoder.write(bytes.subarray(at, at + SLICE_BYTES));
+    yield at === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
-  const end = last + '</record>'.length;
-  const header = parser.parse(source.slice(0, first) + source.slice(end)) as Record<string, unknown>;
-  return {
-    feedback: header.feedback as Record<string, unknown> | undefined,
-    *records() {
-      for (let at = first; at < end; ) {
-        let sliceEnd = at;
-        for (let n = 0; n < RECORDS_PER_SLICE && sliceEnd < end; n++) sliceEnd = source.indexOf('</record>', sliceEnd) + '</record>'.length;
-        const slice = parser.parse(`<s>${source.slice(at, sliceEnd)}</s>`) as { s?: { record?: unknown } };
-        yield* asList(slice.s?.record);
-        at = sliceEnd;
-      }
-    },
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+const localName = (name: string): string => {
+  const colon = name.indexOf(':');
+  return colon < 0 ? name : name.slice(colon + 1);
+};
+
+function attach(parent: Open, name: string, value: XmlNode): void {
+  const children = (parent.children ??= {});
+  const existing = children[name];
+  if (existing === undefined) children[name] = value;
+  else if (Array.isArray(existing)) existing.push(value);
+  else children[name] = [existing, value];
+}
+
+/**
+ * One pass of a strict SAX parser over the document (well-formedness checked as it goes).
+ * Only the report's header is kept as a tree: each `<feedback><record>` is handed to
+ * `mapRecord` when it closes and its tree dropped, so a 50,000-record report never exists
+ * as one object tree. Namespace prefixes are dropped (RFC 9990 reports may use one).
+ */
+function scan<R>(slices: Iterable<string>, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
+  const parser = new SaxesParser();
+  const stack: Open[] = [];
+  const records: R[] = [];
+  let rootName: string | null = null;
+  let root: Open | null = null;
+  parser.on('error', (e) => {
+    if (e.message.endsWith(TOLERATED)) return;
+    throw new NotWellFormed(e.message);
+  });
+  parser.on('doctype', refuseDtd);
+  parser.on('opentag', (tag) => {
+    const name = localName(tag.name);
+    const open: Open = { name, children: null, text: '' };
+    if (stack.length === 0) {
+      rootName = name;
+      root = open;
+    }
+    stack.push(open);
+  });
+  const addText = (t: string) => {
+    const top = stack[stack.length - 1];
+    if (top) top.text += t;
   };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('closetag', () => {
+    const open = stack.pop()!;
+    const text = open.text.trim();
+    let value: XmlNode;
+    if (open.children === null) value = text;
+    else {
+      if (text !== '') open.children['#text'] = text;
+      value = open.children;
+    }
+    const parent = stack[stack.length - 1];
+    if (!parent) return;
+    if (open.name === 'record' && stack.length === 1 && rootName === 'feedback') records.push(mapRecord(value, records.length));
+    else attach(parent, open.name, value);
+  });
+  let tail = '';
+  for (const slice of slices) {
+    if (DTD.test(tail + slice.slice(0, DTD_OVERLAP))) refuseDtd();
+    if (DTD.test(slice)) refuseDtd();
+    tail = slice.slice(-DTD_OVERLAP);
+    parser.write(slice);
+  }
+  parser.close();
+  const top = root as Open | null;
+  return { feedback: rootName === 'feedback' && top?.children ? top.children : undefined, records };
+}
+
+/**
+ * Parses a report's bytes in one streaming pass: decoded a slice at a time into the SAX
+ * parser, so neither the document's text nor its tree is ever whole in memory. A report
+ * that is not well-formed only because of stray `<` in text (some reporters send
+ * `<email><bad@x.net></email>`) is repaired by escaping those, as parsedmarc's recovering
+ * parser does, and must then parse; anything else is refused.
+ */
+export function parseReportXml<R>(bytes: Uint8Array, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
+  try {
+    return scan(textSlices(bytes), mapRecord);
+  } catch (e) {
+    if (!(e instanceof NotWellFormed)) throw e;
+    // The rare repair path is the one place the whole text is built.
+    const source = [...textSlices(bytes)].join('');
+    const repaired = source.replace(STRAY_LT, '&lt;');
+    if (repaired !== source) {
+      try {
+        return scan([repaired], mapRecord);
+      } catch (again) {
+        if (!(again instanceof NotWellFormed)) throw again;
+      }
+    }
+    throw refuse('malformed', `XML is not well-formed: ${e.message}`);
+  }
 }
