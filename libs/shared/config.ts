@@ -49,6 +49,8 @@ export interface AppConfig {
   readStorePageCacheMiB: number;
   /** How long a consumer's lease lasts without renewal before a standby process takes it over. */
   leaseTtlMs: number;
+  /** V8 heap growth past the live size, percent (HEAP_GROWING_PERCENT; 0 = V8's default): see heap-growth.ts. */
+  heapGrowingPercent: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -102,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),
+    heapGrowingPercent: int(env.HEAP_GROWING_PERCENT, 50, 'HEAP_GROWING_PERCENT'),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {
