@@ -25,6 +25,8 @@ const HOSTS = Math.max(1, Math.round(10_000 * SCALE));
 const MONITORED = Math.max(1, Math.round(1_000 * SCALE));
 const ACCOUNTS = Math.max(1, Math.round(100 * SCALE));
 const KEY_USES_PER_ACCOUNT_PER_DAY = 20;
+/** Days after which the service writes a heap snapshot to the temp dir, e.g. "1,10": to compare what grows. */
+const SNAPSHOT_DAYS = (process.env.SOAK_SNAPSHOT_DAYS ?? '').split(',').filter(Boolean).map(Number);
 const DAY_MS = 86_400_000;
 const ADMIN_TOKEN = 'soak-admin-token-0123456789';
 
@@ -83,8 +85,10 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => listener.listen({ host: '127.0.0.1', port: checkPort }, r));
   const httpPort = await freePort();
   const child = fork(join(__dirname, 'soak', 'clocked-service.js'), [], {
-    execArgv: ['--expose-gc'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // SOAK_SERVICE_FLAGS: extra node flags for the service (e.g. --trace-gc, which prints every
+    // isolate's heap, worker threads included, to the service's stdout, then inherited).
+    execArgv: ['--expose-gc', ...(process.env.SOAK_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [])],
+    stdio: ['ignore', process.env.SOAK_SERVICE_FLAGS ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     env: {
       ...process.env,
       DATA_DIR: dataDir,
@@ -94,6 +98,7 @@ async function main(): Promise<void> {
       ADMIN_TOKEN,
       SECRET_KEY: 'soak-secret-key',
       LOG_REQUESTS: 'false',
+      SMTP_PORT: '0',
       UPTIME_INTERVAL_SECONDS: '300',
       UPTIME_CHECK_PORTS: String(checkPort),
       UPTIME_TIMEOUT_MS: '1000',
@@ -132,10 +137,11 @@ async function main(): Promise<void> {
       if (i < MONITORED) await call(base, 'POST', `/uptime/domain/${h.id}/monitor`, { authorization: `Bearer ${h.account.session}` }, { enabled: true });
     });
     console.log(`setup: ${HOSTS} hosts (${MONITORED} monitored) in ${((Date.now() - setupStarted) / 1000).toFixed(0)} s`);
-    console.log('day   rss MB  heap MB  events MB  readmodels MB  checks  ddns  api p99 ms  pruned');
+    console.log('day   rss MB  heap MB  of MB  ext MB  events MB  readmodels MB  checks  ddns  api p99 ms  pruned  wall s');
 
     const p99s: number[] = [];
     for (let day = 1; day <= DAYS; day++) {
+      const dayStarted = Date.now();
       const latencies: number[] = [];
       const timed = async (fn: () => Promise<unknown>) => {
         const t = performance.now();
@@ -155,10 +161,11 @@ async function main(): Promise<void> {
       const { checks } = await request(child, { op: 'advance', ms: DAY_MS }, 'done');
       const pruned = await call(base, 'POST', '/admin/retention/run', { 'x-admin-token': ADMIN_TOKEN });
       const mem = await request(child, { op: 'stats' }, 'stats');
+      if (SNAPSHOT_DAYS.includes(day)) await request(child, { op: 'snapshot', file: join(tmpdir(), `soak-day${day}.heapsnapshot`) }, 'snapshot');
       const dayP99 = p99(latencies);
       p99s.push(dayP99);
       console.log(
-        `${String(day).padStart(3)}  ${mb(mem.rss).padStart(7)}  ${mb(mem.heapUsed).padStart(7)}  ${mb(sizeOf(dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(dataDir, 'readmodels')).padStart(13)}  ${String(checks).padStart(6)}  ${String(hosts.length).padStart(4)}  ${dayP99.toFixed(1).padStart(10)}  ${pruned.events_pruned ?? 'n/a'}`,
+        `${String(day).padStart(3)}  ${mb(mem.rss).padStart(7)}  ${mb(mem.heapUsed).padStart(7)}  ${mb(mem.heapTotal).padStart(5)}  ${mb(mem.external).padStart(6)}  ${mb(sizeOf(dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(dataDir, 'readmodels')).padStart(13)}  ${String(checks).padStart(6)}  ${String(hosts.length).padStart(4)}  ${dayP99.toFixed(1).padStart(10)}  ${String(pruned.events_pruned ?? 'n/a').padStart(6)}  ${((Date.now() - dayStarted) / 1000).toFixed(0).padStart(6)}`,
       );
     }
     console.log(`API p99: day 1 ${p99s[0].toFixed(1)} ms, day ${DAYS} ${p99s[p99s.length - 1].toFixed(1)} ms`);

@@ -1,5 +1,5 @@
 import { SubscriptionChanged } from '../libs/accounts/domain/account.events';
-import { ProjectionDefinition } from '../libs/projections/projection';
+import { ProjectionDefinition } from '../libs/projection-engine/projection';
 
 /** `_id` of an enrolment: the zone and the account whose add-on lists it. */
 export const enrolmentId = (zone: string, accountId: number): string => `${zone} ${accountId}`;

@@ -40,6 +40,7 @@ import { Metrics } from '../../libs/shared/metrics';
 import { ALL_PROJECTIONS } from '../../projections';
 import { CoreDependencies, CoreModule } from './infra/core.module';
 import { createCoordination, createEventStore, createReadStore } from './infra/stores';
+import { limitHeapGrowth } from '../../libs/shared/heap-growth';
 
 export interface AppOptions {
   clock?: Clock;
@@ -108,6 +109,7 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
  * model is current and follow switches.
  */
 export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
+  limitHeapGrowth(config.heapGrowingPercent);
   const deps = await openDependencies(config, options);
   if (config.roles.includes('worker')) await deps.projections.start();
   else await deps.projections.loadGenerations();

@@ -4,14 +4,27 @@
  * system clock, so 30 days pass in minutes. Bench-only: production's main.ts is untouched.
  *
  * IPC in:  {op:'advance', ms} moves the clock and runs the uptime checks now due, once per
- *          UPTIME_INTERVAL step; {op:'stats'} asks for memory figures.
- * IPC out: {op:'ready', port}, {op:'done', checks}, {op:'stats', rss, heapUsed}.
+ *          UPTIME_INTERVAL step; {op:'stats'} asks for memory figures; {op:'snapshot', file}
+ *          writes a heap snapshot of the main thread (SOAK_SNAPSHOT_DAYS in the bench).
+ * IPC out: {op:'ready', port}, {op:'done', checks}, {op:'stats', rss, heapUsed, heapTotal, external, rssAnon}.
  */
+import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { createApp } from '../../apps/server/app';
 import { ManualClock } from '../../libs/shared/clock';
 import { loadConfig } from '../../libs/shared/config';
 import { jsonLogger } from '../../libs/shared/logger';
 import { UptimeWorker } from '../../libs/uptime/application/uptime.worker';
+
+/** A `kB` figure of /proc/self/status (Linux; 0 elsewhere): RssAnon is the heap-like part of RSS. */
+function statusKb(field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -33,7 +46,13 @@ async function main(): Promise<void> {
       } else if (m.op === 'stats') {
         if (global.gc) global.gc();
         const mem = process.memoryUsage();
-        process.send!({ op: 'stats', rss: mem.rss, heapUsed: mem.heapUsed });
+        if (process.env.SOAK_HEAP_SPACES) {
+          const spaces = getHeapSpaceStatistics().map((s) => `${s.space_name} ${(s.space_size / 1048576).toFixed(1)}/${(s.space_used_size / 1048576).toFixed(1)}`);
+          process.stderr.write(`heap spaces (MB size/used): ${spaces.join(', ')}\n`);
+        }
+        process.send!({ op: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, rssAnon: statusKb('RssAnon') * 1024 });
+      } else if (m.op === 'snapshot') {
+        process.send!({ op: 'snapshot', file: writeHeapSnapshot((m as { file?: string }).file) });
       } else if (m.op === 'stop') {
         await running.close();
         process.exit(0);

@@ -56,6 +56,8 @@ export interface AppConfig {
    * Only benchmarks raise it, to measure throughput past the per-key budget.
    */
   emailAuthRateLimit: number;
+  /** V8 heap growth past the live size, percent (HEAP_GROWING_PERCENT; 0 = V8's default): see heap-growth.ts. */
+  heapGrowingPercent: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -111,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),
     emailAuthRateLimit: Math.max(1, int(env.EMAIL_AUTH_API_RATE_LIMIT, 60, 'EMAIL_AUTH_API_RATE_LIMIT')),
+    heapGrowingPercent: int(env.HEAP_GROWING_PERCENT, 50, 'HEAP_GROWING_PERCENT'),
     ...overrides,
   };
   if (config.workerIndex >= config.workerCount) {

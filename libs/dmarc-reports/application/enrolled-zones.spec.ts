@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emailAuthEnrolmentsProjection } from '../../../projections/email-auth-enrolments.projection';
 import { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
-import { ProjectionEngine } from '../../projections/projection-engine';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { EmbeddedReadStore } from '../../readstore/embedded/embedded-read-store';
 import { EnrolledZones } from './enrolled-zones';
 

@@ -37,6 +37,9 @@ class Refusal extends Error {
   }
 }
 
+/** Size a checkpointed WAL is truncated to (twice the auto-checkpoint's 32 MiB). */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;
+
 export function openEventDatabase(file: string, synchronous: Synchronous): Database.Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
@@ -46,6 +49,10 @@ export function openEventDatabase(file: string, synchronous: Synchronous): Datab
   // Checkpoint every 32 MiB of WAL instead of 4 MiB: index pages that every batch
   // touches are copied into the database once per checkpoint, not eight times.
   db.pragma('wal_autocheckpoint = 8192');
+  // A WAL stays as large as it ever grew (a retention pass deleting a day of checks writes
+  // far more than 32 MiB before the next checkpoint); past this size it is cut back after
+  // a checkpoint, so the files on disk stop growing once retention applies.
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.exec(`
     CREATE TABLE IF NOT EXISTS events (
       position INTEGER PRIMARY KEY AUTOINCREMENT,

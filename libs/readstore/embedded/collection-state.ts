@@ -33,6 +33,13 @@ export interface CollectionState {
 export interface Pending<T> {
   doc: T | null;
   seq: number;
+  /**
+   * Whether the document goes into the cache once on disk: only when it replaced one that
+   * was there (an update, which read it). A new document (an audit entry, a log row) is
+   * mostly written once and never read again; caching every insert filled the cache with
+   * those and pushed out the documents updated all day (found by the soak benchmark).
+   */
+  recache: boolean;
 }
 
 /** A plain value as a map key that keeps 1 and "1" apart. */

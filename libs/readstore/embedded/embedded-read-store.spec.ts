@@ -33,6 +33,25 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('caches the documents it updates, not those only inserted (write-once entries would push them out)', async () => {
+    const store = new EmbeddedReadStore({ file, cacheMiB: 1 });
+    const audit = store.collection('audit');
+    const hosts = store.collection('hosts');
+    await hosts.insertOne({ _id: 'h', ip: '192.0.2.1' });
+    for (let i = 0; i < 1000; i++) await audit.insertOne({ _id: `e${i}`, payload: 'x'.repeat(200) });
+    await store.flush();
+    expect(store.cache.size.entries).toBe(0);
+    await hosts.updateOne({ _id: 'h' }, { $set: { ip: '192.0.2.2' } });
+    await store.flush();
+    // The updated document only (the update's read of it from disk cached it, the write replaced it).
+    expect(store.cache.size.entries).toBe(1);
+    expect(await hosts.findOne({ _id: 'h' })).toEqual({ _id: 'h', ip: '192.0.2.2' });
+    expect((await audit.findOne({ _id: 'e999' }))!.payload).toHaveLength(200);
+    // A document read once is cached like before.
+    expect(store.cache.size.entries).toBe(2);
+    await store.close();
+  });
+
   it('keeps indexes and what they learned across a restart', async () => {
     let store = new EmbeddedReadStore({ file });
     const c = store.collection('accounts');

@@ -215,8 +215,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     if (pending) {
       pending.doc = doc;
       pending.seq = this.seq + 1;
+      pending.recache ||= previous !== null;
     } else {
-      state.overlay.set(key, { doc, seq: this.seq + 1 });
+      state.overlay.set(key, { doc, seq: this.seq + 1, recache: previous !== null });
       this.pendingCount += 1;
     }
     this.cache.delete(cacheKey(state, key));
@@ -296,7 +297,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     });
   }
 
-  /** A batch is on disk: its writes leave the overlay (unless written again since) for the cache. */
+  /** A batch is on disk: its writes leave the overlay (unless written again since), updated documents for the cache. */
   private settle(seq: number, at: ({ state: CollectionState; key: Key } | null)[], lengths: number[]): void {
     at.forEach((where, i) => {
       if (!where) return;
@@ -304,7 +305,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       if (!pending || pending.seq !== seq) return;
       where.state.overlay.delete(where.key);
       this.pendingCount -= 1;
-      if (pending.doc) this.cache.set(cacheKey(where.state, where.key), pending.doc, lengths[i]);
+      if (pending.doc && pending.recache) this.cache.set(cacheKey(where.state, where.key), pending.doc, lengths[i]);
     });
   }
 

@@ -36,6 +36,8 @@ export function openReadModelDatabase(file: string, pageCacheMiB: number): Datab
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma(`cache_size = ${-Math.round(pageCacheMiB * 1024)}`);
+  // The WAL is cut back to this size after a checkpoint instead of staying as large as it grew.
+  db.pragma('journal_size_limit = 67108864');
   db.exec(`CREATE TABLE IF NOT EXISTS rs_collections (
       id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, multikey TEXT NOT NULL DEFAULT '[]');
     CREATE TABLE IF NOT EXISTS rs_indexes (
