@@ -1,4 +1,4 @@
-import { CertificateDoc, CertificateLog, CERTIFICATE_ISSUANCES, CERTIFICATES, CERTIFICATES_PROJECTION } from '../libs/certificates/application/certificate-read-model';
+import { CertificateDoc, CertificateLog, CERTIFICATE_ISSUANCES, CERTIFICATES, CERTIFICATES_PROJECTION } from './certificates.read-model';
 import { namesKey } from '../libs/certificates/domain/ca-limits';
 import { CertificateEvent, CERTIFICATE_EVENT_TYPES } from '../libs/certificates/domain/certificate.events';
 import { ProjectionDefinition } from '../libs/projection-engine/projection';

@@ -3,7 +3,7 @@ import { familyOfType } from '../libs/domains/domain/addresses';
 import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { guardedUpdate } from './guard';
 import { Collection } from '../libs/readstore/read-store.port';
-import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../libs/uptime/application/uptime-read-model';
+import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-domains.read-model';
 import { addDaily, addHourly } from '../libs/uptime/domain/history';
 import { CheckRecorded, MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 

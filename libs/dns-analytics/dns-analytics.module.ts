@@ -3,7 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { APP_CONFIG, AppConfig, dataPath } from '../shared/config';
 import { LOGGER, Logger } from '../shared/logger';
 import { METRICS, Metrics } from '../shared/metrics';
-import { DNS_QUERY_SINK } from '../dns-role/dns.module';
+import { DNS_QUERY_SINK } from '../dns-server';
 import { DnsAnalyticsQueries } from './application/dns-analytics.queries';
 import { IpIntel } from './application/ip-intel';
 import { QueryLogRetention } from './application/query-log-retention';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
-import type { QuerySink } from '../dns-server';
+import { DNS_QUERY_SINK, type QuerySink } from '../dns-server';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { LOGGER, Logger } from '../shared/logger';
@@ -12,8 +12,6 @@ import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { loadUdpBatch } from '../dns-server/udp-batch';
 import { supportsReusePort } from '../dns-server/dns-server';
 
-/** Optional hook for query logging / analytics: provide a QuerySink under this token to receive every answered query. */
-export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
 
 /**
  * Runs the `dns` role when this process has it. On the embedded event store (one process

@@ -32,6 +32,9 @@ export interface AnsweredQuery {
   accountId: string | null;
 }
 
+/** Nest token of the optional QuerySink the dns role hands every answered query to (query logging / analytics). */
+export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
+
 export interface QuerySink {
   record(q: AnsweredQuery): void;
 }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LiveRecords } from '../email-auth-api/application/live-records';
+import { LiveRecords } from '../email-auth/application/live-records';
 import { AlertWriter } from './application/alert.writer';
 import { DailyReportAlertsProcess } from './application/daily-report-alerts.process';
 import { RecordAlertJob } from './application/record-alert.job';

@@ -4,7 +4,7 @@ import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { ReadStore, READ_STORE } from '../readstore/read-store.port';
 import { APP_CONFIG, AppConfig, dataPath } from '../shared/config';
 import { EmailAuthReads } from './application/email-auth-reads';
-import { LiveRecords } from './application/live-records';
+import { LiveRecords } from '../email-auth/application/live-records';
 import { RATE_LIMIT_STORE, RateLimitStore, ReadStoreRateLimitStore, SqliteRateLimitStore } from './application/rate-limit.store';
 import { ReportReads } from './application/report-reads';
 import { ReportScopes } from './application/report-scopes';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LiveRecords } from '../email-auth-api/application/live-records';
+import { LiveRecords } from './application/live-records';
 import { EmailAuthModule } from './email-auth.module';
 import { EmailAuthDashboardController } from './http/email-auth-dashboard.controller';
 

@@ -19,7 +19,7 @@ import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, req
 import { certificateStream, CERTIFICATE_KEY_PURPOSE } from '../domain/certificate.events';
 import { LedgerCommand, ledgerDecider, ledgerStream } from '../domain/certificate-ledger';
 import { ACME_PORT, AcmePort } from './acme.port';
-import { CERTIFICATE_ISSUANCES, CERTIFICATES_PROJECTION, IssuanceDoc } from './certificate-read-model';
+import { CERTIFICATE_ISSUANCES, CERTIFICATES_PROJECTION, IssuanceDoc } from '../../../projections/certificates.read-model';
 import { IssuanceDriver } from './issuance.driver';
 
 export interface CertificateCaller {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Plan } from '../../accounts/domain/account.events';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { autoRenewAllowed, certificateNotFound, MAX_CERTIFICATES, wildcardAllowed } from '../domain/certificate-rules';
-import { CertificateDoc, certificateView, CERTIFICATES, CERTIFICATES_PROJECTION, COUNTED_STATUSES } from './certificate-read-model';
+import { CertificateDoc, certificateView, CERTIFICATES, CERTIFICATES_PROJECTION, COUNTED_STATUSES } from '../../../projections/certificates.read-model';
 
 const LIVE = { deleted: { $ne: true } };
 

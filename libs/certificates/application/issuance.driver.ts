@@ -16,7 +16,7 @@ import { certificateStream, CERTIFICATE_KEY_PURPOSE, ChallengeRecord } from '../
 import { DriveIssuance, issuanceStartProcess, IssuanceStartState, IssuanceWork } from '../domain/issuance-start.process-manager';
 import { AUTHZ_POLL_ATTEMPTS, AUTHZ_POLL_INTERVAL_MS, challengeSubname, IssuanceStep, nextIssuanceStep } from '../domain/issuance.process';
 import { ACME_PORT, AcmePort, AcmeRefusal } from './acme.port';
-import { CertificateDoc, CERTIFICATES, CERTIFICATES_PROJECTION } from './certificate-read-model';
+import { CertificateDoc, CERTIFICATES, CERTIFICATES_PROJECTION } from '../../../projections/certificates.read-model';
 import { ChallengeRecords } from './challenge-records';
 
 /** A certificate whose process stopped on an unexpected error (a store hiccup) is driven again after this long. */

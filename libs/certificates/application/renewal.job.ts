@@ -5,7 +5,7 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import { autoRenewAllowed } from '../domain/certificate-rules';
 import { CertificateCommands } from './certificate.commands';
-import { CERTIFICATES_PROJECTION } from './certificate-read-model';
+import { CERTIFICATES_PROJECTION } from '../../../projections/certificates.read-model';
 import { CertificateQueries } from './certificate.queries';
 
 export interface RenewalJobResult {

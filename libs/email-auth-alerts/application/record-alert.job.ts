@@ -3,7 +3,7 @@ import { Cron } from '@nestjs/schedule';
 import { emailAuthDecider } from '../../email-auth/domain/email-auth.decider';
 import { emailAuthStream } from '../../email-auth/domain/email-auth.events';
 import { generatedRecords } from '../../email-auth/domain/records';
-import { LiveRecords } from '../../email-auth-api/application/live-records';
+import { LiveRecords } from '../../email-auth/application/live-records';
 import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';

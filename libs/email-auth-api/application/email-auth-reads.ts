@@ -10,7 +10,7 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { compliance, isParked } from '../domain/compliance';
 import { afterCursor, CursorPosition, page } from '../domain/cursor';
 import { entryView, EventLogDoc, EventLogType } from '../domain/event-log';
-import { LiveRecords } from './live-records';
+import { LiveRecords } from '../../email-auth/application/live-records';
 import { VisibleDomains, VisibleZone } from './visible-domains';
 
 const hostingMode = (z: VisibleZone) => (z.verified_by === 'txt' ? 'records_only' : z.verified_by === 'ns' ? 'delegated' : null);

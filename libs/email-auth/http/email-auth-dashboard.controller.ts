@@ -1,7 +1,7 @@
 import { applyDecorators, Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ClientIp, CurrentPrincipal, Principal, actorOf } from '../../auth/principal';
-import { LiveRecords } from '../../email-auth-api/application/live-records';
+import { LiveRecords } from '../application/live-records';
 import { EventStreams } from '../../eventstore/event-streams';
 import { notFound, validationFailed } from '../../shared/errors';
 import { parseLimit } from '../../shared/http/paging';

@@ -10,7 +10,7 @@ import { notFound } from '../../shared/errors';
 import { monitorsDecider } from '../domain/monitor.decider';
 import { monitorsStream, uptimeStream, UPTIME_STREAM_MAX_AGE_SECONDS } from '../domain/uptime.events';
 import { DOMAIN_NOT_FOUND, UptimeAccess } from './uptime-access';
-import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-read-model';
+import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../../../projections/uptime-domains.read-model';
 
 export class SetMonitoring {
   constructor(

@@ -1,5 +1,5 @@
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
-import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-read-model';
+import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../../../projections/uptime-domains.read-model';
 
 /** A domain as the scheduler sees it: whom it belongs to and the address to check (null: nothing to check). */
 export interface TargetChange {

@@ -7,7 +7,7 @@ import { Plan } from '../../accounts/domain/account.events';
 import { MONITOR_LIMITS } from '../domain/monitor.decider';
 import { currentStatus, dashboard } from '../domain/status';
 import { DOMAIN_NOT_FOUND } from './uptime-access';
-import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-read-model';
+import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../../../projections/uptime-domains.read-model';
 
 const statusOf = (d: UptimeDomainDoc) =>
   currentStatus({ monitorEnabled: d.monitor_enabled, enabledAt: d.enabled_at, hasIp: checkAddress(d) !== null, last: d.last });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { promises as dns } from 'node:dns';
-import { GeneratedTxt } from '../../email-auth/domain/records';
+import { GeneratedTxt } from '../domain/records';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 
 export interface LiveRecord {

@@ -1,5 +1,5 @@
-import { Bucket } from '../domain/history';
-import { LastCheck } from '../domain/status';
+import { Bucket } from '../libs/uptime/domain/history';
+import { LastCheck } from '../libs/uptime/domain/status';
 
 export const UPTIME_PROJECTION = 'uptime';
 export const UPTIME_DOMAINS = 'uptime_domains';
