@@ -268,6 +268,11 @@ async function main(): Promise<void> {
       await summaryLatency(on, summaryPaths, 50); // warm-up: JIT, SQLite page cache
       const summary = await summaryLatency(on, summaryPaths, 400);
       console.log(`summary latency over HTTP: p50 ${f(summary.p50, 2)} ms, p99 ${f(summary.p99, 2)} ms (target p99 <= 50 ms)`);
+      // The dashboard's volume chart (one rollup bucket read per point: 24 hourly or up to 30 daily), same store, same run.
+      const volumePaths = ['/dns-analytics/volume', `/dns-analytics/volume?domain=${BENCH_ZONE}`, '/dns-analytics/volume?window=30d', '/dns-analytics/volume?window=7d'];
+      await summaryLatency(on, volumePaths, 50);
+      const volume = await summaryLatency(on, volumePaths, 400);
+      console.log(`volume series latency over HTTP: p50 ${f(volume.p50, 2)} ms, p99 ${f(volume.p99, 2)} ms`);
 
       const written0 = await metric(on.port, 'dns_query_log_written_total');
       const t0 = performance.now();
