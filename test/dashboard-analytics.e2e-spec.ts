@@ -91,7 +91,8 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
     const recent = s.page.getByRole('region', { name: 'Recent queries, newest first' });
     expect(await recent.locator('tbody tr').count()).toBe(11);
     expect(await recent.locator('tbody tr').first().innerText()).toContain(ZONE);
-    await s.page.getByRole('group', { name: 'Rows to show' }).getByRole('button', { name: '10', exact: true }).click();
+    await s.page.getByRole('group', { name: 'Rows to show' }).getByRole('button', { name: '10', exact: true }).focus();
+    await s.page.keyboard.press('Enter');
     await eventually(() => recent.locator('tbody tr').count(), (n) => n === 10);
     expect(await recent.locator('tbody tr').count()).toBe(10);
     expect(await main()).toContain('Data export needs the Elite plan; you are on Pro.');

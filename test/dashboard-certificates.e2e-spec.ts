@@ -64,8 +64,12 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
     await s.checkScreen('certificates-empty');
     expect(await s.page.getByLabel('Domain', { exact: true }).inputValue()).toBe(ZONE);
     await s.page.getByLabel('Additional names (SANs)').fill(`www.${ZONE}`);
-    await s.page.getByLabel('Renew automatically before expiry').check();
-    await s.page.getByRole('button', { name: 'Request certificate' }).click();
+    // By keyboard: Space ticks the box, Enter in a text field submits the form.
+    await s.page.getByLabel('Renew automatically before expiry').focus();
+    await s.page.keyboard.press('Space');
+    expect(await s.page.getByLabel('Renew automatically before expiry').isChecked()).toBe(true);
+    await s.page.getByLabel('Domain', { exact: true }).focus();
+    await s.page.keyboard.press('Enter');
     await s.h1('Certificate');
     // The screen polls through pending → validating → issued by itself.
     await s.page.locator('.steps [aria-current="step"]', { hasText: 'Issued' }).waitFor({ timeout: 60_000 });

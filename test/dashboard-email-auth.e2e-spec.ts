@@ -149,10 +149,18 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     expect(await s.page.locator('.chart table.chart-data tbody tr').count()).toBe(14);
     await s.checkScreen('dmarc-wizard-ready');
 
-    // Advance: the dialog says what changes and takes a custom percentage; Cancel first.
-    await s.page.getByRole('button', { name: 'Advance to Quarantine, part of mail…' }).click();
+    // Advance: the dialog says what changes and takes a custom percentage. By keyboard
+    // first: Enter opens it with focus inside, Escape cancels and gives focus back.
+    const advanceButton = s.page.getByRole('button', { name: 'Advance to Quarantine, part of mail…' });
     const dialog = s.page.getByRole('dialog', { name: 'Advance to Quarantine, part of mail?' });
+    await advanceButton.focus();
+    await s.page.keyboard.press('Enter');
     await dialog.waitFor();
+    expect(await s.page.evaluate('document.activeElement.closest("dialog") !== null')).toBe(true);
+    await s.page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(await advanceButton.evaluate((el) => el === el.ownerDocument.activeElement)).toBe(true);
+    await advanceButton.click();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await s.page.getByRole('button', { name: 'Advance to Quarantine, part of mail…' }).click();
@@ -167,6 +175,18 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     expect(published).toContain('p=quarantine');
     expect(published).toContain('pct=25');
     await s.checkScreen('dmarc-wizard-advanced');
+  });
+
+  it('shows refusals in place: an unknown zone, a zone outside the add-on, a zone not verified yet', async () => {
+    await s.go('/email-auth/not-mine.example');
+    await s.page.getByRole('alert').filter({ hasText: /not found/i }).waitFor();
+    await s.checkScreen('email-auth-error');
+    expect((await s.server.http.post('/zones', { name: 'outside-dash.example' }, user.token)).status).toBe(201);
+    await s.go('/email-auth/outside-dash.example');
+    await s.page.getByRole('alert').filter({ hasText: 'DMARC management requires the Email Authentication add-on' }).waitFor();
+    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { email_auth: { tier: 'standard', domains: [ZONE, 'outside-dash.example'] } })).status).toBe(200);
+    await s.go('/email-auth/outside-dash.example/wizard');
+    await s.page.getByRole('alert').filter({ hasText: 'Verify the zone outside-dash.example before managing its email authentication' }).waitFor();
   });
 
   it('has no serious accessibility violations, overflow or CSP problems', () => {

@@ -16,7 +16,10 @@ export function RecentQueries({ query }: { query: (extra: Record<string, string>
   return (
     <section class="card" aria-labelledby="recent">
       <h2 id="recent">Recent queries</h2>
-      <Segmented label="Rows to show" options={LIMITS} value={limit} onValue={setLimit} />
+      <div class="field">
+        <span class="field-label">Rows to show</span>
+        <Segmented label="Rows to show" options={LIMITS} value={limit} onValue={setLimit} />
+      </div>
       <Loaded resource={recent}>
         {(d) => (
           <DataTable

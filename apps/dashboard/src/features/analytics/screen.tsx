@@ -88,9 +88,7 @@ export function AnalyticsScreen({ account }: ScreenProps) {
           )}
         </Loaded>
         <div class="field">
-          <span class="field-label" id="window-label">
-            Breakdown window
-          </span>
+          <span class="field-label">Breakdown window</span>
           <Segmented label="Breakdown window" options={[...TIME_WINDOWS]} value={window} onValue={setWindow} />
         </div>
         <button type="button" class="button-secondary" onClick={() => setRefreshes((n) => n + 1)}>

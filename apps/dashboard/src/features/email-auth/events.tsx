@@ -21,7 +21,7 @@ export function ZoneEventLog({ base }: { base: string }) {
         <DataTable
           caption="Email authentication events, newest first"
           rows={d.events}
-          rowKey={(e) => `${e.occurred_at}-${e.type}`}
+          rowKey={(e) => `${e.occurred_at}-${e.type}-${JSON.stringify(e.data)}`}
           empty="Nothing has happened for this zone yet."
           columns={[
             { header: 'When', cell: (e) => dateTime(e.occurred_at) },
