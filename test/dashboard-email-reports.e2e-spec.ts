@@ -6,16 +6,11 @@
  * rows, failure reports with the subject the owner may see, the TLS summary. Every screen
  * gets an axe-core scan, a 375 px overflow check and screenshots.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { axeScan, DashboardBrowser, horizontalOverflow, launchDashboardBrowser, PHONE, DESKTOP, screenshots, serious } from './support/browser';
 import { sample } from './support/dmarc-samples';
+import { DashboardSuite, findings, startDashboardSuite } from './support/dashboard-suite';
 import { AggregateReportSender, enrolZone, startWorld } from './support/email-auth';
 import { registerAndLogin } from './support/http-client';
 import { mediaTypeOf, postRaw } from './support/report-intake';
-import { ServerProcess, startServerProcess } from './support/server-process';
 
 jest.setTimeout(120_000);
 
@@ -41,121 +36,105 @@ const tlsReport = (domain: string) =>
   );
 
 describe('dashboard: email-authentication reports (issue 15)', () => {
-  let server: ServerProcess;
-  let dataDir: string;
+  let suite: DashboardSuite;
   let world: Awaited<ReturnType<typeof startWorld>>;
-  let b: DashboardBrowser;
-  let page: Page;
   let ownerToken: string;
-
-  async function check(name: string): Promise<void> {
-    await page.waitForSelector('.loading', { state: 'detached', timeout: 10_000 }).catch(() => undefined);
-    expect(serious(await axeScan(page)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-    await page.setViewportSize(PHONE);
-    expect(serious(await axeScan(page)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-    expect(await horizontalOverflow(page)).toEqual([]);
-    await screenshots(page, name);
-    await page.setViewportSize(DESKTOP);
-  }
+  const page = () => suite.page;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'dashboard-reports-'));
     world = await startWorld();
-    server = await startServerProcess(dataDir, { VERIFY_RESOLVER: `127.0.0.1:${world.port}` });
-    const owner = await registerAndLogin(server.http, { plan: 'pro', username: 'reports_owner', password: 'correct horse battery staple' });
+    suite = await startDashboardSuite({ VERIFY_RESOLVER: `127.0.0.1:${world.port}` });
+    const owner = await suite.signIn({ plan: 'pro' });
     ownerToken = owner.token;
-    await enrolZone(server.http, world.world, owner, ZONE);
-    const dmarc = await server.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] }, owner.token);
+    await enrolZone(suite.server.http, world.world, owner, ZONE);
+    const dmarc = await suite.server.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] }, owner.token);
     expect(dmarc.status).toBe(200);
     // 200 messages today, 150 passing DMARC: 75.0 %.
-    await new AggregateReportSender(server.url).add(ZONE, `${today}T00:00:00Z`, 200, 150);
+    await new AggregateReportSender(suite.server.url).add(ZONE, `${today}T00:00:00Z`, 200, 150);
     for (const [body, type] of [
       [sample(FAILURE), mediaTypeOf(FAILURE)],
       [tlsReport(ZONE), 'application/tlsrpt+json'],
     ] as const) {
-      const res = await postRaw(server.url, '/admin/reports', body, type);
+      const res = await postRaw(suite.server.url, '/admin/reports', body, type);
       expect(res.status).toBe(201);
     }
-    b = await launchDashboardBrowser();
-    page = b.page;
-    await page.goto(`${server.url}/app/login`);
-    await page.getByLabel('Username or email').fill('reports_owner');
-    await page.getByLabel('Password').fill('correct horse battery staple');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('navigation').getByRole('link', { name: /Email reports/ }).waitFor();
+    // The add-on was set after the browser signed in: load the account again.
+    await suite.go('/');
   });
 
   afterAll(async () => {
-    await b?.close();
-    await server?.kill();
+    await suite?.close();
     await world?.server.stop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('shows the DMARC totals, daily charts, sources, reports, failure reports and TLS results of the zone', async () => {
-    await page.getByRole('navigation').getByRole('link', { name: /Email reports/ }).click();
-    const totals = page.getByRole('list', { name: 'DMARC totals' });
+    await page().getByRole('navigation').getByRole('link', { name: /Email reports/ }).click();
+    const totals = page().getByRole('list', { name: 'DMARC totals' });
     await expect(totals.innerText()).resolves.toContain('200');
     expect(await totals.innerText()).toContain('75%');
     // Daily series drawn with axes and units.
-    await page.locator('.u-axis').first().waitFor();
-    expect(await page.getByText('DMARC pass rate per day (%)').count()).toBeGreaterThan(0);
-    const disposition = page.getByRole('region', { name: 'Disposition' });
+    await page().locator('.u-axis').first().waitFor();
+    expect(await page().getByText('DMARC pass rate per day (%)').count()).toBeGreaterThan(0);
+    const disposition = page().getByRole('region', { name: 'Disposition' });
     expect(await disposition.innerText()).toMatch(/none\s+200/);
     // The generated report's sources are private-use test addresses: unidentified.
-    const unidentified = page.getByRole('region', { name: 'Unidentified sources' });
+    const unidentified = page().getByRole('region', { name: 'Unidentified sources' });
     expect(await unidentified.innerText()).toContain('192.0.2.10');
     expect(await unidentified.innerText()).toContain('198.51.100.20');
 
-    const reports = page.getByRole('region', { name: 'Aggregate reports', exact: true });
+    const reports = page().getByRole('region', { name: 'Aggregate reports', exact: true });
     expect(await reports.innerText()).toContain('wizard-test');
-    const failures = page.getByRole('region', { name: 'Failure reports', exact: true });
+    const failures = page().getByRole('region', { name: 'Failure reports', exact: true });
     expect(await failures.innerText()).toContain('linkedin');
 
-    const tls = page.getByRole('list', { name: 'TLS totals' });
+    const tls = page().getByRole('list', { name: 'TLS totals' });
     expect(await tls.innerText()).toMatch(/90\s+sessions succeeded/);
     expect(await tls.innerText()).toMatch(/10\s+sessions failed/);
-    expect(await page.getByRole('region', { name: 'Failure types' }).innerText()).toContain('certificate-expired');
-    const events = page.getByRole('region', { name: 'Events', exact: true });
+    expect(await page().getByRole('region', { name: 'Failure types' }).innerText()).toContain('certificate-expired');
+    const events = page().getByRole('region', { name: 'Events', exact: true });
     expect(await events.innerText()).toContain(`DMARC policy of ${ZONE} published as none`);
-    await check('email-reports');
+    await suite.checkScreen('email-reports');
   });
 
   it('opens one aggregate report with its rows', async () => {
-    await page.getByRole('region', { name: 'Aggregate reports', exact: true }).getByRole('link', { name: 'wizard-test' }).click();
-    await page.getByRole('heading', { level: 2, name: /wizard-test/ }).waitFor();
-    const rows = page.getByRole('region', { name: 'Report rows' });
+    await page().getByRole('region', { name: 'Aggregate reports', exact: true }).getByRole('link', { name: 'wizard-test' }).click();
+    await page().getByRole('heading', { level: 2, name: /wizard-test/ }).waitFor();
+    const rows = page().getByRole('region', { name: 'Report rows' });
     await rows.waitFor();
     const text = await rows.innerText();
     expect(text).toMatch(/192\.0\.2\.10[\s\S]*150[\s\S]*pass/);
     expect(text).toMatch(/198\.51\.100\.20[\s\S]*50[\s\S]*fail/);
-    await check('email-report-rows');
+    await suite.checkScreen('email-report-rows');
   });
 
   it('serves the event log to the account owner: filtered by type and zone, 404 for a zone outside the add-on', async () => {
-    const all = await server.http.get('/email-auth/events', ownerToken);
+    const all = await suite.server.http.get('/email-auth/events', ownerToken);
     expect(all.status).toBe(200);
     expect(all.body.data.map((e: { type: string; domain: string }) => [e.type, e.domain])).toContainEqual(['dmarc.policy.changed', ZONE]);
-    const changes = await server.http.get('/email-auth/events?type=dmarc.policy.changed', ownerToken);
+    const changes = await suite.server.http.get('/email-auth/events?type=dmarc.policy.changed', ownerToken);
     expect(changes.body.data.length).toBeGreaterThan(0);
     expect(new Set(changes.body.data.map((e: { type: string }) => e.type))).toEqual(new Set(['dmarc.policy.changed']));
-    const foreign = await server.http.get('/email-auth/events?domain=not-mine.test', ownerToken);
+    const foreign = await suite.server.http.get('/email-auth/events?domain=not-mine.test', ownerToken);
     expect([foreign.status, foreign.body.error.code]).toEqual([404, 'not_found']);
-    const badType = await server.http.get('/email-auth/events?type=nope', ownerToken);
+    const badType = await suite.server.http.get('/email-auth/events?type=nope', ownerToken);
     expect([badType.status, badType.body.error.code]).toEqual([400, 'validation_failed']);
   });
 
   it('says which add-on unlocks the screen for an account without it', async () => {
-    const other = await registerAndLogin(server.http, { plan: 'pro', username: 'no_addon', password: 'correct horse battery staple' });
+    const other = await registerAndLogin(suite.server.http, { plan: 'pro', username: 'no_addon', password: 'correct horse battery staple' });
     expect(other.id).toBeGreaterThan(0);
-    await b.context.clearCookies();
-    await page.goto(`${server.url}/app/login`);
-    await page.getByLabel('Username or email').fill('no_addon');
-    await page.getByLabel('Password').fill('correct horse battery staple');
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('navigation').waitFor();
-    await page.goto(`${server.url}/app/email-reports`);
-    await page.getByText('Email authentication reports need the Email Authentication add-on').waitFor();
-    await check('email-reports-gated');
+    await suite.browser.context.clearCookies();
+    await page().goto(`${suite.server.url}/app/login`);
+    await page().getByLabel('Username or email').fill('no_addon');
+    await page().getByLabel('Password').fill('correct horse battery staple');
+    await page().getByRole('button', { name: 'Log in' }).click();
+    await page().getByRole('navigation').waitFor();
+    await page().goto(`${suite.server.url}/app/email-reports`);
+    await page().getByText('Email authentication reports need the Email Authentication add-on').waitFor();
+    await suite.checkScreen('email-reports-gated');
+  });
+
+  it('leaves every screen clean: no serious accessibility finding, nothing wider than a phone, no CSP violation', () => {
+    expect(findings(suite)).toEqual({ a11y: {}, overflow: {}, problems: [] });
   });
 });
