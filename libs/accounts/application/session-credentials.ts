@@ -1,20 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CredentialVerifier } from '../../auth/credential.port';
 import type { Principal } from '../../auth/principal';
+import { SESSIONS } from '../../../projections/sessions.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { constantTimeEqual, sha256Hex } from '../../shared/crypto';
 import { unauthorized } from '../../shared/errors';
 import { AccountStandings } from './account-standing';
 import { SESSION_TOKEN_PREFIX } from './session-issuer';
-
-interface SessionDoc {
-  _id: string;
-  session_id: string;
-  account_id: number;
-  expires_at: string;
-  active: boolean;
-}
 
 /** Session tokens (`st_…`): looked up by SHA-256, compared in constant time, refused once expired, ended or the account disabled. */
 @Injectable()
@@ -29,7 +22,7 @@ export class SessionCredentials implements CredentialVerifier {
 
   async verify(token: string, invalidMessage: string): Promise<Principal> {
     const hash = sha256Hex(token);
-    const session = await this.projections.collection<SessionDoc>('sessions', 'sessions').findOne({ _id: hash });
+    const session = await this.projections.readModel(SESSIONS).findOne({ _id: hash });
     if (!session || !constantTimeEqual(session._id, hash) || !session.active) throw unauthorized(invalidMessage);
     if (Date.parse(session.expires_at) <= this.clock.now().getTime()) throw unauthorized(invalidMessage);
     const account = await this.accounts.of(session.account_id);
