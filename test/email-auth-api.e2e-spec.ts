@@ -300,6 +300,14 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       check(`${BASE}/events`, '200', (await get('/events?limit=3', allKey)).body);
       check(`${BASE}/events`, '401', (await get('/events', 'ak_unknownunknownunknown')).body);
       check(`${BASE}/events`, '403', (await get('/events', accountKey)).body);
+      // Report endpoints before any report arrives (test/email-auth-reports.e2e-spec.ts checks them with reports).
+      check(`${BASE}/dmarc/summary`, '200', (await get(`/dmarc/summary?domain=${ZONE}`, allKey)).body);
+      check(`${BASE}/dmarc/sources`, '200', (await get(`/dmarc/sources?domain=${ZONE}`, allKey)).body);
+      check(`${BASE}/dmarc/reports`, '200', (await get('/dmarc/reports', allKey)).body);
+      check(`${BASE}/dmarc/reports/{id}`, '404', (await get('/dmarc/reports/unknown', allKey)).body);
+      check(`${BASE}/dmarc/forensic`, '200', (await get('/dmarc/forensic', allKey)).body);
+      check(`${BASE}/tls-rpt/summary`, '200', (await get(`/tls-rpt/summary?domain=${ZONE}`, allKey)).body);
+      check(`${BASE}/tls-rpt/summary`, '404', (await get(`/tls-rpt/summary?domain=${OTHER}`, allKey)).body);
       expect(Object.keys(doc.paths).every((p) => p.startsWith(BASE))).toBe(true);
     });
   });

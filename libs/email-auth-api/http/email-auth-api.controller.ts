@@ -1,19 +1,20 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, EmailAuthRead, Principal } from '../../auth/principal';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiExtraModels, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { validationFailed } from '../../shared/errors';
 import { parseLimit } from '../../shared/http/paging';
 import { EmailAuthReads } from '../application/email-auth-reads';
 import { decodeCursor, parseDays } from '../domain/cursor';
 import { EVENT_LOG_TYPES, EventLogType } from '../domain/event-log';
-import { EmailAuthApiGuard } from './email-auth-api.guard';
+import { EmailAuthApi } from './email-auth-api.docs';
+import { DEFAULT_LIMIT } from './report-query';
 import { DomainDetail, DomainList, ErrorBody, EventPage, PolicySchema, SendersSchema, SpfSchema, WizardSchema } from './email-auth-api.schemas';
 
 const DOMAIN_QUERY = ApiQuery({ name: 'domain', required: true, description: 'A domain the key can see', example: 'example.com' });
 const NOT_FOUND = ApiNotFoundResponse({ type: ErrorBody, description: 'No Email Authentication domain by that name on this key.' });
 
-/** Contract §9: default page size 50, at most 100. */
-export const DEFAULT_LIMIT = 50;
+/** Contract §9: default page size 50, at most 100 (shared with the report endpoints). */
+export { DEFAULT_LIMIT };
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
 
@@ -44,17 +45,8 @@ function oneString(raw: unknown, name: string): string {
  * under /api/v1/email-auth, authenticated by email_auth:read keys only.
  */
 @Controller('api/v1/email-auth')
-@EmailAuthRead()
-@UseGuards(EmailAuthApiGuard)
-@ApiTags('email-auth')
+@EmailAuthApi()
 @ApiExtraModels(WizardSchema, SpfSchema)
-@ApiBearerAuth()
-@ApiHeader({ name: 'User-Agent', required: true, description: 'Names the integration' })
-@ApiHeader({ name: 'X-Request-Id', required: false, description: 'Echoed back (at most 128 printable characters); a UUID otherwise' })
-@ApiResponse({ status: 400, type: ErrorBody, description: 'user_agent_required, or validation_failed naming the parameter' })
-@ApiResponse({ status: 401, type: ErrorBody, description: 'The API key is not valid or has expired.' })
-@ApiResponse({ status: 403, type: ErrorBody, description: 'This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier.' })
-@ApiResponse({ status: 429, type: ErrorBody, description: 'More than 60 requests a minute on this key; Retry-After says when to retry' })
 export class EmailAuthApiController {
   constructor(private readonly reads: EmailAuthReads) {}
 

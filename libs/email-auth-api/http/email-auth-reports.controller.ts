@@ -1,12 +1,11 @@
-import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtraModels, ApiHeader, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, EmailAuthRead, Principal } from '../../auth/principal';
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiExtraModels, ApiParam } from '@nestjs/swagger';
+import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { ReportReads, REPORT_NOT_FOUND } from '../application/report-reads';
 import { ReportScopes } from '../application/report-scopes';
 import { DOMAIN_NOT_FOUND } from '../application/visible-domains';
 import { parseDays } from '../domain/cursor';
-import { EmailAuthApiGuard } from './email-auth-api.guard';
-import { ErrorBody } from './email-auth-api.schemas';
+import { EmailAuthApi } from './email-auth-api.docs';
 import { AggregateReportDetail, AggregateReportPage, DmarcSourcesSchema, DmarcSummarySchema, FailureReportPage, PublishedPolicySchema, TlsSummarySchema } from './email-auth-reports.schemas';
 import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint } from './report-docs';
 import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './report-query';
@@ -17,17 +16,8 @@ import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './re
  * summary. Same guard, rate limit and rules as the rest of /api/v1/email-auth.
  */
 @Controller('api/v1/email-auth')
-@EmailAuthRead()
-@UseGuards(EmailAuthApiGuard)
-@ApiTags('email-auth')
+@EmailAuthApi()
 @ApiExtraModels(PublishedPolicySchema)
-@ApiBearerAuth()
-@ApiHeader({ name: 'User-Agent', required: true, description: 'Names the integration' })
-@ApiHeader({ name: 'X-Request-Id', required: false, description: 'Echoed back (at most 128 printable characters); a UUID otherwise' })
-@ApiResponse({ status: 400, type: ErrorBody, description: 'user_agent_required, or validation_failed naming the parameter' })
-@ApiResponse({ status: 401, type: ErrorBody, description: 'The API key is not valid or has expired.' })
-@ApiResponse({ status: 403, type: ErrorBody, description: 'This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier.' })
-@ApiResponse({ status: 429, type: ErrorBody, description: 'More than 60 requests a minute on this key; Retry-After says when to retry' })
 export class EmailAuthReportsController {
   constructor(
     private readonly reads: ReportReads,

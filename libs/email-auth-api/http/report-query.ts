@@ -21,9 +21,11 @@ export function requiredDomain(raw: unknown): string {
   return domain;
 }
 
-export const pageOf = (q: Query) => ({
-  cursor: decodeCursor(typeof q.cursor === 'string' ? q.cursor : q.cursor === undefined ? undefined : '\u0000'),
-  limit: parseLimit(q.limit, DEFAULT_LIMIT),
-});
+function cursorOf(raw: unknown) {
+  if (raw !== undefined && typeof raw !== 'string') throw validationFailed('cursor must be given once');
+  return decodeCursor(raw);
+}
+
+export const pageOf = (q: Query) => ({ cursor: cursorOf(q.cursor), limit: parseLimit(q.limit, DEFAULT_LIMIT) });
 
 export const listOf = (q: Query): ListQuery => ({ days: parseDays(q.days), ...pageOf(q) });
