@@ -79,6 +79,11 @@ describe('streaming report XML reader', () => {
     expect(r.records[0].header_from).toBe('cdata.example');
   });
 
+  it('keeps the slips the earlier parser let through as text: control characters and "]]>"', async () => {
+    const r = await aggregate(Buffer.from(`${header.replace('ORG', 'A\x0bB\x00 a]]>b')}${record('example.com')}</feedback>`));
+    expect(r.org_name).toBe('A\x0bB\x00 a]]>b');
+  });
+
   it('reads a report with a UTF-8 BOM, and a TLS report with one', async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     expect((await aggregate(Buffer.concat([bom, Buffer.from(`${header}${record('example.com')}</feedback>`)]))).records).toHaveLength(1);
