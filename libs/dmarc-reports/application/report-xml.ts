@@ -68,8 +68,13 @@ const localName = (name: string): string => {
   return colon < 0 ? name : name.slice(colon + 1);
 };
 
+/**
+ * Children live in prototype-less objects: element names are the sender's, and one named
+ * `__proto__` or `constructor` must be a plain key, not the object's prototype or an
+ * inherited function.
+ */
 function attach(parent: Open, name: string, value: XmlNode): void {
-  const children = (parent.children ??= {});
+  const children = (parent.children ??= Object.create(null) as Record<string, XmlNode | XmlNode[]>);
   const existing = children[name];
   if (existing === undefined) children[name] = value;
   else if (Array.isArray(existing)) existing.push(value);
