@@ -79,6 +79,18 @@ describe('streaming report XML reader', () => {
     expect(r.records[0].header_from).toBe('cdata.example');
   });
 
+  it('keeps the slips the earlier parser let through as text: control characters and "]]>"', async () => {
+    const r = await aggregate(Buffer.from(`${header.replace('ORG', 'A\x0bB\x00 a]]>b')}${record('example.com')}</feedback>`));
+    expect(r.org_name).toBe('A\x0bB\x00 a]]>b');
+  });
+
+  it('treats element names such as __proto__ and constructor as plain names', async () => {
+    const xml = `${header.replace('<report_metadata>', '<report_metadata><__proto__><email>evil@x</email></__proto__><constructor>c</constructor>')}${record('example.com')}</feedback>`;
+    const r = await aggregate(Buffer.from(xml));
+    expect(r.email).toBe('dmarc@x.example');
+    expect(({} as Record<string, unknown>).email).toBeUndefined();
+  });
+
   it('reads a report with a UTF-8 BOM, and a TLS report with one', async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
     expect((await aggregate(Buffer.concat([bom, Buffer.from(`${header}${record('example.com')}</feedback>`)]))).records).toHaveLength(1);

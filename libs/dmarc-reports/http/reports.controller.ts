@@ -11,8 +11,12 @@ interface RawRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** The read models a report feeds; answers wait for them so a client reads what it just sent. */
-const REPORT_READ_MODELS = ['dmarc_reports', 'dmarc_failure_reports', 'tls_reports'];
+/** The read model each kind of report feeds; the answer waits for it so a client reads what it just sent. */
+const READ_MODEL_OF: Record<IngestResult['kind'], string> = {
+  aggregate: 'dmarc_reports',
+  failure: 'dmarc_failure_reports',
+  tls: 'tls_reports',
+};
 
 const bodyBytes = (body: unknown): Buffer => {
   if (Buffer.isBuffer(body)) return body;
@@ -40,7 +44,7 @@ export class ReportsController {
 
   private async run(req: RawRequest, source: ReportSource, hints: ParseHints, only?: IngestResult['kind']) {
     const result = await this.ingestion.ingest(bodyBytes(req.body), { source, hints, only, correlationId: req.id });
-    await this.projections.waitFor(result.position, 5000, REPORT_READ_MODELS);
+    await this.projections.waitFor(result.position, 5000, [READ_MODEL_OF[result.kind]]);
     return result;
   }
 
