@@ -1,6 +1,7 @@
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import { AggregateReportSender, emailAuthReadKey, enrolZone, postTlsReport, startWorld } from './support/email-auth';
+import { sample } from './support/dmarc-samples';
 import { postRaw } from './support/report-intake';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -89,6 +90,14 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     const both = await entries('&type=dmarc.report.received&type=tls.report.received');
     expect(both.map((e) => e.type).sort()).toEqual(['dmarc.report.received', 'tls.report.received']);
     expect((await events(alertsQuery)).body.data).toEqual([]);
+  });
+
+  it('logs a failure report without its subject, addresses or message ids', async () => {
+    const mail = sample('forensic/dmarc_ruf_report_linkedin.eml').toString('latin1').replaceAll('example.com', ZONE);
+    expect((await postRaw(app.url, '/admin/reports', Buffer.from(mail, 'latin1'), 'message/rfc822')).status).toBe(201);
+    const failure = (await entries('&type=dmarc.report.received')).find((e) => e.data.kind === 'failure')!;
+    expect(failure).toMatchObject({ domain: ZONE, severity: 'warning', data: { kind: 'failure', feedback_type: 'auth-failure', source_ip: '10.10.10.10', source: 'admin' } });
+    expect(JSON.stringify(failure)).not.toMatch(/Subject line|sender@|01010101|JavaMail/);
   });
 
   it('(a) raises once when a needed record is gone from DNS and resolves once after two clear checks', async () => {
