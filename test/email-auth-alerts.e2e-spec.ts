@@ -182,6 +182,14 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     });
   });
 
+  it('the operators’ job takes only an optional `now` and the admin token', async () => {
+    const bad = await app.http.admin('POST', '/admin/jobs/email-auth-alerts', { bogus: true });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'validation_failed']);
+    const anonymous = await app.http.post('/admin/jobs/email-auth-alerts', {});
+    expect([401, 403, 404]).toContain(anonymous.status);
+    expect(anonymous.body.error.code).toBeDefined();
+  });
+
   it('filters the log by since= and repeatable type=, newest first', async () => {
     const all = await entries('');
     const times = all.map((e) => e.occurred_at);
