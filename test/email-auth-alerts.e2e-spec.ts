@@ -1,6 +1,7 @@
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import { AggregateReportSender, emailAuthReadKey, enrolZone, postTlsReport, startWorld } from './support/email-auth';
+import { sample } from './support/dmarc-samples';
 import { postRaw } from './support/report-intake';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -91,6 +92,14 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     expect((await events(alertsQuery)).body.data).toEqual([]);
   });
 
+  it('logs a failure report without its subject, addresses or message ids', async () => {
+    const mail = sample('forensic/dmarc_ruf_report_linkedin.eml').toString('latin1').replaceAll('example.com', ZONE);
+    expect((await postRaw(app.url, '/admin/reports', Buffer.from(mail, 'latin1'), 'message/rfc822')).status).toBe(201);
+    const failure = (await entries('&type=dmarc.report.received')).find((e) => e.data.kind === 'failure')!;
+    expect(failure).toMatchObject({ domain: ZONE, severity: 'warning', data: { kind: 'failure', feedback_type: 'auth-failure', source_ip: '10.10.10.10', source: 'admin' } });
+    expect(JSON.stringify(failure)).not.toMatch(/Subject line|sender@|01010101|JavaMail/);
+  });
+
   it('(a) raises once when a needed record is gone from DNS and resolves once after two clear checks', async () => {
     const needed = (await app.http.get(`/api/v1/email-auth/domains/${ZONE}`, key, UA)).body.records as Array<{ name: string; value: string }>;
     // A TXT record's text goes out as strings of at most 255 bytes (RFC 1035 §3.3.14); a DKIM key needs two.
@@ -171,6 +180,14 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
       title: `TLS failures for ${ZONE} reached 10% of 100 sessions (2026-06-04)`,
       data: { figures: { sessions: 100, failed_sessions: 10, failed_ratio: 0.1 }, threshold: { max_failed_ratio: 0.05 } },
     });
+  });
+
+  it('the operators’ job takes only an optional `now` and the admin token', async () => {
+    const bad = await app.http.admin('POST', '/admin/jobs/email-auth-alerts', { bogus: true });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'validation_failed']);
+    const anonymous = await app.http.post('/admin/jobs/email-auth-alerts', {});
+    expect([401, 403, 404]).toContain(anonymous.status);
+    expect(anonymous.body.error.code).toBeDefined();
   });
 
   it('filters the log by since= and repeatable type=, newest first', async () => {

@@ -1,7 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import Ajv from 'ajv';
 import { DOCS_CSP } from '../apps/server/management-openapi';
 import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
-import { startTestApp, TestApp } from './support/test-app';
+import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 type Operation = { operationId: string; security: unknown[]; requestBody?: any; parameters?: any[]; responses: Record<string, any> };
 
@@ -59,9 +60,33 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     expect(op('/admin/jobs/email-auth-alerts', 'post').security).toEqual([{ admin_token: [] }]);
     expect(doc.components.securitySchemes).toMatchObject({ bearer: { type: 'http', scheme: 'bearer' }, admin_token: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' } });
     const account = op('/account', 'get');
-    for (const status of ['401', '403', '404', '429']) expect(account.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    for (const status of ['401', '403', '429', '4XX']) expect(account.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    // 404 where a path names a resource (another account's is unknown too), and on admin routes (ADMIN_TOKEN unset).
+    expect(account.responses['404']).toBeUndefined();
+    expect(op('/api-keys/{id}', 'delete').responses['404']).toBeDefined();
+    expect(op('/admin/jobs/email-auth-alerts', 'post').responses['404']).toBeDefined();
     expect(op('/auth/login', 'post').responses['401']).toBeUndefined();
     expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message']);
+  });
+
+  it('describes what the listed endpoints really return, errors included (ajv)', async () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema(doc, 'openapi.json');
+    const check = (path: string, method: string, res: { status: number; body: unknown }) => {
+      const schema = op(path, method).responses[String(res.status)]?.content?.['application/json']?.schema;
+      if (!schema) throw new Error(`${method.toUpperCase()} ${path} does not describe a ${res.status} body`);
+      const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
+      if (!validate(res.body)) throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
+    };
+    const reg = await app.http.post('/auth/register', { username: 'openapi-check', email: 'openapi-check@example.com', password: 'a-long-enough-password' });
+    check('/auth/register', 'post', reg);
+    check('/auth/register', 'post', await app.http.post('/auth/register', { username: 'x', bogus: 1 }));
+    const user = await registerAndLogin(app.http);
+    check('/account', 'get', await app.http.get('/account', user.token));
+    check('/account', 'get', await app.http.get('/account'));
+    check('/api-keys', 'post', await app.http.post('/api-keys', { name: 'ci' }, user.token));
+    check('/api-keys', 'get', await app.http.get('/api-keys', user.token));
+    check('/health', 'get', await app.http.get('/health'));
   });
 
   it('serves Swagger UI at /docs with a CSP of its own', async () => {

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { AUTH_MODE, AuthMode } from '../../libs/auth/principal';
 import { DASHBOARD_CSP } from '../../libs/dashboard/web-front';
 import { EmailAuthApiModule } from '../../libs/email-auth-api/email-auth-api.module';
+import { OPERATION_RESPONSES, RESPONSE_SCHEMAS } from './management-responses';
 
 export const MANAGEMENT_OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -46,12 +47,12 @@ const ERROR_SCHEMA: SchemaObject = {
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
 
 /** Errors every management operation may answer, by the authentication it takes (contract §1). */
-function errorResponses(mode: AuthMode, hasInput: boolean) {
+function errorResponses(mode: AuthMode, hasInput: boolean, namesResource: boolean) {
   return {
     ...(hasInput ? { '400': errorResponse('validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB') } : {}),
     ...(mode === 'public' ? {} : { '401': errorResponse(mode === 'admin' ? 'Admin endpoints answer 404 when ADMIN_TOKEN is unset, 401 on a wrong token' : 'unauthorized: missing or invalid credentials') }),
     ...(mode === 'public' || mode === 'admin' ? {} : { '403': errorResponse('insufficient_scope, plan_required, tier_required, addon_required or limit_reached') }),
-    '404': errorResponse('not_found: unknown resource, or another account’s'),
+    ...(namesResource || mode === 'admin' ? { '404': errorResponse(mode === 'admin' ? 'not_found: unknown resource, or ADMIN_TOKEN unset' : 'not_found: unknown resource, or another account’s') } : {}),
     '429': errorResponse('rate limited; Retry-After says when to retry'),
     '4XX': errorResponse('Any other refusal (409 on state conflicts), always in this shape'),
   };
@@ -111,6 +112,7 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
     }
   }
   schemas.Error = ERROR_SCHEMA;
+  Object.assign(schemas, RESPONSE_SCHEMAS);
 
   const modes = authModes(app);
   for (const [path, item] of Object.entries(document.paths as Record<string, PathItemObject>)) {
@@ -120,7 +122,10 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
       const mode = modes.get(op.operationId ?? '') ?? 'account';
       op.security = mode === 'public' ? [] : mode === 'admin' ? [{ admin_token: [] }] : [{ bearer: [] }];
       op.tags = op.tags?.length ? op.tags : [path.split('/')[1] || 'service'];
-      op.responses = { ...errorResponses(mode, Boolean(op.requestBody || op.parameters?.length)), ...op.responses };
+      op.responses = { ...errorResponses(mode, Boolean(op.requestBody || op.parameters?.length), path.includes('{')), ...op.responses };
+      for (const [status, schema] of Object.entries(OPERATION_RESPONSES[op.operationId ?? ''] ?? {})) {
+        op.responses[status] = { description: (op.responses[status] as { description?: string } | undefined)?.description || 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } };
+      }
     }
   }
   return document;

@@ -1,0 +1,74 @@
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+
+/**
+ * Response bodies of the most used management endpoints, for /openapi.json. The views are
+ * plain objects built by the query classes (no response DTO classes exist to decorate), so
+ * they are written here once; `test/management-openapi.e2e-spec.ts` validates the real
+ * responses of each listed operation against the published document, so a drift fails there.
+ */
+const ISO_TIME = { type: 'string', format: 'date-time' } as const;
+
+export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
+  AccountView: {
+    type: 'object',
+    required: ['id', 'username', 'email', 'plan', 'email_auth', 'two_factor_enabled', 'disabled', 'created_at'],
+    properties: {
+      id: { type: 'integer' },
+      username: { type: 'string' },
+      email: { type: 'string' },
+      plan: { type: 'string', enum: ['free', 'plus', 'pro', 'elite'] },
+      email_auth: {
+        type: 'object',
+        required: ['tier', 'domains'],
+        properties: { tier: { type: 'string', enum: ['none', 'standard', 'enterprise'] }, domains: { type: 'array', items: { type: 'string' } } },
+      },
+      two_factor_enabled: { type: 'boolean' },
+      disabled: { type: 'boolean' },
+      created_at: ISO_TIME,
+    },
+  },
+  ApiKeyView: {
+    type: 'object',
+    required: ['id', 'name', 'created_at', 'last_used_at', 'is_active', 'access', 'expires_at'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      created_at: ISO_TIME,
+      last_used_at: { oneOf: [ISO_TIME, { type: 'null' }] },
+      is_active: { type: 'boolean' },
+      access: { type: 'string', enum: ['account', 'email_auth:read'] },
+      expires_at: { oneOf: [ISO_TIME, { type: 'null' }] },
+      domains: { type: 'array', items: { type: 'string' }, description: 'email_auth:read keys: the domains it sees (empty: all)' },
+      failure_report_subjects: { type: 'boolean', description: 'email_auth:read keys' },
+    },
+  },
+  ApiKeyList: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { $ref: '#/components/schemas/ApiKeyView' } } } },
+  CreatedApiKey: {
+    allOf: [
+      { $ref: '#/components/schemas/ApiKeyView' },
+      { type: 'object', required: ['user_id', 'key'], properties: { user_id: { type: 'integer' }, key: { type: 'string', description: 'ak_…: shown once, never again' } } },
+    ],
+  },
+  Health: {
+    type: 'object',
+    required: ['status', 'event_store', 'read_store', 'projections'],
+    properties: {
+      status: { type: 'string', enum: ['ok', 'degraded'] },
+      event_store: { type: 'object', required: ['kind', 'status'], properties: { kind: { type: 'string' }, status: { type: 'string' } } },
+      read_store: { type: 'object', required: ['kind', 'status'], properties: { kind: { type: 'string' }, status: { type: 'string' } } },
+      projections: {
+        type: 'array',
+        items: { type: 'object', required: ['name', 'position', 'lag'], properties: { name: { type: 'string' }, position: {}, lag: { type: 'integer' } } },
+      },
+    },
+  },
+};
+
+/** operationId → status → the schema of its body. */
+export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
+  AccountsController_register: { '201': 'AccountView' },
+  AccountsController_account: { '200': 'AccountView' },
+  ApiKeysController_list: { '200': 'ApiKeyList' },
+  ApiKeysController_create: { '201': 'CreatedApiKey' },
+  OpsController_health: { '200': 'Health', '503': 'Health' },
+};
