@@ -12,7 +12,7 @@ import { AppError, conflict, notFound } from '../../shared/errors';
 import { Metrics, METRICS } from '../../shared/metrics';
 import { zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
-import { ZoneDoc } from '../../zones/application/zone.queries';
+import { ZONES } from '../../../projections/zones.projection';
 import { CA_WINDOW_MS, checkCaLimits, namesKey } from '../domain/ca-limits';
 import { certificateDecider, CertificateState } from '../domain/certificate.decider';
 import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, requirePaid } from '../domain/certificate-rules';
@@ -206,7 +206,7 @@ export class CertificateCommands {
   /** The caller's verified zone of that name: found through the read model, confirmed on the zone's stream. */
   private async verifiedZone(accountId: number, name: string): Promise<{ id: string; name: string } | null> {
     const doc = await this.projections
-      .collection<ZoneDoc>('zones', 'zones')
+      .readModel(ZONES)
       .findOne({ name: normalizeName(name), account_id: accountId });
     if (!doc) return null;
     const { state } = await this.runner.streams.loadState(zoneStream(doc.id), zoneDecider);
