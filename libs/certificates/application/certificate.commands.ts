@@ -19,7 +19,7 @@ import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, req
 import { certificateStream, CERTIFICATE_KEY_PURPOSE } from '../domain/certificate.events';
 import { LedgerCommand, ledgerDecider, ledgerStream } from '../domain/certificate-ledger';
 import { ACME_PORT, AcmePort } from './acme.port';
-import { CERTIFICATE_ISSUANCES, CERTIFICATES_PROJECTION, IssuanceDoc } from './certificate-read-model';
+import { CERTIFICATE_ISSUANCES, CERTIFICATES } from '../../../projections/certificates.projection';
 import { IssuanceDriver } from './issuance.driver';
 
 export interface CertificateCaller {
@@ -36,7 +36,7 @@ export interface CreateCertificateInput {
   autoRenew: boolean;
 }
 
-const READ_MODELS = [CERTIFICATES_PROJECTION];
+const READ_MODELS = [CERTIFICATES.projection];
 const metadataOf = (c: CertificateCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
 const SYSTEM = (accountId: number): EventMetadata => ({ actor: 'system:certificates', account_id: accountId });
 
@@ -215,7 +215,7 @@ export class CertificateCommands {
 
   private async checkCaLimits(registeredDomain: string, names: string[], now: number): Promise<void> {
     const past = await this.projections
-      .collection<IssuanceDoc>(CERTIFICATES_PROJECTION, CERTIFICATE_ISSUANCES)
+      .readModel(CERTIFICATE_ISSUANCES)
       .find({ issued_at: { $gt: new Date(now - CA_WINDOW_MS).toISOString() }, $or: [{ registered_domain: registeredDomain }, { names_key: namesKey(names) }] });
     try {
       checkCaLimits(past, registeredDomain, names, now);

@@ -16,7 +16,7 @@ import { certificateStream, CERTIFICATE_KEY_PURPOSE, ChallengeRecord } from '../
 import { DriveIssuance, issuanceStartProcess, IssuanceStartState, IssuanceWork } from '../domain/issuance-start.process-manager';
 import { AUTHZ_POLL_ATTEMPTS, AUTHZ_POLL_INTERVAL_MS, challengeSubname, IssuanceStep, nextIssuanceStep } from '../domain/issuance.process';
 import { ACME_PORT, AcmePort, AcmeRefusal } from './acme.port';
-import { CertificateDoc, CERTIFICATES, CERTIFICATES_PROJECTION } from './certificate-read-model';
+import { CERTIFICATES } from '../../../projections/certificates.projection';
 import { ChallengeRecords } from './challenge-records';
 
 /** A certificate whose process stopped on an unexpected error (a store hiccup) is driven again after this long. */
@@ -130,7 +130,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   /** Every certificate with work left, from the read model: in flight, or with challenge records still owed. */
   async resumeAll(): Promise<number> {
     const docs = await this.projections
-      .collection<CertificateDoc>(CERTIFICATES_PROJECTION, CERTIFICATES)
+      .readModel(CERTIFICATES)
       .find({ $or: [{ status: { $in: ['pending', 'validating'] } }, { cleanup_pending: true }] }, { projection: { _id: 1 } });
     for (const d of docs) this.kick(d._id);
     return docs.length;
