@@ -88,6 +88,11 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
         onRunning: async (running) => {
           this.holding = running;
           if (running) await this.resumeAll().catch((e) => this.logger.error('certificate resume failed', { error: String(e) }));
+          else {
+            // Lost the lease: the next holder resumes these certificates; stop before it starts them.
+            for (const wake of this.wakeups) wake();
+            await Promise.allSettled([...this.running.values()]);
+          }
         },
       },
     );
@@ -101,7 +106,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     await Promise.allSettled([...this.running.values()]);
   }
 
-  /** Starts (or keeps) the process of one certificate, when this worker owns it. */
+  /** Starts (or keeps) the process of one certificate, when this process holds the issuance lease. */
   kick(certificateId: string): void {
     if (!this.holding || this.stopping) return;
     // Running already: it may be past its last look at the stream, so it runs once more after.
@@ -139,7 +144,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   private async drive(id: string): Promise<void> {
     const stream = certificateStream(id);
     for (;;) {
-      if (this.stopping) throw new Stopped();
+      if (this.stopping || !this.holding) throw new Stopped();
       const { state } = await this.streams.loadState(stream, certificateDecider);
       const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
       if (step.kind === 'idle') {
@@ -158,7 +163,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       try {
         return await this.perform(state, step);
       } catch (e) {
-        if (this.stopping) throw new Stopped();
+        if (this.stopping || !this.holding) throw new Stopped();
         const refused = e instanceof AcmeRefusal;
         if (step.kind === 'remove_records' || (!refused && tries < OUTAGE_RETRIES)) {
           this.logger.warn('certificate step will be retried', { certificate_id: state.id, step: step.kind, error: (e as Error).message });
