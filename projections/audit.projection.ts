@@ -6,7 +6,7 @@ import { DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
 import { MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { defineProjection, defineReadModel, EventShape } from '../libs/projection-engine/read-model';
 import { redact } from '../libs/shared/redact';
 
 /**
@@ -42,26 +42,44 @@ export const AUDITED_EVENT_TYPES: readonly string[] = [
   ...CERTIFICATE_EVENT_TYPES.filter((t) => CERTIFICATE_MILESTONES.has(t)),
 ];
 
+/** One state change of an account, as `/account/audit` lists it (secrets redacted). */
+export interface AuditEventDoc {
+  /** The event's id. */
+  _id: string;
+  account_id: number;
+  position: number;
+  stream: string;
+  revision: number;
+  type: string;
+  occurred_at: string;
+  actor: string | null;
+  source_ip: string | null;
+  correlation_id: string | null;
+  data: unknown;
+}
+
+export const AUDIT_EVENTS = defineReadModel<AuditEventDoc>('audit', 'audit_events', [
+  { keys: { account_id: 1 } },
+  // The audit page (newest first, by position, per account) reads only its page, however long the log.
+  { keys: { account_id: 1, position: -1 } },
+]);
+
 /**
  * audit_events: the account's state changes, newest-first per account, for
  * `/account/audit`, each with actor, source IP and correlation id. Secrets (hashes,
- * sealed secrets) are redacted on the way in.
+ * sealed secrets) are redacted on the way in. Every audited event is stored alike, so
+ * the events are taken by their common shape.
  */
-export const auditProjection: ProjectionDefinition = {
+export const auditProjection = defineProjection<EventShape>({
   name: 'audit',
   // 2: allow-list of state-change types; the rebuild drops the uptime checks v1 listed.
   version: 2,
-  collections: ['audit_events'],
+  readModels: [AUDIT_EVENTS],
   handles: AUDITED_EVENT_TYPES,
-  async setup(ctx) {
-    await ctx.collection('audit_events').createIndex({ account_id: 1 });
-    // The audit page (newest first, by position, per account) reads only its page, however long the log.
-    await ctx.collection('audit_events').createIndex({ account_id: 1, position: -1 });
-  },
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;
     if (accountId === undefined) return;
-    await ctx.collection('audit_events').replaceOne(
+    await ctx.collection(AUDIT_EVENTS).replaceOne(
       { _id: event.id },
       {
         _id: event.id,
@@ -79,4 +97,4 @@ export const auditProjection: ProjectionDefinition = {
       { upsert: true },
     );
   },
-};
+});

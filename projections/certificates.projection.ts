@@ -1,8 +1,53 @@
-import { CertificateDoc, CertificateLog, CERTIFICATE_ISSUANCES, CERTIFICATES, CERTIFICATES_PROJECTION } from './certificates.read-model';
 import { namesKey } from '../libs/certificates/domain/ca-limits';
 import { CertificateEvent, CERTIFICATE_EVENT_TYPES } from '../libs/certificates/domain/certificate.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { Collection } from '../libs/readstore/read-store.port';
+
+export interface CertificateLog {
+  at: string;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/** A live certificate: what the API lists and the renewal job's due dates; no PEMs, no keys. */
+export interface CertificateDoc {
+  _id: string;
+  id: string;
+  account_id: number;
+  zone: string;
+  domain: string;
+  sans: string[];
+  names: string[];
+  is_wildcard: boolean;
+  auto_renew: boolean;
+  status: 'pending' | 'validating' | 'issued' | 'failed' | 'expired' | 'revoked';
+  serial: string | null;
+  issued_at: string | null;
+  expires_at: string | null;
+  next_renewal_at: string | null;
+  /** Challenge records may still be published: the process manager owes a cleanup. */
+  cleanup_pending: boolean;
+  created_at: string;
+  updated_at: string;
+  logs: CertificateLog[];
+  /** Deleted, kept (hidden from the API) until its challenge records are removed. */
+  deleted?: boolean;
+  _pos?: number;
+}
+
+/** One issuance of the last weeks, all accounts: the local copy of the CA's rate-limit counters. */
+export interface IssuanceDoc {
+  _id: string;
+  registered_domain: string;
+  names_key: string;
+  issued_at: string;
+}
+
+export const CERTIFICATES = defineReadModel<CertificateDoc>('certificates', 'certificates', [{ keys: { account_id: 1 } }, { keys: { status: 1 } }]);
+export const CERTIFICATE_ISSUANCES = defineReadModel<IssuanceDoc>('certificates', 'certificate_issuances', [
+  { keys: { registered_domain: 1 } },
+  { keys: { names_key: 1 } },
+]);
 
 /** Keeps the logs endpoint bounded for a certificate renewed for years. */
 const MAX_LOGS = 200;
@@ -72,20 +117,13 @@ function patchOf(e: CertificateEvent, doc: CertificateDoc): Partial<CertificateD
  * CA's rate limits. A deleted certificate whose challenge records are still owed stays
  * (hidden from the API) until they are removed.
  */
-export const certificatesProjection: ProjectionDefinition = {
-  name: CERTIFICATES_PROJECTION,
+export const certificatesProjection = defineProjection<CertificateEvent>({
+  name: 'certificates',
   version: 1,
-  collections: [CERTIFICATES, CERTIFICATE_ISSUANCES],
+  readModels: [CERTIFICATES, CERTIFICATE_ISSUANCES],
   handles: CERTIFICATE_EVENT_TYPES,
-  async setup(ctx) {
-    await ctx.collection(CERTIFICATES).createIndex({ account_id: 1 });
-    await ctx.collection(CERTIFICATES).createIndex({ status: 1 });
-    await ctx.collection(CERTIFICATE_ISSUANCES).createIndex({ registered_domain: 1 });
-    await ctx.collection(CERTIFICATE_ISSUANCES).createIndex({ names_key: 1 });
-  },
-  async apply(raw, ctx) {
-    const docs = ctx.collection<CertificateDoc & { deleted?: boolean }>(CERTIFICATES);
-    const event = raw as unknown as CertificateEvent;
+  async apply(event, ctx) {
+    const docs = ctx.collection(CERTIFICATES);
     const id = event.data.certificate_id;
     if (event.type === 'CertificateRequested') {
       const d = event.data;
@@ -118,15 +156,15 @@ export const certificatesProjection: ProjectionDefinition = {
     if (event.type === 'CertificateIssued') await recordIssuance(ctx.collection(CERTIFICATE_ISSUANCES), doc, event.data.attempt, event.data.at);
     const deleted = event.type === 'CertificateDeleted' || doc.deleted === true;
     const patch = event.type === 'CertificateDeleted' ? {} : patchOf(event, doc);
-    const next = { ...doc, ...patch, deleted, updated_at: (event.data as { at: string }).at, _pos: ctx.position };
+    const next = { ...doc, ...patch, deleted, updated_at: event.data.at, _pos: ctx.position };
     const entry = logOf(event);
     if (entry) next.logs = [...doc.logs, entry].slice(-MAX_LOGS);
     if (next.deleted && !next.cleanup_pending) await docs.deleteOne({ _id: id });
     else await docs.replaceOne({ _id: id }, next);
   },
-};
+});
 
-async function recordIssuance(issuances: Collection, doc: CertificateDoc, attempt: number, at: string): Promise<void> {
+async function recordIssuance(issuances: Collection<IssuanceDoc>, doc: CertificateDoc, attempt: number, at: string): Promise<void> {
   // The zone stands for the registered domain: the service knows no public-suffix list.
   await issuances.updateOne(
     { _id: `${doc.id}:${attempt}` },

@@ -1,22 +1,31 @@
 import { EMAIL_AUTH_EVENT_TYPES, EmailAuthEvent } from '../libs/email-auth/domain/email-auth.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { DmarcPolicy, StageName } from '../libs/email-auth/domain/stages';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { guardedUpdate } from './guard';
+
+/** A zone with email-authentication settings: its owner, DMARC policy and wizard stage. */
+export interface EmailAuthZoneDoc {
+  _id: string;
+  zone: string;
+  account_id: number;
+  dmarc_policy?: DmarcPolicy;
+  /** Absent until the zone's DMARC wizard is opened. */
+  wizard_stage?: StageName;
+}
+
+export const EMAIL_AUTH_ZONES = defineReadModel<EmailAuthZoneDoc>('email_auth', 'email_auth_zones', [{ keys: { wizard_stage: 1 } }]);
 
 /**
  * email_auth_zones: zones with email-authentication settings, their owner and where their
  * DMARC wizard stands (for the nightly job and its record repair).
  */
-export const emailAuthProjection: ProjectionDefinition = {
+export const emailAuthProjection = defineProjection<EmailAuthEvent>({
   name: 'email_auth',
   version: 1,
-  collections: ['email_auth_zones'],
+  readModels: [EMAIL_AUTH_ZONES],
   handles: EMAIL_AUTH_EVENT_TYPES,
-  async setup(ctx) {
-    await ctx.collection('email_auth_zones').createIndex({ wizard_stage: 1 });
-  },
-  async apply(raw, ctx) {
-    const zones = ctx.collection('email_auth_zones');
-    const event = raw as unknown as EmailAuthEvent;
+  async apply(event, ctx) {
+    const zones = ctx.collection(EMAIL_AUTH_ZONES);
     const d = event.data;
     switch (event.type) {
       case 'DmarcConfigured':
@@ -29,4 +38,4 @@ export const emailAuthProjection: ProjectionDefinition = {
         return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id } });
     }
   },
-};
+});

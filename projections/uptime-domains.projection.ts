@@ -1,11 +1,43 @@
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { familyOfType } from '../libs/domains/domain/addresses';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { guardedUpdate } from './guard';
 import { Collection } from '../libs/readstore/read-store.port';
-import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from './uptime-domains.read-model';
-import { addDaily, addHourly } from '../libs/uptime/domain/history';
+import { addDaily, addHourly, Bucket } from '../libs/uptime/domain/history';
+import { LastCheck } from '../libs/uptime/domain/status';
 import { CheckRecorded, MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
+
+/**
+ * One document per domain: what the scheduler needs (monitored? which address?), the
+ * current status (last check) and the bounded history (24 hourly + 30 daily buckets),
+ * so each check costs one read and one write of one document, and history needs no
+ * separate pruning job.
+ */
+export interface UptimeDomainDoc {
+  _id: number;
+  domain_id: number;
+  account_id: number;
+  fqdn: string;
+  ipv4: string | null;
+  ipv6: string | null;
+  monitor_enabled: boolean;
+  enabled_at: string | null;
+  /** Deleted domains stay (marked) so the scheduler learns to drop them and the limit stops counting them. */
+  deleted: boolean;
+  /**
+   * Global position of the last event that changed what the scheduler checks (address,
+   * monitoring, deletion); checks do not move it, so schedulers sync incrementally.
+   */
+  target_pos: number;
+  last: LastCheck | null;
+  hourly: Bucket[];
+  daily: Bucket[];
+  /** Position of the last event applied (idempotence guard). */
+  _pos: number;
+}
+
+// account_id first: the embedded store narrows by the first index a filter pins; target_pos serves Mongo's range scan.
+export const UPTIME_DOMAINS = defineReadModel<UptimeDomainDoc>('uptime', 'uptime_domains', [{ keys: { account_id: 1 } }, { keys: { target_pos: 1 } }]);
 
 type Handled = DomainEventUnion | MonitorEvent | CheckRecorded;
 
@@ -34,20 +66,14 @@ const set = (docs: Collection<UptimeDomainDoc>, id: number, position: number, fi
  * uptime: per-domain monitoring state, last check and bounded history, from the domain
  * events (address, deletion), the monitor toggles and every `CheckRecorded`.
  */
-export const uptimeDomainsProjection: ProjectionDefinition = {
-  name: UPTIME_PROJECTION,
+export const uptimeDomainsProjection = defineProjection<Handled>({
+  name: UPTIME_DOMAINS.projection,
   version: 1,
-  collections: [UPTIME_DOMAINS],
+  readModels: [UPTIME_DOMAINS],
   handles: [...DOMAIN_EVENT_TYPES, ...MONITOR_EVENT_TYPES, 'CheckRecorded'],
-  async setup(ctx) {
-    // account_id first: the embedded store narrows by the first index a filter pins; target_pos serves Mongo's range scan.
-    await ctx.collection(UPTIME_DOMAINS).createIndex({ account_id: 1 });
-    await ctx.collection(UPTIME_DOMAINS).createIndex({ target_pos: 1 });
-  },
-  async apply(raw, ctx) {
-    const docs = ctx.collection<UptimeDomainDoc>(UPTIME_DOMAINS);
+  async apply(event, ctx) {
+    const docs = ctx.collection(UPTIME_DOMAINS);
     const pos = ctx.position;
-    const event = raw as unknown as Handled;
     switch (event.type) {
       case 'DomainCreated': {
         const d = event.data;
@@ -103,4 +129,4 @@ export const uptimeDomainsProjection: ProjectionDefinition = {
         return;
     }
   },
-};
+});

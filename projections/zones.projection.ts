@@ -1,21 +1,34 @@
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, verificationRecordName, ZoneEvent, ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
 import { guardedUpdate } from './guard';
 
+/** A live imported zone with its RRsets. */
+export interface ZoneDoc {
+  _id: string;
+  id: string;
+  account_id: number;
+  name: string;
+  status: 'pending_verification' | 'verified';
+  verification: { record_name: string; record_value: string };
+  nameservers: string[];
+  rrsets: RRset[];
+  created_at: string;
+  verified_at: string | null;
+  /** How the zone was verified (the email-auth API's hosting mode); absent until verified. */
+  verified_by?: 'ns' | 'txt';
+}
+
+export const ZONES = defineReadModel<ZoneDoc>('zones', 'zones', [{ keys: { account_id: 1 } }, { keys: { name: 1 } }]);
+
 /** zones: one document per live imported zone, with its RRsets, for the zones API and the fqdn rules. */
-export const zonesProjection: ProjectionDefinition = {
+export const zonesProjection = defineProjection<ZoneEvent>({
   name: 'zones',
   version: 2, // 2: verified_by (how the zone was verified: the email-auth API's hosting mode)
-  collections: ['zones'],
+  readModels: [ZONES],
   handles: ZONE_EVENT_TYPES,
-  async setup(ctx) {
-    await ctx.collection('zones').createIndex({ account_id: 1 });
-    await ctx.collection('zones').createIndex({ name: 1 });
-  },
-  async apply(raw, ctx) {
-    const zones = ctx.collection('zones');
-    const event = raw as unknown as ZoneEvent;
+  async apply(event, ctx) {
+    const zones = ctx.collection(ZONES);
     switch (event.type) {
       case 'ZoneImported': {
         const d = event.data;
@@ -36,7 +49,7 @@ export const zonesProjection: ProjectionDefinition = {
       case 'ZoneRRsetsChanged': {
         const doc = await zones.findOne({ _id: event.data.zone_id });
         if (!doc) return;
-        const current = new Map<string, RRset>((doc.rrsets as RRset[]).map((r) => [rrsetKey(r), r]));
+        const current = new Map<string, RRset>(doc.rrsets.map((r) => [rrsetKey(r), r]));
         const rrsets = [...applyRRsets(current, event.data.rrsets).values()];
         return guardedUpdate(zones, event.data.zone_id, ctx.position, { $set: { rrsets } }, { upsert: false });
       }
@@ -49,4 +62,4 @@ export const zonesProjection: ProjectionDefinition = {
         return;
     }
   },
-};
+});

@@ -194,4 +194,23 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     expect(await b.runDue()).toBe(1);
     expect(await remindedTimes('inv-6')).toBe(1);
   });
+  it('tells its host when this process starts and stops running the manager (takes and gives up the lease)', async () => {
+    const seen: boolean[] = [];
+    const r = new ProcessManagerRuntime(reminders, {
+      store,
+      coordination,
+      now: () => now,
+      send: remindEffect,
+      leaseTtlMs: 60_000,
+      timerPollMs: 60_000,
+      onRunning: (running) => {
+        seen.push(running);
+      },
+    });
+    await r.start();
+    await (r as any).lease.starting;
+    expect(seen).toEqual([true]);
+    await r.stop();
+    expect(seen).toEqual([true, false]);
+  });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ACCOUNTS } from '../../../projections/accounts.projection';
+import { AUDIT_EVENTS } from '../../../projections/audit.projection';
 import { notFound, validationFailed } from '../../shared/errors';
 
 export interface AccountView {
@@ -45,7 +46,7 @@ export class AccountQueries {
     const filter: Record<string, unknown> = { account_id: accountId };
     if (cursor) filter.position = { $lt: decodeCursor(cursor) };
     const docs = await this.projections
-      .collection('audit', 'audit_events')
+      .readModel(AUDIT_EVENTS)
       .find(filter, { sort: { position: -1 }, limit: limit + 1 });
     const page = docs.slice(0, limit);
     return {

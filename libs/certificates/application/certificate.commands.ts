@@ -12,14 +12,14 @@ import { AppError, conflict, notFound } from '../../shared/errors';
 import { Metrics, METRICS } from '../../shared/metrics';
 import { zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
-import { ZoneDoc } from '../../zones/application/zone.queries';
+import { ZONES } from '../../../projections/zones.projection';
 import { CA_WINDOW_MS, checkCaLimits, namesKey } from '../domain/ca-limits';
 import { certificateDecider, CertificateState } from '../domain/certificate.decider';
 import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, requirePaid } from '../domain/certificate-rules';
 import { certificateStream, CERTIFICATE_KEY_PURPOSE } from '../domain/certificate.events';
 import { LedgerCommand, ledgerDecider, ledgerStream } from '../domain/certificate-ledger';
 import { ACME_PORT, AcmePort } from './acme.port';
-import { CERTIFICATE_ISSUANCES, CERTIFICATES_PROJECTION, IssuanceDoc } from '../../../projections/certificates.read-model';
+import { CERTIFICATE_ISSUANCES, CERTIFICATES } from '../../../projections/certificates.projection';
 import { IssuanceDriver } from './issuance.driver';
 
 export interface CertificateCaller {
@@ -36,7 +36,7 @@ export interface CreateCertificateInput {
   autoRenew: boolean;
 }
 
-const READ_MODELS = [CERTIFICATES_PROJECTION];
+const READ_MODELS = [CERTIFICATES.projection];
 const metadataOf = (c: CertificateCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
 const SYSTEM = (accountId: number): EventMetadata => ({ actor: 'system:certificates', account_id: accountId });
 
@@ -206,7 +206,7 @@ export class CertificateCommands {
   /** The caller's verified zone of that name: found through the read model, confirmed on the zone's stream. */
   private async verifiedZone(accountId: number, name: string): Promise<{ id: string; name: string } | null> {
     const doc = await this.projections
-      .collection<ZoneDoc>('zones', 'zones')
+      .readModel(ZONES)
       .findOne({ name: normalizeName(name), account_id: accountId });
     if (!doc) return null;
     const { state } = await this.runner.streams.loadState(zoneStream(doc.id), zoneDecider);
@@ -215,7 +215,7 @@ export class CertificateCommands {
 
   private async checkCaLimits(registeredDomain: string, names: string[], now: number): Promise<void> {
     const past = await this.projections
-      .collection<IssuanceDoc>(CERTIFICATES_PROJECTION, CERTIFICATE_ISSUANCES)
+      .readModel(CERTIFICATE_ISSUANCES)
       .find({ issued_at: { $gt: new Date(now - CA_WINDOW_MS).toISOString() }, $or: [{ registered_domain: registeredDomain }, { names_key: namesKey(names) }] });
     try {
       checkCaLimits(past, registeredDomain, names, now);

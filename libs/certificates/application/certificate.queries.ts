@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { Plan } from '../../accounts/domain/account.events';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { autoRenewAllowed, certificateNotFound, MAX_CERTIFICATES, wildcardAllowed } from '../domain/certificate-rules';
-import { CertificateDoc, certificateView, CERTIFICATES, CERTIFICATES_PROJECTION, COUNTED_STATUSES } from '../../../projections/certificates.read-model';
+import { certificateView, COUNTED_STATUSES } from './certificate-read-model';
+import { CertificateDoc, CERTIFICATES } from '../../../projections/certificates.projection';
 
 const LIVE = { deleted: { $ne: true } };
 
@@ -11,7 +12,7 @@ export class CertificateQueries {
   constructor(private readonly projections: ProjectionEngine) {}
 
   private get docs() {
-    return this.projections.collection<CertificateDoc>(CERTIFICATES_PROJECTION, CERTIFICATES);
+    return this.projections.readModel(CERTIFICATES);
   }
 
   async list(accountId: number, plan: Plan) {

@@ -16,7 +16,7 @@ import { certificateStream, CERTIFICATE_KEY_PURPOSE, ChallengeRecord } from '../
 import { DriveIssuance, issuanceStartProcess, IssuanceStartState, IssuanceWork } from '../domain/issuance-start.process-manager';
 import { AUTHZ_POLL_ATTEMPTS, AUTHZ_POLL_INTERVAL_MS, challengeSubname, IssuanceStep, nextIssuanceStep } from '../domain/issuance.process';
 import { ACME_PORT, AcmePort, AcmeRefusal } from './acme.port';
-import { CertificateDoc, CERTIFICATES, CERTIFICATES_PROJECTION } from '../../../projections/certificates.read-model';
+import { CERTIFICATES } from '../../../projections/certificates.projection';
 import { ChallengeRecords } from './challenge-records';
 
 /** A certificate whose process stopped on an unexpected error (a store hiccup) is driven again after this long. */
@@ -88,6 +88,11 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
         onRunning: async (running) => {
           this.holding = running;
           if (running) await this.resumeAll().catch((e) => this.logger.error('certificate resume failed', { error: String(e) }));
+          else {
+            // Lost the lease: the next holder resumes these certificates; stop before it starts them.
+            for (const wake of this.wakeups) wake();
+            await Promise.allSettled([...this.running.values()]);
+          }
         },
       },
     );
@@ -101,7 +106,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     await Promise.allSettled([...this.running.values()]);
   }
 
-  /** Starts (or keeps) the process of one certificate, when this worker owns it. */
+  /** Starts (or keeps) the process of one certificate, when this process holds the issuance lease. */
   kick(certificateId: string): void {
     if (!this.holding || this.stopping) return;
     // Running already: it may be past its last look at the stream, so it runs once more after.
@@ -130,7 +135,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   /** Every certificate with work left, from the read model: in flight, or with challenge records still owed. */
   async resumeAll(): Promise<number> {
     const docs = await this.projections
-      .collection<CertificateDoc>(CERTIFICATES_PROJECTION, CERTIFICATES)
+      .readModel(CERTIFICATES)
       .find({ $or: [{ status: { $in: ['pending', 'validating'] } }, { cleanup_pending: true }] }, { projection: { _id: 1 } });
     for (const d of docs) this.kick(d._id);
     return docs.length;
@@ -139,7 +144,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   private async drive(id: string): Promise<void> {
     const stream = certificateStream(id);
     for (;;) {
-      if (this.stopping) throw new Stopped();
+      if (this.stopping || !this.holding) throw new Stopped();
       const { state } = await this.streams.loadState(stream, certificateDecider);
       const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
       if (step.kind === 'idle') {
@@ -158,7 +163,7 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       try {
         return await this.perform(state, step);
       } catch (e) {
-        if (this.stopping) throw new Stopped();
+        if (this.stopping || !this.holding) throw new Stopped();
         const refused = e instanceof AcmeRefusal;
         if (step.kind === 'remove_records' || (!refused && tries < OUTAGE_RETRIES)) {
           this.logger.warn('certificate step will be retried', { certificate_id: state.id, step: step.kind, error: (e as Error).message });

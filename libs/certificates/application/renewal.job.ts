@@ -5,7 +5,7 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import { autoRenewAllowed } from '../domain/certificate-rules';
 import { CertificateCommands } from './certificate.commands';
-import { CERTIFICATES_PROJECTION } from '../../../projections/certificates.read-model';
+import { CERTIFICATES } from '../../../projections/certificates.projection';
 import { CertificateQueries } from './certificate.queries';
 
 export interface RenewalJobResult {
@@ -34,7 +34,7 @@ export class CertificateRenewalJob {
 
   async run(now: Date): Promise<RenewalJobResult> {
     // Due dates come from the read model: let it catch up with everything appended so far.
-    await this.projections.waitFor(await this.store.headPosition(), 5000, [CERTIFICATES_PROJECTION]);
+    await this.projections.waitFor(await this.store.headPosition(), 5000, [CERTIFICATES.projection]);
     const result: RenewalJobResult = { now: now.toISOString(), renewals_started: [], expired: [], skipped: [] };
     for (const doc of await this.queries.dueForRenewal(now)) {
       try {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AccountDirectory } from '../../accounts/application/account-directory';
 import type { Plan } from '../../accounts/domain/account.events';
 import { DOMAINS } from '../../../projections/domains.projection';
-import type { ZoneDoc } from '../../zones/application/zone.queries';
+import { ZONES } from '../../../projections/zones.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { forbidden, notFound } from '../../shared/errors';
@@ -61,7 +61,7 @@ export class DnsAnalyticsQueries {
     if (domain === undefined) return { accountId, domain: null };
     const name = domain.trim().toLowerCase().replace(/\.$/, '');
     const [zone, host] = await Promise.all([
-      this.projections.collection<ZoneDoc>('zones', 'zones').findOne({ name, account_id: accountId }),
+      this.projections.readModel(ZONES).findOne({ name, account_id: accountId }),
       this.projections.readModel(DOMAINS).findOne({ fqdn: name, account_id: accountId }),
     ]);
     if (!zone && !host) throw notFound(ANALYTICS_DOMAIN_NOT_FOUND);

@@ -3,6 +3,7 @@ import { nameBasedEventId } from '../../eventstore/event-id';
 import { EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { EMAIL_AUTH_ZONES } from '../../../projections/email-auth.projection';
 import { CLOCK, Clock } from '../../shared/clock';
 import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';
@@ -47,7 +48,7 @@ export class DmarcNightlyJob {
   async run(now: Date = this.clock.now()): Promise<NightlyResult> {
     const night = now.toISOString().slice(0, 10);
     const zones = await this.projections
-      .collection<{ _id: string; zone: string; wizard_stage?: string }>('email_auth', 'email_auth_zones')
+      .readModel(EMAIL_AUTH_ZONES)
       .find({}, { sort: { zone: 1 } });
     const result: NightlyResult = { night, now: now.toISOString(), zones: [], republished: 0 };
     for (const { zone } of zones.filter((z) => z.wizard_stage !== undefined)) {

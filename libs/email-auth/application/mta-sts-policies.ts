@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ZONES } from '../../../projections/zones.projection';
 import { emailAuthDecider } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
 import { mtaStsPolicyFile } from '../domain/records';
@@ -15,7 +16,7 @@ export class MtaStsPolicies {
 
   async policyFile(zone: string): Promise<string | null> {
     if (!/^[a-z0-9.-]{1,253}$/.test(zone)) return null;
-    const served = await this.projections.collection<{ _id: string; account_id: number }>('zones', 'zones').findOne({ name: zone });
+    const served = await this.projections.readModel(ZONES).findOne({ name: zone });
     if (!served) return null;
     const { state } = await this.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     if (state.accountId !== served.account_id || !state.mtaSts) return null;

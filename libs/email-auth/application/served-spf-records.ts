@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { parseRecord } from '../../dns-server';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
-import { RRset } from '../../zones/domain/zone.events';
+import { ZONES } from '../../../projections/zones.projection';
 import { txtInFamily } from '../../zones/domain/zone.decider';
 import { SPF_FAMILY } from '../domain/records';
 
@@ -17,7 +17,7 @@ export class ServedSpfRecords {
   async at(domain: string): Promise<string | null> {
     const labels = domain.split('.');
     const candidates = labels.map((_, i) => labels.slice(i).join('.')).filter((n) => n.includes('.'));
-    const zones = await this.projections.collection<{ _id: string; name: string; rrsets: RRset[] }>('zones', 'zones').find({ name: { $in: candidates } });
+    const zones = await this.projections.readModel(ZONES).find({ name: { $in: candidates } });
     const zone = zones.sort((a, b) => b.name.length - a.name.length)[0];
     if (!zone) return null;
     const subname = domain === zone.name ? '' : domain.slice(0, -(zone.name.length + 1));

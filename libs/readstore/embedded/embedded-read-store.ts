@@ -36,6 +36,8 @@ export interface EmbeddedReadStoreOptions {
   writer?: 'auto' | 'inline' | 'thread';
   /** Pending writes beyond which writers wait for the disk to catch up. */
   maxPendingWrites?: number;
+  /** Look for other processes' commits before reads (default: yes, for a file); off only to measure what it costs. */
+  followOtherProcesses?: boolean;
 }
 
 /**
@@ -86,7 +88,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     const writerId = `${process.pid}:${randomUUID()}`;
     this.countCommit = commitCounter(this.db, writerId);
     this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto', writerId);
-    this.watch = options.file === ':memory:' ? null : new ForeignCommitWatch(this.db, writerId);
+    this.watch = options.file === ':memory:' || options.followOtherProcesses === false ? null : new ForeignCommitWatch(this.db, writerId);
     const { collections, indexes } = readCatalogue(this.db);
     for (const c of collections) this.states.set(c.name, this.stateOf(c, indexes.filter((i) => i.collectionId === c.id)));
   }

@@ -10,7 +10,7 @@ import { notFound } from '../../shared/errors';
 import { monitorsDecider } from '../domain/monitor.decider';
 import { monitorsStream, uptimeStream, UPTIME_STREAM_MAX_AGE_SECONDS } from '../domain/uptime.events';
 import { DOMAIN_NOT_FOUND, UptimeAccess } from './uptime-access';
-import { UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../../../projections/uptime-domains.read-model';
+import { UPTIME_DOMAINS } from '../../../projections/uptime-domains.projection';
 
 export class SetMonitoring {
   constructor(
@@ -78,7 +78,7 @@ export class SetMonitoringHandler implements ICommandHandler<SetMonitoring, Moni
    */
   private async deletedDomainsOf(accountId: number): Promise<number[]> {
     const docs = await this.projections
-      .collection<UptimeDomainDoc>(UPTIME_PROJECTION, UPTIME_DOMAINS)
+      .readModel(UPTIME_DOMAINS)
       .find({ account_id: accountId, deleted: true }, { projection: { _id: 1 } });
     return docs.map((d) => d._id);
   }

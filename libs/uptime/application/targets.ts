@@ -1,5 +1,6 @@
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
-import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../../../projections/uptime-domains.read-model';
+import { checkAddress } from './uptime-read-model';
+import { UPTIME_DOMAINS } from '../../../projections/uptime-domains.projection';
 
 /** A domain as the scheduler sees it: whom it belongs to and the address to check (null: nothing to check). */
 export interface TargetChange {
@@ -26,7 +27,7 @@ export class ReadModelTargets implements TargetSource {
 
   async changesSince(cursor: number) {
     const docs = await this.projections
-      .collection<UptimeDomainDoc>(UPTIME_PROJECTION, UPTIME_DOMAINS)
+      .readModel(UPTIME_DOMAINS)
       .find({ target_pos: { $gt: cursor } }, { projection: { _id: 1, account_id: 1, monitor_enabled: 1, deleted: 1, ipv4: 1, ipv6: 1, target_pos: 1 } });
     let next = cursor;
     const changes = docs.map((d) => {

@@ -7,7 +7,8 @@ import { Plan } from '../../accounts/domain/account.events';
 import { MONITOR_LIMITS } from '../domain/monitor.decider';
 import { currentStatus, dashboard } from '../domain/status';
 import { DOMAIN_NOT_FOUND } from './uptime-access';
-import { checkAddress, UPTIME_DOMAINS, UPTIME_PROJECTION, UptimeDomainDoc } from '../../../projections/uptime-domains.read-model';
+import { checkAddress } from './uptime-read-model';
+import { UPTIME_DOMAINS, UptimeDomainDoc } from '../../../projections/uptime-domains.projection';
 
 const statusOf = (d: UptimeDomainDoc) =>
   currentStatus({ monitorEnabled: d.monitor_enabled, enabledAt: d.enabled_at, hasIp: checkAddress(d) !== null, last: d.last });
@@ -41,7 +42,7 @@ export class UptimeQueries {
   ) {}
 
   private get docs() {
-    return this.projections.collection<UptimeDomainDoc>(UPTIME_PROJECTION, UPTIME_DOMAINS);
+    return this.projections.readModel(UPTIME_DOMAINS);
   }
 
   private live(accountId: number) {

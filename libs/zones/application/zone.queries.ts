@@ -1,21 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ZoneDoc, ZONES } from '../../../projections/zones.projection';
 import { notFound } from '../../shared/errors';
 import { ZONE_NOT_FOUND } from '../domain/zone.decider';
 import { RRset } from '../domain/zone.events';
-
-export interface ZoneDoc {
-  _id: string;
-  id: string;
-  account_id: number;
-  name: string;
-  status: 'pending_verification' | 'verified';
-  verification: { record_name: string; record_value: string };
-  nameservers: string[];
-  rrsets: RRset[];
-  created_at: string;
-  verified_at: string | null;
-}
 
 const byOwner = (a: RRset, b: RRset) => a.subname.localeCompare(b.subname) || a.type.localeCompare(b.type);
 
@@ -36,7 +24,7 @@ export class ZoneQueries {
   constructor(private readonly projections: ProjectionEngine) {}
 
   private get zones() {
-    return this.projections.collection<ZoneDoc>('zones', 'zones');
+    return this.projections.readModel(ZONES);
   }
 
   async list(accountId: number) {

@@ -1,0 +1,39 @@
+import { DomainEventUnion } from '../libs/domains/domain/domain.events';
+import { project } from '../libs/projection-engine/projection-harness';
+import { CheckRecorded, MonitorEvent } from '../libs/uptime/domain/uptime.events';
+import { UPTIME_DOMAINS, uptimeDomainsProjection } from './uptime-domains.projection';
+
+const check = (at: string, isUp: boolean): CheckRecorded => ({
+  type: 'CheckRecorded',
+  data: { domain_id: 1, account_id: 7, checked_at: at, is_up: isUp, response_time_ms: isUp ? 12 : null, error: isUp ? null : 'timeout', ip: '192.0.2.7', port: 443 },
+});
+
+describe('uptime projection', () => {
+  it('given a host created, monitored, readdressed and checked: its target, last check and history; replaying changes nothing', async () => {
+    const h = await project<DomainEventUnion | MonitorEvent | CheckRecorded>(uptimeDomainsProjection, [
+      { type: 'DomainCreated', data: { domain_id: 1, account_id: 7, fqdn: 'home.dyn.test', record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't0' } },
+      { type: 'MonitorEnabled', data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', at: '2026-03-01T00:00:00Z' } },
+      { type: 'DomainAddressesChanged', data: { domain_id: 1, account_id: 7, fqdn: 'home.dyn.test', addresses: { ipv4: '192.0.2.7', ipv6: null }, source: 'ddns', at: 't' } },
+      check('2026-03-01T10:00:00.000Z', true),
+      check('2026-03-01T10:05:00.000Z', false),
+      // A late check (older than the one shown) counts in history without replacing the status.
+      check('2026-03-01T10:01:00.000Z', true),
+    ]);
+    const [doc] = await h.documents(UPTIME_DOMAINS);
+    expect(doc).toMatchObject({
+      _id: 1,
+      fqdn: 'home.dyn.test',
+      ipv4: '192.0.2.7',
+      monitor_enabled: true,
+      enabled_at: '2026-03-01T00:00:00Z',
+      deleted: false,
+      target_pos: 3,
+      last: { at: '2026-03-01T10:05:00.000Z', is_up: false, response_time_ms: null, error: 'timeout' },
+    });
+    expect(doc.hourly).toEqual([{ t: '2026-03-01T10:00:00Z', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
+    expect(doc.daily).toEqual([{ t: '2026-03-01', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
+    await h.replayed();
+    expect(await h.documents(UPTIME_DOMAINS)).toEqual([doc]);
+    await h.close();
+  });
+});
