@@ -90,6 +90,13 @@ for (const writer of ['thread', 'inline'] as const) {
       for (let i = 0; i < 50; i++) await c.insertOne({ _id: `z${i}`, n: i });
       await mine.flush();
       await nextTurn();
+      // New documents enter the cache when first read (write-once documents must not crowd it).
+      for (let i = 0; i < 50; i++) await c.findOne({ _id: `z${i}` });
+      expect(mine.cache.size.entries).toBeGreaterThanOrEqual(50);
+      // Another commit of this process's own writer: the cache stays.
+      await c.insertOne({ _id: 'z50', n: 50 });
+      await mine.flush();
+      await nextTurn();
       await c.findOne({ _id: 'z1' });
       expect(noticed).toBe(0);
       expect(mine.cache.size.entries).toBeGreaterThanOrEqual(50);
