@@ -1,18 +1,12 @@
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Metrics } from '../../shared/metrics';
 import { compiledWorkerScript } from '../../shared/worker-script';
 import type { LoggedQuery } from './query-batch';
-import { BACKLOG, DROPPED, newControl, QueryLogChannel } from './query-log-channel';
+import { BACKLOG, DROPPED, newControl, QueryLogChannel, type QueryLogEndpoint } from './query-log-channel';
 import type { QueryLogCommand, QueryLogReport, QueryLogTarget, QueryLogThreadData } from './query-log-thread.protocol';
 import type { QueryLogWriterOptions } from './query-log-writer';
 
 export const queryLogThreadScript = (): string | null => compiledWorkerScript(__dirname, 'query-log-thread');
-
-/** What an answering thread needs to send its queries to the log thread itself. */
-export interface QueryLogEndpoint {
-  port: MessagePort;
-  control: Int32Array;
-}
 
 /** The query-log pipeline as the rest of the process sees it, wherever it runs. */
 export interface QueryLogPipeline {
