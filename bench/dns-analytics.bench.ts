@@ -43,7 +43,7 @@ async function http(port: number, method: string, path: string, headers: Record<
     return await once(port, method, path, headers, body);
   } catch (e) {
     // A keep-alive connection the server closed while the bench was busy seeding: once more on a new one.
-    if ((e as { code?: string }).code !== 'UND_ERR_SOCKET') throw e;
+    if (!['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes((e as { code?: string }).code ?? '')) throw e;
     return once(port, method, path, headers, body);
   }
 }
@@ -112,6 +112,8 @@ interface DnsFigures {
 /** Until the service's query log has written everything queued (nothing to wait for without a log). */
 async function logDrained(httpPort: number | null): Promise<void> {
   if (httpPort === null) return;
+  // The query-log thread shows its backlog; the main-thread writer only what it wrote.
+  for (let i = 0; i < 600 && (await metric(httpPort, 'dns_query_log_backlog')) > 0; i++) await new Promise((r) => setTimeout(r, 250));
   let last = -1;
   for (;;) {
     const now = await metric(httpPort, 'dns_query_log_written_total');
