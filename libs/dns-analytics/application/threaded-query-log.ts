@@ -34,6 +34,8 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   private readonly flushes = new Map<number, () => void>();
   /** Set once close() began: resolves it when the thread reports it closed (or exits). */
   private closing: (() => void) | null = null;
+  /** The thread is gone (closed or crashed): nothing waits for it any more. */
+  private exited = false;
 
   private constructor(
     private readonly worker: Worker,
@@ -78,7 +80,8 @@ export class ThreadedQueryLog implements QueryLogPipeline {
       });
       worker.on('exit', () => {
         // Answering threads see the backlog never shrink and drop (counted) from then on.
-        if (!log.closing) onError('query log thread exited; queries are dropped until restart');
+        if (!log.closing) onError('query log thread exited; answered queries are dropped (and counted) from now on');
+        log.exited = true;
         for (const done of log.flushes.values()) done();
         log.closing?.();
       });
@@ -110,6 +113,7 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   }
 
   flush(): Promise<void> {
+    if (this.exited) return Promise.resolve();
     this.local?.flush();
     const id = this.nextFlush++;
     return new Promise((resolve) => {
@@ -119,7 +123,7 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   }
 
   async close(): Promise<void> {
-    if (this.closing) return;
+    if (this.closing || this.exited) return;
     this.local?.close();
     await new Promise<void>((resolve) => {
       this.closing = resolve;
