@@ -14,7 +14,7 @@
  * Run: npm run bench:dns-analytics
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -25,6 +25,7 @@ import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite
 import { Metrics } from '../libs/shared/metrics';
 import { latencyAt, maxThroughput } from './dns/dnsperf';
 import { nsdInstalled, startNsd } from './dns/nsd';
+import { mainThreadCpuSeconds, treeCpuSeconds } from './dns/cpu';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, benchRRsets, dnsperfQueries } from './dns/zone';
 
@@ -35,47 +36,13 @@ const FIXED_QPS = 5000;
 const ADMIN = 'bench-admin-token-0123456789';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-const TICKS = 100; // USER_HZ on Linux
-
-/** CPU seconds of a process and every descendant still running (NSD forks its servers). */
-function treeCpuSeconds(root: number): number {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const s = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      /* gone */
-    }
-  }
-  let ticks = 0;
-  const walk = (pid: number) => {
-    ticks += stats.get(pid)?.ticks ?? 0;
-    for (const [child, s] of stats) if (s.ppid === pid) walk(child);
-  };
-  walk(root);
-  return ticks / TICKS;
-}
-
-/** CPU seconds of one process's main thread alone (its thread id is the pid): what HTTP and DDNS share. */
-function mainThreadCpuSeconds(pid: number): number {
-  try {
-    const s = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / TICKS;
-  } catch {
-    return NaN;
-  }
-}
 
 async function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; text: string }> {
   try {
     return await once(port, method, path, headers, body);
   } catch (e) {
     // A keep-alive connection the server closed while the bench was busy seeding: once more on a new one.
-    if ((e as { code?: string }).code !== 'UND_ERR_SOCKET') throw e;
+    if (!['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET'].includes((e as { code?: string }).code ?? '')) throw e;
     return once(port, method, path, headers, body);
   }
 }
@@ -144,6 +111,8 @@ interface DnsFigures {
 /** Until the service's query log has written everything queued (nothing to wait for without a log). */
 async function logDrained(httpPort: number | null): Promise<void> {
   if (httpPort === null) return;
+  // The query-log thread shows its backlog; the main-thread writer only what it wrote.
+  for (let i = 0; i < 600 && (await metric(httpPort, 'dns_query_log_backlog')) > 0; i++) await new Promise((r) => setTimeout(r, 250));
   let last = -1;
   for (;;) {
     const now = await metric(httpPort, 'dns_query_log_written_total');

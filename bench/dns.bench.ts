@@ -7,6 +7,8 @@
  * servers and the best round of each counts, so a noisy neighbour hurts all alike.
  *
  * Run: npm run build && node dist/bench/dns.bench.js
+ * Beside qps, CPU per 1,000 answered queries of each server's whole process tree (from
+ * /proc; robust on a busy machine) and, for the service, of its main thread alone.
  *   (env: DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS, DNS_BENCH_SERVERS=service,lib,nsd)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import type { ChildProcess } from 'node:child_process';
 import { latencyAt, maxThroughput, type LatencyResult, type ThroughputResult } from './dns/dnsperf';
 import { nsdInstalled, startNsd } from './dns/nsd';
 import { startDeployedService } from './dns/deployed-service';
+import { mainThreadCpuSeconds, treeCpuSeconds } from './dns/cpu';
 import { freePort, startProcess, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_NAMES, BENCH_ZONE, dnsperfQueries } from './dns/zone';
 
@@ -60,9 +63,14 @@ async function measure(contender: Contender, queryFile: string, withLatency: boo
   try {
     await waitForAnswer(port, `host1.${BENCH_ZONE}`);
     await maxThroughput(port, queryFile, 2); // warm-up: JIT, caches, socket buffers
+    const [cpu0, main0] = [treeCpuSeconds(child.pid!), mainThreadCpuSeconds(child.pid!)];
     const throughput = await maxThroughput(port, queryFile, SECONDS);
+    // The query log may still be writing what was answered: its CPU counts too.
+    await new Promise((r) => setTimeout(r, 1000));
+    const answered = Math.max(1, throughput.sent - throughput.lost);
+    const cpu = { perThousandMs: ((treeCpuSeconds(child.pid!) - cpu0) * 1e6) / answered, mainPerThousandMs: ((mainThreadCpuSeconds(child.pid!) - main0) * 1e6) / answered };
     const latency = withLatency ? await latencyAt(port, queryFile, LATENCY_SECONDS, FIXED_QPS) : null;
-    return { throughput, latency };
+    return { throughput, latency, cpu };
   } finally {
     await stopProcess(child);
   }
@@ -82,22 +90,29 @@ async function main(): Promise<void> {
     console.log(`zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; ${ROUNDS} rounds of ${SECONDS}s per server, then ${LATENCY_SECONDS}s at ${FIXED_QPS} qps`);
 
     const best = new Map<string, ThroughputResult>();
+    const cpuOfBest = new Map<string, { perThousandMs: number; mainPerThousandMs: number }>();
     const latency = new Map<string, LatencyResult>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of contenders) {
         const last = round === ROUNDS - 1;
         const r = await measure(c, queryFile, last);
         console.log(`round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent})`);
-        if (!best.has(c.name) || best.get(c.name)!.qps < r.throughput.qps) best.set(c.name, r.throughput);
+        if (!best.has(c.name) || best.get(c.name)!.qps < r.throughput.qps) {
+          best.set(c.name, r.throughput);
+          cpuOfBest.set(c.name, r.cpu);
+        }
         if (r.latency) latency.set(c.name, r.latency);
       }
     }
 
-    console.log('\nserver  max qps     p50 @5k qps  p99 @5k qps  lost @5k');
+    console.log('\nserver  max qps     CPU ms/1k q  main thread  p50 @5k qps  p99 @5k qps  lost @5k');
     for (const c of contenders) {
       const l = latency.get(c.name);
+      const cpu = cpuOfBest.get(c.name)!;
+      // NSD and the library harness fork processes: only the whole tree is meaningful there.
+      const main = c.name === 'service' ? fmt(cpu.mainPerThousandMs, 2) : '';
       console.log(
-        `${c.name.padEnd(7)} ${fmt(best.get(c.name)!.qps).padStart(9)}   ${fmt(l?.p50Ms ?? NaN, 3).padStart(8)} ms  ${fmt(l?.p99Ms ?? NaN, 3).padStart(8)} ms  ${l?.lost ?? 'n/a'}`,
+        `${c.name.padEnd(7)} ${fmt(best.get(c.name)!.qps).padStart(9)}   ${fmt(cpu.perThousandMs, 2).padStart(9)}   ${main.padStart(10)}   ${fmt(l?.p50Ms ?? NaN, 3).padStart(8)} ms  ${fmt(l?.p99Ms ?? NaN, 3).padStart(8)} ms  ${l?.lost ?? 'n/a'}`,
       );
     }
     for (const name of ['service', 'lib']) {

@@ -1,15 +1,9 @@
 import { Counter } from 'prom-client';
-import type { MessagePort } from 'node:worker_threads';
+import type { QueryLogEndpoint } from '../dns-analytics/application/query-log-channel';
 import type { AnsweredQuery, QuerySink } from '../dns-server';
 import { Metrics } from '../shared/metrics';
-import { answerTimeHistogram, type AnswerTimeBins } from '../zones/application/answer-times';
+import { answerTimeHistogram, type AnswerTimeBins } from './answer-times';
 import type { QueryTallyReport } from './query-tally';
-
-/** A port straight to the query-log thread and its shared counters (see dns-analytics' QueryLogChannel). */
-export interface QueryLogEndpoint {
-  port: MessagePort;
-  control: Int32Array;
-}
 
 /** A sink that can give an answering thread a channel of its own (the threaded query log). */
 interface ChannelledSink extends QuerySink {

@@ -1,6 +1,6 @@
 /** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
 import type { AnsweredQuery } from '../dns-server';
-import type { QueryLogEndpoint } from './dns-metrics.sink';
+import type { QueryLogEndpoint } from '../dns-analytics/application/query-log-channel';
 import type { DnsRoleSettings } from './dns-role';
 import type { QueryTallyReport } from './query-tally';
 

@@ -2,8 +2,9 @@
  * Worker-thread entry of the `dns` role when the service runs on the embedded event
  * store: the index feeder and the DNS server get a core of their own instead of sharing
  * the API's event loop. The thread reads the event store through its own SQLite
- * connection; answered queries go back to the main thread in batches, where the metrics
- * and the analytics sink live.
+ * connection. The main thread gets counts and binned answer times for the metrics every
+ * 100 ms; answered queries go encoded straight to the query-log thread when there is one
+ * (its channel comes in workerData), else as objects to the main thread's sink.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { BufferedQuerySink, type QuerySink } from '../dns-server';

@@ -1,5 +1,5 @@
 import type { AnsweredQuery, QuerySink } from '../dns-server';
-import { AnswerTimeBins } from '../zones/application/answer-times';
+import { AnswerTimeBins } from './answer-times';
 
 /** What a DNS thread reports of its answered queries for the metrics: counts and binned answer times. */
 export interface QueryTallyReport {

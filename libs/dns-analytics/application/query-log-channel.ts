@@ -15,6 +15,12 @@ export const CONTROL_SLOTS = 2;
 
 export const newControl = (): Int32Array => new Int32Array(new SharedArrayBuffer(4 * CONTROL_SLOTS));
 
+/** What an answering thread needs to send its queries to the log thread itself. */
+export interface QueryLogEndpoint {
+  port: MessagePort;
+  control: Int32Array;
+}
+
 /** Messages on a channel's port, answering thread to log thread. */
 export type ChannelMessage = { type: 'batch'; batch: QueryBatch };
 

@@ -1,18 +1,12 @@
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { Metrics } from '../../shared/metrics';
 import { compiledWorkerScript } from '../../shared/worker-script';
 import type { LoggedQuery } from './query-batch';
-import { BACKLOG, DROPPED, newControl, QueryLogChannel } from './query-log-channel';
+import { BACKLOG, DROPPED, newControl, QueryLogChannel, type QueryLogEndpoint } from './query-log-channel';
 import type { QueryLogCommand, QueryLogReport, QueryLogTarget, QueryLogThreadData } from './query-log-thread.protocol';
 import type { QueryLogWriterOptions } from './query-log-writer';
 
 export const queryLogThreadScript = (): string | null => compiledWorkerScript(__dirname, 'query-log-thread');
-
-/** What an answering thread needs to send its queries to the log thread itself. */
-export interface QueryLogEndpoint {
-  port: MessagePort;
-  control: Int32Array;
-}
 
 /** The query-log pipeline as the rest of the process sees it, wherever it runs. */
 export interface QueryLogPipeline {
@@ -40,6 +34,8 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   private readonly flushes = new Map<number, () => void>();
   /** Set once close() began: resolves it when the thread reports it closed (or exits). */
   private closing: (() => void) | null = null;
+  /** The thread is gone (closed or crashed): nothing waits for it any more. */
+  private exited = false;
 
   private constructor(
     private readonly worker: Worker,
@@ -84,7 +80,8 @@ export class ThreadedQueryLog implements QueryLogPipeline {
       });
       worker.on('exit', () => {
         // Answering threads see the backlog never shrink and drop (counted) from then on.
-        if (!log.closing) onError('query log thread exited; queries are dropped until restart');
+        if (!log.closing) onError('query log thread exited; answered queries are dropped (and counted) from now on');
+        log.exited = true;
         for (const done of log.flushes.values()) done();
         log.closing?.();
       });
@@ -116,6 +113,7 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   }
 
   flush(): Promise<void> {
+    if (this.exited) return Promise.resolve();
     this.local?.flush();
     const id = this.nextFlush++;
     return new Promise((resolve) => {
@@ -125,7 +123,7 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   }
 
   async close(): Promise<void> {
-    if (this.closing) return;
+    if (this.closing || this.exited) return;
     this.local?.close();
     await new Promise<void>((resolve) => {
       this.closing = resolve;

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS query_log (
 );
 CREATE INDEX IF NOT EXISTS query_log_account ON query_log (account_id, ts, id);
 CREATE INDEX IF NOT EXISTS query_log_domain ON query_log (account_id, domain, ts, id);
-CREATE INDEX IF NOT EXISTS query_log_ts ON query_log (ts);
+-- No index on ts alone: one B-tree less per row written; pruning seeks per account instead.
+DROP INDEX IF EXISTS query_log_ts;
 CREATE TABLE IF NOT EXISTS rollups (
   account_id INTEGER NOT NULL,
   domain TEXT NOT NULL,
@@ -60,10 +61,39 @@ const ROW_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /** Rows per INSERT statement: one call into SQLite per 32 rows instead of per row (a third less CPU per row). */
 const ROWS_PER_INSERT = 32;
 
-const rowValues = (q: QueryRow): unknown[] => [
-  q.ts, q.accountId, q.domain, q.qname, q.qtype, q.rcode, q.clientIp, q.country, q.asn, q.asOrg, q.transport,
-  q.dnssecOk ? 1 : 0, q.edns ? 1 : 0, q.responseMs,
-];
+const COLUMNS_PER_ROW = 14;
+
+/** Writes the row's values into `out` from `at` (one array reused for a whole statement). */
+function putRowValues(out: unknown[], at: number, q: QueryRow): void {
+  out[at] = q.ts;
+  out[at + 1] = q.accountId;
+  out[at + 2] = q.domain;
+  out[at + 3] = q.qname;
+  out[at + 4] = q.qtype;
+  out[at + 5] = q.rcode;
+  out[at + 6] = q.clientIp;
+  out[at + 7] = q.country;
+  out[at + 8] = q.asn;
+  out[at + 9] = q.asOrg;
+  out[at + 10] = q.transport;
+  out[at + 11] = q.dnssecOk ? 1 : 0;
+  out[at + 12] = q.edns ? 1 : 0;
+  out[at + 13] = q.responseMs;
+}
+
+/**
+ * Raw rows before a time, through the (account_id, ts) index: the accounts present are
+ * found by one index seek each (a skip scan), then each account's old rows are a range.
+ */
+const PRUNE_ROWS = `
+DELETE FROM query_log WHERE ts < ? AND account_id IN (
+  WITH RECURSIVE accounts(id) AS (
+    SELECT MIN(account_id) FROM query_log
+    UNION ALL
+    SELECT (SELECT MIN(account_id) FROM query_log WHERE account_id > accounts.id) FROM accounts WHERE accounts.id IS NOT NULL
+  )
+  SELECT id FROM accounts WHERE id IS NOT NULL
+)`;
 
 const toRow = (r: RawRecord): StoredRow => ({
   id: String(r.id),
@@ -121,12 +151,16 @@ export class SqliteQueryLogStore implements QueryLogStore {
     this.appendTx = this.db.transaction((rows: QueryRow[], rollups: Rollup[]) => {
       // Ids follow the order of `rows`: a multi-row INSERT assigns them in VALUES order.
       let i = 0;
+      const many = new Array<unknown>(ROWS_PER_INSERT * COLUMNS_PER_ROW);
       for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) {
-        const values: unknown[] = [];
-        for (let j = i; j < i + ROWS_PER_INSERT; j++) values.push(...rowValues(rows[j]));
-        this.insertRows.run(values);
+        for (let j = 0; j < ROWS_PER_INSERT; j++) putRowValues(many, j * COLUMNS_PER_ROW, rows[i + j]);
+        this.insertRows.run(many);
       }
-      for (; i < rows.length; i++) this.insertRow.run(rowValues(rows[i]));
+      const one = new Array<unknown>(COLUMNS_PER_ROW);
+      for (; i < rows.length; i++) {
+        putRowValues(one, 0, rows[i]);
+        this.insertRow.run(one);
+      }
       this.rollupTx(rollups);
     });
   }
@@ -178,7 +212,7 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
-    const rows = this.db.prepare('DELETE FROM query_log WHERE ts < ?').run(rawBefore).changes;
+    const rows = this.db.prepare(PRUNE_ROWS).run(rawBefore).changes;
     const hourly = this.db.prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?").run(hourlyBefore).changes;
     const daily = this.db.prepare("DELETE FROM rollups WHERE granularity = 'day' AND start < ?").run(dailyBefore).changes;
     return { rows, rollups: hourly + daily };

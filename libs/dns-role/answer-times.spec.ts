@@ -1,7 +1,7 @@
-import { Metrics } from '../../shared/metrics';
+import { Metrics } from '../shared/metrics';
 import { answerTimeHistogram } from './answer-times';
-import { QueryTally } from '../../dns-role/query-tally';
-import type { AnsweredQuery } from '../../dns-server';
+import { QueryTally } from './query-tally';
+import type { AnsweredQuery } from '../dns-server';
 
 const answered = (transport: 'udp' | 'tcp', rcode: AnsweredQuery['rcode'], durationMs: number) => ({ transport, rcode, durationMs }) as AnsweredQuery;
 

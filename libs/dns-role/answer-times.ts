@@ -4,7 +4,7 @@
  * so the main thread does nothing per query (prom-client's Histogram takes one
  * observation at a time). Exposed under the same name and shape as before.
  */
-import type { Metrics } from '../../shared/metrics';
+import type { Metrics } from '../shared/metrics';
 
 /** Upper bounds in seconds. */
 export const ANSWER_TIME_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.01] as const;

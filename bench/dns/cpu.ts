@@ -1,0 +1,37 @@
+/** CPU time of benchmarked servers, from /proc (Linux): robust where wall-clock rates are not, on a shared machine. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds of a process and every descendant still running (NSD forks its servers). */
+export function treeCpuSeconds(root: number): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const s = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      /* gone */
+    }
+  }
+  let ticks = 0;
+  const walk = (pid: number) => {
+    ticks += stats.get(pid)?.ticks ?? 0;
+    for (const [child, s] of stats) if (s.ppid === pid) walk(child);
+  };
+  walk(root);
+  return ticks / TICKS;
+}
+
+/** CPU seconds of one process's main thread alone (its thread id is the pid): what HTTP and DDNS share. */
+export function mainThreadCpuSeconds(pid: number): number {
+  try {
+    const s = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch {
+    return NaN;
+  }
+}
