@@ -1,8 +1,9 @@
-import { AppConfig } from '../shared/config';
-import { Clock } from '../shared/clock';
-import { Logger } from '../shared/logger';
-import { EventStore } from '../eventstore/event-store.port';
-import { Coordination } from './coordination';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '../shared/config';
+import { CLOCK, Clock } from '../shared/clock';
+import { LOGGER, Logger } from '../shared/logger';
+import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
+import { COORDINATION, Coordination } from './coordination';
 import { ProcessManager } from './process-manager';
 import { CommandContext, ProcessManagerRuntime, ProcessManagerRuntimeOptions } from './process-manager-runtime';
 
@@ -39,4 +40,32 @@ export async function startWorkerProcessManager<S, F, C>(
   });
   await runtime.start();
   return runtime;
+}
+
+/**
+ * The service's process-manager wiring as one injectable: the wiring classes (`*.process.ts`)
+ * take this and the service their commands go to, nothing else.
+ */
+@Injectable()
+export class WorkerProcessManagers {
+  private readonly deps: ProcessManagerDeps;
+
+  constructor(
+    @Inject(EVENT_STORE) store: EventStore,
+    @Inject(COORDINATION) coordination: Coordination,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.deps = { store, coordination, clock, config, logger };
+  }
+
+  /** `startWorkerProcessManager` with the service's stores, clock, config and logger. */
+  start<S, F, C>(
+    manager: ProcessManager<S, F, C>,
+    send: (command: C, context: CommandContext) => Promise<void>,
+    options: Pick<ProcessManagerRuntimeOptions<C>, 'timerPollMs' | 'onRunning'> = {},
+  ): Promise<ProcessManagerRuntime<S, F, C> | null> {
+    return startWorkerProcessManager(manager, this.deps, send, options);
+  }
 }

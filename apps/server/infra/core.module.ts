@@ -12,6 +12,7 @@ import { ProjectionEngine } from '../../../libs/projection-engine/projection-eng
 import { CommandRunner, READ_MODELS_CATCH_UP } from '../../../libs/eventstore/command-runner';
 import { Reservations } from '../../../libs/eventstore/reservations';
 import { Coordination, COORDINATION } from '../../../libs/consumers/coordination';
+import { WorkerProcessManagers } from '../../../libs/consumers/worker-process-manager';
 import { KeyUsageStore, KEY_USAGE_STORE } from '../../../libs/api-keys/application/key-usage.store';
 
 /** Everything created before Nest starts (stores open, secrets resolved) and shared by every module. */
@@ -47,7 +48,7 @@ export class CoreModule {
       { provide: EventStreams, useValue: new EventStreams(deps.eventStore) },
     ];
     // Built by Nest from the values above.
-    const services = [CommandRunner, Reservations];
+    const services = [CommandRunner, Reservations, WorkerProcessManagers];
     return {
       module: CoreModule,
       imports: [CqrsModule.forRoot()],

@@ -1,9 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { X509Certificate } from 'node:crypto';
-import { Coordination, COORDINATION } from '../../consumers/coordination';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
-import { startWorkerProcessManager } from '../../consumers/worker-process-manager';
-import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
+import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
@@ -61,13 +59,12 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     private readonly streams: EventStreams,
     private readonly projections: ProjectionEngine,
     private readonly records: ChallengeRecords,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(COORDINATION) private readonly coordination: Coordination,
     @Inject(ACME_PORT) private readonly acme: AcmePort,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly processManagers: WorkerProcessManagers,
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.orders = metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome']);
@@ -79,10 +76,8 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, coordination, clock, config, logger } = this;
-    this.runtime = await startWorkerProcessManager(
+    this.runtime = await this.processManagers.start(
       issuanceStartProcess,
-      { store, coordination, clock, config, logger },
       async (command) => this.kick(command.certificateId),
       {
         onRunning: async (running) => {

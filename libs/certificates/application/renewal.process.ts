@@ -1,11 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Coordination, COORDINATION } from '../../consumers/coordination';
 import { DAILY_JOB_TIMER_POLL_MS, dailyJobProcess, DailyJobFact, DailyJobState, RunDailyJob } from '../../consumers/daily-job.process-manager';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
-import { startWorkerProcessManager } from '../../consumers/worker-process-manager';
-import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
-import { CLOCK, Clock } from '../../shared/clock';
-import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { LOGGER, Logger } from '../../shared/logger';
 import { CertificateRenewalJob } from './renewal.job';
 
@@ -23,16 +19,12 @@ export class CertificateRenewalProcess implements OnApplicationBootstrap, OnAppl
 
   constructor(
     private readonly job: CertificateRenewalJob,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(COORDINATION) private readonly coordination: Coordination,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly processManagers: WorkerProcessManagers,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, coordination, clock, config, logger } = this;
-    this.runtime = await startWorkerProcessManager(certificateRenewalProcess, { store, coordination, clock, config, logger }, async (command) => {
+    this.runtime = await this.processManagers.start(certificateRenewalProcess, async (command) => {
       const result = await this.job.run(new Date(command.at));
       this.logger.info('certificate renewal job', { night: command.night, renewals: result.renewals_started.length, expired: result.expired.length });
     }, { timerPollMs: DAILY_JOB_TIMER_POLL_MS });

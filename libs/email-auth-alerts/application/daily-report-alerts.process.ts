@@ -1,10 +1,6 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Coordination, COORDINATION } from '../../consumers/coordination';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
-import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
-import { APP_CONFIG, AppConfig } from '../../shared/config';
-import { CLOCK, Clock } from '../../shared/clock';
-import { Logger, LOGGER } from '../../shared/logger';
+import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { EvaluateAlert } from '../domain/alert.decider';
 import { DailyReportFact, dailyReportAlerts, DailyReportState } from '../domain/daily-report-alerts.process-manager';
 import { AlertWriter } from './alert.writer';
@@ -22,27 +18,17 @@ export class DailyReportAlertsProcess implements OnApplicationBootstrap, OnAppli
 
   constructor(
     private readonly writer: AlertWriter,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(COORDINATION) private readonly coordination: Coordination,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly processManagers: WorkerProcessManagers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.roles.includes('worker')) return;
-    this.runtime = new ProcessManagerRuntime(dailyReportAlerts, {
-      store: this.store,
-      coordination: this.coordination,
-      now: () => this.clock.now(),
-      send: async (command, context) => {
+    this.runtime = await this.processManagers.start(
+      dailyReportAlerts,
+      async (command, context) => {
         await this.writer.evaluate(command, context.commandId);
       },
-      leaseTtlMs: this.config.leaseTtlMs,
-      timerPollMs: TIMER_POLL_MS,
-      log: (msg, extra) => this.logger.info(msg, { ...(extra as Record<string, unknown>), process_manager: dailyReportAlerts.name }),
-    });
-    await this.runtime.start();
+      { timerPollMs: TIMER_POLL_MS },
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,12 +1,7 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Coordination, COORDINATION } from '../../consumers/coordination';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DAILY_JOB_TIMER_POLL_MS, dailyJobProcess, DailyJobFact, DailyJobState, RunDailyJob } from '../../consumers/daily-job.process-manager';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
-import { startWorkerProcessManager } from '../../consumers/worker-process-manager';
-import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
-import { CLOCK, Clock } from '../../shared/clock';
-import { APP_CONFIG, AppConfig } from '../../shared/config';
-import { LOGGER, Logger } from '../../shared/logger';
+import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { EMAIL_AUTH_EVENT_TYPES } from '../domain/email-auth.events';
 import { DmarcNightlyJob } from './dmarc-nightly.job';
 
@@ -29,16 +24,11 @@ export class DmarcNightlyProcess implements OnApplicationBootstrap, OnApplicatio
 
   constructor(
     private readonly job: DmarcNightlyJob,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(COORDINATION) private readonly coordination: Coordination,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly processManagers: WorkerProcessManagers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, coordination, clock, config, logger } = this;
-    this.runtime = await startWorkerProcessManager(dmarcNightlyProcess, { store, coordination, clock, config, logger }, async (command) => {
+    this.runtime = await this.processManagers.start(dmarcNightlyProcess, async (command) => {
       await this.job.run(new Date(command.at));
     }, { timerPollMs: DAILY_JOB_TIMER_POLL_MS });
   }

@@ -1,12 +1,7 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { Coordination, COORDINATION } from '../../consumers/coordination';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
-import { startWorkerProcessManager } from '../../consumers/worker-process-manager';
-import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
-import { APP_CONFIG, AppConfig } from '../../shared/config';
-import { CLOCK, Clock } from '../../shared/clock';
-import { Logger, LOGGER } from '../../shared/logger';
+import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { ExpireSetupCommand, SetupFact, setupDeadlineProcess, SetupDeadlineState } from '../domain/setup-deadline.process-manager';
 import { ExpireTwoFactorSetup } from './two-factor.commands';
 
@@ -25,18 +20,12 @@ export class SetupDeadlineProcess implements OnApplicationBootstrap, OnApplicati
 
   constructor(
     private readonly commands: CommandBus,
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(COORDINATION) private readonly coordination: Coordination,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly processManagers: WorkerProcessManagers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const { store, coordination, clock, config, logger } = this;
-    this.runtime = await startWorkerProcessManager(
+    this.runtime = await this.processManagers.start(
       setupDeadlineProcess,
-      { store, coordination, clock, config, logger },
       async (command, context) => {
         await this.commands.execute(new ExpireTwoFactorSetup(command.accountId, command.setupId, context));
       },
