@@ -8,6 +8,7 @@ import { QueryLogRetention } from '../libs/dns-analytics/application/query-log-r
 import type { QueryRow } from '../libs/dns-analytics/domain/query-row';
 import { ManualClock } from '../libs/shared/clock';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { queryRows } from '../libs/dns-analytics/infrastructure/conformance/query-row.builder';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -18,23 +19,8 @@ describe('DNS analytics history (injected clock, seeded store)', () => {
   let store: QueryLogStore;
   let owner: { id: number; token: string } & Acct;
 
-  const row = (accountId: number, ts: number, over: Partial<QueryRow> = {}): QueryRow => ({
-    ts,
-    accountId,
-    domain: 'hist.test',
-    qname: 'www.hist.test',
-    qtype: 'A',
-    rcode: 'NOERROR',
-    clientIp: '192.0.2.1',
-    country: 'Unknown',
-    asn: 'Unknown',
-    asOrg: 'Unknown',
-    transport: 'udp',
-    dnssecOk: false,
-    edns: true,
-    responseMs: 0.2,
-    ...over,
-  });
+  const row = (accountId: number, ts: number, over: Partial<QueryRow> = {}): QueryRow =>
+    queryRows({ accountId, domain: 'hist.test', qname: 'www.hist.test', edns: true, responseMs: 0.2 })({ ts, ...over });
 
   /** `n` queries spread over [from, from + span). */
   const spread = (accountId: number, n: number, from: number, span: number, over: Partial<QueryRow> = {}) =>

@@ -11,6 +11,7 @@ import { QUERY_LOG_STORE, QueryLogStore } from '../libs/dns-analytics/applicatio
 import type { QueryRow } from '../libs/dns-analytics/domain/query-row';
 import { ManualClock } from '../libs/shared/clock';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { queryRows } from '../libs/dns-analytics/infrastructure/conformance/query-row.builder';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -23,23 +24,8 @@ describe('DNS analytics volume series (added for the dashboard)', () => {
   let plus: { token: string };
   let other: { token: string };
 
-  const row = (ts: number, over: Partial<QueryRow> = {}): QueryRow => ({
-    ts,
-    accountId: owner.id,
-    domain: 'vol.test',
-    qname: 'www.vol.test',
-    qtype: 'A',
-    rcode: 'NOERROR',
-    clientIp: '192.0.2.1',
-    country: 'Unknown',
-    asn: 'Unknown',
-    asOrg: 'Unknown',
-    transport: 'udp',
-    dnssecOk: false,
-    edns: true,
-    responseMs: 0.2,
-    ...over,
-  });
+  const row = (ts: number, over: Partial<QueryRow> = {}): QueryRow =>
+    queryRows({ accountId: owner.id, domain: 'vol.test', qname: 'www.vol.test', edns: true, responseMs: 0.2 })({ ts, ...over });
   const rows = (n: number, ts: number, over: Partial<QueryRow> = {}) => Array.from({ length: n }, () => row(ts, over));
   const volume = (q: string, token = owner.token) => app.http.get(`/dns-analytics/volume${q}`, token);
 

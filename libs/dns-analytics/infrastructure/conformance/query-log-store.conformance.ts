@@ -3,8 +3,8 @@
  * MONGODB_URL is set): the same rows in, the same sums, pages and prunes out.
  */
 import type { QueryLogStore } from '../../application/query-log.store';
-import type { QueryRow } from '../../domain/query-row';
 import { ALL_DOMAINS, rollupsOf } from '../../domain/rollup';
+import { queryRows } from './query-row.builder';
 
 export interface ConformanceContext {
   store: QueryLogStore;
@@ -15,23 +15,7 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const T0 = Date.parse('2026-05-10T00:00:00Z');
 
-const row = (over: Partial<QueryRow> = {}): QueryRow => ({
-  ts: T0,
-  accountId: 1,
-  domain: 'a.test',
-  qname: 'www.a.test',
-  qtype: 'A',
-  rcode: 'NOERROR',
-  clientIp: '192.0.2.1',
-  country: 'Unknown',
-  asn: 'Unknown',
-  asOrg: 'Unknown',
-  transport: 'udp',
-  dnssecOk: false,
-  edns: false,
-  responseMs: 0.5,
-  ...over,
-});
+const row = queryRows({ ts: T0 });
 
 export function describeQueryLogStoreConformance(name: string, open: () => Promise<ConformanceContext>): void {
   describe(`QueryLogStore conformance: ${name}`, () => {
