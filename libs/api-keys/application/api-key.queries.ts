@@ -3,7 +3,6 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ApiKeyDoc, API_KEYS } from '../../../projections/api-keys.projection';
 import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { KEY_USAGE_STORE, KeyUsageStore } from './key-usage.store';
-import { KeyAccess } from '../domain/api-key.events';
 import { API_ACCESS_MESSAGE, planAllowsApiKeys } from '../domain/api-key.decider';
 import { forbidden } from '../../shared/errors';
 

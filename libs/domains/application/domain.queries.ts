@@ -2,8 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { DomainDoc, DOMAINS } from '../../../projections/domains.projection';
 import { notFound } from '../../shared/errors';
-import { Addresses } from '../domain/domain.events';
-import { familyOfType, RecordType } from '../domain/addresses';
+import { familyOfType } from '../domain/addresses';
 import { DOMAIN_NOT_FOUND } from '../domain/domain.decider';
 import { normalizeFqdn } from '../../shared/fqdn';
 

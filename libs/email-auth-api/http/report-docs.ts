@@ -18,5 +18,5 @@ export const ZoneParam = () => ApiParam({ name: 'zone', example: 'example.com', 
 export const NotFound = (description: string) => ApiNotFoundResponse({ type: ErrorBody, description });
 
 /** One report endpoint's documentation: summary, its parameters and the body it returns. */
-export const ReportEndpoint = (summary: string, body: Function, ...params: Array<MethodDecorator & ClassDecorator>) =>
+export const ReportEndpoint = (summary: string, body: new (...args: never[]) => unknown, ...params: Array<MethodDecorator & ClassDecorator>) =>
   applyDecorators(ApiOperation({ summary }), ...params, ApiOkResponse({ type: body }));
