@@ -1,8 +1,18 @@
-import { SubscriptionChanged } from '../libs/accounts/domain/account.events';
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
+import { EmailAuthSubscription, SubscriptionChanged } from '../libs/accounts/domain/account.events';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 
 /** `_id` of an enrolment: the zone and the account whose add-on lists it. */
 export const enrolmentId = (zone: string, accountId: number): string => `${zone} ${accountId}`;
+
+/** A zone listed in an account's Email Authentication add-on, with the add-on's tier (never `none`). */
+export interface EmailAuthEnrolmentDoc {
+  _id: string;
+  zone: string;
+  account_id: number;
+  tier: EmailAuthSubscription['tier'];
+}
+
+export const EMAIL_AUTH_ENROLMENTS = defineReadModel<EmailAuthEnrolmentDoc>('email_auth_enrolments', 'email_auth_enrolments', [{ keys: { zone: 1 } }, { keys: { account_id: 1 } }]);
 
 /**
  * email_auth_enrolments: one document per zone listed in an account's Email
@@ -11,20 +21,16 @@ export const enrolmentId = (zone: string, accountId: number): string => `${zone}
  * zone this is an index probe, where the same question on the accounts read model
  * (`email_auth.domains` is an array, which no index serves) read every account.
  */
-export const emailAuthEnrolmentsProjection: ProjectionDefinition = {
+export const emailAuthEnrolmentsProjection = defineProjection<SubscriptionChanged>({
   name: 'email_auth_enrolments',
   version: 1,
-  collections: ['email_auth_enrolments'],
+  readModels: [EMAIL_AUTH_ENROLMENTS],
   handles: ['SubscriptionChanged'],
-  async setup(ctx) {
-    await ctx.collection('email_auth_enrolments').createIndex({ zone: 1 });
-    await ctx.collection('email_auth_enrolments').createIndex({ account_id: 1 });
-  },
-  async apply(raw, ctx) {
-    const accountId = raw.metadata.account_id;
+  async apply(event, ctx) {
+    const accountId = event.metadata.account_id;
     if (accountId === undefined) return;
-    const { email_auth } = (raw as unknown as SubscriptionChanged).data;
-    const enrolments = ctx.collection('email_auth_enrolments');
+    const { email_auth } = event.data;
+    const enrolments = ctx.collection(EMAIL_AUTH_ENROLMENTS);
     // The event carries the whole subscription: replace the account's enrolments (idempotent on replay).
     await enrolments.deleteMany({ account_id: accountId });
     if (!email_auth || email_auth.tier === 'none' || email_auth.domains.length === 0) return;
@@ -35,4 +41,4 @@ export const emailAuthEnrolmentsProjection: ProjectionDefinition = {
       }),
     );
   },
-};
+});

@@ -1,23 +1,28 @@
-import { ProjectionDefinition } from '../libs/projection-engine/projection';
 import { ReportRetentionApplied, TlsReportReceived } from '../libs/dmarc-reports/domain/report.events';
+import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
+
+/** One SMTP TLS report as received, with its session totals and per-policy failure details. */
+export type TlsReportDoc = TlsReportReceived['data'] & { _id: string; id: string };
+
+export const TLS_REPORTS = defineReadModel<TlsReportDoc>('tls_reports', 'tls_reports', [{ keys: { zone: 1, begin: -1 } }, { keys: { account_id: 1, begin: -1 } }]);
 
 /** tls_reports: one document per SMTP TLS report, with session totals and per-policy failure details. */
-export const tlsReportsProjection: ProjectionDefinition = {
+export const tlsReportsProjection = defineProjection<TlsReportReceived | ReportRetentionApplied>({
   name: 'tls_reports',
   version: 1,
-  collections: ['tls_reports'],
+  readModels: [TLS_REPORTS],
   handles: ['TlsReportReceived', 'DmarcReportRetentionApplied'],
-  async setup(ctx) {
-    await ctx.collection('tls_reports').createIndex({ zone: 1, begin: -1 });
-    await ctx.collection('tls_reports').createIndex({ account_id: 1, begin: -1 });
-  },
-  async apply(raw, ctx) {
-    const event = raw as unknown as TlsReportReceived | ReportRetentionApplied;
-    if (event.type === 'DmarcReportRetentionApplied') {
-      await ctx.collection('tls_reports').deleteMany({ begin: { $lt: event.data.cutoff } });
-      return;
+  async apply(event, ctx) {
+    const reports = ctx.collection(TLS_REPORTS);
+    switch (event.type) {
+      case 'DmarcReportRetentionApplied':
+        await reports.deleteMany({ begin: { $lt: event.data.cutoff } });
+        return;
+      case 'TlsReportReceived': {
+        const d = event.data;
+        await reports.replaceOne({ _id: d.report_key }, { _id: d.report_key, id: d.report_key, ...d }, { upsert: true });
+        return;
+      }
     }
-    const d = event.data;
-    await ctx.collection('tls_reports').replaceOne({ _id: d.report_key }, { _id: d.report_key, id: d.report_key, ...d }, { upsert: true });
   },
-};
+});

@@ -9,6 +9,11 @@ import { FAILURE_REPORT_SEAL, reportStream } from '../libs/dmarc-reports/domain/
 import { SmtpIntake } from '../libs/dmarc-reports/application/smtp-intake';
 import { ReportRetention } from '../libs/dmarc-reports/application/report-retention';
 import { ProjectionEngine } from '../libs/projection-engine/projection-engine';
+import { ReadModel } from '../libs/projection-engine/read-model';
+import { Doc } from '../libs/readstore/read-store.port';
+import { DMARC_FAILURE_REPORTS } from '../projections/dmarc-failure-reports.projection';
+import { DMARC_REPORT_ROWS, DMARC_REPORTS } from '../projections/dmarc-reports.projection';
+import { TLS_REPORTS } from '../projections/tls-reports.projection';
 import {
   billionLaughs,
   ENROLLED_ZONES,
@@ -35,8 +40,8 @@ async function enrol(t: TestApp, zones: string[]): Promise<number> {
   return account.id;
 }
 
-const readModel = (t: TestApp, projection: string, collection = projection) => t.running.app.get(ProjectionEngine).collection(projection, collection);
-const rowsOf = (t: TestApp, reportKey: string) => readModel(t, 'dmarc_reports', 'dmarc_report_rows').countDocuments({ report_key: reportKey });
+const readModel = <D extends Doc>(t: TestApp, model: ReadModel<D>) => t.running.app.get(ProjectionEngine).readModel(model);
+const rowsOf = (t: TestApp, reportKey: string) => readModel(t, DMARC_REPORT_ROWS).countDocuments({ report_key: reportKey });
 const refusedCount = async (t: TestApp, reason: string, source: string): Promise<number> => {
   const text = (await t.http.get('/metrics')).text;
   const m = new RegExp(`^dmarc_reports_refused_total\\{reason="${reason}",source="${source}"\\} (\\d+)`, 'm').exec(text);
@@ -59,19 +64,19 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ kind: expected.kind, zone: expected.zone, record_count: expected.records, id: expect.any(String) });
     if (expected.kind === 'aggregate') {
-      const report = await readModel(t, 'dmarc_reports').findOne({ _id: res.body.id });
+      const report = await readModel(t, DMARC_REPORTS).findOne({ _id: res.body.id });
       expect(report).toMatchObject({ zone: expected.zone, account_id: accountId, record_count: expected.records, source: 'admin' });
       expect(await rowsOf(t, res.body.id)).toBe(expected.records);
     } else {
-      expect(await readModel(t, 'dmarc_failure_reports').findOne({ _id: res.body.id })).toMatchObject({ zone: expected.zone, account_id: accountId });
+      expect(await readModel(t, DMARC_FAILURE_REPORTS).findOne({ _id: res.body.id })).toMatchObject({ zone: expected.zone, account_id: accountId });
     }
   });
 
   it('stores the rows the read API serves (source IP, count, disposition, DKIM/SPF, header_from, period, reporter)', async () => {
-    const reports = await readModel(t, 'dmarc_reports').find({ report_id: '3v98abbp8ya9n3va8yr8oa3ya' });
+    const reports = await readModel(t, DMARC_REPORTS).find({ report_id: '3v98abbp8ya9n3va8yr8oa3ya' });
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatchObject({ org_name: 'Sample Reporter', begin: '1979-08-07T00:00:00.000Z', message_count: 123, passing_count: 123, policy: { p: 'quarantine' } });
-    const [row] = await readModel(t, 'dmarc_reports', 'dmarc_report_rows').find({ report_key: reports[0]._id });
+    const [row] = await readModel(t, DMARC_REPORT_ROWS).find({ report_key: reports[0]._id });
     expect(row).toMatchObject({
       zone: 'example.com',
       begin: '1979-08-07T00:00:00.000Z',
@@ -95,12 +100,12 @@ describe('report ingestion over HTTP (contract §8)', () => {
   });
 
   it('keeps failure-report subjects and full mail-from sealed, and no message id anywhere', async () => {
-    const doc = await readModel(t, 'dmarc_failure_reports').findOne({ zone: 'domain.de' });
+    const doc = await readModel(t, DMARC_FAILURE_REPORTS).findOne({ zone: 'domain.de' });
     expect(doc).toMatchObject({ reported_domain: 'domain.de', source_ip: '10.10.10.10', mail_from_domain: 'domain.de', delivery_result: 'policy' });
     expect(doc!.subject_sealed).toMatch(/^v1\./);
-    expect(t.running.deps.secretBox.openString(doc!.subject_sealed, FAILURE_REPORT_SEAL)).toBe('Subject');
-    expect(t.running.deps.secretBox.openString(doc!.mail_from_sealed, FAILURE_REPORT_SEAL)).toBe('sharepoint@domain.de');
-    const events = await t.running.deps.eventStore.readStream(reportStream(doc!._id as string));
+    expect(t.running.deps.secretBox.openString(doc!.subject_sealed!, FAILURE_REPORT_SEAL)).toBe('Subject');
+    expect(t.running.deps.secretBox.openString(doc!.mail_from_sealed!, FAILURE_REPORT_SEAL)).toBe('sharepoint@domain.de');
+    const events = await t.running.deps.eventStore.readStream(reportStream(doc!._id));
     const stored = JSON.stringify([doc, events.map((e) => e.data)]);
     for (const secret of ['sharepoint@domain.de', '38.E7.30937.BD6E1BB5', 'OF587285BA']) expect(stored).not.toContain(secret);
   });
@@ -111,8 +116,8 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(gz.body).toMatchObject({ kind: 'tls', zone: 'company-y.example' });
     const plain = await postRaw(t.url, '/reports/tls-rpt', sample('smtp_tls/smtp_tls.json'), 'application/tlsrpt+json', false);
     expect(plain.status).toBe(201);
-    expect(await readModel(t, 'tls_reports').findOne({ _id: plain.body.id })).toMatchObject({ zone: 'example.com', successful_sessions: 0, failed_sessions: 3 });
-    expect(await readModel(t, 'tls_reports').findOne({ _id: gz.body.id })).toMatchObject({ successful_sessions: 5326, failed_sessions: 303 });
+    expect(await readModel(t, TLS_REPORTS).findOne({ _id: plain.body.id })).toMatchObject({ zone: 'example.com', successful_sessions: 0, failed_sessions: 3 });
+    expect(await readModel(t, TLS_REPORTS).findOne({ _id: gz.body.id })).toMatchObject({ successful_sessions: 5326, failed_sessions: 303 });
     const again = await postRaw(t.url, '/reports/tls-rpt', sample('smtp_tls/smtp_tls.json'), 'application/tlsrpt+json', false);
     expect(again.status).toBe(409);
   });
@@ -122,7 +127,7 @@ describe('report ingestion over HTTP (contract §8)', () => {
     const res = await postRaw(t.url, '/reports/tls-rpt', xml, 'application/xml', false);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('unsupported_report');
-    expect(await readModel(t, 'dmarc_reports').countDocuments({ report_id: 'tls-endpoint-probe' })).toBe(0);
+    expect(await readModel(t, DMARC_REPORTS).countDocuments({ report_id: 'tls-endpoint-probe' })).toBe(0);
   });
 
   it.each([
@@ -146,7 +151,7 @@ describe('report ingestion over HTTP (contract §8)', () => {
     const env = { ...process.env, ADMIN_URL: t.url, ADMIN_TOKEN };
     const first = await run('node', [CLI, 'reports:import', file], { env });
     expect(JSON.parse(first.stdout)).toMatchObject({ kind: 'aggregate', zone: 'example.com', record_count: 12 });
-    expect(await readModel(t, 'dmarc_reports').findOne({ report_id: 'cli-import-12' })).toMatchObject({ source: 'cli', record_count: 12 });
+    expect(await readModel(t, DMARC_REPORTS).findOne({ report_id: 'cli-import-12' })).toMatchObject({ source: 'cli', record_count: 12 });
     const again = await run('node', [CLI, 'reports:import', file], { env }).catch((e: { code: number; stderr: string }) => e);
     expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/409: .*already received/) });
     rmSync(file);
@@ -172,7 +177,7 @@ describe('report ingestion over HTTP (contract §8)', () => {
     const res = await postRaw(t.url, '/admin/reports', Buffer.from(xml), 'application/xml');
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/record 3000/);
-    expect(await readModel(t, 'dmarc_reports').countDocuments({ report_id: 'broken-2999' })).toBe(0);
+    expect(await readModel(t, DMARC_REPORTS).countDocuments({ report_id: 'broken-2999' })).toBe(0);
     expect((await t.running.deps.eventStore.readAll()).some((e) => JSON.stringify(e.data).includes('broken-2999'))).toBe(false);
   });
 
@@ -196,8 +201,8 @@ describe('report ingestion over HTTP (contract §8)', () => {
     await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
     const stats = t.running.app.get<DmarcAggregateStats>(DMARC_AGGREGATE_STATS);
     expect(await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-03-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
-    expect(await readModel(t, 'dmarc_reports', 'dmarc_report_rows').countDocuments({ begin: { $lt: cutoff } })).toBe(0);
-    expect(await readModel(t, 'tls_reports').countDocuments({})).toBe(1); // the 2016 RFC example is gone, the 2024 one stays
+    expect(await readModel(t, DMARC_REPORT_ROWS).countDocuments({ begin: { $lt: cutoff } })).toBe(0);
+    expect(await readModel(t, TLS_REPORTS).countDocuments({})).toBe(1); // the 2016 RFC example is gone, the 2024 one stays
     expect(await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z'))).toEqual({ messages: 6094, passing: 6094 });
   });
 });
@@ -227,11 +232,11 @@ describe('report ingestion over SMTP (swaks)', () => {
     const id = /report (\w+) accepted/.exec(transcript)![1];
     if (expected.kind === 'aggregate') {
       await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
-      expect(await readModel(t, 'dmarc_reports').findOne({ _id: id })).toMatchObject({ zone: expected.zone, record_count: expected.records, source: 'smtp' });
+      expect(await readModel(t, DMARC_REPORTS).findOne({ _id: id })).toMatchObject({ zone: expected.zone, record_count: expected.records, source: 'smtp' });
       expect(await rowsOf(t, id)).toBe(expected.records);
     } else {
       await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
-      expect(await readModel(t, 'dmarc_failure_reports').findOne({ _id: id })).toMatchObject({ zone: expected.zone, source: 'smtp' });
+      expect(await readModel(t, DMARC_FAILURE_REPORTS).findOne({ _id: id })).toMatchObject({ zone: expected.zone, source: 'smtp' });
     }
   });
 
@@ -244,7 +249,7 @@ describe('report ingestion over SMTP (swaks)', () => {
     expect(code).toBe(0);
     const id = /tls report (\w+) accepted/.exec(transcript)![1];
     await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
-    expect(await readModel(t, 'tls_reports').findOne({ _id: id })).toMatchObject({ zone: 'company-y.example', source: 'smtp', successful_sessions: 5326, failed_sessions: 303 });
+    expect(await readModel(t, TLS_REPORTS).findOne({ _id: id })).toMatchObject({ zone: 'company-y.example', source: 'smtp', successful_sessions: 5326, failed_sessions: 303 });
   });
 
   it('answers a resent report 250 but stores it once, and counts the duplicate', async () => {
@@ -253,7 +258,7 @@ describe('report ingestion over SMTP (swaks)', () => {
     expect(code).toBe(0);
     expect(transcript).toMatch(/250 2\.0\.0 Duplicate report ignored/);
     expect(await refusedCount(t, 'duplicate', 'smtp')).toBe(before + 1);
-    expect(await readModel(t, 'dmarc_reports').countDocuments({ zone: 'twlnet.com' })).toBe(1);
+    expect(await readModel(t, DMARC_REPORTS).countDocuments({ zone: 'twlnet.com' })).toBe(1);
   });
 
   it('refuses recipients outside enrolled zones and unknown mailboxes at RCPT', async () => {

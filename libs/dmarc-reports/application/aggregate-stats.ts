@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DMARC_REPORTS } from '../../../projections/dmarc-reports.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { DmarcAggregateStats, DmarcAggregateTotals } from '../../email-auth/application/aggregate-stats.port';
 
@@ -13,7 +14,7 @@ export class ReadModelAggregateStats implements DmarcAggregateStats {
 
   async totals(zone: string, from: Date, to: Date): Promise<DmarcAggregateTotals> {
     const reports = await this.projections
-      .collection<{ _id: string; message_count: number; passing_count: number }>('dmarc_reports', 'dmarc_reports')
+      .readModel(DMARC_REPORTS)
       .find({ zone: zone.toLowerCase().replace(/\.$/, ''), begin: { $gte: from.toISOString(), $lt: to.toISOString() } }, { projection: { message_count: 1, passing_count: 1 } });
     let messages = 0;
     let passing = 0;

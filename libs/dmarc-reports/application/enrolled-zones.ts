@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { EMAIL_AUTH_ENROLMENTS } from '../../../projections/email-auth-enrolments.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ZoneOwner } from '../domain/report.events';
 
@@ -7,13 +8,6 @@ export const domainAndParents = (domain: string): string[] => {
   const labels = domain.split('.');
   return labels.slice(0, -1).map((_, i) => labels.slice(i).join('.'));
 };
-
-interface Enrolment {
-  _id: string;
-  zone: string;
-  account_id: number;
-  tier: string;
-}
 
 /**
  * Which account's Email Authentication add-on covers a report's domain, read from the
@@ -29,9 +23,7 @@ export class EnrolledZones {
   async owner(domain: string): Promise<ZoneOwner | null> {
     const candidates = domainAndParents(domain);
     if (candidates.length === 0) return null;
-    const enrolments = await this.projections
-      .collection<Enrolment>('email_auth_enrolments', 'email_auth_enrolments')
-      .find({ zone: { $in: candidates } });
+    const enrolments = await this.projections.readModel(EMAIL_AUTH_ENROLMENTS).find({ zone: { $in: candidates } });
     let best: ZoneOwner | null = null;
     for (const e of enrolments) {
       if (e.tier === 'none') continue;

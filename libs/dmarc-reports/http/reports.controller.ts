@@ -1,6 +1,11 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { AdminOnly, Public } from '../../auth/principal';
+import { DMARC_FAILURE_REPORTS } from '../../../projections/dmarc-failure-reports.projection';
+import { DMARC_REPORTS } from '../../../projections/dmarc-reports.projection';
+import { TLS_REPORTS } from '../../../projections/tls-reports.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ReadModel } from '../../projection-engine/read-model';
+import { Doc } from '../../readstore/read-store.port';
 import { ReportSource } from '../domain/report.events';
 import { IngestResult, ReportIngestion } from '../application/report-ingestion';
 import { ParseHints } from '../application/report-parser';
@@ -12,10 +17,10 @@ interface RawRequest {
 }
 
 /** The read model each kind of report feeds; the answer waits for it so a client reads what it just sent. */
-const READ_MODEL_OF: Record<IngestResult['kind'], string> = {
-  aggregate: 'dmarc_reports',
-  failure: 'dmarc_failure_reports',
-  tls: 'tls_reports',
+const READ_MODEL_OF: Record<IngestResult['kind'], ReadModel<Doc>> = {
+  aggregate: DMARC_REPORTS,
+  failure: DMARC_FAILURE_REPORTS,
+  tls: TLS_REPORTS,
 };
 
 const bodyBytes = (body: unknown): Buffer => {
@@ -44,7 +49,7 @@ export class ReportsController {
 
   private async run(req: RawRequest, source: ReportSource, hints: ParseHints, only?: IngestResult['kind']) {
     const result = await this.ingestion.ingest(bodyBytes(req.body), { source, hints, only, correlationId: req.id });
-    await this.projections.waitFor(result.position, 5000, [READ_MODEL_OF[result.kind]]);
+    await this.projections.waitFor(result.position, 5000, [READ_MODEL_OF[result.kind].projection]);
     return result;
   }
 

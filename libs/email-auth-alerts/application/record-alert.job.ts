@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Cron } from '@nestjs/schedule';
+import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { emailAuthDecider } from '../../email-auth/domain/email-auth.decider';
 import { emailAuthStream } from '../../email-auth/domain/email-auth.events';
 import { generatedRecords } from '../../email-auth/domain/records';
@@ -20,13 +21,6 @@ const DEFINITE_ABSENCE = new Set(['ENOTFOUND', 'ENODATA']);
 export interface RecordCheckResult {
   checked_at: string;
   domains: Array<{ domain: string; needed: number; missing: string[]; outcome: 'clear' | 'firing' | 'inconclusive'; alert: string | null }>;
-}
-
-interface AccountDoc {
-  _id: number;
-  id: number;
-  disabled?: boolean;
-  email_auth?: { tier: string; domains: string[] };
 }
 
 /**
@@ -62,7 +56,7 @@ export class RecordAlertJob {
 
   async run(now: Date = this.clock.now()): Promise<RecordCheckResult> {
     const at = now.toISOString();
-    const accounts = await this.projections.collection<AccountDoc>('accounts', 'accounts').find({ 'email_auth.tier': { $in: ['standard', 'enterprise'] } });
+    const accounts = await this.projections.readModel(ACCOUNTS).find({ 'email_auth.tier': { $in: ['standard', 'enterprise'] } });
     const result: RecordCheckResult = { checked_at: at, domains: [] };
     const zones = accounts
       .filter((a) => !a.disabled)

@@ -3,12 +3,12 @@ import { alertTitle } from './alert-rules';
 import type { AlertRaised, AlertResolved } from './alert.events';
 
 /** Alert facts that are event-log entries (`alert.raised` / `alert.resolved`); the streak bookkeeping is not. */
-export const ALERT_LOG_SOURCE_TYPES = ['AlertRaised', 'AlertResolved'];
+export const ALERT_LOG_SOURCE_TYPES = ['AlertRaised', 'AlertResolved'] as const satisfies readonly (AlertRaised | AlertResolved)['type'][];
 
 /** An alert fact as its event-log entry (the shape is `EventLogDoc` of libs/email-auth-api). */
-export function alertLogEntryOf(event: RecordedEvent) {
+export function alertLogEntryOf(event: (AlertRaised | AlertResolved) & Pick<RecordedEvent, 'id'>) {
   const raised = event.type === 'AlertRaised';
-  const d = (event as unknown as AlertRaised | AlertResolved).data;
+  const d = event.data;
   return {
     _id: event.id,
     id: event.id,
@@ -24,7 +24,7 @@ export function alertLogEntryOf(event: RecordedEvent) {
       observed: d.observed,
       figures: d.figures,
       threshold: d.threshold,
-      ...(raised ? {} : { raised_at: (d as AlertResolved['data']).raised_at }),
+      ...(event.type === 'AlertResolved' ? { raised_at: event.data.raised_at } : {}),
     },
   };
 }

@@ -6,10 +6,11 @@ import { dmarcRecord, generatedRecords } from '../../email-auth/domain/records';
 import { spfRecord } from '../../email-auth/domain/spf';
 import { recommend, stageConfig } from '../../email-auth/domain/stages';
 import { EventStreams } from '../../eventstore/event-streams';
+import { EMAIL_AUTH_EVENTS } from '../../../projections/email-auth-events.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { compliance, isParked } from '../domain/compliance';
 import { afterCursor, CursorPosition, page } from '../domain/cursor';
-import { entryView, EventLogDoc, EventLogType } from '../domain/event-log';
+import { entryView, EventLogType } from '../domain/event-log';
 import { LiveRecords } from '../../email-auth/application/live-records';
 import { VisibleDomains, VisibleZone } from './visible-domains';
 
@@ -103,9 +104,7 @@ export class EmailAuthReads {
       ...(q.since ? { occurred_at: { $gte: q.since } } : {}),
       ...afterCursor(q.cursor),
     };
-    const docs = await this.projections
-      .collection<EventLogDoc>('email_auth_events', 'email_auth_events')
-      .find(filter, { sort: { occurred_at: -1, _id: -1 }, limit: q.limit + 1 });
+    const docs = await this.projections.readModel(EMAIL_AUTH_EVENTS).find(filter, { sort: { occurred_at: -1, _id: -1 }, limit: q.limit + 1 });
     const { items, next_cursor } = page(docs, q.limit, (d) => d.occurred_at);
     return { data: items.map(entryView), next_cursor };
   }

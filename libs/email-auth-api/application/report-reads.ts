@@ -1,12 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AggregateRecord, PublishedPolicy } from '../../dmarc-reports/domain/aggregate-report';
+import { DmarcFailureReportDoc, DMARC_FAILURE_REPORTS } from '../../../projections/dmarc-failure-reports.projection';
+import { DMARC_REPORT_STATS } from '../../../projections/dmarc-report-stats.projection';
+import { DmarcReportDoc, DmarcReportRowDoc, DMARC_REPORTS, DMARC_REPORT_ROWS } from '../../../projections/dmarc-reports.projection';
+import { TLS_REPORTS } from '../../../projections/tls-reports.projection';
+import { PublishedPolicy } from '../../dmarc-reports/domain/aggregate-report';
 import { FAILURE_REPORT_SEAL } from '../../dmarc-reports/domain/report.events';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { notFound, validationFailed } from '../../shared/errors';
 import { afterCursor, CursorPosition, encodeCursor, page } from '../domain/cursor';
-import { ChunkStats, foldSources, foldStats, foldTls, passRate, TlsReportDoc, windowDays } from '../domain/report-stats';
+import { foldSources, foldStats, foldTls, passRate, windowDays } from '../domain/report-stats';
 import { SenderIdentity } from './sender-identity';
 
 /**
@@ -32,44 +36,6 @@ export const REPORT_NOT_FOUND = 'No aggregate report by that id on this key.';
 export const PTR_LOOKUPS_PER_REQUEST = 200;
 /** Entries of each sources list returned (largest first). */
 export const SOURCES_LISTED = 100;
-
-interface ReportDoc {
-  _id: string;
-  zone: string;
-  account_id: number;
-  org_name: string;
-  email: string;
-  report_id: string;
-  begin: string;
-  end: string;
-  policy: PublishedPolicy;
-  record_count: number;
-  message_count: number;
-  passing_count: number;
-  received_at: string;
-}
-type RowDoc = AggregateRecord & { _id: string; index: number };
-type StatsDoc = ChunkStats & { _id: string; day: string };
-interface FailureDoc {
-  _id: string;
-  zone: string;
-  account_id: number;
-  received_at: string;
-  reporter: string;
-  reported_domain: string;
-  feedback_type: string;
-  arrival_date: string | null;
-  source_ip: string | null;
-  auth_failure: string | null;
-  delivery_result: string | null;
-  authentication_results: string | null;
-  dkim_domain: string | null;
-  dkim_selector: string | null;
-  mail_from_domain: string | null;
-  rcpt_domain: string | null;
-  subject_sealed: string | null;
-  mail_from_sealed: string | null;
-}
 
 /** Row cursors: the row's index in its report, which never changes (rows are only ever added at the end of ingestion). */
 const rowCursor = (c: CursorPosition | null): number => {
@@ -101,14 +67,14 @@ export class ReportReads {
   }
 
   private reports() {
-    return this.projections.collection<ReportDoc>('dmarc_reports', 'dmarc_reports');
+    return this.projections.readModel(DMARC_REPORTS);
   }
 
   async dmarcSummary(s: ReportScope, zone: string, days: number) {
     const { dates, from } = this.window(days);
     const [stats, latest, reports] = await Promise.all([
       this.projections
-        .collection<StatsDoc>('dmarc_report_stats', 'dmarc_report_stats')
+        .readModel(DMARC_REPORT_STATS)
         .find({ zone, account_id: s.accountId, day: { $gte: dates[0] } }, { projection: { day: 1, messages: 1, passing: 1, disposition: 1, dkim: 1, spf: 1 } }),
       this.reports().findOne({ zone, account_id: s.accountId }, { sort: { begin: -1, _id: -1 } }),
       this.reports().countDocuments({ zone, account_id: s.accountId, begin: { $gte: from } }),
@@ -132,9 +98,7 @@ export class ReportReads {
   async dmarcSources(s: ReportScope, zone: string, days: number) {
     const { dates } = this.window(days);
     await this.senders.ready();
-    const stats = await this.projections
-      .collection<StatsDoc>('dmarc_report_stats', 'dmarc_report_stats')
-      .find({ zone, account_id: s.accountId, day: { $gte: dates[0] } }, { projection: { sources: 1 } });
+    const stats = await this.projections.readModel(DMARC_REPORT_STATS).find({ zone, account_id: s.accountId, day: { $gte: dates[0] } }, { projection: { sources: 1 } });
     const sources = foldSources(stats);
     const identities = await Promise.all(sources.map((src, i) => this.senders.identify(src.ip, i < PTR_LOOKUPS_PER_REQUEST)));
     const services = new Map<string, { id: string; name: string; messages: number; passing: number; ips: Set<string> }>();
@@ -204,9 +168,7 @@ export class ReportReads {
     if (!report || report.account_id !== s.accountId || !s.zones.includes(report.zone)) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
     const after = rowCursor(q.cursor);
     await this.senders.ready();
-    const rows = await this.projections
-      .collection<RowDoc>('dmarc_reports', 'dmarc_report_rows')
-      .find({ report_key: id, index: { $gt: after } }, { sort: { index: 1 }, limit: q.limit + 1 });
+    const rows = await this.projections.readModel(DMARC_REPORT_ROWS).find({ report_key: id, index: { $gt: after } }, { sort: { index: 1 }, limit: q.limit + 1 });
     const items = rows.slice(0, q.limit);
     const last = items[items.length - 1];
     return {
@@ -222,7 +184,7 @@ export class ReportReads {
     const { from } = this.window(q.days);
     await this.senders.ready();
     const docs = await this.projections
-      .collection<FailureDoc>('dmarc_failure_reports', 'dmarc_failure_reports')
+      .readModel(DMARC_FAILURE_REPORTS)
       .find(
         { account_id: s.accountId, zone: { $in: zones }, received_at: { $gte: from }, ...afterCursor(q.cursor, 'received_at') },
         { sort: { received_at: -1, _id: -1 }, limit: q.limit + 1 },
@@ -234,12 +196,12 @@ export class ReportReads {
   async tlsSummary(s: ReportScope, zone: string, days: number) {
     const { dates, from } = this.window(days);
     const reports = await this.projections
-      .collection<TlsReportDoc & { _id: string }>('tls_reports', 'tls_reports')
+      .readModel(TLS_REPORTS)
       .find({ zone, account_id: s.accountId, begin: { $gte: from } }, { projection: { begin: 1, successful_sessions: 1, failed_sessions: 1, policies: 1 } });
     return { domain: zone, days, ...foldTls(reports, dates) };
   }
 
-  private rowView(r: RowDoc) {
+  private rowView(r: DmarcReportRowDoc) {
     const net = this.senders.network(r.source_ip);
     return {
       index: r.index,
@@ -259,7 +221,7 @@ export class ReportReads {
   }
 
   /** The seed's privacy rule: subject and full mail-from only with the flag (opened then); message ids are never kept. */
-  private failureView(d: FailureDoc, subjects: boolean) {
+  private failureView(d: DmarcFailureReportDoc, subjects: boolean) {
     const view = {
       id: d._id,
       domain: d.zone,
@@ -292,7 +254,7 @@ const policyView = (p: PublishedPolicy) => ({
   aspf: p.aspf ?? null,
 });
 
-function reportView(d: ReportDoc) {
+function reportView(d: DmarcReportDoc) {
   return {
     id: d._id,
     domain: d.zone,

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ZONES } from '../../../projections/zones.projection';
 import { Principal } from '../../auth/principal';
 import { normalizeZone } from '../../email-auth/application/enrolment';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
@@ -23,12 +24,8 @@ export class VisibleDomains {
   async list(p: Principal): Promise<VisibleZone[]> {
     const subscribed = new Set(p.emailAuthDomains ?? []);
     const selected = p.keyDomains?.length ? new Set(p.keyDomains) : null;
-    const zones = await this.projections
-      .collection<{ _id: string; name: string; account_id: number; status: string; verified_by?: 'ns' | 'txt' }>('zones', 'zones')
-      .find({ account_id: p.accountId, status: 'verified' }, { sort: { name: 1 } });
-    return zones
-      .filter((z) => subscribed.has(z.name) && (!selected || selected.has(z.name)))
-      .map((z) => ({ name: z.name, verified_by: z.verified_by ?? null }));
+    const zones = await this.projections.readModel(ZONES).find({ account_id: p.accountId, status: 'verified' }, { sort: { name: 1 } });
+    return zones.filter((z) => subscribed.has(z.name) && (!selected || selected.has(z.name))).map((z) => ({ name: z.name, verified_by: z.verified_by ?? null }));
   }
 
   async get(p: Principal, raw: string | undefined): Promise<VisibleZone> {

@@ -1,8 +1,8 @@
-import { RecordedEvent } from '../../eventstore/event-store.port';
-import { logEntryOf } from './event-log';
+import { LoggedFact, logEntryOf } from './event-log';
 
-const recorded = (type: string, data: unknown): RecordedEvent =>
-  ({ id: 'evt-1', streamId: 'emailauth-example.org', revision: 0, type, data, metadata: {}, position: 1n, created: new Date() }) as unknown as RecordedEvent;
+// Any type, as the log also guards against facts it does not list.
+const recorded = (type: string, data: unknown): LoggedFact =>
+  ({ id: 'evt-1', streamId: 'emailauth-example.org', revision: 0, type, data, metadata: {}, position: 1n, created: new Date() }) as unknown as LoggedFact;
 
 describe('logEntryOf', () => {
   const base = { zone: 'example.org', account_id: 7, at: '2026-06-01T10:00:00.000Z' };

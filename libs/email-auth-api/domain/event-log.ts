@@ -2,6 +2,7 @@ import { RecordedEvent } from '../../eventstore/event-store.port';
 import { DmarcPolicyChanged } from '../../email-auth/domain/email-auth.events';
 import { AggregateReportReceived, FailureReportReceived, SEED_EVENT_NAME, TlsReportReceived } from '../../dmarc-reports/domain/report.events';
 import { ALERT_LOG_SOURCE_TYPES, alertLogEntryOf } from '../../email-auth-alerts/domain/alert-log';
+import { AlertRaised, AlertResolved } from '../../email-auth-alerts/domain/alert.events';
 
 /**
  * The email-auth event log (seed: Event (email-authentication API)): the same shape the
@@ -31,7 +32,7 @@ const describe = (p: { policy: string; percentage: number }) => (p.policy === 'n
  * (report ingestion, alert rules) are added here as their contexts land; the id is the
  * source event's id, so a projection rebuild yields the same ids and cursors stay valid.
  */
-export function logEntryOf(event: RecordedEvent): EventLogDoc | null {
+export function logEntryOf(event: LoggedFact): EventLogDoc | null {
   switch (event.type) {
     case 'DmarcAggregateReportReceived':
     case 'DmarcFailureReportReceived':
@@ -41,7 +42,7 @@ export function logEntryOf(event: RecordedEvent): EventLogDoc | null {
     case 'AlertResolved':
       return alertLogEntryOf(event);
     case 'DmarcPolicyChanged': {
-      const d = (event as unknown as DmarcPolicyChanged).data;
+      const d = event.data;
       return {
         _id: event.id,
         id: event.id,
@@ -69,18 +70,18 @@ const ratio = (part: number, whole: number): number | null => (whole > 0 ? Math.
  * counts. Never a failure report's subject, addresses or message ids (they are sealed or
  * not kept), so the entry may go to any integration.
  */
-function reportEntryOf(event: RecordedEvent): EventLogDoc {
+function reportEntryOf(event: LoggedFact & { type: ReportFact['type'] }): EventLogDoc {
   const head = (d: { zone: string; account_id: number; received_at: string; source: string }) => ({
     _id: event.id,
     id: event.id,
     account_id: d.account_id,
-    type: SEED_EVENT_NAME[event.type as keyof typeof SEED_EVENT_NAME]!,
+    type: SEED_EVENT_NAME[event.type]!,
     occurred_at: d.received_at,
     domain: d.zone,
   });
   switch (event.type) {
     case 'DmarcAggregateReportReceived': {
-      const d = (event as unknown as AggregateReportReceived).data;
+      const d = event.data;
       return {
         ...head(d),
         severity: 'info',
@@ -100,7 +101,7 @@ function reportEntryOf(event: RecordedEvent): EventLogDoc {
       };
     }
     case 'DmarcFailureReportReceived': {
-      const d = (event as unknown as FailureReportReceived).data;
+      const d = event.data;
       return {
         ...head(d),
         severity: 'warning',
@@ -117,8 +118,8 @@ function reportEntryOf(event: RecordedEvent): EventLogDoc {
         },
       };
     }
-    default: {
-      const d = (event as unknown as TlsReportReceived).data;
+    case 'TlsReportReceived': {
+      const d = event.data;
       const sessions = d.successful_sessions + d.failed_sessions;
       return {
         ...head(d),
@@ -147,7 +148,15 @@ export const EVENT_LOG_SOURCE_TYPES = [
   'DmarcFailureReportReceived',
   'TlsReportReceived',
   ...ALERT_LOG_SOURCE_TYPES,
-];
+] as const satisfies readonly EventLogSource['type'][];
+
+type ReportFact = AggregateReportReceived | FailureReportReceived | TlsReportReceived;
+
+/** The domain facts the event log is made of. */
+export type EventLogSource = DmarcPolicyChanged | ReportFact | AlertRaised | AlertResolved;
+
+/** One of those facts as recorded: its event id becomes the entry's id. */
+export type LoggedFact = EventLogSource & Pick<RecordedEvent, 'id'>;
 
 export const entryView = (d: EventLogDoc): EventLogEntry => ({
   id: d.id,

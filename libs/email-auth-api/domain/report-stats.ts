@@ -114,7 +114,8 @@ export function windowDays(now: Date, days: number): string[] {
   return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
 }
 
-export interface TlsReportDoc {
+/** What the TLS-RPT summary reads of a report (a `tls_reports` document, projections/tls-reports.projection.ts). */
+export interface TlsReportTotals {
   begin: string;
   successful_sessions: number;
   failed_sessions: number;
@@ -122,7 +123,7 @@ export interface TlsReportDoc {
 }
 
 /** TLS-RPT summary over a window's reports (one document per report, already totalled at ingestion). */
-export function foldTls(reports: Iterable<TlsReportDoc>, days: string[]) {
+export function foldTls(reports: Iterable<TlsReportTotals>, days: string[]) {
   let succeeded = 0;
   let failed = 0;
   const failureTypes: Counts = {};
