@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
   try {
-    for (const started = Date.now(); ; ) {
+    for (const started = Date.now(); ;) {
       if ((await call('GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
       if (Date.now() - started > 30_000 || server.exitCode !== null) throw new Error(`server did not start: ${out}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -118,8 +118,15 @@ async function main(): Promise<void> {
     console.log(`  issued                   ${issued.length}/${N}   failed ${doneAt.size - issued.length}   unfinished ${N - doneAt.size}`);
     console.log(`  orders at pebble         ${pebble.orderCount()}`);
     console.log(`  throughput               ${(issued.length / seconds).toFixed(2)} certificates/s (${seconds.toFixed(2)} s first request to last issued)`);
-    console.log(`  request → issued         p50 ${(pct(50) / 1000).toFixed(2)} s   p99 ${(pct(99) / 1000).toFixed(2)} s   max ${(latencies[latencies.length - 1] / 1000).toFixed(2)} s`);
-    console.log(`  server metric            ${metrics.split('\n').filter((l) => l.startsWith('acme_orders_total') || l.startsWith('acme_issuance_duration_seconds_sum') || l.startsWith('acme_issuance_duration_seconds_count')).join('  ')}`);
+    console.log(
+      `  request → issued         p50 ${(pct(50) / 1000).toFixed(2)} s   p99 ${(pct(99) / 1000).toFixed(2)} s   max ${(latencies[latencies.length - 1] / 1000).toFixed(2)} s`,
+    );
+    console.log(
+      `  server metric            ${metrics
+        .split('\n')
+        .filter((l) => l.startsWith('acme_orders_total') || l.startsWith('acme_issuance_duration_seconds_sum') || l.startsWith('acme_issuance_duration_seconds_count'))
+        .join('  ')}`,
+    );
     if (process.env.CERT_BENCH_TRACE) {
       const slowest = issued.sort((a, b) => b[1].at - requestedAt.get(b[0])! - (a[1].at - requestedAt.get(a[0])!))[0][0];
       const owner = accounts.find(() => true)!;

@@ -87,9 +87,11 @@ class DnsPoller {
 
 async function pool<T>(items: T[], width: number, task: (item: T) => Promise<void>) {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await task(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]);
+    }),
+  );
 }
 
 /** CPU seconds a process has used (user + system, all threads), from /proc. */
@@ -177,7 +179,17 @@ async function main() {
   // DDNS_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
   const nodeArgs = (process.env.DDNS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'apps', 'server', 'main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), SMTP_PORT: '0', DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_PORT: String(dnsPort),
+      SMTP_PORT: '0',
+      DDNS_ZONES: ZONE,
+      ADMIN_TOKEN: ADMIN,
+      LOG_REQUESTS: 'false',
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

@@ -74,7 +74,7 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 30_000; ; ) {
+  for (const deadline = Date.now() + 30_000; ;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return { child, url };
@@ -166,7 +166,7 @@ async function main(): Promise<void> {
 
     // (b) typical reports, gzip, CONCURRENCY in flight
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const typicalXml = Array.from({ length: TYPICAL }, (_, i) =>
       generatedAggregateReport(10 + Math.floor(random() * 41), { reportId: `bench-typical-${i}`, org: `reporter${i % 37}.example`, begin: 1_700_000_000 + (i % 30) * 86_400 }),
     );

@@ -70,7 +70,17 @@ async function startService(queryLog: boolean, env: Record<string, string> = {})
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
   const [port, dnsPort] = [await freePort(), await freePort()];
   const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'server', 'main.js')], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', QUERY_LOG: queryLog ? 'on' : 'off', ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_PORT: String(dnsPort),
+      ADMIN_TOKEN: ADMIN,
+      LOG_REQUESTS: 'false',
+      QUERY_LOG: queryLog ? 'on' : 'off',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   for (let i = 0; ; i++) {
@@ -219,10 +229,17 @@ async function writerRate(): Promise<{ rows: number; seconds: number; cpuMicrosP
   const cpu0 = process.cpuUsage();
   for (let i = 0; i < total; i++) {
     writer.record({
-      name: `host${i % 10_000}.d${i % 1000}.example`, type: i % 4 ? 'A' : 'AAAA', rcode: i % 10 ? 'NOERROR' : 'NXDOMAIN',
-      clientIp: `${1 + (i % 200)}.${(i >> 8) & 255}.${i & 255}.${(i * 7) & 255}`, transport: 'udp', dnssecOk: i % 3 === 0, edns: true,
-      durationMs: 0.05, timestamp: now + i,
-      domain: `d${i % 1000}.example`, accountId: String(1 + (i % 10)),
+      name: `host${i % 10_000}.d${i % 1000}.example`,
+      type: i % 4 ? 'A' : 'AAAA',
+      rcode: i % 10 ? 'NOERROR' : 'NXDOMAIN',
+      clientIp: `${1 + (i % 200)}.${(i >> 8) & 255}.${i & 255}.${(i * 7) & 255}`,
+      transport: 'udp',
+      dnssecOk: i % 3 === 0,
+      edns: true,
+      durationMs: 0.05,
+      timestamp: now + i,
+      domain: `d${i % 1000}.example`,
+      accountId: String(1 + (i % 10)),
     });
   }
   await writer.close();
@@ -252,7 +269,9 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       results.set('ours, log on', await measureDns(on.child.pid!, on.dnsPort, queryFile, on.port));
       const written = (await metric(on.port, 'dns_query_log_written_total')) - written0;
-      console.log(`query log in the service: ${written} rows written during the dnsperf phases (${f(written / ((performance.now() - t0) / 1000))} rows/s averaged), dropped ${await metric(on.port, 'dns_query_log_dropped_total')}`);
+      console.log(
+        `query log in the service: ${written} rows written during the dnsperf phases (${f(written / ((performance.now() - t0) / 1000))} rows/s averaged), dropped ${await metric(on.port, 'dns_query_log_dropped_total')}`,
+      );
       await new Promise((r) => setTimeout(r, 1000));
       const exp = await exportRate(on);
       console.log(`export (CSV over HTTP): ${exp.rows} rows in ${f(exp.seconds, 2)} s = ${f(exp.rows / exp.seconds)} rows/s`);
@@ -300,7 +319,9 @@ async function main(): Promise<void> {
     console.log('\nserver          max qps   CPU ms/1k q   main thread ms/1k q   p50 @5k     p99 @5k');
     for (const [name, r] of results) {
       const main = name === 'nsd' ? '' : f(r.mainCpuMsPer1000, 2);
-      console.log(`${name.padEnd(15)} ${f(r.qps).padStart(8)}   ${f(r.cpuMsPer1000, 1).padStart(9)}   ${main.padStart(19)}   ${f(r.p50Ms, 3).padStart(7)} ms  ${f(r.p99Ms, 3).padStart(7)} ms`);
+      console.log(
+        `${name.padEnd(15)} ${f(r.qps).padStart(8)}   ${f(r.cpuMsPer1000, 1).padStart(9)}   ${main.padStart(19)}   ${f(r.p50Ms, 3).padStart(7)} ms  ${f(r.p99Ms, 3).padStart(7)} ms`,
+      );
     }
     const logOn = results.get('ours, log on')!;
     const logOff = results.get('ours, log off')!;
@@ -309,7 +330,9 @@ async function main(): Promise<void> {
     console.log(`p99 @5k qps, log on minus log off: ${f(logOn.p99Ms - logOff.p99Ms, 3)} ms (target <= 0.1 ms)`);
 
     const w = await writerRate();
-    console.log(`log writer alone (enrich + rollups + SQLite append): ${w.rows} rows in ${f(w.seconds, 2)} s = ${f(w.rows / w.seconds)} rows/s, ${f(w.cpuMicrosPerRow, 2)} µs CPU per row, dropped ${w.dropped}`);
+    console.log(
+      `log writer alone (enrich + rollups + SQLite append): ${w.rows} rows in ${f(w.seconds, 2)} s = ${f(w.rows / w.seconds)} rows/s, ${f(w.cpuMicrosPerRow, 2)} µs CPU per row, dropped ${w.dropped}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

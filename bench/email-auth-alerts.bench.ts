@@ -75,7 +75,16 @@ function processManager(): void {
   let events = 0;
   const decideMs = cpuMs(() => {
     for (let i = 0; i < decisions; i++) {
-      const c: EvaluateAlert = { type: 'EvaluateAlert', account_id: 7, zone: 'example.org', rule: 'record_missing', observed: String(i).padStart(8, '0'), at: '', verdict: i % 5 === 0 ? 'firing' : 'clear', figures: {} };
+      const c: EvaluateAlert = {
+        type: 'EvaluateAlert',
+        account_id: 7,
+        zone: 'example.org',
+        rule: 'record_missing',
+        observed: String(i).padStart(8, '0'),
+        at: '',
+        verdict: i % 5 === 0 ? 'firing' : 'clear',
+        figures: {},
+      };
       for (const e of alertDecider.decide(c, state) as AlertEvent[]) {
         state = alertDecider.evolve(state, e);
         events += 1;
@@ -99,7 +108,9 @@ async function openApi(): Promise<void> {
     const ea = median(Array.from({ length: runs }, () => cpuMs(() => emailAuthOpenApi(running.app))));
     const doc = managementOpenApi(running.app);
     const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
-    console.log(`OpenAPI at start (median of ${runs}, CPU): /openapi.json ${mgmt.toFixed(1)} ms (${operations} operations, ${JSON.stringify(doc).length} bytes); /api/v1/openapi.json ${ea.toFixed(1)} ms`);
+    console.log(
+      `OpenAPI at start (median of ${runs}, CPU): /openapi.json ${mgmt.toFixed(1)} ms (${operations} operations, ${JSON.stringify(doc).length} bytes); /api/v1/openapi.json ${ea.toFixed(1)} ms`,
+    );
   } finally {
     await running.close();
     rmSync(dataDir, { recursive: true, force: true });

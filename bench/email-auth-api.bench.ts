@@ -78,7 +78,7 @@ function spawnServer(env: Record<string, string>, port: number): Promise<ChildPr
   const nodeArgs = (process.env.EA_API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   return (async () => {
-    for (const deadline = Date.now() + 60_000; ; ) {
+    for (const deadline = Date.now() + 60_000; ;) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
       try {
         if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
@@ -147,7 +147,13 @@ async function main(): Promise<void> {
     await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { plan: 'pro' }, admin);
     const session = { authorization: `Bearer ${(await api(url, 'POST', '/auth/login', { username: 'eaapibench', password: 'a-long-enough-password' })).access_token}` };
     const zone = await api(url, 'POST', '/zones', { name: ZONE }, session);
-    world.putZone({ name: ZONE, ownerAccountId: null, soa: { mname: 'ns1.example.net', rname: `hostmaster.${ZONE}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 }, ttl: 60, nameservers: zone.nameservers });
+    world.putZone({
+      name: ZONE,
+      ownerAccountId: null,
+      soa: { mname: 'ns1.example.net', rname: `hostmaster.${ZONE}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 60,
+      nameservers: zone.nameservers,
+    });
     await api(url, 'POST', `/zones/${ZONE}/verify`, undefined, session);
     await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: [ZONE] } }, admin);
     const setup = await api(url, 'POST', '/2fa/setup', undefined, session);
@@ -178,7 +184,9 @@ async function main(): Promise<void> {
         cursor = body.rows.next_cursor;
       } while (cursor);
     }
-    console.log(`${paths.length} row pages of 100 (each answer ~${((await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength / 1024).toFixed(0)} KiB of JSON)`);
+    console.log(
+      `${paths.length} row pages of 100 (each answer ~${((await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength / 1024).toFixed(0)} KiB of JSON)`,
+    );
 
     // One request at a time: where a request's time goes, before any load.
     const sequential = async (path: string, headers: Record<string, string>) => {

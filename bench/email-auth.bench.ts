@@ -68,7 +68,11 @@ async function main(): Promise<void> {
   await running.app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(running.app.getHttpServer().address() as { port: number }).port}`;
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, { method, headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : null;
@@ -83,7 +87,13 @@ async function main(): Promise<void> {
     const zones = Array.from({ length: CONCURRENCY }, (_, i) => `ea-bench-${i}.net`);
     for (const zone of zones) {
       const z = await call('POST', '/zones', { name: zone }, auth);
-      world.putZone({ name: zone, ownerAccountId: null, soa: { mname: 'ns1.example.net', rname: `h.${zone}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 }, ttl: 60, nameservers: z.nameservers });
+      world.putZone({
+        name: zone,
+        ownerAccountId: null,
+        soa: { mname: 'ns1.example.net', rname: `h.${zone}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+        ttl: 60,
+        nameservers: z.nameservers,
+      });
       await call('POST', `/zones/${zone}/verify`, undefined, auth);
     }
     await call('PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'standard', domains: zones } }, { 'x-admin-token': ADMIN });

@@ -115,7 +115,11 @@ const hosts: ProjectionDefinition = {
 };
 
 async function main(): Promise<void> {
-  console.log(`event store benchmark (SQLite, synchronous=FULL unless noted) in ${dir}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${cpus().length} CPUs`);
+  console.log(
+    `event store benchmark (SQLite, synchronous=FULL unless noted) in ${dir}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} on ${cpus().length} CPUs`,
+  );
   const oneTotal = Math.min(APPENDS, 20_000);
   const one = await appendThroughput(1, oneTotal);
   console.log(`append, 1 writer:               ${fmt(one)} events/s (one event per append, awaited; ${perCpu(oneTotal)})`);
@@ -128,7 +132,9 @@ async function main(): Promise<void> {
   const readFile = join(dir, 'read.db');
   let store = new SqliteEventStore({ file: eventsFile, synchronous: 'NORMAL' });
   const [, seedMs] = await timed(() => seed(store, EVENTS));
-  console.log(`seeded ${fmt(EVENTS)} events in ${(seedMs / 1000).toFixed(1)} s (${fmt(rate(EVENTS, seedMs))} events/s in 25-event appends); file ${(statSync(eventsFile).size / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `seeded ${fmt(EVENTS)} events in ${(seedMs / 1000).toFixed(1)} s (${fmt(rate(EVENTS, seedMs))} events/s in 25-event appends); file ${(statSync(eventsFile).size / 2 ** 20).toFixed(0)} MiB`,
+  );
 
   console.log(`readAll, pages of 1000:         ${fmt(await readAllThroughput(store))} events/s (${perCpu(EVENTS)})`);
 
@@ -144,7 +150,9 @@ async function main(): Promise<void> {
 
   const [, rebuildMs] = await timed(() => engine.rebuild('bench_hosts', { wait: true }));
   const rebuild = rate(EVENTS, rebuildMs);
-  console.log(`projection rebuild (new generation beside the live one): ${fmt(rebuild)} events/s (${(rebuildMs / 1000).toFixed(1)} s; ${perCpu(EVENTS)})  [${verdict(rebuild >= TARGETS.rebuild)} ≥ ${fmt(TARGETS.rebuild)}]`);
+  console.log(
+    `projection rebuild (new generation beside the live one): ${fmt(rebuild)} events/s (${(rebuildMs / 1000).toFixed(1)} s; ${perCpu(EVENTS)})  [${verdict(rebuild >= TARGETS.rebuild)} ≥ ${fmt(TARGETS.rebuild)}]`,
+  );
   const docs = await engine.collection('bench_hosts', 'hosts').countDocuments();
   if (docs !== Math.min(STREAMS, EVENTS)) throw new Error(`expected ${STREAMS} documents, found ${docs}`);
 
@@ -159,7 +167,9 @@ async function main(): Promise<void> {
     await engine.start();
     if (!(await engine.waitFor(await store.headPosition(), 60_000))) throw new Error('projection did not resume');
   });
-  console.log(`boot with ${fmt(EVENTS)} events (open stores, start engine at its checkpoint): ${fmt(Math.round(bootMs))} ms  [${verdict(bootMs <= TARGETS.bootMs)} ≤ ${fmt(TARGETS.bootMs)} ms]`);
+  console.log(
+    `boot with ${fmt(EVENTS)} events (open stores, start engine at its checkpoint): ${fmt(Math.round(bootMs))} ms  [${verdict(bootMs <= TARGETS.bootMs)} ≤ ${fmt(TARGETS.bootMs)} ms]`,
+  );
   await engine.stop();
   await reads.close();
   await store.close();

@@ -60,7 +60,11 @@ function auditDoc(i: number) {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'readstore-memory-'));
   const file = join(dir, 'readmodels.db');
-  console.log(`read-store memory benchmark: ${DOCS.toLocaleString('en-US')} audit-like documents, document cache ${CACHE_MIB} MiB; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `read-store memory benchmark: ${DOCS.toLocaleString('en-US')} audit-like documents, document cache ${CACHE_MIB} MiB; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const store = new EmbeddedReadStore({ file, cacheMiB: CACHE_MIB, writer: (process.env.READSTORE_BENCH_WRITER as 'inline' | undefined) ?? 'auto' });
   const audit = store.collection('audit_events__g1');
   const checkpoints = store.collection('_checkpoints');

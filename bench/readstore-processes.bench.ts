@@ -34,7 +34,11 @@ async function cpuPerRead(store: EmbeddedReadStore): Promise<number> {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'rs-processes-'));
   const file = join(dir, 'readmodels.db');
-  console.log(`read store across processes; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `read store across processes; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const worker = new EmbeddedReadStore({ file });
   const hosts = worker.collection('hosts');
   for (let i = 0; i < DOCS; i++) await hosts.insertOne({ _id: `h${i}`, fqdn: `h${i}.dyn.test`, ipv4: '192.0.2.1', n: 0 });
@@ -51,7 +55,9 @@ async function main(): Promise<void> {
     quiet.blind.push(await cpuPerRead(blind));
   }
   const best = (xs: number[]) => Math.min(...xs);
-  console.log(`cached _id lookup, nobody else writing: ${best(quiet.following).toFixed(2)} µs CPU following other processes, ${best(quiet.blind).toFixed(2)} µs without (${(best(quiet.following) / best(quiet.blind)).toFixed(2)}×)`);
+  console.log(
+    `cached _id lookup, nobody else writing: ${best(quiet.following).toFixed(2)} µs CPU following other processes, ${best(quiet.blind).toFixed(2)} µs without (${(best(quiet.following) / best(quiet.blind)).toFixed(2)}×)`,
+  );
 
   // Another process commits every 20 ms (a worker applying a live stream).
   let n = 0;

@@ -128,11 +128,17 @@ async function main(): Promise<void> {
     const hosts = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `s${i}.dyn.example.net`, account: accounts[i % ACCOUNTS], id: 0 }));
     const setupStarted = Date.now();
     await pool(hosts, 16, async (h, i) => {
-      const created = await call(base, 'POST', '/api/domains', { authorization: `Bearer ${h.account.session}` }, {
-        fqdn: h.fqdn,
-        record_type: 'A',
-        record_ip: '127.0.0.1',
-      });
+      const created = await call(
+        base,
+        'POST',
+        '/api/domains',
+        { authorization: `Bearer ${h.account.session}` },
+        {
+          fqdn: h.fqdn,
+          record_type: 'A',
+          record_ip: '127.0.0.1',
+        },
+      );
       h.id = created.id;
       if (i < MONITORED) await call(base, 'POST', `/uptime/domain/${h.id}/monitor`, { authorization: `Bearer ${h.account.session}` }, { enabled: true });
     });

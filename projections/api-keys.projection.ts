@@ -18,10 +18,7 @@ export interface ApiKeyDoc {
   deactivated_at?: string;
 }
 
-export const API_KEYS = defineReadModel<ApiKeyDoc>('api_keys', 'api_keys', [
-  { keys: { key_hash: 1 }, options: { unique: true } },
-  { keys: { account_id: 1 } },
-]);
+export const API_KEYS = defineReadModel<ApiKeyDoc>('api_keys', 'api_keys', [{ keys: { key_hash: 1 }, options: { unique: true } }, { keys: { account_id: 1 } }]);
 
 /** api_keys: one document per key (hash only), for listing and for bearer authentication. */
 export const apiKeysProjection = defineProjection<ApiKeyEvent>({

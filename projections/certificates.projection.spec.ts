@@ -37,7 +37,10 @@ describe('certificates projection', () => {
   it('given a certificate requested, ordered and issued: issued with its dates and logs, no PEM, one issuance counted; replaying changes nothing', async () => {
     const h = await project<CertificateEvent>(certificatesProjection, [
       requested,
-      { type: 'AcmeOrderPlaced', data: { certificate_id: CERT, attempt: 1, order_url: 'https://ca/o/1', finalize_url: 'https://ca/f/1', challenges: [], at: '2026-03-01T00:00:10Z' } },
+      {
+        type: 'AcmeOrderPlaced',
+        data: { certificate_id: CERT, attempt: 1, order_url: 'https://ca/o/1', finalize_url: 'https://ca/f/1', challenges: [], at: '2026-03-01T00:00:10Z' },
+      },
       { type: 'ChallengeRecordsRemoved', data: { certificate_id: CERT, attempt: 1, at: '2026-03-01T00:00:50Z' } },
       issued,
     ]);

@@ -44,10 +44,7 @@ export interface IssuanceDoc {
 }
 
 export const CERTIFICATES = defineReadModel<CertificateDoc>('certificates', 'certificates', [{ keys: { account_id: 1 } }, { keys: { status: 1 } }]);
-export const CERTIFICATE_ISSUANCES = defineReadModel<IssuanceDoc>('certificates', 'certificate_issuances', [
-  { keys: { registered_domain: 1 } },
-  { keys: { names_key: 1 } },
-]);
+export const CERTIFICATE_ISSUANCES = defineReadModel<IssuanceDoc>('certificates', 'certificate_issuances', [{ keys: { registered_domain: 1 } }, { keys: { names_key: 1 } }]);
 
 /** Keeps the logs endpoint bounded for a certificate renewed for years. */
 const MAX_LOGS = 200;
@@ -166,9 +163,5 @@ export const certificatesProjection = defineProjection<CertificateEvent>({
 
 async function recordIssuance(issuances: Collection<IssuanceDoc>, doc: CertificateDoc, attempt: number, at: string): Promise<void> {
   // The zone stands for the registered domain: the service knows no public-suffix list.
-  await issuances.updateOne(
-    { _id: `${doc.id}:${attempt}` },
-    { $set: { registered_domain: doc.zone, names_key: namesKey(doc.names), issued_at: at } },
-    { upsert: true },
-  );
+  await issuances.updateOne({ _id: `${doc.id}:${attempt}` }, { $set: { registered_domain: doc.zone, names_key: namesKey(doc.names), issued_at: at } }, { upsert: true });
 }

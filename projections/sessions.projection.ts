@@ -12,10 +12,7 @@ export interface SessionDoc {
   active: boolean;
 }
 
-export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [
-  { keys: { session_id: 1 }, options: { unique: true } },
-  { keys: { account_id: 1 } },
-]);
+export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [{ keys: { session_id: 1 }, options: { unique: true } }, { keys: { account_id: 1 } }]);
 
 /** sessions: token hash → session, for authenticating session bearer tokens. */
 export const sessionsProjection = defineProjection<SessionStarted | SessionEnded | PasswordChanged | AccountDisabled>({

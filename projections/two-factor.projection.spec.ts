@@ -20,7 +20,11 @@ describe('two_factor projection', () => {
   });
 
   it('a pending setup shows its deadline until it expires', async () => {
-    const startedSetup = { type: 'TwoFactorSetupStarted', data: { setup_id: 's1', secret_sealed: 'x', token_hash: 'h', started_at: 't0', expires_at: 't1' }, metadata: meta } as const;
+    const startedSetup = {
+      type: 'TwoFactorSetupStarted',
+      data: { setup_id: 's1', secret_sealed: 'x', token_hash: 'h', started_at: 't0', expires_at: 't1' },
+      metadata: meta,
+    } as const;
     const pending = await project<TwoFactorEvent>(twoFactorProjection, [startedSetup]);
     expect(await pending.documents(TWO_FACTOR)).toEqual([{ _id: 7, account_id: 7, pending_setup: { setup_id: 's1', expires_at: 't1' } }]);
     await pending.close();

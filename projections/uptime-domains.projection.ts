@@ -46,12 +46,7 @@ type Handled = DomainEventUnion | MonitorEvent | CheckRecorded;
  * remembers the position of the last event applied (`_pos`). Events reach a projection
  * one at a time, in order, so nothing else writes the document in between.
  */
-async function change(
-  docs: Collection<UptimeDomainDoc>,
-  id: number,
-  position: number,
-  next: (doc: UptimeDomainDoc) => Partial<UptimeDomainDoc> | null,
-): Promise<void> {
+async function change(docs: Collection<UptimeDomainDoc>, id: number, position: number, next: (doc: UptimeDomainDoc) => Partial<UptimeDomainDoc> | null): Promise<void> {
   const doc = await docs.findOne({ _id: id });
   if (!doc || doc._pos >= position) return;
   const patch = next(doc);
@@ -118,9 +113,7 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
         const at = Date.parse(c.checked_at);
         return change(docs, c.domain_id, pos, (doc) => ({
           // A late check (older than the one shown) still counts in history but does not replace the status.
-          ...(doc.last && doc.last.at > c.checked_at
-            ? {}
-            : { last: { at: c.checked_at, is_up: c.is_up, response_time_ms: c.response_time_ms, error: c.error } }),
+          ...(doc.last && doc.last.at > c.checked_at ? {} : { last: { at: c.checked_at, is_up: c.is_up, response_time_ms: c.response_time_ms, error: c.error } }),
           hourly: addHourly(doc.hourly, at, c.is_up, c.response_time_ms),
           daily: addDaily(doc.daily, at, c.is_up, c.response_time_ms),
         }));

@@ -54,7 +54,13 @@ export const zonesProjection = defineProjection<ZoneEvent>({
         return guardedUpdate(zones, event.data.zone_id, ctx.position, { $set: { rrsets } }, { upsert: false });
       }
       case 'ZoneVerified':
-        return guardedUpdate(zones, event.data.zone_id, ctx.position, { $set: { status: 'verified', verified_at: event.data.at, verified_by: event.data.method } }, { upsert: false });
+        return guardedUpdate(
+          zones,
+          event.data.zone_id,
+          ctx.position,
+          { $set: { status: 'verified', verified_at: event.data.at, verified_by: event.data.method } },
+          { upsert: false },
+        );
       case 'ZoneDeleted':
         await zones.deleteOne({ _id: event.data.zone_id });
         return;

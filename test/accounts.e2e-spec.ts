@@ -34,7 +34,12 @@ describe('accounts and sessions (contract §2)', () => {
     expectError(await t.http.post('/auth/register', { username: 'Bad Name', email: 'x@example.com', password: 'long-password-1' }), 400, 'validation_failed', /username/);
     expectError(await t.http.post('/auth/register', { username: 'okname', email: 'not-an-email', password: 'long-password-1' }), 400, 'validation_failed', /email/);
     expectError(await t.http.post('/auth/register', { username: 'okname', email: 'ok@example.com', password: 'short' }), 400, 'validation_failed', /password/);
-    expectError(await t.http.post('/auth/register', { username: 'okname', email: 'ok@example.com', password: 'long-password-1', admin: true }), 400, 'validation_failed', /admin: unknown field/);
+    expectError(
+      await t.http.post('/auth/register', { username: 'okname', email: 'ok@example.com', password: 'long-password-1', admin: true }),
+      400,
+      'validation_failed',
+      /admin: unknown field/,
+    );
     expectError(await t.http.post('/auth/register', { username: 42, email: 'ok@example.com', password: 'long-password-1' }), 400, 'validation_failed', /username/);
     expectError(await t.http.request('POST', '/auth/register', { raw: '{"username": "x",' }), 400, 'validation_failed', /Malformed/);
     expectError(await t.http.request('POST', '/auth/register', { raw: '[1,2]' }), 400, 'validation_failed', /JSON object/);
@@ -44,18 +49,12 @@ describe('accounts and sessions (contract §2)', () => {
 
   it('keeps usernames and emails unique, even under concurrent registrations', async () => {
     const attempts = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        t.http.post('/auth/register', { username: 'racer', email: `racer${i}@example.com`, password: 'long-password-1' }),
-      ),
+      Array.from({ length: 8 }, (_, i) => t.http.post('/auth/register', { username: 'racer', email: `racer${i}@example.com`, password: 'long-password-1' })),
     );
     const winners = attempts.filter((r) => r.status === 201);
     expect(winners).toHaveLength(1);
     for (const r of attempts.filter((r) => r.status !== 201)) expectError(r, 409, 'username_taken');
-    expectError(
-      await t.http.post('/auth/register', { username: 'racer2', email: winners[0].body.email.toUpperCase(), password: 'long-password-1' }),
-      409,
-      'email_taken',
-    );
+    expectError(await t.http.post('/auth/register', { username: 'racer2', email: winners[0].body.email.toUpperCase(), password: 'long-password-1' }), 409, 'email_taken');
     // The loser of the email race released its username claim.
     expect((await t.http.post('/auth/register', { username: 'racer2', email: 'racer-2@example.com', password: 'long-password-1' })).status).toBe(201);
   });
@@ -109,11 +108,7 @@ describe('accounts and sessions (contract §2)', () => {
   it('changes the password: other sessions end, the current one stays', async () => {
     const u = await registerAndLogin(t.http);
     const other = (await t.http.post('/auth/login', { username: u.username, password: u.password })).body.access_token;
-    expectError(
-      await t.http.post('/account/password', { current_password: 'not-the-password', new_password: 'brand-new-password' }, u.token),
-      401,
-      'invalid_credentials',
-    );
+    expectError(await t.http.post('/account/password', { current_password: 'not-the-password', new_password: 'brand-new-password' }, u.token), 401, 'invalid_credentials');
     expect((await t.http.post('/account/password', { current_password: u.password, new_password: 'brand-new-password' }, u.token)).status).toBe(204);
     expect((await t.http.get('/account', u.token)).status).toBe(200);
     expectError(await t.http.get('/account', other), 401, 'unauthorized');

@@ -53,7 +53,11 @@ describe('certificates: SIGKILL while validating', () => {
     const id = created.body.id;
 
     // Validating, and the challenge record is live in the service's DNS: kill it now.
-    const txt = (name: string) => queryDns(dnsPort, `_acme-challenge.${name}`, 'TXT').then((r) => answerData(r, 'TXT'), () => [] as string[]);
+    const txt = (name: string) =>
+      queryDns(dnsPort, `_acme-challenge.${name}`, 'TXT').then(
+        (r) => answerData(r, 'TXT'),
+        () => [] as string[],
+      );
     const deadline = Date.now() + 30_000;
     while ((await txt('www.crash.example')).length === 0) {
       if (Date.now() > deadline) throw new Error(`challenge record never served: ${server.output()}`);
@@ -101,7 +105,11 @@ describe('certificates: SIGKILL while validating', () => {
     const owner = await registerAndLogin(server!.http, { plan: 'elite' });
     await verifiedZone(server!.http, world, owner.token, 'deleted.example');
     const created = await server!.http.post('/certificates', { zone: 'deleted.example', domain: 'www.deleted.example' }, owner.token);
-    const txt = () => queryDns(dnsPort, '_acme-challenge.www.deleted.example', 'TXT').then((r) => answerData(r, 'TXT'), () => [] as string[]);
+    const txt = () =>
+      queryDns(dnsPort, '_acme-challenge.www.deleted.example', 'TXT').then(
+        (r) => answerData(r, 'TXT'),
+        () => [] as string[],
+      );
     const deadline = Date.now() + 30_000;
     while ((await txt()).length === 0) {
       if (Date.now() > deadline) throw new Error('challenge record never served');

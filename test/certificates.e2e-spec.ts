@@ -56,7 +56,14 @@ describe('certificates (contract §10) against pebble', () => {
   it('issues a certificate with two SANs: chain verifies against pebble root, RSA 2048 key matches, SANs right, no challenge left', async () => {
     const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'example.com', sans: ['www.example.com', 'api.example.com'] }, elite.token);
     expect(created.status).toBe(202);
-    expect(created.body).toMatchObject({ domain: 'example.com', sans: ['www.example.com', 'api.example.com'], is_wildcard: false, auto_renew: false, status: 'pending', issued_at: null });
+    expect(created.body).toMatchObject({
+      domain: 'example.com',
+      sans: ['www.example.com', 'api.example.com'],
+      is_wildcard: false,
+      auto_renew: false,
+      status: 'pending',
+      issued_at: null,
+    });
     const id = created.body.id;
 
     const issued = await waitForStatus(app.http, elite.token, id, ['issued', 'failed']);
@@ -201,7 +208,11 @@ describe('certificates (contract §10) against pebble', () => {
     expect(await err(plus.token, { zone: 'unverified.net', domain: 'unverified.net' })).toEqual([404, 'not_found', 'Zone not found or no permission']);
     expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'other.org' })).toEqual([400, 'domain_not_under_zone', 'Domain not under zone']);
     expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', sans: ['www.other.org'] })).toEqual([400, 'domain_not_under_zone', 'Domain not under zone']);
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'bad_name.plus-zone.net' })).toEqual([400, 'validation_failed', 'domain: "bad_name.plus-zone.net" is not a valid host name']);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'bad_name.plus-zone.net' })).toEqual([
+      400,
+      'validation_failed',
+      'domain: "bad_name.plus-zone.net" is not a valid host name',
+    ]);
     expect((await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', extra: 1 }))[0]).toBe(400);
     expect((await err(plus.token, { zone: 'plus-zone.net' }))[0]).toBe(400);
 

@@ -53,7 +53,14 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
 
   it('counts dig queries on the screen: totals, codes, types, NXDOMAIN names, recent queries and the volume chart', async () => {
     // The zone is served once the DNS index caught up with the import.
-    expect((await eventually(() => ask(`www.${ZONE}`, 'A'), (a) => a.status === 'NOERROR')).answers).toEqual(['192.0.2.80']);
+    expect(
+      (
+        await eventually(
+          () => ask(`www.${ZONE}`, 'A'),
+          (a) => a.status === 'NOERROR',
+        )
+      ).answers,
+    ).toEqual(['192.0.2.80']);
     for (let i = 0; i < 4; i++) ask(`www.${ZONE}`, 'A');
     ask(`www.${ZONE}`, 'A', true);
     for (let i = 0; i < 3; i++) expect(ask(`missing.${ZONE}`, 'A').status).toBe('NXDOMAIN');
@@ -93,7 +100,10 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
     expect(await recent.locator('tbody tr').first().innerText()).toContain(ZONE);
     await s.page.getByRole('group', { name: 'Rows to show' }).getByRole('button', { name: '10', exact: true }).focus();
     await s.page.keyboard.press('Enter');
-    await eventually(() => recent.locator('tbody tr').count(), (n) => n === 10);
+    await eventually(
+      () => recent.locator('tbody tr').count(),
+      (n) => n === 10,
+    );
     expect(await recent.locator('tbody tr').count()).toBe(10);
     expect(await main()).toContain('Data export needs the Elite plan; you are on Pro.');
     await s.checkScreen('analytics');
@@ -101,12 +111,18 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
 
   it('filters by domain and switches the window to days', async () => {
     await s.page.getByLabel('Domain', { exact: true }).selectOption(OTHER);
-    await eventually(() => tile('queries, 24 h'), (t) => t === '0');
+    await eventually(
+      () => tile('queries, 24 h'),
+      (t) => t === '0',
+    );
     expect(await tile('queries, 24 h')).toBe('0');
     await s.page.getByRole('region', { name: 'Recent queries, newest first' }).waitFor({ state: 'detached' });
     expect(await main()).toContain('No queries this month yet.');
     await s.page.getByLabel('Domain', { exact: true }).selectOption(ZONE);
-    await eventually(() => tile('queries, 24 h'), (t) => t === String(counted));
+    await eventually(
+      () => tile('queries, 24 h'),
+      (t) => t === String(counted),
+    );
     await s.page.getByRole('group', { name: 'Breakdown window' }).getByRole('button', { name: '7 days' }).click();
     await s.page.locator('.chart figcaption', { hasText: 'Queries per day' }).waitFor();
     const daily = (await s.page.locator('.chart table.chart-data').first().locator('tbody td:nth-child(2)').allTextContents()).map(Number);
@@ -120,7 +136,9 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
     await s.go('/analytics');
     await s.page.getByLabel('Format').selectOption('csv');
     const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('link', { name: /Download CSV/ }).click()]);
-    const csv = readFileSync((await file.path())!, 'utf8').trim().split(/\r?\n/);
+    const csv = readFileSync((await file.path())!, 'utf8')
+      .trim()
+      .split(/\r?\n/);
     expect(csv[0]).toContain('qname');
     expect(csv.slice(1)).toHaveLength(counted);
     expect(csv.filter((l) => l.includes(`missing.${ZONE}`))).toHaveLength(3);

@@ -16,8 +16,7 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 const COOKIE_LOGIN = { 'x-session-transport': 'cookie' };
 
 /** The code oathtool (Debian) computes for `secret` at `at`. */
-const totpAt = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const totpAt = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
 
 /** `name=value` pairs of Set-Cookie headers, plus each header's attributes. */
 function cookiesOf(headers: Headers): Record<string, { value: string; attrs: string }> {

@@ -91,7 +91,10 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
     await s.checkScreen('certificate-files');
 
     await s.go('/certificates');
-    await s.page.locator('tr', { hasText: `www.${ZONE}` }).getByText('Issued').waitFor();
+    await s.page
+      .locator('tr', { hasText: `www.${ZONE}` })
+      .getByText('Issued')
+      .waitFor();
     expect(await main()).toContain('1/25');
     await s.checkScreen('certificates');
   });

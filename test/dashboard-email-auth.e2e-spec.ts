@@ -179,12 +179,17 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
 
   it('shows refusals in place: an unknown zone, a zone outside the add-on, a zone not verified yet', async () => {
     await s.go('/email-auth/not-mine.example');
-    await s.page.getByRole('alert').filter({ hasText: /not found/i }).waitFor();
+    await s.page
+      .getByRole('alert')
+      .filter({ hasText: /not found/i })
+      .waitFor();
     await s.checkScreen('email-auth-error');
     expect((await s.server.http.post('/zones', { name: 'outside-dash.example' }, user.token)).status).toBe(201);
     await s.go('/email-auth/outside-dash.example');
     await s.page.getByRole('alert').filter({ hasText: 'DMARC management requires the Email Authentication add-on' }).waitFor();
-    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { email_auth: { tier: 'standard', domains: [ZONE, 'outside-dash.example'] } })).status).toBe(200);
+    expect(
+      (await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { email_auth: { tier: 'standard', domains: [ZONE, 'outside-dash.example'] } })).status,
+    ).toBe(200);
     await s.go('/email-auth/outside-dash.example/wizard');
     await s.page.getByRole('alert').filter({ hasText: 'Verify the zone outside-dash.example before managing its email authentication' }).waitFor();
   });

@@ -68,7 +68,10 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
   });
 
   it('shows the DMARC totals, daily charts, sources, reports, failure reports and TLS results of the zone', async () => {
-    await page().getByRole('navigation').getByRole('link', { name: /Email reports/ }).click();
+    await page()
+      .getByRole('navigation')
+      .getByRole('link', { name: /Email reports/ })
+      .click();
     const totals = page().getByRole('list', { name: 'DMARC totals' });
     await expect(totals.innerText()).resolves.toContain('200');
     expect(await totals.innerText()).toContain('75%');
@@ -98,7 +101,9 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
 
   it('opens one aggregate report with its rows', async () => {
     await page().getByRole('region', { name: 'Aggregate reports', exact: true }).getByRole('link', { name: 'wizard-test' }).click();
-    await page().getByRole('heading', { level: 2, name: /wizard-test/ }).waitFor();
+    await page()
+      .getByRole('heading', { level: 2, name: /wizard-test/ })
+      .waitFor();
     const rows = page().getByRole('region', { name: 'Report rows' });
     await rows.waitFor();
     const text = await rows.innerText();

@@ -153,7 +153,9 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(codes).toHaveLength(10);
     // Download gives the same codes as a file.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
-    const file = readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    const file = readFileSync((await download.path())!, 'utf8')
+      .trim()
+      .split('\n');
     expect(file).toEqual(codes);
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.locator('.copy-status', { hasText: 'Copied to the clipboard.' }).waitFor();
@@ -191,7 +193,9 @@ describe('dashboard in a real browser (contract §14)', () => {
   });
 
   it('refuses a state change carried by the cookie without the CSRF token', async () => {
-    const status = await page.evaluate(async () => (await fetch('/zones', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"csrf.example"}' })).status);
+    const status = await page.evaluate(
+      async () => (await fetch('/zones', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"csrf.example"}' })).status,
+    );
     expect(status).toBe(403);
     const zones = await page.evaluate(async () => (await (await fetch('/zones')).json()) as { zones: unknown[] });
     expect(zones.zones).toEqual([]);
@@ -231,7 +235,14 @@ describe('dashboard in a real browser (contract §14)', () => {
     const row = page.locator('tr', { hasText: 'old script' });
     // By keyboard: the confirming button takes focus, Cancel gives it back, Enter confirms.
     const hasFocus = async (name: string, exact = false) =>
-      (await eventually(() => row.getByRole('button', { name, exact }).evaluate((el) => el === el.ownerDocument.activeElement).catch(() => false), (f) => f)) === true;
+      (await eventually(
+        () =>
+          row
+            .getByRole('button', { name, exact })
+            .evaluate((el) => el === el.ownerDocument.activeElement)
+            .catch(() => false),
+        (f) => f,
+      )) === true;
     await row.getByRole('button', { name: 'Deactivate' }).focus();
     await page.keyboard.press('Enter');
     expect(await hasFocus('Deactivate old script')).toBe(true);
@@ -268,7 +279,12 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByLabel('Address').fill('203.0.113.7');
     await page.getByRole('button', { name: 'Create host' }).click();
     await h1('home.dyn.example.net');
-    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '203.0.113.7')).toEqual(['203.0.113.7']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'home.dyn.example.net', 'A'),
+        (a) => a[0] === '203.0.113.7',
+      ),
+    ).toEqual(['203.0.113.7']);
     const configs = await page.locator('.copy-block pre').allInnerTexts();
     expect(configs[0]).toContain('protocol=dyndns2');
     expect(configs[0]).toContain(`server=127.0.0.1:${server.port}`);
@@ -289,12 +305,22 @@ describe('dashboard in a real browser (contract §14)', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     expect(ddclient).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
-    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '127.0.0.1')).toEqual(['127.0.0.1']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'home.dyn.example.net', 'A'),
+        (a) => a[0] === '127.0.0.1',
+      ),
+    ).toEqual(['127.0.0.1']);
     // inadyn: first move the address away so its update is a real change.
     await fetch(`${server.url}/domains/nic/update?hostname=home.dyn.example.net&myip=192.0.2.50`, {
       headers: { Authorization: `Basic ${Buffer.from(`${USER.username}:${apiKey}`).toString('base64')}` },
     });
-    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '192.0.2.50')).toEqual(['192.0.2.50']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'home.dyn.example.net', 'A'),
+        (a) => a[0] === '192.0.2.50',
+      ),
+    ).toEqual(['192.0.2.50']);
     const inadynConf = join(work, 'inadyn.conf');
     writeFileSync(inadynConf, configs[1].replace('YOUR_API_KEY', apiKey) + '\n', { mode: 0o600 });
     // inadyn waits 600 s after a 5xx even in run-once mode: `timeout` bounds it.
@@ -302,12 +328,22 @@ describe('dashboard in a real browser (contract §14)', () => {
       encoding: 'utf8',
     });
     expect(inadyn.stdout + inadyn.stderr).toContain('Successful alias table update for home.dyn.example.net');
-    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '127.0.0.1')).toEqual(['127.0.0.1']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'home.dyn.example.net', 'A'),
+        (a) => a[0] === '127.0.0.1',
+      ),
+    ).toEqual(['127.0.0.1']);
 
     await page.getByLabel('New address (IPv4 or IPv6)').fill('203.0.113.8');
     await page.getByRole('button', { name: 'Save address' }).click();
     await page.getByText('Address saved').waitFor();
-    expect(await eventually(() => dig(dnsPort, 'home.dyn.example.net', 'A'), (a) => a[0] === '203.0.113.8')).toEqual(['203.0.113.8']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'home.dyn.example.net', 'A'),
+        (a) => a[0] === '203.0.113.8',
+      ),
+    ).toEqual(['203.0.113.8']);
     // A bad address gets the API's message in place.
     await page.getByLabel('New address (IPv4 or IPv6)').fill('not-an-ip');
     await page.getByRole('button', { name: 'Save address' }).click();
@@ -321,7 +357,12 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByRole('button', { name: 'Delete host' }).click();
     await page.getByRole('button', { name: 'Delete gone.dyn.example.net' }).click();
     await h1('Dynamic DNS hosts');
-    expect(await eventually(() => dig(dnsPort, 'gone.dyn.example.net', 'A'), (a) => a.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'gone.dyn.example.net', 'A'),
+        (a) => a.length === 0,
+      ),
+    ).toEqual([]);
     await page.getByRole('link', { name: 'home.dyn.example.net' }).waitFor();
     await checkScreen('ddns-hosts');
   });
@@ -330,17 +371,24 @@ describe('dashboard in a real browser (contract §14)', () => {
     await go('/zones');
     await checkScreen('zones-empty');
     const zoneFile = join(dataDir, 'example.org.zone');
-    writeFileSync(
-      zoneFile,
-      ['$ORIGIN example.org.', '$TTL 300', 'www IN A 192.0.2.80', '@ IN MX 10 mail.example.org.', 'mail IN A 192.0.2.25', ''].join('\n'),
-    );
+    writeFileSync(zoneFile, ['$ORIGIN example.org.', '$TTL 300', 'www IN A 192.0.2.80', '@ IN MX 10 mail.example.org.', 'mail IN A 192.0.2.25', ''].join('\n'));
     await page.getByLabel('Zone name').fill('example.org');
     await page.getByLabel('BIND zone file (optional)').setInputFiles(zoneFile);
     // The file is read into the editable text (asynchronously) before it is sent.
-    expect(await eventually(() => page.getByLabel('Zone file contents').inputValue(), (v) => v.includes('www IN A 192.0.2.80'))).toContain('$ORIGIN example.org.');
+    expect(
+      await eventually(
+        () => page.getByLabel('Zone file contents').inputValue(),
+        (v) => v.includes('www IN A 192.0.2.80'),
+      ),
+    ).toContain('$ORIGIN example.org.');
     await page.getByRole('button', { name: 'Import zone' }).click();
     await h1('example.org');
-    expect(await eventually(() => dig(dnsPort, 'www.example.org', 'A'), (a) => a.length > 0)).toEqual(['192.0.2.80']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'www.example.org', 'A'),
+        (a) => a.length > 0,
+      ),
+    ).toEqual(['192.0.2.80']);
     await expect(page.locator('main').innerText()).resolves.toContain('Waiting for verification');
     await checkScreen('zone-pending');
     // Before the TXT record exists at the zone's current provider, a check says why it failed.
@@ -370,18 +418,33 @@ describe('dashboard in a real browser (contract §14)', () => {
     await checkScreen('zone-record-editor');
     await page.getByRole('button', { name: 'Save records' }).click();
     await page.locator('code', { hasText: '_dmarc' }).waitFor();
-    expect(await eventually(() => dig(dnsPort, '_dmarc.example.org', 'TXT'), (a) => a.length > 0)).toEqual(['"v=DMARC1; p=none"']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, '_dmarc.example.org', 'TXT'),
+        (a) => a.length > 0,
+      ),
+    ).toEqual(['"v=DMARC1; p=none"']);
 
     // Edit the www A record in place.
     await page.getByRole('button', { name: 'Edit www A' }).click();
     await page.getByLabel('Records, one per line').fill('192.0.2.81');
     await page.getByRole('button', { name: 'Save records' }).click();
-    expect(await eventually(() => dig(dnsPort, 'www.example.org', 'A'), (a) => a[0] === '192.0.2.81')).toEqual(['192.0.2.81']);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'www.example.org', 'A'),
+        (a) => a[0] === '192.0.2.81',
+      ),
+    ).toEqual(['192.0.2.81']);
     // Delete the mail A record set, confirming in place.
     await page.locator('tr', { hasText: 'mail' }).filter({ hasText: '192.0.2.25' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Delete mail A' }).click();
     await page.locator('code', { hasText: /^mail$/ }).waitFor({ state: 'detached' });
-    expect(await eventually(() => dig(dnsPort, 'mail.example.org', 'A'), (a) => a.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => dig(dnsPort, 'mail.example.org', 'A'),
+        (a) => a.length === 0,
+      ),
+    ).toEqual([]);
     await checkScreen('zone-verified');
     await go('/zones');
     await page.getByRole('link', { name: 'example.org' }).waitFor();
@@ -461,7 +524,8 @@ describe('dashboard in a real browser (contract §14)', () => {
     await go('/audit');
     await page.locator('table').waitFor();
     const text = await page.locator('main').innerText();
-    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'Two factor disabled', 'API key created', 'Subscription changed']) expect(text.toLowerCase()).toContain(what.toLowerCase());
+    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'Two factor disabled', 'API key created', 'Subscription changed'])
+      expect(text.toLowerCase()).toContain(what.toLowerCase());
     await checkScreen('audit');
   });
 

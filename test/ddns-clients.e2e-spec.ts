@@ -88,11 +88,9 @@ describe('real DDNS clients', () => {
     );
     chmodSync(conf, 0o600);
     // inadyn waits 600 s after a 5xx even with -1: `timeout` bounds it.
-    const { stdout, stderr } = await run(
-      'timeout',
-      ['60', 'inadyn', '-1', '-n', '--no-pidfile', '--force', '-l', 'debug', '-f', conf, '--cache-dir', join(work, 'icache')],
-      { timeout: 70_000 },
-    ).catch((e: { stdout: string; stderr: string; code: number }) => {
+    const { stdout, stderr } = await run('timeout', ['60', 'inadyn', '-1', '-n', '--no-pidfile', '--force', '-l', 'debug', '-f', conf, '--cache-dir', join(work, 'icache')], {
+      timeout: 70_000,
+    }).catch((e: { stdout: string; stderr: string; code: number }) => {
       throw new Error(`inadyn failed (${e.code}): ${e.stdout}\n${e.stderr}`);
     });
     expect(stdout + stderr).toMatch(/Successful alias table update|Updating cache|successful/i);

@@ -33,8 +33,7 @@ describe('DDNS update endpoints (ddns.md)', () => {
   let key: string;
   let otherUser: string;
 
-  const update = (query: string, auth = basic(pro.username, key), path = '/domains/nic/update') =>
-    raw(app.url, `${path}?${query}`, { headers: { authorization: auth } });
+  const update = (query: string, auth = basic(pro.username, key), path = '/domains/nic/update') => raw(app.url, `${path}?${query}`, { headers: { authorization: auth } });
 
   beforeAll(async () => {
     dnsPort = await freePort();
@@ -42,7 +41,11 @@ describe('DDNS update endpoints (ddns.md)', () => {
     pro = await registerAndLogin(app.http, { plan: 'pro' });
     key = (await app.http.post('/api-keys', { name: 'router' }, pro.token)).body.key;
     otherUser = (await registerAndLogin(app.http, { plan: 'pro' })).username;
-    for (const [fqdn, type, ip] of [['home.dyn.example.net', 'A', '192.0.2.1'], ['nas.dyn.example.net', 'A', '192.0.2.2'], ['busy.dyn.example.net', 'A', '192.0.2.3']]) {
+    for (const [fqdn, type, ip] of [
+      ['home.dyn.example.net', 'A', '192.0.2.1'],
+      ['nas.dyn.example.net', 'A', '192.0.2.2'],
+      ['busy.dyn.example.net', 'A', '192.0.2.3'],
+    ]) {
       const res = await app.http.post('/api/domains', { fqdn, record_type: type, record_ip: ip }, pro.token);
       expect(res.status).toBe(201);
     }

@@ -173,7 +173,9 @@ describe('report ingestion over HTTP (contract §8)', () => {
   });
 
   it('stores none of a report whose one record is broken', async () => {
-    const xml = generatedAggregateReport(3000, { reportId: 'broken-2999' }).toString().replace('<source_ip>10.0.11.183</source_ip><count>', '<source_ip>10.0.11.183</source_ip><count>x');
+    const xml = generatedAggregateReport(3000, { reportId: 'broken-2999' })
+      .toString()
+      .replace('<source_ip>10.0.11.183</source_ip><count>', '<source_ip>10.0.11.183</source_ip><count>x');
     const res = await postRaw(t.url, '/admin/reports', Buffer.from(xml), 'application/xml');
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/record 3000/);
@@ -190,7 +192,10 @@ describe('report ingestion over HTTP (contract §8)', () => {
     // Plus the two generated reports of this file (5000 records, and 12 through the CLI).
     const [large, cli] = [generatedTotals(5000), generatedTotals(12)];
     expect(all).toEqual({ messages: 6231 + large.messages + cli.messages, passing: 6222 + large.passing + cli.passing });
-    expect(await stats.totals('twlnet.com', new Date('2019-02-10T00:00:00Z'), new Date('2019-02-11T00:00:00Z'))).toEqual({ messages: expect.any(Number), passing: expect.any(Number) });
+    expect(await stats.totals('twlnet.com', new Date('2019-02-10T00:00:00Z'), new Date('2019-02-11T00:00:00Z'))).toEqual({
+      messages: expect.any(Number),
+      passing: expect.any(Number),
+    });
     expect(await stats.totals('indemed.com', new Date('2018-01-16T00:00:00Z'), new Date('2018-01-17T00:00:00Z'))).toEqual({ messages: 1, passing: 0 });
     expect(await stats.totals('example.com', new Date('2030-01-01T00:00:00Z'), new Date('2031-01-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
   });
@@ -243,7 +248,10 @@ describe('report ingestion over SMTP (swaks)', () => {
   it('accepts an RFC 8460 report mailed as an application/tlsrpt+gzip attachment', async () => {
     const file = join(tmpdir(), `tlsrpt-${process.pid}.json.gz`);
     writeFileSync(file, gzipSync(sample('smtp_tls/rfc8460.json')));
-    const { code, transcript } = await swaks(port, 'tls-rpt@company-y.example', file, { type: 'application/tlsrpt+gzip', name: 'company-x.example!company-y.example!1459468800!1459555199!001.json.gz' });
+    const { code, transcript } = await swaks(port, 'tls-rpt@company-y.example', file, {
+      type: 'application/tlsrpt+gzip',
+      name: 'company-x.example!company-y.example!1459468800!1459555199!001.json.gz',
+    });
     rmSync(file);
     expect(transcript).toMatch(/250 2\.0\.0 tls report (\w+) accepted for company-y\.example/);
     expect(code).toBe(0);

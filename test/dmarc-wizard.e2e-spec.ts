@@ -185,7 +185,12 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     await nights(3, 200, 150);
     expect(await recommendation()).toMatchObject({ recommendation: 'keep_monitoring', blockers: ['min_days_not_met'], next_stage: 'reject_full' });
     await nights(4, 200, 200);
-    expect((await advance({ confirm: true })).body).toEqual({ message: 'Advanced to reject_full: full enforcement is active', new_stage: 'reject_full', policy: 'reject', percentage: 100 });
+    expect((await advance({ confirm: true })).body).toEqual({
+      message: 'Advanced to reject_full: full enforcement is active',
+      new_stage: 'reject_full',
+      policy: 'reject',
+      percentage: 100,
+    });
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=reject; rua=mailto:dmarc-rua@${ZONE}`]);
 
     expect(await recommendation()).toEqual({

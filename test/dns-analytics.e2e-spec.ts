@@ -13,13 +13,7 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 const run = promisify(execFile);
 const digInstalled = spawnSync('dig', ['-v']).status === 0;
 
-const ZONE_FILE = [
-  '$TTL 300',
-  'www IN A 192.0.2.80',
-  'www IN AAAA 2001:db8::80',
-  '@ IN MX 10 mail.analytics.test.',
-  'txt IN TXT "hello"',
-].join('\n');
+const ZONE_FILE = ['$TTL 300', 'www IN A 192.0.2.80', 'www IN AAAA 2001:db8::80', '@ IN MX 10 mail.analytics.test.', 'txt IN TXT "hello"'].join('\n');
 
 interface Sent extends WireQuery {
   rcode: string;
@@ -81,7 +75,11 @@ describe('DNS analytics over real DNS traffic', () => {
     expect((await app.http.post('/zones', { name: 'other.test', zone_file: 'www IN A 192.0.2.1' }, other.token)).status).toBe(201);
     // Served once the DNS index caught up with both imports (in order: the owner's zone first);
     // the warm-up asks the other account's zone so the owner's analytics hold only what the test sends.
-    for (let i = 0; i < 50 && (await exchange(dnsPort, { name: 'www.other.test', type: 'A', transport: 'udp', host: '127.0.0.1', edns: false, dnssecOk: false })).rcode !== 'NOERROR'; i++) {
+    for (
+      let i = 0;
+      i < 50 && (await exchange(dnsPort, { name: 'www.other.test', type: 'A', transport: 'udp', host: '127.0.0.1', edns: false, dnssecOk: false })).rcode !== 'NOERROR';
+      i++
+    ) {
       await new Promise((r) => setTimeout(r, 50));
     }
   });
@@ -117,7 +115,10 @@ describe('DNS analytics over real DNS traffic', () => {
     expect(sent.at(-1)!.rcode).toBe('REFUSED');
 
     const total = mine.length;
-    const res = await eventually(() => app.http.get('/dns-analytics/summary', owner.token), (r) => r.body.total_queries_24h === total);
+    const res = await eventually(
+      () => app.http.get('/dns-analytics/summary', owner.token),
+      (r) => r.body.total_queries_24h === total,
+    );
     expect(res.status).toBe(200);
     const s = res.body;
     const all = mine;
@@ -133,10 +134,22 @@ describe('DNS analytics over real DNS traffic', () => {
     });
     expect(s.error_rate).toBe(round(count((q) => q.rcode === 'NXDOMAIN') / total, 4));
     expect(s.protocol_posture).toEqual({
-      dnssec_pct: pct(count((q) => q.dnssecOk), total),
-      ipv6_pct: pct(count((q) => q.host === '::1'), total),
-      edns_pct: pct(count((q) => q.edns), total),
-      tcp_fallback_pct: pct(count((q) => q.transport === 'tcp'), total),
+      dnssec_pct: pct(
+        count((q) => q.dnssecOk),
+        total,
+      ),
+      ipv6_pct: pct(
+        count((q) => q.host === '::1'),
+        total,
+      ),
+      edns_pct: pct(
+        count((q) => q.edns),
+        total,
+      ),
+      tcp_fallback_pct: pct(
+        count((q) => q.transport === 'tcp'),
+        total,
+      ),
       p95_ms: expect.any(Number),
       p99_ms: expect.any(Number),
     });
@@ -190,7 +203,9 @@ describe('DNS analytics over real DNS traffic', () => {
     });
     const stamps = res.body.queries.map((r: { timestamp: string }) => r.timestamp);
     expect([...stamps].sort().reverse()).toEqual(stamps);
-    expect((await app.http.get('/dns-analytics/queries', owner.token)).body.queries.length).toBe(Math.min(50, (await app.http.get('/dns-analytics/summary', owner.token)).body.total_queries_24h));
+    expect((await app.http.get('/dns-analytics/queries', owner.token)).body.queries.length).toBe(
+      Math.min(50, (await app.http.get('/dns-analytics/summary', owner.token)).body.total_queries_24h),
+    );
     for (const bad of ['9', '101', 'ten', '']) {
       const r = await app.http.get(`/dns-analytics/queries?limit=${bad}`, owner.token);
       if (bad === '') expect(r.status).toBe(200);
@@ -206,7 +221,21 @@ describe('DNS analytics over real DNS traffic', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     const [header, ...rows] = parseCsv(csv.text);
-    expect(header).toEqual(['timestamp', 'domain', 'qname', 'qtype', 'rcode', 'client_ip', 'country_code', 'asn', 'as_organization', 'transport', 'dnssec_ok', 'edns', 'response_ms']);
+    expect(header).toEqual([
+      'timestamp',
+      'domain',
+      'qname',
+      'qtype',
+      'rcode',
+      'client_ip',
+      'country_code',
+      'asn',
+      'as_organization',
+      'transport',
+      'dnssec_ok',
+      'edns',
+      'response_ms',
+    ]);
     const tail = rows.slice(-mine.length);
     tail.forEach((r, i) => {
       const q = mine[i];
@@ -218,7 +247,17 @@ describe('DNS analytics over real DNS traffic', () => {
     expect(json.body).toHaveLength(rows.length);
     json.body.slice(-mine.length).forEach((r: Record<string, unknown>, i: number) => {
       const q = mine[i];
-      expect(r).toMatchObject({ domain: 'analytics.test', qname: q.name, qtype: q.type, rcode: q.rcode, client_ip: q.host, transport: q.transport, dnssec_ok: q.dnssecOk, edns: q.edns, asn: 'Unknown' });
+      expect(r).toMatchObject({
+        domain: 'analytics.test',
+        qname: q.name,
+        qtype: q.type,
+        rcode: q.rcode,
+        client_ip: q.host,
+        transport: q.transport,
+        dnssec_ok: q.dnssecOk,
+        edns: q.edns,
+        asn: 'Unknown',
+      });
       expect(r.timestamp).toBe(tail[i][0]);
     });
     const byDomain = await app.http.get(`/dns-analytics/export?format=json&start=${today}&end=${today}&domain=analytics.test`, owner.token);
@@ -233,7 +272,13 @@ describe('DNS analytics over real DNS traffic', () => {
     const exp = await app.http.get('/dns-analytics/export?format=csv&start=2026-01-01&end=2026-01-02', pro.token);
     expect(exp.status).toBe(403);
     expect(exp.body.error).toEqual({ code: 'plan_required', message: 'Data export requires Elite' });
-    for (const q of ['format=xml&start=2026-01-01&end=2026-01-02', 'format=csv&start=2026-01-01&end=2026-04-01', 'format=csv&start=2026-02-30&end=2026-03-01', 'format=csv&start=2026-03-02&end=2026-03-01', 'format=csv']) {
+    for (const q of [
+      'format=xml&start=2026-01-01&end=2026-01-02',
+      'format=csv&start=2026-01-01&end=2026-04-01',
+      'format=csv&start=2026-02-30&end=2026-03-01',
+      'format=csv&start=2026-03-02&end=2026-03-01',
+      'format=csv',
+    ]) {
       const r = await app.http.get(`/dns-analytics/export?${q}`, owner.token);
       expect([r.status, r.body.error.code]).toEqual([400, 'validation_failed']);
     }

@@ -33,7 +33,13 @@ function buildIndex(): ZoneIndex {
   index.setRRset('example.com', '*.apps', 'A', 60, ['192.0.2.99']);
   index.setRRset('example.com', 'exists.apps', 'TXT', 60, ['"not the wildcard"']);
   // About 4 KB of TXT: more than any UDP limit, so it needs TCP.
-  index.setRRset('example.com', 'big', 'TXT', 300, Array.from({ length: 20 }, (_, i) => `"${String(i).padStart(2, '0')}${'x'.repeat(198)}"`));
+  index.setRRset(
+    'example.com',
+    'big',
+    'TXT',
+    300,
+    Array.from({ length: 20 }, (_, i) => `"${String(i).padStart(2, '0')}${'x'.repeat(198)}"`),
+  );
   index.putZone(zone('dyn.example.net', null));
   index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
   return index;
@@ -243,7 +249,11 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
     for (const chunks of [[stream], split]) {
       const { answers } = await tcpExchange(port, chunks, 3);
       const decoded = answers.map((a) => decode(a));
-      expect(decoded.map((d) => [d.id, d.rcode, d.flag_tc])).toEqual([[1, 'NOERROR', false], [2, 'NOERROR', false], [3, 'NXDOMAIN', false]]);
+      expect(decoded.map((d) => [d.id, d.rcode, d.flag_tc])).toEqual([
+        [1, 'NOERROR', false],
+        [2, 'NOERROR', false],
+        [3, 'NXDOMAIN', false],
+      ]);
       expect(decoded[0].answers).toHaveLength(20);
     }
     expect(logged.filter((q) => q.transport === 'tcp')).toHaveLength(6);
@@ -256,20 +266,27 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
 
     const sockets = await Promise.all(
-      Array.from({ length: 12 }, () => new Promise<net.Socket>((resolve) => {
-        const s = net.connect(port, HOST, () => resolve(s));
-        s.on('error', () => undefined);
-      })),
+      Array.from(
+        { length: 12 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const s = net.connect(port, HOST, () => resolve(s));
+            s.on('error', () => undefined);
+          }),
+      ),
     );
     await new Promise((r) => setTimeout(r, 200));
     const open = sockets.filter((s) => !s.destroyed && s.readyState === 'open');
     const stillServed = await Promise.all(
-      sockets.map((s) => new Promise<boolean>((resolve) => {
-        s.once('data', () => resolve(true));
-        s.once('close', () => resolve(false));
-        s.write(frame(encodeQuery({ name: 'www.example.com', type: 'A' })), () => undefined);
-        setTimeout(() => resolve(false), 1500);
-      })),
+      sockets.map(
+        (s) =>
+          new Promise<boolean>((resolve) => {
+            s.once('data', () => resolve(true));
+            s.once('close', () => resolve(false));
+            s.write(frame(encodeQuery({ name: 'www.example.com', type: 'A' })), () => undefined);
+            setTimeout(() => resolve(false), 1500);
+          }),
+      ),
     );
     sockets.forEach((s) => s.destroy());
     expect(open.length).toBeGreaterThan(0);
@@ -316,23 +333,29 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
   it('answers a burst from several clients, each query to its own sender', async () => {
     const perClient = 100;
     const clients = await Promise.all(
-      [0, 1, 2].map(() => new Promise<dgram.Socket>((resolve) => {
-        const c = dgram.createSocket('udp4');
-        c.bind(0, HOST, () => resolve(c));
-      })),
+      [0, 1, 2].map(
+        () =>
+          new Promise<dgram.Socket>((resolve) => {
+            const c = dgram.createSocket('udp4');
+            c.bind(0, HOST, () => resolve(c));
+          }),
+      ),
     );
     const ids = clients.map(() => new Set<number>());
-    const answered = clients.map((c, i) => new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 5000);
-      c.on('message', (m) => {
-        const d = decode(m);
-        if (d.rcode === 'NOERROR' && d.answers?.length === 1) ids[i].add(d.id ?? -1);
-        if (ids[i].size === perClient) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-    }));
+    const answered = clients.map(
+      (c, i) =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 5000);
+          c.on('message', (m) => {
+            const d = decode(m);
+            if (d.rcode === 'NOERROR' && d.answers?.length === 1) ids[i].add(d.id ?? -1);
+            if (ids[i].size === perClient) {
+              clearTimeout(timer);
+              resolve();
+            }
+          });
+        }),
+    );
     clients.forEach((c, i) => {
       for (let n = 0; n < perClient; n++) c.send(encodeQuery({ name: 'www.example.com', type: 'A', id: i * 1000 + n }), port, HOST);
     });
@@ -379,8 +402,7 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
   });
 
   (digInstalled ? describe : describe.skip)('with dig', () => {
-    const dig = async (...args: string[]) =>
-      (await run('dig', [`@${HOST}`, '-p', String(port), '+norecurse', '+time=2', '+tries=1', ...args])).stdout;
+    const dig = async (...args: string[]) => (await run('dig', [`@${HOST}`, '-p', String(port), '+norecurse', '+time=2', '+tries=1', ...args])).stdout;
 
     it('gets an authoritative answer', async () => {
       const out = await dig('www.example.com', 'A');

@@ -42,14 +42,14 @@ describe('DNS role in several threads on one port', () => {
     const created = await app.http.post('/api/domains', { fqdn: 'multi.dyn.example.net', record_type: 'A', record_ip: '192.0.2.21' }, owner.token);
     expect(created.status).toBe(201);
     // A thread that missed the commit would answer NXDOMAIN (none) to some of these.
-    for (const started = Date.now(); Date.now() - started < 2000; ) {
+    for (const started = Date.now(); Date.now() - started < 2000;) {
       if ((await addressesSeen('multi.dyn.example.net', 10)).size === 1) break;
     }
     expect(await addressesSeen('multi.dyn.example.net', 90)).toEqual(new Set(['192.0.2.21']));
 
     const put = await app.http.put('/api/domains/fqdn/multi.dyn.example.net', { record_ip: '192.0.2.22' }, owner.token);
     expect(put.status).toBe(200);
-    for (const started = Date.now(); Date.now() - started < 2000; ) {
+    for (const started = Date.now(); Date.now() - started < 2000;) {
       const seen = await addressesSeen('multi.dyn.example.net', 10);
       if (seen.size === 1 && seen.has('192.0.2.22')) break;
     }

@@ -74,7 +74,11 @@ describe('domains (contract §4)', () => {
     expect(put4.body.record_ip).toBe('192.0.2.11');
     await waitForDns(dnsPort, 'home.dyn.example.net', 'A', ['192.0.2.11']);
 
-    for (const [method, body] of [['GET', undefined], ['PUT', { record_ip: '192.0.2.99' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { record_ip: '192.0.2.99' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await app.http.request(method, '/api/domains/fqdn/home.dyn.example.net', { body, token: other.token });
       expect([method, res.status, res.body.error.code]).toEqual([method, 404, 'not_found']);
     }

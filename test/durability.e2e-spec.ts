@@ -23,9 +23,7 @@ describe('durability and operator CLI (real server process)', () => {
     const { body: key } = await server.http.post('/api-keys', { name: 'crash-test' }, owner.token);
     // 40 concurrent acknowledged writes across many streams.
     const registrations = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        server.http.post('/auth/register', { username: `crash${i}`, email: `crash${i}@example.com`, password: 'long-password-1' }),
-      ),
+      Array.from({ length: 40 }, (_, i) => server.http.post('/auth/register', { username: `crash${i}`, email: `crash${i}@example.com`, password: 'long-password-1' })),
     );
     expect(registrations.every((r) => r.status === 201)).toBe(true);
     const before = Date.now();

@@ -143,7 +143,12 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     expect(alerts[0]).toMatchObject({
       severity: 'warning',
       title: `DMARC pass rate of ${ZONE} fell to 75% on 200 messages (2026-06-01)`,
-      data: { rule: 'dmarc_pass_rate', observed: '2026-06-01', figures: { day: '2026-06-01', messages: 200, passing: 150, pass_rate: 0.75 }, threshold: { min_pass_rate: 0.9, min_messages: 100 } },
+      data: {
+        rule: 'dmarc_pass_rate',
+        observed: '2026-06-01',
+        figures: { day: '2026-06-01', messages: 200, passing: 150, pass_rate: 0.75 },
+        threshold: { min_pass_rate: 0.9, min_messages: 100 },
+      },
     });
 
     // A late report for the judged day and a rerun change nothing; re-sending a report is refused as a duplicate.

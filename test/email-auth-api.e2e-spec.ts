@@ -13,8 +13,7 @@ const OTHER = 'api-foreign.test';
 const UA = { 'user-agent': 'email-auth-api-e2e/1.0 (+https://example.test/integration)' };
 const BASE = '/api/v1/email-auth';
 
-const totpAt = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const totpAt = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
 
 /**
  * The read-only email-authentication API end to end (seed: Email-authentication read
@@ -140,7 +139,11 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
     });
 
     it('answers 404 for domains outside the key, the account or the add-on', async () => {
-      for (const [key, domain] of [[oneKey, ZONE2], [allKey, OTHER], [allKey, 'nowhere.test']]) {
+      for (const [key, domain] of [
+        [oneKey, ZONE2],
+        [allKey, OTHER],
+        [allKey, 'nowhere.test'],
+      ]) {
         expectError(await get(`/domains/${domain}`, key), 404, 'domain_not_found', 'No Email Authentication domain by that name on this key.');
         expectError(await get(`/dmarc/policy?domain=${domain}`, key), 404, 'domain_not_found');
         expectError(await get(`/senders?domain=${domain}`, key), 404, 'domain_not_found');
@@ -195,7 +198,14 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
 
     it('gives the published policy and, once open, the wizard’s stage, recommendation and blockers', async () => {
       const before = await get(`/dmarc/policy?domain=${ZONE}`, allKey);
-      expect(before.body).toMatchObject({ domain: ZONE, policy: 'none', subdomain_policy: null, percentage: 100, record: `v=DMARC1; p=none; rua=mailto:dmarc@${ZONE}`, wizard: null });
+      expect(before.body).toMatchObject({
+        domain: ZONE,
+        policy: 'none',
+        subdomain_policy: null,
+        percentage: 100,
+        record: `v=DMARC1; p=none; rua=mailto:dmarc@${ZONE}`,
+        wizard: null,
+      });
       expect((await app.http.get(`/email-auth/dmarc/wizard/${ZONE}`, owner.token)).status).toBe(200);
       const wizard = (await app.http.get(`/email-auth/dmarc/wizard/${ZONE}/recommendation`, owner.token)).body;
       const after = await get(`/dmarc/policy?domain=${ZONE}`, allKey);

@@ -25,13 +25,32 @@ const ok = <T>(res: { data?: T; error?: unknown; response: Response }): T => {
  * generated types, so a field the document does not describe does not compile.
  */
 const ENDPOINTS: Array<[string, (c: Client) => Promise<void>]> = [
-  ['/domains', async (c) => expect(ok(await c.GET('/api/v1/email-auth/domains', { params: { header: HEADERS } })).data.map((d) => [d.domain, d.compliance.dmarc])).toEqual([[ZONE, 'enforced']])],
-  ['/domains/{domain}', async (c) => expect(ok(await c.GET('/api/v1/email-auth/domains/{domain}', { params: { header: HEADERS, path: { domain: ZONE } } })).records.map((r) => r.name)).toContain(`_dmarc.${ZONE}`)],
+  [
+    '/domains',
+    async (c) =>
+      expect(ok(await c.GET('/api/v1/email-auth/domains', { params: { header: HEADERS } })).data.map((d) => [d.domain, d.compliance.dmarc])).toEqual([[ZONE, 'enforced']]),
+  ],
+  [
+    '/domains/{domain}',
+    async (c) =>
+      expect(ok(await c.GET('/api/v1/email-auth/domains/{domain}', { params: { header: HEADERS, path: { domain: ZONE } } })).records.map((r) => r.name)).toContain(
+        `_dmarc.${ZONE}`,
+      ),
+  ],
   ['/dmarc/policy', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/policy', { params: { header: HEADERS, query: { domain: ZONE } } })).policy).toBe('quarantine')],
-  ['/senders', async (c) => expect(ok(await c.GET('/api/v1/email-auth/senders', { params: { header: HEADERS, query: { domain: ZONE } } })).spf?.include).toEqual(['_spf.mailer.example'])],
+  [
+    '/senders',
+    async (c) => expect(ok(await c.GET('/api/v1/email-auth/senders', { params: { header: HEADERS, query: { domain: ZONE } } })).spf?.include).toEqual(['_spf.mailer.example']),
+  ],
   ['/dmarc/summary', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/summary', { params: { header: HEADERS, query: { domain: ZONE } } })).messages).toBe(10)],
-  ['/dmarc/sources', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/sources', { params: { header: HEADERS, query: { domain: ZONE } } })).unidentified_messages).toBe(10)],
-  ['/dmarc/reports', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/reports', { params: { header: HEADERS, query: { domain: ZONE } } })).data.map((r) => r.messages)).toEqual([10])],
+  [
+    '/dmarc/sources',
+    async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/sources', { params: { header: HEADERS, query: { domain: ZONE } } })).unidentified_messages).toBe(10),
+  ],
+  [
+    '/dmarc/reports',
+    async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/reports', { params: { header: HEADERS, query: { domain: ZONE } } })).data.map((r) => r.messages)).toEqual([10]),
+  ],
   [
     '/dmarc/reports/{id}',
     async (c) => {
@@ -45,7 +64,15 @@ const ENDPOINTS: Array<[string, (c: Client) => Promise<void>]> = [
   ],
   ['/dmarc/forensic', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/forensic', { params: { header: HEADERS } })).data).toEqual([])],
   ['/tls-rpt/summary', async (c) => expect(ok(await c.GET('/api/v1/email-auth/tls-rpt/summary', { params: { header: HEADERS, query: { domain: ZONE } } })).reports).toBe(0)],
-  ['/events', async (c) => expect(ok(await c.GET('/api/v1/email-auth/events', { params: { header: HEADERS, query: { type: ['dmarc.report.received', 'dmarc.policy.changed'] } } })).data.map((e) => e.type).sort()).toEqual(['dmarc.policy.changed', 'dmarc.report.received'])],
+  [
+    '/events',
+    async (c) =>
+      expect(
+        ok(await c.GET('/api/v1/email-auth/events', { params: { header: HEADERS, query: { type: ['dmarc.report.received', 'dmarc.policy.changed'] } } }))
+          .data.map((e) => e.type)
+          .sort(),
+      ).toEqual(['dmarc.policy.changed', 'dmarc.report.received']),
+  ],
 ];
 
 describe('client generated from /api/v1/openapi.json (openapi-typescript + openapi-fetch; issue 14)', () => {

@@ -64,7 +64,11 @@ describe('email-auth session reads for the dashboard', () => {
     const log = await get(`/email-auth/domains/${ZONE}/events`);
     expect(log.status).toBe(200);
     expect(log.body.events.map((e: { type: string }) => e.type)).toEqual(['DmarcWizardStarted', 'DmarcPolicyChanged', 'DmarcConfigured']);
-    expect(log.body.events[2]).toMatchObject({ occurred_at: START.toISOString(), actor: expect.stringContaining(String(owner.id)), data: { dmarc: expect.objectContaining({ policy: 'none' }) } });
+    expect(log.body.events[2]).toMatchObject({
+      occurred_at: START.toISOString(),
+      actor: expect.stringContaining(String(owner.id)),
+      data: { dmarc: expect.objectContaining({ policy: 'none' }) },
+    });
     expect((await get(`/email-auth/domains/${ZONE}/events?limit=1`)).body.events).toHaveLength(1);
     const bad = await get(`/email-auth/domains/${ZONE}/events?limit=0`);
     expect([bad.status, bad.body.error.code]).toEqual([400, 'validation_failed']);

@@ -30,7 +30,7 @@ interface Run {
 function run(cmd: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1) : 0;
+      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
       resolve({ code, out: `${stdout}${stderr}` });
     });
   });
@@ -48,8 +48,7 @@ describe('real peers read the published records (opendkim-testkey, spfquery, dma
   let resolvConf: string;
 
   /** Runs a resolver-using tool with /etc/resolv.conf pointing at the service's DNS server. */
-  const withResolver = (cmd: string, args: string[]) =>
-    run('unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, cmd, ...args]);
+  const withResolver = (cmd: string, args: string[]) => run('unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, cmd, ...args]);
 
   beforeAll(async () => {
     if (process.getuid?.() !== 0) throw new Error('these tests run the peers in a mount namespace and bind port 53: run them as root');

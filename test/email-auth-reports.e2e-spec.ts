@@ -19,8 +19,7 @@ const BASE = '/api/v1/email-auth';
 const NOW = new Date('2026-06-01T10:00:00Z');
 const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-const totpAt = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const totpAt = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
 
 interface Row {
   ip: string;
@@ -162,9 +161,13 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       }),
     );
     ids.bulk = await ingest(aggregateXml({ reportId: 'bulk-1', domain: ZONE, begin: '2026-05-31T00:00:00Z', rows: bulkRows(250) }));
-    ids.zone2 = await ingest(aggregateXml({ reportId: 'zone2-1', domain: ZONE2, begin: '2026-05-29T00:00:00Z', rows: [{ ip: '192.0.2.10', count: 5, dkim: 'pass', spf: 'pass' }] }));
+    ids.zone2 = await ingest(
+      aggregateXml({ reportId: 'zone2-1', domain: ZONE2, begin: '2026-05-29T00:00:00Z', rows: [{ ip: '192.0.2.10', count: 5, dkim: 'pass', spf: 'pass' }] }),
+    );
     ids.outlook = await ingest(sample('aggregate/protection.outlook.com!example.com!1711756800!1711843200.xml'));
-    ids.foreign = await ingest(aggregateXml({ reportId: 'foreign-1', domain: OTHER, begin: '2026-05-30T00:00:00Z', rows: [{ ip: '192.0.2.99', count: 3, dkim: 'pass', spf: 'pass' }] }));
+    ids.foreign = await ingest(
+      aggregateXml({ reportId: 'foreign-1', domain: OTHER, begin: '2026-05-30T00:00:00Z', rows: [{ ip: '192.0.2.99', count: 3, dkim: 'pass', spf: 'pass' }] }),
+    );
     const exim = 'forensic/exim_plain_text_only_no_arf_part.eml';
     ids.failure = await ingest(sample(exim), mediaTypeOf(exim));
     clock.advance(1000);
@@ -316,7 +319,12 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     });
 
     it('answers 404 for another account’s report, a report outside the key’s domains, and unknown ids', async () => {
-      for (const [key, id] of [[allKey, ids.foreign], [zone2Key, ids.recent], [allKey, 'no-such-report'], [allKey, ids.failure]]) {
+      for (const [key, id] of [
+        [allKey, ids.foreign],
+        [zone2Key, ids.recent],
+        [allKey, 'no-such-report'],
+        [allKey, ids.failure],
+      ]) {
         expectError(await get(`/dmarc/reports/${id}`, key), 404, 'report_not_found', 'No aggregate report by that id on this key.');
       }
     });
@@ -454,7 +462,8 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     it('loses and repeats no report and no row', async () => {
       // A second large report whose rows are paged while other reports keep arriving.
       const big = await ingest(aggregateXml({ reportId: 'concurrent-big', domain: ZONE, begin: '2026-05-20T00:00:00Z', rows: bulkRows(1500) }));
-      for (let i = 0; i < 6; i++) await ingest(aggregateXml({ reportId: `before-${i}`, domain: ZONE, begin: `2026-05-${String(10 + i).padStart(2, '0')}T00:00:00Z`, rows: bulkRows(3) }));
+      for (let i = 0; i < 6; i++)
+        await ingest(aggregateXml({ reportId: `before-${i}`, domain: ZONE, begin: `2026-05-${String(10 + i).padStart(2, '0')}T00:00:00Z`, rows: bulkRows(3) }));
       const before: string[] = [];
       let c: string | null = null;
       do {

@@ -46,7 +46,15 @@ describe('email-authentication settings (contract §7)', () => {
     other = await registerAndLogin(app.http);
     await enrolZone(app.http, world, owner, ZONE, { zoneFile: ZONE_FILE, addOnDomains: [ZONE, 'pending.test'] });
     // A zone the service serves whose SPF record costs 9 lookups, for the include count.
-    await app.http.post('/zones', { name: 'heavy-sender.test', zone_file: '_spf 300 IN TXT "v=spf1 a mx ptr exists:x.heavy-sender.test include:one.heavy-sender.test a:b.heavy-sender.test mx:c.heavy-sender.test -all"\none 300 IN TXT "v=spf1 a mx -all"\n' }, other.token);
+    await app.http.post(
+      '/zones',
+      {
+        name: 'heavy-sender.test',
+        zone_file:
+          '_spf 300 IN TXT "v=spf1 a mx ptr exists:x.heavy-sender.test include:one.heavy-sender.test a:b.heavy-sender.test mx:c.heavy-sender.test -all"\none 300 IN TXT "v=spf1 a mx -all"\n',
+      },
+      other.token,
+    );
   });
   afterAll(async () => {
     await app.close();
@@ -62,9 +70,7 @@ describe('email-authentication settings (contract §7)', () => {
     const noAddon = await app.http.put('/email-auth/domains/other-addon.test/dmarc', dmarc, other.token);
     expect(noAddon.status).toBe(403);
     expect(noAddon.body.error).toEqual({ code: 'addon_required', message: 'DMARC management requires the Email Authentication add-on' });
-    expect((await app.http.get('/email-auth/dmarc/wizard/other-addon.test', other.token)).body.error.message).toBe(
-      'DMARC management requires the Email Authentication add-on',
-    );
+    expect((await app.http.get('/email-auth/dmarc/wizard/other-addon.test', other.token)).body.error.message).toBe('DMARC management requires the Email Authentication add-on');
     await app.http.post('/zones', { name: 'pending.test' }, owner.token);
     const unverified = await app.http.put('/email-auth/domains/pending.test/dmarc', dmarc, owner.token);
     expect([unverified.status, unverified.body.error.code]).toEqual([409, 'zone_not_verified']);
@@ -74,7 +80,16 @@ describe('email-authentication settings (contract §7)', () => {
   it('publishes _dmarc through the DNS server within a second, and refuses bad fields with 400s naming them', async () => {
     const res = await app.http.put(
       `/email-auth/domains/${ZONE}/dmarc`,
-      { policy: 'quarantine', subdomain_policy: 'reject', percentage: 100, rua: ['mailto:dmarc-rua@reports.example.net'], ruf: ['mailto:ruf@reports.example.net'], adkim: 's', aspf: 'r', fo: '1:d' },
+      {
+        policy: 'quarantine',
+        subdomain_policy: 'reject',
+        percentage: 100,
+        rua: ['mailto:dmarc-rua@reports.example.net'],
+        ruf: ['mailto:ruf@reports.example.net'],
+        adkim: 's',
+        aspf: 'r',
+        fo: '1:d',
+      },
       owner.token,
     );
     expect(res.status).toBe(200);
@@ -162,7 +177,11 @@ describe('email-authentication settings (contract §7)', () => {
   });
 
   it('accepts a given public key and refuses bad selectors, short keys and non-keys; deletes keys', async () => {
-    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024, publicKeyEncoding: { type: 'spki', format: 'der' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const { publicKey } = generateKeyPairSync('rsa', {
+      modulusLength: 1024,
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
     const given = await app.http.put(`/email-auth/domains/${ZONE}/dkim/legacy`, { public_key: publicKey.toString('base64') }, owner.token);
     expect(given.status).toBe(200);
     await waitForDns(dnsPort, `legacy._domainkey.${ZONE}`, 'TXT', [`v=DKIM1; k=rsa; p=${publicKey.toString('base64')}`]);
@@ -188,7 +207,11 @@ describe('email-authentication settings (contract §7)', () => {
   });
 
   it('serves the MTA-STS policy by Host header with an id that changes on every policy change', async () => {
-    const first = await app.http.put(`/email-auth/domains/${ZONE}/mta-sts`, { mode: 'testing', mx: ['mx1.mail-example.test', '*.backup.example.net'], max_age: 86400 }, owner.token);
+    const first = await app.http.put(
+      `/email-auth/domains/${ZONE}/mta-sts`,
+      { mode: 'testing', mx: ['mx1.mail-example.test', '*.backup.example.net'], max_age: 86400 },
+      owner.token,
+    );
     expect(first.status).toBe(200);
     const id1 = first.body.mta_sts.id;
     expect(id1).toMatch(/^[A-Za-z0-9]{1,32}$/);
@@ -226,7 +249,11 @@ describe('email-authentication settings (contract §7)', () => {
     const tls = await app.http.put(`/email-auth/domains/${ZONE}/tls-rpt`, { rua: ['mailto:tls-rpt@reports.example.net', 'https://reports.example.net/tlsrpt'] }, owner.token);
     expect(tls.status).toBe(200);
     await waitForDns(dnsPort, `_smtp._tls.${ZONE}`, 'TXT', ['v=TLSRPTv1; rua=mailto:tls-rpt@reports.example.net,https://reports.example.net/tlsrpt']);
-    const bimi = await app.http.put(`/email-auth/domains/${ZONE}/bimi`, { logo_url: 'https://brand.example.net/logo.svg', vmc_url: 'https://brand.example.net/vmc.pem' }, owner.token);
+    const bimi = await app.http.put(
+      `/email-auth/domains/${ZONE}/bimi`,
+      { logo_url: 'https://brand.example.net/logo.svg', vmc_url: 'https://brand.example.net/vmc.pem' },
+      owner.token,
+    );
     expect(bimi.status).toBe(200);
     await waitForDns(dnsPort, `default._bimi.${ZONE}`, 'TXT', ['v=BIMI1; l=https://brand.example.net/logo.svg; a=https://brand.example.net/vmc.pem']);
 

@@ -35,7 +35,18 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
 
   it('describes the management endpoints and leaves the email-auth read API to its own document', () => {
     const paths = Object.keys(doc.paths);
-    for (const p of ['/auth/register', '/auth/login', '/account', '/api-keys', '/api-keys/{id}', '/zones', '/zones/{zone}/records', '/health', '/admin/reports', '/admin/jobs/email-auth-alerts']) {
+    for (const p of [
+      '/auth/register',
+      '/auth/login',
+      '/account',
+      '/api-keys',
+      '/api-keys/{id}',
+      '/zones',
+      '/zones/{zone}/records',
+      '/health',
+      '/admin/reports',
+      '/admin/jobs/email-auth-alerts',
+    ]) {
       expect(paths).toContain(p);
     }
     expect(paths.filter((p) => p.startsWith('/api/v1/email-auth'))).toEqual([]);

@@ -144,7 +144,12 @@ describe('health when a store is down', () => {
     } finally {
       // The projections cannot save their checkpoints into a closed read store: shutdown
       // says so, and still closes everything else.
-      expect(await t.close(false).then(() => 'closed cleanly', () => 'failure reported')).toBe('failure reported');
+      expect(
+        await t.close(false).then(
+          () => 'closed cleanly',
+          () => 'failure reported',
+        ),
+      ).toBe('failure reported');
       rmSync(t.dataDir, { recursive: true, force: true });
     }
   });

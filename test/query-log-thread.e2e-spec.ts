@@ -51,7 +51,10 @@ describe('query-log thread', () => {
     log = await ThreadedQueryLog.start(script!, { kind: 'sqlite', file }, metrics, (e) => errors.push(e), { rollupIntervalMs: 100 });
     reader = new SqliteQueryLogStore(file);
     const now = new Date().toISOString();
-    for (const [id, account, fqdn] of [[1, 7, 'h1.dyn.test'], [2, 8, 'h2.dyn.test']] as const) {
+    for (const [id, account, fqdn] of [
+      [1, 7, 'h1.dyn.test'],
+      [2, 8, 'h2.dyn.test'],
+    ] as const) {
       const created = { domain_id: id, account_id: account, fqdn, record_type: 'A', record_ip: '192.0.2.10', ttl: 60, created_at: now };
       await events.appendToStream(domainStream(id), [{ type: 'DomainCreated', data: created }], 'no_stream');
     }

@@ -58,8 +58,7 @@ describe('retention pruning', () => {
     return out;
   }
 
-  const checksIn = async (stream: string) =>
-    (await app.running.deps.eventStore.readAll({ maxCount: 100_000 })).filter((e) => e.streamId === stream && e.type === 'CheckRecorded');
+  const checksIn = async (stream: string) => (await app.running.deps.eventStore.readAll({ maxCount: 100_000 })).filter((e) => e.streamId === stream && e.type === 'CheckRecorded');
 
   it('prunes checks past 31 days and expired throttle documents, keeps read models through restart and rebuild', async () => {
     const u = await registerAndLogin(app.http, { plan: 'pro' });

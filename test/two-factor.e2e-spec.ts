@@ -127,19 +127,10 @@ describe('two-factor authentication (e2e)', () => {
     it('"Invalid or expired setup token" (400) for a made-up token or one replaced by a newer setup', async () => {
       const user = await registerAndLogin(http);
       const first = await startSetup(http, user);
-      expectError(
-        await http.post('/2fa/verify', { setup_token: 'not-a-token', code: '123456' }, user.token),
-        400,
-        'invalid_setup_token',
-        'Invalid or expired setup token',
-      );
+      expectError(await http.post('/2fa/verify', { setup_token: 'not-a-token', code: '123456' }, user.token), 400, 'invalid_setup_token', 'Invalid or expired setup token');
       const second = await startSetup(http, user);
       expect(second.secret).not.toBe(first.secret);
-      expectError(
-        await http.post('/2fa/verify', { setup_token: first.setup_token, code: oathtool(second.secret, clock) }, user.token),
-        400,
-        'invalid_setup_token',
-      );
+      expectError(await http.post('/2fa/verify', { setup_token: first.setup_token, code: oathtool(second.secret, clock) }, user.token), 400, 'invalid_setup_token');
       const res = await http.post('/2fa/verify', { setup_token: second.setup_token, code: oathtool(second.secret, clock) }, user.token);
       expect(res.status).toBe(200);
     });
@@ -148,11 +139,7 @@ describe('two-factor authentication (e2e)', () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
       for (const offset of [-60, 60]) {
-        expectError(
-          await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, offset) }, user.token),
-          400,
-          'invalid_code',
-        );
+        expectError(await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, offset) }, user.token), 400, 'invalid_code');
       }
       const prev = await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, -30) }, user.token);
       expect(prev.status).toBe(200);
@@ -388,11 +375,7 @@ describe('two-factor setup across a restart (e2e)', () => {
       await t.running.app.get(SetupDeadlineProcess).runDue();
       const types = (await t.running.deps.eventStore.readStream(`twofactor-${lapses.id}`)).map((e) => e.type);
       expect(types).toEqual(['TwoFactorSetupStarted', 'TwoFactorSetupExpired']);
-      expectError(
-        await t.http.post('/2fa/verify', { setup_token: lapsesSetup.setup_token, code: oathtool(lapsesSetup.secret, clock) }, lapses.token),
-        400,
-        'invalid_setup_token',
-      );
+      expectError(await t.http.post('/2fa/verify', { setup_token: lapsesSetup.setup_token, code: oathtool(lapsesSetup.secret, clock) }, lapses.token), 400, 'invalid_setup_token');
     } finally {
       await t.close(true);
     }

@@ -121,11 +121,7 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
       ['GET', '/uptime/status/realtime/'],
     ]) {
       const res = await app.http.request(method, path, { token: free.token, body: method === 'POST' ? { enabled: true } : undefined });
-      expect([path, res.status, res.body]).toEqual([
-        path,
-        403,
-        { error: { code: 'plan_required', message: 'Uptime API access requires Plus or higher' } },
-      ]);
+      expect([path, res.status, res.body]).toEqual([path, 403, { error: { code: 'plan_required', message: 'Uptime API access requires Plus or higher' } }]);
     }
     expect((await app.http.get('/uptime/dashboard')).status).toBe(401);
   });
@@ -327,10 +323,7 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     const results = await Promise.all(domains.slice(0, 6).map((d) => monitor(owner.token, d.id, true)));
     const refused = results.filter((r) => r.status !== 200);
     expect(refused).toHaveLength(1);
-    expect([refused[0].status, refused[0].body]).toEqual([
-      403,
-      { error: { code: 'limit_reached', message: 'Monitoring limit reached for your plan' } },
-    ]);
+    expect([refused[0].status, refused[0].body]).toEqual([403, { error: { code: 'limit_reached', message: 'Monitoring limit reached for your plan' } }]);
     const monitored = (await app.http.get('/uptime/status/realtime', owner.token)).body;
     expect(monitored).toHaveLength(5);
     const loser = domains.slice(0, 6).find((d) => !monitored.some((m: { domain_id: number }) => m.domain_id === d.id))!;

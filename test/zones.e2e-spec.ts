@@ -129,7 +129,13 @@ describe('zones (contract §4)', () => {
 
     // NS delegation works too.
     await app.http.post('/zones', { name: 'delegated.org' }, owner.token);
-    world.putZone({ name: 'delegated.org', ownerAccountId: null, soa: { mname: 'ns1.example.net', rname: 'h.delegated.org', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 }, ttl: 60, nameservers: ['ns1.example.net', 'ns2.example.net'] });
+    world.putZone({
+      name: 'delegated.org',
+      ownerAccountId: null,
+      soa: { mname: 'ns1.example.net', rname: 'h.delegated.org', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 60,
+      nameservers: ['ns1.example.net', 'ns2.example.net'],
+    });
     expect((await app.http.post('/zones/delegated.org/verify', undefined, owner.token)).body.status).toBe('verified');
 
     const host = await app.http.post('/api/domains', { fqdn: 'home.example.com', record_type: 'A', record_ip: '192.0.2.5' }, owner.token);

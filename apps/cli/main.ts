@@ -116,7 +116,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     async run(args) {
       need(args, 1, this.usage);
       const events: unknown[] = [];
-      for (let from = 0; ; ) {
+      for (let from = 0; ;) {
         const page = (await call('GET', `/admin/streams/${encodeURIComponent(args[0])}?from_revision=${from}&limit=1000`)) as {
           events: Array<{ revision: number }>;
         };
@@ -150,7 +150,11 @@ async function main(): Promise<void> {
   const { name, args, flags } = parse(process.argv.slice(2));
   const command = COMMANDS[name];
   if (!command) {
-    process.stdout.write(`Commands:\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join('\n')}\n`);
+    process.stdout.write(
+      `Commands:\n${Object.values(COMMANDS)
+        .map((c) => `  ${c.usage}`)
+        .join('\n')}\n`,
+    );
     process.exitCode = name === 'help' ? 0 : 2;
     return;
   }

@@ -57,7 +57,26 @@ export interface RunningApp {
 }
 
 /** Feature modules of the API role, in the order their routes should register. */
-const FEATURE_MODULES: Array<Type | DynamicModule> = [AccountsModule, ApiKeysModule, TwoFactorModule, OperationsModule, ZonesModule, DomainsModule, DdnsModule, DnsModule, UptimeModule, EmailAuthModule, RetentionModule, DmarcReportsModule, CertificatesModule, DnsAnalyticsModule, EmailAuthApiModule, EmailAuthReportsMirrorModule, EmailAuthAlertsModule, EmailAuthDashboardModule];
+const FEATURE_MODULES: Array<Type | DynamicModule> = [
+  AccountsModule,
+  ApiKeysModule,
+  TwoFactorModule,
+  OperationsModule,
+  ZonesModule,
+  DomainsModule,
+  DdnsModule,
+  DnsModule,
+  UptimeModule,
+  EmailAuthModule,
+  RetentionModule,
+  DmarcReportsModule,
+  CertificatesModule,
+  DnsAnalyticsModule,
+  EmailAuthApiModule,
+  EmailAuthReportsMirrorModule,
+  EmailAuthAlertsModule,
+  EmailAuthDashboardModule,
+];
 
 @Module({})
 class AppModule {
@@ -78,17 +97,12 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   const eventStore = await createEventStore(config, options.clock ?? systemClock);
   const readStore = await createReadStore(config);
-  const keyUsage: KeyUsageStore = config.mongodbUrl
-    ? new ReadStoreKeyUsageStore(readStore)
-    : new SqliteKeyUsageStore(dataPath(config, 'key-usage.db'));
+  const keyUsage: KeyUsageStore = config.mongodbUrl ? new ReadStoreKeyUsageStore(readStore) : new SqliteKeyUsageStore(dataPath(config, 'key-usage.db'));
   const coordination = await createCoordination(config, readStore);
-  const projections = new ProjectionEngine(
-    eventStore,
-    readStore,
-    options.projections ?? ALL_PROJECTIONS,
-    (msg, extra) => logger.info(msg, extra as Record<string, unknown>),
-    { coordination, leaseTtlMs: config.leaseTtlMs },
-  );
+  const projections = new ProjectionEngine(eventStore, readStore, options.projections ?? ALL_PROJECTIONS, (msg, extra) => logger.info(msg, extra as Record<string, unknown>), {
+    coordination,
+    leaseTtlMs: config.leaseTtlMs,
+  });
   return {
     config,
     clock: options.clock ?? systemClock,
@@ -130,9 +144,14 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   await installWebFront(app, config.roles.includes('api'));
   if (config.roles.includes('api')) installEmailAuthOpenApi(app);
   if (config.roles.includes('api')) installManagementOpenApi(app);
-  deps.metrics.gauge('projection_lag_events', 'Events a projection is behind the head', async (g) => {
-    for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
-  }, ['projection']);
+  deps.metrics.gauge(
+    'projection_lag_events',
+    'Events a projection is behind the head',
+    async (g) => {
+      for (const p of await deps.projections.status()) g.set({ projection: p.name }, p.lag);
+    },
+    ['projection'],
+  );
   await app.init();
 
   let closed = false;

@@ -24,7 +24,10 @@ export async function generateEmailAuthClientTypes(documentUrl: string, outFile:
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adns-gen-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ROLES: 'api', DNS_PORT: '0', SMTP_PORT: '0', SECRET_KEY: 'openapi-generation-only', LOG_REQUESTS: 'false' }, { port: 0, host: '127.0.0.1' });
+  const config = loadConfig(
+    { DATA_DIR: dataDir, ROLES: 'api', DNS_PORT: '0', SMTP_PORT: '0', SECRET_KEY: 'openapi-generation-only', LOG_REQUESTS: 'false' },
+    { port: 0, host: '127.0.0.1' },
+  );
   const running = await createApp(config, { logger: jsonLogger(process.stderr, false) });
   try {
     await running.app.listen({ port: 0, host: '127.0.0.1' });

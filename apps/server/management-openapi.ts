@@ -50,9 +50,13 @@ const errorResponse = (description: string) => ({ description, content: { 'appli
 function errorResponses(mode: AuthMode, hasInput: boolean, namesResource: boolean) {
   return {
     ...(hasInput ? { '400': errorResponse('validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB') } : {}),
-    ...(mode === 'public' ? {} : { '401': errorResponse(mode === 'admin' ? 'Admin endpoints answer 404 when ADMIN_TOKEN is unset, 401 on a wrong token' : 'unauthorized: missing or invalid credentials') }),
+    ...(mode === 'public'
+      ? {}
+      : { '401': errorResponse(mode === 'admin' ? 'Admin endpoints answer 404 when ADMIN_TOKEN is unset, 401 on a wrong token' : 'unauthorized: missing or invalid credentials') }),
     ...(mode === 'public' || mode === 'admin' ? {} : { '403': errorResponse('insufficient_scope, plan_required, tier_required, addon_required or limit_reached') }),
-    ...(namesResource || mode === 'admin' ? { '404': errorResponse(mode === 'admin' ? 'not_found: unknown resource, or ADMIN_TOKEN unset' : 'not_found: unknown resource, or another account’s') } : {}),
+    ...(namesResource || mode === 'admin'
+      ? { '404': errorResponse(mode === 'admin' ? 'not_found: unknown resource, or ADMIN_TOKEN unset' : 'not_found: unknown resource, or another account’s') }
+      : {}),
     '429': errorResponse('rate limited; Retry-After says when to retry'),
     '4XX': errorResponse('Any other refusal (409 on state conflicts), always in this shape'),
   };
@@ -99,7 +103,10 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
   const modules = [...app.get(ModulesContainer).values()].map((m) => m.metatype).filter((m) => m !== EmailAuthApiModule);
   const document = SwaggerModule.createDocument(app, config, { include: modules, operationIdFactory: (controller, method) => `${controller}_${method}` });
 
-  const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/', classTransformerMetadataStorage: defaultMetadataStorage }) as Record<string, SchemaObject>;
+  const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/', classTransformerMetadataStorage: defaultMetadataStorage }) as Record<
+    string,
+    SchemaObject
+  >;
   const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
   // A DTO the controllers name is described by its validation rules; nested DTOs they refer to come along.
   const wanted = Object.keys(schemas).filter((name) => dtoSchemas[name]);
@@ -124,7 +131,10 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
       op.tags = op.tags?.length ? op.tags : [path.split('/')[1] || 'service'];
       op.responses = { ...errorResponses(mode, Boolean(op.requestBody || op.parameters?.length), path.includes('{')), ...op.responses };
       for (const [status, schema] of Object.entries(OPERATION_RESPONSES[op.operationId ?? ''] ?? {})) {
-        op.responses[status] = { description: (op.responses[status] as { description?: string } | undefined)?.description || 'OK', content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } };
+        op.responses[status] = {
+          description: (op.responses[status] as { description?: string } | undefined)?.description || 'OK',
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+        };
       }
     }
   }

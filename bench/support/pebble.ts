@@ -33,24 +33,28 @@ export async function startPebble(dnsPort: number, env: Record<string, string> =
   const dir = mkdtempSync(join(tmpdir(), 'pebble-'));
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+    { stdio: 'ignore' },
+  );
   const [port, mgmt, httpPort, tlsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const config = join(dir, 'pebble-config.json');
-  writeFileSync(config, JSON.stringify({
-    pebble: {
-      listenAddress: `127.0.0.1:${port}`,
-      managementListenAddress: `127.0.0.1:${mgmt}`,
-      certificate: cert,
-      privateKey: key,
-      httpPort,
-      tlsPort,
-      ocspResponderURL: '',
-      externalAccountBindingRequired: false,
-    },
-  }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${port}`,
+        managementListenAddress: `127.0.0.1:${mgmt}`,
+        certificate: cert,
+        privateKey: key,
+        httpPort,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
   let out = '';
   const child: ChildProcess = spawn('pebble', ['-config', config, '-dnsserver', `127.0.0.1:${dnsPort}`], {
     env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0', ...env },
@@ -128,7 +132,10 @@ export async function startChallTestSrv(): Promise<ChallTestSrv> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`pebble-challtestsrv exited: ${out}`);
-    const ok = await post('/clear-txt', { host: 'probe.invalid.' }).then((s) => s === 200, () => false);
+    const ok = await post('/clear-txt', { host: 'probe.invalid.' }).then(
+      (s) => s === 200,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`pebble-challtestsrv did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 50));

@@ -27,12 +27,16 @@ describe('daily job process manager', () => {
   });
 
   it('the first event with work schedules the coming night', () => {
-    given([]).when(work('2026-03-01T10:00:00.000Z'), 'e1').then([observed('e1', '2026-03-01T10:00:00.000Z'), scheduled('2026-03-02')]);
+    given([])
+      .when(work('2026-03-01T10:00:00.000Z'), 'e1')
+      .then([observed('e1', '2026-03-01T10:00:00.000Z'), scheduled('2026-03-02')]);
   });
 
   it('later events while a night is pending schedule nothing more; a redelivered one records nothing', () => {
     const history = [observed('e1', '2026-03-01T10:00:00.000Z'), scheduled('2026-03-02')];
-    given(history).when(work('2026-03-01T11:00:00.000Z'), 'e2').then([observed('e2', '2026-03-01T11:00:00.000Z')]);
+    given(history)
+      .when(work('2026-03-01T11:00:00.000Z'), 'e2')
+      .then([observed('e2', '2026-03-01T11:00:00.000Z')]);
     given(history).when(work('2026-03-01T10:00:00.000Z'), 'e1').then([]);
   });
 

@@ -186,7 +186,7 @@ describe('projection engines sharing one DATA_DIR', () => {
     expect((await api.status())[0].generation).toBe(2);
     expect((await api.collection('ticks', 'tick_counts').findOne({ _id: 'clock' }))!.count).toBe(10);
   });
-  it('an API process with its own read store on the file: once waitFor resolves it reads the worker\'s documents, cached or not, and follows its rebuild', async () => {
+  it("an API process with its own read store on the file: once waitFor resolves it reads the worker's documents, cached or not, and follows its rebuild", async () => {
     const worker = engine();
     await worker.start();
     // What another process has: its own connections, document cache and catalogue.

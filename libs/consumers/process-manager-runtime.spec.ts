@@ -17,8 +17,7 @@ interface Remind {
 const reminders: ProcessManager<State, Fact, Remind> = {
   name: 'reminders',
   observes: ['InvoicePlaced', 'InvoicePaid'],
-  observe: (e) =>
-    e.type === 'InvoicePlaced' ? { process: e.streamId, fact: { type: 'placed', due: e.data.due } } : { process: e.streamId, fact: { type: 'paid' } },
+  observe: (e) => (e.type === 'InvoicePlaced' ? { process: e.streamId, fact: { type: 'placed', due: e.data.due } } : { process: e.streamId, fact: { type: 'paid' } }),
   initialState: () => 'none',
   evolve: (s, t) => (t.kind === 'timer' ? 'closed' : t.fact.type === 'placed' ? 'open' : 'closed'),
   decide: (t, s) => {
@@ -43,7 +42,11 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     const existing = await store.readStream(stream);
     if (existing.some((e) => e.id === nameBasedEventId(context.commandId))) return;
     try {
-      await store.appendToStream(stream, [{ id: nameBasedEventId(context.commandId), type: 'Reminded', data: {}, metadata: { causation_id: context.causationId } }], existing.length ? existing.length - 1 : 'no_stream');
+      await store.appendToStream(
+        stream,
+        [{ id: nameBasedEventId(context.commandId), type: 'Reminded', data: {}, metadata: { causation_id: context.causationId } }],
+        existing.length ? existing.length - 1 : 'no_stream',
+      );
     } catch (e) {
       if (!(e instanceof WrongExpectedVersionError)) throw e;
     }

@@ -1,27 +1,11 @@
 import { nameBasedEventId } from '../eventstore/event-id';
-import {
-  EventStore,
-  positionFromString,
-  positionToString,
-  RecordedEvent,
-  WrongExpectedVersionError,
-} from '../eventstore/event-store.port';
+import { EventStore, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { runWithOrigin } from '../shared/command-origin';
 import { CheckpointedConsumer } from './checkpointed-consumer';
 import { Coordination } from './coordination';
 import { LeasedWork, newHolderId } from './lease';
-import {
-  evolveProcess,
-  initialProcessState,
-  PROCESS_FACT_TYPES,
-  ProcessFact,
-  ProcessManager,
-  ProcessState,
-  processStream,
-  ProcessTrigger,
-  recordTrigger,
-} from './process-manager';
+import { evolveProcess, initialProcessState, PROCESS_FACT_TYPES, ProcessFact, ProcessManager, ProcessState, processStream, ProcessTrigger, recordTrigger } from './process-manager';
 
 /** Where a sent command came from: its handler derives its events' ids from `commandId` and writes these as metadata. */
 export interface CommandContext {
@@ -200,17 +184,19 @@ export class ProcessManagerRuntime<S, F, C> {
 
   /** Records every due timer as fired (one poll at a time); returns how many fired. */
   fireDueTimers(): Promise<number> {
-    this.firing = this.firing.catch(() => 0).then(async () => {
-      if (!this.consumer) return 0;
-      const now = this.options.now();
-      let fired = 0;
-      for (const t of await this.options.coordination.dueTimers(this.manager.name, now.getTime(), DUE_BATCH)) {
-        const process = t.stream.slice(this.prefix.length);
-        if (await this.record({ kind: 'timer', process, timerId: t.id, at: now.toISOString() }, undefined)) fired += 1;
-        else await this.options.coordination.cancelTimer(this.manager.name, t.stream, t.id); // fired or cancelled meanwhile
-      }
-      return fired;
-    });
+    this.firing = this.firing
+      .catch(() => 0)
+      .then(async () => {
+        if (!this.consumer) return 0;
+        const now = this.options.now();
+        let fired = 0;
+        for (const t of await this.options.coordination.dueTimers(this.manager.name, now.getTime(), DUE_BATCH)) {
+          const process = t.stream.slice(this.prefix.length);
+          if (await this.record({ kind: 'timer', process, timerId: t.id, at: now.toISOString() }, undefined)) fired += 1;
+          else await this.options.coordination.cancelTimer(this.manager.name, t.stream, t.id); // fired or cancelled meanwhile
+        }
+        return fired;
+      });
     return this.firing;
   }
 

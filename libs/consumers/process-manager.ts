@@ -24,10 +24,7 @@ export interface ProcessManager<S, F, C> {
 
 export type ProcessTrigger<F> = { kind: 'observed'; process: string; fact: F } | { kind: 'timer'; process: string; timerId: string; at: string };
 
-export type ProcessDecision<C> =
-  | { type: 'send'; commandId: string; command: C }
-  | { type: 'schedule'; timerId: string; dueAt: string }
-  | { type: 'cancel'; timerId: string };
+export type ProcessDecision<C> = { type: 'send'; commandId: string; command: C } | { type: 'schedule'; timerId: string; dueAt: string } | { type: 'cancel'; timerId: string };
 
 /** The facts a process-manager stream holds; the runtime writes them, the manager's `evolve` sees the triggers. */
 export type ProcessFact<F, C> =

@@ -49,11 +49,7 @@ export class ReadStoreCoordination implements Coordination {
 
   async tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
     try {
-      await this.leases.updateOne(
-        { _id: name, $or: [{ holder }, { expires_at: { $lte: now } }] },
-        { $set: { holder, expires_at: now + ttlMs } },
-        { upsert: true },
-      );
+      await this.leases.updateOne({ _id: name, $or: [{ holder }, { expires_at: { $lte: now } }] }, { $set: { holder, expires_at: now + ttlMs } }, { upsert: true });
       return true;
     } catch (e) {
       if (isDuplicateKeyError(e)) return false;
@@ -99,11 +95,7 @@ export class ReadStoreCoordination implements Coordination {
   }
 
   async scheduleTimer(t: PendingTimer): Promise<void> {
-    await this.timers.updateOne(
-      { _id: `${t.owner}/${t.stream}/${t.id}` },
-      { $setOnInsert: { owner: t.owner, id: t.id, stream: t.stream, due_at: t.dueAt } },
-      { upsert: true },
-    );
+    await this.timers.updateOne({ _id: `${t.owner}/${t.stream}/${t.id}` }, { $setOnInsert: { owner: t.owner, id: t.id, stream: t.stream, due_at: t.dueAt } }, { upsert: true });
   }
 
   async cancelTimer(owner: string, stream: string, id: string): Promise<void> {

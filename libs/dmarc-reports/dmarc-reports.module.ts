@@ -39,8 +39,10 @@ class ReportBodyParsers implements OnModuleInit {
     if (!fastify?.addContentTypeParser) return;
     for (const type of REPORT_MEDIA_TYPES) {
       if (fastify.hasContentTypeParser(type)) continue;
-      fastify.addContentTypeParser(type, { parseAs: 'buffer', bodyLimit: this.config.reportMaxUnpackedBytes }, (_req: unknown, body: Buffer, done: (e: Error | null, b?: Buffer) => void) =>
-        done(null, body),
+      fastify.addContentTypeParser(
+        type,
+        { parseAs: 'buffer', bodyLimit: this.config.reportMaxUnpackedBytes },
+        (_req: unknown, body: Buffer, done: (e: Error | null, b?: Buffer) => void) => done(null, body),
       );
     }
   }

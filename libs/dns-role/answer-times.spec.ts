@@ -13,7 +13,11 @@ describe('answer times and counts tallied on the DNS thread', () => {
     tally.record(answered('udp', 'NXDOMAIN', 0.7));
     tally.record(answered('tcp', 'NOERROR', 20));
     const report = tally.drain()!;
-    expect(report.counts).toEqual([['udp', 'NOERROR', 2], ['udp', 'NXDOMAIN', 1], ['tcp', 'NOERROR', 1]]);
+    expect(report.counts).toEqual([
+      ['udp', 'NOERROR', 2],
+      ['udp', 'NXDOMAIN', 1],
+      ['tcp', 'NOERROR', 1],
+    ]);
     expect(tally.drain()).toBeNull();
 
     const metrics = new Metrics();

@@ -62,9 +62,7 @@ if (parentPort) {
     const report = tally.drain();
     if (report) post({ type: 'tally', report });
   }, TALLY_INTERVAL_MS);
-  const forward = settings.forwardQueries
-    ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS })
-    : null;
+  const forward = settings.forwardQueries ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS }) : null;
   // Straight to the query-log thread, encoded, when there is one; else as objects to the main thread.
   const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog.port, settings.queryLog.control) : null;
   const next: QuerySink | null = channel ?? forward;

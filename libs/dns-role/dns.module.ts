@@ -12,7 +12,6 @@ import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { loadUdpBatch } from '../dns-server/udp-batch';
 import { supportsReusePort } from '../dns-server/dns-server';
 
-
 /**
  * Runs the `dns` role when this process has it. On the embedded event store (one process
  * holding every role) the role gets its own thread, so DNS answers and index updates do

@@ -16,18 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { wireKeyToName } from './names';
 import type { AnsweredQuery, QuerySink, Transport } from './query-sink';
 import type { Prepared, ZoneIndex } from './zone-index';
-import {
-  EMPTY_BODY,
-  QTYPE,
-  RCODE,
-  isInClass,
-  parseQuery,
-  rcodeName,
-  udpLimit,
-  writeErrorResponse,
-  writeResponse,
-  type Query,
-} from './wire';
+import { EMPTY_BODY, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type Query } from './wire';
 import { listenUdp, type UdpIo, type UdpListener } from './udp-listener';
 
 export { supportsReusePort } from './dgram-udp-listener';
@@ -117,14 +106,10 @@ export class DnsServer {
     this.tcp = null;
     for (const socket of this.connections) socket.destroy();
     this.connections.clear();
-    await Promise.all([
-      udp?.close(),
-      tcp && new Promise<void>((resolve) => tcp.close(() => resolve())),
-    ]);
+    await Promise.all([udp?.close(), tcp && new Promise<void>((resolve) => tcp.close(() => resolve()))]);
   }
 
-  private readonly answerUdp = (msg: Buffer, clientIp: string, started: number, out: Buffer, at: number): number =>
-    this.handle(msg, 'udp', clientIp, started, out, at);
+  private readonly answerUdp = (msg: Buffer, clientIp: string, started: number, out: Buffer, at: number): number => this.handle(msg, 'udp', clientIp, started, out, at);
 
   private listenTcp(port: number): Promise<net.Server> {
     const server = net.createServer((socket) => this.onTcpConnection(socket));

@@ -13,8 +13,7 @@ export type SupportedType = (typeof SUPPORTED_TYPES)[number];
 /** TXT data is always a list of character-strings, kept as bytes so \DDD escapes survive. */
 export type RecordData = string | MxData | SrvData | CaaData | Buffer[];
 
-export const isSupportedType = (type: string): type is SupportedType =>
-  (SUPPORTED_TYPES as readonly string[]).includes(type);
+export const isSupportedType = (type: string): type is SupportedType => (SUPPORTED_TYPES as readonly string[]).includes(type);
 
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const CAA_TAG = /^[a-z0-9]{1,15}$/i;

@@ -33,7 +33,16 @@ describe('parseQuery', () => {
 
   it('answers FORMERR for a readable header with a bad body', () => {
     formerr(dnsPacket.encode({ type: 'query', id: 4242, questions: [] }));
-    formerr(dnsPacket.encode({ type: 'query', id: 4242, questions: [{ type: 'A', name: 'a.test' }, { type: 'A', name: 'b.test' }] }));
+    formerr(
+      dnsPacket.encode({
+        type: 'query',
+        id: 4242,
+        questions: [
+          { type: 'A', name: 'a.test' },
+          { type: 'A', name: 'b.test' },
+        ],
+      }),
+    );
     formerr(query().subarray(0, 20));
     const compressed = Buffer.from(query());
     compressed[12] = 0xc0;

@@ -60,9 +60,7 @@ export interface Query {
 
 /** `drop`: not worth an answer (too short to echo an id, or itself a response). */
 export type ParseResult =
-  | { ok: true; query: Query }
-  | { ok: false; action: 'drop' }
-  | { ok: false; action: 'error'; rcode: number; id: number; flags: number; questionEnd: number };
+  { ok: true; query: Query } | { ok: false; action: 'drop' } | { ok: false; action: 'error'; rcode: number; id: number; flags: number; questionEnd: number };
 
 const drop = { ok: false, action: 'drop' } as const;
 
@@ -246,5 +244,4 @@ export function writeErrorResponse(out: Buffer, at: number, req: Buffer, id: num
 }
 
 /** UDP size limit for a query (RFC 6891 §6.2.5, capped at what we advertise). */
-export const udpLimit = (q: Query): number =>
-  q.edns ? Math.min(Math.max(q.udpSize, MIN_UDP_PAYLOAD), MAX_UDP_PAYLOAD) : MIN_UDP_PAYLOAD;
+export const udpLimit = (q: Query): number => (q.edns ? Math.min(Math.max(q.udpSize, MIN_UDP_PAYLOAD), MAX_UDP_PAYLOAD) : MIN_UDP_PAYLOAD);

@@ -64,11 +64,7 @@ describe('ZoneIndex', () => {
     it('answers any type with the CNAME and chases it inside the zone', () => {
       index.setRRset('example.com', 'alias', 'CNAME', 120, ['www.example.com.']);
       const r = index.lookup('alias.example.com', 'A');
-      expect(summary(r.answers)).toEqual([
-        'alias.example.com CNAME 120 "www.example.com"',
-        'www.example.com A 300 "192.0.2.10"',
-        'www.example.com A 300 "192.0.2.11"',
-      ]);
+      expect(summary(r.answers)).toEqual(['alias.example.com CNAME 120 "www.example.com"', 'www.example.com A 300 "192.0.2.10"', 'www.example.com A 300 "192.0.2.11"']);
       expect(index.lookup('alias.example.com', 'CNAME').answers).toHaveLength(1);
     });
 

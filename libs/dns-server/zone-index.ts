@@ -137,7 +137,11 @@ export class ZoneIndex {
       rname: canonicalName(def.soa.rname),
     };
     const soa = encodeRRset('SOA', def.ttl, [soaData]);
-    const ns = encodeRRset('NS', def.ttl, def.nameservers.map((n) => parseRecord('NS', n)));
+    const ns = encodeRRset(
+      'NS',
+      def.ttl,
+      def.nameservers.map((n) => parseRecord('NS', n)),
+    );
     const zone: Zone = {
       name,
       key,
@@ -243,7 +247,7 @@ export class ZoneIndex {
 
   /** Structured answer for a name and type, exactly as the server would send it. */
   lookup(qname: string, qtype: string | number): LookupResult {
-    const type = typeof qtype === 'number' ? qtype : TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, ''));
+    const type = typeof qtype === 'number' ? qtype : (TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, '')));
     if (!Number.isInteger(type) || type < 0 || type > 0xffff) throw new Error(`unknown type ${qtype}`);
     // Encoded as A, then the type is patched in: dns-packet only encodes type names it knows.
     const request = dnsPacket.encode({ type: 'query', id: 0, questions: [{ name: qname.trim().replace(/\.$/, '') || '.', type: 'A' }] });
@@ -255,10 +259,7 @@ export class ZoneIndex {
     const { body } = prepared;
     const answers = response.answers ?? [];
     const kind: LookupResult['kind'] =
-      body.rcode === RCODE.REFUSED ? 'refused'
-        : body.rcode === RCODE.NXDOMAIN ? 'nxdomain'
-          : !body.authoritative ? 'referral'
-            : answers.length > 0 ? 'answer' : 'nodata';
+      body.rcode === RCODE.REFUSED ? 'refused' : body.rcode === RCODE.NXDOMAIN ? 'nxdomain' : !body.authoritative ? 'referral' : answers.length > 0 ? 'answer' : 'nodata';
     return {
       kind,
       rcode: rcodeName(body.rcode),
@@ -307,12 +308,9 @@ export class ZoneIndex {
     }
     const hit = zone.cache.get(node.key)?.get(qtype);
     if (hit) return hit;
-    const build = () =>
-      prepare(zone, ownerOf(zone, node.key), resolveAt(zone, node, qtype), node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key));
+    const build = () => prepare(zone, ownerOf(zone, node.key), resolveAt(zone, node, qtype), node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key));
     // Unusual types at a CNAME are answered but not cached, so the cache stays bounded.
-    return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype)
-      ? this.cached(zone, node.key, qtype, build)
-      : build();
+    return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype) ? this.cached(zone, node.key, qtype, build) : build();
   }
 
   /** NXDOMAIN/NODATA bodies only differ by attribution, so they are cached per owning name. */
@@ -350,11 +348,9 @@ export class ZoneIndex {
   }
 }
 
-
 function ownerIn(zone: Zone, ownerName: string): string {
   const raw = ownerName.trim();
-  const name =
-    raw === '' || raw === '@' ? zone.name : raw.endsWith('.') ? canonicalName(raw) : `${canonicalName(raw)}.${zone.name}`;
+  const name = raw === '' || raw === '@' ? zone.name : raw.endsWith('.') ? canonicalName(raw) : `${canonicalName(raw)}.${zone.name}`;
   const problem = hostnameProblem(name, { wildcard: true });
   if (problem) throw new Error(`owner name: ${problem}`);
   if (!isAtOrBelow(wireKey(name), zone.key)) throw new Error(`owner name ${name} is not in zone ${zone.name}`);
@@ -457,7 +453,11 @@ function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?
   const rrsets: Body['rrsets'] = [];
   const counts: Body['counts'] = [0, 0, 0];
   let size = 0;
-  const sections: Array<[0 | 1 | 2, Placed[]]> = [[0, res.answer], [1, res.authority], [2, res.additional ?? []]];
+  const sections: Array<[0 | 1 | 2, Placed[]]> = [
+    [0, res.answer],
+    [1, res.authority],
+    [2, res.additional ?? []],
+  ];
   for (const [section, placed] of sections) {
     for (const { owner: ownerKey, rrset } of placed) {
       const ownerBytes = ownerKey === null ? QUESTION_POINTER : Buffer.from(ownerKey, 'latin1');
@@ -484,9 +484,7 @@ function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
     // Encoded with the root as owner (one zero byte), which is then cut off.
     rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
-  const targets = records.map((d) =>
-    typeof d === 'string' ? d : (d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? '',
-  );
+  const targets = records.map((d) => (typeof d === 'string' ? d : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? '')));
   const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
   return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded };
 }

@@ -1,16 +1,7 @@
 import { eventMetadata } from './event-metadata';
 import { AppError, conflict } from '../shared/errors';
 import { Decider, DomainEvent, fold } from '../shared/decider';
-import {
-  AppendResult,
-  EventMetadata,
-  EventStore,
-  ExpectedRevision,
-  NewEvent,
-  Position,
-  RecordedEvent,
-  WrongExpectedVersionError,
-} from './event-store.port';
+import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent, WrongExpectedVersionError } from './event-store.port';
 import { upcast } from './upcasters';
 
 export interface HandleResult<S, E> {
@@ -48,10 +39,7 @@ export class EventStreams {
    * mutates the state it is given, so a state folded earlier plus the events appended since
    * (by this process or any other) is the state; only that tail is read.
    */
-  async loadState<S, E extends DomainEvent>(
-    stream: string,
-    decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>,
-  ): Promise<{ state: S; revision: number }> {
+  async loadState<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number }> {
     const cached = this.states.get(stream);
     const base = cached && cached.decider === decider ? cached : null;
     const tail = (await this.store.readStream(stream, base ? { fromRevision: base.revision + 1 } : {})).map(upcast);
@@ -79,17 +67,15 @@ export class EventStreams {
     decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>,
   ): Promise<{ state: S; revision: number; events: RecordedEvent[] }> {
     const recorded = (await this.store.readStream(stream)).map(upcast);
-    const state = fold(decider, recorded.map((r) => ({ type: r.type, data: r.data }) as E));
+    const state = fold(
+      decider,
+      recorded.map((r) => ({ type: r.type, data: r.data }) as E),
+    );
     const revision = recorded.length ? recorded[recorded.length - 1].revision : -1;
     return { state, revision, events: recorded };
   }
 
-  async handle<S, C, E extends DomainEvent>(
-    stream: string,
-    decider: Decider<S, C, E>,
-    command: C | ((state: S) => C),
-    metadata: EventMetadata,
-  ): Promise<HandleResult<S, E>> {
+  async handle<S, C, E extends DomainEvent>(stream: string, decider: Decider<S, C, E>, command: C | ((state: S) => C), metadata: EventMetadata): Promise<HandleResult<S, E>> {
     for (let attempt = 0; ; attempt++) {
       const { state, revision, events } = await this.decideLatest(stream, decider, command, attempt === 0);
       if (events.length === 0) return { events, state, position: null, revision };

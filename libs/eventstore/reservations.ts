@@ -41,8 +41,7 @@ export class Reservations {
     if (!last) return this.streams.reserve(stream, reserved, metadata);
     const reclaimable =
       last.type === kind.released ||
-      (this.clock.now().getTime() - last.created.getTime() > ORPHAN_AFTER_MS &&
-        (await this.store.readStream(kind.ownerStream(last.data as D), { maxCount: 1 })).length === 0);
+      (this.clock.now().getTime() - last.created.getTime() > ORPHAN_AFTER_MS && (await this.store.readStream(kind.ownerStream(last.data as D), { maxCount: 1 })).length === 0);
     if (!reclaimable) return false;
     try {
       await this.streams.append(stream, [reserved], last.revision, metadata);

@@ -68,9 +68,7 @@ describe('ProjectionEngine on the embedded stores', () => {
     return last!;
   };
   const counts = async (engine: ProjectionEngine) =>
-    Object.fromEntries(
-      (await engine.collection('ticks', 'tick_counts').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.count]),
-    );
+    Object.fromEntries((await engine.collection('ticks', 'tick_counts').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.count]));
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'projections-'));
@@ -153,9 +151,7 @@ describe('ProjectionEngine on the embedded stores', () => {
     await restart();
     // Wind the checkpoint back as if the process died before persisting it.
     const [fifth] = await events.readStream('clock-a', { fromRevision: 4, maxCount: 1 });
-    await reads
-      .collection('_checkpoints')
-      .updateOne({ _id: 'ticks__g1' }, { $set: { position: positionToString(fifth.position) } });
+    await reads.collection('_checkpoints').updateOne({ _id: 'ticks__g1' }, { $set: { position: positionToString(fifth.position) } });
     const second = counter();
     const again = engineFor(second.definition);
     await again.start();

@@ -3,14 +3,7 @@ import { CheckpointedConsumer } from '../consumers/checkpointed-consumer';
 import { Coordination } from '../consumers/coordination';
 import { LeasedWork, newHolderId } from '../consumers/lease';
 import { SqliteCoordination } from '../consumers/sqlite-coordination';
-import {
-  EventStore,
-  Position,
-  positionFromString,
-  positionNumber,
-  positionToString,
-  RecordedEvent,
-} from '../eventstore/event-store.port';
+import { EventStore, Position, positionFromString, positionNumber, positionToString, RecordedEvent } from '../eventstore/event-store.port';
 import { Collection, Doc, ReadStore } from '../readstore/read-store.port';
 import { ProjectionDefinition } from './projection';
 import { ReadModel } from './read-model';
@@ -161,11 +154,9 @@ class ProjectionRunner {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     this.sinceCheckpoint = 0;
-    await this.readStore.collection<CheckpointDoc>(CHECKPOINTS).updateOne(
-      { _id: this.checkpointId },
-      { $set: { position: positionToString(this.position), updated_at: new Date().toISOString() } },
-      { upsert: true },
-    );
+    await this.readStore
+      .collection<CheckpointDoc>(CHECKPOINTS)
+      .updateOne({ _id: this.checkpointId }, { $set: { position: positionToString(this.position), updated_at: new Date().toISOString() } }, { upsert: true });
   }
 
   async stop(): Promise<void> {
@@ -359,9 +350,7 @@ export class ProjectionEngine {
   }
 
   private async startRunner(d: ProjectionDefinition, generation: number, quiet: boolean): Promise<ProjectionRunner> {
-    const checkpoint = await this.readStore
-      .collection<CheckpointDoc>(CHECKPOINTS)
-      .findOne({ _id: `${d.name}__g${generation}` });
+    const checkpoint = await this.readStore.collection<CheckpointDoc>(CHECKPOINTS).findOne({ _id: `${d.name}__g${generation}` });
     const runner = this.newRunner(d, generation, positionFromString(checkpoint?.position ?? null));
     runner.publishing = true;
     this.runners.set(d.name, runner);
@@ -516,9 +505,7 @@ export class ProjectionEngine {
       await new Promise((r) => setTimeout(r, 20));
     }
     await runner.saveCheckpoint();
-    await this.readStore
-      .collection<ProjectionMeta>(META)
-      .updateOne({ _id: name }, { $set: { generation: runner.generation, version: d.version } }, { upsert: true });
+    await this.readStore.collection<ProjectionMeta>(META).updateOne({ _id: name }, { $set: { generation: runner.generation, version: d.version } }, { upsert: true });
     const old = this.runners.get(name);
     runner.publishing = true;
     await runner.publish();
@@ -556,19 +543,10 @@ export class ProjectionEngine {
         generation: this.generations.get(d.name) ?? 1,
         position: positionToString(position),
         lag: lagOf(position),
-        state:
-          !r && !runningElsewhere
-            ? 'stopped'
-            : r && (r.state === 'failed' || r.state === 'stopped')
-              ? r.state
-              : lagOf(position) === 0
-                ? 'live'
-                : 'catching_up',
+        state: !r && !runningElsewhere ? 'stopped' : r && (r.state === 'failed' || r.state === 'stopped') ? r.state : lagOf(position) === 0 ? 'live' : 'catching_up',
         holder,
         ...(r?.error ? { error: r.error } : {}),
-        ...(rebuilding
-          ? { rebuilding: { generation: rebuilding.generation, position: positionToString(rebuilding.position) } }
-          : {}),
+        ...(rebuilding ? { rebuilding: { generation: rebuilding.generation, position: positionToString(rebuilding.position) } } : {}),
       });
     }
     return out;

@@ -9,7 +9,10 @@ import { ReadStore } from './read-store.port';
 
 // As the service runs it (writer thread, document cache), and with writes on the calling
 // thread and no cache, so every read goes to SQLite.
-for (const [writer, cacheMiB] of [['thread', 16], ['inline', 0]] as const) {
+for (const [writer, cacheMiB] of [
+  ['thread', 16],
+  ['inline', 0],
+] as const) {
   describeReadStoreConformance(`embedded (${writer} writer, document cache ${cacheMiB} MiB)`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rs-conf-'));
     const file = join(dir, 'read.db');

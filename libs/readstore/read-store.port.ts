@@ -89,5 +89,4 @@ export class DuplicateKeyError extends Error {
   }
 }
 
-export const isDuplicateKeyError = (e: unknown): boolean =>
-  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
+export const isDuplicateKeyError = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;

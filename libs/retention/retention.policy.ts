@@ -14,9 +14,7 @@ export interface ExpiringCollection {
   field: string;
 }
 
-export const EXPIRING_COLLECTIONS: readonly ExpiringCollection[] = [
-  { collection: LOGIN_THROTTLE_COLLECTION, field: LOGIN_THROTTLE_TTL_FIELD },
-];
+export const EXPIRING_COLLECTIONS: readonly ExpiringCollection[] = [{ collection: LOGIN_THROTTLE_COLLECTION, field: LOGIN_THROTTLE_TTL_FIELD }];
 
 /** Hourly: a run is cheap (an indexed delete) and keeps what expired at most an hour past due. */
 export const RETENTION_CRON = '0 7 * * * *';

@@ -63,7 +63,12 @@ export interface AppConfig {
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
 const list = (v: string | undefined, fallback: string[] = []): string[] =>
-  v === undefined ? fallback : v.split(',').map((s) => s.trim()).filter(Boolean);
+  v === undefined
+    ? fallback
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 const int = (v: string | undefined, fallback: number, name: string): number => {
   if (v === undefined || v === '') return fallback;

@@ -11,9 +11,7 @@ const scryptAsync = promisify(scrypt) as (p: string, s: Buffer, len: number, o: 
  * times faster than a Hash object; it runs on every API-key and session authentication.
  */
 export const sha256Hex: (value: string) => string =
-  typeof nodeCrypto.hash === 'function'
-    ? (value) => nodeCrypto.hash('sha256', value, 'hex')
-    : (value) => createHash('sha256').update(value, 'utf8').digest('hex');
+  typeof nodeCrypto.hash === 'function' ? (value) => nodeCrypto.hash('sha256', value, 'hex') : (value) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** Compares two strings without an early exit on the first differing byte. */
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -36,17 +36,16 @@ export class Metrics {
   }
 
   counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
-    return (this.registry.getSingleMetric(name) as Counter<string>) ??
-      new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (this.registry.getSingleMetric(name) as Counter<string>) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
   histogram(name: string, help: string, buckets: number[], labelNames: string[] = []): Histogram<string> {
-    return (this.registry.getSingleMetric(name) as Histogram<string>) ??
-      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+    return (this.registry.getSingleMetric(name) as Histogram<string>) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
   }
 
   gauge(name: string, help: string, collect: (g: Gauge<string>) => void | Promise<void>, labelNames: string[] = []): Gauge<string> {
-    return (this.registry.getSingleMetric(name) as Gauge<string>) ??
+    return (
+      (this.registry.getSingleMetric(name) as Gauge<string>) ??
       new Gauge({
         name,
         help,
@@ -55,7 +54,8 @@ export class Metrics {
         async collect() {
           await collect(this);
         },
-      });
+      })
+    );
   }
 }
 

@@ -29,16 +29,7 @@ export async function launchDashboardBrowser(): Promise<DashboardBrowser> {
     headless: true,
     viewport: DESKTOP,
     acceptDownloads: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = context.pages()[0] ?? (await context.newPage());

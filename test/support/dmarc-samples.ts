@@ -9,7 +9,10 @@ export { generatedAggregateReport, generatedTotals } from '../../bench/dmarc/gen
 export const SAMPLES_DIR = resolve(__dirname, '../../../shared/dmarc-samples');
 
 export const sample = (relative: string): Buffer => readFileSync(join(SAMPLES_DIR, relative));
-export const samplesIn = (folder: string): string[] => readdirSync(join(SAMPLES_DIR, folder)).sort().map((f) => `${folder}/${f}`);
+export const samplesIn = (folder: string): string[] =>
+  readdirSync(join(SAMPLES_DIR, folder))
+    .sort()
+    .map((f) => `${folder}/${f}`);
 
 /**
  * What SOURCE.md says each fixture is: its kind and record count, and the zone a test

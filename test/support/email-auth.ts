@@ -70,12 +70,7 @@ export async function enrolZone(
  * Makes `owner` an Email Authentication Enterprise customer for `domains`, turns 2FA on
  * (oathtool computes the code at the clock's time) and creates an `email_auth:read` key.
  */
-export async function emailAuthReadKey(
-  http: HttpClient,
-  owner: { id: number; token: string },
-  domains: string[],
-  at: Date,
-): Promise<string> {
+export async function emailAuthReadKey(http: HttpClient, owner: { id: number; token: string }, domains: string[], at: Date): Promise<string> {
   const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'enterprise', domains } });
   if (sub.status !== 200) throw new Error(`enterprise: ${sub.text}`);
   const setup = await http.post('/2fa/setup', undefined, owner.token);

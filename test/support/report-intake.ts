@@ -26,7 +26,15 @@ export async function postRaw(baseUrl: string, path: string, body: Uint8Array, c
 
 /** The media type an operator would send a fixture as. */
 export const mediaTypeOf = (file: string): string =>
-  file.endsWith('.gz') ? 'application/gzip' : file.endsWith('.zip') ? 'application/zip' : file.endsWith('.eml') ? 'message/rfc822' : file.endsWith('.json') ? 'application/tlsrpt+json' : 'application/xml';
+  file.endsWith('.gz')
+    ? 'application/gzip'
+    : file.endsWith('.zip')
+      ? 'application/zip'
+      : file.endsWith('.eml')
+        ? 'message/rfc822'
+        : file.endsWith('.json')
+          ? 'application/tlsrpt+json'
+          : 'application/xml';
 
 /**
  * Sends mail with `swaks` (Debian) to the intake's SMTP port: a whole message file, or
@@ -36,7 +44,11 @@ export const mediaTypeOf = (file: string): string =>
 export async function swaks(port: number, to: string, file: string, attach?: { type: string; name: string }): Promise<{ code: number; transcript: string }> {
   const content = attach ? ['--attach-type', attach.type, '--attach-name', attach.name, '--attach', `@${file}`] : ['--data', `@${file}`];
   try {
-    const { stdout, stderr } = await run('swaks', ['--server', '127.0.0.1', '--port', String(port), '--to', to, '--from', 'reports@reporter.example', ...content, '--timeout', '20'], { timeout: 30_000 });
+    const { stdout, stderr } = await run(
+      'swaks',
+      ['--server', '127.0.0.1', '--port', String(port), '--to', to, '--from', 'reports@reporter.example', ...content, '--timeout', '20'],
+      { timeout: 30_000 },
+    );
     return { code: 0, transcript: stdout + stderr };
   } catch (e) {
     const err = e as { code?: number; stdout?: string; stderr?: string };

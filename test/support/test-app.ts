@@ -9,7 +9,6 @@ import { ADMIN_TOKEN, HttpClient } from './http-client';
 
 export { ADMIN_TOKEN, HttpClient, registerAndLogin } from './http-client';
 
-
 export interface TestApp {
   url: string;
   running: RunningApp;
@@ -54,4 +53,3 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
     },
   };
 }
-

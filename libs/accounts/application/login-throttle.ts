@@ -48,11 +48,7 @@ export class LoginThrottle implements OnModuleInit {
     const doc = await this.docs.findOne({ _id: this.key(login) });
     const now = this.clock.now().getTime();
     if (doc?.locked_until && Date.parse(doc.locked_until) > now) {
-      throw tooManyRequests(
-        'too_many_attempts',
-        'Too many failed logins; try again later',
-        (Date.parse(doc.locked_until) - now) / 1000,
-      );
+      throw tooManyRequests('too_many_attempts', 'Too many failed logins; try again later', (Date.parse(doc.locked_until) - now) / 1000);
     }
   }
 

@@ -15,17 +15,11 @@ const session = (id: string): AccountEvent => ({
 
 describe('account decider', () => {
   it('registers a new account on the free plan', () => {
-    spec
-      .given([])
-      .when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at })
-      .then([registered]);
+    spec.given([]).when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at }).then([registered]);
   });
 
   it('refuses to register an existing account stream', () => {
-    spec
-      .given([registered])
-      .when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at })
-      .thenFails(409, 'username_taken');
+    spec.given([registered]).when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at }).thenFails(409, 'username_taken');
   });
 
   it('records a failed login instead of a session when the password was wrong', () => {
@@ -54,7 +48,10 @@ describe('account decider', () => {
       .given([registered, session('1')])
       .when({ type: 'EndSession', sessionId: '1', at })
       .then([{ type: 'SessionEnded', data: { session_id: '1', ended_at: at, reason: 'logout' } }]);
-    spec.given([registered, session('1')]).when({ type: 'EndSession', sessionId: '2', at }).then([]);
+    spec
+      .given([registered, session('1')])
+      .when({ type: 'EndSession', sessionId: '2', at })
+      .then([]);
   });
 
   it('changes the password only with the current one, keeping the caller session', () => {
@@ -77,8 +74,14 @@ describe('account decider', () => {
   });
 
   it('disables and enables idempotently', () => {
-    spec.given([registered]).when({ type: 'Disable', at }).then([{ type: 'AccountDisabled', data: { at } }]);
-    spec.given([registered, { type: 'AccountDisabled', data: { at } }]).when({ type: 'Disable', at }).then([]);
+    spec
+      .given([registered])
+      .when({ type: 'Disable', at })
+      .then([{ type: 'AccountDisabled', data: { at } }]);
+    spec
+      .given([registered, { type: 'AccountDisabled', data: { at } }])
+      .when({ type: 'Disable', at })
+      .then([]);
     spec.given([registered]).when({ type: 'Enable', at }).then([]);
     spec
       .given([registered, { type: 'AccountDisabled', data: { at } }])

@@ -40,8 +40,7 @@ export type AccountCommand =
   | { type: 'Disable'; at: string }
   | { type: 'Enable'; at: string };
 
-export const invalidCredentials = () =>
-  new AppError(401, 'invalid_credentials', 'Invalid username or password');
+export const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Invalid username or password');
 export const accountDisabled = () => forbidden('account_disabled', 'This account is disabled');
 
 export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent> = {

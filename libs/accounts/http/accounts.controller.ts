@@ -48,9 +48,7 @@ export class AccountsController {
   @Post('account/password')
   @HttpCode(204)
   async changePassword(@CurrentPrincipal() p: Principal, @Body() body: ChangePasswordDto, @ClientIp() ip: string) {
-    await this.commands.execute(
-      new ChangePassword(p.accountId, body.current_password, body.new_password, p.sessionId ?? null, actorOf(p), ip),
-    );
+    await this.commands.execute(new ChangePassword(p.accountId, body.current_password, body.new_password, p.sessionId ?? null, actorOf(p), ip));
   }
 
   @Get('account/audit')

@@ -6,19 +6,20 @@ const spec = specFor(keyringDecider);
 const at = '2026-01-01T00:00:00.000Z';
 const pro: AccountSnapshot = { accountId: 1, plan: 'pro', emailAuthTier: 'none', emailAuthDomains: [], twoFactorEnabled: false };
 
-const create = (keyId: string, account: AccountSnapshot = pro, extra: Partial<KeyringCommand> = {}): KeyringCommand => ({
-  type: 'CreateApiKey',
-  account,
-  keyId,
-  keyHash: `hash-${keyId}`,
-  name: `key ${keyId}`,
-  access: 'account',
-  domains: [],
-  failureReportSubjects: false,
-  expiresInDays: 365,
-  at,
-  ...extra,
-} as KeyringCommand);
+const create = (keyId: string, account: AccountSnapshot = pro, extra: Partial<KeyringCommand> = {}): KeyringCommand =>
+  ({
+    type: 'CreateApiKey',
+    account,
+    keyId,
+    keyHash: `hash-${keyId}`,
+    name: `key ${keyId}`,
+    access: 'account',
+    domains: [],
+    failureReportSubjects: false,
+    expiresInDays: 365,
+    at,
+    ...extra,
+  }) as KeyringCommand;
 
 const created = (keyId: string): ApiKeyEvent => ({
   type: 'ApiKeyCreated',
@@ -38,7 +39,10 @@ const deactivated = (keyId: string): ApiKeyEvent => ({ type: 'ApiKeyDeactivated'
 
 describe('keyring decider', () => {
   it('creates an account key on Pro', () => {
-    spec.given([]).when(create('a')).then([created('a')]);
+    spec
+      .given([])
+      .when(create('a'))
+      .then([created('a')]);
   });
 
   it.each(['free', 'plus'] as const)('refuses account keys on %s', (plan) => {
@@ -51,12 +55,21 @@ describe('keyring decider', () => {
   it('refuses a sixth active key, but counts deactivated keys out', () => {
     const five = ['a', 'b', 'c', 'd', 'e'].map(created);
     spec.given(five).when(create('f')).thenFails(400, 'Maximum number of API keys reached (5)');
-    spec.given([...five, deactivated('c')]).when(create('f')).then([created('f')]);
+    spec
+      .given([...five, deactivated('c')])
+      .when(create('f'))
+      .then([created('f')]);
   });
 
   it('deactivates an active key once; a missing or inactive key is not found', () => {
-    spec.given([created('a')]).when({ type: 'DeactivateApiKey', keyId: 'a', at }).then([deactivated('a')]);
-    spec.given([created('a'), deactivated('a')]).when({ type: 'DeactivateApiKey', keyId: 'a', at }).thenFails(404, 'API key not found');
+    spec
+      .given([created('a')])
+      .when({ type: 'DeactivateApiKey', keyId: 'a', at })
+      .then([deactivated('a')]);
+    spec
+      .given([created('a'), deactivated('a')])
+      .when({ type: 'DeactivateApiKey', keyId: 'a', at })
+      .thenFails(404, 'API key not found');
     spec.given([]).when({ type: 'DeactivateApiKey', keyId: 'zz', at }).thenFails(404, 'API key not found');
   });
 
@@ -86,7 +99,10 @@ describe('keyring decider', () => {
     });
 
     it('only takes domains of the subscription', () => {
-      spec.given([]).when(emailKey(enterprise, ['other.org'])).thenFails(400, /other\.org/);
+      spec
+        .given([])
+        .when(emailKey(enterprise, ['other.org']))
+        .thenFails(400, /other\.org/);
     });
 
     it('expires after the given number of days and keeps its settings', () => {
@@ -112,10 +128,7 @@ describe('keyring decider', () => {
     });
 
     it('shares the 5-key limit with account keys', () => {
-      spec
-        .given(['a', 'b', 'c', 'd', 'e'].map(created))
-        .when(emailKey(enterprise))
-        .thenFails(400, 'Maximum number of API keys reached (5)');
+      spec.given(['a', 'b', 'c', 'd', 'e'].map(created)).when(emailKey(enterprise)).thenFails(400, 'Maximum number of API keys reached (5)');
     });
   });
 });

@@ -4,8 +4,7 @@ import { EventStore } from '../../eventstore/event-store.port';
 import { SecretBox } from '../../shared/crypto';
 
 const ACCOUNT_KEY_PURPOSE = 'acme-account-key';
-export const acmeAccountStream = (directoryUrl: string) =>
-  `acme-account-${createHash('sha256').update(directoryUrl).digest('hex').slice(0, 16)}`;
+export const acmeAccountStream = (directoryUrl: string) => `acme-account-${createHash('sha256').update(directoryUrl).digest('hex').slice(0, 16)}`;
 
 /**
  * The service's ACME account key for one directory: created once, kept sealed in the
@@ -13,13 +12,7 @@ export const acmeAccountStream = (directoryUrl: string) =>
  * account. Two workers creating it at once race on a NO_STREAM append; the loser reads
  * the winner's key.
  */
-export async function loadOrCreateAccountKey(
-  store: EventStore,
-  streams: EventStreams,
-  box: SecretBox,
-  directoryUrl: string,
-  createKey: () => Promise<string>,
-): Promise<string> {
+export async function loadOrCreateAccountKey(store: EventStore, streams: EventStreams, box: SecretBox, directoryUrl: string, createKey: () => Promise<string>): Promise<string> {
   const stream = acmeAccountStream(directoryUrl);
   const read = async () => {
     const events = await store.readStream(stream);

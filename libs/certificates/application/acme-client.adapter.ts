@@ -72,7 +72,10 @@ export class AcmeClientAdapter implements AcmePort {
     const client = await this.acme();
     const api = (client as unknown as { api: RawApi }).api;
     const account = await api.apiRequest(client.getAccountUrl(), null, [200]);
-    const want = [...names].map((n) => n.toLowerCase()).sort().join(',');
+    const want = [...names]
+      .map((n) => n.toLowerCase())
+      .sort()
+      .join(',');
     for (let url: string | null = account.data.orders ?? null, pages = 0; url && pages < 100; pages++) {
       const page = await api.apiRequest(url, null, [200]);
       for (const orderUrl of (page.data.orders ?? []) as string[]) {
@@ -156,7 +159,6 @@ export class AcmeClientAdapter implements AcmePort {
   }
 }
 
-
 const accountUrlOf = (client: acme.Client): string | null => {
   try {
     return client.getAccountUrl();
@@ -170,9 +172,17 @@ interface RawApi {
 }
 
 /** An order's identifiers as the CA lists them: wildcards appear as `*.name` in the order. */
-const sameNames = (order: acme.Order, want: string) => order.identifiers.map((i) => i.value.toLowerCase()).sort().join(',') === want;
+const sameNames = (order: acme.Order, want: string) =>
+  order.identifiers
+    .map((i) => i.value.toLowerCase())
+    .sort()
+    .join(',') === want;
 
 const nextLink = (link: string | undefined): string | null => {
-  const m = link?.split(',').map((l) => l.trim()).find((l) => /rel="?next"?/.test(l))?.match(/<([^>]+)>/);
+  const m = link
+    ?.split(',')
+    .map((l) => l.trim())
+    .find((l) => /rel="?next"?/.test(l))
+    ?.match(/<([^>]+)>/);
   return m ? m[1] : null;
 };

@@ -177,11 +177,7 @@ export class CertificateCommands {
       SYSTEM(state.accountId),
     );
     if (result.events.length === 0) return false;
-    await this.ledger(
-      state.accountId,
-      { type: 'ParkSlot', accountId: state.accountId, certificateId, at: now.toISOString() },
-      SYSTEM(state.accountId),
-    );
+    await this.ledger(state.accountId, { type: 'ParkSlot', accountId: state.accountId, certificateId, at: now.toISOString() }, SYSTEM(state.accountId));
     return true;
   }
 
@@ -205,9 +201,7 @@ export class CertificateCommands {
 
   /** The caller's verified zone of that name: found through the read model, confirmed on the zone's stream. */
   private async verifiedZone(accountId: number, name: string): Promise<{ id: string; name: string } | null> {
-    const doc = await this.projections
-      .readModel(ZONES)
-      .findOne({ name: normalizeName(name), account_id: accountId });
+    const doc = await this.projections.readModel(ZONES).findOne({ name: normalizeName(name), account_id: accountId });
     if (!doc) return null;
     const { state } = await this.runner.streams.loadState(zoneStream(doc.id), zoneDecider);
     return state.status === 'verified' && state.accountId === accountId ? { id: state.id, name: state.name } : null;

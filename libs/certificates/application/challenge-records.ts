@@ -80,7 +80,10 @@ export class ChallengeRecords {
       for (let queue = this.queues.get(zoneId); queue?.length; queue = this.queues.get(zoneId)) {
         const first = queue[0];
         const batch = queue.filter((c) => c.kind === first.kind && c.zone.accountId === first.zone.accountId);
-        this.queues.set(zoneId, queue.filter((c) => !batch.includes(c)));
+        this.queues.set(
+          zoneId,
+          queue.filter((c) => !batch.includes(c)),
+        );
         try {
           await this.append(batch);
           for (const c of batch) c.resolve();
@@ -124,7 +127,10 @@ export class ChallengeRecords {
     for (const set of challengeTxtSets(records)) {
       const name = set.subname ? `${set.subname}.${zoneName}` : zoneName;
       for (;;) {
-        const seen = await resolver.resolveTxt(name).then((r) => r.map((c) => c.join('')), () => [] as string[]);
+        const seen = await resolver.resolveTxt(name).then(
+          (r) => r.map((c) => c.join('')),
+          () => [] as string[],
+        );
         if (set.values.every((v) => seen.includes(v)) || Date.now() > deadline) break;
         await new Promise((r) => setTimeout(r, 50));
       }

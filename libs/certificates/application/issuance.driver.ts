@@ -76,21 +76,17 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    this.runtime = await this.processManagers.start(
-      issuanceStartProcess,
-      async (command) => this.kick(command.certificateId),
-      {
-        onRunning: async (running) => {
-          this.holding = running;
-          if (running) await this.resumeAll().catch((e) => this.logger.error('certificate resume failed', { error: String(e) }));
-          else {
-            // Lost the lease: the next holder resumes these certificates; stop before it starts them.
-            for (const wake of this.wakeups) wake();
-            await Promise.allSettled([...this.running.values()]);
-          }
-        },
+    this.runtime = await this.processManagers.start(issuanceStartProcess, async (command) => this.kick(command.certificateId), {
+      onRunning: async (running) => {
+        this.holding = running;
+        if (running) await this.resumeAll().catch((e) => this.logger.error('certificate resume failed', { error: String(e) }));
+        else {
+          // Lost the lease: the next holder resumes these certificates; stop before it starts them.
+          for (const wake of this.wakeups) wake();
+          await Promise.allSettled([...this.running.values()]);
+        }
       },
-    );
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -24,10 +24,14 @@ export class CertificateRenewalProcess implements OnApplicationBootstrap, OnAppl
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.runtime = await this.processManagers.start(certificateRenewalProcess, async (command) => {
-      const result = await this.job.run(new Date(command.at));
-      this.logger.info('certificate renewal job', { night: command.night, renewals: result.renewals_started.length, expired: result.expired.length });
-    }, { timerPollMs: DAILY_JOB_TIMER_POLL_MS });
+    this.runtime = await this.processManagers.start(
+      certificateRenewalProcess,
+      async (command) => {
+        const result = await this.job.run(new Date(command.at));
+        this.logger.info('certificate renewal job', { night: command.night, renewals: result.renewals_started.length, expired: result.expired.length });
+      },
+      { timerPollMs: DAILY_JOB_TIMER_POLL_MS },
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -27,6 +27,14 @@ export function checkCaLimits(past: PastIssuance[], registeredDomain: string, na
     const oldest = Math.min(...hits.map((h) => Date.parse(h.issued_at)));
     throw tooManyRequests('ca_rate_limited', `The certificate authority's limit of ${limit} ${what} per week is reached`, (oldest + CA_WINDOW_MS - now) / 1000);
   };
-  check(recent.filter((p) => p.registered_domain === registeredDomain), CA_PER_DOMAIN_PER_WEEK, `certificates for ${registeredDomain}`);
-  check(recent.filter((p) => p.names_key === namesKey(names)), CA_DUPLICATES_PER_WEEK, 'duplicate certificates');
+  check(
+    recent.filter((p) => p.registered_domain === registeredDomain),
+    CA_PER_DOMAIN_PER_WEEK,
+    `certificates for ${registeredDomain}`,
+  );
+  check(
+    recent.filter((p) => p.names_key === namesKey(names)),
+    CA_DUPLICATES_PER_WEEK,
+    'duplicate certificates',
+  );
 }

@@ -56,7 +56,10 @@ describe('certificate ledger (plan limit, one certificate per domain)', () => {
   ] as const)('%s holds %i certificates, not one more', (plan, limit) => {
     expect(MAX_CERTIFICATES[plan]).toBe(limit);
     const full = Array.from({ length: limit }, (_, i) => taken(i));
-    spec.given(full.slice(1)).when(take(0, limit)).then([taken(0)]);
+    spec
+      .given(full.slice(1))
+      .when(take(0, limit))
+      .then([taken(0)]);
     spec.given(full).when(take(limit, limit)).thenFails(403, 'Certificate limit reached for plan');
   });
 
@@ -66,26 +69,54 @@ describe('certificate ledger (plan limit, one certificate per domain)', () => {
   });
 
   it('one certificate per domain; a deleted one frees it', () => {
-    spec.given([taken(1, 'example.com')]).when(take(2, 5, 'example.com')).thenFails(409, 'Certificate already exists for domain');
+    spec
+      .given([taken(1, 'example.com')])
+      .when(take(2, 5, 'example.com'))
+      .thenFails(409, 'Certificate already exists for domain');
     const released: LedgerEvent = { type: 'CertificateSlotReleased', data: { account_id: 1, certificate_id: 'c1', at } };
-    spec.given([taken(1, 'example.com'), released]).when(take(2, 5, 'example.com')).then([taken(2, 'example.com')]);
+    spec
+      .given([taken(1, 'example.com'), released])
+      .when(take(2, 5, 'example.com'))
+      .then([taken(2, 'example.com')]);
   });
 
   it('an expired certificate holds its domain but no slot; renewing it takes the slot back within the limit', () => {
     const parked: LedgerEvent = { type: 'CertificateSlotParked', data: { account_id: 1, certificate_id: 'c1', at } };
-    spec.given([taken(1), taken(2)]).when({ type: 'ParkSlot', accountId: 1, certificateId: 'c1', at }).then([parked]);
-    spec.given([taken(1), parked, taken(2)]).when(take(3, 2)).then([taken(3)]);
-    spec.given([taken(1), parked, taken(2)]).when(take(9, 5, 'd1.example.com')).thenFails(409, 'certificate_exists');
-    spec.given([taken(1), parked, taken(2)]).when(take(1, 5)).then([taken(1)]);
-    spec.given([taken(1), parked, taken(2), taken(3)]).when(take(1, 2)).thenFails(403, 'limit_reached');
-    spec.given([taken(1)]).when(take(1, 5)).then([]);
+    spec
+      .given([taken(1), taken(2)])
+      .when({ type: 'ParkSlot', accountId: 1, certificateId: 'c1', at })
+      .then([parked]);
+    spec
+      .given([taken(1), parked, taken(2)])
+      .when(take(3, 2))
+      .then([taken(3)]);
+    spec
+      .given([taken(1), parked, taken(2)])
+      .when(take(9, 5, 'd1.example.com'))
+      .thenFails(409, 'certificate_exists');
+    spec
+      .given([taken(1), parked, taken(2)])
+      .when(take(1, 5))
+      .then([taken(1)]);
+    spec
+      .given([taken(1), parked, taken(2), taken(3)])
+      .when(take(1, 2))
+      .thenFails(403, 'limit_reached');
+    spec
+      .given([taken(1)])
+      .when(take(1, 5))
+      .then([]);
   });
 });
 
 describe('CA rate limits, tracked locally', () => {
   const now = Date.parse('2026-01-08T00:00:00.000Z');
   const ago = (h: number) => new Date(now - h * 3_600_000).toISOString();
-  const issuance = (names: string[], hoursAgo: number, domain = 'example.com'): PastIssuance => ({ registered_domain: domain, names_key: namesKey(names), issued_at: ago(hoursAgo) });
+  const issuance = (names: string[], hoursAgo: number, domain = 'example.com'): PastIssuance => ({
+    registered_domain: domain,
+    names_key: namesKey(names),
+    issued_at: ago(hoursAgo),
+  });
 
   it('refuses the 6th duplicate within a week with 429 ca_rate_limited and Retry-After until the oldest leaves the window', () => {
     const names = ['example.com', 'www.example.com'];

@@ -21,7 +21,18 @@ const CHALLENGES = [challenge('example.com'), challenge('*.example.com')];
 const e = {
   requested: (autoRenew = false): CertificateEvent => ({
     type: 'CertificateRequested',
-    data: { certificate_id: ID, account_id: 1, zone_id: 'z1', zone: 'example.com', domain: 'example.com', sans: [], names: ['example.com', '*.example.com'], is_wildcard: true, auto_renew: autoRenew, at: T0 },
+    data: {
+      certificate_id: ID,
+      account_id: 1,
+      zone_id: 'z1',
+      zone: 'example.com',
+      domain: 'example.com',
+      sans: [],
+      names: ['example.com', '*.example.com'],
+      is_wildcard: true,
+      auto_renew: autoRenew,
+      at: T0,
+    },
   }),
   orderRequested: (attempt = 1): CertificateEvent => ({ type: 'AcmeOrderRequested', data: { certificate_id: ID, attempt, at: at(1) } }),
   ordered: (attempt = 1): CertificateEvent => ({
@@ -31,14 +42,23 @@ const e = {
   published: (attempt = 1): CertificateEvent => ({ type: 'ChallengeRecordsPublished', data: { certificate_id: ID, attempt, at: at(2) } }),
   answered: (attempt = 1): CertificateEvent => ({ type: 'ChallengesAnswered', data: { certificate_id: ID, attempt, at: at(8) } }),
   authorized: (attempt = 1): CertificateEvent => ({ type: 'AuthorizationsValidated', data: { certificate_id: ID, attempt, at: at(10) } }),
-  keyed: (attempt = 1): CertificateEvent => ({ type: 'CertificateKeyGenerated', data: { certificate_id: ID, attempt, sealed_private_key: 'v1.sealed', csr_pem: 'CSR', at: at(11) } }),
+  keyed: (attempt = 1): CertificateEvent => ({
+    type: 'CertificateKeyGenerated',
+    data: { certificate_id: ID, attempt, sealed_private_key: 'v1.sealed', csr_pem: 'CSR', at: at(11) },
+  }),
   issued: (attempt = 1, nextRenewal: string | null = null, serial = 'ab'): CertificateEvent => ({
     type: 'CertificateIssued',
     data: { certificate_id: ID, attempt, serial, certificate_pem: 'CERT', chain_pem: 'CHAIN', issued_at: at(12), expires_at: EXPIRES, next_renewal_at: nextRenewal, at: at(12) },
   }),
-  failed: (attempt = 1): CertificateEvent => ({ type: 'IssuanceFailed', data: { certificate_id: ID, attempt, step: 'authorization', error: 'urn:ietf:params:acme:error:unauthorized: no TXT', at: at(9) } }),
+  failed: (attempt = 1): CertificateEvent => ({
+    type: 'IssuanceFailed',
+    data: { certificate_id: ID, attempt, step: 'authorization', error: 'urn:ietf:params:acme:error:unauthorized: no TXT', at: at(9) },
+  }),
   removed: (attempt = 1): CertificateEvent => ({ type: 'ChallengeRecordsRemoved', data: { certificate_id: ID, attempt, at: at(13) } }),
-  renewal: (attempt = 2, trigger: 'manual' | 'automatic' = 'manual'): CertificateEvent => ({ type: 'RenewalRequested', data: { certificate_id: ID, attempt, trigger, at: at(20) } }),
+  renewal: (attempt = 2, trigger: 'manual' | 'automatic' = 'manual'): CertificateEvent => ({
+    type: 'RenewalRequested',
+    data: { certificate_id: ID, attempt, trigger, at: at(20) },
+  }),
   expired: (): CertificateEvent => ({ type: 'CertificateExpired', data: { certificate_id: ID, at: EXPIRES } }),
 };
 const ISSUED = [e.requested(), e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed(), e.issued(), e.removed()];
@@ -65,9 +85,18 @@ describe('certificate decider: the seed state table', () => {
   });
 
   it('the order request is recorded once before the CA is asked; the certificate stays pending', () => {
-    spec.given([e.requested()]).when({ type: 'RecordOrderRequested', attempt: 1, at: at(1) }).then([e.orderRequested()]);
-    spec.given([e.requested(), e.orderRequested()]).when({ type: 'RecordOrderRequested', attempt: 1, at: at(1) }).then([]);
-    spec.given([e.requested()]).when({ type: 'RecordOrderRequested', attempt: 2, at: at(1) }).then([]);
+    spec
+      .given([e.requested()])
+      .when({ type: 'RecordOrderRequested', attempt: 1, at: at(1) })
+      .then([e.orderRequested()]);
+    spec
+      .given([e.requested(), e.orderRequested()])
+      .when({ type: 'RecordOrderRequested', attempt: 1, at: at(1) })
+      .then([]);
+    spec
+      .given([e.requested()])
+      .when({ type: 'RecordOrderRequested', attempt: 2, at: at(1) })
+      .then([]);
     expect(fold(certificateDecider, [e.requested(), e.orderRequested()]).status).toBe('pending');
   });
 
@@ -83,28 +112,65 @@ describe('certificate decider: the seed state table', () => {
 
   it('each process step is recorded once, in order, for the current attempt only', () => {
     const base = [e.requested(), e.ordered()];
-    spec.given(base).when({ type: 'RecordRecordsPublished', attempt: 1, at: at(2) }).then([e.published()]);
-    spec.given([...base, e.published()]).when({ type: 'RecordRecordsPublished', attempt: 1, at: at(3) }).then([]);
-    spec.given(base).when({ type: 'RecordChallengesAnswered', attempt: 1, at: at(8) }).then([]); // not before publishing
-    spec.given([...base, e.published()]).when({ type: 'RecordChallengesAnswered', attempt: 1, at: at(8) }).then([e.answered()]);
-    spec.given([...base, e.published(), e.answered()]).when({ type: 'RecordAuthorized', attempt: 1, at: at(10) }).then([e.authorized()]);
+    spec
+      .given(base)
+      .when({ type: 'RecordRecordsPublished', attempt: 1, at: at(2) })
+      .then([e.published()]);
+    spec
+      .given([...base, e.published()])
+      .when({ type: 'RecordRecordsPublished', attempt: 1, at: at(3) })
+      .then([]);
+    spec
+      .given(base)
+      .when({ type: 'RecordChallengesAnswered', attempt: 1, at: at(8) })
+      .then([]); // not before publishing
+    spec
+      .given([...base, e.published()])
+      .when({ type: 'RecordChallengesAnswered', attempt: 1, at: at(8) })
+      .then([e.answered()]);
+    spec
+      .given([...base, e.published(), e.answered()])
+      .when({ type: 'RecordAuthorized', attempt: 1, at: at(10) })
+      .then([e.authorized()]);
     spec
       .given([...base, e.published(), e.answered(), e.authorized()])
       .when({ type: 'RecordKeyGenerated', attempt: 1, sealedPrivateKey: 'v1.sealed', csrPem: 'CSR', at: at(11) })
       .then([e.keyed()]);
     // A report for another attempt (a stale driver) records nothing.
-    spec.given(base).when({ type: 'RecordRecordsPublished', attempt: 2, at: at(2) }).then([]);
-    spec.given([e.requested()]).when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x', finalizeUrl: 'y', challenges: [], at: at(1) }).then([
-      { type: 'AcmeOrderPlaced', data: { certificate_id: ID, attempt: 1, order_url: 'x', finalize_url: 'y', challenges: [], at: at(1) } },
-    ]);
-    spec.given(base).when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x2', finalizeUrl: 'y2', challenges: [], at: at(1) }).then([]);
+    spec
+      .given(base)
+      .when({ type: 'RecordRecordsPublished', attempt: 2, at: at(2) })
+      .then([]);
+    spec
+      .given([e.requested()])
+      .when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x', finalizeUrl: 'y', challenges: [], at: at(1) })
+      .then([{ type: 'AcmeOrderPlaced', data: { certificate_id: ID, attempt: 1, order_url: 'x', finalize_url: 'y', challenges: [], at: at(1) } }]);
+    spec
+      .given(base)
+      .when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x2', finalizeUrl: 'y2', challenges: [], at: at(1) })
+      .then([]);
   });
 
   it('validating → issued when finalized; next_renewal_at = expiry − 30 days only with auto-renew', () => {
     const until = [e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed()];
-    const record: CertificateCommand = { type: 'RecordIssued', attempt: 1, serial: 'ab', certificatePem: 'CERT', chainPem: 'CHAIN', issuedAt: at(12), expiresAt: EXPIRES, at: at(12) };
-    spec.given([e.requested(), ...until]).when(record).then([e.issued()]);
-    spec.given([e.requested(true), ...until]).when(record).then([e.issued(1, RENEWAL_DATE)]);
+    const record: CertificateCommand = {
+      type: 'RecordIssued',
+      attempt: 1,
+      serial: 'ab',
+      certificatePem: 'CERT',
+      chainPem: 'CHAIN',
+      issuedAt: at(12),
+      expiresAt: EXPIRES,
+      at: at(12),
+    };
+    spec
+      .given([e.requested(), ...until])
+      .when(record)
+      .then([e.issued()]);
+    spec
+      .given([e.requested(true), ...until])
+      .when(record)
+      .then([e.issued(1, RENEWAL_DATE)]);
     spec.given([e.requested(), e.ordered(), e.published(), e.answered(), e.authorized()]).when(record).then([]); // no key yet
     const s = fold(certificateDecider, [...ISSUED]);
     expect(s.status).toBe('issued');
@@ -113,28 +179,58 @@ describe('certificate decider: the seed state table', () => {
 
   it('validating → failed on a challenge or finalization failure; a late report after it records nothing', () => {
     const base = [e.requested(), e.ordered(), e.published(), e.answered()];
-    spec.given(base).when({ type: 'RecordFailed', attempt: 1, step: 'authorization', error: 'urn:ietf:params:acme:error:unauthorized: no TXT', at: at(9) }).then([e.failed()]);
-    spec.given([...base, e.failed()]).when({ type: 'RecordAuthorized', attempt: 1, at: at(10) }).then([]);
-    spec.given([...base, e.failed()]).when({ type: 'RecordFailed', attempt: 1, step: 'x', error: 'y', at: at(10) }).then([]);
+    spec
+      .given(base)
+      .when({ type: 'RecordFailed', attempt: 1, step: 'authorization', error: 'urn:ietf:params:acme:error:unauthorized: no TXT', at: at(9) })
+      .then([e.failed()]);
+    spec
+      .given([...base, e.failed()])
+      .when({ type: 'RecordAuthorized', attempt: 1, at: at(10) })
+      .then([]);
+    spec
+      .given([...base, e.failed()])
+      .when({ type: 'RecordFailed', attempt: 1, step: 'x', error: 'y', at: at(10) })
+      .then([]);
     expect(fold(certificateDecider, [...base, e.failed()]).status).toBe('failed');
   });
 
   it('challenge records are removed once per attempt', () => {
-    spec.given([...ISSUED.slice(0, 7)]).when({ type: 'RecordRecordsRemoved', attempt: 1, at: at(13) }).then([e.removed()]);
-    spec.given(ISSUED).when({ type: 'RecordRecordsRemoved', attempt: 1, at: at(14) }).then([]);
+    spec
+      .given([...ISSUED.slice(0, 7)])
+      .when({ type: 'RecordRecordsRemoved', attempt: 1, at: at(13) })
+      .then([e.removed()]);
+    spec
+      .given(ISSUED)
+      .when({ type: 'RecordRecordsRemoved', attempt: 1, at: at(14) })
+      .then([]);
   });
 
   it('issued → validating on manual or automatic renewal; failed and expired renew too (recovery)', () => {
     type Renew = Extract<CertificateCommand, { type: 'RenewCertificate' }>;
     const renew = (trigger: 'manual' | 'automatic' = 'manual'): Renew => ({ type: 'RenewCertificate', accountId: 1, plan: 'plus', trigger, at: at(20) });
     spec.given(ISSUED).when(renew()).then([e.renewal()]);
-    spec.given(ISSUED).when({ ...renew('automatic'), accountId: null }).then([e.renewal(2, 'automatic')]);
+    spec
+      .given(ISSUED)
+      .when({ ...renew('automatic'), accountId: null })
+      .then([e.renewal(2, 'automatic')]);
     spec.given([e.requested(), e.ordered(), e.failed()]).when(renew()).then([e.renewal()]);
-    spec.given([...ISSUED, e.expired()]).when(renew()).then([e.renewal()]);
+    spec
+      .given([...ISSUED, e.expired()])
+      .when(renew())
+      .then([e.renewal()]);
     spec.given([e.requested()]).when(renew()).thenFails(409, 'issuance_in_progress');
-    spec.given([...ISSUED, e.renewal()]).when(renew()).thenFails(409, 'issuance_in_progress');
-    spec.given(ISSUED).when({ ...renew(), plan: 'free' }).thenFails(403, 'Certificate management requires paid subscription');
-    spec.given(ISSUED).when({ ...renew(), accountId: 2 }).thenFails(404, 'Certificate not found');
+    spec
+      .given([...ISSUED, e.renewal()])
+      .when(renew())
+      .thenFails(409, 'issuance_in_progress');
+    spec
+      .given(ISSUED)
+      .when({ ...renew(), plan: 'free' })
+      .thenFails(403, 'Certificate management requires paid subscription');
+    spec
+      .given(ISSUED)
+      .when({ ...renew(), accountId: 2 })
+      .thenFails(404, 'Certificate not found');
     const s = fold(certificateDecider, [...ISSUED, e.renewal()]);
     expect([s.status, s.attempt, s.progress.order, s.current?.serial]).toEqual(['validating', 2, null, 'ab']);
   });
@@ -147,27 +243,54 @@ describe('certificate decider: the seed state table', () => {
 
   it('issued → expired once the expiry date passes, not before, and only from issued', () => {
     spec.given(ISSUED).when({ type: 'ExpireCertificate', at: EXPIRES }).then([e.expired()]);
-    spec.given(ISSUED).when({ type: 'ExpireCertificate', at: at(100) }).then([]);
+    spec
+      .given(ISSUED)
+      .when({ type: 'ExpireCertificate', at: at(100) })
+      .then([]);
     spec.given([e.requested()]).when({ type: 'ExpireCertificate', at: EXPIRES }).then([]);
-    spec.given([...ISSUED, e.expired()]).when({ type: 'ExpireCertificate', at: EXPIRES }).then([]);
+    spec
+      .given([...ISSUED, e.expired()])
+      .when({ type: 'ExpireCertificate', at: EXPIRES })
+      .then([]);
   });
 
   it('issued → revoked → removed on delete with revoke; any → removed on delete without', () => {
     const revoked: CertificateEvent = { type: 'CertificateRevoked', data: { certificate_id: ID, serial: 'ab', at: at(30) } };
     const deleted: CertificateEvent = { type: 'CertificateDeleted', data: { certificate_id: ID, account_id: 1, domain: 'example.com', at: at(30) } };
-    spec.given(ISSUED).when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: 'ab', at: at(30) }).then([revoked, deleted]);
-    spec.given([e.requested()]).when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: null, at: at(30) }).then([deleted]);
-    spec.given([e.requested()]).when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: 'ab', at: at(30) }).thenFails(409, 'not_issued');
-    spec.given(ISSUED).when({ type: 'DeleteCertificate', accountId: 2, revokedSerial: null, at: at(30) }).thenFails(404, 'Certificate not found');
-    spec.given([...ISSUED, deleted]).when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: null, at: at(31) }).thenFails(404, 'Certificate not found');
+    spec
+      .given(ISSUED)
+      .when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: 'ab', at: at(30) })
+      .then([revoked, deleted]);
+    spec
+      .given([e.requested()])
+      .when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: null, at: at(30) })
+      .then([deleted]);
+    spec
+      .given([e.requested()])
+      .when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: 'ab', at: at(30) })
+      .thenFails(409, 'not_issued');
+    spec
+      .given(ISSUED)
+      .when({ type: 'DeleteCertificate', accountId: 2, revokedSerial: null, at: at(30) })
+      .thenFails(404, 'Certificate not found');
+    spec
+      .given([...ISSUED, deleted])
+      .when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: null, at: at(31) })
+      .thenFails(404, 'Certificate not found');
   });
 
   it('auto-renew toggle: Pro/Elite to enable, any paid plan to disable; the renewal date follows', () => {
     const set = (autoRenew: boolean, plan: 'free' | 'plus' | 'pro' | 'elite'): CertificateCommand => ({ type: 'SetAutoRenew', accountId: 1, plan, autoRenew, at: at(40) });
-    spec.given(ISSUED).when(set(true, 'pro')).then([{ type: 'AutoRenewChanged', data: { certificate_id: ID, auto_renew: true, next_renewal_at: RENEWAL_DATE, at: at(40) } }]);
+    spec
+      .given(ISSUED)
+      .when(set(true, 'pro'))
+      .then([{ type: 'AutoRenewChanged', data: { certificate_id: ID, auto_renew: true, next_renewal_at: RENEWAL_DATE, at: at(40) } }]);
     spec.given(ISSUED).when(set(true, 'plus')).thenFails(403, 'Auto-renewal requires Pro or Elite plan');
     spec.given(ISSUED).when(set(false, 'free')).thenFails(403, 'Certificate management requires paid subscription');
-    spec.given([e.requested(true)]).when(set(false, 'plus')).then([{ type: 'AutoRenewChanged', data: { certificate_id: ID, auto_renew: false, next_renewal_at: null, at: at(40) } }]);
+    spec
+      .given([e.requested(true)])
+      .when(set(false, 'plus'))
+      .then([{ type: 'AutoRenewChanged', data: { certificate_id: ID, auto_renew: false, next_renewal_at: null, at: at(40) } }]);
     spec.given(ISSUED).when(set(false, 'elite')).then([]);
   });
 });

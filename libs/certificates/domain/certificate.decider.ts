@@ -49,7 +49,19 @@ const NO_PROGRESS: AttemptProgress = { orderRequested: false, order: null, publi
 
 /** Commands from the API and the renewal job. */
 export type CertificateCommand =
-  | { type: 'RequestCertificate'; certificateId: string; accountId: number; zoneId: string; zone: string; domain: string; sans: string[]; names: string[]; isWildcard: boolean; autoRenew: boolean; at: string }
+  | {
+      type: 'RequestCertificate';
+      certificateId: string;
+      accountId: number;
+      zoneId: string;
+      zone: string;
+      domain: string;
+      sans: string[];
+      names: string[];
+      isWildcard: boolean;
+      autoRenew: boolean;
+      at: string;
+    }
   | { type: 'RenewCertificate'; accountId: number | null; plan: Plan; trigger: 'manual' | 'automatic'; at: string }
   | { type: 'SetAutoRenew'; accountId: number; plan: Plan; autoRenew: boolean; at: string }
   | { type: 'ExpireCertificate'; at: string }

@@ -46,10 +46,7 @@ export type ChallengeRecordsPublished = DomainEvent<'ChallengeRecordsPublished',
 export type ChallengesAnswered = DomainEvent<'ChallengesAnswered', { certificate_id: string; attempt: number; at: string }>;
 export type AuthorizationsValidated = DomainEvent<'AuthorizationsValidated', { certificate_id: string; attempt: number; at: string }>;
 /** The server-generated RSA 2048 key, sealed (SecretBox, purpose `certificate-key`), and its CSR. */
-export type CertificateKeyGenerated = DomainEvent<
-  'CertificateKeyGenerated',
-  { certificate_id: string; attempt: number; sealed_private_key: string; csr_pem: string; at: string }
->;
+export type CertificateKeyGenerated = DomainEvent<'CertificateKeyGenerated', { certificate_id: string; attempt: number; sealed_private_key: string; csr_pem: string; at: string }>;
 export type CertificateIssued = DomainEvent<
   'CertificateIssued',
   {

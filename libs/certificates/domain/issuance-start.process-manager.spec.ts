@@ -26,18 +26,25 @@ const drive = (cause: string): Fact => ({
 
 describe('certificate issuance start process manager', () => {
   it('a certificate requested drives its issuance, with an id derived from the certificate and the cause', () => {
-    given([]).when(work('requested'), 'e1').then([observed('e1', 'requested'), drive('requested')]);
+    given([])
+      .when(work('requested'), 'e1')
+      .then([observed('e1', 'requested'), drive('requested')]);
   });
 
   it('each renewal attempt and the deletion drive it once more; a redelivered event records nothing', () => {
     const history = [observed('e1', 'requested'), drive('requested')];
-    given(history).when(work('renewal:2'), 'e2').then([observed('e2', 'renewal:2'), drive('renewal:2')]);
-    given(history).when(work('deleted'), 'e3').then([observed('e3', 'deleted'), drive('deleted')]);
+    given(history)
+      .when(work('renewal:2'), 'e2')
+      .then([observed('e2', 'renewal:2'), drive('renewal:2')]);
+    given(history)
+      .when(work('deleted'), 'e3')
+      .then([observed('e3', 'deleted'), drive('deleted')]);
     given(history).when(work('requested'), 'e1').then([]);
   });
 
   it('reads the certificate id and the attempt from the events it observes', () => {
-    const event = (type: string, data: object) => ({ id: 'x', streamId: `certificate-${CERT}`, revision: 0, type, data, metadata: {}, position: { commit: 1n, prepare: 1n }, created: new Date() }) as any;
+    const event = (type: string, data: object) =>
+      ({ id: 'x', streamId: `certificate-${CERT}`, revision: 0, type, data, metadata: {}, position: { commit: 1n, prepare: 1n }, created: new Date() }) as any;
     expect(pm.observe(event('RenewalRequested', { certificate_id: CERT, attempt: 3, trigger: 'automatic', at: 'a' }))).toEqual({
       process: CERT,
       fact: { type: 'work_requested', cause: 'renewal:3' },

@@ -78,27 +78,34 @@ export class DdnsController {
       return this.failing(protocol, reply);
     }
     if (protocol === 'v2') {
-      reply.code(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify({ results: outcome.results.map(v2Result) }));
+      reply
+        .code(200)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify({ results: outcome.results.map(v2Result) }));
       return;
     }
-    reply.code(200).header('content-type', TEXT).send(outcome.results.map((r) => textLine(r, outcome.changes)).join('\n'));
+    reply
+      .code(200)
+      .header('content-type', TEXT)
+      .send(outcome.results.map((r) => textLine(r, outcome.changes)).join('\n'));
   }
 
   private badauth(protocol: Protocol, reply: FastifyReply): void {
     reply.code(401).header('www-authenticate', CHALLENGE);
     if (protocol === 'v2') {
-      reply.header('content-type', 'application/json; charset=utf-8').send(
-        JSON.stringify({ error: { code: 'badauth', message: 'The credentials are not valid for dynamic DNS updates' } }),
-      );
+      reply
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify({ error: { code: 'badauth', message: 'The credentials are not valid for dynamic DNS updates' } }));
     } else reply.header('content-type', TEXT).send('badauth');
   }
 
   /** `911`: the service is failing; clients wait 30 minutes before trying again. */
   private failing(protocol: Protocol, reply: FastifyReply): void {
     if (protocol === 'v2') {
-      reply.code(500).header('content-type', 'application/json; charset=utf-8').send(
-        JSON.stringify({ error: { code: 'server_error', message: '911: the service cannot take updates now; retry in 30 minutes' } }),
-      );
+      reply
+        .code(500)
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify({ error: { code: 'server_error', message: '911: the service cannot take updates now; retry in 30 minutes' } }));
     } else reply.code(500).header('content-type', TEXT).send('911');
   }
 }

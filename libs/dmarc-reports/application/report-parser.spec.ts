@@ -65,7 +65,15 @@ describe('ReportParser over the shared fixtures', () => {
   it('keeps failure-report privacy fields apart and maps non-RFC delivery results', async () => {
     const r = await parser.parse(sample('forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml'));
     if (r.kind !== 'failure') throw new Error('failure expected');
-    expect(r).toMatchObject({ reported_domain: 'domain.de', source_ip: '10.10.10.10', delivery_result: 'policy', mail_from: 'sharepoint@domain.de', mail_from_domain: 'domain.de', subject: 'Subject', rcpt_domain: 'domain.de' });
+    expect(r).toMatchObject({
+      reported_domain: 'domain.de',
+      source_ip: '10.10.10.10',
+      delivery_result: 'policy',
+      mail_from: 'sharepoint@domain.de',
+      mail_from_domain: 'domain.de',
+      subject: 'Subject',
+      rcpt_domain: 'domain.de',
+    });
     expect(JSON.stringify(r)).not.toContain('38.E7.30937.BD6E1BB5');
     const exim = await parser.parse(sample('forensic/exim_plain_text_only_no_arf_part.eml'));
     expect(exim).toMatchObject({ kind: 'failure', reported_domain: 'example.com', source_ip: '203.0.113.68', subject: 'Payment from your account.' });

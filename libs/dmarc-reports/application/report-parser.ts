@@ -8,10 +8,7 @@ import { parseReportXml } from './report-xml';
 import { gunzipLimited, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
 
 /** A parsed report with what identifies its delivery (failure reports need the mail's Message-ID for their key). */
-export type ParsedReport =
-  | AggregateReport
-  | TlsReport
-  | (FailureReport & { report_message_id: string | null });
+export type ParsedReport = AggregateReport | TlsReport | (FailureReport & { report_message_id: string | null });
 
 /** What the transport says about the payload, when it says anything. */
 export interface ParseHints {

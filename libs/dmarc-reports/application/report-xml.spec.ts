@@ -44,7 +44,14 @@ describe('streaming report XML reader', () => {
   it('keeps a multi-byte character whole when it straddles a slice boundary', async () => {
     const prefix = `${header}<!--`;
     // "é" (2 bytes) placed so its first byte is the last byte of the first slice.
-    const pad = 'x'.repeat(SLICE - Buffer.byteLength(prefix) - '-->'.length - '<record><row><source_ip>192.0.2.1</source_ip><count>2</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>fail</spf></policy_evaluated></row><identifiers><header_from>'.length - 1);
+    const pad = 'x'.repeat(
+      SLICE -
+        Buffer.byteLength(prefix) -
+        '-->'.length -
+        '<record><row><source_ip>192.0.2.1</source_ip><count>2</count><policy_evaluated><disposition>none</disposition><dkim>pass</dkim><spf>fail</spf></policy_evaluated></row><identifiers><header_from>'
+          .length -
+        1,
+    );
     const xml = Buffer.from(`${prefix}${pad}-->${record('é.example')}</feedback>`);
     expect(xml.indexOf(Buffer.from('é'))).toBe(SLICE - 1);
     expect((await aggregate(xml)).records[0].header_from).toBe('é.example');

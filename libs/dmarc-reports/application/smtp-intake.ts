@@ -99,7 +99,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
       });
     });
     this.server = server;
-    this.boundPort = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
+    this.boundPort = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
     this.logger.info('smtp intake listening', { port: this.boundPort });
   }
 

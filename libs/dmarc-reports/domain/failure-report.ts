@@ -82,8 +82,7 @@ const tags = (raw: string | undefined): Fields =>
       .map(([k, ...v]) => [k.trim().toLowerCase(), v.join('=').replace(/\s+/g, '')]),
   );
 
-const headerFromDomain = (authResults: string | undefined): string | null =>
-  domainOfAddress(/header\.from=([^\s;]+)/i.exec(authResults ?? '')?.[1] ?? null);
+const headerFromDomain = (authResults: string | undefined): string | null => domainOfAddress(/header\.from=([^\s;]+)/i.exec(authResults ?? '')?.[1] ?? null);
 
 const ipOf = (raw: string | undefined): string | null => {
   const value = (raw ?? '').trim();

@@ -39,10 +39,7 @@ export type AggregateReportReceived = DomainEvent<
 >;
 
 /** One slice of a report's records; `offset` is the index of its first record in the report. */
-export type AggregateRecordsAdded = DomainEvent<
-  'DmarcAggregateRecordsAdded',
-  { report_key: string; zone: string; begin: string; offset: number; records: AggregateRecord[] }
->;
+export type AggregateRecordsAdded = DomainEvent<'DmarcAggregateRecordsAdded', { report_key: string; zone: string; begin: string; offset: number; records: AggregateRecord[] }>;
 
 export type FailureReportReceived = DomainEvent<
   'DmarcFailureReportReceived',

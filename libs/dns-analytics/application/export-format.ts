@@ -4,8 +4,19 @@ export type ExportFormat = 'csv' | 'json';
 
 /** Export columns, in order; JSON objects carry the same keys. */
 export const EXPORT_COLUMNS = [
-  'timestamp', 'domain', 'qname', 'qtype', 'rcode', 'client_ip', 'country_code', 'asn', 'as_organization',
-  'transport', 'dnssec_ok', 'edns', 'response_ms',
+  'timestamp',
+  'domain',
+  'qname',
+  'qtype',
+  'rcode',
+  'client_ip',
+  'country_code',
+  'asn',
+  'as_organization',
+  'transport',
+  'dnssec_ok',
+  'edns',
+  'response_ms',
 ] as const;
 
 export const exportRecord = (r: StoredRow) => ({

@@ -82,8 +82,7 @@ function ipv6ToBigInt(ip: string): bigint {
   let h = parts(head);
   let t = tail === undefined ? [] : parts(tail);
   // An embedded IPv4 tail takes two groups.
-  const expand = (groups: string[]) =>
-    groups.flatMap((g) => (g.includes('.') ? ((n) => [(n >>> 16).toString(16), (n & 0xffff).toString(16)])(ipv4ToNumber(g)) : [g]));
+  const expand = (groups: string[]) => groups.flatMap((g) => (g.includes('.') ? ((n) => [(n >>> 16).toString(16), (n & 0xffff).toString(16)])(ipv4ToNumber(g)) : [g]));
   h = expand(h);
   t = expand(t);
   const groups = tail === undefined ? h : [...h, ...new Array<string>(8 - h.length - t.length).fill('0'), ...t];

@@ -12,10 +12,7 @@
 import type { AnsweredQuery, Transport } from '../../dns-server';
 
 /** What the query log reads of an answered query (see toRow). */
-export type LoggedQuery = Pick<
-  AnsweredQuery,
-  'timestamp' | 'durationMs' | 'accountId' | 'domain' | 'name' | 'type' | 'rcode' | 'clientIp' | 'transport' | 'dnssecOk' | 'edns'
->;
+export type LoggedQuery = Pick<AnsweredQuery, 'timestamp' | 'durationMs' | 'accountId' | 'domain' | 'name' | 'type' | 'rcode' | 'clientIp' | 'transport' | 'dnssecOk' | 'edns'>;
 
 export interface QueryBatch {
   /** Columns, see columnsOf(); ownership moves with the message. */

@@ -15,9 +15,7 @@ export interface QueryLogThreadData {
 /** Main thread to log thread. */
 export type QueryLogCommand =
   /** The log end of an answering thread's channel. */
-  | { type: 'channel'; port: MessagePort }
-  | { type: 'flush'; id: number }
-  | { type: 'close' };
+  { type: 'channel'; port: MessagePort } | { type: 'flush'; id: number } | { type: 'close' };
 
 /** Log thread to main thread. */
 export type QueryLogReport =

@@ -21,9 +21,7 @@ const DRAIN_WAIT_MS = 2000;
 
 /** The MongoDB driver is loaded only when the log goes there: the thread starts sooner. */
 const openStore = async (data: QueryLogThreadData): Promise<QueryLogStore> =>
-  data.target.kind === 'mongo'
-    ? (await import('../infrastructure/mongo-query-log.store')).MongoQueryLogStore.connect(data.target.url)
-    : new SqliteQueryLogStore(data.target.file);
+  data.target.kind === 'mongo' ? (await import('../infrastructure/mongo-query-log.store')).MongoQueryLogStore.connect(data.target.url) : new SqliteQueryLogStore(data.target.file);
 
 /** Waits until every batch posted so far (on any channel) has been taken. */
 async function drained(control: Int32Array): Promise<void> {

@@ -1,5 +1,17 @@
 import type { QueryRow } from './query-row';
-import { accumulateHourly, addQuery, ALL_DOMAINS, bucketStart, capNxdomain, emptyCounts, expandRollups, latencyPercentile, MAX_NXDOMAIN_NAMES, mergeCounts, rollupsOf } from './rollup';
+import {
+  accumulateHourly,
+  addQuery,
+  ALL_DOMAINS,
+  bucketStart,
+  capNxdomain,
+  emptyCounts,
+  expandRollups,
+  latencyPercentile,
+  MAX_NXDOMAIN_NAMES,
+  mergeCounts,
+  rollupsOf,
+} from './rollup';
 import { buildSummary, trendOf } from './summary';
 
 const q = (over: Partial<QueryRow> = {}): QueryRow => ({
@@ -68,7 +80,18 @@ describe('rollups', () => {
   it('counts every dimension, and merging in any split gives the same sums', () => {
     const rows = [
       q(),
-      q({ rcode: 'NXDOMAIN', qname: 'nx.example.com', transport: 'tcp', dnssecOk: true, edns: true, clientIp: '2001:db8::1', country: 'DE', asn: 'AS64501', asOrg: 'Other', responseMs: 4 }),
+      q({
+        rcode: 'NXDOMAIN',
+        qname: 'nx.example.com',
+        transport: 'tcp',
+        dnssecOk: true,
+        edns: true,
+        clientIp: '2001:db8::1',
+        country: 'DE',
+        asn: 'AS64501',
+        asOrg: 'Other',
+        responseMs: 4,
+      }),
       q({ rcode: 'NXDOMAIN', qname: 'nx.example.com', qtype: 'AAAA', edns: true, clientIp: '::ffff:192.0.2.9', responseMs: 2000 }),
     ];
     const whole = rollupsOf(rows).find((r) => r.domain === ALL_DOMAINS && r.granularity === 'day')!.counts;
@@ -90,7 +113,7 @@ describe('rollups', () => {
     expect(split).toEqual(rollupsOf(rows)[0].counts);
   });
 
-  it('reads latency percentiles from the histogram as the upper bound of the rank\'s slot', () => {
+  it("reads latency percentiles from the histogram as the upper bound of the rank's slot", () => {
     const c = emptyCounts();
     const rows = [...Array.from({ length: 95 }, () => q({ responseMs: 0.2 })), ...Array.from({ length: 4 }, () => q({ responseMs: 3 })), q({ responseMs: 40 })];
     for (const r of rollupsOf(rows)) if (r.domain === ALL_DOMAINS && r.granularity === 'hour') mergeCounts(c, r.counts);
@@ -121,7 +144,9 @@ describe('trend and health signal', () => {
   });
 
   it('builds the seed summary with top lists capped and ordered', () => {
-    const rows = Array.from({ length: 12 }, (_, i) => Array.from({ length: i + 1 }, () => q({ country: `C${String.fromCharCode(65 + i)}`, asn: `AS${i}`, asOrg: `Org ${i}` }))).flat();
+    const rows = Array.from({ length: 12 }, (_, i) =>
+      Array.from({ length: i + 1 }, () => q({ country: `C${String.fromCharCode(65 + i)}`, asn: `AS${i}`, asOrg: `Org ${i}` })),
+    ).flat();
     const counts = rollupsOf(rows).find((r) => r.domain === ALL_DOMAINS && r.granularity === 'day')!.counts;
     const s = buildSummary({ window: counts, total24h: 78, total7d: 78, total30d: 78, previous7d: 0 }, (c) => `name of ${c}`);
     expect(s.top_countries).toHaveLength(10);

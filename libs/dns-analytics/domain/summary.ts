@@ -39,7 +39,11 @@ export function trendOf(last24h: number, previous7d: number): { query_trend: 'up
   const baseline = previous7d / 7;
   if (baseline === 0) {
     // No history: nothing to compare against, so no alarm either way.
-    return { query_trend: last24h > 0 ? 'up' : 'stable', trend_percent: last24h > 0 ? 100 : 0, health_signal: { status: 'normal', message: 'Not enough history to compare against yet' } };
+    return {
+      query_trend: last24h > 0 ? 'up' : 'stable',
+      trend_percent: last24h > 0 ? 100 : 0,
+      health_signal: { status: 'normal', message: 'Not enough history to compare against yet' },
+    };
   }
   const change = round(((last24h - baseline) / baseline) * 100, 1);
   const query_trend = Math.abs(change) <= STABLE_PERCENT ? 'stable' : change > 0 ? 'up' : 'down';

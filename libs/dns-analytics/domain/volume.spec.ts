@@ -15,7 +15,15 @@ describe('volume series slots', () => {
   it('7d and 30d: UTC days ending with today', () => {
     const week = volumeSlots(at('2026-03-20T00:00:00Z'), '7d');
     expect(week.granularity).toBe('day');
-    expect(week.starts.map((s) => new Date(s).toISOString().slice(0, 10))).toEqual(['2026-03-14', '2026-03-15', '2026-03-16', '2026-03-17', '2026-03-18', '2026-03-19', '2026-03-20']);
+    expect(week.starts.map((s) => new Date(s).toISOString().slice(0, 10))).toEqual([
+      '2026-03-14',
+      '2026-03-15',
+      '2026-03-16',
+      '2026-03-17',
+      '2026-03-18',
+      '2026-03-19',
+      '2026-03-20',
+    ]);
     const month = volumeSlots(at('2026-03-20T23:59:59Z'), '30d');
     expect(month.starts).toHaveLength(30);
     expect(new Date(month.starts[0]).toISOString()).toBe('2026-02-19T00:00:00.000Z');

@@ -5,12 +5,7 @@ import { Readable } from 'node:stream';
 import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { validationFailed } from '../../shared/errors';
 import { parseLimit, parseOptionalString } from '../../shared/http/paging';
-import {
-  DnsAnalyticsQueries,
-  EXPORT_PLAN_MESSAGE,
-  QUERIES_PLAN_MESSAGE,
-  SUMMARY_PLAN_MESSAGE,
-} from '../application/dns-analytics.queries';
+import { DnsAnalyticsQueries, EXPORT_PLAN_MESSAGE, QUERIES_PLAN_MESSAGE, SUMMARY_PLAN_MESSAGE } from '../application/dns-analytics.queries';
 import { exportChunks, ExportFormat } from '../application/export-format';
 import { Window, WINDOWS } from '../domain/summary';
 

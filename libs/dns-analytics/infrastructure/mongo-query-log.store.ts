@@ -130,9 +130,7 @@ export class MongoQueryLogStore implements QueryLogStore {
           const counts = doc ? mergeCounts(JSON.parse(doc.counts) as RollupCounts, r.counts) : structuredClone(r.counts);
           const next = { account_id: r.accountId, domain: r.domain, granularity: r.granularity, start: r.start, counts: JSON.stringify(capNxdomain(counts)), v: (doc?.v ?? 0) + 1 };
           try {
-            const res = doc
-              ? await this.rollups.replaceOne({ _id: doc._id, v: doc.v }, next)
-              : await this.rollups.insertOne({ _id: rollupId(r), ...next });
+            const res = doc ? await this.rollups.replaceOne({ _id: doc._id, v: doc.v }, next) : await this.rollups.insertOne({ _id: rollupId(r), ...next });
             if ('matchedCount' in res && res.matchedCount === 0) failed.push(r);
           } catch (e) {
             if (e instanceof MongoServerError && e.code === DUPLICATE_KEY) failed.push(r);
@@ -159,9 +157,7 @@ export class MongoQueryLogStore implements QueryLogStore {
   }
 
   async page(filter: RawFilter, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
-    const start = after
-      ? { $or: [{ ts: { $gt: after.ts, $lt: to } }, { ts: after.ts, _id: { $gt: new ObjectId(after.id) } }] }
-      : { ts: { $gte: from, $lt: to } };
+    const start = after ? { $or: [{ ts: { $gt: after.ts, $lt: to } }, { ts: after.ts, _id: { $gt: new ObjectId(after.id) } }] } : { ts: { $gte: from, $lt: to } };
     const docs = await this.raw.find({ ...this.where(filter), ...start }, { sort: { ts: 1, _id: 1 }, limit }).toArray();
     return docs.map(toRow);
   }

@@ -223,8 +223,6 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   private where(filter: RawFilter): [string, unknown[]] {
-    return filter.domain === null
-      ? ['account_id = ?', [filter.accountId]]
-      : ['account_id = ? AND domain = ?', [filter.accountId, filter.domain]];
+    return filter.domain === null ? ['account_id = ?', [filter.accountId]] : ['account_id = ? AND domain = ?', [filter.accountId, filter.domain]];
   }
 }

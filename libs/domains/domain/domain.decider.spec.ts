@@ -45,43 +45,70 @@ describe('domain decider', () => {
   });
 
   it('sets the other family through the API and leaves the primary alone', () => {
-    spec.given([created]).when({ type: 'SetAddress', accountId: 1, ip: '2001:db8::5', at: at() }).then([changedTo('192.0.2.1', '2001:db8::5', 'api')]);
+    spec
+      .given([created])
+      .when({ type: 'SetAddress', accountId: 1, ip: '2001:db8::5', at: at() })
+      .then([changedTo('192.0.2.1', '2001:db8::5', 'api')]);
   });
 
   it('answers nothing to change when the address is the same', () => {
-    spec.given([created]).when(ddns(set('192.0.2.1'))).then([]);
+    spec
+      .given([created])
+      .when(ddns(set('192.0.2.1')))
+      .then([]);
   });
 
   it('hides other accounts’ and deleted hosts', () => {
-    spec.given([created]).when(ddns(set('192.0.2.9'), keep, 0, 2)).thenFails(404, 'not_found');
+    spec
+      .given([created])
+      .when(ddns(set('192.0.2.9'), keep, 0, 2))
+      .thenFails(404, 'not_found');
     const deleted: DomainEventUnion = { type: 'DomainDeleted', data: { domain_id: 7, account_id: 1, fqdn: 'home.dyn.example.net', at: at() } };
     spec.given([created, deleted]).when({ type: 'DeleteDomain', accountId: 1, at: at() }).thenFails(404, 'not_found');
   });
 
   it('deletes a secondary family but never the primary one', () => {
     const dual = [created, changedTo('192.0.2.1', '2001:db8::1', 'ddns')];
-    spec.given(dual).when(ddns({ kind: 'delete' }, { kind: 'delete' }, 1000)).then([changedTo('192.0.2.1', null, 'ddns', 1000)]);
-    spec.given([created]).when(ddns({ kind: 'delete' })).then([]);
+    spec
+      .given(dual)
+      .when(ddns({ kind: 'delete' }, { kind: 'delete' }, 1000))
+      .then([changedTo('192.0.2.1', null, 'ddns', 1000)]);
+    spec
+      .given([created])
+      .when(ddns({ kind: 'delete' }))
+      .then([]);
   });
 
   describe('throttle: more than 10 changing updates in 10 minutes', () => {
     const ten = Array.from({ length: 10 }, (_, i) => changedTo(`192.0.2.${10 + i}`, null, 'ddns', i * 1000));
 
     it('refuses the 11th change within the window', () => {
-      spec.given([created, ...ten]).when(ddns(set('192.0.2.99'), keep, 20_000)).thenFails(429, 'abuse');
+      spec
+        .given([created, ...ten])
+        .when(ddns(set('192.0.2.99'), keep, 20_000))
+        .thenFails(429, 'abuse');
     });
 
     it('still answers an unchanged address while throttled', () => {
-      spec.given([created, ...ten]).when(ddns(set('192.0.2.19'), keep, 20_000)).then([]);
+      spec
+        .given([created, ...ten])
+        .when(ddns(set('192.0.2.19'), keep, 20_000))
+        .then([]);
     });
 
     it('lets changes through again once the oldest leaves the window', () => {
-      spec.given([created, ...ten]).when(ddns(set('192.0.2.99'), keep, 600_000)).then([changedTo('192.0.2.99', null, 'ddns', 600_000)]);
+      spec
+        .given([created, ...ten])
+        .when(ddns(set('192.0.2.99'), keep, 600_000))
+        .then([changedTo('192.0.2.99', null, 'ddns', 600_000)]);
     });
 
     it('does not count management-API changes', () => {
       const api = Array.from({ length: 10 }, (_, i) => changedTo(`192.0.2.${10 + i}`, null, 'api', i));
-      spec.given([created, ...api]).when(ddns(set('192.0.2.99'), keep, 100)).then([changedTo('192.0.2.99', null, 'ddns', 100)]);
+      spec
+        .given([created, ...api])
+        .when(ddns(set('192.0.2.99'), keep, 100))
+        .then([changedTo('192.0.2.99', null, 'ddns', 100)]);
     });
   });
 });

@@ -82,10 +82,7 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         };
       }
       case 'DomainAddressesChanged': {
-        const changes =
-          event.data.source === 'ddns'
-            ? [...state.ddnsChanges, Date.parse(event.data.at)].slice(-THROTTLE_MAX_CHANGES)
-            : state.ddnsChanges;
+        const changes = event.data.source === 'ddns' ? [...state.ddnsChanges, Date.parse(event.data.at)].slice(-THROTTLE_MAX_CHANGES) : state.ddnsChanges;
         return { ...state, addresses: { ...event.data.addresses }, ddnsChanges: changes };
       }
       case 'DomainDeleted':

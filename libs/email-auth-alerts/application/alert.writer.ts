@@ -29,7 +29,12 @@ export class AlertWriter {
       try {
         await this.store.appendToStream(
           stream,
-          events.map((e, i) => ({ id: nameBasedEventId(`${commandId}:${i}`), type: e.type, data: e.data, metadata: eventMetadata({ actor: 'system', account_id: command.account_id }) })),
+          events.map((e, i) => ({
+            id: nameBasedEventId(`${commandId}:${i}`),
+            type: e.type,
+            data: e.data,
+            metadata: eventMetadata({ actor: 'system', account_id: command.account_id }),
+          })),
           revision === -1 ? 'no_stream' : revision,
         );
         return events;

@@ -36,25 +36,43 @@ const allLive = { missing: [], needed: 3 };
 
 describe('alert decider (contract §9: raise once, resolve once, no flapping)', () => {
   it('raises when the condition first fires, with the rule, figures and threshold', () => {
-    spec.given([]).when(check(T1, 'firing', missing)).then([raised(T1, missing)]);
+    spec
+      .given([])
+      .when(check(T1, 'firing', missing))
+      .then([raised(T1, missing)]);
   });
 
   it('a clear observation while nothing is raised records nothing', () => {
-    spec.given([]).when(check(T1, 'clear', allLive)).then([]);
+    spec
+      .given([])
+      .when(check(T1, 'clear', allLive))
+      .then([]);
   });
 
   it('does not raise again while raised', () => {
-    spec.given([raised(T1, missing)]).when(check(T2, 'firing', missing)).then([]);
+    spec
+      .given([raised(T1, missing)])
+      .when(check(T2, 'firing', missing))
+      .then([]);
   });
 
   it('ignores an observation not newer than the last one (a repeated or late check)', () => {
-    spec.given([raised(T2, missing)]).when(check(T1, 'clear', allLive)).then([]);
-    spec.given([raised(T2, missing)]).when(check(T2, 'clear', allLive)).then([]);
+    spec
+      .given([raised(T2, missing)])
+      .when(check(T1, 'clear', allLive))
+      .then([]);
+    spec
+      .given([raised(T2, missing)])
+      .when(check(T2, 'clear', allLive))
+      .then([]);
   });
 
   it('a live-record alert needs two consecutive clear checks to resolve', () => {
     const firstClear: AlertEvent = { type: 'AlertClearObserved', data: { ...fact('record_missing', T2), clear_streak: 1 } };
-    spec.given([raised(T1, missing)]).when(check(T2, 'clear', allLive)).then([firstClear]);
+    spec
+      .given([raised(T1, missing)])
+      .when(check(T2, 'clear', allLive))
+      .then([firstClear]);
     spec
       .given([raised(T1, missing), firstClear])
       .when(check(T3, 'clear', allLive))
@@ -69,7 +87,10 @@ describe('alert decider (contract §9: raise once, resolve once, no flapping)', 
   it('firing again between clear checks restarts the streak instead of raising twice', () => {
     const firstClear: AlertEvent = { type: 'AlertClearObserved', data: { ...fact('record_missing', T2), clear_streak: 1 } };
     const recurred: AlertEvent = { type: 'AlertRecurred', data: { ...fact('record_missing', T3), figures: missing } };
-    spec.given([raised(T1, missing), firstClear]).when(check(T3, 'firing', missing)).then([recurred]);
+    spec
+      .given([raised(T1, missing), firstClear])
+      .when(check(T3, 'firing', missing))
+      .then([recurred]);
     // After the restart one clear check is again not enough.
     spec
       .given([raised(T1, missing), firstClear, recurred])
@@ -88,8 +109,14 @@ describe('alert decider (contract §9: raise once, resolve once, no flapping)', 
         threshold: RULES.dmarc_pass_rate.threshold,
       },
     };
-    spec.given([]).when(day('2026-05-02', 'firing', 0.5)).then([dayRaised]);
-    spec.given([dayRaised]).when(day('2026-05-01', 'clear', 1)).then([]);
+    spec
+      .given([])
+      .when(day('2026-05-02', 'firing', 0.5))
+      .then([dayRaised]);
+    spec
+      .given([dayRaised])
+      .when(day('2026-05-01', 'clear', 1))
+      .then([]);
     spec
       .given([dayRaised])
       .when(day('2026-05-03', 'clear', 0.97))

@@ -27,11 +27,15 @@ const base = { type: 'EvaluateAlert' as const, account_id: 7, zone: 'example.org
 
 describe('daily report alerts process manager (contract §9 rules b and c)', () => {
   it('the first report of a day schedules the day’s evaluation a day after the day ends', () => {
-    given([]).when({ kind: 'observed', process: P, fact: dmarc(80, 40) }, 'e1').then([observed('e1', dmarc(80, 40)), scheduled]);
+    given([])
+      .when({ kind: 'observed', process: P, fact: dmarc(80, 40) }, 'e1')
+      .then([observed('e1', dmarc(80, 40)), scheduled]);
   });
 
   it('later reports of the same day add up without scheduling again', () => {
-    given([observed('e1', dmarc(80, 40)), scheduled]).when({ kind: 'observed', process: P, fact: tls(10, 0) }, 'e2').then([observed('e2', tls(10, 0))]);
+    given([observed('e1', dmarc(80, 40)), scheduled])
+      .when({ kind: 'observed', process: P, fact: tls(10, 0) }, 'e2')
+      .then([observed('e2', tls(10, 0))]);
   });
 
   it('the evaluation judges the day’s totals of both rules, with ids from process, rule and day', () => {
@@ -57,14 +61,20 @@ describe('daily report alerts process manager (contract §9 rules b and c)', () 
   });
 
   it('a day with too few messages and no TLS sessions judges nothing', () => {
-    given([observed('e1', dmarc(99, 0)), scheduled]).when(fires).then([firedFact]);
+    given([observed('e1', dmarc(99, 0)), scheduled])
+      .when(fires)
+      .then([firedFact]);
   });
 
   it('a report for a day already judged is counted but judges nothing again', () => {
-    given([observed('e1', dmarc(200, 200)), scheduled, firedFact]).when({ kind: 'observed', process: P, fact: dmarc(500, 0) }, 'e9').then([observed('e9', dmarc(500, 0))]);
+    given([observed('e1', dmarc(200, 200)), scheduled, firedFact])
+      .when({ kind: 'observed', process: P, fact: dmarc(500, 0) }, 'e9')
+      .then([observed('e9', dmarc(500, 0))]);
   });
 
   it('a redelivered report records nothing', () => {
-    given([observed('e1', dmarc(80, 40)), scheduled]).when({ kind: 'observed', process: P, fact: dmarc(80, 40) }, 'e1').then([]);
+    given([observed('e1', dmarc(80, 40)), scheduled])
+      .when({ kind: 'observed', process: P, fact: dmarc(80, 40) }, 'e1')
+      .then([]);
   });
 });

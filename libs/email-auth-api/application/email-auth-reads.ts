@@ -65,20 +65,21 @@ export class EmailAuthReads {
       subdomain_policy: s.dmarc?.subdomain_policy ?? null,
       percentage: s.dmarc?.percentage ?? null,
       record: s.dmarc ? dmarcRecord(s.dmarc) : null,
-      wizard: progression && recommendation
-        ? {
-            stage: progression.current_stage,
-            days_at_stage: progression.days_at_current_stage,
-            recommended_min_days: stageConfig(progression.current_stage).minDays,
-            messages_at_stage: progression.messages_at_stage,
-            pass_rate_at_stage: progression.pass_rate_at_stage,
-            recommendation: recommendation.recommendation,
-            reason: recommendation.reason,
-            next_stage: recommendation.next_stage,
-            ready_to_advance: recommendation.ready_to_advance,
-            blockers: recommendation.blockers,
-          }
-        : null,
+      wizard:
+        progression && recommendation
+          ? {
+              stage: progression.current_stage,
+              days_at_stage: progression.days_at_current_stage,
+              recommended_min_days: stageConfig(progression.current_stage).minDays,
+              messages_at_stage: progression.messages_at_stage,
+              pass_rate_at_stage: progression.pass_rate_at_stage,
+              recommendation: recommendation.recommendation,
+              reason: recommendation.reason,
+              next_stage: recommendation.next_stage,
+              ready_to_advance: recommendation.ready_to_advance,
+              blockers: recommendation.blockers,
+            }
+          : null,
     };
   }
 
@@ -87,11 +88,16 @@ export class EmailAuthReads {
     const s = await this.settings(p, zone.name);
     return {
       domain: zone.name,
-      spf: s.spf
-        ? { record: spfRecord(s.spf), include: s.spf.include, ip4: s.spf.ip4, ip6: s.spf.ip6, all: s.spf.all, dns_lookups: s.spfLookups }
-        : null,
+      spf: s.spf ? { record: spfRecord(s.spf), include: s.spf.include, ip4: s.spf.ip4, ip6: s.spf.ip6, all: s.spf.all, dns_lookups: s.spfLookups } : null,
       // Public values only: the service never stores a private key.
-      dkim: s.dkim.map((k) => ({ selector: k.selector, name: `${k.selector}._domainkey.${zone.name}`, key_type: k.key_type, key_bits: k.key_bits, public_key: k.public_key, created_at: k.created_at })),
+      dkim: s.dkim.map((k) => ({
+        selector: k.selector,
+        name: `${k.selector}._domainkey.${zone.name}`,
+        key_type: k.key_type,
+        key_bits: k.key_bits,
+        public_key: k.public_key,
+        created_at: k.created_at,
+      })),
     };
   }
 

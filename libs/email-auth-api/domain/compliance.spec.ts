@@ -2,7 +2,16 @@ import { ZoneSettings } from '../../email-auth/domain/records';
 import { compliance, isParked } from './compliance';
 
 const none: ZoneSettings = { dmarc: null, spf: null, dkim: [], mtaSts: null, tlsRpt: null, bimi: null };
-const dmarc = (policy: 'none' | 'quarantine' | 'reject', percentage = 100) => ({ policy, subdomain_policy: null, percentage, rua: [], ruf: [], adkim: 'r' as const, aspf: 'r' as const, fo: '0' });
+const dmarc = (policy: 'none' | 'quarantine' | 'reject', percentage = 100) => ({
+  policy,
+  subdomain_policy: null,
+  percentage,
+  rua: [],
+  ruf: [],
+  adkim: 'r' as const,
+  aspf: 'r' as const,
+  fo: '0',
+});
 const key = (bits: number) => ({ selector: 's', public_key: 'x', key_type: 'rsa' as const, key_bits: bits, generated: true, created_at: '2026-01-01T00:00:00Z' });
 
 describe('compliance', () => {
@@ -23,7 +32,13 @@ describe('compliance', () => {
   });
 
   it('counts monitoring, partial percentages, soft SPF, short keys and BIMI without enforcement as partial', () => {
-    const c = compliance({ ...none, dmarc: dmarc('quarantine', 10), spf: { include: [], ip4: ['192.0.2.1'], ip6: [], all: '~all' }, dkim: [key(1024)], bimi: { logo_url: 'https://x/l.svg', vmc_url: null } });
+    const c = compliance({
+      ...none,
+      dmarc: dmarc('quarantine', 10),
+      spf: { include: [], ip4: ['192.0.2.1'], ip6: [], all: '~all' },
+      dkim: [key(1024)],
+      bimi: { logo_url: 'https://x/l.svg', vmc_url: null },
+    });
     expect(c).toMatchObject({ dmarc: 'partial', spf: 'partial', dkim: 'partial', bimi: 'partial' });
     expect(c.score).toBe(Math.round(35 / 2 + 20 / 2 + 20 / 2 + 10 / 2));
     expect(compliance({ ...none, dmarc: dmarc('none') }).dmarc).toBe('partial');

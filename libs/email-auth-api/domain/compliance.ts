@@ -42,5 +42,4 @@ export function compliance(s: ZoneSettings): Compliance {
  * A parked domain sends no mail: its SPF authorizes no sender and fails everything
  * (`v=spf1 -all`), which is what M3AAWG advises for non-sending domains.
  */
-export const isParked = (s: ZoneSettings): boolean =>
-  !!s.spf && s.spf.all === '-all' && s.spf.include.length === 0 && s.spf.ip4.length === 0 && s.spf.ip6.length === 0;
+export const isParked = (s: ZoneSettings): boolean => !!s.spf && s.spf.all === '-all' && s.spf.include.length === 0 && s.spf.ip4.length === 0 && s.spf.ip6.length === 0;

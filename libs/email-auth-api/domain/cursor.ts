@@ -26,8 +26,7 @@ export function decodeCursor(raw: string | undefined): CursorPosition | null {
 }
 
 /** Read-store filter for "after the cursor" in (at desc, id desc) order. */
-export const afterCursor = (c: CursorPosition | null, atField = 'occurred_at') =>
-  c ? { $or: [{ [atField]: { $lt: c.at } }, { [atField]: c.at, _id: { $lt: c.id } }] } : {};
+export const afterCursor = (c: CursorPosition | null, atField = 'occurred_at') => (c ? { $or: [{ [atField]: { $lt: c.at } }, { [atField]: c.at, _id: { $lt: c.id } }] } : {});
 
 /** `limit + 1` items read: a page of `limit` and whether more follow. */
 export function page<T extends { _id: string }>(docs: T[], limit: number, atOf: (d: T) => string) {

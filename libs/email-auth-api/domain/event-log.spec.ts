@@ -9,7 +9,13 @@ describe('logEntryOf', () => {
 
   it('logs a wizard advance as dmarc.policy.changed with the seed’s fields', () => {
     const entry = logEntryOf(
-      recorded('DmarcPolicyChanged', { ...base, source: 'wizard', from: { policy: 'none', percentage: 100 }, to: { policy: 'quarantine', percentage: 10 }, stage: 'quarantine_partial' }),
+      recorded('DmarcPolicyChanged', {
+        ...base,
+        source: 'wizard',
+        from: { policy: 'none', percentage: 100 },
+        to: { policy: 'quarantine', percentage: 10 },
+        stage: 'quarantine_partial',
+      }),
     );
     expect(entry).toEqual({
       _id: 'evt-1',

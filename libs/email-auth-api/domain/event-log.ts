@@ -51,9 +51,7 @@ export function logEntryOf(event: LoggedFact): EventLogDoc | null {
         occurred_at: d.at,
         domain: d.zone,
         severity: 'info',
-        title: d.from
-          ? `DMARC policy of ${d.zone} changed from ${describe(d.from)} to ${describe(d.to)}`
-          : `DMARC policy of ${d.zone} published as ${describe(d.to)}`,
+        title: d.from ? `DMARC policy of ${d.zone} changed from ${describe(d.from)} to ${describe(d.to)}` : `DMARC policy of ${d.zone} published as ${describe(d.to)}`,
         data: { source: d.source, from: d.from, to: d.to, stage: d.stage },
       };
     }

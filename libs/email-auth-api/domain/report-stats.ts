@@ -158,7 +158,9 @@ export function foldTls(reports: Iterable<TlsReportTotals>, days: string[]) {
     successful_sessions: succeeded,
     failed_sessions: failed,
     success_rate: passRate(succeeded, total),
-    failure_types: Object.entries(failureTypes).map(([result_type, sessions]) => ({ result_type, failed_sessions: sessions })).sort((a, b) => b.failed_sessions - a.failed_sessions),
+    failure_types: Object.entries(failureTypes)
+      .map(([result_type, sessions]) => ({ result_type, failed_sessions: sessions }))
+      .sort((a, b) => b.failed_sessions - a.failed_sessions),
     failing_senders: [...senders.values()]
       .sort((a, b) => b.failed_sessions - a.failed_sessions || (a.sending_mta_ip < b.sending_mta_ip ? -1 : 1))
       .slice(0, 100)

@@ -36,7 +36,11 @@ export class ComplianceSchema {
 export class DomainSummary {
   @ApiProperty({ example: 'example.com' }) domain!: string;
   @ApiProperty({ enum: ['active', 'parked'], description: 'parked: the SPF record authorizes no sender (v=spf1 -all)' }) status!: string;
-  @ApiProperty({ enum: ['delegated', 'records_only', null], nullable: true, description: 'delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere' })
+  @ApiProperty({
+    enum: ['delegated', 'records_only', null],
+    nullable: true,
+    description: 'delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere',
+  })
   hosting_mode!: string | null;
   @ApiProperty({ type: ComplianceSchema }) compliance!: ComplianceSchema;
 }

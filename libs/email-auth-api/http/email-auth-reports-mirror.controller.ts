@@ -4,7 +4,15 @@ import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { ReportReads, REPORT_NOT_FOUND } from '../application/report-reads';
 import { ReportScopes } from '../application/report-scopes';
 import { parseDays } from '../domain/cursor';
-import { AggregateReportDetail, AggregateReportPage, DmarcSourcesSchema, DmarcSummarySchema, FailureReportPage, PublishedPolicySchema, TlsSummarySchema } from './email-auth-reports.schemas';
+import {
+  AggregateReportDetail,
+  AggregateReportPage,
+  DmarcSourcesSchema,
+  DmarcSummarySchema,
+  FailureReportPage,
+  PublishedPolicySchema,
+  TlsSummarySchema,
+} from './email-auth-reports.schemas';
 import { DaysQuery, NotFound, PageQueries, ReportEndpoint, ZoneParam } from './report-docs';
 import { listOf, pageOf, Query as Q } from './report-query';
 

@@ -6,7 +6,15 @@ import { ReportScopes } from '../application/report-scopes';
 import { DOMAIN_NOT_FOUND } from '../application/visible-domains';
 import { parseDays } from '../domain/cursor';
 import { EmailAuthApi } from './email-auth-api.docs';
-import { AggregateReportDetail, AggregateReportPage, DmarcSourcesSchema, DmarcSummarySchema, FailureReportPage, PublishedPolicySchema, TlsSummarySchema } from './email-auth-reports.schemas';
+import {
+  AggregateReportDetail,
+  AggregateReportPage,
+  DmarcSourcesSchema,
+  DmarcSummarySchema,
+  FailureReportPage,
+  PublishedPolicySchema,
+  TlsSummarySchema,
+} from './email-auth-reports.schemas';
 import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint } from './report-docs';
 import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './report-query';
 
@@ -58,7 +66,13 @@ export class EmailAuthReportsController {
   }
 
   @Get('dmarc/forensic')
-  @ReportEndpoint('Failure reports, newest first (by arrival), paged; subject and full mail-from only for keys with the failure-report-subjects setting', FailureReportPage, domainQuery(false), DaysQuery(), PageQueries())
+  @ReportEndpoint(
+    'Failure reports, newest first (by arrival), paged; subject and full mail-from only for keys with the failure-report-subjects setting',
+    FailureReportPage,
+    domainQuery(false),
+    DaysQuery(),
+    PageQueries(),
+  )
   @NotFound(DOMAIN_NOT_FOUND)
   async forensic(@CurrentPrincipal() p: Principal, @Query() q: Q) {
     const c = await this.scopes.forKey(p);

@@ -8,7 +8,11 @@ import { nullableRef } from './email-auth-api.schemas';
  */
 const nullableString = (description?: string): ApiPropertyOptions => ({ type: String, nullable: true, description });
 const nullableNumber = (description?: string): ApiPropertyOptions => ({ type: Number, nullable: true, description });
-const COUNTS: ApiPropertyOptions = { type: 'object', additionalProperties: { type: 'integer' }, description: 'Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject)' };
+const COUNTS: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: { type: 'integer' },
+  description: 'Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject)',
+};
 const RATE = (what: string) => nullableNumber(`Share of ${what} passing DMARC (0..1); null without messages`);
 const NEXT_CURSOR: ApiPropertyOptions = { type: String, nullable: true, description: 'Pass as cursor= for the next page; null on the last page' };
 

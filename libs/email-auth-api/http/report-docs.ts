@@ -6,9 +6,19 @@ import { DEFAULT_LIMIT } from './report-query';
 
 /** OpenAPI parameters and responses of the report endpoints, shared by the API and its dashboard mirrors. */
 export const domainQuery = (required: boolean) =>
-  ApiQuery({ name: 'domain', required, description: required ? 'A domain the caller can see' : 'Only this domain (default: every domain the caller can see)', example: 'example.com' });
+  ApiQuery({
+    name: 'domain',
+    required,
+    description: required ? 'A domain the caller can see' : 'Only this domain (default: every domain the caller can see)',
+    example: 'example.com',
+  });
 export const DaysQuery = () =>
-  ApiQuery({ name: 'days', required: false, description: 'How far back to look, in days (at most three years)', schema: { type: 'integer', minimum: 1, maximum: MAX_DAYS, default: 30 } });
+  ApiQuery({
+    name: 'days',
+    required: false,
+    description: 'How far back to look, in days (at most three years)',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_DAYS, default: 30 },
+  });
 export const PageQueries = () =>
   applyDecorators(
     ApiQuery({ name: 'cursor', required: false, description: 'next_cursor of the previous page' }),

@@ -47,9 +47,7 @@ export class DmarcNightlyJob {
 
   async run(now: Date = this.clock.now()): Promise<NightlyResult> {
     const night = now.toISOString().slice(0, 10);
-    const zones = await this.projections
-      .readModel(EMAIL_AUTH_ZONES)
-      .find({}, { sort: { zone: 1 } });
+    const zones = await this.projections.readModel(EMAIL_AUTH_ZONES).find({}, { sort: { zone: 1 } });
     const result: NightlyResult = { night, now: now.toISOString(), zones: [], republished: 0 };
     for (const { zone } of zones.filter((z) => z.wizard_stage !== undefined)) {
       try {

@@ -28,9 +28,13 @@ export class DmarcNightlyProcess implements OnApplicationBootstrap, OnApplicatio
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.runtime = await this.processManagers.start(dmarcNightlyProcess, async (command) => {
-      await this.job.run(new Date(command.at));
-    }, { timerPollMs: DAILY_JOB_TIMER_POLL_MS });
+    this.runtime = await this.processManagers.start(
+      dmarcNightlyProcess,
+      async (command) => {
+        await this.job.run(new Date(command.at));
+      },
+      { timerPollMs: DAILY_JOB_TIMER_POLL_MS },
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -9,16 +9,7 @@ import { PublishManagedTxt } from '../../zones/application/zone.handlers';
 import { ManagedTxt } from '../../zones/domain/zone.decider';
 import { EmailAuthCommand, emailAuthDecider, EmailAuthState, PROGRESSION_NOT_FOUND } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
-import {
-  BIMI_FAMILY,
-  DKIM_FAMILY,
-  DMARC_FAMILY,
-  generatedRecords,
-  MTA_STS_FAMILY,
-  SPF_FAMILY,
-  TLS_RPT_FAMILY,
-  txtPresentation,
-} from '../domain/records';
+import { BIMI_FAMILY, DKIM_FAMILY, DMARC_FAMILY, generatedRecords, MTA_STS_FAMILY, SPF_FAMILY, TLS_RPT_FAMILY, txtPresentation } from '../domain/records';
 import { checkSpf } from '../domain/settings';
 import { countSpfLookups, parseSpf, spfRecord } from '../domain/spf';
 import { recommend, stageConfig } from '../domain/stages';
@@ -132,18 +123,22 @@ export class EmailAuthService {
    */
   private publish(caller: EmailAuthCaller, zone: string, extra: ManagedTxt[]): Promise<void> {
     const previous = this.publishing.get(zone) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(async () => {
-      const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
-      if (state.accountId !== caller.accountId) return;
-      const changes = this.changesFor(state);
-      // A removal of what the newest settings hold again (a concurrent re-add) is dropped.
-      const removals = extra.filter((x) => !changes.some((c) => c.subname === x.subname && c.family === x.family));
-      await this.commands.execute(new PublishManagedTxt(caller, zone, [...changes, ...removals], RECORD_TTL));
-    });
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
+        if (state.accountId !== caller.accountId) return;
+        const changes = this.changesFor(state);
+        // A removal of what the newest settings hold again (a concurrent re-add) is dropped.
+        const removals = extra.filter((x) => !changes.some((c) => c.subname === x.subname && c.family === x.family));
+        await this.commands.execute(new PublishManagedTxt(caller, zone, [...changes, ...removals], RECORD_TTL));
+      });
     this.publishing.set(zone, next);
-    void next.finally(() => {
-      if (this.publishing.get(zone) === next) this.publishing.delete(zone);
-    }).catch(() => undefined);
+    void next
+      .finally(() => {
+        if (this.publishing.get(zone) === next) this.publishing.delete(zone);
+      })
+      .catch(() => undefined);
     return next;
   }
 
@@ -157,7 +152,6 @@ export class EmailAuthService {
     for (const k of generated.filter((g) => g.family === DKIM_FAMILY)) changes.push({ subname: k.subname, family: k.family, records: [txtPresentation(k.value)] });
     return changes;
   }
-
 }
 
 export const metadataOf = (c: EmailAuthCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });

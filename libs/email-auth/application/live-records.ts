@@ -28,7 +28,16 @@ export class LiveRecords {
     const names = [...new Set(needed.map((r) => fqdn(zone, r.subname)))];
     const answers = new Map(
       await Promise.all(
-        names.map(async (name) => [name, await resolver.resolveTxt(name).then((r) => r.map((chunks) => chunks.join('')), (e: NodeJS.ErrnoException) => e.code ?? 'error')] as const),
+        names.map(
+          async (name) =>
+            [
+              name,
+              await resolver.resolveTxt(name).then(
+                (r) => r.map((chunks) => chunks.join('')),
+                (e: NodeJS.ErrnoException) => e.code ?? 'error',
+              ),
+            ] as const,
+        ),
       ),
     );
     return needed.map((r) => {

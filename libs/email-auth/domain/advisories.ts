@@ -9,7 +9,10 @@ export function advisories(zone: string, s: ZoneSettings): string[] {
   const inZone = (domain: string) => domain === zone || domain.endsWith(`.${zone}`);
   if (s.dmarc) {
     if (s.dmarc.rua.length === 0) out.push('dmarc.rua: no aggregate report address, so the DMARC wizard receives no data');
-    for (const [field, uris] of [['rua', s.dmarc.rua], ['ruf', s.dmarc.ruf]] as const) {
+    for (const [field, uris] of [
+      ['rua', s.dmarc.rua],
+      ['ruf', s.dmarc.ruf],
+    ] as const) {
       for (const uri of uris) {
         const domain = uri.slice(uri.lastIndexOf('@') + 1);
         if (!inZone(domain)) {

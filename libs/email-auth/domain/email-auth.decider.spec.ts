@@ -42,7 +42,10 @@ describe('email-auth decider: settings', () => {
   });
 
   it('given DMARC, when the same settings come again, then nothing; when only rua changes, no policy change', () => {
-    spec.given([configured]).when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', rua: ['mailto:rua@example.com'] } })).then([]);
+    spec
+      .given([configured])
+      .when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', rua: ['mailto:rua@example.com'] } }))
+      .then([]);
     spec
       .given([configured])
       .when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', rua: ['mailto:other@example.com'] } }))
@@ -50,12 +53,21 @@ describe('email-auth decider: settings', () => {
   });
 
   it('refuses bad DMARC fields with the field named', () => {
-    spec.given([]).when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', percentage: 0 } })).thenFails(400, /^percentage:/);
-    spec.given([]).when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', rua: ['https://x.example.com/'] } })).thenFails(400, /^rua\[0\]:/);
+    spec
+      .given([])
+      .when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', percentage: 0 } }))
+      .thenFails(400, /^percentage:/);
+    spec
+      .given([])
+      .when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', rua: ['https://x.example.com/'] } }))
+      .thenFails(400, /^rua\[0\]:/);
   });
 
   it('refuses an SPF record over 10 DNS lookups', () => {
-    spec.given([]).when(cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'] }, dnsLookups: 11 })).thenFails(400, /needs 11 DNS lookups/);
+    spec
+      .given([])
+      .when(cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'] }, dnsLookups: 11 }))
+      .thenFails(400, /needs 11 DNS lookups/);
     spec
       .given([])
       .when(cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'], all: '-all' }, dnsLookups: 10 }))
@@ -64,23 +76,54 @@ describe('email-auth decider: settings', () => {
 
   it('refuses an SPF record too long for a 512-byte answer', () => {
     const ip4 = Array.from({ length: 30 }, (_, i) => `198.51.100.${i}`);
-    spec.given([]).when(cmd({ type: 'ConfigureSpf', spf: { ip4 }, dnsLookups: 0 })).thenFails(400, /at most 450 keep the DNS answer within 512 bytes/);
+    spec
+      .given([])
+      .when(cmd({ type: 'ConfigureSpf', spf: { ip4 }, dnsLookups: 0 }))
+      .thenFails(400, /at most 450 keep the DNS answer within 512 bytes/);
   });
 
   it('records a DKIM public key with its size, and removes only keys that exist', () => {
-    const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'der' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const { publicKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
     const key = publicKey.toString('base64');
-    const set: EmailAuthEvent = { type: 'DkimKeySet', data: { ...base, key: { selector: 's1', public_key: key, key_type: 'rsa', key_bits: 2048, generated: true, created_at: at } } };
-    spec.given([]).when(cmd({ type: 'SetDkimKey', selector: 'S1', publicKey: key, generated: true })).then([set]);
-    spec.given([set]).when(cmd({ type: 'RemoveDkimKey', selector: 's1' })).then([{ type: 'DkimKeyRemoved', data: { ...base, selector: 's1' } }]);
-    spec.given([]).when(cmd({ type: 'RemoveDkimKey', selector: 's1' })).thenFails(404, 'DKIM key not found');
-    spec.given([]).when(cmd({ type: 'SetDkimKey', selector: '-bad', publicKey: key, generated: false })).thenFails(400, /^selector:/);
+    const set: EmailAuthEvent = {
+      type: 'DkimKeySet',
+      data: { ...base, key: { selector: 's1', public_key: key, key_type: 'rsa', key_bits: 2048, generated: true, created_at: at } },
+    };
+    spec
+      .given([])
+      .when(cmd({ type: 'SetDkimKey', selector: 'S1', publicKey: key, generated: true }))
+      .then([set]);
+    spec
+      .given([set])
+      .when(cmd({ type: 'RemoveDkimKey', selector: 's1' }))
+      .then([{ type: 'DkimKeyRemoved', data: { ...base, selector: 's1' } }]);
+    spec
+      .given([])
+      .when(cmd({ type: 'RemoveDkimKey', selector: 's1' }))
+      .thenFails(404, 'DKIM key not found');
+    spec
+      .given([])
+      .when(cmd({ type: 'SetDkimKey', selector: '-bad', publicKey: key, generated: false }))
+      .thenFails(400, /^selector:/);
   });
 
   it('gives each MTA-STS policy change a new id, and none to an unchanged policy', () => {
-    const first: EmailAuthEvent = { type: 'MtaStsConfigured', data: { ...base, mta_sts: { mode: 'testing', mx: ['mx.example.com'], max_age: 86400, id: '202603011000000001', updated_at: at } } };
-    spec.given([]).when(cmd({ type: 'ConfigureMtaSts', mtaSts: { mode: 'testing', mx: ['MX.example.com.'], max_age: 86400 } })).then([first]);
-    spec.given([first]).when(cmd({ type: 'ConfigureMtaSts', mtaSts: { mode: 'testing', mx: ['mx.example.com'], max_age: 86400 } })).then([]);
+    const first: EmailAuthEvent = {
+      type: 'MtaStsConfigured',
+      data: { ...base, mta_sts: { mode: 'testing', mx: ['mx.example.com'], max_age: 86400, id: '202603011000000001', updated_at: at } },
+    };
+    spec
+      .given([])
+      .when(cmd({ type: 'ConfigureMtaSts', mtaSts: { mode: 'testing', mx: ['MX.example.com.'], max_age: 86400 } }))
+      .then([first]);
+    spec
+      .given([first])
+      .when(cmd({ type: 'ConfigureMtaSts', mtaSts: { mode: 'testing', mx: ['mx.example.com'], max_age: 86400 } }))
+      .then([]);
     spec
       .given([first])
       .when(cmd({ type: 'ConfigureMtaSts', mtaSts: { mode: 'enforce', mx: ['mx.example.com'], max_age: 86400 } }))
@@ -88,15 +131,27 @@ describe('email-auth decider: settings', () => {
   });
 
   it('starts from nothing when the zone name now belongs to another account', () => {
-    spec.given([configured]).when(cmd({ type: 'OpenWizard' }, 2)).thenFails(404, 'DMARC configuration not found for this zone');
+    spec
+      .given([configured])
+      .when(cmd({ type: 'OpenWizard' }, 2))
+      .thenFails(404, 'DMARC configuration not found for this zone');
   });
 });
 
 describe('email-auth decider: DMARC wizard', () => {
   it('given DMARC, when the wizard is opened, then a progression starts at monitoring; opening again changes nothing', () => {
-    spec.given([]).when(cmd({ type: 'OpenWizard' })).thenFails(404, 'DMARC configuration not found for this zone');
-    spec.given([configured]).when(cmd({ type: 'OpenWizard' })).then([started]);
-    spec.given([configured, started]).when(cmd({ type: 'OpenWizard' })).then([]);
+    spec
+      .given([])
+      .when(cmd({ type: 'OpenWizard' }))
+      .thenFails(404, 'DMARC configuration not found for this zone');
+    spec
+      .given([configured])
+      .when(cmd({ type: 'OpenWizard' }))
+      .then([started]);
+    spec
+      .given([configured, started])
+      .when(cmd({ type: 'OpenWizard' }))
+      .then([]);
   });
 
   it('records a night once, one more day each time', () => {
@@ -110,16 +165,34 @@ describe('email-auth decider: DMARC wizard', () => {
         },
       ]);
     const night = metrics('2026-03-02', 300, 299, 1);
-    spec.given([configured, started, night]).when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 999, passing: 0 })).then([]);
-    spec.given([configured]).when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 1, passing: 1 })).then([]);
+    spec
+      .given([configured, started, night])
+      .when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 999, passing: 0 }))
+      .then([]);
+    spec
+      .given([configured])
+      .when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 1, passing: 1 }))
+      .then([]);
   });
 
   it('refuses to advance before the wizard, without confirmation, with a bad percentage or when not ready', () => {
-    spec.given([configured]).when(cmd({ type: 'AdvanceStage', confirm: true })).thenFails(404, 'DMARC progression not found');
+    spec
+      .given([configured])
+      .when(cmd({ type: 'AdvanceStage', confirm: true }))
+      .thenFails(404, 'DMARC progression not found');
     const ready = [configured, started, metrics('2026-03-15', 500, 500, 14)];
-    spec.given(ready).when(cmd({ type: 'AdvanceStage', confirm: false })).thenFails(400, 'confirmation_required');
-    spec.given(ready).when(cmd({ type: 'AdvanceStage', confirm: true, percentage: 101 })).thenFails(400, /^percentage: must be an integer from 1 to 100/);
-    spec.given([configured, started, metrics('2026-03-15', 500, 480, 14)]).when(cmd({ type: 'AdvanceStage', confirm: true })).thenFails(409, /low_pass_rate/);
+    spec
+      .given(ready)
+      .when(cmd({ type: 'AdvanceStage', confirm: false }))
+      .thenFails(400, 'confirmation_required');
+    spec
+      .given(ready)
+      .when(cmd({ type: 'AdvanceStage', confirm: true, percentage: 101 }))
+      .thenFails(400, /^percentage: must be an integer from 1 to 100/);
+    spec
+      .given([configured, started, metrics('2026-03-15', 500, 480, 14)])
+      .when(cmd({ type: 'AdvanceStage', confirm: true }))
+      .thenFails(409, /low_pass_rate/);
     spec
       .given([configured, started, advanced('monitoring', 'quarantine_partial', 'quarantine', 10), metrics('2026-03-23', 500, 500, 7)])
       .when(cmd({ type: 'AdvanceStage', confirm: true, percentage: 40 }))
@@ -142,7 +215,10 @@ describe('email-auth decider: DMARC wizard', () => {
             history_entry: { stage: 'monitoring', policy: 'none', percentage: 100, entered_at: at, exited_at: at, pass_rate: 99, messages: 500, days: 14 },
           },
         },
-        { type: 'DmarcPolicyChanged', data: { ...base, source: 'wizard', from: { policy: 'none', percentage: 100 }, to: { policy: 'quarantine', percentage: 25 }, stage: 'quarantine_partial' } },
+        {
+          type: 'DmarcPolicyChanged',
+          data: { ...base, source: 'wizard', from: { policy: 'none', percentage: 100 }, to: { policy: 'quarantine', percentage: 25 }, stage: 'quarantine_partial' },
+        },
       ]);
   });
 
@@ -155,7 +231,10 @@ describe('email-auth decider: DMARC wizard', () => {
       advanced('quarantine_full', 'reject_partial', 'reject', 10),
       advanced('reject_partial', 'reject_full', 'reject', 100),
     ];
-    spec.given(atFinal).when(cmd({ type: 'AdvanceStage', confirm: true })).thenFails(409, 'Already at final policy stage');
+    spec
+      .given(atFinal)
+      .when(cmd({ type: 'AdvanceStage', confirm: true }))
+      .thenFails(409, 'Already at final policy stage');
     const state = atFinal.reduce(emailAuthDecider.evolve, emailAuthDecider.initialState());
     expect(state.progression!.stage_history).toHaveLength(4);
     expect(state.dmarc).toMatchObject({ policy: 'reject', percentage: 100 });

@@ -2,19 +2,7 @@ import { Decider, unreachable } from '../../shared/decider';
 import { badRequest, conflict, notFound, validationFailed } from '../../shared/errors';
 import { EmailAuthEvent } from './email-auth.events';
 import { ZoneSettings } from './records';
-import {
-  BimiSettings,
-  checkBimi,
-  checkDmarc,
-  checkMtaSts,
-  checkPercentage,
-  checkPublicKey,
-  checkSelector,
-  checkSpf,
-  checkTlsRpt,
-  DkimKey,
-  DmarcSettings,
-} from './settings';
+import { BimiSettings, checkBimi, checkDmarc, checkMtaSts, checkPercentage, checkPublicKey, checkSelector, checkSpf, checkTlsRpt, DkimKey, DmarcSettings } from './settings';
 import { checkSpfLength, checkSpfLookups, spfRecord } from './spf';
 import { MAX_STAGE_HISTORY, nextStage, passRate, Progression, recommend, stageConfig, STAGES } from './stages';
 
@@ -239,11 +227,7 @@ function policyChange(
   return [{ type: 'DmarcPolicyChanged', data: { ...base, source, from, to: { policy: after.policy, percentage: after.percentage }, stage } }];
 }
 
-function advance(
-  state: EmailAuthState,
-  command: Extract<EmailAuthCommand, { type: 'AdvanceStage' }>,
-  base: { zone: string; account_id: number; at: string },
-): EmailAuthEvent[] {
+function advance(state: EmailAuthState, command: Extract<EmailAuthCommand, { type: 'AdvanceStage' }>, base: { zone: string; account_id: number; at: string }): EmailAuthEvent[] {
   const p = state.progression;
   if (!p) throw notFound(PROGRESSION_NOT_FOUND);
   const next = nextStage(p.current_stage);

@@ -86,7 +86,10 @@ describe('recommendation rules (seed order, contract wire values)', () => {
     });
     expect(recommend(at({ pass_rate_at_stage: 97.9, days_at_current_stage: 1 }))).toMatchObject({ recommendation: 'investigate', blockers: ['low_pass_rate', 'min_days_not_met'] });
     expect(recommend(at({ pass_rate_at_stage: 98, days_at_current_stage: 13 }))).toMatchObject({ recommendation: 'keep_monitoring', blockers: ['min_days_not_met'] });
-    expect(recommend(at({ current_stage: 'reject_partial', pass_rate_at_stage: 10, days_at_current_stage: 7 }))).toMatchObject({ recommendation: 'ready_advance', next_stage: 'reject_full' });
+    expect(recommend(at({ current_stage: 'reject_partial', pass_rate_at_stage: 10, days_at_current_stage: 7 }))).toMatchObject({
+      recommendation: 'ready_advance',
+      next_stage: 'reject_full',
+    });
     expect(recommend(at({ current_stage: 'reject_full' }))).toMatchObject({ recommendation: 'full_enforcement', next_stage: null, next_config: null, blockers: [] });
   });
 

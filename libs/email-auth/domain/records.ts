@@ -86,7 +86,12 @@ export function txtPresentation(value: string): string {
   const bytes = Buffer.from(value, 'utf8');
   const parts: string[] = [];
   for (let at = 0; at < bytes.length; at += 255) {
-    parts.push(`"${bytes.subarray(at, at + 255).toString('latin1').replace(/["\\]/g, (c) => `\\${c}`)}"`);
+    parts.push(
+      `"${bytes
+        .subarray(at, at + 255)
+        .toString('latin1')
+        .replace(/["\\]/g, (c) => `\\${c}`)}"`,
+    );
   }
   return parts.join(' ');
 }

@@ -123,5 +123,4 @@ export function recommend(p: Progression): Recommendation {
 }
 
 /** Percent with one decimal (contract §7); no messages give 0. */
-export const passRate = (messages: number, passing: number): number =>
-  messages > 0 ? Math.round((passing / messages) * 1000) / 10 : 0;
+export const passRate = (messages: number, passing: number): number => (messages > 0 ? Math.round((passing / messages) * 1000) / 10 : 0);

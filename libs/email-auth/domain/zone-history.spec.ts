@@ -3,7 +3,16 @@ import { nightlySeries, StreamEvent, zoneEventLog } from './zone-history';
 const base = (account_id: number, at: string) => ({ zone: 'z.test', account_id, at });
 const night = (account_id: number, n: string, messages: number, passing: number, days: number): StreamEvent => ({
   type: 'DmarcStageMetricsRecorded',
-  data: { ...base(account_id, `${n}T02:00:00Z`), night: n, window_from: '', window_to: '', messages, passing, pass_rate: Math.round((passing / messages) * 1000) / 10, days_at_stage: days },
+  data: {
+    ...base(account_id, `${n}T02:00:00Z`),
+    night: n,
+    window_from: '',
+    window_to: '',
+    messages,
+    passing,
+    pass_rate: Math.round((passing / messages) * 1000) / 10,
+    days_at_stage: days,
+  },
   metadata: { actor: 'system:dmarc-nightly' },
 });
 
@@ -32,7 +41,12 @@ describe('zone history views', () => {
   it('the event log is newest first, limited, with the actor and without the envelope fields', () => {
     const log = zoneEventLog(events, 2, 3);
     expect(log.map((e) => e.type)).toEqual(['DmarcStageMetricsRecorded', 'DmarcStageAdvanced', 'DmarcStageMetricsRecorded']);
-    expect(log[1]).toEqual({ type: 'DmarcStageAdvanced', occurred_at: '2026-03-04T09:00:00Z', actor: null, data: { from_stage: 'monitoring', to_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 } });
+    expect(log[1]).toEqual({
+      type: 'DmarcStageAdvanced',
+      occurred_at: '2026-03-04T09:00:00Z',
+      actor: null,
+      data: { from_stage: 'monitoring', to_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 },
+    });
     expect(zoneEventLog(events, 2, 100)).toHaveLength(6);
     expect(zoneEventLog(events, 2, 100).at(-1)).toMatchObject({ type: 'DmarcConfigured', actor: 'user:alice' });
   });

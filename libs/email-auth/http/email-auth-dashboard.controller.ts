@@ -59,7 +59,12 @@ const EVENTS_SCHEMA = {
       items: {
         type: 'object',
         required: ['type', 'occurred_at', 'actor', 'data'],
-        properties: { type: { type: 'string' }, occurred_at: { type: 'string', format: 'date-time' }, actor: { anyOf: [{ type: 'string' }, { type: 'null' }] }, data: { type: 'object' } },
+        properties: {
+          type: { type: 'string' },
+          occurred_at: { type: 'string', format: 'date-time' },
+          actor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+          data: { type: 'object' },
+        },
       },
     },
   },

@@ -1,13 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  comparePositions,
-  EventStore,
-  NewEvent,
-  Position,
-  RecordedEvent,
-  Subscription,
-  WrongExpectedVersionError,
-} from '../event-store.port';
+import { comparePositions, EventStore, NewEvent, Position, RecordedEvent, Subscription, WrongExpectedVersionError } from '../event-store.port';
 
 export interface EventStoreHarness {
   store: EventStore;
@@ -42,10 +34,7 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
       await harness?.dispose();
     });
 
-    const expectConflict = async (
-      promise: Promise<unknown>,
-      actual: number | 'no_stream',
-    ): Promise<WrongExpectedVersionError> => {
+    const expectConflict = async (promise: Promise<unknown>, actual: number | 'no_stream'): Promise<WrongExpectedVersionError> => {
       const error = await promise.then(
         () => {
           throw new Error('append succeeded; a WrongExpectedVersionError was expected');
@@ -142,9 +131,7 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
     it('lets exactly one of many concurrent appends with the same expected revision win', async () => {
       const s = streamName();
       await store.appendToStream(s, [ev('Created')], 'no_stream');
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Changed', { i })], 0)),
-      );
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Changed', { i })], 0)));
       const won = outcomes.filter((o) => o.status === 'fulfilled');
       const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
       expect(won).toHaveLength(1);
@@ -157,7 +144,11 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
       let s: string;
       beforeAll(async () => {
         s = streamName();
-        await store.appendToStream(s, [0, 1, 2, 3, 4].map((n) => ev('N', { n })), 'no_stream');
+        await store.appendToStream(
+          s,
+          [0, 1, 2, 3, 4].map((n) => ev('N', { n })),
+          'no_stream',
+        );
       });
 
       it('forwards from a revision, at most maxCount', async () => {
@@ -253,9 +244,7 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         const done = collect(sub, received, (e) => e.streamId.startsWith(prefix));
         // Sequential appends, then a burst of concurrent ones to distinct streams.
         for (let i = 0; i < 10; i++) await store.appendToStream(`${prefix}-seq`, [ev('Seq', { i })], i === 0 ? 'no_stream' : i - 1);
-        await Promise.all(
-          Array.from({ length: 20 }, (_, i) => store.appendToStream(`${prefix}-c${i}`, [ev('C', { i }), ev('C2', { i })], 'no_stream')),
-        );
+        await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendToStream(`${prefix}-c${i}`, [ev('C', { i }), ev('C2', { i })], 'no_stream')));
         await until(() => received.length >= 50);
         // Give duplicates a chance to show up before judging.
         await new Promise((r) => setTimeout(r, 300));
@@ -271,7 +260,11 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
 
       it('resumes after a checkpoint position without repeating it', async () => {
         const s = streamName('resume');
-        await store.appendToStream(s, [0, 1, 2, 3, 4].map((n) => ev('N', { n })), 'no_stream');
+        await store.appendToStream(
+          s,
+          [0, 1, 2, 3, 4].map((n) => ev('N', { n })),
+          'no_stream',
+        );
         const events = await store.readStream(s);
         const checkpoint: Position = events[1].position;
         const received: RecordedEvent[] = [];
@@ -288,7 +281,11 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
       it('hands out the same events in order through batches(), in non-empty batches', async () => {
         const s = streamName('batches');
         const head = await store.headPosition();
-        await store.appendToStream(s, [0, 1, 2, 3, 4].map((n) => ev('N', { n })), 'no_stream');
+        await store.appendToStream(
+          s,
+          [0, 1, 2, 3, 4].map((n) => ev('N', { n })),
+          'no_stream',
+        );
         const sub = store.subscribeToAll(head);
         if (!sub.batches) return void (await sub.close());
         const received: RecordedEvent[] = [];

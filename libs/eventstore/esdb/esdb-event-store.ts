@@ -50,8 +50,7 @@ const toExpected = (expected: ExpectedRevision): AppendExpectedRevision => {
 // EventStoreDB marks its own streams and event types with a leading `$`.
 const isSystem = (streamId: string, type: string) => streamId.startsWith('$') || type.startsWith('$');
 
-const asMetadata = (m: unknown): EventMetadata =>
-  m !== null && typeof m === 'object' && !Array.isArray(m) && !(m instanceof Uint8Array) ? (m as EventMetadata) : {};
+const asMetadata = (m: unknown): EventMetadata => (m !== null && typeof m === 'object' && !Array.isArray(m) && !(m instanceof Uint8Array) ? (m as EventMetadata) : {});
 
 /** Maps a resolved event to the port's shape; null for links whose target was deleted. */
 function toRecorded(resolved: ResolvedEvent): RecordedEvent | null {
@@ -171,8 +170,7 @@ export class EsdbEventStore implements EventStore {
       filter: excludeSystemEvents(),
     });
     // A resumed subscription must never replay the checkpointed event itself.
-    const wanted = (event: RecordedEvent | null): event is RecordedEvent =>
-      event !== null && !(after && comparePositions(event.position, after) <= 0);
+    const wanted = (event: RecordedEvent | null): event is RecordedEvent => event !== null && !(after && comparePositions(event.position, after) <= 0);
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       for await (const resolved of source) {
         const event = toRecorded(resolved);

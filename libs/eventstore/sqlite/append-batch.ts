@@ -89,7 +89,10 @@ export class BatchCommitter {
   private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => AppendOutcome[]>;
 
   /** `now`: the store's clock (epoch ms) for `created`; the injected one in tests and benches. */
-  constructor(db: Database.Database, private readonly now: () => number = Date.now) {
+  constructor(
+    db: Database.Database,
+    private readonly now: () => number = Date.now,
+  ) {
     this.lastRevision = db.prepare('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1');
     this.insert = db.prepare('INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.byId = db.prepare('SELECT stream_id, revision, position FROM events WHERE id = ?');

@@ -168,28 +168,16 @@ export class SqliteEventStore implements EventStore {
   private prepare() {
     const db = this.db;
     return {
-      readForward: db
-        .prepare<[string, number, number], EventRow>(
-          `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
-        )
-        .raw(true),
-      readBackward: db
-        .prepare<[string, number, number], EventRow>(
-          `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
-        )
-        .raw(true),
-      readAll: db
-        .prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`)
-        .raw(true),
+      readForward: db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`).raw(true),
+      readBackward: db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`).raw(true),
+      readAll: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`).raw(true),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       head: db.prepare<[], { position: number }>('SELECT MAX(position) AS position FROM events'),
       setMeta: db.prepare(
         'INSERT INTO stream_metadata (stream_id, max_age_seconds) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET max_age_seconds = excluded.max_age_seconds',
       ),
       // The newest event of a stream is kept so its revision numbering carries on.
-      scavenge: db.prepare(
-        'DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)',
-      ),
+      scavenge: db.prepare('DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)'),
     };
   }
 

@@ -226,7 +226,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const condition = sqlCondition(filter, this.fieldInfo);
     if (state.overlay.size === 0 && (Object.keys(filter).length === 0 || condition?.exact)) {
       const sql = `SELECT count(*) FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
-      return this.statement(state, sql).pluck().get(...(condition?.params ?? [])) as number;
+      return this.statement(state, sql)
+        .pluck()
+        .get(...(condition?.params ?? [])) as number;
     }
     return this.matching(filter).length;
   }
@@ -394,7 +396,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (unique) {
       const plain = paths.map((p) => `json_type(doc, '${p}') IN ('text', 'integer', 'real', 'true', 'false')`).join(' AND ');
       const clash = db
-        .prepare(`SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`)
+        .prepare(
+          `SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`,
+        )
         .get();
       if (clash) throw new DuplicateKeyError(this.name, `${fields.join(', ')} (existing documents)`);
     }
@@ -429,4 +433,3 @@ const onlyPinsId = (filter: Filter, key: Key): boolean => {
 
 /** A result the caller may change: the cache's documents are copied, freshly parsed ones handed over. */
 const ownCopy = <T>(hit: Hit<T>): T => (hit.shared ? clone(hit.doc) : hit.doc);
-

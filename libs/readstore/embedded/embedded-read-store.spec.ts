@@ -108,7 +108,11 @@ describe('EmbeddedReadStore on disk', () => {
     await hosts.updateOne({ _id: 'h1' }, { $set: { ip: '192.0.2.2' } });
     await hosts.insertOne({ _id: 'h2', ip: '192.0.2.3' });
     // The message is compared as text: SQLite's error class may come from another test file's realm.
-    const failure = async (p: Promise<unknown>) => p.then(() => 'no failure', (e: unknown) => String((e as Error)?.message ?? e));
+    const failure = async (p: Promise<unknown>) =>
+      p.then(
+        () => 'no failure',
+        (e: unknown) => String((e as Error)?.message ?? e),
+      );
     expect(await failure(store.flush())).toMatch(/disk refuses writes/);
     expect(await failure(store.ping())).toMatch(/disk refuses writes/);
     expect((await hosts.findOne({ _id: 'h1' }))!.ip).toBe('192.0.2.2');
@@ -118,7 +122,13 @@ describe('EmbeddedReadStore on disk', () => {
     other.close();
     // Tried again after a pause, in the order the writes were made.
     for (let i = 0; i < 50; i++) {
-      if (await store.ping().then(() => true, () => false)) break;
+      if (
+        await store.ping().then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
     await expect(store.ping()).resolves.toBeUndefined();

@@ -90,7 +90,14 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto', writerId);
     this.watch = options.file === ':memory:' || options.followOtherProcesses === false ? null : new ForeignCommitWatch(this.db, writerId);
     const { collections, indexes } = readCatalogue(this.db);
-    for (const c of collections) this.states.set(c.name, this.stateOf(c, indexes.filter((i) => i.collectionId === c.id)));
+    for (const c of collections)
+      this.states.set(
+        c.name,
+        this.stateOf(
+          c,
+          indexes.filter((i) => i.collectionId === c.id),
+        ),
+      );
   }
 
   /**
@@ -230,7 +237,6 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     }
     this.enqueue({ table: state.table, key, doc }, { state, key });
   }
-
 
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null): void {
     this.queue.push(op);

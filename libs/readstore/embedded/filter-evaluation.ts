@@ -62,7 +62,6 @@ export const pinnedValue = (filter: Filter, field: string): { value: unknown } |
   return { value: v };
 };
 
-
 /**
  * A filter test in three-valued logic: true or false when the fast path can decide,
  * undefined when the document holds something (an array, a sub-document, NaN …) whose
@@ -72,12 +71,10 @@ export type Verdict = boolean | undefined;
 /** Returned for a filter the fast path does not understand at all: mingo decides. */
 export const UNSUPPORTED = null;
 
-export const isScalar = (v: unknown): v is string | number | boolean =>
-  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+export const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 export const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 export const own = (doc: Doc, field: string): unknown => (Object.hasOwn(doc, field) ? doc[field] : undefined);
-export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 
 /** Combines verdicts of a conjunction: false wins, then undefined. */
 const and = (a: Verdict, b: Verdict): Verdict => (a === false || b === false ? false : a === undefined || b === undefined ? undefined : true);

@@ -70,9 +70,11 @@ export function dropCollectionTable(db: Database.Database, id: number): void {
 }
 
 export function readCatalogue(db: Database.Database): { collections: CatalogueCollection[]; indexes: CatalogueIndex[] } {
-  const collections = (db.prepare('SELECT id, name, multikey FROM rs_collections').all() as { id: number; name: string; multikey: string }[]).map(
-    (r) => ({ id: r.id, name: r.name, multikey: JSON.parse(r.multikey) as string[] }),
-  );
+  const collections = (db.prepare('SELECT id, name, multikey FROM rs_collections').all() as { id: number; name: string; multikey: string }[]).map((r) => ({
+    id: r.id,
+    name: r.name,
+    multikey: JSON.parse(r.multikey) as string[],
+  }));
   const indexes = (
     db.prepare('SELECT collection_id, name, fields, is_unique FROM rs_indexes').all() as {
       collection_id: number;

@@ -44,10 +44,7 @@ export function batchWriter(db: Database.Database, writer: string): (batches: Wr
           return 0;
         }
         const json = JSON.stringify(op.doc);
-        prepared(upserts, op.table, `INSERT INTO ${op.table} (key, doc) VALUES (?, jsonb(?)) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`).run(
-          op.key,
-          json,
-        );
+        prepared(upserts, op.table, `INSERT INTO ${op.table} (key, doc) VALUES (?, jsonb(?)) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`).run(op.key, json);
         return json.length;
       }),
     );
@@ -96,4 +93,3 @@ export function createWriter(db: Database.Database, file: string, pageCacheMiB: 
   if (mode === 'thread' && !script) throw new Error('the read-model writer script is not built (run npm run build)');
   return script ? new ThreadWriter(script, file, pageCacheMiB, writer) : new InlineWriter(db, writer);
 }
-

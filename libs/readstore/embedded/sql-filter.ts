@@ -42,8 +42,7 @@ export interface FieldInfo {
 
 type Bindable = string | number;
 /** A JSON scalar as SQLite's json_extract returns it (true and false come back as 1 and 0). */
-const bindable = (v: unknown): Bindable | null =>
-  typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'boolean' ? (v ? 1 : 0) : null;
+const bindable = (v: unknown): Bindable | null => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'boolean' ? (v ? 1 : 0) : null);
 
 const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 

@@ -78,8 +78,7 @@ export function applyFast(target: Doc, op: string, expr: Record<string, unknown>
 }
 
 /** The operator an update key applies; `$setOnInsert` is `$set` when inserting and nothing otherwise. */
-export const effectiveOp = (key: string, inserting: boolean): string | null =>
-  key === '$setOnInsert' ? (inserting ? '$set' : null) : key;
+export const effectiveOp = (key: string, inserting: boolean): string | null => (key === '$setOnInsert' ? (inserting ? '$set' : null) : key);
 
 /**
  * How an update of an existing document must copy it first: SLOW when an operator
@@ -107,7 +106,6 @@ export function updatePlan(target: Doc, update: Update): typeof SLOW | typeof CH
   }
   return plan;
 }
-
 
 /** Applies a Mongo update document to `target` in place; mingo applies one operator per call. */
 export function applyUpdate(target: Doc, update: Update, inserting: boolean): void {

@@ -25,7 +25,7 @@ export function toAppError(exception: unknown): AppError {
       typeof response === 'string'
         ? response
         : Array.isArray((response as { message?: unknown }).message)
-          ? ((response as { message: string[] }).message).join('; ')
+          ? (response as { message: string[] }).message.join('; ')
           : String((response as { message?: unknown }).message ?? exception.message);
     if (status === 404) return new AppError(404, 'not_found', 'No such endpoint');
     // Nest raises body-parser failures (malformed JSON) as plain 400s.
@@ -62,7 +62,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const request = host.switchToHttp().getRequest<{ id?: string }>();
       this.logger.error('unhandled error', {
         request_id: request?.id,
-        error: exception instanceof Error ? exception.stack ?? exception.message : String(exception),
+        error: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
       });
     }
     sendError(reply, error);

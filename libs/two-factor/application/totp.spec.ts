@@ -9,8 +9,7 @@ import { SecretBox } from '../../shared/crypto';
 import { backupCodeKey, normaliseBackupCode, TwoFactorCrypto } from './two-factor.crypto';
 import { matchTotpStep, newTotpSecret, provisioningUri, qrCodeDataUrl } from './totp';
 
-const oathtool = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const oathtool = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
 
 describe('TOTP (SHA-1, 30 s, 6 digits, window ±1 step)', () => {
   const secret = newTotpSecret();

@@ -10,8 +10,7 @@ export const BACKUP_CODE_KEY = Symbol('BACKUP_CODE_KEY');
  * A backup code has only 32 bits, so a plain SHA-256 of it could be reversed from the
  * event log in seconds; keyed with a server secret it cannot.
  */
-export const backupCodeKey = (secretKey: string): Buffer =>
-  Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), 'account-dns:backup-codes', 32));
+export const backupCodeKey = (secretKey: string): Buffer => Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), 'account-dns:backup-codes', 32));
 
 export type TokenKind = 'setup' | 'login';
 
@@ -80,6 +79,8 @@ export class TwoFactorCrypto {
 
   /** Bound to the account, so one account's hash says nothing about another's codes. */
   hashBackupCode(accountId: number, code: string): string {
-    return createHmac('sha256', this.backupKey).update(`${accountId}:${normaliseBackupCode(code)}`).digest('hex');
+    return createHmac('sha256', this.backupKey)
+      .update(`${accountId}:${normaliseBackupCode(code)}`)
+      .digest('hex');
   }
 }

@@ -100,11 +100,7 @@ export class DisableTwoFactorHandler implements ICommandHandler<DisableTwoFactor
 
   async execute(cmd: DisableTwoFactor) {
     const passwordOk = await passwordMatches(this.directory, cmd.accountId, cmd.password);
-    await this.writer.execute(
-      cmd.accountId,
-      { type: 'Disable', passwordOk, at: this.clock.now().toISOString() },
-      userMetadata(cmd.accountId, cmd.sourceIp),
-    );
+    await this.writer.execute(cmd.accountId, { type: 'Disable', passwordOk, at: this.clock.now().toISOString() }, userMetadata(cmd.accountId, cmd.sourceIp));
     return { success: true as const };
   }
 }

@@ -32,11 +32,7 @@ export class TwoFactorWriter {
     return (await this.streams.loadState(twoFactorStream(accountId), twoFactorDecider)).state;
   }
 
-  async execute(
-    accountId: number,
-    command: TwoFactorCommand | ((state: TwoFactorState) => TwoFactorCommand),
-    metadata: EventMetadata,
-  ): Promise<TwoFactorEvent[]> {
+  async execute(accountId: number, command: TwoFactorCommand | ((state: TwoFactorState) => TwoFactorCommand), metadata: EventMetadata): Promise<TwoFactorEvent[]> {
     const result = await this.runner.run(twoFactorStream(accountId), twoFactorDecider, command, metadata);
     const refusal = refusalOf(result.events);
     if (refusal) throw refusal;

@@ -43,15 +43,13 @@ describe('2FA setup deadline process manager', () => {
     given([observedStart, scheduled])
       .when({ kind: 'observed', process: SETUP, fact: { type: 'ended' } }, 'e2')
       .then([ended, { type: 'ProcessTimerCancelled', data: { timer_id: 'deadline' } }]);
-    given([observedStart, scheduled, ended, { type: 'ProcessTimerCancelled', data: { timer_id: 'deadline' } }]).when(fired()).then([]);
+    given([observedStart, scheduled, ended, { type: 'ProcessTimerCancelled', data: { timer_id: 'deadline' } }])
+      .when(fired())
+      .then([]);
   });
 
   it('a timer that already fired does not fire again', () => {
-    given([
-      observedStart,
-      scheduled,
-      { type: 'ProcessTimerFired', data: { process: SETUP, timer_id: 'deadline', at: '2026-01-01T00:10:00.000Z' } },
-    ])
+    given([observedStart, scheduled, { type: 'ProcessTimerFired', data: { process: SETUP, timer_id: 'deadline', at: '2026-01-01T00:10:00.000Z' } }])
       .when(fired('2026-01-01T00:11:00.000Z'))
       .then([]);
   });

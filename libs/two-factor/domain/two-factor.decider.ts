@@ -52,10 +52,7 @@ export interface TwoFactorState {
 }
 
 /** A code the handler has already checked against the secret or hashed (crypto stays outside). */
-export type LoginProof =
-  | { kind: 'totp'; step: number | null }
-  | { kind: 'backup_code'; hash: string }
-  | { kind: 'malformed' };
+export type LoginProof = { kind: 'totp'; step: number | null } | { kind: 'backup_code'; hash: string } | { kind: 'malformed' };
 
 export type TwoFactorCommand =
   | { type: 'StartSetup'; setupId: string; secretSealed: string; tokenHash: string; at: string }
@@ -85,8 +82,7 @@ export const invalidLoginToken = () => new AppError(401, 'invalid_login_token', 
 
 const ms = (iso: string) => Date.parse(iso);
 const addSeconds = (iso: string, seconds: number) => new Date(ms(iso) + seconds * 1000).toISOString();
-const withinWindow = (failures: string[], at: string) =>
-  failures.filter((t) => ms(at) - ms(t) < ATTEMPT_WINDOW_SECONDS * 1000);
+const withinWindow = (failures: string[], at: string) => failures.filter((t) => ms(at) - ms(t) < ATTEMPT_WINDOW_SECONDS * 1000);
 
 /** 429 while the account has used up these failed attempts; Retry-After is when the oldest one that counts leaves the window. */
 function assertNotThrottled(failures: string[], max: number, at: string): void {
@@ -96,8 +92,7 @@ function assertNotThrottled(failures: string[], max: number, at: string): void {
   throw tooManyRequests('too_many_attempts', 'Too many failed verification attempts; try again later', (freesAt - ms(at)) / 1000);
 }
 
-const acceptsStep = (state: TwoFactorState, step: number | null): step is number =>
-  step !== null && (state.lastAcceptedStep === null || step > state.lastAcceptedStep);
+const acceptsStep = (state: TwoFactorState, step: number | null): step is number => step !== null && (state.lastAcceptedStep === null || step > state.lastAcceptedStep);
 
 /**
  * A refused attempt is still a fact (it counts towards the limits), so the decider
@@ -266,9 +261,7 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
             { type: 'LoginChallengeCompleted', data: { challenge_id: challengeId, method: 'backup_code', at } },
           ];
         }
-        const failed: TwoFactorEvent[] = [
-          { type: 'TwoFactorAttemptFailed', data: { kind: 'login_code', challenge_id: challengeId, at } },
-        ];
+        const failed: TwoFactorEvent[] = [{ type: 'TwoFactorAttemptFailed', data: { kind: 'login_code', challenge_id: challengeId, at } }];
         if (challenge.failures + 1 >= MAX_FAILURES_PER_LOGIN_TOKEN) {
           failed.push({ type: 'LoginChallengeRevoked', data: { challenge_id: challengeId, reason: 'too_many_failures', at } });
         }
@@ -281,5 +274,4 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
   },
 };
 
-export const backupCodesRemaining = (state: TwoFactorState): number =>
-  [...state.backupCodes.values()].filter((usedAt) => usedAt === null).length;
+export const backupCodesRemaining = (state: TwoFactorState): number => [...state.backupCodes.values()].filter((usedAt) => usedAt === null).length;

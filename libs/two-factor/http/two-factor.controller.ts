@@ -3,13 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIssuedSession, setBrowserSession, wantsCookieSession } from '../../auth/browser-session';
 import { CommandBus } from '@nestjs/cqrs';
 import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly } from '../../auth/principal';
-import {
-  CompleteLoginChallenge,
-  DisableTwoFactor,
-  RegenerateBackupCodes,
-  StartTwoFactorSetup,
-  VerifyTwoFactorSetup,
-} from '../application/two-factor.commands';
+import { CompleteLoginChallenge, DisableTwoFactor, RegenerateBackupCodes, StartTwoFactorSetup, VerifyTwoFactorSetup } from '../application/two-factor.commands';
 import { TwoFactorQueries } from '../application/two-factor.queries';
 import { LoginSecondStepDto, PasswordConfirmationDto, VerifySetupDto } from './two-factor.dto';
 

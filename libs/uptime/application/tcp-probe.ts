@@ -42,9 +42,7 @@ export const tcpProbe: Probe = (ip, port, timeoutMs) =>
       resolve(result);
     };
     const timer = setTimeout(() => finish({ up: false, responseTimeMs: null, error: ERROR_TEXTS.ETIMEDOUT, port }), timeoutMs);
-    socket.once('connect', () =>
-      finish({ up: true, responseTimeMs: Math.max(0, Math.round(performance.now() - started)), error: null, port }),
-    );
+    socket.once('connect', () => finish({ up: true, responseTimeMs: Math.max(0, Math.round(performance.now() - started)), error: null, port }));
     socket.once('error', (e: NodeJS.ErrnoException) => finish({ up: false, responseTimeMs: null, error: errorText(e), port }));
   });
 

@@ -10,8 +10,7 @@ import { DOMAIN_NOT_FOUND } from './uptime-access';
 import { checkAddress } from './uptime-read-model';
 import { UPTIME_DOMAINS, UptimeDomainDoc } from '../../../projections/uptime-domains.projection';
 
-const statusOf = (d: UptimeDomainDoc) =>
-  currentStatus({ monitorEnabled: d.monitor_enabled, enabledAt: d.enabled_at, hasIp: checkAddress(d) !== null, last: d.last });
+const statusOf = (d: UptimeDomainDoc) => currentStatus({ monitorEnabled: d.monitor_enabled, enabledAt: d.enabled_at, hasIp: checkAddress(d) !== null, last: d.last });
 
 /** The seed's uptime record of one domain at `now`. */
 export function uptimeRecord(d: UptimeDomainDoc, now: Date) {
@@ -93,8 +92,6 @@ export class UptimeQueries {
 
   async realtime(accountId: number) {
     const docs = await this.live(accountId);
-    return docs
-      .filter((d) => d.monitor_enabled)
-      .map((d) => ({ domain_id: d.domain_id, fqdn: d.fqdn, is_up: d.last?.is_up ?? false, last_check_time: d.last?.at ?? null }));
+    return docs.filter((d) => d.monitor_enabled).map((d) => ({ domain_id: d.domain_id, fqdn: d.fqdn, is_up: d.last?.is_up ?? false, last_check_time: d.last?.at ?? null }));
   }
 }

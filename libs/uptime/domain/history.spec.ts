@@ -6,10 +6,7 @@ const D = 24 * H;
 const now = Date.parse('2026-03-31T12:30:00Z');
 
 const fold = (checks: Array<[number, boolean]>) =>
-  checks.reduce(
-    (acc, [at, up]) => ({ hourly: addHourly(acc.hourly, at, up), daily: addDaily(acc.daily, at, up) }),
-    { hourly: [] as Bucket[], daily: [] as Bucket[] },
-  );
+  checks.reduce((acc, [at, up]) => ({ hourly: addHourly(acc.hourly, at, up), daily: addDaily(acc.daily, at, up) }), { hourly: [] as Bucket[], daily: [] as Bucket[] });
 
 describe('uptime history buckets', () => {
   it('keys buckets by UTC hour and day', () => {
@@ -29,7 +26,10 @@ describe('uptime history buckets', () => {
   });
 
   it('drops a check older than the retention instead of evicting newer buckets', () => {
-    const { hourly } = fold([[now, true], [now - 30 * H, false]]);
+    const { hourly } = fold([
+      [now, true],
+      [now - 30 * H, false],
+    ]);
     expect(hourly).toEqual([{ t: '2026-03-31T12:00:00Z', checks: 1, up: 1 }]);
   });
 
@@ -96,10 +96,10 @@ describe('uptime history series (chart data)', () => {
     [now - 60_000, false, null],
     [now - 2 * D, true, 50],
   ];
-  const { hourly, daily } = checks.reduce(
-    (acc, [at, up, rt]) => ({ hourly: addHourly(acc.hourly, at, up, rt), daily: addDaily(acc.daily, at, up, rt) }),
-    { hourly: [] as Bucket[], daily: [] as Bucket[] },
-  );
+  const { hourly, daily } = checks.reduce((acc, [at, up, rt]) => ({ hourly: addHourly(acc.hourly, at, up, rt), daily: addDaily(acc.daily, at, up, rt) }), {
+    hourly: [] as Bucket[],
+    daily: [] as Bucket[],
+  });
 
   it('gives every hour of the last 24, oldest first, with uptime and the mean response time of up checks', () => {
     const series = historySeries(hourly, daily, '24h', new Date(now));

@@ -30,13 +30,7 @@ export const firstDayOf = (at: Date | number, n: number): string => dayKey(+new 
  * Adds one check to the bucket `key`, then drops buckets older than the retention counted
  * from the newest bucket. A check older than that (a very late delivery) is dropped too.
  */
-function addTo(
-  buckets: readonly Bucket[],
-  key: string,
-  up: boolean,
-  responseTimeMs: number | null,
-  cutoffFrom: (newest: string) => string,
-): Bucket[] {
+function addTo(buckets: readonly Bucket[], key: string, up: boolean, responseTimeMs: number | null, cutoffFrom: (newest: string) => string): Bucket[] {
   const newest = buckets.length && buckets[buckets.length - 1].t > key ? buckets[buckets.length - 1].t : key;
   const cutoff = cutoffFrom(newest);
   const out = buckets.filter((b) => b.t >= cutoff).map((b) => ({ ...b }));

@@ -26,8 +26,14 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
 describe('monitors decider (one stream per account)', () => {
   it('enables a domain; enabling it again changes nothing', () => {
-    spec.given([]).when(enable(7)).then([enabled(7)]);
-    spec.given([enabled(7)]).when(enable(7)).then([]);
+    spec
+      .given([])
+      .when(enable(7))
+      .then([enabled(7)]);
+    spec
+      .given([enabled(7)])
+      .when(enable(7))
+      .then([]);
   });
 
   it.each([
@@ -37,23 +43,41 @@ describe('monitors decider (one stream per account)', () => {
     ['elite', 500],
   ] as const)('allows %s up to %i monitored domains, not one more', (plan, limit) => {
     const full = range(limit).map(enabled);
-    spec.given(full.slice(1)).when(enable(1, plan)).then([enabled(1)]);
-    spec.given(full).when(enable(limit + 1, plan)).thenFails(403, 'Monitoring limit reached for your plan');
+    spec
+      .given(full.slice(1))
+      .when(enable(1, plan))
+      .then([enabled(1)]);
+    spec
+      .given(full)
+      .when(enable(limit + 1, plan))
+      .thenFails(403, 'Monitoring limit reached for your plan');
   });
 
   it('frees a slot when a domain is disabled', () => {
     const five = range(5).map(enabled);
-    spec.given([...five, disabled(3)]).when(enable(6)).then([enabled(6)]);
+    spec
+      .given([...five, disabled(3)])
+      .when(enable(6))
+      .then([enabled(6)]);
   });
 
   it('releases deleted domains so they no longer count', () => {
     const five = range(5).map(enabled);
-    spec.given(five).when(enable(6, 'plus', [2, 99])).then([disabled(2, 'domain_deleted'), enabled(6)]);
+    spec
+      .given(five)
+      .when(enable(6, 'plus', [2, 99]))
+      .then([disabled(2, 'domain_deleted'), enabled(6)]);
   });
 
   it('disables a monitored domain; disabling an unmonitored one changes nothing', () => {
-    spec.given([enabled(4)]).when(disable(4)).then([disabled(4)]);
-    spec.given([enabled(4), disabled(4)]).when(disable(4)).then([]);
+    spec
+      .given([enabled(4)])
+      .when(disable(4))
+      .then([disabled(4)]);
+    spec
+      .given([enabled(4), disabled(4)])
+      .when(disable(4))
+      .then([]);
     spec.given([]).when(disable(4)).then([]);
   });
 });

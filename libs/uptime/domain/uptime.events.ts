@@ -8,10 +8,7 @@ import { DomainEvent } from '../../shared/decider';
 export type MonitorEnabled = DomainEvent<'MonitorEnabled', { account_id: number; domain_id: number; fqdn: string; at: string }>;
 
 /** `reason` tells a user's toggle from the release of a domain that was deleted while monitored. */
-export type MonitorDisabled = DomainEvent<
-  'MonitorDisabled',
-  { account_id: number; domain_id: number; fqdn: string; reason: 'user' | 'domain_deleted'; at: string }
->;
+export type MonitorDisabled = DomainEvent<'MonitorDisabled', { account_id: number; domain_id: number; fqdn: string; reason: 'user' | 'domain_deleted'; at: string }>;
 
 export type MonitorEvent = MonitorEnabled | MonitorDisabled;
 export const MONITOR_EVENT_TYPES: readonly MonitorEvent['type'][] = ['MonitorEnabled', 'MonitorDisabled'];

@@ -25,8 +25,14 @@ export class ZoneVerifier {
   async verify(zone: string, recordName: string, token: string): Promise<VerifyOutcome> {
     const resolver = this.resolver();
     const [ns, txt] = await Promise.all([
-      resolver.resolveNs(zone).then((r) => r.map(norm), (e: NodeJS.ErrnoException) => e.code ?? 'error'),
-      resolver.resolveTxt(recordName).then((r) => r.map((chunks) => chunks.join('')), (e: NodeJS.ErrnoException) => e.code ?? 'error'),
+      resolver.resolveNs(zone).then(
+        (r) => r.map(norm),
+        (e: NodeJS.ErrnoException) => e.code ?? 'error',
+      ),
+      resolver.resolveTxt(recordName).then(
+        (r) => r.map((chunks) => chunks.join('')),
+        (e: NodeJS.ErrnoException) => e.code ?? 'error',
+      ),
     ]);
     if (Array.isArray(txt) && txt.includes(token)) return { ok: true, method: 'txt' };
     const ours = this.config.nameservers.map(norm);

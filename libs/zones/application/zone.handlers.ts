@@ -22,16 +22,30 @@ export interface ZoneCaller {
 }
 
 export class ImportZone {
-  constructor(readonly caller: ZoneCaller, readonly name: string, readonly zoneFile: string | undefined) {}
+  constructor(
+    readonly caller: ZoneCaller,
+    readonly name: string,
+    readonly zoneFile: string | undefined,
+  ) {}
 }
 export class UpsertZoneRecords {
-  constructor(readonly caller: ZoneCaller, readonly name: string, readonly rrsets: RRsetInput[]) {}
+  constructor(
+    readonly caller: ZoneCaller,
+    readonly name: string,
+    readonly rrsets: RRsetInput[],
+  ) {}
 }
 export class VerifyZone {
-  constructor(readonly caller: ZoneCaller, readonly name: string) {}
+  constructor(
+    readonly caller: ZoneCaller,
+    readonly name: string,
+  ) {}
 }
 export class DeleteZone {
-  constructor(readonly caller: ZoneCaller, readonly name: string) {}
+  constructor(
+    readonly caller: ZoneCaller,
+    readonly name: string,
+  ) {}
 }
 
 const metadataOf = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
@@ -155,13 +169,17 @@ export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandle
   }
 }
 
-
 /**
  * Publishes TXT data another context manages (email authentication) as zone record
  * events, so the DNS server serves it like any other record.
  */
 export class PublishManagedTxt {
-  constructor(readonly caller: ZoneCaller, readonly name: string, readonly changes: ManagedTxt[], readonly ttl = 3600) {}
+  constructor(
+    readonly caller: ZoneCaller,
+    readonly name: string,
+    readonly changes: ManagedTxt[],
+    readonly ttl = 3600,
+  ) {}
 }
 
 @CommandHandler(PublishManagedTxt)

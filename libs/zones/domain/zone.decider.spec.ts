@@ -29,27 +29,53 @@ describe('zone decider', () => {
   });
 
   it('refuses bad presentation format, naming the record', () => {
-    spec.given([imported()]).when(upsert([{ subname: 'a', type: 'A', ttl: 300, records: ['1.2.3.4', '300.1.1.1'] }])).thenFails(400, /records\[0\]\.records\[1\]/);
-    spec.given([imported()]).when(upsert([{ subname: 'm', type: 'MX', ttl: 300, records: ['mail.example.com'] }])).thenFails(400, /invalid MX/);
+    spec
+      .given([imported()])
+      .when(upsert([{ subname: 'a', type: 'A', ttl: 300, records: ['1.2.3.4', '300.1.1.1'] }]))
+      .thenFails(400, /records\[0\]\.records\[1\]/);
+    spec
+      .given([imported()])
+      .when(upsert([{ subname: 'm', type: 'MX', ttl: 300, records: ['mail.example.com'] }]))
+      .thenFails(400, /invalid MX/);
   });
 
   it('refuses TTLs outside 60-86400, apex NS and apex CNAME', () => {
-    spec.given([imported()]).when(upsert([{ subname: 'a', type: 'A', ttl: 59, records: ['1.2.3.4'] }])).thenFails(400, /ttl/);
-    spec.given([imported()]).when(upsert([{ subname: '', type: 'NS', ttl: 300, records: ['ns.other.net'] }])).thenFails(400, /apex NS/);
-    spec.given([imported()]).when(upsert([{ subname: '', type: 'CNAME', ttl: 300, records: ['x.other.net'] }])).thenFails(400, /apex/);
+    spec
+      .given([imported()])
+      .when(upsert([{ subname: 'a', type: 'A', ttl: 59, records: ['1.2.3.4'] }]))
+      .thenFails(400, /ttl/);
+    spec
+      .given([imported()])
+      .when(upsert([{ subname: '', type: 'NS', ttl: 300, records: ['ns.other.net'] }]))
+      .thenFails(400, /apex NS/);
+    spec
+      .given([imported()])
+      .when(upsert([{ subname: '', type: 'CNAME', ttl: 300, records: ['x.other.net'] }]))
+      .thenFails(400, /apex/);
   });
 
   it('refuses a CNAME beside other data', () => {
     const a = { subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] };
-    spec.given([imported([a])]).when(upsert([{ subname: 'www', type: 'CNAME', ttl: 300, records: ['x.example.org'] }])).thenFails(400, /CNAME/);
+    spec
+      .given([imported([a])])
+      .when(upsert([{ subname: 'www', type: 'CNAME', ttl: 300, records: ['x.example.org'] }]))
+      .thenFails(400, /CNAME/);
   });
 
   it('upserts and deletes RRsets, recording only what changes', () => {
     const a = { subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] };
-    spec.given([imported([a])]).when(upsert([a])).then([]);
     spec
       .given([imported([a])])
-      .when(upsert([{ ...a, records: [] }, { subname: 'txt', type: 'TXT', ttl: 60, records: ['"hello world"'] }]))
+      .when(upsert([a]))
+      .then([]);
+    spec
+      .given([imported([a])])
+      .when(
+        upsert([
+          { ...a, records: [] },
+          { subname: 'txt', type: 'TXT', ttl: 60, records: ['"hello world"'] },
+        ]),
+      )
       .then([
         {
           type: 'ZoneRRsetsChanged',
@@ -57,7 +83,10 @@ describe('zone decider', () => {
             zone_id: 'z1',
             account_id: 1,
             name: 'example.com',
-            rrsets: [{ ...a, records: [] }, { subname: 'txt', type: 'TXT', ttl: 60, records: ['"hello world"'] }],
+            rrsets: [
+              { ...a, records: [] },
+              { subname: 'txt', type: 'TXT', ttl: 60, records: ['"hello world"'] },
+            ],
             at,
           },
         },
@@ -75,7 +104,16 @@ describe('zone decider', () => {
     const apex = { subname: '', type: 'TXT', ttl: 300, records: ['"google-site-verification=abc"', '"v=spf1 a -all"'] };
     spec
       .given([imported([apex])])
-      .when({ type: 'SetManagedTxt', accountId: 1, ttl: 3600, at, changes: [{ subname: '', family: 'v=spf1', records: ['"v=spf1 ip4:192.0.2.1 -all"'] }, { subname: '_dmarc', family: 'v=DMARC1', records: ['"v=DMARC1; p=none"'] }] })
+      .when({
+        type: 'SetManagedTxt',
+        accountId: 1,
+        ttl: 3600,
+        at,
+        changes: [
+          { subname: '', family: 'v=spf1', records: ['"v=spf1 ip4:192.0.2.1 -all"'] },
+          { subname: '_dmarc', family: 'v=DMARC1', records: ['"v=DMARC1; p=none"'] },
+        ],
+      })
       .then([
         {
           type: 'ZoneRRsetsChanged',
@@ -92,8 +130,14 @@ describe('zone decider', () => {
         },
       ]);
     // Removing a family that is not there changes nothing; another account's zone is not found.
-    spec.given([imported([apex])]).when({ type: 'SetManagedTxt', accountId: 1, ttl: 3600, at, changes: [{ subname: 'x._domainkey', family: 'v=DKIM1', records: [] }] }).then([]);
-    spec.given([imported([apex])]).when({ type: 'SetManagedTxt', accountId: 2, ttl: 3600, at, changes: [] }).thenFails(404, 'not_found');
+    spec
+      .given([imported([apex])])
+      .when({ type: 'SetManagedTxt', accountId: 1, ttl: 3600, at, changes: [{ subname: 'x._domainkey', family: 'v=DKIM1', records: [] }] })
+      .then([]);
+    spec
+      .given([imported([apex])])
+      .when({ type: 'SetManagedTxt', accountId: 2, ttl: 3600, at, changes: [] })
+      .thenFails(404, 'not_found');
   });
 });
 
@@ -104,25 +148,57 @@ describe('zone decider: record values the service publishes itself (ACME challen
   const txt = (records: string[]): RRset => ({ subname: '_acme-challenge', type: 'TXT', ttl: 60, records });
 
   it('adds values beside existing ones; adding them again appends nothing', () => {
-    spec.given([imported()]).when(add(['"a"'])).then([changed([txt(['"a"'])])]);
-    spec.given([imported(), changed([txt(['"a"'])])]).when(add(['"b"'])).then([changed([txt(['"a"', '"b"'])])]);
-    spec.given([imported(), changed([txt(['"a"', '"b"'])])]).when(add(['"b"', '"a"'])).then([]);
+    spec
+      .given([imported()])
+      .when(add(['"a"']))
+      .then([changed([txt(['"a"'])])]);
+    spec
+      .given([imported(), changed([txt(['"a"'])])])
+      .when(add(['"b"']))
+      .then([changed([txt(['"a"', '"b"'])])]);
+    spec
+      .given([imported(), changed([txt(['"a"', '"b"'])])])
+      .when(add(['"b"', '"a"']))
+      .then([]);
   });
 
   it('removes only the given values; the last one removes the RRset; removing again appends nothing', () => {
-    spec.given([imported(), changed([txt(['"a"', '"b"'])])]).when(remove(['"a"'])).then([changed([txt(['"b"'])])]);
-    spec.given([imported(), changed([txt(['"b"'])])]).when(remove(['"b"'])).then([changed([{ ...txt([]), records: [] }])]);
-    spec.given([imported()]).when(remove(['"b"'])).then([]);
+    spec
+      .given([imported(), changed([txt(['"a"', '"b"'])])])
+      .when(remove(['"a"']))
+      .then([changed([txt(['"b"'])])]);
+    spec
+      .given([imported(), changed([txt(['"b"'])])])
+      .when(remove(['"b"']))
+      .then([changed([{ ...txt([]), records: [] }])]);
+    spec
+      .given([imported()])
+      .when(remove(['"b"']))
+      .then([]);
   });
 
   it('a batch from several publishers is one event, one RRset per owner', () => {
     spec
       .given([imported()])
-      .when({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values: ['"a"'] }, { subname: '_acme-challenge.www', values: ['"w"'] }, { subname: '_acme-challenge', values: ['"b"'] }], at })
+      .when({
+        type: 'AddRecordValues',
+        accountId: 1,
+        rrtype: 'TXT',
+        ttl: 60,
+        sets: [
+          { subname: '_acme-challenge', values: ['"a"'] },
+          { subname: '_acme-challenge.www', values: ['"w"'] },
+          { subname: '_acme-challenge', values: ['"b"'] },
+        ],
+        at,
+      })
       .then([changed([txt(['"a"', '"b"']), { ...txt(['"w"']), subname: '_acme-challenge.www' }])]);
   });
 
   it('refuses another account and a deleted zone', () => {
-    spec.given([imported()]).when({ ...add(['"a"']), accountId: 2 } as ZoneCommand).thenFails(404, 'Zone not found');
+    spec
+      .given([imported()])
+      .when({ ...add(['"a"']), accountId: 2 } as ZoneCommand)
+      .thenFails(404, 'Zone not found');
   });
 });

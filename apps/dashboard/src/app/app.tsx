@@ -82,8 +82,7 @@ export function App() {
         There is no page at this address. <Link to="/">Go to the overview</Link>.
       </p>
     );
-  else if (account && match.screen.requires && !match.screen.requires.allows(account))
-    body = <PlanGate requirement={match.screen.requires} title={title} />;
+  else if (account && match.screen.requires && !match.screen.requires.allows(account)) body = <PlanGate requirement={match.screen.requires} title={title} />;
   else if (account || match.screen.public) {
     const Screen = match.screen.component;
     body = <Screen params={match.params} account={account!} />;

@@ -78,27 +78,27 @@ export function TimeChart({
       {withData === 0 && <p class="hint">No checks in this window yet.</p>}
       {/* Wrapped: a table box ignores the 1px width and would widen the page. */}
       <div class="visually-hidden">
-      <table class="chart-data">
-        <caption>{title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">
-              {series.label} ({series.unit})
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {times.map((t, i) =>
-            series.values[i] == null ? null : (
-              <tr key={t}>
-                <td>{new Date(t * 1000).toISOString()}</td>
-                <td>{series.values[i]}</td>
-              </tr>
-            ),
-          )}
-        </tbody>
-      </table>
+        <table class="chart-data">
+          <caption>{title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time (UTC)</th>
+              <th scope="col">
+                {series.label} ({series.unit})
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {times.map((t, i) =>
+              series.values[i] == null ? null : (
+                <tr key={t}>
+                  <td>{new Date(t * 1000).toISOString()}</td>
+                  <td>{series.values[i]}</td>
+                </tr>
+              ),
+            )}
+          </tbody>
+        </table>
       </div>
     </figure>
   );

@@ -1,6 +1,12 @@
 /** Display helpers shared by the screens. */
 export const dateTime = (iso: string | null | undefined): string =>
-  iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC') : '—';
+  iso
+    ? new Date(iso)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, ' UTC')
+        .replace(/Z$/, ' UTC')
+    : '—';
 
 export const percent = (v: number | null | undefined): string => (v == null ? '—' : `${v}%`);
 

@@ -29,13 +29,7 @@ export function TextField({ label, value, onValue, hint, ...rest }: InputProps) 
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input
-        id={id}
-        value={value}
-        onInput={(e) => onValue(e.currentTarget.value)}
-        aria-describedby={hint ? `${id}-hint` : undefined}
-        {...(rest as Record<string, unknown>)}
-      />
+      <input id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...(rest as Record<string, unknown>)} />
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -52,7 +46,16 @@ export function TextArea({
   hint,
   rows = 6,
   ...rest
-}: { label: string; value: string; onValue: (v: string) => void; hint?: ComponentChildren; rows?: number; name?: string; required?: boolean; spellcheck?: boolean }) {
+}: {
+  label: string;
+  value: string;
+  onValue: (v: string) => void;
+  hint?: ComponentChildren;
+  rows?: number;
+  name?: string;
+  required?: boolean;
+  spellcheck?: boolean;
+}) {
   const id = useId();
   return (
     <div class="field">
@@ -114,7 +117,15 @@ export function Checkbox({
   const id = useId();
   return (
     <div class="field field-check">
-      <input id={id} type="checkbox" name={name} checked={checked} disabled={disabled} aria-describedby={hint ? `${id}-hint` : undefined} onChange={(e) => onChecked(e.currentTarget.checked)} />
+      <input
+        id={id}
+        type="checkbox"
+        name={name}
+        checked={checked}
+        disabled={disabled}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+        onChange={(e) => onChecked(e.currentTarget.checked)}
+      />
       <label for={id}>{label}</label>
       {hint && (
         <span class="hint" id={`${id}-hint`}>

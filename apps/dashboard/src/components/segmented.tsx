@@ -1,5 +1,15 @@
 /** A small group of toggle buttons choosing one value (time windows, limits); the chosen one is aria-pressed. */
-export function Segmented<T extends string | number>({ label, options, value, onValue }: { label: string; options: { value: T; label: string }[]; value: T; onValue: (v: T) => void }) {
+export function Segmented<T extends string | number>({
+  label,
+  options,
+  value,
+  onValue,
+}: {
+  label: string;
+  options: { value: T; label: string }[];
+  value: T;
+  onValue: (v: T) => void;
+}) {
   return (
     <div class="segmented" role="group" aria-label={label}>
       {options.map((o) => (

@@ -59,7 +59,17 @@ export function describeQueryLogStoreConformance(name: string, open: () => Promi
       expect(recent.map((r) => r.qname)).toEqual(['q29.a.test', 'q28.a.test', 'q27.a.test', 'q26.a.test', 'q25.a.test']);
       expect(await ctx.store.recent({ accountId: 1, domain: null }, T0 + 25_000, 100)).toHaveLength(5);
       expect((await ctx.store.recent({ accountId: 1, domain: 'b.test' }, T0, 100)).every((r) => r.domain === 'b.test')).toBe(true);
-      expect(recent[0]).toMatchObject({ accountId: 1, domain: 'b.test', qtype: 'A', rcode: 'NOERROR', clientIp: '192.0.2.1', transport: 'udp', dnssecOk: false, edns: false, responseMs: 0.5 });
+      expect(recent[0]).toMatchObject({
+        accountId: 1,
+        domain: 'b.test',
+        qtype: 'A',
+        rcode: 'NOERROR',
+        clientIp: '192.0.2.1',
+        transport: 'udp',
+        dnssecOk: false,
+        edns: false,
+        responseMs: 0.5,
+      });
     });
 
     it('pages the raw log in (ts, id) order without skipping or repeating rows of the same instant', async () => {

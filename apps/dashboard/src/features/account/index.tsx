@@ -62,8 +62,23 @@ function TwoFactorSection() {
               <p>
                 <span class="status status-ok">On</span> {s.backup_codes_remaining} backup codes left.
               </p>
-              <Form onSubmit={() => void regenerate.run()} busy={regenerate.busy || disable.busy} error={regenerate.error ?? disable.error} submitLabel="New backup codes" label="Manage two-factor authentication">
-                <TextField label="Current password" name="password" type="password" value={password} onValue={setPassword} autocomplete="current-password" required hint="Needed to make new backup codes or to turn two-factor authentication off." />
+              <Form
+                onSubmit={() => void regenerate.run()}
+                busy={regenerate.busy || disable.busy}
+                error={regenerate.error ?? disable.error}
+                submitLabel="New backup codes"
+                label="Manage two-factor authentication"
+              >
+                <TextField
+                  label="Current password"
+                  name="password"
+                  type="password"
+                  value={password}
+                  onValue={setPassword}
+                  autocomplete="current-password"
+                  required
+                  hint="Needed to make new backup codes or to turn two-factor authentication off."
+                />
                 <div class="button-row">
                   <button type="button" class="button-danger-outline" disabled={disable.busy || !password} onClick={() => void disable.run()}>
                     Turn off two-factor authentication
@@ -118,7 +133,17 @@ function PasswordSection() {
       {done && <Notice kind="success">Password changed. Your other sessions have been logged out.</Notice>}
       <Form onSubmit={() => void change.run()} busy={change.busy} error={change.error} submitLabel="Change password" label="Change password">
         <TextField label="Current password" name="current_password" type="password" value={current} onValue={setCurrent} autocomplete="current-password" required />
-        <TextField label="New password" name="new_password" type="password" value={next} onValue={setNext} autocomplete="new-password" required minLength={10} hint="At least 10 characters. Other sessions end when it changes." />
+        <TextField
+          label="New password"
+          name="new_password"
+          type="password"
+          value={next}
+          onValue={setNext}
+          autocomplete="new-password"
+          required
+          minLength={10}
+          hint="At least 10 characters. Other sessions end when it changes."
+        />
       </Form>
     </section>
   );
@@ -133,6 +158,4 @@ function SecurityScreen(_: ScreenProps) {
   );
 }
 
-export const accountScreens: ScreenDef[] = [
-  { path: '/account/security', title: 'Security', nav: { label: 'Security', order: 80 }, component: SecurityScreen },
-];
+export const accountScreens: ScreenDef[] = [{ path: '/account/security', title: 'Security', nav: { label: 'Security', order: 80 }, component: SecurityScreen }];

@@ -14,7 +14,25 @@ const Bar = ({ n, max }: { n: number; max: number }) => (
   </span>
 );
 
-function Ranked<T>({ id, title, caption, rows, rowKey, name, count, empty }: { id: string; title: string; caption: string; rows: T[]; rowKey: (r: T) => string; name: (r: T) => ComponentChildren; count: (r: T) => number; empty: string }) {
+function Ranked<T>({
+  id,
+  title,
+  caption,
+  rows,
+  rowKey,
+  name,
+  count,
+  empty,
+}: {
+  id: string;
+  title: string;
+  caption: string;
+  rows: T[];
+  rowKey: (r: T) => string;
+  name: (r: T) => ComponentChildren;
+  count: (r: T) => number;
+  empty: string;
+}) {
   const max = Math.max(0, ...rows.map(count));
   const total = rows.reduce((n, r) => n + count(r), 0);
   return (
@@ -40,8 +58,26 @@ export function Breakdowns({ s }: { s: AnalyticsSummary }) {
   const p = s.protocol_posture;
   return (
     <div class="grid-2">
-      <Ranked id="rcodes" title="Response codes" caption="Response code by queries" rows={codes} rowKey={(r) => r.code} name={(r) => <code>{r.code}</code>} count={(r) => r.n} empty="No queries in this window." />
-      <Ranked id="qtypes" title="Query types" caption="Type by queries" rows={s.query_types} rowKey={(r) => r.type} name={(r) => <code>{r.type}</code>} count={(r) => r.query_count} empty="No queries in this window." />
+      <Ranked
+        id="rcodes"
+        title="Response codes"
+        caption="Response code by queries"
+        rows={codes}
+        rowKey={(r) => r.code}
+        name={(r) => <code>{r.code}</code>}
+        count={(r) => r.n}
+        empty="No queries in this window."
+      />
+      <Ranked
+        id="qtypes"
+        title="Query types"
+        caption="Type by queries"
+        rows={s.query_types}
+        rowKey={(r) => r.type}
+        name={(r) => <code>{r.type}</code>}
+        count={(r) => r.query_count}
+        empty="No queries in this window."
+      />
       <section class="card" aria-labelledby="posture">
         <h2 id="posture">Protocol posture</h2>
         <dl class="facts">
@@ -79,7 +115,16 @@ export function Breakdowns({ s }: { s: AnalyticsSummary }) {
         count={(r) => r.query_count}
         empty="No queries in this window."
       />
-      <Ranked id="nxdomain" title="Top NXDOMAIN names" caption="Name by queries" rows={s.top_nxdomain} rowKey={(r) => r.qname} name={(r) => <code class="details">{r.qname}</code>} count={(r) => r.query_count} empty="No queries for names that do not exist." />
+      <Ranked
+        id="nxdomain"
+        title="Top NXDOMAIN names"
+        caption="Name by queries"
+        rows={s.top_nxdomain}
+        rowKey={(r) => r.qname}
+        name={(r) => <code class="details">{r.qname}</code>}
+        count={(r) => r.query_count}
+        empty="No queries for names that do not exist."
+      />
     </div>
   );
 }

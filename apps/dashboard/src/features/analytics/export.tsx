@@ -24,15 +24,21 @@ export function ExportCard({ account, query }: { account: Account; query: (extra
     <section class="card" aria-labelledby="export">
       <h2 id="export">Export the query log</h2>
       {account.plan !== 'elite' ? (
-        <p class="plan-note">
-          Data export needs the Elite plan; you are on {PLAN_NAMES[account.plan]}. Plans are changed by the service's operators.
-        </p>
+        <p class="plan-note">Data export needs the Elite plan; you are on {PLAN_NAMES[account.plan]}. Plans are changed by the service's operators.</p>
       ) : (
         <div class="form">
           <div class="form-grid form-grid-3">
             <TextField label="From (UTC day)" name="start" type="date" value={start} onValue={setStart} max={undefined} required />
             <TextField label="To (UTC day, included)" name="end" type="date" value={end} onValue={setEnd} required />
-            <SelectField label="Format" value={format} onValue={setFormat} options={[{ value: 'csv', label: 'CSV' }, { value: 'json', label: 'JSON' }]} />
+            <SelectField
+              label="Format"
+              value={format}
+              onValue={setFormat}
+              options={[
+                { value: 'csv', label: 'CSV' },
+                { value: 'json', label: 'JSON' },
+              ]}
+            />
           </div>
           {problem ? (
             <Notice kind="warning">{problem}</Notice>

@@ -53,7 +53,8 @@ function Totals({ s }: { s: AnalyticsSummary }) {
 const Health = ({ s }: { s: AnalyticsSummary }) => (
   <Notice kind={s.health_signal.status === 'normal' ? 'info' : 'warning'}>
     <p>
-      <strong>{s.health_signal.status === 'normal' ? 'Query volume is healthy' : s.health_signal.status === 'drop' ? 'Query volume dropped' : 'Query volume spiked'}:</strong> {s.health_signal.message}.
+      <strong>{s.health_signal.status === 'normal' ? 'Query volume is healthy' : s.health_signal.status === 'drop' ? 'Query volume dropped' : 'Query volume spiked'}:</strong>{' '}
+      {s.health_signal.message}.
     </p>
   </Notice>
 );

@@ -60,7 +60,10 @@ function Logs({ logs }: { logs: CertificateLog[] }) {
       empty="Nothing logged yet."
       columns={[
         { header: 'Time', cell: (l) => dateTime(l.at) },
-        { header: 'Level', cell: (l) => <span class={l.level === 'error' ? 'status status-bad' : l.level === 'warn' ? 'status status-warn' : 'status status-off'}>{l.level}</span> },
+        {
+          header: 'Level',
+          cell: (l) => <span class={l.level === 'error' ? 'status status-bad' : l.level === 'warn' ? 'status status-warn' : 'status status-off'}>{l.level}</span>,
+        },
         { header: 'Message', cell: (l) => <span class="details">{l.message}</span> },
       ]}
     />
@@ -109,9 +112,7 @@ export function CertificateScreen({ params, account }: ScreenProps) {
               <dt>Serial</dt>
               <dd>{c.serial ?? '—'}</dd>
               <dt>Automatic renewal</dt>
-              <dd>
-                {c.auto_renew ? `On${c.next_renewal_at ? `, next ${dateTime(c.next_renewal_at)}` : ''}` : 'Off'}
-              </dd>
+              <dd>{c.auto_renew ? `On${c.next_renewal_at ? `, next ${dateTime(c.next_renewal_at)}` : ''}` : 'Off'}</dd>
             </dl>
             <ErrorNotice error={act.error ?? remove.error} />
             <div class="button-row">
@@ -121,7 +122,12 @@ export function CertificateScreen({ params, account }: ScreenProps) {
                 </button>
               )}
               {autoRenewAllowed ? (
-                <button type="button" class="button-secondary" disabled={act.busy} onClick={() => void act.run(() => api.put<Certificate>(`${path}/auto-renew`, { auto_renew: !c.auto_renew }))}>
+                <button
+                  type="button"
+                  class="button-secondary"
+                  disabled={act.busy}
+                  onClick={() => void act.run(() => api.put<Certificate>(`${path}/auto-renew`, { auto_renew: !c.auto_renew }))}
+                >
                   {c.auto_renew ? 'Turn automatic renewal off' : 'Turn automatic renewal on'}
                 </button>
               ) : (

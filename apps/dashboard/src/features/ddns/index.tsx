@@ -13,7 +13,8 @@ import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
 import { curlCommand, ddclientConfig, inadynConfig, KEY_PLACEHOLDER, routerUrl } from './client-config';
 
-const addressesOf = (h: DdnsHost) => [h.addresses?.ipv4 ?? (h.record_type === 'A' ? h.record_ip : null), h.addresses?.ipv6 ?? (h.record_type === 'AAAA' ? h.record_ip : null)].filter(Boolean).join(', ');
+const addressesOf = (h: DdnsHost) =>
+  [h.addresses?.ipv4 ?? (h.record_type === 'A' ? h.record_ip : null), h.addresses?.ipv6 ?? (h.record_type === 'AAAA' ? h.record_ip : null)].filter(Boolean).join(', ');
 
 function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
   const [fqdn, setFqdn] = useState('');
@@ -26,8 +27,24 @@ function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
   });
   return (
     <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Create host" busyLabel="Creating…" label="Create a DDNS host" class="form-inline">
-      <TextField label="Host name" name="fqdn" value={fqdn} onValue={setFqdn} required placeholder="home.dyn.example.net" hint="Under one of the service's dynamic-DNS zones or one of your verified zones." />
-      <SelectField label="Record type" value={type} onValue={setType} options={[{ value: 'A', label: 'A (IPv4)' }, { value: 'AAAA', label: 'AAAA (IPv6)' }]} />
+      <TextField
+        label="Host name"
+        name="fqdn"
+        value={fqdn}
+        onValue={setFqdn}
+        required
+        placeholder="home.dyn.example.net"
+        hint="Under one of the service's dynamic-DNS zones or one of your verified zones."
+      />
+      <SelectField
+        label="Record type"
+        value={type}
+        onValue={setType}
+        options={[
+          { value: 'A', label: 'A (IPv4)' },
+          { value: 'AAAA', label: 'AAAA (IPv6)' },
+        ]}
+      />
       <TextField label="Address" name="record_ip" value={ip} onValue={setIp} required placeholder={type === 'A' ? '203.0.113.7' : '2001:db8::7'} />
     </Form>
   );
@@ -96,7 +113,14 @@ function HostScreen({ params, account }: ScreenProps) {
             </dl>
             {saved && <Notice kind="success">Address saved; the DNS server answers with it within a second.</Notice>}
             <Form onSubmit={() => void update.run()} busy={update.busy} error={update.error} submitLabel="Save address" label="Change the address" class="form-inline">
-              <TextField label="New address (IPv4 or IPv6)" name="record_ip" value={ip} onValue={setIp} required hint="An address of the other family adds it beside the current one." />
+              <TextField
+                label="New address (IPv4 or IPv6)"
+                name="record_ip"
+                value={ip}
+                onValue={setIp}
+                required
+                hint="An address of the other family adds it beside the current one."
+              />
             </Form>
             <ErrorNotice error={remove.error} />
             <div class="button-row">
@@ -106,8 +130,8 @@ function HostScreen({ params, account }: ScreenProps) {
           <section class="card" aria-labelledby="client-config">
             <h2 id="client-config">Update clients</h2>
             <p>
-              Replace <code>{KEY_PLACEHOLDER}</code> with an account API key (<Link to="/keys">API keys</Link>; needs Pro or Elite). Each client updates the
-              address whenever it changes.
+              Replace <code>{KEY_PLACEHOLDER}</code> with an account API key (<Link to="/keys">API keys</Link>; needs Pro or Elite). Each client updates the address whenever it
+              changes.
             </p>
             <CopyBlock label="ddclient" text={ddclientConfig(input)} filename="ddclient.conf" />
             <CopyBlock label="inadyn" text={inadynConfig(input)} filename="inadyn.conf" />

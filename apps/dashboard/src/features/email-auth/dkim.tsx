@@ -57,11 +57,22 @@ export function DkimKeys(props: SettingsFormProps) {
           { header: 'Selector', cell: (k) => <code>{k.selector}</code> },
           { header: 'Key', cell: (k) => `${k.key_type.toUpperCase()} ${k.key_bits} bits${k.generated ? ', generated here' : ''}` },
           { header: 'Added', cell: (k) => dateTime(k.created_at) },
-          { header: 'Remove', cell: (k) => <ConfirmButton label="Remove" confirmLabel={`Remove key ${k.selector}`} busy={remove.busy} onConfirm={() => void remove.run(k.selector)} /> },
+          {
+            header: 'Remove',
+            cell: (k) => <ConfirmButton label="Remove" confirmLabel={`Remove key ${k.selector}`} busy={remove.busy} onConfirm={() => void remove.run(k.selector)} />,
+          },
         ]}
       />
       <Form label="Generate a DKIM key" submitLabel="Generate key" busyLabel="Generating…" busy={generate.busy} error={generate.error} onSubmit={() => void generate.run()}>
-        <TextField label="Selector" name="selector" value={selector} onValue={setSelector} required placeholder="mail2026" hint="A new RSA 2048 key is made; its public half is published at <selector>._domainkey." />
+        <TextField
+          label="Selector"
+          name="selector"
+          value={selector}
+          onValue={setSelector}
+          required
+          placeholder="mail2026"
+          hint="A new RSA 2048 key is made; its public half is published at <selector>._domainkey."
+        />
       </Form>
     </div>
   );

@@ -54,7 +54,16 @@ export function DmarcForm(props: SettingsFormProps) {
       busy={save.busy}
       error={save.error}
       onSubmit={() =>
-        void save.run({ policy, subdomain_policy: sp === 'same' ? null : sp, percentage: Number(pct), rua: splitList(rua), ruf: splitList(ruf), adkim, aspf, ...(d?.fo ? { fo: d.fo } : {}) })
+        void save.run({
+          policy,
+          subdomain_policy: sp === 'same' ? null : sp,
+          percentage: Number(pct),
+          rua: splitList(rua),
+          ruf: splitList(ruf),
+          adkim,
+          aspf,
+          ...(d?.fo ? { fo: d.fo } : {}),
+        })
       }
     >
       <div class="form-grid form-grid-3">
@@ -64,7 +73,15 @@ export function DmarcForm(props: SettingsFormProps) {
         <SelectField label="DKIM alignment" name="adkim" value={adkim} onValue={setAdkim} options={[...ALIGNMENT]} />
         <SelectField label="SPF alignment" name="aspf" value={aspf} onValue={setAspf} options={[...ALIGNMENT]} />
       </div>
-      <TextArea label="Aggregate report addresses (rua)" name="rua" rows={2} value={rua} onValue={setRua} spellcheck={false} hint="mailto: URIs, one per line. Without one the DMARC wizard gets no data." />
+      <TextArea
+        label="Aggregate report addresses (rua)"
+        name="rua"
+        rows={2}
+        value={rua}
+        onValue={setRua}
+        spellcheck={false}
+        hint="mailto: URIs, one per line. Without one the DMARC wizard gets no data."
+      />
       <TextArea label="Failure report addresses (ruf)" name="ruf" rows={2} value={ruf} onValue={setRuf} spellcheck={false} hint="Optional mailto: URIs, one per line." />
       {note}
     </Form>
@@ -79,8 +96,22 @@ export function SpfForm(props: SettingsFormProps) {
   const [all, setAll] = useState<'-all' | '~all' | '?all'>(s?.all ?? '~all');
   const { save, note } = useSave(props, 'spf', 'SPF');
   return (
-    <Form label="SPF" submitLabel="Save SPF" busy={save.busy} error={save.error} onSubmit={() => void save.run({ include: splitList(include), ip4: splitList(ip4), ip6: splitList(ip6), all })}>
-      <TextArea label="Include (sending services' domains)" name="include" rows={2} value={include} onValue={setInclude} spellcheck={false} hint="e.g. _spf.google.com, one per line." />
+    <Form
+      label="SPF"
+      submitLabel="Save SPF"
+      busy={save.busy}
+      error={save.error}
+      onSubmit={() => void save.run({ include: splitList(include), ip4: splitList(ip4), ip6: splitList(ip6), all })}
+    >
+      <TextArea
+        label="Include (sending services' domains)"
+        name="include"
+        rows={2}
+        value={include}
+        onValue={setInclude}
+        spellcheck={false}
+        hint="e.g. _spf.google.com, one per line."
+      />
       <div class="form-grid form-grid-3">
         <TextArea label="IPv4 senders" name="ip4" rows={2} value={ip4} onValue={setIp4} spellcheck={false} />
         <TextArea label="IPv6 senders" name="ip6" rows={2} value={ip6} onValue={setIp6} spellcheck={false} />
@@ -124,7 +155,15 @@ export function MtaStsForm(props: SettingsFormProps) {
         />
         <TextField label="Max age (seconds)" name="max_age" type="number" min={1} max={31557600} value={maxAge} onValue={setMaxAge} required />
       </div>
-      <TextArea label="Mail servers (MX patterns)" name="mx" rows={2} value={mx} onValue={setMx} spellcheck={false} hint="e.g. mail.example.com or *.mail.example.com, one per line." />
+      <TextArea
+        label="Mail servers (MX patterns)"
+        name="mx"
+        rows={2}
+        value={mx}
+        onValue={setMx}
+        spellcheck={false}
+        hint="e.g. mail.example.com or *.mail.example.com, one per line."
+      />
       {m && <p class="hint">Policy file: {m.policy_url}</p>}
       {note}
     </Form>

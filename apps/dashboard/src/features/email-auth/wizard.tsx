@@ -47,7 +47,13 @@ function PassRateChart({ nights }: { nights: NightPoint[] }) {
 }
 
 /** Advancing changes the published policy: a modal dialog says what will change and asks again. */
-function AdvanceDialog({ next, onAdvance }: { next: NonNullable<Recommendation['next_config']> & { stage: StageName }; onAdvance: (percentage: number | undefined) => Promise<void> }) {
+function AdvanceDialog({
+  next,
+  onAdvance,
+}: {
+  next: NonNullable<Recommendation['next_config']> & { stage: StageName };
+  onAdvance: (percentage: number | undefined) => Promise<void>;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const partial = stageOf(next.stage).partial;
   const [pct, setPct] = useState(String(next.percentage));
@@ -63,10 +69,23 @@ function AdvanceDialog({ next, onAdvance }: { next: NonNullable<Recommendation['
       <dialog ref={dialog} class="dialog" aria-labelledby="advance-title" aria-describedby="advance-what">
         <h2 id="advance-title">Advance to {stageOf(next.stage).label}?</h2>
         <p id="advance-what">
-          The <code>_dmarc</code> record will ask receivers to apply <strong>p={next.policy}</strong> to {partial ? 'the share of failing mail you choose' : `${next.percentage}% of failing mail`}. Mail that fails DMARC
+          The <code>_dmarc</code> record will ask receivers to apply <strong>p={next.policy}</strong> to{' '}
+          {partial ? 'the share of failing mail you choose' : `${next.percentage}% of failing mail`}. Mail that fails DMARC
           {next.policy === 'reject' ? ' will be refused.' : ' will go to spam folders.'}
         </p>
-        {partial && <TextField label="Percentage of mail" name="advance_percentage" type="number" min={1} max={100} value={pct} onValue={setPct} required hint="1 to 100; start small and raise it later." />}
+        {partial && (
+          <TextField
+            label="Percentage of mail"
+            name="advance_percentage"
+            type="number"
+            min={1}
+            max={100}
+            value={pct}
+            onValue={setPct}
+            required
+            hint="1 to 100; start small and raise it later."
+          />
+        )}
         <ErrorNotice error={advance.error} />
         <div class="button-row">
           <button type="button" class="button-danger" disabled={advance.busy} onClick={() => void advance.run()}>

@@ -37,11 +37,7 @@ export function EmailAuthZoneScreen({ params }: ScreenProps) {
             </p>
             <GeneratedRecords settings={s} live={live} />
             <p>
-              {s.dmarc ? (
-                <Link to={`/email-auth/${seg(s.zone)}/wizard`}>Open the DMARC wizard</Link>
-              ) : (
-                <span class="hint">Save a DMARC policy to start the DMARC wizard.</span>
-              )}
+              {s.dmarc ? <Link to={`/email-auth/${seg(s.zone)}/wizard`}>Open the DMARC wizard</Link> : <span class="hint">Save a DMARC policy to start the DMARC wizard.</span>}
             </p>
           </section>
           {SECTIONS.map(({ id, title, Form }) => (

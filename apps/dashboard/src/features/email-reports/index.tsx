@@ -37,7 +37,18 @@ type Days = (typeof DAYS)[number]['value'];
 
 function CountsTable({ caption, counts }: { caption: string; counts: Counts }) {
   const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
-  return <DataTable caption={caption} rows={rows} rowKey={([k]) => k} empty="No messages." columns={[{ header: caption, cell: ([k]) => k }, { header: 'Messages', cell: ([, n]) => n, numeric: true }]} />;
+  return (
+    <DataTable
+      caption={caption}
+      rows={rows}
+      rowKey={([k]) => k}
+      empty="No messages."
+      columns={[
+        { header: caption, cell: ([k]) => k },
+        { header: 'Messages', cell: ([, n]) => n, numeric: true },
+      ]}
+    />
+  );
 }
 
 function DmarcResults({ zone, days }: { zone: string; days: Days }) {
@@ -96,8 +107,7 @@ function Sources({ zone, days }: { zone: string; days: Days }) {
         {(s) => (
           <div class="stack">
             <p class="hint">
-              {s.identified_messages} of {s.messages} messages came from known sending services; {s.unidentified_source_count} other addresses sent{' '}
-              {s.unidentified_messages}.
+              {s.identified_messages} of {s.messages} messages came from known sending services; {s.unidentified_source_count} other addresses sent {s.unidentified_messages}.
             </p>
             <DataTable
               caption="Sending services"
@@ -277,7 +287,10 @@ function ReportScreen({ params }: ScreenProps) {
                 {dateTime(r.begin)} – {dateTime(r.end)}
               </dd>
               <dt>Policy seen</dt>
-              <dd>p={r.policy_published.p}{r.policy_published.pct != null ? `, pct=${r.policy_published.pct}` : ''}</dd>
+              <dd>
+                p={r.policy_published.p}
+                {r.policy_published.pct != null ? `, pct=${r.policy_published.pct}` : ''}
+              </dd>
               <dt>Messages</dt>
               <dd>
                 {r.messages}, {share(r.pass_rate)} passed DMARC

@@ -50,12 +50,7 @@ function CreateKey({ account, onCreated }: { account: Account; onCreated: (k: Ap
           ) : (
             <>
               {account.email_auth.domains.map((d) => (
-                <Checkbox
-                  key={d}
-                  label={d}
-                  checked={domains.includes(d)}
-                  onChecked={(on) => setDomains(on ? [...domains, d] : domains.filter((x) => x !== d))}
-                />
+                <Checkbox key={d} label={d} checked={domains.includes(d)} onChecked={(on) => setDomains(on ? [...domains, d] : domains.filter((x) => x !== d))} />
               ))}
               <p class="hint">No zone ticked: all zones of the subscription.</p>
             </>
@@ -121,7 +116,10 @@ function KeysScreen({ account }: ScreenProps) {
                 { header: 'Created', cell: (k) => dateTime(k.created_at) },
                 { header: 'Last used', cell: (k) => dateTime(k.last_used_at) },
                 { header: 'Expires', cell: (k) => dateTime(k.expires_at) },
-                { header: 'Actions', cell: (k) => <ConfirmButton label="Deactivate" confirmLabel={`Deactivate ${k.name}`} busy={deactivate.busy} onConfirm={() => void deactivate.run(k.id)} /> },
+                {
+                  header: 'Actions',
+                  cell: (k) => <ConfirmButton label="Deactivate" confirmLabel={`Deactivate ${k.name}`} busy={deactivate.busy} onConfirm={() => void deactivate.run(k.id)} />,
+                },
               ]}
             />
           )}
@@ -131,6 +129,4 @@ function KeysScreen({ account }: ScreenProps) {
   );
 }
 
-export const keyScreens: ScreenDef[] = [
-  { path: '/keys', title: 'API keys', nav: { label: 'API keys', order: 60 }, requires: KEYS_REQUIREMENT, component: KeysScreen },
-];
+export const keyScreens: ScreenDef[] = [{ path: '/keys', title: 'API keys', nav: { label: 'API keys', order: 60 }, requires: KEYS_REQUIREMENT, component: KeysScreen }];

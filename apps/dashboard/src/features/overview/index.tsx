@@ -8,7 +8,12 @@ import { useResource } from '../../components/resource';
 function OverviewScreen({ account }: ScreenProps) {
   const counts = useResource(async () => {
     const [hosts, zones] = await Promise.all([api.get<DdnsHost[]>('/domains'), api.get<{ zones: Zone[] }>('/zones')]);
-    return { hosts: hosts.length, monitored: hosts.filter((h) => h.monitor_enabled).length, zones: zones.zones.length, verified: zones.zones.filter((z) => z.status === 'verified').length };
+    return {
+      hosts: hosts.length,
+      monitored: hosts.filter((h) => h.monitor_enabled).length,
+      zones: zones.zones.length,
+      verified: zones.zones.filter((z) => z.status === 'verified').length,
+    };
   });
   return (
     <>

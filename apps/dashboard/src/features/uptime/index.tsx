@@ -81,9 +81,7 @@ function UptimeScreen(_: ScreenProps) {
           <Totals d={d.dashboard} limits={d.limits} />
           <section class="card" aria-labelledby="monitors">
             <h2 id="monitors">Hosts</h2>
-            <p class="hint">
-              Each monitored host's address is checked by a TCP connection every few minutes. Your plan monitors up to {d.limits.monitor_limit} hosts.
-            </p>
+            <p class="hint">Each monitored host's address is checked by a TCP connection every few minutes. Your plan monitors up to {d.limits.monitor_limit} hosts.</p>
             <ErrorNotice error={toggle.error} />
             <DataTable
               caption="Uptime per host"
@@ -104,7 +102,13 @@ function UptimeScreen(_: ScreenProps) {
                 {
                   header: 'Monitoring',
                   cell: (r) => (
-                    <button type="button" class="button-secondary" disabled={toggle.busy} onClick={() => void toggle.run(r.domain_id, !r.monitor_enabled)} aria-label={`${r.monitor_enabled ? 'Stop monitoring' : 'Monitor'} ${r.fqdn}`}>
+                    <button
+                      type="button"
+                      class="button-secondary"
+                      disabled={toggle.busy}
+                      onClick={() => void toggle.run(r.domain_id, !r.monitor_enabled)}
+                      aria-label={`${r.monitor_enabled ? 'Stop monitoring' : 'Monitor'} ${r.fqdn}`}
+                    >
                       {r.monitor_enabled ? 'Stop' : 'Monitor'}
                     </button>
                   ),

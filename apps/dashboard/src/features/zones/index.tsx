@@ -39,7 +39,15 @@ function ImportZone() {
           }}
         />
       </div>
-      <TextArea label="Zone file contents" name="zone_file" value={file} onValue={setFile} rows={8} spellcheck={false} hint="Paste a BIND master file, or choose a file above. Leave empty to start with no records." />
+      <TextArea
+        label="Zone file contents"
+        name="zone_file"
+        value={file}
+        onValue={setFile}
+        rows={8}
+        spellcheck={false}
+        hint="Paste a BIND master file, or choose a file above. Leave empty to start with no records."
+      />
     </Form>
   );
 }
@@ -82,7 +90,17 @@ function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r
   const [type, setType] = useState(initial.type);
   const [ttl, setTtl] = useState(String(initial.ttl));
   const [records, setRecords] = useState(initial.records.join('\n'));
-  const save = useAction(() => onSave({ subname: subname.trim(), type, ttl: Number(ttl), records: records.split('\n').map((r) => r.trim()).filter(Boolean) }));
+  const save = useAction(() =>
+    onSave({
+      subname: subname.trim(),
+      type,
+      ttl: Number(ttl),
+      records: records
+        .split('\n')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    }),
+  );
   return (
     <Form onSubmit={() => void save.run()} busy={save.busy} error={save.error} submitLabel="Save records" label="Edit a record set">
       <div class="form-grid">
@@ -90,7 +108,15 @@ function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r
         <SelectField label="Type" value={type} onValue={setType} options={RR_TYPES.map((t) => ({ value: t, label: t }))} />
         <TextField label="TTL (seconds)" name="ttl" type="number" min={60} max={86400} value={ttl} onValue={setTtl} required />
       </div>
-      <TextArea label="Records, one per line" name="records" value={records} onValue={setRecords} rows={3} spellcheck={false} hint='Presentation format, e.g. 10 mail.example.com. for MX or "v=spf1 -all" for TXT.' />
+      <TextArea
+        label="Records, one per line"
+        name="records"
+        value={records}
+        onValue={setRecords}
+        rows={3}
+        spellcheck={false}
+        hint='Presentation format, e.g. 10 mail.example.com. for MX or "v=spf1 -all" for TXT.'
+      />
       <button type="button" class="button-secondary" onClick={onCancel}>
         Cancel
       </button>
