@@ -4,1401 +4,1401 @@
  */
 
 export interface paths {
-  '/api/v1/email-auth/domains': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every domain the key can see, with its compliance */
+        get: operations["EmailAuthApiController_domains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Every domain the key can see, with its compliance */
-    get: operations['EmailAuthApiController_domains'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/domains/{domain}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One domain, with each needed record and whether it is live in DNS now */
+        get: operations["EmailAuthApiController_domain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** One domain, with each needed record and whether it is live in DNS now */
-    get: operations['EmailAuthApiController_domain'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/dmarc/policy': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/dmarc/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Published DMARC policy and the wizard's stage, recommendation and blockers */
+        get: operations["EmailAuthApiController_policy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Published DMARC policy and the wizard's stage, recommendation and blockers */
-    get: operations['EmailAuthApiController_policy'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/senders': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/senders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SPF configuration and senders, DKIM sender keys (public values only) */
+        get: operations["EmailAuthApiController_senders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** SPF configuration and senders, DKIM sender keys (public values only) */
-    get: operations['EmailAuthApiController_senders'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/events': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Event log, newest first, paged */
+        get: operations["EmailAuthApiController_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Event log, newest first, paged */
-    get: operations['EmailAuthApiController_events'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/dmarc/summary': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/dmarc/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** DMARC messages, published policy, disposition, SPF and DKIM results, daily series */
+        get: operations["EmailAuthReportsController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** DMARC messages, published policy, disposition, SPF and DKIM results, daily series */
-    get: operations['EmailAuthReportsController_summary'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/dmarc/sources': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/dmarc/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Identified sending services, unidentified source IPs and sending domains, with pass rates */
+        get: operations["EmailAuthReportsController_sources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Identified sending services, unidentified source IPs and sending domains, with pass rates */
-    get: operations['EmailAuthReportsController_sources'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/dmarc/reports': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/dmarc/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Aggregate reports, newest first (by period start), paged */
+        get: operations["EmailAuthReportsController_reports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Aggregate reports, newest first (by period start), paged */
-    get: operations['EmailAuthReportsController_reports'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/dmarc/reports/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/dmarc/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One aggregate report with its rows (source IP, country, network, count, disposition, DKIM and SPF results), rows paged */
+        get: operations["EmailAuthReportsController_report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** One aggregate report with its rows (source IP, country, network, count, disposition, DKIM and SPF results), rows paged */
-    get: operations['EmailAuthReportsController_report'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/dmarc/forensic': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/dmarc/forensic": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Failure reports, newest first (by arrival), paged; subject and full mail-from only for keys with the failure-report-subjects setting */
+        get: operations["EmailAuthReportsController_forensic"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** Failure reports, newest first (by arrival), paged; subject and full mail-from only for keys with the failure-report-subjects setting */
-    get: operations['EmailAuthReportsController_forensic'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api/v1/email-auth/tls-rpt/summary': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/api/v1/email-auth/tls-rpt/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** TLS sessions succeeded and failed, failure types, failing senders, policy types, daily series */
+        get: operations["EmailAuthReportsController_tls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** TLS sessions succeeded and failed, failure types, failing senders, policy types, daily series */
-    get: operations['EmailAuthReportsController_tls'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    ErrorDetail: {
-      /** @example domain_not_found */
-      code: string;
-      /** @example No Email Authentication domain by that name on this key. */
-      message: string;
+    schemas: {
+        ErrorDetail: {
+            /** @example domain_not_found */
+            code: string;
+            /** @example No Email Authentication domain by that name on this key. */
+            message: string;
+        };
+        ErrorBody: {
+            error: components["schemas"]["ErrorDetail"];
+        };
+        WizardSchema: {
+            /** @enum {string} */
+            stage: "monitoring" | "quarantine_partial" | "quarantine_full" | "reject_partial" | "reject_full";
+            days_at_stage: number;
+            recommended_min_days: number;
+            messages_at_stage: number;
+            pass_rate_at_stage: number;
+            /** @enum {string} */
+            recommendation: "ready_advance" | "investigate" | "keep_monitoring" | "need_more_data" | "full_enforcement";
+            reason: string;
+            /** @enum {string|null} */
+            next_stage: "monitoring" | "quarantine_partial" | "quarantine_full" | "reject_partial" | "reject_full" | null;
+            ready_to_advance: boolean;
+            blockers: ("insufficient_data" | "low_pass_rate" | "min_days_not_met")[];
+        };
+        SpfSchema: {
+            record: string;
+            include: string[];
+            ip4: string[];
+            ip6: string[];
+            /** @enum {string} */
+            all: "-all" | "~all" | "?all";
+            dns_lookups: number | null;
+        };
+        ComplianceSchema: {
+            score: number;
+            /** @enum {string} */
+            dmarc: "missing" | "partial" | "enforced";
+            /** @enum {string} */
+            spf: "missing" | "partial" | "enforced";
+            /** @enum {string} */
+            dkim: "missing" | "partial" | "enforced";
+            /** @enum {string} */
+            bimi: "missing" | "partial" | "enforced";
+            /** @enum {string} */
+            mta_sts: "missing" | "partial" | "enforced";
+            /** @enum {string} */
+            tls_rpt: "missing" | "partial" | "enforced";
+        };
+        DomainSummary: {
+            /** @example example.com */
+            domain: string;
+            /**
+             * @description parked: the SPF record authorizes no sender (v=spf1 -all)
+             * @enum {string}
+             */
+            status: "active" | "parked";
+            /**
+             * @description delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere
+             * @enum {string|null}
+             */
+            hosting_mode: "delegated" | "records_only" | null;
+            compliance: components["schemas"]["ComplianceSchema"];
+        };
+        DomainList: {
+            data: components["schemas"]["DomainSummary"][];
+        };
+        LiveRecordSchema: {
+            /** @example _dmarc.example.com */
+            name: string;
+            /** @enum {string} */
+            type: "TXT";
+            /** @description The text the record must hold */
+            value: string;
+            /** @description Whether VERIFY_RESOLVER answers exactly this text at the name now */
+            live: boolean;
+            /** @description TXT texts of the same family (version tag) found at the name */
+            found: string[];
+            /** @description Resolver error code (e.g. ENODATA) when the lookup failed */
+            error: string | null;
+        };
+        DomainDetail: {
+            /** @example example.com */
+            domain: string;
+            /**
+             * @description parked: the SPF record authorizes no sender (v=spf1 -all)
+             * @enum {string}
+             */
+            status: "active" | "parked";
+            /**
+             * @description delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere
+             * @enum {string|null}
+             */
+            hosting_mode: "delegated" | "records_only" | null;
+            compliance: components["schemas"]["ComplianceSchema"];
+            records: components["schemas"]["LiveRecordSchema"][];
+            all_live: boolean;
+        };
+        PolicySchema: {
+            domain: string;
+            /** @enum {string|null} */
+            policy: "none" | "quarantine" | "reject" | null;
+            /** @enum {string|null} */
+            subdomain_policy: "none" | "quarantine" | "reject" | null;
+            percentage: number | null;
+            /** @description The _dmarc TXT text */
+            record: string | null;
+            /** @description null until the DMARC wizard is opened */
+            wizard: components["schemas"]["WizardSchema"] | null;
+        };
+        DkimSenderKey: {
+            selector: string;
+            name: string;
+            /** @enum {string} */
+            key_type: "rsa" | "ed25519";
+            key_bits: number;
+            /** @description Base64 DER SubjectPublicKeyInfo (public value only) */
+            public_key: string;
+            created_at: string;
+        };
+        SendersSchema: {
+            domain: string;
+            /** @description null when no SPF is configured */
+            spf: components["schemas"]["SpfSchema"] | null;
+            dkim: components["schemas"]["DkimSenderKey"][];
+        };
+        EventSchema: {
+            id: string;
+            /** @enum {string} */
+            type: "dmarc.report.received" | "tls.report.received" | "dmarc.policy.changed" | "alert.raised" | "alert.resolved";
+            /** Format: date-time */
+            occurred_at: string;
+            domain: string;
+            /** @enum {string} */
+            severity: "info" | "warning" | "critical";
+            title: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventPage: {
+            data: components["schemas"]["EventSchema"][];
+            /** @description Pass as cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        PublishedPolicySchema: {
+            domain: string;
+            /** @description p= as the reporter saw it */
+            p: string;
+            sp: string | null;
+            pct: number | null;
+            adkim: string | null;
+            aspf: string | null;
+        };
+        DailyDmarc: {
+            /**
+             * Format: date
+             * @example 2026-06-01
+             */
+            date: string;
+            messages: number;
+            passing: number;
+            /** @description Share of the day’s messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+        };
+        DmarcSummarySchema: {
+            domain: string;
+            days: number;
+            /** @description Aggregate reports whose period began in the window */
+            reports: number;
+            messages: number;
+            passing: number;
+            /** @description Share of messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+            /** @description Policy published according to the newest report; null before any report */
+            published_policy: components["schemas"]["PublishedPolicySchema"] | null;
+            /** @description Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject) */
+            disposition: {
+                [key: string]: number;
+            };
+            /** @description Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject) */
+            dkim: {
+                [key: string]: number;
+            };
+            /** @description Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject) */
+            spf: {
+                [key: string]: number;
+            };
+            /** @description Every UTC day of the window, oldest first */
+            daily: components["schemas"]["DailyDmarc"][];
+        };
+        SendingServiceSchema: {
+            /** @example google */
+            id: string;
+            /** @example Google Workspace / Gmail */
+            name: string;
+            messages: number;
+            passing: number;
+            /** @description Share of the service’s messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+            source_ips: number;
+        };
+        NetworkSchema: {
+            /**
+             * @description AS<number>, or Unknown
+             * @example AS15169
+             */
+            asn: string;
+            /** @example GOOGLE */
+            org: string;
+        };
+        UnidentifiedSource: {
+            source_ip: string;
+            /** @description Reverse DNS name, when looked up and found */
+            ptr: string | null;
+            /** @description ISO country code, or Unknown */
+            country: string;
+            network: components["schemas"]["NetworkSchema"];
+            messages: number;
+            passing: number;
+            /** @description Share of the address’s messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+            /** @description Envelope (SPF) domains, else header From domains, sent from this address */
+            sending_domains: string[];
+        };
+        SendingDomainSchema: {
+            domain: string;
+            messages: number;
+            passing: number;
+            /** @description Share of the domain’s messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+        };
+        DmarcSourcesSchema: {
+            domain: string;
+            days: number;
+            messages: number;
+            identified_messages: number;
+            unidentified_messages: number;
+            /** @description Known sending services, from reverse DNS and network */
+            services: components["schemas"]["SendingServiceSchema"][];
+            /** @description The 100 largest unidentified source addresses */
+            unidentified_sources: components["schemas"]["UnidentifiedSource"][];
+            unidentified_source_count: number;
+            /** @description The 100 largest sending domains of unidentified traffic */
+            unidentified_sending_domains: components["schemas"]["SendingDomainSchema"][];
+        };
+        AggregateReportSchema: {
+            /** @description Report id for /dmarc/reports/{id} */
+            id: string;
+            domain: string;
+            org_name: string;
+            email: string;
+            /** @description The reporter’s own report id */
+            report_id: string;
+            /** Format: date-time */
+            begin: string;
+            /** Format: date-time */
+            end: string;
+            /** Format: date-time */
+            received_at: string;
+            policy_published: components["schemas"]["PublishedPolicySchema"];
+            record_count: number;
+            messages: number;
+            passing: number;
+            /** @description Share of the report’s messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+        };
+        AggregateReportPage: {
+            data: components["schemas"]["AggregateReportSchema"][];
+            /** @description Pass as cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        ReasonSchema: {
+            type: string;
+            comment?: string;
+        };
+        DkimAuthResult: {
+            domain: string;
+            selector: string | null;
+            result: string;
+        };
+        SpfAuthResult: {
+            domain: string;
+            scope: string | null;
+            result: string;
+        };
+        ReportRowSchema: {
+            /** @description Position of the record in the report */
+            index: number;
+            source_ip: string;
+            /** @description ISO country code, or Unknown */
+            country: string;
+            network: components["schemas"]["NetworkSchema"];
+            count: number;
+            /** @example none */
+            disposition: string;
+            /** @description DMARC-aligned DKIM result */
+            dkim: string;
+            /** @description DMARC-aligned SPF result */
+            spf: string;
+            header_from: string;
+            envelope_from: string | null;
+            reasons: components["schemas"]["ReasonSchema"][];
+            dkim_results: components["schemas"]["DkimAuthResult"][];
+            spf_results: components["schemas"]["SpfAuthResult"][];
+        };
+        ReportRowPage: {
+            data: components["schemas"]["ReportRowSchema"][];
+            /** @description Pass as cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        AggregateReportDetail: {
+            /** @description Report id for /dmarc/reports/{id} */
+            id: string;
+            domain: string;
+            org_name: string;
+            email: string;
+            /** @description The reporter’s own report id */
+            report_id: string;
+            /** Format: date-time */
+            begin: string;
+            /** Format: date-time */
+            end: string;
+            /** Format: date-time */
+            received_at: string;
+            policy_published: components["schemas"]["PublishedPolicySchema"];
+            record_count: number;
+            messages: number;
+            passing: number;
+            /** @description Share of the report’s messages passing DMARC (0..1); null without messages */
+            pass_rate: number | null;
+            /** @description The report’s rows in report order, paged by limit and cursor */
+            rows: components["schemas"]["ReportRowPage"];
+        };
+        FailureReportSchema: {
+            id: string;
+            domain: string;
+            reporter: string;
+            /** Format: date-time */
+            received_at: string;
+            /**
+             * Format: date-time
+             * @description Arrival time of the failed message, when reported
+             */
+            arrival_date: string | null;
+            feedback_type: string;
+            source_ip: string | null;
+            /** @description ISO country code, or Unknown */
+            country: string | null;
+            auth_failure: string | null;
+            delivery_result: string | null;
+            authentication_results: string | null;
+            dkim_domain: string | null;
+            dkim_selector: string | null;
+            mail_from_domain: string | null;
+            rcpt_domain: string | null;
+            /** @description Only for keys with the failure-report-subjects setting (and the dashboard) */
+            subject?: string | null;
+            /** @description Full mail-from address; only for keys with the failure-report-subjects setting (and the dashboard) */
+            mail_from?: string | null;
+        };
+        FailureReportPage: {
+            data: components["schemas"]["FailureReportSchema"][];
+            /** @description Pass as cursor= for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        TlsFailureType: {
+            /** @example certificate-expired */
+            result_type: string;
+            failed_sessions: number;
+        };
+        TlsFailingSender: {
+            sending_mta_ip: string;
+            failed_sessions: number;
+            result_types: string[];
+        };
+        TlsPolicyType: {
+            /** @example sts */
+            policy_type: string;
+            sessions: number;
+        };
+        DailyTls: {
+            /** Format: date */
+            date: string;
+            successful_sessions: number;
+            failed_sessions: number;
+        };
+        TlsSummarySchema: {
+            domain: string;
+            days: number;
+            reports: number;
+            successful_sessions: number;
+            failed_sessions: number;
+            /** @description Share of sessions that succeeded (0..1); null without sessions */
+            success_rate: number | null;
+            failure_types: components["schemas"]["TlsFailureType"][];
+            /** @description The 100 sending MTAs with the most failed sessions */
+            failing_senders: components["schemas"]["TlsFailingSender"][];
+            policy_types: components["schemas"]["TlsPolicyType"][];
+            /** @description Every UTC day of the window, oldest first */
+            daily: components["schemas"]["DailyTls"][];
+        };
     };
-    ErrorBody: {
-      error: components['schemas']['ErrorDetail'];
-    };
-    WizardSchema: {
-      /** @enum {string} */
-      stage: 'monitoring' | 'quarantine_partial' | 'quarantine_full' | 'reject_partial' | 'reject_full';
-      days_at_stage: number;
-      recommended_min_days: number;
-      messages_at_stage: number;
-      pass_rate_at_stage: number;
-      /** @enum {string} */
-      recommendation: 'ready_advance' | 'investigate' | 'keep_monitoring' | 'need_more_data' | 'full_enforcement';
-      reason: string;
-      /** @enum {string|null} */
-      next_stage: 'monitoring' | 'quarantine_partial' | 'quarantine_full' | 'reject_partial' | 'reject_full' | null;
-      ready_to_advance: boolean;
-      blockers: ('insufficient_data' | 'low_pass_rate' | 'min_days_not_met')[];
-    };
-    SpfSchema: {
-      record: string;
-      include: string[];
-      ip4: string[];
-      ip6: string[];
-      /** @enum {string} */
-      all: '-all' | '~all' | '?all';
-      dns_lookups: number | null;
-    };
-    ComplianceSchema: {
-      score: number;
-      /** @enum {string} */
-      dmarc: 'missing' | 'partial' | 'enforced';
-      /** @enum {string} */
-      spf: 'missing' | 'partial' | 'enforced';
-      /** @enum {string} */
-      dkim: 'missing' | 'partial' | 'enforced';
-      /** @enum {string} */
-      bimi: 'missing' | 'partial' | 'enforced';
-      /** @enum {string} */
-      mta_sts: 'missing' | 'partial' | 'enforced';
-      /** @enum {string} */
-      tls_rpt: 'missing' | 'partial' | 'enforced';
-    };
-    DomainSummary: {
-      /** @example example.com */
-      domain: string;
-      /**
-       * @description parked: the SPF record authorizes no sender (v=spf1 -all)
-       * @enum {string}
-       */
-      status: 'active' | 'parked';
-      /**
-       * @description delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere
-       * @enum {string|null}
-       */
-      hosting_mode: 'delegated' | 'records_only' | null;
-      compliance: components['schemas']['ComplianceSchema'];
-    };
-    DomainList: {
-      data: components['schemas']['DomainSummary'][];
-    };
-    LiveRecordSchema: {
-      /** @example _dmarc.example.com */
-      name: string;
-      /** @enum {string} */
-      type: 'TXT';
-      /** @description The text the record must hold */
-      value: string;
-      /** @description Whether VERIFY_RESOLVER answers exactly this text at the name now */
-      live: boolean;
-      /** @description TXT texts of the same family (version tag) found at the name */
-      found: string[];
-      /** @description Resolver error code (e.g. ENODATA) when the lookup failed */
-      error: string | null;
-    };
-    DomainDetail: {
-      /** @example example.com */
-      domain: string;
-      /**
-       * @description parked: the SPF record authorizes no sender (v=spf1 -all)
-       * @enum {string}
-       */
-      status: 'active' | 'parked';
-      /**
-       * @description delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere
-       * @enum {string|null}
-       */
-      hosting_mode: 'delegated' | 'records_only' | null;
-      compliance: components['schemas']['ComplianceSchema'];
-      records: components['schemas']['LiveRecordSchema'][];
-      all_live: boolean;
-    };
-    PolicySchema: {
-      domain: string;
-      /** @enum {string|null} */
-      policy: 'none' | 'quarantine' | 'reject' | null;
-      /** @enum {string|null} */
-      subdomain_policy: 'none' | 'quarantine' | 'reject' | null;
-      percentage: number | null;
-      /** @description The _dmarc TXT text */
-      record: string | null;
-      /** @description null until the DMARC wizard is opened */
-      wizard: components['schemas']['WizardSchema'] | null;
-    };
-    DkimSenderKey: {
-      selector: string;
-      name: string;
-      /** @enum {string} */
-      key_type: 'rsa' | 'ed25519';
-      key_bits: number;
-      /** @description Base64 DER SubjectPublicKeyInfo (public value only) */
-      public_key: string;
-      created_at: string;
-    };
-    SendersSchema: {
-      domain: string;
-      /** @description null when no SPF is configured */
-      spf: components['schemas']['SpfSchema'] | null;
-      dkim: components['schemas']['DkimSenderKey'][];
-    };
-    EventSchema: {
-      id: string;
-      /** @enum {string} */
-      type: 'dmarc.report.received' | 'tls.report.received' | 'dmarc.policy.changed' | 'alert.raised' | 'alert.resolved';
-      /** Format: date-time */
-      occurred_at: string;
-      domain: string;
-      /** @enum {string} */
-      severity: 'info' | 'warning' | 'critical';
-      title: string;
-      data: {
-        [key: string]: unknown;
-      };
-    };
-    EventPage: {
-      data: components['schemas']['EventSchema'][];
-      /** @description Pass as cursor= for the next page; null on the last page */
-      next_cursor: string | null;
-    };
-    PublishedPolicySchema: {
-      domain: string;
-      /** @description p= as the reporter saw it */
-      p: string;
-      sp: string | null;
-      pct: number | null;
-      adkim: string | null;
-      aspf: string | null;
-    };
-    DailyDmarc: {
-      /**
-       * Format: date
-       * @example 2026-06-01
-       */
-      date: string;
-      messages: number;
-      passing: number;
-      /** @description Share of the day’s messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-    };
-    DmarcSummarySchema: {
-      domain: string;
-      days: number;
-      /** @description Aggregate reports whose period began in the window */
-      reports: number;
-      messages: number;
-      passing: number;
-      /** @description Share of messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-      /** @description Policy published according to the newest report; null before any report */
-      published_policy: components['schemas']['PublishedPolicySchema'] | null;
-      /** @description Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject) */
-      disposition: {
-        [key: string]: number;
-      };
-      /** @description Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject) */
-      dkim: {
-        [key: string]: number;
-      };
-      /** @description Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject) */
-      spf: {
-        [key: string]: number;
-      };
-      /** @description Every UTC day of the window, oldest first */
-      daily: components['schemas']['DailyDmarc'][];
-    };
-    SendingServiceSchema: {
-      /** @example google */
-      id: string;
-      /** @example Google Workspace / Gmail */
-      name: string;
-      messages: number;
-      passing: number;
-      /** @description Share of the service’s messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-      source_ips: number;
-    };
-    NetworkSchema: {
-      /**
-       * @description AS<number>, or Unknown
-       * @example AS15169
-       */
-      asn: string;
-      /** @example GOOGLE */
-      org: string;
-    };
-    UnidentifiedSource: {
-      source_ip: string;
-      /** @description Reverse DNS name, when looked up and found */
-      ptr: string | null;
-      /** @description ISO country code, or Unknown */
-      country: string;
-      network: components['schemas']['NetworkSchema'];
-      messages: number;
-      passing: number;
-      /** @description Share of the address’s messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-      /** @description Envelope (SPF) domains, else header From domains, sent from this address */
-      sending_domains: string[];
-    };
-    SendingDomainSchema: {
-      domain: string;
-      messages: number;
-      passing: number;
-      /** @description Share of the domain’s messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-    };
-    DmarcSourcesSchema: {
-      domain: string;
-      days: number;
-      messages: number;
-      identified_messages: number;
-      unidentified_messages: number;
-      /** @description Known sending services, from reverse DNS and network */
-      services: components['schemas']['SendingServiceSchema'][];
-      /** @description The 100 largest unidentified source addresses */
-      unidentified_sources: components['schemas']['UnidentifiedSource'][];
-      unidentified_source_count: number;
-      /** @description The 100 largest sending domains of unidentified traffic */
-      unidentified_sending_domains: components['schemas']['SendingDomainSchema'][];
-    };
-    AggregateReportSchema: {
-      /** @description Report id for /dmarc/reports/{id} */
-      id: string;
-      domain: string;
-      org_name: string;
-      email: string;
-      /** @description The reporter’s own report id */
-      report_id: string;
-      /** Format: date-time */
-      begin: string;
-      /** Format: date-time */
-      end: string;
-      /** Format: date-time */
-      received_at: string;
-      policy_published: components['schemas']['PublishedPolicySchema'];
-      record_count: number;
-      messages: number;
-      passing: number;
-      /** @description Share of the report’s messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-    };
-    AggregateReportPage: {
-      data: components['schemas']['AggregateReportSchema'][];
-      /** @description Pass as cursor= for the next page; null on the last page */
-      next_cursor: string | null;
-    };
-    ReasonSchema: {
-      type: string;
-      comment?: string;
-    };
-    DkimAuthResult: {
-      domain: string;
-      selector: string | null;
-      result: string;
-    };
-    SpfAuthResult: {
-      domain: string;
-      scope: string | null;
-      result: string;
-    };
-    ReportRowSchema: {
-      /** @description Position of the record in the report */
-      index: number;
-      source_ip: string;
-      /** @description ISO country code, or Unknown */
-      country: string;
-      network: components['schemas']['NetworkSchema'];
-      count: number;
-      /** @example none */
-      disposition: string;
-      /** @description DMARC-aligned DKIM result */
-      dkim: string;
-      /** @description DMARC-aligned SPF result */
-      spf: string;
-      header_from: string;
-      envelope_from: string | null;
-      reasons: components['schemas']['ReasonSchema'][];
-      dkim_results: components['schemas']['DkimAuthResult'][];
-      spf_results: components['schemas']['SpfAuthResult'][];
-    };
-    ReportRowPage: {
-      data: components['schemas']['ReportRowSchema'][];
-      /** @description Pass as cursor= for the next page; null on the last page */
-      next_cursor: string | null;
-    };
-    AggregateReportDetail: {
-      /** @description Report id for /dmarc/reports/{id} */
-      id: string;
-      domain: string;
-      org_name: string;
-      email: string;
-      /** @description The reporter’s own report id */
-      report_id: string;
-      /** Format: date-time */
-      begin: string;
-      /** Format: date-time */
-      end: string;
-      /** Format: date-time */
-      received_at: string;
-      policy_published: components['schemas']['PublishedPolicySchema'];
-      record_count: number;
-      messages: number;
-      passing: number;
-      /** @description Share of the report’s messages passing DMARC (0..1); null without messages */
-      pass_rate: number | null;
-      /** @description The report’s rows in report order, paged by limit and cursor */
-      rows: components['schemas']['ReportRowPage'];
-    };
-    FailureReportSchema: {
-      id: string;
-      domain: string;
-      reporter: string;
-      /** Format: date-time */
-      received_at: string;
-      /**
-       * Format: date-time
-       * @description Arrival time of the failed message, when reported
-       */
-      arrival_date: string | null;
-      feedback_type: string;
-      source_ip: string | null;
-      /** @description ISO country code, or Unknown */
-      country: string | null;
-      auth_failure: string | null;
-      delivery_result: string | null;
-      authentication_results: string | null;
-      dkim_domain: string | null;
-      dkim_selector: string | null;
-      mail_from_domain: string | null;
-      rcpt_domain: string | null;
-      /** @description Only for keys with the failure-report-subjects setting (and the dashboard) */
-      subject?: string | null;
-      /** @description Full mail-from address; only for keys with the failure-report-subjects setting (and the dashboard) */
-      mail_from?: string | null;
-    };
-    FailureReportPage: {
-      data: components['schemas']['FailureReportSchema'][];
-      /** @description Pass as cursor= for the next page; null on the last page */
-      next_cursor: string | null;
-    };
-    TlsFailureType: {
-      /** @example certificate-expired */
-      result_type: string;
-      failed_sessions: number;
-    };
-    TlsFailingSender: {
-      sending_mta_ip: string;
-      failed_sessions: number;
-      result_types: string[];
-    };
-    TlsPolicyType: {
-      /** @example sts */
-      policy_type: string;
-      sessions: number;
-    };
-    DailyTls: {
-      /** Format: date */
-      date: string;
-      successful_sessions: number;
-      failed_sessions: number;
-    };
-    TlsSummarySchema: {
-      domain: string;
-      days: number;
-      reports: number;
-      successful_sessions: number;
-      failed_sessions: number;
-      /** @description Share of sessions that succeeded (0..1); null without sessions */
-      success_rate: number | null;
-      failure_types: components['schemas']['TlsFailureType'][];
-      /** @description The 100 sending MTAs with the most failed sessions */
-      failing_senders: components['schemas']['TlsFailingSender'][];
-      policy_types: components['schemas']['TlsPolicyType'][];
-      /** @description Every UTC day of the window, oldest first */
-      daily: components['schemas']['DailyTls'][];
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  EmailAuthApiController_domains: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
+    EmailAuthApiController_domains: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
+    EmailAuthApiController_domain: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                domain: string;
+            };
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['DomainList'];
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainDetail"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
     };
-  };
-  EmailAuthApiController_domain: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path: {
-        domain: string;
-      };
-      cookie?: never;
+    EmailAuthApiController_policy: {
+        parameters: {
+            query: {
+                /** @description A domain the key can see */
+                domain: unknown;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicySchema"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
+    EmailAuthApiController_senders: {
+        parameters: {
+            query: {
+                /** @description A domain the key can see */
+                domain: unknown;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['DomainDetail'];
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendersSchema"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
     };
-  };
-  EmailAuthApiController_policy: {
-    parameters: {
-      query: {
-        /** @description A domain the key can see */
-        domain: unknown;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
+    EmailAuthApiController_events: {
+        parameters: {
+            query?: {
+                days?: number;
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: unknown;
+                /** @description Repeatable */
+                type?: ("dmarc.report.received" | "tls.report.received" | "dmarc.policy.changed" | "alert.raised" | "alert.resolved")[];
+                /** @description ISO 8601 UTC time; entries at or after it */
+                since?: unknown;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventPage"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
+    EmailAuthReportsController_summary: {
+        parameters: {
+            query: {
+                /** @description A domain the caller can see */
+                domain: unknown;
+                /** @description How far back to look, in days (at most three years) */
+                days?: number;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['PolicySchema'];
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DmarcSummarySchema"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
     };
-  };
-  EmailAuthApiController_senders: {
-    parameters: {
-      query: {
-        /** @description A domain the key can see */
-        domain: unknown;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
+    EmailAuthReportsController_sources: {
+        parameters: {
+            query: {
+                /** @description A domain the caller can see */
+                domain: unknown;
+                /** @description How far back to look, in days (at most three years) */
+                days?: number;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DmarcSourcesSchema"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
+    EmailAuthReportsController_reports: {
+        parameters: {
+            query?: {
+                /** @description Only this domain (default: every domain the caller can see) */
+                domain?: unknown;
+                /** @description How far back to look, in days (at most three years) */
+                days?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: unknown;
+                limit?: number;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['SendersSchema'];
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AggregateReportPage"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
     };
-  };
-  EmailAuthApiController_events: {
-    parameters: {
-      query?: {
-        days?: number;
-        limit?: number;
-        /** @description next_cursor of the previous page */
-        cursor?: unknown;
-        /** @description Repeatable */
-        type?: ('dmarc.report.received' | 'tls.report.received' | 'dmarc.policy.changed' | 'alert.raised' | 'alert.resolved')[];
-        /** @description ISO 8601 UTC time; entries at or after it */
-        since?: unknown;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
+    EmailAuthReportsController_report: {
+        parameters: {
+            query?: {
+                /** @description next_cursor of the previous page */
+                cursor?: unknown;
+                limit?: number;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path: {
+                /** @description id of a report from /dmarc/reports */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AggregateReportDetail"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No aggregate report by that id on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
+    EmailAuthReportsController_forensic: {
+        parameters: {
+            query?: {
+                /** @description Only this domain (default: every domain the caller can see) */
+                domain?: unknown;
+                /** @description How far back to look, in days (at most three years) */
+                days?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: unknown;
+                limit?: number;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['EventPage'];
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailureReportPage"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
     };
-  };
-  EmailAuthReportsController_summary: {
-    parameters: {
-      query: {
-        /** @description A domain the caller can see */
-        domain: unknown;
-        /** @description How far back to look, in days (at most three years) */
-        days?: number;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
+    EmailAuthReportsController_tls: {
+        parameters: {
+            query: {
+                /** @description A domain the caller can see */
+                domain: unknown;
+                /** @description How far back to look, in days (at most three years) */
+                days?: number;
+            };
+            header: {
+                /** @description Names the integration */
+                "User-Agent": string;
+                /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
+                "X-Request-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TlsSummarySchema"];
+                };
+            };
+            /** @description user_agent_required, or validation_failed naming the parameter */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The API key is not valid or has expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No Email Authentication domain by that name on this key. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DmarcSummarySchema'];
-        };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  EmailAuthReportsController_sources: {
-    parameters: {
-      query: {
-        /** @description A domain the caller can see */
-        domain: unknown;
-        /** @description How far back to look, in days (at most three years) */
-        days?: number;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DmarcSourcesSchema'];
-        };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  EmailAuthReportsController_reports: {
-    parameters: {
-      query?: {
-        /** @description Only this domain (default: every domain the caller can see) */
-        domain?: unknown;
-        /** @description How far back to look, in days (at most three years) */
-        days?: number;
-        /** @description next_cursor of the previous page */
-        cursor?: unknown;
-        limit?: number;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AggregateReportPage'];
-        };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  EmailAuthReportsController_report: {
-    parameters: {
-      query?: {
-        /** @description next_cursor of the previous page */
-        cursor?: unknown;
-        limit?: number;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path: {
-        /** @description id of a report from /dmarc/reports */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AggregateReportDetail'];
-        };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No aggregate report by that id on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  EmailAuthReportsController_forensic: {
-    parameters: {
-      query?: {
-        /** @description Only this domain (default: every domain the caller can see) */
-        domain?: unknown;
-        /** @description How far back to look, in days (at most three years) */
-        days?: number;
-        /** @description next_cursor of the previous page */
-        cursor?: unknown;
-        limit?: number;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['FailureReportPage'];
-        };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
-  EmailAuthReportsController_tls: {
-    parameters: {
-      query: {
-        /** @description A domain the caller can see */
-        domain: unknown;
-        /** @description How far back to look, in days (at most three years) */
-        days?: number;
-      };
-      header: {
-        /** @description Names the integration */
-        'User-Agent': string;
-        /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
-        'X-Request-Id'?: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TlsSummarySchema'];
-        };
-      };
-      /** @description user_agent_required, or validation_failed naming the parameter */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description The API key is not valid or has expired. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description This key does not have the email_auth:read scope. / API access needs the Email Authentication Enterprise tier. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description No Email Authentication domain by that name on this key. */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-      /** @description More than 60 requests a minute on this key; Retry-After says when to retry */
-      429: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorBody'];
-        };
-      };
-    };
-  };
 }
