@@ -55,14 +55,14 @@ export const dailyReportAlerts: ProcessManager<DailyReportState, DailyReportFact
 
   observe(event: RecordedEvent) {
     if (event.type === 'DmarcAggregateReportReceived') {
-      const d = (event as unknown as AggregateReportReceived).data;
+      const d: AggregateReportReceived['data'] = event.data;
       return {
         process: `${d.account_id}-${d.zone}`,
         fact: { type: 'dmarc', account_id: d.account_id, zone: d.zone, day: dayOf(d.begin), messages: d.message_count, passing: d.passing_count },
       };
     }
     if (event.type === 'TlsReportReceived') {
-      const d = (event as unknown as TlsReportReceived).data;
+      const d: TlsReportReceived['data'] = event.data;
       return {
         process: `${d.account_id}-${d.zone}`,
         fact: { type: 'tls', account_id: d.account_id, zone: d.zone, day: dayOf(d.begin), successful: d.successful_sessions, failed: d.failed_sessions },
