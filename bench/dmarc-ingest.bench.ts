@@ -152,12 +152,24 @@ async function main(): Promise<void> {
     // (a) one large report
     const largeXml = generatedAggregateReport(LARGE, { reportId: 'bench-large' });
     const largeGz = gzipSync(largeXml);
+    const idle = memoryOf(pid);
+    const timeline: string[] = [];
+    const sampler = setInterval(() => {
+      const m = memoryOf(pid);
+      timeline.push(`${Date.now() % 100000} ${mib(m.rss)}`);
+    }, 10);
     const cpu0 = cpuSecondsOf(pid);
     const t0 = process.hrtime.bigint();
     const large = await postReport(url, largeGz);
     const largeSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const largeCpu = cpuSecondsOf(pid) - cpu0;
+    // The stats projection may still be writing after the answer: the peak is read once it settles.
+    await new Promise((r) => setTimeout(r, 1500));
+    clearInterval(sampler);
+    if (process.env.DMARC_BENCH_TIMELINE === '1') console.log(timeline.join('\n'));
     const afterLarge = memoryOf(pid);
+    console.log(`idle peak ${mib(idle.peak)} rss ${mib(idle.rss)}; after large peak ${mib(afterLarge.peak)} (delta over idle peak ${mib(afterLarge.peak - idle.peak)}) rss ${mib(afterLarge.rss)}`);
+    if (process.env.DMARC_BENCH_ONLY_LARGE === '1') return;
     console.log(
       `(a) ${large.record_count} records (${mib(largeXml.length)} MiB XML, ${(largeGz.length / 1024).toFixed(0)} KiB gzip): ` +
         `${largeSeconds.toFixed(2)} s (server CPU ${largeCpu.toFixed(2)} s), ${(large.record_count / largeSeconds).toFixed(0)} records/s, server peak RSS ${mib(afterLarge.peak)} MiB ` +

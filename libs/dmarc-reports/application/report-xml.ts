@@ -82,61 +82,106 @@ function attach(parent: Open, name: string, value: XmlNode): void {
 }
 
 /**
- * One pass of a strict SAX parser over the document (well-formedness checked as it goes).
- * Only the report's header is kept as a tree: each `<feedback><record>` is handed to
- * `mapRecord` when it closes and its tree dropped, so a 50,000-record report never exists
- * as one object tree. Namespace prefixes are dropped (RFC 9990 reports may use one).
+ * One pass of a strict SAX parser over the document (well-formedness checked as it goes),
+ * fed a piece of text at a time. Only the report's header is kept as a tree: each
+ * `<feedback><record>` is handed to `mapRecord` when it closes and its tree dropped, so a
+ * 50,000-record report never exists as one object tree. Namespace prefixes are dropped
+ * (RFC 9990 reports may use one).
  */
-function scan<R>(slices: Iterable<string>, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
-  const parser = new SaxesParser();
-  const stack: Open[] = [];
-  const records: R[] = [];
-  let rootName: string | null = null;
-  let root: Open | null = null;
-  parser.on('error', (e) => {
-    if (TOLERATED.some((slip) => e.message.endsWith(slip))) return;
-    throw new NotWellFormed(e.message);
-  });
-  parser.on('doctype', refuseDtd);
-  parser.on('opentag', (tag) => {
-    const name = localName(tag.name);
-    const open: Open = { name, children: null, text: '' };
-    if (stack.length === 0) {
-      rootName = name;
-      root = open;
-    }
-    stack.push(open);
-  });
-  const addText = (t: string) => {
-    const top = stack[stack.length - 1];
-    if (top) top.text += t;
-  };
-  parser.on('text', addText);
-  parser.on('cdata', addText);
-  parser.on('closetag', () => {
-    const open = stack.pop()!;
-    const text = open.text.trim();
-    let value: XmlNode;
-    if (open.children === null) value = text;
-    else {
-      if (text !== '') open.children['#text'] = text;
-      value = open.children;
-    }
-    const parent = stack[stack.length - 1];
-    if (!parent) return;
-    if (open.name === 'record' && stack.length === 1 && rootName === 'feedback') records.push(mapRecord(value, records.length));
-    else attach(parent, open.name, value);
-  });
-  let tail = '';
-  for (const slice of slices) {
-    if (DTD.test(tail + slice.slice(0, DTD_OVERLAP))) refuseDtd();
-    if (DTD.test(slice)) refuseDtd();
-    tail = slice.slice(-DTD_OVERLAP);
-    parser.write(slice);
+class ReportXmlScanner<R> {
+  private readonly parser = new SaxesParser();
+  private readonly stack: Open[] = [];
+  private readonly records: R[] = [];
+  private rootName: string | null = null;
+  private root: Open | null = null;
+  /** The end of the text written so far, for a DTD split between two pieces. */
+  private tail = '';
+
+  constructor(private readonly mapRecord: (node: XmlNode, index: number) => R) {
+    const { parser, stack, records } = this;
+    parser.on('error', (e) => {
+      if (TOLERATED.some((slip) => e.message.endsWith(slip))) return;
+      throw new NotWellFormed(e.message);
+    });
+    parser.on('doctype', refuseDtd);
+    parser.on('opentag', (tag) => {
+      const name = localName(tag.name);
+      const open: Open = { name, children: null, text: '' };
+      if (stack.length === 0) {
+        this.rootName = name;
+        this.root = open;
+      }
+      stack.push(open);
+    });
+    const addText = (t: string) => {
+      const top = stack[stack.length - 1];
+      if (top) top.text += t;
+    };
+    parser.on('text', addText);
+    parser.on('cdata', addText);
+    parser.on('closetag', () => {
+      const open = stack.pop()!;
+      const text = open.text.trim();
+      let value: XmlNode;
+      if (open.children === null) value = text;
+      else {
+        if (text !== '') open.children['#text'] = text;
+        value = open.children;
+      }
+      const parent = stack[stack.length - 1];
+      if (!parent) return;
+      if (open.name === 'record' && stack.length === 1 && this.rootName === 'feedback') records.push(this.mapRecord(value, records.length));
+      else attach(parent, open.name, value);
+    });
   }
-  parser.close();
-  const top = root as Open | null;
-  return { feedback: rootName === 'feedback' && top?.children ? top.children : undefined, records };
+
+  write(slice: string): void {
+    if (DTD.test(this.tail + slice.slice(0, DTD_OVERLAP))) refuseDtd();
+    if (DTD.test(slice)) refuseDtd();
+    this.tail = slice.slice(-DTD_OVERLAP);
+    this.parser.write(slice);
+  }
+
+  end(): ReportXml<R> {
+    this.parser.close();
+    const top = this.root;
+    return { feedback: this.rootName === 'feedback' && top?.children ? top.children : undefined, records: this.records };
+  }
+}
+
+function scan<R>(slices: Iterable<string>, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
+  const scanner = new ReportXmlScanner(mapRecord);
+  for (const slice of slices) scanner.write(slice);
+  return scanner.end();
+}
+
+/**
+ * The same reader fed bytes as they arrive (an archive inflating): no whole document in
+ * memory, not even its bytes. It has no repair: whoever feeds it falls back to
+ * `parseReportXml` over the whole bytes when it fails, which repairs or refuses exactly
+ * as for any other report.
+ */
+export class StreamingReportXml<R> {
+  private readonly scanner: ReportXmlScanner<R>;
+  private readonly decoder = new StringDecoder('utf8');
+  private started = false;
+
+  constructor(mapRecord: (node: XmlNode, index: number) => R) {
+    this.scanner = new ReportXmlScanner(mapRecord);
+  }
+
+  write(bytes: Uint8Array): void {
+    const text = this.decoder.write(bytes);
+    if (text === '') return;
+    this.scanner.write(!this.started && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    this.started = true;
+  }
+
+  end(): ReportXml<R> {
+    const rest = this.decoder.end();
+    if (rest) this.scanner.write(rest);
+    return this.scanner.end();
+  }
 }
 
 /**

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { registerUpcaster } from '../../eventstore/upcasters';
 import { DomainEvent } from '../../shared/decider';
 import { AggregateRecord, AggregateReport, dmarcPassed, PublishedPolicy } from './aggregate-report';
+import { PackedRecords, packRecords, RecordPacker, unpackRecords } from './packed-records';
 import { FailureReport } from './failure-report';
 import { TlsPolicyResult, TlsReport } from './tls-report';
 
@@ -38,8 +40,34 @@ export type AggregateReportReceived = DomainEvent<
   }
 >;
 
-/** One slice of a report's records; `offset` is the index of its first record in the report. */
-export type AggregateRecordsAdded = DomainEvent<'DmarcAggregateRecordsAdded', { report_key: string; zone: string; begin: string; offset: number; records: AggregateRecord[] }>;
+interface RecordsChunk {
+  report_key: string;
+  zone: string;
+  begin: string;
+  /** Index in the report of the chunk's first record. */
+  offset: number;
+}
+
+/** One slice of a report's records, packed (schema version 2; read them with `chunkRecords`). */
+export type AggregateRecordsAdded = DomainEvent<'DmarcAggregateRecordsAdded', RecordsChunk & PackedRecords>;
+
+/** The same slice as stored before version 2: the records as objects. Lifted to version 2 on read. */
+export type AggregateRecordsAddedV1 = DomainEvent<'DmarcAggregateRecordsAdded', RecordsChunk & { records: AggregateRecord[] }>;
+
+/**
+ * Schema version of an aggregate report's events (metadata `version`, stamped on the
+ * append of header and chunks): 2 since chunks carry packed records. The header's shape
+ * is the same in both versions.
+ */
+export const AGGREGATE_REPORT_EVENTS_VERSION = 2;
+
+registerUpcaster('DmarcAggregateRecordsAdded', 1, (data: AggregateRecordsAddedV1['data']): AggregateRecordsAdded['data'] => {
+  const { records, ...chunk } = data;
+  return { ...chunk, ...packRecords(records) };
+});
+
+/** The records of a chunk event, as objects (a chunk at a time: never a whole large report). */
+export const chunkRecords = (data: PackedRecords): AggregateRecord[] => unpackRecords(data);
 
 export type FailureReportReceived = DomainEvent<
   'DmarcFailureReportReceived',
@@ -136,11 +164,11 @@ export function aggregateReportEvents(report: AggregateReport, key: string, owne
     if (dmarcPassed(r)) passing += r.count;
   }
   const chunks: AggregateRecordsAdded[] = [];
+  const packer = new RecordPacker();
   for (let offset = 0; offset < report.records.length; offset += RECORDS_PER_CHUNK) {
-    chunks.push({
-      type: 'DmarcAggregateRecordsAdded',
-      data: { report_key: key, zone: owner.zone, begin: report.begin, offset, records: report.records.slice(offset, offset + RECORDS_PER_CHUNK) },
-    });
+    const end = Math.min(offset + RECORDS_PER_CHUNK, report.records.length);
+    for (let i = offset; i < end; i++) packer.add(report.records[i]);
+    chunks.push({ type: 'DmarcAggregateRecordsAdded', data: { report_key: key, zone: owner.zone, begin: report.begin, offset, ...packer.take() } });
   }
   const header: AggregateReportReceived = {
     type: 'DmarcAggregateReportReceived',
