@@ -168,7 +168,9 @@ async function main(): Promise<void> {
     clearInterval(sampler);
     if (process.env.DMARC_BENCH_TIMELINE === '1') console.log(timeline.join('\n'));
     const afterLarge = memoryOf(pid);
-    console.log(`idle peak ${mib(idle.peak)} rss ${mib(idle.rss)}; after large peak ${mib(afterLarge.peak)} (delta over idle peak ${mib(afterLarge.peak - idle.peak)}) rss ${mib(afterLarge.rss)}`);
+    console.log(
+      `idle peak ${mib(idle.peak)} rss ${mib(idle.rss)}; after large peak ${mib(afterLarge.peak)} (delta over idle peak ${mib(afterLarge.peak - idle.peak)}) rss ${mib(afterLarge.rss)}`,
+    );
     if (process.env.DMARC_BENCH_ONLY_LARGE === '1') return;
     console.log(
       `(a) ${large.record_count} records (${mib(largeXml.length)} MiB XML, ${(largeGz.length / 1024).toFixed(0)} KiB gzip): ` +

@@ -45,7 +45,10 @@ describe('dmarc_report_stats projection', () => {
 
 describe('dmarc_report_stats projection over events stored before version 2', () => {
   it('chunks holding records as objects (version 1) give the same totals as packed ones', async () => {
-    const events = aggregateReportReceived('r', '2026-03-01T00:00:00.000Z', [aggregateRecord('192.0.2.1', 10, 'pass', 'fail'), aggregateRecord('198.51.100.2', 3, 'fail', 'fail', 'bounce.example.net')]);
+    const events = aggregateReportReceived('r', '2026-03-01T00:00:00.000Z', [
+      aggregateRecord('192.0.2.1', 10, 'pass', 'fail'),
+      aggregateRecord('198.51.100.2', 3, 'fail', 'fail', 'bounce.example.net'),
+    ]);
     const packed = await project<ReportEvent>(dmarcReportStatsProjection, events);
     const old = await project<ReportEvent>(dmarcReportStatsProjection, readFromVersion1(events));
     const stats = await packed.documents(DMARC_REPORT_STATS);

@@ -54,7 +54,16 @@ describe('dmarc_reports projection over events stored before version 2', () => {
     const old = await project<ReportEvent>(dmarcReportsProjection, readFromVersion1(events));
     const rows = await packed.documents(DMARC_REPORT_ROWS);
     expect(rows).toHaveLength(3);
-    expect(rows[2]).toEqual({ _id: 'r:2', report_key: 'r', zone: 'example.com', begin: '2026-03-01T00:00:00.000Z', index: 2, ...passing, reasons: [{ type: 'forwarded' }], envelope_to: 'example.org' });
+    expect(rows[2]).toEqual({
+      _id: 'r:2',
+      report_key: 'r',
+      zone: 'example.com',
+      begin: '2026-03-01T00:00:00.000Z',
+      index: 2,
+      ...passing,
+      reasons: [{ type: 'forwarded' }],
+      envelope_to: 'example.org',
+    });
     expect(await old.documents(DMARC_REPORT_ROWS)).toEqual(rows);
     expect(await old.documents(DMARC_REPORTS)).toEqual(await packed.documents(DMARC_REPORTS));
     await packed.close();

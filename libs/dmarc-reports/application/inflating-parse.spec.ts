@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { generatedAggregateReport } from '../../../test/support/dmarc-samples';
+import { AggregateReport } from '../domain/aggregate-report';
 import { ReportRefused } from '../domain/report-refusal';
 import { ParsedReport, ReportParser } from './report-parser';
 import * as unpack from './unpack';
@@ -37,7 +38,7 @@ describe('large gzip reports, parsed while they inflate', () => {
     } finally {
       oneShot.mockRestore();
     }
-    expect((fromXml as { records: unknown[] }).records).toHaveLength(5000);
+    expect((fromXml as AggregateReport).records).toHaveLength(5000);
   });
 
   it('are repaired as the XML is when only stray "<" make them not well-formed', async () => {
@@ -52,7 +53,7 @@ describe('large gzip reports, parsed while they inflate', () => {
       oneShot.mockRestore();
     }
     expect(fromGzip).toEqual(await outcome(xml));
-    expect((fromGzip as { records: { header_from: string }[] }).records[0].header_from).toBe('bad<xml.net');
+    expect((fromGzip as AggregateReport).records.toArray()[0].header_from).toBe('bad<xml.net');
   });
 
   it('are refused for the same reason and with the same message as the XML', async () => {

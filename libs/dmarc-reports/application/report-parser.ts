@@ -1,10 +1,11 @@
 import PostalMime from 'postal-mime';
 import type { Email } from 'postal-mime';
-import { AggregateRecord, aggregateRecordFrom, AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
+import { aggregateRecordFrom, AggregateReport, aggregateReportFrom } from '../domain/aggregate-report';
 import { FailureReport, failureReportFrom, Fields, summaryFields } from '../domain/failure-report';
 import { refuse } from '../domain/report-refusal';
 import { TlsReport, tlsReportFrom } from '../domain/tls-report';
-import { parseReportXml, StreamingReportXml } from './report-xml';
+import { PackedRecordList } from '../domain/packed-records';
+import { parseReportXml, RecordCollector, StreamingReportXml, XmlNode } from './report-xml';
 import { gunzipLimited, gunzipStreaming, gzipDeclaredSize, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
 
 /** A parsed report with what identifies its delivery (failure reports need the mail's Message-ID for their key). */
@@ -60,9 +61,9 @@ export class ReportParser {
   }
 
   private aggregate(xml: Uint8Array): AggregateReport {
-    const doc = parseReportXml(xml, aggregateRecordFrom);
+    const doc = parseReportXml(xml, () => new PackedXmlRecords());
     if (!doc.feedback) throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
-    return aggregateReportFrom(doc.feedback, doc.records);
+    return aggregateReportFrom(doc.feedback, doc.records.list);
   }
 
   /**
@@ -73,7 +74,7 @@ export class ReportParser {
    * second pass only for reports that fail.
    */
   private async inflatingAggregate(gz: Uint8Array): Promise<AggregateReport | null> {
-    let xml: StreamingReportXml<AggregateRecord> | null = null;
+    let xml: StreamingReportXml<PackedXmlRecords> | null = null;
     try {
       await gunzipStreaming(
         gz,
@@ -81,14 +82,14 @@ export class ReportParser {
           if (!xml) {
             const start = firstSignificantByte(chunk);
             if (start < 0 || chunk[start] !== LT) throw new Error('not an XML report');
-            xml = new StreamingReportXml(aggregateRecordFrom);
+            xml = new StreamingReportXml(new PackedXmlRecords());
           }
           xml.write(chunk);
         },
         this.maxUnpacked,
       );
-      const doc = (xml as StreamingReportXml<AggregateRecord> | null)?.end();
-      return doc?.feedback ? aggregateReportFrom(doc.feedback, doc.records) : null;
+      const doc = (xml as StreamingReportXml<PackedXmlRecords> | null)?.end();
+      return doc?.feedback ? aggregateReportFrom(doc.feedback, doc.records.list) : null;
     } catch {
       return null;
     }
@@ -129,6 +130,15 @@ export class ReportParser {
       return { ...failureReportFrom({ reporter, arf: null, summary, original }), report_message_id: mail.messageId ?? null };
     }
     throw refuse('unsupported', 'the message carries no aggregate, failure or TLS report');
+  }
+}
+
+/** Each `<record>` mapped as it closes and packed at once: a report's records never exist as objects all together. */
+class PackedXmlRecords implements RecordCollector {
+  readonly list = new PackedRecordList();
+
+  record(node: XmlNode, index: number): void {
+    this.list.add(aggregateRecordFrom(node, index));
   }
 }
 

@@ -1,7 +1,7 @@
 import { RecordedEvent } from '../../eventstore/event-store.port';
 import { upcast } from '../../eventstore/upcasters';
 import { AggregateRecord } from './aggregate-report';
-import { packRecords, RecordPacker, unpackRecords } from './packed-records';
+import { PackedRecordList, packRecords, RecordPacker, RECORDS_PER_CHUNK, unpackRecords } from './packed-records';
 import { AggregateRecordsAddedV1, chunkRecords } from './report.events';
 
 const full: AggregateRecord = {
@@ -60,6 +60,17 @@ describe('packed aggregate records', () => {
     expect(() => unpackRecords({ ...packed, values: packed.values.slice(0, -1) })).toThrow(/middle of a record/);
     expect(() => unpackRecords({ strings: [], values: packed.values })).toThrow(/string 0 of 0/);
     expect(unpackRecords({ strings: [], values: [] })).toEqual([]);
+  });
+
+  it('a report’s list packs its records in chunks of RECORDS_PER_CHUNK as they come, with the totals of its header', () => {
+    const records = Array.from({ length: 2 * RECORDS_PER_CHUNK + 1 }, (_, i) => ({ ...bare, source_ip: `10.1.${i >> 8}.${i & 255}`, count: 2, dkim: i % 2 ? 'pass' : 'fail' }));
+    const list = PackedRecordList.of(records);
+    expect(list).toHaveLength(records.length);
+    expect([list.messages, list.passing]).toEqual([2 * records.length, 2 * RECORDS_PER_CHUNK]);
+    expect(list.chunks().map((c) => unpackRecords(c).length)).toEqual([RECORDS_PER_CHUNK, RECORDS_PER_CHUNK, 1]);
+    expect(list.toArray()).toEqual(records);
+    expect([...list]).toEqual(records);
+    expect(() => list.add(bare)).toThrow(/after their chunks/);
   });
 
   it('a chunk stored before version 2 (records as objects) is read as version 2 with the same records', () => {

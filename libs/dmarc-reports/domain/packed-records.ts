@@ -24,6 +24,13 @@ export interface PackedRecords {
 
 const ABSENT = -1;
 
+/**
+ * Records per chunk event: a 50,000-record report becomes one header and 50 chunks of
+ * about 55 KB of JSON each, appended together, so no single event is large and a reader
+ * never holds more than a chunk's worth per event.
+ */
+export const RECORDS_PER_CHUNK = 1000;
+
 /** Packs records one at a time, so a report's records never need to exist as objects all at once. */
 export class RecordPacker {
   private strings: string[] = [];
@@ -139,4 +146,51 @@ export function unpackRecords({ strings, values }: PackedRecords): AggregateReco
     out.push(record);
   }
   return out;
+}
+
+/**
+ * A report's records as the parser reads them: each packed as it comes, a chunk at a
+ * time, with the totals the report's header needs. A 50,000-record report held as
+ * objects was ~16 MB of heap until its events were built; packed it is about a third.
+ */
+export class PackedRecordList implements Iterable<AggregateRecord> {
+  private readonly full: PackedRecords[] = [];
+  private readonly packer = new RecordPacker();
+  private sealed = false;
+  length = 0;
+  /** Messages of all records, and of those that passed DMARC (an aligned DKIM or SPF pass). */
+  messages = 0;
+  passing = 0;
+
+  static of(records: Iterable<AggregateRecord>): PackedRecordList {
+    const list = new PackedRecordList();
+    for (const r of records) list.add(r);
+    return list;
+  }
+
+  add(r: AggregateRecord): void {
+    // Once the chunks are out the last one may be short: a record after it would break the offsets.
+    if (this.sealed) throw new Error('records added after their chunks were taken');
+    this.packer.add(r);
+    this.length += 1;
+    this.messages += r.count;
+    if (r.dkim === 'pass' || r.spf === 'pass') this.passing += r.count;
+    if (this.packer.size === RECORDS_PER_CHUNK) this.full.push(this.packer.take());
+  }
+
+  /** The records in chunks of RECORDS_PER_CHUNK (the last one shorter), as the chunk events carry them. */
+  chunks(): readonly PackedRecords[] {
+    this.sealed = true;
+    if (this.packer.size > 0) this.full.push(this.packer.take());
+    return this.full;
+  }
+
+  /** Every record as an object (small reports, tests): a large report is read a chunk at a time. */
+  toArray(): AggregateRecord[] {
+    return this.chunks().flatMap(unpackRecords);
+  }
+
+  [Symbol.iterator](): Iterator<AggregateRecord> {
+    return this.toArray()[Symbol.iterator]();
+  }
 }

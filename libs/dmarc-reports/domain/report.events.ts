@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { registerUpcaster } from '../../eventstore/upcasters';
 import { DomainEvent } from '../../shared/decider';
-import { AggregateRecord, AggregateReport, dmarcPassed, PublishedPolicy } from './aggregate-report';
-import { PackedRecords, packRecords, RecordPacker, unpackRecords } from './packed-records';
+import { AggregateRecord, AggregateReport, PublishedPolicy } from './aggregate-report';
+import { PackedRecords, packRecords, RECORDS_PER_CHUNK, unpackRecords } from './packed-records';
+
+export { RECORDS_PER_CHUNK };
 import { FailureReport } from './failure-report';
 import { TlsPolicyResult, TlsReport } from './tls-report';
 
@@ -129,13 +131,6 @@ export const SEED_EVENT_NAME: Record<ReportEvent['type'], 'dmarc.report.received
 
 export const FAILURE_REPORT_SEAL = 'dmarc-failure-report';
 
-/**
- * Records per chunk event: a 50,000-record report becomes one header and 50 chunks of
- * about 200 KB of JSON each, appended together, so no single event is large and a reader
- * never holds more than a chunk's worth per event.
- */
-export const RECORDS_PER_CHUNK = 1000;
-
 const hash = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 40);
 
 /**
@@ -157,19 +152,10 @@ export const reportStream = (key: string): string => `dmarc-report-${key}`;
 
 /** The events of one accepted aggregate report: its header and its records in chunks, appended in one append. */
 export function aggregateReportEvents(report: AggregateReport, key: string, owner: ZoneOwner, receivedAt: string, source: ReportSource): ReportEvent[] {
-  let messages = 0;
-  let passing = 0;
-  for (const r of report.records) {
-    messages += r.count;
-    if (dmarcPassed(r)) passing += r.count;
-  }
-  const chunks: AggregateRecordsAdded[] = [];
-  const packer = new RecordPacker();
-  for (let offset = 0; offset < report.records.length; offset += RECORDS_PER_CHUNK) {
-    const end = Math.min(offset + RECORDS_PER_CHUNK, report.records.length);
-    for (let i = offset; i < end; i++) packer.add(report.records[i]);
-    chunks.push({ type: 'DmarcAggregateRecordsAdded', data: { report_key: key, zone: owner.zone, begin: report.begin, offset, ...packer.take() } });
-  }
+  const chunks: AggregateRecordsAdded[] = report.records.chunks().map((packed, i) => ({
+    type: 'DmarcAggregateRecordsAdded',
+    data: { report_key: key, zone: owner.zone, begin: report.begin, offset: i * RECORDS_PER_CHUNK, ...packed },
+  }));
   const header: AggregateReportReceived = {
     type: 'DmarcAggregateReportReceived',
     data: {
@@ -186,8 +172,8 @@ export function aggregateReportEvents(report: AggregateReport, key: string, owne
       ...(report.generator ? { generator: report.generator } : {}),
       policy: report.policy,
       record_count: report.records.length,
-      message_count: messages,
-      passing_count: passing,
+      message_count: report.records.messages,
+      passing_count: report.records.passing,
       chunk_count: chunks.length,
     },
   };
