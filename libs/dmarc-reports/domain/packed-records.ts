@@ -1,4 +1,4 @@
-import { AggregateRecord, DkimResult, SpfResult } from './aggregate-report';
+import { AggregateRecord, DkimResult, dmarcPassed, SpfResult } from './aggregate-report';
 
 /**
  * Aggregate records packed for storage in a `DmarcAggregateRecordsAdded` event: the
@@ -174,7 +174,7 @@ export class PackedRecordList implements Iterable<AggregateRecord> {
     this.packer.add(r);
     this.length += 1;
     this.messages += r.count;
-    if (r.dkim === 'pass' || r.spf === 'pass') this.passing += r.count;
+    if (dmarcPassed(r)) this.passing += r.count;
     if (this.packer.size === RECORDS_PER_CHUNK) this.full.push(this.packer.take());
   }
 

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { registerUpcaster } from '../../eventstore/upcasters';
 import { DomainEvent } from '../../shared/decider';
 import { AggregateRecord, AggregateReport, PublishedPolicy } from './aggregate-report';
+import { FailureReport } from './failure-report';
 import { PackedRecords, packRecords, RECORDS_PER_CHUNK, unpackRecords } from './packed-records';
+import { TlsPolicyResult, TlsReport } from './tls-report';
 
 export { RECORDS_PER_CHUNK };
-import { FailureReport } from './failure-report';
-import { TlsPolicyResult, TlsReport } from './tls-report';
 
 /** Where a report came in. */
 export type ReportSource = 'smtp' | 'https' | 'admin' | 'cli';
