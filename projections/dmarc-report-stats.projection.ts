@@ -1,4 +1,4 @@
-import { AggregateRecordsAdded, AggregateReportReceived, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
+import { AggregateRecordsAdded, AggregateReportReceived, chunkRecords, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
 import { ChunkStats, chunkStats } from '../libs/email-auth-api/domain/report-stats';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 
@@ -59,7 +59,7 @@ export const dmarcReportStatsProjection = defineProjection<AggregateReportReceiv
         const _id = `${d.report_key}:${d.offset}`;
         await stats.replaceOne(
           { _id },
-          { _id, report_key: d.report_key, zone: d.zone, account_id: owner?.account_id ?? null, begin: d.begin, day: d.begin.slice(0, 10), ...chunkStats(d.records) },
+          { _id, report_key: d.report_key, zone: d.zone, account_id: owner?.account_id ?? null, begin: d.begin, day: d.begin.slice(0, 10), ...chunkStats(chunkRecords(d)) },
           { upsert: true },
         );
         return;

@@ -1,5 +1,5 @@
 import { AggregateRecord, PublishedPolicy } from '../libs/dmarc-reports/domain/aggregate-report';
-import { AggregateRecordsAdded, AggregateReportReceived, ReportRetentionApplied, ReportSource } from '../libs/dmarc-reports/domain/report.events';
+import { AggregateRecordsAdded, AggregateReportReceived, chunkRecords, ReportRetentionApplied, ReportSource } from '../libs/dmarc-reports/domain/report.events';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 
 /** `_id` of a report row: the report and the record's index in it, so a redelivered chunk rewrites the same rows. */
@@ -91,7 +91,7 @@ export const dmarcReportsProjection = defineProjection<AggregateReportReceived |
       case 'DmarcAggregateRecordsAdded': {
         const d = event.data;
         await rows.bulkWrite(
-          d.records.map((record, i) => {
+          chunkRecords(d).map((record, i) => {
             const index = d.offset + i;
             const _id = reportRowId(d.report_key, index);
             return { replaceOne: { filter: { _id }, replacement: { _id, report_key: d.report_key, zone: d.zone, begin: d.begin, index, ...record }, upsert: true } };

@@ -3,7 +3,18 @@
  * event builders), so the specs project the events the service really appends.
  */
 import { AggregateRecord, AggregateReport } from '../libs/dmarc-reports/domain/aggregate-report';
-import { aggregateReportEvents, FailureReportReceived, ReportEvent, ReportRetentionApplied, TlsReportReceived } from '../libs/dmarc-reports/domain/report.events';
+import { PackedRecordList } from '../libs/dmarc-reports/domain/packed-records';
+import {
+  AggregateRecordsAdded,
+  AggregateRecordsAddedV1,
+  aggregateReportEvents,
+  chunkRecords,
+  FailureReportReceived,
+  ReportEvent,
+  ReportRetentionApplied,
+  TlsReportReceived,
+} from '../libs/dmarc-reports/domain/report.events';
+import { upcast } from '../libs/eventstore/upcasters';
 
 export const OWNER = { zone: 'example.com', account_id: 7 };
 
@@ -29,10 +40,33 @@ export const aggregateReportReceived = (key: string, begin: string, records: Agg
     begin,
     end: begin.replace('T00:00:00', 'T23:59:59'),
     policy: { domain: 'example.com', p: 'quarantine', pct: 50 },
-    records,
+    records: PackedRecordList.of(records),
   };
   return aggregateReportEvents(report, key, OWNER, '2026-03-05T08:00:00.000Z', 'smtp');
 };
+
+/**
+ * The same events as consumers get them from a store written before version 2: each
+ * chunk stored with its records as objects (version 1), then lifted by the upcaster.
+ */
+export const readFromVersion1 = (events: ReportEvent[]): ReportEvent[] =>
+  events.map((e, i) => {
+    if (e.type !== 'DmarcAggregateRecordsAdded') return e;
+    const { strings: _strings, values: _values, ...chunk } = e.data;
+    const v1: AggregateRecordsAddedV1['data'] = { ...chunk, records: chunkRecords(e.data) };
+    const stored = {
+      id: `v1-${i}`,
+      streamId: 'stream',
+      revision: i,
+      type: e.type,
+      data: v1,
+      metadata: { version: 1 },
+      position: { commit: BigInt(i + 1), prepare: BigInt(i + 1) },
+      created: new Date(0),
+    };
+    // upcast keeps the type it is given; what it returns is the version 2 shape.
+    return { type: e.type, data: upcast(stored).data as unknown as AggregateRecordsAdded['data'] };
+  });
 
 export const retentionApplied = (cutoff: string): ReportRetentionApplied => ({ type: 'DmarcReportRetentionApplied', data: { cutoff, applied_at: '2029-03-03T00:00:00.000Z' } });
 

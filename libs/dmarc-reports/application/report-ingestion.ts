@@ -10,6 +10,7 @@ import { LOGGER, Logger } from '../../shared/logger';
 import { Metrics, METRICS } from '../../shared/metrics';
 import { RefusalReason, refuse, ReportRefused } from '../domain/report-refusal';
 import {
+  AGGREGATE_REPORT_EVENTS_VERSION,
   aggregateReportEvents,
   aggregateReportKey,
   FAILURE_REPORT_SEAL,
@@ -145,6 +146,7 @@ export class ReportIngestion {
       const result = await this.streams.append(reportStream(key), events, 'no_stream', {
         actor: `report:${options.source}`,
         correlation_id: options.correlationId ?? randomUUID(),
+        ...(kind === 'aggregate' ? { version: AGGREGATE_REPORT_EVENTS_VERSION } : {}),
       });
       position = result.position;
     } catch (e) {

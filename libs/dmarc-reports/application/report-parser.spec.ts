@@ -32,15 +32,15 @@ describe('ReportParser over the shared fixtures', () => {
     expect(await parser.parse(sample('extract_report/nice-input.xml.gz'))).toEqual(xml);
     expect(await parser.parse(sample('extract_report/nice-input.xml.zip'))).toEqual(xml);
     if (xml.kind !== 'aggregate') throw new Error('aggregate expected');
-    expect(xml.records.filter((r) => r.dkim_results.length > 1)).toHaveLength(15);
+    expect(xml.records.toArray().filter((r) => r.dkim_results.length > 1)).toHaveLength(15);
   });
 
   it('lower-cases result keywords, trims org_name and derives an empty org from the email', async () => {
     const upper = await parser.parse(sample('aggregate_invalid/report_with_upper_cased_pass.xml'));
     if (upper.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(upper.org_name).toBe('example.com');
-    expect([upper.records[0].dkim, upper.records[0].spf]).toEqual(expect.arrayContaining(['pass']));
-    for (const r of upper.records) for (const d of [...r.dkim_results, ...r.spf_results]) expect(d.result).toBe(d.result.toLowerCase());
+    expect([upper.records.toArray()[0].dkim, upper.records.toArray()[0].spf]).toEqual(expect.arrayContaining(['pass']));
+    for (const r of upper.records.toArray()) for (const d of [...r.dkim_results, ...r.spf_results]) expect(d.result).toBe(d.result.toLowerCase());
     const noOrg = await parser.parse(sample('aggregate/!example.com!1538204542!1538463818.xml'));
     if (noOrg.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(noOrg.org_name).not.toBe('');
@@ -51,15 +51,15 @@ describe('ReportParser over the shared fixtures', () => {
     if (r.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(r.generator).toBe('Example DMARC Aggregate Reporter v1.2');
     expect(r.policy).toMatchObject({ domain: 'example.com', p: 'quarantine', np: 'none', testing: 'n', discovery_method: 'treewalk' });
-    expect(r.records[0]).toMatchObject({ source_ip: '192.0.2.123', count: 123, disposition: 'pass', dkim: 'pass', spf: 'fail' });
-    expect(r.records[0].dkim_results).toEqual([{ domain: 'example.com', selector: 'abc123', result: 'pass' }]);
+    expect(r.records.toArray()[0]).toMatchObject({ source_ip: '192.0.2.123', count: 123, disposition: 'pass', dkim: 'pass', spf: 'fail' });
+    expect(r.records.toArray()[0].dkim_results).toEqual([{ domain: 'example.com', selector: 'abc123', result: 'pass' }]);
   });
 
   it('recovers stray "<" in text the way upstream does', async () => {
     const r = await parser.parse(sample('aggregate/invalid_xml.xml'));
     if (r.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(r.email).toBe('<bad-xml@bad-xml.net>');
-    expect(r.records[0].header_from).toBe('bad<xml.net');
+    expect(r.records.toArray()[0].header_from).toBe('bad<xml.net');
   });
 
   it('keeps failure-report privacy fields apart and maps non-RFC delivery results', async () => {

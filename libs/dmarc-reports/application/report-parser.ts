@@ -4,8 +4,9 @@ import { aggregateRecordFrom, AggregateReport, aggregateReportFrom } from '../do
 import { FailureReport, failureReportFrom, Fields, summaryFields } from '../domain/failure-report';
 import { refuse } from '../domain/report-refusal';
 import { TlsReport, tlsReportFrom } from '../domain/tls-report';
-import { parseReportXml } from './report-xml';
-import { gunzipLimited, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
+import { PackedRecordList } from '../domain/packed-records';
+import { parseReportXml, RecordCollector, StreamingReportXml, XmlNode } from './report-xml';
+import { gunzipLimited, gunzipStreaming, gzipDeclaredSize, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
 
 /** A parsed report with what identifies its delivery (failure reports need the mail's Message-ID for their key). */
 export type ParsedReport = AggregateReport | TlsReport | (FailureReport & { report_message_id: string | null });
@@ -20,6 +21,11 @@ export interface ParseHints {
 const REPORT_FILE = /\.(xml|json|gz|gzip|zip)$/i;
 const ARCHIVE_OR_REPORT_TYPES = /^(application\/(gzip|x-gzip|zip|x-zip|x-zip-compressed|xml|octet-stream|tlsrpt\+json|tlsrpt\+gzip|json)|text\/xml)$/i;
 const HEADERS_MARKER = /^-{2,}\s*This is a copy of the headers[^\n]*\n/im;
+/**
+ * gzip content declared larger than this is parsed while it inflates: below it, one-shot
+ * inflating is cheaper and the buffer small (typical reports are a few KB).
+ */
+const STREAM_GZIP_FROM = 1024 * 1024;
 
 export class ReportParser {
   constructor(private readonly maxUnpacked = MAX_UNPACKED_BYTES) {}
@@ -27,19 +33,23 @@ export class ReportParser {
   async parse(raw: Uint8Array, hints: ParseHints = {}): Promise<ParsedReport> {
     if (raw.length === 0) throw refuse('malformed', 'the report is empty');
     if (raw.length > this.maxUnpacked) throw refuse('too_large', `the report is larger than ${this.maxUnpacked} bytes`);
-    const payload = this.payload(raw, 0);
+    const payload = await this.payload(raw, 0);
     if (payload) return payload;
     return this.fromMail(raw, hints);
   }
 
   /** A report file (xml, json, gzip or zip of those); null when the bytes are not one (a mail). */
-  private payload(raw: Uint8Array, depth: number, name = ''): ParsedReport | null {
+  private async payload(raw: Uint8Array, depth: number, name = ''): Promise<ParsedReport | null> {
     if (isGzip(raw) || isZip(raw)) {
       if (depth > 0) throw refuse('unsupported', 'nested archives are not accepted');
+      if (isGzip(raw) && gzipDeclaredSize(raw) > STREAM_GZIP_FROM) {
+        const streamed = await this.inflatingAggregate(raw);
+        if (streamed) return streamed;
+      }
       const inner = isGzip(raw)
         ? { name: name.replace(/\.(gz|gzip)$/i, ''), content: gunzipLimited(raw, this.maxUnpacked) }
         : unzipFirst(raw, (n) => /\.(xml|json)$/i.test(n) || !n.includes('.'), this.maxUnpacked);
-      const parsed = this.payload(inner.content, depth + 1, inner.name);
+      const parsed = await this.payload(inner.content, depth + 1, inner.name);
       if (!parsed) throw refuse('unsupported', `archive entry ${inner.name || '(unnamed)'} is not an XML or JSON report`);
       return parsed;
     }
@@ -51,9 +61,38 @@ export class ReportParser {
   }
 
   private aggregate(xml: Uint8Array): AggregateReport {
-    const doc = parseReportXml(xml, aggregateRecordFrom);
+    const doc = parseReportXml(xml, () => new PackedXmlRecords());
     if (!doc.feedback) throw refuse('unsupported', 'XML is not a DMARC aggregate report (no <feedback> root)');
-    return aggregateReportFrom(doc.feedback, doc.records);
+    return aggregateReportFrom(doc.feedback, doc.records.list);
+  }
+
+  /**
+   * A large gzip'd aggregate report, parsed while it inflates, so neither its XML bytes nor
+   * its text are ever whole in memory. Null when that does not give a report (not XML, not
+   * well-formed, refused for any reason): the one-shot path then runs over the same bytes
+   * and decides as for every report (repair, or which refusal wins), at the cost of a
+   * second pass only for reports that fail.
+   */
+  private async inflatingAggregate(gz: Uint8Array): Promise<AggregateReport | null> {
+    let xml: StreamingReportXml<PackedXmlRecords> | null = null;
+    try {
+      await gunzipStreaming(
+        gz,
+        (chunk) => {
+          if (!xml) {
+            const start = firstSignificantByte(chunk);
+            if (start < 0 || chunk[start] !== LT) throw new Error('not an XML report');
+            xml = new StreamingReportXml(new PackedXmlRecords());
+          }
+          xml.write(chunk);
+        },
+        this.maxUnpacked,
+      );
+      const doc = (xml as StreamingReportXml<PackedXmlRecords> | null)?.end();
+      return doc?.feedback ? aggregateReportFrom(doc.feedback, doc.records.list) : null;
+    } catch {
+      return null;
+    }
   }
 
   private tls(json: string): TlsReport {
@@ -80,7 +119,7 @@ export class ReportParser {
     }
     for (const part of parts) {
       if (!ARCHIVE_OR_REPORT_TYPES.test(part.mimeType) && !REPORT_FILE.test(part.filename ?? '')) continue;
-      const parsed = this.payload(bytes(part.content), 0, part.filename ?? '');
+      const parsed = await this.payload(bytes(part.content), 0, part.filename ?? '');
       if (parsed) return parsed;
     }
     const text = mail.text ?? '';
@@ -91,6 +130,15 @@ export class ReportParser {
       return { ...failureReportFrom({ reporter, arf: null, summary, original }), report_message_id: mail.messageId ?? null };
     }
     throw refuse('unsupported', 'the message carries no aggregate, failure or TLS report');
+  }
+}
+
+/** Each `<record>` mapped as it closes and packed at once: a report's records never exist as objects all together. */
+class PackedXmlRecords implements RecordCollector {
+  readonly list = new PackedRecordList();
+
+  record(node: XmlNode, index: number): void {
+    this.list.add(aggregateRecordFrom(node, index));
   }
 }
 

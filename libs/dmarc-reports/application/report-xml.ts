@@ -25,11 +25,16 @@ const STRAY_LT = /<(?!\/?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?\/?>|!--|!\[CDATA\[|\?)/g
  */
 export type XmlNode = string | { [name: string]: XmlNode | XmlNode[] };
 
-export interface ReportXml<R> {
+/** Where one pass over a document hands each `<feedback><record>` as it closes (then drops its tree). */
+export interface RecordCollector {
+  record(node: XmlNode, index: number): void;
+}
+
+export interface ReportXml<C extends RecordCollector> {
   /** The `<feedback>` element without its records; undefined when the root is something else. */
   feedback: Record<string, XmlNode | XmlNode[]> | undefined;
-  /** The `<record>` elements of `<feedback>`, each mapped as soon as it closed. */
-  records: R[];
+  /** The collector that took the `<record>` elements of `<feedback>`. */
+  records: C;
 }
 
 interface Open {
@@ -82,61 +87,106 @@ function attach(parent: Open, name: string, value: XmlNode): void {
 }
 
 /**
- * One pass of a strict SAX parser over the document (well-formedness checked as it goes).
- * Only the report's header is kept as a tree: each `<feedback><record>` is handed to
- * `mapRecord` when it closes and its tree dropped, so a 50,000-record report never exists
- * as one object tree. Namespace prefixes are dropped (RFC 9990 reports may use one).
+ * One pass of a strict SAX parser over the document (well-formedness checked as it goes),
+ * fed a piece of text at a time. Only the report's header is kept as a tree: each
+ * `<feedback><record>` is handed to the collector when it closes and its tree dropped, so a
+ * 50,000-record report never exists as one object tree. Namespace prefixes are dropped
+ * (RFC 9990 reports may use one).
  */
-function scan<R>(slices: Iterable<string>, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
-  const parser = new SaxesParser();
-  const stack: Open[] = [];
-  const records: R[] = [];
-  let rootName: string | null = null;
-  let root: Open | null = null;
-  parser.on('error', (e) => {
-    if (TOLERATED.some((slip) => e.message.endsWith(slip))) return;
-    throw new NotWellFormed(e.message);
-  });
-  parser.on('doctype', refuseDtd);
-  parser.on('opentag', (tag) => {
-    const name = localName(tag.name);
-    const open: Open = { name, children: null, text: '' };
-    if (stack.length === 0) {
-      rootName = name;
-      root = open;
-    }
-    stack.push(open);
-  });
-  const addText = (t: string) => {
-    const top = stack[stack.length - 1];
-    if (top) top.text += t;
-  };
-  parser.on('text', addText);
-  parser.on('cdata', addText);
-  parser.on('closetag', () => {
-    const open = stack.pop()!;
-    const text = open.text.trim();
-    let value: XmlNode;
-    if (open.children === null) value = text;
-    else {
-      if (text !== '') open.children['#text'] = text;
-      value = open.children;
-    }
-    const parent = stack[stack.length - 1];
-    if (!parent) return;
-    if (open.name === 'record' && stack.length === 1 && rootName === 'feedback') records.push(mapRecord(value, records.length));
-    else attach(parent, open.name, value);
-  });
-  let tail = '';
-  for (const slice of slices) {
-    if (DTD.test(tail + slice.slice(0, DTD_OVERLAP))) refuseDtd();
-    if (DTD.test(slice)) refuseDtd();
-    tail = slice.slice(-DTD_OVERLAP);
-    parser.write(slice);
+class ReportXmlScanner<C extends RecordCollector> {
+  private readonly parser = new SaxesParser();
+  private readonly stack: Open[] = [];
+  private recordCount = 0;
+  private rootName: string | null = null;
+  private root: Open | null = null;
+  /** The end of the text written so far, for a DTD split between two pieces. */
+  private tail = '';
+
+  constructor(private readonly records: C) {
+    const { parser, stack } = this;
+    parser.on('error', (e) => {
+      if (TOLERATED.some((slip) => e.message.endsWith(slip))) return;
+      throw new NotWellFormed(e.message);
+    });
+    parser.on('doctype', refuseDtd);
+    parser.on('opentag', (tag) => {
+      const name = localName(tag.name);
+      const open: Open = { name, children: null, text: '' };
+      if (stack.length === 0) {
+        this.rootName = name;
+        this.root = open;
+      }
+      stack.push(open);
+    });
+    const addText = (t: string) => {
+      const top = stack[stack.length - 1];
+      if (top) top.text += t;
+    };
+    parser.on('text', addText);
+    parser.on('cdata', addText);
+    parser.on('closetag', () => {
+      const open = stack.pop()!;
+      const text = open.text.trim();
+      let value: XmlNode;
+      if (open.children === null) value = text;
+      else {
+        if (text !== '') open.children['#text'] = text;
+        value = open.children;
+      }
+      const parent = stack[stack.length - 1];
+      if (!parent) return;
+      if (open.name === 'record' && stack.length === 1 && this.rootName === 'feedback') records.record(value, this.recordCount++);
+      else attach(parent, open.name, value);
+    });
   }
-  parser.close();
-  const top = root as Open | null;
-  return { feedback: rootName === 'feedback' && top?.children ? top.children : undefined, records };
+
+  write(slice: string): void {
+    if (DTD.test(this.tail + slice.slice(0, DTD_OVERLAP))) refuseDtd();
+    if (DTD.test(slice)) refuseDtd();
+    this.tail = slice.slice(-DTD_OVERLAP);
+    this.parser.write(slice);
+  }
+
+  end(): ReportXml<C> {
+    this.parser.close();
+    const top = this.root;
+    return { feedback: this.rootName === 'feedback' && top?.children ? top.children : undefined, records: this.records };
+  }
+}
+
+function scan<C extends RecordCollector>(slices: Iterable<string>, records: C): ReportXml<C> {
+  const scanner = new ReportXmlScanner(records);
+  for (const slice of slices) scanner.write(slice);
+  return scanner.end();
+}
+
+/**
+ * The same reader fed bytes as they arrive (an archive inflating): no whole document in
+ * memory, not even its bytes. It has no repair: whoever feeds it falls back to
+ * `parseReportXml` over the whole bytes when it fails, which repairs or refuses exactly
+ * as for any other report.
+ */
+export class StreamingReportXml<C extends RecordCollector> {
+  private readonly scanner: ReportXmlScanner<C>;
+  private readonly decoder = new StringDecoder('utf8');
+  private started = false;
+
+  constructor(records: C) {
+    this.scanner = new ReportXmlScanner(records);
+  }
+
+  write(bytes: Uint8Array): void {
+    const text = this.decoder.write(bytes);
+    if (text === '') return;
+    this.scanner.write(!this.started && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    this.started = true;
+  }
+
+  end(): ReportXml<C> {
+    const rest = this.decoder.end();
+    if (rest) this.scanner.write(rest);
+    return this.scanner.end();
+  }
 }
 
 /**
@@ -146,9 +196,9 @@ function scan<R>(slices: Iterable<string>, mapRecord: (node: XmlNode, index: num
  * `<email><bad@x.net></email>`) is repaired by escaping those, as parsedmarc's recovering
  * parser does, and must then parse; anything else is refused.
  */
-export function parseReportXml<R>(bytes: Uint8Array, mapRecord: (node: XmlNode, index: number) => R): ReportXml<R> {
+export function parseReportXml<C extends RecordCollector>(bytes: Uint8Array, newCollector: () => C): ReportXml<C> {
   try {
-    return scan(textSlices(bytes), mapRecord);
+    return scan(textSlices(bytes), newCollector());
   } catch (e) {
     if (!(e instanceof NotWellFormed)) throw e;
     // The rare repair path is the one place the whole text is built.
@@ -156,7 +206,8 @@ export function parseReportXml<R>(bytes: Uint8Array, mapRecord: (node: XmlNode, 
     const repaired = source.replace(STRAY_LT, '&lt;');
     if (repaired !== source) {
       try {
-        return scan([repaired], mapRecord);
+        // A fresh collector: the failed pass may have taken some records already.
+        return scan([repaired], newCollector());
       } catch (again) {
         if (!(again instanceof NotWellFormed)) throw again;
       }

@@ -1,4 +1,4 @@
-import { gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { Unzip, UnzipInflate } from 'fflate';
 import { refuse, ReportRefused } from '../domain/report-refusal';
 
@@ -27,6 +27,51 @@ export function gunzipLimited(data: Uint8Array, limit = MAX_UNPACKED_BYTES): Buf
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw oversize(data.length, limit, 'gzip content');
     throw refuse('malformed', `gzip content is corrupt: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The size a gzip member says its content has (its trailer, modulo 2^32): only a hint, for
+ * choosing how to inflate, never for the limit (a bomb may lie).
+ */
+export const gzipDeclaredSize = (data: Uint8Array): number =>
+  data.length >= 18 ? Buffer.from(data.buffer, data.byteOffset, data.byteLength).readUInt32LE(data.byteLength - 4) : 0;
+
+/** Pieces in which `gunzipStreaming` hands the content over. */
+const STREAM_CHUNK = 64 * 1024;
+
+/**
+ * Inflates gzip `data` a piece at a time into `sink`, so the content never exists whole in
+ * memory (a 50,000-record report is ~19 MB of XML). The limit is counted as it inflates,
+ * as gunzipLimited's: past it the inflating stops with the same refusal. A `sink` that
+ * throws stops it too and the promise rejects with its error.
+ */
+export function gunzipStreaming(data: Uint8Array, sink: (chunk: Buffer) => void, limit = MAX_UNPACKED_BYTES): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const gunzip = createGunzip({ chunkSize: STREAM_CHUNK });
+    let size = 0;
+    let failed = false;
+    const fail = (e: unknown) => {
+      if (failed) return;
+      failed = true;
+      gunzip.destroy();
+      reject(e);
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) return fail(oversize(data.length, limit, 'gzip content'));
+      try {
+        sink(chunk);
+      } catch (e) {
+        fail(e);
+      }
+    });
+    gunzip.on('error', (e) => fail(refuse('malformed', `gzip content is corrupt: ${e.message}`)));
+    gunzip.on('end', () => {
+      if (!failed) resolve();
+    });
+    gunzip.end(data);
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { PackedRecordList } from './packed-records';
 import { refuse } from './report-refusal';
 
 /**
@@ -54,7 +55,8 @@ export interface AggregateReport {
   end: string;
   generator?: string;
   policy: PublishedPolicy;
-  records: AggregateRecord[];
+  /** Packed as they were read (see packed-records.ts); `toArray()` gives them as objects. */
+  records: PackedRecordList;
 }
 
 type Node = Record<string, unknown> | string | undefined;
@@ -147,10 +149,10 @@ export function aggregateRecordFrom(node: unknown, index: number): AggregateReco
  * The report from the parsed `<feedback>` element. Both schema generations map to the
  * same shape: RFC 9990 adds `np`, `testing`, `discovery_method`, `generator` and drops
  * `pct`; the pre-RFC draft has no `<version>`. An empty `org_name` is derived from the
- * reporter's email domain. Records may come already mapped (the XML reader maps each
- * `<record>` as it streams past, see `aggregateRecordFrom`).
+ * reporter's email domain. The records come already mapped and packed: the XML reader
+ * maps each `<record>` as it streams past (see `aggregateRecordFrom`).
  */
-export function aggregateReportFrom(feedback: Node, mapped?: AggregateRecord[]): AggregateReport {
+export function aggregateReportFrom(feedback: Node, records: PackedRecordList): AggregateReport {
   const metadata = child(feedback, 'report_metadata');
   const published = child(feedback, 'policy_published');
   if (!metadata || !published) throw refuse('malformed', 'aggregate report needs report_metadata and policy_published');
@@ -171,7 +173,6 @@ export function aggregateReportFrom(feedback: Node, mapped?: AggregateRecord[]):
   }
   if (/^\d{1,3}$/.test(pct)) policy.pct = Number(pct);
   const generator = optional(text(child(metadata, 'generator')));
-  const records = mapped ?? list(child(feedback, 'record')).map(aggregateRecordFrom);
   return {
     kind: 'aggregate',
     org_name: orgName,

@@ -1,6 +1,7 @@
 import { AggregateReport } from './aggregate-report';
+import { PackedRecordList } from './packed-records';
 import { deliveryResult } from './failure-report';
-import { aggregateReportEvents, aggregateReportKey, RECORDS_PER_CHUNK, SEED_EVENT_NAME } from './report.events';
+import { AggregateRecordsAdded, aggregateReportEvents, aggregateReportKey, chunkRecords, RECORDS_PER_CHUNK, SEED_EVENT_NAME } from './report.events';
 import { reportRecipient } from '../application/smtp-intake';
 
 const report = (records: number): AggregateReport => ({
@@ -11,28 +12,31 @@ const report = (records: number): AggregateReport => ({
   begin: '2024-06-13T00:00:00.000Z',
   end: '2024-06-13T23:59:59.000Z',
   policy: { domain: 'example.com', p: 'none' },
-  records: Array.from({ length: records }, (_, i) => ({
-    source_ip: `192.0.2.${i % 250}`,
-    count: 2,
-    disposition: 'none',
-    dkim: i % 2 ? 'pass' : 'fail',
-    spf: i % 3 ? 'fail' : 'pass',
-    header_from: 'example.com',
-    dkim_results: [],
-    spf_results: [],
-  })),
+  records: PackedRecordList.of(
+    Array.from({ length: records }, (_, i) => ({
+      source_ip: `192.0.2.${i % 250}`,
+      count: 2,
+      disposition: 'none',
+      dkim: i % 2 ? 'pass' : 'fail',
+      spf: i % 3 ? 'fail' : 'pass',
+      header_from: 'example.com',
+      dkim_results: [],
+      spf_results: [],
+    })),
+  ),
 });
 
 describe('aggregate report events', () => {
   it('given a report of 2,500 records, makes a header and three chunks covering every record once', () => {
     const events = aggregateReportEvents(report(2500), 'k', { zone: 'example.com', account_id: 7 }, '2024-06-14T00:00:00.000Z', 'smtp');
     expect(events.map((e) => e.type)).toEqual(['DmarcAggregateReportReceived', 'DmarcAggregateRecordsAdded', 'DmarcAggregateRecordsAdded', 'DmarcAggregateRecordsAdded']);
-    const chunks = events.slice(1).map((e) => e.data as { offset: number; records: unknown[] });
-    expect(chunks.map((c) => [c.offset, c.records.length])).toEqual([
+    const chunks = events.slice(1).map((e) => e.data as AggregateRecordsAdded['data']);
+    expect(chunks.map((c) => [c.offset, chunkRecords(c).length])).toEqual([
       [0, RECORDS_PER_CHUNK],
       [1000, 1000],
       [2000, 500],
     ]);
+    expect(chunks.flatMap((c) => chunkRecords(c))).toEqual(report(2500).records.toArray());
     // DMARC passes when either aligned result passed: i odd (dkim) or i % 3 == 0 (spf).
     const passing = Array.from({ length: 2500 }, (_, i) => i % 2 === 1 || i % 3 === 0).filter(Boolean).length * 2;
     expect(events[0].data).toMatchObject({ zone: 'example.com', account_id: 7, record_count: 2500, message_count: 5000, passing_count: passing, chunk_count: 3, source: 'smtp' });

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
+import { registerUpcaster } from '../../eventstore/upcasters';
 import { DomainEvent } from '../../shared/decider';
-import { AggregateRecord, AggregateReport, dmarcPassed, PublishedPolicy } from './aggregate-report';
+import { AggregateRecord, AggregateReport, PublishedPolicy } from './aggregate-report';
 import { FailureReport } from './failure-report';
+import { PackedRecords, packRecords, RECORDS_PER_CHUNK, unpackRecords } from './packed-records';
 import { TlsPolicyResult, TlsReport } from './tls-report';
+
+export { RECORDS_PER_CHUNK };
 
 /** Where a report came in. */
 export type ReportSource = 'smtp' | 'https' | 'admin' | 'cli';
@@ -38,8 +42,34 @@ export type AggregateReportReceived = DomainEvent<
   }
 >;
 
-/** One slice of a report's records; `offset` is the index of its first record in the report. */
-export type AggregateRecordsAdded = DomainEvent<'DmarcAggregateRecordsAdded', { report_key: string; zone: string; begin: string; offset: number; records: AggregateRecord[] }>;
+interface RecordsChunk {
+  report_key: string;
+  zone: string;
+  begin: string;
+  /** Index in the report of the chunk's first record. */
+  offset: number;
+}
+
+/** One slice of a report's records, packed (schema version 2; read them with `chunkRecords`). */
+export type AggregateRecordsAdded = DomainEvent<'DmarcAggregateRecordsAdded', RecordsChunk & PackedRecords>;
+
+/** The same slice as stored before version 2: the records as objects. Lifted to version 2 on read. */
+export type AggregateRecordsAddedV1 = DomainEvent<'DmarcAggregateRecordsAdded', RecordsChunk & { records: AggregateRecord[] }>;
+
+/**
+ * Schema version of an aggregate report's events (metadata `version`, stamped on the
+ * append of header and chunks): 2 since chunks carry packed records. The header's shape
+ * is the same in both versions.
+ */
+export const AGGREGATE_REPORT_EVENTS_VERSION = 2;
+
+registerUpcaster('DmarcAggregateRecordsAdded', 1, (data: AggregateRecordsAddedV1['data']): AggregateRecordsAdded['data'] => {
+  const { records, ...chunk } = data;
+  return { ...chunk, ...packRecords(records) };
+});
+
+/** The records of a chunk event, as objects (a chunk at a time: never a whole large report). */
+export const chunkRecords = (data: PackedRecords): AggregateRecord[] => unpackRecords(data);
 
 export type FailureReportReceived = DomainEvent<
   'DmarcFailureReportReceived',
@@ -101,13 +131,6 @@ export const SEED_EVENT_NAME: Record<ReportEvent['type'], 'dmarc.report.received
 
 export const FAILURE_REPORT_SEAL = 'dmarc-failure-report';
 
-/**
- * Records per chunk event: a 50,000-record report becomes one header and 50 chunks of
- * about 200 KB of JSON each, appended together, so no single event is large and a reader
- * never holds more than a chunk's worth per event.
- */
-export const RECORDS_PER_CHUNK = 1000;
-
 const hash = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 40);
 
 /**
@@ -129,19 +152,10 @@ export const reportStream = (key: string): string => `dmarc-report-${key}`;
 
 /** The events of one accepted aggregate report: its header and its records in chunks, appended in one append. */
 export function aggregateReportEvents(report: AggregateReport, key: string, owner: ZoneOwner, receivedAt: string, source: ReportSource): ReportEvent[] {
-  let messages = 0;
-  let passing = 0;
-  for (const r of report.records) {
-    messages += r.count;
-    if (dmarcPassed(r)) passing += r.count;
-  }
-  const chunks: AggregateRecordsAdded[] = [];
-  for (let offset = 0; offset < report.records.length; offset += RECORDS_PER_CHUNK) {
-    chunks.push({
-      type: 'DmarcAggregateRecordsAdded',
-      data: { report_key: key, zone: owner.zone, begin: report.begin, offset, records: report.records.slice(offset, offset + RECORDS_PER_CHUNK) },
-    });
-  }
+  const chunks: AggregateRecordsAdded[] = report.records.chunks().map((packed, i) => ({
+    type: 'DmarcAggregateRecordsAdded',
+    data: { report_key: key, zone: owner.zone, begin: report.begin, offset: i * RECORDS_PER_CHUNK, ...packed },
+  }));
   const header: AggregateReportReceived = {
     type: 'DmarcAggregateReportReceived',
     data: {
@@ -158,8 +172,8 @@ export function aggregateReportEvents(report: AggregateReport, key: string, owne
       ...(report.generator ? { generator: report.generator } : {}),
       policy: report.policy,
       record_count: report.records.length,
-      message_count: messages,
-      passing_count: passing,
+      message_count: report.records.messages,
+      passing_count: report.records.passing,
       chunk_count: chunks.length,
     },
   };
