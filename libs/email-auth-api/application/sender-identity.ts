@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { promises as dns } from 'node:dns';
 import { IpIntel } from '../../dns-analytics/application/ip-intel';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { rowNetworkJson } from '../domain/report-row-json';
 import { asnNumber, identifySender } from '../domain/sending-services';
 
 export interface SourceIdentity {
@@ -30,6 +31,8 @@ const PTR_TIMEOUT_MS = 1_500;
 export class SenderIdentity {
   private readonly resolver = new dns.Resolver({ timeout: PTR_TIMEOUT_MS, tries: 1 });
   private readonly ptrCache = new Map<string, { names: string[]; until: number }>();
+  /** A row's country-and-network JSON per IpIntel answer (IpIntel keeps one object per address it caches). */
+  private readonly networkJsonOf = new WeakMap<object, string>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -46,6 +49,14 @@ export class SenderIdentity {
   network(ip: string) {
     const info = this.intel.lookup(ip);
     return { country: info.country, asn: info.asn, as_org: info.asOrg };
+  }
+
+  /** The same as JSON, as a report row carries it (see report-row-json.ts). */
+  networkJson(ip: string): string {
+    const info = this.intel.lookup(ip);
+    let json = this.networkJsonOf.get(info);
+    if (json === undefined) this.networkJsonOf.set(info, (json = rowNetworkJson({ country: info.country, asn: info.asn, as_org: info.asOrg })));
+    return json;
   }
 
   async identify(ip: string, withPtr: boolean): Promise<SourceIdentity> {
