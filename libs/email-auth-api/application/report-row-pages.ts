@@ -1,15 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import { DMARC_REPORT_ROW_BLOCKS, DmarcReportRowBlockDoc, ROW_BLOCK_SIZE, rowBlockId, rowBlockOf } from '../../../projections/dmarc-report-row-blocks';
+import { blockLines, DMARC_REPORT_ROW_BLOCKS, ROW_BLOCK_SIZE, rowBlockId, rowBlockOf } from '../../../projections/dmarc-report-row-blocks';
 import { reportRowId } from '../../../projections/dmarc-reports.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { encodeCursor } from '../domain/cursor';
-import { rowJson } from '../domain/report-row-json';
+import { rowJson, sourceIpOf } from '../domain/report-row-json';
 import { SenderIdentity } from './sender-identity';
 
 /** A page of a report's rows: the JSON of its `data` array and the cursor of the next page. */
 export interface RowPage {
   dataJson: string;
   nextCursor: string | null;
+}
+
+/** A stored block's rows by position ('' where one is missing), or none when the block is not stored. */
+interface HeldBlock {
+  ips: string[];
+  tails: string[];
 }
 
 /**
@@ -34,34 +40,36 @@ export class ReportRowPages {
     const start = after + 1;
     const end = start + limit;
     const first = rowBlockOf(start);
-    const last = rowBlockOf(end - 1);
-    const held: Array<DmarcReportRowBlockDoc | null> = [];
-    for (let b = first; b <= last; b++) held.push(await this.blocks().findOne({ _id: rowBlockId(reportKey, b) }));
+    const held: Array<HeldBlock | null> = [];
+    for (let b = first; b <= rowBlockOf(end - 1); b++) {
+      const doc = await this.blocks().findOne({ _id: rowBlockId(reportKey, b) });
+      held.push(doc ? { ips: blockLines(doc.source_ips), tails: blockLines(doc.tails) } : null);
+    }
     await this.senders.ready();
-    const tailAt = (index: number): { block: DmarcReportRowBlockDoc; at: number } | null => {
-      const block = held[rowBlockOf(index) - first];
-      const at = index - (block?.block ?? 0) * ROW_BLOCK_SIZE;
-      return block && block.tails[at] != null ? { block, at } : null;
-    };
     let dataJson = '';
     let index = start;
     for (; index < end; index++) {
-      const row = tailAt(index);
+      const block = held[rowBlockOf(index) - first];
+      const at = index % ROW_BLOCK_SIZE;
+      const tail = block?.tails[at];
       // Rows arrive in order: the first one missing ends the report as stored so far.
-      if (!row) break;
-      const ip = row.block.source_ips[row.at]!;
-      dataJson += (index === start ? '' : ',') + rowJson(index, ip, this.senders.networkJson(ip), row.block.tails[row.at]!);
+      if (!tail) break;
+      const ip = block.ips[at];
+      dataJson += (index === start ? '' : ',') + rowJson(index, ip, this.senders.networkJson(sourceIpOf(ip)), tail);
     }
     const lastIndex = index - 1;
     const full = index === end && lastIndex >= start;
-    return { dataJson, nextCursor: full && (await this.rowExists(reportKey, end, held, first)) ? encodeCursor({ at: String(lastIndex), id: reportRowId(reportKey, lastIndex) }) : null };
+    return {
+      dataJson,
+      nextCursor: full && (await this.rowExists(reportKey, end, held, first)) ? encodeCursor({ at: String(lastIndex), id: reportRowId(reportKey, lastIndex) }) : null,
+    };
   }
 
   /** Whether row `index` is stored: in a block already read, or (first row of the next block) by that block's presence. */
-  private async rowExists(reportKey: string, index: number, held: Array<DmarcReportRowBlockDoc | null>, first: number): Promise<boolean> {
+  private async rowExists(reportKey: string, index: number, held: Array<HeldBlock | null>, first: number): Promise<boolean> {
     const block = rowBlockOf(index);
     const read = held[block - first];
-    if (read !== undefined) return read !== null && read.tails[index - block * ROW_BLOCK_SIZE] != null;
+    if (read !== undefined) return !!read?.tails[index % ROW_BLOCK_SIZE];
     return (await this.blocks().countDocuments({ _id: rowBlockId(reportKey, block) })) > 0;
   }
 }
