@@ -3,7 +3,7 @@ import { blockLines, DMARC_REPORT_ROW_BLOCKS, ROW_BLOCK_SIZE, rowBlockId, rowBlo
 import { reportRowId } from '../../../projections/dmarc-reports.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { encodeCursor } from '../domain/cursor';
-import { rowJson, sourceIpOf } from '../domain/report-row-json';
+import { rowJson } from '../domain/report-row-json';
 import { SenderIdentity } from './sender-identity';
 
 /** A page of a report's rows: the JSON of its `data` array and the cursor of the next page. */
@@ -55,7 +55,7 @@ export class ReportRowPages {
       // Rows arrive in order: the first one missing ends the report as stored so far.
       if (!tail) break;
       const ip = block.ips[at];
-      dataJson += (index === start ? '' : ',') + rowJson(index, ip, this.senders.networkJson(sourceIpOf(ip)), tail);
+      dataJson += (index === start ? '' : ',') + rowJson(index, ip, this.senders.networkJson(ip), tail);
     }
     const lastIndex = index - 1;
     const full = index === end && lastIndex >= start;
