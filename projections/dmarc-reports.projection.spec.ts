@@ -96,7 +96,11 @@ describe('dmarc_reports projection', () => {
   it('given a slice arriving ahead of the one before it: the gap is held as empty lines, filled when the slice arrives', async () => {
     const h = await project<ReportEvent>(dmarcReportsProjection, [...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []), slice(60, 20)]);
     const [ahead] = await h.documents(DMARC_REPORT_ROW_BLOCKS);
-    expect(blockLines(ahead.tails).slice(0, 60).every((t) => t === '')).toBe(true);
+    expect(
+      blockLines(ahead.tails)
+        .slice(0, 60)
+        .every((t) => t === ''),
+    ).toBe(true);
     expect(blockLines(ahead.tails)).toHaveLength(80);
     expect(rowsHeld([ahead])).toBe(20);
     await h.close();
