@@ -12,7 +12,13 @@
  *  - closed loop, CONCURRENCY connections, SECONDS per round, alternating service and bare
  *    Fastify for ROUNDS rounds: req/s of both and the ratio (target >= 0.3x), plus the
  *    server's CPU per request;
- *  - open loop at a fixed RATE (500 req/s) for SECONDS: p50/p99 (target p99 <= 20 ms).
+ *  - open loop at a fixed RATE (500 req/s) for SECONDS: p50/p99 (target p99 <= 20 ms);
+ *  - for reference only, bare Fastify sending a fixed JSON body of a row page's size (what
+ *    moving that many bytes costs the server and the load generator, with no work behind it).
+ *
+ * No page cache: every page is built from the stored row blocks on every request (the
+ * read store's bounded document cache, 16 MiB by default, holds under half the ~1,000
+ * blocks the load cycles through, so most pages read their block from disk).
  *
  * The seed's limit of 60 requests a minute per key would stop a load test after a second:
  * the server runs with EMAIL_AUTH_API_RATE_LIMIT raised, and still counts every request in
@@ -91,8 +97,11 @@ function spawnServer(env: Record<string, string>, port: number): Promise<ChildPr
   })();
 }
 
-function spawnBareFastify(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'bare-fastify.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+function spawnBareFastify(pageBytes: number): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'bare-fastify.js')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BARE_PAGE_BYTES: String(pageBytes) },
+  });
   return new Promise((resolve, reject) => {
     child.stdout!.once('data', (d: Buffer) => resolve({ child, port: Number(d.toString().trim()) }));
     child.once('exit', (code) => reject(new Error(`bare Fastify exited with ${code}`)));
@@ -116,6 +125,8 @@ function load(spec: { origin: string; paths: string[]; headers: Record<string, s
 }
 
 const ms = (n: number) => `${n.toFixed(1)} ms`;
+/** The load generator's own CPU per request (it parses every answer: large bodies cost it too). */
+const perReqMs = (r: LoadResult) => ((r.loadCpuSeconds * 1000) / r.requests).toFixed(3);
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ea-api-bench-'));
@@ -139,7 +150,7 @@ async function main(): Promise<void> {
     },
     port,
   );
-  const bare = await spawnBareFastify();
+  let bare: { child: ChildProcess; port: number } | null = null;
   try {
     // Account, verified zone in the Enterprise add-on, 2FA, key: the public set-up path.
     const admin = { 'x-admin-token': ADMIN };
@@ -184,9 +195,9 @@ async function main(): Promise<void> {
         cursor = body.rows.next_cursor;
       } while (cursor);
     }
-    console.log(
-      `${paths.length} row pages of 100 (each answer ~${((await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength / 1024).toFixed(0)} KiB of JSON)`,
-    );
+    const pageBytes = (await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength;
+    console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON)`);
+    bare = await spawnBareFastify(pageBytes);
 
     // One request at a time: where a request's time goes, before any load.
     const sequential = async (path: string, headers: Record<string, string>) => {
@@ -205,20 +216,21 @@ async function main(): Promise<void> {
 
     const service = { origin: url, paths, headers: auth, seconds: SECONDS };
     const baseline = { origin: `http://127.0.0.1:${bare.port}`, paths: ['/hello'], headers: {}, seconds: SECONDS };
+    const bareChild = bare.child;
     const results: Array<{ svc: LoadResult; bare: LoadResult; cpuPerReqMs: number; bareCpuPerReqMs: number }> = [];
     for (let r = 1; r <= ROUNDS; r++) {
       const cpu0 = cpuSecondsOf(server.pid!);
       const svc = await load({ ...service, concurrency: CONCURRENCY });
       const cpuPerReqMs = ((cpuSecondsOf(server.pid!) - cpu0) * 1000) / svc.requests;
-      const bareCpu0 = cpuSecondsOf(bare.child.pid!);
+      const bareCpu0 = cpuSecondsOf(bareChild.pid!);
       const b = await load({ ...baseline, concurrency: CONCURRENCY });
-      const bareCpuPerReqMs = ((cpuSecondsOf(bare.child.pid!) - bareCpu0) * 1000) / b.requests;
+      const bareCpuPerReqMs = ((cpuSecondsOf(bareChild.pid!) - bareCpu0) * 1000) / b.requests;
       results.push({ svc, bare: b, cpuPerReqMs, bareCpuPerReqMs });
       // CPU per request is the steadier comparison on a shared machine: req/s depends on what else runs.
       console.log(
         `round ${r}: service ${svc.rps.toFixed(0)} req/s (p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, errors ${svc.errors}, server CPU ${cpuPerReqMs.toFixed(3)} ms/req) | ` +
           `bare Fastify ${b.rps.toFixed(0)} req/s (p99 ${ms(b.p99)}, CPU ${bareCpuPerReqMs.toFixed(3)} ms/req) | ratio ${(svc.rps / b.rps).toFixed(2)}x by req/s, ` +
-          `${(bareCpuPerReqMs / cpuPerReqMs).toFixed(2)}x by CPU per request`,
+          `${(bareCpuPerReqMs / cpuPerReqMs).toFixed(2)}x by CPU per request; load generator CPU ${perReqMs(svc)} vs ${perReqMs(b)} ms/req`,
       );
     }
     const ratios = results.map((x) => x.svc.rps / x.bare.rps).sort((a, b) => a - b);
@@ -229,6 +241,14 @@ async function main(): Promise<void> {
         `CPU per request ${best.cpuPerReqMs.toFixed(3)} ms vs ${best.bareCpuPerReqMs.toFixed(3)} ms`,
     );
 
+    // For reference, not the target: bare Fastify sending an already-serialised body of a row page's size.
+    const pageCpu0 = cpuSecondsOf(bareChild.pid!);
+    const bp = await load({ ...baseline, paths: ['/page'], concurrency: CONCURRENCY });
+    console.log(
+      `reference: bare Fastify sending a fixed ${(pageBytes / 1024).toFixed(0)} KiB JSON body: ${bp.rps.toFixed(0)} req/s, server CPU ` +
+        `${(((cpuSecondsOf(bareChild.pid!) - pageCpu0) * 1000) / bp.requests).toFixed(3)} ms/req, load generator CPU ${perReqMs(bp)} ms/req`,
+    );
+
     const fixed = await load({ ...service, rate: RATE });
     const fixedBare = await load({ ...baseline, rate: RATE });
     console.log(
@@ -237,7 +257,7 @@ async function main(): Promise<void> {
     );
     console.log('figures from a shared, loaded 2-core machine: compare the ratio and CPU per request, not absolute req/s');
   } finally {
-    bare.child.kill('SIGTERM');
+    bare?.child.kill('SIGTERM');
     server.kill('SIGTERM');
     await new Promise((r) => server.once('exit', r));
     await worldServer.stop();

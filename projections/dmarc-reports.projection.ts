@@ -1,8 +1,9 @@
-import { AggregateRecord, PublishedPolicy } from '../libs/dmarc-reports/domain/aggregate-report';
+import { PublishedPolicy } from '../libs/dmarc-reports/domain/aggregate-report';
 import { AggregateRecordsAdded, AggregateReportReceived, chunkRecords, ReportRetentionApplied, ReportSource } from '../libs/dmarc-reports/domain/report.events';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
+import { DMARC_REPORT_ROW_BLOCKS, DmarcReportRowBlockDoc, placeRows, rowBlockId, rowBlocksSpanned } from './dmarc-report-row-blocks';
 
-/** `_id` of a report row: the report and the record's index in it, so a redelivered chunk rewrites the same rows. */
+/** Identity of a report row: the report and the record's index in it (row cursors carry it). */
 export const reportRowId = (reportKey: string, index: number): string => `${reportKey}:${index}`;
 
 /** One accepted aggregate report: its header and the totals summed from its records at ingestion. */
@@ -26,37 +27,23 @@ export interface DmarcReportDoc {
   source: ReportSource;
 }
 
-/** One record of an aggregate report, with its report's zone and period start. */
-export type DmarcReportRowDoc = AggregateRecord & {
-  _id: string;
-  report_key: string;
-  zone: string;
-  begin: string;
-  /** The record's index in its report (row cursors page on it). */
-  index: number;
-};
-
 export const DMARC_REPORTS = defineReadModel<DmarcReportDoc>('dmarc_reports', 'dmarc_reports', [{ keys: { zone: 1, begin: -1 } }, { keys: { account_id: 1, begin: -1 } }]);
-
-export const DMARC_REPORT_ROWS = defineReadModel<DmarcReportRowDoc>('dmarc_reports', 'dmarc_report_rows', [
-  { keys: { report_key: 1, index: 1 } },
-  { keys: { zone: 1, begin: -1 } },
-]);
 
 /**
  * dmarc_reports: one document per accepted aggregate report (reporter, period, published
- * policy, record/message/passing totals). dmarc_report_rows: one document per record
- * (source IP, count, disposition, DKIM/SPF results, header_from), carrying the report's
- * zone and period start so rows page by zone and time as well as by report.
+ * policy, record/message/passing totals). dmarc_report_row_blocks: the report's records
+ * in blocks of consecutive rows, each row pre-serialised as the API sends it (layout and
+ * why in dmarc-report-row-blocks.ts), carrying the report's zone and period start.
+ * Version 2: blocks replaced version 1's one document per row (rebuilt from the events).
  */
 export const dmarcReportsProjection = defineProjection<AggregateReportReceived | AggregateRecordsAdded | ReportRetentionApplied>({
   name: 'dmarc_reports',
-  version: 1,
-  readModels: [DMARC_REPORTS, DMARC_REPORT_ROWS],
+  version: 2,
+  readModels: [DMARC_REPORTS, DMARC_REPORT_ROW_BLOCKS],
   handles: ['DmarcAggregateReportReceived', 'DmarcAggregateRecordsAdded', 'DmarcReportRetentionApplied'],
   async apply(event, ctx) {
     const reports = ctx.collection(DMARC_REPORTS);
-    const rows = ctx.collection(DMARC_REPORT_ROWS);
+    const rows = ctx.collection(DMARC_REPORT_ROW_BLOCKS);
     switch (event.type) {
       case 'DmarcReportRetentionApplied':
         await rows.deleteMany({ begin: { $lt: event.data.cutoff } });
@@ -90,13 +77,11 @@ export const dmarcReportsProjection = defineProjection<AggregateReportReceived |
       }
       case 'DmarcAggregateRecordsAdded': {
         const d = event.data;
-        await rows.bulkWrite(
-          chunkRecords(d).map((record, i) => {
-            const index = d.offset + i;
-            const _id = reportRowId(d.report_key, index);
-            return { replaceOne: { filter: { _id }, replacement: { _id, report_key: d.report_key, zone: d.zone, begin: d.begin, index, ...record }, upsert: true } };
-          }),
-        );
+        // Blocks the slice shares with rows already stored (a slice not aligned on blocks) are merged.
+        const slice = { ...d, records: chunkRecords(d) };
+        const stored = await rows.find({ _id: { $in: rowBlocksSpanned(d.offset, slice.records.length).map((b) => rowBlockId(d.report_key, b)) } });
+        const existing = new Map<number, DmarcReportRowBlockDoc>(stored.map((b) => [b.block, b]));
+        await rows.bulkWrite(placeRows(slice, existing).map((block) => ({ replaceOne: { filter: { _id: block._id }, replacement: block, upsert: true } })));
         return;
       }
     }

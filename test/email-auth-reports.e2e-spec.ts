@@ -318,6 +318,43 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       expect((await get(`/dmarc/reports/${ids.bulk}`, allKey)).body.rows.data).toHaveLength(50);
     });
 
+    it('gives the same rows whatever the page size, pages straddling the stored 100-row blocks included, as JSON', async () => {
+      const walk = async (limit: number) => {
+        const rows: unknown[] = [];
+        let cursor: string | null = null;
+        do {
+          const res: HttpResponse = await get(`/dmarc/reports/${ids.bulk}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, allKey);
+          expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+          expect(JSON.parse(res.text)).toEqual(res.body);
+          rows.push(...res.body.rows.data);
+          cursor = res.body.rows.next_cursor;
+        } while (cursor);
+        return rows;
+      };
+      const byHundred = await walk(100);
+      // 7 does not divide 100: pages 14 (rows 98-104) and 28 (196-202) each read two blocks.
+      expect(await walk(7)).toEqual(byHundred);
+      expect(await walk(33)).toEqual(byHundred);
+      expect(byHundred[100]).toEqual({
+        index: 100,
+        source_ip: '10.9.0.100',
+        country: 'Unknown',
+        network: { asn: 'Unknown', org: 'Unknown' },
+        count: 1,
+        disposition: 'none',
+        dkim: 'fail',
+        spf: 'fail',
+        header_from: ZONE,
+        envelope_from: null,
+        reasons: [],
+        dkim_results: expect.any(Array),
+        spf_results: expect.any(Array),
+      });
+      // A cursor at the report's last row: an empty page, no further cursor.
+      const last = await get(`/dmarc/reports/${ids.bulk}?cursor=${Buffer.from(JSON.stringify(['249', 'x'])).toString('base64url')}`, allKey);
+      expect(last.body.rows).toEqual({ data: [], next_cursor: null });
+    });
+
     it('answers 404 for another account’s report, a report outside the key’s domains, and unknown ids', async () => {
       for (const [key, id] of [
         [allKey, ids.foreign],

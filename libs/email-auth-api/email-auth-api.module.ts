@@ -7,6 +7,7 @@ import { EmailAuthReads } from './application/email-auth-reads';
 import { LiveRecords } from '../email-auth/application/live-records';
 import { RATE_LIMIT_STORE, RateLimitStore, ReadStoreRateLimitStore, SqliteRateLimitStore } from './application/rate-limit.store';
 import { ReportReads } from './application/report-reads';
+import { ReportRowPages } from './application/report-row-pages';
 import { ReportScopes } from './application/report-scopes';
 import { SenderIdentity } from './application/sender-identity';
 import { VisibleDomains } from './application/visible-domains';
@@ -30,6 +31,7 @@ import { EmailAuthApiGuard } from './http/email-auth-api.guard';
     EmailAuthApiGuard,
     SenderIdentity,
     ReportReads,
+    ReportRowPages,
     ReportScopes,
     {
       provide: RATE_LIMIT_STORE,

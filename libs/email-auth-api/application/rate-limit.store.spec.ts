@@ -24,6 +24,25 @@ describe('SqliteRateLimitStore', () => {
     await a.close();
     await b.close();
   });
+
+  it('batches the hits of one turn into one increment per key and window, numbering them in arrival order', async () => {
+    const file = join(dir, 'rates.db');
+    const store = new SqliteRateLimitStore(file);
+    const start = windowStart(Date.parse('2026-06-01T10:00:30Z'));
+    const order: string[] = [];
+    const hits = ['k1', 'k2', 'k1', 'k1', 'k2'].map((key, i) => store.hit(key, start).then((n) => (order.push(`${i}`), n)));
+    expect(await Promise.all(hits)).toEqual([1, 1, 2, 3, 2]);
+    expect(order).toHaveLength(5);
+    // The batch left the shared table at the same totals as one hit at a time would.
+    const other = new SqliteRateLimitStore(file);
+    expect(await other.hit('k1', start)).toBe(4);
+    expect(await other.hit('k2', start)).toBe(3);
+    // Hits still pending when the store closes are counted, not dropped.
+    const last = store.hit('k1', start);
+    await store.close();
+    expect(await last).toBe(5);
+    await other.close();
+  });
 });
 
 describe('rateDecision', () => {

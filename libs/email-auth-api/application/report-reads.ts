@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DmarcFailureReportDoc, DMARC_FAILURE_REPORTS } from '../../../projections/dmarc-failure-reports.projection';
 import { DMARC_REPORT_STATS } from '../../../projections/dmarc-report-stats.projection';
-import { DmarcReportDoc, DmarcReportRowDoc, DMARC_REPORTS, DMARC_REPORT_ROWS } from '../../../projections/dmarc-reports.projection';
+import { DmarcReportDoc, DMARC_REPORTS } from '../../../projections/dmarc-reports.projection';
 import { TLS_REPORTS } from '../../../projections/tls-reports.projection';
 import { PublishedPolicy } from '../../dmarc-reports/domain/aggregate-report';
 import { FAILURE_REPORT_SEAL } from '../../dmarc-reports/domain/report.events';
@@ -9,8 +9,9 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { notFound, validationFailed } from '../../shared/errors';
-import { afterCursor, CursorPosition, encodeCursor, page } from '../domain/cursor';
+import { afterCursor, CursorPosition, page } from '../domain/cursor';
 import { foldSources, foldStats, foldTls, passRate, windowDays } from '../domain/report-stats';
+import { ReportRowPages } from './report-row-pages';
 import { SenderIdentity } from './sender-identity';
 
 /**
@@ -48,7 +49,7 @@ const rowCursor = (c: CursorPosition | null): number => {
 /**
  * The report-backed reads of the email-auth API (and their dashboard mirrors): DMARC
  * summary, sources, aggregate reports and rows, failure reports, TLS-RPT summary, from
- * the report read models (dmarc_reports, dmarc_report_rows, dmarc_report_stats,
+ * the report read models (dmarc_reports, dmarc_report_row_blocks, dmarc_report_stats,
  * dmarc_failure_reports, tls_reports). Lists are newest first on keys that never change
  * (period start or arrival, then id), so cursors stay valid while reports arrive.
  */
@@ -57,6 +58,7 @@ export class ReportReads {
   constructor(
     private readonly projections: ProjectionEngine,
     private readonly senders: SenderIdentity,
+    private readonly rowPages: ReportRowPages,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SECRET_BOX) private readonly secretBox: SecretBox,
   ) {}
@@ -163,21 +165,17 @@ export class ReportReads {
     return { data: items.map(reportView), next_cursor };
   }
 
-  async dmarcReport(s: ReportScope, id: string, q: Omit<ListQuery, 'days'>) {
+  /**
+   * One report with a page of its rows, as the JSON text of the response (the API's
+   * heaviest read: the rows are concatenated from their stored JSON, see ReportRowPages).
+   * Same body as the object `{...report, rows: {data, next_cursor}}` would serialise to.
+   */
+  async dmarcReportJson(s: ReportScope, id: string, q: Omit<ListQuery, 'days'>): Promise<string> {
     const report = await this.reports().findOne({ _id: id });
     if (!report || report.account_id !== s.accountId || !s.zones.includes(report.zone)) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
-    const after = rowCursor(q.cursor);
-    await this.senders.ready();
-    const rows = await this.projections.readModel(DMARC_REPORT_ROWS).find({ report_key: id, index: { $gt: after } }, { sort: { index: 1 }, limit: q.limit + 1 });
-    const items = rows.slice(0, q.limit);
-    const last = items[items.length - 1];
-    return {
-      ...reportView(report),
-      rows: {
-        data: items.map((r) => this.rowView(r)),
-        next_cursor: rows.length > q.limit && last ? encodeCursor({ at: String(last.index), id: last._id }) : null,
-      },
-    };
+    const rows = await this.rowPages.page(id, rowCursor(q.cursor), q.limit);
+    const head = JSON.stringify(reportView(report));
+    return `${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`;
   }
 
   async failureReports(s: ReportScope, zones: string[], q: ListQuery) {
@@ -199,25 +197,6 @@ export class ReportReads {
       .readModel(TLS_REPORTS)
       .find({ zone, account_id: s.accountId, begin: { $gte: from } }, { projection: { begin: 1, successful_sessions: 1, failed_sessions: 1, policies: 1 } });
     return { domain: zone, days, ...foldTls(reports, dates) };
-  }
-
-  private rowView(r: DmarcReportRowDoc) {
-    const net = this.senders.network(r.source_ip);
-    return {
-      index: r.index,
-      source_ip: r.source_ip,
-      country: net.country,
-      network: { asn: net.asn, org: net.as_org },
-      count: r.count,
-      disposition: r.disposition,
-      dkim: r.dkim,
-      spf: r.spf,
-      header_from: r.header_from,
-      envelope_from: r.envelope_from ?? null,
-      reasons: r.reasons ?? [],
-      dkim_results: r.dkim_results.map((d) => ({ domain: d.domain, selector: d.selector ?? null, result: d.result })),
-      spf_results: r.spf_results.map((d) => ({ domain: d.domain, scope: d.scope ?? null, result: d.result })),
-    };
   }
 
   /** The seed's privacy rule: subject and full mail-from only with the flag (opened then); message ids are never kept. */

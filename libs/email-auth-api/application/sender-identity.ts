@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { promises as dns } from 'node:dns';
 import { IpIntel } from '../../dns-analytics/application/ip-intel';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { rowNetworkJson, sourceIpOf } from '../domain/report-row-json';
 import { asnNumber, identifySender } from '../domain/sending-services';
 
 export interface SourceIdentity {
@@ -16,6 +17,8 @@ export interface SourceIdentity {
 /** PTR answers kept (positive and negative) and for how long: reverse DNS of mail senders rarely changes. */
 const PTR_CACHE_SIZE = 20_000;
 const PTR_TTL_MS = 6 * 3_600_000;
+/** Report-row network JSON kept, by source IP. */
+const NETWORK_JSON_CACHE_SIZE = 50_000;
 /** One lookup's budget: a slow reverse zone never holds a request for long. */
 const PTR_TIMEOUT_MS = 1_500;
 
@@ -30,6 +33,8 @@ const PTR_TIMEOUT_MS = 1_500;
 export class SenderIdentity {
   private readonly resolver = new dns.Resolver({ timeout: PTR_TIMEOUT_MS, tries: 1 });
   private readonly ptrCache = new Map<string, { names: string[]; until: number }>();
+  /** A report row's country-and-network JSON by its source IP's JSON string (bounded; cleared whole when full, as IpIntel's own cache). */
+  private networkJsonOf = new Map<string, string>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -38,14 +43,34 @@ export class SenderIdentity {
     if (config.verifyResolver) this.resolver.setServers([config.verifyResolver]);
   }
 
+  private intelLoaded = false;
+
   async ready(): Promise<void> {
     await this.intel.ready();
+    this.intelLoaded = true;
   }
 
   /** Country and network only (report rows): no DNS. */
   network(ip: string) {
     const info = this.intel.lookup(ip);
     return { country: info.country, asn: info.asn, as_org: info.asOrg };
+  }
+
+  /**
+   * The same as JSON, as a report row carries it (see report-row-json.ts), for the
+   * address held in `sourceIpJson`: a page of rows asks for 100 of them.
+   */
+  networkJson(sourceIpJson: string): string {
+    let json = this.networkJsonOf.get(sourceIpJson);
+    if (json !== undefined) return json;
+    const info = this.intel.lookup(sourceIpOf(sourceIpJson));
+    json = rowNetworkJson({ country: info.country, asn: info.asn, as_org: info.asOrg });
+    // Only answers from loaded data are kept (before ready() everything is Unknown).
+    if (this.intelLoaded) {
+      if (this.networkJsonOf.size >= NETWORK_JSON_CACHE_SIZE) this.networkJsonOf = new Map();
+      this.networkJsonOf.set(sourceIpJson, json);
+    }
+    return json;
   }
 
   async identify(ip: string, withPtr: boolean): Promise<SourceIdentity> {
