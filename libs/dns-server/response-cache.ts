@@ -1,0 +1,202 @@
+/**
+ * Whole UDP responses, kept by question, so a repeated question is answered by one copy and
+ * three patches instead of a parse, a string key, two map lookups and an assembly.
+ *
+ * Only "plain" queries use it: standard query, one question with an uncompressed name, no
+ * answer or authority records, at most one additional record which is an EDNS version 0 OPT
+ * ending the message. Everything else (and every first sight of a question) goes the full
+ * way through parseQuery/writeResponse, whose result is then stored here.
+ *
+ * The key is the question name with ASCII letters folded to lowercase, qtype, qclass and the
+ * EDNS variant that shapes the response (EDNS or not, DO, and the UDP size limit, which
+ * decides truncation). Two questions with the same key get byte-identical responses except
+ * for the ID, the RD and CD bits (copied from the query) and the case of the name as sent
+ * (echoed for 0x20 clients): `write` patches exactly those.
+ *
+ * Every entry is valid for one version of the zone index: `lookup` is given the index's
+ * version and empties the cache when it moved, so a DDNS update is seen by the next query.
+ */
+import { MIN_UDP_PAYLOAD, MAX_UDP_PAYLOAD } from './wire';
+
+const HEADER = 12;
+const QTYPE_OPT = 41;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+/** Bounds memory per answering thread; a flood of random names refills it instead of growing it. */
+export const MAX_CACHED_RESPONSES = 32_768;
+
+/** What an answered query was, for the tally and the query sink. */
+export interface ResponseFacts {
+  /** The query name for the log (lowercase presentation form). */
+  name: string;
+  /** The query type mnemonic for the log. */
+  type: string;
+  /** Numeric rcode as logged. */
+  rcode: number;
+  truncated: boolean;
+  zone: string | null;
+  domain: string | null;
+  accountId: string | null;
+}
+
+export interface CachedResponse extends ResponseFacts {
+  /** The response with ID 0, RD and CD clear, and the question name folded to lowercase. */
+  readonly bytes: Buffer;
+  /** End of the question name (offset of its qtype). */
+  readonly nameEnd: number;
+  readonly hash: number;
+  readonly variant: number;
+  /** Next entry with the same hash. */
+  next: CachedResponse | null;
+}
+
+export class ResponseCache {
+  private entries = new Map<number, CachedResponse>();
+  private size = 0;
+  private version = -1;
+
+  // What the last lookup() read from its query; valid until the next lookup.
+  /** The query had the plain shape: its response may be stored. */
+  plain = false;
+  edns = false;
+  dnssecOk = false;
+  /** The client's advertised UDP size (0 without EDNS). */
+  udpSize = 0;
+  private hash = 0;
+  private variant = 0;
+  private nameEnd = 0;
+
+  constructor(private readonly maxEntries = MAX_CACHED_RESPONSES) {}
+
+  get count(): number {
+    return this.size;
+  }
+
+  /**
+   * The cached response to `msg`, or null. `indexVersion` is the zone index's version now:
+   * entries of another version are dropped first. Sets the fields above either way.
+   */
+  lookup(msg: Buffer, indexVersion: number): CachedResponse | null {
+    if (indexVersion !== this.version) this.clear(indexVersion);
+    this.plain = false;
+    const length = msg.length;
+    if (length < HEADER + 5) return null;
+    // QR, opcode (4 bits) clear; QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1.
+    if ((msg[2] & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1 || msg[6] !== 0 || msg[7] !== 0 || msg[8] !== 0 || msg[9] !== 0 || msg[10] !== 0) return null;
+    const additional = msg[11];
+    if (additional > 1) return null;
+
+    let hash = FNV_OFFSET;
+    let at = HEADER;
+    for (;;) {
+      if (at >= length) return null;
+      const labelLength = msg[at];
+      if (labelLength === 0) break;
+      if (labelLength > 63) return null;
+      const end = at + 1 + labelLength;
+      if (end > length) return null;
+      hash = Math.imul(hash ^ labelLength, FNV_PRIME);
+      for (let i = at + 1; i < end; i++) {
+        const c = msg[i];
+        hash = Math.imul(hash ^ (c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
+      }
+      at = end;
+    }
+    const nameEnd = at + 1;
+    if (nameEnd - HEADER > 255) return null;
+    const questionEnd = nameEnd + 4;
+    if (questionEnd > length) return null;
+    const qtype = (msg[nameEnd] << 8) | msg[nameEnd + 1];
+    if (qtype === QTYPE_OPT) return null;
+
+    let edns = false;
+    let dnssecOk = false;
+    let udpSize = 0;
+    if (additional === 1) {
+      // The OPT record: root owner, type 41, class = UDP size, TTL = ext. rcode, version, flags.
+      if (questionEnd + 11 > length || msg[questionEnd] !== 0 || msg[questionEnd + 1] !== 0 || msg[questionEnd + 2] !== QTYPE_OPT) return null;
+      if (msg[questionEnd + 6] !== 0) return null; // EDNS version other than 0: BADVERS, the full way
+      const rdLength = (msg[questionEnd + 9] << 8) | msg[questionEnd + 10];
+      if (questionEnd + 11 + rdLength !== length) return null;
+      edns = true;
+      udpSize = (msg[questionEnd + 3] << 8) | msg[questionEnd + 4];
+      dnssecOk = (msg[questionEnd + 7] & 0x80) !== 0;
+    } else if (questionEnd !== length) {
+      return null;
+    }
+    const limit = edns ? Math.min(Math.max(udpSize, MIN_UDP_PAYLOAD), MAX_UDP_PAYLOAD) : MIN_UDP_PAYLOAD;
+    const variant = limit | (edns ? 0x10000 : 0) | (dnssecOk ? 0x20000 : 0);
+    // qtype and qclass as one 32-bit word, then the variant.
+    hash = Math.imul(hash ^ msg.readUInt32BE(nameEnd), FNV_PRIME);
+    hash = Math.imul(hash ^ variant, FNV_PRIME) | 0;
+
+    this.plain = true;
+    this.edns = edns;
+    this.dnssecOk = dnssecOk;
+    this.udpSize = udpSize;
+    this.hash = hash;
+    this.variant = variant;
+    this.nameEnd = nameEnd;
+    for (let entry = this.entries.get(hash) ?? null; entry !== null; entry = entry.next) {
+      if (entry.variant === variant && entry.nameEnd === nameEnd && sameQuestion(entry.bytes, msg, nameEnd)) return entry;
+    }
+    return null;
+  }
+
+  /** `msg`'s response into `out` at `at` (room for MAX_UDP_PAYLOAD); returns its length. */
+  write(entry: CachedResponse, msg: Buffer, out: Buffer, at: number): number {
+    const bytes = entry.bytes;
+    bytes.copy(out, at);
+    out[at] = msg[0];
+    out[at + 1] = msg[1];
+    out[at + 2] |= msg[2] & 0x01; // RD
+    out[at + 3] |= msg[3] & 0x10; // CD
+    msg.copy(out, at + HEADER, HEADER, entry.nameEnd);
+    return bytes.length;
+  }
+
+  /**
+   * Keeps the response just written for the query of the last lookup(), which must have
+   * been plain and answered the full way: `response` is that answer.
+   */
+  store(response: Buffer, facts: ResponseFacts): void {
+    if (!this.plain) return;
+    if (this.size >= this.maxEntries) this.clear(this.version);
+    const bytes = Buffer.from(response);
+    bytes[0] = 0;
+    bytes[1] = 0;
+    bytes[2] &= ~0x01;
+    bytes[3] &= ~0x10;
+    for (let i = HEADER; i < this.nameEnd; i++) {
+      const c = bytes[i];
+      if (c >= 0x41 && c <= 0x5a) bytes[i] = c | 0x20;
+    }
+    const entry: CachedResponse = {
+      ...facts,
+      bytes,
+      nameEnd: this.nameEnd,
+      hash: this.hash,
+      variant: this.variant,
+      next: this.entries.get(this.hash) ?? null,
+    };
+    this.entries.set(this.hash, entry);
+    this.size++;
+    this.plain = false;
+  }
+
+  clear(version: number): void {
+    this.version = version;
+    if (this.size === 0) return;
+    this.entries = new Map();
+    this.size = 0;
+  }
+}
+
+/** The stored question equals the query's: the name's letters without case, then qtype and qclass exactly. */
+function sameQuestion(stored: Buffer, msg: Buffer, nameEnd: number): boolean {
+  for (let i = HEADER; i < nameEnd; i++) {
+    const c = msg[i];
+    if (stored[i] !== (c >= 0x41 && c <= 0x5a ? c | 0x20 : c)) return false;
+  }
+  return stored.readUInt32BE(nameEnd) === msg.readUInt32BE(nameEnd);
+}
