@@ -79,6 +79,11 @@ export class DnsServer {
     return this.boundPort;
   }
 
+  /** Responses held in the UDP response cache (diagnostics and tests). */
+  get cachedResponses(): number {
+    return this.responses.count;
+  }
+
   /** How UDP is served while started: batched through the udp-batch addon, or node:dgram. */
   get udpIo(): UdpIo | null {
     return this.udp?.io ?? null;

@@ -1,0 +1,102 @@
+import * as dnsPacket from 'dns-packet';
+import { ResponseCache, type ResponseFacts } from './response-cache';
+
+const FACTS: ResponseFacts = { name: 'www.example.com', type: 'A', rcode: 0, truncated: false, zone: 'example.com', domain: 'example.com', accountId: 'acct-1' };
+
+function query(name: string, opts: { id?: number; edns?: number; dnssec?: boolean; type?: dnsPacket.RecordType } = {}): Buffer {
+  const additionals: dnsPacket.Answer[] =
+    opts.edns === undefined ? [] : [{ type: 'OPT', name: '.', udpPayloadSize: opts.edns, flags: opts.dnssec ? dnsPacket.DNSSEC_OK : 0 } as dnsPacket.Answer];
+  return dnsPacket.encode({ type: 'query', id: opts.id ?? 1, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: opts.type ?? 'A' }], additionals });
+}
+
+/** A response to `q`: the question echoed, one A record (its owner in lowercase, as the index holds it). */
+function response(q: Buffer): Buffer {
+  const decoded = dnsPacket.decode(q);
+  return dnsPacket.encode({
+    type: 'response',
+    id: decoded.id,
+    flags: (decoded.flags ?? 0) | dnsPacket.AUTHORITATIVE_ANSWER,
+    questions: decoded.questions,
+    answers: [{ type: 'A', name: decoded.questions![0].name.toLowerCase(), ttl: 300, data: '192.0.2.10' }],
+  });
+}
+
+describe('ResponseCache', () => {
+  it('stores after a miss and answers the same question with the ID, RD and case of the new query', () => {
+    const cache = new ResponseCache();
+    const first = query('www.example.com', { id: 7 });
+    expect(cache.lookup(first, 0)).toBeNull();
+    expect(cache.plain).toBe(true);
+    cache.store(response(first), FACTS);
+
+    const second = query('WWW.Example.COM', { id: 9 });
+    const hit = cache.lookup(second, 0)!;
+    expect(hit).not.toBeNull();
+    expect(hit.accountId).toBe('acct-1');
+    const out = Buffer.alloc(1232);
+    const length = cache.write(hit, second, out, 0);
+    expect(out.subarray(0, length)).toEqual(response(second));
+  });
+
+  it('keeps types and EDNS variants apart', () => {
+    const cache = new ResponseCache();
+    const a = query('www.example.com');
+    cache.lookup(a, 0);
+    cache.store(response(a), FACTS);
+    expect(cache.lookup(query('www.example.com', { type: 'AAAA' }), 0)).toBeNull();
+    expect(cache.lookup(query('www.example.com', { edns: 1232 }), 0)).toBeNull();
+    expect(cache.edns).toBe(true);
+    expect(cache.udpSize).toBe(1232);
+    expect(cache.lookup(query('www.example.com', { edns: 1232, dnssec: true }), 0)).toBeNull();
+    expect(cache.dnssecOk).toBe(true);
+    expect(cache.lookup(query('www.example.com'), 0)).not.toBeNull();
+  });
+
+  it('empties itself when the index version moves', () => {
+    const cache = new ResponseCache();
+    const q = query('www.example.com');
+    cache.lookup(q, 3);
+    cache.store(response(q), FACTS);
+    expect(cache.lookup(q, 3)).not.toBeNull();
+    expect(cache.lookup(q, 4)).toBeNull();
+    expect(cache.count).toBe(0);
+  });
+
+  it('stays within its size: a flood of new names refills it', () => {
+    const cache = new ResponseCache(100);
+    for (let i = 0; i < 250; i++) {
+      const q = query(`n${i}.example.com`);
+      expect(cache.lookup(q, 0)).toBeNull();
+      cache.store(response(q), FACTS);
+      expect(cache.count).toBeLessThanOrEqual(100);
+    }
+    expect(cache.lookup(query('n249.example.com'), 0)).not.toBeNull();
+  });
+
+  it.each([
+    ['a response', (q: Buffer) => (q[2] |= 0x80)],
+    ['another opcode', (q: Buffer) => (q[2] |= 0x10)],
+    ['two questions', (q: Buffer) => (q[5] = 2)],
+    ['an answer record', (q: Buffer) => (q[7] = 1)],
+    ['a compressed name', (q: Buffer) => (q[12] = 0xc0)],
+    ['a truncated name', (q: Buffer) => q.subarray(0, 16)],
+    ['trailing bytes', (q: Buffer) => Buffer.concat([q, Buffer.from([0])])],
+  ])('does not take %s', (_what, mutate) => {
+    const cache = new ResponseCache();
+    const q = query('www.example.com');
+    const changed = mutate(q);
+    expect(cache.lookup(Buffer.isBuffer(changed) ? changed : q, 0)).toBeNull();
+    expect(cache.plain).toBe(false);
+  });
+
+  it('does not take EDNS versions other than 0 or an OPT with trailing data', () => {
+    const cache = new ResponseCache();
+    const v1 = query('www.example.com', { edns: 1232 });
+    v1[v1.length - 5] = 1; // the OPT TTL's version byte
+    expect(cache.lookup(v1, 0)).toBeNull();
+    expect(cache.plain).toBe(false);
+    const long = Buffer.concat([query('www.example.com', { edns: 1232 }), Buffer.from([0, 0])]);
+    expect(cache.lookup(long, 0)).toBeNull();
+    expect(cache.plain).toBe(false);
+  });
+});
