@@ -29,6 +29,7 @@ export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOption
     maxResponse: MAX_UDP_PAYLOAD,
   });
   const out = socket.out;
+  const input = socket.input;
   let slot = 0;
   const peer = (): string => socket.peerAddress(slot);
   const onReadable = (): void => {
@@ -41,7 +42,7 @@ export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOption
         for (slot = 0; slot < received; slot++) {
           // Truncated queries cannot be parsed honestly; dropping them is what a full buffer would do.
           if (socket.truncated(slot)) continue;
-          const length = respond.answer(socket.datagram(slot), peer, started, out, socket.nextResponseAt);
+          const length = respond.answer(input, socket.datagramStart(slot), socket.datagramLength(slot), peer, started, out, socket.nextResponseAt);
           if (length > 0) {
             socket.queue(slot, length);
             answered++;

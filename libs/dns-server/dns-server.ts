@@ -127,21 +127,21 @@ export class DnsServer {
   }
 
   private readonly udpResponder: UdpResponder = {
-    answer: (msg, peer, started, out, at) => this.answerUdp(msg, peer, started, out, at),
+    answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
     sent: (started, answered) => this.udpBatchSent(started, answered),
   };
 
   /** A cached response when the question was answered before at this index version, else the full way (then cached). */
-  private answerUdp(msg: Buffer, peer: PeerAddress, started: number, out: Buffer, at: number): number {
+  private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
     const cache = this.responses;
-    const hit = cache.lookup(msg, this.opts.index.version);
+    const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
     if (hit) {
-      const length = cache.write(hit, msg, out, at);
+      const length = cache.write(hit, buf, start, out, at);
       this.opts.tally?.count('udp', hit.rcode);
       if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
       return length;
     }
-    const length = this.handle(msg, 'udp', peer, started, out, at);
+    const length = this.handle(buf.subarray(start, start + queryLength), 'udp', peer, started, out, at);
     if (cache.plain && length > 0 && this.lastFacts) cache.store(out.subarray(at, at + length), this.lastFacts);
     return length;
   }

@@ -21,44 +21,51 @@ function response(q: Buffer): Buffer {
   });
 }
 
+/** Looks `q` up where the batch listener has it: inside a larger buffer, at an offset. */
+function look(cache: ResponseCache, q: Buffer, version: number) {
+  const buf = Buffer.alloc(q.length + 100, 0xff);
+  q.copy(buf, 37);
+  return cache.lookup(buf, 37, q.length, version);
+}
+
 describe('ResponseCache', () => {
   it('stores after a miss and answers the same question with the ID, RD and case of the new query', () => {
     const cache = new ResponseCache();
     const first = query('www.example.com', { id: 7 });
-    expect(cache.lookup(first, 0)).toBeNull();
+    expect(look(cache, first, 0)).toBeNull();
     expect(cache.plain).toBe(true);
     cache.store(response(first), FACTS);
 
     const second = query('WWW.Example.COM', { id: 9 });
-    const hit = cache.lookup(second, 0)!;
+    const hit = look(cache, second, 0)!;
     expect(hit).not.toBeNull();
     expect(hit.accountId).toBe('acct-1');
-    const out = Buffer.alloc(1232);
-    const length = cache.write(hit, second, out, 0);
-    expect(out.subarray(0, length)).toEqual(response(second));
+    const out = Buffer.alloc(1232, 0xee);
+    const length = cache.write(hit, second, 0, out, 5);
+    expect(out.subarray(5, 5 + length)).toEqual(response(second));
   });
 
   it('keeps types and EDNS variants apart', () => {
     const cache = new ResponseCache();
     const a = query('www.example.com');
-    cache.lookup(a, 0);
+    look(cache, a, 0);
     cache.store(response(a), FACTS);
-    expect(cache.lookup(query('www.example.com', { type: 'AAAA' }), 0)).toBeNull();
-    expect(cache.lookup(query('www.example.com', { edns: 1232 }), 0)).toBeNull();
+    expect(look(cache, query('www.example.com', { type: 'AAAA' }), 0)).toBeNull();
+    expect(look(cache, query('www.example.com', { edns: 1232 }), 0)).toBeNull();
     expect(cache.edns).toBe(true);
     expect(cache.udpSize).toBe(1232);
-    expect(cache.lookup(query('www.example.com', { edns: 1232, dnssec: true }), 0)).toBeNull();
+    expect(look(cache, query('www.example.com', { edns: 1232, dnssec: true }), 0)).toBeNull();
     expect(cache.dnssecOk).toBe(true);
-    expect(cache.lookup(query('www.example.com'), 0)).not.toBeNull();
+    expect(look(cache, query('www.example.com'), 0)).not.toBeNull();
   });
 
   it('empties itself when the index version moves', () => {
     const cache = new ResponseCache();
     const q = query('www.example.com');
-    cache.lookup(q, 3);
+    look(cache, q, 3);
     cache.store(response(q), FACTS);
-    expect(cache.lookup(q, 3)).not.toBeNull();
-    expect(cache.lookup(q, 4)).toBeNull();
+    expect(look(cache, q, 3)).not.toBeNull();
+    expect(look(cache, q, 4)).toBeNull();
     expect(cache.count).toBe(0);
   });
 
@@ -66,11 +73,11 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache(100);
     for (let i = 0; i < 250; i++) {
       const q = query(`n${i}.example.com`);
-      expect(cache.lookup(q, 0)).toBeNull();
+      expect(look(cache, q, 0)).toBeNull();
       cache.store(response(q), FACTS);
       expect(cache.count).toBeLessThanOrEqual(100);
     }
-    expect(cache.lookup(query('n249.example.com'), 0)).not.toBeNull();
+    expect(look(cache, query('n249.example.com'), 0)).not.toBeNull();
   });
 
   it.each([
@@ -85,7 +92,7 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache();
     const q = query('www.example.com');
     const changed = mutate(q);
-    expect(cache.lookup(Buffer.isBuffer(changed) ? changed : q, 0)).toBeNull();
+    expect(look(cache, Buffer.isBuffer(changed) ? changed : q, 0)).toBeNull();
     expect(cache.plain).toBe(false);
   });
 
@@ -93,10 +100,10 @@ describe('ResponseCache', () => {
     const cache = new ResponseCache();
     const v1 = query('www.example.com', { edns: 1232 });
     v1[v1.length - 5] = 1; // the OPT TTL's version byte
-    expect(cache.lookup(v1, 0)).toBeNull();
+    expect(look(cache, v1, 0)).toBeNull();
     expect(cache.plain).toBe(false);
     const long = Buffer.concat([query('www.example.com', { edns: 1232 }), Buffer.from([0, 0])]);
-    expect(cache.lookup(long, 0)).toBeNull();
+    expect(look(cache, long, 0)).toBeNull();
     expect(cache.plain).toBe(false);
   });
 });

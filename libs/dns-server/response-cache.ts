@@ -22,8 +22,8 @@ const HEADER = 12;
 const QTYPE_OPT = 41;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
-/** Bounds memory per answering thread; a flood of random names refills it instead of growing it. */
-export const MAX_CACHED_RESPONSES = 32_768;
+/** Bounds memory per answering thread (about 20 MB when full); a flood of random names cycles through it instead of growing it. */
+export const MAX_CACHED_RESPONSES = 65_536;
 
 /** What an answered query was, for the tally and the query sink. */
 export interface ResponseFacts {
@@ -59,8 +59,6 @@ export class CachedResponse implements ResponseFacts {
     /** End of the question name (offset of its qtype). */
     readonly nameEnd: number,
     readonly variant: number,
-    /** Next entry with the same hash. */
-    readonly next: CachedResponse | null,
   ) {
     this.name = facts.name;
     this.type = facts.type;
@@ -72,9 +70,17 @@ export class CachedResponse implements ResponseFacts {
   }
 }
 
+/**
+ * Two generations by hash, so the bound costs little: new entries go to `recent`; when it
+ * holds half the bound it becomes `older` (the previous `older` is dropped), and a hit in
+ * `older` moves back to `recent`. Hot questions stay, a flood of random names (NXDOMAIN
+ * queries) passes through without flushing them all at once. Two questions with the same
+ * 32-bit hash take turns in one slot: a rare extra miss, never a wrong answer, since a hit
+ * compares the whole question.
+ */
 export class ResponseCache {
-  private entries = new Map<number, CachedResponse>();
-  private size = 0;
+  private recent = new Map<number, CachedResponse>();
+  private older = new Map<number, CachedResponse>();
   private version = -1;
 
   // What the last lookup() read from its query; valid until the next lookup.
@@ -91,34 +97,38 @@ export class ResponseCache {
   constructor(private readonly maxEntries = MAX_CACHED_RESPONSES) {}
 
   get count(): number {
-    return this.size;
+    return this.recent.size + this.older.size;
   }
 
   /**
-   * The cached response to `msg`, or null. `indexVersion` is the zone index's version now:
-   * entries of another version are dropped first. Sets the fields above either way.
+   * The cached response to the query in `buf` from `start`, `length` bytes long, or null.
+   * `indexVersion` is the zone index's version now: entries of another version are dropped
+   * first. Sets the fields above either way. Offsets rather than a slice: a Buffer view per
+   * query costs more than the lookup.
    */
-  lookup(msg: Buffer, indexVersion: number): CachedResponse | null {
+  lookup(buf: Buffer, start: number, length: number, indexVersion: number): CachedResponse | null {
     if (indexVersion !== this.version) this.clear(indexVersion);
     this.plain = false;
-    const length = msg.length;
     if (length < HEADER + 5) return null;
+    // The query's bytes relative to its start: msg[i] is buf[start + i].
+    const msg = buf;
+    const o = start;
     // QR, opcode (4 bits) clear; QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1.
-    if ((msg[2] & 0xf8) !== 0 || msg[4] !== 0 || msg[5] !== 1 || msg[6] !== 0 || msg[7] !== 0 || msg[8] !== 0 || msg[9] !== 0 || msg[10] !== 0) return null;
-    const additional = msg[11];
+    if ((msg[o + 2] & 0xf8) !== 0 || msg[o + 4] !== 0 || msg[o + 5] !== 1 || msg[o + 6] !== 0 || msg[o + 7] !== 0 || msg[o + 8] !== 0 || msg[o + 9] !== 0 || msg[o + 10] !== 0) return null;
+    const additional = msg[o + 11];
     if (additional > 1) return null;
 
     let hash = FNV_OFFSET;
     let at = HEADER;
     for (;;) {
       if (at >= length) return null;
-      const labelLength = msg[at];
+      const labelLength = msg[o + at];
       if (labelLength === 0) break;
       if (labelLength > 63) return null;
       const end = at + 1 + labelLength;
       if (end > length) return null;
       hash = Math.imul(hash ^ labelLength, FNV_PRIME);
-      for (let i = at + 1; i < end; i++) {
+      for (let i = o + at + 1; i < o + end; i++) {
         const c = msg[i];
         hash = Math.imul(hash ^ (c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
       }
@@ -128,7 +138,7 @@ export class ResponseCache {
     if (nameEnd - HEADER > 255) return null;
     const questionEnd = nameEnd + 4;
     if (questionEnd > length) return null;
-    const qtype = (msg[nameEnd] << 8) | msg[nameEnd + 1];
+    const qtype = (msg[o + nameEnd] << 8) | msg[o + nameEnd + 1];
     if (qtype === QTYPE_OPT) return null;
 
     let edns = false;
@@ -136,20 +146,21 @@ export class ResponseCache {
     let udpSize = 0;
     if (additional === 1) {
       // The OPT record: root owner, type 41, class = UDP size, TTL = ext. rcode, version, flags.
-      if (questionEnd + 11 > length || msg[questionEnd] !== 0 || msg[questionEnd + 1] !== 0 || msg[questionEnd + 2] !== QTYPE_OPT) return null;
-      if (msg[questionEnd + 6] !== 0) return null; // EDNS version other than 0: BADVERS, the full way
-      const rdLength = (msg[questionEnd + 9] << 8) | msg[questionEnd + 10];
+      const opt = o + questionEnd;
+      if (questionEnd + 11 > length || msg[opt] !== 0 || msg[opt + 1] !== 0 || msg[opt + 2] !== QTYPE_OPT) return null;
+      if (msg[opt + 6] !== 0) return null; // EDNS version other than 0: BADVERS, the full way
+      const rdLength = (msg[opt + 9] << 8) | msg[opt + 10];
       if (questionEnd + 11 + rdLength !== length) return null;
       edns = true;
-      udpSize = (msg[questionEnd + 3] << 8) | msg[questionEnd + 4];
-      dnssecOk = (msg[questionEnd + 7] & 0x80) !== 0;
+      udpSize = (msg[opt + 3] << 8) | msg[opt + 4];
+      dnssecOk = (msg[opt + 7] & 0x80) !== 0;
     } else if (questionEnd !== length) {
       return null;
     }
     const limit = edns ? Math.min(Math.max(udpSize, MIN_UDP_PAYLOAD), MAX_UDP_PAYLOAD) : MIN_UDP_PAYLOAD;
     const variant = limit | (edns ? 0x10000 : 0) | (dnssecOk ? 0x20000 : 0);
     // qtype and qclass as one 32-bit word, then the variant.
-    hash = Math.imul(hash ^ msg.readUInt32BE(nameEnd), FNV_PRIME);
+    hash = Math.imul(hash ^ msg.readUInt32BE(o + nameEnd), FNV_PRIME);
     hash = Math.imul(hash ^ variant, FNV_PRIME) | 0;
 
     this.plain = true;
@@ -159,21 +170,26 @@ export class ResponseCache {
     this.hash = hash;
     this.variant = variant;
     this.nameEnd = nameEnd;
-    for (let entry = this.entries.get(hash) ?? null; entry !== null; entry = entry.next) {
-      if (entry.variant === variant && entry.nameEnd === nameEnd && sameQuestion(entry.bytes, msg, nameEnd)) return entry;
+    const entry = this.recent.get(hash);
+    if (entry !== undefined && entry.variant === variant && entry.nameEnd === nameEnd && sameQuestion(entry.bytes, msg, o, nameEnd)) return entry;
+    const old = this.older.get(hash);
+    if (old !== undefined && old.variant === variant && old.nameEnd === nameEnd && sameQuestion(old.bytes, msg, o, nameEnd)) {
+      this.keep(hash, old);
+      return old;
     }
     return null;
   }
 
-  /** `msg`'s response into `out` at `at` (room for MAX_UDP_PAYLOAD); returns its length. */
-  write(entry: CachedResponse, msg: Buffer, out: Buffer, at: number): number {
+  /** The response to the query at `start` of `buf` into `out` at `at` (room for MAX_UDP_PAYLOAD); returns its length. */
+  write(entry: CachedResponse, buf: Buffer, start: number, out: Buffer, at: number): number {
     const bytes = entry.bytes;
-    bytes.copy(out, at);
-    out[at] = msg[0];
-    out[at + 1] = msg[1];
-    out[at + 2] |= msg[2] & 0x01; // RD
-    out[at + 3] |= msg[3] & 0x10; // CD
-    msg.copy(out, at + HEADER, HEADER, entry.nameEnd);
+    out.set(bytes, at);
+    out[at] = buf[start];
+    out[at + 1] = buf[start + 1];
+    out[at + 2] |= buf[start + 2] & 0x01; // RD
+    out[at + 3] |= buf[start + 3] & 0x10; // CD
+    // The name as sent; a short loop beats a Buffer.copy call for a few dozen bytes.
+    for (let i = HEADER; i < entry.nameEnd; i++) out[at + i] = buf[start + i];
     return bytes.length;
   }
 
@@ -183,7 +199,6 @@ export class ResponseCache {
    */
   store(response: Buffer, facts: ResponseFacts): void {
     if (!this.plain) return;
-    if (this.size >= this.maxEntries) this.clear(this.version);
     const bytes = Buffer.from(response);
     bytes[0] = 0;
     bytes[1] = 0;
@@ -193,24 +208,31 @@ export class ResponseCache {
       const c = bytes[i];
       if (c >= 0x41 && c <= 0x5a) bytes[i] = c | 0x20;
     }
-    this.entries.set(this.hash, new CachedResponse(facts, bytes, this.nameEnd, this.variant, this.entries.get(this.hash) ?? null));
-    this.size++;
+    this.keep(this.hash, new CachedResponse(facts, bytes, this.nameEnd, this.variant));
     this.plain = false;
   }
 
   clear(version: number): void {
     this.version = version;
-    if (this.size === 0) return;
-    this.entries = new Map();
-    this.size = 0;
+    if (this.recent.size + this.older.size === 0) return;
+    this.recent = new Map();
+    this.older = new Map();
+  }
+
+  private keep(hash: number, entry: CachedResponse): void {
+    if (this.recent.size >= this.maxEntries >> 1) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
+    this.recent.set(hash, entry);
   }
 }
 
 /** The stored question equals the query's: the name's letters without case, then qtype and qclass exactly. */
-function sameQuestion(stored: Buffer, msg: Buffer, nameEnd: number): boolean {
+function sameQuestion(stored: Buffer, buf: Buffer, start: number, nameEnd: number): boolean {
   for (let i = HEADER; i < nameEnd; i++) {
-    const c = msg[i];
+    const c = buf[start + i];
     if (stored[i] !== (c >= 0x41 && c <= 0x5a ? c | 0x20 : c)) return false;
   }
-  return stored.readUInt32BE(nameEnd) === msg.readUInt32BE(nameEnd);
+  return stored.readUInt32BE(nameEnd) === buf.readUInt32BE(start + nameEnd);
 }

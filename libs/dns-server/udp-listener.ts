@@ -13,14 +13,15 @@ import { loadUdpBatch } from './udp-batch';
 export type PeerAddress = () => string;
 
 /**
- * Answers UDP queries a batch at a time. `answer` writes the answer to `msg` into `out` at
- * `at`, where MAX_UDP_PAYLOAD bytes are free, and returns its length; 0 drops the query. It
- * must not throw. `started` is performance.now() at receipt of the batch. `msg`, `out` and
- * `peer` are reused once it returns: keep none. `sent` follows once the batch's answers are
- * handed to the socket, with how many there were.
+ * Answers UDP queries a batch at a time. `answer` writes the answer to the query in `buf`
+ * (`length` bytes from `start`) into `out` at `at`, where MAX_UDP_PAYLOAD bytes are free,
+ * and returns its length; 0 drops the query. It must not throw. `started` is
+ * performance.now() at receipt of the batch. `buf`, `out` and `peer` are reused once it
+ * returns: keep none. `sent` follows once the batch's answers are handed to the socket,
+ * with how many there were.
  */
 export interface UdpResponder {
-  answer(msg: Buffer, peer: PeerAddress, started: number, out: Buffer, at: number): number;
+  answer(buf: Buffer, start: number, length: number, peer: PeerAddress, started: number, out: Buffer, at: number): number;
   sent(started: number, answered: number): void;
 }
 
