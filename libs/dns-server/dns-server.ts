@@ -134,12 +134,18 @@ export class DnsServer {
   /** A cached response when the question was answered before at this index version, else the full way (then cached). */
   private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
     const cache = this.responses;
-    const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
-    if (hit) {
-      const length = cache.write(hit, buf, start, out, at);
-      this.opts.tally?.count('udp', hit.rcode);
-      if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
-      return length;
+    try {
+      const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
+      if (hit) {
+        const length = cache.write(hit, buf, start, out, at);
+        this.opts.tally?.count('udp', hit.rcode);
+        if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
+        return length;
+      }
+    } catch (err) {
+      // Never expected; the full path below still answers (and never throws).
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+      cache.plain = false;
     }
     const length = this.handle(buf.subarray(start, start + queryLength), 'udp', peer, started, out, at);
     if (cache.plain && length > 0 && this.lastFacts) cache.store(out.subarray(at, at + length), this.lastFacts);
@@ -258,6 +264,8 @@ export class DnsServer {
     } catch (err) {
       this.onError(err instanceof Error ? err : new Error(String(err)));
       if (msg.length < 12 || msg[2] & 0x80) return 0;
+      // Counted like any answer, so the histogram (per answer sent) and the counts agree.
+      this.opts.tally?.count(transport, SERVFAIL);
       return writeErrorResponse(out, at, msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
     }
   }

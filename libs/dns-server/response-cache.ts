@@ -22,6 +22,8 @@ const HEADER = 12;
 const QTYPE_OPT = 41;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
+/** Byte → byte with ASCII letters lowercased: a table load instead of two compares per byte. */
+const FOLD = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c));
 /** Bounds memory per answering thread (about 20 MB when full); a flood of random names cycles through it instead of growing it. */
 export const MAX_CACHED_RESPONSES = 65_536;
 
@@ -128,10 +130,7 @@ export class ResponseCache {
       const end = at + 1 + labelLength;
       if (end > length) return null;
       hash = Math.imul(hash ^ labelLength, FNV_PRIME);
-      for (let i = o + at + 1; i < o + end; i++) {
-        const c = msg[i];
-        hash = Math.imul(hash ^ (c >= 0x41 && c <= 0x5a ? c | 0x20 : c), FNV_PRIME);
-      }
+      for (let i = o + at + 1; i < o + end; i++) hash = Math.imul(hash ^ FOLD[msg[i]], FNV_PRIME);
       at = end;
     }
     const nameEnd = at + 1;
@@ -230,9 +229,6 @@ export class ResponseCache {
 
 /** The stored question equals the query's: the name's letters without case, then qtype and qclass exactly. */
 function sameQuestion(stored: Buffer, buf: Buffer, start: number, nameEnd: number): boolean {
-  for (let i = HEADER; i < nameEnd; i++) {
-    const c = buf[start + i];
-    if (stored[i] !== (c >= 0x41 && c <= 0x5a ? c | 0x20 : c)) return false;
-  }
+  for (let i = HEADER; i < nameEnd; i++) if (stored[i] !== FOLD[buf[start + i]]) return false;
   return stored.readUInt32BE(nameEnd) === buf.readUInt32BE(start + nameEnd);
 }
