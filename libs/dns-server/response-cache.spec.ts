@@ -80,6 +80,33 @@ describe('ResponseCache', () => {
     expect(look(cache, query('n249.example.com'), 0)).not.toBeNull();
   });
 
+  it('keeps a hot question through a flood of new ones', () => {
+    const cache = new ResponseCache(100);
+    const hot = query('hot.example.com');
+    look(cache, hot, 0);
+    cache.store(response(hot), FACTS);
+    for (let i = 0; i < 1000; i++) {
+      const q = query(`flood${i}.example.com`);
+      look(cache, q, 0);
+      cache.store(response(q), FACTS);
+      if (i % 20 === 0) expect(look(cache, hot, 0)).not.toBeNull();
+    }
+  });
+
+  it('bounds the bytes kept as well as the count', () => {
+    const size = response(query('n0.example.com')).length;
+    const cache = new ResponseCache(10_000, 20 * size);
+    for (let i = 0; i < 500; i++) {
+      const q = query(`n${i}.example.com`);
+      look(cache, q, 0);
+      cache.store(response(q), FACTS);
+      expect(cache.count).toBeLessThanOrEqual(22);
+    }
+    const again = query('n499.example.com', { id: 4 });
+    const out = Buffer.alloc(1232);
+    expect(out.subarray(0, cache.write(look(cache, again, 0)!, again, 0, out, 0))).toEqual(response(again));
+  });
+
   it.each([
     ['a response', (q: Buffer) => (q[2] |= 0x80)],
     ['another opcode', (q: Buffer) => (q[2] |= 0x10)],

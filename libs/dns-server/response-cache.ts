@@ -24,8 +24,15 @@ const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 /** Byte → byte with ASCII letters lowercased: a table load instead of two compares per byte. */
 const FOLD = Uint8Array.from({ length: 256 }, (_, c) => (c >= 0x41 && c <= 0x5a ? c | 0x20 : c));
-/** Bounds memory per answering thread (about 20 MB when full); a flood of random names cycles through it instead of growing it. */
+/** Bounds memory per answering thread (about 28 MB when full); a flood of random names cycles through it instead of growing it. */
 export const MAX_CACHED_RESPONSES = 65_536;
+/** And the bytes of the responses kept (large answers fill this before the count). */
+export const MAX_CACHED_BYTES = 16 * 1024 * 1024;
+/**
+ * Responses are copied into slabs of this size: Buffer.from() would slice Node's shared
+ * 8 KB pool, and each kept slice would pin whatever else was allocated in its chunk.
+ */
+const SLAB_BYTES = 256 * 1024;
 
 /** What an answered query was, for the tally and the query sink. */
 export interface ResponseFacts {
@@ -56,8 +63,8 @@ export class CachedResponse implements ResponseFacts {
 
   constructor(
     facts: ResponseFacts,
-    /** The response with ID 0, RD and CD clear, and the question name folded to lowercase. */
-    readonly bytes: Buffer,
+    /** The response with ID 0, RD and CD clear, and the question name folded to lowercase (in a slab; moved on promotion). */
+    public bytes: Buffer,
     /** End of the question name (offset of its qtype). */
     readonly nameEnd: number,
     readonly variant: number,
@@ -83,7 +90,11 @@ export class CachedResponse implements ResponseFacts {
 export class ResponseCache {
   private recent = new Map<number, CachedResponse>();
   private older = new Map<number, CachedResponse>();
+  /** Bytes of the responses stored or moved into `recent`. */
+  private recentBytes = 0;
   private version = -1;
+  private slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+  private slabUsed = 0;
 
   // What the last lookup() read from its query; valid until the next lookup.
   /** The query had the plain shape: its response may be stored. */
@@ -96,7 +107,10 @@ export class ResponseCache {
   private variant = 0;
   private nameEnd = 0;
 
-  constructor(private readonly maxEntries = MAX_CACHED_RESPONSES) {}
+  constructor(
+    private readonly maxEntries = MAX_CACHED_RESPONSES,
+    private readonly maxBytes = MAX_CACHED_BYTES,
+  ) {}
 
   get count(): number {
     return this.recent.size + this.older.size;
@@ -173,6 +187,8 @@ export class ResponseCache {
     if (entry !== undefined && entry.variant === variant && entry.nameEnd === nameEnd && sameQuestion(entry.bytes, msg, o, nameEnd)) return entry;
     const old = this.older.get(hash);
     if (old !== undefined && old.variant === variant && old.nameEnd === nameEnd && sameQuestion(old.bytes, msg, o, nameEnd)) {
+      // Copied into the current slab, so the older generation's slabs go with it.
+      old.bytes = this.copyIn(old.bytes);
       this.keep(hash, old);
       return old;
     }
@@ -198,7 +214,7 @@ export class ResponseCache {
    */
   store(response: Buffer, facts: ResponseFacts): void {
     if (!this.plain) return;
-    const bytes = Buffer.from(response);
+    const bytes = this.copyIn(response);
     bytes[0] = 0;
     bytes[1] = 0;
     bytes[2] &= ~0x01;
@@ -216,14 +232,36 @@ export class ResponseCache {
     if (this.recent.size + this.older.size === 0) return;
     this.recent = new Map();
     this.older = new Map();
+    this.recentBytes = 0;
+    // Nothing refers to the slab's bytes any more: the next entries overwrite them.
+    this.slabUsed = 0;
   }
 
+  /** Into `recent`, which first becomes `older` when it holds half of either bound. */
   private keep(hash: number, entry: CachedResponse): void {
-    if (this.recent.size >= this.maxEntries >> 1) {
+    if (this.recent.size >= this.maxEntries >> 1 || this.recentBytes >= this.maxBytes >> 1) {
       this.older = this.recent;
       this.recent = new Map();
+      this.recentBytes = 0;
     }
     this.recent.set(hash, entry);
+    this.recentBytes += entry.bytes.length;
+  }
+
+  /**
+   * A copy of `bytes` in the current slab. Entries of `recent` live in slabs filled since
+   * it last became empty, so a dropped generation frees its slabs (all but the one in use
+   * at the switch): memory stays within the bounds, not pinned by a few hot entries.
+   */
+  private copyIn(bytes: Buffer): Buffer {
+    if (this.slabUsed + bytes.length > SLAB_BYTES) {
+      this.slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      this.slabUsed = 0;
+    }
+    const copy = this.slab.subarray(this.slabUsed, this.slabUsed + bytes.length);
+    this.slabUsed += bytes.length;
+    bytes.copy(copy);
+    return copy;
   }
 }
 
