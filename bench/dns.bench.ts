@@ -8,7 +8,9 @@
  *
  * Run: npm run build && node dist/bench/dns.bench.js
  * Beside qps, CPU per 1,000 answered queries of each server's whole process tree (from
- * /proc; robust on a busy machine) and, for the service, of its main thread alone.
+ * /proc; robust on a busy machine) and, for the service, of its main thread alone: the
+ * median over the rounds, and the median of each round's service/NSD ratio (servers
+ * measured back to back share the machine's load of the moment).
  *   (env: DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS, DNS_BENCH_SERVERS=service,lib,nsd)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,6 +80,12 @@ async function measure(contender: Contender, queryFile: string, withLatency: boo
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 async function main(): Promise<void> {
   stopAllOnExit();
   const dir = mkdtempSync(join(tmpdir(), 'dns-bench-'));
@@ -90,17 +98,15 @@ async function main(): Promise<void> {
     console.log(`zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; ${ROUNDS} rounds of ${SECONDS}s per server, then ${LATENCY_SECONDS}s at ${FIXED_QPS} qps`);
 
     const best = new Map<string, ThroughputResult>();
-    const cpuOfBest = new Map<string, { perThousandMs: number; mainPerThousandMs: number }>();
+    const cpuRounds = new Map<string, Array<{ perThousandMs: number; mainPerThousandMs: number }>>();
     const latency = new Map<string, LatencyResult>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of contenders) {
         const last = round === ROUNDS - 1;
         const r = await measure(c, queryFile, last);
-        console.log(`round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent})`);
-        if (!best.has(c.name) || best.get(c.name)!.qps < r.throughput.qps) {
-          best.set(c.name, r.throughput);
-          cpuOfBest.set(c.name, r.cpu);
-        }
+        console.log(`round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent}), ${fmt(r.cpu.perThousandMs, 2)} ms CPU/1k q`);
+        if (!best.has(c.name) || best.get(c.name)!.qps < r.throughput.qps) best.set(c.name, r.throughput);
+        cpuRounds.set(c.name, [...(cpuRounds.get(c.name) ?? []), r.cpu]);
         if (r.latency) latency.set(c.name, r.latency);
       }
     }
@@ -108,18 +114,25 @@ async function main(): Promise<void> {
     console.log('\nserver  max qps     CPU ms/1k q  main thread  p50 @5k qps  p99 @5k qps  lost @5k');
     for (const c of contenders) {
       const l = latency.get(c.name);
-      const cpu = cpuOfBest.get(c.name)!;
+      const rounds = cpuRounds.get(c.name)!;
+      const cpu = { perThousandMs: median(rounds.map((r) => r.perThousandMs)), mainPerThousandMs: median(rounds.map((r) => r.mainPerThousandMs)) };
       // NSD and the library harness fork processes: only the whole tree is meaningful there.
       const main = c.name === 'service' ? fmt(cpu.mainPerThousandMs, 2) : '';
       console.log(
         `${c.name.padEnd(7)} ${fmt(best.get(c.name)!.qps).padStart(9)}   ${fmt(cpu.perThousandMs, 2).padStart(9)}   ${main.padStart(10)}   ${fmt(l?.p50Ms ?? NaN, 3).padStart(8)} ms  ${fmt(l?.p99Ms ?? NaN, 3).padStart(8)} ms  ${l?.lost ?? 'n/a'}`,
       );
     }
+    console.log('(CPU columns: median over the rounds; max qps: the best round)');
     for (const name of ['service', 'lib']) {
       if (best.has('nsd') && best.has(name)) {
         const note = name === 'service' ? 'the service as deployed; target >= 0.8x' : 'library micro-benchmark';
         console.log(`ratio ${name}/nsd: ${(best.get(name)!.qps / best.get('nsd')!.qps).toFixed(2)}x (${note})`);
       }
+    }
+    if (cpuRounds.has('nsd') && cpuRounds.has('service')) {
+      const nsdCpu = cpuRounds.get('nsd')!;
+      const ratios = cpuRounds.get('service')!.map((r, i) => r.perThousandMs / nsdCpu[i].perThousandMs);
+      console.log(`CPU per query service/nsd: ${median(ratios).toFixed(2)}x (median of ${ratios.length} rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
     }
     for (const line of sinkLines) console.log(line);
   } finally {

@@ -52,6 +52,7 @@ export async function startDeployedService(mainJs: string, dnsPort: number): Pro
     ADMIN_TOKEN,
     SECRET_KEY: 'dns-bench-secret-key',
     LOG_REQUESTS: 'false',
+    SMTP_PORT: '0',
   };
   return startWithEnv(mainJs, env, `http://127.0.0.1:${httpPort}`);
 }

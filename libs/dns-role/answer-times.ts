@@ -15,12 +15,13 @@ export class AnswerTimeBins {
   sum = 0;
   total = 0;
 
-  observe(seconds: number): void {
+  /** `n` answers (a UDP batch sent together) that each took `seconds`. */
+  observe(seconds: number, n = 1): void {
     let i = 0;
     while (i < ANSWER_TIME_BUCKETS.length && seconds > ANSWER_TIME_BUCKETS[i]) i++;
-    this.counts[i]++;
-    this.sum += seconds;
-    this.total++;
+    this.counts[i] += n;
+    this.sum += seconds * n;
+    this.total += n;
   }
 
   add(other: { counts: ArrayLike<number>; sum: number; total: number }): void {

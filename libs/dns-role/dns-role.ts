@@ -1,4 +1,4 @@
-import { DnsServer, ZoneIndex, type QuerySink } from '../dns-server';
+import { DnsServer, ZoneIndex, type AnswerTally, type QuerySink } from '../dns-server';
 import { EventStore } from '../eventstore/event-store.port';
 import { DnsIndexFeeder } from './dns-index-feeder';
 
@@ -34,8 +34,10 @@ export class DnsRole implements DnsRoleRunner {
   constructor(
     private readonly store: EventStore,
     private readonly settings: DnsRoleSettings,
-    private readonly sink: QuerySink,
+    private readonly sink: QuerySink | undefined,
     private readonly log: DnsLog,
+    /** Counts for the metrics without an object per query (a DNS thread's tally); else the sink counts. */
+    private readonly tally?: AnswerTally,
   ) {}
 
   async start(): Promise<number> {
@@ -49,6 +51,7 @@ export class DnsRole implements DnsRoleRunner {
       reusePort,
       udpOnly,
       sink: this.sink,
+      tally: this.tally,
       onError: (err) => this.log('dns server error', { error: err.message }),
     });
     return (await this.server.start()).port;

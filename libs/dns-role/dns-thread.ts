@@ -65,16 +65,9 @@ if (parentPort) {
   const forward = settings.forwardQueries ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS }) : null;
   // Straight to the query-log thread, encoded, when there is one; else as objects to the main thread.
   const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog.port, settings.queryLog.control) : null;
-  const next: QuerySink | null = channel ?? forward;
-  const sink: QuerySink = next
-    ? {
-        record: (q) => {
-          tally.record(q);
-          next.record(q);
-        },
-      }
-    : tally;
-  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }));
+  const sink: QuerySink | undefined = channel ?? forward ?? undefined;
+  // The tally counts every answer for the metrics; the sink, when there is one, gets them as objects.
+  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally);
 
   let stopped = false;
   void followCommits(settings.commits, store, () => stopped);

@@ -1,4 +1,5 @@
-import type { AnsweredQuery, QuerySink } from '../dns-server';
+import type { AnswerTally, Transport } from '../dns-server';
+import { rcodeName } from '../dns-server/wire';
 import { AnswerTimeBins } from './answer-times';
 
 /** What a DNS thread reports of its answered queries for the metrics: counts and binned answer times. */
@@ -7,28 +8,39 @@ export interface QueryTallyReport {
   times: { counts: Float64Array; sum: number; total: number };
 }
 
+/** Rcodes are 4 bits, 16 with the extended BADVERS: one slot each, per transport. */
+const RCODE_SLOTS = 32;
+const TRANSPORTS = ['udp', 'tcp'] as const;
+
 /**
  * Tallies answered queries where they are answered (the DNS thread), so the main thread
- * gets one small report every interval instead of anything per query.
+ * gets one small report every interval instead of anything per query. A count is one
+ * array increment; answer times come per UDP batch.
  */
-export class QueryTally implements QuerySink {
-  /** By transport, then rcode: no key string built per query. */
-  private counts = { udp: new Map<string, number>(), tcp: new Map<string, number>() };
+export class QueryTally implements AnswerTally {
+  private readonly counts = new Float64Array(TRANSPORTS.length * RCODE_SLOTS);
   private times = new AnswerTimeBins();
 
-  record(q: AnsweredQuery): void {
-    const byRcode = this.counts[q.transport];
-    byRcode.set(q.rcode, (byRcode.get(q.rcode) ?? 0) + 1);
-    this.times.observe(q.durationMs / 1000);
+  count(transport: Transport, rcode: number): void {
+    this.counts[(transport === 'udp' ? 0 : RCODE_SLOTS) + (rcode & (RCODE_SLOTS - 1))]++;
+  }
+
+  observe(seconds: number, n: number): void {
+    this.times.observe(seconds, n);
   }
 
   /** The report since the last drain, or null when nothing was answered. */
   drain(): QueryTallyReport | null {
-    if (this.times.total === 0) return null;
     const counts: QueryTallyReport['counts'] = [];
-    for (const transport of ['udp', 'tcp'] as const) for (const [rcode, n] of this.counts[transport]) counts.push([transport, rcode, n]);
+    TRANSPORTS.forEach((transport, t) => {
+      for (let rcode = 0; rcode < RCODE_SLOTS; rcode++) {
+        const n = this.counts[t * RCODE_SLOTS + rcode];
+        if (n > 0) counts.push([transport, rcodeName(rcode), n]);
+      }
+    });
+    if (counts.length === 0 && this.times.total === 0) return null;
+    this.counts.fill(0);
     const { counts: bins, sum, total } = this.times;
-    this.counts = { udp: new Map(), tcp: new Map() };
     this.times = new AnswerTimeBins();
     return { counts, times: { counts: bins, sum, total } };
   }

@@ -29,19 +29,27 @@ export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOption
     maxResponse: MAX_UDP_PAYLOAD,
   });
   const out = socket.out;
+  const input = socket.input;
+  let slot = 0;
+  const peer = (): string => socket.peerAddress(slot);
   const onReadable = (): void => {
     try {
       for (let turn = 0; turn < BATCHES_PER_TURN; turn++) {
         const received = socket.recv();
         if (received === 0) return;
         const started = performance.now();
-        for (let slot = 0; slot < received; slot++) {
+        let answered = 0;
+        for (slot = 0; slot < received; slot++) {
           // Truncated queries cannot be parsed honestly; dropping them is what a full buffer would do.
           if (socket.truncated(slot)) continue;
-          const length = respond(socket.datagram(slot), socket.peerAddress(slot), started, out, socket.nextResponseAt);
-          if (length > 0) socket.queue(slot, length);
+          const length = respond.answer(input, socket.datagramStart(slot), socket.datagramLength(slot), peer, started, out, socket.nextResponseAt);
+          if (length > 0) {
+            socket.queue(slot, length);
+            answered++;
+          }
         }
         socket.send();
+        respond.sent(started, answered);
         if (received < BATCH) return;
       }
     } catch (err) {

@@ -38,8 +38,10 @@ export function listenDgramUdp(opts: UdpListenOptions, respond: UdpResponder): P
         // The kernel's limit stands; the server works with its default buffer.
       }
       socket.on('message', (msg, rinfo) => {
-        const length = respond(msg, rinfo.address, performance.now(), scratch, 0);
+        const started = performance.now();
+        const length = respond.answer(msg, 0, msg.length, () => rinfo.address, started, scratch, 0);
         if (length > 0) socket.send(Buffer.from(scratch.subarray(0, length)), rinfo.port, rinfo.address);
+        respond.sent(started, length > 0 ? 1 : 0);
       });
       resolve({
         io: 'dgram',

@@ -9,15 +9,19 @@
  * node:dgram and TCP, Node hands the listening handles over through the primary).
  *
  * Answers are written into caller-provided buffers (see UdpResponder) so the UDP hot path
- * allocates nothing per packet but what the query sink keeps.
+ * allocates nothing per packet but what the query sink keeps. A repeated UDP question is
+ * answered from the response cache (response-cache.ts) by a copy and a few patched bytes;
+ * metrics are counted without objects (AnswerTally) and timed once per UDP batch.
  */
 import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { AnswerTally } from './answer-tally';
 import { wireKeyToName } from './names';
 import type { AnsweredQuery, QuerySink, Transport } from './query-sink';
+import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
 import { EMPTY_BODY, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type Query } from './wire';
-import { listenUdp, type UdpIo, type UdpListener } from './udp-listener';
+import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
 
 export { supportsReusePort } from './dgram-udp-listener';
 
@@ -26,7 +30,10 @@ export interface DnsServerOptions {
   /** 0 picks a free port, the same for UDP and TCP. */
   port: number;
   index: ZoneIndex;
+  /** Gets every answered query as an object (the query log). */
   sink?: QuerySink;
+  /** Counts answers and their times for the metrics, without an object per query. */
+  tally?: AnswerTally;
   /** A TCP connection without a complete query for this long is closed. */
   tcpIdleTimeoutMs?: number;
   maxTcpConnections?: number;
@@ -49,6 +56,9 @@ const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, do
 const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
+const BADVERS = RCODE.BADVERS;
+/** Fixed for the thread's life; the getter behind performance.timeOrigin showed in profiles. */
+const TIME_ORIGIN = performance.timeOrigin;
 
 export class DnsServer {
   private udp: UdpListener | null = null;
@@ -58,6 +68,12 @@ export class DnsServer {
   private readonly onError: (err: Error) => void;
   /** TCP answers are written here, then framed; handle() is synchronous, so one serves all. */
   private readonly tcpScratch = Buffer.allocUnsafe(TCP_MAX_MESSAGE);
+  /** Whole UDP responses by question, valid for one version of the index. */
+  private readonly responses = new ResponseCache();
+  /** The last answer handle() wrote from the index, for the response cache; null after anything else. */
+  private lastFacts: ResponseFacts | null = null;
+  /** Sink records of the UDP batch being answered: their answer time is known once it is sent. */
+  private readonly batchRecords: AnsweredQuery[] = [];
 
   constructor(private readonly opts: DnsServerOptions) {
     this.onError = opts.onError ?? (() => undefined);
@@ -65,6 +81,11 @@ export class DnsServer {
 
   get port(): number {
     return this.boundPort;
+  }
+
+  /** Responses held in the UDP response cache (diagnostics and tests). */
+  get cachedResponses(): number {
+    return this.responses.count;
   }
 
   /** How UDP is served while started: batched through the udp-batch addon, or node:dgram. */
@@ -84,7 +105,7 @@ export class DnsServer {
           reusePort: this.opts.reusePort,
           onError: this.onError,
         },
-        this.answerUdp,
+        this.udpResponder,
       );
       const port = udp.port;
       try {
@@ -109,7 +130,66 @@ export class DnsServer {
     await Promise.all([udp?.close(), tcp && new Promise<void>((resolve) => tcp.close(() => resolve()))]);
   }
 
-  private readonly answerUdp = (msg: Buffer, clientIp: string, started: number, out: Buffer, at: number): number => this.handle(msg, 'udp', clientIp, started, out, at);
+  private readonly udpResponder: UdpResponder = {
+    answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
+    sent: (started, answered) => this.udpBatchSent(started, answered),
+  };
+
+  /** A cached response when the question was answered before at this index version, else the full way (then cached). */
+  private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
+    const cache = this.responses;
+    try {
+      const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
+      if (hit) {
+        const length = cache.write(hit, buf, start, out, at);
+        this.opts.tally?.count('udp', hit.rcode);
+        if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
+        return length;
+      }
+    } catch (err) {
+      // Never expected; the full path below still answers (and never throws).
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+      cache.plain = false;
+    }
+    const length = this.handle(buf.subarray(start, start + queryLength), 'udp', peer, started, out, at);
+    if (cache.plain && length > 0 && this.lastFacts) cache.store(out.subarray(at, at + length), this.lastFacts);
+    return length;
+  }
+
+  /** The batch is with the socket: its queries' answer time is known. */
+  private udpBatchSent(started: number, answered: number): void {
+    const records = this.batchRecords;
+    if (answered === 0 && records.length === 0) return;
+    const elapsedMs = performance.now() - started;
+    if (answered > 0) this.opts.tally?.observe(elapsedMs / 1000, answered);
+    if (records.length === 0) return;
+    for (const q of records) {
+      q.durationMs = elapsedMs;
+      this.emit(q);
+    }
+    records.length = 0;
+  }
+
+  private cachedRecord(hit: CachedResponse, responseBytes: number, peer: PeerAddress, started: number): AnsweredQuery {
+    const cache = this.responses;
+    return {
+      name: hit.name,
+      type: hit.type,
+      rcode: rcodeName(hit.rcode),
+      clientIp: peer(),
+      transport: 'udp',
+      dnssecOk: cache.dnssecOk,
+      edns: cache.edns,
+      ednsUdpSize: cache.edns ? cache.udpSize : null,
+      truncated: hit.truncated,
+      responseBytes,
+      durationMs: 0,
+      timestamp: TIME_ORIGIN + started,
+      zone: hit.zone,
+      domain: hit.domain,
+      accountId: hit.accountId,
+    };
+  }
 
   private listenTcp(port: number): Promise<net.Server> {
     const server = net.createServer((socket) => this.onTcpConnection(socket));
@@ -127,6 +207,7 @@ export class DnsServer {
   private onTcpConnection(socket: net.Socket): void {
     this.connections.add(socket);
     const clientIp = socket.remoteAddress ?? '';
+    const peer: PeerAddress = () => clientIp;
     let pending: Buffer = Buffer.alloc(0);
     socket.setNoDelay(true);
     socket.setTimeout(this.opts.tcpIdleTimeoutMs ?? 10_000, () => socket.destroy());
@@ -138,7 +219,7 @@ export class DnsServer {
         const length = pending.readUInt16BE(0);
         if (pending.length < 2 + length) break;
         const started = performance.now();
-        const responseLength = this.handle(pending.subarray(2, 2 + length), 'tcp', clientIp, started, this.tcpScratch, 0);
+        const responseLength = this.handle(pending.subarray(2, 2 + length), 'tcp', peer, started, this.tcpScratch, 0);
         pending = pending.subarray(2 + length);
         // Bytes that are not a DNS message: the stream cannot be trusted to be in sync.
         if (responseLength === 0) return void socket.destroy();
@@ -146,6 +227,7 @@ export class DnsServer {
         framed.writeUInt16BE(responseLength, 0);
         this.tcpScratch.copy(framed, 2, 0, responseLength);
         socket.write(framed);
+        this.opts.tally?.observe((performance.now() - started) / 1000, 1);
         if (socket.writableLength > TCP_MAX_UNREAD) return void socket.destroy();
       }
     });
@@ -154,69 +236,91 @@ export class DnsServer {
   /**
    * Writes the response to one DNS message into `out` at `at` and returns its length, 0 to
    * drop the message. Never throws. `out` has room for the transport's largest message.
+   * Leaves in lastFacts what an answer from the index was, for the response cache.
    */
-  private handle(msg: Buffer, transport: Transport, clientIp: string, started: number, out: Buffer, at: number): number {
+  private handle(msg: Buffer, transport: Transport, peer: PeerAddress, started: number, out: Buffer, at: number): number {
+    this.lastFacts = null;
     try {
       const parsed = parseQuery(msg);
       if (!parsed.ok) {
         if (parsed.action === 'drop') return 0;
         const length = writeErrorResponse(out, at, msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
-        this.recordUnanswerable(msg, parsed.questionEnd, parsed.rcode, transport, clientIp, started, length);
+        this.opts.tally?.count(transport, parsed.rcode);
+        if (this.opts.sink) this.record(this.unanswerable(msg, parsed.questionEnd, parsed.rcode, transport, peer, started, length), started);
         return length;
       }
       const q = parsed.query;
       const prepared = isInClass(q) ? this.opts.index.answer(q.key, q.qtype) : NOT_IN_CLASS;
       const length = writeResponse(out, at, msg, q, prepared.body, transport === 'udp' ? udpLimit(q) : TCP_MAX_MESSAGE);
-      if (this.opts.sink) this.record(q, prepared, (out[at + 2] & 0x02) !== 0, length, transport, clientIp, started);
+      const facts: ResponseFacts = {
+        name: prepared.name ?? wireKeyToName(q.key),
+        type: typeName(q.qtype),
+        rcode: q.edns && q.ednsVersion !== 0 ? BADVERS : prepared.body.rcode,
+        truncated: (out[at + 2] & 0x02) !== 0,
+        zone: prepared.zone,
+        domain: prepared.domain,
+        accountId: prepared.accountId,
+      };
+      this.opts.tally?.count(transport, facts.rcode);
+      if (this.opts.sink) this.record(this.answered(q, facts, length, transport, peer, started), started);
+      this.lastFacts = facts;
       return length;
     } catch (err) {
       this.onError(err instanceof Error ? err : new Error(String(err)));
       if (msg.length < 12 || msg[2] & 0x80) return 0;
+      // Counted like any answer, so the histogram (per answer sent) and the counts agree.
+      this.opts.tally?.count(transport, SERVFAIL);
       return writeErrorResponse(out, at, msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
     }
   }
 
-  private record(q: Query, prepared: Prepared, truncated: boolean, responseBytes: number, transport: Transport, clientIp: string, started: number): void {
-    this.emit({
-      name: prepared.name ?? wireKeyToName(q.key),
-      type: typeName(q.qtype),
-      rcode: q.edns && q.ednsVersion !== 0 ? 'BADVERS' : rcodeName(prepared.body.rcode),
-      clientIp,
+  /** UDP records wait for their batch to be sent (see udpBatchSent); TCP ones go now. */
+  private record(q: AnsweredQuery, started: number): void {
+    if (q.transport === 'udp') return void this.batchRecords.push(q);
+    q.durationMs = performance.now() - started;
+    this.emit(q);
+  }
+
+  private answered(q: Query, facts: ResponseFacts, responseBytes: number, transport: Transport, peer: PeerAddress, started: number): AnsweredQuery {
+    return {
+      name: facts.name,
+      type: facts.type,
+      rcode: rcodeName(facts.rcode),
+      clientIp: peer(),
       transport,
       dnssecOk: q.dnssecOk,
       edns: q.edns,
       ednsUdpSize: q.edns ? q.udpSize : null,
-      truncated,
+      truncated: facts.truncated,
       responseBytes,
-      durationMs: performance.now() - started,
-      timestamp: performance.timeOrigin + started,
-      zone: prepared.zone,
-      domain: prepared.domain,
-      accountId: prepared.accountId,
-    });
+      durationMs: 0,
+      timestamp: TIME_ORIGIN + started,
+      zone: facts.zone,
+      domain: facts.domain,
+      accountId: facts.accountId,
+    };
   }
 
   /** FORMERR/NOTIMP answers: only what the header and, if readable, the question tell. */
-  private recordUnanswerable(msg: Buffer, questionEnd: number, rcode: number, transport: Transport, clientIp: string, started: number, responseBytes: number): void {
-    if (!this.opts.sink) return;
+  private unanswerable(msg: Buffer, questionEnd: number, rcode: number, transport: Transport, peer: PeerAddress, started: number, responseBytes: number): AnsweredQuery {
     const readable = questionEnd > 0;
-    this.emit({
+    return {
       name: readable ? wireKeyToName(msg.toString('latin1', 12, questionEnd - 4).toLowerCase()) : '',
       type: readable ? typeName(msg.readUInt16BE(questionEnd - 4)) : '',
       rcode: rcodeName(rcode),
-      clientIp,
+      clientIp: peer(),
       transport,
       dnssecOk: false,
       edns: false,
       ednsUdpSize: null,
       truncated: false,
       responseBytes,
-      durationMs: performance.now() - started,
-      timestamp: performance.timeOrigin + started,
+      durationMs: 0,
+      timestamp: TIME_ORIGIN + started,
       zone: null,
       domain: null,
       accountId: null,
-    });
+    };
   }
 
   /** A failing sink must not take answers down with it. */

@@ -3,3 +3,4 @@ export { ZoneIndex, type ZoneDefinition, type SoaFields, type RecordOwner, type 
 export { DnsServer, type DnsServerOptions } from './dns-server';
 export { BufferedQuerySink, DNS_QUERY_SINK, type QuerySink, type AnsweredQuery, type Transport, type BufferedQuerySinkOptions } from './query-sink';
 export { canonicalName, hostnameProblem } from './names';
+export type { AnswerTally } from './answer-tally';

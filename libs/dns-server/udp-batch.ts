@@ -143,8 +143,21 @@ export class BatchUdpSocket {
   }
 
   datagram(slot: number): Buffer {
-    const start = slot * this.opts.maxDatagram;
-    return this.in.subarray(start, start + this.inMeta.readUInt32LE(slot * this.recvMetaBytes + META_LENGTH));
+    const start = this.datagramStart(slot);
+    return this.in.subarray(start, start + this.datagramLength(slot));
+  }
+
+  /** The buffer every datagram is read into: slot i's bytes start at datagramStart(i). */
+  get input(): Buffer {
+    return this.in;
+  }
+
+  datagramStart(slot: number): number {
+    return slot * this.opts.maxDatagram;
+  }
+
+  datagramLength(slot: number): number {
+    return this.inMeta.readUInt32LE(slot * this.recvMetaBytes + META_LENGTH);
   }
 
   /** Longer than maxDatagram: only its head was read. */

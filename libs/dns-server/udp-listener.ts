@@ -9,12 +9,21 @@ import { listenBatchUdp } from './batch-udp-listener';
 import { listenDgramUdp } from './dgram-udp-listener';
 import { loadUdpBatch } from './udp-batch';
 
+/** The sender of the query being answered; asked only when someone wants it (the query log). */
+export type PeerAddress = () => string;
+
 /**
- * Writes the answer to `msg` into `out` at `at`, where MAX_UDP_PAYLOAD bytes are free, and
- * returns its length; 0 drops the query. Must not throw. `started` is performance.now() at
- * receipt. `msg` and `out` are reused once it returns: keep neither.
+ * Answers UDP queries a batch at a time. `answer` writes the answer to the query in `buf`
+ * (`length` bytes from `start`) into `out` at `at`, where MAX_UDP_PAYLOAD bytes are free,
+ * and returns its length; 0 drops the query. It must not throw. `started` is
+ * performance.now() at receipt of the batch. `buf`, `out` and `peer` are reused once it
+ * returns: keep none. `sent` follows once the batch's answers are handed to the socket,
+ * with how many there were.
  */
-export type UdpResponder = (msg: Buffer, clientIp: string, started: number, out: Buffer, at: number) => number;
+export interface UdpResponder {
+  answer(buf: Buffer, start: number, length: number, peer: PeerAddress, started: number, out: Buffer, at: number): number;
+  sent(started: number, answered: number): void;
+}
 
 export interface UdpListenOptions {
   host: string;

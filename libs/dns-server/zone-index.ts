@@ -123,6 +123,15 @@ export class ZoneIndex {
    */
   private front = new Map<string, Map<number, Prepared>>();
   private frontEntries = 0;
+  private changes = 0;
+
+  /**
+   * Moves on every change to the index: answers computed at another version may be stale
+   * (the server's response cache keys its entries to it).
+   */
+  get version(): number {
+    return this.changes;
+  }
 
   putZone(def: ZoneDefinition): void {
     const name = canonicalName(def.name);
@@ -159,12 +168,12 @@ export class ZoneIndex {
     apex.rrsets.set(QTYPE.NS, ns);
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
-    this.forgetAnswers();
+    this.changed();
   }
 
   removeZone(name: string): void {
     this.zones.delete(wireKey(canonicalName(name)));
-    this.forgetAnswers();
+    this.changed();
   }
 
   hasZone(name: string): boolean {
@@ -216,7 +225,7 @@ export class ZoneIndex {
     }
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
     zone.cache = new Map();
-    this.forgetAnswers();
+    this.changed();
   }
 
   removeRRset(zoneName: string, ownerName: string, type: string): void {
@@ -233,7 +242,7 @@ export class ZoneIndex {
       countExisting(zone, key, -1);
     }
     zone.cache = new Map();
-    this.forgetAnswers();
+    this.changed();
   }
 
   /** The records at one name, as presentation text, for tests and diagnostics. */
@@ -284,6 +293,12 @@ export class ZoneIndex {
     types.set(qtype, prepared);
     this.frontEntries++;
     return prepared;
+  }
+
+  /** After a change: no answer computed before it may be served again. */
+  private changed(): void {
+    this.changes++;
+    this.forgetAnswers();
   }
 
   private forgetAnswers(): void {
