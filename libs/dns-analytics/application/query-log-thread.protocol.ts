@@ -10,6 +10,8 @@ export interface QueryLogThreadData {
   /** Shared counters, slots in query-log-channel.ts (BACKLOG, DROPPED). */
   control: Int32Array;
   writer?: QueryLogWriterOptions;
+  /** Niceness the thread takes for itself (thread-priority.ts); 0 leaves it as the process's. */
+  nice?: number;
 }
 
 /** Main thread to log thread. */

@@ -2,8 +2,9 @@
  * Raw query-log rows stored in blocks: one stored record per block of queries of one
  * account and domain, instead of one record (and its index entries) per query. A block is
  * a compact binary record: a table of the strings it uses (names, addresses, types,
- * countries, networks), then one short run of varints per query (time and id as deltas,
- * string numbers, flags, response time in microseconds). Writing a query costs a few map
+ * countries, networks), a table of its clients (address, country, ASN, organisation as
+ * string numbers), then one short run of varints per query (time and id as deltas, name,
+ * type, rcode and client numbers, flags, response time in microseconds). Writing a query costs a few map
  * lookups and bytes; the B-trees see one entry per block.
  *
  * Readers (recent queries, export pages) decode the blocks that can hold what they look
@@ -114,19 +115,46 @@ class ByteReader {
   }
 }
 
-/** Encodes one block's rows (all of one account and domain; ids increasing). */
+/** A client address with what enrichment said of it: one entry of a block's client table. */
+interface ClientEntry {
+  n: number;
+  country: string;
+  asn: string;
+  asOrg: string;
+}
+
+/**
+ * Encodes one block's rows (all of one account and domain; ids increasing). Country and
+ * network follow from the client address, so a row refers to one client entry (address,
+ * country, ASN, organisation) rather than to four strings.
+ */
 function encodeRows(rows: readonly QueryRow[], ids: readonly number[], minTs: number): Buffer {
   const table = new Map<string, number>();
+  const clients = new Map<string, ClientEntry>();
   const strings = new ByteWriter();
+  const clientTable = new ByteWriter();
   const body = new ByteWriter();
-  const ref = (s: string) => {
+  let clientCount = 0;
+  const stringRef = (s: string): number => {
     let n = table.get(s);
     if (n === undefined) {
       n = table.size;
       table.set(s, n);
       strings.string(s);
     }
-    body.varint(n);
+    return n;
+  };
+  const clientRef = (r: QueryRow): number => {
+    const known = clients.get(r.clientIp);
+    if (known && known.country === r.country && known.asn === r.asn && known.asOrg === r.asOrg) return known.n;
+    // New, or enriched differently (IP data updated between rows): an entry of its own.
+    const entry = { n: clientCount++, country: r.country, asn: r.asn, asOrg: r.asOrg };
+    clients.set(r.clientIp, entry);
+    clientTable.varint(stringRef(r.clientIp));
+    clientTable.varint(stringRef(r.country));
+    clientTable.varint(stringRef(r.asn));
+    clientTable.varint(stringRef(r.asOrg));
+    return entry.n;
   };
   let lastId = ids[0];
   for (let i = 0; i < rows.length; i++) {
@@ -134,20 +162,19 @@ function encodeRows(rows: readonly QueryRow[], ids: readonly number[], minTs: nu
     body.varint(r.ts - minTs);
     body.varint(ids[i] - lastId);
     lastId = ids[i];
-    ref(r.qname);
-    ref(r.qtype);
-    ref(r.rcode);
-    ref(r.clientIp);
-    ref(r.country);
-    ref(r.asn);
-    ref(r.asOrg);
+    body.varint(stringRef(r.qname));
+    body.varint(stringRef(r.qtype));
+    body.varint(stringRef(r.rcode));
+    body.varint(clientRef(r));
     body.byte((r.transport === 'tcp' ? TCP : 0) | (r.dnssecOk ? DO : 0) | (r.edns ? EDNS : 0));
     body.varint(Math.round(r.responseMs * 1000));
   }
   const head = new ByteWriter();
   head.byte(VERSION);
   head.varint(table.size);
-  return Buffer.concat([head.bytes(), strings.bytes(), body.bytes()]);
+  const middle = new ByteWriter();
+  middle.varint(clientCount);
+  return Buffer.concat([head.bytes(), strings.bytes(), middle.bytes(), clientTable.bytes(), body.bytes()]);
 }
 
 /** The rows of a block, in the order they were written, with their ids. */
@@ -157,6 +184,8 @@ export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
   if (version !== VERSION) throw new Error(`query-log block format ${version} is not known`);
   const table: string[] = new Array(r.varint());
   for (let i = 0; i < table.length; i++) table[i] = r.string();
+  const clients: Array<{ ip: string; country: string; asn: string; asOrg: string }> = new Array(r.varint());
+  for (let i = 0; i < clients.length; i++) clients[i] = { ip: table[r.varint()], country: table[r.varint()], asn: table[r.varint()], asOrg: table[r.varint()] };
   const rows: StoredRow[] = new Array(meta.count);
   let id = meta.firstId;
   for (let i = 0; i < meta.count; i++) {
@@ -165,10 +194,7 @@ export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
     const qname = table[r.varint()];
     const qtype = table[r.varint()];
     const rcode = table[r.varint()];
-    const clientIp = table[r.varint()];
-    const country = table[r.varint()];
-    const asn = table[r.varint()];
-    const asOrg = table[r.varint()];
+    const client = clients[r.varint()];
     const flags = r.byte();
     const responseMs = r.varint() / 1000;
     rows[i] = {
@@ -179,10 +205,10 @@ export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
       qname,
       qtype,
       rcode,
-      clientIp,
-      country,
-      asn,
-      asOrg,
+      clientIp: client.ip,
+      country: client.country,
+      asn: client.asn,
+      asOrg: client.asOrg,
       transport: flags & TCP ? 'tcp' : 'udp',
       dnssecOk: (flags & DO) !== 0,
       edns: (flags & EDNS) !== 0,
@@ -217,27 +243,37 @@ const draftOf = (b: OpenBlock): BlockDraft => ({
  * the order given, so ids follow the order of the append across domains too.
  */
 export function blocksOf(rows: readonly QueryRow[], firstId: number): BlockDraft[] {
-  const open = new Map<string, OpenBlock>();
+  // Account -> domain -> the block being filled (no key string built per row).
+  const open = new Map<number, Map<string, OpenBlock>>();
   const done: BlockDraft[] = [];
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
-    const key = `${row.accountId}\u0000${row.domain}`;
-    let b = open.get(key);
+    let domains = open.get(row.accountId);
+    if (!domains) open.set(row.accountId, (domains = new Map()));
+    let b = domains.get(row.domain);
     if (b && (b.rows.length >= MAX_BLOCK_ROWS || Math.max(b.maxTs, row.ts) - Math.min(b.minTs, row.ts) > MAX_BLOCK_SPAN_MS)) {
       done.push(draftOf(b));
       b = undefined;
     }
     if (!b) {
       b = { accountId: row.accountId, domain: row.domain, rows: [], ids: [], minTs: row.ts, maxTs: row.ts };
-      open.set(key, b);
+      domains.set(row.domain, b);
     }
     b.rows.push(row);
     b.ids.push(firstId + i);
     if (row.ts < b.minTs) b.minTs = row.ts;
     if (row.ts > b.maxTs) b.maxTs = row.ts;
   }
-  for (const b of open.values()) done.push(draftOf(b));
+  for (const domains of open.values()) for (const b of domains.values()) done.push(draftOf(b));
   return done;
+}
+
+/** A block of the given rows of one account and domain, keeping their ids (pruning rewrites the block a cutoff falls in). */
+export function blockOfStoredRows(rows: readonly StoredRow[]): BlockDraft {
+  const ids = rows.map((r) => Number(r.id));
+  const minTs = Math.min(...rows.map((r) => r.ts));
+  const maxTs = Math.max(...rows.map((r) => r.ts));
+  return { accountId: rows[0].accountId, domain: rows[0].domain, minTs, maxTs, firstId: ids[0], count: rows.length, data: encodeRows(rows, ids, minTs) };
 }
 
 /** A stored block as readers see it: where it lies in time, and its rows on demand. */

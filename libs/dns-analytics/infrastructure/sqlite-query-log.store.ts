@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
-import { blocksOf, decodeBlock, MAX_BLOCK_SPAN_MS, newestRows, pageRows, type BlockRef } from './query-blocks';
+import { blockOfStoredRows, blocksOf, decodeBlock, MAX_BLOCK_SPAN_MS, newestRows, pageRows, type BlockRef } from './query-blocks';
 import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
 
 interface RawRecord {
@@ -79,6 +79,9 @@ const ACCOUNTS_OF = (table: string) => `
 
 /** Whole blocks whose newest row is before the cutoff, account by account through (account_id, max_ts). */
 const PRUNE_BLOCKS = `DELETE FROM query_blocks WHERE max_ts < ? AND account_id IN (${ACCOUNTS_OF('query_blocks')}) RETURNING count`;
+/** Blocks the cutoff falls within (older rows and newer ones): rewritten without the older. */
+const STRADDLING_BLOCKS = `SELECT id, account_id, domain, min_ts, max_ts, first_id, count FROM query_blocks
+  WHERE account_id IN (${ACCOUNTS_OF('query_blocks')}) AND min_ts >= ? AND min_ts < ? AND max_ts >= ?`;
 const PRUNE_LEGACY_ROWS = `DELETE FROM ${LEGACY_TABLE} WHERE ts < ? AND account_id IN (${ACCOUNTS_OF(LEGACY_TABLE)})`;
 
 /** Decoded blocks kept for the next page of an export (each block is read by one or two pages). */
@@ -120,8 +123,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
   private readonly appendTx: Database.Transaction<(rows: QueryRow[], rollups: Rollup[]) => void>;
   private readonly rollupTx: (rollups: Rollup[]) => void;
   private readonly blockData: Database.Statement<[number], { data: Buffer }>;
-  /** Block id -> rows, the few most recently decoded (export pages overlap by a block). */
-  private readonly decoded = new Map<number, StoredRow[]>();
+  /** Block (id, first row, count) -> rows, the few most recently decoded (export pages overlap by a block); a trimmed block has a new key. */
+  private readonly decoded = new Map<string, StoredRow[]>();
   /** Whether the file still has rows of the former one-row-per-query table. */
   private legacy: boolean;
 
@@ -222,14 +225,33 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
-    let rows = this.db
-      .prepare<[number], { count: number }>(PRUNE_BLOCKS)
-      .all(rawBefore)
-      .reduce((sum, b) => sum + b.count, 0);
+    let rows = this.db.transaction(() => {
+      let n = this.db
+        .prepare<[number], { count: number }>(PRUNE_BLOCKS)
+        .all(rawBefore)
+        .reduce((sum, b) => sum + b.count, 0);
+      n += this.trimStraddling(rawBefore);
+      return n;
+    }).immediate();
+    this.decoded.clear();
     if (this.legacy) rows += this.pruneLegacy(rawBefore);
     const hourly = this.db.prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?").run(hourlyBefore).changes;
     const daily = this.db.prepare("DELETE FROM rollups WHERE granularity = 'day' AND start < ?").run(dailyBefore).changes;
     return { rows, rollups: hourly + daily };
+  }
+
+  /** Rewrites the blocks holding rows on both sides of the cutoff with the newer rows only; returns the rows removed. */
+  private trimStraddling(cutoff: number): number {
+    const straddling = this.db.prepare<[number, number, number], BlockRecord>(STRADDLING_BLOCKS).all(cutoff - MAX_BLOCK_SPAN_MS, cutoff, cutoff);
+    const update = this.db.prepare('UPDATE query_blocks SET min_ts = ?, max_ts = ?, first_id = ?, count = ?, data = ? WHERE id = ?');
+    let removed = 0;
+    for (const m of straddling) {
+      const kept = this.rowsOf(m).filter((r) => r.ts >= cutoff);
+      const b = blockOfStoredRows(kept);
+      update.run(b.minTs, b.maxTs, b.firstId, b.count, b.data, m.id);
+      removed += m.count - kept.length;
+    }
+    return removed;
   }
 
   /** Old rows of the former table go by the same cutoff; once it is empty it is dropped, with its indexes. */
@@ -254,12 +276,13 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   private rowsOf(m: BlockRecord): StoredRow[] {
-    let rows = this.decoded.get(m.id);
+    const key = `${m.id}/${m.first_id}/${m.count}`;
+    let rows = this.decoded.get(key);
     if (!rows) {
       const data = this.blockData.get(m.id)?.data;
       rows = data ? decodeBlock({ accountId: m.account_id, domain: m.domain, minTs: m.min_ts, maxTs: m.max_ts, firstId: m.first_id, count: m.count }, data) : [];
       if (this.decoded.size >= DECODED_CACHE) this.decoded.delete(this.decoded.keys().next().value!);
-      this.decoded.set(m.id, rows);
+      this.decoded.set(key, rows);
     }
     return rows;
   }
