@@ -288,35 +288,47 @@ const ascending = (a: StoredRow, b: StoredRow): number => a.ts - b.ts || Number(
 const descending = (a: StoredRow, b: StoredRow): number => -ascending(a, b);
 
 /**
- * Newest `limit` rows at or after `since`, from blocks given in descending maxTs: a block
- * whose newest row is older than the limit-th row found so far cannot contribute, nor can
- * any after it.
+ * The first `limit` rows in `order` from blocks read one after another, stopping once no
+ * further block can contribute (`beyond(bound, block)`: the block lies wholly after the
+ * limit-th row found so far). Rows are sorted only when twice the limit have gathered;
+ * between sorts the bound is the limit-th row of the last sort, which can only be later in
+ * `order` than the true one: stopping on it is safe, at worst a block late.
  */
-export function newestRows(blocks: Iterable<BlockRef>, since: number, limit: number, keep: (r: StoredRow) => boolean = () => true): StoredRow[] {
+function firstRows(
+  blocks: Iterable<BlockRef>,
+  limit: number,
+  wanted: (r: StoredRow) => boolean,
+  order: (a: StoredRow, b: StoredRow) => number,
+  beyond: (bound: StoredRow, block: BlockRef) => boolean,
+): StoredRow[] {
+  if (limit <= 0) return [];
   let found: StoredRow[] = [];
-  for (const block of blocks) {
-    if (found.length >= limit && found[limit - 1].ts > block.maxTs) break;
-    for (const r of block.rows()) if (r.ts >= since && keep(r)) found.push(r);
-    found.sort(descending);
+  let bound: StoredRow | null = null;
+  const trim = () => {
+    found.sort(order);
     if (found.length > limit) found = found.slice(0, limit);
+    if (found.length === limit) bound = found[limit - 1];
+  };
+  for (const block of blocks) {
+    if (bound && beyond(bound, block)) break;
+    for (const r of block.rows()) if (wanted(r)) found.push(r);
+    if (found.length >= 2 * limit || (!bound && found.length >= limit)) trim();
   }
+  trim();
   return found;
+}
+
+/** Newest `limit` rows at or after `since`, from blocks given in descending maxTs. */
+export function newestRows(blocks: Iterable<BlockRef>, since: number, limit: number): StoredRow[] {
+  return firstRows(blocks, limit, (r) => r.ts >= since, descending, (bound, block) => bound.ts > block.maxTs);
 }
 
 /**
  * Oldest `limit` rows with from <= ts < to, strictly after `after` in (ts, id) order, from
- * blocks given in ascending minTs: once the limit-th row found is older than a block's
- * oldest row, neither it nor any later block can contribute.
+ * blocks given in ascending minTs.
  */
-export function pageRows(blocks: Iterable<BlockRef>, from: number, to: number, after: LogCursor | null, limit: number, keep: (r: StoredRow) => boolean = () => true): StoredRow[] {
+export function pageRows(blocks: Iterable<BlockRef>, from: number, to: number, after: LogCursor | null, limit: number): StoredRow[] {
   const afterId = after ? Number(after.id) : 0;
-  const isAfter = (r: StoredRow) => !after || r.ts > after.ts || (r.ts === after.ts && Number(r.id) > afterId);
-  let found: StoredRow[] = [];
-  for (const block of blocks) {
-    if (found.length >= limit && found[limit - 1].ts < block.minTs) break;
-    for (const r of block.rows()) if (r.ts >= from && r.ts < to && isAfter(r) && keep(r)) found.push(r);
-    found.sort(ascending);
-    if (found.length > limit) found = found.slice(0, limit);
-  }
-  return found;
+  const wanted = (r: StoredRow) => r.ts >= from && r.ts < to && (!after || r.ts > after.ts || (r.ts === after.ts && Number(r.id) > afterId));
+  return firstRows(blocks, limit, wanted, ascending, (bound, block) => bound.ts < block.minTs);
 }

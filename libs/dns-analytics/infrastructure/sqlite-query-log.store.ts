@@ -60,6 +60,8 @@ const LEGACY_TABLE = 'query_log';
 
 interface BlockRecord {
   id: number;
+  /** Selected where the block is read (readers), not where only its place is needed. */
+  data?: Buffer;
   account_id: number;
   domain: string;
   min_ts: number;
@@ -87,7 +89,8 @@ const PRUNE_LEGACY_ROWS = `DELETE FROM ${LEGACY_TABLE} WHERE ts < ? AND account_
 /** Decoded blocks kept for the next page of an export (each block is read by one or two pages). */
 const DECODED_CACHE = 16;
 
-const BLOCK_COLUMNS = 'id, account_id, domain, min_ts, max_ts, first_id, count';
+/** Read lazily, block by block: a reader stops at the first block it does not need, before its data is fetched. */
+const BLOCK_COLUMNS = 'id, account_id, domain, min_ts, max_ts, first_id, count, data';
 
 const toRow = (r: RawRecord): StoredRow => ({
   id: String(r.id),
@@ -210,7 +213,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
     const [where, args] = this.where(filter);
     const lower = after ? Math.max(from, after.ts) : from;
     // A block holds rows from min_ts to min_ts + MAX_BLOCK_SPAN_MS at most: the index range starts there.
-    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND min_ts >= ? AND min_ts < ? AND max_ts >= ? ORDER BY min_ts, id`, [
+    // Ordered by min_ts alone, the index order: a tie-break on id would sort every block of the range first.
+    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND min_ts >= ? AND min_ts < ? AND max_ts >= ? ORDER BY min_ts`, [
       ...args,
       lower - MAX_BLOCK_SPAN_MS,
       to,
@@ -279,7 +283,7 @@ export class SqliteQueryLogStore implements QueryLogStore {
     const key = `${m.id}/${m.first_id}/${m.count}`;
     let rows = this.decoded.get(key);
     if (!rows) {
-      const data = this.blockData.get(m.id)?.data;
+      const data = m.data ?? this.blockData.get(m.id)?.data;
       rows = data ? decodeBlock({ accountId: m.account_id, domain: m.domain, minTs: m.min_ts, maxTs: m.max_ts, firstId: m.first_id, count: m.count }, data) : [];
       if (this.decoded.size >= DECODED_CACHE) this.decoded.delete(this.decoded.keys().next().value!);
       this.decoded.set(key, rows);
