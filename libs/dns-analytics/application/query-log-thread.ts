@@ -19,12 +19,6 @@ import type { QueryLogStore } from './query-log.store';
 const STATS_INTERVAL_MS = 250;
 /** How long flush and close wait for batches already posted to arrive. */
 const DRAIN_WAIT_MS = 2000;
-/**
- * Queries per writer batch (one store transaction) on this thread: bigger than on the main
- * thread, where a batch holds the event loop; here a transaction's fixed cost (commit,
- * WAL) is shared by more rows.
- */
-const THREAD_WRITER_BATCH = 8192;
 
 /** The MongoDB driver is loaded only when the log goes there: the thread starts sooner. */
 const openStore = async (data: QueryLogThreadData): Promise<QueryLogStore> =>
@@ -45,10 +39,7 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
   // Loading the IP databases takes a second or two of CPU (more on a busy machine): on this
   // thread, from the start, so the first queries' rows are not held back behind it.
   void intel.ready();
-  const writer = new QueryLogWriter(store, intel, null, (e) => post({ type: 'error', error: e instanceof Error ? e.message : String(e) }), {
-    maxBatch: THREAD_WRITER_BATCH,
-    ...data.writer,
-  });
+  const writer = new QueryLogWriter(store, intel, null, (e) => post({ type: 'error', error: e instanceof Error ? e.message : String(e) }), data.writer);
   const channels = new Set<MessagePort>();
 
   const accept = (port: MessagePort) => {

@@ -46,7 +46,8 @@ export interface BlockDraft extends BlockMeta {
 
 /** A growable byte buffer written with varints and UTF-8 strings. */
 class ByteWriter {
-  private buf = Buffer.allocUnsafe(4096);
+  // Small to start: a block of a quiet domain holds a few rows; doubling is cheap.
+  private buf = Buffer.allocUnsafe(256);
   length = 0;
 
   private room(n: number): void {
