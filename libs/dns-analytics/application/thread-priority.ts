@@ -5,7 +5,7 @@
  * calling thread's id is the last part of /proc/thread-self.
  */
 import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /** Niceness of the query-log thread unless QUERY_LOG_NICE says otherwise (0 keeps the default). */
 export const DEFAULT_QUERY_LOG_NICE = 10;
@@ -26,12 +26,15 @@ export function currentThreadId(): number | null {
   }
 }
 
-/** Lowers the calling thread's priority to `nice`; false where that is not possible (then it runs as before). */
+/**
+ * Lowers the calling thread's priority to `nice` (never raises it: a process started with a
+ * higher niceness keeps it); false where that is not possible (then it runs as before).
+ */
 export function lowerThreadPriority(nice: number): boolean {
   const tid = currentThreadId();
   if (tid === null || nice <= 0) return false;
   try {
-    setPriority(tid, nice);
+    if (getPriority(tid) < nice) setPriority(tid, nice);
     return true;
   } catch {
     return false;
