@@ -59,7 +59,7 @@ function columnsOf(buffer: ArrayBuffer, capacity: number) {
  */
 export class QueryBatchEncoder {
   private table = new Map<string, number>();
-  /** Per string column, the last string and its id: account, domain, type and rcode repeat from query to query. */
+  /** Per string column, the last string and its id: account, domain, type, rcode (and a resolver's address) repeat from query to query. */
   private readonly lastString: Array<string | null> = new Array(FLAGS).fill(null);
   private readonly lastId = new Uint32Array(FLAGS);
   private newStrings: string[] = [];
@@ -94,7 +94,7 @@ export class QueryBatchEncoder {
     u32[at + NAME] = this.id(q.name);
     u32[at + TYPE] = this.idIn(TYPE, q.type);
     u32[at + RCODE] = this.idIn(RCODE, q.rcode);
-    u32[at + CLIENT] = this.id(q.clientIp);
+    u32[at + CLIENT] = this.idIn(CLIENT, q.clientIp);
     u32[at + FLAGS] = (q.transport === 'tcp' ? TCP : 0) | (q.dnssecOk ? DO : 0) | (q.edns ? EDNS : 0);
     return true;
   }
