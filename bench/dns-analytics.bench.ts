@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { IpIntel } from '../libs/dns-analytics/application/ip-intel';
 import { QueryLogWriter } from '../libs/dns-analytics/application/query-log-writer';
+import { THREAD_WRITER } from '../libs/dns-analytics/application/query-log-thread.protocol';
 import { ALL_DOMAINS, bucketStart, emptyCounts, latencySlot } from '../libs/dns-analytics/domain/rollup';
 import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite-query-log.store';
 import { Metrics } from '../libs/shared/metrics';
@@ -229,7 +230,8 @@ async function writerRate(): Promise<{ rows: number; seconds: number; cpuMicrosP
   const store = new SqliteQueryLogStore(join(dir, 'q.db'));
   const intel = new IpIntel();
   await intel.ready();
-  const writer = new QueryLogWriter(store, intel, new Metrics(), (e) => console.error(e), { maxPending: 2_000_000 });
+  // Batched as the query-log thread batches.
+  const writer = new QueryLogWriter(store, intel, new Metrics(), (e) => console.error(e), { ...THREAD_WRITER, maxPending: 2_000_000 });
   const total = 300_000;
   const now = Date.now();
   const started = performance.now();
