@@ -86,8 +86,8 @@ const STRADDLING_BLOCKS = `SELECT id, account_id, domain, min_ts, max_ts, first_
   WHERE account_id IN (${ACCOUNTS_OF('query_blocks')}) AND min_ts >= ? AND min_ts < ? AND max_ts >= ?`;
 const PRUNE_LEGACY_ROWS = `DELETE FROM ${LEGACY_TABLE} WHERE ts < ? AND account_id IN (${ACCOUNTS_OF(LEGACY_TABLE)})`;
 
-/** Decoded blocks kept for the next page of an export (each block is read by one or two pages). */
-const DECODED_CACHE = 16;
+/** Decoded blocks kept for the next page of an export (each block is read by one or two pages); few, as a block decodes to up to 4,096 row objects. */
+const DECODED_CACHE = 4;
 
 /** Read lazily, block by block: a reader stops at the first block it does not need, before its data is fetched. */
 const BLOCK_COLUMNS = 'id, account_id, domain, min_ts, max_ts, first_id, count, data';
