@@ -91,8 +91,11 @@ describe('a query-log file written before blocks (one row per query)', () => {
       transport TEXT NOT NULL, dnssec_ok INTEGER NOT NULL, edns INTEGER NOT NULL, response_ms REAL NOT NULL);
       CREATE INDEX query_log_account ON query_log (account_id, ts, id);
       CREATE INDEX query_log_domain ON query_log (account_id, domain, ts, id);`);
-    const insert = db.prepare('INSERT INTO query_log (ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, transport, dnssec_ok, edns, response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
-    for (const r of rows) insert.run(r.ts, r.accountId, r.domain, r.qname, r.qtype, r.rcode, r.clientIp, r.country, r.asn, r.asOrg, r.transport, r.dnssecOk ? 1 : 0, r.edns ? 1 : 0, r.responseMs);
+    const insert = db.prepare(
+      'INSERT INTO query_log (ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, transport, dnssec_ok, edns, response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    for (const r of rows)
+      insert.run(r.ts, r.accountId, r.domain, r.qname, r.qtype, r.rcode, r.clientIp, r.country, r.asn, r.asOrg, r.transport, r.dnssecOk ? 1 : 0, r.edns ? 1 : 0, r.responseMs);
     db.close();
   }
 

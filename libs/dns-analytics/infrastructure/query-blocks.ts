@@ -4,8 +4,8 @@
  * a compact binary record: a table of the strings it uses (names, addresses, types,
  * countries, networks), a table of its clients (address, country, ASN, organisation as
  * string numbers), then one short run of varints per query (time and id as deltas, name,
- * type, rcode and client numbers, flags, response time in microseconds). Writing a query costs a few map
- * lookups and bytes; the B-trees see one entry per block.
+ * type, rcode and client numbers, flags, response time in microseconds). Writing a query
+ * costs a few map lookups and bytes; the B-trees see one entry per block.
  *
  * Readers (recent queries, export pages) decode the blocks that can hold what they look
  * for, in time order, and stop as soon as no further block can change the answer.
@@ -321,7 +321,13 @@ function firstRows(
 
 /** Newest `limit` rows at or after `since`, from blocks given in descending maxTs. */
 export function newestRows(blocks: Iterable<BlockRef>, since: number, limit: number): StoredRow[] {
-  return firstRows(blocks, limit, (r) => r.ts >= since, descending, (bound, block) => bound.ts > block.maxTs);
+  return firstRows(
+    blocks,
+    limit,
+    (r) => r.ts >= since,
+    descending,
+    (bound, block) => bound.ts > block.maxTs,
+  );
 }
 
 /**

@@ -229,14 +229,16 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
-    let rows = this.db.transaction(() => {
-      let n = this.db
-        .prepare<[number], { count: number }>(PRUNE_BLOCKS)
-        .all(rawBefore)
-        .reduce((sum, b) => sum + b.count, 0);
-      n += this.trimStraddling(rawBefore);
-      return n;
-    }).immediate();
+    let rows = this.db
+      .transaction(() => {
+        let n = this.db
+          .prepare<[number], { count: number }>(PRUNE_BLOCKS)
+          .all(rawBefore)
+          .reduce((sum, b) => sum + b.count, 0);
+        n += this.trimStraddling(rawBefore);
+        return n;
+      })
+      .immediate();
     this.decoded.clear();
     if (this.legacy) rows += this.pruneLegacy(rawBefore);
     const hourly = this.db.prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?").run(hourlyBefore).changes;
@@ -260,15 +262,17 @@ export class SqliteQueryLogStore implements QueryLogStore {
 
   /** Old rows of the former table go by the same cutoff; once it is empty it is dropped, with its indexes. */
   private pruneLegacy(rawBefore: number): number {
-    return this.db.transaction(() => {
-      const n = this.db.prepare(PRUNE_LEGACY_ROWS).run(rawBefore).changes;
-      if (this.db.prepare(`SELECT 1 FROM ${LEGACY_TABLE} LIMIT 1`).get() === undefined) {
-        this.putNextId.run(this.getNextId.get()?.value ?? this.firstIdAfterLegacy());
-        this.db.exec(`DROP TABLE ${LEGACY_TABLE}`);
-        this.legacy = false;
-      }
-      return n;
-    }).immediate();
+    return this.db
+      .transaction(() => {
+        const n = this.db.prepare(PRUNE_LEGACY_ROWS).run(rawBefore).changes;
+        if (this.db.prepare(`SELECT 1 FROM ${LEGACY_TABLE} LIMIT 1`).get() === undefined) {
+          this.putNextId.run(this.getNextId.get()?.value ?? this.firstIdAfterLegacy());
+          this.db.exec(`DROP TABLE ${LEGACY_TABLE}`);
+          this.legacy = false;
+        }
+        return n;
+      })
+      .immediate();
   }
 
   /** Blocks in the statement's order, each decoded only when a reader asks for its rows. */
@@ -293,7 +297,10 @@ export class SqliteQueryLogStore implements QueryLogStore {
 
   private legacyRows(clause: string, args: unknown[]): StoredRow[] {
     try {
-      return this.db.prepare<unknown[], RawRecord>(`SELECT * FROM ${LEGACY_TABLE} ${clause}`).all(...args).map(toRow);
+      return this.db
+        .prepare<unknown[], RawRecord>(`SELECT * FROM ${LEGACY_TABLE} ${clause}`)
+        .all(...args)
+        .map(toRow);
     } catch (e) {
       // Another connection (the writer's or the pruner's) dropped it once it was empty.
       if (e instanceof Error && /no such table/.test(e.message)) {
