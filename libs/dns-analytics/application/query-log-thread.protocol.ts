@@ -3,11 +3,11 @@ import type { MessagePort } from 'node:worker_threads';
 import type { QueryLogWriterOptions } from './query-log-writer';
 
 /**
- * The writer as the query-log thread runs it: bigger, rarer batches than on the main thread (where a
- * batch holds the event loop). A batch makes one block per account-domain in it, so with
- * traffic spread over many domains bigger batches mean fewer, fuller blocks: over 1,000
- * domains, 9 µs CPU per row at 20,000 rows a batch against 23 µs at 2,000. Rows reach the
- * store within a second (rollups every 2 s as before).
+ * The writer as the query-log thread runs it: bigger, rarer batches than on the main thread
+ * (where a batch holds the event loop). A batch makes one block per account-domain in it,
+ * so with traffic spread over many domains bigger batches mean fewer, fuller blocks: over
+ * 1,000 domains, 9 µs CPU per row at 20,000 rows a batch against 23 µs at 2,000. Rows reach
+ * the store within a second (rollups every 2 s as before).
  */
 export const THREAD_WRITER: QueryLogWriterOptions = { maxBatch: 16_384, flushIntervalMs: 1000 };
 

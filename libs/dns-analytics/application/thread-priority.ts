@@ -7,7 +7,7 @@
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
-/** Niceness of the query-log thread unless QUERY_LOG_NICE says otherwise (0 keeps the default). */
+/** Niceness of the query-log thread unless QUERY_LOG_NICE says otherwise (QUERY_LOG_NICE=0: the process's own). */
 export const DEFAULT_QUERY_LOG_NICE = 10;
 
 /** The niceness QUERY_LOG_NICE asks for (0..19), else the default. */
