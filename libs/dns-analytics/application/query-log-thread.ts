@@ -32,7 +32,7 @@ async function drained(control: Int32Array): Promise<void> {
 
 async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThreadData): Promise<void> {
   const post = (m: QueryLogReport) => parent.postMessage(m);
-  // Below the answering threads: an answer waiting for a core matters, a log row a few ms later does not.
+  // Below the answering threads when QUERY_LOG_NICE asks for it (thread-priority.ts).
   lowerThreadPriority(data.nice ?? 0);
   const store = await openStore(data);
   const intel = new IpIntel();
