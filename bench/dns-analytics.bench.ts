@@ -3,7 +3,9 @@
  * zone imported through the API):
  *  1. dnsperf max qps and CPU per 1,000 queries with the query log on (its own thread, as
  *     deployed), on but written on the main thread (QUERY_LOG_THREAD=off, the earlier
- *     design), off, and NSD on the same zone in the same run, plus p50/p99 at a fixed 5k qps;
+ *     design), off, on with the log thread at a lower priority (QUERY_LOG_NICE=10), and NSD on
+ *     the same zone in the same run, plus p50/p99 at a fixed 5k qps and the share of queries
+ *     the log dropped at max qps;
  *  2. rows/s the query-log writer sustains (in the service during the run, and the store alone);
  *  3. summary latency (p50/p99 over HTTP) with a year of daily rollups for 10,000 domains
  *     of one account (and hourly buckets where the summary reads them) seeded directly into the store;
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { IpIntel } from '../libs/dns-analytics/application/ip-intel';
 import { QueryLogWriter } from '../libs/dns-analytics/application/query-log-writer';
+import { THREAD_WRITER } from '../libs/dns-analytics/application/query-log-thread.protocol';
 import { ALL_DOMAINS, bucketStart, emptyCounts, latencySlot } from '../libs/dns-analytics/domain/rollup';
 import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite-query-log.store';
 import { Metrics } from '../libs/shared/metrics';
@@ -116,6 +119,8 @@ interface DnsFigures {
   mainCpuMsPer1000: number;
   p50Ms: number;
   p99Ms: number;
+  /** Share of the answered queries the log dropped (backpressure) during the max-qps phase; null without a log. */
+  droppedPct: number | null;
 }
 
 /** Until the service's query log has written everything queued (nothing to wait for without a log). */
@@ -137,15 +142,18 @@ async function measureDns(pid: number, dnsPort: number, queryFile: string, httpP
   await logDrained(httpPort);
   const cpu0 = treeCpuSeconds(pid);
   const main0 = mainThreadCpuSeconds(pid);
+  const dropped0 = httpPort === null ? NaN : await metric(httpPort, 'dns_query_log_dropped_total');
   const t = await maxThroughput(dnsPort, queryFile, SECONDS);
   // CPU per query includes writing the log of what was answered.
   await logDrained(httpPort);
+  const dropped = httpPort === null ? NaN : (await metric(httpPort, 'dns_query_log_dropped_total')) - dropped0;
   const cpu = treeCpuSeconds(pid) - cpu0;
   const mainCpu = mainThreadCpuSeconds(pid) - main0;
   const l = await latencyAt(dnsPort, queryFile, SECONDS, FIXED_QPS);
   const answered = t.sent - t.lost;
   const per1000 = (seconds: number) => (seconds * 1000 * 1000) / Math.max(1, answered);
-  return { qps: t.qps, lost: t.lost, cpuMsPer1000: per1000(cpu), mainCpuMsPer1000: per1000(mainCpu), p50Ms: l.p50Ms, p99Ms: l.p99Ms };
+  const droppedPct = Number.isNaN(dropped) ? null : (100 * dropped) / Math.max(1, answered);
+  return { qps: t.qps, lost: t.lost, cpuMsPer1000: per1000(cpu), mainCpuMsPer1000: per1000(mainCpu), p50Ms: l.p50Ms, p99Ms: l.p99Ms, droppedPct };
 }
 
 /** A year of daily buckets (and 8 days of hourly ones) for DOMAINS domains of one account, plus the account series. */
@@ -222,7 +230,8 @@ async function writerRate(): Promise<{ rows: number; seconds: number; cpuMicrosP
   const store = new SqliteQueryLogStore(join(dir, 'q.db'));
   const intel = new IpIntel();
   await intel.ready();
-  const writer = new QueryLogWriter(store, intel, new Metrics(), (e) => console.error(e), { maxPending: 2_000_000 });
+  // Batched as the query-log thread batches.
+  const writer = new QueryLogWriter(store, intel, new Metrics(), (e) => console.error(e), { ...THREAD_WRITER, maxPending: 2_000_000 });
   const total = 300_000;
   const now = Date.now();
   const started = performance.now();
@@ -298,6 +307,13 @@ async function main(): Promise<void> {
     } finally {
       await stopService(off);
     }
+    // The query-log thread below the answering threads (QUERY_LOG_NICE, off by default).
+    const nice10 = await startService(true, { QUERY_LOG_NICE: '10' });
+    try {
+      results.set('log on, nice 10', await measureDns(nice10.child.pid!, nice10.dnsPort, queryFile, nice10.port));
+    } finally {
+      await stopService(nice10);
+    }
     // The earlier design side by side: queries forwarded as objects and logged on the main thread.
     const mainThread = await startService(true, { QUERY_LOG_THREAD: 'off' });
     try {
@@ -316,11 +332,12 @@ async function main(): Promise<void> {
       }
     } else console.log('nsd is not installed: no NSD column');
 
-    console.log('\nserver          max qps   CPU ms/1k q   main thread ms/1k q   p50 @5k     p99 @5k');
+    console.log('\nserver          max qps   log dropped   CPU ms/1k q   main thread ms/1k q   p50 @5k     p99 @5k');
     for (const [name, r] of results) {
       const main = name === 'nsd' ? '' : f(r.mainCpuMsPer1000, 2);
+      const dropped = r.droppedPct === null ? '' : `${f(r.droppedPct, 2)} %`;
       console.log(
-        `${name.padEnd(15)} ${f(r.qps).padStart(8)}   ${f(r.cpuMsPer1000, 1).padStart(9)}   ${main.padStart(19)}   ${f(r.p50Ms, 3).padStart(7)} ms  ${f(r.p99Ms, 3).padStart(7)} ms`,
+        `${name.padEnd(15)} ${f(r.qps).padStart(8)}   ${dropped.padStart(11)}   ${f(r.cpuMsPer1000, 2).padStart(9)}   ${main.padStart(19)}   ${f(r.p50Ms, 3).padStart(7)} ms  ${f(r.p99Ms, 3).padStart(7)} ms`,
       );
     }
     const logOn = results.get('ours, log on')!;

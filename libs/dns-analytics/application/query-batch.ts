@@ -59,6 +59,9 @@ function columnsOf(buffer: ArrayBuffer, capacity: number) {
  */
 export class QueryBatchEncoder {
   private table = new Map<string, number>();
+  /** Per string column, the last string and its id: account, domain, type, rcode (and a resolver's address) repeat from query to query. */
+  private readonly lastString: Array<string | null> = new Array(FLAGS).fill(null);
+  private readonly lastId = new Uint32Array(FLAGS);
   private newStrings: string[] = [];
   private reset = false;
   private buffer: ArrayBuffer;
@@ -86,14 +89,23 @@ export class QueryBatchEncoder {
     ts[i] = q.timestamp;
     duration[i] = q.durationMs;
     const at = i * U32_COLUMNS;
-    u32[at + ACCOUNT] = this.id(q.accountId);
-    u32[at + DOMAIN] = this.id(q.domain);
+    u32[at + ACCOUNT] = this.idIn(ACCOUNT, q.accountId);
+    u32[at + DOMAIN] = this.idIn(DOMAIN, q.domain);
     u32[at + NAME] = this.id(q.name);
-    u32[at + TYPE] = this.id(q.type);
-    u32[at + RCODE] = this.id(q.rcode);
-    u32[at + CLIENT] = this.id(q.clientIp);
+    u32[at + TYPE] = this.idIn(TYPE, q.type);
+    u32[at + RCODE] = this.idIn(RCODE, q.rcode);
+    u32[at + CLIENT] = this.idIn(CLIENT, q.clientIp);
     u32[at + FLAGS] = (q.transport === 'tcp' ? TCP : 0) | (q.dnssecOk ? DO : 0) | (q.edns ? EDNS : 0);
     return true;
+  }
+
+  /** id(), skipping the table when the column's previous query had the same string. */
+  private idIn(column: number, s: string): number {
+    if (s === this.lastString[column]) return this.lastId[column];
+    const id = this.id(s);
+    this.lastString[column] = s;
+    this.lastId[column] = id;
+    return id;
   }
 
   private id(s: string): number {
@@ -127,6 +139,7 @@ export class QueryBatchEncoder {
     // Queries in the current batch would point into the forgotten table.
     if (this.count > 0) throw new Error('forget() with queries waiting in the batch');
     this.table = new Map();
+    this.lastString.fill(null);
     this.newStrings = [];
     this.reset = true;
   }

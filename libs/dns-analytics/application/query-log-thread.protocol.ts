@@ -2,6 +2,15 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { QueryLogWriterOptions } from './query-log-writer';
 
+/**
+ * The writer as the query-log thread runs it: bigger, rarer batches than on the main thread
+ * (where a batch holds the event loop). A batch makes one block per account-domain in it,
+ * so with traffic spread over many domains bigger batches mean fewer, fuller blocks: over
+ * 1,000 domains, 9 µs CPU per row at 20,000 rows a batch against 23 µs at 2,000. Rows reach
+ * the store within a second (rollups every 2 s as before).
+ */
+export const THREAD_WRITER: QueryLogWriterOptions = { maxBatch: 16_384, flushIntervalMs: 1000 };
+
 /** Where the thread writes: the embedded SQLite file, or MongoDB through a client of its own. */
 export type QueryLogTarget = { kind: 'sqlite'; file: string } | { kind: 'mongo'; url: string };
 
@@ -10,6 +19,8 @@ export interface QueryLogThreadData {
   /** Shared counters, slots in query-log-channel.ts (BACKLOG, DROPPED). */
   control: Int32Array;
   writer?: QueryLogWriterOptions;
+  /** Niceness the thread takes for itself (thread-priority.ts); 0 leaves it as the process's. */
+  nice?: number;
 }
 
 /** Main thread to log thread. */

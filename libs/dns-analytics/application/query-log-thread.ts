@@ -10,8 +10,9 @@ import { SqliteQueryLogStore } from '../infrastructure/sqlite-query-log.store';
 import { IpIntel } from './ip-intel';
 import { QueryBatchDecoder } from './query-batch';
 import { BACKLOG, type ChannelMessage } from './query-log-channel';
-import type { QueryLogCommand, QueryLogReport, QueryLogThreadData } from './query-log-thread.protocol';
+import { THREAD_WRITER, type QueryLogCommand, type QueryLogReport, type QueryLogThreadData } from './query-log-thread.protocol';
 import { QueryLogWriter } from './query-log-writer';
+import { lowerThreadPriority } from './thread-priority';
 import type { QueryLogStore } from './query-log.store';
 
 /** How often the thread tells the main thread its counts for /metrics. */
@@ -31,12 +32,17 @@ async function drained(control: Int32Array): Promise<void> {
 
 async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThreadData): Promise<void> {
   const post = (m: QueryLogReport) => parent.postMessage(m);
+  // Below the answering threads when QUERY_LOG_NICE asks for it (thread-priority.ts).
+  lowerThreadPriority(data.nice ?? 0);
   const store = await openStore(data);
   const intel = new IpIntel();
   // Loading the IP databases takes a second or two of CPU (more on a busy machine): on this
   // thread, from the start, so the first queries' rows are not held back behind it.
   void intel.ready();
-  const writer = new QueryLogWriter(store, intel, null, (e) => post({ type: 'error', error: e instanceof Error ? e.message : String(e) }), data.writer);
+  const writer = new QueryLogWriter(store, intel, null, (e) => post({ type: 'error', error: e instanceof Error ? e.message : String(e) }), {
+    ...THREAD_WRITER,
+    ...data.writer,
+  });
   const channels = new Set<MessagePort>();
 
   const accept = (port: MessagePort) => {

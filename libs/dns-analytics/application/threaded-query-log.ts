@@ -5,6 +5,7 @@ import type { LoggedQuery } from './query-batch';
 import { BACKLOG, DROPPED, newControl, QueryLogChannel, type QueryLogEndpoint } from './query-log-channel';
 import type { QueryLogCommand, QueryLogReport, QueryLogTarget, QueryLogThreadData } from './query-log-thread.protocol';
 import type { QueryLogWriterOptions } from './query-log-writer';
+import { queryLogNice } from './thread-priority';
 
 export const queryLogThreadScript = (): string | null => compiledWorkerScript(__dirname, 'query-log-thread');
 
@@ -50,7 +51,7 @@ export class ThreadedQueryLog implements QueryLogPipeline {
 
   static start(script: string, target: QueryLogTarget, metrics: Metrics, onError: (message: string) => void, writer?: QueryLogWriterOptions): Promise<ThreadedQueryLog> {
     const control = newControl();
-    const data: QueryLogThreadData = { target, control, writer };
+    const data: QueryLogThreadData = { target, control, writer, nice: queryLogNice() };
     const worker = new Worker(script, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: QUERY_LOG_THREAD_YOUNG_GENERATION_MB } });
     const log = new ThreadedQueryLog(worker, control);
     const written = metrics.counter('dns_query_log_written_total', 'Answered DNS queries written to the query log');

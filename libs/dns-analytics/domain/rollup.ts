@@ -146,11 +146,17 @@ export function rollupsOf(rows: QueryRow[]): Rollup[] {
  * follow from the hourly ones (expandRollups), once per write instead of once per row.
  */
 export function accumulateHourly(out: Map<string, Rollup>, rows: QueryRow[]): Map<string, Rollup> {
+  // Consecutive rows mostly share a bucket: no key string then.
+  let last: Rollup | undefined;
   for (const q of rows) {
     const start = bucketStart(q.ts, 'hour');
-    const key = `${q.accountId}|${q.domain}|${start}`;
-    let r = out.get(key);
-    if (!r) out.set(key, (r = { accountId: q.accountId, domain: q.domain, granularity: 'hour', start, counts: emptyCounts() }));
+    let r = last && last.start === start && last.accountId === q.accountId && last.domain === q.domain ? last : undefined;
+    if (!r) {
+      const key = `${q.accountId}|${q.domain}|${start}`;
+      r = out.get(key);
+      if (!r) out.set(key, (r = { accountId: q.accountId, domain: q.domain, granularity: 'hour', start, counts: emptyCounts() }));
+      last = r;
+    }
     addQuery(r.counts, q);
   }
   return out;

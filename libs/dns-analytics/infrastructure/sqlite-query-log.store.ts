@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
+import { blockOfStoredRows, blocksOf, decodeBlock, MAX_BLOCK_SPAN_MS, newestRows, pageRows, type BlockRef } from './query-blocks';
 import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
 
 interface RawRecord {
@@ -24,27 +25,25 @@ interface RawRecord {
 }
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS query_log (
-  id INTEGER PRIMARY KEY,
-  ts INTEGER NOT NULL,
+-- Raw rows, in blocks (query-blocks.ts): one record per block of one account's domain.
+CREATE TABLE IF NOT EXISTS query_blocks (
+  -- Never reused: readers cache decoded blocks by id.
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   account_id INTEGER NOT NULL,
   domain TEXT NOT NULL,
-  qname TEXT NOT NULL,
-  qtype TEXT NOT NULL,
-  rcode TEXT NOT NULL,
-  client_ip TEXT NOT NULL,
-  country TEXT NOT NULL,
-  asn TEXT NOT NULL,
-  as_org TEXT NOT NULL,
-  transport TEXT NOT NULL,
-  dnssec_ok INTEGER NOT NULL,
-  edns INTEGER NOT NULL,
-  response_ms REAL NOT NULL
+  min_ts INTEGER NOT NULL,
+  max_ts INTEGER NOT NULL,
+  first_id INTEGER NOT NULL,
+  count INTEGER NOT NULL,
+  data BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS query_log_account ON query_log (account_id, ts, id);
-CREATE INDEX IF NOT EXISTS query_log_domain ON query_log (account_id, domain, ts, id);
--- No index on ts alone: one B-tree less per row written; pruning seeks per account instead.
-DROP INDEX IF EXISTS query_log_ts;
+-- Oldest first (export pages) and newest first (recent queries), by account or by domain.
+CREATE INDEX IF NOT EXISTS query_blocks_account_start ON query_blocks (account_id, min_ts, max_ts);
+CREATE INDEX IF NOT EXISTS query_blocks_account_end ON query_blocks (account_id, max_ts);
+CREATE INDEX IF NOT EXISTS query_blocks_domain_start ON query_blocks (account_id, domain, min_ts, max_ts);
+CREATE INDEX IF NOT EXISTS query_blocks_domain_end ON query_blocks (account_id, domain, max_ts);
+-- The next row id (rows are numbered across blocks, in the order they were appended).
+CREATE TABLE IF NOT EXISTS query_log_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rollups (
   account_id INTEGER NOT NULL,
   domain TEXT NOT NULL,
@@ -56,44 +55,42 @@ CREATE TABLE IF NOT EXISTS rollups (
 CREATE INDEX IF NOT EXISTS rollups_age ON rollups (granularity, start);
 `;
 
-const ROW_COLUMNS = '(ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, transport, dnssec_ok, edns, response_ms)';
-const ROW_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-/** Rows per INSERT statement: one call into SQLite per 32 rows instead of per row (a third less CPU per row). */
-const ROWS_PER_INSERT = 32;
+/** The table of one row per query that files written before blocks hold (read until retention empties it). */
+const LEGACY_TABLE = 'query_log';
 
-const COLUMNS_PER_ROW = 14;
-
-/** Writes the row's values into `out` from `at` (one array reused for a whole statement). */
-function putRowValues(out: unknown[], at: number, q: QueryRow): void {
-  out[at] = q.ts;
-  out[at + 1] = q.accountId;
-  out[at + 2] = q.domain;
-  out[at + 3] = q.qname;
-  out[at + 4] = q.qtype;
-  out[at + 5] = q.rcode;
-  out[at + 6] = q.clientIp;
-  out[at + 7] = q.country;
-  out[at + 8] = q.asn;
-  out[at + 9] = q.asOrg;
-  out[at + 10] = q.transport;
-  out[at + 11] = q.dnssecOk ? 1 : 0;
-  out[at + 12] = q.edns ? 1 : 0;
-  out[at + 13] = q.responseMs;
+interface BlockRecord {
+  id: number;
+  /** Selected where the block is read (readers), not where only its place is needed. */
+  data?: Buffer;
+  account_id: number;
+  domain: string;
+  min_ts: number;
+  max_ts: number;
+  first_id: number;
+  count: number;
 }
 
-/**
- * Raw rows before a time, through the (account_id, ts) index: the accounts present are
- * found by one index seek each (a skip scan), then each account's old rows are a range.
- */
-const PRUNE_ROWS = `
-DELETE FROM query_log WHERE ts < ? AND account_id IN (
+/** Skip scan: the accounts present, one index seek each, so pruning needs no index on time alone. */
+const ACCOUNTS_OF = (table: string) => `
   WITH RECURSIVE accounts(id) AS (
-    SELECT MIN(account_id) FROM query_log
+    SELECT MIN(account_id) FROM ${table}
     UNION ALL
-    SELECT (SELECT MIN(account_id) FROM query_log WHERE account_id > accounts.id) FROM accounts WHERE accounts.id IS NOT NULL
+    SELECT (SELECT MIN(account_id) FROM ${table} WHERE account_id > accounts.id) FROM accounts WHERE accounts.id IS NOT NULL
   )
-  SELECT id FROM accounts WHERE id IS NOT NULL
-)`;
+  SELECT id FROM accounts WHERE id IS NOT NULL`;
+
+/** Whole blocks whose newest row is before the cutoff, account by account through (account_id, max_ts). */
+const PRUNE_BLOCKS = `DELETE FROM query_blocks WHERE max_ts < ? AND account_id IN (${ACCOUNTS_OF('query_blocks')}) RETURNING count`;
+/** Blocks the cutoff falls within (older rows and newer ones): rewritten without the older. */
+const STRADDLING_BLOCKS = `SELECT id, account_id, domain, min_ts, max_ts, first_id, count FROM query_blocks
+  WHERE account_id IN (${ACCOUNTS_OF('query_blocks')}) AND min_ts >= ? AND min_ts < ? AND max_ts >= ?`;
+const PRUNE_LEGACY_ROWS = `DELETE FROM ${LEGACY_TABLE} WHERE ts < ? AND account_id IN (${ACCOUNTS_OF(LEGACY_TABLE)})`;
+
+/** Decoded blocks kept for the next page of an export (each block is read by one or two pages); few, as a block decodes to up to 4,096 row objects. */
+const DECODED_CACHE = 4;
+
+/** Read lazily, block by block: a reader stops at the first block it does not need, before its data is fetched. */
+const BLOCK_COLUMNS = 'id, account_id, domain, min_ts, max_ts, first_id, count, data';
 
 const toRow = (r: RawRecord): StoredRow => ({
   id: String(r.id),
@@ -115,17 +112,24 @@ const toRow = (r: RawRecord): StoredRow => ({
 
 /**
  * The embedded query log: one SQLite file of its own under DATA_DIR (never the event
- * store's), WAL so the API reads while the DNS role's writer appends. A batch's rows and
- * its rollup increments commit in one transaction.
+ * store's), WAL so the API reads while the DNS role's writer appends. Raw rows are stored
+ * in blocks (query-blocks.ts); a batch's blocks and its rollup increments commit in one
+ * transaction.
  */
 export class SqliteQueryLogStore implements QueryLogStore {
   private readonly db: Database.Database;
-  private readonly insertRow: Database.Statement;
-  private readonly insertRows: Database.Statement;
+  private readonly insertBlock: Database.Statement;
+  private readonly getNextId: Database.Statement<[], { value: number }>;
+  private readonly putNextId: Database.Statement;
   private readonly getRollup: Database.Statement<[number, string, string, number], { counts: string }>;
   private readonly putRollup: Database.Statement;
-  private readonly appendTx: (rows: QueryRow[], rollups: Rollup[]) => void;
+  private readonly appendTx: Database.Transaction<(rows: QueryRow[], rollups: Rollup[]) => void>;
   private readonly rollupTx: (rollups: Rollup[]) => void;
+  private readonly blockData: Database.Statement<[number], { data: Buffer }>;
+  /** Block (id, first row, count) -> rows, the few most recently decoded (export pages overlap by a block); a trimmed block has a new key. */
+  private readonly decoded = new Map<string, StoredRow[]>();
+  /** Whether the file still has rows of the former one-row-per-query table. */
+  private legacy: boolean;
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -135,8 +139,11 @@ export class SqliteQueryLogStore implements QueryLogStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    this.insertRow = this.db.prepare(`INSERT INTO query_log ${ROW_COLUMNS} VALUES ${ROW_VALUES}`);
-    this.insertRows = this.db.prepare(`INSERT INTO query_log ${ROW_COLUMNS} VALUES ${new Array(ROWS_PER_INSERT).fill(ROW_VALUES).join(', ')}`);
+    this.legacy = this.db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', LEGACY_TABLE) !== undefined;
+    this.insertBlock = this.db.prepare('INSERT INTO query_blocks (account_id, domain, min_ts, max_ts, first_id, count, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.getNextId = this.db.prepare("SELECT value FROM query_log_meta WHERE key = 'next_id'");
+    this.putNextId = this.db.prepare("INSERT INTO query_log_meta (key, value) VALUES ('next_id', ?) ON CONFLICT DO UPDATE SET value = excluded.value");
+    this.blockData = this.db.prepare('SELECT data FROM query_blocks WHERE id = ?');
     this.getRollup = this.db.prepare('SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start = ?');
     this.putRollup = this.db.prepare(
       'INSERT INTO rollups (account_id, domain, granularity, start, counts) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET counts = excluded.counts',
@@ -149,24 +156,24 @@ export class SqliteQueryLogStore implements QueryLogStore {
       }
     });
     this.appendTx = this.db.transaction((rows: QueryRow[], rollups: Rollup[]) => {
-      // Ids follow the order of `rows`: a multi-row INSERT assigns them in VALUES order.
-      let i = 0;
-      const many = new Array<unknown>(ROWS_PER_INSERT * COLUMNS_PER_ROW);
-      for (; i + ROWS_PER_INSERT <= rows.length; i += ROWS_PER_INSERT) {
-        for (let j = 0; j < ROWS_PER_INSERT; j++) putRowValues(many, j * COLUMNS_PER_ROW, rows[i + j]);
-        this.insertRows.run(many);
-      }
-      const one = new Array<unknown>(COLUMNS_PER_ROW);
-      for (; i < rows.length; i++) {
-        putRowValues(one, 0, rows[i]);
-        this.insertRow.run(one);
+      if (rows.length) {
+        // Ids go on from the file's counter (after the former table's ids, so cursors keep their order).
+        const firstId = this.getNextId.get()?.value ?? this.firstIdAfterLegacy();
+        for (const b of blocksOf(rows, firstId)) this.insertBlock.run(b.accountId, b.domain, b.minTs, b.maxTs, b.firstId, b.count, b.data);
+        this.putNextId.run(firstId + rows.length);
       }
       this.rollupTx(rollups);
     });
   }
 
+  private firstIdAfterLegacy(): number {
+    if (!this.legacy) return 1;
+    return (this.db.prepare<[], { id: number | null }>(`SELECT MAX(id) AS id FROM ${LEGACY_TABLE}`).get()?.id ?? 0) + 1;
+  }
+
   async append(rows: QueryRow[], rollups: Rollup[] = rollupsOf(rows)): Promise<void> {
-    if (rows.length || rollups.length) this.appendTx(rows, rollups);
+    // Immediate: the id counter is read and written in one transaction, whoever else writes.
+    if (rows.length || rollups.length) this.appendTx.immediate(rows, rollups);
   }
 
   async addRollups(rollups: Rollup[]): Promise<void> {
@@ -195,27 +202,113 @@ export class SqliteQueryLogStore implements QueryLogStore {
 
   async recent(filter: RawFilter, since: number, limit: number): Promise<StoredRow[]> {
     const [where, args] = this.where(filter);
-    return this.db
-      .prepare<unknown[], RawRecord>(`SELECT * FROM query_log WHERE ${where} AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`)
-      .all(...args, since, limit)
-      .map(toRow);
+    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND max_ts >= ? ORDER BY max_ts DESC`, [...args, since]);
+    const rows = newestRows(blocks, since, limit);
+    if (!this.legacy) return rows;
+    const old = this.legacyRows(`WHERE ${where} AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`, [...args, since, limit]);
+    return newestRows([{ minTs: 0, maxTs: Infinity, rows: () => [...rows, ...old] }], since, limit);
   }
 
   async page(filter: RawFilter, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
     const [where, args] = this.where(filter);
+    const lower = after ? Math.max(from, after.ts) : from;
+    // A block holds rows from min_ts to min_ts + MAX_BLOCK_SPAN_MS at most: the index range starts there.
+    // Ordered by min_ts alone, the index order: a tie-break on id would sort every block of the range first.
+    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND min_ts >= ? AND min_ts < ? AND max_ts >= ? ORDER BY min_ts`, [
+      ...args,
+      lower - MAX_BLOCK_SPAN_MS,
+      to,
+      lower,
+    ]);
+    const rows = pageRows(blocks, from, to, after, limit);
+    if (!this.legacy) return rows;
     const start = after ? 'AND (ts > ? OR (ts = ? AND id > ?))' : 'AND ts >= ?';
     const startArgs = after ? [after.ts, after.ts, Number(after.id)] : [from];
-    return this.db
-      .prepare<unknown[], RawRecord>(`SELECT * FROM query_log WHERE ${where} ${start} AND ts < ? ORDER BY ts, id LIMIT ?`)
-      .all(...args, ...startArgs, to, limit)
-      .map(toRow);
+    const old = this.legacyRows(`WHERE ${where} ${start} AND ts < ? ORDER BY ts, id LIMIT ?`, [...args, ...startArgs, to, limit]);
+    return pageRows([{ minTs: 0, maxTs: Infinity, rows: () => [...old, ...rows] }], from, to, after, limit);
   }
 
   async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
-    const rows = this.db.prepare(PRUNE_ROWS).run(rawBefore).changes;
+    let rows = this.db
+      .transaction(() => {
+        let n = this.db
+          .prepare<[number], { count: number }>(PRUNE_BLOCKS)
+          .all(rawBefore)
+          .reduce((sum, b) => sum + b.count, 0);
+        n += this.trimStraddling(rawBefore);
+        return n;
+      })
+      .immediate();
+    this.decoded.clear();
+    if (this.legacy) rows += this.pruneLegacy(rawBefore);
     const hourly = this.db.prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?").run(hourlyBefore).changes;
     const daily = this.db.prepare("DELETE FROM rollups WHERE granularity = 'day' AND start < ?").run(dailyBefore).changes;
     return { rows, rollups: hourly + daily };
+  }
+
+  /** Rewrites the blocks holding rows on both sides of the cutoff with the newer rows only; returns the rows removed. */
+  private trimStraddling(cutoff: number): number {
+    const straddling = this.db.prepare<[number, number, number], BlockRecord>(STRADDLING_BLOCKS).all(cutoff - MAX_BLOCK_SPAN_MS, cutoff, cutoff);
+    const update = this.db.prepare('UPDATE query_blocks SET min_ts = ?, max_ts = ?, first_id = ?, count = ?, data = ? WHERE id = ?');
+    let removed = 0;
+    for (const m of straddling) {
+      const kept = this.rowsOf(m).filter((r) => r.ts >= cutoff);
+      const b = blockOfStoredRows(kept);
+      update.run(b.minTs, b.maxTs, b.firstId, b.count, b.data, m.id);
+      removed += m.count - kept.length;
+    }
+    return removed;
+  }
+
+  /** Old rows of the former table go by the same cutoff; once it is empty it is dropped, with its indexes. */
+  private pruneLegacy(rawBefore: number): number {
+    return this.db
+      .transaction(() => {
+        const n = this.db.prepare(PRUNE_LEGACY_ROWS).run(rawBefore).changes;
+        if (this.db.prepare(`SELECT 1 FROM ${LEGACY_TABLE} LIMIT 1`).get() === undefined) {
+          this.putNextId.run(this.getNextId.get()?.value ?? this.firstIdAfterLegacy());
+          this.db.exec(`DROP TABLE ${LEGACY_TABLE}`);
+          this.legacy = false;
+        }
+        return n;
+      })
+      .immediate();
+  }
+
+  /** Blocks in the statement's order, each decoded only when a reader asks for its rows. */
+  private *blocks(sql: string, args: unknown[]): Generator<BlockRef> {
+    // Lazily: a reader usually stops after the first few blocks.
+    for (const m of this.db.prepare<unknown[], BlockRecord>(sql).iterate(...args)) {
+      yield { minTs: m.min_ts, maxTs: m.max_ts, rows: () => this.rowsOf(m) };
+    }
+  }
+
+  private rowsOf(m: BlockRecord): StoredRow[] {
+    const key = `${m.id}/${m.first_id}/${m.count}`;
+    let rows = this.decoded.get(key);
+    if (!rows) {
+      const data = m.data ?? this.blockData.get(m.id)?.data;
+      rows = data ? decodeBlock({ accountId: m.account_id, domain: m.domain, minTs: m.min_ts, maxTs: m.max_ts, firstId: m.first_id, count: m.count }, data) : [];
+      if (this.decoded.size >= DECODED_CACHE) this.decoded.delete(this.decoded.keys().next().value!);
+      this.decoded.set(key, rows);
+    }
+    return rows;
+  }
+
+  private legacyRows(clause: string, args: unknown[]): StoredRow[] {
+    try {
+      return this.db
+        .prepare<unknown[], RawRecord>(`SELECT * FROM ${LEGACY_TABLE} ${clause}`)
+        .all(...args)
+        .map(toRow);
+    } catch (e) {
+      // Another connection (the writer's or the pruner's) dropped it once it was empty.
+      if (e instanceof Error && /no such table/.test(e.message)) {
+        this.legacy = false;
+        return [];
+      }
+      throw e;
+    }
   }
 
   async close(): Promise<void> {
