@@ -65,6 +65,8 @@ class QueryLogLifecycle implements OnApplicationShutdown {
             : null;
         // Off the main thread when the worker script is built and the thread can open the same store.
         if (script && target) return ThreadedQueryLog.start(script, target, metrics, warn);
+        // Written here: this process enriches, so it loads the IP databases (nothing else in it needs them up front).
+        void intel.ready();
         return new QueryLogWriter(store, intel, metrics, (e) => warn(e instanceof Error ? e.message : String(e)));
       },
     },
