@@ -1,7 +1,8 @@
 /**
  * Resident memory of the idle service as `npm start` runs it (every role, embedded stores
  * under a throw-away DATA_DIR), in the variants that matter for the footprint: as
- * deployed, without the query-log thread, and with glibc's malloc arenas limited. Each
+ * deployed (npm start's node flags and environment, bench/support/start-command.ts),
+ * the same without the query-log thread, and as a plain `node main.js`. Each
  * variant starts its own process, waits until /health answers and the start-up work has
  * settled, then reads the kernel's figures: VmRSS / VmHWM from /proc/<pid>/status, the
  * anonymous and file-backed parts from /proc/<pid>/smaps_rollup, and the thread count.
@@ -15,14 +16,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './dns/processes';
+import { startCommand } from './support/start-command';
 
 const SERVER_MAIN = join(__dirname, '..', 'apps', 'server', 'main.js');
 const SETTLE_MS = Number(process.env.IDLE_SETTLE_S ?? 20) * 1000;
 
-const VARIANTS: { name: string; env: Record<string, string> }[] = [
-  { name: 'as deployed', env: {} },
-  { name: 'QUERY_LOG_THREAD=off', env: { QUERY_LOG_THREAD: 'off' } },
-  { name: 'MALLOC_ARENA_MAX=8', env: { MALLOC_ARENA_MAX: '8' } },
+/** `npm start`'s node flags and environment (package.json): "as deployed". */
+const deployed = startCommand();
+const VARIANTS: { name: string; env: Record<string, string>; nodeArgs: string[] }[] = [
+  { name: 'as deployed', env: deployed.env, nodeArgs: deployed.nodeArgs },
+  { name: 'QUERY_LOG_THREAD=off', env: { ...deployed.env, QUERY_LOG_THREAD: 'off' }, nodeArgs: deployed.nodeArgs },
+  // What the start settings themselves save: plain `node main.js`.
+  { name: 'plain node', env: {}, nodeArgs: [] },
 ];
 
 /** `Key:   1234 kB` lines of a /proc file, in MB. */
@@ -35,10 +40,10 @@ function procFields(file: string): Record<string, number> {
   return fields;
 }
 
-async function measure(env: Record<string, string>) {
+async function measure(env: Record<string, string>, nodeArgs: string[]) {
   const dataDir = mkdtempSync(join(tmpdir(), 'idle-mem-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [SERVER_MAIN], {
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(await freePort()), SMTP_PORT: '0', ADMIN_TOKEN: 'idle-admin-token-0123456789', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -72,7 +77,7 @@ async function main(): Promise<void> {
   console.log('variant                 rss MB  peak MB  anon MB  file MB  threads');
   for (const v of VARIANTS) {
     if (only && !only.includes(v.name)) continue;
-    const m = await measure(v.env);
+    const m = await measure(v.env, v.nodeArgs);
     const f = (x: number) => x.toFixed(1).padStart(7);
     console.log(`${v.name.padEnd(22)} ${f(m.rss)}  ${f(m.hwm)}  ${f(m.anon)}  ${f(m.file)}  ${String(m.threads).padStart(7)}`);
   }
