@@ -44,7 +44,16 @@ async function measure(env: Record<string, string>, nodeArgs: string[]) {
   const dataDir = mkdtempSync(join(tmpdir(), 'idle-mem-'));
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(await freePort()), SMTP_PORT: '0', ADMIN_TOKEN: 'idle-admin-token-0123456789', ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_PORT: String(await freePort()),
+      SMTP_PORT: '0',
+      ADMIN_TOKEN: 'idle-admin-token-0123456789',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

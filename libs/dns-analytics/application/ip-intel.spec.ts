@@ -67,7 +67,7 @@ describe('IpIntel', () => {
   it('finds the ASN and organisation of addresses inside, at the edges of and between random ranges', async () => {
     // A fixed-seed generator: the same rows on every run.
     let seed = 42;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (const [file, text] of [
       ['asn-ipv4-num.csv', v4Text],
       ['asn-ipv6-num.csv', v6Text],
