@@ -18,6 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './dns/processes';
+import { startCommand } from './support/start-command';
 
 const SCALE = Number(process.env.SOAK_SCALE ?? 1);
 const DAYS = Number(process.env.SOAK_DAYS ?? 30);
@@ -84,12 +85,15 @@ async function main(): Promise<void> {
   const checkPort = await freePort();
   await new Promise<void>((r) => listener.listen({ host: '127.0.0.1', port: checkPort }, r));
   const httpPort = await freePort();
+  // The node flags and environment of `npm start` (package.json), as deployed.
+  const deployed = startCommand();
   const child = fork(join(__dirname, 'soak', 'clocked-service.js'), [], {
     // SOAK_SERVICE_FLAGS: extra node flags for the service (e.g. --trace-gc, which prints every
     // isolate's heap, worker threads included, to the service's stdout, then inherited).
-    execArgv: ['--expose-gc', ...(process.env.SOAK_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [])],
+    execArgv: ['--expose-gc', ...deployed.nodeArgs, ...(process.env.SOAK_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [])],
     stdio: ['ignore', process.env.SOAK_SERVICE_FLAGS ? 'inherit' : 'ignore', 'inherit', 'ipc'],
     env: {
+      ...deployed.env,
       ...process.env,
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',

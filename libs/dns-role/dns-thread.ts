@@ -51,12 +51,19 @@ async function followCommits(commits: Int32Array, store: SqliteEventStore, stopp
   }
 }
 
+/**
+ * This thread's page cache on the event store. It reads the log once at start and then
+ * only its tail, so SQLite's default (16 MiB per connection, one per DNS thread) filled
+ * with pages never read again as the log grew: resident memory that rose with history.
+ */
+const DNS_THREAD_EVENT_PAGE_CACHE_MIB = 2;
+
 if (parentPort) {
   const port = parentPort;
   const post = (m: DnsThreadMessage) => port.postMessage(m);
   const settings = workerData as DnsThreadData;
   // Reads only: appends go through the main thread's store, which says when it committed.
-  const store = new SqliteEventStore({ file: settings.eventsFile, pollIntervalMs: settings.pollIntervalMs });
+  const store = new SqliteEventStore({ file: settings.eventsFile, pollIntervalMs: settings.pollIntervalMs, pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB });
   const tally = new QueryTally();
   const reporter = setInterval(() => {
     const report = tally.drain();

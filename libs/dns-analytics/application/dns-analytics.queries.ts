@@ -6,10 +6,10 @@ import { ZONES } from '../../../projections/zones.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { forbidden, notFound } from '../../shared/errors';
+import { countryName } from '../domain/country-name';
 import { ALL_DOMAINS, bucketSize, bucketStart } from '../domain/rollup';
 import { buildSummary, Window } from '../domain/summary';
 import { volumePoint, volumeSlots } from '../domain/volume';
-import { IpIntel } from './ip-intel';
 import { QUERY_LOG_STORE, QueryLogStore, RawFilter, StoredRow } from './query-log.store';
 
 export const SUMMARY_PLAN_MESSAGE = 'DNS Analytics requires Pro or Elite';
@@ -43,7 +43,6 @@ export class DnsAnalyticsQueries {
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly directory: AccountDirectory,
     private readonly projections: ProjectionEngine,
-    private readonly intel: IpIntel,
   ) {}
 
   /** The plan gate of each endpoint, before anything else is looked at. */
@@ -81,7 +80,7 @@ export class DnsAnalyticsQueries {
       sum('day', day - 29 * DAY, day),
       sum('hour', first24 - 7 * DAY, first24 - 1),
     ]);
-    await this.intel.ready();
+    // Country names come from ICU (countryName), so this process never loads the IP databases for them.
     return buildSummary(
       {
         window: window === '24h' ? last24 : window === '7d' ? last7 : last30,
@@ -90,7 +89,7 @@ export class DnsAnalyticsQueries {
         total30d: last30.total,
         previous7d: previous.total,
       },
-      (code) => this.intel.countryName(code),
+      countryName,
     );
   }
 

@@ -54,6 +54,12 @@ export interface SqliteEventStoreOptions {
    * judges events by the same time that made them (tests and accelerated benches move it).
    */
   now?: () => number;
+  /**
+   * Upper bound of this connection's SQLite page cache (MiB). Unset: SQLite's build
+   * default (16 MiB in better-sqlite3). A reader that only follows the tail (a DNS thread)
+   * needs little: the OS page cache holds the file anyway.
+   */
+  pageCacheMiB?: number;
 }
 
 /** An event id that is already stored in another stream. */
@@ -152,6 +158,7 @@ export class SqliteEventStore implements EventStore {
     this.file = options.file;
     const synchronous = options.synchronous ?? 'FULL';
     this.db = openEventDatabase(options.file, synchronous);
+    if (options.pageCacheMiB !== undefined) this.db.pragma(`cache_size = ${-Math.round(options.pageCacheMiB * 1024)}`);
     this.now = options.now ?? Date.now;
     this.committer = new BatchCommitter(this.db, this.now);
     this.appended.setMaxListeners(0);

@@ -1,0 +1,39 @@
+/**
+ * How `npm start` runs the service, read from package.json's `start` script so benchmarks
+ * that claim to measure the service as deployed run it with the same process settings:
+ * leading `NAME=value` words (or `NAME=${NAME:-value}`) are environment (e.g. glibc's
+ * MALLOC_ARENA_MAX, read only at process start), `--flags` between `node` and the script are node/V8 flags (e.g. the
+ * young-generation size, fixed when the heap is set up).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface StartCommand {
+  env: Record<string, string>;
+  nodeArgs: string[];
+}
+
+/** The repository root: the nearest directory above this file holding package.json (from `bench/` or `dist/bench/`). */
+function repositoryRoot(): string {
+  let dir = __dirname;
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+export function startCommand(root = repositoryRoot()): StartCommand {
+  const script: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+  const words = script.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let i = 0;
+  for (; i < words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[i]); i++) {
+    const eq = words[i].indexOf('=');
+    const name = words[i].slice(0, eq);
+    // `${NAME:-default}`: the caller's value when set, as the shell does.
+    const value = words[i].slice(eq + 1).replace(/^\$\{([A-Z_][A-Z0-9_]*):-(.*)\}$/, (_, v: string, fallback: string) => process.env[v] || fallback);
+    env[name] = value;
+  }
+  if (words[i] !== 'node') throw new Error(`package.json start script is not "[ENV=…] node [flags] <script>": ${script}`);
+  const nodeArgs: string[] = [];
+  for (i++; i < words.length && words[i].startsWith('-'); i++) nodeArgs.push(words[i]);
+  return { env, nodeArgs };
+}
