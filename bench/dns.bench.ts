@@ -104,7 +104,9 @@ async function main(): Promise<void> {
       for (const c of contenders) {
         const last = round === ROUNDS - 1;
         const r = await measure(c, queryFile, last);
-        console.log(`round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent}), ${fmt(r.cpu.perThousandMs, 2)} ms CPU/1k q`);
+        console.log(
+          `round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent}), ${fmt(r.cpu.perThousandMs, 2)} ms CPU/1k q`,
+        );
         if (!best.has(c.name) || best.get(c.name)!.qps < r.throughput.qps) best.set(c.name, r.throughput);
         cpuRounds.set(c.name, [...(cpuRounds.get(c.name) ?? []), r.cpu]);
         if (r.latency) latency.set(c.name, r.latency);

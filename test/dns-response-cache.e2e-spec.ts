@@ -27,7 +27,13 @@ function buildIndex(): ZoneIndex {
   index.setRRset('example.com', 'www', 'AAAA', 300, ['2001:db8::10']);
   index.setRRset('example.com', 'alias', 'CNAME', 300, ['www.example.com.']);
   // About 800 bytes of TXT: fits 1232 bytes, not 512, so the EDNS size decides truncation.
-  index.setRRset('example.com', 'mid', 'TXT', 300, Array.from({ length: 4 }, (_, i) => `"${String(i)}${'m'.repeat(190)}"`));
+  index.setRRset(
+    'example.com',
+    'mid',
+    'TXT',
+    300,
+    Array.from({ length: 4 }, (_, i) => `"${String(i)}${'m'.repeat(190)}"`),
+  );
   index.putZone(zone('dyn.example.net', null));
   index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
   return index;
@@ -49,7 +55,18 @@ function encodeQuery({ name, type, id = 1234, edns, dnssec, ednsVersion = 0, rd 
   const additionals: dnsPacket.Answer[] =
     edns === undefined
       ? []
-      : [{ type: 'OPT', name: '.', udpPayloadSize: edns, flags: dnssec ? dnsPacket.DNSSEC_OK : 0, extendedRcode: 0, ednsVersion, flag_do: !!dnssec, options: [] } as dnsPacket.Answer];
+      : [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: edns,
+            flags: dnssec ? dnsPacket.DNSSEC_OK : 0,
+            extendedRcode: 0,
+            ednsVersion,
+            flag_do: !!dnssec,
+            options: [],
+          } as dnsPacket.Answer,
+        ];
   const flags = (rd ? dnsPacket.RECURSION_DESIRED : 0) | (cd ? dnsPacket.CHECKING_DISABLED : 0);
   // dns-packet lowercases nothing: the name goes out with the case given.
   return dnsPacket.encode({ type: 'query', id, flags, questions: [{ name, type: type as dnsPacket.RecordType }], additionals });
@@ -201,7 +218,12 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
   it('answers queries outside the plain shape the full way, every time', async () => {
     // EDNS version 1: BADVERS; a query with an answer record; a non-IN class.
     const badVersion = encodeQuery({ name: 'www.example.com', type: 'A', edns: 1232, ednsVersion: 1 });
-    const withAnswer = dnsPacket.encode({ type: 'query', id: 9, questions: [{ name: 'www.example.com', type: 'A' }], answers: [{ type: 'A', name: 'www.example.com', data: '192.0.2.1' }] });
+    const withAnswer = dnsPacket.encode({
+      type: 'query',
+      id: 9,
+      questions: [{ name: 'www.example.com', type: 'A' }],
+      answers: [{ type: 'A', name: 'www.example.com', data: '192.0.2.1' }],
+    });
     const chaos = dnsPacket.encode({ type: 'query', id: 10, questions: [{ name: 'www.example.com', type: 'A', class: 'CH' }] });
     for (const msg of [badVersion, badVersion, withAnswer, withAnswer]) expect(await udpExchange(port, msg)).toEqual(fullPathAnswer(index, msg));
     for (const msg of [chaos, chaos]) expect(await udpExchange(port, msg)).toEqual(fullPathAnswer(index, msg));
@@ -223,7 +245,16 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
       expect(logged).toHaveLength(2);
       expect(facts(logged[1])).toEqual(facts(logged[0]));
     }
-    expect(facts(logged[0])).toMatchObject({ name: 'mid.example.com', type: 'TXT', rcode: 'NOERROR', truncated: true, edns: false, ednsUdpSize: null, clientIp: HOST, accountId: 'acct-1' });
+    expect(facts(logged[0])).toMatchObject({
+      name: 'mid.example.com',
+      type: 'TXT',
+      rcode: 'NOERROR',
+      truncated: true,
+      edns: false,
+      ednsUdpSize: null,
+      clientIp: HOST,
+      accountId: 'acct-1',
+    });
     logged.length = 0;
     await udpExchange(port, encodeQuery({ name: 'HOME.dyn.example.net', type: 'A', edns: 2000 }));
     expect(logged[0]).toMatchObject({ name: 'home.dyn.example.net', ednsUdpSize: 2000, accountId: 'acct-9', domain: 'home.dyn.example.net', transport: 'udp' });

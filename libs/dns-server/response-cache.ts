@@ -130,7 +130,8 @@ export class ResponseCache {
     const msg = buf;
     const o = start;
     // QR, opcode (4 bits) clear; QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1.
-    if ((msg[o + 2] & 0xf8) !== 0 || msg[o + 4] !== 0 || msg[o + 5] !== 1 || msg[o + 6] !== 0 || msg[o + 7] !== 0 || msg[o + 8] !== 0 || msg[o + 9] !== 0 || msg[o + 10] !== 0) return null;
+    if ((msg[o + 2] & 0xf8) !== 0 || msg[o + 4] !== 0 || msg[o + 5] !== 1 || msg[o + 6] !== 0 || msg[o + 7] !== 0 || msg[o + 8] !== 0 || msg[o + 9] !== 0 || msg[o + 10] !== 0)
+      return null;
     const additional = msg[o + 11];
     if (additional > 1) return null;
 
