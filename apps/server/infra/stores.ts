@@ -8,13 +8,21 @@ import { ReadStoreCoordination } from '../../../libs/consumers/read-store-coordi
 import { SqliteCoordination } from '../../../libs/consumers/sqlite-coordination';
 import { EmbeddedReadStore } from '../../../libs/readstore/embedded/embedded-read-store';
 
+/**
+ * Page cache of the main process's event-store connection. Commands read their streams'
+ * recent pages and subscriptions the tail; SQLite's default here (16 MiB) filled with pages
+ * of history read once by catch-ups, resident memory that bought no speed (docs/decisions.md,
+ * "Resident memory").
+ */
+const EVENT_STORE_PAGE_CACHE_MIB = 8;
+
 /** EventStoreDB when EVENTSTORE_URL is set, else the embedded SQLite store under DATA_DIR. */
 export async function createEventStore(config: AppConfig, clock: Clock = systemClock): Promise<EventStore> {
   if (config.eventStoreUrl) {
     const { EsdbEventStore } = await import('../../../libs/eventstore/esdb/esdb-event-store');
     return new EsdbEventStore(config.eventStoreUrl);
   }
-  return new SqliteEventStore({ file: dataPath(config, 'events.db'), now: () => clock.now().getTime() });
+  return new SqliteEventStore({ file: dataPath(config, 'events.db'), now: () => clock.now().getTime(), pageCacheMiB: EVENT_STORE_PAGE_CACHE_MIB });
 }
 
 /** MongoDB when MONGODB_URL is set, else the embedded engine: documents on disk under DATA_DIR, bounded caches in memory. */
