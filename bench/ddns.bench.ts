@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { freePort } from './dns/processes';
 import { KeepAliveConnection } from './ddns/keep-alive-connection';
+import { deployedSpawn, localServiceEnv } from './support/start-command';
 
 const ROUNDS = Number(process.env.DDNS_BENCH_ROUNDS ?? 3);
 // Each host takes 10 changes (the throttle): 5000 hosts let a round run its full time up to 6k updates/s.
@@ -178,20 +179,12 @@ async function main() {
   const [port, dnsPort] = [await freePort(), await freePort()];
   // DDNS_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
   const nodeArgs = (process.env.DDNS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, join(__dirname, '..', 'apps', 'server', 'main.js')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DNS_PORT: String(dnsPort),
-      SMTP_PORT: '0',
-      DDNS_ZONES: ZONE,
-      ADMIN_TOKEN: ADMIN,
-      LOG_REQUESTS: 'false',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const deployed = deployedSpawn(
+    join(__dirname, '..', 'apps', 'server', 'main.js'),
+    { ...localServiceEnv(dataDir, port, dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' },
+    nodeArgs,
+  );
+  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   try {
     for (let i = 0; ; i++) {
       if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;

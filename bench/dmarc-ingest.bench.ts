@@ -30,6 +30,7 @@ import { gzipSync } from 'node:zlib';
 import { ReportParser } from '../libs/dmarc-reports/application/report-parser';
 import { generatedAggregateReport } from './dmarc/generated-report';
 import { freePort } from './dns/processes';
+import { deployedSpawn, localServiceEnv } from './support/start-command';
 
 const LARGE = Number(process.env.DMARC_BENCH_LARGE ?? 50_000);
 const TYPICAL = Number(process.env.DMARC_BENCH_TYPICAL ?? 2_000);
@@ -60,21 +61,18 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
   const port = await freePort();
   // DMARC_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
   const nodeArgs = (process.env.DMARC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DNS_PORT: String(await freePort()),
-      SMTP_PORT: String(await freePort()),
+  const deployed = deployedSpawn(
+    SERVER_MAIN,
+    {
+      ...localServiceEnv(dataDir, port, await freePort(), await freePort()),
       ADMIN_TOKEN,
       SECRET_KEY: 'bench-secret-key',
       LOG_REQUESTS: 'false',
       REPORT_MAX_UNPACKED_BYTES: String(MAX_UNPACKED),
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+    nodeArgs,
+  );
+  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (const deadline = Date.now() + 30_000; ;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);

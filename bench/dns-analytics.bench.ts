@@ -31,6 +31,7 @@ import { nsdInstalled, startNsd } from './dns/nsd';
 import { mainThreadCpuSeconds, treeCpuSeconds } from './dns/cpu';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, benchRRsets, dnsperfQueries } from './dns/zone';
+import { deployedSpawn, localServiceEnv } from './support/start-command';
 
 const SECONDS = Number(process.env.ANALYTICS_BENCH_SECONDS ?? 5);
 const DOMAINS = Number(process.env.ANALYTICS_BENCH_DOMAINS ?? 10_000);
@@ -72,20 +73,14 @@ interface Service {
 async function startService(queryLog: boolean, env: Record<string, string> = {}): Promise<Service> {
   const dataDir = mkdtempSync(join(tmpdir(), 'analytics-bench-'));
   const [port, dnsPort] = [await freePort(), await freePort()];
-  const child = spawn(process.execPath, [join(__dirname, '..', 'apps', 'server', 'main.js')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DNS_PORT: String(dnsPort),
-      ADMIN_TOKEN: ADMIN,
-      LOG_REQUESTS: 'false',
-      QUERY_LOG: queryLog ? 'on' : 'off',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const deployed = deployedSpawn(join(__dirname, '..', 'apps', 'server', 'main.js'), {
+    ...localServiceEnv(dataDir, port, dnsPort),
+    ADMIN_TOKEN: ADMIN,
+    LOG_REQUESTS: 'false',
+    QUERY_LOG: queryLog ? 'on' : 'off',
+    ...env,
   });
+  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; ; i++) {
     if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
     if (i > 300) throw new Error('server did not start');

@@ -38,6 +38,7 @@ import { authenticator } from 'otplib';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { generatedAggregateReport } from './dmarc/generated-report';
 import { freePort } from './dns/processes';
+import { deployedSpawn } from './support/start-command';
 
 const REPORTS = Number(process.env.EA_API_BENCH_REPORTS ?? 20);
 const ROWS_PER_REPORT = Number(process.env.EA_API_BENCH_ROWS ?? 5000);
@@ -82,7 +83,8 @@ async function api(url: string, method: string, path: string, body?: unknown, he
 function spawnServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
   // EA_API_BENCH_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof to see where a request's time goes).
   const nodeArgs = (process.env.EA_API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deployed = deployedSpawn(SERVER_MAIN, env, nodeArgs);
+  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   return (async () => {
     for (const deadline = Date.now() + 60_000; ;) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);

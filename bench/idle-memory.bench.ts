@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './dns/processes';
-import { startCommand } from './support/start-command';
+import { localServiceEnv, startCommand } from './support/start-command';
 
 const SERVER_MAIN = join(__dirname, '..', 'apps', 'server', 'main.js');
 const SETTLE_MS = Number(process.env.IDLE_SETTLE_S ?? 20) * 1000;
@@ -46,11 +46,7 @@ async function measure(env: Record<string, string>, nodeArgs: string[]) {
   const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN], {
     env: {
       ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DNS_PORT: String(await freePort()),
-      SMTP_PORT: '0',
+      ...localServiceEnv(dataDir, port, await freePort()),
       ADMIN_TOKEN: 'idle-admin-token-0123456789',
       ...env,
     },

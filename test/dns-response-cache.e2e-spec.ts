@@ -7,37 +7,23 @@
  */
 import * as dgram from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
-import { DnsServer, ZoneIndex, type AnsweredQuery, type ZoneDefinition } from '../libs/dns-server';
+import { DnsServer, ZoneIndex, type AnsweredQuery } from '../libs/dns-server';
 import { buildResponse, isInClass, parseQuery, udpLimit, EMPTY_BODY, RCODE } from '../libs/dns-server/wire';
+import { testIndex, testZone } from './support/dns-test-zone';
 
 const HOST = '127.0.0.1';
 
-const zone = (name: string, ownerAccountId: string | null): ZoneDefinition => ({
-  name,
-  ownerAccountId,
-  soa: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 1, refresh: 3600, retry: 600, expire: 1209600, minimum: 120 },
-  ttl: 3600,
-  nameservers: ['ns1.dns.test', 'ns2.dns.test'],
-});
-
-function buildIndex(): ZoneIndex {
-  const index = new ZoneIndex();
-  index.putZone(zone('example.com', 'acct-1'));
-  index.setRRset('example.com', 'www', 'A', 300, ['192.0.2.10']);
-  index.setRRset('example.com', 'www', 'AAAA', 300, ['2001:db8::10']);
-  index.setRRset('example.com', 'alias', 'CNAME', 300, ['www.example.com.']);
-  // About 800 bytes of TXT: fits 1232 bytes, not 512, so the EDNS size decides truncation.
-  index.setRRset(
-    'example.com',
-    'mid',
-    'TXT',
-    300,
-    Array.from({ length: 4 }, (_, i) => `"${String(i)}${'m'.repeat(190)}"`),
-  );
-  index.putZone(zone('dyn.example.net', null));
-  index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
-  return index;
-}
+const buildIndex = (): ZoneIndex =>
+  testIndex((index) => {
+    // About 800 bytes of TXT: fits 1232 bytes, not 512, so the EDNS size decides truncation.
+    index.setRRset(
+      'example.com',
+      'mid',
+      'TXT',
+      300,
+      Array.from({ length: 4 }, (_, i) => `"${String(i)}${'m'.repeat(190)}"`),
+    );
+  });
 
 interface Q {
   name: string;
@@ -209,7 +195,7 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
     expect(gone.rcode).toBe('NXDOMAIN');
     // A new zone can take over names answered before.
     await askTwice({ name: 'x.elsewhere.test', type: 'A' });
-    index.putZone(zone('elsewhere.test', 'acct-2'));
+    index.putZone(testZone('elsewhere.test', 'acct-2'));
     index.setRRset('elsewhere.test', 'x', 'A', 60, ['192.0.2.44']);
     const taken = dnsPacket.decode(await udpExchange(port, encodeQuery({ name: 'x.elsewhere.test', type: 'A' })));
     expect(taken.answers?.map((a) => ('data' in a ? a.data : null))).toEqual(['192.0.2.44']);

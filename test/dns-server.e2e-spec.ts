@@ -9,41 +9,27 @@ import * as dgram from 'node:dgram';
 import * as net from 'node:net';
 import { promisify } from 'node:util';
 import * as dnsPacket from 'dns-packet';
-import { DnsServer, ZoneIndex, type AnsweredQuery, type ZoneDefinition } from '../libs/dns-server';
+import { DnsServer, ZoneIndex, type AnsweredQuery } from '../libs/dns-server';
+import { testIndex } from './support/dns-test-zone';
 
 const HOST = '127.0.0.1';
 const digInstalled = spawnSync('dig', ['-v']).status === 0;
 const run = promisify(execFile);
 
-const zone = (name: string, ownerAccountId: string | null): ZoneDefinition => ({
-  name,
-  ownerAccountId,
-  soa: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 2024010101, refresh: 3600, retry: 600, expire: 1209600, minimum: 120 },
-  ttl: 3600,
-  nameservers: ['ns1.dns.test', 'ns2.dns.test'],
-});
-
-function buildIndex(): ZoneIndex {
-  const index = new ZoneIndex();
-  index.putZone(zone('example.com', 'acct-1'));
-  index.setRRset('example.com', 'www', 'A', 300, ['192.0.2.10']);
-  index.setRRset('example.com', 'www', 'AAAA', 300, ['2001:db8::10']);
-  index.setRRset('example.com', 'alias', 'CNAME', 300, ['www.example.com.']);
-  index.setRRset('example.com', '', 'MX', 300, ['10 mail.example.com.']);
-  index.setRRset('example.com', '*.apps', 'A', 60, ['192.0.2.99']);
-  index.setRRset('example.com', 'exists.apps', 'TXT', 60, ['"not the wildcard"']);
-  // About 4 KB of TXT: more than any UDP limit, so it needs TCP.
-  index.setRRset(
-    'example.com',
-    'big',
-    'TXT',
-    300,
-    Array.from({ length: 20 }, (_, i) => `"${String(i).padStart(2, '0')}${'x'.repeat(198)}"`),
-  );
-  index.putZone(zone('dyn.example.net', null));
-  index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
-  return index;
-}
+const buildIndex = (): ZoneIndex =>
+  testIndex((index) => {
+    index.setRRset('example.com', '', 'MX', 300, ['10 mail.example.com.']);
+    index.setRRset('example.com', '*.apps', 'A', 60, ['192.0.2.99']);
+    index.setRRset('example.com', 'exists.apps', 'TXT', 60, ['"not the wildcard"']);
+    // About 4 KB of TXT: more than any UDP limit, so it needs TCP.
+    index.setRRset(
+      'example.com',
+      'big',
+      'TXT',
+      300,
+      Array.from({ length: 20 }, (_, i) => `"${String(i).padStart(2, '0')}${'x'.repeat(198)}"`),
+    );
+  });
 
 type Q = { name: string; type: dnsPacket.RecordType | 'ANY'; id?: number; edns?: number; dnssec?: boolean };
 /** dns-packet decodes rcode, but its type definitions leave it out. */

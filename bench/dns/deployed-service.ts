@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startProcess, stopProcess } from './processes';
 import { BENCH_ZONE, nsdZoneFile } from './zone';
+import { deployedSpawn } from '../support/start-command';
 
 const ADMIN_TOKEN = 'dns-bench-admin-token-0123456789';
 
@@ -58,7 +59,8 @@ export async function startDeployedService(mainJs: string, dnsPort: number): Pro
 }
 
 async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
-  const child = startProcess(process.execPath, [mainJs], 'service', env);
+  const deployed = deployedSpawn(mainJs, env);
+  const child = startProcess(process.execPath, deployed.args, 'service', deployed.env);
   child.stdout!.resume();
   try {
     await waitForHttp(base, child);

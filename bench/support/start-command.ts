@@ -37,3 +37,18 @@ export function startCommand(root = repositoryRoot()): StartCommand {
   for (i++; i < words.length && words[i].startsWith('-'); i++) nodeArgs.push(words[i]);
   return { env, nodeArgs };
 }
+
+/** Arguments and environment of a service process as `npm start` runs it, with a bench's own settings on top. */
+export function deployedSpawn(mainJs: string, env: NodeJS.ProcessEnv, extraNodeArgs: readonly string[] = []): { args: string[]; env: NodeJS.ProcessEnv } {
+  const deployed = startCommand();
+  return { args: [...deployed.nodeArgs, ...extraNodeArgs, mainJs], env: { ...deployed.env, ...process.env, ...env } };
+}
+
+/** Where a bench's service keeps its data and listens: everything on loopback, report mail off unless a port is given. */
+export const localServiceEnv = (dataDir: string, port: number, dnsPort: number, smtpPort = 0): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DNS_PORT: String(dnsPort),
+  SMTP_PORT: String(smtpPort),
+});
