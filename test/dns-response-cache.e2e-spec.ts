@@ -9,7 +9,7 @@ import * as dgram from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { DnsServer, ZoneIndex, type AnsweredQuery } from '../libs/dns-server';
 import { buildResponse, isInClass, parseQuery, udpLimit, EMPTY_BODY, RCODE } from '../libs/dns-server/wire';
-import { testIndex, testZone } from './support/dns-test-zone';
+import { startWith, testIndex, testZone } from './support/dns-test-zone';
 
 const HOST = '127.0.0.1';
 
@@ -81,18 +81,6 @@ function udpExchange(port: number, msg: Buffer, timeoutMs = 1000): Promise<Buffe
     });
     socket.send(msg, port, HOST);
   });
-}
-
-async function startWith(server: DnsServer, batchEnv: string | undefined): Promise<number> {
-  const saved = process.env.DNS_UDP_BATCH;
-  if (batchEnv === undefined) delete process.env.DNS_UDP_BATCH;
-  else process.env.DNS_UDP_BATCH = batchEnv;
-  try {
-    return (await server.start()).port;
-  } finally {
-    if (saved === undefined) delete process.env.DNS_UDP_BATCH;
-    else process.env.DNS_UDP_BATCH = saved;
-  }
 }
 
 const udpPaths: Array<{ io: 'batch' | 'dgram'; env: string | undefined }> = [

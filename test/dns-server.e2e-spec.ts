@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import { promisify } from 'node:util';
 import * as dnsPacket from 'dns-packet';
 import { DnsServer, ZoneIndex, type AnsweredQuery } from '../libs/dns-server';
-import { testIndex } from './support/dns-test-zone';
+import { startWith, testIndex } from './support/dns-test-zone';
 
 const HOST = '127.0.0.1';
 const digInstalled = spawnSync('dig', ['-v']).status === 0;
@@ -102,19 +102,6 @@ function tcpExchange(port: number, chunks: Buffer[], expect: number, timeoutMs =
 const frame = (msg: Buffer) => Buffer.concat([Buffer.from([msg.length >> 8, msg.length & 0xff]), msg]);
 const optOf = (msg: dnsPacket.DecodedPacket) => msg.additionals?.find((a) => a.type === 'OPT') as dnsPacket.OptAnswer | undefined;
 const data = (msg: dnsPacket.Packet) => (msg.answers ?? []).map((a) => ('data' in a ? a.data : null));
-
-/** Starts `server` with DNS_UDP_BATCH as given: the UDP path is chosen at start(), from the environment. */
-async function startWith(server: DnsServer, batchEnv: string | undefined): Promise<number> {
-  const saved = process.env.DNS_UDP_BATCH;
-  if (batchEnv === undefined) delete process.env.DNS_UDP_BATCH;
-  else process.env.DNS_UDP_BATCH = batchEnv;
-  try {
-    return (await server.start()).port;
-  } finally {
-    if (saved === undefined) delete process.env.DNS_UDP_BATCH;
-    else process.env.DNS_UDP_BATCH = saved;
-  }
-}
 
 function ipv6Loopback(): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,4 +1,4 @@
-import { ZoneIndex, type ZoneDefinition } from '../../libs/dns-server';
+import { ZoneIndex, type DnsServer, type ZoneDefinition } from '../../libs/dns-server';
 
 export const testZone = (name: string, ownerAccountId: string | null): ZoneDefinition => ({
   name,
@@ -23,4 +23,17 @@ export function testIndex(more: (index: ZoneIndex) => void): ZoneIndex {
   index.putZone(testZone('dyn.example.net', null));
   index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
   return index;
+}
+
+/** Starts `server` with DNS_UDP_BATCH as given: the UDP path is chosen at start(), from the environment. */
+export async function startWith(server: DnsServer, batchEnv: string | undefined): Promise<number> {
+  const saved = process.env.DNS_UDP_BATCH;
+  if (batchEnv === undefined) delete process.env.DNS_UDP_BATCH;
+  else process.env.DNS_UDP_BATCH = batchEnv;
+  try {
+    return (await server.start()).port;
+  } finally {
+    if (saved === undefined) delete process.env.DNS_UDP_BATCH;
+    else process.env.DNS_UDP_BATCH = saved;
+  }
 }
