@@ -47,10 +47,15 @@ describe('DNS analytics over real DNS traffic', () => {
   let free: { token: string };
   let other: { token: string };
   const sent: Sent[] = [];
+  // The log orders queries by answer time to the millisecond, and two DNS threads answer:
+  // queries answered within the same millisecond by different threads have no defined order,
+  // so the suite leaves a few milliseconds between the queries whose order it checks.
+  const pause = () => new Promise((r) => setTimeout(r, 3));
 
   async function send(q: WireQuery): Promise<void> {
     const answer = await exchange(dnsPort, q);
     sent.push({ ...q, rcode: answer.rcode });
+    await pause();
   }
 
   /** dig as the client: `+tcp`/`+notcp`, `+dnssec` (EDNS with DO) or `+noedns`. */
@@ -61,6 +66,7 @@ describe('DNS analytics over real DNS traffic', () => {
     const rcode = /status: ([A-Z]+)/.exec(stdout)?.[1];
     if (!rcode) throw new Error(`dig gave no status: ${stdout}`);
     sent.push({ ...q, rcode });
+    await pause();
   }
 
   beforeAll(async () => {
