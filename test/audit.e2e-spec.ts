@@ -1,6 +1,7 @@
-import { createServer, Server } from 'node:net';
+import { Server } from 'node:net';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { ManualClock } from '../libs/shared/clock';
+import { listeningUpTarget } from './support/uptime-target';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -17,8 +18,7 @@ describe('account audit log (contract §2, §15)', () => {
 
   beforeAll(async () => {
     const checkPort = await freePort();
-    upServer = createServer((s) => s.destroy());
-    await new Promise<void>((r) => upServer.listen({ host: '127.0.0.1', port: checkPort }, r));
+    upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date('2026-03-01T00:00:00Z'));
     app = await startTestApp({
       clock,

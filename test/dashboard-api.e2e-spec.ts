@@ -5,11 +5,12 @@
  * first-load size.
  */
 import { execFileSync } from 'node:child_process';
-import { createServer, Server } from 'node:net';
+import { Server } from 'node:net';
 import { measureBundle, total } from '../bench/dashboard-bundle.bench';
 import { ManualClock } from '../libs/shared/clock';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { dashboardDir } from '../libs/dashboard/web-front';
+import { listeningUpTarget } from './support/uptime-target';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -37,8 +38,7 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
 
   beforeAll(async () => {
     const checkPort = await freePort();
-    upServer = createServer((s) => s.destroy());
-    await new Promise<void>((r) => upServer.listen({ host: '127.0.0.1', port: checkPort }, r));
+    upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date('2026-03-01T10:20:00Z'));
     app = await startTestApp({
       clock,

@@ -6,7 +6,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, Server } from 'node:net';
+import { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -14,6 +14,7 @@ import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { DashboardBrowser, DESKTOP, launchDashboardBrowser, PHONE } from './support/browser';
 import { eventually, screenChecker } from './support/dashboard-suite';
 import { ADMIN_TOKEN } from './support/http-client';
+import { listeningUpTarget } from './support/uptime-target';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 
 jest.setTimeout(120_000);
@@ -61,8 +62,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'dashboard-e2e-'));
     dnsPort = await freePort();
     checkPort = await freePort();
-    upServer = createServer((s) => s.destroy());
-    await new Promise<void>((r) => upServer.listen({ host: '127.0.0.1', port: checkPort }, r));
+    upServer = await listeningUpTarget('127.0.0.1', checkPort);
     world = new ZoneIndex();
     worldServer = new DnsServer({ host: '127.0.0.1', port: 0, index: world });
     const { port: worldPort } = await worldServer.start();

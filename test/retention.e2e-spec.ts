@@ -1,7 +1,8 @@
-import { createServer, Server } from 'node:net';
+import { Server } from 'node:net';
 import { ManualClock } from '../libs/shared/clock';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { ALL_PROJECTIONS } from '../projections';
+import { listeningUpTarget } from './support/uptime-target';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -22,8 +23,7 @@ describe('retention pruning', () => {
 
   beforeAll(async () => {
     const checkPort = await freePort();
-    upServer = createServer((s) => s.destroy());
-    await new Promise<void>((r) => upServer.listen({ host: '127.0.0.1', port: checkPort }, r));
+    upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date());
     env = { UPTIME_INTERVAL_SECONDS: String(INTERVAL_MS / 1000), UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400) };
     app = await startTestApp({ clock, env });

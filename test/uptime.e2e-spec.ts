@@ -1,7 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer, Server, Socket } from 'node:net';
+import { connect, Server, Socket } from 'node:net';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { ManualClock } from '../libs/shared/clock';
+import { listeningUpTarget } from './support/uptime-target';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -70,8 +71,7 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
   beforeAll(async () => {
     checkPort = await freePort();
     closedPort = await freePort();
-    upServer = createServer((s) => s.destroy());
-    await new Promise<void>((r) => upServer.listen({ host: UP_IP, port: checkPort }, r));
+    upServer = await listeningUpTarget(UP_IP, checkPort);
     blackhole = await startBlackhole(TIMEOUT_IP, [closedPort, checkPort]);
     clock = new ManualClock(new Date('2026-03-01T00:00:00Z'));
     app = await startTestApp({
@@ -358,8 +358,7 @@ describe('uptime worker timer (real time)', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    upServer = createServer((s) => s.destroy());
-    await new Promise<void>((r) => upServer.listen({ host: UP_IP, port }, r));
+    upServer = await listeningUpTarget(UP_IP, port);
     app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500' } });
   });
 
