@@ -4,9 +4,9 @@
  * it hands over) by this, where a count of documents says nothing about memory (one
  * dmarc_report_row_blocks document holds 100 rows, ~33 KB; an audit entry ~300 bytes).
  *
- * Exact for strings without characters JSON escapes, numbers written in up to 8
- * characters, and plain objects and arrays; an estimate otherwise (escapes, long
- * numbers, dates). It only steers memory bounds, never what is stored.
+ * Exact for plain objects, arrays, strings without characters JSON escapes, booleans
+ * and null; every number counts as 8 characters and a date as 26 (an estimate: writing
+ * them out would cost what this saves). It only steers memory bounds, never what is stored.
  */
 export function approximateJsonLength(value: unknown): number {
   switch (typeof value) {
@@ -15,21 +15,23 @@ export function approximateJsonLength(value: unknown): number {
     case 'number':
       return 8;
     case 'boolean':
-      return 5;
+      return value ? 4 : 5;
     case 'object': {
       if (value === null) return 4;
       if (Array.isArray(value)) {
-        let n = 2 + value.length;
-        for (const v of value) n += approximateJsonLength(v);
+        // '[' then each element with the ',' or ']' after it.
+        let n = value.length === 0 ? 2 : 1;
+        for (const v of value) n += approximateJsonLength(v) + 1;
         return n;
       }
       if (value instanceof Date) return 26;
-      let n = 2;
+      // '{' then each field as "key":value with the ',' or '}' after it.
+      let n = 1;
       for (const key in value) {
         const v = (value as Record<string, unknown>)[key];
-        if (v !== undefined) n += key.length + 4 + approximateJsonLength(v);
+        if (v !== undefined && typeof v !== 'function') n += key.length + 4 + approximateJsonLength(v);
       }
-      return n;
+      return n === 1 ? 2 : n;
     }
     default:
       // undefined and functions are left out by JSON.stringify.

@@ -27,7 +27,7 @@ const MAX_BATCH = 2000;
  * large documents (500 row blocks of a 50,000-record report, 16 MB) sit whole in the
  * writer thread's heap, its structured-clone copy and its JSON at once.
  */
-const MAX_BATCH_BYTES = 2 * 2 ** 20;
+const MAX_BATCH_BYTES = 2 ** 20;
 const RETRY_MS = 1000;
 
 export interface EmbeddedReadStoreOptions {
@@ -99,7 +99,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.cache = new DocumentCache((options.cacheMiB ?? 16) * 2 ** 20);
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
     this.maxPending = options.maxPendingWrites ?? 20_000;
-    this.maxPendingBytes = (options.maxPendingMiB ?? 8) * 2 ** 20;
+    this.maxPendingBytes = (options.maxPendingMiB ?? 4) * 2 ** 20;
     // Names this store's commits (writer thread and catalogue changes alike) apart from other processes'.
     const writerId = `${process.pid}:${randomUUID()}`;
     this.countCommit = commitCounter(this.db, writerId);
@@ -276,6 +276,11 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    */
   async keepUp(): Promise<void> {
     if (this.pendingCount > this.maxPending || this.pendingBytes > this.maxPendingBytes) await this.drain();
+  }
+
+  /** The writes waiting for the writer: how many, and about how many characters of JSON. */
+  pendingWrites(): { count: number; bytes: number } {
+    return { count: this.pendingCount, bytes: this.pendingBytes };
   }
 
   /** How many queued writes the next batch takes: up to the count and byte bounds, at least one. */
