@@ -91,4 +91,39 @@ describe('EmbeddedReadStore: pending writes bounded by size', () => {
     expect(await rows.findOne({ _id: 'r:b1' })).toBeNull();
     await store.close();
   });
+
+  it('keeps the disk a prefix of the writes when a batch of large documents fails, and writes the rest once it can', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 5, writer: 'inline', maxPendingMiB: 64 });
+    const rows = store.collection('rows');
+    await rows.insertOne({ _id: 'first' });
+    await store.flush();
+    const other = new Database(file);
+    const { id } = other.prepare("SELECT id FROM rs_collections WHERE name = 'rows'").get() as { id: number };
+    // A disk that refuses one document of the third ~1 MiB batch.
+    other.exec(`CREATE TRIGGER refuse BEFORE INSERT ON c${id} WHEN NEW.key = 's:r:b55' BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`);
+    // 60 blocks (~2.4 MB, three batches), then a checkpoint-like document that must not land before them.
+    await rows.bulkWrite(Array.from({ length: 60 }, (_, i) => ({ insertOne: { document: block(i) } })));
+    await rows.insertOne({ _id: 'checkpoint', upTo: 59 });
+    await expect(store.flush()).rejects.toThrow(/disk refuses writes/);
+    const onDisk = () => (other.prepare(`SELECT key FROM c${id}`).all() as { key: string }[]).map((r) => r.key);
+    const written = onDisk();
+    // The batches before the failing one are on disk (and the failing one, retried in halves, up to b55).
+    expect(written.length).toBeGreaterThanOrEqual(51);
+    expect(written).not.toContain('s:r:b55');
+    expect(written).not.toContain('s:checkpoint');
+    // What is on disk is every write up to some point, none after it.
+    const order = ['s:first', ...Array.from({ length: 60 }, (_, i) => `s:r:b${i}`), 's:checkpoint'];
+    expect(order.slice(0, written.length).sort()).toEqual([...written].sort());
+    // Readers still see every write; what waits is counted.
+    expect(await rows.countDocuments({})).toBe(62);
+    expect(store.pendingWrites().count).toBe(62 - written.length);
+    expect(store.pendingWrites().bytes).toBeGreaterThan((60 - written.length) * 40_000);
+
+    other.exec('DROP TRIGGER refuse');
+    for (let i = 0; i < 50 && store.pendingWrites().count > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(store.pendingWrites()).toEqual({ count: 0, bytes: 0 });
+    expect(onDisk()).toHaveLength(62);
+    other.close();
+    await store.close();
+  });
 });
