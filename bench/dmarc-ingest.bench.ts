@@ -198,7 +198,8 @@ async function main(): Promise<void> {
       `(b) ${TYPICAL} reports, ${records} records, ${CONCURRENCY} in flight: ${typicalSeconds.toFixed(2)} s (server CPU ${typicalCpu.toFixed(2)} s, ` +
         `${((typicalCpu / TYPICAL) * 1000).toFixed(2)} ms per report, ${(TYPICAL / typicalCpu).toFixed(0)} reports per CPU-second), ` +
         `${(TYPICAL / typicalSeconds).toFixed(0)} reports/s, ${(records / typicalSeconds).toFixed(0)} records/s, ` +
-        `server peak RSS ${mbAndMib(memoryOf(pid).peak)} [target: >= 300 reports/s ${TYPICAL / typicalSeconds >= 300 ? 'met' : 'NOT met'}]`,
+        `server peak RSS ${mbAndMib(memoryOf(pid).peak)} ` +
+        `[target: >= 300 reports/s: ${TYPICAL / typicalSeconds >= 300 ? 'met' : 'NOT met'} in wall time, ${TYPICAL / typicalCpu >= 300 ? 'met' : 'NOT met'} per server CPU-second]`,
     );
 
     // Parse speed against dmarc-cat on the same files.
