@@ -102,7 +102,13 @@ class StoredEvent implements RecordedEvent {
   }
 
   get data(): any {
-    return this.#data === undefined ? (this.#data = JSON.parse(this.#row[5])) : this.#data;
+    if (this.#data === undefined) {
+      this.#data = JSON.parse(this.#row[5]);
+      // Only the decoded form is read again: a page shared at the head of $all would
+      // otherwise keep both (a report's record chunk is ~50 KB of text).
+      this.#row[5] = '';
+    }
+    return this.#data;
   }
 
   get metadata(): EventMetadata {

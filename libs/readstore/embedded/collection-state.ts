@@ -33,6 +33,8 @@ export interface CollectionState {
 export interface Pending<T> {
   doc: T | null;
   seq: number;
+  /** About the size of its JSON (document-size.ts): what the store's byte bounds count. */
+  bytes: number;
   /**
    * Whether the document goes into the cache once on disk: only when it replaced one that
    * was there (an update, which read it). A new document (an audit entry, a log row) is

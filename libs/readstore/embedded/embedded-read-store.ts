@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Collection, Doc, ReadStore } from '../read-store.port';
 import { cacheKey, CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
+import { approximateJsonLength } from './document-size';
 import { EmbeddedCollection } from './embedded-collection';
 import { valueAt } from './filter-evaluation';
 import { ForeignCommitWatch } from './foreign-commit-watch';
@@ -21,6 +22,12 @@ import { Key } from './sql-filter';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
 const MAX_BATCH = 2000;
+/**
+ * JSON characters per batch (about, see document-size.ts): a count alone let one batch of
+ * large documents (500 row blocks of a 50,000-record report, 16 MB) sit whole in the
+ * writer thread's heap, its structured-clone copy and its JSON at once.
+ */
+const MAX_BATCH_BYTES = 2 ** 20;
 const RETRY_MS = 1000;
 
 export interface EmbeddedReadStoreOptions {
@@ -36,6 +43,8 @@ export interface EmbeddedReadStoreOptions {
   writer?: 'auto' | 'inline' | 'thread';
   /** Pending writes beyond which writers wait for the disk to catch up. */
   maxPendingWrites?: number;
+  /** JSON size of the pending writes (MiB, about) beyond which writers wait for the disk to catch up. */
+  maxPendingMiB?: number;
   /** Look for other processes' commits before reads (default: yes, for a file); off only to measure what it costs. */
   followOtherProcesses?: boolean;
 }
@@ -55,9 +64,12 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private readonly writer: ReadModelWriter;
   private readonly flushIntervalMs: number;
   private readonly maxPending: number;
+  private readonly maxPendingBytes: number;
   private queue: WriteOp[] = [];
   /** For each queued op, where its pending write sits (catalogue statements: null). */
   private queued: ({ state: CollectionState; key: Key } | null)[] = [];
+  /** For each queued op, about the size of its JSON (what a batch's byte bound counts). */
+  private queuedBytes: number[] = [];
   /** For each queued op, its number in the order writes were made. */
   private queuedNumbers: number[] = [];
   private opCount = 0;
@@ -65,9 +77,12 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private writtenUpTo = 0;
   private seq = 0;
   private pendingCount = 0;
+  /** About the JSON size of the documents in the overlays, waiting for the writer. */
+  private pendingBytes = 0;
   private timer: NodeJS.Timeout | null = null;
   private inFlight: Promise<void> | null = null;
   private batchLimit = MAX_BATCH;
+  private batchBytesLimit = MAX_BATCH_BYTES;
   private closed = false;
   /** The last failed write, until a later one succeeds: health reports it. */
   private persistError: Error | null = null;
@@ -84,6 +99,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.cache = new DocumentCache((options.cacheMiB ?? 16) * 2 ** 20);
     this.flushIntervalMs = options.flushIntervalMs ?? 20;
     this.maxPending = options.maxPendingWrites ?? 20_000;
+    this.maxPendingBytes = (options.maxPendingMiB ?? 4) * 2 ** 20;
     // Names this store's commits (writer thread and catalogue changes alike) apart from other processes'.
     const writerId = `${process.pid}:${randomUUID()}`;
     this.countCommit = commitCounter(this.db, writerId);
@@ -200,7 +216,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   /** Records that an indexed field has held an array: queries on it are no longer answered by SQL alone. */
   markMultikey(state: CollectionState, field: string): void {
     state.multikey.add(field);
-    this.enqueue({ sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?', params: [JSON.stringify([...state.multikey]), state.id] }, null);
+    this.enqueue({ sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?', params: [JSON.stringify([...state.multikey]), state.id] }, null, 0);
   }
 
   /**
@@ -220,14 +236,18 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         else if (v !== null && typeof v === 'object') known.clear();
       }
     }
+    const bytes = key.length + (doc ? approximateJsonLength(doc) : 0);
     const pending = state.overlay.get(key);
     if (pending) {
+      this.pendingBytes += bytes - pending.bytes;
       pending.doc = doc;
       pending.seq = this.seq + 1;
+      pending.bytes = bytes;
       pending.recache ||= previous !== null;
     } else {
-      state.overlay.set(key, { doc, seq: this.seq + 1, recache: previous !== null });
+      state.overlay.set(key, { doc, seq: this.seq + 1, bytes, recache: previous !== null });
       this.pendingCount += 1;
+      this.pendingBytes += bytes;
     }
     this.cache.delete(cacheKey(state, key));
     if (doc) {
@@ -235,12 +255,13 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         if (!state.multikey.has(field) && touchesArray(doc, field)) this.markMultikey(state, field);
       }
     }
-    this.enqueue({ table: state.table, key, doc }, { state, key });
+    this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
   }
 
-  private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null): void {
+  private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null, bytes: number): void {
     this.queue.push(op);
     this.queued.push(at);
+    this.queuedBytes.push(bytes);
     this.queuedNumbers.push(++this.opCount);
     if (!this.timer && !this.inFlight) {
       this.timer = setTimeout(() => this.sendBatch(), this.flushIntervalMs);
@@ -248,9 +269,29 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     }
   }
 
-  /** Writers wait here while too many writes are pending (the disk falls behind). */
+  /**
+   * Writers wait here while too many writes, or too large ones, are pending (the disk
+   * falls behind, or one projection step wrote megabytes): the overlay holds parsed
+   * documents until their commit, so its size is resident memory.
+   */
   async keepUp(): Promise<void> {
-    if (this.pendingCount > this.maxPending) await this.drain();
+    if (this.pendingCount > this.maxPending || this.pendingBytes > this.maxPendingBytes) await this.drain();
+  }
+
+  /** The writes waiting for the writer: how many, and about how many characters of JSON. */
+  pendingWrites(): { count: number; bytes: number } {
+    return { count: this.pendingCount, bytes: this.pendingBytes };
+  }
+
+  /** How many queued writes the next batch takes: up to the count and byte bounds, at least one. */
+  private batchLength(): number {
+    const most = Math.min(this.queue.length, this.batchLimit);
+    let n = 0;
+    for (let bytes = 0; n < most; n++) {
+      bytes += this.queuedBytes[n];
+      if (bytes > this.batchBytesLimit && n > 0) break;
+    }
+    return n;
   }
 
   /**
@@ -263,14 +304,17 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.timer = null;
     if (this.queue.length === 0 || this.inFlight) return;
     const seq = ++this.seq;
-    const limit = this.batchLimit;
-    const ops = this.queue.length > limit ? this.queue.splice(0, limit) : this.queue;
-    const at = this.queued.length > limit ? this.queued.splice(0, limit) : this.queued;
-    const numbers = this.queuedNumbers.length > limit ? this.queuedNumbers.splice(0, limit) : this.queuedNumbers;
-    if (ops === this.queue) {
+    const length = this.batchLength();
+    const whole = length === this.queue.length;
+    const ops = whole ? this.queue : this.queue.splice(0, length);
+    const at = whole ? this.queued : this.queued.splice(0, length);
+    const numbers = whole ? this.queuedNumbers : this.queuedNumbers.splice(0, length);
+    const bytes = whole ? this.queuedBytes : this.queuedBytes.splice(0, length);
+    if (whole) {
       this.queue = [];
       this.queued = [];
       this.queuedNumbers = [];
+      this.queuedBytes = [];
     } else {
       // Writes left behind go with a later batch: they must not settle with this one.
       for (const where of this.queued) {
@@ -282,6 +326,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
+        this.batchBytesLimit = Math.min(MAX_BATCH_BYTES, this.batchBytesLimit * 2);
         this.writtenUpTo = Math.max(this.writtenUpTo, numbers[numbers.length - 1]);
         this.settle(seq, at, lengths);
         this.releaseCommittedWaiters();
@@ -290,7 +335,8 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.persistError = e;
         // Smaller batches next time: a batch too large for the writer thread's heap must not fail forever.
         this.batchLimit = Math.max(1, this.batchLimit >> 1);
-        if (!this.closed) this.retry(seq, ops, at, numbers);
+        this.batchBytesLimit = Math.max(1, this.batchBytesLimit >> 1);
+        if (!this.closed) this.retry(seq, ops, at, numbers, bytes);
       },
     );
     void this.inFlight.finally(() => {
@@ -313,6 +359,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       if (!pending || pending.seq !== seq) return;
       where.state.overlay.delete(where.key);
       this.pendingCount -= 1;
+      this.pendingBytes -= pending.bytes;
       if (pending.doc && pending.recache) this.cache.set(cacheKey(where.state, where.key), pending.doc, lengths[i]);
     });
   }
@@ -322,7 +369,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * disk always holds a prefix of the writes in the order they were made (a checkpoint
    * never lands before the documents it covers, nor without a write that came before it).
    */
-  private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[]): void {
+  private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[], failedBytes: number[]): void {
     for (const w of at) {
       const pending = w && w.state.overlay.get(w.key);
       // Not yet written again since: it settles with the batch that retries it.
@@ -331,6 +378,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.queue.unshift(...failed);
     this.queued.unshift(...at);
     this.queuedNumbers.unshift(...failedNumbers);
+    this.queuedBytes.unshift(...failedBytes);
   }
 
   /** Resolves once every write made so far is on disk (or has failed); later writes are not waited for. */
@@ -366,6 +414,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.queue.splice(i, 1);
         this.queued.splice(i, 1);
         this.queuedNumbers.splice(i, 1);
+        this.queuedBytes.splice(i, 1);
       }
     }
     this.commitHere(() => dropCollectionTable(this.db, state.id));

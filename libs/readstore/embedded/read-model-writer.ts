@@ -75,8 +75,10 @@ class ThreadWriter implements ReadModelWriter {
 
   constructor(script: string, file: string, pageCacheMiB: number, writer: string) {
     // The thread only ever holds the batch in hand: a small heap keeps its garbage from
-    // piling up in resident memory (hundreds of MiB under a rebuild without a limit).
-    this.worker = new WorkerClient(script, { file, pageCacheMiB, writer }, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 });
+    // piling up in resident memory (hundreds of MiB under a rebuild without a limit). A
+    // batch is at most ~1 MiB of documents (embedded-read-store.ts), so a 4 MB young
+    // generation holds one; 16 MB let the thread's heap reach 25 MB on a large report.
+    this.worker = new WorkerClient(script, { file, pageCacheMiB, writer }, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 4 });
   }
 
   write(ops: WriteOp[]): Promise<number[]> {
