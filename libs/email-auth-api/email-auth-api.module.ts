@@ -9,6 +9,7 @@ import { RATE_LIMIT_STORE, RateLimitStore, ReadStoreRateLimitStore, SqliteRateLi
 import { ReportReads } from './application/report-reads';
 import { ReportRowPages } from './application/report-row-pages';
 import { ReportScopes } from './application/report-scopes';
+import { RowPageCache } from './application/row-page-cache';
 import { SenderIdentity } from './application/sender-identity';
 import { VisibleDomains } from './application/visible-domains';
 import { EmailAuthApiController } from './http/email-auth-api.controller';
@@ -33,6 +34,7 @@ import { EmailAuthApiGuard } from './http/email-auth-api.guard';
     ReportReads,
     ReportRowPages,
     ReportScopes,
+    { provide: RowPageCache, inject: [APP_CONFIG], useFactory: (config: AppConfig) => new RowPageCache(config.emailAuthPageCacheMiB * 1024 * 1024) },
     {
       provide: RATE_LIMIT_STORE,
       inject: [APP_CONFIG, READ_STORE],

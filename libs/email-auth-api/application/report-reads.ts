@@ -11,7 +11,9 @@ import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { notFound, validationFailed } from '../../shared/errors';
 import { afterCursor, CursorPosition, page } from '../domain/cursor';
 import { foldSources, foldStats, foldTls, passRate, windowDays } from '../domain/report-stats';
-import { ReportRowPages } from './report-row-pages';
+import { cachedRowPage, EncodedRowPage, freshRowPage } from './encoded-row-page';
+import { pageIsFinal, ReportRowPages } from './report-row-pages';
+import { RowPageCache } from './row-page-cache';
 import { SenderIdentity } from './sender-identity';
 
 /**
@@ -59,6 +61,7 @@ export class ReportReads {
     private readonly projections: ProjectionEngine,
     private readonly senders: SenderIdentity,
     private readonly rowPages: ReportRowPages,
+    private readonly pageCache: RowPageCache,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SECRET_BOX) private readonly secretBox: SecretBox,
   ) {}
@@ -166,16 +169,27 @@ export class ReportReads {
   }
 
   /**
-   * One report with a page of its rows, as the JSON text of the response (the API's
-   * heaviest read: the rows are concatenated from their stored JSON, see ReportRowPages).
-   * Same body as the object `{...report, rows: {data, next_cursor}}` would serialise to.
+   * One report with a page of its rows, ready to send (the API's heaviest read: the rows
+   * are concatenated from their stored JSON, see ReportRowPages). Same body as the object
+   * `{...report, rows: {data, next_cursor}}` would serialise to. The report is looked up on
+   * every request, cached page or not: the caller's scope is checked against it, and a
+   * report deleted since (retention) answers 404 and leaves the cache.
    */
-  async dmarcReportJson(s: ReportScope, id: string, q: Omit<ListQuery, 'days'>): Promise<string> {
+  async dmarcReportPage(s: ReportScope, id: string, q: Omit<ListQuery, 'days'>): Promise<EncodedRowPage> {
     const report = await this.reports().findOne({ _id: id });
+    if (!report) this.pageCache.dropReport(id);
     if (!report || report.account_id !== s.accountId || !s.zones.includes(report.zone)) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
-    const rows = await this.rowPages.page(id, rowCursor(q.cursor), q.limit);
+    const after = rowCursor(q.cursor);
+    const generation = this.projections.generationOf(DMARC_REPORTS.projection);
+    const cached = this.pageCache.get(generation, id, after, q.limit);
+    if (cached) return cachedRowPage(cached);
+    const rows = await this.rowPages.page(id, after, q.limit);
     const head = JSON.stringify(reportView(report));
-    return `${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`;
+    const page = freshRowPage(Buffer.from(`${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`));
+    if (this.pageCache.enabled && pageIsFinal(report.record_count, after, q.limit, rows)) {
+      this.pageCache.set(generation, id, after, q.limit, { etag: page.etag, gzip: page.gzip() });
+    }
+    return page;
   }
 
   async failureReports(s: ReportScope, zones: string[], q: ListQuery) {

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiExtraModels, ApiParam } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { ReportReads, REPORT_NOT_FOUND } from '../application/report-reads';
@@ -16,8 +16,8 @@ import {
   PublishedPolicySchema,
   TlsSummarySchema,
 } from './email-auth-reports.schemas';
-import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint } from './report-docs';
-import { jsonBody } from './json-body';
+import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint, RowPageValidators } from './report-docs';
+import { rowPageReply } from './row-page-reply';
 import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './report-query';
 
 /**
@@ -62,9 +62,10 @@ export class EmailAuthReportsController {
   @ReportEndpoint('One aggregate report with its rows (source IP, country, network, count, disposition, DKIM and SPF results), rows paged', AggregateReportDetail, PageQueries())
   @ApiParam({ name: 'id', description: 'id of a report from /dmarc/reports' })
   @NotFound(REPORT_NOT_FOUND)
-  async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Res({ passthrough: true }) reply: FastifyReply) {
+  @RowPageValidators()
+  async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const c = await this.scopes.forKey(p);
-    return jsonBody(reply, await this.reads.dmarcReportJson(c.scope, id, pageOf(q)));
+    return rowPageReply(request, reply, await this.reads.dmarcReportPage(c.scope, id, pageOf(q)));
   }
 
   @Get('dmarc/forensic')
