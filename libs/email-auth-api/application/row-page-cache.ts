@@ -9,6 +9,8 @@
  * size, so a budget of a few MiB holds a thousand pages; a client that does not accept
  * gzip gets the body inflated from here, still cheaper than building it again.
  */
+import { Metrics } from '../../shared/metrics';
+
 export interface CachedRowPage {
   /** Weak validator of the page's JSON (the same for both encodings). */
   etag: string;
@@ -22,6 +24,9 @@ export class RowPageCache {
   private readonly entries = new Map<string, { page: CachedRowPage; reportKey: string }>();
   private readonly keysByReport = new Map<string, Set<string>>();
   private bytes = 0;
+  /** Lookups that found their page, and lookups that did not (read by the metrics at scrape time). */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly budgetBytes: number) {}
 
@@ -37,12 +42,15 @@ export class RowPageCache {
   get(generation: number, reportKey: string, after: number, limit: number): CachedRowPage | undefined {
     const key = pageKey(generation, reportKey, after, limit);
     const hit = this.entries.get(key);
-    if (hit) {
-      // Most recently used last: a Map iterates in insertion order.
-      this.entries.delete(key);
-      this.entries.set(key, hit);
+    if (!hit) {
+      this.misses++;
+      return undefined;
     }
-    return hit?.page;
+    this.hits++;
+    // Most recently used last: a Map iterates in insertion order.
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit.page;
   }
 
   set(generation: number, reportKey: string, after: number, limit: number, page: CachedRowPage): void {
@@ -82,3 +90,22 @@ export class RowPageCache {
 const pageKey = (generation: number, reportKey: string, after: number, limit: number) => `${generation} ${after} ${limit} ${reportKey}`;
 
 const costOf = (page: CachedRowPage) => page.gzip.length + page.etag.length + ENTRY_OVERHEAD_BYTES;
+
+/**
+ * The cache of a process with the configured budget, and its figures on /metrics: lookups
+ * by result and bytes held, read when scraped (nothing per request beyond two counts).
+ */
+export function rowPageCacheWithMetrics(budgetBytes: number, metrics: Metrics): RowPageCache {
+  const cache = new RowPageCache(budgetBytes);
+  metrics.gauge('email_auth_row_page_cache_bytes', 'Bytes of compressed report-row pages held by the email-auth API page cache', (g) => g.set(cache.size));
+  metrics.gauge(
+    'email_auth_row_page_cache_lookups',
+    'Report-row page cache lookups since the process started, by result (hit, miss)',
+    (g) => {
+      g.set({ result: 'hit' }, cache.hits);
+      g.set({ result: 'miss' }, cache.misses);
+    },
+    ['result'],
+  );
+  return cache;
+}
