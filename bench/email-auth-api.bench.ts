@@ -27,7 +27,7 @@
  * Run: npm run bench:email-auth-api
  *   env: EA_API_BENCH_REPORTS (20), EA_API_BENCH_ROWS (5000), EA_API_BENCH_ROUNDS (3),
  *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500),
- *        EA_API_BENCH_NODE_ARGS (extra node flags for the server)
+ *        EA_API_BENCH_NODE_ARGS (extra node flags for the server), EA_API_BENCH_COLD (0: no cold rounds)
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,6 +46,8 @@ const ROUNDS = Number(process.env.EA_API_BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.EA_API_BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.EA_API_BENCH_CONCURRENCY ?? 32);
 const RATE = Number(process.env.EA_API_BENCH_RATE ?? 500);
+/** 0 skips the cold rounds (e.g. to profile the cached path alone). */
+const COLD = process.env.EA_API_BENCH_COLD !== '0';
 const ZONE = 'bench-reports.example';
 const ADMIN = 'bench-admin-token-0123456789';
 const UA = 'email-auth-api-bench/1.0';
@@ -271,13 +273,13 @@ async function main(): Promise<void> {
     // Cold: this server runs without the page cache, so every request builds its page
     // from the stored row blocks, as the first read of each page does.
     console.log(`cold pages (EMAIL_AUTH_PAGE_CACHE_MB=0: every page built from its row blocks on every request):`);
-    const cold = await closedRounds(
+    const cold = COLD ? await closedRounds(
       [
         { name: 'cold, identity', spec: identity, pid: server.pid! },
         { name: 'cold, gzip', spec: gzip, pid: server.pid! },
       ],
       { spec: baseline, pid: bareChild.pid! },
-    );
+    ) : [];
 
     // Cached: the same store served by a server with the default page cache, every page read once first.
     server.kill('SIGTERM');

@@ -27,6 +27,12 @@ export interface ReportScope {
   subjects: boolean;
 }
 
+/** Who may read one report: the account, and whether the report's zone is visible to the caller. */
+export interface ReportAccess {
+  accountId: number;
+  sees(zone: string): boolean | Promise<boolean>;
+}
+
 export interface ListQuery {
   days: number;
   cursor: CursorPosition | null;
@@ -172,13 +178,13 @@ export class ReportReads {
    * One report with a page of its rows, ready to send (the API's heaviest read: the rows
    * are concatenated from their stored JSON, see ReportRowPages). Same body as the object
    * `{...report, rows: {data, next_cursor}}` would serialise to. The report is looked up on
-   * every request, cached page or not: the caller's scope is checked against it, and a
+   * every request, cached page or not: the caller's access is checked against it, and a
    * report deleted since (retention) answers 404 and leaves the cache.
    */
-  async dmarcReportPage(s: ReportScope, id: string, q: Omit<ListQuery, 'days'>): Promise<EncodedRowPage> {
+  async dmarcReportPage(access: ReportAccess, id: string, q: Omit<ListQuery, 'days'>): Promise<EncodedRowPage> {
     const report = await this.reports().findOne({ _id: id });
     if (!report) this.pageCache.dropReport(id);
-    if (!report || report.account_id !== s.accountId || !s.zones.includes(report.zone)) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
+    if (!report || report.account_id !== access.accountId || !(await access.sees(report.zone))) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
     const after = rowCursor(q.cursor);
     const generation = this.projections.generationOf(DMARC_REPORTS.projection);
     const cached = this.pageCache.get(generation, id, after, q.limit);

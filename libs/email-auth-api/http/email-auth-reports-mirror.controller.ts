@@ -67,7 +67,8 @@ export class EmailAuthReportsMirrorController {
   async report(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const c = await this.scopes.forAccount(p);
     // Only the zone in the path: a report of another of the account's zones is not found here.
-    return rowPageReply(request, reply, await this.reads.dmarcReportPage({ ...c.scope, zones: [c.zone(zone)] }, id, pageOf(q)));
+    const only = c.zone(zone);
+    return rowPageReply(request, reply, await this.reads.dmarcReportPage({ accountId: c.scope.accountId, sees: (z) => z === only }, id, pageOf(q)));
   }
 
   @Get('dmarc/forensic')

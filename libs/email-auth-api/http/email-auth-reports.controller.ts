@@ -64,8 +64,7 @@ export class EmailAuthReportsController {
   @NotFound(REPORT_NOT_FOUND)
   @RowPageValidators()
   async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const c = await this.scopes.forKey(p);
-    return rowPageReply(request, reply, await this.reads.dmarcReportPage(c.scope, id, pageOf(q)));
+    return rowPageReply(request, reply, await this.reads.dmarcReportPage(this.scopes.keyAccess(p), id, pageOf(q)));
   }
 
   @Get('dmarc/forensic')
