@@ -30,6 +30,7 @@
  *        EA_API_BENCH_NODE_ARGS (extra node flags for the server), EA_API_BENCH_COLD (0: no cold rounds)
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -173,6 +174,17 @@ async function closedRounds(variants: Variant[], hello: Omit<Variant, 'name'>): 
   return [...figures];
 }
 
+/** Bytes of a GET's body as sent (node:http does not inflate, unlike fetch). */
+function wireBytes(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) =>
+    httpGet(url, { headers }, (res) => {
+      let n = 0;
+      res.on('data', (c: Buffer) => (n += c.length));
+      res.on('end', () => resolve(n));
+    }).on('error', reject),
+  );
+}
+
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 /** The load generator's own CPU per request (it parses every answer: large bodies cost it too). */
 const perReqMs = (r: LoadResult) => ((r.loadCpuSeconds * 1000) / r.requests).toFixed(3);
@@ -244,7 +256,8 @@ async function main(): Promise<void> {
       } while (cursor);
     }
     const pageBytes = (await (await fetch(url + paths[1], { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
-    console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON)`);
+    const gzipBytes = await wireBytes(url + paths[1], { ...auth, 'accept-encoding': 'gzip' });
+    console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`);
     bare = await spawnBareFastify(pageBytes);
     const bareChild = bare.child;
 

@@ -17,7 +17,7 @@ import {
   TlsSummarySchema,
 } from './email-auth-reports.schemas';
 import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint, RowPageValidators } from './report-docs';
-import { rowPageReply } from './row-page-reply';
+import { answerRowPage } from './row-page-route';
 import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './report-query';
 
 /**
@@ -64,7 +64,7 @@ export class EmailAuthReportsController {
   @NotFound(REPORT_NOT_FOUND)
   @RowPageValidators()
   async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    return rowPageReply(request, reply, await this.reads.dmarcReportPage(this.scopes.keyAccess(p), id, pageOf(q)));
+    return answerRowPage(this.reads, this.scopes, p, id, q, request, reply);
   }
 
   @Get('dmarc/forensic')
