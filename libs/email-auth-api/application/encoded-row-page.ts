@@ -20,7 +20,11 @@ export function freshRowPage(json: Buffer): EncodedRowPage {
   };
 }
 
-/** A page from the cache: sent as stored, or inflated for a client that does not take gzip. */
+/**
+ * A page from the cache: sent as stored, or inflated for a client that does not take gzip,
+ * into one buffer of the known size (zlib's default 16 KiB chunks, concatenated after,
+ * cost about twice the CPU).
+ */
 export function cachedRowPage(page: CachedRowPage): EncodedRowPage {
-  return { etag: page.etag, json: () => gunzipSync(page.gzip), gzip: () => page.gzip };
+  return { etag: page.etag, json: () => gunzipSync(page.gzip, { chunkSize: Math.max(64, page.jsonBytes + 64) }), gzip: () => page.gzip };
 }

@@ -193,7 +193,7 @@ export class ReportReads {
     const head = JSON.stringify(reportView(report));
     const page = freshRowPage(Buffer.from(`${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`));
     if (this.pageCache.enabled && pageIsFinal(report.record_count, after, q.limit, rows)) {
-      this.pageCache.set(generation, id, after, q.limit, { etag: page.etag, gzip: page.gzip() });
+      this.pageCache.set(generation, id, after, q.limit, { etag: page.etag, gzip: page.gzip(), jsonBytes: page.json().length });
     }
     return page;
   }

@@ -15,6 +15,8 @@ export interface CachedRowPage {
   /** Weak validator of the page's JSON (the same for both encodings). */
   etag: string;
   gzip: Buffer;
+  /** Length of the JSON the gzip body inflates to. */
+  jsonBytes: number;
 }
 
 /** Fixed cost of an entry besides its body (key, map slots, object), counted against the budget. */
