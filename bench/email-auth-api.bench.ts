@@ -201,18 +201,18 @@ async function main(): Promise<void> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const serverEnv: Record<string, string> = {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DNS_PORT: String(await freePort()),
-      SMTP_PORT: '0',
-      ADMIN_TOKEN: ADMIN,
-      SECRET_KEY: 'bench-secret-key',
-      LOG_REQUESTS: 'false',
-      VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
-      EMAIL_AUTH_API_RATE_LIMIT: '100000000',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DNS_PORT: String(await freePort()),
+    SMTP_PORT: '0',
+    ADMIN_TOKEN: ADMIN,
+    SECRET_KEY: 'bench-secret-key',
+    LOG_REQUESTS: 'false',
+    VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
+    EMAIL_AUTH_API_RATE_LIMIT: '100000000',
     EMAIL_AUTH_PAGE_CACHE_MB: '0',
-    };
+  };
   let server = await spawnServer(serverEnv, port);
   let bare: { child: ChildProcess; port: number } | null = null;
   try {
@@ -290,13 +290,15 @@ async function main(): Promise<void> {
     // Cold: this server runs without the page cache, so every request builds its page
     // from the stored row blocks, as the first read of each page does.
     console.log(`cold pages (EMAIL_AUTH_PAGE_CACHE_MB=0: every page built from its row blocks on every request):`);
-    const cold = COLD ? await closedRounds(
-      [
-        { name: 'cold, identity', spec: identity, pid: server.pid! },
-        { name: 'cold, gzip', spec: gzip, pid: server.pid! },
-      ],
-      { spec: baseline, pid: bareChild.pid! },
-    ) : [];
+    const cold = COLD
+      ? await closedRounds(
+          [
+            { name: 'cold, identity', spec: identity, pid: server.pid! },
+            { name: 'cold, gzip', spec: gzip, pid: server.pid! },
+          ],
+          { spec: baseline, pid: bareChild.pid! },
+        )
+      : [];
 
     // Cached: the same store served by a server with the default page cache, every page read once first.
     server.kill('SIGTERM');
@@ -341,7 +343,11 @@ async function main(): Promise<void> {
     }
     const fixedBare = await load({ ...baseline, rate: RATE });
     console.log(`fixed ${RATE} req/s, bare Fastify hello: p99 ${ms(fixedBare.p99)}`);
-    console.log(`machine load average now: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (2 cores, shared)`);
+    console.log(
+      `machine load average now: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (2 cores, shared)`,
+    );
     console.log('figures from a shared, loaded 2-core machine: compare the ratio and CPU per request, not absolute req/s');
   } finally {
     bare?.child.kill('SIGTERM');

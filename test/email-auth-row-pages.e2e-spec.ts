@@ -45,6 +45,7 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
   let clock: ManualClock;
   let world: DnsServer;
   let key: string;
+  let accountKey: string;
   let recent: string;
   let old: string;
 
@@ -72,6 +73,7 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     const owner = await registerAndLogin(app.http, { plan: 'pro' });
     await enrolZone(app.http, w.world, owner, ZONE);
     key = await emailAuthReadKey(app.http, owner, [ZONE], clock.now());
+    accountKey = (await app.http.post('/api-keys', { name: 'account' }, owner.token)).body.key;
     recent = await ingest('row-pages-recent', 250, '2026-05-30T00:00:00Z');
     old = await ingest('row-pages-old', 150, '2026-01-10T00:00:00Z');
     await caughtUp();
@@ -149,12 +151,23 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     expect(JSON.parse(limited.body.toString()).error.code).toBe('rate_limited');
   });
 
-  it('keeps the API’s rules in front of cached pages: user agent and key', async () => {
+  it('keeps the API’s rules in front of cached pages: user agent, key, scope, parameters, each with its error body', async () => {
     const etag = String((await rawGet(app.url, page(recent), auth())).headers.etag);
     const noAgent = await rawGet(app.url, page(recent), { authorization: `Bearer ${key}`, 'if-none-match': etag });
     expect([noAgent.status, JSON.parse(noAgent.body.toString()).error.code]).toEqual([400, 'user_agent_required']);
     const badKey = await rawGet(app.url, page(recent), { ...auth(), authorization: 'Bearer ak_notakeynotakeynotakey', 'if-none-match': etag });
-    expect(badKey.status).toBe(401);
+    expect([badKey.status, JSON.parse(badKey.body.toString()).error.message]).toEqual([401, 'The API key is not valid or has expired.']);
+    const accountScope = await rawGet(app.url, page(recent), { ...auth(), authorization: `Bearer ${accountKey}`, 'if-none-match': etag });
+    expect([accountScope.status, JSON.parse(accountScope.body.toString()).error]).toEqual([
+      403,
+      { code: 'insufficient_scope', message: 'This key does not have the email_auth:read scope.' },
+    ]);
+    const badLimit = await rawGet(app.url, `${BASE}/dmarc/reports/${recent}?limit=101`, auth({ 'x-request-id': 'rows-bad-limit' }));
+    expect([badLimit.status, JSON.parse(badLimit.body.toString()).error.code, badLimit.headers['x-request-id']]).toEqual([400, 'validation_failed', 'rows-bad-limit']);
+    const badCursor = await rawGet(app.url, page(recent, '&cursor=not-a-cursor'), auth());
+    expect([badCursor.status, JSON.parse(badCursor.body.toString()).error.code]).toEqual([400, 'validation_failed']);
+    const unknown = await rawGet(app.url, page('no-such-report'), auth());
+    expect([unknown.status, JSON.parse(unknown.body.toString()).error.code]).toEqual([404, 'report_not_found']);
   });
 
   it('forgets the pages of a report that retention removed (404 from then on)', async () => {

@@ -64,7 +64,14 @@ export class EmailAuthReportsMirrorController {
   @ApiParam({ name: 'id' })
   @NotFound(`${ZONE_404} / ${REPORT_NOT_FOUND}`)
   @RowPageValidators()
-  async report(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async report(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Param('id') id: string,
+    @Query() q: Q,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const c = await this.scopes.forAccount(p);
     // Only the zone in the path: a report of another of the account's zones is not found here.
     const only = c.zone(zone);

@@ -18,7 +18,7 @@ import {
 } from './email-auth-reports.schemas';
 import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint, RowPageValidators } from './report-docs';
 import { answerRowPage } from './row-page-route';
-import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './report-query';
+import { listOf, optionalDomain, Query as Q, requiredDomain } from './report-query';
 
 /**
  * The report endpoints of the read-only email-auth API (seed: Email-authentication read
