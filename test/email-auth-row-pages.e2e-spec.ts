@@ -46,6 +46,7 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
   let world: DnsServer;
   let key: string;
   let accountKey: string;
+  let session: string;
   let recent: string;
   let old: string;
 
@@ -74,6 +75,7 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     await enrolZone(app.http, w.world, owner, ZONE);
     key = await emailAuthReadKey(app.http, owner, [ZONE], clock.now());
     accountKey = (await app.http.post('/api-keys', { name: 'account' }, owner.token)).body.key;
+    session = owner.token;
     recent = await ingest('row-pages-recent', 250, '2026-05-30T00:00:00Z');
     old = await ingest('row-pages-old', 150, '2026-01-10T00:00:00Z');
     await caughtUp();
@@ -202,6 +204,20 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     expect(after.headers.etag).toBe(before.headers.etag);
     expect((await rawGet(app.url, page(recent), auth())).status).toBe(200);
     expect((await lookups()).hit).toBe(counts.hit + 1);
+  });
+
+  it('serves the dashboard mirror of a page the same way: same JSON, gzip, ETag and 304', async () => {
+    const mirror = `/email-auth/domains/${ZONE}/dmarc/reports/${recent}?limit=100`;
+    const owner = (extra: Record<string, string>) => ({ authorization: `Bearer ${session}`, ...extra });
+    const api = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'identity' }));
+    const plain = await rawGet(app.url, mirror, owner({ 'accept-encoding': 'identity' }));
+    const zipped = await rawGet(app.url, mirror, owner({ 'accept-encoding': 'gzip' }));
+    expect([plain.status, zipped.status, zipped.headers['content-encoding']]).toEqual([200, 200, 'gzip']);
+    expect(plain.body.equals(api.body)).toBe(true);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(plain.headers.etag).toBe(api.headers.etag);
+    const unchanged = await rawGet(app.url, mirror, owner({ 'if-none-match': String(plain.headers.etag) }));
+    expect([unchanged.status, unchanged.body.length]).toEqual([304, 0]);
   });
 
   /** The cursor of the page that starts after row `index`, as the API hands it out (from the previous page). */
