@@ -21,9 +21,9 @@ interface RawAnswer {
 }
 
 /** A GET over plain node:http, body as sent on the wire (fetch would inflate gzip and hide it). */
-function rawGet(url: string, path: string, headers: Record<string, string>): Promise<RawAnswer> {
+function rawGet(url: string, path: string, headers: Record<string, string>, method = 'GET'): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { headers }, (res) => {
+    const req = httpRequest(url + path, { headers, method }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -204,6 +204,13 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     expect(after.headers.etag).toBe(before.headers.etag);
     expect((await rawGet(app.url, page(recent), auth())).status).toBe(200);
     expect((await lookups()).hit).toBe(counts.hit + 1);
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const get = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'gzip' }));
+    const head = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'gzip' }), 'HEAD');
+    expect([head.status, head.body.length, head.headers.etag, head.headers['content-encoding']]).toEqual([200, 0, get.headers.etag, 'gzip']);
+    expect(head.headers['x-ratelimit-remaining']).toBe(String(Number(get.headers['x-ratelimit-remaining']) - 1));
   });
 
   it('serves the dashboard mirror of a page the same way: same JSON, gzip, ETag and 304', async () => {
