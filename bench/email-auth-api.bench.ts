@@ -7,18 +7,22 @@
  * verified. Set-up goes through the public paths: account, zone, Enterprise add-on, 2FA,
  * an email_auth:read key, then REPORTS aggregate reports of ROWS_PER_REPORT rows (100,000
  * rows by default) through POST /admin/reports. The bench walks every report's rows with
- * limit=100 to collect the page URLs (and warm up), then a separate load-generator process
- * (undici) cycles through those pages:
- *  - closed loop, CONCURRENCY connections, SECONDS per round, alternating service and bare
- *    Fastify for ROUNDS rounds: req/s of both and the ratio (target >= 0.3x), plus the
- *    server's CPU per request;
- *  - open loop at a fixed RATE (500 req/s) for SECONDS: p50/p99 (target p99 <= 20 ms);
+ * limit=100 to collect the page URLs, then a separate load-generator process (undici)
+ * cycles through those pages, each request with `Accept-Encoding: identity` (the JSON as
+ * is) or `gzip` (what most clients send; the load generator reads the compressed bytes
+ * without inflating them, as wrk or autocannon do):
+ *  - cold: the service runs with EMAIL_AUTH_PAGE_CACHE_MB=0, so every request builds its
+ *    page from the stored row blocks (what the first read of each page costs; with gzip,
+ *    compressing it too);
+ *  - cached: the service restarted on the same data with the default page cache, every
+ *    page read once first;
+ *  each closed loop (CONCURRENCY connections, SECONDS) is followed by the bare Fastify hello
+ *  route in the same round, for ROUNDS rounds: req/s of both, the ratio (target >= 0.3x),
+ *  the CPU per request of both servers from /proc and of the load generator;
+ *  - open loop at a fixed RATE (500 req/s) for SECONDS on cached pages: p50/p99 (target
+ *    p99 <= 20 ms);
  *  - for reference only, bare Fastify sending a fixed JSON body of a row page's size (what
  *    moving that many bytes costs the server and the load generator, with no work behind it).
- *
- * No page cache: every page is built from the stored row blocks on every request (the
- * read store's bounded document cache, 16 MiB by default, holds under half the ~1,000
- * blocks the load cycles through, so most pages read their block from disk).
  *
  * The seed's limit of 60 requests a minute per key would stop a load test after a second:
  * the server runs with EMAIL_AUTH_API_RATE_LIMIT raised, and still counts every request in
@@ -27,11 +31,12 @@
  * Run: npm run bench:email-auth-api
  *   env: EA_API_BENCH_REPORTS (20), EA_API_BENCH_ROWS (5000), EA_API_BENCH_ROUNDS (3),
  *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500),
- *        EA_API_BENCH_NODE_ARGS (extra node flags for the server)
+ *        EA_API_BENCH_NODE_ARGS (extra node flags for the server), EA_API_BENCH_COLD (0: no cold rounds)
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { get as httpGet } from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { authenticator } from 'otplib';
@@ -46,6 +51,8 @@ const ROUNDS = Number(process.env.EA_API_BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.EA_API_BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.EA_API_BENCH_CONCURRENCY ?? 32);
 const RATE = Number(process.env.EA_API_BENCH_RATE ?? 500);
+/** 0 skips the cold rounds (e.g. to profile the cached path alone). */
+const COLD = process.env.EA_API_BENCH_COLD !== '0';
 const ZONE = 'bench-reports.example';
 const ADMIN = 'bench-admin-token-0123456789';
 const UA = 'email-auth-api-bench/1.0';
@@ -126,6 +133,62 @@ function load(spec: { origin: string; paths: string[]; headers: Record<string, s
   );
 }
 
+interface Variant {
+  name: string;
+  spec: Parameters<typeof load>[0];
+  /** The process serving it, whose CPU per request is read from /proc. */
+  pid: number;
+}
+
+interface RoundFigures {
+  rps: number;
+  bareRps: number;
+  ratio: number;
+  cpuMs: number;
+  bareCpuMs: number;
+}
+
+/** Server CPU (ms) per request of one closed-loop run. */
+async function measured(v: Variant): Promise<{ result: LoadResult; cpuMs: number }> {
+  const cpu0 = cpuSecondsOf(v.pid);
+  const result = await load({ ...v.spec, concurrency: CONCURRENCY });
+  return { result, cpuMs: ((cpuSecondsOf(v.pid) - cpu0) * 1000) / result.requests };
+}
+
+/**
+ * ROUNDS rounds of closed loops, each variant then the bare hello in every round, so each
+ * ratio compares runs seconds apart on a machine whose other load changes.
+ */
+async function closedRounds(variants: Variant[], hello: Omit<Variant, 'name'>): Promise<Array<[string, RoundFigures[]]>> {
+  const figures = new Map<string, RoundFigures[]>(variants.map((v) => [v.name, []]));
+  for (let r = 1; r <= ROUNDS; r++) {
+    const runs = [];
+    for (const v of variants) runs.push({ v, ...(await measured(v)) });
+    const bare = await measured({ name: 'hello', ...hello });
+    for (const { v, result, cpuMs } of runs) {
+      figures.get(v.name)!.push({ rps: result.rps, bareRps: bare.result.rps, ratio: result.rps / bare.result.rps, cpuMs, bareCpuMs: bare.cpuMs });
+      // CPU per request is the steadier comparison on a shared machine: req/s depends on what else runs.
+      console.log(
+        `  round ${r}, ${v.name}: ${result.rps.toFixed(0)} req/s (p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, server CPU ${cpuMs.toFixed(3)} ms/req) | ` +
+          `bare Fastify hello ${bare.result.rps.toFixed(0)} req/s (p99 ${ms(bare.result.p99)}, CPU ${bare.cpuMs.toFixed(3)} ms/req) | ratio ${(result.rps / bare.result.rps).toFixed(2)}x by req/s; ` +
+          `load generator CPU ${perReqMs(result)} vs ${perReqMs(bare.result)} ms/req; load average ${loadavg()[0].toFixed(1)}`,
+      );
+    }
+  }
+  return [...figures];
+}
+
+/** Bytes of a GET's body as sent (node:http does not inflate, unlike fetch). */
+function wireBytes(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) =>
+    httpGet(url, { headers }, (res) => {
+      let n = 0;
+      res.on('data', (c: Buffer) => (n += c.length));
+      res.on('end', () => resolve(n));
+    }).on('error', reject),
+  );
+}
+
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 /** The load generator's own CPU per request (it parses every answer: large bodies cost it too). */
 const perReqMs = (r: LoadResult) => ((r.loadCpuSeconds * 1000) / r.requests).toFixed(3);
@@ -137,21 +200,20 @@ async function main(): Promise<void> {
   const { port: worldPort } = await worldServer.start();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const server = await spawnServer(
-    {
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DNS_PORT: String(await freePort()),
-      SMTP_PORT: '0',
-      ADMIN_TOKEN: ADMIN,
-      SECRET_KEY: 'bench-secret-key',
-      LOG_REQUESTS: 'false',
-      VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
-      EMAIL_AUTH_API_RATE_LIMIT: '100000000',
-    },
-    port,
-  );
+  const serverEnv: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DNS_PORT: String(await freePort()),
+    SMTP_PORT: '0',
+    ADMIN_TOKEN: ADMIN,
+    SECRET_KEY: 'bench-secret-key',
+    LOG_REQUESTS: 'false',
+    VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
+    EMAIL_AUTH_API_RATE_LIMIT: '100000000',
+    EMAIL_AUTH_PAGE_CACHE_MB: '0',
+  };
+  let server = await spawnServer(serverEnv, port);
   let bare: { child: ChildProcess; port: number } | null = null;
   try {
     // Account, verified zone in the Enterprise add-on, 2FA, key: the public set-up path.
@@ -197,9 +259,11 @@ async function main(): Promise<void> {
         cursor = body.rows.next_cursor;
       } while (cursor);
     }
-    const pageBytes = (await (await fetch(url + paths[1], { headers: auth })).arrayBuffer()).byteLength;
-    console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON)`);
+    const pageBytes = (await (await fetch(url + paths[1], { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
+    const gzipBytes = await wireBytes(url + paths[1], { ...auth, 'accept-encoding': 'gzip' });
+    console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`);
     bare = await spawnBareFastify(pageBytes);
+    const bareChild = bare.child;
 
     // One request at a time: where a request's time goes, before any load.
     const sequential = async (path: string, headers: Record<string, string>) => {
@@ -216,32 +280,49 @@ async function main(): Promise<void> {
         `row page ${ms(await sequential(paths[5], auth))}, report list ${ms(await sequential('/api/v1/email-auth/dmarc/reports?limit=100', auth))}`,
     );
 
-    const service = { origin: url, paths, headers: auth, seconds: SECONDS };
+    // Identity: what a client sending no Accept-Encoding gets. Gzip: what most clients get
+    // (the load generator reads the compressed bytes and does not inflate them, as wrk or
+    // autocannon do not).
+    const identity = { origin: url, paths, headers: { ...auth, 'accept-encoding': 'identity' }, seconds: SECONDS };
+    const gzip = { ...identity, headers: { ...auth, 'accept-encoding': 'gzip' } };
     const baseline = { origin: `http://127.0.0.1:${bare.port}`, paths: ['/hello'], headers: {}, seconds: SECONDS };
-    const bareChild = bare.child;
-    const results: Array<{ svc: LoadResult; bare: LoadResult; cpuPerReqMs: number; bareCpuPerReqMs: number }> = [];
-    for (let r = 1; r <= ROUNDS; r++) {
-      const cpu0 = cpuSecondsOf(server.pid!);
-      const svc = await load({ ...service, concurrency: CONCURRENCY });
-      const cpuPerReqMs = ((cpuSecondsOf(server.pid!) - cpu0) * 1000) / svc.requests;
-      const bareCpu0 = cpuSecondsOf(bareChild.pid!);
-      const b = await load({ ...baseline, concurrency: CONCURRENCY });
-      const bareCpuPerReqMs = ((cpuSecondsOf(bareChild.pid!) - bareCpu0) * 1000) / b.requests;
-      results.push({ svc, bare: b, cpuPerReqMs, bareCpuPerReqMs });
-      // CPU per request is the steadier comparison on a shared machine: req/s depends on what else runs.
+
+    // Cold: this server runs without the page cache, so every request builds its page
+    // from the stored row blocks, as the first read of each page does.
+    console.log(`cold pages (EMAIL_AUTH_PAGE_CACHE_MB=0: every page built from its row blocks on every request):`);
+    const cold = COLD
+      ? await closedRounds(
+          [
+            { name: 'cold, identity', spec: identity, pid: server.pid! },
+            { name: 'cold, gzip', spec: gzip, pid: server.pid! },
+          ],
+          { spec: baseline, pid: bareChild.pid! },
+        )
+      : [];
+
+    // Cached: the same store served by a server with the default page cache, every page read once first.
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+    const { EMAIL_AUTH_PAGE_CACHE_MB: _off, ...cachedEnv } = serverEnv;
+    server = await spawnServer(cachedEnv, port);
+    for (const path of paths) await (await fetch(url + path, { headers: auth })).arrayBuffer();
+    console.log(`cached pages (default EMAIL_AUTH_PAGE_CACHE_MB, every page read once before):`);
+    const cached = await closedRounds(
+      [
+        { name: 'cached, gzip', spec: gzip, pid: server.pid! },
+        { name: 'cached, identity', spec: identity, pid: server.pid! },
+      ],
+      { spec: baseline, pid: bareChild.pid! },
+    );
+    // The median round, not the best: on a shared machine one round's hello can collapse and flatter the ratio.
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    for (const [name, rounds] of [...cold, ...cached]) {
       console.log(
-        `round ${r}: service ${svc.rps.toFixed(0)} req/s (p50 ${ms(svc.p50)}, p99 ${ms(svc.p99)}, errors ${svc.errors}, server CPU ${cpuPerReqMs.toFixed(3)} ms/req) | ` +
-          `bare Fastify ${b.rps.toFixed(0)} req/s (p99 ${ms(b.p99)}, CPU ${bareCpuPerReqMs.toFixed(3)} ms/req) | ratio ${(svc.rps / b.rps).toFixed(2)}x by req/s, ` +
-          `${(bareCpuPerReqMs / cpuPerReqMs).toFixed(2)}x by CPU per request; load generator CPU ${perReqMs(svc)} vs ${perReqMs(b)} ms/req`,
+        `authenticated GET /dmarc/reports/{id}?limit=100&cursor=… ${name}: median ratio ${median(rounds.map((x) => x.ratio)).toFixed(2)}x of bare Fastify hello by req/s ` +
+          `(rounds ${rounds.map((x) => x.ratio.toFixed(2)).join(', ')}) [target >= 0.3x], ${CONCURRENCY} connections; median ${median(rounds.map((x) => x.rps)).toFixed(0)} req/s ` +
+          `vs ${median(rounds.map((x) => x.bareRps)).toFixed(0)}; server CPU per request, median ${median(rounds.map((x) => x.cpuMs)).toFixed(3)} ms vs ${median(rounds.map((x) => x.bareCpuMs)).toFixed(3)} ms`,
       );
     }
-    const ratios = results.map((x) => x.svc.rps / x.bare.rps).sort((a, b) => a - b);
-    const best = results.reduce((a, b) => (b.svc.rps / b.bare.rps > a.svc.rps / a.bare.rps ? b : a));
-    console.log(
-      `authenticated GET /dmarc/reports/{id}?limit=100&cursor=… : best round ${best.svc.rps.toFixed(0)} req/s vs bare Fastify ${best.bare.rps.toFixed(0)} req/s, ` +
-        `ratio ${(best.svc.rps / best.bare.rps).toFixed(2)}x (median ${ratios[Math.floor(ratios.length / 2)].toFixed(2)}x) [target >= 0.3x], ${CONCURRENCY} connections; ` +
-        `CPU per request ${best.cpuPerReqMs.toFixed(3)} ms vs ${best.bareCpuPerReqMs.toFixed(3)} ms`,
-    );
 
     // For reference, not the target: bare Fastify sending an already-serialised body of a row page's size.
     const pageCpu0 = cpuSecondsOf(bareChild.pid!);
@@ -251,11 +332,21 @@ async function main(): Promise<void> {
         `${(((cpuSecondsOf(bareChild.pid!) - pageCpu0) * 1000) / bp.requests).toFixed(3)} ms/req, load generator CPU ${perReqMs(bp)} ms/req`,
     );
 
-    const fixed = await load({ ...service, rate: RATE });
+    for (const [name, spec] of [
+      ['cached, gzip', gzip],
+      ['cached, identity', identity],
+    ] as const) {
+      const fixed = await load({ ...spec, rate: RATE });
+      console.log(
+        `fixed ${RATE} req/s for ${SECONDS} s, ${name}: service ${fixed.requests} requests, errors ${fixed.errors}, p50 ${ms(fixed.p50)}, p90 ${ms(fixed.p90)}, p99 ${ms(fixed.p99)}, max ${ms(fixed.max)} [target p99 <= 20 ms]`,
+      );
+    }
     const fixedBare = await load({ ...baseline, rate: RATE });
+    console.log(`fixed ${RATE} req/s, bare Fastify hello: p99 ${ms(fixedBare.p99)}`);
     console.log(
-      `fixed ${RATE} req/s for ${SECONDS} s: service ${fixed.requests} requests, errors ${fixed.errors}, p50 ${ms(fixed.p50)}, p90 ${ms(fixed.p90)}, p99 ${ms(fixed.p99)}, max ${ms(fixed.max)} [target p99 <= 20 ms] | ` +
-        `bare Fastify p99 ${ms(fixedBare.p99)}`,
+      `machine load average now: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')} (2 cores, shared)`,
     );
     console.log('figures from a shared, loaded 2-core machine: compare the ratio and CPU per request, not absolute req/s');
   } finally {

@@ -37,6 +37,7 @@ import { installRequestContext, requestIdFor } from '../../libs/shared/http/requ
 import { strictValidationPipe } from '../../libs/shared/http/validation';
 import { jsonLogger, Logger } from '../../libs/shared/logger';
 import { Metrics } from '../../libs/shared/metrics';
+import { installRowPageRoute } from '../../libs/email-auth-api/http/row-page-route';
 import { ALL_PROJECTIONS } from '../../projections';
 import { CoreDependencies, CoreModule } from './infra/core.module';
 import { createCoordination, createEventStore, createReadStore } from './infra/stores';
@@ -140,6 +141,8 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
     bufferLogs: false,
   });
   installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
+  // Before init, which registers the routes: the row-page route's handler is swapped as it is added.
+  installRowPageRoute(app.getHttpAdapter().getInstance(), app);
   app.useGlobalPipes(strictValidationPipe());
   await installWebFront(app, config.roles.includes('api'));
   if (config.roles.includes('api')) installEmailAuthOpenApi(app);

@@ -1,11 +1,11 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifyHelmet from '@fastify/helmet';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { AppError } from '../shared/errors';
+import { installSecurityHeaders } from './security-headers';
 
 /** Where `npm run build` puts the dashboard: dist/dashboard, seen from dist/libs/dashboard or from the sources. */
 export function dashboardDir(): string | null {
@@ -41,9 +41,9 @@ export const DASHBOARD_CSP = [
 export async function installWebFront(app: NestFastifyApplication, serveDashboard: boolean): Promise<void> {
   await app.register(fastifyCookie as never);
   // The usual headers on every response; the CSP goes with the dashboard's document below.
-  await app.register(fastifyHelmet as never, { contentSecurityPolicy: false, frameguard: { action: 'deny' } } as never);
-  if (!serveDashboard) return;
   const fastify = app.getHttpAdapter().getInstance();
+  installSecurityHeaders(fastify, { contentSecurityPolicy: false, frameguard: { action: 'deny' } });
+  if (!serveDashboard) return;
   const dir = dashboardDir();
   fastify.get('/', (_req, reply) => reply.redirect('/app/', 302));
   if (!dir) {

@@ -3,12 +3,14 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { ReadStore, READ_STORE } from '../readstore/read-store.port';
 import { APP_CONFIG, AppConfig, dataPath } from '../shared/config';
+import { Metrics, METRICS } from '../shared/metrics';
 import { EmailAuthReads } from './application/email-auth-reads';
 import { LiveRecords } from '../email-auth/application/live-records';
 import { RATE_LIMIT_STORE, RateLimitStore, ReadStoreRateLimitStore, SqliteRateLimitStore } from './application/rate-limit.store';
 import { ReportReads } from './application/report-reads';
 import { ReportRowPages } from './application/report-row-pages';
 import { ReportScopes } from './application/report-scopes';
+import { RowPageCache, rowPageCacheWithMetrics } from './application/row-page-cache';
 import { SenderIdentity } from './application/sender-identity';
 import { VisibleDomains } from './application/visible-domains';
 import { EmailAuthApiController } from './http/email-auth-api.controller';
@@ -33,6 +35,11 @@ import { EmailAuthApiGuard } from './http/email-auth-api.guard';
     ReportReads,
     ReportRowPages,
     ReportScopes,
+    {
+      provide: RowPageCache,
+      inject: [APP_CONFIG, METRICS],
+      useFactory: (config: AppConfig, metrics: Metrics) => rowPageCacheWithMetrics(config.emailAuthPageCacheMiB * 1024 * 1024, metrics),
+    },
     {
       provide: RATE_LIMIT_STORE,
       inject: [APP_CONFIG, READ_STORE],

@@ -552,6 +552,11 @@ export class ProjectionEngine {
     return out;
   }
 
+  /** The generation of a projection's read models that readers use now (it changes when a rebuild switches over). */
+  generationOf(projection: string): number {
+    return this.generations.get(projection) ?? 1;
+  }
+
   names(): string[] {
     return this.definitions.map((d) => d.name);
   }

@@ -56,6 +56,8 @@ export interface AppConfig {
    * Only benchmarks raise it, to measure throughput past the per-key budget.
    */
   emailAuthRateLimit: number;
+  /** MiB of gzip-compressed report-row pages the email-auth API keeps per process (EMAIL_AUTH_PAGE_CACHE_MB; 0 = no cache). */
+  emailAuthPageCacheMiB: number;
   /** V8 heap growth past the live size, percent (HEAP_GROWING_PERCENT; 0 = V8's default): see heap-growth.ts. */
   heapGrowingPercent: number;
 }
@@ -118,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),
     emailAuthRateLimit: Math.max(1, int(env.EMAIL_AUTH_API_RATE_LIMIT, 60, 'EMAIL_AUTH_API_RATE_LIMIT')),
+    emailAuthPageCacheMiB: int(env.EMAIL_AUTH_PAGE_CACHE_MB, 16, 'EMAIL_AUTH_PAGE_CACHE_MB'),
     heapGrowingPercent: int(env.HEAP_GROWING_PERCENT, 50, 'HEAP_GROWING_PERCENT'),
     ...overrides,
   };

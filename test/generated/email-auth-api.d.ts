@@ -1186,6 +1186,8 @@ export interface operations {
                 "User-Agent": string;
                 /** @description Echoed back (at most 128 printable characters); a UUID otherwise */
                 "X-Request-Id"?: string;
+                /** @description ETag of a copy of this page the client holds: 304 when it is still the page */
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description id of a report from /dmarc/reports */
@@ -1202,6 +1204,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["AggregateReportDetail"];
                 };
+            };
+            /** @description Not Modified: the page is the one whose ETag If-None-Match named (no body) */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description user_agent_required, or validation_failed naming the parameter */
             400: {

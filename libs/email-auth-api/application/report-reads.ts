@@ -11,7 +11,9 @@ import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { notFound, validationFailed } from '../../shared/errors';
 import { afterCursor, CursorPosition, page } from '../domain/cursor';
 import { foldSources, foldStats, foldTls, passRate, windowDays } from '../domain/report-stats';
-import { ReportRowPages } from './report-row-pages';
+import { cachedRowPage, EncodedRowPage, freshRowPage } from './encoded-row-page';
+import { pageIsFinal, ReportRowPages } from './report-row-pages';
+import { RowPageCache } from './row-page-cache';
 import { SenderIdentity } from './sender-identity';
 
 /**
@@ -23,6 +25,12 @@ export interface ReportScope {
   accountId: number;
   zones: string[];
   subjects: boolean;
+}
+
+/** Who may read one report: the account, and whether the report's zone is visible to the caller. */
+export interface ReportAccess {
+  accountId: number;
+  sees(zone: string): boolean | Promise<boolean>;
 }
 
 export interface ListQuery {
@@ -59,6 +67,7 @@ export class ReportReads {
     private readonly projections: ProjectionEngine,
     private readonly senders: SenderIdentity,
     private readonly rowPages: ReportRowPages,
+    private readonly pageCache: RowPageCache,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SECRET_BOX) private readonly secretBox: SecretBox,
   ) {}
@@ -166,16 +175,27 @@ export class ReportReads {
   }
 
   /**
-   * One report with a page of its rows, as the JSON text of the response (the API's
-   * heaviest read: the rows are concatenated from their stored JSON, see ReportRowPages).
-   * Same body as the object `{...report, rows: {data, next_cursor}}` would serialise to.
+   * One report with a page of its rows, ready to send (the API's heaviest read: the rows
+   * are concatenated from their stored JSON, see ReportRowPages). Same body as the object
+   * `{...report, rows: {data, next_cursor}}` would serialise to. The report is looked up on
+   * every request, cached page or not: the caller's access is checked against it, and a
+   * report deleted since (retention) answers 404 and leaves the cache.
    */
-  async dmarcReportJson(s: ReportScope, id: string, q: Omit<ListQuery, 'days'>): Promise<string> {
+  async dmarcReportPage(access: ReportAccess, id: string, q: Omit<ListQuery, 'days'>): Promise<EncodedRowPage> {
     const report = await this.reports().findOne({ _id: id });
-    if (!report || report.account_id !== s.accountId || !s.zones.includes(report.zone)) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
-    const rows = await this.rowPages.page(id, rowCursor(q.cursor), q.limit);
+    if (!report) this.pageCache.dropReport(id);
+    if (!report || report.account_id !== access.accountId || !(await access.sees(report.zone))) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
+    const after = rowCursor(q.cursor);
+    const generation = this.projections.generationOf(DMARC_REPORTS.projection);
+    const cached = this.pageCache.get(generation, id, after, q.limit);
+    if (cached) return cachedRowPage(cached);
+    const rows = await this.rowPages.page(id, after, q.limit);
     const head = JSON.stringify(reportView(report));
-    return `${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`;
+    const page = freshRowPage(Buffer.from(`${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`));
+    if (this.pageCache.enabled && pageIsFinal(report.record_count, after, q.limit, rows)) {
+      this.pageCache.set(generation, id, after, q.limit, { etag: page.etag, gzip: page.gzip(), jsonBytes: page.json().length });
+    }
+    return page;
   }
 
   async failureReports(s: ReportScope, zones: string[], q: ListQuery) {

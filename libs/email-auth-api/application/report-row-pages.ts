@@ -9,7 +9,21 @@ import { SenderIdentity } from './sender-identity';
 /** A page of a report's rows: the JSON of its `data` array and the cursor of the next page. */
 export interface RowPage {
   dataJson: string;
+  /** How many rows `dataJson` holds. */
+  rows: number;
   nextCursor: string | null;
+}
+
+/**
+ * Whether a page read now is the page for good: every row it should hold (up to the
+ * report's record count) is stored, and so is the row deciding its next cursor. A page
+ * read while the report's rows are still being ingested is neither cached nor final.
+ */
+export function pageIsFinal(recordCount: number, after: number, limit: number, page: Pick<RowPage, 'rows' | 'nextCursor'>): boolean {
+  const start = after + 1;
+  if (start >= recordCount) return false;
+  const expected = Math.min(limit, recordCount - start);
+  return page.rows === expected && (page.nextCursor !== null || start + limit >= recordCount);
 }
 
 /** A stored block's rows by position ('' where one is missing), or none when the block is not stored. */
@@ -66,6 +80,7 @@ export class ReportRowPages {
     const full = index === end && lastIndex >= start;
     return {
       dataJson,
+      rows: index - start,
       nextCursor: full && (await this.rowExists(reportKey, end, held, first)) ? encodeCursor({ at: String(lastIndex), id: reportRowId(reportKey, lastIndex) }) : null,
     };
   }

@@ -4,7 +4,7 @@ import { Principal } from '../../auth/principal';
 import { normalizeZone } from '../../email-auth/application/enrolment';
 import { notFound } from '../../shared/errors';
 import { ZONE_NOT_FOUND } from '../../zones/domain/zone.decider';
-import { ReportScope } from './report-reads';
+import { ReportAccess, ReportScope } from './report-reads';
 import { DOMAIN_NOT_FOUND, VisibleDomains } from './visible-domains';
 
 /** A caller's report scope plus how it names one of its zones (404 in its own words otherwise). */
@@ -30,6 +30,11 @@ export class ReportScopes {
 
   forKey(p: Principal): Promise<ScopedCaller> {
     return this.scoped(p, p, !!p.failureReportSubjects, DOMAIN_NOT_FOUND, 'domain_not_found');
+  }
+
+  /** A key's access to single reports: only the report's own zone is looked at, when the report is found. */
+  keyAccess(p: Principal): ReportAccess {
+    return { accountId: p.accountId, sees: (zone) => this.visible.sees(p, zone) };
   }
 
   async forAccount(p: Principal): Promise<ScopedCaller> {

@@ -22,10 +22,22 @@ export class VisibleDomains {
   constructor(private readonly projections: ProjectionEngine) {}
 
   async list(p: Principal): Promise<VisibleZone[]> {
-    const subscribed = new Set(p.emailAuthDomains ?? []);
-    const selected = p.keyDomains?.length ? new Set(p.keyDomains) : null;
     const zones = await this.projections.readModel(ZONES).find({ account_id: p.accountId, status: 'verified' }, { sort: { name: 1 } });
-    return zones.filter((z) => subscribed.has(z.name) && (!selected || selected.has(z.name))).map((z) => ({ name: z.name, verified_by: z.verified_by ?? null }));
+    return zones.filter((z) => admits(p, z.name)).map((z) => ({ name: z.name, verified_by: z.verified_by ?? null }));
+  }
+
+  /**
+   * Whether one zone (by normalised name) is visible: what `list` would say of it, reading
+   * only that zone. By name alone first (the read store remembers where a name's document
+   * is, so no query runs); names are not unique across accounts, so when that document is
+   * not this account's verified zone, the full query decides.
+   */
+  async sees(p: Principal, name: string): Promise<boolean> {
+    if (!admits(p, name)) return false;
+    const zones = this.projections.readModel(ZONES);
+    const byName = await zones.findOne({ name });
+    if (byName?.account_id === p.accountId && byName.status === 'verified') return true;
+    return (await zones.findOne({ name, account_id: p.accountId, status: 'verified' })) !== null;
   }
 
   async get(p: Principal, raw: string | undefined): Promise<VisibleZone> {
@@ -35,3 +47,6 @@ export class VisibleDomains {
     return zone;
   }
 }
+
+/** In the account's add-on and in the key's selection (none: every domain of the add-on). */
+const admits = (p: Principal, name: string): boolean => (p.emailAuthDomains ?? []).includes(name) && (!p.keyDomains?.length || p.keyDomains.includes(name));

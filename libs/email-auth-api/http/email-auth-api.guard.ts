@@ -30,11 +30,20 @@ export class EmailAuthApiGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; principal?: Principal }>();
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
-    const ua = request.headers['user-agent'];
+    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined>; principal?: Principal }>();
+    request.principal = await this.admit(request.headers, context.switchToHttp().getResponse<FastifyReply>());
+    return true;
+  }
+
+  /**
+   * Every check of the API in order, the rate-limit headers set on `reply`, the key's use
+   * recorded: the caller's principal, or the AppError to answer with.
+   */
+  async admit(headers: Record<string, string | string[] | undefined>, reply: FastifyReply): Promise<Principal> {
+    const ua = headers['user-agent'];
     if (typeof ua !== 'string' || ua.trim() === '') throw badRequest('user_agent_required', USER_AGENT_MESSAGE);
-    const token = this.authenticator.parseBearer(request.headers.authorization);
+    const authorization = headers.authorization;
+    const token = this.authenticator.parseBearer(typeof authorization === 'string' ? authorization : undefined);
     if (!token || !token.startsWith(API_KEY_PREFIX)) throw unauthorized(INVALID_KEY_MESSAGE);
     const principal = await this.authenticator.fromApiKey(token, INVALID_KEY_MESSAGE);
     if (principal.access !== 'email_auth:read') throw forbidden('insufficient_scope', SCOPE_MESSAGE);
@@ -43,17 +52,16 @@ export class EmailAuthApiGuard implements CanActivate {
     const now = this.clock.now().getTime();
     const start = windowStart(now);
     const decision = rateDecision(await this.rates.hit(principal.keyId!, start), start, now, this.config.emailAuthRateLimit);
-    const headers = {
+    const limits = {
       'X-RateLimit-Limit': String(decision.limit),
       'X-RateLimit-Remaining': String(decision.remaining),
       'X-RateLimit-Reset': String(decision.reset),
     };
     if (!decision.allowed) {
-      throw new AppError(429, 'rate_limited', RATE_LIMIT_MESSAGE, { ...headers, 'Retry-After': String(decision.retryAfterSeconds) });
+      throw new AppError(429, 'rate_limited', RATE_LIMIT_MESSAGE, { ...limits, 'Retry-After': String(decision.retryAfterSeconds) });
     }
-    for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+    void reply.headers(limits);
     await this.authenticator.recordUse(principal);
-    request.principal = principal;
-    return true;
+    return principal;
   }
 }

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiExtraModels, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { ReportReads, REPORT_NOT_FOUND } from '../application/report-reads';
@@ -14,8 +14,8 @@ import {
   PublishedPolicySchema,
   TlsSummarySchema,
 } from './email-auth-reports.schemas';
-import { DaysQuery, NotFound, PageQueries, ReportEndpoint, ZoneParam } from './report-docs';
-import { jsonBody } from './json-body';
+import { DaysQuery, NotFound, PageQueries, ReportEndpoint, ZoneParam, RowPageValidators } from './report-docs';
+import { rowPageReply } from './row-page-reply';
 import { listOf, pageOf, Query as Q } from './report-query';
 
 const ZONE_404 = 'Zone not found (or not the account’s, or not in its Email Authentication add-on)';
@@ -63,10 +63,19 @@ export class EmailAuthReportsMirrorController {
   @ReportEndpoint('One aggregate report of the zone with its rows paged', AggregateReportDetail, PageQueries())
   @ApiParam({ name: 'id' })
   @NotFound(`${ZONE_404} / ${REPORT_NOT_FOUND}`)
-  async report(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('id') id: string, @Query() q: Q, @Res({ passthrough: true }) reply: FastifyReply) {
+  @RowPageValidators()
+  async report(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Param('id') id: string,
+    @Query() q: Q,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const c = await this.scopes.forAccount(p);
     // Only the zone in the path: a report of another of the account's zones is not found here.
-    return jsonBody(reply, await this.reads.dmarcReportJson({ ...c.scope, zones: [c.zone(zone)] }, id, pageOf(q)));
+    const only = c.zone(zone);
+    return rowPageReply(request, reply, await this.reads.dmarcReportPage({ accountId: c.scope.accountId, sees: (z) => z === only }, id, pageOf(q)));
   }
 
   @Get('dmarc/forensic')

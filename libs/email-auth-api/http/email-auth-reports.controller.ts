@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Param, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiExtraModels, ApiParam } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { ReportReads, REPORT_NOT_FOUND } from '../application/report-reads';
@@ -16,9 +16,9 @@ import {
   PublishedPolicySchema,
   TlsSummarySchema,
 } from './email-auth-reports.schemas';
-import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint } from './report-docs';
-import { jsonBody } from './json-body';
-import { listOf, optionalDomain, pageOf, Query as Q, requiredDomain } from './report-query';
+import { DaysQuery, domainQuery, NotFound, PageQueries, ReportEndpoint, RowPageValidators } from './report-docs';
+import { answerRowPage } from './row-page-route';
+import { listOf, optionalDomain, Query as Q, requiredDomain } from './report-query';
 
 /**
  * The report endpoints of the read-only email-auth API (seed: Email-authentication read
@@ -62,9 +62,9 @@ export class EmailAuthReportsController {
   @ReportEndpoint('One aggregate report with its rows (source IP, country, network, count, disposition, DKIM and SPF results), rows paged', AggregateReportDetail, PageQueries())
   @ApiParam({ name: 'id', description: 'id of a report from /dmarc/reports' })
   @NotFound(REPORT_NOT_FOUND)
-  async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Res({ passthrough: true }) reply: FastifyReply) {
-    const c = await this.scopes.forKey(p);
-    return jsonBody(reply, await this.reads.dmarcReportJson(c.scope, id, pageOf(q)));
+  @RowPageValidators()
+  async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    return answerRowPage(this.reads, this.scopes, p, id, q, request, reply);
   }
 
   @Get('dmarc/forensic')

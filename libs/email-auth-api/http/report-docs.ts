@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
+import { ApiHeader, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { MAX_DAYS } from '../domain/cursor';
 import { ErrorBody } from './email-auth-api.schemas';
 import { DEFAULT_LIMIT } from './report-query';
@@ -30,3 +30,10 @@ export const NotFound = (description: string) => ApiNotFoundResponse({ type: Err
 /** One report endpoint's documentation: summary, its parameters and the body it returns. */
 export const ReportEndpoint = (summary: string, body: new (...args: never[]) => unknown, ...params: Array<MethodDecorator & ClassDecorator>) =>
   applyDecorators(ApiOperation({ summary }), ...params, ApiOkResponse({ type: body }));
+
+/** What a report-row page adds: its ETag and the 304 a matching If-None-Match gets (gzip goes by Accept-Encoding, as HTTP has it). */
+export const RowPageValidators = () =>
+  applyDecorators(
+    ApiHeader({ name: 'If-None-Match', required: false, description: 'ETag of a copy of this page the client holds: 304 when it is still the page' }),
+    ApiResponse({ status: 304, description: 'Not Modified: the page is the one whose ETag If-None-Match named (no body)' }),
+  );

@@ -51,20 +51,24 @@ export function sendError(reply: FastifyReply, error: AppError): void {
   void reply.status(error.status).headers(error.headers).type('application/json').send(error.toBody());
 }
 
+/** Answers with whatever was thrown, as the contract's error body; unexpected errors (500) are logged with the request id. */
+export function answerError(reply: FastifyReply, exception: unknown, logger: Logger, requestId: string | undefined): void {
+  const error = toAppError(exception);
+  if (error.status >= 500) {
+    logger.error('unhandled error', {
+      request_id: requestId,
+      error: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
+    });
+  }
+  sendError(reply, error);
+}
+
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   constructor(@Inject(LOGGER) private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const error = toAppError(exception);
-    if (error.status >= 500) {
-      const request = host.switchToHttp().getRequest<{ id?: string }>();
-      this.logger.error('unhandled error', {
-        request_id: request?.id,
-        error: exception instanceof Error ? (exception.stack ?? exception.message) : String(exception),
-      });
-    }
-    sendError(reply, error);
+    const http = host.switchToHttp();
+    answerError(http.getResponse<FastifyReply>(), exception, this.logger, http.getRequest<{ id?: string }>()?.id);
   }
 }
