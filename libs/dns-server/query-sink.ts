@@ -49,6 +49,9 @@ export interface BufferedQuerySinkOptions {
   onError?: (err: unknown) => void;
 }
 
+/** How many queries one recorded item stands for; 1 unless the items are batches. */
+export type QueryCount<T> = (item: T) => number;
+
 /**
  * Collects queries in memory and delivers them in batches off the hot path, one delivery at
  * a time, so a slow consumer (a database insert) costs the server nothing but memory, and
@@ -56,6 +59,8 @@ export interface BufferedQuerySinkOptions {
  */
 export class BufferedQuerySink<T = AnsweredQuery> {
   private waiting: T[] = [];
+  /** Queries in `waiting` (items weighted by `countOf`). */
+  private waitingCount = 0;
   private delivering: Promise<void> | null = null;
   private scheduled = false;
   private readonly timer: NodeJS.Timeout;
@@ -68,6 +73,8 @@ export class BufferedQuerySink<T = AnsweredQuery> {
   constructor(
     private readonly consumer: (batch: T[]) => void | Promise<void>,
     opts: BufferedQuerySinkOptions = {},
+    /** Items may be batches of queries (see QueryLogWriter.recordBatch): bounds and batches count queries. */
+    private readonly countOf: QueryCount<T> = () => 1,
   ) {
     this.maxBatch = opts.maxBatch ?? 1000;
     this.maxPending = opts.maxPending ?? 100_000;
@@ -78,16 +85,19 @@ export class BufferedQuerySink<T = AnsweredQuery> {
 
   /** Queries recorded and not yet handed to the consumer. */
   get pending(): number {
-    return this.waiting.length;
+    return this.waitingCount;
   }
 
+  /** Takes the item, or drops it whole (counting its queries) when it would pass maxPending. */
   record(q: T): void {
-    if (this.waiting.length >= this.maxPending) {
-      this.dropped++;
+    const n = this.countOf(q);
+    if (this.waitingCount + n > this.maxPending) {
+      this.dropped += n;
       return;
     }
     this.waiting.push(q);
-    if (this.waiting.length >= this.maxBatch && !this.scheduled) {
+    this.waitingCount += n;
+    if (this.waitingCount >= this.maxBatch && !this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
@@ -113,13 +123,22 @@ export class BufferedQuerySink<T = AnsweredQuery> {
 
   private async deliver(): Promise<void> {
     while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.maxBatch);
+      const { batch, count } = this.takeBatch();
       try {
         await this.consumer(batch);
-        this.delivered += batch.length;
+        this.delivered += count;
       } catch (err) {
         this.onError(err);
       }
     }
+  }
+
+  /** The oldest items holding up to maxBatch queries (at least one item), and how many queries they hold. */
+  private takeBatch(): { batch: T[]; count: number } {
+    let items = 0;
+    let count = 0;
+    while (items < this.waiting.length && (items === 0 || count + this.countOf(this.waiting[items]) <= this.maxBatch)) count += this.countOf(this.waiting[items++]);
+    this.waitingCount -= count;
+    return { batch: this.waiting.splice(0, items), count };
   }
 }

@@ -34,6 +34,24 @@ describe('query batches (answering thread to query-log thread)', () => {
     expect(encoder.take()).toBeNull();
   });
 
+  it('defers decoding: a batch decoded later reads the table it was sent with, even after a reset', () => {
+    const encoder = new QueryBatchEncoder(4);
+    const decoder = new QueryBatchDecoder();
+    const before = [query({ name: 'a.example.test' }), query({ name: 'b.example.test', clientIp: '192.0.2.1' })];
+    for (const q of before) encoder.record(q);
+    const deferred = decoder.defer(encoder.take()!);
+    expect(deferred.count).toBe(2);
+    // The channel starts a new table; its next batch renumbers from 0 with other strings.
+    encoder.forget();
+    const after = [query({ name: 'c.example.test', accountId: '7', domain: 'other.test', clientIp: '198.51.100.9' })];
+    for (const q of after) encoder.record(q);
+    const next = encoder.take()!;
+    expect(next.reset).toBe(true);
+    const laterDeferred = decoder.defer(next);
+    expect(laterDeferred.decode()).toEqual(after);
+    expect(deferred.decode()).toEqual(before);
+  });
+
   it('leaves out queries no account owns and stops at capacity', () => {
     const encoder = new QueryBatchEncoder(2);
     expect(encoder.record(query({ accountId: null, domain: null, rcode: 'REFUSED' }))).toBe(false);

@@ -145,33 +145,54 @@ export class QueryBatchEncoder {
   }
 }
 
+/**
+ * A received batch not decoded yet: its columns and the string table they point into. The
+ * query-log thread queues these and makes objects only when it writes them, so a second of
+ * queries waits as a few buffers instead of thousands of objects that outlive the young
+ * generation (their promotion and major collections cost more than the log's own work).
+ */
+export interface DeferredQueries {
+  readonly count: number;
+  decode(): LoggedQuery[];
+}
+
 /** The receiving end of one channel: its copy of the string table. */
 export class QueryBatchDecoder {
+  /** Only ever appended to; a reset starts a new array, so deferred batches keep the table they were sent with. */
   private table: string[] = [];
 
   decode(batch: QueryBatch): LoggedQuery[] {
+    return this.defer(batch).decode();
+  }
+
+  /** Takes the batch's new strings now (batches of a channel must be read in order), its queries later. */
+  defer(batch: QueryBatch): DeferredQueries {
     if (batch.reset) this.table = [];
     for (const s of batch.strings) this.table.push(s);
-    const t = this.table;
-    const { ts, duration, u32 } = columnsOf(batch.buffer, batch.buffer.byteLength / BYTES_PER_QUERY);
-    const out: LoggedQuery[] = new Array(batch.count);
-    for (let i = 0; i < batch.count; i++) {
-      const at = i * U32_COLUMNS;
-      const flags = u32[at + FLAGS];
-      out[i] = {
-        timestamp: ts[i],
-        durationMs: duration[i],
-        accountId: t[u32[at + ACCOUNT]],
-        domain: t[u32[at + DOMAIN]],
-        name: t[u32[at + NAME]],
-        type: t[u32[at + TYPE]],
-        rcode: t[u32[at + RCODE]] as AnsweredQuery['rcode'],
-        clientIp: t[u32[at + CLIENT]],
-        transport: (flags & TCP ? 'tcp' : 'udp') satisfies Transport,
-        dnssecOk: (flags & DO) !== 0,
-        edns: (flags & EDNS) !== 0,
-      };
-    }
-    return out;
+    const table = this.table;
+    return { count: batch.count, decode: () => decodeColumns(batch, table) };
   }
+}
+
+function decodeColumns(batch: QueryBatch, t: readonly string[]): LoggedQuery[] {
+  const { ts, duration, u32 } = columnsOf(batch.buffer, batch.buffer.byteLength / BYTES_PER_QUERY);
+  const out: LoggedQuery[] = new Array(batch.count);
+  for (let i = 0; i < batch.count; i++) {
+    const at = i * U32_COLUMNS;
+    const flags = u32[at + FLAGS];
+    out[i] = {
+      timestamp: ts[i],
+      durationMs: duration[i],
+      accountId: t[u32[at + ACCOUNT]],
+      domain: t[u32[at + DOMAIN]],
+      name: t[u32[at + NAME]],
+      type: t[u32[at + TYPE]],
+      rcode: t[u32[at + RCODE]] as AnsweredQuery['rcode'],
+      clientIp: t[u32[at + CLIENT]],
+      transport: (flags & TCP ? 'tcp' : 'udp') satisfies Transport,
+      dnssecOk: (flags & DO) !== 0,
+      edns: (flags & EDNS) !== 0,
+    };
+  }
+  return out;
 }
