@@ -11,7 +11,11 @@
  * /proc; robust on a busy machine) and, for the service, of its main thread alone: the
  * median over the rounds, and the median of each round's service/NSD ratio (servers
  * measured back to back share the machine's load of the moment).
- *   (env: DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS, DNS_BENCH_SERVERS=service,lib,nsd)
+ * Then p50/p99 at a fixed 5k qps, in rounds alternating between the servers (all started
+ * once): the service with the query log on, with it off (QUERY_LOG=off) and NSD.
+ *   (env: DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS, DNS_BENCH_SERVERS=service,nolog,lib,nsd,
+ *   DNS_BENCH_LATENCY_ROUNDS, DNS_BENCH_LATENCY_SECONDS, DNS_BENCH_BASELINE_MAIN=<another
+ *   build's dist/apps/server/main.js>, measured as "before" in the same run)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -41,6 +45,15 @@ const service: Contender = {
   name: 'service',
   start: (port) => startDeployedService(join(__dirname, '..', 'apps', 'server', 'main.js'), port),
 };
+
+/**
+ * Another build of the service (DNS_BENCH_BASELINE_MAIN: its dist/apps/server/main.js), log on,
+ * measured in the same run: before/after figures of a change come from one machine state.
+ */
+const baseline = (mainJs: string): Contender => ({
+  name: 'before',
+  start: (port) => startDeployedService(mainJs, port),
+});
 
 /** The same service with its query log switched off: what issue 12's p99 target compares against. */
 const serviceNoLog: Contender = {
@@ -129,7 +142,10 @@ async function main(): Promise<void> {
     writeFileSync(queryFile, dnsperfQueries());
     const wanted = (process.env.DNS_BENCH_SERVERS ?? 'service,nolog,lib,nsd').split(',');
     if (!nsdInstalled()) console.log('nsd is not installed (bash scripts/test-setup.sh); measuring ours only');
-    const contenders = [service, serviceNoLog, lib, ...(nsdInstalled() ? [nsd(dir)] : [])].filter((c) => wanted.includes(c.name));
+    const baselineMain = process.env.DNS_BENCH_BASELINE_MAIN;
+    const contenders = [service, ...(baselineMain ? [baseline(baselineMain)] : []), serviceNoLog, lib, ...(nsdInstalled() ? [nsd(dir)] : [])].filter(
+      (c) => c.name === 'before' || wanted.includes(c.name),
+    );
     console.log(
       `zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; ${ROUNDS} rounds of ${SECONDS}s per server, then ${LATENCY_ROUNDS} alternating rounds of ${LATENCY_SECONDS}s at ${FIXED_QPS} qps`,
     );
@@ -164,15 +180,20 @@ async function main(): Promise<void> {
       const rounds = cpuRounds.get(c.name)!;
       const cpu = { perThousandMs: median(rounds.map((r) => r.perThousandMs)), mainPerThousandMs: median(rounds.map((r) => r.mainPerThousandMs)) };
       // NSD and the library harness fork processes: only the whole tree is meaningful there.
-      const main = c.name === 'service' ? fmt(cpu.mainPerThousandMs, 2) : '';
+      const main = ['service', 'before', 'nolog'].includes(c.name) ? fmt(cpu.mainPerThousandMs, 2) : '';
       console.log(
         `${c.name.padEnd(7)} ${fmt(best.get(c.name)!.qps).padStart(9)}   ${fmt(cpu.perThousandMs, 2).padStart(9)}   ${main.padStart(10)}   ${fmt(l?.p50Ms ?? NaN, 3).padStart(8)} ms  ${fmt(l?.p99Ms ?? NaN, 3).padStart(8)} ms  ${l?.lost ?? 'n/a'}`,
       );
     }
     console.log('(CPU columns: median over the rounds; max qps: the best round; p50/p99: median over the latency rounds)');
-    for (const name of ['service', 'nolog', 'lib']) {
+    for (const name of ['service', 'before', 'nolog', 'lib']) {
       if (best.has('nsd') && best.has(name)) {
-        const note = { service: 'the service as deployed, query log on; issue 10: >= 0.8x, issue 12: >= 1.0x', nolog: 'query log off', lib: 'library micro-benchmark' }[name];
+        const note = {
+          service: 'the service as deployed, query log on; issue 10: >= 0.8x, issue 12: >= 1.0x',
+          before: 'baseline build, query log on',
+          nolog: 'query log off',
+          lib: 'library micro-benchmark',
+        }[name];
         console.log(`ratio ${name}/nsd: ${(best.get(name)!.qps / best.get('nsd')!.qps).toFixed(2)}x (${note})`);
       }
     }
@@ -180,6 +201,8 @@ async function main(): Promise<void> {
       ['service', 'nsd'],
       ['nolog', 'nsd'],
       ['service', 'nolog'],
+      ['service', 'before'],
+      ['before', 'nsd'],
     ]) {
       if (!cpuRounds.has(a) || !cpuRounds.has(b)) continue;
       const other = cpuRounds.get(b)!;

@@ -39,6 +39,21 @@ export interface QuerySink {
   record(q: AnsweredQuery): void;
 }
 
+/**
+ * A sink that also takes UDP answers as fields, without an object per query: the query-log
+ * channel, where those objects and their collection were half of a DNS thread's user time.
+ * The server calls recordUdp() for each UDP answer an account owns (the only ones a log
+ * keeps) as it answers, then udpBatchSent() once the batch is with the socket; TCP answers
+ * and unowned ones still come through record().
+ */
+export interface FieldQuerySink extends QuerySink {
+  recordUdp(timestamp: number, accountId: string, domain: string, name: string, type: string, rcode: RcodeName, clientIp: string, dnssecOk: boolean, edns: boolean): void;
+  /** The UDP answers recorded since the last call took this long from receipt to the socket. */
+  udpBatchSent(durationMs: number): void;
+}
+
+export const isFieldQuerySink = (sink: QuerySink | undefined): sink is FieldQuerySink => typeof (sink as FieldQuerySink | undefined)?.recordUdp === 'function';
+
 export interface BufferedQuerySinkOptions {
   /** Delivered as soon as this many are waiting. */
   maxBatch?: number;
