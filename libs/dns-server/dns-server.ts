@@ -133,7 +133,8 @@ export class DnsServer {
     await Promise.all([udp?.close(), tcp && new Promise<void>((resolve) => tcp.close(() => resolve()))]);
   }
 
-  private readonly udpResponder: UdpResponder = {
+  /** The UDP answer path without a socket: what the listener calls per datagram and per sent batch (also for benchmarks). */
+  readonly udpResponder: UdpResponder = {
     answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
     sent: (started, answered) => this.udpBatchSent(started, answered),
   };
