@@ -1,6 +1,6 @@
 /**
- * The DNS threads' user-space answer path alone, without sockets or a kernel: cached UDP
- * answers through DnsServer's responder (as the batch listener calls it: 64 queries, then
+ * The DNS threads' user-space answer path alone, without sockets or a kernel: UDP answers
+ * (mostly from the response cache) through DnsServer's responder (as the batch listener calls it: 64 queries, then
  * the batch is "sent"), with the query log's channel as the sink (as a DNS thread runs
  * with the log on) and with no sink (log off). CPU per query from process.cpuUsage, the two
  * alternated in one process so the machine's load hits both alike. The channel's batches go
@@ -12,7 +12,7 @@ import { MessageChannel } from 'node:worker_threads';
 import * as dnsPacket from 'dns-packet';
 import { DnsServer, ZoneIndex, type QuerySink } from '../libs/dns-server';
 import { BACKLOG, newControl, QueryLogChannel, type ChannelMessage } from '../libs/dns-analytics/application/query-log-channel';
-import { BENCH_NAMES, BENCH_ZONE, NAMESERVERS, SOA, benchRRsets } from './dns/zone';
+import { BENCH_ZONE, NAMESERVERS, SOA, benchRRsets, dnsperfQueries } from './dns/zone';
 
 const ROUNDS = Number(process.env.ANSWER_BENCH_ROUNDS ?? 7);
 const BATCH = 64;
@@ -27,15 +27,17 @@ function benchIndex(): ZoneIndex {
   return index;
 }
 
-/** 4,096 distinct questions (A and AAAA of spread names), answered from the response cache after the first sight. */
-const queries = Array.from({ length: 4096 }, (_, i) =>
-  dnsPacket.encode({
-    type: 'query',
-    id: i,
-    flags: dnsPacket.RECURSION_DESIRED,
-    questions: [{ name: `host${(i * 7919) % BENCH_NAMES}.${BENCH_ZONE}`, type: i % 4 ? 'A' : 'AAAA' }],
-  }),
-);
+/**
+ * dnsperf's mix (bench/dns/zone.ts): A, AAAA and TXT of the zone's names and 10 % missing
+ * names, most of them seen once (new strings for the log channel's table, full-path answers).
+ */
+const queries = dnsperfQueries(200_000)
+  .trim()
+  .split('\n')
+  .map((line, i) => {
+    const [name, type] = line.split(' ');
+    return dnsPacket.encode({ type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A' }] });
+  });
 
 function answerer(sink: QuerySink | undefined): (batches: number) => void {
   const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchIndex(), sink });
@@ -48,7 +50,7 @@ function answerer(sink: QuerySink | undefined): (batches: number) => void {
     for (let b = 0; b < batches; b++) {
       const started = performance.now();
       for (let s = 0; s < BATCH; s++) {
-        const msg = queries[next++ & 4095];
+        const msg = queries[next++ % queries.length];
         msg.copy(input, s * SLOT);
         answer(input, s * SLOT, msg.length, peer, started, out, s * MAX_RESPONSE);
       }
