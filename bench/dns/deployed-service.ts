@@ -40,8 +40,8 @@ async function waitForHttp(base: string, child: ChildProcess, timeoutMs = 60_000
   throw new Error('service did not answer /health');
 }
 
-/** Starts the service with its DNS role on `dnsPort` and imports the benchmark zone through the API. */
-export async function startDeployedService(mainJs: string, dnsPort: number): Promise<ChildProcess> {
+/** Starts the service with its DNS role on `dnsPort` and imports the benchmark zone through the API; `extraEnv` on top (e.g. QUERY_LOG=off). */
+export async function startDeployedService(mainJs: string, dnsPort: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
   const httpPort = await freePort();
   const env = {
     ...process.env,
@@ -54,6 +54,7 @@ export async function startDeployedService(mainJs: string, dnsPort: number): Pro
     SECRET_KEY: 'dns-bench-secret-key',
     LOG_REQUESTS: 'false',
     SMTP_PORT: '0',
+    ...extraEnv,
   };
   return startWithEnv(mainJs, env, `http://127.0.0.1:${httpPort}`);
 }

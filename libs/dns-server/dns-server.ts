@@ -17,7 +17,7 @@ import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { AnswerTally } from './answer-tally';
 import { wireKeyToName } from './names';
-import type { AnsweredQuery, QuerySink, Transport } from './query-sink';
+import { isFieldQuerySink, type AnsweredQuery, type FieldQuerySink, type QuerySink, type Transport } from './query-sink';
 import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
 import { EMPTY_BODY, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type Query } from './wire';
@@ -74,9 +74,12 @@ export class DnsServer {
   private lastFacts: ResponseFacts | null = null;
   /** Sink records of the UDP batch being answered: their answer time is known once it is sent. */
   private readonly batchRecords: AnsweredQuery[] = [];
+  /** The sink, when it takes UDP answers as fields (no object per query). */
+  private readonly fieldSink: FieldQuerySink | null;
 
   constructor(private readonly opts: DnsServerOptions) {
     this.onError = opts.onError ?? (() => undefined);
+    this.fieldSink = isFieldQuerySink(opts.sink) ? opts.sink : null;
   }
 
   get port(): number {
@@ -130,7 +133,8 @@ export class DnsServer {
     await Promise.all([udp?.close(), tcp && new Promise<void>((resolve) => tcp.close(() => resolve()))]);
   }
 
-  private readonly udpResponder: UdpResponder = {
+  /** The UDP answer path without a socket: what the listener calls per datagram and per sent batch (also for benchmarks). */
+  readonly udpResponder: UdpResponder = {
     answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
     sent: (started, answered) => this.udpBatchSent(started, answered),
   };
@@ -143,7 +147,10 @@ export class DnsServer {
       if (hit) {
         const length = cache.write(hit, buf, start, out, at);
         this.opts.tally?.count('udp', hit.rcode);
-        if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
+        if (this.fieldSink) {
+          if (hit.accountId !== null && hit.domain !== null)
+            this.fieldSink.recordUdp(TIME_ORIGIN + started, hit.accountId, hit.domain, hit.name, hit.type, rcodeName(hit.rcode), peer(), cache.dnssecOk, cache.edns);
+        } else if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
         return length;
       }
     } catch (err) {
@@ -162,6 +169,7 @@ export class DnsServer {
     if (answered === 0 && records.length === 0) return;
     const elapsedMs = performance.now() - started;
     if (answered > 0) this.opts.tally?.observe(elapsedMs / 1000, answered);
+    this.fieldSink?.udpBatchSent(elapsedMs);
     if (records.length === 0) return;
     for (const q of records) {
       q.durationMs = elapsedMs;
@@ -262,7 +270,9 @@ export class DnsServer {
         accountId: prepared.accountId,
       };
       this.opts.tally?.count(transport, facts.rcode);
-      if (this.opts.sink) this.record(this.answered(q, facts, length, transport, peer, started), started);
+      if (this.fieldSink && transport === 'udp' && facts.accountId !== null && facts.domain !== null)
+        this.fieldSink.recordUdp(TIME_ORIGIN + started, facts.accountId, facts.domain, facts.name, facts.type, rcodeName(facts.rcode), peer(), q.dnssecOk, q.edns);
+      else if (this.opts.sink) this.record(this.answered(q, facts, length, transport, peer, started), started);
       this.lastFacts = facts;
       return length;
     } catch (err) {

@@ -1,6 +1,15 @@
 export { parseRecord, formatRecord, isSupportedType, SUPPORTED_TYPES, type SupportedType, type RecordData } from './rdata';
 export { ZoneIndex, type ZoneDefinition, type SoaFields, type RecordOwner, type LookupResult, type AnswerOwner } from './zone-index';
 export { DnsServer, type DnsServerOptions } from './dns-server';
-export { BufferedQuerySink, DNS_QUERY_SINK, type QuerySink, type AnsweredQuery, type Transport, type BufferedQuerySinkOptions } from './query-sink';
+export {
+  BufferedQuerySink,
+  DNS_QUERY_SINK,
+  isFieldQuerySink,
+  type QuerySink,
+  type FieldQuerySink,
+  type AnsweredQuery,
+  type Transport,
+  type BufferedQuerySinkOptions,
+} from './query-sink';
 export { canonicalName, hostnameProblem } from './names';
 export type { AnswerTally } from './answer-tally';

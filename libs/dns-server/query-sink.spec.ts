@@ -58,4 +58,25 @@ describe('BufferedQuerySink', () => {
     expect(sink.dropped).toBeGreaterThanOrEqual(1);
     expect(seen.length + sink.dropped).toBe(3);
   });
+
+  it('counts batch items by the queries they hold: batches, bound and drops are in queries', async () => {
+    const delivered: number[][] = [];
+    const sink = new BufferedQuerySink<number[]>(
+      (batch) => void delivered.push(batch.map((b) => b.length)),
+      { maxBatch: 5, maxPending: 8, flushIntervalMs: 10_000 },
+      (item) => item.length,
+    );
+    sink.record([1, 2, 3]);
+    sink.record([4, 5]);
+    sink.record([6, 7, 8]);
+    expect(sink.pending).toBe(8);
+    // Would pass maxPending: dropped whole, its queries counted.
+    sink.record([9, 10]);
+    expect(sink.dropped).toBe(2);
+    await sink.close();
+    // Items never split; a delivery stops before passing maxBatch queries.
+    expect(delivered).toEqual([[3, 2], [3]]);
+    expect(sink.delivered).toBe(8);
+    expect(sink.pending).toBe(0);
+  });
 });

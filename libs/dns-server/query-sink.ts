@@ -39,6 +39,21 @@ export interface QuerySink {
   record(q: AnsweredQuery): void;
 }
 
+/**
+ * A sink that also takes UDP answers as fields, without an object per query: the query-log
+ * channel, where those objects and their collection were half of a DNS thread's user time.
+ * The server calls recordUdp() for each UDP answer an account owns (the only ones a log
+ * keeps) as it answers, then udpBatchSent() once the batch is with the socket; TCP answers
+ * and unowned ones still come through record().
+ */
+export interface FieldQuerySink extends QuerySink {
+  recordUdp(timestamp: number, accountId: string, domain: string, name: string, type: string, rcode: RcodeName, clientIp: string, dnssecOk: boolean, edns: boolean): void;
+  /** The UDP answers recorded since the last call took this long from receipt to the socket. */
+  udpBatchSent(durationMs: number): void;
+}
+
+export const isFieldQuerySink = (sink: QuerySink | undefined): sink is FieldQuerySink => typeof (sink as FieldQuerySink | undefined)?.recordUdp === 'function';
+
 export interface BufferedQuerySinkOptions {
   /** Delivered as soon as this many are waiting. */
   maxBatch?: number;
@@ -49,6 +64,9 @@ export interface BufferedQuerySinkOptions {
   onError?: (err: unknown) => void;
 }
 
+/** How many queries one recorded item stands for; 1 unless the items are batches. */
+export type QueryCount<T> = (item: T) => number;
+
 /**
  * Collects queries in memory and delivers them in batches off the hot path, one delivery at
  * a time, so a slow consumer (a database insert) costs the server nothing but memory, and
@@ -56,6 +74,8 @@ export interface BufferedQuerySinkOptions {
  */
 export class BufferedQuerySink<T = AnsweredQuery> {
   private waiting: T[] = [];
+  /** Queries in `waiting` (items weighted by `countOf`). */
+  private waitingCount = 0;
   private delivering: Promise<void> | null = null;
   private scheduled = false;
   private readonly timer: NodeJS.Timeout;
@@ -68,6 +88,8 @@ export class BufferedQuerySink<T = AnsweredQuery> {
   constructor(
     private readonly consumer: (batch: T[]) => void | Promise<void>,
     opts: BufferedQuerySinkOptions = {},
+    /** Items may be batches of queries (see QueryLogWriter.recordBatch): bounds and batches count queries. */
+    private readonly countOf: QueryCount<T> = () => 1,
   ) {
     this.maxBatch = opts.maxBatch ?? 1000;
     this.maxPending = opts.maxPending ?? 100_000;
@@ -78,16 +100,19 @@ export class BufferedQuerySink<T = AnsweredQuery> {
 
   /** Queries recorded and not yet handed to the consumer. */
   get pending(): number {
-    return this.waiting.length;
+    return this.waitingCount;
   }
 
+  /** Takes the item, or drops it whole (counting its queries) when it would pass maxPending. */
   record(q: T): void {
-    if (this.waiting.length >= this.maxPending) {
-      this.dropped++;
+    const n = this.countOf(q);
+    if (this.waitingCount + n > this.maxPending) {
+      this.dropped += n;
       return;
     }
     this.waiting.push(q);
-    if (this.waiting.length >= this.maxBatch && !this.scheduled) {
+    this.waitingCount += n;
+    if (this.waitingCount >= this.maxBatch && !this.scheduled) {
       this.scheduled = true;
       setImmediate(() => {
         this.scheduled = false;
@@ -113,13 +138,22 @@ export class BufferedQuerySink<T = AnsweredQuery> {
 
   private async deliver(): Promise<void> {
     while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, this.maxBatch);
+      const { batch, count } = this.takeBatch();
       try {
         await this.consumer(batch);
-        this.delivered += batch.length;
+        this.delivered += count;
       } catch (err) {
         this.onError(err);
       }
     }
+  }
+
+  /** The oldest items holding up to maxBatch queries (at least one item), and how many queries they hold. */
+  private takeBatch(): { batch: T[]; count: number } {
+    let items = 0;
+    let count = 0;
+    while (items < this.waiting.length && (items === 0 || count + this.countOf(this.waiting[items]) <= this.maxBatch)) count += this.countOf(this.waiting[items++]);
+    this.waitingCount -= count;
+    return { batch: this.waiting.splice(0, items), count };
   }
 }

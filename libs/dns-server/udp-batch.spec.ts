@@ -116,6 +116,17 @@ onLinux('udp-batch addon', () => {
     expect(await Promise.all(answered)).toEqual([['re:one', 're:three'], ['re:two']]);
   });
 
+  it('names each IPv4 sender right when senders alternate (the last-address shortcut)', async () => {
+    const s = socket();
+    const [one, two] = [await client('udp4', '127.0.0.1'), await client('udp4', '127.0.0.2')];
+    // Each datagram says who sent it; whatever order they arrive in, each slot must be named by its sender.
+    for (const c of [one, two, two, one, two]) c.send(c === one ? '127.0.0.1' : '127.0.0.2', s.port, '127.0.0.1');
+    const named: Array<[string, string]> = [];
+    expect(await drain(s, 5, (slot) => named.push([s.datagram(slot).toString(), s.peerAddress(slot)]))).toBe(5);
+    expect(named.every(([sender, name]) => sender === name)).toBe(true);
+    expect(new Set(named.map(([, name]) => name))).toEqual(new Set(['127.0.0.1', '127.0.0.2']));
+  });
+
   it('flags a datagram longer than a slot as truncated', async () => {
     const s = socket({ maxDatagram: 64 });
     const c = await client();

@@ -87,6 +87,8 @@ export class BatchUdpSocket {
   private readonly sendMetaBytes: number;
   private readonly v4Names = new Map<number, string>();
   private readonly v6Names = new Map<string, string>();
+  private lastV4Key = 0;
+  private lastV4Name: string | null = null;
   private queued = 0;
   private readonly boundPort: number;
 
@@ -178,7 +180,13 @@ export class BatchUdpSocket {
     const at = slot * this.recvMetaBytes + META_ADDRESS;
     if (this.peerFamily(slot) === 4) {
       const key = this.inMeta.readUInt32BE(at);
-      return this.v4Names.get(key) ?? remember(this.v4Names, key, this.native.peerAddress(slot));
+      // Queries come in runs from one resolver: a compare instead of a Map lookup, whose keys
+      // above 2^30 (127.0.0.1 and most public addresses) are heap numbers hashed as doubles.
+      if (key === this.lastV4Key && this.lastV4Name !== null) return this.lastV4Name;
+      const name = this.v4Names.get(key) ?? remember(this.v4Names, key, this.native.peerAddress(slot));
+      this.lastV4Key = key;
+      this.lastV4Name = name;
+      return name;
     }
     const key = this.inMeta.toString('latin1', at, at + 16);
     return this.v6Names.get(key) ?? remember(this.v6Names, key, this.native.peerAddress(slot));

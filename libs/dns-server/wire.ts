@@ -25,8 +25,10 @@ export const QTYPE = {
 
 export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, BADVERS: 16 } as const;
 export type RcodeName = keyof typeof RCODE;
-const RCODE_NAMES = new Map<number, RcodeName>(Object.entries(RCODE).map(([k, v]) => [v, k as RcodeName]));
-export const rcodeName = (rcode: number): RcodeName => RCODE_NAMES.get(rcode) ?? 'SERVFAIL';
+/** Indexed by rcode: an array load per answered query where a Map lookup showed in profiles. */
+const RCODE_NAMES: Array<RcodeName | undefined> = [];
+for (const [name, value] of Object.entries(RCODE)) RCODE_NAMES[value] = name as RcodeName;
+export const rcodeName = (rcode: number): RcodeName => RCODE_NAMES[rcode] ?? 'SERVFAIL';
 
 const CLASS_IN = 1;
 const HEADER = 12;

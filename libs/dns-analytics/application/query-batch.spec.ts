@@ -34,14 +34,34 @@ describe('query batches (answering thread to query-log thread)', () => {
     expect(encoder.take()).toBeNull();
   });
 
-  it('leaves out queries no account owns and stops at capacity', () => {
+  it('defers decoding: a batch decoded later reads the table it was sent with, even after a reset', () => {
+    const encoder = new QueryBatchEncoder(4);
+    const decoder = new QueryBatchDecoder();
+    const before = [query({ name: 'a.example.test' }), query({ name: 'b.example.test', clientIp: '192.0.2.1' })];
+    for (const q of before) encoder.record(q);
+    const deferred = decoder.defer(encoder.take()!);
+    expect(deferred.count).toBe(2);
+    // The channel starts a new table; its next batch renumbers from 0 with other strings.
+    encoder.forget();
+    const after = [query({ name: 'c.example.test', accountId: '7', domain: 'other.test', clientIp: '198.51.100.9' })];
+    for (const q of after) encoder.record(q);
+    const next = encoder.take()!;
+    expect(next.reset).toBe(true);
+    const laterDeferred = decoder.defer(next);
+    expect(laterDeferred.decode()).toEqual(after);
+    expect(deferred.decode()).toEqual(before);
+  });
+
+  it('leaves out queries no account owns, is full at capacity and refuses only beyond its slack', () => {
     const encoder = new QueryBatchEncoder(2);
     expect(encoder.record(query({ accountId: null, domain: null, rcode: 'REFUSED' }))).toBe(false);
     expect(encoder.record(query())).toBe(true);
     expect(encoder.record(query())).toBe(true);
     expect(encoder.full).toBe(true);
+    // A UDP batch under way is never cut: the slack takes it past `full`.
+    for (let i = 0; i < QueryBatchEncoder.SLACK; i++) expect(encoder.record(query())).toBe(true);
     expect(encoder.record(query())).toBe(false);
-    expect(encoder.take()!.count).toBe(2);
+    expect(encoder.take()!.count).toBe(2 + QueryBatchEncoder.SLACK);
   });
 
   it('starts a fresh table on both ends once it is full, so memory stays bounded', () => {
@@ -99,6 +119,31 @@ describe('query-log channel backpressure', () => {
     const names = batches.flatMap((b) => decoder.decode(b).map((q) => q.name));
     expect(names).toEqual(['n0', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n9'].map((n) => `${n}.example.test`));
     expect(batches[2].reset).toBe(true);
+    channel.close();
+  });
+
+  it('takes UDP answers as fields, sets their answer time once the batch is sent, and posts only whole UDP batches', async () => {
+    const { port1, port2 } = new MessageChannel();
+    ports = [port1, port2];
+    const channel = new QueryLogChannel(port1, newControl(), { batchSize: 2, flushIntervalMs: 60_000 });
+    const batches = received(port2);
+    const udp = (q: LoggedQuery) => channel.recordUdp(q.timestamp, q.accountId!, q.domain!, q.name, q.type, q.rcode, q.clientIp, q.dnssecOk, q.edns);
+    const first = [query({ name: 'a.example.test' }), query({ name: 'b.example.test', dnssecOk: true }), query({ name: 'c.example.test', edns: false })];
+    for (const q of first) udp(q);
+    // Full since the second, but the UDP batch's answer time is not known yet: nothing goes.
+    channel.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(batches).toEqual([]);
+    channel.udpBatchSent(0.25);
+    // A TCP answer after it carries its own time.
+    const tcp = query({ name: 'd.example.test', transport: 'tcp', durationMs: 1.5 });
+    channel.record(tcp);
+    channel.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    const decoder = new QueryBatchDecoder();
+    const decoded = batches.flatMap((b) => decoder.decode(b));
+    expect(decoded).toEqual([...first.map((q) => ({ ...q, durationMs: 0.25 })), tcp]);
+    expect(batches.map((b) => b.count)).toEqual([3, 1]);
     channel.close();
   });
 });

@@ -58,6 +58,8 @@ function columnsOf(buffer: ArrayBuffer, capacity: number) {
  * but new table entries.
  */
 export class QueryBatchEncoder {
+  /** Room beyond `capacity`: a UDP batch recorded as fields is never cut in two, so its answer time can still be set. */
+  static readonly SLACK = 1024;
   private table = new Map<string, number>();
   /** Per string column, the last string and its id: account, domain, type, rcode (and a resolver's address) repeat from query to query. */
   private readonly lastString: Array<string | null> = new Array(FLAGS).fill(null);
@@ -69,8 +71,13 @@ export class QueryBatchEncoder {
   private count = 0;
 
   constructor(private readonly capacity = 1024) {
-    this.buffer = new ArrayBuffer(BYTES_PER_QUERY * capacity);
-    this.columns = columnsOf(this.buffer, capacity);
+    this.buffer = new ArrayBuffer(BYTES_PER_QUERY * this.room);
+    this.columns = columnsOf(this.buffer, this.room);
+  }
+
+  /** Queries a batch can hold: full() from `capacity` on, record() refuses only beyond the slack. */
+  private get room(): number {
+    return this.capacity + QueryBatchEncoder.SLACK;
   }
 
   get size(): number {
@@ -81,22 +88,45 @@ export class QueryBatchEncoder {
     return this.count >= this.capacity;
   }
 
-  /** Adds the query unless it is full (callers take() first) or no account owns it; true when added. */
+  /** Adds the query unless there is no room (callers take() once full) or no account owns it; true when added. */
   record(q: LoggedQuery): boolean {
-    if (q.accountId === null || q.domain === null || this.count >= this.capacity) return false;
+    if (q.accountId === null || q.domain === null) return false;
+    return this.recordFields(q.timestamp, q.durationMs, q.accountId, q.domain, q.name, q.type, q.rcode, q.clientIp, q.transport === 'tcp', q.dnssecOk, q.edns);
+  }
+
+  /** record() without the object (the DNS server's UDP path); the answer time may be set later by setDurations(). */
+  recordFields(
+    timestamp: number,
+    durationMs: number,
+    accountId: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: string,
+    clientIp: string,
+    tcp: boolean,
+    dnssecOk: boolean,
+    edns: boolean,
+  ): boolean {
+    if (this.count >= this.room) return false;
     const i = this.count++;
     const { ts, duration, u32 } = this.columns;
-    ts[i] = q.timestamp;
-    duration[i] = q.durationMs;
+    ts[i] = timestamp;
+    duration[i] = durationMs;
     const at = i * U32_COLUMNS;
-    u32[at + ACCOUNT] = this.idIn(ACCOUNT, q.accountId);
-    u32[at + DOMAIN] = this.idIn(DOMAIN, q.domain);
-    u32[at + NAME] = this.id(q.name);
-    u32[at + TYPE] = this.idIn(TYPE, q.type);
-    u32[at + RCODE] = this.idIn(RCODE, q.rcode);
-    u32[at + CLIENT] = this.idIn(CLIENT, q.clientIp);
-    u32[at + FLAGS] = (q.transport === 'tcp' ? TCP : 0) | (q.dnssecOk ? DO : 0) | (q.edns ? EDNS : 0);
+    u32[at + ACCOUNT] = this.idIn(ACCOUNT, accountId);
+    u32[at + DOMAIN] = this.idIn(DOMAIN, domain);
+    u32[at + NAME] = this.id(name);
+    u32[at + TYPE] = this.idIn(TYPE, type);
+    u32[at + RCODE] = this.idIn(RCODE, rcode);
+    u32[at + CLIENT] = this.idIn(CLIENT, clientIp);
+    u32[at + FLAGS] = (tcp ? TCP : 0) | (dnssecOk ? DO : 0) | (edns ? EDNS : 0);
     return true;
+  }
+
+  /** Sets the answer time of the queries recorded from index `from` on (see size). */
+  setDurations(from: number, durationMs: number): void {
+    this.columns.duration.fill(durationMs, from, this.count);
   }
 
   /** id(), skipping the table when the column's previous query had the same string. */
@@ -122,8 +152,8 @@ export class QueryBatchEncoder {
   take(): QueryBatch | null {
     if (this.count === 0) return null;
     const batch: QueryBatch = { buffer: this.buffer, count: this.count, reset: this.reset, strings: this.newStrings };
-    this.buffer = new ArrayBuffer(BYTES_PER_QUERY * this.capacity);
-    this.columns = columnsOf(this.buffer, this.capacity);
+    this.buffer = new ArrayBuffer(BYTES_PER_QUERY * this.room);
+    this.columns = columnsOf(this.buffer, this.room);
     this.count = 0;
     this.newStrings = [];
     this.reset = false;
@@ -145,33 +175,54 @@ export class QueryBatchEncoder {
   }
 }
 
+/**
+ * A received batch not decoded yet: its columns and the string table they point into. The
+ * query-log thread queues these and makes objects only when it writes them, so a second of
+ * queries waits as a few buffers instead of thousands of objects that outlive the young
+ * generation (their promotion and major collections cost more than the log's own work).
+ */
+export interface DeferredQueries {
+  readonly count: number;
+  decode(): LoggedQuery[];
+}
+
 /** The receiving end of one channel: its copy of the string table. */
 export class QueryBatchDecoder {
+  /** Only ever appended to; a reset starts a new array, so deferred batches keep the table they were sent with. */
   private table: string[] = [];
 
   decode(batch: QueryBatch): LoggedQuery[] {
+    return this.defer(batch).decode();
+  }
+
+  /** Takes the batch's new strings now (batches of a channel must be read in order), its queries later. */
+  defer(batch: QueryBatch): DeferredQueries {
     if (batch.reset) this.table = [];
     for (const s of batch.strings) this.table.push(s);
-    const t = this.table;
-    const { ts, duration, u32 } = columnsOf(batch.buffer, batch.buffer.byteLength / BYTES_PER_QUERY);
-    const out: LoggedQuery[] = new Array(batch.count);
-    for (let i = 0; i < batch.count; i++) {
-      const at = i * U32_COLUMNS;
-      const flags = u32[at + FLAGS];
-      out[i] = {
-        timestamp: ts[i],
-        durationMs: duration[i],
-        accountId: t[u32[at + ACCOUNT]],
-        domain: t[u32[at + DOMAIN]],
-        name: t[u32[at + NAME]],
-        type: t[u32[at + TYPE]],
-        rcode: t[u32[at + RCODE]] as AnsweredQuery['rcode'],
-        clientIp: t[u32[at + CLIENT]],
-        transport: (flags & TCP ? 'tcp' : 'udp') satisfies Transport,
-        dnssecOk: (flags & DO) !== 0,
-        edns: (flags & EDNS) !== 0,
-      };
-    }
-    return out;
+    const table = this.table;
+    return { count: batch.count, decode: () => decodeColumns(batch, table) };
   }
+}
+
+function decodeColumns(batch: QueryBatch, t: readonly string[]): LoggedQuery[] {
+  const { ts, duration, u32 } = columnsOf(batch.buffer, batch.buffer.byteLength / BYTES_PER_QUERY);
+  const out: LoggedQuery[] = new Array(batch.count);
+  for (let i = 0; i < batch.count; i++) {
+    const at = i * U32_COLUMNS;
+    const flags = u32[at + FLAGS];
+    out[i] = {
+      timestamp: ts[i],
+      durationMs: duration[i],
+      accountId: t[u32[at + ACCOUNT]],
+      domain: t[u32[at + DOMAIN]],
+      name: t[u32[at + NAME]],
+      type: t[u32[at + TYPE]],
+      rcode: t[u32[at + RCODE]] as AnsweredQuery['rcode'],
+      clientIp: t[u32[at + CLIENT]],
+      transport: (flags & TCP ? 'tcp' : 'udp') satisfies Transport,
+      dnssecOk: (flags & DO) !== 0,
+      edns: (flags & EDNS) !== 0,
+    };
+  }
+  return out;
 }

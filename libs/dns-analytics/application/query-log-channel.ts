@@ -5,7 +5,8 @@
  * answering side, so answers never wait and memory never grows.
  */
 import type { MessagePort } from 'node:worker_threads';
-import type { QuerySink } from '../../dns-server';
+import type { FieldQuerySink } from '../../dns-server';
+import type { RcodeName } from '../../dns-server/wire';
 import { QueryBatchEncoder, type LoggedQuery, type QueryBatch } from './query-batch';
 
 /** Slots of the shared counter block (Int32Array over a SharedArrayBuffer). */
@@ -35,11 +36,13 @@ export interface QueryLogChannelOptions {
 
 export const DEFAULT_MAX_BACKLOG = 200_000;
 
-/** The answering end: record() per query, batches posted when full or on the timer. */
-export class QueryLogChannel implements QuerySink {
+/** The answering end: record() or recordUdp() per query, batches posted when full or on the timer. */
+export class QueryLogChannel implements FieldQuerySink {
   private readonly encoder: QueryBatchEncoder;
   private readonly maxBacklog: number;
   private readonly timer: NodeJS.Timeout;
+  /** Where the UDP answers waiting for their batch's answer time start in the encoder; -1 when none wait. */
+  private udpFrom = -1;
 
   constructor(
     private readonly port: MessagePort,
@@ -53,11 +56,27 @@ export class QueryLogChannel implements QuerySink {
   }
 
   record(q: LoggedQuery): void {
-    if (this.encoder.record(q) && this.encoder.full) this.flush();
+    if (this.encoder.record(q) && this.encoder.full && this.udpFrom < 0) this.flush();
+  }
+
+  recordUdp(timestamp: number, accountId: string, domain: string, name: string, type: string, rcode: RcodeName, clientIp: string, dnssecOk: boolean, edns: boolean): void {
+    const at = this.encoder.size;
+    // The batch is posted only once the UDP batch's answer time is in (udpBatchSent); the encoder's slack holds a UDP batch past `full`.
+    if (this.encoder.recordFields(timestamp, 0, accountId, domain, name, type, rcode, clientIp, false, dnssecOk, edns) && this.udpFrom < 0) this.udpFrom = at;
+  }
+
+  udpBatchSent(durationMs: number): void {
+    if (this.udpFrom < 0) return;
+    this.encoder.setDurations(this.udpFrom, durationMs);
+    this.udpFrom = -1;
+    if (this.encoder.full) this.flush();
   }
 
   /** Posts what is waiting, or drops and counts it when the log thread is that far behind. */
   flush(): void {
+    // UDP answers still waiting for their answer time go with the next batch (the timer never
+    // fires in the middle of a UDP batch: both run on this thread's loop).
+    if (this.udpFrom >= 0) return;
     const batch = this.encoder.take();
     if (!batch) return;
     if (Atomics.load(this.control, BACKLOG) + batch.count > this.maxBacklog) {
@@ -72,6 +91,8 @@ export class QueryLogChannel implements QuerySink {
 
   close(): void {
     clearInterval(this.timer);
+    // Never mid-batch in practice (the server finishes a UDP batch synchronously); if so, its answers go without a time.
+    this.udpBatchSent(0);
     this.flush();
     this.port.close();
   }

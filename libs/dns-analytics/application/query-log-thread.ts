@@ -49,8 +49,8 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
     const decoder = new QueryBatchDecoder();
     channels.add(port);
     port.on('message', (m: ChannelMessage) => {
-      const queries = decoder.decode(m.batch);
-      for (const q of queries) writer.record(q);
+      // Decoded when written: until then the batch waits as its buffer, not as objects.
+      writer.recordBatch(decoder.defer(m.batch));
       Atomics.sub(data.control, BACKLOG, m.batch.count);
     });
     port.on('close', () => channels.delete(port));

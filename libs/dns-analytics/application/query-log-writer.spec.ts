@@ -1,6 +1,7 @@
 import type { AnsweredQuery } from '../../dns-server';
 import { Metrics } from '../../shared/metrics';
 import { IpIntel } from './ip-intel';
+import { QueryBatchDecoder, QueryBatchEncoder, type LoggedQuery } from './query-batch';
 import { QueryLogWriter, toRow } from './query-log-writer';
 import type { QueryLogStore } from './query-log.store';
 import type { QueryRow } from '../domain/query-row';
@@ -92,6 +93,35 @@ describe('query-log writer backpressure', () => {
     open();
     await writer.flush();
     expect(stored).toHaveLength(20);
+    await writer.close();
+  });
+});
+
+describe('query-log writer with deferred batches (the query-log thread)', () => {
+  it('writes every query of received batches, in time order across batches, and drops whole batches beyond its queue', async () => {
+    const stored: QueryRow[] = [];
+    const store = { append: async (rows: QueryRow[]) => void stored.push(...rows) } as unknown as QueryLogStore;
+    const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, {
+      maxBatch: 100,
+      maxPending: 5,
+      flushIntervalMs: 10_000,
+    });
+    const encoder = new QueryBatchEncoder(8);
+    const decoder = new QueryBatchDecoder();
+    const send = (queries: LoggedQuery[]) => {
+      for (const q of queries) encoder.record(q);
+      writer.recordBatch(decoder.defer(encoder.take()!));
+    };
+    const t0 = 1_700_000_000_000;
+    // Two answering threads' batches overlap in time.
+    send([answered({ timestamp: t0 + 1, name: 'one.example.com' }), answered({ timestamp: t0 + 3, name: 'three.example.com' })]);
+    send([answered({ timestamp: t0 + 2, name: 'two.example.com' }), answered({ timestamp: t0 + 4, name: 'four.example.com' })]);
+    expect(writer.pending).toBe(4);
+    send([answered({ timestamp: t0 + 5 }), answered({ timestamp: t0 + 6 })]);
+    expect(writer.dropped).toBe(2);
+    await writer.flush();
+    expect(stored.map((r) => r.qname)).toEqual(['one.example.com', 'two.example.com', 'three.example.com', 'four.example.com']);
+    expect(writer.written).toBe(4);
     await writer.close();
   });
 });

@@ -3,7 +3,7 @@ import type { Metrics } from '../../shared/metrics';
 import type { QueryRow } from '../domain/query-row';
 import { accumulateHourly, expandRollups, type Rollup } from '../domain/rollup';
 import type { IpInfo } from './ip-intel';
-import type { LoggedQuery } from './query-batch';
+import type { DeferredQueries, LoggedQuery } from './query-batch';
 import type { QueryLogStore } from './query-log.store';
 
 /** Rollup buckets stored per transaction (one turn of the event loop). */
@@ -53,13 +53,24 @@ export function toRow(q: LoggedQuery, info: IpInfo): QueryRow | null {
   };
 }
 
+const isDeferred = (item: LoggedQuery | DeferredQueries): item is DeferredQueries => typeof (item as DeferredQueries).decode === 'function';
+/** The queries of a delivery, deferred batches decoded now. */
+function queriesOf(items: Array<LoggedQuery | DeferredQueries>): LoggedQuery[] {
+  const queries: LoggedQuery[] = [];
+  for (const item of items) {
+    if (!isDeferred(item)) queries.push(item);
+    else for (const q of item.decode()) queries.push(q);
+  }
+  return queries;
+}
+
 /**
  * The query-log pipeline's sink: every answered query is handed to a bounded in-memory
  * queue (the DNS hot path does nothing else), then enriched, attributed and written in
  * batches. Under backpressure the queue drops, and /metrics counts what it dropped.
  */
 export class QueryLogWriter {
-  private readonly buffer: BufferedQuerySink<LoggedQuery>;
+  private readonly buffer: BufferedQuerySink<LoggedQuery | DeferredQueries>;
   /** Rows stored so far. */
   written = 0;
   private closed = false;
@@ -82,10 +93,11 @@ export class QueryLogWriter {
       async (batch) => {
         await this.enricher.ready();
         const rows: QueryRow[] = [];
+        const queries = queriesOf(batch);
         // Each answering thread sends its own batches: in order of receipt, so that rows'
         // ids (the tie-break within a millisecond) follow the order clients asked in.
-        batch.sort((a, b) => a.timestamp - b.timestamp);
-        for (const q of batch) {
+        queries.sort((a, b) => a.timestamp - b.timestamp);
+        for (const q of queries) {
           const row = toRow(q, this.enricher.lookup(q.clientIp));
           if (row) rows.push(row);
         }
@@ -98,6 +110,7 @@ export class QueryLogWriter {
         written?.inc(rows.length);
       },
       { maxBatch: opts.maxBatch ?? 2000, flushIntervalMs: opts.flushIntervalMs ?? 250, maxPending: opts.maxPending ?? 200_000, onError },
+      (item) => (isDeferred(item) ? item.count : 1),
     );
     // Quiet periods too: what accumulated reaches the store within an interval.
     this.rollupTimer = setInterval(() => {
@@ -133,6 +146,11 @@ export class QueryLogWriter {
 
   record(q: LoggedQuery): void {
     if (!this.closed) this.buffer.record(q);
+  }
+
+  /** A received batch, decoded only when written (see DeferredQueries); dropped whole when the queue is full. */
+  recordBatch(batch: DeferredQueries): void {
+    if (!this.closed) this.buffer.record(batch);
   }
 
   /** Everything recorded so far, rows and rollups, is in the store once this resolves. */

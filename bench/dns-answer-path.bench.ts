@@ -1,0 +1,93 @@
+/**
+ * The DNS threads' user-space answer path alone, without sockets or a kernel: UDP answers
+ * (mostly from the response cache) through DnsServer's responder (as the batch listener calls it: 64 queries, then
+ * the batch is "sent"), with the query log's channel as the sink (as a DNS thread runs
+ * with the log on) and with no sink (log off). CPU per query from process.cpuUsage, the two
+ * alternated in one process so the machine's load hits both alike. The channel's batches go
+ * to a MessagePort nobody decodes: this measures what the answering thread pays for the log.
+ *
+ * Run: npm run build && node dist/bench/dns-answer-path.bench.js   (env: ANSWER_BENCH_ROUNDS)
+ */
+import { MessageChannel } from 'node:worker_threads';
+import * as dnsPacket from 'dns-packet';
+import { DnsServer, ZoneIndex, type QuerySink } from '../libs/dns-server';
+import { BACKLOG, newControl, QueryLogChannel, type ChannelMessage } from '../libs/dns-analytics/application/query-log-channel';
+import { BENCH_ZONE, NAMESERVERS, SOA, benchRRsets, dnsperfQueries } from './dns/zone';
+
+const ROUNDS = Number(process.env.ANSWER_BENCH_ROUNDS ?? 7);
+const BATCH = 64;
+const BATCHES_PER_ROUND = 10_000;
+const SLOT = 512;
+const MAX_RESPONSE = 1232;
+
+function benchIndex(): ZoneIndex {
+  const index = new ZoneIndex();
+  index.putZone({ name: BENCH_ZONE, ownerAccountId: '1', soa: SOA, ttl: 3600, nameservers: NAMESERVERS });
+  for (const r of benchRRsets()) index.setRRset(BENCH_ZONE, r.subname, r.type, 300, r.records);
+  return index;
+}
+
+/**
+ * dnsperf's mix (bench/dns/zone.ts): A, AAAA and TXT of the zone's names and 10 % missing
+ * names, most of them seen once (new strings for the log channel's table, full-path answers).
+ */
+const queries = dnsperfQueries(200_000)
+  .trim()
+  .split('\n')
+  .map((line, i) => {
+    const [name, type] = line.split(' ');
+    return dnsPacket.encode({ type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A' }] });
+  });
+
+function answerer(sink: QuerySink | undefined): (batches: number) => void {
+  const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchIndex(), sink });
+  const { answer, sent } = server.udpResponder;
+  const input = Buffer.alloc(BATCH * SLOT);
+  const out = Buffer.alloc(BATCH * MAX_RESPONSE);
+  const peer = () => '192.0.2.1';
+  let next = 0;
+  return (batches) => {
+    for (let b = 0; b < batches; b++) {
+      const started = performance.now();
+      for (let s = 0; s < BATCH; s++) {
+        const msg = queries[next++ % queries.length];
+        msg.copy(input, s * SLOT);
+        answer(input, s * SLOT, msg.length, peer, started, out, s * MAX_RESPONSE);
+      }
+      sent(started, BATCH);
+    }
+  };
+}
+
+function logChannel(): QueryLogChannel {
+  const { port1, port2 } = new MessageChannel();
+  const control = newControl();
+  // Taken as soon as it arrives, so the backlog bound never drops a batch here.
+  port2.on('message', (m: ChannelMessage) => Atomics.sub(control, BACKLOG, m.batch.count));
+  port2.unref();
+  return new QueryLogChannel(port1, control, { maxBacklog: 2 ** 30 });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+async function main(): Promise<void> {
+  const runs = { 'log on': answerer(logChannel()), 'log off': answerer(undefined) };
+  for (const run of Object.values(runs)) run(2000); // warm-up: JIT and the response cache
+  const perQuery: Record<string, number[]> = { 'log on': [], 'log off': [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, run] of Object.entries(runs)) {
+      const before = process.cpuUsage();
+      run(BATCHES_PER_ROUND);
+      const used = process.cpuUsage(before);
+      perQuery[name].push((used.user + used.system) / (BATCHES_PER_ROUND * BATCH));
+      // Lets the channel's port deliver, as a DNS thread's loop would between batches.
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  for (const [name, xs] of Object.entries(perQuery))
+    console.log(`${name.padEnd(7)} ${median(xs).toFixed(3)} µs CPU per answered query (median of ${xs.length}: ${xs.map((x) => x.toFixed(3)).join(', ')})`);
+  console.log(`the log on the answering thread: ${(median(perQuery['log on']) - median(perQuery['log off'])).toFixed(3)} µs per query`);
+  process.exit(0);
+}
+
+void main();
