@@ -300,7 +300,11 @@ describe('DNS analytics over real DNS traffic', () => {
   });
 
   it('counts the query log in /metrics', async () => {
-    const text = (await app.http.get('/metrics')).text;
+    // The query-log thread reports its counts every 250 ms, so the count may trail the rows.
+    const text = await eventually(
+      async () => (await app.http.get('/metrics')).text,
+      (t) => /dns_query_log_written_total [1-9]/.test(t),
+    );
     expect(text).toMatch(/dns_query_log_written_total [1-9]/);
     expect(text).toMatch(/dns_query_log_dropped_total 0/);
   });
