@@ -5,27 +5,33 @@
  *
  *  - two services as `npm start` runs them (bench/soak/clocked-service.ts), each on its own
  *    DATA_DIR, set up as the soak sets up (100 accounts, 10,000 DDNS hosts, 1,000 monitored);
- *  - one is filled with FILL_DAYS (29) simulated days: every host's daily address change
- *    through the API (64 in flight), then the day's 288 checks per monitored domain, in the
- *    worker's order (every domain once per 300 s interval) and through its own check sink,
- *    but appended by this process to the service's events.db, an hour of checks per commit
- *    (the service follows another process's appends as it does in a multi-process
- *    deployment): recording them live, one fsync'd commit per interval, takes ~2 min per
- *    simulated day on a loaded machine;
- *  - then both answer the same DDNS rounds, 16 in flight as in the soak, alternating between
- *    the services so both are measured under the same machine load.
+ *  - one is then filled, with its service stopped, with FILL_DAYS (29) simulated days written
+ *    through the store's own append API by the service's own generators: every host's daily
+ *    address change decided by the domain decider on its stream (EventStreams.handle, as the
+ *    DDNS command does), then the day's 288 checks per monitored domain through the uptime
+ *    worker's check sink, in the worker's order (every domain once per 300 s interval), an
+ *    hour of them per commit. Driving the same days through the running service (HTTP, one
+ *    fsync'd commit per check interval) took ~3 min per simulated day on the loaded machine;
+ *  - both services are (re)started as `npm start` would start them on their DATA_DIR, let
+ *    catch up (projections over the whole history), then answer the same DDNS rounds, 16 in
+ *    flight as in the soak, alternating between the services so both are measured under the
+ *    same machine load. The first round of each runs on a cold command-side state cache.
  *
  * Prints per round: p50/p99 latency, the service's CPU time per update (all threads) and
  * read calls/bytes per update from /proc/<pid>/io; then the day-30 / day-1 ratios.
  *
  * Run: npm run build && node dist/bench/history-growth.bench.js
  * Env: FILL_DAYS (29), ROUNDS (3 per service), GROWTH_SCALE (1 = soak's SOAK_SCALE=1),
- *      GROWTH_PROFILE_DIR (write a CPU profile of each service's last round there).
+ *      GROWTH_PROFILE_DIR (write a CPU profile of each service's last round there),
+ *      GROWTH_DIR (keep the two installations in GROWTH_DIR/{empty,filled} and, when they are
+ *      already there, reuse them without setup or fill: to compare builds on the same history).
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { domainDecider } from '../libs/domains/domain/domain.decider';
+import { domainStream } from '../libs/domains/domain/domain.events';
 import { EventStreams } from '../libs/eventstore/event-streams';
 import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
 import { EventStoreCheckSink } from '../libs/uptime/application/check-recorder';
@@ -36,6 +42,10 @@ const SCALE = Number(process.env.GROWTH_SCALE ?? 1);
 const FILL_DAYS = Number(process.env.FILL_DAYS ?? 29);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PROFILE_DIR = process.env.GROWTH_PROFILE_DIR;
+const KEEP_DIR = process.env.GROWTH_DIR;
+const START = Date.parse('2026-01-01T00:00:00Z');
+/** Written into a kept installation's DATA_DIR: what a later run needs to reuse it. */
+const STATE_FILE = 'history-growth.json';
 const HOSTS = Math.max(1, Math.round(10_000 * SCALE));
 const MONITORED = Math.max(1, Math.round(1_000 * SCALE));
 const ACCOUNTS = Math.max(1, Math.round(100 * SCALE));
@@ -81,22 +91,48 @@ async function settle(svc: ClockedService): Promise<void> {
   }
 }
 
-async function install(name: string, checkPort: number): Promise<Installation> {
-  const dataDir = mkdtempSync(join(tmpdir(), `growth-${name}-`));
+/** A kept installation's hosts and simulated day, or null. */
+function keptState(dataDir: string): { hosts: Host[]; day: number } | null {
+  const file = join(dataDir, STATE_FILE);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+}
+
+function keep(inst: Installation): void {
+  if (KEEP_DIR) writeFileSync(join(inst.dataDir, STATE_FILE), JSON.stringify({ hosts: inst.hosts, day: inst.day }));
+}
+
+async function install(name: string, checkPort: number): Promise<Installation & { reused: boolean }> {
+  const dataDir = KEEP_DIR ? join(KEEP_DIR, name) : mkdtempSync(join(tmpdir(), `growth-${name}-`));
+  mkdirSync(dataDir, { recursive: true });
+  const kept = keptState(dataDir);
+  // The service's clock resumes where the kept installation's days ended.
+  process.env.SOAK_START = new Date(START + (kept?.day ?? 0) * DAY_MS).toISOString();
   const svc = await startClockedService(dataDir, checkPort);
   process.on('exit', () => svc.child.kill('SIGKILL'));
+  if (kept) return { ...svc, name, dataDir, ...kept, reused: true };
   const { hosts } = await setUpInstallation(svc.base, ACCOUNTS, HOSTS, MONITORED);
-  return { ...svc, name, dataDir, hosts, day: 0 };
+  return { ...svc, name, dataDir, hosts, day: 0, reused: false };
 }
 
 /**
- * One simulated day of history: every host's address change, then the day's checks
- * (`store`: this process's connection to the service's events.db, on the simulated clock).
+ * One simulated day of history, written by this process while the service is stopped
+ * (`streams` over the installation's events.db, on the simulated `clock`): every host's
+ * address change, then the day's checks.
  */
-async function fillDay(inst: Installation, store: SqliteEventStore, clock: { now: number }): Promise<void> {
+async function fillDay(inst: Installation, streams: EventStreams, clock: { now: number }): Promise<void> {
   inst.day++;
-  await ddnsDay(inst.base, inst.hosts, inst.day, 64);
-  const sink = new EventStoreCheckSink(new EventStreams(store), 'worker:0');
+  const at = new Date(clock.now).toISOString();
+  await Promise.all(
+    inst.hosts.map((h, i) =>
+      streams.handle(
+        domainStream(h.id),
+        domainDecider,
+        { type: 'DdnsUpdate', accountId: h.account.id, ipv4: { kind: 'set', ip: `10.${inst.day}.${(i >> 8) & 255}.${i & 255}` }, ipv6: { kind: 'keep' }, at },
+        { actor: `ddns:key`, account_id: h.account.id, source_ip: '127.0.0.1' },
+      ),
+    ),
+  );
+  const sink = new EventStoreCheckSink(streams, 'worker:0');
   const targets = inst.hosts.slice(0, MONITORED).map((h) => ({ domainId: h.id, accountId: h.account.id, ip: '127.0.0.1' }));
   const dayEnd = clock.now + DAY_MS;
   while (clock.now < dayEnd) {
@@ -104,12 +140,29 @@ async function fillDay(inst: Installation, store: SqliteEventStore, clock: { now
     const appended: Promise<void>[] = [];
     for (let i = 0; i < INTERVALS_PER_COMMIT; i++) {
       clock.now += CHECK_INTERVAL_MS;
-      const at = new Date(clock.now);
-      for (const t of targets) appended.push(sink.record(t, at, { up: true, responseTimeMs: 0, error: null, port: 80 }));
+      const checkedAt = new Date(clock.now);
+      for (const t of targets) appended.push(sink.record(t, checkedAt, { up: true, responseTimeMs: 0, error: null, port: 80 }));
     }
     await Promise.all(appended);
   }
-  await request(inst.child, { op: 'clock', ms: DAY_MS }, 'clock');
+}
+
+async function stopService(inst: Installation): Promise<void> {
+  const exited = new Promise((r) => inst.child.once('exit', r));
+  inst.child.send({ op: 'stop' });
+  await exited;
+}
+
+/** Starts the installation's service again, its clock at the installation's day, and waits until it has caught up. */
+async function restart(inst: Installation, checkPort: number): Promise<void> {
+  if (inst.child.exitCode === null && inst.child.signalCode === null) await stopService(inst);
+  process.env.SOAK_START = new Date(START + inst.day * DAY_MS).toISOString();
+  const svc = await startClockedService(inst.dataDir, checkPort);
+  process.on('exit', () => svc.child.kill('SIGKILL'));
+  Object.assign(inst, svc);
+  const started = Date.now();
+  await settle(inst);
+  console.log(`  ${inst.name}: restarted on ${mb(sizeOf(inst.dataDir, 'events.db'))} MB of events, caught up in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
 async function measure(inst: Installation, profile: boolean): Promise<Round> {
@@ -144,20 +197,29 @@ async function main(): Promise<void> {
     installs.push(empty);
     const filled = await install('filled', checkPort);
     installs.push(filled);
-    const fillStarted = Date.now();
-    const clock = { now: (await request(filled.child, { op: 'clock', ms: 0 }, 'clock')).now as number };
-    const store = new SqliteEventStore({ file: join(filled.dataDir, 'events.db'), now: () => clock.now });
-    for (let d = 0; d < FILL_DAYS; d++) {
-      await fillDay(filled, store, clock);
-      if ((d + 1) % 5 === 0 || d + 1 === FILL_DAYS) console.log(`  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
+    if (!filled.reused) {
+      await stopService(filled);
+      const fillStarted = Date.now();
+      const clock = { now: START };
+      const store = new SqliteEventStore({ file: join(filled.dataDir, 'events.db'), now: () => clock.now });
+      const streams = new EventStreams(store);
+      for (let d = 0; d < FILL_DAYS; d++) {
+        await fillDay(filled, streams, clock);
+        if ((d + 1) % 5 === 0 || d + 1 === FILL_DAYS) console.log(`  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
+      }
+      await store.close();
+      keep(filled);
     }
-    await store.close();
+    keep(empty);
+    if (filled.reused || empty.reused) console.log(`reused the installations kept in ${KEEP_DIR}`);
+    for (const inst of installs) await restart(inst, checkPort);
     console.log('store   day  events MB  readmodels MB  p50 ms  p99 ms  cpu ms/upd  read calls/upd  read KiB/upd');
     const results = new Map<Installation, Round[]>(installs.map((i) => [i, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const inst of installs) {
         const round = await measure(inst, PROFILE_DIR !== undefined && r === ROUNDS - 1);
         results.get(inst)!.push(round);
+        keep(inst);
         console.log(row(inst, round));
       }
     }
@@ -168,7 +230,7 @@ async function main(): Promise<void> {
   } finally {
     for (const inst of installs) {
       inst.child.kill('SIGKILL');
-      rmSync(inst.dataDir, { recursive: true, force: true });
+      if (!KEEP_DIR) rmSync(inst.dataDir, { recursive: true, force: true });
     }
     listener.close();
   }
