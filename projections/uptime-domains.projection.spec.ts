@@ -1,5 +1,6 @@
 import { DomainEventUnion } from '../libs/domains/domain/domain.events';
 import { project } from '../libs/projection-engine/projection-harness';
+import { unpackBuckets } from '../libs/uptime/domain/history';
 import { CheckRecorded, MonitorEvent } from '../libs/uptime/domain/uptime.events';
 import { UPTIME_DOMAINS, uptimeDomainsProjection } from './uptime-domains.projection';
 
@@ -30,8 +31,8 @@ describe('uptime projection', () => {
       target_pos: 3,
       last: { at: '2026-03-01T10:05:00.000Z', is_up: false, response_time_ms: null, error: 'timeout' },
     });
-    expect(doc.hourly).toEqual([{ t: '2026-03-01T10:00:00Z', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
-    expect(doc.daily).toEqual([{ t: '2026-03-01', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
+    expect(unpackBuckets(doc.hourly)).toEqual([{ t: '2026-03-01T10:00:00Z', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
+    expect(unpackBuckets(doc.daily)).toEqual([{ t: '2026-03-01', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
     await h.replayed();
     expect(await h.documents(UPTIME_DOMAINS)).toEqual([doc]);
     await h.close();
