@@ -23,6 +23,8 @@
  * Run: npm run build && node dist/bench/history-growth.bench.js
  * Env: FILL_DAYS (29), ROUNDS (3 per service), GROWTH_SCALE (1 = soak's SOAK_SCALE=1),
  *      GROWTH_PROFILE_DIR (write a CPU profile of each service's last round there),
+ *      WITH_CHECKS=1 (append a day of checks right before each round without waiting for the
+ *      read models, as the soak does: the round then overlaps their projection),
  *      GROWTH_DIR (keep the two installations in GROWTH_DIR/{empty,filled} and, when they are
  *      already there, reuse them without setup or fill: to compare builds on the same history).
  */
@@ -43,6 +45,8 @@ const FILL_DAYS = Number(process.env.FILL_DAYS ?? 29);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const PROFILE_DIR = process.env.GROWTH_PROFILE_DIR;
 const KEEP_DIR = process.env.GROWTH_DIR;
+/** WITH_CHECKS=1: append a day of checks right before each round, as the soak's days go. */
+const WITH_CHECKS = process.env.WITH_CHECKS === '1';
 const START = Date.parse('2026-01-01T00:00:00Z');
 /** Written into a kept installation's DATA_DIR: what a later run needs to reuse it. */
 const STATE_FILE = 'history-growth.json';
@@ -66,6 +70,8 @@ interface Round {
   cpuMsPerUpdate: number;
   readCallsPerUpdate: number;
   readKiBPerUpdate: number;
+  /** How long the service stayed busy after the round (the day's checks still being projected). */
+  catchUpS: number;
 }
 
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
@@ -132,6 +138,11 @@ async function fillDay(inst: Installation, streams: EventStreams, clock: { now: 
       ),
     ),
   );
+  await appendChecks(inst, streams, clock);
+}
+
+/** A day of checks of every monitored host, from `clock.now` on, in the uptime worker's order and through its sink. */
+async function appendChecks(inst: Installation, streams: EventStreams, clock: { now: number }): Promise<void> {
   const sink = new EventStoreCheckSink(streams, 'worker:0');
   const targets = inst.hosts.slice(0, MONITORED).map((h) => ({ domainId: h.id, accountId: h.account.id, ip: '127.0.0.1' }));
   const dayEnd = clock.now + DAY_MS;
@@ -168,11 +179,22 @@ async function restart(inst: Installation, checkPort: number): Promise<void> {
 async function measure(inst: Installation, profile: boolean): Promise<Round> {
   await settle(inst);
   inst.day++;
+  if (WITH_CHECKS) {
+    // As in the soak, where a day's checks are appended without waiting for the read models
+    // and the next day's DDNS updates start while the projections still take them in.
+    const clock = { now: START + (inst.day - 1) * DAY_MS };
+    const store = new SqliteEventStore({ file: join(inst.dataDir, 'events.db'), now: () => clock.now });
+    await appendChecks(inst, new EventStreams(store), clock);
+    await store.close();
+  }
   if (profile) await request(inst.child, { op: 'profile', file: join(PROFILE_DIR!, `${inst.name}-day${inst.day}.cpuprofile`) }, 'profile');
   const before = await usage(inst);
   const latencies = await ddnsDay(inst.base, inst.hosts, inst.day, 16);
   const after = await usage(inst);
   if (profile) await request(inst.child, { op: 'profile', stop: true }, 'profile');
+  const settling = Date.now();
+  await settle(inst);
+  const catchUpS = (Date.now() - settling) / 1000;
   const n = latencies.length;
   return {
     p50: quantile(latencies, 0.5),
@@ -180,11 +202,12 @@ async function measure(inst: Installation, profile: boolean): Promise<Round> {
     cpuMsPerUpdate: (after.cpuMs - before.cpuMs) / n,
     readCallsPerUpdate: (after.syscr - before.syscr) / n,
     readKiBPerUpdate: (after.rchar - before.rchar) / n / 1024,
+    catchUpS,
   };
 }
 
 const row = (inst: Installation, r: Round) =>
-  `${inst.name.padEnd(6)} ${String(inst.day).padStart(4)}  ${mb(sizeOf(inst.dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(inst.dataDir, 'readmodels')).padStart(13)}  ${r.p50.toFixed(1).padStart(6)}  ${r.p99.toFixed(1).padStart(6)}  ${r.cpuMsPerUpdate.toFixed(3).padStart(10)}  ${r.readCallsPerUpdate.toFixed(1).padStart(12)}  ${r.readKiBPerUpdate.toFixed(1).padStart(12)}`;
+  `${inst.name.padEnd(6)} ${String(inst.day).padStart(4)}  ${mb(sizeOf(inst.dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(inst.dataDir, 'readmodels')).padStart(13)}  ${r.p50.toFixed(1).padStart(6)}  ${r.p99.toFixed(1).padStart(6)}  ${r.cpuMsPerUpdate.toFixed(3).padStart(10)}  ${r.readCallsPerUpdate.toFixed(1).padStart(12)}  ${r.readKiBPerUpdate.toFixed(1).padStart(12)}  ${r.catchUpS.toFixed(0).padStart(10)}`;
 
 async function main(): Promise<void> {
   const listener = createServer((s) => s.destroy());
@@ -213,7 +236,7 @@ async function main(): Promise<void> {
     keep(empty);
     if (filled.reused || empty.reused) console.log(`reused the installations kept in ${KEEP_DIR}`);
     for (const inst of installs) await restart(inst, checkPort);
-    console.log('store   day  events MB  readmodels MB  p50 ms  p99 ms  cpu ms/upd  read calls/upd  read KiB/upd');
+    console.log('store   day  events MB  readmodels MB  p50 ms  p99 ms  cpu ms/upd  read calls/upd  read KiB/upd  busy after s');
     const results = new Map<Installation, Round[]>(installs.map((i) => [i, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const inst of installs) {
@@ -224,7 +247,7 @@ async function main(): Promise<void> {
       }
     }
     const med = (inst: Installation, k: keyof Round) => median(results.get(inst)!.map((x) => x[k]));
-    for (const k of ['p99', 'cpuMsPerUpdate', 'readCallsPerUpdate'] as const) {
+    for (const k of ['p99', 'cpuMsPerUpdate', 'readCallsPerUpdate', 'catchUpS'] as const) {
       console.log(`median ${k}: empty ${med(empty, k).toFixed(3)}, filled ${med(filled, k).toFixed(3)}, ratio ${(med(filled, k) / med(empty, k)).toFixed(2)}`);
     }
   } finally {
