@@ -89,7 +89,7 @@ async function usage(svc: ClockedService): Promise<{ cpuMs: number; syscr: numbe
 
 /** Waits until the service has gone (nearly) idle: projections caught up after a fill. */
 async function settle(svc: ClockedService): Promise<void> {
-  for (let last = await usage(svc); ; ) {
+  for (let last = await usage(svc); ;) {
     await new Promise((r) => setTimeout(r, 1000));
     const now = await usage(svc);
     if (now.cpuMs - last.cpuMs < 50) return;
@@ -228,7 +228,8 @@ async function main(): Promise<void> {
       const streams = new EventStreams(store);
       for (let d = 0; d < FILL_DAYS; d++) {
         await fillDay(filled, streams, clock);
-        if ((d + 1) % 5 === 0 || d + 1 === FILL_DAYS) console.log(`  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
+        if ((d + 1) % 5 === 0 || d + 1 === FILL_DAYS)
+          console.log(`  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
       }
       await store.close();
       keep(filled);

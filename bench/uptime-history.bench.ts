@@ -46,7 +46,9 @@ async function main(): Promise<void> {
   try {
     await uptimeDomainsProjection.setup?.(ctx as never);
     for (let id = 1; id <= DOMAINS; id++) {
-      await apply(recorded('DomainCreated', { domain_id: id, account_id: 1, fqdn: `h${id}.dyn.test`, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't' }, ++position));
+      await apply(
+        recorded('DomainCreated', { domain_id: id, account_id: 1, fqdn: `h${id}.dyn.test`, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't' }, ++position),
+      );
       await apply(recorded('MonitorEnabled', { account_id: 1, domain_id: id, fqdn: `h${id}.dyn.test`, at: new Date(START).toISOString() }, ++position));
     }
     console.log(`uptime-history: ${DOMAINS} monitored domains, ${DAYS} days of checks every 300 s`);
@@ -70,7 +72,8 @@ async function main(): Promise<void> {
       const cpuUs = (used.user + used.system) / checks;
       perDay.push(cpuUs);
       const doc = await store.collection(UPTIME_DOMAINS.name).findOne({ _id: 1 });
-      if (day === 0 || (day + 1) % 5 === 0) console.log(`${String(day + 1).padStart(3)}  ${String(checks).padStart(6)}  ${cpuUs.toFixed(1).padStart(12)}  ${String(JSON.stringify(doc).length).padStart(9)}`);
+      if (day === 0 || (day + 1) % 5 === 0)
+        console.log(`${String(day + 1).padStart(3)}  ${String(checks).padStart(6)}  ${cpuUs.toFixed(1).padStart(12)}  ${String(JSON.stringify(doc).length).padStart(9)}`);
     }
     const lastDay = perDay[perDay.length - 1];
     // Day 1 holds no full hourly window yet; day 2 is the first with 24 hourly buckets.

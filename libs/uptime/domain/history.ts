@@ -94,7 +94,13 @@ export function unpackBuckets(stored: PackedBuckets | readonly Bucket[] | null |
  * Anything else (a new hour or day, which may also drop the oldest; a late check; an
  * array from before packing) goes through `add` on the unpacked buckets.
  */
-function addPacked(stored: PackedBuckets | readonly Bucket[], key: string, up: boolean, responseTimeMs: number | null, add: (buckets: readonly Bucket[]) => Bucket[]): PackedBuckets {
+function addPacked(
+  stored: PackedBuckets | readonly Bucket[],
+  key: string,
+  up: boolean,
+  responseTimeMs: number | null,
+  add: (buckets: readonly Bucket[]) => Bucket[],
+): PackedBuckets {
   if (typeof stored === 'string' && stored !== '') {
     const cut = stored.lastIndexOf(';') + 1;
     if (stored.startsWith(`${key},`, cut)) {
