@@ -26,6 +26,16 @@ export const dayKey = (at: Date | number): string => new Date(at).toISOString().
 export const firstHourOf = (at: Date | number, n: number): string => hourKey(+new Date(at) - (n - 1) * HOUR_MS);
 export const firstDayOf = (at: Date | number, n: number): string => dayKey(+new Date(at) - (n - 1) * DAY_MS);
 
+/** Counts one check into a bucket the caller owns. */
+function countInto(bucket: Bucket, up: boolean, responseTimeMs: number | null): void {
+  bucket.checks += 1;
+  bucket.up += up ? 1 : 0;
+  if (up && responseTimeMs != null) {
+    bucket.rt_sum = (bucket.rt_sum ?? 0) + responseTimeMs;
+    bucket.rt_n = (bucket.rt_n ?? 0) + 1;
+  }
+}
+
 /**
  * Adds one check to the bucket `key`, then drops buckets older than the retention counted
  * from the newest bucket. A check older than that (a very late delivery) is dropped too.
@@ -35,17 +45,12 @@ function addTo(buckets: readonly Bucket[], key: string, up: boolean, responseTim
   const cutoff = cutoffFrom(newest);
   const out = buckets.filter((b) => b.t >= cutoff).map((b) => ({ ...b }));
   if (key < cutoff) return out;
-  const timed = up && responseTimeMs != null;
   const existing = out.find((b) => b.t === key);
   if (existing) {
-    existing.checks += 1;
-    existing.up += up ? 1 : 0;
-    if (timed) {
-      existing.rt_sum = (existing.rt_sum ?? 0) + responseTimeMs;
-      existing.rt_n = (existing.rt_n ?? 0) + 1;
-    }
+    countInto(existing, up, responseTimeMs);
     return out;
   }
+  const timed = up && responseTimeMs != null;
   out.push({ t: key, checks: 1, up: up ? 1 : 0, ...(timed ? { rt_sum: responseTimeMs, rt_n: 1 } : {}) });
   return out.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
 }
@@ -105,12 +110,7 @@ function addPacked(
     const cut = stored.lastIndexOf(';') + 1;
     if (stored.startsWith(`${key},`, cut)) {
       const newest = unpackOne(stored.slice(cut));
-      newest.checks += 1;
-      newest.up += up ? 1 : 0;
-      if (up && responseTimeMs != null) {
-        newest.rt_sum = (newest.rt_sum ?? 0) + responseTimeMs;
-        newest.rt_n = (newest.rt_n ?? 0) + 1;
-      }
+      countInto(newest, up, responseTimeMs);
       return stored.slice(0, cut) + packOne(newest);
     }
   }
