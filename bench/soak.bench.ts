@@ -12,13 +12,12 @@
  * Env: SOAK_SCALE (1 = 10,000 hosts, 1,000 monitored domains, 100 accounts; 0.01 for a
  *      quick run), SOAK_DAYS (30).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './dns/processes';
-import { startCommand } from './support/start-command';
+import { ADMIN_TOKEN, call, ddnsDay, p99, pool, request, setUpInstallation, startClockedService } from './soak/driver';
 
 const SCALE = Number(process.env.SOAK_SCALE ?? 1);
 const DAYS = Number(process.env.SOAK_DAYS ?? 30);
@@ -29,140 +28,41 @@ const KEY_USES_PER_ACCOUNT_PER_DAY = 20;
 /** Days after which the service writes a heap snapshot to the temp dir, e.g. "1,10": to compare what grows. */
 const SNAPSHOT_DAYS = (process.env.SOAK_SNAPSHOT_DAYS ?? '').split(',').filter(Boolean).map(Number);
 const DAY_MS = 86_400_000;
-const ADMIN_TOKEN = 'soak-admin-token-0123456789';
-
-interface Account {
-  id: number;
-  session: string;
-  key: string;
-}
-
-async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text.startsWith('{') ? JSON.parse(text) : text;
-}
-
-async function pool<T>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        await fn(items[i], i);
-      }
-    }),
-  );
-}
-
-function request(child: ChildProcess, message: object, reply: string): Promise<any> {
-  return new Promise((resolve) => {
-    const on = (m: { op: string }) => {
-      if (m.op !== reply) return;
-      child.off('message', on);
-      resolve(m);
-    };
-    child.on('message', on);
-    child.send(message);
-  });
-}
 
 const sizeOf = (dir: string, prefix: string) =>
   readdirSync(dir)
     .filter((f) => f.startsWith(prefix))
     .reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-const p99 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)] : NaN);
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'soak-'));
   const listener = createServer((s) => s.destroy());
   const checkPort = await freePort();
   await new Promise<void>((r) => listener.listen({ host: '127.0.0.1', port: checkPort }, r));
-  const httpPort = await freePort();
-  // The node flags and environment of `npm start` (package.json), as deployed.
-  const deployed = startCommand();
-  const child = fork(join(__dirname, 'soak', 'clocked-service.js'), [], {
-    // SOAK_SERVICE_FLAGS: extra node flags for the service (e.g. --trace-gc, which prints every
-    // isolate's heap, worker threads included, to the service's stdout, then inherited).
-    execArgv: ['--expose-gc', ...deployed.nodeArgs, ...(process.env.SOAK_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [])],
-    stdio: ['ignore', process.env.SOAK_SERVICE_FLAGS ? 'inherit' : 'ignore', 'inherit', 'ipc'],
-    env: {
-      ...deployed.env,
-      ...process.env,
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(httpPort),
-      DNS_PORT: String(await freePort()),
-      ADMIN_TOKEN,
-      SECRET_KEY: 'soak-secret-key',
-      LOG_REQUESTS: 'false',
-      SMTP_PORT: '0',
-      UPTIME_INTERVAL_SECONDS: '300',
-      UPTIME_CHECK_PORTS: String(checkPort),
-      UPTIME_TIMEOUT_MS: '1000',
-      SESSION_TTL_SECONDS: String(400 * 86_400),
-    },
-  });
+  // SOAK_SERVICE_FLAGS: extra node flags for the service (e.g. --trace-gc, which prints every
+  // isolate's heap, worker threads included, to the service's stdout, then inherited).
+  const flags = process.env.SOAK_SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const { child, base } = await startClockedService(dataDir, checkPort, flags, flags.length ? 'inherit' : 'ignore');
   const stop = () => child.kill('SIGKILL');
   process.on('exit', stop);
   try {
-    await new Promise((resolve) => child.once('message', resolve)); // {op:'ready'}
-    const base = `http://127.0.0.1:${httpPort}`;
     console.log(`soak: ${DAYS} simulated days, ${HOSTS} DDNS hosts, ${MONITORED} monitored domains, ${ACCOUNTS} accounts (scale ${SCALE})`);
-
-    const accounts: Account[] = [];
-    await pool(
-      Array.from({ length: ACCOUNTS }, (_, i) => i),
-      8,
-      async (i) => {
-        const user = { username: `soak${i}`, email: `soak${i}@example.com`, password: 'a-long-enough-password' };
-        const reg = await call(base, 'POST', '/auth/register', {}, user);
-        await call(base, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN_TOKEN }, { plan: 'elite' });
-        const session = (await call(base, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).access_token;
-        const key = (await call(base, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'soak' })).key;
-        accounts[i] = { id: reg.id, session, key };
-      },
-    );
-    const hosts = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `s${i}.dyn.example.net`, account: accounts[i % ACCOUNTS], id: 0 }));
     const setupStarted = Date.now();
-    await pool(hosts, 16, async (h, i) => {
-      const created = await call(
-        base,
-        'POST',
-        '/api/domains',
-        { authorization: `Bearer ${h.account.session}` },
-        {
-          fqdn: h.fqdn,
-          record_type: 'A',
-          record_ip: '127.0.0.1',
-        },
-      );
-      h.id = created.id;
-      if (i < MONITORED) await call(base, 'POST', `/uptime/domain/${h.id}/monitor`, { authorization: `Bearer ${h.account.session}` }, { enabled: true });
-    });
+    const { accounts, hosts } = await setUpInstallation(base, ACCOUNTS, HOSTS, MONITORED);
     console.log(`setup: ${HOSTS} hosts (${MONITORED} monitored) in ${((Date.now() - setupStarted) / 1000).toFixed(0)} s`);
     console.log('day   rss MB  heap MB  of MB  ext MB  events MB  readmodels MB  checks  ddns  api p99 ms  pruned  wall s');
 
     const p99s: number[] = [];
     for (let day = 1; day <= DAYS; day++) {
       const dayStarted = Date.now();
-      const latencies: number[] = [];
+      const latencies = await ddnsDay(base, hosts, day);
       const timed = async (fn: () => Promise<unknown>) => {
         const t = performance.now();
         await fn();
         latencies.push(performance.now() - t);
       };
-      // The day's DDNS changes and key uses, then the day's checks (288 intervals of 300 s).
-      await pool(hosts, 16, async (h, i) => {
-        const ip = `10.${day}.${(i >> 8) & 255}.${i & 255}`;
-        await timed(() => call(base, 'GET', `/domains/nic/update?hostname=${h.fqdn}&myip=${ip}`, { authorization: `Bearer ${h.account.key}` }));
-      });
+      // The day's DDNS changes (above) and key uses, then the day's checks (288 intervals of 300 s).
       await pool(
         accounts.flatMap((a) => Array.from({ length: KEY_USES_PER_ACCOUNT_PER_DAY }, () => a)),
         16,

@@ -1,7 +1,9 @@
 import { DomainEventUnion } from '../libs/domains/domain/domain.events';
 import { project } from '../libs/projection-engine/projection-harness';
+import { EmbeddedReadStore } from '../libs/readstore/embedded/embedded-read-store';
+import { unpackBuckets } from '../libs/uptime/domain/history';
 import { CheckRecorded, MonitorEvent } from '../libs/uptime/domain/uptime.events';
-import { UPTIME_DOMAINS, uptimeDomainsProjection } from './uptime-domains.projection';
+import { UPTIME_DOMAINS, UptimeDomainDoc, uptimeDomainsProjection } from './uptime-domains.projection';
 
 const check = (at: string, isUp: boolean): CheckRecorded => ({
   type: 'CheckRecorded',
@@ -30,10 +32,44 @@ describe('uptime projection', () => {
       target_pos: 3,
       last: { at: '2026-03-01T10:05:00.000Z', is_up: false, response_time_ms: null, error: 'timeout' },
     });
-    expect(doc.hourly).toEqual([{ t: '2026-03-01T10:00:00Z', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
-    expect(doc.daily).toEqual([{ t: '2026-03-01', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
+    expect(unpackBuckets(doc.hourly)).toEqual([{ t: '2026-03-01T10:00:00Z', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
+    expect(unpackBuckets(doc.daily)).toEqual([{ t: '2026-03-01', checks: 3, up: 2, rt_sum: 24, rt_n: 2 }]);
     await h.replayed();
     expect(await h.documents(UPTIME_DOMAINS)).toEqual([doc]);
     await h.close();
+  });
+
+  it('a document projected before packing (history as arrays) is read as such and packed by its next check', async () => {
+    const store = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
+    const docs = store.collection<UptimeDomainDoc>(UPTIME_DOMAINS.name);
+    await docs.insertOne({
+      _id: 1,
+      domain_id: 1,
+      account_id: 7,
+      fqdn: 'home.dyn.test',
+      ipv4: '192.0.2.7',
+      ipv6: null,
+      monitor_enabled: true,
+      enabled_at: '2026-02-27T00:00:00Z',
+      deleted: false,
+      target_pos: 2,
+      last: null,
+      hourly: [{ t: '2026-03-01T10:00:00Z', checks: 2, up: 2, rt_sum: 20, rt_n: 2 }],
+      daily: [
+        { t: '2026-02-28', checks: 288, up: 287 },
+        { t: '2026-03-01', checks: 2, up: 2, rt_sum: 20, rt_n: 2 },
+      ],
+      _pos: 2,
+    });
+    const { data } = check('2026-03-01T10:10:00.000Z', true);
+    const event = { id: 'e3', streamId: 'uptime-1', revision: 0, type: 'CheckRecorded', data, metadata: {}, position: { commit: 3n, prepare: 3n }, created: new Date(0) };
+    await uptimeDomainsProjection.apply(event, { position: 3, collection: () => docs as never });
+    const doc = (await docs.findOne({ _id: 1 }))!;
+    expect(doc.hourly).toBe('2026-03-01T10:00:00Z,3,3,32,3');
+    expect(unpackBuckets(doc.daily)).toEqual([
+      { t: '2026-02-28', checks: 288, up: 287 },
+      { t: '2026-03-01', checks: 3, up: 3, rt_sum: 32, rt_n: 3 },
+    ]);
+    await store.close();
   });
 });

@@ -3,7 +3,7 @@ import { familyOfType } from '../libs/domains/domain/addresses';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { guardedUpdate } from './guard';
 import { Collection } from '../libs/readstore/read-store.port';
-import { addDaily, addHourly, Bucket } from '../libs/uptime/domain/history';
+import { addDailyPacked, addHourlyPacked, Bucket, PackedBuckets } from '../libs/uptime/domain/history';
 import { LastCheck } from '../libs/uptime/domain/status';
 import { CheckRecorded, MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 
@@ -30,8 +30,9 @@ export interface UptimeDomainDoc {
    */
   target_pos: number;
   last: LastCheck | null;
-  hourly: Bucket[];
-  daily: Bucket[];
+  /** Packed (`PackedBuckets`); documents projected before packing hold arrays until their next check. */
+  hourly: PackedBuckets | Bucket[];
+  daily: PackedBuckets | Bucket[];
   /** Position of the last event applied (idempotence guard). */
   _pos: number;
 }
@@ -86,8 +87,8 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
           deleted: false,
           target_pos: pos,
           last: null,
-          hourly: [],
-          daily: [],
+          hourly: '',
+          daily: '',
           _pos: pos,
         });
         return;
@@ -114,8 +115,8 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
         return change(docs, c.domain_id, pos, (doc) => ({
           // A late check (older than the one shown) still counts in history but does not replace the status.
           ...(doc.last && doc.last.at > c.checked_at ? {} : { last: { at: c.checked_at, is_up: c.is_up, response_time_ms: c.response_time_ms, error: c.error } }),
-          hourly: addHourly(doc.hourly, at, c.is_up, c.response_time_ms),
-          daily: addDaily(doc.daily, at, c.is_up, c.response_time_ms),
+          hourly: addHourlyPacked(doc.hourly, at, c.is_up, c.response_time_ms),
+          daily: addDailyPacked(doc.daily, at, c.is_up, c.response_time_ms),
         }));
       }
       default:

@@ -6,9 +6,14 @@
  * IPC in:  {op:'advance', ms} moves the clock and runs the uptime checks now due, once per
  *          UPTIME_INTERVAL step; {op:'stats'} asks for memory figures; {op:'snapshot', file}
  *          writes a heap snapshot of the main thread (SOAK_SNAPSHOT_DAYS in the bench).
- * IPC out: {op:'ready', port}, {op:'done', checks}, {op:'stats', rss, heapUsed, heapTotal, external, rssAnon}.
+ *          {op:'clock', ms} only moves the clock (the history-growth bench appends the checks).
+ *          {op:'usage'} asks for CPU time and I/O counters; {op:'profile', file} starts a CPU
+ *          profile of the main thread, {op:'profile', stop: true} writes it.
+ * IPC out: {op:'ready', port}, {op:'done', checks}, {op:'stats', rss, heapUsed, heapTotal, external, rssAnon},
+ *          {op:'clock', now}, {op:'usage', cpu, io}, {op:'profile'}.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { createApp } from '../../apps/server/app';
 import { ManualClock } from '../../libs/shared/clock';
@@ -26,6 +31,21 @@ function statusKb(field: string): number {
   }
 }
 
+/** /proc/self/io (Linux): bytes and calls of reads and writes, page-cache hits included (rchar). */
+function ioCounters(): Record<string, number> {
+  try {
+    return Object.fromEntries(
+      readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(': '))
+        .map(([k, v]) => [k, Number(v)]),
+    );
+  } catch {
+    return {};
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const clock = new ManualClock(new Date(process.env.SOAK_START ?? '2026-01-01T00:00:00Z'));
@@ -34,6 +54,8 @@ async function main(): Promise<void> {
   const worker = running.app.get(UptimeWorker);
   worker.stopTimer();
   const stepMs = config.uptimeIntervalSeconds * 1000;
+  let profiler: Session | null = null;
+  let profileFile = '';
   process.on('message', (m: { op: string; ms?: number }) => {
     void (async () => {
       if (m.op === 'advance') {
@@ -43,6 +65,26 @@ async function main(): Promise<void> {
           checks += await worker.scheduler.runDue();
         }
         process.send!({ op: 'done', checks });
+      } else if (m.op === 'clock') {
+        clock.advance(m.ms!);
+        process.send!({ op: 'clock', now: clock.now().getTime() });
+      } else if (m.op === 'usage') {
+        process.send!({ op: 'usage', cpu: process.cpuUsage(), io: ioCounters() });
+      } else if (m.op === 'profile') {
+        const { file, stop } = m as unknown as { file?: string; stop?: boolean };
+        if (!stop) {
+          profiler = new Session();
+          profiler.connect();
+          await profiler.post('Profiler.enable');
+          await profiler.post('Profiler.start');
+          profileFile = file!;
+        } else if (profiler) {
+          const { profile } = await profiler.post('Profiler.stop');
+          writeFileSync(profileFile, JSON.stringify(profile));
+          profiler.disconnect();
+          profiler = null;
+        }
+        process.send!({ op: 'profile' });
       } else if (m.op === 'stats') {
         if (global.gc) global.gc();
         const mem = process.memoryUsage();

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { notFound } from '../../shared/errors';
-import { HistoryWindow, historySeries, percentage, windowTallies } from '../domain/history';
+import { HistoryWindow, historySeries, percentage, unpackBuckets, windowTallies } from '../domain/history';
 import { Plan } from '../../accounts/domain/account.events';
 import { MONITOR_LIMITS } from '../domain/monitor.decider';
 import { currentStatus, dashboard } from '../domain/status';
@@ -14,7 +14,7 @@ const statusOf = (d: UptimeDomainDoc) => currentStatus({ monitorEnabled: d.monit
 
 /** The seed's uptime record of one domain at `now`. */
 export function uptimeRecord(d: UptimeDomainDoc, now: Date) {
-  const w = windowTallies(d.hourly, d.daily, now);
+  const w = windowTallies(unpackBuckets(d.hourly), unpackBuckets(d.daily), now);
   const up = d.last?.is_up ?? false;
   return {
     domain_id: d.domain_id,
@@ -74,7 +74,7 @@ export class UptimeQueries {
       fqdn: doc.fqdn,
       window,
       bucket_seconds: window === '24h' ? 3600 : 86400,
-      points: historySeries(doc.hourly, doc.daily, window, now),
+      points: historySeries(unpackBuckets(doc.hourly), unpackBuckets(doc.daily), window, now),
     };
   }
 
@@ -87,7 +87,7 @@ export class UptimeQueries {
   async dashboard(accountId: number) {
     const now = this.clock.now();
     const docs = await this.live(accountId);
-    return dashboard(docs.map((d) => ({ status: statusOf(d), last: d.last, windows: windowTallies(d.hourly, d.daily, now) })));
+    return dashboard(docs.map((d) => ({ status: statusOf(d), last: d.last, windows: windowTallies(unpackBuckets(d.hourly), unpackBuckets(d.daily), now) })));
   }
 
   async realtime(accountId: number) {

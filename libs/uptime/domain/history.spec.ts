@@ -1,4 +1,4 @@
-import { addDaily, addHourly, Bucket, dayKey, historySeries, hourKey, percentage, windowTallies } from './history';
+import { addDaily, addDailyPacked, addHourly, addHourlyPacked, Bucket, dayKey, historySeries, hourKey, packBuckets, percentage, unpackBuckets, windowTallies } from './history';
 import { currentStatus, dashboard, LastCheck } from './status';
 
 const H = 3_600_000;
@@ -121,5 +121,47 @@ describe('uptime history series (chart data)', () => {
   it('reads buckets written before response times were kept as having none', () => {
     const old: Bucket[] = [{ t: '2026-03-31T12:00:00Z', checks: 2, up: 2 }];
     expect(historySeries(old, [], '24h', new Date(now))[23]).toEqual({ at: '2026-03-31T12:00:00Z', checks: 2, uptime_percentage: 100, avg_response_time_ms: null });
+  });
+});
+
+describe('packed history buckets (how the uptime read model stores them)', () => {
+  const HOUR = 3_600_000;
+  const start = Date.parse('2026-01-01T00:00:00Z');
+
+  it('unpacks what it packed, with and without response times; reads arrays written before packing', () => {
+    const buckets: Bucket[] = [
+      { t: '2026-01-01', checks: 3, up: 2, rt_sum: 30, rt_n: 2 },
+      { t: '2026-01-02', checks: 1, up: 0 },
+    ];
+    expect(packBuckets(buckets)).toBe('2026-01-01,3,2,30,2;2026-01-02,1,0');
+    expect(unpackBuckets(packBuckets(buckets))).toEqual(buckets);
+    expect(unpackBuckets(buckets)).toEqual(buckets);
+    expect(unpackBuckets('')).toEqual([]);
+    expect(unpackBuckets(undefined)).toEqual([]);
+  });
+
+  it('adds checks exactly as the array form does over 40 days of checks every 300 s, late and failed ones included', () => {
+    let hourly: Bucket[] = [];
+    let daily: Bucket[] = [];
+    // Starts from an array (a document projected before packing), as an upgraded store does.
+    let packedHourly: string | Bucket[] = [];
+    let packedDaily: string | Bucket[] = [];
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let at = start; at < start + 40 * 24 * HOUR; at += 300_000) {
+      // One check in 50 arrives late (up to two days), one in 10 fails.
+      const checkedAt = random() < 0.02 ? at - Math.floor(random() * 48 * HOUR) : at;
+      const up = random() >= 0.1;
+      const rt = up ? Math.floor(random() * 100) : null;
+      hourly = addHourly(hourly, checkedAt, up, rt);
+      daily = addDaily(daily, checkedAt, up, rt);
+      packedHourly = addHourlyPacked(packedHourly, checkedAt, up, rt);
+      packedDaily = addDailyPacked(packedDaily, checkedAt, up, rt);
+    }
+    expect(typeof packedHourly).toBe('string');
+    expect(unpackBuckets(packedHourly)).toEqual(hourly);
+    expect(unpackBuckets(packedDaily)).toEqual(daily);
+    expect(hourly).toHaveLength(24);
+    expect(daily).toHaveLength(30);
   });
 });

@@ -26,6 +26,16 @@ export const dayKey = (at: Date | number): string => new Date(at).toISOString().
 export const firstHourOf = (at: Date | number, n: number): string => hourKey(+new Date(at) - (n - 1) * HOUR_MS);
 export const firstDayOf = (at: Date | number, n: number): string => dayKey(+new Date(at) - (n - 1) * DAY_MS);
 
+/** Counts one check into a bucket the caller owns. */
+function countInto(bucket: Bucket, up: boolean, responseTimeMs: number | null): void {
+  bucket.checks += 1;
+  bucket.up += up ? 1 : 0;
+  if (up && responseTimeMs != null) {
+    bucket.rt_sum = (bucket.rt_sum ?? 0) + responseTimeMs;
+    bucket.rt_n = (bucket.rt_n ?? 0) + 1;
+  }
+}
+
 /**
  * Adds one check to the bucket `key`, then drops buckets older than the retention counted
  * from the newest bucket. A check older than that (a very late delivery) is dropped too.
@@ -35,17 +45,12 @@ function addTo(buckets: readonly Bucket[], key: string, up: boolean, responseTim
   const cutoff = cutoffFrom(newest);
   const out = buckets.filter((b) => b.t >= cutoff).map((b) => ({ ...b }));
   if (key < cutoff) return out;
-  const timed = up && responseTimeMs != null;
   const existing = out.find((b) => b.t === key);
   if (existing) {
-    existing.checks += 1;
-    existing.up += up ? 1 : 0;
-    if (timed) {
-      existing.rt_sum = (existing.rt_sum ?? 0) + responseTimeMs;
-      existing.rt_n = (existing.rt_n ?? 0) + 1;
-    }
+    countInto(existing, up, responseTimeMs);
     return out;
   }
+  const timed = up && responseTimeMs != null;
   out.push({ t: key, checks: 1, up: up ? 1 : 0, ...(timed ? { rt_sum: responseTimeMs, rt_n: 1 } : {}) });
   return out.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
 }
@@ -55,6 +60,68 @@ export const addHourly = (buckets: readonly Bucket[], at: Date | number, up: boo
 
 export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): Bucket[] =>
   addTo(buckets, dayKey(at), up, responseTimeMs, (newest) => firstDayOf(Date.parse(newest), DAILY_RETENTION));
+
+/**
+ * Buckets as a read model stores them: one string, oldest bucket first, each
+ * `t,checks,up` or `t,checks,up,rt_sum,rt_n`, separated by `;`. Every check rewrites its
+ * domain's document, and the embedded read store copies a document several times per
+ * write (a private copy for the caller, the stored version, the message to its writer
+ * thread): as arrays of objects those copies grew with the days of history held (up to
+ * 30 daily and 24 hourly buckets), a string is one value whatever its length
+ * (docs/decisions.md, "Update cost independent of history").
+ */
+export type PackedBuckets = string;
+
+const packOne = (b: Bucket): string => (b.rt_n === undefined ? `${b.t},${b.checks},${b.up}` : `${b.t},${b.checks},${b.up},${b.rt_sum ?? 0},${b.rt_n}`);
+
+function unpackOne(segment: string): Bucket {
+  const [t, checks, up, rtSum, rtN] = segment.split(',');
+  const b: Bucket = { t, checks: Number(checks), up: Number(up) };
+  if (rtN !== undefined) {
+    b.rt_sum = Number(rtSum);
+    b.rt_n = Number(rtN);
+  }
+  return b;
+}
+
+export const packBuckets = (buckets: readonly Bucket[]): PackedBuckets => buckets.map(packOne).join(';');
+
+/** The buckets of a stored value: packed, or an array as documents written before packing hold. */
+export function unpackBuckets(stored: PackedBuckets | readonly Bucket[] | null | undefined): Bucket[] {
+  if (Array.isArray(stored)) return stored.map((b) => ({ ...b }));
+  if (typeof stored !== 'string' || stored === '') return [];
+  return stored.split(';').map(unpackOne);
+}
+
+/**
+ * Adds one check to packed buckets. The usual check lands in the newest bucket: only that
+ * bucket's text is rewritten, so the cost does not depend on how many buckets are held.
+ * Anything else (a new hour or day, which may also drop the oldest; a late check; an
+ * array from before packing) goes through `add` on the unpacked buckets.
+ */
+function addPacked(
+  stored: PackedBuckets | readonly Bucket[],
+  key: string,
+  up: boolean,
+  responseTimeMs: number | null,
+  add: (buckets: readonly Bucket[]) => Bucket[],
+): PackedBuckets {
+  if (typeof stored === 'string' && stored !== '') {
+    const cut = stored.lastIndexOf(';') + 1;
+    if (stored.startsWith(`${key},`, cut)) {
+      const newest = unpackOne(stored.slice(cut));
+      countInto(newest, up, responseTimeMs);
+      return stored.slice(0, cut) + packOne(newest);
+    }
+  }
+  return packBuckets(add(unpackBuckets(stored)));
+}
+
+export const addHourlyPacked = (stored: PackedBuckets | readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): PackedBuckets =>
+  addPacked(stored, hourKey(at), up, responseTimeMs, (b) => addHourly(b, at, up, responseTimeMs));
+
+export const addDailyPacked = (stored: PackedBuckets | readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): PackedBuckets =>
+  addPacked(stored, dayKey(at), up, responseTimeMs, (b) => addDaily(b, at, up, responseTimeMs));
 
 export interface Tally {
   checks: number;
