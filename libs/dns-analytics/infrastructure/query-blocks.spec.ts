@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
 import { queryRows } from './conformance/query-row.builder';
-import { blocksOf, decodeBlock, MAX_BLOCK_ROWS, MAX_BLOCK_SPAN_MS, newestRows, pageRows, type BlockRef } from './query-blocks';
+import { blocksOf, decodeBlock, MAX_BLOCK_ROWS, MAX_BLOCK_SPAN_MS } from './query-blocks';
 import { SqliteQueryLogStore } from './sqlite-query-log.store';
 
 const T0 = Date.parse('2026-05-10T00:00:00Z');
@@ -45,34 +45,6 @@ describe('query-log blocks', () => {
       [0, MAX_BLOCK_SPAN_MS],
       [MAX_BLOCK_SPAN_MS + 1, MAX_BLOCK_SPAN_MS + 1],
     ]);
-  });
-
-  describe('readers', () => {
-    /** Blocks of ten rows, one per second, ts ascending; counts the blocks decoded. */
-    function blocks(order: 'asc' | 'desc') {
-      const rows = Array.from({ length: 100 }, (_, i) => row({ ts: T0 + i * 100, qname: `q${i}.a.test` }));
-      const refs: BlockRef[] = [];
-      let decoded = 0;
-      for (let i = 0; i < rows.length; i += 10) {
-        const [b] = blocksOf(rows.slice(i, i + 10), i + 1);
-        refs.push({ minTs: b.minTs, maxTs: b.maxTs, rows: () => (decoded++, decodeBlock(b, b.data)) });
-      }
-      if (order === 'desc') refs.reverse();
-      return { refs, decoded: () => decoded };
-    }
-
-    it('find the newest rows reading only the blocks that can hold them', () => {
-      const { refs, decoded } = blocks('desc');
-      expect(newestRows(refs, T0, 12).map((r) => r.qname)).toEqual(Array.from({ length: 12 }, (_, i) => `q${99 - i}.a.test`));
-      expect(decoded()).toBe(2);
-    });
-
-    it('page oldest first after a cursor, and stop at the first block past the page', () => {
-      const { refs, decoded } = blocks('asc');
-      const page = pageRows(refs, T0 + 500, T0 + 10_000, { ts: T0 + 1200, id: '13' }, 5);
-      expect(page.map((r) => r.qname)).toEqual(['q13.a.test', 'q14.a.test', 'q15.a.test', 'q16.a.test', 'q17.a.test']);
-      expect(decoded()).toBe(2);
-    });
   });
 });
 

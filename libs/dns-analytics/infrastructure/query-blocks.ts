@@ -10,7 +10,7 @@
  * Readers (recent queries, export pages) decode the blocks that can hold what they look
  * for, in time order, and stop as soon as no further block can change the answer.
  */
-import type { LogCursor, StoredRow } from '../application/query-log.store';
+import type { StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
 
 /** Format of the encoded block; the first byte. */
@@ -275,67 +275,4 @@ export function blockOfStoredRows(rows: readonly StoredRow[]): BlockDraft {
   const minTs = Math.min(...rows.map((r) => r.ts));
   const maxTs = Math.max(...rows.map((r) => r.ts));
   return { accountId: rows[0].accountId, domain: rows[0].domain, minTs, maxTs, firstId: ids[0], count: rows.length, data: encodeRows(rows, ids, minTs) };
-}
-
-/** A stored block as readers see it: where it lies in time, and its rows on demand. */
-export interface BlockRef {
-  minTs: number;
-  maxTs: number;
-  rows(): StoredRow[];
-}
-
-/** (ts, id) order; ids are numbers in decimal. */
-const ascending = (a: StoredRow, b: StoredRow): number => a.ts - b.ts || Number(a.id) - Number(b.id);
-const descending = (a: StoredRow, b: StoredRow): number => -ascending(a, b);
-
-/**
- * The first `limit` rows in `order` from blocks read one after another, stopping once no
- * further block can contribute (`beyond(bound, block)`: the block lies wholly after the
- * limit-th row found so far). Rows are sorted only when twice the limit have gathered;
- * between sorts the bound is the limit-th row of the last sort, which can only be later in
- * `order` than the true one: stopping on it is safe, at worst a block late.
- */
-function firstRows(
-  blocks: Iterable<BlockRef>,
-  limit: number,
-  wanted: (r: StoredRow) => boolean,
-  order: (a: StoredRow, b: StoredRow) => number,
-  beyond: (bound: StoredRow, block: BlockRef) => boolean,
-): StoredRow[] {
-  if (limit <= 0) return [];
-  let found: StoredRow[] = [];
-  let bound: StoredRow | null = null;
-  const trim = () => {
-    found.sort(order);
-    if (found.length > limit) found = found.slice(0, limit);
-    if (found.length === limit) bound = found[limit - 1];
-  };
-  for (const block of blocks) {
-    if (bound && beyond(bound, block)) break;
-    for (const r of block.rows()) if (wanted(r)) found.push(r);
-    if (found.length >= 2 * limit || (!bound && found.length >= limit)) trim();
-  }
-  trim();
-  return found;
-}
-
-/** Newest `limit` rows at or after `since`, from blocks given in descending maxTs. */
-export function newestRows(blocks: Iterable<BlockRef>, since: number, limit: number): StoredRow[] {
-  return firstRows(
-    blocks,
-    limit,
-    (r) => r.ts >= since,
-    descending,
-    (bound, block) => bound.ts > block.maxTs,
-  );
-}
-
-/**
- * Oldest `limit` rows with from <= ts < to, strictly after `after` in (ts, id) order, from
- * blocks given in ascending minTs.
- */
-export function pageRows(blocks: Iterable<BlockRef>, from: number, to: number, after: LogCursor | null, limit: number): StoredRow[] {
-  const afterId = after ? Number(after.id) : 0;
-  const wanted = (r: StoredRow) => r.ts >= from && r.ts < to && (!after || r.ts > after.ts || (r.ts === after.ts && Number(r.id) > afterId));
-  return firstRows(blocks, limit, wanted, ascending, (bound, block) => bound.ts < block.minTs);
 }

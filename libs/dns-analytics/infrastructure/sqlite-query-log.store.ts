@@ -3,7 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
-import { blockOfStoredRows, blocksOf, decodeBlock, MAX_BLOCK_SPAN_MS, newestRows, pageRows, type BlockRef } from './query-blocks';
+import { mergeNewest, mergePage, newestRows, pageBlockRange, pageRows, straddlingBlockRange, type BlockRange, type BlockRef } from './block-reads';
+import { trimBlock } from './block-retention';
+import { DecodedBlocks } from './decoded-blocks';
+import { blocksOf } from './query-blocks';
 import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
 
 interface RawRecord {
@@ -79,15 +82,16 @@ const ACCOUNTS_OF = (table: string) => `
   )
   SELECT id FROM accounts WHERE id IS NOT NULL`;
 
+/** A BlockRange as SQL (arguments: rangeArgs). */
+const IN_RANGE = 'min_ts >= ? AND min_ts < ? AND max_ts >= ?';
+const rangeArgs = (r: BlockRange): [number, number, number] => [r.minTsFrom, r.minTsBelow, r.maxTsFrom];
+
 /** Whole blocks whose newest row is before the cutoff, account by account through (account_id, max_ts). */
 const PRUNE_BLOCKS = `DELETE FROM query_blocks WHERE max_ts < ? AND account_id IN (${ACCOUNTS_OF('query_blocks')}) RETURNING count`;
 /** Blocks the cutoff falls within (older rows and newer ones): rewritten without the older. */
 const STRADDLING_BLOCKS = `SELECT id, account_id, domain, min_ts, max_ts, first_id, count FROM query_blocks
-  WHERE account_id IN (${ACCOUNTS_OF('query_blocks')}) AND min_ts >= ? AND min_ts < ? AND max_ts >= ?`;
+  WHERE account_id IN (${ACCOUNTS_OF('query_blocks')}) AND ${IN_RANGE}`;
 const PRUNE_LEGACY_ROWS = `DELETE FROM ${LEGACY_TABLE} WHERE ts < ? AND account_id IN (${ACCOUNTS_OF(LEGACY_TABLE)})`;
-
-/** Decoded blocks kept for the next page of an export (each block is read by one or two pages); few, as a block decodes to up to 4,096 row objects. */
-const DECODED_CACHE = 4;
 
 /** Read lazily, block by block: a reader stops at the first block it does not need, before its data is fetched. */
 const BLOCK_COLUMNS = 'id, account_id, domain, min_ts, max_ts, first_id, count, data';
@@ -126,8 +130,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
   private readonly appendTx: Database.Transaction<(rows: QueryRow[], rollups: Rollup[]) => void>;
   private readonly rollupTx: (rollups: Rollup[]) => void;
   private readonly blockData: Database.Statement<[number], { data: Buffer }>;
-  /** Block (id, first row, count) -> rows, the few most recently decoded (export pages overlap by a block); a trimmed block has a new key. */
-  private readonly decoded = new Map<string, StoredRow[]>();
+  /** The few most recently decoded blocks (export pages overlap by a block). */
+  private readonly decoded = new DecodedBlocks();
   /** Whether the file still has rows of the former one-row-per-query table. */
   private legacy: boolean;
 
@@ -206,26 +210,22 @@ export class SqliteQueryLogStore implements QueryLogStore {
     const rows = newestRows(blocks, since, limit);
     if (!this.legacy) return rows;
     const old = this.legacyRows(`WHERE ${where} AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`, [...args, since, limit]);
-    return newestRows([{ minTs: 0, maxTs: Infinity, rows: () => [...rows, ...old] }], since, limit);
+    return mergeNewest(rows, old, since, limit);
   }
 
   async page(filter: RawFilter, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
     const [where, args] = this.where(filter);
-    const lower = after ? Math.max(from, after.ts) : from;
-    // A block holds rows from min_ts to min_ts + MAX_BLOCK_SPAN_MS at most: the index range starts there.
     // Ordered by min_ts alone, the index order: a tie-break on id would sort every block of the range first.
-    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND min_ts >= ? AND min_ts < ? AND max_ts >= ? ORDER BY min_ts`, [
+    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND ${IN_RANGE} ORDER BY min_ts`, [
       ...args,
-      lower - MAX_BLOCK_SPAN_MS,
-      to,
-      lower,
+      ...rangeArgs(pageBlockRange(from, to, after)),
     ]);
     const rows = pageRows(blocks, from, to, after, limit);
     if (!this.legacy) return rows;
     const start = after ? 'AND (ts > ? OR (ts = ? AND id > ?))' : 'AND ts >= ?';
     const startArgs = after ? [after.ts, after.ts, Number(after.id)] : [from];
     const old = this.legacyRows(`WHERE ${where} ${start} AND ts < ? ORDER BY ts, id LIMIT ?`, [...args, ...startArgs, to, limit]);
-    return pageRows([{ minTs: 0, maxTs: Infinity, rows: () => [...old, ...rows] }], from, to, after, limit);
+    return mergePage(old, rows, from, to, after, limit);
   }
 
   async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
@@ -248,14 +248,15 @@ export class SqliteQueryLogStore implements QueryLogStore {
 
   /** Rewrites the blocks holding rows on both sides of the cutoff with the newer rows only; returns the rows removed. */
   private trimStraddling(cutoff: number): number {
-    const straddling = this.db.prepare<[number, number, number], BlockRecord>(STRADDLING_BLOCKS).all(cutoff - MAX_BLOCK_SPAN_MS, cutoff, cutoff);
+    const straddling = this.db.prepare<[number, number, number], BlockRecord>(STRADDLING_BLOCKS).all(...rangeArgs(straddlingBlockRange(cutoff)));
     const update = this.db.prepare('UPDATE query_blocks SET min_ts = ?, max_ts = ?, first_id = ?, count = ?, data = ? WHERE id = ?');
     let removed = 0;
     for (const m of straddling) {
-      const kept = this.rowsOf(m).filter((r) => r.ts >= cutoff);
-      const b = blockOfStoredRows(kept);
+      // A straddling block keeps its rows from the cutoff on (max_ts >= cutoff): never emptied.
+      const trimmed = trimBlock(this.rowsOf(m), cutoff);
+      const b = trimmed.block!;
       update.run(b.minTs, b.maxTs, b.firstId, b.count, b.data, m.id);
-      removed += m.count - kept.length;
+      removed += trimmed.removed;
     }
     return removed;
   }
@@ -284,15 +285,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   private rowsOf(m: BlockRecord): StoredRow[] {
-    const key = `${m.id}/${m.first_id}/${m.count}`;
-    let rows = this.decoded.get(key);
-    if (!rows) {
-      const data = m.data ?? this.blockData.get(m.id)?.data;
-      rows = data ? decodeBlock({ accountId: m.account_id, domain: m.domain, minTs: m.min_ts, maxTs: m.max_ts, firstId: m.first_id, count: m.count }, data) : [];
-      if (this.decoded.size >= DECODED_CACHE) this.decoded.delete(this.decoded.keys().next().value!);
-      this.decoded.set(key, rows);
-    }
-    return rows;
+    const meta = { accountId: m.account_id, domain: m.domain, minTs: m.min_ts, maxTs: m.max_ts, firstId: m.first_id, count: m.count };
+    return this.decoded.rowsOf(String(m.id), meta, () => m.data ?? this.blockData.get(m.id)?.data);
   }
 
   private legacyRows(clause: string, args: unknown[]): StoredRow[] {
