@@ -44,8 +44,12 @@ export function straddlingBlockRange(cutoff: number): BlockRange {
  */
 const LEGACY_ID_LENGTH = 24;
 
+/** Whether a row id is an ObjectId of the former MongoDB layout rather than a block row's number. */
+export const isLegacyRowId = (id: string): boolean => id.length === LEGACY_ID_LENGTH && /^[0-9a-f]+$/.test(id);
+
 /** Order of two row ids: numeric ids by value, ObjectIds (hex of one length) as strings, ObjectIds first. */
 export function compareRowIds(a: string, b: string): number {
+  // Length alone on this hot path (sorting pages): ids here come from the stores.
   const legacyA = a.length === LEGACY_ID_LENGTH;
   const legacyB = b.length === LEGACY_ID_LENGTH;
   if (!legacyA && !legacyB) return Number(a) - Number(b);
