@@ -86,6 +86,7 @@ describe('block readers', () => {
     expect(compareRowIds('1', OBJECT_ID_A)).toBeGreaterThan(0);
     // An ObjectId that happens to be all decimal digits is still one.
     expect(compareRowIds('123456789012345678901234', '2')).toBeLessThan(0);
+    expect([OBJECT_ID_A, '123456789012345678901234', '42', '9007199254740991', 'zz'.repeat(12)].map(isLegacyRowId)).toEqual([true, true, false, false, false]);
   });
 
   it('merge a former table’s rows with the blocks’ into one answer, keyset paging across both', () => {
