@@ -1,6 +1,18 @@
 import type { StoredRow } from '../application/query-log.store';
 import { queryRows } from './conformance/query-row.builder';
-import { compareRowIds, mergeNewest, mergePage, newestRows, newestRowsAsync, pageBlockRange, pageRows, pageRowsAsync, straddlingBlockRange, type BlockRef } from './block-reads';
+import {
+  compareRowIds,
+  isLegacyRowId,
+  mergeNewest,
+  mergePage,
+  newestRows,
+  newestRowsAsync,
+  pageBlockRange,
+  pageRows,
+  pageRowsAsync,
+  straddlingBlockRange,
+  type BlockRef,
+} from './block-reads';
 import { blocksOf, decodeBlock, MAX_BLOCK_SPAN_MS } from './query-blocks';
 
 const T0 = Date.parse('2026-05-10T00:00:00Z');
