@@ -7,6 +7,8 @@
  *
  * Figures are CPU time per row or per call (process.cpuUsage): the machine is shared.
  *
+ * Also prints what MongoDB would store per query, as BSON, in the former layout and in blocks.
+ *
  * Run: npm run build && node dist/bench/query-log-blocks.bench.js
  * Env: ROWS (400000), DOMAINS (200).
  */
@@ -17,7 +19,9 @@ import type { LogCursor, QueryLogStore, RawFilter } from '../libs/dns-analytics/
 import type { QueryRow } from '../libs/dns-analytics/domain/query-row';
 import { pageBlockRange, pageRows, pageRowsAsync, type BlockRef } from '../libs/dns-analytics/infrastructure/block-reads';
 import { blocksOf, decodeBlock } from '../libs/dns-analytics/infrastructure/query-blocks';
+import { blockDoc, BLOCK_INDEXES } from '../libs/dns-analytics/infrastructure/mongo-query-blocks';
 import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite-query-log.store';
+import { BSON, ObjectId } from 'mongodb';
 
 const ROWS = Number(process.env.ROWS ?? 400_000);
 const DOMAINS = Number(process.env.DOMAINS ?? 200);
@@ -151,8 +155,52 @@ async function walkFigures(): Promise<void> {
   }
 }
 
+/**
+ * What MongoDB stores per query, as BSON before its own compression: the former adapter's
+ * document per query (with its three secondary indexes and _id: four index entries a query)
+ * against block documents (five secondary indexes and _id per block).
+ */
+function mongoSizes(): void {
+  const batches = Array.from({ length: 20 }, (_, n) => batch(n));
+  const rows = batches.flat();
+  const perQuery = rows.reduce(
+    (sum, q) =>
+      sum +
+      BSON.calculateObjectSize({
+        _id: new ObjectId(),
+        ts: q.ts,
+        account_id: q.accountId,
+        domain: q.domain,
+        qname: q.qname,
+        qtype: q.qtype,
+        rcode: q.rcode,
+        client_ip: q.clientIp,
+        country: q.country,
+        asn: q.asn,
+        as_org: q.asOrg,
+        transport: q.transport,
+        dnssec_ok: q.dnssecOk,
+        edns: q.edns,
+        response_ms: q.responseMs,
+      }),
+    0,
+  );
+  let id = 1;
+  const docs = batches.flatMap((b) => {
+    const drafts = blocksOf(b, id);
+    id += b.length;
+    return drafts.map(blockDoc);
+  });
+  const blockBytes = docs.reduce((sum, d) => sum + BSON.calculateObjectSize(d), 0);
+  const indexEntries = (docs.length * (BLOCK_INDEXES.length + 1)) / rows.length;
+  console.log(
+    `MongoDB BSON per query (${rows.length} queries over ${DOMAINS} domains, ${BATCH}-row batches): one document per query ${f(perQuery / rows.length, 1)} bytes and 4 index entries; blocks ${f(blockBytes / rows.length, 1)} bytes and ${f(indexEntries, 3)} index entries (${docs.length} blocks of ${f(rows.length / docs.length, 1)} queries)`,
+  );
+}
+
 async function main(): Promise<void> {
   console.log(`query-log blocks bench (CPU per row; shared, loaded machine: compare figures of one run)`);
+  mongoSizes();
   await storeFigures();
   await walkFigures();
 }
