@@ -8,7 +8,8 @@
  * costs a few map lookups and bytes; the B-trees see one entry per block.
  *
  * Readers (recent queries, export pages) decode the blocks that can hold what they look
- * for, in time order, and stop as soon as no further block can change the answer.
+ * for, in time order, and stop as soon as no further block can change the answer
+ * (block-reads.ts). Both stores (SQLite, MongoDB) keep these same bytes.
  */
 import type { StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
