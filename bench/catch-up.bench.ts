@@ -16,8 +16,11 @@
  * CPU-second; at idle, CPU ms and read calls per second (/proc/<pid>/io).
  *
  * Run: npm run build && node dist/bench/catch-up.bench.js
- * Env: CATCHUP_SCALE (0.1 = 1,000 hosts, 100 monitored), FILL_DAYS (10), ROUNDS (2), IDLE_S (5).
+ * Env: CATCHUP_SCALE (0.1 = 1,000 hosts, 100 monitored), FILL_DAYS (10), ROUNDS (2), IDLE_S (5),
+ *      CATCHUP_STRACE=1 (count the idle service's fcntl and pread64 calls per second, all
+ *      threads, with strace -c: SQLite's locks and page reads).
  */
+import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
@@ -33,6 +36,7 @@ const FILL_DAYS = Number(process.env.FILL_DAYS ?? 10);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const IDLE_S = Number(process.env.IDLE_S ?? 5);
 const OTHER = process.env.CATCHUP_OTHER_BUILD;
+const STRACE = process.env.CATCHUP_STRACE === '1';
 const HOSTS = Math.max(1, Math.round(10_000 * SCALE));
 const MONITORED = Math.max(1, Math.round(1_000 * SCALE));
 const ACCOUNTS = Math.max(1, Math.round(100 * SCALE));
@@ -46,6 +50,16 @@ const load = () =>
 interface Build {
   name: string;
   script: string;
+}
+
+/** System calls of `pid` (all threads) per second over `seconds`, from strace's summary: "fcntl 12.0/s, ...". */
+function syscallsPerSecond(pid: number, seconds: number): Promise<string> {
+  return new Promise((resolve) => {
+    execFile('timeout', ['-s', 'INT', String(seconds), 'strace', '-f', '-c', '-e', 'trace=fcntl,pread64', '-p', String(pid)], (_err, _out, stderr) => {
+      const counts = [...String(stderr).matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fcntl|pread64)$/gm)].map((m) => `${m[2]} ${(Number(m[1]) / seconds).toFixed(1)}/s`);
+      resolve(counts.length ? counts.join(', ') : 'no fcntl/pread64');
+    });
+  });
 }
 
 async function headOf(file: string): Promise<number> {
@@ -85,13 +99,15 @@ async function run(build: Build, template: string, day: number, behind: number, 
       await untilIdle(svc);
       const wallS = (performance.now() - started) / 1000 - 1;
       const busy = await usage(svc);
+      const traced = STRACE ? syscallsPerSecond(svc.child.pid!, IDLE_S) : null;
       await new Promise((r) => setTimeout(r, IDLE_S * 1000));
       const idle = await usage(svc);
+      const calls = traced ? `, ${await traced}` : '';
       const cpuS = busy.cpuMs / 1000;
       console.log(
         `${build.name.padEnd(6)} caught up ${behind.toLocaleString('en-US')} events in ${wallS.toFixed(1)} s (${Math.round(behind / wallS).toLocaleString('en-US')} events/s), ` +
           `CPU ${cpuS.toFixed(1)} s (${Math.round(behind / cpuS).toLocaleString('en-US')} events per CPU-second); ` +
-          `idle: ${((idle.cpuMs - busy.cpuMs) / IDLE_S).toFixed(1)} CPU ms/s, ${((idle.syscr - busy.syscr) / IDLE_S).toFixed(0)} read calls/s  [load ${loadBefore} → ${load()}]`,
+          `idle: ${((idle.cpuMs - busy.cpuMs) / IDLE_S).toFixed(1)} CPU ms/s, ${((idle.syscr - busy.syscr) / IDLE_S).toFixed(0)} read calls/s${calls}  [load ${loadBefore} → ${load()}]`,
       );
     } finally {
       await stopService(svc);
