@@ -56,7 +56,9 @@ interface Build {
 function syscallsPerSecond(pid: number, seconds: number): Promise<string> {
   return new Promise((resolve) => {
     execFile('timeout', ['-s', 'INT', String(seconds), 'strace', '-f', '-c', '-e', 'trace=fcntl,pread64', '-p', String(pid)], (_err, _out, stderr) => {
-      const counts = [...String(stderr).matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fcntl|pread64)$/gm)].map((m) => `${m[2]} ${(Number(m[1]) / seconds).toFixed(1)}/s`);
+      const counts = [...String(stderr).matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fcntl|pread64)$/gm)].map(
+        (m) => `${m[2]} ${(Number(m[1]) / seconds).toFixed(1)}/s`,
+      );
       resolve(counts.length ? counts.join(', ') : 'no fcntl/pread64');
     });
   });

@@ -57,4 +57,3 @@ export async function appendChecks(inst: FilledInstallation, streams: EventStrea
     await Promise.all(appended);
   }
 }
-

@@ -17,7 +17,11 @@ describe('CheckpointedConsumer: consumers sharing one store', () => {
     dir = mkdtempSync(join(tmpdir(), 'consumers-shared-'));
     store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20 });
     for (let i = 0; i < 3500; i += 500) {
-      await store.appendToStream(`s-${i}`, Array.from({ length: 500 }, (_, k) => ({ type: k % 2 ? 'Odd' : 'Even', data: { n: i + k } })), 'no_stream');
+      await store.appendToStream(
+        `s-${i}`,
+        Array.from({ length: 500 }, (_, k) => ({ type: k % 2 ? 'Odd' : 'Even', data: { n: i + k } })),
+        'no_stream',
+      );
     }
   });
   afterEach(async () => {
@@ -27,7 +31,7 @@ describe('CheckpointedConsumer: consumers sharing one store', () => {
 
   const at = (n: number): Position => ({ commit: BigInt(n), prepare: BigInt(n) });
   const until = async (condition: () => boolean, ms = 5000) => {
-    for (const end = Date.now() + ms; !condition() && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
+    for (const end = Date.now() + ms; !condition() && Date.now() < end;) await new Promise((r) => setTimeout(r, 5));
     return condition();
   };
 

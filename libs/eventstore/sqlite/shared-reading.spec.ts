@@ -17,7 +17,11 @@ describe('SqliteEventStore: shared reading of $all', () => {
   const fill = async (store: SqliteEventStore, count: number) => {
     for (let i = 0; i < count; i += 250) {
       const n = Math.min(250, count - i);
-      await store.appendToStream(`s-${i}`, Array.from({ length: n }, (_, k) => ({ type: 'Counted', data: { n: i + k } })), 'no_stream');
+      await store.appendToStream(
+        `s-${i}`,
+        Array.from({ length: n }, (_, k) => ({ type: 'Counted', data: { n: i + k } })),
+        'no_stream',
+      );
     }
   };
 
@@ -78,7 +82,12 @@ describe('SqliteEventStore: shared reading of $all', () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const store = new SqliteEventStore({ file: join(dir, 'events.db'), now: () => now });
     await store.setStreamMetadata('old', { maxAgeSeconds: 60 });
-    for (let i = 0; i < 12; i++) await store.appendToStream('old', Array.from({ length: 1000 }, (_, k) => ({ type: 'Old', data: { n: i * 1000 + k } })), i === 0 ? 'no_stream' : i * 1000 - 1);
+    for (let i = 0; i < 12; i++)
+      await store.appendToStream(
+        'old',
+        Array.from({ length: 1000 }, (_, k) => ({ type: 'Old', data: { n: i * 1000 + k } })),
+        i === 0 ? 'no_stream' : i * 1000 - 1,
+      );
     now += 3_600_000;
     await store.appendToStream('new', [{ type: 'New', data: {} }], 'no_stream');
     expect(store.scavenge()).toBe(11_999);
