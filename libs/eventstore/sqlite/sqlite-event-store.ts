@@ -42,6 +42,7 @@ interface SharedPage {
   dataVersion: number;
   localCommits: number;
   end: number;
+  complete: boolean;
   events: StoredEvent[];
 }
 
@@ -301,10 +302,11 @@ export class SqliteEventStore implements EventStore {
   /**
    * The next read of `$all` for a subscription at `cursor`: the rest of the block of
    * BLOCK_SIZE positions holding the next position. A complete block (the head had passed
-   * its end) is read whole and kept for the other subscriptions behind the head
-   * (catch-up-blocks.ts); at the head, every subscription asks for the same page after an
-   * append: it is read and decoded once and shared (StoredEvent is read-only) until
-   * anything is committed.
+   * its end) read from its start is read once and kept for the other subscriptions behind
+   * it (catch-up-blocks.ts). The rest of a block after a cursor (at the head, or where a
+   * consumer resumed from its checkpoint) is shared by the subscriptions at that same
+   * cursor until anything is committed: after an append they all ask for the same page.
+   * StoredEvent is read-only, so sharing the objects is safe.
    */
   private readBlock(cursor: number): BlockRead {
     const start = blockStart(cursor);
@@ -314,28 +316,25 @@ export class SqliteEventStore implements EventStore {
     // SQLite's data_version moves with commits of other connections (other threads and
     // processes), the local counter with this one's.
     const dataVersion = this.stmts.dataVersion.get() as number;
+    const hit = this.pages.get(cursor);
+    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end) return { events: hit.events, complete: hit.complete, end, dataVersion };
     // Read before the block: positions grow in commit order, so every position up to a
     // head seen now is committed and visible to the read that follows.
-    const head = this.stmts.head.get()?.position ?? 0;
-    if (head >= end) {
-      const rows = this.stmts.readRange.all(start, end);
-      let bytes = 0;
-      const events = new Array<StoredEvent>(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        events[i] = new StoredEvent(rows[i]);
-        bytes += rows[i][5].length + rows[i][6].length + EVENT_OVERHEAD_BYTES;
-      }
-      this.blocks.keep(start, events, bytes);
-      return { events: cursor === start ? events : events.filter((e) => e.positionNumber > cursor), complete: true, end, dataVersion };
-    }
-    const hit = this.pages.get(cursor);
-    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end) return { events: hit.events, complete: false, end, dataVersion };
+    const complete = (this.stmts.head.get()?.position ?? 0) >= end;
     const rows = this.stmts.readRange.all(cursor, end);
     const events = new Array<StoredEvent>(rows.length);
-    for (let i = 0; i < rows.length; i++) events[i] = new StoredEvent(rows[i]);
-    if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-    this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, events });
-    return { events, complete: false, end, dataVersion };
+    let bytes = 0;
+    for (let i = 0; i < rows.length; i++) {
+      events[i] = new StoredEvent(rows[i]);
+      bytes += rows[i][5].length + rows[i][6].length + EVENT_OVERHEAD_BYTES;
+    }
+    if (complete && cursor === start) {
+      this.blocks.keep(start, events, bytes);
+    } else {
+      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, complete, events });
+    }
+    return { events, complete, end, dataVersion };
   }
 
   /** Where a subscription goes after an empty complete block: the block of the next stored position (retention leaves long gaps). */
