@@ -317,7 +317,8 @@ export class SqliteEventStore implements EventStore {
     // processes), the local counter with this one's.
     const dataVersion = this.stmts.dataVersion.get() as number;
     const hit = this.pages.get(cursor);
-    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end) return { events: hit.events, complete: hit.complete, end, dataVersion };
+    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end)
+      return { events: hit.events, complete: hit.complete, end, dataVersion };
     // Read before the block: positions grow in commit order, so every position up to a
     // head seen now is committed and visible to the read that follows.
     const complete = (this.stmts.head.get()?.position ?? 0) >= end;
