@@ -32,13 +32,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { domainDecider } from '../libs/domains/domain/domain.decider';
-import { domainStream } from '../libs/domains/domain/domain.events';
 import { EventStreams } from '../libs/eventstore/event-streams';
 import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
-import { EventStoreCheckSink } from '../libs/uptime/application/check-recorder';
 import { freePort } from './dns/processes';
-import { ClockedService, ddnsDay, Host, request, setUpInstallation, startClockedService } from './soak/driver';
+import { ClockedService, ddnsDay, Host, request, setUpInstallation, startClockedService, stopService, untilIdle as settle, usage } from './soak/driver';
+import { appendChecks, DAY_MS, fillDay } from './soak/history-fill';
 
 const SCALE = Number(process.env.GROWTH_SCALE ?? 1);
 const FILL_DAYS = Number(process.env.FILL_DAYS ?? 29);
@@ -53,9 +51,6 @@ const STATE_FILE = 'history-growth.json';
 const HOSTS = Math.max(1, Math.round(10_000 * SCALE));
 const MONITORED = Math.max(1, Math.round(1_000 * SCALE));
 const ACCOUNTS = Math.max(1, Math.round(100 * SCALE));
-const DAY_MS = 86_400_000;
-const CHECK_INTERVAL_MS = 300_000;
-const INTERVALS_PER_COMMIT = 12;
 
 interface Installation extends ClockedService {
   name: string;
@@ -82,21 +77,6 @@ const sizeOf = (dir: string, prefix: string) =>
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
 const median = (xs: number[]) => quantile(xs, 0.5);
 
-async function usage(svc: ClockedService): Promise<{ cpuMs: number; syscr: number; rchar: number }> {
-  const u = await request(svc.child, { op: 'usage' }, 'usage');
-  return { cpuMs: (u.cpu.user + u.cpu.system) / 1000, syscr: u.io.syscr ?? NaN, rchar: u.io.rchar ?? NaN };
-}
-
-/** Waits until the service has gone (nearly) idle: projections caught up after a fill. */
-async function settle(svc: ClockedService): Promise<void> {
-  for (let last = await usage(svc); ;) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const now = await usage(svc);
-    if (now.cpuMs - last.cpuMs < 50) return;
-    last = now;
-  }
-}
-
 /** A kept installation's hosts and simulated day, or null. */
 function keptState(dataDir: string): { hosts: Host[]; day: number } | null {
   const file = join(dataDir, STATE_FILE);
@@ -120,50 +100,6 @@ async function install(name: string, checkPort: number): Promise<Installation & 
   return { ...svc, name, dataDir, hosts, day: 0, reused: false };
 }
 
-/**
- * One simulated day of history, written by this process while the service is stopped
- * (`streams` over the installation's events.db, on the simulated `clock`): every host's
- * address change, then the day's checks.
- */
-async function fillDay(inst: Installation, streams: EventStreams, clock: { now: number }): Promise<void> {
-  inst.day++;
-  const at = new Date(clock.now).toISOString();
-  await Promise.all(
-    inst.hosts.map((h, i) =>
-      streams.handle(
-        domainStream(h.id),
-        domainDecider,
-        { type: 'DdnsUpdate', accountId: h.account.id, ipv4: { kind: 'set', ip: `10.${inst.day}.${(i >> 8) & 255}.${i & 255}` }, ipv6: { kind: 'keep' }, at },
-        { actor: `ddns:key`, account_id: h.account.id, source_ip: '127.0.0.1' },
-      ),
-    ),
-  );
-  await appendChecks(inst, streams, clock);
-}
-
-/** A day of checks of every monitored host, from `clock.now` on, in the uptime worker's order and through its sink. */
-async function appendChecks(inst: Installation, streams: EventStreams, clock: { now: number }): Promise<void> {
-  const sink = new EventStoreCheckSink(streams, 'worker:0');
-  const targets = inst.hosts.slice(0, MONITORED).map((h) => ({ domainId: h.id, accountId: h.account.id, ip: '127.0.0.1' }));
-  const dayEnd = clock.now + DAY_MS;
-  while (clock.now < dayEnd) {
-    // Appends made in one event-loop turn are committed together: one transaction per hour.
-    const appended: Promise<void>[] = [];
-    for (let i = 0; i < INTERVALS_PER_COMMIT; i++) {
-      clock.now += CHECK_INTERVAL_MS;
-      const checkedAt = new Date(clock.now);
-      for (const t of targets) appended.push(sink.record(t, checkedAt, { up: true, responseTimeMs: 0, error: null, port: 80 }));
-    }
-    await Promise.all(appended);
-  }
-}
-
-async function stopService(inst: Installation): Promise<void> {
-  const exited = new Promise((r) => inst.child.once('exit', r));
-  inst.child.send({ op: 'stop' });
-  await exited;
-}
-
 /** Starts the installation's service again, its clock at the installation's day, and waits until it has caught up. */
 async function restart(inst: Installation, checkPort: number): Promise<void> {
   if (inst.child.exitCode === null && inst.child.signalCode === null) await stopService(inst);
@@ -184,7 +120,7 @@ async function measure(inst: Installation, profile: boolean): Promise<Round> {
     // and the next day's DDNS updates start while the projections still take them in.
     const clock = { now: START + (inst.day - 1) * DAY_MS };
     const store = new SqliteEventStore({ file: join(inst.dataDir, 'events.db'), now: () => clock.now });
-    await appendChecks(inst, new EventStreams(store), clock);
+    await appendChecks(inst, new EventStreams(store), clock, MONITORED);
     await store.close();
   }
   if (profile) await request(inst.child, { op: 'profile', file: join(PROFILE_DIR!, `${inst.name}-day${inst.day}.cpuprofile`) }, 'profile');
@@ -227,7 +163,7 @@ async function main(): Promise<void> {
       const store = new SqliteEventStore({ file: join(filled.dataDir, 'events.db'), now: () => clock.now });
       const streams = new EventStreams(store);
       for (let d = 0; d < FILL_DAYS; d++) {
-        await fillDay(filled, streams, clock);
+        await fillDay(filled, streams, clock, MONITORED);
         if ((d + 1) % 5 === 0 || d + 1 === FILL_DAYS)
           console.log(`  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
       }

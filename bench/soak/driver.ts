@@ -70,10 +70,17 @@ export interface ClockedService {
  * Forks the clocked service on `dataDir` with the node flags and environment of `npm start`
  * and resolves once it listens. `checkPort`: where uptime checks connect.
  */
-export async function startClockedService(dataDir: string, checkPort: number, extraNodeFlags: string[] = [], stdout: 'ignore' | 'inherit' = 'ignore'): Promise<ClockedService> {
+export async function startClockedService(
+  dataDir: string,
+  checkPort: number,
+  extraNodeFlags: string[] = [],
+  stdout: 'ignore' | 'inherit' = 'ignore',
+  /** Another build's clocked-service.js (a bench comparing builds side by side); default this build's. */
+  script = join(__dirname, 'clocked-service.js'),
+): Promise<ClockedService> {
   const httpPort = await freePort();
   const deployed = startCommand();
-  const child = fork(join(__dirname, 'clocked-service.js'), [], {
+  const child = fork(script, [], {
     execArgv: ['--expose-gc', ...deployed.nodeArgs, ...extraNodeFlags],
     stdio: ['ignore', stdout, 'inherit', 'ipc'],
     env: {
@@ -131,4 +138,27 @@ export async function ddnsDay(base: string, hosts: Host[], day: number, concurre
     latencies.push(performance.now() - t);
   });
   return latencies;
+}
+
+/** The service's CPU time (all threads) and read counters (/proc/<pid>/io). */
+export async function usage(svc: ClockedService): Promise<{ cpuMs: number; syscr: number; rchar: number }> {
+  const u = await request(svc.child, { op: 'usage' }, 'usage');
+  return { cpuMs: (u.cpu.user + u.cpu.system) / 1000, syscr: u.io.syscr ?? NaN, rchar: u.io.rchar ?? NaN };
+}
+
+/** Waits until the service has gone (nearly) idle: projections caught up after a fill. */
+export async function untilIdle(svc: ClockedService): Promise<void> {
+  for (let last = await usage(svc); ;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = await usage(svc);
+    if (now.cpuMs - last.cpuMs < 50) return;
+    last = now;
+  }
+}
+
+/** Stops the service as `npm start`'s would stop on SIGTERM (projections checkpointed) and waits for its exit. */
+export async function stopService(svc: ClockedService): Promise<void> {
+  const exited = new Promise((r) => svc.child.once('exit', r));
+  svc.child.send({ op: 'stop' });
+  await exited;
 }

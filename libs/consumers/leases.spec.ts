@@ -52,6 +52,15 @@ describe.each([
     expect(await b.tryLease('projection:y', 'B', 1000, 1960)).toBe(true);
   });
 
+  it('rebuild requests: taken once, only by a process holding the projection, none when none is asked', async () => {
+    expect(await a.takeRebuildRequests(['x', 'y'])).toEqual([]);
+    await b.requestRebuild('y');
+    await b.requestRebuild('z');
+    expect(await a.takeRebuildRequests(['x', 'y'])).toEqual(['y']);
+    expect(await a.takeRebuildRequests(['x', 'y'])).toEqual([]);
+    expect(await b.takeRebuildRequests(['z'])).toEqual(['z']);
+  });
+
   it('timers: scheduled once per stream and id, due in order, cancelled per stream', async () => {
     await a.scheduleTimer({ owner: 'pm', id: 't', stream: 's1', dueAt: 200 });
     await a.scheduleTimer({ owner: 'pm', id: 't', stream: 's1', dueAt: 999 });

@@ -47,6 +47,7 @@ export class SqliteCoordination implements Coordination {
       generations: db.prepare('SELECT projection, generation FROM generations'),
       requestRebuild: db.prepare('INSERT INTO rebuild_requests (projection, requested_at) VALUES (?, ?) ON CONFLICT (projection) DO NOTHING'),
       takeRebuild: db.prepare('DELETE FROM rebuild_requests WHERE projection = ?'),
+      rebuildRequests: db.prepare('SELECT projection FROM rebuild_requests').pluck(),
       schedule: db.prepare('INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, stream, id) DO NOTHING'),
       cancel: db.prepare('DELETE FROM timers WHERE owner = ? AND stream = ? AND id = ?'),
       due: db.prepare('SELECT owner, id, stream, due_at FROM timers WHERE owner = ? AND due_at <= ? ORDER BY due_at LIMIT ?'),
@@ -89,7 +90,11 @@ export class SqliteCoordination implements Coordination {
   }
 
   async takeRebuildRequests(projections: readonly string[]): Promise<string[]> {
-    return projections.filter((p) => this.statements.takeRebuild.run(p).changes === 1);
+    // Asked every follow interval (250 ms) and almost always answered "none": one read
+    // then, not a DELETE (a write transaction and its locks) per projection held.
+    const requested = this.statements.rebuildRequests.all() as string[];
+    if (requested.length === 0) return [];
+    return projections.filter((p) => requested.includes(p) && this.statements.takeRebuild.run(p).changes === 1);
   }
 
   async scheduleTimer(t: PendingTimer): Promise<void> {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { AppendOutcome, AppendRequest, BatchCommitter, openEventDatabase } from './append-batch';
+import { BLOCK_SIZE, BlockCursor, blockStart, CatchUpBlocks } from './catch-up-blocks';
 import {
   AppendResult,
   EventMetadata,
@@ -27,13 +28,38 @@ const CREATED = 7;
 const GROUP_COMMIT_WINDOW_MS = 1;
 /** Head pages of `$all` kept for subscribers a few commits apart. */
 const SHARED_PAGES = 4;
+/**
+ * Stored text (data and metadata JSON) of the complete blocks kept for subscriptions
+ * catching up (catch-up-blocks.ts): ~10 blocks of the service's usual events, enough for
+ * ~21 consumers moving through history at different speeds to share most reads.
+ */
+const CATCH_UP_CACHE_BYTES = 4 * 2 ** 20;
+/** Counted per event besides its JSON text: ids, stream, type, the objects around them. */
+const EVENT_OVERHEAD_BYTES = 200;
 
-/** A head page of `$all`, valid while no commit has happened since it was read. */
+/** A head page of `$all` after a cursor, valid while no commit has happened since it was read. */
 interface SharedPage {
   dataVersion: number;
   localCommits: number;
-  max: number;
+  end: number;
+  complete: boolean;
   events: StoredEvent[];
+}
+
+/** A read of `$all` for a subscription: the events after its cursor up to `end`. */
+interface BlockRead {
+  events: StoredEvent[];
+  /** Whether the head had passed `end` before the read: nothing more will land up to there. */
+  complete: boolean;
+  end: number;
+  /** SQLite's data_version before the read: a later commit elsewhere changes it. */
+  dataVersion: number;
+}
+
+/** A subscription at the head, waiting for a commit. */
+interface IdleSubscription {
+  dataVersion: number;
+  wake(): void;
 }
 
 interface PendingAppend {
@@ -154,6 +180,10 @@ export class SqliteEventStore implements EventStore {
   private readonly now: () => number;
   private readonly committer: BatchCommitter;
   private readonly pages = new Map<number, SharedPage>();
+  private readonly blocks = new CatchUpBlocks<StoredEvent>(CATCH_UP_CACHE_BYTES);
+  /** Subscriptions at the head; one poll of data_version serves them all. */
+  private readonly idle = new Set<IdleSubscription>();
+  private pollTimer: NodeJS.Timeout | null = null;
   private localCommits = 0;
   private lastCommitAt = -Infinity;
   private lastBatchSize = 0;
@@ -184,6 +214,8 @@ export class SqliteEventStore implements EventStore {
       readForward: db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`).raw(true),
       readBackward: db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`).raw(true),
       readAll: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`).raw(true),
+      readRange: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position ASC`).raw(true),
+      nextPosition: db.prepare<[number], number>('SELECT position FROM events WHERE position > ? ORDER BY position ASC LIMIT 1').pluck(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       head: db.prepare<[], { position: number }>('SELECT MAX(position) AS position FROM events'),
       setMeta: db.prepare(
@@ -264,81 +296,135 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.readAllSync(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000);
+    return this.stmts.readAll.all(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000).map((r) => new StoredEvent(r));
   }
 
   /**
-   * A page of `$all`. Every projection and the DNS feeder follow `$all` on their own
-   * subscription, and after an append they all ask for the same page at the head: it is
-   * read and decoded once and shared (StoredEvent is read-only), until anything is committed.
+   * The next read of `$all` for a subscription at `cursor`: the rest of the block of
+   * BLOCK_SIZE positions holding the next position. A complete block (the head had passed
+   * its end) read from its start is read once and kept for the other subscriptions behind
+   * it (catch-up-blocks.ts). The rest of a block after a cursor (at the head, or where a
+   * consumer resumed from its checkpoint) is shared by the subscriptions at that same
+   * cursor until anything is committed: after an append they all ask for the same page.
+   * StoredEvent is read-only, so sharing the objects is safe.
    */
-  private readAllSync(after: number, max: number): StoredEvent[] {
+  private readBlock(cursor: number): BlockRead {
+    const start = blockStart(cursor);
+    const end = start + BLOCK_SIZE;
+    const cached = this.blocks.after(cursor);
+    if (cached) return { events: cached, complete: true, end, dataVersion: 0 };
     // SQLite's data_version moves with commits of other connections (other threads and
     // processes), the local counter with this one's.
     const dataVersion = this.stmts.dataVersion.get() as number;
-    const hit = this.pages.get(after);
-    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.max === max) return hit.events;
-    const rows = this.stmts.readAll.all(after, max);
+    const hit = this.pages.get(cursor);
+    if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end)
+      return { events: hit.events, complete: hit.complete, end, dataVersion };
+    // Read before the block: positions grow in commit order, so every position up to a
+    // head seen now is committed and visible to the read that follows.
+    const complete = (this.stmts.head.get()?.position ?? 0) >= end;
+    const rows = this.stmts.readRange.all(cursor, end);
     const events = new Array<StoredEvent>(rows.length);
-    for (let i = 0; i < rows.length; i++) events[i] = new StoredEvent(rows[i]);
-    // Only pages at the head are shared: that is where the subscribers meet, and keeping full
-    // pages of a catch-up alive would only push them into the old generation.
-    if (events.length < max) {
-      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-      this.pages.set(after, { dataVersion, localCommits: this.localCommits, max, events });
+    let bytes = 0;
+    for (let i = 0; i < rows.length; i++) {
+      events[i] = new StoredEvent(rows[i]);
+      bytes += rows[i][5].length + rows[i][6].length + EVENT_OVERHEAD_BYTES;
     }
-    return events;
+    if (complete && cursor === start) {
+      this.blocks.keep(start, events, bytes);
+    } else {
+      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, complete, events });
+    }
+    return { events, complete, end, dataVersion };
+  }
+
+  /** Where a subscription goes after an empty complete block: the block of the next stored position (retention leaves long gaps). */
+  private skipGap(end: number): number {
+    const next = this.stmts.nextPosition.get(end) as number | undefined;
+    return next === undefined ? end : Math.max(end, blockStart(next - 1));
+  }
+
+  /** Waits (with the other idle subscriptions) for a commit by another connection after `dataVersion`, or for `wake`. */
+  private untilCommitElsewhere(waiter: IdleSubscription): void {
+    this.idle.add(waiter);
+    if (this.pollTimer || this.closed) return;
+    this.pollTimer = setTimeout(() => this.pollCommits(), this.pollIntervalMs);
   }
 
   /**
-   * Reads `$all` in pages of `batchSize` rows; once a page comes back short the reader
-   * is at the head and waits for an append (this process) or the poll interval
-   * (other processes). Pages are handed out whole through `batches()`.
+   * One `PRAGMA data_version` per poll interval for every idle subscription of this store
+   * (each used to read `$all` on its own timer): the ones that read before a commit by
+   * another connection are woken to read again. Appends through this store wake them at once.
+   */
+  private pollCommits(): void {
+    this.pollTimer = null;
+    if (this.closed || this.idle.size === 0) return;
+    const dataVersion = this.stmts.dataVersion.get() as number;
+    for (const waiter of [...this.idle]) {
+      if (waiter.dataVersion === dataVersion) continue;
+      this.idle.delete(waiter);
+      waiter.wake();
+    }
+    if (this.idle.size > 0) this.pollTimer = setTimeout(() => this.pollCommits(), this.pollIntervalMs);
+  }
+
+  /**
+   * Reads `$all` block by block (readBlock); once a read reaches the head the subscription
+   * waits for an append (this process: at once) or another connection's commit (the
+   * shared poll, within the poll interval). Pages are handed out whole through `batches()`.
    */
   subscribeToAll(after: Position | null): Subscription {
     let closed = false;
-    let wake: (() => void) | null = null;
+    let waiting: IdleSubscription | null = null;
     // Set by an append in this process since the last read: the consumer may take
     // several event-loop turns over a page (a read store doing I/O), and an append
     // then must not wait out the poll interval.
     let appendedSinceRead = false;
+    const stopWaiting = () => {
+      if (!waiting) return;
+      const w = waiting;
+      waiting = null;
+      this.idle.delete(w);
+      w.wake();
+    };
     const onAppend = () => {
       appendedSinceRead = true;
-      wake?.();
+      stopWaiting();
     };
     this.appended.on('append', onAppend);
     // The page loop is an async generator, which cannot be an arrow function and bind `this`.
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const store = this;
-    const batchSize = 1000;
     async function* pages(): AsyncGenerator<RecordedEvent[]> {
-      let cursor = after ? Number(after.commit) : 0;
+      const cursor: BlockCursor = { position: after ? Number(after.commit) : 0 };
+      const untrack = store.blocks.track(cursor);
       try {
         while (!closed && !store.closed) {
           appendedSinceRead = false;
-          const batch = store.readAllSync(cursor, batchSize);
-          if (batch.length > 0) {
-            cursor = batch[batch.length - 1].positionNumber;
-            yield batch;
+          const read = store.readBlock(cursor.position);
+          if (read.events.length > 0) {
+            cursor.position = read.events[read.events.length - 1].positionNumber;
+            yield read.events;
           }
           if (closed) break;
-          if (batch.length < batchSize) {
-            if (appendedSinceRead) continue;
-            await new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, store.pollIntervalMs);
-              wake = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-            });
-            wake = null;
-          } else {
-            // Reads are synchronous: without this, catching up over many pages would run
+          if (read.complete) {
+            // Nothing more will land in this block; an empty one may start a long gap.
+            cursor.position = read.events.length > 0 ? read.end : store.skipGap(read.end);
+            // Reads are synchronous: without this, catching up over many blocks would run
             // in one macrotask and starve timers and I/O (HTTP, write-behind) until done.
             await new Promise<void>((resolve) => setImmediate(resolve));
+            continue;
           }
+          // At the head: read again at once only for an append made here meanwhile.
+          if (appendedSinceRead) continue;
+          await new Promise<void>((resolve) => {
+            waiting = { dataVersion: read.dataVersion, wake: resolve };
+            store.untilCommitElsewhere(waiting);
+          });
+          waiting = null;
         }
       } finally {
+        untrack();
         store.appended.off('append', onAppend);
       }
     }
@@ -356,7 +442,7 @@ export class SqliteEventStore implements EventStore {
       batches: () => ({ [Symbol.asyncIterator]: () => pages() }),
       close: async () => {
         closed = true;
-        wake?.();
+        stopWaiting();
         store.appended.off('append', onAppend);
       },
     };
@@ -387,6 +473,7 @@ export class SqliteEventStore implements EventStore {
       return n;
     })();
     this.localCommits++;
+    if (removed > 0) this.blocks.clear();
     return removed;
   }
 
@@ -400,6 +487,10 @@ export class SqliteEventStore implements EventStore {
     // Commits what is queued now, without the group-commit wait.
     if (this.queue.length) this.flush();
     this.appended.emit('append');
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    for (const waiter of this.idle) waiter.wake();
+    this.idle.clear();
     this.db.close();
   }
 }

@@ -29,10 +29,14 @@ export interface CollectionState {
   lookups: Map<string, Map<string, Key | null>>;
 }
 
-/** A write on its way to the disk, in batch `seq`. */
+/** A write on its way to the disk. */
 export interface Pending<T> {
   doc: T | null;
-  seq: number;
+  /**
+   * The number of its newest write op (the store numbers ops in the order made): it
+   * leaves the overlay when the batch holding that op is on disk, not an earlier one.
+   */
+  op: number;
   /** About the size of its JSON (document-size.ts): what the store's byte bounds count. */
   bytes: number;
   /**

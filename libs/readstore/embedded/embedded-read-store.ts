@@ -75,7 +75,6 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private opCount = 0;
   /** Every op numbered up to this is on disk. */
   private writtenUpTo = 0;
-  private seq = 0;
   private pendingCount = 0;
   /** About the JSON size of the documents in the overlays, waiting for the writer. */
   private pendingBytes = 0;
@@ -238,14 +237,16 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     }
     const bytes = key.length + (doc ? approximateJsonLength(doc) : 0);
     const pending = state.overlay.get(key);
+    // The op enqueued below gets this number.
+    const op = this.opCount + 1;
     if (pending) {
       this.pendingBytes += bytes - pending.bytes;
       pending.doc = doc;
-      pending.seq = this.seq + 1;
+      pending.op = op;
       pending.bytes = bytes;
       pending.recache ||= previous !== null;
     } else {
-      state.overlay.set(key, { doc, seq: this.seq + 1, bytes, recache: previous !== null });
+      state.overlay.set(key, { doc, op, bytes, recache: previous !== null });
       this.pendingCount += 1;
       this.pendingBytes += bytes;
     }
@@ -303,24 +304,19 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.queue.length === 0 || this.inFlight) return;
-    const seq = ++this.seq;
     const length = this.batchLength();
     const whole = length === this.queue.length;
     const ops = whole ? this.queue : this.queue.splice(0, length);
     const at = whole ? this.queued : this.queued.splice(0, length);
     const numbers = whole ? this.queuedNumbers : this.queuedNumbers.splice(0, length);
     const bytes = whole ? this.queuedBytes : this.queuedBytes.splice(0, length);
+    // Writes left behind go with a later batch; they never settle with this one, whose
+    // op numbers are all lower (no scan of what is left: that was quadratic under a rebuild).
     if (whole) {
       this.queue = [];
       this.queued = [];
       this.queuedNumbers = [];
       this.queuedBytes = [];
-    } else {
-      // Writes left behind go with a later batch: they must not settle with this one.
-      for (const where of this.queued) {
-        const pending = where && where.state.overlay.get(where.key);
-        if (pending && pending.seq === seq) pending.seq = seq + 1;
-      }
     }
     this.inFlight = this.writer.write(ops).then(
       (lengths) => {
@@ -328,7 +324,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
         this.batchBytesLimit = Math.min(MAX_BATCH_BYTES, this.batchBytesLimit * 2);
         this.writtenUpTo = Math.max(this.writtenUpTo, numbers[numbers.length - 1]);
-        this.settle(seq, at, lengths);
+        this.settle(at, numbers, lengths);
         this.releaseCommittedWaiters();
       },
       (e: Error) => {
@@ -336,7 +332,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         // Smaller batches next time: a batch too large for the writer thread's heap must not fail forever.
         this.batchLimit = Math.max(1, this.batchLimit >> 1);
         this.batchBytesLimit = Math.max(1, this.batchBytesLimit >> 1);
-        if (!this.closed) this.retry(seq, ops, at, numbers, bytes);
+        if (!this.closed) this.retry(ops, at, numbers, bytes);
       },
     );
     void this.inFlight.finally(() => {
@@ -352,11 +348,11 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   }
 
   /** A batch is on disk: its writes leave the overlay (unless written again since), updated documents for the cache. */
-  private settle(seq: number, at: ({ state: CollectionState; key: Key } | null)[], lengths: number[]): void {
+  private settle(at: ({ state: CollectionState; key: Key } | null)[], numbers: number[], lengths: number[]): void {
     at.forEach((where, i) => {
       if (!where) return;
       const pending = where.state.overlay.get(where.key);
-      if (!pending || pending.seq !== seq) return;
+      if (!pending || pending.op !== numbers[i]) return;
       where.state.overlay.delete(where.key);
       this.pendingCount -= 1;
       this.pendingBytes -= pending.bytes;
@@ -369,12 +365,8 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * disk always holds a prefix of the writes in the order they were made (a checkpoint
    * never lands before the documents it covers, nor without a write that came before it).
    */
-  private retry(seq: number, failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[], failedBytes: number[]): void {
-    for (const w of at) {
-      const pending = w && w.state.overlay.get(w.key);
-      // Not yet written again since: it settles with the batch that retries it.
-      if (pending && pending.seq === seq) pending.seq = this.seq + 1;
-    }
+  private retry(failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[], failedBytes: number[]): void {
+    // Their pending writes keep their op numbers: they settle with the batch that retries them.
     this.queue.unshift(...failed);
     this.queued.unshift(...at);
     this.queuedNumbers.unshift(...failedNumbers);

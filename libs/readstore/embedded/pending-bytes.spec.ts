@@ -92,6 +92,29 @@ describe('EmbeddedReadStore: pending writes bounded by size', () => {
     await store.close();
   });
 
+  it('keeps a document pending, read as written last, while its newest write waits behind a split batch', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000, writer: 'inline', maxPendingMiB: 64 });
+    const rows = store.collection('rows');
+    // 'hot' is written first, then ~2.4 MB of blocks (three batches), then written again:
+    // its first version goes with the first batch, its newest with the last.
+    await rows.insertOne({ _id: 'hot', v: 1 });
+    await rows.bulkWrite(Array.from({ length: 60 }, (_, i) => ({ insertOne: { document: block(i) } })));
+    await rows.replaceOne({ _id: 'hot' }, { _id: 'hot', v: 2 });
+    const committed = commitsIn(file);
+    // Each flush step hands over one batch; the first one carries v1 only.
+    const flushing = store.flush();
+    await new Promise((r) => setImmediate(r));
+    expect((await rows.findOne({ _id: 'hot' }))!.v).toBe(2);
+    await flushing;
+    expect(commitsIn(file) - committed).toBeGreaterThanOrEqual(3);
+    expect(store.pendingWrites()).toEqual({ count: 0, bytes: 0 });
+    await store.close();
+    const reopened = new EmbeddedReadStore({ file });
+    expect((await reopened.collection('rows').findOne({ _id: 'hot' }))!.v).toBe(2);
+    expect(await reopened.collection('rows').countDocuments({})).toBe(61);
+    await reopened.close();
+  });
+
   it('keeps the disk a prefix of the writes when a batch of large documents fails, and writes the rest once it can', async () => {
     const store = new EmbeddedReadStore({ file, flushIntervalMs: 5, writer: 'inline', maxPendingMiB: 64 });
     const rows = store.collection('rows');
