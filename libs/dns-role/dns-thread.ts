@@ -71,7 +71,7 @@ if (parentPort) {
   }, TALLY_INTERVAL_MS);
   const forward = settings.forwardQueries ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS }) : null;
   // Straight to the query-log thread, encoded, when there is one; else as objects to the main thread.
-  const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog.port, settings.queryLog.control) : null;
+  const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog) : null;
   const sink: QuerySink | undefined = channel ?? forward ?? undefined;
   // The tally counts every answer for the metrics; the sink, when there is one, gets them as objects.
   const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally);
