@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BufferedQuerySink, type QuerySink } from '../dns-server';
 import { QueryLogChannel } from '../dns-analytics/application/query-log-channel';
+import { nameThisThread } from '../shared/thread-name';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
@@ -62,6 +63,7 @@ if (parentPort) {
   const port = parentPort;
   const post = (m: DnsThreadMessage) => port.postMessage(m);
   const settings = workerData as DnsThreadData;
+  nameThisThread('dns');
   // Reads only: appends go through the main thread's store, which says when it committed.
   const store = new SqliteEventStore({ file: settings.eventsFile, pollIntervalMs: settings.pollIntervalMs, pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB });
   const tally = new QueryTally();

@@ -12,6 +12,7 @@ import { QueryRingReader, WireStrings } from './query-ring';
 import { THREAD_WRITER, type QueryLogCommand, type QueryLogReport, type QueryLogThreadData } from './query-log-thread.protocol';
 import { QueryLogWriter } from './query-log-writer';
 import { lowerThreadPriority } from './thread-priority';
+import { nameThisThread } from '../../shared/thread-name';
 import type { QueryLogStore } from './query-log.store';
 
 /** How often the thread tells the main thread its counts for /metrics. */
@@ -29,6 +30,7 @@ const openStore = async (data: QueryLogThreadData): Promise<QueryLogStore> =>
 
 async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThreadData): Promise<void> {
   const post = (m: QueryLogReport) => parent.postMessage(m);
+  nameThisThread('query-log');
   // Below the answering threads when QUERY_LOG_NICE asks for it (thread-priority.ts).
   lowerThreadPriority(data.nice ?? 0);
   const store = await openStore(data);
