@@ -8,7 +8,8 @@
  * apart by the names they give themselves (libs/shared/thread-name.ts).
  *
  * Run: npm run build && node dist/bench/dns-thread-cpu.bench.js
- *   (env: DNS_BENCH_SECONDS (8), DNS_BENCH_ROUNDS (4), DNS_BENCH_BASELINE_MAIN, DNS_BENCH_NSD=off)
+ *   (env: DNS_BENCH_SECONDS (8), DNS_BENCH_ROUNDS (4), DNS_BENCH_BASELINE_MAIN, DNS_BENCH_NSD=off,
+ *   DNS_BENCH_VARIANTS="name:KEY=value,KEY2=value;name2:KEY=value" for this build with other settings)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -71,6 +72,11 @@ async function main(): Promise<void> {
   const mainJs = join(__dirname, '..', 'apps', 'server', 'main.js');
   const contenders: Contender[] = [ourBuild('service', mainJs), ourBuild('nolog', mainJs, { QUERY_LOG: 'off' })];
   if (process.env.DNS_BENCH_BASELINE_MAIN) contenders.push(ourBuild('before', process.env.DNS_BENCH_BASELINE_MAIN));
+  // More of this build with other settings: DNS_BENCH_VARIANTS="name:KEY=value;name2:KEY=value,KEY2=value".
+  for (const variant of (process.env.DNS_BENCH_VARIANTS ?? '').split(';').filter(Boolean)) {
+    const [name, settings] = variant.split(':');
+    contenders.push(ourBuild(name, mainJs, Object.fromEntries(settings.split(',').map((kv) => kv.split('=')))));
+  }
   const dir = mkdtempSync(join(tmpdir(), 'dns-thread-cpu-'));
   if (process.env.DNS_BENCH_NSD !== 'off' && nsdInstalled())
     contenders.push({ name: 'nsd', start: async (port) => startNsd(dir, port, availableParallelism()), ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }) });
