@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredQueries, type LoggedQuery } from './query-batch';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
-import { closeRing, MAX_STRING_LENGTH, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
+import { closeRing, HEAD, MAX_STRING_LENGTH, TAIL, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
 
 const query = (over: Partial<LoggedQuery> = {}): LoggedQuery => ({
   timestamp: 1_700_000_000_000.25,
@@ -87,6 +87,29 @@ describe('query ring (answering thread to query-log thread)', () => {
     }
     received.push(...p.drain());
     expect(p.dropped()).toBe(0);
+    expect(received).toEqual(sent);
+  });
+
+  it('keeps going when its 32-bit byte counters wrap (every 2 GiB written: minutes at full speed)', () => {
+    const ring = newQueryRing(1024);
+    // A ring that has already carried almost 2^31 bytes.
+    const nearWrap = 2 ** 31 - 8 * 50;
+    Atomics.store(ring.control, HEAD, nearWrap | 0);
+    Atomics.store(ring.control, TAIL, nearWrap | 0);
+    const control = newControl();
+    const channel = new QueryLogChannel({ ring, control });
+    const reader = new QueryRingReader(ring, new WireStrings());
+    const sent: LoggedQuery[] = [];
+    const received: LoggedQuery[] = [];
+    for (let i = 0; i < 300; i++) {
+      const q = query({ name: `w${i}.example.test`, timestamp: i });
+      channel.record(q);
+      sent.push(q);
+      if (i % 5 === 4) received.push(...(reader.drain()?.decode() ?? []));
+    }
+    received.push(...(reader.drain()?.decode() ?? []));
+    expect(Atomics.load(ring.control, HEAD)).toBeLessThan(0);
+    expect(Atomics.load(control, DROPPED)).toBe(0);
     expect(received).toEqual(sent);
   });
 

@@ -20,12 +20,12 @@
 import { columnsOf, DeferredColumns, FLAGS, MAX_TABLE_SIZE, newColumns, STRING_COLUMNS, U32_COLUMNS, type DeferredQueries } from './query-batch';
 
 /** Slots of a ring's control block (Int32Array); head and tail on cache lines of their own. */
-const HEAD = 0;
+export const HEAD = 0;
 /** Queries published so far (producer). */
 const PUBLISHED = 1;
 /** Set by the producer (or the main thread once the producing thread is gone): drain, then forget the ring. */
 const CLOSED = 2;
-const TAIL = 16;
+export const TAIL = 16;
 /** Queries drained so far (consumer). */
 const CONSUMED = 17;
 const CONTROL_INTS = 32;
