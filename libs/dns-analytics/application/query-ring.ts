@@ -211,10 +211,6 @@ export class QueryRingWriter {
       this.droppedSinceReport = 0;
     }
   }
-
-  get hasPending(): boolean {
-    return this.pending > 0;
-  }
 }
 
 /**
