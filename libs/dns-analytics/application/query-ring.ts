@@ -224,6 +224,8 @@ export class WireStrings {
   /** By a 30-bit hash (small-integer keys); strings whose hash another holds go by their text. */
   private byHash = new Map<number, number>();
   private byText = new Map<string, number>();
+  /** Ahead of the maps: the last string seen per 16 bits of hash (-1: none), a typed-array load instead of a map lookup for hot names. */
+  private readonly recent = new Int32Array(1 << 16).fill(-1);
 
   /** Starts a fresh table when this one is full; called between drains only. */
   renewIfFull(): void {
@@ -231,12 +233,22 @@ export class WireStrings {
     this.table = [];
     this.byHash = new Map();
     this.byText = new Map();
+    this.recent.fill(-1);
   }
 
   idOfBytes(bytes: Buffer, start: number, length: number, utf8: boolean): number {
     let h = utf8 ? 0x9dc5 : 0x811c9dc5;
     for (let i = start; i < start + length; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
     h &= 0x3fffffff;
+    const slot = h & 0xffff;
+    const seen = this.recent[slot];
+    if (seen >= 0 && !utf8 && sameAscii(this.table[seen], bytes, start, length)) return seen;
+    const id = this.lookup(bytes, start, length, utf8, h);
+    this.recent[slot] = id;
+    return id;
+  }
+
+  private lookup(bytes: Buffer, start: number, length: number, utf8: boolean, h: number): number {
     const id = this.byHash.get(h);
     if (id !== undefined && !utf8 && sameAscii(this.table[id], bytes, start, length)) return id;
     const s = bytes.toString(utf8 ? 'utf8' : 'latin1', start, start + length);
