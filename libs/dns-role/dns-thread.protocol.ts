@@ -8,7 +8,7 @@ export interface DnsThreadData extends DnsRoleSettings {
   eventsFile: string;
   /** Send every answered query (an analytics sink is plugged in), not just the tally. */
   forwardQueries: boolean;
-  /** Posts answered queries straight to the query-log thread instead (transferred port). */
+  /** Hands answered queries straight to the query-log thread instead (a shared-memory ring). */
   queryLog?: QueryLogEndpoint;
   /** How often the thread's subscription looks for commits it was not told about (other processes). */
   pollIntervalMs?: number;

@@ -9,6 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { BufferedQuerySink, type QuerySink } from '../dns-server';
 import { QueryLogChannel } from '../dns-analytics/application/query-log-channel';
+import { nameThisThread } from '../shared/thread-name';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
@@ -62,6 +63,7 @@ if (parentPort) {
   const port = parentPort;
   const post = (m: DnsThreadMessage) => port.postMessage(m);
   const settings = workerData as DnsThreadData;
+  nameThisThread('dns');
   // Reads only: appends go through the main thread's store, which says when it committed.
   const store = new SqliteEventStore({ file: settings.eventsFile, pollIntervalMs: settings.pollIntervalMs, pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB });
   const tally = new QueryTally();
@@ -71,7 +73,7 @@ if (parentPort) {
   }, TALLY_INTERVAL_MS);
   const forward = settings.forwardQueries ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS }) : null;
   // Straight to the query-log thread, encoded, when there is one; else as objects to the main thread.
-  const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog.port, settings.queryLog.control) : null;
+  const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog) : null;
   const sink: QuerySink | undefined = channel ?? forward ?? undefined;
   // The tally counts every answer for the metrics; the sink, when there is one, gets them as objects.
   const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally);

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
+import { closeRing } from '../dns-analytics/application/query-ring';
 import { compiledWorkerScript } from '../shared/worker-script';
 import type { DnsMetricsSink } from './dns-metrics.sink';
 import type { DnsLog, DnsRoleRunner, DnsRoleSettings } from './dns-role';
@@ -62,7 +63,6 @@ export class ThreadedDns implements DnsRoleRunner {
     };
     const worker = new Worker(this.script, {
       workerData: data,
-      transferList: queryLog ? [queryLog.port] : [],
       resourceLimits: { maxYoungGenerationSizeMb: DNS_THREAD_YOUNG_GENERATION_MB },
     });
     this.worker = worker;
@@ -88,6 +88,8 @@ export class ThreadedDns implements DnsRoleRunner {
         reject(err);
       });
       worker.on('exit', () => {
+        // The log thread drains what the thread published, then lets its ring go.
+        if (queryLog) closeRing(queryLog.ring);
         if (this.worker !== worker || this.stopping) return;
         this.worker = null;
         this.log('dns thread exited; restarting');

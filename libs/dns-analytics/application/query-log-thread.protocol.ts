@@ -1,5 +1,5 @@
 /** What the main thread and the query-log thread (query-log-thread.ts) say to each other. */
-import type { MessagePort } from 'node:worker_threads';
+import type { QueryRing } from './query-ring';
 import type { QueryLogWriterOptions } from './query-log-writer';
 
 /**
@@ -16,7 +16,7 @@ export type QueryLogTarget = { kind: 'sqlite'; file: string } | { kind: 'mongo';
 
 export interface QueryLogThreadData {
   target: QueryLogTarget;
-  /** Shared counters, slots in query-log-channel.ts (BACKLOG, DROPPED). */
+  /** Shared counters, slots in query-log-channel.ts (DROPPED). */
   control: Int32Array;
   writer?: QueryLogWriterOptions;
   /** Niceness the thread takes for itself (thread-priority.ts); 0 leaves it as the process's. */
@@ -25,8 +25,8 @@ export interface QueryLogThreadData {
 
 /** Main thread to log thread. */
 export type QueryLogCommand =
-  /** The log end of an answering thread's channel. */
-  { type: 'channel'; port: MessagePort } | { type: 'flush'; id: number } | { type: 'close' };
+  /** An answering thread's ring, to drain from now on (shared memory, not transferred). */
+  { type: 'ring'; ring: QueryRing } | { type: 'flush'; id: number } | { type: 'close' };
 
 /** Log thread to main thread. */
 export type QueryLogReport =

@@ -5,33 +5,32 @@
  * thread opens its own store: the SQLite file beside the main thread's reading connection
  * (WAL), or its own MongoDB client.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteQueryLogStore } from '../infrastructure/sqlite-query-log.store';
 import { IpIntel } from './ip-intel';
-import { QueryBatchDecoder } from './query-batch';
-import { BACKLOG, type ChannelMessage } from './query-log-channel';
+import { QueryRingReader, WireStrings } from './query-ring';
 import { THREAD_WRITER, type QueryLogCommand, type QueryLogReport, type QueryLogThreadData } from './query-log-thread.protocol';
 import { QueryLogWriter } from './query-log-writer';
 import { lowerThreadPriority } from './thread-priority';
+import { nameThisThread } from '../../shared/thread-name';
 import type { QueryLogStore } from './query-log.store';
 
 /** How often the thread tells the main thread its counts for /metrics. */
 const STATS_INTERVAL_MS = 250;
-/** How long flush and close wait for batches already posted to arrive. */
-const DRAIN_WAIT_MS = 2000;
+/**
+ * How often the thread drains the answering threads' rings: often enough that a ring
+ * (query-ring.ts, 8 MiB) never fills at full speed, rarely enough that draining costs
+ * little per query and never wakes for a handful.
+ */
+const DRAIN_INTERVAL_MS = 50;
 
 /** The MongoDB driver is loaded only when the log goes there: the thread starts sooner. */
 const openStore = async (data: QueryLogThreadData): Promise<QueryLogStore> =>
   data.target.kind === 'mongo' ? (await import('../infrastructure/mongo-query-log.store')).MongoQueryLogStore.connect(data.target.url) : new SqliteQueryLogStore(data.target.file);
 
-/** Waits until every batch posted so far (on any channel) has been taken. */
-async function drained(control: Int32Array): Promise<void> {
-  const until = Date.now() + DRAIN_WAIT_MS;
-  while (Atomics.load(control, BACKLOG) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 1));
-}
-
 async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThreadData): Promise<void> {
   const post = (m: QueryLogReport) => parent.postMessage(m);
+  nameThisThread('query-log');
   // Below the answering threads when QUERY_LOG_NICE asks for it (thread-priority.ts).
   lowerThreadPriority(data.nice ?? 0);
   const store = await openStore(data);
@@ -43,18 +42,19 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
     ...THREAD_WRITER,
     ...data.writer,
   });
-  const channels = new Set<MessagePort>();
-
-  const accept = (port: MessagePort) => {
-    const decoder = new QueryBatchDecoder();
-    channels.add(port);
-    port.on('message', (m: ChannelMessage) => {
-      // Decoded when written: until then the batch waits as its buffer, not as objects.
-      writer.recordBatch(decoder.defer(m.batch));
-      Atomics.sub(data.control, BACKLOG, m.batch.count);
-    });
-    port.on('close', () => channels.delete(port));
+  const strings = new WireStrings();
+  const rings = new Set<QueryRingReader>();
+  /** Takes everything published on every ring; forgets the rings whose thread is gone. */
+  const drain = () => {
+    strings.renewIfFull();
+    for (const reader of rings) {
+      // Decoded into objects when written: until then a chunk waits as columns.
+      const chunk = reader.drain();
+      if (chunk) writer.recordBatch(chunk);
+      if (reader.finished) rings.delete(reader);
+    }
   };
+  const drainer = setInterval(drain, DRAIN_INTERVAL_MS);
 
   let last = '';
   const stats = setInterval(() => {
@@ -66,18 +66,19 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
 
   parent.on('message', (m: QueryLogCommand) => {
     switch (m.type) {
-      case 'channel':
-        return accept(m.port);
+      case 'ring':
+        return void rings.add(new QueryRingReader(m.ring, strings));
       case 'flush':
-        return void drained(data.control)
-          .then(() => writer.flush())
+        drain();
+        return void writer
+          .flush()
           .then(() => post({ type: 'stats', written: writer.written, dropped: writer.dropped, pending: writer.pending }))
           .finally(() => post({ type: 'flushed', id: m.id }));
       case 'close':
         return void (async () => {
-          await drained(data.control);
+          clearInterval(drainer);
+          drain();
           clearInterval(stats);
-          for (const port of channels) port.close();
           await writer.close();
           post({ type: 'stats', written: writer.written, dropped: writer.dropped, pending: writer.pending });
           await store.close();

@@ -1,7 +1,9 @@
 import type { AnsweredQuery } from '../../dns-server';
 import { Metrics } from '../../shared/metrics';
 import { IpIntel } from './ip-intel';
-import { QueryBatchDecoder, QueryBatchEncoder, type LoggedQuery } from './query-batch';
+import type { LoggedQuery } from './query-batch';
+import { newControl, QueryLogChannel } from './query-log-channel';
+import { newQueryRing, QueryRingReader, WireStrings } from './query-ring';
 import { QueryLogWriter, toRow } from './query-log-writer';
 import type { QueryLogStore } from './query-log.store';
 import type { QueryRow } from '../domain/query-row';
@@ -106,11 +108,12 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
       maxPending: 5,
       flushIntervalMs: 10_000,
     });
-    const encoder = new QueryBatchEncoder(8);
-    const decoder = new QueryBatchDecoder();
+    const ring = newQueryRing(64 * 1024);
+    const channel = new QueryLogChannel({ ring, control: newControl() });
+    const reader = new QueryRingReader(ring, new WireStrings());
     const send = (queries: LoggedQuery[]) => {
-      for (const q of queries) encoder.record(q);
-      writer.recordBatch(decoder.defer(encoder.take()!));
+      for (const q of queries) channel.record(q);
+      writer.recordBatch(reader.drain()!);
     };
     const t0 = 1_700_000_000_000;
     // Two answering threads' batches overlap in time.

@@ -1,8 +1,9 @@
-import { MessageChannel, Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { Metrics } from '../../shared/metrics';
 import { compiledWorkerScript } from '../../shared/worker-script';
 import type { LoggedQuery } from './query-batch';
-import { BACKLOG, DROPPED, newControl, QueryLogChannel, type QueryLogEndpoint } from './query-log-channel';
+import { DROPPED, newControl, QueryLogChannel, type QueryLogEndpoint } from './query-log-channel';
+import { newQueryRing, ringBacklog, ringClosed, type QueryRing } from './query-ring';
 import type { QueryLogCommand, QueryLogReport, QueryLogTarget, QueryLogThreadData } from './query-log-thread.protocol';
 import type { QueryLogWriterOptions } from './query-log-writer';
 import { queryLogNice } from './thread-priority';
@@ -22,7 +23,7 @@ export interface QueryLogPipeline {
 
 /**
  * The main thread's handle on the query-log thread (query-log-thread.ts). DNS threads get
- * a channel of their own (openChannel) and post encoded batches straight to the log thread;
+ * a ring of their own (openChannel) that the log thread drains;
  * queries answered on this thread (inline DNS) go through a channel of this thread. The
  * main thread keeps only the counters /metrics shows.
  */
@@ -34,6 +35,8 @@ const QUERY_LOG_THREAD_YOUNG_GENERATION_MB = 16;
 
 export class ThreadedQueryLog implements QueryLogPipeline {
   private local: QueryLogChannel | null = null;
+  /** Every ring handed out and not finished, for the backlog gauge. */
+  private readonly rings = new Set<QueryRing>();
   private written = 0;
   private writerDropped = 0;
   private writerPending = 0;
@@ -96,18 +99,16 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   }
 
   openChannel(): QueryLogEndpoint {
-    const { port1, port2 } = new MessageChannel();
-    this.worker.postMessage({ type: 'channel', port: port2 } satisfies QueryLogCommand, [port2]);
-    return { port: port1, control: this.control };
+    const ring = newQueryRing();
+    this.rings.add(ring);
+    this.worker.postMessage({ type: 'ring', ring } satisfies QueryLogCommand);
+    return { ring, control: this.control };
   }
 
   /** Queries answered on this thread (DNS inline): encoded and posted like a DNS thread's. */
   record(q: LoggedQuery): void {
     if (this.closing) return;
-    if (!this.local) {
-      const { port, control } = this.openChannel();
-      this.local = new QueryLogChannel(port, control);
-    }
+    this.local ??= new QueryLogChannel(this.openChannel());
     this.local.record(q);
   }
 
@@ -116,12 +117,17 @@ export class ThreadedQueryLog implements QueryLogPipeline {
   }
 
   get backlog(): number {
-    return Atomics.load(this.control, BACKLOG) + this.writerPending;
+    let inRings = 0;
+    for (const ring of this.rings) {
+      const waiting = ringBacklog(ring);
+      if (waiting === 0 && ringClosed(ring)) this.rings.delete(ring);
+      inRings += waiting;
+    }
+    return inRings + this.writerPending;
   }
 
   flush(): Promise<void> {
     if (this.exited) return Promise.resolve();
-    this.local?.flush();
     const id = this.nextFlush++;
     return new Promise((resolve) => {
       this.flushes.set(id, resolve);

@@ -1,0 +1,251 @@
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { MAX_TABLE_SIZE, type DeferredQueries, type LoggedQuery } from './query-batch';
+import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
+import { closeRing, HEAD, MAX_STRING_LENGTH, TAIL, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
+
+const query = (over: Partial<LoggedQuery> = {}): LoggedQuery => ({
+  timestamp: 1_700_000_000_000.25,
+  durationMs: 0.0421,
+  accountId: '42',
+  domain: 'example.test',
+  name: 'www.example.test',
+  type: 'AAAA',
+  rcode: 'NOERROR',
+  clientIp: '2001:db8::1',
+  transport: 'udp',
+  dnssecOk: false,
+  edns: true,
+  ...over,
+});
+
+/** An answering thread's channel and the log thread's reader of its ring. */
+function pipe(bytes = 64 * 1024, strings = new WireStrings()) {
+  const ring = newQueryRing(bytes);
+  const control = newControl();
+  const channel = new QueryLogChannel({ ring, control });
+  const reader = new QueryRingReader(ring, strings);
+  const drained: DeferredQueries[] = [];
+  const drain = (): LoggedQuery[] => {
+    strings.renewIfFull();
+    const chunk = reader.drain();
+    if (!chunk) return [];
+    drained.push(chunk);
+    return chunk.decode();
+  };
+  const udp = (q: LoggedQuery) => channel.recordUdp(q.timestamp, q.accountId!, q.domain!, q.name, q.type, q.rcode, q.clientIp, q.dnssecOk, q.edns);
+  return { ring, control, channel, reader, drain, udp, drained, dropped: () => Atomics.load(control, DROPPED) };
+}
+
+describe('query ring (answering thread to query-log thread)', () => {
+  it('carries every field, repeated strings and non-ASCII ones included', () => {
+    const p = pipe();
+    const sent = [
+      query(),
+      query({ transport: 'tcp', dnssecOk: true, rcode: 'NXDOMAIN', name: 'gone.example.test', durationMs: 1.5 }),
+      query({ edns: false, clientIp: '192.0.2.7', timestamp: 1_700_000_000_001.125 }),
+      query({ domain: 'bücher.test', name: 'wörter.bücher.test', accountId: '7' }),
+      query({ type: 'TXT' }),
+    ];
+    for (const q of sent) p.channel.record(q);
+    expect(p.drain()).toEqual(sent);
+    expect(p.drain()).toEqual([]);
+  });
+
+  it('leaves out queries no account owns', () => {
+    const p = pipe();
+    p.channel.record(query({ accountId: null, domain: null, rcode: 'REFUSED' }));
+    p.channel.record(query());
+    expect(p.drain()).toEqual([query()]);
+  });
+
+  it('shows a UDP batch only once it is sent, every answer with the batch answer time', () => {
+    const p = pipe();
+    const batch = [query({ name: 'a.example.test' }), query({ name: 'b.example.test', dnssecOk: true }), query({ name: 'c.example.test', edns: false })];
+    for (const q of batch) p.udp(q);
+    expect(p.drain()).toEqual([]);
+    expect(ringBacklog(p.ring)).toBe(0);
+    p.channel.udpBatchSent(0.25);
+    expect(ringBacklog(p.ring)).toBe(3);
+    const tcp = query({ name: 'd.example.test', transport: 'tcp', durationMs: 1.5 });
+    p.channel.record(tcp);
+    expect(p.drain()).toEqual([...batch.map((q) => ({ ...q, durationMs: 0.25 })), tcp]);
+    expect(ringBacklog(p.ring)).toBe(0);
+  });
+
+  it('wraps around the end of the ring, records never split, over many rounds', () => {
+    // 1 KiB holds about 15 of these records: every few drains a record meets the end.
+    const p = pipe(1024);
+    const received: LoggedQuery[] = [];
+    const sent: LoggedQuery[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const q = query({ name: `n${i}.${'x'.repeat(i % 37)}.example.test`, timestamp: 1_700_000_000_000 + i, type: i % 3 ? 'A' : 'TXT', clientIp: `10.0.0.${i % 5}` });
+      p.udp(q);
+      p.channel.udpBatchSent(i / 1000);
+      sent.push({ ...q, durationMs: i / 1000 });
+      if (i % 7 === 6) received.push(...p.drain());
+    }
+    received.push(...p.drain());
+    expect(p.dropped()).toBe(0);
+    expect(received).toEqual(sent);
+  });
+
+  it('keeps going when its 32-bit byte counters wrap (every 2 GiB written: minutes at full speed)', () => {
+    const ring = newQueryRing(1024);
+    // A ring that has already carried almost 2^31 bytes.
+    const nearWrap = 2 ** 31 - 8 * 50;
+    Atomics.store(ring.control, HEAD, nearWrap | 0);
+    Atomics.store(ring.control, TAIL, nearWrap | 0);
+    const control = newControl();
+    const channel = new QueryLogChannel({ ring, control });
+    const reader = new QueryRingReader(ring, new WireStrings());
+    const sent: LoggedQuery[] = [];
+    const received: LoggedQuery[] = [];
+    for (let i = 0; i < 300; i++) {
+      const q = query({ name: `w${i}.example.test`, timestamp: i });
+      channel.record(q);
+      sent.push(q);
+      if (i % 5 === 4) received.push(...(reader.drain()?.decode() ?? []));
+    }
+    received.push(...(reader.drain()?.decode() ?? []));
+    expect(Atomics.load(ring.control, HEAD)).toBeLessThan(0);
+    expect(Atomics.load(control, DROPPED)).toBe(0);
+    expect(received).toEqual(sent);
+  });
+
+  it('drops and counts when full, never blocks, and resumes with the right strings once drained', () => {
+    const p = pipe(1024);
+    const sent: LoggedQuery[] = [];
+    let refused = 0;
+    for (let i = 0; i < 100; i++) {
+      const q = query({ name: `n${i}.example.test`, clientIp: `192.0.2.${i}` });
+      p.channel.record(q);
+      if (ringBacklog(p.ring) > sent.length) sent.push(q);
+      else refused++;
+    }
+    expect(refused).toBeGreaterThan(50);
+    expect(p.dropped()).toBe(refused);
+    expect(p.drain()).toEqual(sent);
+    // The last query that got in set the repeated columns; dropped ones changed nothing.
+    const after = query({ name: `n${sent.length - 1}.example.test`, clientIp: `192.0.2.${sent.length - 1}` });
+    p.channel.record(after);
+    p.channel.record(query({ name: 'next.example.test', clientIp: sent[0].clientIp }));
+    expect(p.drain()).toEqual([after, query({ name: 'next.example.test', clientIp: sent[0].clientIp })]);
+  });
+
+  it('drops a query with a string beyond the length it carries', () => {
+    const p = pipe();
+    p.channel.record(query({ name: 'x'.repeat(MAX_STRING_LENGTH + 1) }));
+    p.channel.record(query());
+    expect(p.dropped()).toBe(1);
+    expect(p.drain()).toEqual([query()]);
+  });
+
+  it('renews the string table once full: earlier chunks keep theirs, repeated strings carry over', () => {
+    const strings = new WireStrings();
+    const p = pipe(4 * 1024 * 1024, strings);
+    const first = strings.table;
+    const chunkSize = 1000;
+    let sent = 0;
+    while (strings.table === first || sent < MAX_TABLE_SIZE + chunkSize) {
+      for (let i = 0; i < chunkSize; i++, sent++) p.channel.record(query({ name: `n${sent}.example.test` }));
+      p.drain();
+      if (sent > 3 * MAX_TABLE_SIZE) throw new Error('the table never renewed');
+    }
+    expect(strings.table.length).toBeLessThan(MAX_TABLE_SIZE);
+    // Account, domain, type, rcode and client were last sent before the renewal.
+    p.channel.record(query({ name: 'after.example.test' }));
+    expect(p.drain()).toEqual([query({ name: 'after.example.test' })]);
+    const all = p.drained.flatMap((c) => c.decode());
+    expect(all).toHaveLength(sent + 1);
+    expect(all.slice(0, 3).map((q) => q.name)).toEqual(['n0.example.test', 'n1.example.test', 'n2.example.test']);
+    expect(all.every((q, i) => q.name === (i < sent ? `n${i}.example.test` : 'after.example.test') && q.clientIp === '2001:db8::1')).toBe(true);
+  });
+
+  it('forgets nothing of a closed ring before it is drained', () => {
+    const p = pipe();
+    p.channel.record(query());
+    p.channel.close();
+    expect(p.reader.finished).toBe(false);
+    expect(p.drain()).toEqual([query()]);
+    expect(p.reader.finished).toBe(true);
+  });
+});
+
+/**
+ * A producing thread: loads query-ring.ts and its channel through TypeScript's transpiler
+ * (jest's transform does not reach worker threads) and writes `count` queries into the ring.
+ */
+const PRODUCER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
+const ts = require('typescript');
+require.extensions['.ts'] = (m, file) => m._compile(ts.transpileModule(fs.readFileSync(file, 'utf8'), { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText, file);
+const { QueryLogChannel } = require(workerData.channelModule);
+const channel = new QueryLogChannel({ ring: workerData.ring, control: workerData.control });
+for (let i = 0; i < workerData.count; i++) {
+  channel.recordUdp(i, 'acct' + workerData.id, 'd' + workerData.id + '.test', 'q' + i + '.d' + workerData.id + '.test', i % 2 ? 'A' : 'AAAA', 'NOERROR', '10.0.' + workerData.id + '.' + (i % 3), false, true);
+  if (i % 16 === 15 || i === workerData.count - 1) channel.udpBatchSent(workerData.id);
+}
+parentPort.postMessage('done');
+`;
+
+describe('query rings with several answering threads', () => {
+  it('takes every query of concurrent producers, each ring in its own order, while draining as they write', async () => {
+    const strings = new WireStrings();
+    const count = 50_000;
+    const control = newControl();
+    const rings: QueryRing[] = [newQueryRing(64 * 1024), newQueryRing(64 * 1024)];
+    const readers = rings.map((ring) => new QueryRingReader(ring, strings));
+    const received: LoggedQuery[][] = rings.map(() => []);
+    let producing = rings.length;
+    const workers = rings.map(
+      (ring, id) =>
+        new Promise<void>((resolve, reject) => {
+          const w = new Worker(PRODUCER, { eval: true, workerData: { ring, control, id, count, channelModule: join(__dirname, 'query-log-channel.ts') } });
+          w.once('message', () => {
+            closeRing(ring);
+            producing--;
+            resolve();
+          });
+          w.once('error', reject);
+        }),
+    );
+    const drainAll = () => {
+      strings.renewIfFull();
+      readers.forEach((r, i) => received[i].push(...(r.drain()?.decode() ?? [])));
+    };
+    // Drained on a timer as the log thread does; small rings, so producers may fill them.
+    while (producing > 0) {
+      drainAll();
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await Promise.all(workers);
+    drainAll();
+    expect(readers.every((r) => r.finished)).toBe(true);
+    const dropped = Atomics.load(control, DROPPED);
+    expect(received[0].length + received[1].length + dropped).toBe(2 * count);
+    for (const [id, rows] of received.entries()) {
+      let previous = -1;
+      for (const q of rows) {
+        // Each ring in its producer's order; every field of the query its producer wrote.
+        expect(q.timestamp).toBeGreaterThan(previous);
+        previous = q.timestamp;
+        const i = q.timestamp;
+        expect(q).toEqual({
+          timestamp: i,
+          durationMs: id,
+          accountId: `acct${id}`,
+          domain: `d${id}.test`,
+          name: `q${i}.d${id}.test`,
+          type: i % 2 ? 'A' : 'AAAA',
+          rcode: 'NOERROR',
+          clientIp: `10.0.${id}.${i % 3}`,
+          transport: 'udp',
+          dnssecOk: false,
+          edns: true,
+        });
+      }
+    }
+  }, 60_000);
+});
