@@ -193,7 +193,9 @@ export class ReportReads {
     const head = JSON.stringify(reportView(report));
     const page = freshRowPage(Buffer.from(`${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`));
     if (this.pageCache.enabled && pageIsFinal(report.record_count, after, q.limit, rows)) {
-      const held = { etag: page.etag, gzip: page.gzip(), jsonBytes: page.json().length };
+      // Compressed first: the ETag then comes from the gzip trailer instead of a pass over the JSON.
+      const gzip = page.gzip();
+      const held = { etag: page.etag, gzip, jsonBytes: page.json().length };
       this.pageCache.set(generation, id, after, q.limit, held);
       return heldFreshRowPage(page, held, this.pageCache);
     }
