@@ -98,7 +98,7 @@ describe('RowPageCache', () => {
       expect([cache.size, cache.identitySize]).toEqual([0, 0]);
     });
 
-    it('lets JSON bodies take at most half of the budget, least recently used out first', () => {
+    it('lets JSON bodies take at most half of the budget, and lets one in when full only if read more than the oldest kept', () => {
       // Budget 10,000: pages of 1,205 each, JSON bodies of 2,000 (at most 5,000 of them).
       const cache = new RowPageCache(10_000);
       const pages = [0, 1, 2].map((after) => {
@@ -106,17 +106,41 @@ describe('RowPageCache', () => {
         cache.set(1, 'r', after, 100, page);
         return page;
       });
-      cache.keepIdentityBody(pages[0], json(2000));
-      cache.keepIdentityBody(pages[1], json(2000));
-      expect(cache.identityBody(pages[0])).toBeDefined(); // now the most recently used
-      cache.keepIdentityBody(pages[2], json(2000));
+      const readAndKeep = (page: CachedRowPage) => cache.identityBody(page) ?? cache.keepIdentityBody(page, json(2000));
+      readAndKeep(pages[0]);
+      readAndKeep(pages[1]);
       expect(cache.identitySize).toBe(4000);
-      expect(cache.identityBody(pages[1])).toBeUndefined();
-      expect(cache.identityBody(pages[0])).toBeDefined();
+      // Full: page 2, read once, is not read more than page 0 (the least recently used kept).
+      readAndKeep(pages[2]);
+      expect(cache.identitySize).toBe(4000);
+      expect(cache.identityBody(pages[2])).toBeUndefined();
+      // Now read twice: it pushes out page 0's JSON (read once) and comes in.
+      readAndKeep(pages[2]);
+      expect(cache.identitySize).toBe(4000);
       expect(cache.identityBody(pages[2])).toBeDefined();
+      expect(cache.identityBody(pages[1])).toBeDefined();
+      expect(cache.identityBody(pages[0])).toBeUndefined();
       // The compressed pages all stay: 3 x 1,205 + 4,000 is within the budget.
       for (const after of [0, 1, 2]) expect(cache.get(1, 'r', after, 100)).toBeDefined();
       expect(cache.size).toBeLessThanOrEqual(10_000);
+    });
+
+    it('keeps a stable set when identity reads cycle through more pages than fit', () => {
+      const cache = new RowPageCache(20_000); // room for 5 JSON bodies of 2,000
+      const pages = Array.from({ length: 20 }, (_, after) => {
+        const page = pageOf(10);
+        cache.set(1, 'r', after, 100, page);
+        return page;
+      });
+      let hits = 0;
+      for (let round = 0; round < 10; round++) {
+        for (const page of pages) {
+          if (cache.identityBody(page)) hits++;
+          else cache.keepIdentityBody(page, json(2000));
+        }
+      }
+      expect(cache.identitySize).toBe(5 * 2000);
+      expect(hits).toBe(9 * 5); // the first five, from the second round on
     });
 
     it('pushes out compressed pages (and their JSON) once both forms exceed the budget', () => {
