@@ -34,7 +34,7 @@
  *   env: EA_API_BENCH_REPORTS (20), EA_API_BENCH_ROWS (5000), EA_API_BENCH_ROUNDS (3),
  *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500),
  *        EA_API_BENCH_NODE_ARGS (extra node flags for the server), EA_API_BENCH_COLD (0: no cold rounds),
- *        EA_API_BENCH_HOT_PAGES (150)
+ *        EA_API_BENCH_HOT_PAGES (150), EA_API_BENCH_BASELINE (dist/ of another build to interleave with this one)
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
@@ -56,6 +56,8 @@ const CONCURRENCY = Number(process.env.EA_API_BENCH_CONCURRENCY ?? 32);
 const RATE = Number(process.env.EA_API_BENCH_RATE ?? 500);
 /** Pages whose JSON the default page cache keeps for identity clients (within its 8 MiB share). */
 const HOT_PAGES = Number(process.env.EA_API_BENCH_HOT_PAGES ?? 150);
+/** dist/ directory of another build to measure side by side, round by round (see main()). */
+const BASELINE = process.env.EA_API_BENCH_BASELINE;
 /** 0 skips the cold rounds (e.g. to profile the cached path alone). */
 const COLD = process.env.EA_API_BENCH_COLD !== '0';
 const ZONE = 'bench-reports.example';
@@ -92,10 +94,10 @@ async function api(url: string, method: string, path: string, body?: unknown, he
   return text ? JSON.parse(text) : null;
 }
 
-function spawnServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
+function spawnServer(env: Record<string, string>, port: number, main = SERVER_MAIN): Promise<ChildProcess> {
   // EA_API_BENCH_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof to see where a request's time goes).
   const nodeArgs = (process.env.EA_API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const deployed = deployedSpawn(SERVER_MAIN, env, nodeArgs);
+  const deployed = deployedSpawn(main, env, nodeArgs);
   const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   return (async () => {
     for (const deadline = Date.now() + 60_000; ;) {
@@ -141,8 +143,14 @@ function load(spec: { origin: string; paths: string[]; headers: Record<string, s
 interface Variant {
   name: string;
   spec: Parameters<typeof load>[0];
-  /** The process serving it, whose CPU per request is read from /proc. */
-  pid: number;
+  /** The process serving it, whose CPU per request is read from /proc (asked when measured: servers are restarted). */
+  pid: () => number;
+}
+
+/** Variants served by one server, started (or restarted) by `start` before they run in each round. */
+interface VariantGroup {
+  start?: () => Promise<void>;
+  variants: Variant[];
 }
 
 interface RoundFigures {
@@ -155,20 +163,28 @@ interface RoundFigures {
 
 /** Server CPU (ms) per request of one closed-loop run. */
 async function measured(v: Variant): Promise<{ result: LoadResult; cpuMs: number }> {
-  const cpu0 = cpuSecondsOf(v.pid);
+  const pid = v.pid();
+  const cpu0 = cpuSecondsOf(pid);
   const result = await load({ ...v.spec, concurrency: CONCURRENCY });
-  return { result, cpuMs: ((cpuSecondsOf(v.pid) - cpu0) * 1000) / result.requests };
+  return { result, cpuMs: ((cpuSecondsOf(pid) - cpu0) * 1000) / result.requests };
 }
 
 /**
- * ROUNDS rounds of closed loops, each variant then the bare hello in every round, so each
- * ratio compares runs seconds apart on a machine whose other load changes.
+ * ROUNDS rounds of closed loops, each group's variants then the bare hello in every round,
+ * so each ratio compares runs seconds apart on a machine whose other load changes (and
+ * two builds compared in interleaved groups share each round's conditions).
  */
-async function closedRounds(variants: Variant[], hello: Omit<Variant, 'name'>): Promise<Array<[string, RoundFigures[]]>> {
-  const figures = new Map<string, RoundFigures[]>(variants.map((v) => [v.name, []]));
-  for (let r = 1; r <= ROUNDS; r++) {
+async function closedRounds(groups: VariantGroup[], hello: Omit<Variant, 'name'>): Promise<Array<[string, RoundFigures[]]>> {
+  const figures = new Map<string, RoundFigures[]>(groups.flatMap((g) => g.variants).map((v) => [v.name, []]));
+  for (let r = 1; r <= ROUNDS; r++) for (const group of groups) await groupRound(r, group, hello, figures);
+  return [...figures];
+}
+
+async function groupRound(r: number, group: VariantGroup, hello: Omit<Variant, 'name'>, figures: Map<string, RoundFigures[]>): Promise<void> {
+  {
+    await group.start?.();
     const runs = [];
-    for (const v of variants) runs.push({ v, ...(await measured(v)) });
+    for (const v of group.variants) runs.push({ v, ...(await measured(v)) });
     const bare = await measured({ name: 'hello', ...hello });
     for (const { v, result, cpuMs } of runs) {
       figures.get(v.name)!.push({ rps: result.rps, bareRps: bare.result.rps, ratio: result.rps / bare.result.rps, cpuMs, bareCpuMs: bare.cpuMs });
@@ -180,7 +196,6 @@ async function closedRounds(variants: Variant[], hello: Omit<Variant, 'name'>): 
       );
     }
   }
-  return [...figures];
 }
 
 /** Bytes of a GET's body as sent (node:http does not inflate, unlike fetch). */
@@ -292,38 +307,59 @@ async function main(): Promise<void> {
     const gzip = { ...identity, headers: { ...auth, 'accept-encoding': 'gzip' } };
     const baseline = { origin: `http://127.0.0.1:${bare.port}`, paths: ['/hello'], headers: {}, seconds: SECONDS };
 
+    // EA_API_BENCH_BASELINE: the dist/ of another build (e.g. the commit before a change, built
+    // in a scratch copy). Each round then runs the baseline's group and this build's group one
+    // after the other, each on a freshly started server over the same store, so both builds
+    // are measured under the same moment's machine load.
+    const builds: Array<{ label: string; main: string }> = [
+      ...(BASELINE ? [{ label: 'baseline ', main: join(BASELINE, 'apps', 'server', 'main.js') }] : []),
+      { label: '', main: SERVER_MAIN },
+    ];
+    const restart = async (env: Record<string, string>, main: string, warm: boolean) => {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+      server = await spawnServer(env, port, main);
+      if (warm) for (const path of paths) await (await fetch(url + path, { headers: auth })).arrayBuffer();
+    };
+    const serverPid = () => server.pid!;
+    const hello = { spec: baseline, pid: () => bareChild.pid! };
+
     // Cold: this server runs without the page cache, so every request builds its page
     // from the stored row blocks, as the first read of each page does.
     console.log(`cold pages (EMAIL_AUTH_PAGE_CACHE_MB=0: every page built from its row blocks on every request):`);
     const cold = COLD
       ? await closedRounds(
-          [
-            { name: 'cold, identity', spec: identity, pid: server.pid! },
-            { name: 'cold, gzip', spec: gzip, pid: server.pid! },
-          ],
-          { spec: baseline, pid: bareChild.pid! },
+          builds.map(({ label, main }) => ({
+            start: BASELINE ? () => restart(serverEnv, main, false) : undefined,
+            variants: [
+              { name: `${label}cold, identity`, spec: identity, pid: serverPid },
+              { name: `${label}cold, gzip`, spec: gzip, pid: serverPid },
+            ],
+          })),
+          hello,
         )
       : [];
 
     // Cached: the same store served by a server with the default page cache, every page read once first.
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
     const { EMAIL_AUTH_PAGE_CACHE_MB: _off, ...cachedEnv } = serverEnv;
-    server = await spawnServer(cachedEnv, port);
-    for (const path of paths) await (await fetch(url + path, { headers: auth })).arrayBuffer();
+    if (!BASELINE) await restart(cachedEnv, SERVER_MAIN, true);
     console.log(`cached pages (default EMAIL_AUTH_PAGE_CACHE_MB, every page read once before):`);
     // Identity bodies kept by the cache: up to half of its 16 MiB, ~200 pages of ~39 KiB. Cycling
-    // all 1,000 pages in order is that LRU's worst case (each JSON is pushed out before it is
-    // read again, so every answer inflates); HOT_PAGES pages fit and are answered from the kept JSON.
+    // all 1,000 pages in order is worse than that fits (the cache keeps a stable ~200 and
+    // inflates the rest); HOT_PAGES pages fit and are answered from the kept JSON.
     const hotIdentity = { ...identity, paths: paths.slice(0, HOT_PAGES) };
     const cached = await closedRounds(
-      [
-        { name: 'cached, gzip', spec: gzip, pid: server.pid! },
-        { name: 'cached, identity', spec: identity, pid: server.pid! },
-        { name: `cached, identity, ${HOT_PAGES} hot pages (JSON kept)`, spec: hotIdentity, pid: server.pid! },
-      ],
-      { spec: baseline, pid: bareChild.pid! },
+      builds.map(({ label, main }) => ({
+        start: BASELINE ? () => restart(cachedEnv, main, true) : undefined,
+        variants: [
+          { name: `${label}cached, gzip`, spec: gzip, pid: serverPid },
+          { name: `${label}cached, identity`, spec: identity, pid: serverPid },
+          { name: `${label}cached, identity, ${HOT_PAGES} hot pages`, spec: hotIdentity, pid: serverPid },
+        ],
+      })),
+      hello,
     );
+    if (BASELINE) await restart(cachedEnv, SERVER_MAIN, true); // the open loops below measure this build
     // The median round, not the best: on a shared machine one round's hello can collapse and flatter the ratio.
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     for (const [name, rounds] of [...cold, ...cached]) {
