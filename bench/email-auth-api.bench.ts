@@ -24,7 +24,9 @@
  *  - open loop at a fixed RATE (500 req/s) for SECONDS on cached pages: p50/p99 (target
  *    p99 <= 20 ms);
  *  - for reference only, bare Fastify sending a fixed JSON body of a row page's size (what
- *    moving that many bytes costs the server and the load generator, with no work behind it).
+ *    moving that many bytes costs the server and the load generator, with no work behind it);
+ *  - the encoding steps of a page (ETag, compression, inflating) before and after the
+ *    `rowcold` change, side by side in this process on 100 of the real pages.
  *
  * The seed's limit of 60 requests a minute per key would stop a load test after a second:
  * the server runs with EMAIL_AUTH_API_RATE_LIMIT raised, and still counts every request in
