@@ -133,7 +133,11 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     const second = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth());
     const last = page(recent, '&cursor=' + JSON.parse(second.body.toString()).rows.next_cursor);
     const zipped = await rawGet(app.url, last, auth({ 'accept-encoding': 'gzip' })); // built, compressed and cached
-    const [hits, misses, kept] = [await metric('email_auth_row_page_identity_lookups', 'hit'), await metric('email_auth_row_page_identity_lookups', 'miss'), await metric('email_auth_row_page_identity_bytes')];
+    const [hits, misses, kept] = [
+      await metric('email_auth_row_page_identity_lookups', 'hit'),
+      await metric('email_auth_row_page_identity_lookups', 'miss'),
+      await metric('email_auth_row_page_identity_bytes'),
+    ];
     const inflated = await rawGet(app.url, last, auth()); // JSON inflated from the cache, then kept
     const keptAnswer = await rawGet(app.url, last, auth({ 'accept-encoding': 'identity' })); // the kept JSON
     expect([zipped.status, inflated.status, keptAnswer.status]).toEqual([200, 200, 200]);

@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { freshRowPage } from '../../libs/email-auth-api/application/encoded-row-page';
 
-
 const cpuMicros = (run: () => void): number => {
   const t = process.cpuUsage();
   run();
