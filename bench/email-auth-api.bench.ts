@@ -15,14 +15,18 @@
  *    page from the stored row blocks (what the first read of each page costs; with gzip,
  *    compressing it too);
  *  - cached: the service restarted on the same data with the default page cache, every
- *    page read once first;
+ *    page read once first; identity over all pages (the cache keeps the JSON of ~200 pages
+ *    for identity clients, so cycling 1,000 inflates every answer) and over HOT_PAGES pages
+ *    (answered from the kept JSON);
  *  each closed loop (CONCURRENCY connections, SECONDS) is followed by the bare Fastify hello
  *  route in the same round, for ROUNDS rounds: req/s of both, the ratio (target >= 0.3x),
  *  the CPU per request of both servers from /proc and of the load generator;
  *  - open loop at a fixed RATE (500 req/s) for SECONDS on cached pages: p50/p99 (target
  *    p99 <= 20 ms);
  *  - for reference only, bare Fastify sending a fixed JSON body of a row page's size (what
- *    moving that many bytes costs the server and the load generator, with no work behind it).
+ *    moving that many bytes costs the server and the load generator, with no work behind it);
+ *  - the encoding steps of a page (ETag, compression, inflating) before and after the
+ *    `rowcold` change, side by side in this process on 100 of the real pages.
  *
  * The seed's limit of 60 requests a minute per key would stop a load test after a second:
  * the server runs with EMAIL_AUTH_API_RATE_LIMIT raised, and still counts every request in
@@ -31,7 +35,8 @@
  * Run: npm run bench:email-auth-api
  *   env: EA_API_BENCH_REPORTS (20), EA_API_BENCH_ROWS (5000), EA_API_BENCH_ROUNDS (3),
  *        EA_API_BENCH_SECONDS (8), EA_API_BENCH_CONCURRENCY (32), EA_API_BENCH_RATE (500),
- *        EA_API_BENCH_NODE_ARGS (extra node flags for the server), EA_API_BENCH_COLD (0: no cold rounds)
+ *        EA_API_BENCH_NODE_ARGS (extra node flags for the server), EA_API_BENCH_COLD (0: no cold rounds),
+ *        EA_API_BENCH_HOT_PAGES (150), EA_API_BENCH_BASELINE (dist/ of another build to interleave with this one)
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { get as httpGet } from 'node:http';
@@ -42,6 +47,7 @@ import { gzipSync } from 'node:zlib';
 import { authenticator } from 'otplib';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { generatedAggregateReport } from './dmarc/generated-report';
+import { encodingCosts } from './email-auth-api/encoding-costs';
 import { freePort } from './dns/processes';
 import { deployedSpawn } from './support/start-command';
 
@@ -51,6 +57,10 @@ const ROUNDS = Number(process.env.EA_API_BENCH_ROUNDS ?? 3);
 const SECONDS = Number(process.env.EA_API_BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.EA_API_BENCH_CONCURRENCY ?? 32);
 const RATE = Number(process.env.EA_API_BENCH_RATE ?? 500);
+/** Pages whose JSON the default page cache keeps for identity clients (within its 8 MiB share). */
+const HOT_PAGES = Number(process.env.EA_API_BENCH_HOT_PAGES ?? 150);
+/** dist/ directory of another build to measure side by side, round by round (see main()). */
+const BASELINE = process.env.EA_API_BENCH_BASELINE;
 /** 0 skips the cold rounds (e.g. to profile the cached path alone). */
 const COLD = process.env.EA_API_BENCH_COLD !== '0';
 const ZONE = 'bench-reports.example';
@@ -87,10 +97,10 @@ async function api(url: string, method: string, path: string, body?: unknown, he
   return text ? JSON.parse(text) : null;
 }
 
-function spawnServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
+function spawnServer(env: Record<string, string>, port: number, main = SERVER_MAIN): Promise<ChildProcess> {
   // EA_API_BENCH_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof to see where a request's time goes).
   const nodeArgs = (process.env.EA_API_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const deployed = deployedSpawn(SERVER_MAIN, env, nodeArgs);
+  const deployed = deployedSpawn(main, env, nodeArgs);
   const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   return (async () => {
     for (const deadline = Date.now() + 60_000; ;) {
@@ -136,8 +146,14 @@ function load(spec: { origin: string; paths: string[]; headers: Record<string, s
 interface Variant {
   name: string;
   spec: Parameters<typeof load>[0];
-  /** The process serving it, whose CPU per request is read from /proc. */
-  pid: number;
+  /** The process serving it, whose CPU per request is read from /proc (asked when measured: servers are restarted). */
+  pid: () => number;
+}
+
+/** Variants served by one server, started (or restarted) by `start` before they run in each round. */
+interface VariantGroup {
+  start?: () => Promise<void>;
+  variants: Variant[];
 }
 
 interface RoundFigures {
@@ -150,20 +166,28 @@ interface RoundFigures {
 
 /** Server CPU (ms) per request of one closed-loop run. */
 async function measured(v: Variant): Promise<{ result: LoadResult; cpuMs: number }> {
-  const cpu0 = cpuSecondsOf(v.pid);
+  const pid = v.pid();
+  const cpu0 = cpuSecondsOf(pid);
   const result = await load({ ...v.spec, concurrency: CONCURRENCY });
-  return { result, cpuMs: ((cpuSecondsOf(v.pid) - cpu0) * 1000) / result.requests };
+  return { result, cpuMs: ((cpuSecondsOf(pid) - cpu0) * 1000) / result.requests };
 }
 
 /**
- * ROUNDS rounds of closed loops, each variant then the bare hello in every round, so each
- * ratio compares runs seconds apart on a machine whose other load changes.
+ * ROUNDS rounds of closed loops, each group's variants then the bare hello in every round,
+ * so each ratio compares runs seconds apart on a machine whose other load changes (and
+ * two builds compared in interleaved groups share each round's conditions).
  */
-async function closedRounds(variants: Variant[], hello: Omit<Variant, 'name'>): Promise<Array<[string, RoundFigures[]]>> {
-  const figures = new Map<string, RoundFigures[]>(variants.map((v) => [v.name, []]));
-  for (let r = 1; r <= ROUNDS; r++) {
+async function closedRounds(groups: VariantGroup[], hello: Omit<Variant, 'name'>): Promise<Array<[string, RoundFigures[]]>> {
+  const figures = new Map<string, RoundFigures[]>(groups.flatMap((g) => g.variants).map((v) => [v.name, []]));
+  for (let r = 1; r <= ROUNDS; r++) for (const group of groups) await groupRound(r, group, hello, figures);
+  return [...figures];
+}
+
+async function groupRound(r: number, group: VariantGroup, hello: Omit<Variant, 'name'>, figures: Map<string, RoundFigures[]>): Promise<void> {
+  {
+    await group.start?.();
     const runs = [];
-    for (const v of variants) runs.push({ v, ...(await measured(v)) });
+    for (const v of group.variants) runs.push({ v, ...(await measured(v)) });
     const bare = await measured({ name: 'hello', ...hello });
     for (const { v, result, cpuMs } of runs) {
       figures.get(v.name)!.push({ rps: result.rps, bareRps: bare.result.rps, ratio: result.rps / bare.result.rps, cpuMs, bareCpuMs: bare.cpuMs });
@@ -175,7 +199,6 @@ async function closedRounds(variants: Variant[], hello: Omit<Variant, 'name'>): 
       );
     }
   }
-  return [...figures];
 }
 
 /** Bytes of a GET's body as sent (node:http does not inflate, unlike fetch). */
@@ -262,6 +285,11 @@ async function main(): Promise<void> {
     const pageBytes = (await (await fetch(url + paths[1], { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
     const gzipBytes = await wireBytes(url + paths[1], { ...auth, 'accept-encoding': 'gzip' });
     console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`);
+    // The encoding steps alone, before and after (in this process, on 100 of the real pages).
+    const bodies: Buffer[] = [];
+    for (const path of paths.slice(0, 100)) bodies.push(Buffer.from(await (await fetch(url + path, { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()));
+    console.log('encoding a page (CPU per page, measured side by side in the bench process):');
+    for (const line of encodingCosts(bodies)) console.log(line);
     bare = await spawnBareFastify(pageBytes);
     const bareChild = bare.child;
 
@@ -287,33 +315,61 @@ async function main(): Promise<void> {
     const gzip = { ...identity, headers: { ...auth, 'accept-encoding': 'gzip' } };
     const baseline = { origin: `http://127.0.0.1:${bare.port}`, paths: ['/hello'], headers: {}, seconds: SECONDS };
 
+    // EA_API_BENCH_BASELINE: the dist/ of another build (e.g. the commit before a change, built
+    // in a scratch copy). Each round then runs the baseline's group and this build's group one
+    // after the other, each on a freshly started server over the same store, so both builds
+    // are measured under the same moment's machine load.
+    const builds: Array<{ label: string; main: string }> = [
+      ...(BASELINE ? [{ label: 'baseline ', main: join(BASELINE, 'apps', 'server', 'main.js') }] : []),
+      { label: '', main: SERVER_MAIN },
+    ];
+    const restart = async (env: Record<string, string>, main: string, warm: boolean) => {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+      server = await spawnServer(env, port, main);
+      // Warm: every page read once (cached runs), or the first 200 (cold runs: the IP data
+      // loads and the code is compiled before the measured requests, as on a server up for a while).
+      for (const path of warm ? paths : paths.slice(0, 200)) await (await fetch(url + path, { headers: auth })).arrayBuffer();
+    };
+    const serverPid = () => server.pid!;
+    const hello = { spec: baseline, pid: () => bareChild.pid! };
+
     // Cold: this server runs without the page cache, so every request builds its page
     // from the stored row blocks, as the first read of each page does.
     console.log(`cold pages (EMAIL_AUTH_PAGE_CACHE_MB=0: every page built from its row blocks on every request):`);
     const cold = COLD
       ? await closedRounds(
-          [
-            { name: 'cold, identity', spec: identity, pid: server.pid! },
-            { name: 'cold, gzip', spec: gzip, pid: server.pid! },
-          ],
-          { spec: baseline, pid: bareChild.pid! },
+          builds.map(({ label, main }) => ({
+            start: BASELINE ? () => restart(serverEnv, main, false) : undefined,
+            variants: [
+              { name: `${label}cold, identity`, spec: identity, pid: serverPid },
+              { name: `${label}cold, gzip`, spec: gzip, pid: serverPid },
+            ],
+          })),
+          hello,
         )
       : [];
 
     // Cached: the same store served by a server with the default page cache, every page read once first.
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
     const { EMAIL_AUTH_PAGE_CACHE_MB: _off, ...cachedEnv } = serverEnv;
-    server = await spawnServer(cachedEnv, port);
-    for (const path of paths) await (await fetch(url + path, { headers: auth })).arrayBuffer();
+    if (!BASELINE) await restart(cachedEnv, SERVER_MAIN, true);
     console.log(`cached pages (default EMAIL_AUTH_PAGE_CACHE_MB, every page read once before):`);
+    // Identity bodies kept by the cache: up to half of its 16 MiB, ~200 pages of ~39 KiB. Cycling
+    // all 1,000 pages in order is worse than that fits (the cache keeps a stable ~200 and
+    // inflates the rest); HOT_PAGES pages fit and are answered from the kept JSON.
+    const hotIdentity = { ...identity, paths: paths.slice(0, HOT_PAGES) };
     const cached = await closedRounds(
-      [
-        { name: 'cached, gzip', spec: gzip, pid: server.pid! },
-        { name: 'cached, identity', spec: identity, pid: server.pid! },
-      ],
-      { spec: baseline, pid: bareChild.pid! },
+      builds.map(({ label, main }) => ({
+        start: BASELINE ? () => restart(cachedEnv, main, true) : undefined,
+        variants: [
+          { name: `${label}cached, gzip`, spec: gzip, pid: serverPid },
+          { name: `${label}cached, identity`, spec: identity, pid: serverPid },
+          { name: `${label}cached, identity, ${HOT_PAGES} hot pages`, spec: hotIdentity, pid: serverPid },
+        ],
+      })),
+      hello,
     );
+    if (BASELINE) await restart(cachedEnv, SERVER_MAIN, true); // the open loops below measure this build
     // The median round, not the best: on a shared machine one round's hello can collapse and flatter the ratio.
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     for (const [name, rounds] of [...cold, ...cached]) {
@@ -335,6 +391,7 @@ async function main(): Promise<void> {
     for (const [name, spec] of [
       ['cached, gzip', gzip],
       ['cached, identity', identity],
+      [`cached, identity, ${HOT_PAGES} hot pages`, hotIdentity],
     ] as const) {
       const fixed = await load({ ...spec, rate: RATE });
       console.log(

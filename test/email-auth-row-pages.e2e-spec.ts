@@ -125,6 +125,34 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     expect(Number(zipped.headers['x-ratelimit-remaining'])).toBe(Number(plain.headers['x-ratelimit-remaining']) - 1);
   });
 
+  it('keeps the JSON of a page identity clients read, the same bytes as the gzip body inflates to', async () => {
+    const metric = async (name: string, result?: string) => {
+      const text = (await app.http.get('/metrics')).text;
+      return Number(new RegExp(`^${name}${result ? `\\{result="${result}"\\}` : ''} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    };
+    const second = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth());
+    const last = page(recent, '&cursor=' + JSON.parse(second.body.toString()).rows.next_cursor);
+    const zipped = await rawGet(app.url, last, auth({ 'accept-encoding': 'gzip' })); // built, compressed and cached
+    const [hits, misses, kept] = [
+      await metric('email_auth_row_page_identity_lookups', 'hit'),
+      await metric('email_auth_row_page_identity_lookups', 'miss'),
+      await metric('email_auth_row_page_identity_bytes'),
+    ];
+    const inflated = await rawGet(app.url, last, auth()); // JSON inflated from the cache, then kept
+    const keptAnswer = await rawGet(app.url, last, auth({ 'accept-encoding': 'identity' })); // the kept JSON
+    expect([zipped.status, inflated.status, keptAnswer.status]).toEqual([200, 200, 200]);
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(keptAnswer.headers['content-encoding']).toBeUndefined();
+    expect(inflated.body.equals(gunzipSync(zipped.body))).toBe(true);
+    expect(keptAnswer.body.equals(inflated.body)).toBe(true);
+    expect(new Set([zipped.headers.etag, inflated.headers.etag, keptAnswer.headers.etag]).size).toBe(1);
+    expect(JSON.parse(keptAnswer.body.toString('utf8')).rows.data.map((r: { index: number }) => r.index)).toEqual(Array.from({ length: 50 }, (_, i) => 200 + i));
+    expect(await metric('email_auth_row_page_identity_lookups', 'miss')).toBe(misses + 1);
+    expect(await metric('email_auth_row_page_identity_lookups', 'hit')).toBe(hits + 1);
+    expect(await metric('email_auth_row_page_identity_bytes')).toBe(kept + keptAnswer.body.length);
+    expect(Number(keptAnswer.headers['x-ratelimit-remaining'])).toBe(Number(zipped.headers['x-ratelimit-remaining']) - 2);
+  });
+
   it('answers 304 without a body to If-None-Match naming the page, and counts it against the rate limit', async () => {
     const first = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth({ 'accept-encoding': 'gzip' }));
     expect(first.status).toBe(200);

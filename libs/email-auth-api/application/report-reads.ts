@@ -11,7 +11,7 @@ import { SecretBox, SECRET_BOX } from '../../shared/crypto';
 import { notFound, validationFailed } from '../../shared/errors';
 import { afterCursor, CursorPosition, page } from '../domain/cursor';
 import { foldSources, foldStats, foldTls, passRate, windowDays } from '../domain/report-stats';
-import { cachedRowPage, EncodedRowPage, freshRowPage } from './encoded-row-page';
+import { cachedRowPage, EncodedRowPage, freshRowPage, heldFreshRowPage } from './encoded-row-page';
 import { pageIsFinal, ReportRowPages } from './report-row-pages';
 import { RowPageCache } from './row-page-cache';
 import { SenderIdentity } from './sender-identity';
@@ -188,12 +188,16 @@ export class ReportReads {
     const after = rowCursor(q.cursor);
     const generation = this.projections.generationOf(DMARC_REPORTS.projection);
     const cached = this.pageCache.get(generation, id, after, q.limit);
-    if (cached) return cachedRowPage(cached);
+    if (cached) return cachedRowPage(cached, this.pageCache);
     const rows = await this.rowPages.page(id, after, q.limit);
     const head = JSON.stringify(reportView(report));
     const page = freshRowPage(Buffer.from(`${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`));
     if (this.pageCache.enabled && pageIsFinal(report.record_count, after, q.limit, rows)) {
-      this.pageCache.set(generation, id, after, q.limit, { etag: page.etag, gzip: page.gzip(), jsonBytes: page.json().length });
+      // Compressed first: the ETag then comes from the gzip trailer instead of a pass over the JSON.
+      const gzip = page.gzip();
+      const held = { etag: page.etag, gzip, jsonBytes: page.json().length };
+      this.pageCache.set(generation, id, after, q.limit, held);
+      return heldFreshRowPage(page, held, this.pageCache);
     }
     return page;
   }
