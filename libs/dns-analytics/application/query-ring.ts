@@ -188,7 +188,7 @@ export class QueryRingWriter {
   /** Sets the answer time of every record written since the last publish(). */
   setPendingDurations(durationMs: number): void {
     const { u32, f64, capacity, mask } = this.v;
-    for (let c = this.publishedHead; c !== this.head; ) {
+    for (let c = this.publishedHead; c !== this.head;) {
       const pos = c & mask;
       const size = (u32[pos >> 2] & 0xffff) << 3;
       if (size === 0) {
@@ -322,7 +322,7 @@ export class QueryRingReader {
     const { ts, duration, u32 } = columnsOf(buffer, count);
     const last = this.last;
     let i = 0;
-    for (let c = this.tail; c !== head; ) {
+    for (let c = this.tail; c !== head;) {
       const pos = c & mask;
       const word = words[pos >> 2];
       const size = (word & 0xffff) << 3;
@@ -359,7 +359,7 @@ export class QueryRingReader {
   private countTo(head: number): number {
     const { u32, capacity, mask } = this.v;
     let count = 0;
-    for (let c = this.tail; c !== head; ) {
+    for (let c = this.tail; c !== head;) {
       const pos = c & mask;
       const size = (u32[pos >> 2] & 0xffff) << 3;
       if (size > 0) count++;
