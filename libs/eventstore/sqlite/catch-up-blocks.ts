@@ -8,9 +8,11 @@
  * positions only grow, so it never changes after that, except that retention may delete
  * events in it (the store clears the cache when it prunes).
  *
- * Bounded two ways: a block every open cursor is already past is dropped at once, and the
- * blocks together stay under `maxBytes` of stored text (oldest dropped first; the cursor
- * that needed it reads it again from SQLite, as every cursor did before).
+ * Bounded two ways: a block every open cursor is already past is dropped (when a block is
+ * kept, a cursor misses the cache or a subscription closes), and the blocks together stay
+ * under `maxBytes` of stored JSON text (oldest dropped first; the cursor that needed it
+ * reads it again from SQLite, as every cursor did before). The decoded events take about
+ * 1.5× their text in the heap.
  */
 export const BLOCK_SIZE = 1000;
 
@@ -41,13 +43,20 @@ export class CatchUpBlocks<E extends BlockEvent> {
   /** A subscription's cursor, for as long as it is open. */
   track(cursor: BlockCursor): () => void {
     this.cursors.add(cursor);
-    return () => this.cursors.delete(cursor);
+    return () => {
+      this.cursors.delete(cursor);
+      this.dropPassed();
+    };
   }
 
   /** The events after `cursor` in its block, when that block is cached. */
   after(cursor: number): E[] | null {
     const block = this.blocks.get(blockStart(cursor));
-    if (!block) return null;
+    // Not cached: mostly a cursor at the head, whose passed blocks nothing else would drop.
+    if (!block) {
+      if (this.blocks.size > 0) this.dropPassed();
+      return null;
+    }
     if (cursor % BLOCK_SIZE === 0) return block.events;
     return block.events.slice(firstAfter(block.events, cursor));
   }

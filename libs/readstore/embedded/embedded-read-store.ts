@@ -235,9 +235,15 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         else if (v !== null && typeof v === 'object') known.clear();
       }
     }
+    // Before the op numbers are taken: a first array in an indexed field enqueues a catalogue op.
+    if (doc) {
+      for (const field of state.indexed) {
+        if (!state.multikey.has(field) && touchesArray(doc, field)) this.markMultikey(state, field);
+      }
+    }
     const bytes = key.length + (doc ? approximateJsonLength(doc) : 0);
     const pending = state.overlay.get(key);
-    // The op enqueued below gets this number.
+    // The op enqueued last below gets this number.
     const op = this.opCount + 1;
     if (pending) {
       this.pendingBytes += bytes - pending.bytes;
@@ -251,11 +257,6 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.pendingBytes += bytes;
     }
     this.cache.delete(cacheKey(state, key));
-    if (doc) {
-      for (const field of state.indexed) {
-        if (!state.multikey.has(field) && touchesArray(doc, field)) this.markMultikey(state, field);
-      }
-    }
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
   }
 

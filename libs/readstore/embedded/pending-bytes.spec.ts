@@ -154,4 +154,17 @@ describe('EmbeddedReadStore: pending writes bounded by size', () => {
     other.close();
     await store.close();
   });
+  it('settles a write that first puts an array in an indexed field, and the collection can then be dropped', async () => {
+    const store = new EmbeddedReadStore({ file });
+    const rows = store.collection('rows');
+    await rows.createIndex({ tags: 1 });
+    // The first array in `tags` also enqueues a catalogue op (the field becomes multikey).
+    await rows.insertOne({ _id: 'b', tags: ['x', 'y'] });
+    await store.flush();
+    expect(store.pendingWrites()).toEqual({ count: 0, bytes: 0 });
+    expect(await rows.findOne({ tags: 'y' })).toMatchObject({ _id: 'b' });
+    await store.dropCollection('rows');
+    expect(await store.listCollections()).not.toContain('rows');
+    await store.close();
+  });
 });
