@@ -7,11 +7,12 @@
  * MONGODB_URL is set.
  */
 import { find } from 'mingo';
-import { BSON, ObjectId } from 'mongodb';
+import { BSON } from 'mongodb';
 import type { LogCursor, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
 import { compareRowIds, mergeNewest, mergePage, newestRows, pageBlockRange, pageRows, straddlingBlockRange, type BlockRef } from './block-reads';
 import { trimBlock } from './block-retention';
+import { legacyRowDoc } from './conformance/legacy-row-doc';
 import { queryRows } from './conformance/query-row.builder';
 import {
   blockBytes,
@@ -162,23 +163,7 @@ describe('MongoDB former per-query documents read beside blocks, filters evaluat
   const legacy: LegacyRowDoc[] = all
     .filter((_, i) => i % 3 === 0)
     .flatMap((r) => [r, r])
-    .map((r) => ({
-      _id: new ObjectId(),
-      ts: r.ts,
-      account_id: r.accountId,
-      domain: r.domain,
-      qname: `old-${r.qname}`,
-      qtype: r.qtype,
-      rcode: r.rcode,
-      client_ip: r.clientIp,
-      country: r.country,
-      asn: r.asn,
-      as_org: r.asOrg,
-      transport: r.transport,
-      dnssec_ok: r.dnssecOk,
-      edns: r.edns,
-      response_ms: r.responseMs,
-    }));
+    .map((r) => legacyRowDoc({ ...r, qname: `old-${r.qname}` }));
   const everything = [...all, ...legacy.map(legacyRow)];
 
   it('page both in one (ts, id) order, former rows first within a millisecond, every row once', () => {

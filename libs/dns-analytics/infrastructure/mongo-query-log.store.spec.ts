@@ -4,33 +4,15 @@
  * as on this machine, where none can run).
  */
 import { randomUUID } from 'node:crypto';
-import { MongoClient, ObjectId } from 'mongodb';
+import { MongoClient } from 'mongodb';
+import { legacyRowDoc } from './conformance/legacy-row-doc';
 import { queryRows } from './conformance/query-row.builder';
 import { MongoQueryLogStore } from './mongo-query-log.store';
 import { LEGACY_COLLECTION, META_COLLECTION, type LegacyRowDoc } from './mongo-query-blocks';
-import type { QueryRow } from '../domain/query-row';
 
 const T0 = Date.parse('2026-05-10T00:00:00Z');
 const row = queryRows({ ts: T0 });
 const mongoUrl = process.env.MONGODB_URL;
-
-const legacyDoc = (r: QueryRow): LegacyRowDoc => ({
-  _id: new ObjectId(),
-  ts: r.ts,
-  account_id: r.accountId,
-  domain: r.domain,
-  qname: r.qname,
-  qtype: r.qtype,
-  rcode: r.rcode,
-  client_ip: r.clientIp,
-  country: r.country,
-  asn: r.asn,
-  as_org: r.asOrg,
-  transport: r.transport,
-  dnssec_ok: r.dnssecOk,
-  edns: r.edns,
-  response_ms: r.responseMs,
-});
 
 (mongoUrl ? describe : describe.skip)('MongoDB query log: former documents and the id counter', () => {
   let client: MongoClient;
@@ -48,7 +30,7 @@ const legacyDoc = (r: QueryRow): LegacyRowDoc => ({
     // As the former adapter wrote them, with its time index.
     const legacy = client.db(dbName).collection<LegacyRowDoc>(LEGACY_COLLECTION);
     await legacy.createIndex({ ts: 1 });
-    await legacy.insertMany([row({ qname: 'old1.a.test' }), row({ ts: T0 + 1000, qname: 'old2.a.test' })].map(legacyDoc));
+    await legacy.insertMany([row({ qname: 'old1.a.test' }), row({ ts: T0 + 1000, qname: 'old2.a.test' })].map(legacyRowDoc));
     const store = await MongoQueryLogStore.connect(mongoUrl!, dbName);
     try {
       await store.append([row({ ts: T0 + 1000, qname: 'new1.a.test' }), row({ ts: T0 + 2000, qname: 'new2.a.test' })]);
