@@ -9,7 +9,7 @@
  *
  * Also prints what MongoDB would store per query, as BSON, in the former layout and in blocks.
  *
- * Run: npm run build && node dist/bench/query-log-blocks.bench.js
+ * Run: npm run bench:query-log-blocks
  * Env: ROWS (400000), DOMAINS (200).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
