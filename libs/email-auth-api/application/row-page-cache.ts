@@ -84,8 +84,7 @@ export class RowPageCache {
       return undefined;
     }
     this.identityHits++;
-    this.identityBodies.delete(page);
-    this.identityBodies.set(page, json);
+    touch(this.identityBodies, page, json);
     return json;
   }
 
@@ -120,9 +119,7 @@ export class RowPageCache {
       return undefined;
     }
     this.hits++;
-    // Most recently used last: a Map iterates in insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, hit);
+    touch(this.entries, key, hit);
     return hit.page;
   }
 
@@ -216,4 +213,10 @@ export function rowPageCacheWithMetrics(budgetBytes: number, metrics: Metrics): 
     ['result'],
   );
   return cache;
+}
+
+/** Makes `key` the most recently used entry: a Map iterates in insertion order, oldest first. */
+function touch<K, V>(map: Map<K, V>, key: K, value: V): void {
+  map.delete(key);
+  map.set(key, value);
 }
