@@ -18,13 +18,9 @@ import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { Reader, type CountryResponse } from 'maxmind';
 import { countryName } from '../domain/country-name';
-import { UNKNOWN } from '../domain/query-row';
+import { UNKNOWN, type IpInfo } from '../domain/query-row';
 
-export interface IpInfo {
-  country: string;
-  asn: string;
-  asOrg: string;
-}
+export type { IpInfo } from '../domain/query-row';
 
 const CACHE_SIZE = 50_000;
 

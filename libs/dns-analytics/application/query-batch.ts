@@ -2,30 +2,29 @@
  * The compact form in which answered queries wait on the query-log thread until they are
  * written: a chunk is one ArrayBuffer holding the queries as columns (struct of arrays),
  * with every string (names, addresses, types, accounts) replaced by its number in a table
- * of the log thread's (query-ring.ts fills both). Objects are made only when the writer
- * takes the chunk, so a second of queries waits as a few buffers instead of thousands of
- * objects that outlive the young generation.
+ * of the log thread's (query-ring.ts fills both). The writer turns chunks into QueryRows
+ * columns keeping those numbers (delivered-rows.ts), so a second of queries waits as a few
+ * buffers, and is written, without an object per query.
  */
 import type { AnsweredQuery, Transport } from '../../dns-server';
+import { DO, EDNS, TCP } from '../domain/query-rows';
 
 /** What the query log reads of an answered query (see toRow). */
 export type LoggedQuery = Pick<AnsweredQuery, 'timestamp' | 'durationMs' | 'accountId' | 'domain' | 'name' | 'type' | 'rcode' | 'clientIp' | 'transport' | 'dnssecOk' | 'edns'>;
 
 /** String columns, in this order, then one column of flags. */
-const ACCOUNT = 0;
-const DOMAIN = 1;
-const NAME = 2;
-const TYPE = 3;
-const RCODE = 4;
-const CLIENT = 5;
+export const ACCOUNT = 0;
+export const DOMAIN = 1;
+export const NAME = 2;
+export const TYPE = 3;
+export const RCODE = 4;
+export const CLIENT = 5;
 export const STRING_COLUMNS = 6;
 export const FLAGS = 6;
 export const U32_COLUMNS = 7;
 
-/** Bits of the flags column (the ring's record flags are the same). */
-export const TCP = 1;
-export const DO = 2;
-export const EDNS = 4;
+/** Bits of the flags column (the ring's record flags and QueryRows' are the same). */
+export { DO, EDNS, TCP } from '../domain/query-rows';
 
 /** Bytes one query takes: timestamp and duration as float64, then the u32 columns. */
 const BYTES_PER_QUERY = 16 + 4 * U32_COLUMNS;
@@ -43,20 +42,15 @@ export function columnsOf(buffer: ArrayBuffer, capacity: number) {
   };
 }
 
-/** Queries received and not decoded yet (see the file comment). */
-export interface DeferredQueries {
-  readonly count: number;
-  decode(): LoggedQuery[];
-}
-
 /** A chunk of columns and the string table its numbers point into. */
-export class DeferredColumns implements DeferredQueries {
+export class DeferredColumns {
   constructor(
-    private readonly buffer: ArrayBuffer,
+    readonly buffer: ArrayBuffer,
     readonly count: number,
-    private readonly table: readonly string[],
+    readonly table: readonly string[],
   ) {}
 
+  /** The queries as objects (the writer never needs them so: it reads the columns). */
   decode(): LoggedQuery[] {
     const { ts, duration, u32 } = columnsOf(this.buffer, this.count);
     const t = this.table;

@@ -1,6 +1,6 @@
 /**
- * Worker-thread entry of the query-log pipeline: decodes the batches every answering
- * thread sends on its channel, enriches (IP databases), attributes, rolls up and writes
+ * Worker-thread entry of the query-log pipeline: drains the rings every answering
+ * thread writes into, enriches (IP databases), attributes, rolls up and writes
  * them, so none of that runs on the DNS threads or on the main thread (HTTP, DDNS). The
  * thread opens its own store: the SQLite file beside the main thread's reading connection
  * (WAL), or its own MongoDB client.
@@ -48,7 +48,7 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
   const drain = () => {
     strings.renewIfFull();
     for (const reader of rings) {
-      // Decoded into objects when written: until then a chunk waits as columns.
+      // A chunk waits as columns, and is written as columns (delivered-rows.ts).
       const chunk = reader.drain();
       if (chunk) writer.recordBatch(chunk);
       if (reader.finished) rings.delete(reader);

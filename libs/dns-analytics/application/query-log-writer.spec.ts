@@ -1,13 +1,21 @@
 import type { AnsweredQuery } from '../../dns-server';
 import { Metrics } from '../../shared/metrics';
 import { IpIntel } from './ip-intel';
-import type { LoggedQuery } from './query-batch';
+import { MAX_TABLE_SIZE, type LoggedQuery } from './query-batch';
 import { newControl, QueryLogChannel } from './query-log-channel';
 import { newQueryRing, QueryRingReader, WireStrings } from './query-ring';
 import { QueryLogWriter, toRow } from './query-log-writer';
+import { receiptOrder } from './delivered-rows';
 import type { QueryLogStore } from './query-log.store';
 import type { QueryRow } from '../domain/query-row';
 import type { Rollup } from '../domain/rollup';
+import { asQueryRows, type QueryRows } from '../domain/query-rows';
+
+/** What a store was handed, as objects. */
+const objects = (given: QueryRows | QueryRow[]): QueryRow[] => {
+  const rows = asQueryRows(given);
+  return Array.from({ length: rows.count }, (_, i) => rows.row(i));
+};
 
 const answered = (over: Partial<AnsweredQuery> = {}): AnsweredQuery => ({
   name: 'www.home.dyn.example.net',
@@ -78,9 +86,9 @@ describe('query-log writer backpressure', () => {
     const gate = new Promise<void>((r) => (open = r));
     const stored: QueryRow[] = [];
     const store = {
-      append: async (rows: QueryRow[]) => {
+      append: async (rows: QueryRows) => {
         await gate;
-        stored.push(...rows);
+        stored.push(...objects(rows));
       },
     } as unknown as QueryLogStore;
     const metrics = new Metrics();
@@ -102,7 +110,7 @@ describe('query-log writer backpressure', () => {
 describe('query-log writer with deferred batches (the query-log thread)', () => {
   it('writes every query of received batches, in time order across batches, and drops whole batches beyond its queue', async () => {
     const stored: QueryRow[] = [];
-    const store = { append: async (rows: QueryRow[]) => void stored.push(...rows) } as unknown as QueryLogStore;
+    const store = { append: async (rows: QueryRows) => void stored.push(...objects(rows)) } as unknown as QueryLogStore;
     const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, {
       maxBatch: 100,
       maxPending: 5,
@@ -124,7 +132,42 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
     expect(writer.dropped).toBe(2);
     await writer.flush();
     expect(stored.map((r) => r.qname)).toEqual(['one.example.com', 'two.example.com', 'three.example.com', 'four.example.com']);
+    // Columns from the rings make the same rows as the object path (the IPv4-mapped client logged as IPv4).
+    expect(stored[0]).toEqual(toRow(answered({ timestamp: t0 + 1, name: 'one.example.com' }), info));
+    expect(stored[0].clientIp).toBe('1.1.1.1');
     expect(writer.written).toBe(4);
+    await writer.close();
+  });
+
+  it('writes batches numbered in two string tables (the table started afresh between drains) as one delivery, in time order', async () => {
+    const stored: QueryRow[] = [];
+    const appends: number[] = [];
+    const store = {
+      append: async (rows: QueryRows) => {
+        appends.push(rows.count);
+        stored.push(...objects(rows));
+      },
+    } as unknown as QueryLogStore;
+    const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, { maxBatch: 100, flushIntervalMs: 10_000 });
+    const ring = newQueryRing(64 * 1024);
+    const channel = new QueryLogChannel({ ring, control: newControl() });
+    const strings = new WireStrings();
+    const reader = new QueryRingReader(ring, strings);
+    const t0 = 1_700_000_000_000;
+    channel.record(answered({ timestamp: t0 + 1, name: 'a.example.com', clientIp: '2001:db8::1' }));
+    writer.recordBatch(reader.drain()!);
+    // The table is full: the next drain numbers its strings in a fresh one.
+    while (strings.table.length < MAX_TABLE_SIZE) strings.table.push('');
+    strings.renewIfFull();
+    // Same account, domain and client as the record before: the ring does not repeat them.
+    channel.record(answered({ timestamp: t0 + 2, name: 'b.example.com', clientIp: '2001:db8::1', rcode: 'NXDOMAIN' }));
+    writer.recordBatch(reader.drain()!);
+    await writer.flush();
+    expect(appends).toEqual([1, 1]);
+    expect(stored).toEqual([
+      toRow(answered({ timestamp: t0 + 1, name: 'a.example.com', clientIp: '2001:db8::1' }), info),
+      toRow(answered({ timestamp: t0 + 2, name: 'b.example.com', clientIp: '2001:db8::1', rcode: 'NXDOMAIN' }), info),
+    ]);
     await writer.close();
   });
 });
@@ -133,8 +176,8 @@ describe('query-log writer rollups', () => {
   it('stores many busy buckets in chunks of at most 256 (short event-loop stalls), losing none', async () => {
     const calls: Array<{ rows: number; rollups: Rollup[] }> = [];
     const store = {
-      append: async (rows: QueryRow[], rollups: Rollup[]) => {
-        calls.push({ rows: rows.length, rollups });
+      append: async (rows: QueryRows | [], rollups: Rollup[]) => {
+        calls.push({ rows: asQueryRows(rows).count, rollups });
       },
     } as unknown as QueryLogStore;
     const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, {
@@ -153,5 +196,18 @@ describe('query-log writer rollups', () => {
     const perDomainHourly = buckets.filter((b) => b.granularity === 'hour' && b.domain.startsWith('h'));
     expect(new Set(perDomainHourly.map((b) => b.domain)).size).toBe(600);
     expect(perDomainHourly.reduce((n, b) => n + b.counts.total, 0)).toBe(600);
+  });
+});
+
+describe('order of receipt across answering threads', () => {
+  it('merges runs in time order, stable for equal times, and leaves rows in order alone', () => {
+    expect(receiptOrder(Float64Array.of(1, 2, 2, 5))).toBeNull();
+    // Three chunks (runs): [1 4 9] [2 4 4] [0 9].
+    const ts = Float64Array.of(1, 4, 9, 2, 4, 4, 0, 9);
+    expect(Array.from(receiptOrder(ts)!)).toEqual([6, 0, 3, 1, 4, 5, 2, 7]);
+    // Against a stable sort, on random runs.
+    const random = Float64Array.from({ length: 500 }, (_, i) => Math.floor(i / 37) * 3 + Math.floor(Math.random() * 40));
+    const expected = Array.from(random.keys()).sort((a, b) => random[a] - random[b] || a - b);
+    expect(Array.from(receiptOrder(random) ?? random.keys())).toEqual(expected);
   });
 });

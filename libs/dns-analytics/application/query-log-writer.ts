@@ -1,10 +1,12 @@
 import { BufferedQuerySink } from '../../dns-server';
 import type { Metrics } from '../../shared/metrics';
-import type { QueryRow } from '../domain/query-row';
 import { accumulateHourly, expandRollups, type Rollup } from '../domain/rollup';
-import type { IpInfo } from './ip-intel';
-import type { DeferredQueries, LoggedQuery } from './query-batch';
+import type { QueryRows } from '../domain/query-rows';
+import { deliveredRows, type Enricher } from './delivered-rows';
+import { DeferredColumns, type LoggedQuery } from './query-batch';
 import type { QueryLogStore } from './query-log.store';
+
+export { toRow, unmapped, type Enricher } from './delivered-rows';
 
 /** Rollup buckets stored per transaction (one turn of the event loop). */
 const ROLLUP_CHUNK = 256;
@@ -18,59 +20,13 @@ export interface QueryLogWriterOptions {
   rollupIntervalMs?: number;
 }
 
-export interface Enricher {
-  ready(): Promise<void>;
-  lookup(ip: string): IpInfo;
-}
-
-/** A dual-stack socket reports IPv4 clients as `::ffff:a.b.c.d`; they are IPv4 clients. */
-export const unmapped = (ip: string): string => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip);
-
-/**
- * Answered queries of a query's account, enriched. Queries that belong to no account
- * (REFUSED outside the served zones, unreadable packets) have no one to show them to and
- * are only counted in /metrics.
- */
-export function toRow(q: LoggedQuery, info: IpInfo): QueryRow | null {
-  if (q.accountId === null || q.domain === null) return null;
-  const accountId = Number(q.accountId);
-  if (!Number.isSafeInteger(accountId)) return null;
-  return {
-    ts: Math.round(q.timestamp),
-    accountId,
-    domain: q.domain,
-    qname: q.name,
-    qtype: q.type,
-    rcode: q.rcode,
-    clientIp: unmapped(q.clientIp),
-    country: info.country,
-    asn: info.asn,
-    asOrg: info.asOrg,
-    transport: q.transport,
-    dnssecOk: q.dnssecOk,
-    edns: q.edns,
-    responseMs: Math.round(q.durationMs * 1000) / 1000,
-  };
-}
-
-const isDeferred = (item: LoggedQuery | DeferredQueries): item is DeferredQueries => typeof (item as DeferredQueries).decode === 'function';
-/** The queries of a delivery, deferred batches decoded now. */
-function queriesOf(items: Array<LoggedQuery | DeferredQueries>): LoggedQuery[] {
-  const queries: LoggedQuery[] = [];
-  for (const item of items) {
-    if (!isDeferred(item)) queries.push(item);
-    else for (const q of item.decode()) queries.push(q);
-  }
-  return queries;
-}
-
 /**
  * The query-log pipeline's sink: every answered query is handed to a bounded in-memory
  * queue (the DNS hot path does nothing else), then enriched, attributed and written in
  * batches. Under backpressure the queue drops, and /metrics counts what it dropped.
  */
 export class QueryLogWriter {
-  private readonly buffer: BufferedQuerySink<LoggedQuery | DeferredQueries>;
+  private readonly buffer: BufferedQuerySink<LoggedQuery | DeferredColumns>;
   /** Rows stored so far. */
   written = 0;
   private closed = false;
@@ -92,25 +48,20 @@ export class QueryLogWriter {
     this.buffer = new BufferedQuerySink(
       async (batch) => {
         await this.enricher.ready();
-        const rows: QueryRow[] = [];
-        const queries = queriesOf(batch);
-        // Each answering thread sends its own batches: in order of receipt, so that rows'
-        // ids (the tie-break within a millisecond) follow the order clients asked in.
-        queries.sort((a, b) => a.timestamp - b.timestamp);
-        for (const q of queries) {
-          const row = toRow(q, this.enricher.lookup(q.clientIp));
-          if (row) rows.push(row);
+        const deliveries = deliveredRows(batch, this.enricher);
+        for (let i = 0; i < deliveries.length; i++) {
+          const rows = deliveries[i];
+          accumulateHourly(this.rollups, rows);
+          // A busy bucket is rewritten once per interval, not once per batch; the rows go in at once.
+          // close() writes what is left once the queue is empty.
+          if (i === deliveries.length - 1 && Date.now() >= this.rollupsDueAt) await this.writeRollups(rows);
+          else await this.store.append(rows, []);
+          this.written += rows.count;
+          written?.inc(rows.count);
         }
-        accumulateHourly(this.rollups, rows);
-        // A busy bucket is rewritten once per interval, not once per batch; the rows go in at once.
-        // close() writes what is left once the queue is empty.
-        if (Date.now() >= this.rollupsDueAt) await this.writeRollups(rows);
-        else await this.store.append(rows, []);
-        this.written += rows.length;
-        written?.inc(rows.length);
       },
       { maxBatch: opts.maxBatch ?? 2000, flushIntervalMs: opts.flushIntervalMs ?? 250, maxPending: opts.maxPending ?? 200_000, onError },
-      (item) => (isDeferred(item) ? item.count : 1),
+      (item) => (item instanceof DeferredColumns ? item.count : 1),
     );
     // Quiet periods too: what accumulated reaches the store within an interval.
     this.rollupTimer = setInterval(() => {
@@ -125,7 +76,7 @@ export class QueryLogWriter {
    * or after ten times what this one took if that is longer: with thousands of busy buckets
    * rollups then cost the writer at most a tenth of its time, and rows keep flowing.
    */
-  private async writeRollups(rows: QueryRow[]): Promise<void> {
+  private async writeRollups(rows: QueryRows | readonly []): Promise<void> {
     const rollups = expandRollups(this.rollups.values());
     this.rollups = new Map();
     this.rollupsDueAt = Number.POSITIVE_INFINITY;
@@ -148,8 +99,8 @@ export class QueryLogWriter {
     if (!this.closed) this.buffer.record(q);
   }
 
-  /** A received batch, decoded only when written (see DeferredQueries); dropped whole when the queue is full. */
-  recordBatch(batch: DeferredQueries): void {
+  /** A chunk drained from a ring, written as columns (delivered-rows.ts); dropped whole when the queue is full. */
+  recordBatch(batch: DeferredColumns): void {
     if (!this.closed) this.buffer.record(batch);
   }
 

@@ -1,4 +1,5 @@
 import type { QueryRow } from '../domain/query-row';
+import type { QueryRows } from '../domain/query-rows';
 import type { Granularity, Rollup, RollupCounts } from '../domain/rollup';
 
 /** Where a page of the raw log continues: after this row in (ts, id) order. */
@@ -29,7 +30,7 @@ export interface QueryLogStore {
    * writer passes the rollups it accumulated over the last second instead, so a busy bucket
    * is rewritten once a second rather than once per batch.
    */
-  append(rows: QueryRow[], rollups?: Rollup[]): Promise<void>;
+  append(rows: readonly QueryRow[] | QueryRows, rollups?: Rollup[]): Promise<void>;
   /** Adds pre-built rollups (history imports, benchmarks seeding a year of data). */
   addRollups(rollups: Rollup[]): Promise<void>;
   /** The sum of the account's (or one domain's) buckets with `from <= start <= to`. */

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { MAX_TABLE_SIZE, type DeferredQueries, type LoggedQuery } from './query-batch';
+import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
 import { closeRing, HEAD, MAX_STRING_LENGTH, TAIL, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
 
@@ -25,7 +25,7 @@ function pipe(bytes = 64 * 1024, strings = new WireStrings()) {
   const control = newControl();
   const channel = new QueryLogChannel({ ring, control });
   const reader = new QueryRingReader(ring, strings);
-  const drained: DeferredQueries[] = [];
+  const drained: DeferredColumns[] = [];
   const drain = (): LoggedQuery[] => {
     strings.renewIfFull();
     const chunk = reader.drain();

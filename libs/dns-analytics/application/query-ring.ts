@@ -17,7 +17,7 @@
  * rcode and the client address mostly do). A size of 0 marks the rest of the ring as unused:
  * the next record starts at offset 0.
  */
-import { columnsOf, DeferredColumns, FLAGS, MAX_TABLE_SIZE, newColumns, STRING_COLUMNS, U32_COLUMNS, type DeferredQueries } from './query-batch';
+import { CLIENT, columnsOf, DeferredColumns, FLAGS, MAX_TABLE_SIZE, newColumns, STRING_COLUMNS, U32_COLUMNS } from './query-batch';
 
 /** Slots of a ring's control block (Int32Array); head and tail on cache lines of their own. */
 export const HEAD = 0;
@@ -276,6 +276,15 @@ export class WireStrings {
   }
 }
 
+const MAPPED_PREFIX = Buffer.from('::ffff:', 'latin1');
+
+function isMappedIpv4(bytes: Buffer, start: number, length: number): boolean {
+  if (length <= MAPPED_PREFIX.length || bytes[start] !== 0x3a) return false;
+  for (let i = 1; i < MAPPED_PREFIX.length; i++) if (bytes[start + i] !== MAPPED_PREFIX[i]) return false;
+  for (let i = start + MAPPED_PREFIX.length; i < start + length; i++) if (bytes[i] === 0x2e) return true;
+  return false;
+}
+
 function sameAscii(s: string, bytes: Buffer, start: number, length: number): boolean {
   if (s.length !== length) return false;
   for (let i = 0; i < length; i++) if (s.charCodeAt(i) !== bytes[start + i]) return false;
@@ -284,7 +293,7 @@ function sameAscii(s: string, bytes: Buffer, start: number, length: number): boo
 
 /**
  * The log thread's end of one ring: drain() takes everything published, as columns of string
- * numbers (decoded into objects only when written, see DeferredQueries).
+ * numbers (the writer reads them as columns, see delivered-rows.ts).
  */
 export class QueryRingReader {
   private readonly v: RingViews;
@@ -310,7 +319,7 @@ export class QueryRingReader {
     return Atomics.load(this.ring.control, CLOSED) === 1 && Atomics.load(this.ring.control, HEAD) === this.tail;
   }
 
-  drain(): DeferredQueries | null {
+  drain(): DeferredColumns | null {
     const control = this.ring.control;
     const head = Atomics.load(control, HEAD);
     if (head === this.tail) return null;
@@ -338,7 +347,9 @@ export class QueryRingReader {
         if ((present & (1 << col)) === 0) continue;
         const length = bytes[at] | (bytes[at + 1] << 8);
         const n = length & ~UTF8;
-        last[col] = this.strings.idOfBytes(bytes, at + 2, n, (length & UTF8) !== 0);
+        // A dual-stack socket reports IPv4 clients as ::ffff:a.b.c.d: they are logged as the IPv4 clients they are.
+        const skip = col === CLIENT && isMappedIpv4(bytes, at + 2, n) ? MAPPED_PREFIX.length : 0;
+        last[col] = this.strings.idOfBytes(bytes, at + 2 + skip, n - skip, (length & UTF8) !== 0);
         at += 2 + n;
       }
       const row = i * U32_COLUMNS;

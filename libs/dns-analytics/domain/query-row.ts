@@ -25,6 +25,13 @@ export interface QueryRow {
 
 export const UNKNOWN = 'Unknown';
 
+/** What the IP data says of a client address. */
+export interface IpInfo {
+  country: string;
+  asn: string;
+  asOrg: string;
+}
+
 export const isIpv6 = (ip: string): boolean => ip.includes(':') && !ip.startsWith('::ffff:');
 
 /** Response codes the summary always shows, in the seed's order. */

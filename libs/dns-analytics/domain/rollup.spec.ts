@@ -1,16 +1,17 @@
 import type { QueryRow } from './query-row';
 import {
   accumulateHourly,
-  addQuery,
   ALL_DOMAINS,
   bucketStart,
   capNxdomain,
   emptyCounts,
   expandRollups,
+  LATENCY_BOUNDS_MS,
   latencyPercentile,
   MAX_NXDOMAIN_NAMES,
   mergeCounts,
   rollupsOf,
+  type RollupCounts,
 } from './rollup';
 import { buildSummary, trendOf } from './summary';
 
@@ -31,6 +32,25 @@ const q = (over: Partial<QueryRow> = {}): QueryRow => ({
   responseMs: 0.3,
   ...over,
 });
+
+/** One query added to a bucket, field by field: what accumulateHourly must amount to. */
+function addQuery(c: RollupCounts, q: QueryRow): void {
+  const bump = (m: Record<string, number>, k: string) => (m[k] = (m[k] ?? 0) + 1);
+  c.total++;
+  c.latencySumMs += q.responseMs;
+  const slot = LATENCY_BOUNDS_MS.findIndex((b) => q.responseMs <= b);
+  c.latency[slot === -1 ? LATENCY_BOUNDS_MS.length : slot]++;
+  bump(c.rcodes, q.rcode);
+  bump(c.qtypes, q.qtype);
+  if (q.transport === 'tcp') c.tcp++;
+  if (q.dnssecOk) c.dnssecOk++;
+  if (q.edns) c.edns++;
+  if (q.clientIp.includes(':') && !q.clientIp.startsWith('::ffff:')) c.ipv6++;
+  bump(c.countries, q.country);
+  bump(c.asns, q.asn);
+  c.asOrgs[q.asn] = q.asOrg;
+  if (q.rcode === 'NXDOMAIN') bump(c.nxdomain, q.qname);
+}
 
 describe('rollups', () => {
   it('derives day and account-wide buckets from hourly domain buckets exactly as adding each row to all four', () => {

@@ -3,7 +3,8 @@
  * one hour or one day. Summaries add up rollups and never read raw rows; every count in a
  * rollup is additive, so buckets merge by plain addition whatever order they arrive in.
  */
-import { isIpv6, QueryRow } from './query-row';
+import { isIpv6, type IpInfo, type QueryRow } from './query-row';
+import { asQueryRows, DO, EDNS, TCP, type QueryRows } from './query-rows';
 
 export type Granularity = 'hour' | 'day';
 
@@ -77,23 +78,6 @@ export function latencySlot(ms: number): number {
   return LATENCY_BOUNDS_MS.length;
 }
 
-/** Adds one query to `c` (mutates: rollups are built per batch, then merged into storage). */
-export function addQuery(c: RollupCounts, q: QueryRow): void {
-  c.total++;
-  c.latencySumMs += q.responseMs;
-  c.latency[latencySlot(q.responseMs)]++;
-  bump(c.rcodes, q.rcode);
-  bump(c.qtypes, q.qtype);
-  if (q.transport === 'tcp') c.tcp++;
-  if (q.dnssecOk) c.dnssecOk++;
-  if (q.edns) c.edns++;
-  if (isIpv6(q.clientIp)) c.ipv6++;
-  bump(c.countries, q.country);
-  bump(c.asns, q.asn);
-  c.asOrgs[q.asn] = q.asOrg;
-  if (q.rcode === 'NXDOMAIN') bump(c.nxdomain, q.qname);
-}
-
 /** Adds `b` into `a` (mutates `a`) and returns it. */
 export function mergeCounts(a: RollupCounts, b: RollupCounts): RollupCounts {
   a.total += b.total;
@@ -136,29 +120,89 @@ export function topEntries(entries: Array<[string, number]>, n: number): Array<[
  * The rollups a batch of queries adds: per hour and per day, for the query's domain and
  * for the account as a whole.
  */
-export function rollupsOf(rows: QueryRow[]): Rollup[] {
+export function rollupsOf(rows: readonly QueryRow[] | QueryRows): Rollup[] {
   return expandRollups(accumulateHourly(new Map(), rows).values());
 }
+
+/**
+ * A bucket's keyed counts within one call of accumulateHourly, by string number (or by the
+ * IP data's answer): a map of small integers per query, instead of a property of a string
+ * the table never made canonical; the bucket's records get each distinct key once.
+ */
+class KeyedTally {
+  readonly rcodes = new Map<number, number>();
+  readonly qtypes = new Map<number, number>();
+  readonly clients = new Map<IpInfo, number>();
+  readonly nxdomain = new Map<number, number>();
+
+  foldInto(c: RollupCounts, t: readonly string[]): void {
+    for (const [id, n] of this.rcodes) bump(c.rcodes, t[id], n);
+    for (const [id, n] of this.qtypes) bump(c.qtypes, t[id], n);
+    for (const [info, n] of this.clients) {
+      bump(c.countries, info.country, n);
+      bump(c.asns, info.asn, n);
+      c.asOrgs[info.asn] = info.asOrg;
+    }
+    for (const [id, n] of this.nxdomain) bump(c.nxdomain, t[id], n);
+  }
+}
+
+const count = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
 
 /**
  * Adds each row to its own domain's hourly bucket in `out` (keyed by bucket), so several
  * batches merge before storage. Only one bucket per row: the day and account-wide buckets
  * follow from the hourly ones (expandRollups), once per write instead of once per row.
  */
-export function accumulateHourly(out: Map<string, Rollup>, rows: QueryRow[]): Map<string, Rollup> {
-  // Consecutive rows mostly share a bucket: no key string then.
+export function accumulateHourly(out: Map<string, Rollup>, given: readonly QueryRow[] | QueryRows): Map<string, Rollup> {
+  const rows = asQueryRows(given);
+  const t = rows.strings;
+  const tallies = new Map<Rollup, KeyedTally>();
+  // Consecutive rows mostly share a bucket, a client and a response code: no key string, no string test then.
   let last: Rollup | undefined;
-  for (const q of rows) {
-    const start = bucketStart(q.ts, 'hour');
-    let r = last && last.start === start && last.accountId === q.accountId && last.domain === q.domain ? last : undefined;
-    if (!r) {
-      const key = `${q.accountId}|${q.domain}|${start}`;
-      r = out.get(key);
-      if (!r) out.set(key, (r = { accountId: q.accountId, domain: q.domain, granularity: 'hour', start, counts: emptyCounts() }));
-      last = r;
+  let tally: KeyedTally | undefined;
+  let lastDomain = -1;
+  let lastClient = -1;
+  let ipv6 = false;
+  let lastRcode = -1;
+  let nx = false;
+  for (let i = 0; i < rows.count; i++) {
+    const start = bucketStart(rows.ts[i], 'hour');
+    const accountId = rows.accountId[i];
+    const domain = rows.domain[i];
+    if (!last || !tally || last.start !== start || last.accountId !== accountId || lastDomain !== domain) {
+      const key = `${accountId}|${t[domain]}|${start}`;
+      last = out.get(key);
+      if (!last) out.set(key, (last = { accountId, domain: t[domain], granularity: 'hour', start, counts: emptyCounts() }));
+      tally = tallies.get(last);
+      if (!tally) tallies.set(last, (tally = new KeyedTally()));
+      lastDomain = domain;
     }
-    addQuery(r.counts, q);
+    if (rows.clientIp[i] !== lastClient) {
+      lastClient = rows.clientIp[i];
+      ipv6 = isIpv6(t[lastClient]);
+    }
+    const rcode = rows.rcode[i];
+    if (rcode !== lastRcode) {
+      lastRcode = rcode;
+      nx = t[rcode] === 'NXDOMAIN';
+    }
+    const c = last.counts;
+    const responseMs = rows.responseMs[i];
+    const flags = rows.flags[i];
+    c.total++;
+    c.latencySumMs += responseMs;
+    c.latency[latencySlot(responseMs)]++;
+    if (flags & TCP) c.tcp++;
+    if (flags & DO) c.dnssecOk++;
+    if (flags & EDNS) c.edns++;
+    if (ipv6) c.ipv6++;
+    count(tally.rcodes, rcode);
+    count(tally.qtypes, rows.qtype[i]);
+    count(tally.clients, rows.info[i]);
+    if (nx) count(tally.nxdomain, rows.qname[i]);
   }
+  for (const [rollup, keyed] of tallies) keyed.foldInto(rollup.counts, t);
   return out;
 }
 

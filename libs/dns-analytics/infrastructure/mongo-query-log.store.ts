@@ -1,6 +1,7 @@
 import { Collection, Db, FindCursor, MongoClient, MongoServerError } from 'mongodb';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
+import { asQueryRows, type QueryRows } from '../domain/query-rows';
 import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
 import { mergeNewest, mergePage, newestRowsAsync, pageBlockRange, pageRowsAsync, straddlingBlockRange, type BlockRef } from './block-reads';
 import { trimBlock } from './block-retention';
@@ -110,12 +111,14 @@ export class MongoQueryLogStore implements QueryLogStore {
     this.legacy = (await this.legacyRows.findOne({}, { projection: { _id: 1 } })) !== null;
   }
 
-  async append(rows: QueryRow[], rollups: Rollup[] = rollupsOf(rows)): Promise<void> {
-    if (rows.length) {
-      const firstId = await this.reserveIds(rows.length);
+  async append(given: readonly QueryRow[] | QueryRows, rollups?: Rollup[]): Promise<void> {
+    const rows = asQueryRows(given);
+    if (rows.count) {
+      const firstId = await this.reserveIds(rows.count);
       await this.blocks.insertMany(blocksOf(rows, firstId).map(blockDoc), { ordered: false });
     }
-    if (rollups.length) await this.addRollups(rollups);
+    const buckets = rollups ?? rollupsOf(rows);
+    if (buckets.length) await this.addRollups(buckets);
   }
 
   /** Reserves `n` row ids for one batch, one round trip; returns the first. */

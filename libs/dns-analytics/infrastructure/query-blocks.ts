@@ -12,14 +12,11 @@
  * (block-reads.ts). Both stores (SQLite, MongoDB) keep these same bytes.
  */
 import type { StoredRow } from '../application/query-log.store';
-import type { QueryRow } from '../domain/query-row';
+import type { IpInfo, QueryRow } from '../domain/query-row';
+import { asQueryRows, DO, EDNS, QueryRows, TCP } from '../domain/query-rows';
 
 /** Format of the encoded block; the first byte. */
 const VERSION = 1;
-
-const TCP = 1;
-const DO = 2;
-const EDNS = 4;
 
 /** Queries per block at most (a writer batch is 2,000). */
 export const MAX_BLOCK_ROWS = 4096;
@@ -47,9 +44,13 @@ export interface BlockDraft extends BlockMeta {
 
 /** A growable byte buffer written with varints and UTF-8 strings. */
 class ByteWriter {
-  // Small to start: a block of a quiet domain holds a few rows; doubling is cheap.
-  private buf = Buffer.allocUnsafe(256);
+  private buf: Buffer;
   length = 0;
+
+  // Small by default: a block of a quiet domain holds a few rows; doubling is cheap.
+  constructor(initialBytes = 256) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+  }
 
   private room(n: number): void {
     if (this.length + n <= this.buf.length) return;
@@ -61,11 +62,14 @@ class ByteWriter {
   /** Non-negative integers up to 2^53, seven bits a byte, low bits first. */
   varint(v: number): void {
     this.room(8);
+    const buf = this.buf;
+    let at = this.length;
     while (v >= 0x80) {
-      this.buf[this.length++] = (v % 0x80) | 0x80;
+      buf[at++] = (v % 0x80) | 0x80;
       v = Math.floor(v / 0x80);
     }
-    this.buf[this.length++] = v;
+    buf[at++] = v;
+    this.length = at;
   }
 
   byte(v: number): void {
@@ -117,67 +121,112 @@ class ByteReader {
   }
 }
 
-/** A client address with what enrichment said of it: one entry of a block's client table. */
-interface ClientEntry {
-  n: number;
-  country: string;
-  asn: string;
-  asOrg: string;
+/**
+ * Numbers of the strings a block uses, in the order it first uses them, for strings given
+ * by their number in a batch's table (a typed-array load per query, no hashing) and for
+ * the few given as text (enrichment, once per client). A string may then be in a block's
+ * table twice (as a name and as a country, say); readers only index the table.
+ */
+class BlockStrings {
+  /** Per table number: the block number + 1 when `stamp` holds this block's generation (module scratch, reused). */
+  private static local = new Int32Array(1024);
+  private static stamp = new Uint32Array(1024);
+  private static generation = 0;
+  readonly out = new ByteWriter();
+  size = 0;
+  private readonly byText = new Map<string, number>();
+  private readonly generation: number;
+
+  constructor(private readonly table: readonly string[]) {
+    BlockStrings.generation = (BlockStrings.generation + 1) >>> 0;
+    if (BlockStrings.generation === 0) {
+      // Wrapped: stamps of 4 billion blocks ago must not pass for this block's.
+      BlockStrings.stamp.fill(0);
+      BlockStrings.generation = 1;
+    }
+    this.generation = BlockStrings.generation;
+    if (BlockStrings.local.length < table.length) {
+      const length = Math.max(table.length, 2 * BlockStrings.local.length);
+      BlockStrings.local = new Int32Array(length);
+      BlockStrings.stamp = new Uint32Array(length);
+    }
+  }
+
+  ofNumber(n: number): number {
+    const stamp = BlockStrings.stamp;
+    if (stamp[n] === this.generation) return BlockStrings.local[n];
+    stamp[n] = this.generation;
+    return (BlockStrings.local[n] = this.add(this.table[n]));
+  }
+
+  ofText(s: string): number {
+    let n = this.byText.get(s);
+    if (n === undefined) this.byText.set(s, (n = this.add(s)));
+    return n;
+  }
+
+  private add(s: string): number {
+    this.out.string(s);
+    return this.size++;
+  }
 }
 
 /**
- * Encodes one block's rows (all of one account and domain; ids increasing). Country and
- * network follow from the client address, so a row refers to one client entry (address,
- * country, ASN, organisation) rather than to four strings.
+ * Encodes one block: the rows at `indices` of `rows` (all of one account and domain), with
+ * the ids `ids`. Country and network follow from the client address, so a row refers to
+ * one client entry (address, country, ASN, organisation) rather than to four strings.
  */
-function encodeRows(rows: readonly QueryRow[], ids: readonly number[], minTs: number): Buffer {
-  const table = new Map<string, number>();
-  const clients = new Map<string, ClientEntry>();
-  const strings = new ByteWriter();
+function encodeRows(rows: QueryRows, indices: ArrayLike<number>, ids: ArrayLike<number>, minTs: number): Buffer {
+  const strings = new BlockStrings(rows.strings);
   const clientTable = new ByteWriter();
-  const body = new ByteWriter();
-  let clientCount = 0;
-  const stringRef = (s: string): number => {
-    let n = table.get(s);
-    if (n === undefined) {
-      n = table.size;
-      table.set(s, n);
-      strings.string(s);
-    }
-    return n;
-  };
-  const clientRef = (r: QueryRow): number => {
-    const known = clients.get(r.clientIp);
-    if (known && known.country === r.country && known.asn === r.asn && known.asOrg === r.asOrg) return known.n;
+  // A query takes about 8-12 bytes: room for most blocks at once.
+  const body = new ByteWriter(16 * indices.length + 64);
+  // Client entry per address number (-1: none yet), and each entry's enrichment.
+  const clientOf = new Map<number, number>();
+  const infos: IpInfo[] = [];
+  let lastClient = -1;
+  let lastEntry = -1;
+  const clientRef = (client: number, info: IpInfo): number => {
+    const known = clientOf.get(client);
+    if (known !== undefined && sameInfo(infos[known], info)) return known;
     // New, or enriched differently (IP data updated between rows): an entry of its own.
-    const entry = { n: clientCount++, country: r.country, asn: r.asn, asOrg: r.asOrg };
-    clients.set(r.clientIp, entry);
-    clientTable.varint(stringRef(r.clientIp));
-    clientTable.varint(stringRef(r.country));
-    clientTable.varint(stringRef(r.asn));
-    clientTable.varint(stringRef(r.asOrg));
-    return entry.n;
+    const entry = infos.push(info) - 1;
+    clientOf.set(client, entry);
+    clientTable.varint(strings.ofNumber(client));
+    clientTable.varint(strings.ofText(info.country));
+    clientTable.varint(strings.ofText(info.asn));
+    clientTable.varint(strings.ofText(info.asOrg));
+    return entry;
   };
   let lastId = ids[0];
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i];
-    body.varint(r.ts - minTs);
-    body.varint(ids[i] - lastId);
-    lastId = ids[i];
-    body.varint(stringRef(r.qname));
-    body.varint(stringRef(r.qtype));
-    body.varint(stringRef(r.rcode));
-    body.varint(clientRef(r));
-    body.byte((r.transport === 'tcp' ? TCP : 0) | (r.dnssecOk ? DO : 0) | (r.edns ? EDNS : 0));
-    body.varint(Math.round(r.responseMs * 1000));
+  for (let k = 0; k < indices.length; k++) {
+    const i = indices[k];
+    body.varint(rows.ts[i] - minTs);
+    body.varint(ids[k] - lastId);
+    lastId = ids[k];
+    body.varint(strings.ofNumber(rows.qname[i]));
+    body.varint(strings.ofNumber(rows.qtype[i]));
+    body.varint(strings.ofNumber(rows.rcode[i]));
+    // Consecutive queries mostly come from one client.
+    const client = rows.clientIp[i];
+    const info = rows.info[i];
+    if (client !== lastClient || infos[lastEntry] !== info) {
+      lastEntry = clientRef(client, info);
+      lastClient = client;
+    }
+    body.varint(lastEntry);
+    body.byte(rows.flags[i]);
+    body.varint(Math.round(rows.responseMs[i] * 1000));
   }
   const head = new ByteWriter();
   head.byte(VERSION);
-  head.varint(table.size);
+  head.varint(strings.size);
   const middle = new ByteWriter();
-  middle.varint(clientCount);
-  return Buffer.concat([head.bytes(), strings.bytes(), middle.bytes(), clientTable.bytes(), body.bytes()]);
+  middle.varint(infos.length);
+  return Buffer.concat([head.bytes(), strings.out.bytes(), middle.bytes(), clientTable.bytes(), body.bytes()]);
 }
+
+const sameInfo = (a: IpInfo, b: IpInfo): boolean => a === b || (a.country === b.country && a.asn === b.asn && a.asOrg === b.asOrg);
 
 /** The rows of a block, in the order they were written, with their ids. */
 export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
@@ -223,57 +272,60 @@ export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
 interface OpenBlock {
   accountId: number;
   domain: string;
-  rows: QueryRow[];
-  ids: number[];
+  domainNumber: number;
+  /** Rows of the batch, by index. */
+  indices: number[];
   minTs: number;
   maxTs: number;
 }
-
-const draftOf = (b: OpenBlock): BlockDraft => ({
-  accountId: b.accountId,
-  domain: b.domain,
-  minTs: b.minTs,
-  maxTs: b.maxTs,
-  firstId: b.ids[0],
-  count: b.rows.length,
-  data: encodeRows(b.rows, b.ids, b.minTs),
-});
 
 /**
  * Cuts appended rows into blocks, one per account and domain (more when a block would
  * pass MAX_BLOCK_ROWS or MAX_BLOCK_SPAN_MS). Rows get the ids firstId, firstId + 1, … in
  * the order given, so ids follow the order of the append across domains too.
  */
-export function blocksOf(rows: readonly QueryRow[], firstId: number): BlockDraft[] {
-  // Account -> domain -> the block being filled (no key string built per row).
-  const open = new Map<number, Map<string, OpenBlock>>();
+export function blocksOf(given: readonly QueryRow[] | QueryRows, firstId: number): BlockDraft[] {
+  const rows = asQueryRows(given);
+  // Account -> domain number -> the block being filled (no key string built per row).
+  const open = new Map<number, Map<number, OpenBlock>>();
   const done: BlockDraft[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    let domains = open.get(row.accountId);
-    if (!domains) open.set(row.accountId, (domains = new Map()));
-    let b = domains.get(row.domain);
-    if (b && (b.rows.length >= MAX_BLOCK_ROWS || Math.max(b.maxTs, row.ts) - Math.min(b.minTs, row.ts) > MAX_BLOCK_SPAN_MS)) {
-      done.push(draftOf(b));
+  const draft = (b: OpenBlock): BlockDraft => {
+    const ids = b.indices.map((i) => firstId + i);
+    return { accountId: b.accountId, domain: b.domain, minTs: b.minTs, maxTs: b.maxTs, firstId: ids[0], count: ids.length, data: encodeRows(rows, b.indices, ids, b.minTs) };
+  };
+  // Consecutive rows mostly go to the block the row before went to: no map lookup then.
+  let b: OpenBlock | undefined;
+  for (let i = 0; i < rows.count; i++) {
+    const accountId = rows.accountId[i];
+    const domain = rows.domain[i];
+    const ts = rows.ts[i];
+    if (!b || b.accountId !== accountId || b.domainNumber !== domain) {
+      let domains = open.get(accountId);
+      if (!domains) open.set(accountId, (domains = new Map()));
+      b = domains.get(domain);
+    }
+    if (b && (b.indices.length >= MAX_BLOCK_ROWS || Math.max(b.maxTs, ts) - Math.min(b.minTs, ts) > MAX_BLOCK_SPAN_MS)) {
+      done.push(draft(b));
       b = undefined;
     }
     if (!b) {
-      b = { accountId: row.accountId, domain: row.domain, rows: [], ids: [], minTs: row.ts, maxTs: row.ts };
-      domains.set(row.domain, b);
+      b = { accountId, domain: rows.strings[domain], domainNumber: domain, indices: [], minTs: ts, maxTs: ts };
+      open.get(accountId)!.set(domain, b);
     }
-    b.rows.push(row);
-    b.ids.push(firstId + i);
-    if (row.ts < b.minTs) b.minTs = row.ts;
-    if (row.ts > b.maxTs) b.maxTs = row.ts;
+    b.indices.push(i);
+    if (ts < b.minTs) b.minTs = ts;
+    if (ts > b.maxTs) b.maxTs = ts;
   }
-  for (const domains of open.values()) for (const b of domains.values()) done.push(draftOf(b));
+  for (const domains of open.values()) for (const b of domains.values()) done.push(draft(b));
   return done;
 }
 
 /** A block of the given rows of one account and domain, keeping their ids (pruning rewrites the block a cutoff falls in). */
-export function blockOfStoredRows(rows: readonly StoredRow[]): BlockDraft {
-  const ids = rows.map((r) => Number(r.id));
-  const minTs = Math.min(...rows.map((r) => r.ts));
-  const maxTs = Math.max(...rows.map((r) => r.ts));
-  return { accountId: rows[0].accountId, domain: rows[0].domain, minTs, maxTs, firstId: ids[0], count: rows.length, data: encodeRows(rows, ids, minTs) };
+export function blockOfStoredRows(stored: readonly StoredRow[]): BlockDraft {
+  const rows = QueryRows.of(stored);
+  const ids = stored.map((r) => Number(r.id));
+  const indices = ids.map((_, i) => i);
+  const minTs = Math.min(...stored.map((r) => r.ts));
+  const maxTs = Math.max(...stored.map((r) => r.ts));
+  return { accountId: stored[0].accountId, domain: stored[0].domain, minTs, maxTs, firstId: ids[0], count: stored.length, data: encodeRows(rows, indices, ids, minTs) };
 }

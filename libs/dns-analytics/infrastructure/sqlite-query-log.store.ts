@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
+import { asQueryRows, type QueryRows } from '../domain/query-rows';
 import { mergeNewest, mergePage, newestRows, pageBlockRange, pageRows, straddlingBlockRange, type BlockRange, type BlockRef } from './block-reads';
 import { trimBlock } from './block-retention';
 import { DecodedBlocks } from './decoded-blocks';
@@ -127,7 +128,7 @@ export class SqliteQueryLogStore implements QueryLogStore {
   private readonly putNextId: Database.Statement;
   private readonly getRollup: Database.Statement<[number, string, string, number], { counts: string }>;
   private readonly putRollup: Database.Statement;
-  private readonly appendTx: Database.Transaction<(rows: QueryRow[], rollups: Rollup[]) => void>;
+  private readonly appendTx: Database.Transaction<(rows: QueryRows, rollups: Rollup[]) => void>;
   private readonly rollupTx: (rollups: Rollup[]) => void;
   private readonly blockData: Database.Statement<[number], { data: Buffer }>;
   /** The few most recently decoded blocks (export pages overlap by a block). */
@@ -159,12 +160,12 @@ export class SqliteQueryLogStore implements QueryLogStore {
         this.putRollup.run(r.accountId, r.domain, r.granularity, r.start, JSON.stringify(capNxdomain(counts)));
       }
     });
-    this.appendTx = this.db.transaction((rows: QueryRow[], rollups: Rollup[]) => {
-      if (rows.length) {
+    this.appendTx = this.db.transaction((rows: QueryRows, rollups: Rollup[]) => {
+      if (rows.count) {
         // Ids go on from the file's counter (after the former table's ids, so cursors keep their order).
         const firstId = this.getNextId.get()?.value ?? this.firstIdAfterLegacy();
         for (const b of blocksOf(rows, firstId)) this.insertBlock.run(b.accountId, b.domain, b.minTs, b.maxTs, b.firstId, b.count, b.data);
-        this.putNextId.run(firstId + rows.length);
+        this.putNextId.run(firstId + rows.count);
       }
       this.rollupTx(rollups);
     });
@@ -175,9 +176,11 @@ export class SqliteQueryLogStore implements QueryLogStore {
     return (this.db.prepare<[], { id: number | null }>(`SELECT MAX(id) AS id FROM ${LEGACY_TABLE}`).get()?.id ?? 0) + 1;
   }
 
-  async append(rows: QueryRow[], rollups: Rollup[] = rollupsOf(rows)): Promise<void> {
+  async append(given: readonly QueryRow[] | QueryRows, rollups?: Rollup[]): Promise<void> {
+    const rows = asQueryRows(given);
+    const buckets = rollups ?? rollupsOf(rows);
     // Immediate: the id counter is read and written in one transaction, whoever else writes.
-    if (rows.length || rollups.length) this.appendTx.immediate(rows, rollups);
+    if (rows.count || buckets.length) this.appendTx.immediate(rows, buckets);
   }
 
   async addRollups(rollups: Rollup[]): Promise<void> {
