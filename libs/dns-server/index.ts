@@ -7,6 +7,7 @@ export {
   isFieldQuerySink,
   type QuerySink,
   type FieldQuerySink,
+  type LoggedNameSlot,
   type AnsweredQuery,
   type Transport,
   type BufferedQuerySinkOptions,

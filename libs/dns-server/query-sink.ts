@@ -32,6 +32,16 @@ export interface AnsweredQuery {
   accountId: string | null;
 }
 
+/**
+ * A query name's note of its own for a log: the number the log gave it and in which of its
+ * numberings (epoch), so a name asked again travels as that number instead of its bytes.
+ * Cached responses carry one; the log sets both fields.
+ */
+export interface LoggedNameSlot {
+  logNameId: number;
+  logNameEpoch: number;
+}
+
 /** Nest token of the optional QuerySink the dns role hands every answered query to (query logging / analytics). */
 export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
 
@@ -47,7 +57,19 @@ export interface QuerySink {
  * and unowned ones still come through record().
  */
 export interface FieldQuerySink extends QuerySink {
-  recordUdp(timestamp: number, accountId: string, domain: string, name: string, type: string, rcode: RcodeName, clientIp: string, dnssecOk: boolean, edns: boolean): void;
+  /** `nameSlot`: where the sink may note that it has sent `name` before (a cached response's, asked again and again). */
+  recordUdp(
+    timestamp: number,
+    accountId: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: RcodeName,
+    clientIp: string,
+    dnssecOk: boolean,
+    edns: boolean,
+    nameSlot?: LoggedNameSlot,
+  ): void;
   /** The UDP answers recorded since the last call took this long from receipt to the socket. */
   udpBatchSent(durationMs: number): void;
 }

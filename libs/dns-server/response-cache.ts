@@ -17,6 +17,7 @@
  * version and empties the cache when it moved, so a DDNS update is seen by the next query.
  */
 import { MIN_UDP_PAYLOAD, MAX_UDP_PAYLOAD } from './wire';
+import type { LoggedNameSlot } from './query-sink';
 
 const HEADER = 12;
 const QTYPE_OPT = 41;
@@ -53,7 +54,7 @@ export interface ResponseFacts {
  * One cached response. A class, so every entry has one shape and the hot path's property
  * loads stay monomorphic (object spreads gave entries many shapes and a miss per load).
  */
-export class CachedResponse implements ResponseFacts {
+export class CachedResponse implements ResponseFacts, LoggedNameSlot {
   readonly name: string;
   readonly type: string;
   readonly rcode: number;
@@ -61,6 +62,9 @@ export class CachedResponse implements ResponseFacts {
   readonly zone: string | null;
   readonly domain: string | null;
   readonly accountId: string | null;
+  /** Set by the query log (LoggedNameSlot): none yet. */
+  logNameId = -1;
+  logNameEpoch = 0;
 
   constructor(
     facts: ResponseFacts,

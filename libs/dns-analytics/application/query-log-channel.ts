@@ -4,7 +4,7 @@
  * behind and the ring is full, queries are dropped and counted here, on the answering side,
  * so answers never wait and memory never grows.
  */
-import type { FieldQuerySink } from '../../dns-server';
+import type { FieldQuerySink, LoggedNameSlot } from '../../dns-server';
 import type { RcodeName } from '../../dns-server/wire';
 import { DO, EDNS, TCP, type LoggedQuery } from './query-batch';
 import { closeRing, QueryRingWriter, type QueryRing } from './query-ring';
@@ -44,8 +44,19 @@ export class QueryLogChannel implements FieldQuerySink {
     if (!this.udpPending) this.writer.publish();
   }
 
-  recordUdp(timestamp: number, accountId: string, domain: string, name: string, type: string, rcode: RcodeName, clientIp: string, dnssecOk: boolean, edns: boolean): void {
-    if (this.writer.write(timestamp, 0, accountId, domain, name, type, rcode, clientIp, (dnssecOk ? DO : 0) | (edns ? EDNS : 0))) this.udpPending = true;
+  recordUdp(
+    timestamp: number,
+    accountId: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: RcodeName,
+    clientIp: string,
+    dnssecOk: boolean,
+    edns: boolean,
+    nameSlot?: LoggedNameSlot,
+  ): void {
+    if (this.writer.write(timestamp, 0, accountId, domain, name, type, rcode, clientIp, (dnssecOk ? DO : 0) | (edns ? EDNS : 0), nameSlot)) this.udpPending = true;
   }
 
   udpBatchSent(durationMs: number): void {

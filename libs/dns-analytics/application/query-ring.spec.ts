@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
-import { closeRing, HEAD, MAX_STRING_LENGTH, TAIL, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
+import type { LoggedNameSlot } from '../../dns-server';
+import { closeRing, HEAD, MAX_STRING_LENGTH, NAME_NUMBERS, TAIL, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
 
 const query = (over: Partial<LoggedQuery> = {}): LoggedQuery => ({
   timestamp: 1_700_000_000_000.25,
@@ -33,7 +34,8 @@ function pipe(bytes = 64 * 1024, strings = new WireStrings()) {
     drained.push(chunk);
     return chunk.decode();
   };
-  const udp = (q: LoggedQuery) => channel.recordUdp(q.timestamp, q.accountId!, q.domain!, q.name, q.type, q.rcode, q.clientIp, q.dnssecOk, q.edns);
+  const udp = (q: LoggedQuery, nameSlot?: LoggedNameSlot) =>
+    channel.recordUdp(q.timestamp, q.accountId!, q.domain!, q.name, q.type, q.rcode, q.clientIp, q.dnssecOk, q.edns, nameSlot);
   return { ring, control, channel, reader, drain, udp, drained, dropped: () => Atomics.load(control, DROPPED) };
 }
 
@@ -50,6 +52,94 @@ describe('query ring (answering thread to query-log thread)', () => {
     for (const q of sent) p.channel.record(q);
     expect(p.drain()).toEqual(sent);
     expect(p.drain()).toEqual([]);
+  });
+
+  describe('names of cached responses, numbered', () => {
+    const slot = (): LoggedNameSlot => ({ logNameId: -1, logNameEpoch: 0 });
+    const udpBatch = (p: ReturnType<typeof pipe>, queries: Array<[LoggedQuery, LoggedNameSlot | undefined]>) => {
+      for (const [q, s] of queries) p.udp(q, s);
+      p.channel.udpBatchSent(0);
+    };
+    const named = (name: string) => query({ name, durationMs: 0 });
+
+    it('send a name once, then its number, interleaved with names sent as bytes', () => {
+      const p = pipe();
+      const [a, b] = [slot(), slot()];
+      udpBatch(p, [
+        [named('a.example.test'), a],
+        [named('b.example.test'), b],
+        [named('a.example.test'), a],
+        [named('c.example.test'), undefined],
+        [named('a.example.test'), a],
+        [named('a.example.test'), undefined],
+        [named('b.example.test'), b],
+      ]);
+      const headBefore = Atomics.load(p.ring.control, HEAD);
+      udpBatch(p, [[named('a.example.test'), a]]);
+      // A numbered name's record holds no string: the header alone.
+      expect(Atomics.load(p.ring.control, HEAD) - headBefore).toBe(24);
+      expect(p.drain().map((q) => q.name)).toEqual(['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`));
+      expect(a.logNameId).not.toBe(b.logNameId);
+    });
+
+    it('number names afresh after NAME_NUMBERS of them, and never number a name whose record was dropped', () => {
+      const p = pipe(4 * 1024 * 1024);
+      const slots = Array.from({ length: NAME_NUMBERS + 10 }, slot);
+      const first = slots[0];
+      udpBatch(p, [[named('n0.example.test'), first]]);
+      const epoch = first.logNameEpoch;
+      for (let i = 1; i < slots.length; i += 10_000) {
+        udpBatch(
+          p,
+          slots.slice(i, i + 10_000).map((s, k) => [named(`n${i + k}.example.test`), s]),
+        );
+        p.drain();
+      }
+      // The numbering started again: the first name is sent as bytes once more, with a new number.
+      expect(slots[slots.length - 1].logNameEpoch).not.toBe(epoch);
+      udpBatch(p, [
+        [named('n0.example.test'), first],
+        [named('n1.example.test'), slots[1]],
+        [named(`n${slots.length - 1}.example.test`), slots[slots.length - 1]],
+      ]);
+      expect(first.logNameEpoch).not.toBe(epoch);
+      expect(p.drain().map((q) => q.name)).toEqual(['n0.example.test', 'n1.example.test', `n${slots.length - 1}.example.test`]);
+
+      // A full ring drops the record: the name stays unnumbered and goes as bytes next time.
+      const small = pipe(1024);
+      const full = slot();
+      for (let i = 0; i < 40; i++) small.udp(named(`filler-${i}.example.test`));
+      small.udp(named('late.example.test'), full);
+      small.channel.udpBatchSent(0);
+      expect(small.dropped()).toBeGreaterThan(0);
+      expect(full.logNameId).toBe(-1);
+      small.drain();
+      udpBatch(small, [
+        [named('late.example.test'), full],
+        [named('late.example.test'), full],
+      ]);
+      expect(small.drain().map((q) => q.name)).toEqual(['late.example.test', 'late.example.test']);
+    });
+
+    it('find a numbered name again by its text once the string table started afresh', () => {
+      const strings = new WireStrings();
+      const p = pipe(64 * 1024, strings);
+      const a = slot();
+      udpBatch(p, [[named('a.example.test'), a]]);
+      expect(p.drain().map((q) => q.name)).toEqual(['a.example.test']);
+      while (strings.table.length < MAX_TABLE_SIZE) strings.table.push('');
+      udpBatch(p, [
+        [named('a.example.test'), a],
+        [query({ name: 'a.example.test', domain: 'other.test', durationMs: 0 }), a],
+      ]);
+      const after = p.drain();
+      expect(after.map((q) => [q.name, q.domain])).toEqual([
+        ['a.example.test', 'example.test'],
+        ['a.example.test', 'other.test'],
+      ]);
+      expect(p.drained[p.drained.length - 1].table).toBe(strings.table);
+      expect(strings.table.length).toBeLessThan(10);
+    });
   });
 
   it('leaves out queries no account owns', () => {

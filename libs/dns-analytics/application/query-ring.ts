@@ -8,16 +8,24 @@
  * answering thread never waits.
  *
  * Record (8-byte aligned, never across the ring's end):
- *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | strings present (24-29)
- *   u32  unused
+ *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | name by number (19) |
+ *        name numbered (20) | strings present (24-29)
+ *   u32  the query name's number (bits 19 and 20), else unused
  *   f64  time (ms since the epoch, with the fraction)
  *   f64  answer time (ms)
  *   per string column present, in column order: u16 length (bit 15: UTF-8, else ASCII), bytes
  * A column absent from a record repeats the previous record's string (account, domain, type,
  * rcode and the client address mostly do). A size of 0 marks the rest of the ring as unused:
  * the next record starts at offset 0.
+ *
+ * Query names of cached responses are numbered per ring: the first record of such a name
+ * carries its bytes and the number it gets (bit 20), later ones only the number (bit 19), so
+ * neither thread copies or hashes a name asked again (the response cache entry keeps the
+ * number, see LoggedNameSlot). Numbers go up to NAME_NUMBERS, then start again in a new
+ * epoch: every name is then sent and numbered once more.
  */
-import { CLIENT, columnsOf, DeferredColumns, FLAGS, MAX_TABLE_SIZE, newColumns, STRING_COLUMNS, U32_COLUMNS } from './query-batch';
+import type { LoggedNameSlot } from '../../dns-server';
+import { CLIENT, columnsOf, DeferredColumns, FLAGS, MAX_TABLE_SIZE, NAME, newColumns, STRING_COLUMNS, U32_COLUMNS } from './query-batch';
 
 /** Slots of a ring's control block (Int32Array); head and tail on cache lines of their own. */
 export const HEAD = 0;
@@ -32,6 +40,15 @@ const CONTROL_INTS = 32;
 
 const RECORD_HEADER = 24;
 const UTF8 = 0x8000;
+/** Header bits: the name column is absent and word 1 holds the name's number; or present and numbered by word 1. */
+const NAME_BY_NUMBER = 1 << 19;
+const NAME_NUMBERED = 1 << 20;
+/** The record flags proper (TCP, DO, EDNS) within the header's bits 16-23. */
+const RECORD_FLAGS = 0x7;
+/** Names numbered per ring and epoch (the log thread keeps two 32-bit words and the text per number). */
+export const NAME_NUMBERS = 1 << 16;
+/** Epochs of this thread's rings: never one that a name slot of another ring or numbering holds. */
+let epochs = 0;
 /** Longer strings are not logged (a DNS name in presentation form, escaped, is far shorter). */
 export const MAX_STRING_LENGTH = 4096;
 
@@ -99,6 +116,9 @@ export class QueryRingWriter {
   /** The strings of the last record written, per column. */
   private readonly last: Array<string | null> = new Array<string | null>(STRING_COLUMNS).fill(null);
   private readonly strings: string[] = new Array<string>(STRING_COLUMNS);
+  /** The current numbering of names (see the file comment) and the next number in it. */
+  private epoch = ++epochs;
+  private nextName = 0;
 
   constructor(
     ring: QueryRing,
@@ -112,8 +132,22 @@ export class QueryRingWriter {
     this.published = Atomics.load(ring.control, PUBLISHED);
   }
 
-  /** Appends one query (not yet published); false when the ring is full or a string too long (the query is counted as dropped). */
-  write(timestamp: number, durationMs: number, account: string, domain: string, name: string, type: string, rcode: string, client: string, flags: number): boolean {
+  /**
+   * Appends one query (not yet published); false when the ring is full or a string too long
+   * (the query is counted as dropped). `nameSlot`: the name's note of its number (see the file comment).
+   */
+  write(
+    timestamp: number,
+    durationMs: number,
+    account: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: string,
+    client: string,
+    flags: number,
+    nameSlot?: LoggedNameSlot,
+  ): boolean {
     const s = this.strings;
     s[0] = account;
     s[1] = domain;
@@ -121,10 +155,13 @@ export class QueryRingWriter {
     s[3] = type;
     s[4] = rcode;
     s[5] = client;
+    // Numbered already: the name column stays out. To be numbered: it goes in, whatever came before.
+    const byNumber = nameSlot !== undefined && nameSlot.logNameEpoch === this.epoch;
+    const numbering = nameSlot !== undefined && !byNumber;
     let present = 0;
     let room = RECORD_HEADER;
     for (let c = 0; c < STRING_COLUMNS; c++) {
-      if (s[c] === this.last[c]) continue;
+      if (c === NAME ? byNumber || (!numbering && s[c] === this.last[c]) : s[c] === this.last[c]) continue;
       const length = s[c].length;
       if (length > MAX_STRING_LENGTH) return this.drop();
       present |= 1 << c;
@@ -146,13 +183,33 @@ export class QueryRingWriter {
     for (let c = 0; c < STRING_COLUMNS; c++) {
       if ((present & (1 << c)) === 0) continue;
       at = this.writeString(u8, at, s[c]);
-      this.last[c] = s[c];
+    }
+    for (let c = 0; c < STRING_COLUMNS; c++) this.last[c] = s[c];
+    let numberBits = 0;
+    if (byNumber) {
+      numberBits = NAME_BY_NUMBER;
+      u32[(pos >> 2) + 1] = nameSlot.logNameId;
+    } else if (numbering) {
+      numberBits = NAME_NUMBERED;
+      u32[(pos >> 2) + 1] = this.number(nameSlot);
     }
     const size = align8(at - pos);
-    u32[pos >> 2] = (size >> 3) | (flags << 16) | (present << 24);
+    u32[pos >> 2] = (size >> 3) | (flags << 16) | numberBits | (present << 24);
     this.head = (this.head + size) | 0;
     this.pending++;
     return true;
+  }
+
+  /** Gives the slot's name the next number (its record is written: a dropped one never numbers a name). */
+  private number(slot: LoggedNameSlot): number {
+    const n = this.nextName++;
+    slot.logNameId = n;
+    slot.logNameEpoch = this.epoch;
+    if (this.nextName === NAME_NUMBERS) {
+      this.epoch = ++epochs;
+      this.nextName = 0;
+    }
+    return n;
   }
 
   /** Whether `bytes` more fit beside what the consumer has not drained. */
@@ -303,6 +360,14 @@ export class QueryRingReader {
   private readonly last = new Uint32Array(STRING_COLUMNS);
   private seen = false;
   private table: string[];
+  /**
+   * Numbered names (see the file comment): each number's string number, valid while
+   * `nameTable` says it is of the current table (renumbered by text otherwise), and its text.
+   */
+  private readonly nameString = new Uint32Array(NAME_NUMBERS);
+  private readonly nameTable = new Uint32Array(NAME_NUMBERS);
+  private readonly nameText: string[] = [];
+  private tableNumber = 1;
 
   constructor(
     readonly ring: QueryRing,
@@ -342,6 +407,7 @@ export class QueryRingReader {
       ts[i] = f64[(pos + 8) >> 3];
       duration[i] = f64[(pos + 16) >> 3];
       const present = word >>> 24;
+      if (word & NAME_BY_NUMBER) last[NAME] = this.numberedName(words[(pos >> 2) + 1]);
       let at = pos + RECORD_HEADER;
       for (let col = 0; col < STRING_COLUMNS; col++) {
         if ((present & (1 << col)) === 0) continue;
@@ -352,9 +418,10 @@ export class QueryRingReader {
         last[col] = this.strings.idOfBytes(bytes, at + 2 + skip, n - skip, (length & UTF8) !== 0);
         at += 2 + n;
       }
+      if (word & NAME_NUMBERED) this.numberName(words[(pos >> 2) + 1], last[NAME]);
       const row = i * U32_COLUMNS;
       for (let col = 0; col < STRING_COLUMNS; col++) u32[row + col] = last[col];
-      u32[row + FLAGS] = (word >>> 16) & 0xff;
+      u32[row + FLAGS] = (word >>> 16) & RECORD_FLAGS;
       i++;
       c = (c + size) | 0;
     }
@@ -379,10 +446,25 @@ export class QueryRingReader {
     return count;
   }
 
+  private numberName(n: number, string: number): void {
+    this.nameString[n] = string;
+    this.nameTable[n] = this.tableNumber;
+    this.nameText[n] = this.strings.table[string];
+  }
+
+  private numberedName(n: number): number {
+    if (this.nameTable[n] === this.tableNumber) return this.nameString[n];
+    // Numbered in a table since started afresh: found again by its text.
+    this.nameString[n] = this.strings.idOf(this.nameText[n]);
+    this.nameTable[n] = this.tableNumber;
+    return this.nameString[n];
+  }
+
   /** The table started afresh: the strings the next record may repeat get numbers in the new one. */
   private renumberLast(): void {
     // The previous table lives on in the chunks drained before; the strings are read from it.
     if (this.seen) for (let col = 0; col < STRING_COLUMNS; col++) this.last[col] = this.strings.idOf(this.table[this.last[col]]);
     this.table = this.strings.table;
+    this.tableNumber++;
   }
 }
