@@ -23,9 +23,6 @@ export const STRING_COLUMNS = 6;
 export const FLAGS = 6;
 export const U32_COLUMNS = 7;
 
-/** Bits of the flags column (the ring's record flags and QueryRows' are the same). */
-export { DO, EDNS, TCP } from '../domain/query-rows';
-
 /** Bytes one query takes: timestamp and duration as float64, then the u32 columns. */
 const BYTES_PER_QUERY = 16 + 4 * U32_COLUMNS;
 

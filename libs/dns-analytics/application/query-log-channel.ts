@@ -6,7 +6,8 @@
  */
 import type { FieldQuerySink, LoggedNameSlot } from '../../dns-server';
 import type { RcodeName } from '../../dns-server/wire';
-import { DO, EDNS, TCP, type LoggedQuery } from './query-batch';
+import { DO, EDNS, TCP } from '../domain/query-rows';
+import type { LoggedQuery } from './query-batch';
 import { closeRing, QueryRingWriter, type QueryRing } from './query-ring';
 
 /** Slots of the shared counter block (Int32Array over a SharedArrayBuffer). */

@@ -6,8 +6,6 @@ import { deliveredRows, type Enricher } from './delivered-rows';
 import { DeferredColumns, type LoggedQuery } from './query-batch';
 import type { QueryLogStore } from './query-log.store';
 
-export { toRow, unmapped, type Enricher } from './delivered-rows';
-
 /** Rollup buckets stored per transaction (one turn of the event loop). */
 const ROLLUP_CHUNK = 256;
 
