@@ -15,7 +15,7 @@ export interface Enricher {
 }
 
 /** A dual-stack socket reports IPv4 clients as `::ffff:a.b.c.d`; they are IPv4 clients. */
-export const unmapped = (ip: string): string => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip);
+const unmapped = (ip: string): string => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip);
 
 /**
  * Answered queries of a query's account, enriched. Queries that belong to no account
@@ -46,9 +46,10 @@ export function toRow(q: LoggedQuery, info: IpInfo): QueryRow | null {
 
 /**
  * The delivery's queries as row batches: one per run of items that share a string table
- * (a table starts afresh every 100,000 strings) or are objects. Each answering thread's
- * chunks are in the order it received; rows are put in order of receipt across threads,
- * so that ids (the tie-break within a millisecond) follow the order clients asked in.
+ * (a table starts afresh every 100,000 strings) or are objects. Within a batch rows are
+ * put in order of receipt across threads, so that ids (the tie-break within a millisecond)
+ * follow the order clients asked in; as across deliveries, a query answered late (TCP) may
+ * get its id after a later one's where a table starts afresh.
  */
 export function deliveredRows(items: ReadonlyArray<LoggedQuery | DeferredColumns>, enricher: Enricher): QueryRows[] {
   const out: QueryRows[] = [];
@@ -135,9 +136,10 @@ function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher): QueryRows 
 }
 
 /**
- * Indices in order of time, stable; null when already in order. The chunks are each in
- * order (one answering thread's receipts), so this merges their runs pairwise (natural
- * merge sort): a few passes over typed arrays, no comparator calls.
+ * Indices in order of time, stable; null when already in order. Each chunk is mostly in
+ * order (one answering thread's receipts; TCP queries are recorded when answered), so this
+ * merges the ascending runs pairwise (natural merge sort): a few passes over typed arrays,
+ * no comparator calls.
  */
 export function receiptOrder(ts: Float64Array): Uint32Array | null {
   const n = ts.length;

@@ -142,6 +142,21 @@ describe('query ring (answering thread to query-log thread)', () => {
     });
   });
 
+  it('numbers a string once, whether it came as text (carried into a fresh table) or as bytes', () => {
+    const strings = new WireStrings();
+    const bytes = (s: string) => Buffer.from(s, 'utf8');
+    for (const s of ['a.example.test', 'bücher.test']) {
+      const b = bytes(s);
+      const utf8 = b.length !== s.length;
+      const asText = strings.idOf(s);
+      expect(strings.idOfBytes(b, 0, b.length, utf8)).toBe(asText);
+    }
+    const b = bytes('c.example.test');
+    const asBytes = strings.idOfBytes(b, 0, b.length, false);
+    expect(strings.idOf('c.example.test')).toBe(asBytes);
+    expect(strings.table).toEqual(['a.example.test', 'bücher.test', 'c.example.test']);
+  });
+
   it('leaves out queries no account owns', () => {
     const p = pipe();
     p.channel.record(query({ accountId: null, domain: null, rcode: 'REFUSED' }));

@@ -321,7 +321,9 @@ export class WireStrings {
 
   /** A number for a string known as text (carried over into a fresh table). */
   idOf(s: string): number {
-    return this.byText.get(s) ?? this.add(s, -1);
+    // By its bytes as a ring carries them (ASCII, else UTF-8), so a string has one number whichever way it came.
+    const bytes = Buffer.from(s, 'utf8');
+    return this.idOfBytes(bytes, 0, bytes.length, bytes.length !== s.length);
   }
 
   private add(s: string, hash: number): number {
