@@ -28,7 +28,7 @@ import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite
 import { Metrics } from '../libs/shared/metrics';
 import { latencyAt, maxThroughput } from './dns/dnsperf';
 import { nsdInstalled, startNsd } from './dns/nsd';
-import { mainThreadCpuSeconds, treeCpuSeconds } from './dns/cpu';
+import { mainThreadCpuSeconds, treeCpuSeconds, waitForQuiet } from './dns/cpu';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, benchRRsets, dnsperfQueries } from './dns/zone';
 import { deployedSpawn, localServiceEnv } from './support/start-command';
@@ -93,6 +93,7 @@ async function startService(queryLog: boolean, env: Record<string, string> = {})
   const imported = await http(port, 'POST', '/zones', { authorization: `Bearer ${token}` }, { name: BENCH_ZONE, zone_file: zoneFile });
   if (imported.status !== 201) throw new Error(`zone import: ${imported.status} ${imported.text}`);
   await waitForAnswer(dnsPort, `host1.${BENCH_ZONE}`);
+  await waitForQuiet(child.pid!);
   return { child, port, dnsPort, token, accountId: reg.id, dataDir };
 }
 

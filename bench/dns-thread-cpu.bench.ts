@@ -20,7 +20,7 @@ import { startDeployedService } from './dns/deployed-service';
 import { nsdInstalled, startNsd } from './dns/nsd';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, dnsperfQueries } from './dns/zone';
-import { treeCpuSeconds } from './dns/cpu';
+import { treeCpuSeconds, waitForQuiet } from './dns/cpu';
 
 const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 4);
@@ -88,6 +88,7 @@ async function main(): Promise<void> {
       const port = await freePort();
       const child = await c.start(port);
       await waitForAnswer(port, `host1.${BENCH_ZONE}`);
+      await waitForQuiet(child.pid!);
       await maxThroughput(port, queryFile, 2); // warm-up: JIT, caches, socket buffers
       running.push({ c, child, port });
     }

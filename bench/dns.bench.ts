@@ -7,6 +7,8 @@
  * servers and the best round of each counts, so a noisy neighbour hurts all alike.
  *
  * Run: npm run build && node dist/bench/dns.bench.js
+ * Every server is measured once its start-up work is done (waitForQuiet: the query log's IP
+ * data loaded, the read models built), as a running service is.
  * Beside qps, CPU per 1,000 answered queries of each server's whole process tree (from
  * /proc; robust on a busy machine) and, for the service, of its main thread alone: the
  * median over the rounds, and the median of each round's service/NSD ratio (servers
@@ -24,7 +26,7 @@ import type { ChildProcess } from 'node:child_process';
 import { latencyAt, maxThroughput, type LatencyResult, type ThroughputResult } from './dns/dnsperf';
 import { nsdInstalled, startNsd } from './dns/nsd';
 import { startDeployedService } from './dns/deployed-service';
-import { mainThreadCpuSeconds, treeCpuSeconds } from './dns/cpu';
+import { mainThreadCpuSeconds, treeCpuSeconds, waitForQuiet } from './dns/cpu';
 import { freePort, startProcess, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_NAMES, BENCH_ZONE, dnsperfQueries } from './dns/zone';
 
@@ -85,6 +87,7 @@ async function measure(contender: Contender, queryFile: string) {
   const child = await contender.start(port);
   try {
     await waitForAnswer(port, `host1.${BENCH_ZONE}`);
+    await waitForQuiet(child.pid!);
     await maxThroughput(port, queryFile, 2); // warm-up: JIT, caches, socket buffers
     const [cpu0, main0] = [treeCpuSeconds(child.pid!), mainThreadCpuSeconds(child.pid!)];
     const throughput = await maxThroughput(port, queryFile, SECONDS);
@@ -109,8 +112,10 @@ async function latencyRounds(contenders: Contender[], queryFile: string): Promis
   try {
     for (const c of contenders) {
       const port = await freePort();
-      running.push({ c, port, child: await c.start(port) });
+      const child = await c.start(port);
+      running.push({ c, port, child });
       await waitForAnswer(port, `host1.${BENCH_ZONE}`);
+      await waitForQuiet(child.pid!);
       await latencyAt(port, queryFile, 2, FIXED_QPS); // warm-up
     }
     for (let round = 0; round < LATENCY_ROUNDS; round++) {

@@ -35,3 +35,20 @@ export function mainThreadCpuSeconds(pid: number): number {
     return NaN;
   }
 }
+
+/**
+ * Waits until a started server's process tree has been nearly idle for a moment (its
+ * start-up work done: the query log's IP data loaded, projections caught up, the zone
+ * compiled), so a measurement starts from the steady state a running service is in.
+ * Gives up after `timeoutMs`.
+ */
+export async function waitForQuiet(pid: number, windowMs = 500, maxCpuShare = 0.05, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let before = treeCpuSeconds(pid);
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, windowMs));
+    const now = treeCpuSeconds(pid);
+    if (now - before <= (maxCpuShare * windowMs) / 1000) return;
+    before = now;
+  }
+}
