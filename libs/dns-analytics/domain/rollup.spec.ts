@@ -53,6 +53,34 @@ function addQuery(c: RollupCounts, q: QueryRow): void {
 }
 
 describe('rollups', () => {
+  it('count every key of every row, whatever runs of equal keys and changes of bucket the rows come in', () => {
+    let seed = 7;
+    const pick = <T>(xs: T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length];
+    const rows = Array.from({ length: 400 }, (_, i) => {
+      const client = pick([
+        { clientIp: '192.0.2.1', country: 'US', asn: 'AS64500', asOrg: 'Example Net' },
+        { clientIp: '2001:db8::2', country: 'DE', asn: 'AS64501', asOrg: 'Other' },
+      ]);
+      // Runs: a key often repeats the row before's.
+      return q({
+        ts: Date.parse('2026-03-10T10:00:00Z') + (i % 7) * 1_800_000,
+        domain: pick(['a.test', 'a.test', 'b.test']),
+        rcode: pick(['NOERROR', 'NOERROR', 'NXDOMAIN']),
+        qtype: pick(['A', 'A', 'AAAA', 'MX']),
+        qname: `n${i % 5}.a.test`,
+        ...client,
+      });
+    });
+    const direct = new Map<string, RollupCounts>();
+    for (const row of rows) {
+      const key = `${row.accountId}|${row.domain}|${bucketStart(row.ts, 'hour')}`;
+      if (!direct.has(key)) direct.set(key, emptyCounts());
+      addQuery(direct.get(key)!, row);
+    }
+    const hourly = accumulateHourly(accumulateHourly(new Map(), rows.slice(0, 123)), rows.slice(123));
+    expect(new Map([...hourly].map(([key, r]) => [key, r.counts]))).toEqual(direct);
+  });
+
   it('derives day and account-wide buckets from hourly domain buckets exactly as adding each row to all four', () => {
     const rows = [
       q(),

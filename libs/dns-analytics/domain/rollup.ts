@@ -147,7 +147,35 @@ class KeyedTally {
   }
 }
 
-const count = <K>(m: Map<K, number>, k: K) => m.set(k, (m.get(k) ?? 0) + 1);
+const add = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
+
+/** Counts keys into a map a run of equal keys at a time: consecutive queries mostly repeat their response code, type and client. */
+class RunCount<K> {
+  private key: K | undefined;
+  private n = 0;
+  private map: Map<K, number> | undefined;
+
+  add(k: K): void {
+    if (this.n > 0 && k === this.key) {
+      this.n++;
+      return;
+    }
+    this.flush();
+    this.key = k;
+    this.n = 1;
+  }
+
+  /** From now on into `map` (another bucket's). */
+  into(map: Map<K, number>): void {
+    this.flush();
+    this.map = map;
+  }
+
+  flush(): void {
+    if (this.n > 0) add(this.map!, this.key!, this.n);
+    this.n = 0;
+  }
+}
 
 /**
  * Adds each row to its own domain's hourly bucket in `out` (keyed by bucket), so several
@@ -166,6 +194,9 @@ export function accumulateHourly(out: Map<string, Rollup>, given: readonly Query
   let ipv6 = false;
   let lastRcode = -1;
   let nx = false;
+  const rcodes = new RunCount<number>();
+  const qtypes = new RunCount<number>();
+  const clients = new RunCount<IpInfo>();
   for (let i = 0; i < rows.count; i++) {
     const start = bucketStart(rows.ts[i], 'hour');
     const accountId = rows.accountId[i];
@@ -176,6 +207,9 @@ export function accumulateHourly(out: Map<string, Rollup>, given: readonly Query
       if (!last) out.set(key, (last = { accountId, domain: t[domain], granularity: 'hour', start, counts: emptyCounts() }));
       tally = tallies.get(last);
       if (!tally) tallies.set(last, (tally = new KeyedTally()));
+      rcodes.into(tally.rcodes);
+      qtypes.into(tally.qtypes);
+      clients.into(tally.clients);
       lastDomain = domain;
     }
     if (rows.clientIp[i] !== lastClient) {
@@ -197,11 +231,13 @@ export function accumulateHourly(out: Map<string, Rollup>, given: readonly Query
     if (flags & DO) c.dnssecOk++;
     if (flags & EDNS) c.edns++;
     if (ipv6) c.ipv6++;
-    count(tally.rcodes, rcode);
-    count(tally.qtypes, rows.qtype[i]);
-    count(tally.clients, rows.info[i]);
-    if (nx) count(tally.nxdomain, rows.qname[i]);
+    rcodes.add(rcode);
+    qtypes.add(rows.qtype[i]);
+    clients.add(rows.info[i]);
+    if (nx) add(tally.nxdomain, rows.qname[i], 1);
   }
+  for (const run of [rcodes, qtypes]) run.flush();
+  clients.flush();
   for (const [rollup, keyed] of tallies) keyed.foldInto(rollup.counts, t);
   return out;
 }
