@@ -1,5 +1,4 @@
 import * as zlib from 'node:zlib';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { weakEtag } from '../domain/content-negotiation';
 import { CachedRowPage, RowPageCache } from './row-page-cache';
 
@@ -28,7 +27,7 @@ export const ROW_PAGE_GZIP_LEVEL = 3;
 export const rowPageEtag = (crc: number, length: number): string => weakEtag(`${crc.toString(16).padStart(8, '0')}-${length.toString(16)}`);
 
 /** CRC-32 of `data` (zlib.crc32 from Node 20.15; before, the trailer of a stored, uncompressed gzip member). */
-const crc32 = (data: Buffer): number => (typeof zlib.crc32 === 'function' ? zlib.crc32(data) : gzipSync(data, { level: 0 }).readUInt32LE(-8));
+const crc32 = (data: Buffer): number => (typeof zlib.crc32 === 'function' ? zlib.crc32(data) : zlib.gzipSync(data, { level: 0 }).readUInt32LE(-8));
 
 /** The validator a gzip member states for its content: CRC-32 and length (mod 2^32) from its trailer. */
 const etagOfGzip = (gzip: Buffer): string => rowPageEtag(gzip.readUInt32LE(gzip.length - 8), gzip.readUInt32LE(gzip.length - 4));
@@ -57,7 +56,7 @@ class FreshRowPage implements EncodedRowPage {
   }
 
   gzip(): Buffer {
-    return (this.compressed ??= gzipSync(this.body, { level: ROW_PAGE_GZIP_LEVEL }));
+    return (this.compressed ??= zlib.gzipSync(this.body, { level: ROW_PAGE_GZIP_LEVEL }));
   }
 }
 
@@ -70,7 +69,7 @@ class FreshRowPage implements EncodedRowPage {
 export function cachedRowPage(page: CachedRowPage, cache: RowPageCache): EncodedRowPage {
   return {
     etag: page.etag,
-    json: () => cache.identityBody(page) ?? keptJson(cache, page, gunzipSync(page.gzip, { chunkSize: Math.max(64, page.jsonBytes + 64) })),
+    json: () => cache.identityBody(page) ?? keptJson(cache, page, zlib.gunzipSync(page.gzip, { chunkSize: Math.max(64, page.jsonBytes + 64) })),
     gzip: () => page.gzip,
   };
 }
