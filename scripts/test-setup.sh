@@ -19,7 +19,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "test-setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq >/dev/null
+  # Debian starts daemons (nsd, ddclient, inadyn, ...) on install; the tests run their own
+  # instances. A policy-rc.d that says "no" (exit 101) keeps the install from starting any,
+  # so nothing needs stopping afterwards and no process of anyone else's is touched.
+  policy=/usr/sbin/policy-rc.d
+  placed=""
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null && $SUDO chmod 755 "$policy" && placed=1
+  fi
+  trap 'if [ -n "$placed" ]; then $SUDO rm -f "$policy"; fi' EXIT
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  # Debian starts some daemons on install; the tests run their own instances.
-  for svc in nsd ddclient inadyn; do $SUDO systemctl disable --now "$svc" >/dev/null 2>&1 || true; pkill -x "$svc" 2>/dev/null || true; done
+  # Where systemd runs, the units stay disabled at boot too (this changes no running process).
+  for svc in nsd ddclient inadyn; do $SUDO systemctl disable "$svc" >/dev/null 2>&1 || true; done
 fi

@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { execFileSync } from 'node:child_process';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
@@ -288,7 +289,8 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       expect(res.status).toBe(200);
       const doc = res.body;
       await SwaggerParser.validate(structuredClone(doc));
-      const ajv = new Ajv({ strict: false, allErrors: true });
+      // Formats (date-time, date) are checked too, not only warned about.
+      const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
       ajv.addSchema(doc, 'openapi.json');
       const schemaOf = (path: string, status: string) => {
         const op = doc.paths[path]?.get;

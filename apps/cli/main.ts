@@ -146,6 +146,8 @@ function parse(argv: string[]): { name: string; args: string[]; flags: Map<strin
   return { name, args, flags };
 }
 
+const HELP = new Set(['help', '--help', '-h']);
+
 async function main(): Promise<void> {
   const { name, args, flags } = parse(process.argv.slice(2));
   const command = COMMANDS[name];
@@ -155,7 +157,7 @@ async function main(): Promise<void> {
         .map((c) => `  ${c.usage}`)
         .join('\n')}\n`,
     );
-    process.exitCode = name === 'help' ? 0 : 2;
+    process.exitCode = HELP.has(name) ? 0 : 2;
     return;
   }
   const result = await command.run(args, flags);
