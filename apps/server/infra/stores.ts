@@ -11,8 +11,7 @@ import { EmbeddedReadStore } from '../../../libs/readstore/embedded/embedded-rea
 /**
  * Page cache of the main process's event-store connection. Commands read their streams'
  * recent pages and subscriptions the tail; SQLite's default here (16 MiB) filled with pages
- * of history read once by catch-ups, resident memory that bought no speed (docs/decisions.md,
- * "Resident memory").
+ * of history read once by catch-ups, resident memory that bought no speed (docs/decisions/0023-memory-settings.md).
  */
 const EVENT_STORE_PAGE_CACHE_MIB = 8;
 

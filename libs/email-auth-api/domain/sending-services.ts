@@ -2,7 +2,7 @@
  * Known sending services, recognised from a source address's reverse DNS name (PTR) or
  * its network (ASN). A small hand-kept table: PTR suffixes are what the services document
  * for their outbound MTAs; ASNs are their registered networks (RouteViews/DB-IP data in
- * `@ip-location-db/asn`, see docs/decisions.md "DMARC report endpoints"). A PTR match wins
+ * `@ip-location-db/asn`, see docs/decisions/0057-ip-data.md). A PTR match wins
  * over an ASN match, because shared clouds (Amazon, Google) host other senders too: an
  * address in a cloud ASN without a matching PTR counts only when the ASN is the
  * service's own mail network.

@@ -36,7 +36,7 @@ export async function answerRowPage(
  * so nothing else ran. Fastify's hooks (request id, security headers, origin, metrics,
  * request log) run as for every route. The controller method stays: it documents the
  * route in the OpenAPI document and is what a Nest-only setup would serve.
- * Measured worthwhile: see docs/decisions.md, "report-row pages at speed".
+ * Measured worthwhile: see docs/decisions/0048-row-page-cache-and-route.md.
  */
 export function installRowPageRoute(fastify: FastifyInstance, app: INestApplicationContext): void {
   const guard = app.get(EmailAuthApiGuard, { strict: false });

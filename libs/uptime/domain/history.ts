@@ -68,7 +68,7 @@ export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: bool
  * write (a private copy for the caller, the stored version, the message to its writer
  * thread): as arrays of objects those copies grew with the days of history held (up to
  * 30 daily and 24 hourly buckets), a string is one value whatever its length
- * (docs/decisions.md, "Update cost independent of history").
+ * (docs/decisions/0038-uptime-read-model-packed-history.md).
  */
 export type PackedBuckets = string;
 
