@@ -8,6 +8,7 @@ import { ReportRefused } from '../domain/report-refusal';
 import { EnrolledZones } from './enrolled-zones';
 import { ReportIngestion } from './report-ingestion';
 import { ParseHints } from './report-parser';
+import { ByteBudget, clientAddress, HeldMessage, SessionsPerAddress } from './smtp-limits';
 
 /** Report mailboxes and what each expects (contract §8). */
 const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
@@ -40,18 +41,39 @@ export function reportRecipient(address: string): { expect: ParseHints['expect']
  * goes through the same pipeline as HTTP. Duplicates are answered 250 so a reporter's
  * retry is not bounced; other refusals get a 5xx with the reason. STARTTLS and AUTH are
  * off: reports are public data sent by anyone, and TLS is terminated in front of the role.
+ *
+ * What a client can hold is bounded (contract §16): sessions in total (421 from smtp-server)
+ * and per client address (421), and message bytes in memory across sessions (452, try later).
+ * A message over the size limit is read to its end but not kept (552).
  */
 @Injectable()
 export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
   private server: SMTPServer | null = null;
   private boundPort: number | null = null;
+  private readonly held: ByteBudget;
+  private readonly perAddress: SessionsPerAddress;
+  /** Sessions counted in perAddress, by session id: only those are given back on close. */
+  private readonly counted = new Map<string, string>();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly ingestion: ReportIngestion,
     private readonly zones: EnrolledZones,
-  ) {}
+  ) {
+    this.held = new ByteBudget(config.smtpMaxHeldBytes);
+    this.perAddress = new SessionsPerAddress(config.smtpMaxClientsPerIp);
+  }
+
+  /** Sessions open now (diagnostics and tests). */
+  get openSessions(): number {
+    return this.counted.size;
+  }
+
+  /** Message bytes held in memory by all sessions now (diagnostics and tests). */
+  get heldBytes(): number {
+    return this.held.held;
+  }
 
   /** The port the listener is bound to (SMTP_PORT=0 picks a free one), null when not running. */
   get port(): number | null {
@@ -67,7 +89,12 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
       disabledCommands: ['AUTH', 'STARTTLS'],
       authOptional: true,
       size: maxBytes,
+      maxClients: this.config.smtpMaxClients,
+      // A reverse lookup per connection is work any client can make us do; nothing uses the name.
+      disableReverseLookup: true,
       logger: false,
+      onConnect: (session, callback) => callback(this.enter(session)),
+      onClose: (session) => this.leave(session),
       onRcptTo: (address, session, callback) => {
         this.accept(address.address, session).then(
           () => callback(),
@@ -75,18 +102,31 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
         );
       },
       onData: (stream, session, callback) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
+        const message = new HeldMessage(this.held, maxBytes);
+        stream.on('data', (c: Buffer) => message.add(c));
+        // A client gone mid-message: the stream never ends, its bytes are given back here.
+        stream.on('close', () => {
+          if (!stream.readableEnded) message.release();
+        });
+        stream.on('error', () => message.release());
         stream.on('end', () => {
-          if (stream.sizeExceeded) {
-            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id });
+          if (message.refused === 'too_large' || stream.sizeExceeded) {
+            message.release();
+            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id, bytes: message.size });
             callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
             return;
           }
-          this.deliver(Buffer.concat(chunks), session).then(
-            (message) => callback(null, message),
-            (e: Error) => callback(e),
-          );
+          if (message.refused === 'no_room') {
+            this.logger.warn('smtp intake busy: message refused for now', { session: session.id, held: this.held.held, cap: this.held.cap });
+            callback(smtpError(452, '4.3.1 Too many messages in progress, try again later'));
+            return;
+          }
+          this.deliver(message.content(), session)
+            .finally(() => message.release())
+            .then(
+              (reply) => callback(null, reply),
+              (e: Error) => callback(e),
+            );
         });
       },
     });
@@ -101,6 +141,24 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     this.server = server;
     this.boundPort = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
     this.logger.info('smtp intake listening', { port: this.boundPort });
+  }
+
+  /** A refusal (421) when the client's address already has its share of sessions. */
+  private enter(session: SMTPServerSession): Error | undefined {
+    const address = clientAddress(session.remoteAddress);
+    if (!this.perAddress.enter(address)) {
+      this.logger.warn('smtp intake: too many sessions from one address', { address, cap: this.perAddress.cap });
+      return smtpError(421, '4.7.0 Too many connections from your address, try again later');
+    }
+    this.counted.set(session.id, address);
+    return undefined;
+  }
+
+  private leave(session: SMTPServerSession): void {
+    const address = this.counted.get(session.id);
+    if (address === undefined) return;
+    this.counted.delete(session.id);
+    this.perAddress.leave(address);
   }
 
   private async accept(address: string, session: SMTPServerSession): Promise<void> {
