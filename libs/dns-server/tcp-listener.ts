@@ -6,13 +6,14 @@
  * - a whole message must arrive within `messageDeadlineMs` of its first byte: trickling
  *   bytes does not extend it (the idle timeout alone would be reset by every byte);
  * - a connection without a partial message is closed after `idleTimeoutMs`;
- * - each client address holds at most `maxPerAddress` connections, all together at most
+ * - each client address (an IPv6 /64 counts as one, see clientKey) holds at most `maxPerAddress` connections, all together at most
  *   `maxConnections`: past either, a new connection is still taken and the oldest
  *   connection (of that address, or of all) is closed instead, "oldest" meaning the one
  *   that completed a message (or connected) longest ago. A slow client's connections are
  *   always the oldest, so a new client never waits behind them.
  */
 import * as net from 'node:net';
+import { clientKey } from '../shared/client-address';
 import type { PeerAddress } from './udp-listener';
 
 export interface TcpLimits {
@@ -66,7 +67,7 @@ export class TcpConnections {
 
   /** Takes a new connection, closing the oldest one first where a cap is reached. */
   accept(socket: net.Socket): void {
-    const address = socket.remoteAddress ?? '';
+    const address = clientKey(socket.remoteAddress);
     const mine = this.byAddress.get(address);
     if (mine && mine.size >= this.limits.maxPerAddress) this.drop(oldestOf(mine), true);
     if (this.byAge.size >= this.limits.maxConnections) this.drop(this.byAge.values().next().value as Connection, true);
@@ -75,7 +76,8 @@ export class TcpConnections {
     this.byAge.set(socket, conn);
     if (mine) mine.add(conn);
     else this.byAddress.set(address, new Set([conn]));
-    const peer: PeerAddress = () => address;
+    const remote = socket.remoteAddress ?? '';
+    const peer: PeerAddress = () => remote;
 
     socket.setNoDelay(true);
     socket.setTimeout(this.limits.idleTimeoutMs, () => socket.destroy());

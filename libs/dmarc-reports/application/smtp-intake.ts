@@ -8,7 +8,8 @@ import { ReportRefused } from '../domain/report-refusal';
 import { EnrolledZones } from './enrolled-zones';
 import { ReportIngestion } from './report-ingestion';
 import { ParseHints } from './report-parser';
-import { ByteBudget, clientAddress, HeldMessage, SessionsPerAddress } from './smtp-limits';
+import { clientKey } from '../../shared/client-address';
+import { ByteBudget, HeldMessage, SessionsPerAddress } from './smtp-limits';
 
 /** Report mailboxes and what each expects (contract §8). */
 const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
@@ -145,7 +146,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
 
   /** A refusal (421) when the client's address already has its share of sessions. */
   private enter(session: SMTPServerSession): Error | undefined {
-    const address = clientAddress(session.remoteAddress);
+    const address = clientKey(session.remoteAddress);
     if (!this.perAddress.enter(address)) {
       this.logger.warn('smtp intake: too many sessions from one address', { address, cap: this.perAddress.cap });
       return smtpError(421, '4.7.0 Too many connections from your address, try again later');

@@ -4,10 +4,7 @@
  * answers the client.
  */
 
-/** `::ffff:192.0.2.1` and `192.0.2.1` are one client. */
-export const clientAddress = (remote: string | undefined): string => (remote ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
-
-/** Sessions open per client address, below a cap. */
+/** Sessions open per client address (a key from clientKey), below a cap. */
 export class SessionsPerAddress {
   private readonly open = new Map<string, number>();
 
