@@ -15,6 +15,7 @@ const UNPACKED_LIMIT = 256 * 1024;
 /** What smtp-intake.ts derives from it: base64 overhead plus 256 KiB of headers. */
 const MESSAGE_LIMIT = Math.ceil((UNPACKED_LIMIT * 4) / 3) + 256 * 1024;
 const HELD_LIMIT = 300_000;
+const STALE_MS = 2000;
 const TO = 'dmarc-rua@example.com';
 
 /** Until `check` holds (the server counts a closed session in the next turn of its loop). */
@@ -47,6 +48,7 @@ describe('SMTP intake limits (contract §16)', () => {
         SMTP_MAX_CLIENTS: '5',
         SMTP_MAX_CLIENTS_PER_IP: '3',
         SMTP_MAX_HELD_BYTES: String(HELD_LIMIT),
+        SMTP_STALE_SESSION_MS: String(STALE_MS),
       },
     });
     const account = await registerAndLogin(t.http);
@@ -85,7 +87,7 @@ describe('SMTP intake limits (contract §16)', () => {
     expect(await reportsWithId('smtp-after-oversize')).toBe(1);
   });
 
-  it('caps sessions per client address (421) and in total (421)', async () => {
+  it('caps sessions per client address (421) and in total (421 while no session is stalled)', async () => {
     for (let i = 0; i < 3; i++) expect((await open('127.0.0.1')).greeting).toMatch(/^220 /);
     const fourth = await open('127.0.0.1');
     expect(fourth.greeting).toMatch(/^421 4\.7\.0 Too many connections from your address/);
@@ -99,6 +101,29 @@ describe('SMTP intake limits (contract §16)', () => {
     const again = await open('127.0.0.1');
     expect(again.greeting).toMatch(/^220 /);
     expect(await again.session.command('EHLO reporter.example')).toMatch(/^250 /);
+  });
+
+  it('gives the place of a session stalled for long to a new one when every place is taken', async () => {
+    // Five sessions (the total) from five addresses, each trickling a command it never ends.
+    const stalled: SmtpSession[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { session, greeting } = await open(`127.0.0.${10 + i}`);
+      expect(greeting).toMatch(/^220 /);
+      await session.send('EH');
+      stalled.push(session);
+    }
+    expect((await open('127.0.0.20')).greeting).toMatch(/^421 .*Too many connected clients/);
+    await new Promise((r) => setTimeout(r, STALE_MS + 500));
+    for (const s of stalled) await s.send('L');
+    // Bytes are not progress: the stalest session is closed and the new one served.
+    const late = await open('127.0.0.21');
+    expect(late.greeting).toMatch(/^220 /);
+    await eventually(() => stalled.filter((s) => s.closed).length === 1);
+    expect(stalled.filter((s) => s.closed)).toEqual([stalled[0]]);
+    await late.session.begin(TO);
+    await late.session.send(reportMail(TO, generatedAggregateReport(2, { reportId: 'smtp-after-stalled' })));
+    expect(await late.session.finish()).toMatch(/^250 2\.0\.0 aggregate report \w+ accepted/);
+    expect(await reportsWithId('smtp-after-stalled')).toBe(1);
   });
 
   it('refuses for now (452) a message that would pass the bytes held across sessions, and takes it once there is room', async () => {

@@ -52,6 +52,8 @@ export interface AppConfig {
   smtpMaxClients: number;
   smtpMaxClientsPerIp: number;
   smtpMaxHeldBytes: number;
+  /** With every session place taken, a session without progress for this long gives its place to a new one. */
+  smtpStaleSessionMs: number;
   /** Embedded read store: MiB of parsed documents kept in memory (READ_STORE_CACHE_MB). */
   readStoreCacheMiB: number;
   /** Embedded read store: SQLite page cache per connection, MiB (READ_STORE_PAGE_CACHE_MB). */
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpMaxClients: Math.max(1, int(env.SMTP_MAX_CLIENTS, 100, 'SMTP_MAX_CLIENTS')),
     smtpMaxClientsPerIp: Math.max(1, int(env.SMTP_MAX_CLIENTS_PER_IP, 10, 'SMTP_MAX_CLIENTS_PER_IP')),
     smtpMaxHeldBytes: Math.max(1, int(env.SMTP_MAX_HELD_BYTES, 64 * 1024 * 1024, 'SMTP_MAX_HELD_BYTES')),
+    smtpStaleSessionMs: int(env.SMTP_STALE_SESSION_MS, 30_000, 'SMTP_STALE_SESSION_MS'),
     readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),

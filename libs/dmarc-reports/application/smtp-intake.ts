@@ -9,7 +9,7 @@ import { EnrolledZones } from './enrolled-zones';
 import { ReportIngestion } from './report-ingestion';
 import { ParseHints } from './report-parser';
 import { clientKey } from '../../shared/client-address';
-import { ByteBudget, HeldMessage, SessionsPerAddress } from './smtp-limits';
+import { ByteBudget, HeldMessage, SessionTable } from './smtp-limits';
 
 /** Report mailboxes and what each expects (contract §8). */
 const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
@@ -43,8 +43,9 @@ export function reportRecipient(address: string): { expect: ParseHints['expect']
  * retry is not bounced; other refusals get a 5xx with the reason. STARTTLS and AUTH are
  * off: reports are public data sent by anyone, and TLS is terminated in front of the role.
  *
- * What a client can hold is bounded (contract §16): sessions in total (421 from smtp-server)
- * and per client address (421), and message bytes in memory across sessions (452, try later).
+ * What a client can hold is bounded (contract §16): sessions per client address (421) and
+ * in total (a stalled session gives its place to a new one, else 421; see SessionTable), and
+ * message bytes in memory across sessions (452, try later).
  * A message over the size limit is read to its end but not kept (552).
  */
 @Injectable()
@@ -52,9 +53,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
   private server: SMTPServer | null = null;
   private boundPort: number | null = null;
   private readonly held: ByteBudget;
-  private readonly perAddress: SessionsPerAddress;
-  /** Sessions counted in perAddress, by session id: only those are given back on close. */
-  private readonly counted = new Map<string, string>();
+  private readonly sessions: SessionTable;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,12 +62,12 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     private readonly zones: EnrolledZones,
   ) {
     this.held = new ByteBudget(config.smtpMaxHeldBytes);
-    this.perAddress = new SessionsPerAddress(config.smtpMaxClientsPerIp);
+    this.sessions = new SessionTable(config.smtpMaxClients, config.smtpMaxClientsPerIp, config.smtpStaleSessionMs);
   }
 
   /** Sessions open now (diagnostics and tests). */
   get openSessions(): number {
-    return this.counted.size;
+    return this.sessions.size;
   }
 
   /** Message bytes held in memory by all sessions now (diagnostics and tests). */
@@ -90,15 +89,22 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
       disabledCommands: ['AUTH', 'STARTTLS'],
       authOptional: true,
       size: maxBytes,
-      maxClients: this.config.smtpMaxClients,
+      // No maxClients: smtp-server would refuse past it before onConnect; the total is kept by SessionTable, which can make room.
       // A reverse lookup per connection is work any client can make us do; nothing uses the name.
       disableReverseLookup: true,
       logger: false,
       onConnect: (session, callback) => callback(this.enter(session)),
-      onClose: (session) => this.leave(session),
+      onClose: (session) => this.sessions.leave(session.id),
+      onMailFrom: (_address, session, callback) => {
+        this.sessions.progress(session.id, Date.now());
+        callback();
+      },
       onRcptTo: (address, session, callback) => {
         this.accept(address.address, session).then(
-          () => callback(),
+          () => {
+            this.sessions.progress(session.id, Date.now());
+            callback();
+          },
           (e: Error) => callback(e),
         );
       },
@@ -122,6 +128,7 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
             callback(smtpError(452, '4.3.1 Too many messages in progress, try again later'));
             return;
           }
+          this.sessions.progress(session.id, Date.now());
           this.deliver(message.content(), session)
             .finally(() => message.release())
             .then(
@@ -144,22 +151,21 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     this.logger.info('smtp intake listening', { port: this.boundPort });
   }
 
-  /** A refusal (421) when the client's address already has its share of sessions. */
+  /** A refusal (421) when the client's address has its share of sessions, or every place is taken by a live session. */
   private enter(session: SMTPServerSession): Error | undefined {
     const address = clientKey(session.remoteAddress);
-    if (!this.perAddress.enter(address)) {
-      this.logger.warn('smtp intake: too many sessions from one address', { address, cap: this.perAddress.cap });
-      return smtpError(421, '4.7.0 Too many connections from your address, try again later');
+    const admission = this.sessions.enter(session.id, address, Date.now());
+    if (!admission.admit) {
+      this.logger.warn('smtp intake: session refused', { address, reason: admission.reason, sessions: this.sessions.size });
+      return admission.reason === 'address_full'
+        ? smtpError(421, '4.7.0 Too many connections from your address, try again later')
+        : smtpError(421, '4.7.0 Too many connected clients, try again in a moment');
     }
-    this.counted.set(session.id, address);
+    if (admission.evict !== null) {
+      for (const connection of this.server?.connections ?? []) if (connection.id === admission.evict) connection.close();
+      this.logger.warn('smtp intake: stalled session closed to make room', { session: admission.evict });
+    }
     return undefined;
-  }
-
-  private leave(session: SMTPServerSession): void {
-    const address = this.counted.get(session.id);
-    if (address === undefined) return;
-    this.counted.delete(session.id);
-    this.perAddress.leave(address);
   }
 
   private async accept(address: string, session: SMTPServerSession): Promise<void> {

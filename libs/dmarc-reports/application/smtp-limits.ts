@@ -4,28 +4,69 @@
  * answers the client.
  */
 
-/** Sessions open per client address (a key from clientKey), below a cap. */
-export class SessionsPerAddress {
-  private readonly open = new Map<string, number>();
+/** What SessionTable.enter decided: admit (after closing `evict`, when set), or refuse and why. */
+export type Admission = { admit: true; evict: string | null } | { admit: false; reason: 'address_full' | 'full' };
 
-  constructor(readonly cap: number) {}
+/**
+ * Sessions open, in total and per client address (a key from clientKey), with when each
+ * last made progress (connected, or had MAIL, RCPT or a whole message accepted). With the
+ * table full, a new session takes the place of the one that has gone longest without
+ * progress, if that is at least `staleAfterMs`: a client trickling bytes never makes
+ * progress, so it cannot keep reporters out by holding every place. A client at its own
+ * cap is refused (421): mail is retried, and its own sessions are not taken from others.
+ */
+export class SessionTable {
+  private readonly sessions = new Map<string, { address: string; progressAt: number }>();
+  private readonly perAddress = new Map<string, number>();
 
-  /** Counts one more session for `address`; false (and nothing counted) when it already has `cap`. */
-  enter(address: string): boolean {
-    const n = this.open.get(address) ?? 0;
-    if (n >= this.cap) return false;
-    this.open.set(address, n + 1);
-    return true;
+  constructor(
+    readonly cap: number,
+    readonly capPerAddress: number,
+    readonly staleAfterMs: number,
+  ) {}
+
+  get size(): number {
+    return this.sessions.size;
   }
 
-  leave(address: string): void {
-    const n = (this.open.get(address) ?? 0) - 1;
-    if (n > 0) this.open.set(address, n);
-    else this.open.delete(address);
+  enter(id: string, address: string, now: number): Admission {
+    if ((this.perAddress.get(address) ?? 0) >= this.capPerAddress) return { admit: false, reason: 'address_full' };
+    let evict: string | null = null;
+    if (this.sessions.size >= this.cap) {
+      evict = this.stalest(now);
+      if (evict === null) return { admit: false, reason: 'full' };
+      this.leave(evict);
+    }
+    this.sessions.set(id, { address, progressAt: now });
+    this.perAddress.set(address, (this.perAddress.get(address) ?? 0) + 1);
+    return { admit: true, evict };
   }
 
-  count(address: string): number {
-    return this.open.get(address) ?? 0;
+  progress(id: string, now: number): void {
+    const session = this.sessions.get(id);
+    if (session) session.progressAt = now;
+  }
+
+  /** Idempotent: a session closed to make room leaves once here and again when its socket closes. */
+  leave(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    const n = (this.perAddress.get(session.address) ?? 0) - 1;
+    if (n > 0) this.perAddress.set(session.address, n);
+    else this.perAddress.delete(session.address);
+  }
+
+  private stalest(now: number): string | null {
+    let found: string | null = null;
+    let oldest = now - this.staleAfterMs;
+    for (const [id, s] of this.sessions) {
+      if (s.progressAt <= oldest) {
+        oldest = s.progressAt;
+        found = id;
+      }
+    }
+    return found;
   }
 }
 
