@@ -22,6 +22,7 @@ import { ResponseCache, type CachedResponse, type ResponseFacts } from './respon
 import type { Prepared, ZoneIndex } from './zone-index';
 import { EMPTY_BODY, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type Query } from './wire';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
+import { DEFAULT_TCP_LIMITS, TcpConnections } from './tcp-listener';
 
 export { supportsReusePort } from './dgram-udp-listener';
 
@@ -34,9 +35,14 @@ export interface DnsServerOptions {
   sink?: QuerySink;
   /** Counts answers and their times for the metrics, without an object per query. */
   tally?: AnswerTally;
-  /** A TCP connection without a complete query for this long is closed. */
+  /** A TCP connection without a partial query is closed after this long without traffic. */
   tcpIdleTimeoutMs?: number;
+  /** A TCP query must be whole this long after its first byte, however slowly bytes come. */
+  tcpMessageDeadlineMs?: number;
+  /** TCP connections at once; past it the oldest is closed to take a new one. */
   maxTcpConnections?: number;
+  /** TCP connections at once from one client address; past it that address's oldest is closed. */
+  maxTcpConnectionsPerAddress?: number;
   /** Socket receive buffer for UDP bursts; the kernel may cap it. */
   udpReceiveBufferBytes?: number;
   /** Bind UDP with SO_REUSEPORT even on port 0 (the first of several replicas sharing a port). */
@@ -50,8 +56,6 @@ export interface DnsServerOptions {
 }
 
 const TCP_MAX_MESSAGE = 0xffff;
-/** A client that does not read its answers is cut off once this much waits for it. */
-const TCP_MAX_UNREAD = 256 * 1024;
 const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
 const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
@@ -63,7 +67,7 @@ const TIME_ORIGIN = performance.timeOrigin;
 export class DnsServer {
   private udp: UdpListener | null = null;
   private tcp: net.Server | null = null;
-  private readonly connections = new Set<net.Socket>();
+  private readonly connections: TcpConnections;
   private boundPort = 0;
   private readonly onError: (err: Error) => void;
   /** TCP answers are written here, then framed; handle() is synchronous, so one serves all. */
@@ -80,6 +84,20 @@ export class DnsServer {
   constructor(private readonly opts: DnsServerOptions) {
     this.onError = opts.onError ?? (() => undefined);
     this.fieldSink = isFieldQuerySink(opts.sink) ? opts.sink : null;
+    this.connections = new TcpConnections(
+      {
+        messageDeadlineMs: opts.tcpMessageDeadlineMs ?? DEFAULT_TCP_LIMITS.messageDeadlineMs,
+        idleTimeoutMs: opts.tcpIdleTimeoutMs ?? DEFAULT_TCP_LIMITS.idleTimeoutMs,
+        maxConnections: opts.maxTcpConnections ?? DEFAULT_TCP_LIMITS.maxConnections,
+        maxPerAddress: opts.maxTcpConnectionsPerAddress ?? DEFAULT_TCP_LIMITS.maxPerAddress,
+      },
+      (msg, peer) => this.answerTcp(msg, peer),
+    );
+  }
+
+  /** TCP connections open now, and those closed by the limits (diagnostics and benchmarks). */
+  get tcpConnections(): { open: number; evicted: number; timedOut: number } {
+    return { open: this.connections.size, evicted: this.connections.evicted, timedOut: this.connections.timedOut };
   }
 
   get port(): number {
@@ -128,8 +146,7 @@ export class DnsServer {
     const tcp = this.tcp;
     this.udp = null;
     this.tcp = null;
-    for (const socket of this.connections) socket.destroy();
-    this.connections.clear();
+    this.connections.closeAll();
     await Promise.all([udp?.close(), tcp && new Promise<void>((resolve) => tcp.close(() => resolve()))]);
   }
 
@@ -200,8 +217,8 @@ export class DnsServer {
   }
 
   private listenTcp(port: number): Promise<net.Server> {
-    const server = net.createServer((socket) => this.onTcpConnection(socket));
-    server.maxConnections = this.opts.maxTcpConnections ?? 512;
+    // No server.maxConnections: past the cap the oldest connection gives way (tcp-listener.ts), new ones are never refused.
+    const server = net.createServer((socket) => this.connections.accept(socket));
     return new Promise((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: this.opts.host, port }, () => {
@@ -212,33 +229,16 @@ export class DnsServer {
     });
   }
 
-  private onTcpConnection(socket: net.Socket): void {
-    this.connections.add(socket);
-    const clientIp = socket.remoteAddress ?? '';
-    const peer: PeerAddress = () => clientIp;
-    let pending: Buffer = Buffer.alloc(0);
-    socket.setNoDelay(true);
-    socket.setTimeout(this.opts.tcpIdleTimeoutMs ?? 10_000, () => socket.destroy());
-    socket.on('error', () => socket.destroy());
-    socket.on('close', () => this.connections.delete(socket));
-    socket.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 2) {
-        const length = pending.readUInt16BE(0);
-        if (pending.length < 2 + length) break;
-        const started = performance.now();
-        const responseLength = this.handle(pending.subarray(2, 2 + length), 'tcp', peer, started, this.tcpScratch, 0);
-        pending = pending.subarray(2 + length);
-        // Bytes that are not a DNS message: the stream cannot be trusted to be in sync.
-        if (responseLength === 0) return void socket.destroy();
-        const framed = Buffer.allocUnsafe(responseLength + 2);
-        framed.writeUInt16BE(responseLength, 0);
-        this.tcpScratch.copy(framed, 2, 0, responseLength);
-        socket.write(framed);
-        this.opts.tally?.observe((performance.now() - started) / 1000, 1);
-        if (socket.writableLength > TCP_MAX_UNREAD) return void socket.destroy();
-      }
-    });
+  /** One TCP message's framed answer, null when it is not DNS (the connection is then closed). */
+  private answerTcp(msg: Buffer, peer: PeerAddress): Buffer | null {
+    const started = performance.now();
+    const responseLength = this.handle(msg, 'tcp', peer, started, this.tcpScratch, 0);
+    if (responseLength === 0) return null;
+    const framed = Buffer.allocUnsafe(responseLength + 2);
+    framed.writeUInt16BE(responseLength, 0);
+    this.tcpScratch.copy(framed, 2, 0, responseLength);
+    this.opts.tally?.observe((performance.now() - started) / 1000, 1);
+    return framed;
   }
 
   /**

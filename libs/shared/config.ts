@@ -45,6 +45,15 @@ export interface AppConfig {
   logRequests: boolean;
   /** DMARC/TLS reports larger than this once unpacked are refused (contract §8: 10 MiB). */
   reportMaxUnpackedBytes: number;
+  /**
+   * SMTP report intake limits (contract §16): sessions at once in total and per client
+   * address, and message bytes held in memory across all sessions (docs/security/intake-and-tcp.md).
+   */
+  smtpMaxClients: number;
+  smtpMaxClientsPerIp: number;
+  smtpMaxHeldBytes: number;
+  /** With every session place taken, a session without progress for this long gives its place to a new one. */
+  smtpStaleSessionMs: number;
   /** Embedded read store: MiB of parsed documents kept in memory (READ_STORE_CACHE_MB). */
   readStoreCacheMiB: number;
   /** Embedded read store: SQLite page cache per connection, MiB (READ_STORE_PAGE_CACHE_MB). */
@@ -116,6 +125,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',
     reportMaxUnpackedBytes: int(env.REPORT_MAX_UNPACKED_BYTES, 10 * 1024 * 1024, 'REPORT_MAX_UNPACKED_BYTES'),
+    smtpMaxClients: Math.max(1, int(env.SMTP_MAX_CLIENTS, 100, 'SMTP_MAX_CLIENTS')),
+    smtpMaxClientsPerIp: Math.max(1, int(env.SMTP_MAX_CLIENTS_PER_IP, 10, 'SMTP_MAX_CLIENTS_PER_IP')),
+    smtpMaxHeldBytes: Math.max(1, int(env.SMTP_MAX_HELD_BYTES, 64 * 1024 * 1024, 'SMTP_MAX_HELD_BYTES')),
+    smtpStaleSessionMs: int(env.SMTP_STALE_SESSION_MS, 30_000, 'SMTP_STALE_SESSION_MS'),
     readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),
     leaseTtlMs: Math.max(300, int(env.LEASE_TTL_MS, 10_000, 'LEASE_TTL_MS')),

@@ -58,3 +58,35 @@ export const billionLaughs = (): Buffer =>
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
       '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><feedback><report_metadata><org_name>&lol3;</org_name></report_metadata></feedback>',
   );
+
+/**
+ * Synthetic reports with the quirks real reporters send (test/fixtures/dmarc-quirks, made
+ * for this project; each cites the public issue that reported it, see README.md there).
+ * All are for example.com, each with its own report id; `mail` ones are whole messages.
+ */
+export const QUIRKS_DIR = resolve(__dirname, '../fixtures/dmarc-quirks');
+export const quirk = (file: string): Buffer => readFileSync(join(QUIRKS_DIR, file));
+export const ACCEPTED_QUIRKS: Record<string, { reportId: string; org?: string; mail?: boolean; attachAs?: string }> = {
+  'xsd-wrapper.xml': { reportId: 'quirk-xsd-wrapper' },
+  'gzip-header-fields.xml.gz': { reportId: 'quirk-gzip-header-fields' },
+  'gzip-bad-header-crc.xml.gz': { reportId: 'quirk-gzip-bad-header-crc' },
+  'gzip-reserved-flags.xml.gz': { reportId: 'quirk-gzip-reserved-flags' },
+  'gzip-trailing-crlf.xml.gz': { reportId: 'quirk-gzip-trailing-crlf', attachAs: 'application/gzip' },
+  'utf8-bom.xml': { reportId: 'quirk-utf8-bom' },
+  'utf16le-bom.xml': { reportId: 'quirk-utf16le', org: 'Société Exemple' },
+  'utf16be-bom.xml': { reportId: 'quirk-utf16be' },
+  'windows-1252.xml': { reportId: 'quirk-windows-1252', org: 'Société Exemple' },
+  'junk-after-declaration.xml': { reportId: 'quirk-junk-after-declaration' },
+  'prefixed-namespace.xml': { reportId: 'quirk-prefixed-namespace' },
+  'squished.xml': { reportId: 'quirk-squished' },
+  'off-schema-keywords.xml': { reportId: 'quirk-off-schema-keywords' },
+  'macosx-metadata-first.zip': { reportId: 'quirk-zip-metadata-first' },
+  'gzip-as-application-zip.eml': { reportId: 'quirk-gzip-as-zip', mail: true },
+  'gzip-as-text-xml.eml': { reportId: 'quirk-gzip-as-text-xml', mail: true },
+  'gzip-unnamed-octet-stream.eml': { reportId: 'quirk-gzip-unnamed', mail: true },
+  'forwarded-as-message-rfc822.eml': { reportId: 'quirk-forwarded', mail: true },
+};
+/** Quirks no lenient parser recovers a report from: refused, with the reason. */
+export const REFUSED_QUIRKS: Record<string, { reason: string; message: RegExp }> = {
+  'unused.xml.gz': { reason: 'unsupported', message: /not an XML or JSON report/ },
+};

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { billionLaughs, FIXTURES, generatedAggregateReport, gzipBomb, sample, zipBomb } from '../../../test/support/dmarc-samples';
+import { ACCEPTED_QUIRKS, billionLaughs, FIXTURES, generatedAggregateReport, gzipBomb, quirk, REFUSED_QUIRKS, sample, zipBomb } from '../../../test/support/dmarc-samples';
 import { ReportRefused } from '../domain/report-refusal';
 import { ReportParser } from './report-parser';
 
@@ -97,5 +97,27 @@ describe('ReportParser over the shared fixtures', () => {
     expect(await refusalOf(gzipSync(generatedAggregateReport(40_000)))).toBe('too_large');
     expect(await refusalOf(Buffer.from('<feedback><report_metadata></feedback>'))).toBe('malformed');
     expect(await refusalOf(Buffer.from('{"organization-name": "x"'))).toBe('malformed');
+  });
+});
+
+describe('ReportParser over the real-world quirks (test/fixtures/dmarc-quirks)', () => {
+  it.each(Object.entries(ACCEPTED_QUIRKS).filter(([, q]) => !q.mail))('recovers %s', async (file, expected) => {
+    const report = await parser.parse(quirk(file));
+    if (report.kind !== 'aggregate') throw new Error('aggregate expected');
+    expect(report).toMatchObject({ report_id: expected.reportId, org_name: expected.org ?? 'quirks.example', policy: { domain: 'example.com' } });
+    expect(report.records.toArray()).toEqual([expect.objectContaining({ source_ip: '192.0.2.25', count: 3, header_from: 'example.com' })]);
+  });
+
+  it.each(Object.entries(REFUSED_QUIRKS))('refuses %s', async (file, expected) => {
+    expect(await refusalOf(quirk(file))).toBe(expected.reason);
+  });
+
+  it('stays safe while lenient: entity declarations in UTF-16 or behind a repair, and bombs behind a rewritten gzip header', async () => {
+    const laughs = billionLaughs().toString();
+    expect(await refusalOf(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(laughs, 'utf16le')]))).toBe('xml_entities');
+    expect(await refusalOf(Buffer.from(`<?xml version="1.0"?>"\n<xs:schema>${laughs.replace('<?xml version="1.0"?>', '')}`))).toBe('xml_entities');
+    const bomb = gzipBomb();
+    bomb[3] |= 0xe0; // reserved flags: taken through lenientGzip, still counted against the limit
+    expect(await refusalOf(Buffer.concat([bomb, Buffer.from('\r\n')]))).toBe('decompression_bomb');
   });
 });

@@ -5,7 +5,7 @@ import { FailureReport, failureReportFrom, Fields, summaryFields } from '../doma
 import { refuse } from '../domain/report-refusal';
 import { TlsReport, tlsReportFrom } from '../domain/tls-report';
 import { PackedRecordList } from '../domain/packed-records';
-import { parseReportXml, RecordCollector, StreamingReportXml, XmlNode } from './report-xml';
+import { isUtf16Xml, parseReportXml, RecordCollector, StreamingReportXml, XmlNode } from './report-xml';
 import { gunzipLimited, gunzipStreaming, gzipDeclaredSize, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
 
 /** A parsed report with what identifies its delivery (failure reports need the mail's Message-ID for their key). */
@@ -46,13 +46,12 @@ export class ReportParser {
         const streamed = await this.inflatingAggregate(raw);
         if (streamed) return streamed;
       }
-      const inner = isGzip(raw)
-        ? { name: name.replace(/\.(gz|gzip)$/i, ''), content: gunzipLimited(raw, this.maxUnpacked) }
-        : unzipFirst(raw, (n) => /\.(xml|json)$/i.test(n) || !n.includes('.'), this.maxUnpacked);
+      const inner = isGzip(raw) ? { name: name.replace(/\.(gz|gzip)$/i, ''), content: gunzipLimited(raw, this.maxUnpacked) } : unzipFirst(raw, isReportEntry, this.maxUnpacked);
       const parsed = await this.payload(inner.content, depth + 1, inner.name);
       if (!parsed) throw refuse('unsupported', `archive entry ${inner.name || '(unnamed)'} is not an XML or JSON report`);
       return parsed;
     }
+    if (isUtf16Xml(raw)) return this.aggregate(raw);
     const start = firstSignificantByte(raw);
     if (start < 0) throw refuse('malformed', 'the report is empty');
     if (raw[start] === LT) return this.aggregate(raw);
@@ -141,6 +140,12 @@ class PackedXmlRecords implements RecordCollector {
     this.list.add(aggregateRecordFrom(node, index));
   }
 }
+
+/**
+ * A zip entry that may be the report: XML, JSON or a name without extension; not the
+ * metadata archivers add (`__MACOSX/._report.xml`, dot-files), which would be taken first.
+ */
+const isReportEntry = (name: string): boolean => !/(^|\/)(__MACOSX\/|\.)/.test(name) && (/\.(xml|json)$/i.test(name) || !name.includes('.'));
 
 const LT = 0x3c;
 const LBRACE = 0x7b;

@@ -1,4 +1,4 @@
-import { StringDecoder } from 'node:string_decoder';
+import { TextDecoder } from 'node:util';
 import { SaxesParser } from 'saxes';
 import { refuse } from '../domain/report-refusal';
 
@@ -17,6 +17,53 @@ const SLICE_BYTES = 64 * 1024;
 
 /** `<` that opens no well-formed tag, comment, CDATA or declaration (`bad<xml.net`, `<bad@x.net>`). */
 const STRAY_LT = /<(?!\/?[A-Za-z_][\w.:-]*(?:\s[^<>]*)?\/?>|!--|!\[CDATA\[|\?)/g;
+/** An XML Schema element some reporters put around (or before) `<feedback>`, often never closed. */
+const SCHEMA_TAG = /<(?:[\w.-]+:)?schema\b[^<>]*>|<\/(?:[\w.-]+:)?schema\s*>/g;
+/** Text between the XML declaration and the root (a stray quote after `?>`). */
+const JUNK_AFTER_DECLARATION = /^(\s*<\?xml[^<>]*\?>)[^<]*/;
+/** Anything after the report's end tag (NULs, a mail footer). */
+const JUNK_AFTER_ROOT = /(<\/(?:[\w.-]+:)?feedback\s*>)[^]*$/;
+
+/**
+ * What a recovering parser (parsedmarc's lxml with recover=True) gets past, as text edits
+ * made only when the strict pass failed; the result must then parse strictly. None of them
+ * can bring in markup that was not there: they only remove or escape.
+ */
+const REPAIRS: Array<(xml: string) => string> = [
+  (xml) => xml.replace(SCHEMA_TAG, ''),
+  (xml) => xml.replace(JUNK_AFTER_DECLARATION, '$1\n'),
+  (xml) => xml.replace(JUNK_AFTER_ROOT, '$1'),
+  (xml) => xml.replace(STRAY_LT, '&lt;'),
+];
+
+/** UTF-16 text: a byte order mark, or `<?` with a zero byte beside each character. */
+export const isUtf16Xml = (b: Uint8Array): boolean =>
+  b.length >= 4 &&
+  ((b[0] === 0xff && b[1] === 0xfe) ||
+    (b[0] === 0xfe && b[1] === 0xff) ||
+    (b[0] === 0x3c && b[1] === 0 && b[2] === 0x3f && b[3] === 0) ||
+    (b[0] === 0 && b[1] === 0x3c && b[2] === 0 && b[3] === 0x3f));
+
+const DECLARED_ENCODING = /^(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\bencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']/;
+
+/**
+ * The decoder for a document, from its first bytes: UTF-16 by its byte order mark or zero
+ * bytes, else the encoding the XML declaration names (windows-1252, ISO-8859-1 …, which
+ * some reporters use), else UTF-8. An encoding the platform does not know, or UTF-16
+ * declared over single-byte text, is read as UTF-8: lenient, never a refusal.
+ */
+export function xmlDecoder(head: Uint8Array): TextDecoder {
+  if (isUtf16Xml(head)) return new TextDecoder(head[0] === 0xfe || head[0] === 0 ? 'utf-16be' : 'utf-16le');
+  const declared = DECLARED_ENCODING.exec(Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 256)).toString('latin1'))?.[1];
+  if (declared && !/^utf-?16/i.test(declared)) {
+    try {
+      return new TextDecoder(declared);
+    } catch {
+      /* unknown label: UTF-8 below */
+    }
+  }
+  return new TextDecoder('utf-8');
+}
 
 /**
  * An element as the report mapper reads it: a leaf is its trimmed text; an element with
@@ -57,14 +104,14 @@ const refuseDtd = (): never => {
   throw refuse('xml_entities', 'XML with a DTD or entity declarations is refused (entity expansion)');
 };
 
-/** UTF-8 text of `bytes` a slice at a time (a character split between slices is kept whole); a leading BOM dropped. */
+/** Text of `bytes` a slice at a time (a character split between slices is kept whole); a leading BOM dropped. */
 function* textSlices(bytes: Uint8Array): Generator<string> {
-  const decoder = new StringDecoder('utf8');
+  const decoder = xmlDecoder(bytes.subarray(0, 256));
   for (let at = 0; at < bytes.length; at += SLICE_BYTES) {
-    const text = decoder.write(bytes.subarray(at, at + SLICE_BYTES));
+    const text = decoder.decode(bytes.subarray(at, at + SLICE_BYTES), { stream: true });
     yield at === 0 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   }
-  const rest = decoder.end();
+  const rest = decoder.decode();
   if (rest) yield rest;
 }
 
@@ -168,7 +215,8 @@ function scan<C extends RecordCollector>(slices: Iterable<string>, records: C): 
  */
 export class StreamingReportXml<C extends RecordCollector> {
   private readonly scanner: ReportXmlScanner<C>;
-  private readonly decoder = new StringDecoder('utf8');
+  /** Chosen from the first piece (see xmlDecoder). */
+  private decoder: TextDecoder | null = null;
   private started = false;
 
   constructor(records: C) {
@@ -176,14 +224,15 @@ export class StreamingReportXml<C extends RecordCollector> {
   }
 
   write(bytes: Uint8Array): void {
-    const text = this.decoder.write(bytes);
+    this.decoder ??= xmlDecoder(bytes.subarray(0, 256));
+    const text = this.decoder.decode(bytes, { stream: true });
     if (text === '') return;
     this.scanner.write(!this.started && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     this.started = true;
   }
 
   end(): ReportXml<C> {
-    const rest = this.decoder.end();
+    const rest = this.decoder?.decode() ?? '';
     if (rest) this.scanner.write(rest);
     return this.scanner.end();
   }
@@ -192,9 +241,10 @@ export class StreamingReportXml<C extends RecordCollector> {
 /**
  * Parses a report's bytes in one streaming pass: decoded a slice at a time into the SAX
  * parser, so neither the document's text nor its tree is ever whole in memory. A report
- * that is not well-formed only because of stray `<` in text (some reporters send
- * `<email><bad@x.net></email>`) is repaired by escaping those, as parsedmarc's recovering
- * parser does, and must then parse; anything else is refused.
+ * that is not well-formed only in ways a recovering parser gets past (REPAIRS: stray `<`
+ * in text such as `<email><bad@x.net></email>`, an unclosed XML Schema wrapper, junk
+ * before or after the root) is repaired as parsedmarc's parser would read it, and must
+ * then parse; anything else is refused.
  */
 export function parseReportXml<C extends RecordCollector>(bytes: Uint8Array, newCollector: () => C): ReportXml<C> {
   try {
@@ -203,7 +253,7 @@ export function parseReportXml<C extends RecordCollector>(bytes: Uint8Array, new
     if (!(e instanceof NotWellFormed)) throw e;
     // The rare repair path is the one place the whole text is built.
     const source = [...textSlices(bytes)].join('');
-    const repaired = source.replace(STRAY_LT, '&lt;');
+    const repaired = REPAIRS.reduce((xml, repair) => repair(xml), source);
     if (repaired !== source) {
       try {
         // A fresh collector: the failed pass may have taken some records already.

@@ -8,6 +8,8 @@ import { ReportRefused } from '../domain/report-refusal';
 import { EnrolledZones } from './enrolled-zones';
 import { ReportIngestion } from './report-ingestion';
 import { ParseHints } from './report-parser';
+import { clientKey } from '../../shared/client-address';
+import { ByteBudget, HeldMessage, SessionTable } from './smtp-limits';
 
 /** Report mailboxes and what each expects (contract §8). */
 const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
@@ -40,18 +42,38 @@ export function reportRecipient(address: string): { expect: ParseHints['expect']
  * goes through the same pipeline as HTTP. Duplicates are answered 250 so a reporter's
  * retry is not bounced; other refusals get a 5xx with the reason. STARTTLS and AUTH are
  * off: reports are public data sent by anyone, and TLS is terminated in front of the role.
+ *
+ * What a client can hold is bounded (contract §16): sessions per client address (421) and
+ * in total (a stalled session gives its place to a new one, else 421; see SessionTable), and
+ * message bytes in memory across sessions (452, try later).
+ * A message over the size limit is read to its end but not kept (552).
  */
 @Injectable()
 export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
   private server: SMTPServer | null = null;
   private boundPort: number | null = null;
+  private readonly held: ByteBudget;
+  private readonly sessions: SessionTable;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly ingestion: ReportIngestion,
     private readonly zones: EnrolledZones,
-  ) {}
+  ) {
+    this.held = new ByteBudget(config.smtpMaxHeldBytes);
+    this.sessions = new SessionTable(config.smtpMaxClients, config.smtpMaxClientsPerIp, config.smtpStaleSessionMs);
+  }
+
+  /** Sessions open now (diagnostics and tests). */
+  get openSessions(): number {
+    return this.sessions.size;
+  }
+
+  /** Message bytes held in memory by all sessions now (diagnostics and tests). */
+  get heldBytes(): number {
+    return this.held.held;
+  }
 
   /** The port the listener is bound to (SMTP_PORT=0 picks a free one), null when not running. */
   get port(): number | null {
@@ -67,26 +89,52 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
       disabledCommands: ['AUTH', 'STARTTLS'],
       authOptional: true,
       size: maxBytes,
+      // No maxClients: smtp-server would refuse past it before onConnect; the total is kept by SessionTable, which can make room.
+      // A reverse lookup per connection is work any client can make us do; nothing uses the name.
+      disableReverseLookup: true,
       logger: false,
+      onConnect: (session, callback) => callback(this.enter(session)),
+      onClose: (session) => this.sessions.leave(session.id),
+      onMailFrom: (_address, session, callback) => {
+        this.sessions.progress(session.id, Date.now());
+        callback();
+      },
       onRcptTo: (address, session, callback) => {
         this.accept(address.address, session).then(
-          () => callback(),
+          () => {
+            this.sessions.progress(session.id, Date.now());
+            callback();
+          },
           (e: Error) => callback(e),
         );
       },
       onData: (stream, session, callback) => {
-        const chunks: Buffer[] = [];
-        stream.on('data', (c: Buffer) => chunks.push(c));
+        const message = new HeldMessage(this.held, maxBytes);
+        stream.on('data', (c: Buffer) => message.add(c));
+        // A client gone mid-message: the stream never ends, its bytes are given back here.
+        stream.on('close', () => {
+          if (!stream.readableEnded) message.release();
+        });
+        stream.on('error', () => message.release());
         stream.on('end', () => {
-          if (stream.sizeExceeded) {
-            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id });
+          if (message.refused === 'too_large' || stream.sizeExceeded) {
+            message.release();
+            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id, bytes: message.size });
             callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
             return;
           }
-          this.deliver(Buffer.concat(chunks), session).then(
-            (message) => callback(null, message),
-            (e: Error) => callback(e),
-          );
+          if (message.refused === 'no_room') {
+            this.logger.warn('smtp intake busy: message refused for now', { session: session.id, held: this.held.held, cap: this.held.cap });
+            callback(smtpError(452, '4.3.1 Too many messages in progress, try again later'));
+            return;
+          }
+          this.sessions.progress(session.id, Date.now());
+          this.deliver(message.content(), session)
+            .finally(() => message.release())
+            .then(
+              (reply) => callback(null, reply),
+              (e: Error) => callback(e),
+            );
         });
       },
     });
@@ -101,6 +149,23 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     this.server = server;
     this.boundPort = (server as unknown as { server: { address(): AddressInfo } }).server.address().port;
     this.logger.info('smtp intake listening', { port: this.boundPort });
+  }
+
+  /** A refusal (421) when the client's address has its share of sessions, or every place is taken by a live session. */
+  private enter(session: SMTPServerSession): Error | undefined {
+    const address = clientKey(session.remoteAddress);
+    const admission = this.sessions.enter(session.id, address, Date.now());
+    if (!admission.admit) {
+      this.logger.warn('smtp intake: session refused', { address, reason: admission.reason, sessions: this.sessions.size });
+      return admission.reason === 'address_full'
+        ? smtpError(421, '4.7.0 Too many connections from your address, try again later')
+        : smtpError(421, '4.7.0 Too many connected clients, try again in a moment');
+    }
+    if (admission.evict !== null) {
+      for (const connection of this.server?.connections ?? []) if (connection.id === admission.evict) connection.close();
+      this.logger.warn('smtp intake: stalled session closed to make room', { session: admission.evict });
+    }
+    return undefined;
   }
 
   private async accept(address: string, session: SMTPServerSession): Promise<void> {

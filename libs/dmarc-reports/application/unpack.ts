@@ -22,11 +22,52 @@ const oversize = (compressed: number, limit: number, what: string): ReportRefuse
 /** zlib stops at `maxOutputLength`, so a bomb never gets past the limit in memory. */
 export function gunzipLimited(data: Uint8Array, limit = MAX_UNPACKED_BYTES): Buffer {
   try {
+    return gunzipOnce(data, limit);
+  } catch (e) {
+    const lenient = lenientGzip(data);
+    if (lenient === data || (e as ReportRefused).reason !== 'malformed') throw e;
+    return gunzipOnce(lenient, limit);
+  }
+}
+
+function gunzipOnce(data: Uint8Array, limit: number): Buffer {
+  try {
     return gunzipSync(data, { maxOutputLength: limit });
   } catch (e) {
     if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw oversize(data.length, limit, 'gzip content');
     throw refuse('malformed', `gzip content is corrupt: ${(e as Error).message}`);
   }
+}
+
+const FTEXT = 1;
+const FHCRC = 2;
+const FEXTRA = 4;
+const FNAME = 8;
+const FCOMMENT = 16;
+const TRAILING_WHITESPACE = new Set([0x09, 0x0a, 0x0d, 0x20]);
+
+/**
+ * What zlib refuses in a gzip file and gzip readers such as Python's (parsedmarc's) do not,
+ * made plain: a header CRC that does not match (FHCRC) or reserved flag bits set (the
+ * optional fields are skipped by RFC 1952's rules and the header rewritten without them),
+ * and whitespace after the last member (a mail gateway's CRLF). The content is still
+ * checked by its own CRC-32 and length. `data` itself when there is nothing to change.
+ */
+export function lenientGzip(data: Uint8Array): Uint8Array {
+  let end = data.length;
+  while (end > 18 && TRAILING_WHITESPACE.has(data[end - 1])) end--;
+  const flags = data[3];
+  if (!isGzip(data) || data.length < 10 || (end === data.length && (flags & ~(FTEXT | FEXTRA | FNAME | FCOMMENT)) === 0)) return data;
+  let at = 10;
+  if (flags & FEXTRA) at += 2 + (data[at] | (data[at + 1] << 8));
+  if (flags & FNAME) at = data.indexOf(0, at) + 1;
+  if (flags & FCOMMENT) at = data.indexOf(0, at) + 1;
+  if (flags & FHCRC) at += 2;
+  // A field that runs off the end: nothing to rewrite, zlib will say what is wrong.
+  if (at <= 0 || at >= end) return data;
+  const plain = Buffer.from(data.subarray(0, 10));
+  plain[3] = 0;
+  return Buffer.concat([plain, data.subarray(at, end)]);
 }
 
 /**
