@@ -155,4 +155,20 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
       expect(after.body.username).toBe(user.username);
     }
   }, 60_000);
+
+  it('one login lockout counter across API processes: of 100 wrong logins sent at once to both, at most 5 are checked', async () => {
+    const api1 = processes[1];
+    const api2 = processes[2];
+    const user = await registerAndLogin(api1.http);
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? api1 : api2).http.post('/auth/login', { username: i % 4 < 2 ? user.username : user.email, password: 'wrong-password-x' })),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    for (const api of [api1, api2]) {
+      const locked = await api.http.post('/auth/login', { username: user.username, password: user.password });
+      expect([locked.status, locked.body.error.code]).toEqual([429, 'too_many_attempts']);
+    }
+  }, 60_000);
 });
