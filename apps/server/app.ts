@@ -34,6 +34,8 @@ import { AppConfig, dataPath } from '../../libs/shared/config';
 import { resolveSecretKey, SecretBox } from '../../libs/shared/crypto';
 import { AllExceptionsFilter } from '../../libs/shared/http/error.filter';
 import { installRequestContext, requestIdFor } from '../../libs/shared/http/request-context';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from '../../libs/shared/http/framework-errors';
+import { installBodyParsers } from '../../libs/shared/http/request-bodies';
 import { strictValidationPipe } from '../../libs/shared/http/validation';
 import { jsonLogger, Logger } from '../../libs/shared/logger';
 import { Metrics } from '../../libs/shared/metrics';
@@ -56,6 +58,9 @@ export interface RunningApp {
   deps: CoreDependencies;
   close(): Promise<void>;
 }
+
+/** Request bodies over 1 MiB are 413 (contract §1). */
+const BODY_LIMIT = 1024 * 1024;
 
 /** Feature modules of the API role, in the order their routes should register. */
 const FEATURE_MODULES: Array<Type | DynamicModule> = [
@@ -130,8 +135,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   else await deps.projections.loadGenerations();
 
   const adapter = new FastifyAdapter({
-    bodyLimit: 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     genReqId: requestIdFor,
     trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
     logger: false,
@@ -139,7 +146,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(deps, options.modules), adapter, {
     logger: ['error', 'warn'],
     bufferLogs: false,
+    // Ours instead (libs/shared/http/request-bodies.ts): JSON depth and text checks.
+    bodyParser: false,
   });
+  installBodyParsers(app, BODY_LIMIT);
   installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
   // Before init, which registers the routes: the row-page route's handler is swapped as it is added.
   installRowPageRoute(app.getHttpAdapter().getInstance(), app);
