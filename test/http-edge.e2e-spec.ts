@@ -141,10 +141,19 @@ describe('the HTTP edge (contract §1, §16)', () => {
     expect([put.status, put.text]).toEqual([200, put.text]);
     expectErrorShape(await app.http.post(`/zones/${zone}/verify`, {}, pro.token), 400, 'not_verified');
     // Routes of contexts the account has not subscribed to answer their refusal, not 414.
-    for (const path of [`/email-auth/domains/${zone}`, `/email-auth/domains/${zone}/dkim/${'s'.repeat(63)}`, `/api/v1/email-auth/domains/${zone}`]) {
-      const res = await app.http.get(path, pro.token);
+    for (const [method, path] of [
+      ['GET', `/email-auth/domains/${zone}`],
+      ['DELETE', `/email-auth/domains/${zone}/dkim/${'s'.repeat(63)}`],
+      ['GET', `/email-auth/domains/${zone}/live`],
+      ['GET', `/email-auth/dmarc/wizard/${zone}`],
+      ['GET', `/api/v1/email-auth/domains/${zone}`],
+      ['GET', `/email-auth/domains/${zone}/dmarc/summary`],
+    ]) {
+      const res = await app.http.request(method, path, { token: pro.token });
+      expect([path, res.status]).toEqual([path, expect.any(Number)]);
       expect(res.status).not.toBe(414);
       expectErrorShape(res, res.status);
+      expect(res.body.error.code).not.toBe('not_found');
     }
     expect((await app.http.delete(`/zones/${zone}`, pro.token)).status).toBe(204);
   });

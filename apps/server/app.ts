@@ -44,6 +44,7 @@ import { ALL_PROJECTIONS } from '../../projections';
 import { CoreDependencies, CoreModule } from './infra/core.module';
 import { createCoordination, createEventStore, createReadStore } from './infra/stores';
 import { limitHeapGrowth } from '../../libs/shared/heap-growth';
+import { makeDirectoryPrivate } from '../../libs/shared/private-files';
 
 export interface AppOptions {
   clock?: Clock;
@@ -100,6 +101,9 @@ class AppModule {
 
 async function openDependencies(config: AppConfig, options: AppOptions): Promise<CoreDependencies> {
   const logger = options.logger ?? jsonLogger(process.stdout, config.logRequests);
+  // Before any store opens: what they create inherits the folder's and files' modes.
+  const loose = makeDirectoryPrivate(config.dataDir);
+  if (loose.length > 0) logger.warn('DATA_DIR: could not make these private (owned by another user)', { paths: loose.slice(0, 20) });
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   const eventStore = await createEventStore(config, options.clock ?? systemClock);
   const readStore = await createReadStore(config);

@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Coordination, PendingTimer, RecordChange } from './coordination';
+import { preparePrivateFile } from '../shared/private-files';
 
 /** Expired shared records are deleted every this many record changes, a bounded number at a time. */
 const SWEEP_EVERY = 64;
@@ -19,7 +18,7 @@ export class SqliteCoordination implements Coordination {
   private recordChanges = 0;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    preparePrivateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
