@@ -31,5 +31,7 @@ describe('login lockout rule', () => {
     expect(admit(state, 11).admitted).toBe(false);
     expect(admit(state, 10 + PENDING_TTL_MS).admitted).toBe(true);
     expect(expiry(state)).toBe(3 + FAILURE_WINDOW_MS);
+    // Five failures without a lock (not made by these rules) still refuse, with a finite wait.
+    expect(admit({ failures: [0, 1, 2, 3, 4], pending: [], lockedUntil: 0 }, 10)).toMatchObject({ admitted: false, retryAfterMs: FAILURE_WINDOW_MS - 10 });
   });
 });

@@ -50,7 +50,8 @@ export function admit(stored: LockoutState | null, now: number): Admission {
   if (state.lockedUntil) return { admitted: false, state, reason: 'locked', retryAfterMs: state.lockedUntil - now };
   if (state.failures.length + state.pending.length >= MAX_FAILURES) {
     // The attempts in flight decide: either one succeeds (the counter clears) or they lock it.
-    return { admitted: false, state, reason: 'busy', retryAfterMs: Math.min(...state.pending) - now };
+    const settles = state.pending.length > 0 ? Math.min(...state.pending) : state.failures[0] + FAILURE_WINDOW_MS;
+    return { admitted: false, state, reason: 'busy', retryAfterMs: settles - now };
   }
   const ticket = now + PENDING_TTL_MS;
   return { admitted: true, state: { ...state, pending: [...state.pending, ticket].sort((a, b) => a - b) }, ticket };
