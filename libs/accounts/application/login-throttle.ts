@@ -7,7 +7,13 @@ import { abandoned, admit, Admission, expiry, failed, isEmpty, LOCK_MS, LockoutS
 /** The counter an attempt counts against: its account, or the name when it matches none. */
 export type LoginSubject = { accountId: number } | { unknownName: string };
 
-const keyOf = (subject: LoginSubject) => ('accountId' in subject ? `login:account:${subject.accountId}` : `login:name:${subject.unknownName.trim().toLowerCase()}`);
+/**
+ * An unknown name is keyed exactly as the directory looked it up (lowercased, nothing
+ * else): were two spellings that miss the directory to share a counter while they would
+ * name two different counters for a real account (an account and a miss), the lock would
+ * tell which names exist.
+ */
+const keyOf = (subject: LoginSubject) => ('accountId' in subject ? `login:account:${subject.accountId}` : `login:name:${subject.unknownName.toLowerCase()}`);
 
 const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 
