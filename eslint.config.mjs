@@ -14,4 +14,23 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
+  {
+    // class-validator's IsOptional lets `null` through as if the field were absent (contract §16).
+    files: ['**/*.ts'],
+    ignores: ['libs/shared/http/validation.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional'],
+              message: 'Use OptionalField (null refused) or NullableField (null meaningful) from libs/shared/http/validation.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

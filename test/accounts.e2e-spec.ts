@@ -75,17 +75,69 @@ describe('accounts and sessions (contract §2)', () => {
     expectError(await t.http.post('/auth/login', { username: 'nobody-here', password: 'wrong-password-x' }), 401, 'invalid_credentials', 'Invalid username or password');
   });
 
-  it('locks password login after 5 failures in 15 minutes, with Retry-After', async () => {
+  it("locks password login after 5 failures in 15 minutes, with Retry-After and the lock's duration", async () => {
     const u = await registerAndLogin(t.http);
     for (let i = 0; i < 5; i++) {
       expect((await t.http.post('/auth/login', { username: u.username, password: 'wrong-password-x' })).status).toBe(401);
     }
     const locked = await t.http.post('/auth/login', { username: u.username, password: u.password });
-    expectError(locked, 429, 'too_many_attempts');
+    expectError(locked, 429, 'too_many_attempts', /locked for 15 minutes/);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
     // Unknown names lock the same way, so the lock reveals nothing.
     for (let i = 0; i < 5; i++) await t.http.post('/auth/login', { username: 'ghost-user', password: 'wrong-password-x' });
-    expectError(await t.http.post('/auth/login', { username: 'ghost-user', password: 'wrong-password-x' }), 429, 'too_many_attempts');
+    expectError(await t.http.post('/auth/login', { username: 'ghost-user', password: 'wrong-password-x' }), 429, 'too_many_attempts', /locked for 15 minutes/);
+  });
+
+  /** 100 logins sent at once: the statuses, and every 429 carries Retry-After. */
+  const burst = async (username: string, password = 'wrong-password-x', count = 100) => {
+    const answers = await Promise.all(Array.from({ length: count }, () => t.http.post('/auth/login', { username, password })));
+    for (const a of answers.filter((r) => r.status === 429)) {
+      expect(a.body.error.code).toBe('too_many_attempts');
+      expect(Number(a.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    return answers.map((r) => r.status);
+  };
+
+  it('checks at most 5 passwords of 100 wrong logins sent at once, then refuses the right one', async () => {
+    const u = await registerAndLogin(t.http);
+    const statuses = await burst(u.username);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    const after = await t.http.post('/auth/login', { username: u.username, password: u.password });
+    expectError(after, 429, 'too_many_attempts', /locked for 15 minutes/);
+    expect(Number(after.headers.get('retry-after'))).toBeGreaterThan(800);
+  });
+
+  it('counts the username and the email of one account together, also at once', async () => {
+    const u = await registerAndLogin(t.http);
+    for (let i = 0; i < 3; i++) expect((await t.http.post('/auth/login', { username: u.username, password: 'wrong-password-x' })).status).toBe(401);
+    for (let i = 0; i < 2; i++) expect((await t.http.post('/auth/login', { username: u.email.toUpperCase(), password: 'wrong-password-x' })).status).toBe(401);
+    expectError(await t.http.post('/auth/login', { username: u.email, password: u.password }), 429, 'too_many_attempts');
+    expectError(await t.http.post('/auth/login', { username: u.username, password: u.password }), 429, 'too_many_attempts');
+
+    const v = await registerAndLogin(t.http);
+    const mixed = await Promise.all(Array.from({ length: 60 }, (_, i) => t.http.post('/auth/login', { username: i % 2 ? v.username : v.email, password: 'wrong-password-x' })));
+    expect(mixed.filter((r) => r.status === 401).length).toBeLessThanOrEqual(5);
+    expectError(await t.http.post('/auth/login', { username: v.username, password: v.password }), 429, 'too_many_attempts');
+  });
+
+  it('gives names that match no account a counter each, answered like accounts', async () => {
+    const statuses = await burst('ghost-burst');
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expectError(await t.http.post('/auth/login', { username: 'ghost-burst', password: 'wrong-password-x' }), 429, 'too_many_attempts', /locked for 15 minutes/);
+    // Another unknown name, and a real account, are not locked by it.
+    expectError(await t.http.post('/auth/login', { username: 'ghost-other', password: 'wrong-password-x' }), 401, 'invalid_credentials');
+    const u = await registerAndLogin(t.http);
+    expect((await t.http.post('/auth/login', { username: u.username, password: u.password })).status).toBe(200);
+  });
+
+  it('a successful login clears the failures before the limit', async () => {
+    const u = await registerAndLogin(t.http);
+    for (let i = 0; i < 4; i++) expect((await t.http.post('/auth/login', { username: u.username, password: 'wrong-password-x' })).status).toBe(401);
+    expect((await t.http.post('/auth/login', { username: u.email, password: u.password })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await t.http.post('/auth/login', { username: u.username, password: 'wrong-password-x' })).status).toBe(401);
+    expect((await t.http.post('/auth/login', { username: u.username, password: u.password })).status).toBe(200);
   });
 
   it('requires credentials and parses the bearer header strictly', async () => {

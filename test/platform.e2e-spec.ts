@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../libs/shared/clock';
@@ -155,4 +155,70 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
       expect(after.body.username).toBe(user.username);
     }
   }, 60_000);
+
+  it('one login lockout counter across API processes: of 100 wrong logins sent at once to both, at most 5 are checked', async () => {
+    const api1 = processes[1];
+    const api2 = processes[2];
+    const user = await registerAndLogin(api1.http);
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => (i % 2 ? api1 : api2).http.post('/auth/login', { username: i % 4 < 2 ? user.username : user.email, password: 'wrong-password-x' })),
+    );
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    for (const api of [api1, api2]) {
+      const locked = await api.http.post('/auth/login', { username: user.username, password: user.password });
+      expect([locked.status, locked.body.error.code]).toEqual([429, 'too_many_attempts']);
+    }
+  }, 60_000);
+});
+
+describe('DATA_DIR is private (e2e)', () => {
+  let dataDir: string;
+  let t: TestApp | null = null;
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'adns-modes-'));
+  });
+  afterAll(async () => {
+    await t?.close(false);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Every file and folder under DATA_DIR with its permission bits. */
+  const modes = (dir = dataDir): Record<string, string> => {
+    const out: Record<string, string> = { [dir.slice(dataDir.length) || '/']: (statSync(dir).mode & 0o777).toString(8) };
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) Object.assign(out, modes(path));
+      else out[path.slice(dataDir.length)] = (statSync(path).mode & 0o777).toString(8);
+    }
+    return out;
+  };
+  const expectPrivate = () => {
+    const all = modes();
+    expect(Object.keys(all)).toEqual(expect.arrayContaining(['/', '/events.db', '/readmodels.db', '/coordination.db', '/events.db-wal', '/readmodels.db-wal']));
+    for (const [path, mode] of Object.entries(all)) expect([path, mode]).toEqual([path, statSync(join(dataDir, path)).isDirectory() ? '700' : '600']);
+  };
+
+  it('databases and their -wal/-shm files are 0600 in a 0700 folder, after start, after writes, and an existing loose DATA_DIR is tightened', async () => {
+    // A DATA_DIR as an older version left it: the folder 0755, a file 0644.
+    chmodSync(dataDir, 0o755);
+    writeFileSync(join(dataDir, 'events.db'), '', { mode: 0o644 });
+    chmodSync(join(dataDir, 'events.db'), 0o644);
+    t = await startTestApp({ dataDir });
+    expectPrivate();
+    const user = await registerAndLogin(t.http, { plan: 'pro' });
+    expect((await t.http.post('/api-keys', { name: 'k' }, user.token)).status).toBe(201);
+    expect((await t.http.post('/auth/login', { username: 'nobody-here', password: 'wrong-password-x' })).status).toBe(401);
+    await t.running.deps.readStore.flush();
+    expectPrivate();
+    await t.close(false);
+    t = null;
+
+    // Loosened by hand while stopped: tightened again at start.
+    chmodSync(dataDir, 0o755);
+    for (const name of readdirSync(dataDir)) chmodSync(join(dataDir, name), 0o644);
+    t = await startTestApp({ dataDir });
+    expectPrivate();
+  });
 });

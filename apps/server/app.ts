@@ -34,6 +34,8 @@ import { AppConfig, dataPath } from '../../libs/shared/config';
 import { resolveSecretKey, SecretBox } from '../../libs/shared/crypto';
 import { AllExceptionsFilter } from '../../libs/shared/http/error.filter';
 import { installRequestContext, requestIdFor } from '../../libs/shared/http/request-context';
+import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from '../../libs/shared/http/framework-errors';
+import { installBodyParsers } from '../../libs/shared/http/request-bodies';
 import { strictValidationPipe } from '../../libs/shared/http/validation';
 import { jsonLogger, Logger } from '../../libs/shared/logger';
 import { Metrics } from '../../libs/shared/metrics';
@@ -42,6 +44,7 @@ import { ALL_PROJECTIONS } from '../../projections';
 import { CoreDependencies, CoreModule } from './infra/core.module';
 import { createCoordination, createEventStore, createReadStore } from './infra/stores';
 import { limitHeapGrowth } from '../../libs/shared/heap-growth';
+import { makeDirectoryPrivate } from '../../libs/shared/private-files';
 
 export interface AppOptions {
   clock?: Clock;
@@ -56,6 +59,9 @@ export interface RunningApp {
   deps: CoreDependencies;
   close(): Promise<void>;
 }
+
+/** Request bodies over 1 MiB are 413 (contract §1). */
+const BODY_LIMIT = 1024 * 1024;
 
 /** Feature modules of the API role, in the order their routes should register. */
 const FEATURE_MODULES: Array<Type | DynamicModule> = [
@@ -95,6 +101,9 @@ class AppModule {
 
 async function openDependencies(config: AppConfig, options: AppOptions): Promise<CoreDependencies> {
   const logger = options.logger ?? jsonLogger(process.stdout, config.logRequests);
+  // Before any store opens: what they create inherits the folder's and files' modes.
+  const loose = makeDirectoryPrivate(config.dataDir);
+  if (loose.length > 0) logger.warn('DATA_DIR: could not make these private (owned by another user)', { paths: loose.slice(0, 20) });
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   const eventStore = await createEventStore(config, options.clock ?? systemClock);
   const readStore = await createReadStore(config);
@@ -130,8 +139,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   else await deps.projections.loadGenerations();
 
   const adapter = new FastifyAdapter({
-    bodyLimit: 1024 * 1024,
-    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     genReqId: requestIdFor,
     trustProxy: config.trustedProxies.length ? config.trustedProxies : false,
     logger: false,
@@ -139,7 +150,10 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(deps, options.modules), adapter, {
     logger: ['error', 'warn'],
     bufferLogs: false,
+    // Ours instead (libs/shared/http/request-bodies.ts): JSON depth and text checks.
+    bodyParser: false,
   });
+  installBodyParsers(app, BODY_LIMIT);
   installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
   // Before init, which registers the routes: the row-page route's handler is swapped as it is added.
   installRowPageRoute(app.getHttpAdapter().getInstance(), app);

@@ -1,8 +1,10 @@
 /**
  * What the processes sharing one deployment tell each other about their consumers:
  * who holds which lease, how far each consumer has got, which generation of each read
- * model is current, and which process-manager timers are pending. It lives where every
- * process on the same DATA_DIR (or the same MongoDB) sees it — never in process memory.
+ * model is current, and which process-manager timers are pending — and small shared
+ * records that must change atomically for all of them (login lockout counters). It lives
+ * where every process on the same DATA_DIR (or the same MongoDB) sees it — never in
+ * process memory.
  */
 export interface Coordination {
   readonly kind: 'sqlite' | 'readstore';
@@ -33,7 +35,22 @@ export interface Coordination {
   /** The owner's timers due at or before `now`, earliest first. */
   dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]>;
 
+  /**
+   * Changes the shared record `key` atomically for every process: `change` gets the value
+   * stored (null when there is none or it expired at `now`) and says what to store (null:
+   * nothing) and until when it matters. `change` must be pure: it may run more than once
+   * (a concurrent writer won). Resolves to the `result` of the run that was stored.
+   */
+  updateRecord<T, R>(key: string, now: number, change: (current: T | null) => RecordChange<T, R>): Promise<R>;
+
   close(): Promise<void>;
+}
+
+export interface RecordChange<T, R> {
+  next: T | null;
+  /** Time (ms) after which the record may be deleted. */
+  expiresAt: number;
+  result: R;
 }
 
 export const COORDINATION = Symbol('COORDINATION');

@@ -72,6 +72,18 @@ describe.each([
     await b.cancelTimer('pm', 's2', 't');
     expect((await a.dueTimers('pm', 300, 10)).map((t) => t.stream)).toEqual(['s1']);
   });
+
+  it('shared records: every change applies to the latest value, from either process, however they interleave; expired ones read as absent', async () => {
+    const increment = (now: number) => (n: number | null) => ({ next: (n ?? 0) + 1, expiresAt: now + 1000, result: (n ?? 0) + 1 });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).updateRecord('counter', 100, increment(100))));
+    expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(await a.updateRecord('counter', 200, (n: number | null) => ({ next: n, expiresAt: 1100, result: n }))).toBe(40);
+    // Past its expiry a record is gone; a change to null deletes it.
+    expect(await b.updateRecord('counter', 1100, (n: number | null) => ({ next: null, expiresAt: 0, result: n }))).toBeNull();
+    await a.updateRecord('other', 0, () => ({ next: 'x', expiresAt: 5000, result: null }));
+    await b.updateRecord('other', 10, () => ({ next: null, expiresAt: 0, result: null }));
+    expect(await a.updateRecord('other', 20, (v: string | null) => ({ next: v, expiresAt: 5000, result: v }))).toBeNull();
+  });
 });
 
 /**

@@ -1,5 +1,5 @@
 import { Doc, isDuplicateKeyError, ReadStore } from '../readstore/read-store.port';
-import { Coordination, PendingTimer } from './coordination';
+import { Coordination, PendingTimer, RecordChange } from './coordination';
 
 interface LeaseDoc extends Doc {
   _id: string;
@@ -23,6 +23,15 @@ interface TimerDoc extends Doc {
   due_at: number;
 }
 
+interface SharedRecordDoc extends Doc {
+  _id: string;
+  value: unknown;
+  /** A TTL index drops the document once it has expired. */
+  expires_at: Date;
+  /** Bumped by every change: the compare-and-set of `updateRecord`. */
+  rev: number;
+}
+
 /**
  * Coordination in read-store collections, for production on MongoDB where processes
  * share no disk. A lease is one document: the conditional upsert either matches (own or
@@ -32,7 +41,13 @@ interface TimerDoc extends Doc {
 export class ReadStoreCoordination implements Coordination {
   readonly kind = 'readstore' as const;
 
+  private recordsIndexed: Promise<void> | null = null;
+
   constructor(private readonly store: ReadStore) {}
+
+  private get records() {
+    return this.store.collection<SharedRecordDoc>('_shared_records');
+  }
 
   private get leases() {
     return this.store.collection<LeaseDoc>('_leases');
@@ -105,6 +120,36 @@ export class ReadStoreCoordination implements Coordination {
   async dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]> {
     const docs = await this.timers.find({ owner, due_at: { $lte: now } }, { sort: { due_at: 1 }, limit });
     return docs.map((d) => ({ owner: d.owner, id: d.id, stream: d.stream, dueAt: d.due_at }));
+  }
+
+  /**
+   * Compare-and-set on one document: MongoDB applies an update atomically, so the
+   * update conditioned on the revision read fails (matches nothing) when another process
+   * changed the record in between, and `change` runs again on the new value.
+   */
+  async updateRecord<T, R>(key: string, now: number, change: (current: T | null) => RecordChange<T, R>): Promise<R> {
+    this.recordsIndexed ??= this.records.createIndex({ expires_at: 1 }, { expireAfterSeconds: 0 });
+    await this.recordsIndexed;
+    for (;;) {
+      const doc = await this.records.findOne({ _id: key });
+      const live = doc && new Date(doc.expires_at).getTime() > now ? (doc.value as T) : null;
+      const { next, expiresAt, result } = change(live);
+      const keep = next !== null && expiresAt > now;
+      if (!doc) {
+        if (!keep) return result;
+        try {
+          await this.records.insertOne({ _id: key, value: next, expires_at: new Date(expiresAt), rev: 1 });
+          return result;
+        } catch (e) {
+          if (isDuplicateKeyError(e)) continue;
+          throw e;
+        }
+      }
+      const done = keep
+        ? (await this.records.updateOne({ _id: key, rev: doc.rev }, { $set: { value: next, expires_at: new Date(expiresAt), rev: doc.rev + 1 } })).matchedCount === 1
+        : (await this.records.deleteOne({ _id: key, rev: doc.rev })) === 1;
+      if (done) return result;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,10 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { Coordination, PendingTimer } from './coordination';
+import { Coordination, PendingTimer, RecordChange } from './coordination';
+import { preparePrivateFile } from '../shared/private-files';
+
+/** Expired shared records are deleted every this many record changes, a bounded number at a time. */
+const SWEEP_EVERY = 64;
+const SWEEP_BATCH = 256;
 
 /**
  * Coordination in a small SQLite file beside the embedded stores (`DATA_DIR/coordination.db`):
@@ -12,9 +15,10 @@ export class SqliteCoordination implements Coordination {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements: ReturnType<SqliteCoordination['prepare']>;
+  private recordChanges = 0;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    preparePrivateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -26,6 +30,8 @@ export class SqliteCoordination implements Coordination {
       CREATE TABLE IF NOT EXISTS timers (owner TEXT NOT NULL, stream TEXT NOT NULL, id TEXT NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (owner, stream, id)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS rebuild_requests (projection TEXT PRIMARY KEY, requested_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS timers_due ON timers (owner, due_at);
+      CREATE TABLE IF NOT EXISTS shared_records (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS shared_records_expiry ON shared_records (expires_at);
     `);
     this.statements = this.prepare();
   }
@@ -51,6 +57,11 @@ export class SqliteCoordination implements Coordination {
       schedule: db.prepare('INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, stream, id) DO NOTHING'),
       cancel: db.prepare('DELETE FROM timers WHERE owner = ? AND stream = ? AND id = ?'),
       due: db.prepare('SELECT owner, id, stream, due_at FROM timers WHERE owner = ? AND due_at <= ? ORDER BY due_at LIMIT ?'),
+      record: db.prepare('SELECT value FROM shared_records WHERE key = ? AND expires_at > ?').pluck(),
+      putRecord: db.prepare(`INSERT INTO shared_records (key, value, expires_at) VALUES (?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`),
+      deleteRecord: db.prepare('DELETE FROM shared_records WHERE key = ?'),
+      sweepRecords: db.prepare(`DELETE FROM shared_records WHERE key IN (SELECT key FROM shared_records WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`),
     };
   }
 
@@ -108,6 +119,22 @@ export class SqliteCoordination implements Coordination {
   async dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]> {
     const rows = this.statements.due.all(owner, now, limit) as Array<{ owner: string; id: string; stream: string; due_at: number }>;
     return rows.map((r) => ({ owner: r.owner, id: r.id, stream: r.stream, dueAt: r.due_at }));
+  }
+
+  async updateRecord<T, R>(key: string, now: number, change: (current: T | null) => RecordChange<T, R>): Promise<R> {
+    const sweep = ++this.recordChanges % SWEEP_EVERY === 0;
+    // BEGIN IMMEDIATE takes the write lock before the read: another process's change
+    // waits (busy_timeout) instead of both reading the same value.
+    return this.db
+      .transaction(() => {
+        const stored = this.statements.record.get(key, now) as string | undefined;
+        const { next, expiresAt, result } = change(stored === undefined ? null : (JSON.parse(stored) as T));
+        if (next === null || expiresAt <= now) this.statements.deleteRecord.run(key);
+        else this.statements.putRecord.run(key, JSON.stringify(next), expiresAt);
+        if (sweep) this.statements.sweepRecords.run(now);
+        return result;
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {

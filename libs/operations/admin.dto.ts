@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsString, Matches, ValidateNested } from 'class-validator';
+import { OptionalField } from '../shared/http/validation';
 import { EMAIL_AUTH_TIERS, EmailAuthTier, Plan, PLANS } from '../accounts/domain/account.events';
 
 export class EmailAuthSubscriptionDto {
@@ -17,11 +18,11 @@ export class EmailAuthSubscriptionDto {
 }
 
 export class SubscriptionDto {
-  @IsOptional()
+  @OptionalField()
   @IsIn(PLANS as string[], { message: 'plan must be free, plus, pro or elite' })
   plan?: Plan;
 
-  @IsOptional()
+  @OptionalField()
   @ValidateNested()
   @Type(() => EmailAuthSubscriptionDto)
   email_auth?: EmailAuthSubscriptionDto;

@@ -1,5 +1,3 @@
-import { LOGIN_THROTTLE_COLLECTION, LOGIN_THROTTLE_TTL_FIELD } from '../accounts/application/login-throttle';
-
 /**
  * What the service keeps and for how long (contract §15), in one place. Raw uptime
  * checks live in `uptime-<id>` streams with `$maxAge` (UPTIME_STREAM_MAX_AGE_SECONDS,
@@ -8,13 +6,15 @@ import { LOGIN_THROTTLE_COLLECTION, LOGIN_THROTTLE_TTL_FIELD } from '../accounts
  * windowed by the clock on read); key uses are one row per key (`last_used_at`, exact).
  * This file lists the read-store documents that expire by a Date field: MongoDB drops
  * them through a TTL index, and the retention job deletes them on the embedded store.
+ * (Login lockout counters are shared records of the coordination store, which drops
+ * them itself once expired: libs/consumers/coordination.ts.)
  */
 export interface ExpiringCollection {
   collection: string;
   field: string;
 }
 
-export const EXPIRING_COLLECTIONS: readonly ExpiringCollection[] = [{ collection: LOGIN_THROTTLE_COLLECTION, field: LOGIN_THROTTLE_TTL_FIELD }];
+export const EXPIRING_COLLECTIONS: readonly ExpiringCollection[] = [];
 
 /** Hourly: a run is cheap (an indexed delete) and keeps what expired at most an hour past due. */
 export const RETENTION_CRON = '0 7 * * * *';

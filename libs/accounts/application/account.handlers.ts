@@ -5,7 +5,7 @@ import { CommandRunner } from '../../eventstore/command-runner';
 import { CLOCK, Clock } from '../../shared/clock';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto';
 import { conflict, notFound } from '../../shared/errors';
-import { accountDecider, invalidCredentials } from '../domain/account.decider';
+import { accountDecider, AccountState, invalidCredentials } from '../domain/account.decider';
 import { accountStream } from '../domain/account.events';
 import { AccountDirectory } from './account-directory';
 import { ChangePassword, ChangeSubscription, LoginWithPassword, Logout, RegisterAccount, SetAccountDisabled } from './account.commands';
@@ -63,35 +63,44 @@ export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPasswo
   ) {}
 
   async execute(cmd: LoginWithPassword): Promise<SessionToken | LoginChallenge> {
-    await this.throttle.assertNotLocked(cmd.login);
+    // The counter is the account's whichever name was given; a name nobody holds has its own.
     const accountId = await this.directory.resolve(cmd.login);
-    if (accountId === null) {
-      // Same work as a real check, so response time does not reveal which names exist.
-      await verifyPassword(cmd.password, await dummyPasswordHash());
-      await this.throttle.recordFailure(cmd.login);
+    const attempt = await this.throttle.begin(accountId === null ? { unknownName: cmd.login } : { accountId });
+    let passwordOk = false;
+    let state: AccountState | null = null;
+    try {
+      if (accountId === null) {
+        // Same work as a real check, so response time does not reveal which names exist.
+        await verifyPassword(cmd.password, await dummyPasswordHash());
+      } else {
+        state = (await this.directory.load(accountId)).state;
+        passwordOk = state.exists && (await verifyPassword(cmd.password, state.passwordHash));
+      }
+    } catch (e) {
+      await attempt.abandon();
+      throw e;
+    }
+    if (!passwordOk || accountId === null || !state) {
+      await attempt.failed();
+      if (accountId !== null) {
+        await this.streams.handle(
+          accountStream(accountId),
+          accountDecider,
+          {
+            type: 'StartSession',
+            passwordOk: false,
+            sessionId: '',
+            tokenHash: '',
+            at: this.clock.now().toISOString(),
+            expiresAt: '',
+            secondFactor: 'none',
+          },
+          { actor: 'anonymous', account_id: accountId, source_ip: cmd.sourceIp },
+        );
+      }
       throw invalidCredentials();
     }
-    const { state } = await this.directory.load(accountId);
-    const passwordOk = state.exists && (await verifyPassword(cmd.password, state.passwordHash));
-    if (!passwordOk) {
-      await this.throttle.recordFailure(cmd.login);
-      await this.streams.handle(
-        accountStream(accountId),
-        accountDecider,
-        {
-          type: 'StartSession',
-          passwordOk: false,
-          sessionId: '',
-          tokenHash: '',
-          at: this.clock.now().toISOString(),
-          expiresAt: '',
-          secondFactor: 'none',
-        },
-        { actor: 'anonymous', account_id: accountId, source_ip: cmd.sourceIp },
-      );
-      throw invalidCredentials();
-    }
-    await this.throttle.reset(cmd.login);
+    await attempt.succeeded();
     if (state.disabled) {
       // Decided by the decider (403 account_disabled) without writing a session.
       accountDecider.decide({ type: 'StartSession', passwordOk: true, sessionId: '', tokenHash: '', at: '', expiresAt: '', secondFactor: 'none' }, state);

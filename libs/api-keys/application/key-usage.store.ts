@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { ReadStore } from '../../readstore/read-store.port';
+import { preparePrivateFile } from '../../shared/private-files';
 
 /**
  * Where `last_used_at` lives. It changes on every authenticated request, so it is not
@@ -26,7 +25,7 @@ export class SqliteKeyUsageStore implements KeyUsageStore {
   private written: Promise<void> | null = null;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    preparePrivateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // NORMAL: the WAL write reaches the OS before we answer, which a process crash cannot undo.

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { OptionalField } from '../../shared/http/validation';
 import { KeyAccess } from '../domain/api-key.events';
 
 export class CreateApiKeyDto {
@@ -6,11 +7,11 @@ export class CreateApiKeyDto {
   @Length(1, 255, { message: 'name must be 1 to 255 characters' })
   name: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsIn(['account', 'email_auth:read'], { message: 'access must be "account" or "email_auth:read"' })
   access?: KeyAccess;
 
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(1000)
   @IsString({ each: true })
@@ -20,11 +21,11 @@ export class CreateApiKeyDto {
   })
   domains?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsBoolean()
   failure_report_subjects?: boolean;
 
-  @IsOptional()
+  @OptionalField()
   @IsInt()
   @Min(1)
   @Max(1095)

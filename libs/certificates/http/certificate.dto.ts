@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsString, MaxLength } from 'class-validator';
+import { OptionalField } from '../../shared/http/validation';
 import { validationFailed } from '../../shared/errors';
 import { MAX_SANS } from '../domain/certificate-rules';
 
@@ -13,18 +14,18 @@ export class CreateCertificateDto {
   @MaxLength(253, { message: 'domain must be at most 253 characters' })
   domain: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsArray({ message: 'sans must be an array of names' })
   @ArrayMaxSize(MAX_SANS, { message: `sans: at most ${MAX_SANS} names` })
   @IsString({ each: true, message: 'sans must be an array of names' })
   @MaxLength(253, { each: true, message: 'each of sans must be at most 253 characters' })
   sans?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsBoolean({ message: 'wildcard must be a boolean' })
   wildcard?: boolean;
 
-  @IsOptional()
+  @OptionalField()
   @IsBoolean({ message: 'auto_renew must be a boolean' })
   auto_renew?: boolean;
 }

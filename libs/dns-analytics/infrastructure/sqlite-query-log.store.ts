@@ -1,6 +1,4 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
 import { asQueryRows, type QueryRows } from '../domain/query-rows';
@@ -9,6 +7,7 @@ import { trimBlock } from './block-retention';
 import { DecodedBlocks } from './decoded-blocks';
 import { blocksOf } from './query-blocks';
 import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
+import { preparePrivateFile } from '../../shared/private-files';
 
 interface RawRecord {
   id: number;
@@ -137,7 +136,7 @@ export class SqliteQueryLogStore implements QueryLogStore {
   private legacy: boolean;
 
   constructor(readonly file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    preparePrivateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // Telemetry: losing the last batch to a power cut is acceptable, an fsync per batch is not.

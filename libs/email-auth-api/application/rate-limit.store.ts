@@ -1,7 +1,6 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { ReadStore } from '../../readstore/read-store.port';
+import { preparePrivateFile } from '../../shared/private-files';
 
 /**
  * Request counters of the email-auth API, one per key and fixed one-minute window.
@@ -43,7 +42,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
   private flushScheduled = false;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    preparePrivateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     // NORMAL: no fsync per commit (FULL made every API request wait on the disk, ~250 req/s in

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsString, MaxLength } from 'class-validator';
+import { OptionalField, NullableField } from '../../shared/http/validation';
 
 /**
  * Shapes only; the email-authentication rules (URI schemes, SPF limits, key sizes...)
@@ -10,77 +11,76 @@ export class DmarcDto {
   @IsIn(POLICY, { message: 'policy must be none, quarantine or reject' })
   policy: string;
 
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @NullableField()
   @IsIn(POLICY, { message: 'subdomain_policy must be none, quarantine, reject or null' })
   subdomain_policy?: string | null;
 
-  @IsOptional()
+  @OptionalField()
   @IsInt({ message: 'percentage must be an integer from 1 to 100' })
   percentage?: number;
 
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(10)
   @IsString({ each: true })
   @MaxLength(512, { each: true })
   rua?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(10)
   @IsString({ each: true })
   @MaxLength(512, { each: true })
   ruf?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsIn(['r', 's'], { message: 'adkim must be r or s' })
   adkim?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsIn(['r', 's'], { message: 'aspf must be r or s' })
   aspf?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(16)
   fo?: string;
 }
 
 export class SpfDto {
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
   @MaxLength(253, { each: true })
   include?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
   @MaxLength(18, { each: true })
   ip4?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
   @MaxLength(43, { each: true })
   ip6?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsIn(['-all', '~all', '?all'], { message: 'all must be -all, ~all or ?all' })
   all?: string;
 }
 
 export class DkimDto {
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(2048, { message: 'public_key must be at most 2048 characters' })
   public_key?: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsBoolean({ message: 'generate must be a boolean' })
   generate?: boolean;
 }
@@ -89,14 +89,14 @@ export class MtaStsDto {
   @IsIn(['enforce', 'testing', 'none'], { message: 'mode must be enforce, testing or none' })
   mode: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsArray()
   @ArrayMaxSize(20)
   @IsString({ each: true })
   @MaxLength(253, { each: true })
   mx?: string[];
 
-  @IsOptional()
+  @OptionalField()
   @IsInt({ message: 'max_age must be an integer number of seconds' })
   max_age?: number;
 }
@@ -114,8 +114,7 @@ export class BimiDto {
   @MaxLength(512)
   logo_url: string;
 
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
+  @NullableField()
   @IsString()
   @MaxLength(512)
   vmc_url?: string | null;
@@ -123,16 +122,16 @@ export class BimiDto {
 
 export class AdvanceDto {
   /** Checked by the wizard (400 `confirmation_required` unless true), so any JSON value is let through here. */
-  @IsOptional()
+  @OptionalField()
   confirm?: unknown;
 
-  @IsOptional()
+  @OptionalField()
   @IsInt({ message: 'percentage must be an integer from 1 to 100' })
   percentage?: number;
 }
 
 export class NightlyJobDto {
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(40)
   now?: string;

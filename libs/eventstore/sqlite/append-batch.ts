@@ -3,10 +3,9 @@
  * of appends in one transaction (group commit).
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { uuidv7 } from '../event-id';
 import type { ExpectedRevision } from '../event-store.port';
+import { preparePrivateFile } from '../../shared/private-files';
 
 export type Synchronous = 'FULL' | 'NORMAL';
 
@@ -41,7 +40,7 @@ class Refusal extends Error {
 export const WAL_SIZE_LIMIT_BYTES = 64 * 2 ** 20;
 
 export function openEventDatabase(file: string, synchronous: Synchronous): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  preparePrivateFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);

@@ -8,8 +8,7 @@
  * later one of the same name.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { preparePrivateFile } from '../../shared/private-files';
 
 export interface CatalogueCollection {
   id: number;
@@ -28,7 +27,7 @@ export interface CatalogueIndex {
 export const tableName = (collectionId: number): string => `c${collectionId}`;
 
 export function openReadModelDatabase(file: string, pageCacheMiB: number): Database.Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  preparePrivateFile(file);
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   // A process crash loses nothing committed; a power cut may lose the last commits,

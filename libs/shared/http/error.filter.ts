@@ -9,10 +9,13 @@ const STATUS_CODES: Record<number, string> = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  408: 'request_timeout',
   409: 'conflict',
   413: 'payload_too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   429: 'too_many_requests',
+  431: 'request_header_fields_too_large',
 };
 
 /** Turns anything thrown into the contract's error body `{error: {code, message}}`. */

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { IsDefined, IsOptional, ValidateIf } from 'class-validator';
 import { validationFailed } from '../errors';
 
 const describe = (errors: ValidationError[], parent = ''): string[] =>
@@ -34,3 +35,19 @@ export const strictValidationPipe = () =>
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => validationFailed(describe(errors).join('; ') || 'Invalid request body'),
   });
+
+/**
+ * A field that may be left out; sent as `null` it is refused, naming the field (contract
+ * §16). class-validator's own `@IsOptional()` skips every check for null as for absent,
+ * which let `access: null` create an account key and `plan: null` pass as a no-op, so DTOs
+ * use this instead (the lint config forbids importing `IsOptional` elsewhere).
+ */
+export function OptionalField(): PropertyDecorator {
+  return (target, property) => {
+    ValidateIf((_object, value) => value !== undefined)(target, property);
+    IsDefined({ message: `${String(property)} must not be null (leave the field out instead)` })(target, property);
+  };
+}
+
+/** A field where `null` means something (it clears a setting): absent and null skip its checks. */
+export const NullableField = (): PropertyDecorator => IsOptional();

@@ -1,12 +1,13 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsOptional, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
+import { OptionalField } from '../../shared/http/validation';
 
 export class CreateZoneDto {
   @IsString()
   @Length(1, 253, { message: 'name must be 1 to 253 characters' })
   name: string;
 
-  @IsOptional()
+  @OptionalField()
   @IsString()
   @MaxLength(1_000_000, { message: 'zone_file must be at most 1000000 characters' })
   zone_file?: string;
