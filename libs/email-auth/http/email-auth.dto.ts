@@ -70,8 +70,37 @@ export class SpfDto {
   ip6?: string[];
 
   @IsOptional()
+  @ValidateIf((_, v) => v !== null)
   @IsIn(['-all', '~all', '?all'], { message: 'all must be -all, ~all or ?all' })
-  all?: string;
+  all?: string | null;
+
+  /** Later than contract §7's four fields, all optional: the zone's own hosts as `@`, or other domains. */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  a?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  mx?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  exists?: string[];
+
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsString()
+  @MaxLength(253)
+  redirect?: string | null;
 }
 
 export class DkimDto {
