@@ -104,10 +104,6 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     await s.page.getByLabel('Name', { exact: true }).fill('@');
     await s.page.getByLabel('Type').selectOption('A');
     await s.page.getByLabel('Records, one per line').fill('192.0.2.2');
-    // The form's buttons share a row, Cancel after Save and no wider than its text.
-    const save = (await s.page.getByRole('button', { name: 'Save records' }).boundingBox())!;
-    const cancel = (await s.page.getByRole('button', { name: 'Cancel' }).boundingBox())!;
-    expect([Math.round(cancel.y), cancel.x > save.x, cancel.width < 200]).toEqual([Math.round(save.y), true, true]);
     await check('zone-record-add');
     await s.page.getByRole('button', { name: 'Save records' }).click();
     await s.page.locator('td code', { hasText: '192.0.2.2' }).waitFor();
@@ -121,6 +117,10 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
 
     // Editing away a record names it; Back keeps everything.
     await s.page.getByRole('button', { name: 'Edit @ A' }).click();
+    // The form's buttons share a row, Cancel after Save and no wider than its text.
+    const save = (await s.page.getByRole('button', { name: 'Save records' }).boundingBox())!;
+    const cancel = (await s.page.getByRole('button', { name: 'Cancel' }).boundingBox())!;
+    expect([Math.round(cancel.y), cancel.x > save.x, cancel.width < 200]).toEqual([Math.round(save.y), true, true]);
     await s.page.getByLabel('Records, one per line').fill('192.0.2.2');
     await s.page.getByRole('button', { name: 'Save records' }).click();
     const confirm = s.page.getByRole('group', { name: 'Saving removes:' });
