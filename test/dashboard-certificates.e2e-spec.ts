@@ -109,6 +109,7 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
     expect(await main()).not.toContain('BEGIN CERTIFICATE');
     await s.checkScreen('audit-certificate-issued');
     await screenshotsAt(s.page, 'audit-certificate-issued', [1280, 390]);
+    await s.go('/certificates');
   });
 
   it('turns auto-renew off, renews by hand, and revokes with confirmation', async () => {

@@ -74,7 +74,8 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     await confirm.getByText('"keep me"').waitFor();
     expect(puts).toEqual([]);
     // Focus is on the confirming button: a keyboard user confirms with Enter.
-    expect(await s.page.evaluate('document.activeElement.textContent')).toBe('Move and save');
+    const focused = () => s.page.evaluate('document.activeElement.textContent') as Promise<string>;
+    expect(await eventually(focused, (t) => t === 'Move and save', 5_000)).toBe('Move and save');
     await check('zone-record-move-confirm');
     await s.page.keyboard.press('Enter');
     await s.page.locator('td code', { hasText: /^new$/ }).waitFor();
@@ -106,7 +107,7 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     await s.page.getByLabel('Records, one per line').fill('192.0.2.2');
     await check('zone-record-add');
     await s.page.getByRole('button', { name: 'Save records' }).click();
-    await s.page.locator('td code', { hasText: '192.0.2.2' }).waitFor();
+    await s.page.locator('td code', { hasText: /^192\.0\.2\.2$/ }).waitFor();
     expect((await rrsets()).find((r) => r.subname === '' && r.type === 'A')!.records.sort()).toEqual(['192.0.2.1', '192.0.2.2']);
     expect(
       await eventually(
@@ -197,7 +198,7 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     const night = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate(), 2) + DAY;
     expect((await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: new Date(night).toISOString() })).status).toBe(200);
     await s.go(`/email-auth/${ZONE}/wizard`);
-    await s.page.getByText('No pass rate yet').waitFor();
+    await s.page.locator('.empty', { hasText: 'No pass rate yet' }).waitFor();
     const text = await main();
     expect(text).toContain('DMARC pass rate\nNo data yet: no reported messages at this stage');
     expect(text).not.toMatch(/pass rate\s+0%/);

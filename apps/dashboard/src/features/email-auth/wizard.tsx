@@ -46,6 +46,7 @@ function StageSteps({ current }: { current: StageName }) {
 function PassRateChart({ nights }: { nights: NightPoint[] }) {
   const times = useMemo(() => nights.map((n) => Date.parse(`${n.night}T02:00:00Z`) / 1000), [nights]);
   const series = useMemo(() => ({ label: 'DMARC pass rate', unit: '%', values: nights.map((n) => (n.messages > 0 ? n.pass_rate : null)) }), [nights]);
+  if (nights.length === 0) return <p class="empty">No nightly figures yet: the nightly job runs at 02:00 UTC once aggregate reports arrive.</p>;
   if (!nights.some((n) => n.messages > 0)) {
     return <p class="empty">No pass rate yet: no aggregate report has counted mail for this zone at this stage. The nightly job (02:00 UTC) adds a point once reports arrive.</p>;
   }
