@@ -11,7 +11,7 @@ import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
-import { ChangePlan, planChange, rrsetLabel, subnameOf } from './rrset-changes';
+import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
 
 const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
 
@@ -83,8 +83,6 @@ function ZonesScreen(_: ScreenProps) {
   );
 }
 
-const emptyRRset = (): RRset => ({ subname: '', type: 'A', ttl: 3600, records: [] });
-
 /**
  * Adds records beside the zone's (merged into the RRset of that name and type) or edits one
  * RRset; a save that removes anything, a move to another name included, asks first.
@@ -103,11 +101,10 @@ function RRsetEditor({
   onSave: (rrsets: RRset[]) => Promise<void>;
   onCancel: () => void;
 }) {
-  const start = initial ?? emptyRRset();
-  const [subname, setSubname] = useState(start.subname);
-  const [type, setType] = useState(start.type);
-  const [ttl, setTtl] = useState(String(start.ttl));
-  const [records, setRecords] = useState(start.records.join('\n'));
+  const [subname, setSubname] = useState(initial?.subname ?? '');
+  const [type, setType] = useState(initial?.type ?? 'A');
+  const [ttl, setTtl] = useState(initial ? String(initial.ttl) : '');
+  const [records, setRecords] = useState(initial?.records.join('\n') ?? '');
   const [pending, setPending] = useState<ChangePlan | null>(null);
   const save = useAction((plan: ChangePlan) => onSave(plan.rrsets));
   const submit = () => {
@@ -124,14 +121,13 @@ function RRsetEditor({
     if (plan.removals.length) setPending(plan);
     else void save.run(plan);
   };
-  const adding = initial === null;
   return (
     <Form
       onSubmit={submit}
       busy={save.busy}
       error={save.error}
       submitLabel="Save records"
-      label={adding ? 'Add records' : `Edit ${rrsetLabel(start)}`}
+      label={initial ? `Edit ${rrsetLabel(initial)}` : 'Add records'}
       actions={
         <button type="button" class="button-secondary" onClick={onCancel}>
           Cancel
@@ -145,11 +141,22 @@ function RRsetEditor({
           value={subname}
           onValue={setSubname}
           hint={
-            adding ? 'Empty or @ for the zone apex. Records are added beside any already there.' : 'Changing the name or type moves these records; you confirm what is removed.'
+            initial ? 'Changing the name or type moves these records; you confirm what is removed.' : 'Empty or @ for the zone apex. Records are added beside any already there.'
           }
         />
         <SelectField label="Type" value={type} onValue={setType} options={RR_TYPES.map((t) => ({ value: t, label: t }))} />
-        <TextField label="TTL (seconds)" name="ttl" type="number" min={60} max={86400} value={ttl} onValue={setTtl} required />
+        <TextField
+          label="TTL (seconds)"
+          name="ttl"
+          type="number"
+          min={60}
+          max={86400}
+          value={ttl}
+          onValue={setTtl}
+          required={initial !== null}
+          placeholder={initial ? undefined : String(DEFAULT_TTL)}
+          hint={initial ? undefined : `Empty keeps the TTL of records already there (${DEFAULT_TTL} for a new name).`}
+        />
       </div>
       <TextArea
         label="Records, one per line"

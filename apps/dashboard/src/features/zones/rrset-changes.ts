@@ -21,6 +21,9 @@ export interface ChangePlan {
   movedTo: { subname: string; type: string } | null;
 }
 
+/** TTL of records added at a new name and type when none is typed. */
+export const DEFAULT_TTL = 3600;
+
 /** Presentation strings compared as the server stores them: outer spaces trimmed, runs of spaces outside quotes don't matter. */
 const norm = (r: string) => r.trim().replace(/\s+/g, ' ');
 const sameKey = (a: { subname: string; type: string }, b: { subname: string; type: string }) => a.subname === b.subname && a.type === b.type;
@@ -38,12 +41,14 @@ export function subnameOf(input: string, zone: string): string {
 
 /**
  * `original` is the RRset being edited (null when adding); `existing` the zone's RRsets as
- * the screen shows them; `edited` what the form holds.
+ * the screen shows them; `edited` what the form holds (`ttl` 0: none typed).
  */
 export function planChange(existing: RRset[], original: RRset | null, edited: RRset): ChangePlan {
   const target = existing.find((r) => sameKey(r, edited));
   if (!original) {
-    return { rrsets: [{ ...edited, records: union(target?.records ?? [], edited.records) }], removals: [], movedTo: null };
+    // Added records take the RRset's TTL unless one was typed (a TTL belongs to the whole RRset).
+    const ttl = edited.ttl || target?.ttl || DEFAULT_TTL;
+    return { rrsets: [{ ...edited, ttl, records: union(target?.records ?? [], edited.records) }], removals: [], movedTo: null };
   }
   if (sameKey(original, edited)) {
     const kept = new Set(edited.records.map(norm));
