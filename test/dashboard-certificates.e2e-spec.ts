@@ -6,6 +6,7 @@
  */
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { screenshotsAt } from './support/browser';
 import { verifiedZone } from './support/certificates';
 import { DashboardSuite, findings, SignedIn, startDashboardSuite } from './support/dashboard-suite';
 import { ChallTestSrv, Pebble, startChallTestSrv, startPebble } from './support/pebble';
@@ -97,6 +98,18 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
       .waitFor();
     expect(await main()).toContain('1/25');
     await s.checkScreen('certificates');
+  });
+
+  it('sums up "Certificate issued" in the audit log: names, expiry, serial, no PEM (issue 27, bug 6)', async () => {
+    await s.go('/audit');
+    const row = s.page.locator('tr', { hasText: 'Certificate issued' });
+    await row.waitFor();
+    const details = await row.locator('.details').innerText();
+    expect(details).toMatch(/^names: certs-dash\.example, www\.certs-dash\.example · expires: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · serial: [0-9A-Fa-f:]+$/);
+    expect(await main()).not.toContain('BEGIN CERTIFICATE');
+    await s.checkScreen('audit-certificate-issued');
+    await screenshotsAt(s.page, 'audit-certificate-issued', [1280, 390]);
+    await s.go('/certificates');
   });
 
   it('turns auto-renew off, renews by hand, and revokes with confirmation', async () => {

@@ -425,10 +425,12 @@ describe('dashboard in a real browser (contract §14)', () => {
       ),
     ).toEqual(['"v=DMARC1; p=none"']);
 
-    // Edit the www A record in place.
+    // Edit the www A record in place: the address it replaces is named before it goes.
     await page.getByRole('button', { name: 'Edit www A' }).click();
     await page.getByLabel('Records, one per line').fill('192.0.2.81');
     await page.getByRole('button', { name: 'Save records' }).click();
+    await page.getByRole('group', { name: 'Saving removes:' }).getByText('192.0.2.80').waitFor();
+    await page.getByRole('button', { name: 'Remove and save' }).click();
     expect(
       await eventually(
         () => dig(dnsPort, 'www.example.org', 'A'),
@@ -503,7 +505,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByLabel('Current password', { exact: true }).last().fill('not my password');
     await page.getByLabel('New password').fill('another long passphrase');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Invalid' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'The current password is wrong.' }).waitFor();
     expect(await heading()).toBe('Security');
     await page.getByLabel('Current password', { exact: true }).last().fill(USER.password);
     await page.getByLabel('New password').fill('another long passphrase');

@@ -224,8 +224,11 @@ export interface components {
             include: string[];
             ip4: string[];
             ip6: string[];
-            /** @enum {string} */
-            all: "-all" | "~all" | "?all";
+            /**
+             * @description null when the record ends in redirect= instead
+             * @enum {string|null}
+             */
+            all: "-all" | "~all" | "?all" | null;
             dns_lookups: number | null;
         };
         ComplianceSchema: {

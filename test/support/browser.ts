@@ -101,3 +101,14 @@ export async function horizontalOverflow(page: Page): Promise<string[]> {
     return out.slice(0, 10);
   })()`)) as string[];
 }
+
+/** Full-page screenshots of the current screen at the given widths (issue 27 asks for 1280 and 390 px); the viewport returns to desktop. */
+export async function screenshotsAt(page: Page, name: string, widths: number[]): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  for (const width of widths) {
+    await page.setViewportSize({ width, height: width === DESKTOP.width ? DESKTOP.height : PHONE.height });
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(DESKTOP);
+}

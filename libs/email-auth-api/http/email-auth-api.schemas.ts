@@ -87,7 +87,7 @@ export class SpfSchema {
   @ApiProperty({ type: [String] }) include!: string[];
   @ApiProperty({ type: [String] }) ip4!: string[];
   @ApiProperty({ type: [String] }) ip6!: string[];
-  @ApiProperty({ enum: ['-all', '~all', '?all'] }) all!: string;
+  @ApiProperty({ enum: ['-all', '~all', '?all'], nullable: true, description: 'null when the record ends in redirect= instead' }) all!: string | null;
   @ApiProperty({ type: 'integer', nullable: true }) dns_lookups!: number | null;
 }
 export class DkimSenderKey {

@@ -10,8 +10,8 @@ import { ManagedTxt } from '../../zones/domain/zone.decider';
 import { EmailAuthCommand, emailAuthDecider, EmailAuthState, PROGRESSION_NOT_FOUND } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
 import { BIMI_FAMILY, DKIM_FAMILY, DMARC_FAMILY, generatedRecords, MTA_STS_FAMILY, SPF_FAMILY, TLS_RPT_FAMILY, txtPresentation } from '../domain/records';
-import { checkSpf } from '../domain/settings';
-import { countSpfLookups, parseSpf, spfRecord } from '../domain/spf';
+import { checkSpf, SpfInput } from '../domain/settings';
+import { countSpfLookups, parseSpf, PublishedSpf, publishedSpf, spfRecord } from '../domain/spf';
 import { recommend, stageConfig } from '../domain/stages';
 import { advisories } from '../domain/advisories';
 import { Enrolment } from './enrolment';
@@ -67,7 +67,7 @@ export class EmailAuthService {
   }
 
   /** SPF: the lookup count is read from the records the service serves before the decision. */
-  async configureSpf(caller: EmailAuthCaller, rawZone: string, input: Parameters<typeof checkSpf>[0]): Promise<EmailAuthState> {
+  async configureSpf(caller: EmailAuthCaller, rawZone: string, input: SpfInput): Promise<EmailAuthState> {
     const zone = await this.enrolment.check(caller.accountId, rawZone);
     const spf = checkSpf(input);
     const dnsLookups = await countSpfLookups(parseSpf(spfRecord(spf)), (domain) => this.spfRecords.at(domain));
@@ -96,6 +96,15 @@ export class EmailAuthService {
     const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     // Settings of an earlier owner of the name are not this account's.
     return state.accountId === caller.accountId ? state : { ...emailAuthDecider.initialState(), zone, accountId: caller.accountId };
+  }
+
+  /**
+   * The settings with the SPF record the zone serves at its apex now (an imported zone's own
+   * record, or one edited among the zone's records): the form starts from what is published.
+   */
+  async view(zone: string, state: EmailAuthState) {
+    const served = await this.spfRecords.at(zone);
+    return settingsView(zone, state, served === null ? null : publishedSpf(served, zone));
   }
 
   async recommendation(caller: EmailAuthCaller, rawZone: string) {
@@ -157,11 +166,12 @@ export class EmailAuthService {
 export const metadataOf = (c: EmailAuthCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
 
 /** The settings and the records they publish (GET /email-auth/domains/{zone}). */
-export function settingsView(zone: string, s: EmailAuthState) {
+export function settingsView(zone: string, s: EmailAuthState, published: PublishedSpf | null = null) {
   return {
     zone,
     dmarc: s.dmarc,
-    spf: s.spf && { ...s.spf, dns_lookups: s.spfLookups },
+    spf: s.spf && { a: [], mx: [], exists: [], redirect: null, ...s.spf, dns_lookups: s.spfLookups },
+    published_spf: published,
     dkim: s.dkim.map((k) => ({ selector: k.selector, key_type: k.key_type, key_bits: k.key_bits, public_key: k.public_key, generated: k.generated, created_at: k.created_at })),
     mta_sts: s.mtaSts && { mode: s.mtaSts.mode, mx: s.mtaSts.mx, max_age: s.mtaSts.max_age, id: s.mtaSts.id, policy_url: `https://mta-sts.${zone}/.well-known/mta-sts.txt` },
     tls_rpt: s.tlsRpt,

@@ -74,6 +74,27 @@ describe('email-auth decider: settings', () => {
       .then([{ type: 'SpfConfigured', data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 10 } }]);
   });
 
+  it('records a, mx, exists and redirect when given; settings stored before them stay equal (issue 27)', () => {
+    const old: EmailAuthEvent = { type: 'SpfConfigured', data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 1 } };
+    spec
+      .given([old])
+      .when(cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'], all: '-all', a: [], mx: [] }, dnsLookups: 1 }))
+      .then([]);
+    spec
+      .given([old])
+      .when(cmd({ type: 'ConfigureSpf', spf: { mx: ['@'], exists: ['%{i}.spf.example.net'], redirect: '_spf.example.net', all: null }, dnsLookups: 3 }))
+      .then([
+        {
+          type: 'SpfConfigured',
+          data: { ...base, spf: { include: [], ip4: [], ip6: [], all: null, mx: ['@'], exists: ['%{i}.spf.example.net'], redirect: '_spf.example.net' }, dns_lookups: 3 },
+        },
+      ]);
+    spec
+      .given([])
+      .when(cmd({ type: 'ConfigureSpf', spf: { mx: ['@'], redirect: '_spf.example.net', all: '-all' }, dnsLookups: 2 }))
+      .thenFails(400, /give either all or redirect/);
+  });
+
   it('refuses an SPF record too long for a 512-byte answer', () => {
     const ip4 = Array.from({ length: 30 }, (_, i) => `198.51.100.${i}`);
     spec

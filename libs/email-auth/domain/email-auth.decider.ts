@@ -2,7 +2,20 @@ import { Decider, unreachable } from '../../shared/decider';
 import { badRequest, conflict, notFound, validationFailed } from '../../shared/errors';
 import { EmailAuthEvent } from './email-auth.events';
 import { ZoneSettings } from './records';
-import { BimiSettings, checkBimi, checkDmarc, checkMtaSts, checkPercentage, checkPublicKey, checkSelector, checkSpf, checkTlsRpt, DkimKey, DmarcSettings } from './settings';
+import {
+  BimiSettings,
+  checkBimi,
+  checkDmarc,
+  checkMtaSts,
+  checkPercentage,
+  checkPublicKey,
+  checkSelector,
+  checkSpf,
+  checkTlsRpt,
+  DkimKey,
+  DmarcSettings,
+  SpfInput,
+} from './settings';
 import { checkSpfLength, checkSpfLookups, spfRecord } from './spf';
 import { MAX_STAGE_HISTORY, nextStage, passRate, Progression, recommend, stageConfig, STAGES } from './stages';
 
@@ -22,7 +35,7 @@ type Raw<T> = { [K in keyof T]?: unknown };
 
 export type EmailAuthCommand = { accountId: number; zone: string; at: string } & (
   | { type: 'ConfigureDmarc'; dmarc: Raw<DmarcSettings> & { policy: string } }
-  | { type: 'ConfigureSpf'; spf: { include?: string[]; ip4?: string[]; ip6?: string[]; all?: string }; dnsLookups: number }
+  | { type: 'ConfigureSpf'; spf: SpfInput; dnsLookups: number }
   | { type: 'SetDkimKey'; selector: string; publicKey: string; generated: boolean }
   | { type: 'RemoveDkimKey'; selector: string }
   | { type: 'ConfigureMtaSts'; mtaSts: { mode: string; mx?: string[]; max_age?: number } }

@@ -20,11 +20,33 @@ export interface DmarcSettings {
 }
 
 export type SpfAll = '-all' | '~all' | '?all';
+/**
+ * The apex SPF record as terms. `a`, `mx`, `exists` and `redirect` came later than the
+ * contract's four fields and are kept only when set, so settings stored before them (and
+ * their events) read the same; `@` in `a`/`mx` is the zone itself (a bare `a` or `mx`).
+ * `all` is null only beside `redirect` (RFC 7208 §6.1: a redirect is ignored after `all`).
+ */
 export interface SpfSettings {
   include: string[];
   ip4: string[];
   ip6: string[];
-  all: SpfAll;
+  all: SpfAll | null;
+  a?: string[];
+  mx?: string[];
+  exists?: string[];
+  redirect?: string;
+}
+
+/** What PUT …/spf takes (contract §7 plus the optional later fields). */
+export interface SpfInput {
+  include?: string[];
+  ip4?: string[];
+  ip6?: string[];
+  all?: string | null;
+  a?: string[];
+  mx?: string[];
+  exists?: string[];
+  redirect?: string | null;
 }
 
 export interface DkimKey {
@@ -163,16 +185,34 @@ function cidr(value: string, field: string, family: 4 | 6): string {
   return prefix === undefined ? address.toLowerCase() : `${address.toLowerCase()}/${Number(prefix)}`;
 }
 
-export function checkSpf(input: { include?: string[]; ip4?: string[]; ip6?: string[]; all?: string }): SpfSettings {
-  const all = input.all ?? '~all';
-  if (!['-all', '~all', '?all'].includes(all)) throw validationFailed('all: must be -all, ~all or ?all');
+export function checkSpf(input: SpfInput): SpfSettings {
+  const redirect = input.redirect ? checkHostname(input.redirect, 'redirect') : undefined;
+  const all = input.all === undefined ? (redirect ? null : '~all') : input.all;
+  if (all === null ? !redirect : !['-all', '~all', '?all'].includes(all)) throw validationFailed('all: must be -all, ~all or ?all (or null beside redirect)');
+  if (all !== null && redirect) throw validationFailed('redirect: give either all or redirect; a redirect after all is never followed (RFC 7208 §6.1)');
   const dedupe = <T>(xs: T[]) => [...new Set(xs)];
+  const targets = (list: string[] | undefined, field: string) => dedupe((list ?? []).map((d, i) => (d.trim() === '@' ? '@' : checkHostname(d, `${field}[${i}]`))));
+  const optional = {
+    a: targets(input.a, 'a'),
+    mx: targets(input.mx, 'mx'),
+    exists: dedupe((input.exists ?? []).map((d, i) => domainSpec(d, `exists[${i}]`))),
+  };
   return {
     include: dedupe((input.include ?? []).map((d, i) => checkHostname(d, `include[${i}]`))),
     ip4: dedupe((input.ip4 ?? []).map((a, i) => cidr(a, `ip4[${i}]`, 4))),
     ip6: dedupe((input.ip6 ?? []).map((a, i) => cidr(a, `ip6[${i}]`, 6))),
-    all: all as SpfAll,
+    all: all as SpfAll | null,
+    // Only what is set: settings without the later fields stay exactly as they were stored.
+    ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v.length > 0)),
+    ...(redirect ? { redirect } : {}),
   };
+}
+
+/** An `exists` target may hold RFC 7208 §7 macros (`%{i}`), so it is checked as visible ASCII, not as a host name. */
+function domainSpec(value: string, field: string): string {
+  const spec = value.trim();
+  if (!/^[\x21-\x7e]{1,253}$/.test(spec) || !spec.includes('.')) throw validationFailed(`${field}: "${value}" is not an SPF domain-spec`);
+  return spec;
 }
 
 export function checkSelector(value: string): string {

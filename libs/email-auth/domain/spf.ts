@@ -1,5 +1,5 @@
 import { validationFailed } from '../../shared/errors';
-import { SpfSettings } from './settings';
+import { SpfAll, SpfSettings } from './settings';
 
 /** RFC 7208 §4.6.4: evaluating a record may cause at most 10 DNS-querying terms. */
 export const SPF_LOOKUP_LIMIT = 10;
@@ -28,9 +28,61 @@ export function parseSpf(record: string): SpfTerm[] {
   });
 }
 
-/** The record the service publishes for the settings: networks first, then includes, then `all`. */
+const target = (name: string, list: string[] | undefined) => (list ?? []).map((d) => (d === '@' ? name : `${name}:${d}`));
+
+/**
+ * The record the service publishes for the settings: the zone's own hosts (`a`, `mx`),
+ * networks, includes, `exists`, then `all` or `redirect`. Order inside a kind is kept.
+ */
 export function spfRecord(s: SpfSettings): string {
-  return ['v=spf1', ...s.ip4.map((a) => `ip4:${a}`), ...s.ip6.map((a) => `ip6:${a}`), ...s.include.map((d) => `include:${d}`), s.all].join(' ');
+  return [
+    'v=spf1',
+    ...target('a', s.a),
+    ...target('mx', s.mx),
+    ...s.ip4.map((a) => `ip4:${a}`),
+    ...s.ip6.map((a) => `ip6:${a}`),
+    ...s.include.map((d) => `include:${d}`),
+    ...(s.exists ?? []).map((d) => `exists:${d}`),
+    ...(s.all ? [s.all] : []),
+    ...(s.redirect ? [`redirect=${s.redirect}`] : []),
+  ].join(' ');
+}
+
+/** A published SPF record read into the settings fields, and the terms they cannot hold. */
+export interface PublishedSpf {
+  record: string;
+  settings: Required<Omit<SpfSettings, 'redirect'>> & { redirect: string | null };
+  /** Terms the settings cannot express (`ptr`, `exp=`, a qualifier on a mechanism other than `all`, a CIDR on `a`/`mx`): saving drops them. */
+  unsupported: string[];
+}
+
+/** Reads a published record (an imported zone's, say) so a form can start from it instead of from nothing. */
+export function publishedSpf(record: string, zone: string): PublishedSpf | null {
+  let terms: SpfTerm[];
+  try {
+    terms = parseSpf(record);
+  } catch {
+    return null;
+  }
+  const settings: PublishedSpf['settings'] = { include: [], ip4: [], ip6: [], all: null, a: [], mx: [], exists: [], redirect: null };
+  const unsupported: string[] = [];
+  const raw = record.trim().split(/ +/).slice(1);
+  terms.forEach((t, i) => {
+    const v = t.value?.toLowerCase().replace(/\.$/, '') ?? null;
+    if (t.name === 'all' && t.qualifier !== '+') settings.all = `${t.qualifier}all` as SpfAll;
+    else if (t.name === 'redirect' && v) settings.redirect = v;
+    else if (t.qualifier === '+' && (t.name === 'a' || t.name === 'mx') && !(v ?? '').includes('/')) settings[t.name].push(v === null || v === zone ? '@' : v);
+    else if (t.qualifier === '+' && (t.name === 'ip4' || t.name === 'ip6' || t.name === 'include') && v) settings[t.name].push(v);
+    else if (t.qualifier === '+' && t.name === 'exists' && t.value) settings.exists.push(t.value);
+    else unsupported.push(raw[i]);
+  });
+  // Neither `all` nor `redirect`: RFC 7208 §4.7 gives neutral, the closest being ?all.
+  if (settings.all === null && settings.redirect === null) settings.all = '?all';
+  if (settings.all !== null && settings.redirect !== null) {
+    unsupported.push(`redirect=${settings.redirect}`);
+    settings.redirect = null;
+  }
+  return { record, settings, unsupported };
 }
 
 /** The SPF record published at a name, when it is in a zone the service serves; null when unseen. */

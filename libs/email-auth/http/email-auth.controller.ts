@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, 
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal, Public } from '../../auth/principal';
 import { notFound, validationFailed } from '../../shared/errors';
 import { DmarcNightlyJob } from '../application/dmarc-nightly.job';
-import { EmailAuthCaller, EmailAuthService, progressionView, settingsView } from '../application/email-auth.service';
+import { EmailAuthCaller, EmailAuthService, progressionView } from '../application/email-auth.service';
 import { MtaStsPolicies } from '../application/mta-sts-policies';
 import { AdvanceDto, BimiDto, DkimDto, DmarcDto, MtaStsDto, NightlyJobDto, SpfDto, TlsRptDto } from './email-auth.dto';
 
@@ -18,19 +18,19 @@ export class EmailAuthSettingsController {
   @Get(':zone')
   async get(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
     const state = await this.service.state(callerOf(p, ip), zone);
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 
   @Put(':zone/dmarc')
   async dmarc(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: DmarcDto, @ClientIp() ip: string) {
     const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureDmarc', dmarc: body });
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 
   @Put(':zone/spf')
   async spf(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: SpfDto, @ClientIp() ip: string) {
     const state = await this.service.configureSpf(callerOf(p, ip), zone, body);
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 
   @Put(':zone/dkim/:selector')
@@ -42,10 +42,13 @@ export class EmailAuthSettingsController {
       const { state, privateKey } = await this.service.generateDkim(caller, zone, selector);
       const key = state.dkim.find((k) => k.selector === selector.toLowerCase())!;
       // The only time the private key leaves the service: it is not stored anywhere.
-      return { ...settingsView(state.zone, state), generated_key: { selector: key.selector, private_key: privateKey, public_key: key.public_key, key_bits: key.key_bits } };
+      return {
+        ...(await this.service.view(state.zone, state)),
+        generated_key: { selector: key.selector, private_key: privateKey, public_key: key.public_key, key_bits: key.key_bits },
+      };
     }
     const state = await this.service.change(caller, zone, { type: 'SetDkimKey', selector, publicKey: body.public_key!, generated: false });
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 
   @Delete(':zone/dkim/:selector')
@@ -57,19 +60,19 @@ export class EmailAuthSettingsController {
   @Put(':zone/mta-sts')
   async mtaSts(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: MtaStsDto, @ClientIp() ip: string) {
     const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureMtaSts', mtaSts: body });
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 
   @Put(':zone/tls-rpt')
   async tlsRpt(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: TlsRptDto, @ClientIp() ip: string) {
     const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureTlsRpt', tlsRpt: body });
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 
   @Put(':zone/bimi')
   async bimi(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: BimiDto, @ClientIp() ip: string) {
     const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureBimi', bimi: body });
-    return settingsView(state.zone, state);
+    return this.service.view(state.zone, state);
   }
 }
 

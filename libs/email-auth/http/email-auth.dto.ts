@@ -69,9 +69,36 @@ export class SpfDto {
   @MaxLength(43, { each: true })
   ip6?: string[];
 
-  @OptionalField()
+  @NullableField()
   @IsIn(['-all', '~all', '?all'], { message: 'all must be -all, ~all or ?all' })
-  all?: string;
+  all?: string | null;
+
+  /** Later than contract §7's four fields, all optional: the zone's own hosts as `@`, or other domains. */
+  @OptionalField()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  a?: string[];
+
+  @OptionalField()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  mx?: string[];
+
+  @OptionalField()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MaxLength(253, { each: true })
+  exists?: string[];
+
+  @NullableField()
+  @IsString()
+  @MaxLength(253)
+  redirect?: string | null;
 }
 
 export class DkimDto {

@@ -18,11 +18,14 @@ export function TimeChart({
   series,
   yRange,
   tickFormat,
+  empty = 'No checks in this window yet.',
 }: {
   title: string;
   times: number[];
   series: Series;
   yRange?: [number, number];
+  /** Said when no value is there to draw (the axes still show the window). */
+  empty?: string;
   /** uPlot date template of the time axis ticks, e.g. `{HH}:{mm}` or `{MM}-{DD}` (UTC). */
   tickFormat: string;
 }) {
@@ -37,12 +40,16 @@ export function TimeChart({
       const width = Math.max(240, host.current.clientWidth);
       const tick = UPlot.fmtDate(tickFormat);
       const fmt = (v: number | null) => (v == null ? '–' : `${v} ${series.unit}`);
+      // The x axis is the window itself (first to last bucket), not the span of the points
+      // with values: charts of one window line up, an empty series included.
+      const xRange: [number, number] | undefined = times.length ? [times[0], times[times.length - 1]] : undefined;
+      const empty = series.values.every((v) => v == null);
       plot = new UPlot(
         {
           width,
           height: 220,
           title: undefined,
-          scales: { x: { time: true }, y: yRange ? { range: yRange } : {} },
+          scales: { x: { time: true, ...(xRange ? { range: xRange } : {}) }, y: yRange ? { range: yRange } : empty ? { range: [0, 1] } : {} },
           axes: [
             {
               label: 'Time (UTC)',
@@ -54,6 +61,8 @@ export function TimeChart({
           ],
           series: [{}, { label: series.label, stroke: '#1d4ed8', width: 2, fill: 'rgba(29,78,216,0.08)', points: { show: true }, value: (_u, v) => fmt(v), spanGaps: false }],
           legend: { show: true },
+          // Read by the browser tests: the range the x axis was drawn with.
+          hooks: { ready: [(u) => u.root.parentElement?.setAttribute('data-x-range', `${u.scales.x.min}-${u.scales.x.max}`)] },
           tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         },
         [times, series.values],
@@ -75,7 +84,7 @@ export function TimeChart({
       <figcaption>{title}</figcaption>
       {!ready && <Loading label="Drawing the chart…" />}
       <div ref={host} class="chart-canvas" aria-hidden="true" />
-      {withData === 0 && <p class="hint">No checks in this window yet.</p>}
+      {withData === 0 && <p class="hint">{empty}</p>}
       {/* Wrapped: a table box ignores the 1px width and would widen the page. */}
       <div class="visually-hidden">
         <table class="chart-data">

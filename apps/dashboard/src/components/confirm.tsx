@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 
 /**
  * A destructive action that asks again in place (no modal to trap focus, works with the
@@ -39,5 +40,45 @@ export function ConfirmButton({ label, confirmLabel, onConfirm, busy }: { label:
         Cancel
       </button>
     </span>
+  );
+}
+
+/**
+ * A save that removes something asks again in place, naming what goes (`children`).
+ * Focus moves to the confirming button when the panel appears; Back returns to the form.
+ */
+export function ConfirmPanel({
+  title,
+  confirmLabel,
+  busy,
+  onConfirm,
+  onBack,
+  children,
+}: {
+  title: string;
+  confirmLabel: string;
+  busy?: boolean;
+  onConfirm: () => void;
+  onBack: () => void;
+  children: ComponentChildren;
+}) {
+  const confirm = useRef<HTMLButtonElement>(null);
+  const titleId = useId();
+  useEffect(() => confirm.current?.focus(), []);
+  return (
+    <div class="confirm-panel" role="group" aria-labelledby={titleId}>
+      <p id={titleId}>
+        <strong>{title}</strong>
+      </p>
+      {children}
+      <span class="button-row">
+        <button ref={confirm} type="button" class="button-danger" disabled={busy} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+        <button type="button" class="button-secondary" onClick={onBack}>
+          Back to editing
+        </button>
+      </span>
+    </div>
   );
 }

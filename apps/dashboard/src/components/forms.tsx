@@ -146,7 +146,10 @@ export function Form({
   children,
   label,
   class: cls,
+  actions,
 }: {
+  /** Further buttons beside the submit button (Cancel), after it in reading order. */
+  actions?: ComponentChildren;
   onSubmit: () => void;
   busy: boolean;
   error: ApiError | null;
@@ -171,6 +174,7 @@ export function Form({
         <button type="submit" disabled={busy} aria-busy={busy}>
           {busy ? (busyLabel ?? 'Working…') : submitLabel}
         </button>
+        {actions}
       </div>
     </form>
   );

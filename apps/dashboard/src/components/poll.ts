@@ -12,7 +12,8 @@ export function usePolling(active: boolean, everyMs: number, tick: () => Promise
     if (!active) return;
     let running = false;
     const timer = setInterval(() => {
-      if (running) return;
+      // A hidden tab asks for nothing; the next tick after it shows again catches up.
+      if (running || document.hidden) return;
       running = true;
       void latest.current().finally(() => (running = false));
     }, everyMs);

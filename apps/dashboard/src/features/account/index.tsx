@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api } from '../../api/client';
+import { api, ApiError } from '../../api/client';
 import type { TwoFactorSetup } from '../../api/types';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { useSession } from '../../app/session';
@@ -7,6 +7,20 @@ import { Form, TextField } from '../../components/forms';
 import { Loaded, Notice } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
+
+/**
+ * The service answers a wrong password with its login error (401 invalid_credentials,
+ * "Invalid username or password"); on these forms the only credential asked is the current
+ * password, so that is what the message names.
+ */
+async function withCurrentPassword<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'invalid_credentials') throw new ApiError(e.status, e.code, 'The current password is wrong.');
+    throw e;
+  }
+}
 
 /** Backup codes are shown once, right after they are made; the page keeps them only in memory. */
 function BackupCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
@@ -40,12 +54,12 @@ function TwoFactorSection() {
     await Promise.all([status.reload(), refresh()]);
   });
   const disable = useAction(async () => {
-    await api.post('/2fa/disable', { password });
+    await withCurrentPassword(() => api.post('/2fa/disable', { password }));
     setPassword('');
     await Promise.all([status.reload(), refresh()]);
   });
   const regenerate = useAction(async () => {
-    const r = await api.post<{ backup_codes: string[] }>('/2fa/backup-codes', { password });
+    const r = await withCurrentPassword(() => api.post<{ backup_codes: string[] }>('/2fa/backup-codes', { password }));
     setPassword('');
     setCodes(r.backup_codes);
     await status.reload();
@@ -122,7 +136,7 @@ function PasswordSection() {
   const [next, setNext] = useState('');
   const [done, setDone] = useState(false);
   const change = useAction(async () => {
-    await api.post('/account/password', { current_password: current, new_password: next });
+    await withCurrentPassword(() => api.post('/account/password', { current_password: current, new_password: next }));
     setCurrent('');
     setNext('');
     setDone(true);

@@ -15,6 +15,13 @@ import { VolumeCharts } from './volume';
 const ALL = '';
 const TREND: Record<AnalyticsSummary['query_trend'], string> = { up: '▲ up', down: '▼ down', stable: '■ stable' };
 
+/**
+ * No baseline to compare against (contract §12's health signal): a "normal" signal never
+ * comes with a change beyond ±50 % when there is one, and with none the service reports
+ * +100 % for any traffic or 0 % for none. Either way there is no trend to show.
+ */
+const noHistory = (s: AnalyticsSummary) => s.health_signal.status === 'normal' && (Math.abs(s.trend_percent) > 50 || s.total_queries_24h === 0);
+
 function Totals({ s }: { s: AnalyticsSummary }) {
   return (
     <ul class="tiles" aria-label="Totals">
@@ -31,11 +38,15 @@ function Totals({ s }: { s: AnalyticsSummary }) {
         <span>queries, 30 days</span>
       </li>
       <li class="tile">
-        <span class="tile-figure">
-          {TREND[s.query_trend]} {s.trend_percent > 0 ? '+' : ''}
-          {s.trend_percent}%
-        </span>
-        <span>last 24 h against the 7-day daily average</span>
+        {noHistory(s) ? (
+          <span class="tile-figure">—</span>
+        ) : (
+          <span class="tile-figure">
+            {TREND[s.query_trend]} {s.trend_percent > 0 ? '+' : ''}
+            {s.trend_percent}%
+          </span>
+        )}
+        <span>{noHistory(s) ? 'trend: no earlier week to compare with yet' : 'last 24 h against the 7-day daily average'}</span>
       </li>
       <li class="tile">
         <span class="tile-figure">{Math.round(s.error_rate * 1000) / 10}%</span>
@@ -49,12 +60,15 @@ function Totals({ s }: { s: AnalyticsSummary }) {
   );
 }
 
-/** The health banner (contract §12): a drop or spike beyond ±50 % is a warning, otherwise information. */
+/**
+ * The health banner (contract §12): a drop or spike beyond ±50 % is a warning, otherwise
+ * information. The service's message says it all; without history nothing is called healthy.
+ */
+const HEADLINE = { normal: 'Query volume', drop: 'Query volume dropped', spike: 'Query volume spiked' } as const;
 const Health = ({ s }: { s: AnalyticsSummary }) => (
   <Notice kind={s.health_signal.status === 'normal' ? 'info' : 'warning'}>
     <p>
-      <strong>{s.health_signal.status === 'normal' ? 'Query volume is healthy' : s.health_signal.status === 'drop' ? 'Query volume dropped' : 'Query volume spiked'}:</strong>{' '}
-      {s.health_signal.message}.
+      <strong>{noHistory(s) ? 'No trend yet' : HEADLINE[s.health_signal.status]}:</strong> {s.health_signal.message}.
     </p>
   </Notice>
 );

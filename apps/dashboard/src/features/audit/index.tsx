@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import type { AuditEntry } from '../../api/types';
+import type { Certificate } from '../certificates/types';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { dateTime } from '../../components/format';
 import { ErrorNotice, Loading } from '../../components/notices';
@@ -21,7 +22,10 @@ const humanType = (t: string) =>
  * what the other columns say, and redacted secrets say nothing.
  */
 function summary(data: Record<string, unknown>): string {
-  const scalar = Object.entries(data ?? {}).filter(([, v]) => v !== null && typeof v !== 'object' && v !== '[redacted]');
+  // PEM blocks (a certificate and its chain) and other long texts say nothing in a table cell.
+  const scalar = Object.entries(data ?? {}).filter(
+    ([, v]) => v !== null && typeof v !== 'object' && v !== '[redacted]' && !(typeof v === 'string' && (v.includes('-----BEGIN') || v.length > 200)),
+  );
   const telling = scalar.filter(([k]) => !k.endsWith('_id') && !k.endsWith('_at') && k !== 'at');
   return (telling.length ? telling : scalar)
     .slice(0, 4)
@@ -29,11 +33,35 @@ function summary(data: Record<string, unknown>): string {
     .join(' · ');
 }
 
+/** A certificate's names by id, from the certificates list (the issuing event holds only the PEM). */
+type CertificateNames = Map<string, string[]>;
+
+/** "Certificate issued": the names, the expiry and the serial instead of the PEM files. */
+function certificateSummary(data: Record<string, unknown>, names: CertificateNames): string {
+  const of = names.get(String(data.certificate_id));
+  return [of && `names: ${of.join(', ')}`, `expires: ${dateTime(data.expires_at as string)}`, `serial: ${String(data.serial)}`].filter(Boolean).join(' · ');
+}
+
+const details = (e: AuditEntry, names: CertificateNames) => (e.type === 'CertificateIssued' ? certificateSummary(e.data, names) : summary(e.data));
+
+async function certificateNames(entries: AuditEntry[]): Promise<CertificateNames> {
+  if (!entries.some((e) => e.type === 'CertificateIssued')) return new Map();
+  try {
+    const list = await api.get<{ certificates: Certificate[] }>('/certificates');
+    return new Map(list.certificates.map((c) => [c.id, [...new Set([c.domain, ...c.sans])]]));
+  } catch {
+    return new Map(); // a plan without certificates, or none left: the entry still shows expiry and serial
+  }
+}
+
 function AuditScreen(_: ScreenProps) {
+  const [names, setNames] = useState<CertificateNames>(new Map());
   const [entries, setEntries] = useState<AuditEntry[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const load = useAction(async (from?: string) => {
     const page = await api.get<{ data: AuditEntry[]; next_cursor: string | null }>(`/account/audit?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`);
+    const found = await certificateNames(page.data);
+    setNames((prev) => new Map([...prev, ...found]));
     setEntries((prev) => (from ? [...prev, ...page.data] : page.data));
     setCursor(page.next_cursor);
   });
@@ -55,7 +83,7 @@ function AuditScreen(_: ScreenProps) {
           columns={[
             { header: 'When', cell: (e) => dateTime(e.occurred_at) },
             { header: 'What', cell: (e) => humanType(e.type) },
-            { header: 'Details', cell: (e) => <span class="details">{summary(e.data)}</span> },
+            { header: 'Details', cell: (e) => <span class="details">{details(e, names)}</span> },
             { header: 'By', cell: (e) => e.actor ?? '—' },
             { header: 'From', cell: (e) => e.source_ip ?? '—' },
           ]}

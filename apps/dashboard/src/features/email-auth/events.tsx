@@ -13,8 +13,9 @@ const details = (data: Record<string, unknown>) =>
     .map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
     .join('; ');
 
-export function ZoneEventLog({ base }: { base: string }) {
-  const events = useResource(() => api.get<{ events: ZoneEvent[] }>(`${base}/events?limit=50`), [base]);
+/** `saves` counts the screen's saves: each one loads the log again (the save's answer comes after its events are readable). */
+export function ZoneEventLog({ base, saves }: { base: string; saves: number }) {
+  const events = useResource(() => api.get<{ events: ZoneEvent[] }>(`${base}/events?limit=50`), [base, saves]);
   return (
     <Loaded resource={events}>
       {(d) => (

@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
+import { ConfirmPanel } from '../../components/confirm';
 import { splitList } from '../../components/format';
 import { Form, SelectField, TextArea, TextField } from '../../components/forms';
 import { Notice } from '../../components/notices';
 import { useAction } from '../../components/resource';
-import type { DmarcPolicy, EmailAuthSettings } from './types';
+import type { DmarcPolicy, EmailAuthSettings, SpfAll } from './types';
 
 /** What each settings form gets: the zone's settings and where to put the service's answer. */
 export interface SettingsFormProps {
@@ -88,21 +89,55 @@ export function DmarcForm(props: SettingsFormProps) {
   );
 }
 
+const ALL_OPTIONS: { value: SpfAll | 'redirect'; label: string }[] = [
+  { value: '-all', label: '-all (fail)' },
+  { value: '~all', label: '~all (soft fail)' },
+  { value: '?all', label: '?all (neutral)' },
+  { value: 'redirect', label: 'what another domain says (redirect)' },
+];
+
+/**
+ * The apex SPF record. The form starts from the record the zone serves (an imported
+ * zone's own, say), not from empty fields: saving then keeps what the owner did not
+ * change. Terms the form cannot hold are named, and saving without them asks first.
+ */
 export function SpfForm(props: SettingsFormProps) {
-  const s = props.settings.spf;
+  const published = props.settings.published_spf;
+  const s = published?.settings ?? props.settings.spf;
   const [include, setInclude] = useState(joinLines(s?.include));
   const [ip4, setIp4] = useState(joinLines(s?.ip4));
   const [ip6, setIp6] = useState(joinLines(s?.ip6));
-  const [all, setAll] = useState<'-all' | '~all' | '?all'>(s?.all ?? '~all');
+  const [a, setA] = useState(joinLines(s?.a));
+  const [mx, setMx] = useState(joinLines(s?.mx));
+  const [exists, setExists] = useState(joinLines(s?.exists));
+  const [all, setAll] = useState<SpfAll | 'redirect'>(s?.redirect ? 'redirect' : (s?.all ?? '~all'));
+  const [redirect, setRedirect] = useState(s?.redirect ?? '');
+  const [asking, setAsking] = useState(false);
   const { save, note } = useSave(props, 'spf', 'SPF');
+  const dropped = published?.unsupported ?? [];
+  const body = () => ({
+    include: splitList(include),
+    ip4: splitList(ip4),
+    ip6: splitList(ip6),
+    a: splitList(a),
+    mx: splitList(mx),
+    exists: splitList(exists),
+    ...(all === 'redirect' ? { all: null, redirect: redirect.trim() } : { all }),
+  });
   return (
-    <Form
-      label="SPF"
-      submitLabel="Save SPF"
-      busy={save.busy}
-      error={save.error}
-      onSubmit={() => void save.run({ include: splitList(include), ip4: splitList(ip4), ip6: splitList(ip6), all })}
-    >
+    <Form label="SPF" submitLabel="Save SPF" busy={save.busy} error={save.error} onSubmit={() => (dropped.length ? setAsking(true) : void save.run(body()))}>
+      {published && (
+        <p class="hint">
+          Published now: <code>{published.record}</code>
+        </p>
+      )}
+      {dropped.length > 0 && (
+        <Notice kind="warning">
+          <p>
+            The published record has terms this form cannot keep: <code>{dropped.join(' ')}</code>. Saving publishes the record without them.
+          </p>
+        </Notice>
+      )}
       <TextArea
         label="Include (sending services' domains)"
         name="include"
@@ -115,19 +150,37 @@ export function SpfForm(props: SettingsFormProps) {
       <div class="form-grid form-grid-3">
         <TextArea label="IPv4 senders" name="ip4" rows={2} value={ip4} onValue={setIp4} spellcheck={false} />
         <TextArea label="IPv6 senders" name="ip6" rows={2} value={ip6} onValue={setIp6} spellcheck={false} />
-        <SelectField
-          label="Everything else"
-          name="all"
-          value={all}
-          onValue={setAll}
-          options={[
-            { value: '-all', label: '-all (fail)' },
-            { value: '~all', label: '~all (soft fail)' },
-            { value: '?all', label: '?all (neutral)' },
-          ]}
+        <TextArea label="Mail servers (mx) of" name="mx" rows={2} value={mx} onValue={setMx} spellcheck={false} hint="@ for this zone's own MX hosts, or domains." />
+        <TextArea label="Addresses (a) of" name="a" rows={2} value={a} onValue={setA} spellcheck={false} hint="@ for this zone's own addresses, or host names." />
+        <TextArea
+          label="Exists checks"
+          name="exists"
+          rows={2}
+          value={exists}
+          onValue={setExists}
+          spellcheck={false}
+          hint="Domain specs, macros allowed, e.g. %{i}._spf.example.com."
         />
+        <SelectField label="Everything else" name="all" value={all} onValue={setAll} options={ALL_OPTIONS} />
       </div>
-      {s && <p class="hint">DNS lookups used: {s.dns_lookups} of 10.</p>}
+      {all === 'redirect' && <TextField label="Redirect to" name="redirect" value={redirect} onValue={setRedirect} required placeholder="_spf.example.com" />}
+      {props.settings.spf && <p class="hint">DNS lookups used: {props.settings.spf.dns_lookups} of 10.</p>}
+      {asking && (
+        <ConfirmPanel
+          title="Remove terms from the SPF record?"
+          confirmLabel="Remove and save"
+          busy={save.busy}
+          onBack={() => setAsking(false)}
+          onConfirm={() => {
+            setAsking(false);
+            void save.run(body());
+          }}
+        >
+          <p>
+            Saving removes <code>{dropped.join(' ')}</code> from the published SPF record.
+          </p>
+        </ConfirmPanel>
+      )}
       {note}
     </Form>
   );

@@ -13,10 +13,26 @@ export interface DmarcSettings {
   fo: string;
 }
 
+export type SpfAll = '-all' | '~all' | '?all';
+
+/** SPF terms: contract §7's include/ip4/ip6/all, then a, mx (`@` is the zone itself), exists and redirect (all null only beside redirect). */
+export interface SpfFields {
+  include: string[];
+  ip4: string[];
+  ip6: string[];
+  all: SpfAll | null;
+  a: string[];
+  mx: string[];
+  exists: string[];
+  redirect: string | null;
+}
+
 export interface EmailAuthSettings {
   zone: string;
   dmarc: DmarcSettings | null;
-  spf: { include: string[]; ip4: string[]; ip6: string[]; all: '-all' | '~all' | '?all'; dns_lookups: number } | null;
+  spf: (SpfFields & { dns_lookups: number }) | null;
+  /** The SPF record the zone serves at its apex now (imported, or edited among the zone's records), read into the fields. */
+  published_spf: { record: string; settings: SpfFields; unsupported: string[] } | null;
   dkim: { selector: string; key_type: string; key_bits: number; public_key: string; generated: boolean; created_at: string }[];
   mta_sts: { mode: 'enforce' | 'testing' | 'none'; mx: string[]; max_age: number; id: string; policy_url: string } | null;
   tls_rpt: { rua: string[] } | null;

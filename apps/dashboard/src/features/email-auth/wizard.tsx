@@ -26,6 +26,9 @@ const BLOCKERS: Record<Blocker, string> = {
   min_days_not_met: 'The zone has not spent the recommended minimum number of days at this stage.',
 };
 
+/** low_pass_rate with no mail at the stage: there is no rate to be low (the service's 0 means nothing to divide). */
+const NO_PASS_RATE = 'No pass rate yet: the next stage needs a measured DMARC pass rate, and no mail has been reported at this stage.';
+
 function StageSteps({ current }: { current: StageName }) {
   const at = STAGES.findIndex((s) => s.name === current);
   return (
@@ -39,10 +42,14 @@ function StageSteps({ current }: { current: StageName }) {
   );
 }
 
+/** A night without reported messages has no pass rate (the API's 0 means "nothing to divide"): a gap, not a 0. */
 function PassRateChart({ nights }: { nights: NightPoint[] }) {
   const times = useMemo(() => nights.map((n) => Date.parse(`${n.night}T02:00:00Z`) / 1000), [nights]);
-  const series = useMemo(() => ({ label: 'DMARC pass rate', unit: '%', values: nights.map((n) => n.pass_rate) }), [nights]);
+  const series = useMemo(() => ({ label: 'DMARC pass rate', unit: '%', values: nights.map((n) => (n.messages > 0 ? n.pass_rate : null)) }), [nights]);
   if (nights.length === 0) return <p class="empty">No nightly figures yet: the nightly job runs at 02:00 UTC once aggregate reports arrive.</p>;
+  if (!nights.some((n) => n.messages > 0)) {
+    return <p class="empty">No pass rate yet: no aggregate report has counted mail for this zone at this stage. The nightly job (02:00 UTC) adds a point once reports arrive.</p>;
+  }
   return <TimeChart title="DMARC pass rate per night (%), over the job's 7-day window" times={times} series={series} yRange={[0, 100]} tickFormat="{MM}-{DD}" />;
 }
 
@@ -130,13 +137,16 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
                 p={p.policy}, {p.percentage}% of mail
               </dd>
               <dt>At this stage since</dt>
+              <dd>{dateTime(p.entered_at)}</dd>
+              <dt>Days counted at this stage</dt>
               <dd>
-                {dateTime(p.entered_at)} ({p.days_at_current_stage} of {p.recommended_min_days} recommended days)
+                {/* The service counts a day per nightly run (02:00 UTC), not hours since entering. */}
+                {p.days_at_current_stage} of {p.recommended_min_days} recommended days (one per nightly run at 02:00 UTC)
               </dd>
               <dt>Messages reported</dt>
               <dd>{p.messages_at_stage}</dd>
               <dt>DMARC pass rate</dt>
-              <dd>{p.pass_rate_at_stage}%</dd>
+              <dd>{p.messages_at_stage > 0 ? `${p.pass_rate_at_stage}%` : 'No data yet: no reported messages at this stage'}</dd>
             </dl>
             <p>
               <Link to={`/email-auth/${seg(zone)}`}>Email authentication settings of {zone}</Link>
@@ -156,7 +166,7 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
                         <h3>Before advancing</h3>
                         <ul class="blockers">
                           {a.recommendation.blockers.map((b) => (
-                            <li key={b}>{BLOCKERS[b]}</li>
+                            <li key={b}>{b === 'low_pass_rate' && p.messages_at_stage === 0 ? NO_PASS_RATE : BLOCKERS[b]}</li>
                           ))}
                         </ul>
                       </>
@@ -186,7 +196,7 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
                 { header: 'From', cell: (h) => dateTime(h.entered_at) },
                 { header: 'To', cell: (h) => dateTime(h.exited_at) },
                 { header: 'Days', cell: (h) => h.days, numeric: true },
-                { header: 'Pass rate', cell: (h) => `${h.pass_rate}%`, numeric: true },
+                { header: 'Pass rate', cell: (h) => (h.messages > 0 ? `${h.pass_rate}%` : 'no data'), numeric: true },
               ]}
             />
           </section>

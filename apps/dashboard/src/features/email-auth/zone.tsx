@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { api, seg } from '../../api/client';
 import { Link } from '../../app/link';
 import type { ScreenProps } from '../../app/screen';
@@ -22,8 +23,11 @@ export function EmailAuthZoneScreen({ params }: ScreenProps) {
   const base = `/email-auth/domains/${seg(params.zone)}`;
   const settings = useResource(() => api.get<EmailAuthSettings>(base), [base]);
   const live = useResource(() => api.get<LiveRecords>(`${base}/live`), [base]);
+  /** Bumped by every save: the event log loads again and shows what the save recorded. */
+  const [saves, setSaves] = useState(0);
   const onSaved = (s: EmailAuthSettings) => {
     settings.set(s);
+    setSaves((n) => n + 1);
     void live.reload();
   };
   return (
@@ -48,7 +52,7 @@ export function EmailAuthZoneScreen({ params }: ScreenProps) {
           ))}
           <section class="card" aria-labelledby="zone-events">
             <h2 id="zone-events">Event log</h2>
-            <ZoneEventLog base={base} />
+            <ZoneEventLog base={base} saves={saves} />
           </section>
         </div>
       )}

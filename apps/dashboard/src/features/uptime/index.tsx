@@ -6,6 +6,7 @@ import { planAtLeast, type ScreenDef, type ScreenProps } from '../../app/screen'
 import { TimeChart } from '../../components/chart';
 import { dateTime, ms, percent } from '../../components/format';
 import { ErrorNotice, Loaded } from '../../components/notices';
+import { usePolling } from '../../components/poll';
 import { useAction, useResource } from '../../components/resource';
 import { Segmented, TIME_WINDOWS } from '../../components/segmented';
 import { DataTable } from '../../components/table';
@@ -24,6 +25,15 @@ const STATUS_CLASS: Record<UptimeRecord['current_status'], string> = {
   no_ip: 'status-warn',
   disabled: 'status-off',
 };
+/**
+ * How often the uptime screens read again. The API does not say the check interval
+ * (UPTIME_INTERVAL_SECONDS, 300 s by default, as low as a few seconds), so the screens poll
+ * at the shortest interval an operator sets in practice; server-sent events replace this later.
+ */
+const REFRESH_MS = 5000;
+/** Chart buckets are an hour or a day: a minute is often enough. */
+const HISTORY_REFRESH_MS = 60_000;
+
 const Status = ({ s }: { s: UptimeRecord['current_status'] }) => <span class={`status ${STATUS_CLASS[s]}`}>{STATUS_TEXT[s]}</span>;
 
 function Totals({ d, limits }: { d: UptimeDashboard; limits: UptimeLimits }) {
@@ -70,6 +80,7 @@ function UptimeScreen(_: ScreenProps) {
     ]);
     return { dashboard, limits, records: list.domains };
   });
+  usePolling(true, REFRESH_MS, data.reload);
   const toggle = useAction(async (id: number, enabled: boolean) => {
     await api.post(`/uptime/domain/${seg(id)}/monitor`, { enabled });
     await data.reload();
@@ -132,7 +143,13 @@ function HistoryCharts({ h }: { h: UptimeHistory }) {
   return (
     <div class="charts">
       <TimeChart title={`Uptime ${per} (%)`} times={times} series={uptime} yRange={[0, 100]} tickFormat={tickFormat} />
-      <TimeChart title={`Average response time ${per} (ms)`} times={times} series={response} tickFormat={tickFormat} />
+      <TimeChart
+        title={`Average response time ${per} (ms)`}
+        times={times}
+        series={response}
+        tickFormat={tickFormat}
+        empty={h.points.some((p) => p.checks > 0) ? 'No response times: the host answered no check in this window.' : undefined}
+      />
     </div>
   );
 }
@@ -141,6 +158,8 @@ function UptimeHostScreen({ params }: ScreenProps) {
   const [window, setWindow] = useState<HistoryWindow>('24h');
   const record = useResource(() => api.get<UptimeRecord>(`/uptime/domain/${seg(params.id)}`), [params.id]);
   const history = useResource(() => api.get<UptimeHistory>(`/uptime/domain/${seg(params.id)}/history?window=${window}`), [params.id, window]);
+  usePolling(true, REFRESH_MS, record.reload);
+  usePolling(true, HISTORY_REFRESH_MS, history.reload);
   return (
     <div class="stack">
       <Loaded resource={record}>

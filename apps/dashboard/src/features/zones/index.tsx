@@ -4,13 +4,14 @@ import type { RRset, Zone } from '../../api/types';
 import { Link } from '../../app/link';
 import { navigate } from '../../app/router';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
-import { ConfirmButton } from '../../components/confirm';
+import { ConfirmButton, ConfirmPanel } from '../../components/confirm';
 import { dateTime } from '../../components/format';
 import { Form, SelectField, TextArea, TextField } from '../../components/forms';
 import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
+import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
 
 const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
 
@@ -82,31 +83,80 @@ function ZonesScreen(_: ScreenProps) {
   );
 }
 
-const emptyRRset = (): RRset => ({ subname: '', type: 'A', ttl: 3600, records: [] });
-
-/** Adds or replaces one RRset (the API upserts whole RRsets). */
-function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r: RRset) => Promise<void>; onCancel: () => void }) {
-  const [subname, setSubname] = useState(initial.subname);
-  const [type, setType] = useState(initial.type);
-  const [ttl, setTtl] = useState(String(initial.ttl));
-  const [records, setRecords] = useState(initial.records.join('\n'));
-  const save = useAction(() =>
-    onSave({
-      subname: subname.trim(),
+/**
+ * Adds records beside the zone's (merged into the RRset of that name and type) or edits one
+ * RRset; a save that removes anything, a move to another name included, asks first.
+ */
+function RRsetEditor({
+  zone,
+  existing,
+  initial,
+  onSave,
+  onCancel,
+}: {
+  zone: string;
+  existing: RRset[];
+  /** null: adding records. */
+  initial: RRset | null;
+  onSave: (rrsets: RRset[]) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [subname, setSubname] = useState(initial?.subname ?? '');
+  const [type, setType] = useState(initial?.type ?? 'A');
+  const [ttl, setTtl] = useState(initial ? String(initial.ttl) : '');
+  const [records, setRecords] = useState(initial?.records.join('\n') ?? '');
+  const [pending, setPending] = useState<ChangePlan | null>(null);
+  const save = useAction((plan: ChangePlan) => onSave(plan.rrsets));
+  const submit = () => {
+    const edited = {
+      subname: subnameOf(subname, zone),
       type,
       ttl: Number(ttl),
       records: records
         .split('\n')
         .map((r) => r.trim())
         .filter(Boolean),
-    }),
-  );
+    };
+    const plan = planChange(existing, initial, edited);
+    if (plan.removals.length) setPending(plan);
+    else void save.run(plan);
+  };
   return (
-    <Form onSubmit={() => void save.run()} busy={save.busy} error={save.error} submitLabel="Save records" label="Edit a record set">
+    <Form
+      onSubmit={submit}
+      busy={save.busy}
+      error={save.error}
+      submitLabel="Save records"
+      label={initial ? `Edit ${rrsetLabel(initial)}` : 'Add records'}
+      actions={
+        <button type="button" class="button-secondary" onClick={onCancel}>
+          Cancel
+        </button>
+      }
+    >
       <div class="form-grid">
-        <TextField label="Name" name="subname" value={subname} onValue={setSubname} hint="Empty for the zone apex." />
+        <TextField
+          label="Name"
+          name="subname"
+          value={subname}
+          onValue={setSubname}
+          hint={
+            initial ? 'Changing the name or type moves these records; you confirm what is removed.' : 'Empty or @ for the zone apex. Records are added beside any already there.'
+          }
+        />
         <SelectField label="Type" value={type} onValue={setType} options={RR_TYPES.map((t) => ({ value: t, label: t }))} />
-        <TextField label="TTL (seconds)" name="ttl" type="number" min={60} max={86400} value={ttl} onValue={setTtl} required />
+        <TextField
+          label="TTL (seconds)"
+          name="ttl"
+          type="number"
+          min={60}
+          max={86400}
+          value={ttl}
+          onValue={setTtl}
+          required={initial !== null}
+          placeholder={initial ? undefined : String(DEFAULT_TTL)}
+          hint={initial ? undefined : `Empty keeps the TTL of records already there (${DEFAULT_TTL} for a new name).`}
+        />
       </div>
       <TextArea
         label="Records, one per line"
@@ -117,9 +167,35 @@ function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r
         spellcheck={false}
         hint='Presentation format, e.g. 10 mail.example.com. for MX or "v=spf1 -all" for TXT.'
       />
-      <button type="button" class="button-secondary" onClick={onCancel}>
-        Cancel
-      </button>
+      {pending && (
+        <ConfirmPanel
+          title={pending.movedTo ? `Move ${rrsetLabel(pending.removals[0])} to ${rrsetLabel(pending.movedTo)}? Saving removes:` : 'Saving removes:'}
+          confirmLabel={pending.movedTo ? 'Move and save' : 'Remove and save'}
+          busy={save.busy}
+          onBack={() => setPending(null)}
+          onConfirm={() => {
+            const plan = pending;
+            setPending(null);
+            void save.run(plan);
+          }}
+        >
+          <ul>
+            {pending.removals.map((r) => (
+              <li key={rrsetLabel(r)}>
+                {r.whole ? 'all of ' : ''}
+                <code>{rrsetLabel(r)}</code>:
+                <ul class="plain">
+                  {r.records.map((v) => (
+                    <li key={v}>
+                      <code>{v}</code>
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        </ConfirmPanel>
+      )}
     </Form>
   );
 }
@@ -127,7 +203,8 @@ function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r
 function ZoneScreen({ params }: ScreenProps) {
   const path = `/zones/${seg(params.zone)}`;
   const zone = useResource(() => api.get<Zone>(path), [params.zone]);
-  const [editing, setEditing] = useState<RRset | null>(null);
+  /** The RRset being edited, `adding` for new records, null when the form is closed. */
+  const [editing, setEditing] = useState<RRset | 'adding' | null>(null);
   const verify = useAction(async () => {
     await api.post<Zone>(`${path}/verify`);
     await zone.reload();
@@ -136,12 +213,13 @@ function ZoneScreen({ params }: ScreenProps) {
     await api.del(path);
     navigate('/zones');
   });
-  const upsert = async (r: RRset) => {
-    await api.put(`${path}/records`, { records: [r] });
+  /** One PUT: a move deletes the old RRset and writes the new one together. */
+  const upsert = async (rrsets: RRset[]) => {
+    await api.put(`${path}/records`, { records: rrsets });
     setEditing(null);
     await zone.reload();
   };
-  const removeSet = useAction((r: RRset) => upsert({ ...r, records: [] }));
+  const removeSet = useAction((r: RRset) => upsert([{ ...r, records: [] }]));
   return (
     <Loaded resource={zone}>
       {(z) => (
@@ -210,9 +288,16 @@ function ZoneScreen({ params }: ScreenProps) {
               ]}
             />
             {editing ? (
-              <RRsetEditor key={`${editing.subname}/${editing.type}`} initial={editing} onSave={upsert} onCancel={() => setEditing(null)} />
+              <RRsetEditor
+                key={editing === 'adding' ? 'adding' : rrsetLabel(editing)}
+                zone={z.name}
+                existing={z.records ?? []}
+                initial={editing === 'adding' ? null : editing}
+                onSave={upsert}
+                onCancel={() => setEditing(null)}
+              />
             ) : (
-              <button type="button" onClick={() => setEditing(emptyRRset())}>
+              <button type="button" onClick={() => setEditing('adding')}>
                 Add records
               </button>
             )}
