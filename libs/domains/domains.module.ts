@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { ZonesModule } from '../zones/zones.module';
 import { DOMAIN_COMMAND_HANDLERS } from './application/domain.handlers';
 import { DomainQueries } from './application/domain.queries';
@@ -7,7 +8,7 @@ import { KeyedLock } from './application/keyed-lock';
 import { DomainsController } from './http/domains.controller';
 
 @Module({
-  imports: [ZonesModule],
+  imports: [AccountsModule, ZonesModule],
   controllers: [DomainsController],
   providers: [DomainQueries, FqdnRegistry, KeyedLock, ...DOMAIN_COMMAND_HANDLERS],
   exports: [DomainQueries, FqdnRegistry],

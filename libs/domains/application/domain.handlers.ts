@@ -8,6 +8,7 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { badRequest, conflict, notFound } from '../../shared/errors';
 import { ZoneQueries } from '../../zones/application/zone.queries';
+import { PlanQuota } from '../../accounts/application/plan-quota';
 import { DOMAIN_NOT_FOUND, domainDecider, DomainState } from '../domain/domain.decider';
 import { DEFAULT_TTL, domainStream } from '../domain/domain.events';
 import { fqdnAllowed, normalizeFqdn } from '../../shared/fqdn';
@@ -68,9 +69,18 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
     private readonly zones: ZoneQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly quota: PlanQuota,
+    private readonly projections: ProjectionEngine,
   ) {}
 
-  async execute(cmd: CreateDomain): Promise<DomainState> {
+  /** Contract §16: dynamic-DNS hosts per plan, counted over the account's live hosts. */
+  execute(cmd: CreateDomain): Promise<DomainState> {
+    const accountId = cmd.caller.accountId;
+    const count = () => this.projections.readModel(DOMAINS).countDocuments({ account_id: accountId });
+    return this.quota.admit(accountId, 'ddnsHosts', count, () => this.create(cmd));
+  }
+
+  private async create(cmd: CreateDomain): Promise<DomainState> {
     const fqdn = normalizeFqdn(cmd.fqdn);
     const verified = await this.zones.verifiedZoneNames(cmd.caller.accountId);
     if (!fqdnAllowed(fqdn, this.config.ddnsZones, verified)) throw badRequest('invalid_fqdn', INVALID_FQDN_MESSAGE);
