@@ -38,6 +38,15 @@ const DOCUMENTATION = ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '200
 /** NAT64 prefix for local use (RFC 8215): translates to whatever the local network chooses. */
 const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
 
+/** How an IPv6 address carrying an IPv4 one is named in messages. */
+const CARRIERS: Record<string, string> = {
+  ipv4Mapped: 'IPv4-mapped IPv6',
+  rfc6145: 'IPv4-translated IPv6',
+  rfc6052: 'NAT64',
+  '6to4': '6to4',
+  teredo: 'Teredo',
+};
+
 const inDocumentation = (ip: ipaddr.IPv4 | ipaddr.IPv6) => DOCUMENTATION.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
 
 /** The IPv4 address an IPv6 form carries (mapped, translated, NAT64, 6to4, Teredo client), if any. */
@@ -74,7 +83,7 @@ export function refusedRange(address: string): string | null {
     // `::` and `::1` are all-zero prefixes too, but they are IPv6's own unspecified and loopback.
     if (v4 && range !== 'unspecified' && range !== 'loopback') {
       const inner = refusedRange(v4.toString());
-      return inner && `${inner} (as ${range === 'unicast' ? 'IPv4-compatible IPv6' : range})`;
+      return inner && `${inner} (as ${CARRIERS[range] ?? 'IPv4-compatible IPv6'})`;
     }
   }
   return REFUSED[range] ?? null;

@@ -193,6 +193,8 @@ export class PublishManagedTxt {
     readonly name: string,
     readonly changes: ManagedTxt[],
     readonly ttl = 3600,
+    /** Only decide (size and quota checks), append nothing: lets the caller refuse a change before storing it. */
+    readonly dryRun = false,
   ) {}
 }
 
@@ -210,7 +212,13 @@ export class PublishManagedTxtHandler extends ZoneCommandBase implements IComman
   async execute(cmd: PublishManagedTxt): Promise<void> {
     const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
     const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
-    await this.run(cmd.caller, id, (at) => ({ type: 'SetManagedTxt', accountId: cmd.caller.accountId, changes: cmd.changes, ttl: cmd.ttl, recordLimit, at }));
+    const command = (at: string): ZoneCommand => ({ type: 'SetManagedTxt', accountId: cmd.caller.accountId, changes: cmd.changes, ttl: cmd.ttl, recordLimit, at });
+    if (cmd.dryRun) {
+      const { state } = await this.runner.streams.loadState(zoneStream(id), zoneDecider);
+      zoneDecider.decide(command(this.clock.now().toISOString()), state);
+      return;
+    }
+    await this.run(cmd.caller, id, command);
   }
 }
 
