@@ -82,6 +82,8 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
         UPTIME_CHECK_PORTS: `${closedPort},${checkPort}`,
         UPTIME_TIMEOUT_MS: String(TIMEOUT_MS),
         SESSION_TTL_SECONDS: String(400 * 86_400),
+        // The checked hosts are loopback listeners: refused by default (contract §16).
+        ALLOW_PRIVATE_TARGETS: 'true',
       },
     });
     worker = app.running.app.get(UptimeWorker);
