@@ -361,7 +361,7 @@ describe('uptime worker timer (real time)', () => {
   beforeAll(async () => {
     const port = await freePort();
     upServer = await listeningUpTarget(UP_IP, port);
-    app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500' } });
+    app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500', ALLOW_PRIVATE_TARGETS: 'true' } });
   });
 
   afterAll(async () => {
