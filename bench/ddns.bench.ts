@@ -209,7 +209,8 @@ async function main() {
       }),
     );
 
-    const owner = (i: number) => accounts[Math.floor(i / PLAN_LIMITS.elite.ddnsHosts)];
+    // Round robin: creations are admitted one at a time per account, so neighbours in the pool belong to different accounts.
+    const owner = (i: number) => accounts[i % accounts.length];
     const hosts: BenchHost[] = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `h${i}.${ZONE}`, headers: owner(i).headers }));
     const created = Date.now();
     await pool(
