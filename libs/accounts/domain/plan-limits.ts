@@ -33,5 +33,4 @@ const LIMIT_NAMES: Record<CountedLimit, string> = {
 };
 
 /** 403 `limit_reached` naming the limit and its figure (contract §1, §16): "Zone limit reached for your plan (10)". */
-export const limitReached = (what: CountedLimit, limit: number) =>
-  forbidden('limit_reached', `${LIMIT_NAMES[what]} reached for your plan (${limit.toLocaleString('en-US')})`);
+export const limitReached = (what: CountedLimit, limit: number) => forbidden('limit_reached', `${LIMIT_NAMES[what]} reached for your plan (${limit.toLocaleString('en-US')})`);
