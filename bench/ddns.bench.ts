@@ -20,6 +20,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
+import { PLAN_LIMITS } from '../libs/accounts/domain/plan-limits';
 import { freePort } from './dns/processes';
 import { KeepAliveConnection } from './ddns/keep-alive-connection';
 import { deployedSpawn, localServiceEnv } from './support/start-command';
@@ -121,9 +122,14 @@ const describe = (r: Round) =>
   (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
 
 /** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
-async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: string[], serverPid: number, seconds: number): Promise<Round> {
+/** A host and the Basic credentials of its account (a plan holds at most 500 hosts: contract §16). */
+interface BenchHost {
+  fqdn: string;
+  headers: string;
+}
+
+async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], serverPid: number, seconds: number): Promise<Round> {
   const connections = await Promise.all(Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)));
-  const headers = `authorization: ${auth}\r\n`;
   const latencies: number[] = [];
   const answers = new Map<string, number>();
   let counter = 0;
@@ -137,7 +143,7 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
       while (Date.now() < stopAt) {
         const n = counter++;
         if (n >= hosts.length * 10) return;
-        const fqdn = hosts[n % hosts.length];
+        const { fqdn, headers } = hosts[n % hosts.length];
         const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
         const t0 = performance.now();
         const res = await connection.get(`/domains/nic/update?hostname=${fqdn}&myip=${ip}`, headers);
@@ -191,29 +197,41 @@ async function main() {
       if (i > 300) throw new Error('server did not start');
       await new Promise((r) => setTimeout(r, 100));
     }
-    const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, { username: 'bench', email: 'bench@example.com', password: 'a-long-enough-password' })).text);
-    await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'pro' });
-    const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: 'bench', password: 'a-long-enough-password' })).text).access_token;
-    const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
+    // Elite accounts of 500 hosts each (the plan's dynamic-DNS host limit), hosts spread over them.
+    const accounts = await Promise.all(
+      Array.from({ length: Math.ceil(HOSTS / PLAN_LIMITS.elite.ddnsHosts) }, async (_, a) => {
+        const user = { username: `bench${a}`, email: `bench${a}@example.com`, password: 'a-long-enough-password' };
+        const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, user)).text);
+        await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
+        const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text).access_token;
+        const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
+        return { session, headers: `authorization: Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}\r\n` };
+      }),
+    );
 
-    const hosts = Array.from({ length: HOSTS }, (_, i) => `h${i}.${ZONE}`);
+    // Round robin: creations are admitted one at a time per account, so neighbours in the pool belong to different accounts.
+    const owner = (i: number) => accounts[i % accounts.length];
+    const hosts: BenchHost[] = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `h${i}.${ZONE}`, headers: owner(i).headers }));
     const created = Date.now();
-    await pool(hosts, 32, async (fqdn) => {
-      const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
-      if (res.status !== 201) throw new Error(`create ${fqdn}: ${res.status} ${res.text}`);
-    });
-    console.log(`created ${HOSTS} hosts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+    await pool(
+      hosts.map((h, i) => ({ ...h, session: owner(i).session })),
+      32,
+      async ({ fqdn, session }) => {
+        const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
+        if (res.status !== 201) throw new Error(`create ${fqdn}: ${res.status} ${res.text}`);
+      },
+    );
+    console.log(`created ${HOSTS} hosts over ${accounts.length} accounts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
 
-    const auth = `Basic ${Buffer.from(`bench:${key}`).toString('base64')}`;
     const dns = new DnsPoller(dnsPort);
     // Each host changes at most 10 times (the throttle), so every round has its own hosts.
     const perRound = Math.floor(HOSTS / (ROUNDS + 1));
     const hostsOf = (r: number) => hosts.slice(r * perRound, (r + 1) * perRound);
-    const warmup = await measureRound(port, auth, dns, hostsOf(ROUNDS), child.pid!, WARMUP_SECONDS);
+    const warmup = await measureRound(port, dns, hostsOf(ROUNDS), child.pid!, WARMUP_SECONDS);
     console.log(`warm-up (not counted): ${describe(warmup)}`);
     const rounds: Round[] = [];
     for (let r = 0; r < ROUNDS; r++) {
-      const round = await measureRound(port, auth, dns, hostsOf(r), child.pid!, SECONDS);
+      const round = await measureRound(port, dns, hostsOf(r), child.pid!, SECONDS);
       rounds.push(round);
       console.log(`round ${r + 1}: ${describe(round)}`);
     }

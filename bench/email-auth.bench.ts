@@ -82,6 +82,8 @@ async function main(): Promise<void> {
 
   try {
     const account = await call('POST', '/auth/register', { username: 'eabench', email: 'eabench@example.net', password: 'bench-password-123' });
+    // Elite: the bench's zones are more than a Free plan's two (contract §16).
+    await call('PUT', `/admin/accounts/${account.id}/subscription`, { plan: 'elite' }, { 'x-admin-token': ADMIN });
     const { access_token: token } = await call('POST', '/auth/login', { username: 'eabench', password: 'bench-password-123' });
     const auth = { authorization: `Bearer ${token}` };
     const zones = Array.from({ length: CONCURRENCY }, (_, i) => `ea-bench-${i}.net`);

@@ -115,7 +115,7 @@ async function main(): Promise<void> {
   let endOfInterval = Infinity;
   const clock = { now: () => new Date(Math.min(Date.now(), endOfInterval)) };
   const scheduler = new UptimeScheduler(
-    { intervalMs: SECONDS * 1000, ports: [port], timeoutMs: TIMEOUT_MS, concurrency: CONCURRENCY, partition: { index: 0, count: 1 } },
+    { intervalMs: SECONDS * 1000, ports: [port], timeoutMs: TIMEOUT_MS, concurrency: CONCURRENCY, partition: { index: 0, count: 1 }, allowPrivateTargets: true },
     allTargets,
     sink,
     clock,

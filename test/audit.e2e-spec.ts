@@ -22,7 +22,8 @@ describe('account audit log (contract §2, §15)', () => {
     clock = new ManualClock(new Date('2026-03-01T00:00:00Z'));
     app = await startTestApp({
       clock,
-      env: { UPTIME_INTERVAL_SECONDS: '300', UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400) },
+      // The uptime target is a loopback listener: allowed here only (contract §16).
+      env: { UPTIME_INTERVAL_SECONDS: '300', UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400), ALLOW_PRIVATE_TARGETS: 'true' },
     });
     worker = app.running.app.get(UptimeWorker);
     worker.stopTimer();

@@ -42,7 +42,8 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
     clock = new ManualClock(new Date('2026-03-01T10:20:00Z'));
     app = await startTestApp({
       clock,
-      env: { UPTIME_INTERVAL_SECONDS: '300', UPTIME_CHECK_PORTS: String(checkPort), UPTIME_TIMEOUT_MS: '500', TRUSTED_PROXIES: '127.0.0.1' },
+      // The uptime target is a loopback listener: allowed here only (contract §16).
+      env: { UPTIME_INTERVAL_SECONDS: '300', UPTIME_CHECK_PORTS: String(checkPort), UPTIME_TIMEOUT_MS: '500', TRUSTED_PROXIES: '127.0.0.1', ALLOW_PRIVATE_TARGETS: 'true' },
     });
     worker = app.running.app.get(UptimeWorker);
     worker.stopTimer();

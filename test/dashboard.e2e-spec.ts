@@ -73,6 +73,8 @@ describe('dashboard in a real browser (contract §14)', () => {
       UPTIME_INTERVAL_SECONDS: '1',
       UPTIME_CHECK_PORTS: String(checkPort),
       UPTIME_TIMEOUT_MS: '1000',
+      // ddclient updates from 127.0.0.1 and the monitored host is a loopback listener (contract §16 refuses both by default).
+      ALLOW_PRIVATE_TARGETS: 'true',
     });
     b = await launchDashboardBrowser();
     page = b.page;

@@ -37,7 +37,8 @@ describe('DDNS update endpoints (ddns.md)', () => {
 
   beforeAll(async () => {
     dnsPort = await freePort();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net' } });
+    // Updates come from 127.0.0.1 and set loopback addresses: allowed here only (contract §16; refusals: private-targets.e2e-spec.ts).
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', ALLOW_PRIVATE_TARGETS: 'true' } });
     pro = await registerAndLogin(app.http, { plan: 'pro' });
     key = (await app.http.post('/api-keys', { name: 'router' }, pro.token)).body.key;
     otherUser = (await registerAndLogin(app.http, { plan: 'pro' })).username;

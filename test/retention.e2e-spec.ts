@@ -25,7 +25,8 @@ describe('retention pruning', () => {
     const checkPort = await freePort();
     upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date());
-    env = { UPTIME_INTERVAL_SECONDS: String(INTERVAL_MS / 1000), UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400) };
+    // The uptime target is a loopback listener: allowed here only (contract §16).
+    env = { UPTIME_INTERVAL_SECONDS: String(INTERVAL_MS / 1000), UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400), ALLOW_PRIVATE_TARGETS: 'true' };
     app = await startTestApp({ clock, env });
   });
 

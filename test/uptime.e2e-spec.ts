@@ -82,6 +82,8 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
         UPTIME_CHECK_PORTS: `${closedPort},${checkPort}`,
         UPTIME_TIMEOUT_MS: String(TIMEOUT_MS),
         SESSION_TTL_SECONDS: String(400 * 86_400),
+        // The checked hosts are loopback listeners: refused by default (contract §16).
+        ALLOW_PRIVATE_TARGETS: 'true',
       },
     });
     worker = app.running.app.get(UptimeWorker);
@@ -359,7 +361,7 @@ describe('uptime worker timer (real time)', () => {
   beforeAll(async () => {
     const port = await freePort();
     upServer = await listeningUpTarget(UP_IP, port);
-    app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500' } });
+    app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500', ALLOW_PRIVATE_TARGETS: 'true' } });
   });
 
   afterAll(async () => {

@@ -98,6 +98,8 @@ export async function startClockedService(
       UPTIME_CHECK_PORTS: String(checkPort),
       UPTIME_TIMEOUT_MS: '1000',
       SESSION_TTL_SECONDS: String(400 * 86_400),
+      // The hosts are 127.0.0.1 (checked against a local listener) and DDNS days set 10.x addresses.
+      ALLOW_PRIVATE_TARGETS: 'true',
     },
   });
   await new Promise((resolve) => child.once('message', resolve)); // {op:'ready'}

@@ -51,4 +51,6 @@ export const localServiceEnv = (dataDir: string, port: number, dnsPort: number, 
   HOST: '127.0.0.1',
   DNS_PORT: String(dnsPort),
   SMTP_PORT: String(smtpPort),
+  // Uptime targets and DDNS addresses in benches are loopback listeners and 10.x addresses (contract §16 refuses them by default).
+  ALLOW_PRIVATE_TARGETS: 'true',
 });

@@ -5,6 +5,7 @@ import { AccountStandings } from './application/account-standing';
 import { SessionCredentials } from './application/session-credentials';
 import { ACCOUNT_COMMAND_HANDLERS } from './application/account.handlers';
 import { AccountQueries } from './application/account.queries';
+import { PlanQuota } from './application/plan-quota';
 import { LoginThrottle } from './application/login-throttle';
 import { SessionIssuer } from './application/session-issuer';
 import { AccountsController } from './http/accounts.controller';
@@ -16,11 +17,12 @@ import { AccountsController } from './http/accounts.controller';
     AccountQueries,
     AccountStandings,
     LoginThrottle,
+    PlanQuota,
     SessionIssuer,
     SessionCredentials,
     { provide: SESSION_CREDENTIALS, useExisting: SessionCredentials },
     ...ACCOUNT_COMMAND_HANDLERS,
   ],
-  exports: [AccountDirectory, AccountQueries, AccountStandings, SessionIssuer, SESSION_CREDENTIALS],
+  exports: [AccountDirectory, AccountQueries, PlanQuota, AccountStandings, SessionIssuer, SESSION_CREDENTIALS],
 })
 export class AccountsModule {}

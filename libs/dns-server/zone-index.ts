@@ -107,7 +107,24 @@ const WILDCARD_LABEL = '\x01*';
 const TYPE_NUMBERS = new Map<string, number>(Object.entries(QTYPE));
 const COMMON_TYPES = new Set<number>(TYPE_NUMBERS.values());
 // dns-packet's per-RR encoder is public but missing from its type definitions.
-const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer } }).answer;
+const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer; encodingLength(a: Answer): number } }).answer;
+
+/** Longest data one record can carry: RDLENGTH is 16 bits (RFC 1035 §3.2.1). */
+export const MAX_RDATA_BYTES = 0xffff;
+
+/**
+ * What one record of `owner` costs in a response, measured with the encoder the server
+ * answers with: the owner name written out in full (as the index writes owners that are
+ * not the question), type, class, TTL, RDLENGTH and the data. Throws an Error when the
+ * record cannot be encoded at all (data over 65,535 bytes).
+ */
+export function recordWireSize(owner: string, type: string, data: RecordData): number {
+  const answer = { type, name: '.', ttl: 0, class: 'IN', data } as Answer;
+  // The root owner is one byte, the fixed fields ten: the rest is the data.
+  const rdata = rrEncoder.encodingLength(answer) - 11;
+  if (rdata > MAX_RDATA_BYTES) throw new Error(`its data is ${rdata.toLocaleString('en-US')} bytes; a DNS record holds at most 65,535`);
+  return wireKey(canonicalName(owner)).length + rrEncoder.encode(answer).length - 1;
+}
 
 const REFUSED: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
 

@@ -40,6 +40,13 @@ export interface AppConfig {
   workerIndex: number;
   workerCount: number;
   trustedProxies: string[];
+  /**
+   * Whether uptime targets and dynamic-DNS addresses may be loopback, link-local, private,
+   * CGNAT, multicast, broadcast or unspecified (ALLOW_PRIVATE_TARGETS=true; contract §16).
+   * Off by default: such targets would turn the uptime checker into a probe of the
+   * service's own network.
+   */
+  allowPrivateTargets: boolean;
   totpIssuer: string;
   sessionTtlSeconds: number;
   logRequests: boolean;
@@ -121,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workerIndex: int(env.WORKER_INDEX, 0, 'WORKER_INDEX'),
     workerCount: Math.max(1, int(env.WORKER_COUNT, 1, 'WORKER_COUNT')),
     trustedProxies: list(env.TRUSTED_PROXIES),
+    allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS === 'true',
     totpIssuer: env.TOTP_ISSUER || 'Account DNS',
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',

@@ -5,6 +5,8 @@ export interface DigAnswer {
   status: string;
   /** The answer section's data, as `dig +short` would print it. */
   answers: string[];
+  /** The header flags dig printed (qr, aa, tc, ...). */
+  flags: string[];
 }
 
 /** One query with Debian's `dig` to the service's DNS server on 127.0.0.1 (UDP unless `tcp`). */
@@ -18,5 +20,6 @@ export function dig(port: number, name: string, type: string, options: { tcp?: b
     .split('\n')
     .filter((l) => l && !l.startsWith(';'))
     .map((l) => l.split(/\s+/).slice(4).join(' '));
-  return { status, answers };
+  const flags = (/;; flags: ([a-z ]*);/.exec(out)?.[1] ?? '').split(' ').filter(Boolean);
+  return { status, answers, flags };
 }

@@ -1,12 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf } from '../../auth/principal';
 import { Caller, DdnsUpdateHost } from '../../domains/application/domain.commands';
 import { DomainResult } from '../../domains/application/domain.handlers';
+import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { isHostname } from '../../shared/fqdn';
 import { AppError } from '../../shared/errors';
 import { HostResult, ResultWord } from '../domain/answers';
-import { AddressChanges, addressChanges, hostnames, isOffline, MAX_HOSTS, Params } from '../domain/ddns-request';
+import { AddressChanges, addressChanges, BAD_IP, hostnames, isOffline, MAX_HOSTS, Params } from '../domain/ddns-request';
 import { DdnsIdentity } from './ddns-authenticator';
 
 export interface DdnsOutcome {
@@ -24,10 +25,15 @@ const accountLevel = (result: ResultWord): HostResult[] => [{ hostname: null, re
  */
 @Injectable()
 export class DdnsService {
-  constructor(private readonly commands: CommandBus) {}
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async update(identity: DdnsIdentity, params: Params, sourceIp: string): Promise<DdnsOutcome> {
-    const changes = addressChanges(params, sourceIp);
+    const changes = addressChanges(params, sourceIp, this.config.allowPrivateTargets);
+    // ddns.md: the whole request is refused, nothing changes, the caller's address is never used instead.
+    if (changes === BAD_IP) return { results: accountLevel('badip'), changes: { ipv4: { kind: 'keep' }, ipv6: { kind: 'keep' } } };
     if (isOffline(params)) return { results: accountLevel('!donator'), changes };
     const requested = hostnames(params);
     const hosts = requested.length ? requested : identity.hostFromUsername ? [identity.hostFromUsername] : [];
@@ -59,6 +65,7 @@ function wordFor(e: unknown): ResultWord {
   if (e instanceof AppError) {
     if (e.status === 404) return 'nohost';
     if (e.code === 'abuse') return 'abuse';
+    if (e.code === 'validation_failed') return 'badip';
   }
   // Anything else (a conflict that outlasted the retries, a store error): not stored, the client retries.
   return 'dnserr';

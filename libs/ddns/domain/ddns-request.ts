@@ -1,5 +1,6 @@
 import { canonicalIp, Family, familyOf } from '../../domains/domain/addresses';
 import { FamilyChange } from '../../domains/domain/domain.decider';
+import { targetProblem } from '../../shared/target-ranges';
 
 export const MAX_HOSTS = 20;
 
@@ -23,6 +24,8 @@ export function param(params: Params, key: string): string | undefined {
   return typeof value === 'string' ? value.trim() : undefined;
 }
 
+const isKeyword = (item: string) => item.toLowerCase() === 'preserve' || item === '-';
+
 /** What one parameter value says about one family: a change, or nothing. */
 function changeFor(value: string, family: Family): FamilyChange | null {
   for (const item of value.split(',').map((s) => s.trim())) {
@@ -34,15 +37,31 @@ function changeFor(value: string, family: Family): FamilyChange | null {
   return null;
 }
 
+/** A value with an item that is neither an address nor `preserve`/`-` (ddns.md: `badip`). */
+const malformed = (value: string): boolean =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    // An empty item ("v4," from a client with no v6) says nothing; it is not malformed.
+    .some((item) => item !== '' && !isKeyword(item) && canonicalIp(item) === null);
+
+/** ddns.md: a malformed address, or one in a refused range; nothing is changed. */
+export const BAD_IP = 'badip';
+
 /**
  * The address changes a dyndns2 request asks for. Values may be a comma list of one v4
  * and one v6; `preserve` keeps a family and `-` deletes it. With no address at all, or
- * only empty/unusable values (ddclient 3.10 sends `myip=` for IPv6-only), the request's
- * source address is used for its family. A family not supplied is kept.
+ * only empty values (ddclient 3.10 sends `myip=` for IPv6-only), the request's source
+ * address is used for its family. A family not supplied is kept.
+ *
+ * `badip` when a value is malformed (never replaced by the caller's address) or when an
+ * address to set, the source address included, is in a range refused for targets
+ * (contract §16) unless `allowPrivate`.
  */
-export function addressChanges(params: Params, sourceIp: string): AddressChanges {
+export function addressChanges(params: Params, sourceIp: string, allowPrivate: boolean): AddressChanges | typeof BAD_IP {
+  const given = ALL_ADDRESS_KEYS.map((k) => param(params, k)).filter((v): v is string => v !== undefined && v !== '');
+  if (given.some(malformed)) return BAD_IP;
   const result: AddressChanges = { ipv4: KEEP, ipv6: KEEP };
-  let decided = false;
   for (const family of ['ipv4', 'ipv6'] as const) {
     for (const key of KEYS[family]) {
       const value = param(params, key);
@@ -50,22 +69,20 @@ export function addressChanges(params: Params, sourceIp: string): AddressChanges
       const change = changeFor(value, family);
       if (change) {
         result[family] = change;
-        decided = true;
         break;
       }
     }
   }
-  // Something usable for another family (say only a v6 was sent) means this family is simply not supplied.
-  const anyUsable = ALL_ADDRESS_KEYS.some((k) => {
-    const v = param(params, k);
-    return v !== undefined && v !== '' && (changeFor(v, 'ipv4') !== null || changeFor(v, 'ipv6') !== null);
-  });
-  if (!decided && !anyUsable) {
+  if (given.length === 0) {
     const ip = canonicalIp(sourceIp);
     const family = ip === null ? null : familyOf(ip);
     if (ip && family) result[family] = { kind: 'set', ip };
   }
-  return result;
+  const refused = (['ipv4', 'ipv6'] as const).some((f) => {
+    const change = result[f];
+    return change.kind === 'set' && targetProblem(change.ip, allowPrivate) !== null;
+  });
+  return refused ? BAD_IP : result;
 }
 
 /** Requested host names in order (comma list, blanks dropped), lowercased without a trailing dot. */

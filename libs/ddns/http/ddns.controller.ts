@@ -84,8 +84,10 @@ export class DdnsController {
         .send(JSON.stringify({ results: outcome.results.map(v2Result) }));
       return;
     }
+    // ddns.md: `badip` is the one dyndns2 answer with HTTP 400 (the request as a whole is refused).
+    const refused = outcome.results.some((r) => r.hostname === null && r.result === 'badip');
     reply
-      .code(200)
+      .code(refused ? 400 : 200)
       .header('content-type', TEXT)
       .send(outcome.results.map((r) => textLine(r, outcome.changes)).join('\n'));
   }

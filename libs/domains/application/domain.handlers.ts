@@ -8,10 +8,12 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { badRequest, conflict, notFound } from '../../shared/errors';
 import { ZoneQueries } from '../../zones/application/zone.queries';
+import { PlanQuota } from '../../accounts/application/plan-quota';
 import { DOMAIN_NOT_FOUND, domainDecider, DomainState } from '../domain/domain.decider';
 import { DEFAULT_TTL, domainStream } from '../domain/domain.events';
 import { fqdnAllowed, normalizeFqdn } from '../../shared/fqdn';
 import { Caller, CreateDomain, DdnsUpdateHost, DeleteDomain, SetDomainAddress } from './domain.commands';
+import { AddressPolicy } from './address-policy';
 import { FqdnRegistry } from './fqdn-registry';
 import { KeyedLock } from './keyed-lock';
 
@@ -68,9 +70,20 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
     private readonly zones: ZoneQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly quota: PlanQuota,
+    private readonly projections: ProjectionEngine,
+    private readonly addresses: AddressPolicy,
   ) {}
 
-  async execute(cmd: CreateDomain): Promise<DomainState> {
+  /** Contract §16: dynamic-DNS hosts per plan, counted over the account's live hosts. */
+  execute(cmd: CreateDomain): Promise<DomainState> {
+    const accountId = cmd.caller.accountId;
+    const count = () => this.projections.readModel(DOMAINS).countDocuments({ account_id: accountId });
+    return this.quota.admit(accountId, 'ddnsHosts', count, () => this.create(cmd));
+  }
+
+  private async create(cmd: CreateDomain): Promise<DomainState> {
+    this.addresses.check(cmd.recordIp);
     const fqdn = normalizeFqdn(cmd.fqdn);
     const verified = await this.zones.verifiedZoneNames(cmd.caller.accountId);
     if (!fqdnAllowed(fqdn, this.config.ddnsZones, verified)) throw badRequest('invalid_fqdn', INVALID_FQDN_MESSAGE);
@@ -106,22 +119,39 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
 
 @CommandHandler(SetDomainAddress)
 export class SetDomainAddressHandler extends DomainCommandHandler implements ICommandHandler<SetDomainAddress, DomainResult> {
-  constructor(runner: CommandRunner, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+  constructor(
+    runner: CommandRunner,
+    registry: FqdnRegistry,
+    projections: ProjectionEngine,
+    lock: KeyedLock,
+    @Inject(CLOCK) clock: Clock,
+    private readonly addresses: AddressPolicy,
+  ) {
     super(runner, registry, projections, lock, clock);
   }
 
-  execute(cmd: SetDomainAddress): Promise<DomainResult> {
+  async execute(cmd: SetDomainAddress): Promise<DomainResult> {
+    this.addresses.check(cmd.recordIp);
     return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({ type: 'SetAddress', accountId: cmd.caller.accountId, ip: cmd.recordIp, at }));
   }
 }
 
 @CommandHandler(DdnsUpdateHost)
 export class DdnsUpdateHostHandler extends DomainCommandHandler implements ICommandHandler<DdnsUpdateHost, DomainResult> {
-  constructor(runner: CommandRunner, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+  constructor(
+    runner: CommandRunner,
+    registry: FqdnRegistry,
+    projections: ProjectionEngine,
+    lock: KeyedLock,
+    @Inject(CLOCK) clock: Clock,
+    private readonly addresses: AddressPolicy,
+  ) {
     super(runner, registry, projections, lock, clock);
   }
 
-  execute(cmd: DdnsUpdateHost): Promise<DomainResult> {
+  async execute(cmd: DdnsUpdateHost): Promise<DomainResult> {
+    // The DDNS endpoints refuse such addresses first (badip); this keeps every path to the stream in line.
+    this.addresses.checkChanges(cmd.ipv4, cmd.ipv6);
     return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({
       type: 'DdnsUpdate',
       accountId: cmd.caller.accountId,

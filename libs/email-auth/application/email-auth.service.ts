@@ -60,6 +60,7 @@ export class EmailAuthService {
   async change(caller: EmailAuthCaller, rawZone: string, change: Change, extraRemovals: ManagedTxt[] = []): Promise<EmailAuthState> {
     const zone = await this.enrolment.check(caller.accountId, rawZone);
     const command = { ...change, accountId: caller.accountId, zone, at: this.clock.now().toISOString() } as EmailAuthCommand;
+    if (command.type !== 'OpenWizard') await this.checkPublishable(caller, zone, command, extraRemovals);
     const { state } = await this.runner.run(emailAuthStream(zone), emailAuthDecider, command, metadataOf(caller), ['email_auth']);
     // Opening the wizard changes no record; every other change (even a repeated one) republishes, which heals a cut-off publish.
     if (command.type !== 'OpenWizard') await this.publish(caller, zone, extraRemovals);
@@ -126,6 +127,26 @@ export class EmailAuthService {
   }
 
   /**
+   * The zone's answer to the records this change would publish, before the settings are
+   * stored: a record set over the DNS message size or the plan's records-per-zone limit
+   * (contract §16) refuses the change as a whole instead of storing settings whose
+   * records cannot be served.
+   */
+  private async checkPublishable(caller: EmailAuthCaller, zone: string, command: EmailAuthCommand, extra: ManagedTxt[]): Promise<void> {
+    const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
+    const next = emailAuthDecider.decide(command, state).reduce((s, e) => emailAuthDecider.evolve(s, e), state);
+    if (next.accountId !== caller.accountId) return;
+    await this.commands.execute(new PublishManagedTxt(caller, zone, this.publishChanges(next, extra), RECORD_TTL, true));
+  }
+
+  /** The managed TXT changes for `state`; a removal of what the state holds again (a concurrent re-add) is dropped. */
+  private publishChanges(state: EmailAuthState, extra: ManagedTxt[]): ManagedTxt[] {
+    const changes = this.changesFor(state);
+    const removals = extra.filter((x) => !changes.some((c) => c.subname === x.subname && c.family === x.family));
+    return [...changes, ...removals];
+  }
+
+  /**
    * Publishes from the newest settings, one publish per zone at a time in this process: two
    * concurrent changes then cannot leave the older snapshot as the last one written. Across
    * API replicas the nightly repair converges what a race left behind.
@@ -137,10 +158,7 @@ export class EmailAuthService {
       .then(async () => {
         const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
         if (state.accountId !== caller.accountId) return;
-        const changes = this.changesFor(state);
-        // A removal of what the newest settings hold again (a concurrent re-add) is dropped.
-        const removals = extra.filter((x) => !changes.some((c) => c.subname === x.subname && c.family === x.family));
-        await this.commands.execute(new PublishManagedTxt(caller, zone, [...changes, ...removals], RECORD_TTL));
+        await this.commands.execute(new PublishManagedTxt(caller, zone, this.publishChanges(state, extra), RECORD_TTL));
       });
     this.publishing.set(zone, next);
     void next

@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { targetProblem } from '../../shared/target-ranges';
 
 export interface ProbeResult {
   up: boolean;
@@ -50,7 +51,11 @@ export const tcpProbe: Probe = (ip, port, timeoutMs) =>
  * The contract's check: each port in turn, up at the first that connects within the
  * timeout. When none does, the result is the last port's failure.
  */
-export async function checkHost(ip: string, ports: readonly number[], timeoutMs: number, probe: Probe = tcpProbe): Promise<ProbeResult> {
+export async function checkHost(ip: string, ports: readonly number[], timeoutMs: number, probe: Probe = tcpProbe, allowPrivate = false): Promise<ProbeResult> {
+  // Checked again here, not only when the address is stored: it may predate the rule (or
+  // the operator may have turned ALLOW_PRIVATE_TARGETS off since). Nothing is connected to.
+  const refused = targetProblem(ip, allowPrivate);
+  if (refused) return { up: false, responseTimeMs: null, error: `target refused: ${ip} is ${refused}`, port: ports[0] ?? 0 };
   let result: ProbeResult = { up: false, responseTimeMs: null, error: 'no port to check', port: 0 };
   for (const port of ports) {
     result = await probe(ip, port, timeoutMs);

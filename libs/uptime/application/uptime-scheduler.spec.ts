@@ -24,6 +24,8 @@ const settings = (index = 0, count = 1): UptimeSettings => ({
   timeoutMs: 100,
   concurrency: 8,
   partition: { index, count },
+  // The targets below are loopback addresses (the probe is a fake): the operator's switch lets them through.
+  allowPrivateTargets: true,
 });
 
 function harness(probe: Probe, index = 0, count = 1, source = new MemoryTargets(), clock = new ManualClock(new Date('2026-01-01T00:00:00Z'))) {
@@ -107,5 +109,45 @@ describe('uptime scheduler', () => {
     expect(h.recorded).toEqual([{ domainId: 9, ip: '127.0.0.1', up: true, port: 80 }]);
     expect(calls).toEqual([443, 80]);
     expect(h.scheduler.stats.skippedBusy).toBeGreaterThanOrEqual(2);
+  });
+
+  it('never connects to a target in a refused range (stored before the rule), recording why', async () => {
+    const calls: string[] = [];
+    const probe: Probe = async (ip, port) => {
+      calls.push(`${ip}:${port}`);
+      return { up: true, responseTimeMs: 1, error: null, port };
+    };
+    const errors: Array<string | null> = [];
+    const source = new MemoryTargets();
+    const sink: CheckSink = {
+      async record(_target, _at, result) {
+        errors.push(result.error);
+      },
+    };
+    const production = { ...settings(), allowPrivateTargets: false };
+    const clock = new ManualClock(new Date('2026-01-01T00:00:00Z'));
+    const scheduler = new UptimeScheduler(production, source, sink, clock, undefined, probe);
+    for (const [id, ip] of [
+      [1, '169.254.169.254'],
+      [2, '10.0.0.1'],
+      [3, '127.0.0.1'],
+      [4, '::ffff:127.0.0.1'],
+      [5, '192.0.2.7'],
+    ] as const) {
+      source.put({ domainId: id, accountId: 1, monitored: true, ip });
+    }
+    // One whole interval, so every slot comes due once.
+    for (let second = 0; second <= 60; second++) {
+      await scheduler.runDue();
+      clock.advance(1000);
+    }
+    expect(calls).toEqual(['192.0.2.7:443']);
+    expect(errors.sort()).toEqual([
+      null,
+      'target refused: 10.0.0.1 is a private (RFC 1918) address',
+      'target refused: 127.0.0.1 is a loopback address',
+      'target refused: 169.254.169.254 is a link-local address',
+      'target refused: ::ffff:127.0.0.1 is a loopback address (as IPv4-mapped IPv6)',
+    ]);
   });
 });

@@ -127,7 +127,7 @@ export class UptimeScheduler {
     // Read at the check, not at dispatch: a DDNS change that arrived while queued is honoured.
     const current = this.targets.get(target.domainId) ?? target;
     const at = this.clock.now();
-    const result = await checkHost(current.ip, this.settings.ports, this.settings.timeoutMs, this.probe);
+    const result = await checkHost(current.ip, this.settings.ports, this.settings.timeoutMs, this.probe, this.settings.allowPrivateTargets);
     try {
       await this.sink.record(current, at, result);
     } catch (e) {

@@ -10,6 +10,8 @@ export interface UptimeSettings {
   concurrency: number;
   /** This worker's share of the domains (WORKER_INDEX of WORKER_COUNT). */
   partition: Partition;
+  /** ALLOW_PRIVATE_TARGETS: off, addresses in refused ranges are never connected to (contract §16). */
+  allowPrivateTargets: boolean;
 }
 
 /** Reads the uptime worker's settings from the service configuration, checking their ranges. */
@@ -24,6 +26,7 @@ export function uptimeSettings(config: AppConfig): UptimeSettings {
     timeoutMs: Math.max(1, config.uptimeTimeoutMs),
     concurrency: config.uptimeConcurrency,
     partition: { index: config.workerIndex, count: config.workerCount },
+    allowPrivateTargets: config.allowPrivateTargets,
   };
 }
 

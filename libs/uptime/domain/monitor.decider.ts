@@ -1,10 +1,11 @@
-import { Plan } from '../../accounts/domain/account.events';
+import { Plan, PLANS } from '../../accounts/domain/account.events';
+import { PLAN_LIMITS } from '../../accounts/domain/plan-limits';
 import { Decider, unreachable } from '../../shared/decider';
 import { forbidden } from '../../shared/errors';
 import { MonitorEvent } from './uptime.events';
 
-/** Seed limits: monitored domains per plan. */
-export const MONITOR_LIMITS: Record<Plan, number> = { free: 5, plus: 5, pro: 50, elite: 500 };
+/** Seed limits: monitored domains per plan (from the one table of plan limits). */
+export const MONITOR_LIMITS = Object.fromEntries(PLANS.map((p) => [p, PLAN_LIMITS[p].monitoredDomains])) as Record<Plan, number>;
 export const LIMIT_MESSAGE = 'Monitoring limit reached for your plan';
 
 export interface MonitorsState {

@@ -13,6 +13,7 @@ import { parseMasterFile } from '../domain/master-file';
 import { RRsetInput } from '../domain/rrsets';
 import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
 import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
+import { ZoneQuota } from './zone-quota';
 import { ZoneVerifier } from './zone-verifier';
 
 export interface ZoneCaller {
@@ -85,11 +86,17 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     reservations: Reservations,
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly quota: ZoneQuota,
   ) {
     super(runner, reservations, clock);
   }
 
-  async execute(cmd: ImportZone): Promise<string> {
+  execute(cmd: ImportZone): Promise<string> {
+    return this.quota.admitZone(cmd.caller.accountId, () => this.importZone(cmd));
+  }
+
+  private async importZone(cmd: ImportZone): Promise<string> {
+    const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
     const name = normalizeZoneName(cmd.name);
     const problem = hostnameProblem(name);
     if (problem || !name.includes('.')) throw validationFailed(`name: ${problem ?? 'a zone name needs at least two labels'}`);
@@ -107,6 +114,7 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
       token,
       nameservers: this.config.nameservers,
       rrsets,
+      recordLimit,
       at,
     });
     // Validate before claiming the name, so a bad zone file does not hold it.
@@ -122,13 +130,19 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
 
 @CommandHandler(UpsertZoneRecords)
 export class UpsertZoneRecordsHandler extends ZoneCommandBase implements ICommandHandler<UpsertZoneRecords, void> {
-  constructor(runner: CommandRunner, reservations: Reservations, @Inject(CLOCK) clock: Clock) {
+  constructor(
+    runner: CommandRunner,
+    reservations: Reservations,
+    @Inject(CLOCK) clock: Clock,
+    private readonly quota: ZoneQuota,
+  ) {
     super(runner, reservations, clock);
   }
 
   async execute(cmd: UpsertZoneRecords): Promise<void> {
     const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
-    await this.run(cmd.caller, id, (at) => ({ type: 'UpsertRRsets', accountId: cmd.caller.accountId, rrsets: cmd.rrsets, at }));
+    const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
+    await this.run(cmd.caller, id, (at) => ({ type: 'UpsertRRsets', accountId: cmd.caller.accountId, rrsets: cmd.rrsets, recordLimit, at }));
   }
 }
 
@@ -179,18 +193,32 @@ export class PublishManagedTxt {
     readonly name: string,
     readonly changes: ManagedTxt[],
     readonly ttl = 3600,
+    /** Only decide (size and quota checks), append nothing: lets the caller refuse a change before storing it. */
+    readonly dryRun = false,
   ) {}
 }
 
 @CommandHandler(PublishManagedTxt)
 export class PublishManagedTxtHandler extends ZoneCommandBase implements ICommandHandler<PublishManagedTxt, void> {
-  constructor(runner: CommandRunner, reservations: Reservations, @Inject(CLOCK) clock: Clock) {
+  constructor(
+    runner: CommandRunner,
+    reservations: Reservations,
+    @Inject(CLOCK) clock: Clock,
+    private readonly quota: ZoneQuota,
+  ) {
     super(runner, reservations, clock);
   }
 
   async execute(cmd: PublishManagedTxt): Promise<void> {
     const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
-    await this.run(cmd.caller, id, (at) => ({ type: 'SetManagedTxt', accountId: cmd.caller.accountId, changes: cmd.changes, ttl: cmd.ttl, at }));
+    const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
+    const command = (at: string): ZoneCommand => ({ type: 'SetManagedTxt', accountId: cmd.caller.accountId, changes: cmd.changes, ttl: cmd.ttl, recordLimit, at });
+    if (cmd.dryRun) {
+      const { state } = await this.runner.streams.loadState(zoneStream(id), zoneDecider);
+      zoneDecider.decide(command(this.clock.now().toISOString()), state);
+      return;
+    }
+    await this.run(cmd.caller, id, command);
   }
 }
 

@@ -1,10 +1,16 @@
-import { formatRecord, hostnameProblem, isSupportedType, parseRecord, SUPPORTED_TYPES } from '../../dns-server';
+import { formatRecord, hostnameProblem, isSupportedType, parseRecord, recordWireSize, SUPPORTED_TYPES } from '../../dns-server';
 import { validationFailed } from '../../shared/errors';
 import { RRset, rrsetKey } from './zone.events';
 
 export const MIN_TTL = 60;
 export const MAX_TTL = 86_400;
 export const MAX_RECORDS_PER_RRSET = 100;
+/**
+ * Contract §16: an RRset must fit in one DNS message (65,535 bytes over TCP) with room
+ * for the header, the question, a CNAME before it and the OPT record. A bigger one
+ * could only be answered truncated, with no data at all.
+ */
+export const MAX_RRSET_WIRE_BYTES = 60_000;
 
 /** Input shape before validation (from the API or a parsed master file). */
 export interface RRsetInput {
@@ -36,14 +42,30 @@ export function canonicalRRset(zone: string, input: RRsetInput, field: string): 
   }
   if (subname === '' && type === 'CNAME' && input.records.length > 0) throw validationFailed(`${field}: a CNAME cannot be at the zone apex`);
   const records = new Set<string>();
+  let wireBytes = 0;
   input.records.forEach((text, i) => {
+    let canonical: string;
+    let data: ReturnType<typeof parseRecord>;
     try {
-      records.add(formatRecord(type, parseRecord(type, text)));
+      data = parseRecord(type, text);
+      canonical = formatRecord(type, data);
     } catch (e) {
       throw validationFailed(`${field}.records[${i}]: ${(e as Error).message}`);
     }
+    if (records.has(canonical)) return;
+    records.add(canonical);
+    try {
+      wireBytes += recordWireSize(owner, type, data);
+    } catch (e) {
+      throw validationFailed(`${field}.records[${i}]: cannot be served: ${(e as Error).message}`);
+    }
   });
   if (type === 'CNAME' && records.size > 1) throw validationFailed(`${field}.records: a CNAME RRset holds exactly one record`);
+  if (wireBytes > MAX_RRSET_WIRE_BYTES) {
+    throw validationFailed(
+      `${field}.records: the RRset is ${wireBytes.toLocaleString('en-US')} bytes in DNS wire format; at most ${MAX_RRSET_WIRE_BYTES.toLocaleString('en-US')} fit in a DNS message`,
+    );
+  }
   return { subname, type, ttl: input.ttl, records: [...records] };
 }
 

@@ -202,3 +202,86 @@ describe('zone decider: record values the service publishes itself (ACME challen
       .thenFails(404, 'Zone not found');
   });
 });
+
+describe('zone decider: limits (contract §16)', () => {
+  describe('records per zone', () => {
+    const values = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `192.0.2.${from + i}`);
+    const a = (subname: string, n: number, from = 1): RRset => ({ subname, type: 'A', ttl: 300, records: values(n, from) });
+    const limited = (rrsets: RRsetInput[], recordLimit: number): ZoneCommand => ({ type: 'UpsertRRsets', accountId: 1, rrsets, recordLimit, at });
+
+    it('counts every record of every RRset and refuses growth past the limit', () => {
+      spec
+        .given([imported([a('a', 3)])])
+        .when(limited([a('b', 2)], 5))
+        .then([expect.objectContaining({ type: 'ZoneRRsetsChanged' }) as never]);
+      spec
+        .given([imported([a('a', 3)])])
+        .when(limited([a('b', 3)], 5))
+        .thenFails(403, 'Record limit per zone reached for your plan (5)');
+    });
+
+    it('lets a zone above a lowered limit shrink or replace records, never grow', () => {
+      const over = [imported([a('a', 10)])];
+      spec
+        .given(over)
+        .when(limited([a('a', 4)], 5))
+        .then([expect.objectContaining({ type: 'ZoneRRsetsChanged' }) as never]);
+      spec
+        .given(over)
+        .when(limited([a('a', 10, 50)], 5))
+        .then([expect.objectContaining({ type: 'ZoneRRsetsChanged' }) as never]);
+      spec
+        .given(over)
+        .when(limited([a('b', 1)], 5))
+        .thenFails(403, /Record limit per zone/);
+    });
+
+    it('refuses an import above the limit', () => {
+      spec
+        .given([])
+        .when({ type: 'ImportZone', zoneId: 'z1', accountId: 1, name: 'example.com', token: 't', nameservers: [], rrsets: [a('a', 6)], recordLimit: 5, at })
+        .thenFails(403, /\(5\)/);
+    });
+
+    it('counts generated email-auth TXT records, but never refuses ACME challenge values', () => {
+      const full = [imported([a('a', 5)])];
+      spec
+        .given(full)
+        .when({ type: 'SetManagedTxt', accountId: 1, changes: [{ subname: '', family: 'v=spf1', records: ['"v=spf1 -all"'] }], ttl: 3600, recordLimit: 5, at })
+        .thenFails(403, /Record limit/);
+      spec
+        .given(full)
+        .when({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values: ['"token"'] }], at })
+        .then([expect.objectContaining({ type: 'ZoneRRsetsChanged' }) as never]);
+    });
+  });
+
+  describe('RRset wire size', () => {
+    const strings = (count: number, bytes: number) => Array.from({ length: count }, (_, i) => `"${String(i).padStart(4, '0')}${'x'.repeat(bytes - 4)}"`);
+
+    it('refuses a record whose data is over 65,535 bytes, naming it', () => {
+      const huge = `${strings(290, 250).join(' ')}`; // 290 strings of 251 bytes: 72,790 bytes of data
+      spec
+        .given([imported()])
+        .when(upsert([{ subname: 'big', type: 'TXT', ttl: 300, records: [huge] }]))
+        .thenFails(400, /records\[0\]\.records\[0\]: cannot be served: its data is 72,790 bytes/);
+    });
+
+    it('refuses an RRset over 60,000 bytes and accepts one just under', () => {
+      // Each record: 15 strings of 252 bytes = 3,780 bytes of data, plus owner "big.example.com" (17) and 10.
+      const record = (i: number) =>
+        strings(15, 251)
+          .map((s) => s.replace(/^"\d{4}/, `"${String(i).padStart(4, '0')}`))
+          .join(' ');
+      const rrset = (n: number) => ({ subname: 'big', type: 'TXT', ttl: 300, records: Array.from({ length: n }, (_, i) => record(i)) });
+      spec
+        .given([imported()])
+        .when(upsert([rrset(20)]))
+        .thenFails(400, /records\[0\]\.records: the RRset is 76,140 bytes/);
+      spec
+        .given([imported()])
+        .when(upsert([rrset(15)]))
+        .then([expect.objectContaining({ type: 'ZoneRRsetsChanged' }) as never]);
+    });
+  });
+});

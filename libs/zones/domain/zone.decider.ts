@@ -1,5 +1,6 @@
 import { Decider, unreachable } from '../../shared/decider';
 import { conflict, notFound } from '../../shared/errors';
+import { checkRecordLimit } from './record-limit';
 import { applyRRsets, canonicalRRset, MIN_TTL, RRsetInput } from './rrsets';
 import { RRset, rrsetKey, ZoneEvent } from './zone.events';
 
@@ -11,15 +12,29 @@ export interface ZoneState {
   rrsets: Map<string, RRset>;
 }
 
+/**
+ * `recordLimit` is the plan's records-per-zone figure (contract §16), read by the handler;
+ * absent, nothing is counted (the ACME challenge records: see record-limit.ts).
+ */
 export type ZoneCommand =
-  | { type: 'ImportZone'; zoneId: string; accountId: number; name: string; token: string; nameservers: string[]; rrsets: RRsetInput[]; at: string }
-  | { type: 'UpsertRRsets'; accountId: number; rrsets: RRsetInput[]; at: string }
+  | {
+      type: 'ImportZone';
+      zoneId: string;
+      accountId: number;
+      name: string;
+      token: string;
+      nameservers: string[];
+      rrsets: RRsetInput[];
+      recordLimit?: number;
+      at: string;
+    }
+  | { type: 'UpsertRRsets'; accountId: number; rrsets: RRsetInput[]; recordLimit?: number; at: string }
   /** Adds values to RRsets, keeping the values already there (challenge records the service publishes itself). */
   | { type: 'AddRecordValues'; accountId: number; rrtype: string; ttl: number; sets: RecordValues[]; at: string }
   | { type: 'RemoveRecordValues'; accountId: number; rrtype: string; sets: RecordValues[]; at: string }
   | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
   | { type: 'DeleteZone'; accountId: number; at: string }
-  | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; at: string };
+  | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; recordLimit?: number; at: string };
 
 /**
  * TXT data another context manages at one name (email authentication: `v=spf1` at the apex,
@@ -85,7 +100,10 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
     switch (command.type) {
       case 'ImportZone': {
         if (state.status !== 'none') throw conflict('zone_taken', `${command.name} is already imported`);
-        const rrsets = [...applyRRsets(new Map(), canonicalAll(command.name, command.rrsets)).values()];
+        // Imported RRsets are named by owner and type: the zone file has no `records` field.
+        const canonical = command.rrsets.map((r) => canonicalRRset(command.name, r, `zone_file (${r.type.toUpperCase()} at ${r.subname || '@'})`));
+        const rrsets = [...applyRRsets(new Map(), canonical).values()];
+        checkRecordLimit([], rrsets, command.recordLimit);
         return [
           {
             type: 'ZoneImported',
@@ -104,7 +122,8 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
       case 'UpsertRRsets': {
         requireOwned(state, command.accountId);
         const changes = canonicalAll(state.name, command.rrsets);
-        applyRRsets(state.rrsets, changes); // validates the result as a whole
+        const next = applyRRsets(state.rrsets, changes); // validates the result as a whole
+        checkRecordLimit(state.rrsets.values(), next.values(), command.recordLimit);
         // Only what differs from the stored state is an event; an identical PUT changes nothing.
         const effective = changes.filter((c) => {
           const now = state.rrsets.get(rrsetKey(c));
@@ -148,7 +167,7 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
           const kept = (current?.records ?? []).filter((r) => !changes.some((c) => txtInFamily(r, c.family)));
           return { subname, type: 'TXT', ttl: current?.ttl ?? command.ttl, records: [...new Set([...kept, ...changes.flatMap((c) => c.records)])] };
         });
-        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at }, state);
+        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, recordLimit: command.recordLimit, at: command.at }, state);
       }
       default:
         return unreachable(command);
