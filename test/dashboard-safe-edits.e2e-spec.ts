@@ -44,6 +44,8 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
       UPTIME_INTERVAL_SECONDS: '1',
       UPTIME_CHECK_PORTS: String(checkPort),
       UPTIME_TIMEOUT_MS: '1000',
+      // The uptime targets are loopback listeners (contract §16 refuses them by default).
+      ALLOW_PRIVATE_TARGETS: 'true',
     });
     user = await s.signIn({ plan: 'pro' });
     await enrolZone(s.server.http, world, user, ZONE, { zoneFile: ZONE_FILE });
