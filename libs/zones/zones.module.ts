@@ -1,12 +1,17 @@
 import { Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module';
 import { ZONE_COMMAND_HANDLERS } from './application/zone.handlers';
+import { ZoneOwnership } from './application/zone-ownership.service';
+import { ZoneOwnershipReport } from './application/zone-ownership-report';
 import { ZoneQueries } from './application/zone.queries';
 import { ZoneVerifier } from './application/zone-verifier';
+import { ZonesAdminController } from './http/zones-admin.controller';
 import { ZonesController } from './http/zones.controller';
 
 @Module({
-  controllers: [ZonesController],
-  providers: [ZoneQueries, ZoneVerifier, ...ZONE_COMMAND_HANDLERS],
+  imports: [AccountsModule],
+  controllers: [ZonesController, ZonesAdminController],
+  providers: [ZoneQueries, ZoneVerifier, ZoneOwnership, ZoneOwnershipReport, ...ZONE_COMMAND_HANDLERS],
   exports: [ZoneQueries],
 })
 export class ZonesModule {}
