@@ -78,9 +78,10 @@ export class ZoneVerifier {
         [parent, servers] = [candidate, found];
         break;
       }
-      if (!Array.isArray(found) && found !== 'ENODATA' && found !== 'ENOTFOUND') return { problem: `NS lookup of ${candidate} failed (${found})` };
+      if (!Array.isArray(found) && found !== 'ENODATA' && found !== 'ENOTFOUND')
+        return { problem: `the parent zone of ${zone} could not be found: NS lookup of ${candidate} failed (${found})` };
     }
-    if (!parent) return { problem: `no parent zone of ${zone} was found` };
+    if (!parent) return { problem: `the parent zone of ${zone} could not be found through the resolver` };
     const hostedHere = servers.some((s) => this.config.nameservers.includes(s));
     const addressesOf = async (names: string[]) => (await Promise.all(names.map((n) => resolver.resolve4(n).catch(() => [] as string[])))).flat();
     const addresses = (await addressesOf(servers.slice(0, MAX_PARENT_SERVERS))).slice(0, MAX_PARENT_SERVERS);

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { AccountDirectory } from '../../accounts/application/account-directory';
 import { AdminOnly } from '../../auth/principal';
 import { hostnameProblem } from '../../dns-server';
@@ -21,6 +22,11 @@ export class ZonesAdminController {
   /** Lets `account_id` hold `zone` although it overlaps another account's zone or a service name. */
   @Post(':zone/allow-overlap')
   @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Allows account_id to hold the zone although it is equal to, under or above another account’s zone, a dynamic-DNS zone or a name-server host (contract §4); ' +
+      'answers {zone, account_id, allowed_at}; 404 for an unknown account',
+  })
   async allowOverlap(@Param('zone') raw: string, @Body() body: AllowOverlapDto) {
     const zone = normalizeZoneName(raw);
     const problem = hostnameProblem(zone);
@@ -32,6 +38,9 @@ export class ZonesAdminController {
 
   /** Existing data breaking the ownership rules, each conflicting pair once (also refreshes the gauge). */
   @Get('conflicts')
+  @ApiOperation({
+    summary: 'Existing zones breaking the ownership rules (imported before they were enforced): {conflicts: [{zone, account_id, relation, with: {kind, name, account_id}}]}',
+  })
   async conflicts() {
     return { conflicts: await this.report.list() };
   }
