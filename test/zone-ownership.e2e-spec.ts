@@ -222,6 +222,9 @@ describe('zone ownership: existing data that breaks the rules', () => {
     expect((await importZone(first, alice, 'alice-zone.test', ALICE_ZONE)).status).toBe(201);
     const store = first.running.app.get<EventStore>(EVENT_STORE);
     await legacyZone(store, 'mail.alice-zone.test', bob.id, [a('mx', '203.0.113.66'), a('www', '203.0.113.67')]);
+    // Verified back then (by the resolver that was this service): bob could create DDNS hosts under it.
+    const verified = { zone_id: zoneIds.get('mail.alice-zone.test'), account_id: bob.id, name: 'mail.alice-zone.test', method: 'ns', at: new Date().toISOString() };
+    await store.appendToStream(zoneStream(zoneIds.get('mail.alice-zone.test')!), [{ type: 'ZoneVerified', data: verified }], 0);
     await legacyZone(store, 'dyn.example.net', bob.id, [a('www', '203.0.113.68')]);
     await legacyZone(store, 'ns1.example.net', bob.id, [a('', '203.0.113.69')]);
     await first.close(false);
@@ -236,6 +239,15 @@ describe('zone ownership: existing data that breaks the rules', () => {
     expect(dig(dnsPort, 'dyn.example.net', 'SOA').answers[0]).toMatch(/^ns1\.example\.net\. hostmaster\.dyn\.example\.net\./);
     expect(dig(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
     expect(dig(dnsPort, 'ns1.example.net', 'A', { tcp: true }).status).toBe('REFUSED');
+  });
+
+  it('does not serve a host of the held zone inside the zone it would shadow', async () => {
+    const host = await app.http.post('/api/domains', { fqdn: 'h.mail.alice-zone.test', record_type: 'A', record_ip: '203.0.113.70' }, bob.token);
+    expect(host.status).toBe(201);
+    // The DNS index applies events in order: once alice's later change is served, bob's host was placed (or not).
+    await app.http.put('/zones/alice-zone.test/records', { records: [{ subname: 'probe', type: 'A', ttl: 300, records: ['192.0.2.1'] }] }, alice.token);
+    expect(await digUntil(dnsPort, 'probe.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.1'] })).toMatchObject({ answers: ['192.0.2.1'] });
+    expect(dig(dnsPort, 'h.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
   });
 
   it('reports every conflicting pair at start-up (/metrics, the CLI), deleting nothing', async () => {
@@ -260,6 +272,7 @@ describe('zone ownership: existing data that breaks the rules', () => {
   it('serves the later zone once the earlier one is gone', async () => {
     expect((await app.http.delete('/zones/alice-zone.test', alice.token)).status).toBe(204);
     expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
+    expect(dig(dnsPort, 'h.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['203.0.113.70'] });
     expect(dig(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
   });
 });

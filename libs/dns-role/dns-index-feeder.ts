@@ -231,6 +231,10 @@ export class DnsIndexFeeder {
     const host = this.hosts.get(fqdn);
     const zone = longestZoneOf(fqdn, this.zones.keys());
     if (!host || !zone) return; // a host whose zone was deleted is kept but not served
+    // Only in a service zone or a zone of the host's own account: a host of a zone held out of
+    // the index (ownership rules) is not served in the zone of the account it would shadow.
+    const zoneAccount = this.zones.get(zone)!.accountId;
+    if (zoneAccount !== null && zoneAccount !== host.accountId) return;
     const owner = { accountId: host.accountId, domain: fqdn };
     for (const type of families) {
       const address = type === 'A' ? host.ipv4 : host.ipv6;
