@@ -120,6 +120,8 @@ describe('zone ownership: imports (contract §4)', () => {
     const allowed = await app.http.admin('POST', path, { account_id: bob.id });
     expect(allowed.status).toBe(200);
     expect(allowed.body).toMatchObject({ zone: 'mail.alice-zone.test', account_id: bob.id });
+    const audit = await app.http.get('/account/audit', bob.token);
+    expect(audit.body.data[0]).toMatchObject({ type: 'ZoneOverlapAllowed', actor: 'operator', data: { zone: 'mail.alice-zone.test', account_id: bob.id } });
     expect((await importZone(app, bob, 'mail.alice-zone.test', 'mx IN A 203.0.113.66\n')).status).toBe(201);
     expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
 

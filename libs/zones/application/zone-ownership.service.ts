@@ -49,7 +49,9 @@ export class ZoneOwnership {
 
   async allowOverlap(zone: string, accountId: number, metadata: EventMetadata): Promise<ZoneOverlapAllowed['data']> {
     const data = { zone, account_id: accountId, at: this.clock.now().toISOString() };
-    await this.streams.append(OVERLAP_ALLOWANCES_STREAM, [{ type: 'ZoneOverlapAllowed', data }], 'any', metadata);
+    const { position } = await this.streams.append(OVERLAP_ALLOWANCES_STREAM, [{ type: 'ZoneOverlapAllowed', data }], 'any', metadata);
+    // Read-your-writes for the account's audit log, like every other command.
+    await this.projections.waitFor(position, 5000, ['audit']);
     return data;
   }
 
