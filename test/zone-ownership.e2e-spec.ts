@@ -163,7 +163,9 @@ describe('zone ownership: verification with the service as its own resolver', ()
     await plantToken('victim.test');
     const res = await app.http.post('/zones/victim.test/verify', undefined, mallory.token);
     expect([res.status, res.body.error.code]).toEqual([400, 'not_verified']);
-    expect(res.body.error.message).toMatch(/_account-dns-verify\.victim\.test is the one in this zone's own records here.*publish it at the zone's current DNS provider/);
+    expect(res.body.error.message).toMatch(
+      /_account-dns-verify\.victim\.test is in this zone's own records here.*remove it here and publish it at the zone's current DNS provider/,
+    );
     // Nothing verification unlocks: no DDNS host under it.
     const host = await app.http.post('/api/domains', { fqdn: 'www.victim.test', record_type: 'A', record_ip: '203.0.113.5' }, mallory.token);
     expect(host.body.error.code).toBe('invalid_fqdn');
@@ -271,10 +273,18 @@ describe('zone ownership: existing data that breaks the rules', () => {
     expect(bobs).toEqual(['dyn.example.net', 'mail.alice-zone.test', 'ns1.example.net']);
   });
 
+  it('serves a held zone once an operator allows its overlap', async () => {
+    expect((await app.http.admin('POST', '/admin/zones/ns1.example.net/allow-overlap', { account_id: bob.id })).status).toBe(200);
+    expect(await digUntil(dnsPort, 'ns1.example.net', 'A', { status: 'NOERROR', answers: ['203.0.113.69'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.69'] });
+    const listed = (await app.http.admin('GET', '/admin/zones/conflicts')).body.conflicts.map((c: { zone: string }) => c.zone);
+    expect(listed).toEqual(['dyn.example.net', 'mail.alice-zone.test']);
+    expect((await app.http.get('/metrics')).text).toMatch(/^zone_ownership_conflicts 2$/m);
+  });
+
   it('serves the later zone once the earlier one is gone', async () => {
     expect((await app.http.delete('/zones/alice-zone.test', alice.token)).status).toBe(204);
     expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
     expect(dig(dnsPort, 'h.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['203.0.113.70'] });
-    expect(dig(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
+    expect(dig(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
   });
 });

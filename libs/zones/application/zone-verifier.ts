@@ -52,7 +52,7 @@ export class ZoneVerifier {
         ? delegation.problem
         : `the parent zone ${delegation.parent} delegates ${zone} to ${delegation.nameservers.join(', ') || 'no name servers'}, expected ${ours.join(', ')}`;
     const txtSeen = seen
-      ? `the TXT record at ${recordName} is the one in this zone's own records here, which proves nothing: publish it at the zone's current DNS provider`
+      ? `the token at ${recordName} is in this zone's own records here, and this service's own answer proves nothing: remove it here and publish it at the zone's current DNS provider`
       : Array.isArray(txt)
         ? `no TXT at ${recordName} holds the token`
         : `TXT lookup of ${recordName} failed (${txt})`;
@@ -83,7 +83,12 @@ export class ZoneVerifier {
     }
     if (!parent) return { problem: `the parent zone of ${zone} could not be found through the resolver` };
     const hostedHere = servers.some((s) => this.config.nameservers.includes(s));
-    const addressesOf = async (names: string[]) => (await Promise.all(names.map((n) => resolver.resolve4(n).catch(() => [] as string[])))).flat();
+    // IPv4 first; IPv6 only for servers without an IPv4 address.
+    const addressOf = async (n: string) => {
+      const v4 = await resolver.resolve4(n).catch(() => [] as string[]);
+      return v4.length > 0 ? v4 : resolver.resolve6(n).catch(() => [] as string[]);
+    };
+    const addressesOf = async (names: string[]) => (await Promise.all(names.map(addressOf))).flat();
     const addresses = (await addressesOf(servers.slice(0, MAX_PARENT_SERVERS))).slice(0, MAX_PARENT_SERVERS);
     if (addresses.length === 0) return { problem: `the name servers of the parent zone ${parent} (${servers.join(', ')}) have no address` };
     const ourAddresses = hostedHere ? [] : await addressesOf(this.config.nameservers);
