@@ -149,14 +149,19 @@ describe('zone ownership: verification with the service as its own resolver', ()
   });
   afterAll(() => app.close());
 
-  const plantToken = async (zone: string) => {
+  type Planting = (token: string) => Array<{ subname: string; type: string; ttl: number; records: string[] }>;
+  const atTheName: Planting = (token) => [{ subname: '_account-dns-verify', type: 'TXT', ttl: 60, records: [`"${token}"`] }];
+
+  const plantToken = async (zone: string, plant: Planting = atTheName) => {
     const created = await importZone(app, mallory, zone);
     expect(created.status).toBe(201);
     const token = created.body.verification.record_value;
-    const put = await app.http.put(`/zones/${zone}/records`, { records: [{ subname: '_account-dns-verify', type: 'TXT', ttl: 60, records: [`"${token}"`] }] }, mallory.token);
+    const put = await app.http.put(`/zones/${zone}/records`, { records: plant(token) }, mallory.token);
     expect(put.status).toBe(200);
     // The service does answer the planted token, so a resolver that is (or asks) it sees it.
-    expect(await digUntil(dnsPort, `_account-dns-verify.${zone}`, 'TXT', { status: 'NOERROR', answers: [`"${token}"`] })).toEqual({ status: 'NOERROR', answers: [`"${token}"`] });
+    const started = Date.now();
+    while (!dig(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers.includes(`"${token}"`) && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 50));
+    expect(dig(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers).toContain(`"${token}"`);
   };
 
   it('does not accept a TXT token the claimant planted in its own records here', async () => {
@@ -169,6 +174,25 @@ describe('zone ownership: verification with the service as its own resolver', ()
     // Nothing verification unlocks: no DDNS host under it.
     const host = await app.http.post('/api/domains', { fqdn: 'www.victim.test', record_type: 'A', record_ip: '203.0.113.5' }, mallory.token);
     expect(host.body.error.code).toBe('invalid_fqdn');
+  });
+
+  it('does not accept the token served here through a wildcard or a CNAME of the claimant’s own', async () => {
+    const plantings: Array<[string, Planting]> = [
+      ['victim3.test', (token) => [{ subname: '*', type: 'TXT', ttl: 60, records: [`"${token}"`] }]],
+      [
+        'victim4.test',
+        (token) => [
+          { subname: '_account-dns-verify', type: 'CNAME', ttl: 60, records: ['holder.victim4.test.'] },
+          { subname: 'holder', type: 'TXT', ttl: 60, records: [`"${token}"`] },
+        ],
+      ],
+    ];
+    for (const [zone, plant] of plantings) {
+      await plantToken(zone, plant);
+      const res = await app.http.post(`/zones/${zone}/verify`, undefined, mallory.token);
+      expect([zone, res.status, res.body.error.code]).toEqual([zone, 400, 'not_verified']);
+      expect(res.body.error.message).toMatch(/is in this zone's own records here/);
+    }
   });
 
   it('does not accept the zone’s own apex NS (the service’s name servers) as a delegation', async () => {

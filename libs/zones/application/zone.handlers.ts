@@ -11,10 +11,13 @@ import { badRequest, conflict, notFound, validationFailed } from '../../shared/e
 import { parseMasterFile } from '../domain/master-file';
 import { RRsetInput } from '../domain/rrsets';
 import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
-import { rrsetKey, verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
+import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
 import { ZoneVerifier } from './zone-verifier';
 import { ZoneOwnership } from './zone-ownership.service';
-import { allAncestors, conflictMessage } from '../domain/zone-ownership';
+import { conflictMessage } from '../domain/zone-ownership';
+import { ownZonesAnswer } from './own-answer';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ZONES } from '../../../projections/zones.projection';
 
 export interface ZoneCaller {
   accountId: number;
@@ -153,6 +156,7 @@ export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandle
     reservations: Reservations,
     @Inject(CLOCK) clock: Clock,
     private readonly verifier: ZoneVerifier,
+    private readonly projections: ProjectionEngine,
   ) {
     super(runner, reservations, clock);
   }
@@ -172,23 +176,13 @@ export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandle
 
   /**
    * Whether this service would answer `recordName` TXT with the token from the claimant's own
-   * records: in the zone itself, or in another of the account's zones at or above the name.
+   * records (any of the account's zones: directly, by wildcard or through CNAMEs among them).
    */
   private async servedFromOwnRecords(recordName: string, token: string, accountId: number): Promise<boolean> {
-    for (const zone of [recordName, ...allAncestors(recordName)]) {
-      const claim = await this.reservations.holder(ZONE_NAME, zoneNameStream(zone));
-      if (!claim || claim.account_id !== accountId) continue;
-      const { state } = await this.runner.streams.load(zoneStream(claim.zone_id), zoneDecider);
-      const subname = recordName === zone ? '' : recordName.slice(0, -(zone.length + 1));
-      const txt = state.rrsets.get(rrsetKey({ subname, type: 'TXT' }));
-      if (txt?.records.some((r) => txtText(r) === token)) return true;
-    }
-    return false;
+    const zones = await this.projections.readModel(ZONES).find({ account_id: accountId });
+    return ownZonesAnswer(zones, recordName, token);
   }
 }
-
-/** The text of a TXT record in presentation format: its quoted strings joined, as resolvers return it. */
-const txtText = (record: string): string => [...record.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1].replace(/\\(.)/g, '$1')).join('');
 
 @CommandHandler(DeleteZone)
 export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandler<DeleteZone, void> {
