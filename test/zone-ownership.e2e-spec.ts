@@ -117,6 +117,9 @@ describe('zone ownership: imports (contract §4)', () => {
     expect((await app.http.post(path, { account_id: bob.id })).status).toBe(401); // no admin token
     expect((await app.http.admin('POST', path, { account_id: 999999 })).status).toBe(404);
     expect((await app.http.admin('POST', path, { account_id: 'x' })).body.error.code).toBe('validation_failed');
+    // The service's own dynamic-DNS zone is never an account's, allowance or not.
+    const ddns = await app.http.admin('POST', '/admin/zones/dyn.example.net/allow-overlap', { account_id: bob.id });
+    expect([ddns.status, ddns.body.error.code]).toEqual([400, 'validation_failed']);
     const allowed = await app.http.admin('POST', path, { account_id: bob.id });
     expect(allowed.status).toBe(200);
     expect(allowed.body).toMatchObject({ zone: 'mail.alice-zone.test', account_id: bob.id });

@@ -4,7 +4,7 @@ import { EventStore, Position, RecordedEvent } from '../eventstore/event-store.p
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../domains/domain/domain.events';
 import { isAtOrUnder, isStrictlyUnder, longestZoneOf } from '../shared/fqdn';
 import { applyRRsets } from '../zones/domain/rrsets';
-import { OverlapAllowances, serviceConflicts, zoneAncestors, ZoneOverlapAllowed, ZONE_OWNERSHIP_EVENT_TYPES } from '../zones/domain/zone-ownership';
+import { OverlapAllowances, unallowedServiceConflicts, zoneAncestors, ZoneOverlapAllowed, ZONE_OWNERSHIP_EVENT_TYPES } from '../zones/domain/zone-ownership';
 import { RRset, rrsetKey, ZoneEvent, ZONE_EVENT_TYPES } from '../zones/domain/zone.events';
 
 const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES, ...ZONE_OWNERSHIP_EVENT_TYPES]);
@@ -206,7 +206,7 @@ export class DnsIndexFeeder {
   private blocked(name: string): boolean {
     const zone = this.live.get(name)!;
     const claimant = { zone: name, account_id: zone.accountId };
-    if (!this.allowances.has(name, zone.accountId) && serviceConflicts(name, zone.accountId, this.options).length > 0) return true;
+    if (unallowedServiceConflicts(name, zone.accountId, this.options, this.allowances).length > 0) return true;
     const standsAgainst = (other: string, o: LiveZone) =>
       o.accountId !== zone.accountId && o.seq < zone.seq && !this.allowances.pairAllowed(claimant, { zone: other, account_id: o.accountId });
     for (const above of zoneAncestors(name)) {

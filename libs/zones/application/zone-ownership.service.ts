@@ -5,6 +5,7 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ZONES } from '../../../projections/zones.projection';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
+import { validationFailed } from '../../shared/errors';
 import { zoneDecider } from '../domain/zone.decider';
 import { zoneStream } from '../domain/zone.events';
 import {
@@ -13,7 +14,7 @@ import {
   OVERLAP_ALLOWANCES_STREAM,
   OverlapAllowances,
   OwnershipConflict,
-  serviceConflicts,
+  unallowedServiceConflicts,
   zoneAncestors,
   zoneConflict,
   ZoneOverlapAllowed,
@@ -48,6 +49,7 @@ export class ZoneOwnership {
   }
 
   async allowOverlap(zone: string, accountId: number, metadata: EventMetadata): Promise<ZoneOverlapAllowed['data']> {
+    if (this.config.ddnsZones.includes(zone)) throw validationFailed(`zone: ${zone} is a dynamic-DNS zone of the service; no account can hold it`);
     const data = { zone, account_id: accountId, at: this.clock.now().toISOString() };
     const { position } = await this.streams.append(OVERLAP_ALLOWANCES_STREAM, [{ type: 'ZoneOverlapAllowed', data }], 'any', metadata);
     // Read-your-writes for the account's audit log, like every other command.
@@ -57,8 +59,7 @@ export class ZoneOwnership {
 
   /** Refuses (409 zone_conflict) a zone that is equal to, under or above a DDNS zone or a name-server host. */
   checkServiceNames(zone: string, accountId: number, allowances: OverlapAllowances): void {
-    if (allowances.has(zone, accountId)) return;
-    const [first] = serviceConflicts(zone, accountId, this.config);
+    const [first] = unallowedServiceConflicts(zone, accountId, this.config, allowances);
     if (first) throw zoneConflict(first);
   }
 

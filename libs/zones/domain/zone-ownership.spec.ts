@@ -6,6 +6,7 @@ import {
   OverlapAllowances,
   relationOf,
   serviceConflicts,
+  unallowedServiceConflicts,
   zoneAncestors,
   ZoneTreeEvent,
   zoneTreeDecider,
@@ -33,6 +34,15 @@ describe('zone ownership rules', () => {
     ]);
     expect(serviceConflicts('x.dyn.example.net', 1, names).map(conflictMessage)).toEqual(["x.dyn.example.net is under the service's dynamic-DNS zone dyn.example.net"]);
     expect(serviceConflicts('example.org', 1, names)).toEqual([]);
+  });
+
+  it('lets an allowance lift every conflict with the service’s names but being a dynamic-DNS zone itself', () => {
+    const allowances = new OverlapAllowances();
+    allowances.add('example.net', 1);
+    allowances.add('dyn.example.net', 1);
+    expect(unallowedServiceConflicts('example.net', 1, names, allowances)).toEqual([]);
+    expect(unallowedServiceConflicts('example.net', 2, names, allowances)).toHaveLength(3);
+    expect(unallowedServiceConflicts('dyn.example.net', 1, names, allowances).map(conflictMessage)).toEqual(["dyn.example.net is the service's dynamic-DNS zone dyn.example.net"]);
   });
 
   it('reports each pair of existing data once, against the earlier zone, skipping same-account delegation and allowed overlaps', () => {

@@ -65,6 +65,16 @@ export function serviceConflicts(zone: string, accountId: number | null, names: 
   return out;
 }
 
+/**
+ * Conflicts with the service's names an operator's allowance lifts: all but a zone that is a
+ * dynamic-DNS zone itself (the service serves that zone; an account's zone of the same name
+ * would replace it, and deleting it would take the service's zone down).
+ */
+export function unallowedServiceConflicts(zone: string, accountId: number | null, names: ServiceNames, allowances: OverlapAllowances): OwnershipConflict[] {
+  const allowed = allowances.has(zone, accountId);
+  return serviceConflicts(zone, accountId, names).filter((c) => !allowed || (c.with.kind === 'ddns_zone' && c.relation === 'equal'));
+}
+
 const RELATION_WORDS: Record<Relation, string> = { equal: 'is', under: 'is under', above: 'is above' };
 const KIND_WORDS: Record<ConflictKind, string> = {
   zone: 'a zone of another account',
@@ -128,7 +138,7 @@ export function findOwnershipConflicts(zones: readonly ZoneHolding[], names: Ser
   const byName = new Map(zones.map((z) => [z.zone, z]));
   const out: OwnershipConflict[] = [];
   for (const z of [...zones].sort((a, b) => a.zone.localeCompare(b.zone))) {
-    if (!allowances.has(z.zone, z.account_id)) out.push(...serviceConflicts(z.zone, z.account_id, names));
+    out.push(...unallowedServiceConflicts(z.zone, z.account_id, names, allowances));
     for (const name of zoneAncestors(z.zone)) {
       const above = byName.get(name);
       if (!above || above.account_id === z.account_id || allowances.pairAllowed(z, above)) continue;
