@@ -50,6 +50,7 @@ import { generatedAggregateReport } from './dmarc/generated-report';
 import { encodingCosts } from './email-auth-api/encoding-costs';
 import { freePort } from './dns/processes';
 import { deployedSpawn } from './support/start-command';
+import { delegateInWorld } from './support/world-dns';
 
 const REPORTS = Number(process.env.EA_API_BENCH_REPORTS ?? 20);
 const ROWS_PER_REPORT = Number(process.env.EA_API_BENCH_ROWS ?? 5000);
@@ -252,6 +253,7 @@ async function main(): Promise<void> {
       ttl: 60,
       nameservers: zone.nameservers,
     });
+    delegateInWorld(world, ZONE, zone.nameservers);
     await api(url, 'POST', `/zones/${ZONE}/verify`, undefined, session);
     await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: [ZONE] } }, admin);
     const setup = await api(url, 'POST', '/2fa/setup', undefined, session);

@@ -19,6 +19,7 @@ import { createApp } from '../apps/server/app';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { loadConfig } from '../libs/shared/config';
 import { jsonLogger } from '../libs/shared/logger';
+import { delegateInWorld } from './support/world-dns';
 
 const CHANGES = Number(process.env.EA_BENCH_CHANGES ?? 300);
 const CONCURRENCY = Number(process.env.EA_BENCH_CONCURRENCY ?? 8);
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
         ttl: 60,
         nameservers: z.nameservers,
       });
+      delegateInWorld(world, zone, z.nameservers);
       await call('POST', `/zones/${zone}/verify`, undefined, auth);
     }
     await call('PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'standard', domains: zones } }, { 'x-admin-token': ADMIN });

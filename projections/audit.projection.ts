@@ -6,6 +6,7 @@ import { DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
 import { MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
+import { ZONE_OWNERSHIP_EVENT_TYPES } from '../libs/zones/domain/zone-ownership';
 import { defineProjection, defineReadModel, EventShape } from '../libs/projection-engine/read-model';
 import { redact } from '../libs/shared/redact';
 
@@ -35,6 +36,8 @@ export const AUDITED_EVENT_TYPES: readonly string[] = [
   ...TWO_FACTOR_EVENT_TYPES,
   ...DOMAIN_EVENT_TYPES,
   ...ZONE_EVENT_TYPES,
+  // An operator's allowance for the account to hold an overlapping zone (no such event predates this type).
+  ...ZONE_OWNERSHIP_EVENT_TYPES,
   ...MONITOR_EVENT_TYPES,
   // The nightly wizard metrics are the job's telemetry, not a change anyone made.
   ...EMAIL_AUTH_EVENT_TYPES.filter((t) => t !== 'DmarcStageMetricsRecorded'),

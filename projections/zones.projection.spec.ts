@@ -12,11 +12,11 @@ describe('zones projection', () => {
       data: { zone_id: id, account_id: 7, name, verification_token: 'tok', nameservers: ['ns1.test.'], rrsets: [www], created_at: '2026-03-01T00:00:00Z' },
     });
     const h = await project<ZoneEvent>(zonesProjection, [
-      imported('z1', 'example.test'),
+      imported('z1', 'shop.example.test'),
       imported('z2', 'gone.test'),
       // Adds the MX, deletes www (records: []).
-      { type: 'ZoneRRsetsChanged', data: { zone_id: 'z1', account_id: 7, name: 'example.test', rrsets: [mail, { ...www, records: [] }], at: 't' } },
-      { type: 'ZoneVerified', data: { zone_id: 'z1', account_id: 7, name: 'example.test', method: 'txt', at: '2026-03-02T00:00:00Z' } },
+      { type: 'ZoneRRsetsChanged', data: { zone_id: 'z1', account_id: 7, name: 'shop.example.test', rrsets: [mail, { ...www, records: [] }], at: 't' } },
+      { type: 'ZoneVerified', data: { zone_id: 'z1', account_id: 7, name: 'shop.example.test', method: 'txt', at: '2026-03-02T00:00:00Z' } },
       { type: 'ZoneDeleted', data: { zone_id: 'z2', account_id: 7, name: 'gone.test', at: 't' } },
     ]);
     const expected = [
@@ -24,9 +24,10 @@ describe('zones projection', () => {
         _id: 'z1',
         id: 'z1',
         account_id: 7,
-        name: 'example.test',
+        name: 'shop.example.test',
+        ancestors: ['example.test'],
         status: 'verified',
-        verification: { record_name: '_account-dns-verify.example.test', record_value: 'tok' },
+        verification: { record_name: '_account-dns-verify.shop.example.test', record_value: 'tok' },
         nameservers: ['ns1.test.'],
         rrsets: [mail],
         created_at: '2026-03-01T00:00:00Z',

@@ -1,6 +1,7 @@
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, verificationRecordName, ZoneEvent, ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
+import { zoneAncestors } from '../libs/zones/domain/zone-ownership';
 import { guardedUpdate } from './guard';
 
 /** A live imported zone with its RRsets. */
@@ -9,6 +10,8 @@ export interface ZoneDoc {
   id: string;
   account_id: number;
   name: string;
+  /** The names above this zone that could be zones: finds the zones below a name (ownership rules). */
+  ancestors: string[];
   status: 'pending_verification' | 'verified';
   verification: { record_name: string; record_value: string };
   nameservers: string[];
@@ -19,12 +22,13 @@ export interface ZoneDoc {
   verified_by?: 'ns' | 'txt';
 }
 
-export const ZONES = defineReadModel<ZoneDoc>('zones', 'zones', [{ keys: { account_id: 1 } }, { keys: { name: 1 } }]);
+export const ZONES = defineReadModel<ZoneDoc>('zones', 'zones', [{ keys: { account_id: 1 } }, { keys: { name: 1 } }, { keys: { ancestors: 1 } }]);
 
 /** zones: one document per live imported zone, with its RRsets, for the zones API and the fqdn rules. */
 export const zonesProjection = defineProjection<ZoneEvent>({
   name: 'zones',
-  version: 2, // 2: verified_by (how the zone was verified: the email-auth API's hosting mode)
+  // 2: verified_by (how the zone was verified: the email-auth API's hosting mode); 3: ancestors
+  version: 3,
   readModels: [ZONES],
   handles: ZONE_EVENT_TYPES,
   async apply(event, ctx) {
@@ -37,6 +41,7 @@ export const zonesProjection = defineProjection<ZoneEvent>({
             id: d.zone_id,
             account_id: d.account_id,
             name: d.name,
+            ancestors: zoneAncestors(d.name),
             status: 'pending_verification',
             verification: { record_name: verificationRecordName(d.name), record_value: d.verification_token },
             nameservers: d.nameservers,

@@ -46,6 +46,8 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
       '/health',
       '/admin/reports',
       '/admin/jobs/email-auth-alerts',
+      '/admin/zones/{zone}/allow-overlap',
+      '/admin/zones/conflicts',
     ]) {
       expect(paths).toContain(p);
     }
@@ -63,6 +65,9 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     const records = doc.components.schemas[upsert.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties.records;
     expect(records).toMatchObject({ type: 'array', maxItems: 1000 });
     expect(doc.components.schemas[records.items.$ref.split('/').pop()].properties).toBeDefined();
+    const overlap = op('/admin/zones/{zone}/allow-overlap', 'post');
+    expect(doc.components.schemas[overlap.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties.account_id).toMatchObject({ type: 'integer' });
+    expect(overlap.security).toEqual([{ admin_token: [] }]);
   });
 
   it('names each route’s authentication and its error responses in the contract’s shape', () => {

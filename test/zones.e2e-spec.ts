@@ -1,3 +1,4 @@
+import { delegateInWorld } from '../bench/support/world-dns';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { answerData, queryDns, waitForDns } from './support/dns-client';
 import { freePort } from './support/server-process';
@@ -69,12 +70,15 @@ describe('zones (contract §4)', () => {
   });
 
   it('keeps zone names unique and other accounts’ zones invisible', async () => {
+    // Contract §4: a zone equal to, under or above another account's zone, or a DDNS zone, is 409 zone_conflict.
     const taken = await app.http.post('/zones', { name: 'example.com' }, other.token);
-    expect([taken.status, taken.body.error.code]).toEqual([409, 'zone_taken']);
+    expect([taken.status, taken.body.error.code]).toEqual([409, 'zone_conflict']);
+    const again = await app.http.post('/zones', { name: 'example.com' }, owner.token);
+    expect([again.status, again.body.error.code]).toEqual([409, 'zone_taken']);
     expect((await app.http.get('/zones/example.com', other.token)).status).toBe(404);
     expect((await app.http.put('/zones/example.com/records', { records: [] }, other.token)).status).toBe(404);
     const ddns = await app.http.post('/zones', { name: 'x.dyn.example.net' }, other.token);
-    expect(ddns.body.error.code).toBe('validation_failed');
+    expect([ddns.status, ddns.body.error.code]).toEqual([409, 'zone_conflict']);
     const badFile = await app.http.post('/zones', { name: 'bad.org', zone_file: 'www IN A 999.1.1.1' }, other.token);
     expect(badFile.body.error).toMatchObject({ code: 'validation_failed' });
     expect((await app.http.post('/zones', { name: 'bad.org' }, other.token)).status).toBe(201); // the bad file did not hold the name
@@ -127,15 +131,9 @@ describe('zones (contract §4)', () => {
     expect(ok.body.status).toBe('verified');
     expect(ok.body.verified_at).toMatch(/Z$/);
 
-    // NS delegation works too.
+    // NS delegation works too: the parent (org, in the world) delegates the zone to the service.
     await app.http.post('/zones', { name: 'delegated.org' }, owner.token);
-    world.putZone({
-      name: 'delegated.org',
-      ownerAccountId: null,
-      soa: { mname: 'ns1.example.net', rname: 'h.delegated.org', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
-      ttl: 60,
-      nameservers: ['ns1.example.net', 'ns2.example.net'],
-    });
+    delegateInWorld(world, 'delegated.org', ['ns1.example.net', 'ns2.example.net']);
     expect((await app.http.post('/zones/delegated.org/verify', undefined, owner.token)).body.status).toBe('verified');
 
     const host = await app.http.post('/api/domains', { fqdn: 'home.example.com', record_type: 'A', record_ip: '192.0.2.5' }, owner.token);

@@ -111,6 +111,17 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: 'jobs:email-auth-alerts [--now <ISO 8601>]   (live-record check now, and the daily report rules that are due)',
     run: (_args, flags) => call('POST', '/admin/jobs/email-auth-alerts', flags.has('now') ? { now: flags.get('now') } : {}),
   },
+  'zones:allow-overlap': {
+    usage: 'zones:allow-overlap <zone> <account-id>   (the account may hold the zone although it overlaps another account’s zone or a service name)',
+    async run(args) {
+      need(args, 2, this.usage);
+      return call('POST', `/admin/zones/${encodeURIComponent(args[0])}/allow-overlap`, { account_id: Number(args[1]) });
+    },
+  },
+  'zones:conflicts': {
+    usage: 'zones:conflicts   (existing zones that break the ownership rules, each conflicting pair once)',
+    run: () => call('GET', '/admin/zones/conflicts'),
+  },
   'streams:replay': {
     usage: 'streams:replay <stream>',
     async run(args) {

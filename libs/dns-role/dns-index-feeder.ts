@@ -2,10 +2,12 @@ import { ZoneIndex, type ZoneDefinition } from '../dns-server';
 import { CheckpointedConsumer } from '../consumers/checkpointed-consumer';
 import { EventStore, Position, RecordedEvent } from '../eventstore/event-store.port';
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../domains/domain/domain.events';
-import { isAtOrUnder, longestZoneOf } from '../shared/fqdn';
-import { ZoneEvent, ZONE_EVENT_TYPES } from '../zones/domain/zone.events';
+import { isAtOrUnder, isStrictlyUnder, longestZoneOf } from '../shared/fqdn';
+import { applyRRsets } from '../zones/domain/rrsets';
+import { OverlapAllowances, unallowedServiceConflicts, zoneAncestors, ZoneOverlapAllowed, ZONE_OWNERSHIP_EVENT_TYPES } from '../zones/domain/zone-ownership';
+import { RRset, rrsetKey, ZoneEvent, ZONE_EVENT_TYPES } from '../zones/domain/zone.events';
 
-const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES]);
+const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES, ...ZONE_OWNERSHIP_EVENT_TYPES]);
 /** TTL of the apex SOA/NS; negative answers use the SOA minimum (60 s) so new hosts appear fast. */
 const APEX_TTL = 3600;
 const NEGATIVE_TTL = 60;
@@ -24,6 +26,12 @@ interface ServedZone {
   serial: number;
 }
 
+/** An imported zone, served or not: `seq` is its import order (the earlier of two conflicting zones wins). */
+interface LiveZone {
+  accountId: number;
+  seq: number;
+}
+
 /**
  * Feeds the DNS server's in-memory index as an in-memory consumer on the consumer
  * runtime: every DNS process runs its own from the first event (no lease, no stored
@@ -33,7 +41,21 @@ interface ServedZone {
  * hosts when a zone above them is imported or deleted.
  */
 export class DnsIndexFeeder {
+  /** Zones in the index. */
   private readonly zones = new Map<string, ServedZone>();
+  /**
+   * Every imported zone, and how many of them lie below each name: the ownership rules
+   * (contract §4) are decided here, when a zone arrives, leaves or an overlap is allowed,
+   * never per query. A zone that breaks them (data imported before they were enforced) is
+   * held out of the index with its records, so the names it would shadow keep their answers
+   * from the zone that is allowed to serve them; it is served once nothing earlier stands
+   * against it (that zone deleted, or the overlap allowed).
+   */
+  private readonly live = new Map<string, LiveZone>();
+  private readonly below = new Map<string, number>();
+  private readonly held = new Map<string, Map<string, RRset>>();
+  private readonly allowances = new OverlapAllowances();
+  private imports = 0;
   private readonly hosts = new Map<string, Host>();
   private consumer: CheckpointedConsumer | null = null;
   private readonly waiters: Array<{ commit: bigint; resolve: () => void }> = [];
@@ -89,26 +111,49 @@ export class DnsIndexFeeder {
 
   private apply(event: RecordedEvent): void {
     const at = event.created.getTime();
-    const e = { type: event.type, data: event.data } as DomainEventUnion | ZoneEvent;
+    const e = { type: event.type, data: event.data } as DomainEventUnion | ZoneEvent | ZoneOverlapAllowed;
     switch (e.type) {
-      case 'ZoneImported':
-        this.putZone(e.data.name, String(e.data.account_id), at);
-        for (const r of e.data.rrsets) this.index.setRRset(e.data.name, r.subname, r.type, r.ttl, r.records);
-        this.replaceHostsUnder(e.data.name);
+      case 'ZoneImported': {
+        const { name, account_id: accountId, rrsets } = e.data;
+        this.live.set(name, { accountId, seq: ++this.imports });
+        for (const above of zoneAncestors(name)) this.below.set(above, (this.below.get(above) ?? 0) + 1);
+        if (this.blocked(name)) {
+          this.held.set(name, new Map(rrsets.map((r) => [rrsetKey(r), r])));
+          this.options.log('dns index: zone not served, it breaks the ownership rules', { zone: name, account_id: accountId });
+          return;
+        }
+        this.serve(name, accountId, rrsets, at);
         return;
-      case 'ZoneRRsetsChanged':
+      }
+      case 'ZoneOverlapAllowed':
+        this.allowances.add(e.data.zone, e.data.account_id);
+        this.serveAllowed();
+        return;
+      case 'ZoneRRsetsChanged': {
+        const held = this.held.get(e.data.name);
+        if (held) {
+          this.held.set(e.data.name, applyRRsets(held, e.data.rrsets));
+          return;
+        }
         for (const r of e.data.rrsets) this.index.setRRset(e.data.name, r.subname, r.type, r.ttl, r.records);
         // A host's own addresses win over zone records at the same name.
         this.replaceHostsUnder(e.data.name);
         this.bumpSerial(e.data.name, at);
         return;
+      }
       case 'ZoneVerified':
         return;
-      case 'ZoneDeleted':
-        this.index.removeZone(e.data.name);
-        this.zones.delete(e.data.name);
-        this.replaceHostsUnder(e.data.name);
+      case 'ZoneDeleted': {
+        const { name } = e.data;
+        if (!this.live.delete(name)) return;
+        for (const above of zoneAncestors(name)) this.below.set(above, (this.below.get(above) ?? 1) - 1);
+        if (this.held.delete(name)) return;
+        this.index.removeZone(name);
+        this.zones.delete(name);
+        this.replaceHostsUnder(name);
+        this.serveAllowed();
         return;
+      }
       case 'DomainCreated': {
         const d = e.data;
         this.hosts.set(d.fqdn, {
@@ -146,10 +191,50 @@ export class DnsIndexFeeder {
     }
   }
 
+  private serve(name: string, accountId: number, rrsets: Iterable<RRset>, at: number): void {
+    this.putZone(name, String(accountId), at);
+    for (const r of rrsets) this.index.setRRset(name, r.subname, r.type, r.ttl, r.records);
+    this.replaceHostsUnder(name);
+  }
+
+  /**
+   * Whether a zone breaks the ownership rules: it conflicts with a service name, or with a
+   * zone of another account imported before it, and no operator allowed the overlap. The
+   * zones below a name are only scanned when there are some (the count), so an import costs
+   * a walk up its labels.
+   */
+  private blocked(name: string): boolean {
+    const zone = this.live.get(name)!;
+    const claimant = { zone: name, account_id: zone.accountId };
+    if (unallowedServiceConflicts(name, zone.accountId, this.options, this.allowances).length > 0) return true;
+    const standsAgainst = (other: string, o: LiveZone) =>
+      o.accountId !== zone.accountId && o.seq < zone.seq && !this.allowances.pairAllowed(claimant, { zone: other, account_id: o.accountId });
+    for (const above of zoneAncestors(name)) {
+      const other = this.live.get(above);
+      if (other && standsAgainst(above, other)) return true;
+    }
+    if ((this.below.get(name) ?? 0) === 0) return false;
+    for (const [other, o] of this.live) if (isStrictlyUnder(other, name) && standsAgainst(other, o)) return true;
+    return false;
+  }
+
+  /** Serves the held zones nothing stands against any more. */
+  private serveAllowed(): void {
+    for (const [name, rrsets] of this.held) {
+      if (this.blocked(name)) continue;
+      this.held.delete(name);
+      this.serve(name, this.live.get(name)!.accountId, rrsets.values(), Date.now());
+    }
+  }
+
   private placeHost(fqdn: string, at: number, families: Family[] = ['A', 'AAAA']): void {
     const host = this.hosts.get(fqdn);
     const zone = longestZoneOf(fqdn, this.zones.keys());
     if (!host || !zone) return; // a host whose zone was deleted is kept but not served
+    // Only in a service zone or a zone of the host's own account: a host of a zone held out of
+    // the index (ownership rules) is not served in the zone of the account it would shadow.
+    const zoneAccount = this.zones.get(zone)!.accountId;
+    if (zoneAccount !== null && zoneAccount !== host.accountId) return;
     const owner = { accountId: host.accountId, domain: fqdn };
     for (const type of families) {
       const address = type === 'A' ? host.ipv4 : host.ipv6;

@@ -31,6 +31,11 @@ export interface AppConfig {
   acmeCaCert: string | null;
   acmePropagationDelayMs: number;
   verifyResolver: string | null;
+  /**
+   * Port at which zone verification asks a parent zone's name servers for the delegation
+   * (VERIFY_AUTHORITY_PORT; default VERIFY_RESOLVER's port, else 53: both are 53 outside tests).
+   */
+  verifyAuthorityPort: number;
   uptimeIntervalSeconds: number;
   uptimeCheckPorts: number[];
   uptimeTimeoutMs: number;
@@ -95,6 +100,12 @@ const int = (v: string | undefined, fallback: number, name: string): number => {
   return n;
 };
 
+/** The port of a `host:port` (or `[v6]:port`) resolver address, or null without one. */
+const resolverPort = (v: string | undefined): number | null => {
+  const port = /(?:^[^:]*|\]):(\d{1,5})$/.exec(v ?? '')?.[1];
+  return port === undefined ? null : Number(port);
+};
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<AppConfig> = {}): AppConfig {
   const roles = list(env.ROLES, ALL_ROLES) as Role[];
   for (const r of roles) if (!ALL_ROLES.includes(r)) throw new Error(`ROLES: unknown role "${r}"`);
@@ -121,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     acmeCaCert: env.ACME_CA_CERT || null,
     acmePropagationDelayMs: int(env.ACME_PROPAGATION_DELAY_MS, 5000, 'ACME_PROPAGATION_DELAY_MS'),
     verifyResolver: env.VERIFY_RESOLVER || null,
+    verifyAuthorityPort: int(env.VERIFY_AUTHORITY_PORT, resolverPort(env.VERIFY_RESOLVER) ?? 53, 'VERIFY_AUTHORITY_PORT'),
     uptimeIntervalSeconds: int(env.UPTIME_INTERVAL_SECONDS, 300, 'UPTIME_INTERVAL_SECONDS'),
     uptimeCheckPorts: list(env.UPTIME_CHECK_PORTS, ['443', '80']).map((p) => int(p, 0, 'UPTIME_CHECK_PORTS')),
     uptimeTimeoutMs: int(env.UPTIME_TIMEOUT_MS, 5000, 'UPTIME_TIMEOUT_MS'),

@@ -1,15 +1,18 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ZONE_COMMAND_HANDLERS } from './application/zone.handlers';
+import { ZoneOwnership } from './application/zone-ownership.service';
+import { ZoneOwnershipReport } from './application/zone-ownership-report';
 import { ZoneQueries } from './application/zone.queries';
 import { ZoneQuota } from './application/zone-quota';
 import { ZoneVerifier } from './application/zone-verifier';
+import { ZonesAdminController } from './http/zones-admin.controller';
 import { ZonesController } from './http/zones.controller';
 
 @Module({
   imports: [AccountsModule],
-  controllers: [ZonesController],
-  providers: [ZoneQueries, ZoneQuota, ZoneVerifier, ...ZONE_COMMAND_HANDLERS],
+  controllers: [ZonesController, ZonesAdminController],
+  providers: [ZoneQueries, ZoneQuota, ZoneVerifier, ZoneOwnership, ZoneOwnershipReport, ...ZONE_COMMAND_HANDLERS],
   exports: [ZoneQueries],
 })
 export class ZonesModule {}

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { DnsServer, ZoneIndex } from '../../libs/dns-server';
 import { HttpClient } from './http-client';
+import { delegateInWorld } from '../../bench/support/world-dns';
 import { postRaw } from './report-intake';
 
 /**
@@ -60,6 +61,7 @@ export async function enrolZone(
     ttl: 60,
     nameservers: created.body.nameservers,
   });
+  delegateInWorld(world, zone, created.body.nameservers);
   const verified = await http.post(`/zones/${zone}/verify`, undefined, owner.token);
   if (verified.body.status !== 'verified') throw new Error(`verify ${zone}: ${verified.text}`);
   const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'standard', domains: options.addOnDomains ?? [zone] } });

@@ -8,13 +8,17 @@ import { hostnameProblem } from '../../dns-server';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { badRequest, conflict, notFound, validationFailed } from '../../shared/errors';
-import { isAtOrUnder } from '../../shared/fqdn';
 import { parseMasterFile } from '../domain/master-file';
 import { RRsetInput } from '../domain/rrsets';
 import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
 import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
 import { ZoneQuota } from './zone-quota';
 import { ZoneVerifier } from './zone-verifier';
+import { ZoneOwnership } from './zone-ownership.service';
+import { conflictMessage } from '../domain/zone-ownership';
+import { ownZonesAnswer } from './own-answer';
+import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { ZONES } from '../../../projections/zones.projection';
 
 export interface ZoneCaller {
   accountId: number;
@@ -87,6 +91,7 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     @Inject(CLOCK) clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly quota: ZoneQuota,
+    private readonly ownership: ZoneOwnership,
   ) {
     super(runner, reservations, clock);
   }
@@ -100,9 +105,9 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     const name = normalizeZoneName(cmd.name);
     const problem = hostnameProblem(name);
     if (problem || !name.includes('.')) throw validationFailed(`name: ${problem ?? 'a zone name needs at least two labels'}`);
-    if (this.config.ddnsZones.some((z) => isAtOrUnder(name, z))) {
-      throw validationFailed(`name: ${name} is part of the service's dynamic-DNS zones`);
-    }
+    const allowances = await this.ownership.allowances();
+    // The service's own names first (a DDNS zone, a name-server host): contract §4, 409 zone_conflict.
+    this.ownership.checkServiceNames(name, cmd.caller.accountId, allowances);
     const rrsets = cmd.zoneFile ? parseMasterFile(cmd.zoneFile, { zone: name, defaultTtl: 3600 }) : [];
     const zoneId = randomUUID();
     const token = randomBytes(18).toString('base64url');
@@ -121,7 +126,19 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     zoneDecider.decide(command(this.clock.now().toISOString()), zoneDecider.initialState());
     const claim = { zone_id: zoneId, account_id: cmd.caller.accountId };
     if (!(await this.reservations.claim(ZONE_NAME, zoneNameStream(name), claim, reservationMetadata(cmd.caller)))) {
+      const holder = await this.reservations.holder(ZONE_NAME, zoneNameStream(name));
+      if (holder && holder.account_id !== cmd.caller.accountId) {
+        const message = conflictMessage({ zone: name, account_id: cmd.caller.accountId, relation: 'equal', with: { kind: 'zone', name, account_id: holder.account_id } });
+        throw conflict('zone_conflict', message);
+      }
       throw conflict('zone_taken', `${name} is already imported`);
+    }
+    try {
+      const holderOf = (n: string) => this.reservations.holder(ZONE_NAME, zoneNameStream(n));
+      await this.ownership.claim(name, zoneId, cmd.caller.accountId, allowances, holderOf, reservationMetadata(cmd.caller));
+    } catch (e) {
+      await this.reservations.release(ZONE_NAME, zoneNameStream(name), { zone_id: zoneId }, reservationMetadata(cmd.caller));
+      throw e;
     }
     await this.run(cmd.caller, zoneId, command);
     return name;
@@ -153,6 +170,7 @@ export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandle
     reservations: Reservations,
     @Inject(CLOCK) clock: Clock,
     private readonly verifier: ZoneVerifier,
+    private readonly projections: ProjectionEngine,
   ) {
     super(runner, reservations, clock);
   }
@@ -163,15 +181,31 @@ export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandle
     const { state, events } = await this.runner.streams.load(zoneStream(id), zoneDecider);
     if (state.status === 'verified') return;
     const token = events[0]?.data.verification_token as string;
-    const outcome = await this.verifier.verify(name, verificationRecordName(name), token);
+    const recordName = verificationRecordName(name);
+    const servedHere = await this.servedFromOwnRecords(recordName, token, cmd.caller.accountId);
+    const outcome = await this.verifier.verify(name, recordName, token, servedHere);
     if (!outcome.ok) throw badRequest('not_verified', `The zone is not verified: ${outcome.reason}`);
     await this.run(cmd.caller, id, (at) => ({ type: 'MarkVerified', accountId: cmd.caller.accountId, method: outcome.method, at }));
+  }
+
+  /**
+   * Whether this service would answer `recordName` TXT with the token from the claimant's own
+   * records (any of the account's zones: directly, by wildcard or through CNAMEs among them).
+   */
+  private async servedFromOwnRecords(recordName: string, token: string, accountId: number): Promise<boolean> {
+    const zones = await this.projections.readModel(ZONES).find({ account_id: accountId });
+    return ownZonesAnswer(zones, recordName, token);
   }
 }
 
 @CommandHandler(DeleteZone)
 export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandler<DeleteZone, void> {
-  constructor(runner: CommandRunner, reservations: Reservations, @Inject(CLOCK) clock: Clock) {
+  constructor(
+    runner: CommandRunner,
+    reservations: Reservations,
+    @Inject(CLOCK) clock: Clock,
+    private readonly ownership: ZoneOwnership,
+  ) {
     super(runner, reservations, clock);
   }
 
@@ -179,6 +213,8 @@ export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandle
     const name = normalizeZoneName(cmd.name);
     const id = await this.zoneIdOf(name, cmd.caller.accountId);
     await this.run(cmd.caller, id, (at) => ({ type: 'DeleteZone', accountId: cmd.caller.accountId, at }));
+    // Claims of a deleted zone no longer count anyway (a dead zone's claim is settled); releasing keeps the streams short.
+    await this.ownership.releaseAll(name, id, reservationMetadata(cmd.caller));
     await this.reservations.release(ZONE_NAME, zoneNameStream(name), { zone_id: id }, reservationMetadata(cmd.caller));
   }
 }

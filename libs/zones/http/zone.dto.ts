@@ -40,3 +40,8 @@ export class UpsertRecordsDto {
   @Type(() => RRsetDto)
   records: RRsetDto[];
 }
+
+export class AllowOverlapDto {
+  @IsInt({ message: 'account_id must be an integer' })
+  account_id: number;
+}
