@@ -20,11 +20,17 @@ www      IN A  192.0.2.80
 mx.mail  IN A  192.0.2.25
 `;
 
+/** What dig answered: the status and the data (its header flags are not what these tests are about). */
+const answerOf = (port: number, name: string, type: string) => {
+  const { status, answers } = dig(port, name, type);
+  return { status, answers };
+};
+
 /** Polls dig until the answer (status and data) is the expected one; DNS follows the events within a second. */
 async function digUntil(port: number, name: string, type: string, expected: { status: string; answers?: string[] }, timeoutMs = 2000) {
   const started = Date.now();
   for (;;) {
-    const seen = dig(port, name, type);
+    const seen = answerOf(port, name, type);
     if (seen.status === expected.status && (!expected.answers || JSON.stringify(seen.answers) === JSON.stringify(expected.answers))) return seen;
     if (Date.now() - started > timeoutMs) return seen;
     await new Promise((r) => setTimeout(r, 50));
@@ -57,7 +63,7 @@ describe('zone ownership: imports (contract §4)', () => {
     const res = await importZone(app, bob, 'mail.alice-zone.test', 'mx IN A 203.0.113.66\n');
     expect(res.status).toBe(409);
     expect(res.body.error).toEqual({ code: 'zone_conflict', message: 'mail.alice-zone.test is under alice-zone.test, a zone of another account' });
-    expect(dig(dnsPort, 'mx.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.25'] });
+    expect(answerOf(dnsPort, 'mx.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.25'] });
     const put = await app.http.put('/zones/alice-zone.test/records', { records: [{ subname: 'mx.mail', type: 'A', ttl: 300, records: ['192.0.2.26'] }] }, alice.token);
     expect(put.status).toBe(200);
     expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.26'] })).toEqual({ status: 'NOERROR', answers: ['192.0.2.26'] });
@@ -71,8 +77,8 @@ describe('zone ownership: imports (contract §4)', () => {
     expect((await importZone(app, carol, 'x.alice2.test', 'www IN A 192.0.2.7\n')).status).toBe(201);
     const res = await importZone(app, bob, 'alice2.test', 'x IN A 203.0.113.1\n');
     expect([res.status, res.body.error.code, res.body.error.message]).toEqual([409, 'zone_conflict', 'alice2.test is above x.alice2.test, a zone of another account']);
-    expect(dig(dnsPort, 'www.x.alice2.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.7'] });
-    expect(dig(dnsPort, 'alice2.test', 'SOA').status).toBe('REFUSED');
+    expect(answerOf(dnsPort, 'www.x.alice2.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.7'] });
+    expect(answerOf(dnsPort, 'alice2.test', 'SOA').status).toBe('REFUSED');
   });
 
   it('refuses zones at, under or above a dynamic-DNS zone or a name-server host of the service', async () => {
@@ -87,15 +93,15 @@ describe('zone ownership: imports (contract §4)', () => {
       const res = await importZone(app, bob, name, '@ IN A 203.0.113.53\n');
       expect([name, res.status, res.body.error]).toEqual([name, 409, { code: 'zone_conflict', message }]);
     }
-    expect(dig(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
-    expect(dig(dnsPort, 'dyn.example.net', 'SOA').status).toBe('NOERROR');
+    expect(answerOf(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
+    expect(answerOf(dnsPort, 'dyn.example.net', 'SOA').status).toBe('NOERROR');
   });
 
   it('keeps delegation inside one account: the child zone serves its names', async () => {
     expect((await importZone(app, alice, 'sub.alice-zone.test', 'www IN A 192.0.2.99\n')).status).toBe(201);
     expect(await digUntil(dnsPort, 'www.sub.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.99'] })).toEqual({ status: 'NOERROR', answers: ['192.0.2.99'] });
-    expect(dig(dnsPort, 'sub.alice-zone.test', 'NS').answers).toEqual(['ns1.example.net.', 'ns2.example.net.']);
-    expect(dig(dnsPort, 'www.alice-zone.test', 'A').answers).toEqual(['192.0.2.80']);
+    expect(answerOf(dnsPort, 'sub.alice-zone.test', 'NS').answers).toEqual(['ns1.example.net.', 'ns2.example.net.']);
+    expect(answerOf(dnsPort, 'www.alice-zone.test', 'A').answers).toEqual(['192.0.2.80']);
   });
 
   it('never lets two accounts both win a parent and a child imported at the same moment', async () => {
@@ -164,7 +170,7 @@ describe('zone ownership: verification with the service as its own resolver', ()
     // The service does answer the planted token, so a resolver that is (or asks) it sees it.
     const started = Date.now();
     while (!dig(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers.includes(`"${token}"`) && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 50));
-    expect(dig(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers).toContain(`"${token}"`);
+    expect(answerOf(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers).toContain(`"${token}"`);
   };
 
   it('does not accept a TXT token the claimant planted in its own records here', async () => {
@@ -264,12 +270,12 @@ describe('zone ownership: existing data that breaks the rules', () => {
   afterAll(() => app.close());
 
   it('serves each name from the zone allowed to serve it, not from the later conflicting zone', () => {
-    expect(dig(dnsPort, 'mx.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.25'] });
-    expect(dig(dnsPort, 'www.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
-    expect(dig(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
-    expect(dig(dnsPort, 'dyn.example.net', 'SOA').answers[0]).toMatch(/^ns1\.example\.net\. hostmaster\.dyn\.example\.net\./);
-    expect(dig(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
-    expect(dig(dnsPort, 'ns1.example.net', 'A', { tcp: true }).status).toBe('REFUSED');
+    expect(answerOf(dnsPort, 'mx.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.25'] });
+    expect(answerOf(dnsPort, 'www.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
+    expect(answerOf(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
+    expect(answerOf(dnsPort, 'dyn.example.net', 'SOA').answers[0]).toMatch(/^ns1\.example\.net\. hostmaster\.dyn\.example\.net\./);
+    expect(answerOf(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
+    expect(answerOf(dnsPort, 'ns1.example.net', 'A', { tcp: true }).status).toBe('REFUSED');
   });
 
   it('does not serve a host of the held zone inside the zone it would shadow', async () => {
@@ -278,7 +284,7 @@ describe('zone ownership: existing data that breaks the rules', () => {
     // The DNS index applies events in order: once alice's later change is served, bob's host was placed (or not).
     await app.http.put('/zones/alice-zone.test/records', { records: [{ subname: 'probe', type: 'A', ttl: 300, records: ['192.0.2.1'] }] }, alice.token);
     expect(await digUntil(dnsPort, 'probe.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.1'] })).toMatchObject({ answers: ['192.0.2.1'] });
-    expect(dig(dnsPort, 'h.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
+    expect(answerOf(dnsPort, 'h.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
   });
 
   it('reports every conflicting pair at start-up (/metrics, the CLI), deleting nothing', async () => {
@@ -311,7 +317,7 @@ describe('zone ownership: existing data that breaks the rules', () => {
   it('serves the later zone once the earlier one is gone', async () => {
     expect((await app.http.delete('/zones/alice-zone.test', alice.token)).status).toBe(204);
     expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
-    expect(dig(dnsPort, 'h.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['203.0.113.70'] });
-    expect(dig(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
+    expect(answerOf(dnsPort, 'h.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['203.0.113.70'] });
+    expect(answerOf(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
   });
 });
