@@ -63,9 +63,9 @@ describe('SMTP intake limits (contract §16)', () => {
   });
   afterAll(() => t.close());
 
-  it('reads an oversized message to its end without keeping it, answers 552 and stores nothing', async () => {
-    const mail = reportMail(TO, generatedAggregateReport(8000, { reportId: 'smtp-oversize' }));
-    expect(mail.length).toBeGreaterThan(4 * MESSAGE_LIMIT);
+  it('reads a message a little over the limit to its end without keeping it, answers 552 and stores nothing', async () => {
+    // Within the megabyte past the limit that is still read to the end (then the sender is cut off, below).
+    const mail = reportMail(TO, generatedAggregateReport(8000, { reportId: 'smtp-oversize' })).subarray(0, MESSAGE_LIMIT + 512 * 1024);
     const { session } = await open();
     await session.begin(TO);
     let mostHeld = 0;
@@ -85,6 +85,22 @@ describe('SMTP intake limits (contract §16)', () => {
     await session.send(reportMail(TO, generatedAggregateReport(3, { reportId: 'smtp-after-oversize' })));
     expect(await session.finish()).toMatch(/^250 2\.0\.0 aggregate report \w+ accepted/);
     expect(await reportsWithId('smtp-after-oversize')).toBe(1);
+  });
+
+  it('cuts off a sender that streams on far past the limit: 552 at once, then the connection is closed', async () => {
+    const mail = reportMail(TO, generatedAggregateReport(8000, { reportId: 'smtp-far-over' }));
+    expect(mail.length).toBeGreaterThan(MESSAGE_LIMIT + 1024 * 1024);
+    const { session } = await open();
+    await session.begin(TO);
+    for (let at = 0; at < mail.length && !session.closed; at += 64 * 1024) await session.send(mail.subarray(at, at + 64 * 1024));
+    // The answer came while the message was still being sent, not after its end.
+    expect(await session.reply()).toMatch(/^552 5\.3\.4 Message larger than \d+ bytes, closing connection/);
+    await eventually(() => session.closed);
+    expect(session.closed).toBe(true);
+    await eventually(() => intake.heldBytes === 0 && intake.openSessions === 0);
+    expect(intake.heldBytes).toBe(0);
+    expect(intake.openSessions).toBe(0);
+    expect(await reportsWithId('smtp-far-over')).toBe(0);
   });
 
   it('caps sessions per client address (421) and in total (421 while no session is stalled)', async () => {

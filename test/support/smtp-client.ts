@@ -77,9 +77,17 @@ export class SmtpSession {
 
   /** Writes part of the message body (already dot-stuffed, CRLF lines), waiting until the socket took it. */
   send(bytes: Buffer | string): Promise<void> {
+    if (this.closed) return Promise.resolve();
     return new Promise((resolve) => {
-      if (this.socket.write(bytes)) resolve();
-      else this.socket.once('drain', () => resolve());
+      if (this.socket.write(bytes)) return resolve();
+      // A server that hung up never drains: the write is over then too.
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.once('drain', done);
+      this.socket.once('close', done);
     });
   }
 
