@@ -1,5 +1,5 @@
 import { nameBasedEventId } from '../eventstore/event-id';
-import { EventStore, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
+import { EventStore, Position, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { runWithOrigin } from '../shared/command-origin';
 import { CheckpointedConsumer } from './checkpointed-consumer';
@@ -32,10 +32,20 @@ export interface ProcessManagerRuntimeOptions<C> {
    * (false), for effects that must run in the lease holder only (the issuance driver).
    */
   onRunning?(running: boolean): void | Promise<void>;
+  /**
+   * Sends run in the background instead of holding up the consumer: one at a time per
+   * process (stream), concurrently across processes. The saved checkpoint never passes a
+   * command whose send has not finished, so a crash sends it again; a send that fails is
+   * sent again after a backoff. For commands whose effect takes a while (ACME requests),
+   * where one process's slow step must not hold up the others.
+   */
+  concurrentSends?: boolean;
 }
 
 const MAX_CONFLICT_RETRIES = 10;
 const DUE_BATCH = 100;
+const SEND_RETRY_FIRST_MS = 1000;
+const SEND_RETRY_MAX_MS = 30_000;
 
 /**
  * Runs one process manager in exactly one process (a lease) as a checkpointed consumer
@@ -59,6 +69,10 @@ export class ProcessManagerRuntime<S, F, C> {
   private consumer: CheckpointedConsumer | null = null;
   private timerPoll: NodeJS.Timeout | null = null;
   private firing: Promise<number> = Promise.resolve(0);
+  /** Background sends not finished, by issuing event id in log order, each with the checkpoint that redelivers it. */
+  private readonly pendingSends = new Map<string, Position | null>();
+  /** The last background send of each process stream: the next one of that stream runs after it. */
+  private readonly sendTails = new Map<string, Promise<void>>();
 
   constructor(
     readonly manager: ProcessManager<S, F, C>,
@@ -95,13 +109,14 @@ export class ProcessManagerRuntime<S, F, C> {
   private async run(): Promise<void> {
     const { coordination, store, log } = this.options;
     const from = (await coordination.positions([this.checkpointKey])).get(this.checkpointKey) ?? null;
+    this.pendingSends.clear();
     this.consumer = new CheckpointedConsumer({
       name: this.checkpointKey,
       store,
       from: positionFromString(from),
       handles: this.handles,
       apply: (event) => this.apply(event),
-      batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.consumer!.position)),
+      batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(this.consumer!.position))),
       log,
     });
     this.consumer.start();
@@ -120,7 +135,42 @@ export class ProcessManagerRuntime<S, F, C> {
     if (!consumer) return;
     await this.options.onRunning?.(false);
     await consumer.stop();
-    await this.options.coordination.savePosition(this.checkpointKey, positionToString(consumer.position));
+    await this.sendsSettled();
+    await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(consumer.position)));
+  }
+
+  /** Where a restart must resume: before the oldest unfinished background send, else after `position`. */
+  private checkpoint(position: Position | null): Position | null {
+    for (const from of this.pendingSends.values()) return from;
+    return position;
+  }
+
+  private async sendsSettled(): Promise<void> {
+    while (this.sendTails.size > 0) await Promise.allSettled([...this.sendTails.values()]);
+  }
+
+  /** Queues a send behind the same process's earlier ones; retried until it succeeds or this process stops running the manager. */
+  private sendInBackground(event: RecordedEvent, sendOnce: () => Promise<void>): void {
+    const consumer = this.consumer!;
+    // The consumer's position is at or before the event preceding this one: resuming there delivers it again.
+    this.pendingSends.set(event.id, consumer.position);
+    const previous = this.sendTails.get(event.streamId) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      for (let backoff = SEND_RETRY_FIRST_MS; this.consumer === consumer; backoff = Math.min(backoff * 2, SEND_RETRY_MAX_MS)) {
+        try {
+          await sendOnce();
+          this.pendingSends.delete(event.id);
+          return;
+        } catch (e) {
+          this.options.log?.('process command failed; sending again', { event_id: event.id, error: String(e), backoff_ms: backoff });
+          await new Promise((r) => setTimeout(r, backoff).unref());
+        }
+      }
+    });
+    const tail = run.finally(() => {
+      if (this.sendTails.get(event.streamId) === tail) this.sendTails.delete(event.streamId);
+    });
+    this.sendTails.set(event.streamId, tail);
   }
 
   private async apply(event: RecordedEvent): Promise<void> {
@@ -133,12 +183,16 @@ export class ProcessManagerRuntime<S, F, C> {
     const fact = { type: event.type, data: event.data } as ProcessFact<F, C>;
     const { coordination, send } = this.options;
     switch (fact.type) {
-      case 'ProcessCommandIssued':
+      case 'ProcessCommandIssued': {
         // The command's events name this fact as their cause and carry the process's correlation on.
-        await runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
-          send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
-        );
+        const sendOnce = () =>
+          runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
+            send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
+          );
+        if (this.options.concurrentSends) this.sendInBackground(event, sendOnce);
+        else await sendOnce();
         return;
+      }
       case 'ProcessTimerScheduled':
         await coordination.scheduleTimer({ owner: this.manager.name, id: fact.data.timer_id, stream: event.streamId, dueAt: Date.parse(fact.data.due_at) });
         return;
@@ -210,6 +264,7 @@ export class ProcessManagerRuntime<S, F, C> {
     await this.caughtUp(timeoutMs);
     const fired = await this.fireDueTimers();
     await this.caughtUp(timeoutMs);
+    await this.sendsSettled();
     return fired;
   }
 
