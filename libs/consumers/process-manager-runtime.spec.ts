@@ -52,9 +52,9 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     }
   };
 
-  const runtime = (send: (c: Remind, ctx: CommandContext) => Promise<void> = remindEffect, concurrentSends = false) => {
+  const runtime = (send: (c: Remind, ctx: CommandContext) => Promise<void> = remindEffect, concurrentProcesses = false) => {
     const r = new ProcessManagerRuntime(reminders, {
-      concurrentSends,
+      concurrentProcesses,
       store,
       coordination,
       now: () => now,
@@ -218,7 +218,7 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     expect(seen).toEqual([true, false]);
   });
 
-  describe('with concurrentSends', () => {
+  describe('with concurrentProcesses', () => {
     const until = async (check: () => Promise<boolean> | boolean) => {
       for (let i = 0; i < 300 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
     };

@@ -33,19 +33,21 @@ export interface ProcessManagerRuntimeOptions<C> {
    */
   onRunning?(running: boolean): void | Promise<void>;
   /**
-   * Sends run in the background instead of holding up the consumer: one at a time per
-   * process (stream), concurrently across processes. The saved checkpoint never passes a
-   * command whose send has not finished, so a crash sends it again; a send that fails is
-   * sent again after a backoff. For commands whose effect takes a while (ACME requests),
-   * where one process's slow step must not hold up the others.
+   * Processes run side by side instead of one event at a time: each process's observed
+   * events are recorded and its commands sent in log order, one at a time, while
+   * different processes go on concurrently (their appends share the store's group
+   * commit; one process's slow command holds up only that process). The saved checkpoint
+   * never passes work not finished, so a crash redelivers it; work that fails is tried
+   * again after a backoff. For managers with many busy processes whose commands take a
+   * while (certificate issuance: ACME requests).
    */
-  concurrentSends?: boolean;
+  concurrentProcesses?: boolean;
 }
 
 const MAX_CONFLICT_RETRIES = 10;
 const DUE_BATCH = 100;
-const SEND_RETRY_FIRST_MS = 1000;
-const SEND_RETRY_MAX_MS = 30_000;
+const WORK_RETRY_FIRST_MS = 1000;
+const WORK_RETRY_MAX_MS = 30_000;
 
 /**
  * Runs one process manager in exactly one process (a lease) as a checkpointed consumer
@@ -69,10 +71,10 @@ export class ProcessManagerRuntime<S, F, C> {
   private consumer: CheckpointedConsumer | null = null;
   private timerPoll: NodeJS.Timeout | null = null;
   private firing: Promise<number> = Promise.resolve(0);
-  /** Background sends not finished, by issuing event id in log order, each with the checkpoint that redelivers it. */
-  private readonly pendingSends = new Map<string, Position | null>();
-  /** The last background send of each process stream: the next one of that stream runs after it. */
-  private readonly sendTails = new Map<string, Promise<void>>();
+  /** Background work not finished, by the id of the event it is for, in log order, each with the checkpoint that redelivers it. */
+  private readonly pendingWork = new Map<string, Position | null>();
+  /** The last background work of each process stream: the next one of that stream runs after it. */
+  private readonly workTails = new Map<string, Promise<void>>();
 
   constructor(
     readonly manager: ProcessManager<S, F, C>,
@@ -109,7 +111,7 @@ export class ProcessManagerRuntime<S, F, C> {
   private async run(): Promise<void> {
     const { coordination, store, log } = this.options;
     const from = (await coordination.positions([this.checkpointKey])).get(this.checkpointKey) ?? null;
-    this.pendingSends.clear();
+    this.pendingWork.clear();
     this.consumer = new CheckpointedConsumer({
       name: this.checkpointKey,
       store,
@@ -135,48 +137,51 @@ export class ProcessManagerRuntime<S, F, C> {
     if (!consumer) return;
     await this.options.onRunning?.(false);
     await consumer.stop();
-    await this.sendsSettled();
+    await this.workSettled();
     await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(consumer.position)));
   }
 
-  /** Where a restart must resume: before the oldest unfinished background send, else after `position`. */
+  /** Where a restart must resume: before the oldest unfinished background work, else after `position`. */
   private checkpoint(position: Position | null): Position | null {
-    for (const from of this.pendingSends.values()) return from;
+    for (const from of this.pendingWork.values()) return from;
     return position;
   }
 
-  private async sendsSettled(): Promise<void> {
-    while (this.sendTails.size > 0) await Promise.allSettled([...this.sendTails.values()]);
+  private async workSettled(): Promise<void> {
+    while (this.workTails.size > 0) await Promise.allSettled([...this.workTails.values()]);
   }
 
-  /** Queues a send behind the same process's earlier ones; retried until it succeeds or this process stops running the manager. */
-  private sendInBackground(event: RecordedEvent, sendOnce: () => Promise<void>): void {
+  /** Queues work for an event behind the same process's earlier work; tried until it succeeds or this process stops running the manager. */
+  private inBackground(stream: string, event: RecordedEvent, work: () => Promise<unknown>): void {
     const consumer = this.consumer!;
     // The consumer's position is at or before the event preceding this one: resuming there delivers it again.
-    this.pendingSends.set(event.id, consumer.position);
-    const previous = this.sendTails.get(event.streamId) ?? Promise.resolve();
+    this.pendingWork.set(event.id, consumer.position);
+    const previous = this.workTails.get(stream) ?? Promise.resolve();
     const run = previous.then(async () => {
-      for (let backoff = SEND_RETRY_FIRST_MS; this.consumer === consumer; backoff = Math.min(backoff * 2, SEND_RETRY_MAX_MS)) {
+      for (let backoff = WORK_RETRY_FIRST_MS; this.consumer === consumer; backoff = Math.min(backoff * 2, WORK_RETRY_MAX_MS)) {
         try {
-          await sendOnce();
-          this.pendingSends.delete(event.id);
+          await work();
+          this.pendingWork.delete(event.id);
           return;
         } catch (e) {
-          this.options.log?.('process command failed; sending again', { event_id: event.id, error: String(e), backoff_ms: backoff });
+          this.options.log?.('process step failed; trying again', { event_id: event.id, error: String(e), backoff_ms: backoff });
           await new Promise((r) => setTimeout(r, backoff).unref());
         }
       }
     });
     const tail = run.finally(() => {
-      if (this.sendTails.get(event.streamId) === tail) this.sendTails.delete(event.streamId);
+      if (this.workTails.get(stream) === tail) this.workTails.delete(stream);
     });
-    this.sendTails.set(event.streamId, tail);
+    this.workTails.set(stream, tail);
   }
 
   private async apply(event: RecordedEvent): Promise<void> {
     if (!PROCESS_FACT_TYPES.has(event.type)) {
       const observed = this.manager.observe(event);
-      if (observed) await this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
+      if (!observed) return;
+      const record = () => this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
+      if (this.options.concurrentProcesses) this.inBackground(processStream(this.manager.name, observed.process), event, record);
+      else await record();
       return;
     }
     if (!event.streamId.startsWith(this.prefix)) return; // another manager's fact
@@ -189,7 +194,7 @@ export class ProcessManagerRuntime<S, F, C> {
           runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
             send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
           );
-        if (this.options.concurrentSends) this.sendInBackground(event, sendOnce);
+        if (this.options.concurrentProcesses) this.inBackground(event.streamId, event, sendOnce);
         else await sendOnce();
         return;
       }
@@ -264,7 +269,7 @@ export class ProcessManagerRuntime<S, F, C> {
     await this.caughtUp(timeoutMs);
     const fired = await this.fireDueTimers();
     await this.caughtUp(timeoutMs);
-    await this.sendsSettled();
+    await this.workSettled();
     return fired;
   }
 

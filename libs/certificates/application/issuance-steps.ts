@@ -57,17 +57,29 @@ export class IssuanceSteps {
     this.duration = metrics.histogram('acme_issuance_duration_seconds', 'Time from request (or renewal) to issued', [1, 2, 5, 10, 20, 30, 60, 120, 300]);
   }
 
-  /** The next step of a certificate whose stream is still at `revision`; a newer revision has its own command, so this one does nothing. */
+  /**
+   * The steps of a certificate whose stream is still at `revision` (a newer revision has
+   * its own command, so this one does nothing): each outcome is recorded before the next
+   * step, and the steps that can follow at once (request → order, answer → first poll,
+   * authorized → key → finalize → cleanup) are taken in the same command. A wait (the
+   * propagation delay, the next poll, a retry) ends the command: the process manager
+   * holds it as a timer and sends the next one.
+   */
   async run(id: string, revision: number): Promise<void> {
-    const { state, revision: current } = await this.streams.loadState(certificateStream(id), certificateDecider);
-    if (current !== revision) return;
-    const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
-    if (step.kind === 'idle') {
-      // A key generated ahead for an attempt that ended another way (deleted, failed) is dropped.
-      for (const key of this.keys.keys()) if (key.startsWith(`${id}:`)) this.keys.delete(key);
-      return;
+    for (let expected = revision; ;) {
+      const { state, revision: current } = await this.streams.loadState(certificateStream(id), certificateDecider);
+      if (current !== expected) return;
+      const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
+      if (step.kind === 'idle') {
+        // A key generated ahead for an attempt that ended another way (deleted, failed) is dropped.
+        for (const key of this.keys.keys()) if (key.startsWith(`${id}:`)) this.keys.delete(key);
+        return;
+      }
+      const command = await this.attempt(state, step);
+      const recorded = await this.record(state, command);
+      if (recorded === null || command.type === 'RecordStepDeferred' || command.type === 'RecordAuthorizationsPending') return;
+      expected = recorded;
     }
-    await this.record(state, await this.attempt(state, step));
   }
 
   /** Does one step; a CA refusal (or the last of OUTAGE_RETRIES outages) fails the attempt, an outage defers the step. */
@@ -202,13 +214,14 @@ export class IssuanceSteps {
     return { type: 'RecordAuthorizationsPending', attempt, nextPollAt: iso(this.clock.now().getTime() + nextPollDelayMs(poll)), at: this.now() };
   }
 
-  private async record(state: CertificateState, command: IssuanceCommand): Promise<void> {
+  /** Records a step's outcome; answers the stream's new revision, or null when nothing was recorded. */
+  private async record(state: CertificateState, command: IssuanceCommand): Promise<number | null> {
     const result = await this.streams.handle(certificateStream(state.id), certificateDecider, command, {
       actor: 'system:certificates',
       account_id: state.accountId,
     });
     if (command.type === 'RecordFailed') this.keys.delete(`${state.id}:${command.attempt}`);
-    if (result.events.length === 0) return;
+    if (result.events.length === 0) return null;
     if (command.type === 'RecordIssued') {
       this.orders.inc({ outcome: 'issued' });
       this.duration.observe((Date.parse(command.at) - Date.parse(state.attemptStartedAt)) / 1000);
@@ -217,6 +230,7 @@ export class IssuanceSteps {
       this.orders.inc({ outcome: 'failed' });
       this.logger.warn('certificate issuance failed', { certificate_id: state.id, step: command.step, ca_error: command.error, attempt: command.attempt });
     }
+    return result.revision;
   }
 
   private now(): string {

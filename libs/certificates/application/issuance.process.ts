@@ -8,9 +8,9 @@ import { RunIssuanceStep } from './certificate.commands';
 
 /**
  * Wiring of the `certificate-issuance-steps` process manager (../domain/issuance.process-manager.ts):
- * its `RunIssuanceStep` commands go to the command bus. Sends run in the background
- * (`concurrentSends`), one at a time per certificate and side by side across
- * certificates, so one slow CA answer holds up only its own certificate; the runtime's
+ * its `RunIssuanceStep` commands go to the command bus. Certificates run side by side
+ * (`concurrentProcesses`), each one step at a time, so one slow CA answer holds up only
+ * its own certificate and fifty certificates' records share group commits; the runtime's
  * checkpoint stays before a step that has not finished, so kill -9 mid-step runs it again.
  */
 @Injectable()
@@ -29,7 +29,7 @@ export class IssuanceProcess implements OnApplicationBootstrap, OnApplicationShu
       async (command, context) => {
         await this.commands.execute(new RunIssuanceStep(command.certificateId, command.revision, context));
       },
-      { timerPollMs: ISSUANCE_TIMER_POLL_MS, concurrentSends: true },
+      { timerPollMs: ISSUANCE_TIMER_POLL_MS, concurrentProcesses: true },
     );
   }
 
