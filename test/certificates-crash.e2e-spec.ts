@@ -124,6 +124,8 @@ describe('certificates: SIGKILL at each step of issuance', () => {
     const fired = pm.filter((e: any) => e.type === 'ProcessTimerFired').map((e: any) => e.data.timer_id);
     expect(scheduled.length).toBeGreaterThanOrEqual(1);
     expect(fired).toContain(scheduled[0]);
+    // The wait ended by its timer, not by a step deferring itself.
+    expect(await certificateEvents(id)).not.toContain('IssuanceStepDeferred');
   });
 
   it('killed as the order is finalized: the finalization is recognised, one certificate', async () => {

@@ -75,6 +75,8 @@ export class IssuanceSteps {
         for (const key of this.keys.keys()) if (key.startsWith(`${id}:`)) this.keys.delete(key);
         return;
       }
+      // Just published: the process manager holds the propagation wait as a timer from that event.
+      if (step.kind === 'wait_propagation' && expected !== revision) return;
       const command = await this.attempt(state, step);
       const recorded = await this.record(state, command);
       if (recorded === null || command.type === 'RecordStepDeferred' || command.type === 'RecordAuthorizationsPending') return;
