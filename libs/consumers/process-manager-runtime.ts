@@ -28,8 +28,9 @@ export interface ProcessManagerRuntimeOptions<C> {
   timerPollMs?: number;
   log?: (msg: string, extra?: object) => void;
   /**
-   * Called once this process runs the manager (true: it took the lease) and once it stops
-   * (false), for effects that must run in the lease holder only (the issuance driver).
+   * Called once this process runs the manager (true: it took the lease, before the first
+   * event is applied) and once it stops (false), for effects that must run in the lease
+   * holder only (the issuance steps stop their chains when the lease is lost).
    */
   onRunning?(running: boolean): void | Promise<void>;
   /**
@@ -121,11 +122,12 @@ export class ProcessManagerRuntime<S, F, C> {
       batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(this.consumer!.position))),
       log,
     });
+    // The host hears of it before the first command is sent, so its handlers already know they run.
+    await this.options.onRunning?.(true);
     this.consumer.start();
     log?.('process manager started', { process_manager: this.manager.name, from });
     this.timerPoll = setInterval(() => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })), this.options.timerPollMs ?? 1000);
     this.timerPoll.unref();
-    await this.options.onRunning?.(true);
   }
 
   private async halt(): Promise<void> {

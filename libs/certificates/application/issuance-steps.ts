@@ -42,6 +42,8 @@ export class IssuanceSteps {
   private readonly keys = new Map<string, Promise<{ privateKeyPem: string; csrPem: string }>>();
   private readonly orders;
   private readonly duration;
+  /** Cleared when this process stops running the process manager (lease lost, shutdown): a chain of steps stops at the next one. */
+  private running = true;
 
   constructor(
     private readonly streams: EventStreams,
@@ -66,7 +68,9 @@ export class IssuanceSteps {
    * holds it as a timer and sends the next one.
    */
   async run(id: string, revision: number): Promise<void> {
-    for (let expected = revision; ;) {
+    // Not holding the lease (yet, or any more): fail, so the runtime keeps the command to send again.
+    if (!this.running) throw new Error('this process does not run the issuance process manager');
+    for (let expected = revision; this.running;) {
       const { state, revision: current } = await this.streams.loadState(certificateStream(id), certificateDecider);
       if (current !== expected) return;
       const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
@@ -82,6 +86,11 @@ export class IssuanceSteps {
       if (recorded === null || command.type === 'RecordStepDeferred' || command.type === 'RecordAuthorizationsPending') return;
       expected = recorded;
     }
+  }
+
+  /** Told by the wiring when this process takes or loses the process manager's lease, so a lost lease ends its chains of steps. */
+  setRunning(running: boolean): void {
+    this.running = running;
   }
 
   /** Does one step; a CA refusal (or the last of OUTAGE_RETRIES outages) fails the attempt, an outage defers the step. */

@@ -5,6 +5,7 @@ import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { ISSUANCE_TIMER_POLL_MS, IssuanceFact, issuanceProcess, IssuanceProcessState, RunIssuanceStepCommand } from '../domain/issuance.process-manager';
 import { RunIssuanceStep } from './certificate.commands';
+import { IssuanceSteps } from './issuance-steps';
 
 /**
  * Wiring of the `certificate-issuance-steps` process manager (../domain/issuance.process-manager.ts):
@@ -20,6 +21,7 @@ export class IssuanceProcess implements OnApplicationBootstrap, OnApplicationShu
   constructor(
     private readonly commands: CommandBus,
     private readonly processManagers: WorkerProcessManagers,
+    private readonly steps: IssuanceSteps,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -29,7 +31,8 @@ export class IssuanceProcess implements OnApplicationBootstrap, OnApplicationShu
       async (command, context) => {
         await this.commands.execute(new RunIssuanceStep(command.certificateId, command.revision, context));
       },
-      { timerPollMs: ISSUANCE_TIMER_POLL_MS, concurrentProcesses: true },
+      // A lost lease stops this process's chains of steps before the next holder resumes them.
+      { timerPollMs: ISSUANCE_TIMER_POLL_MS, concurrentProcesses: true, onRunning: (running) => this.steps.setRunning(running) },
     );
   }
 

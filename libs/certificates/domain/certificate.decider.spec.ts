@@ -144,7 +144,7 @@ describe('certificate decider: the seed state table', () => {
       .given([...base, e.published(), e.answered(), e.authorized()])
       .when({ type: 'RecordKeyGenerated', attempt: 1, sealedPrivateKey: 'v1.sealed', csrPem: 'CSR', at: at(11) })
       .then([e.keyed()]);
-    // A report for another attempt (a stale driver) records nothing.
+    // A report for another attempt (a stale step) records nothing.
     spec
       .given(base)
       .when({ type: 'RecordRecordsPublished', attempt: 2, at: at(2) })
@@ -397,7 +397,7 @@ describe('issuance process manager: next step from the certificate stream alone'
 
   it('a crash right after the order but before publishing resumes at publishing, never a second order', () => {
     expect(step([e.requested(), e.orderRequested(), e.ordered()]).kind).toBe('publish_records');
-    // Between the request and the recorded order the step is place_order again; the driver
+    // Between the request and the recorded order the step is place_order again; the step
     // of a new run first looks for that order at the CA (findOpenOrder) before placing one.
     expect(step([e.requested(), e.orderRequested()]).kind).toBe('place_order');
   });
