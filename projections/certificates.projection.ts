@@ -66,6 +66,11 @@ function logOf(e: CertificateEvent): CertificateLog | null {
       return log(e.data.at, 'Challenges submitted; the CA is validating');
     case 'AuthorizationsValidated':
       return log(e.data.at, 'All authorizations are valid');
+    case 'AuthorizationsPending':
+      // Polls are routine: only the first is logged, not every 2-second look.
+      return e.data.poll === 1 ? log(e.data.at, 'Authorizations still pending; polling the CA') : null;
+    case 'IssuanceStepDeferred':
+      return log(e.data.at, `Step ${e.data.step} will be retried at ${e.data.retry_at}: ${e.data.error}`, 'warn');
     case 'CertificateKeyGenerated':
       return log(e.data.at, 'RSA 2048 key and CSR generated; finalizing the order');
     case 'CertificateIssued':
@@ -110,7 +115,7 @@ function patchOf(e: CertificateEvent, doc: CertificateDoc): Partial<CertificateD
 
 /**
  * certificates: one document per live certificate (list, get, logs, the renewal job's
- * due dates, the process manager's resume list) and the issuance history used for the
+ * due dates) and the issuance history used for the
  * CA's rate limits. A deleted certificate whose challenge records are still owed stays
  * (hidden from the API) until they are removed.
  */

@@ -9,13 +9,17 @@ import { registerAndLogin } from './support/test-app';
 
 jest.setTimeout(180_000);
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /**
- * kill -9 while a certificate is validating (order placed, challenge records served,
- * propagation delay running): after a restart on the same data the process manager
- * resumes from the certificate's stream and the certificate ends issued, with exactly
- * one order at pebble, the TXT record added once, and nothing left in DNS.
+ * kill -9 at each step of an issuance: the order created at the CA, the challenge
+ * records served, the propagation wait, the finalization, just issued. After a restart
+ * on the same data the `certificate-issuance-steps` process manager resumes from the
+ * event log (the certificate's stream, its own stream and its timers): nothing reads a
+ * read model to find the work. Each certificate ends issued, with exactly one order at
+ * pebble, each TXT value added once and removed, and nothing left in DNS.
  */
-describe('certificates: SIGKILL while validating', () => {
+describe('certificates: SIGKILL at each step of issuance', () => {
   let pebble: Pebble;
   let world: ChallTestSrv;
   let server: ServerProcess | null = null;
@@ -44,61 +48,109 @@ describe('certificates: SIGKILL while validating', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('resumes after restart: issued, one order, one TXT add, no challenge record left', async () => {
-    server = await startServerProcess(dataDir, env);
+  /** The zone's own history: each challenge owner added once and removed once, nothing left. */
+  async function expectChallengesCleanedUp(token: string, zoneName: string, owners: string[]): Promise<void> {
+    const txt = (owner: string) =>
+      queryDns(dnsPort, `${owner}.${zoneName}`, 'TXT').then(
+        (r) => answerData(r, 'TXT'),
+        () => [] as string[],
+      );
+    // Killed after issued, the cleanup runs once the restarted worker holds the lease (the dead one's lapses first).
+    const challengeRecords = async () => ((await server!.http.get(`/zones/${zoneName}`, token)).body.records as any[]).filter((r) => r.subname.startsWith('_acme-challenge'));
+    const removedBy = Date.now() + 60_000;
+    while ((await challengeRecords()).length && Date.now() < removedBy) await sleep(100);
+    const live = async () => (await Promise.all(owners.map((o) => txt(o)))).flat();
+    while ((await live()).length && Date.now() < removedBy) await sleep(50);
+    expect(await live()).toEqual([]);
+    const zone = (await server!.http.get(`/zones/${zoneName}`, token)).body;
+    expect(zone.records.filter((r: any) => r.subname.startsWith('_acme-challenge'))).toEqual([]);
+    const stream = await server!.http.admin('GET', `/admin/streams/zone-${zone.id}`);
+    const changes = stream.body.events
+      .filter((e: any) => e.type === 'ZoneRRsetsChanged')
+      .flatMap((e: any) => e.data.rrsets)
+      .filter((r: any) => r.subname.startsWith('_acme-challenge'));
+    expect(
+      changes
+        .filter((r: any) => r.records.length > 0)
+        .map((r: any) => r.subname)
+        .sort(),
+    ).toEqual([...owners].sort());
+    expect(changes.filter((r: any) => r.records.length === 0)).toHaveLength(owners.length);
+  }
+
+  const certificateEvents = async (id: string): Promise<string[]> =>
+    ((await server!.http.admin('GET', `/admin/streams/certificate-${id}`)).body.events ?? []).map((e: any) => e.type);
+
+  /**
+   * Requests a certificate, kills the service with SIGKILL the moment `reached` says so,
+   * restarts it on the same data, and checks the certificate ends issued from the one order.
+   */
+  async function crashAt(zoneName: string, sans: string[], reached: (id: string, ordersBefore: number) => Promise<boolean>): Promise<{ id: string; token: string }> {
+    server ??= await startServerProcess(dataDir, env);
     const owner = await registerAndLogin(server.http, { plan: 'elite' });
-    await verifiedZone(server.http, world, owner.token, 'crash.example');
-    const created = await server.http.post('/certificates', { zone: 'crash.example', domain: 'crash.example', sans: ['www.crash.example'] }, owner.token);
+    await verifiedZone(server.http, world, owner.token, zoneName);
+    const ordersBefore = pebble.orderCount();
+    const created = await server.http.post('/certificates', { zone: zoneName, domain: zoneName, sans }, owner.token);
     expect(created.status).toBe(202);
     const id = created.body.id;
+    const deadline = Date.now() + 30_000;
+    while (!(await reached(id, ordersBefore))) {
+      if (Date.now() > deadline) throw new Error(`kill point never reached: ${await certificateEvents(id)}`);
+      await sleep(2);
+    }
+    await server.kill('SIGKILL');
+    server = await startServerProcess(dataDir, env);
+    const issued = await waitForStatus(server.http, owner.token, id, ['issued', 'failed'], 60_000);
+    if (issued.status !== 'issued') throw new Error(JSON.stringify((await server.http.get(`/certificates/${id}/logs`, owner.token)).body));
+    expect(pebble.orderCount()).toBe(ordersBefore + 1);
+    const events = await certificateEvents(id);
+    expect(events.filter((t) => t === 'AcmeOrderPlaced')).toHaveLength(1);
+    expect(events.filter((t) => t === 'CertificateIssued')).toHaveLength(1);
+    await expectChallengesCleanedUp(owner.token, zoneName, ['_acme-challenge', ...sans.map((n) => `_acme-challenge.${n.slice(0, -zoneName.length - 1)}`)]);
+    const pem = await server.http.get(`/certificates/${id}/download`, owner.token);
+    expect(pem.body.certificate_pem).toMatch(/BEGIN CERTIFICATE/);
+    return { id, token: owner.token };
+  }
+  const recorded = (type: string) => async (id: string) => (await certificateEvents(id)).includes(type);
 
-    // Validating, and the challenge record is live in the service's DNS: kill it now.
+  it('killed once the CA has created the order (before or as it is recorded): the order is adopted, not placed again', async () => {
+    await crashAt('order.example', [], async (_id, before) => pebble.orderCount() > before);
+  });
+
+  it('killed in the propagation wait: the wait is a timer in the process stream, and it fires after the restart', async () => {
+    const { id } = await crashAt('propagation.example', [], recorded('ChallengeRecordsPublished'));
+    const pm = (await server!.http.admin('GET', `/admin/streams/pm-certificate-issuance-steps-${id}`)).body.events;
+    const scheduled = pm.filter((e: any) => e.type === 'ProcessTimerScheduled').map((e: any) => e.data.timer_id);
+    const fired = pm.filter((e: any) => e.type === 'ProcessTimerFired').map((e: any) => e.data.timer_id);
+    expect(scheduled.length).toBeGreaterThanOrEqual(1);
+    expect(fired).toContain(scheduled[0]);
+    // The wait ended by its timer, not by a step deferring itself.
+    expect(await certificateEvents(id)).not.toContain('IssuanceStepDeferred');
+  });
+
+  it('killed as the order is finalized: the finalization is recognised, one certificate', async () => {
+    await crashAt('finalize.example', [], recorded('CertificateKeyGenerated'));
+  });
+
+  it('killed right after issued: the challenge cleanup still happens after the restart', async () => {
+    await crashAt('issued.example', [], recorded('CertificateIssued'));
+  });
+
+  it('killed with the challenge records served: issued, one order, one TXT add per owner, no challenge record left', async () => {
     const txt = (name: string) =>
       queryDns(dnsPort, `_acme-challenge.${name}`, 'TXT').then(
         (r) => answerData(r, 'TXT'),
         () => [] as string[],
       );
-    const deadline = Date.now() + 30_000;
-    while ((await txt('www.crash.example')).length === 0) {
-      if (Date.now() > deadline) throw new Error(`challenge record never served: ${server.output()}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect((await server.http.get(`/certificates/${id}`, owner.token)).body.status).toBe('validating');
-    await server.kill('SIGKILL');
-    expect(pebble.orderCount()).toBe(1);
-
-    server = await startServerProcess(dataDir, env);
-    const issued = await waitForStatus(server.http, owner.token, id, ['issued', 'failed'], 60_000);
-    if (issued.status !== 'issued') throw new Error(JSON.stringify((await server.http.get(`/certificates/${id}/logs`, owner.token)).body));
-    expect(issued.status).toBe('issued');
-    expect(pebble.orderCount()).toBe(1);
-
-    const removedBy = Date.now() + 5000;
-    while (((await txt('crash.example')).length || (await txt('www.crash.example')).length) && Date.now() < removedBy) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(await txt('crash.example')).toEqual([]);
-    expect(await txt('www.crash.example')).toEqual([]);
-
-    // The zone's own history: each challenge value was added once and removed once.
-    const zone = (await server.http.get('/zones/crash.example', owner.token)).body;
-    expect(zone.records.filter((r: any) => r.subname.startsWith('_acme-challenge'))).toEqual([]);
-    const stream = await server.http.admin('GET', `/admin/streams/zone-${zone.id}`);
-    const challengeChanges = stream.body.events
-      .filter((e: any) => e.type === 'ZoneRRsetsChanged')
-      .flatMap((e: any) => e.data.rrsets)
-      .filter((r: any) => r.subname.startsWith('_acme-challenge'));
-    const adds = challengeChanges.filter((r: any) => r.records.length > 0);
-    expect(adds.map((r: any) => r.subname).sort()).toEqual(['_acme-challenge', '_acme-challenge.www']);
-    expect(challengeChanges.filter((r: any) => r.records.length === 0)).toHaveLength(2);
-
-    const logs = (await server.http.get(`/certificates/${id}/logs`, owner.token)).body.logs.map((l: any) => l.message);
+    const { id, token } = await crashAt('crash.example', ['www.crash.example'], async () => (await txt('www.crash.example')).length > 0);
+    const logs = (await server!.http.get(`/certificates/${id}/logs`, token)).body.logs.map((l: any) => l.message);
     expect(logs.filter((m: string) => m.startsWith('ACME order placed'))).toHaveLength(1);
 
     // The operator CLI runs the renewal job against the restarted service.
-    const job = await runCli(server.url, ['jobs:certificate-renewals', '--now', new Date(Date.parse(issued.expires_at) + 1000).toISOString()]);
+    const issued = (await server!.http.get(`/certificates/${id}`, token)).body;
+    const job = await runCli(server!.url, ['jobs:certificate-renewals', '--now', new Date(Date.parse(issued.expires_at) + 1000).toISOString()]);
     expect(job.code).toBe(0);
-    expect(JSON.parse(job.stdout).expired).toEqual([id]);
+    expect(JSON.parse(job.stdout).expired).toContain(id);
   });
 
   it('a certificate deleted while validating stops and still removes its challenge records', async () => {

@@ -9,10 +9,11 @@ import { DnsModule } from '../dns-role/dns.module';
 import { loadOrCreateAccountKey } from './application/acme-account';
 import { AcmeClientAdapter } from './application/acme-client.adapter';
 import { ACME_PORT } from './application/acme.port';
-import { CertificateCommands } from './application/certificate.commands';
+import { CERTIFICATE_COMMAND_HANDLERS, CertificateWriter } from './application/certificate.handlers';
 import { CertificateQueries } from './application/certificate.queries';
 import { ChallengeRecords } from './application/challenge-records';
-import { IssuanceDriver } from './application/issuance.driver';
+import { IssuanceProcess } from './application/issuance.process';
+import { IssuanceSteps } from './application/issuance-steps';
 import { CertificateRenewalProcess } from './application/renewal.process';
 import { CertificateRenewalJob } from './application/renewal.job';
 import { CertificateJobsController, CertificatesController } from './http/certificates.controller';
@@ -31,8 +32,10 @@ import { CertificateJobsController, CertificatesController } from './http/certif
     },
     KeyedLock,
     ChallengeRecords,
-    IssuanceDriver,
-    CertificateCommands,
+    IssuanceSteps,
+    IssuanceProcess,
+    CertificateWriter,
+    ...CERTIFICATE_COMMAND_HANDLERS,
     CertificateQueries,
     CertificateRenewalJob,
     CertificateRenewalProcess,

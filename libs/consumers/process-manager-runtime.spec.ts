@@ -52,8 +52,9 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     }
   };
 
-  const runtime = (send: (c: Remind, ctx: CommandContext) => Promise<void> = remindEffect) => {
+  const runtime = (send: (c: Remind, ctx: CommandContext) => Promise<void> = remindEffect, concurrentProcesses = false) => {
     const r = new ProcessManagerRuntime(reminders, {
+      concurrentProcesses,
       store,
       coordination,
       now: () => now,
@@ -215,5 +216,56 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     expect(seen).toEqual([true]);
     await r.stop();
     expect(seen).toEqual([true, false]);
+  });
+
+  describe('with concurrentProcesses', () => {
+    const until = async (check: () => Promise<boolean> | boolean) => {
+      for (let i = 0; i < 300 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+    };
+
+    it("one process's unfinished send holds up neither another process's nor the consumer; the checkpoint stays before it, so a crash sends it again", async () => {
+      let release: (e: Error) => void = () => undefined;
+      const blocked = new Promise<void>((_, reject) => (release = reject));
+      const crashing = runtime(async (c, ctx) => (c.invoice === 'inv-a' ? blocked : remindEffect(c, ctx)), true);
+      await crashing.start();
+      await place('inv-a', '2026-01-01T00:10:00Z');
+      await place('inv-b', '2026-01-01T00:10:00Z');
+      await crashing.runDue();
+      now = new Date('2026-01-01T00:10:00Z');
+      await crashing.fireDueTimers();
+      await until(async () => (await remindedTimes('inv-b')) === 1);
+      expect(await remindedTimes('inv-b')).toBe(1);
+      expect(await remindedTimes('inv-a')).toBe(0);
+      // The process dies with inv-a's command in flight: the stop ends it, unfinished.
+      const stopping = crashing.stop();
+      release(new Error('killed mid-send'));
+      await stopping;
+      const issuedA = (await store.readStream('pm-reminders-inv-a')).find((e) => e.type === 'ProcessCommandIssued')!;
+      const saved = (await coordination.positions(['pm:reminders'])).get('pm:reminders');
+      expect(saved === null || saved === undefined || BigInt(saved.split('/')[0]) < issuedA.position.commit).toBe(true);
+
+      sent = [];
+      const next = runtime(remindEffect, true);
+      await next.start();
+      await next.runDue();
+      expect(sent.map((s) => s.commandId)).toContain('remind:inv-a');
+      expect(await remindedTimes('inv-a')).toBe(1);
+      expect(await remindedTimes('inv-b')).toBe(1);
+    });
+
+    it('a send that fails is sent again after a backoff, with the same id', async () => {
+      let failures = 1;
+      const r = runtime(async (c, ctx) => {
+        if (failures-- > 0) throw new Error('store hiccup');
+        await remindEffect(c, ctx);
+      }, true);
+      await r.start();
+      await place('inv-c', '2026-01-01T00:10:00Z');
+      await r.runDue();
+      now = new Date('2026-01-01T00:10:00Z');
+      await r.runDue();
+      expect(sent.map((s) => s.commandId)).toEqual(['remind:inv-c', 'remind:inv-c']);
+      expect(await remindedTimes('inv-c')).toBe(1);
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { nameBasedEventId } from '../eventstore/event-id';
-import { EventStore, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
+import { EventStore, Position, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { runWithOrigin } from '../shared/command-origin';
 import { CheckpointedConsumer } from './checkpointed-consumer';
@@ -28,14 +28,27 @@ export interface ProcessManagerRuntimeOptions<C> {
   timerPollMs?: number;
   log?: (msg: string, extra?: object) => void;
   /**
-   * Called once this process runs the manager (true: it took the lease) and once it stops
-   * (false), for effects that must run in the lease holder only (the issuance driver).
+   * Called once this process runs the manager (true: it took the lease, before the first
+   * event is applied) and once it stops (false), for effects that must run in the lease
+   * holder only (the issuance steps stop their chains when the lease is lost).
    */
   onRunning?(running: boolean): void | Promise<void>;
+  /**
+   * Processes run side by side instead of one event at a time: each process's observed
+   * events are recorded and its commands sent in log order, one at a time, while
+   * different processes go on concurrently (their appends share the store's group
+   * commit; one process's slow command holds up only that process). The saved checkpoint
+   * never passes work not finished, so a crash redelivers it; work that fails is tried
+   * again after a backoff. For managers with many busy processes whose commands take a
+   * while (certificate issuance: ACME requests).
+   */
+  concurrentProcesses?: boolean;
 }
 
 const MAX_CONFLICT_RETRIES = 10;
 const DUE_BATCH = 100;
+const WORK_RETRY_FIRST_MS = 1000;
+const WORK_RETRY_MAX_MS = 30_000;
 
 /**
  * Runs one process manager in exactly one process (a lease) as a checkpointed consumer
@@ -59,6 +72,10 @@ export class ProcessManagerRuntime<S, F, C> {
   private consumer: CheckpointedConsumer | null = null;
   private timerPoll: NodeJS.Timeout | null = null;
   private firing: Promise<number> = Promise.resolve(0);
+  /** Background work not finished, by the id of the event it is for, in log order, each with the checkpoint that redelivers it. */
+  private readonly pendingWork = new Map<string, Position | null>();
+  /** The last background work of each process stream: the next one of that stream runs after it. */
+  private readonly workTails = new Map<string, Promise<void>>();
 
   constructor(
     readonly manager: ProcessManager<S, F, C>,
@@ -95,20 +112,22 @@ export class ProcessManagerRuntime<S, F, C> {
   private async run(): Promise<void> {
     const { coordination, store, log } = this.options;
     const from = (await coordination.positions([this.checkpointKey])).get(this.checkpointKey) ?? null;
+    this.pendingWork.clear();
     this.consumer = new CheckpointedConsumer({
       name: this.checkpointKey,
       store,
       from: positionFromString(from),
       handles: this.handles,
       apply: (event) => this.apply(event),
-      batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.consumer!.position)),
+      batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(this.consumer!.position))),
       log,
     });
+    // The host hears of it before the first command is sent, so its handlers already know they run.
+    await this.options.onRunning?.(true);
     this.consumer.start();
     log?.('process manager started', { process_manager: this.manager.name, from });
     this.timerPoll = setInterval(() => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })), this.options.timerPollMs ?? 1000);
     this.timerPoll.unref();
-    await this.options.onRunning?.(true);
   }
 
   private async halt(): Promise<void> {
@@ -120,25 +139,67 @@ export class ProcessManagerRuntime<S, F, C> {
     if (!consumer) return;
     await this.options.onRunning?.(false);
     await consumer.stop();
-    await this.options.coordination.savePosition(this.checkpointKey, positionToString(consumer.position));
+    await this.workSettled();
+    await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(consumer.position)));
+  }
+
+  /** Where a restart must resume: before the oldest unfinished background work, else after `position`. */
+  private checkpoint(position: Position | null): Position | null {
+    for (const from of this.pendingWork.values()) return from;
+    return position;
+  }
+
+  private async workSettled(): Promise<void> {
+    while (this.workTails.size > 0) await Promise.allSettled([...this.workTails.values()]);
+  }
+
+  /** Queues work for an event behind the same process's earlier work; tried until it succeeds or this process stops running the manager. */
+  private inBackground(stream: string, event: RecordedEvent, work: () => Promise<unknown>): void {
+    const consumer = this.consumer!;
+    // The consumer's position is at or before the event preceding this one: resuming there delivers it again.
+    this.pendingWork.set(event.id, consumer.position);
+    const previous = this.workTails.get(stream) ?? Promise.resolve();
+    const run = previous.then(async () => {
+      for (let backoff = WORK_RETRY_FIRST_MS; this.consumer === consumer; backoff = Math.min(backoff * 2, WORK_RETRY_MAX_MS)) {
+        try {
+          await work();
+          this.pendingWork.delete(event.id);
+          return;
+        } catch (e) {
+          this.options.log?.('process step failed; trying again', { event_id: event.id, error: String(e), backoff_ms: backoff });
+          await new Promise((r) => setTimeout(r, backoff).unref());
+        }
+      }
+    });
+    const tail = run.finally(() => {
+      if (this.workTails.get(stream) === tail) this.workTails.delete(stream);
+    });
+    this.workTails.set(stream, tail);
   }
 
   private async apply(event: RecordedEvent): Promise<void> {
     if (!PROCESS_FACT_TYPES.has(event.type)) {
       const observed = this.manager.observe(event);
-      if (observed) await this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
+      if (!observed) return;
+      const record = () => this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
+      if (this.options.concurrentProcesses) this.inBackground(processStream(this.manager.name, observed.process), event, record);
+      else await record();
       return;
     }
     if (!event.streamId.startsWith(this.prefix)) return; // another manager's fact
     const fact = { type: event.type, data: event.data } as ProcessFact<F, C>;
     const { coordination, send } = this.options;
     switch (fact.type) {
-      case 'ProcessCommandIssued':
+      case 'ProcessCommandIssued': {
         // The command's events name this fact as their cause and carry the process's correlation on.
-        await runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
-          send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
-        );
+        const sendOnce = () =>
+          runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
+            send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
+          );
+        if (this.options.concurrentProcesses) this.inBackground(event.streamId, event, sendOnce);
+        else await sendOnce();
         return;
+      }
       case 'ProcessTimerScheduled':
         await coordination.scheduleTimer({ owner: this.manager.name, id: fact.data.timer_id, stream: event.streamId, dueAt: Date.parse(fact.data.due_at) });
         return;
@@ -210,6 +271,7 @@ export class ProcessManagerRuntime<S, F, C> {
     await this.caughtUp(timeoutMs);
     const fired = await this.fireDueTimers();
     await this.caughtUp(timeoutMs);
+    await this.workSettled();
     return fired;
   }
 

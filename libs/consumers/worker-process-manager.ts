@@ -26,7 +26,7 @@ export async function startWorkerProcessManager<S, F, C>(
   manager: ProcessManager<S, F, C>,
   deps: ProcessManagerDeps,
   send: (command: C, context: CommandContext) => Promise<void>,
-  options: Pick<ProcessManagerRuntimeOptions<C>, 'timerPollMs' | 'onRunning'> = {},
+  options: Pick<ProcessManagerRuntimeOptions<C>, 'timerPollMs' | 'onRunning' | 'concurrentProcesses'> = {},
 ): Promise<ProcessManagerRuntime<S, F, C> | null> {
   if (!deps.config.roles.includes('worker')) return null;
   const runtime = new ProcessManagerRuntime(manager, {
@@ -64,7 +64,7 @@ export class WorkerProcessManagers {
   start<S, F, C>(
     manager: ProcessManager<S, F, C>,
     send: (command: C, context: CommandContext) => Promise<void>,
-    options: Pick<ProcessManagerRuntimeOptions<C>, 'timerPollMs' | 'onRunning'> = {},
+    options: Pick<ProcessManagerRuntimeOptions<C>, 'timerPollMs' | 'onRunning' | 'concurrentProcesses'> = {},
   ): Promise<ProcessManagerRuntime<S, F, C> | null> {
     return startWorkerProcessManager(manager, this.deps, send, options);
   }

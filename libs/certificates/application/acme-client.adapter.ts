@@ -1,17 +1,43 @@
 import * as acme from 'acme-client';
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { AcmePort, AcmeRefusal, AuthorizationOutcome, ChallengeRef, PlacedOrder } from './acme.port';
+import { AcmePort, AcmeRefusal, AcmeRetryLater, AuthorizationOutcome, ChallengeRef, PlacedOrder } from './acme.port';
 
 type ProblemLike = { type?: string; detail?: string } | undefined;
 const problemText = (p: ProblemLike) => (p ? [p.type, p.detail].filter(Boolean).join(': ') : 'unknown error');
 
-/** acme-client throws the CA's problem detail as the message; HTTP-level failures say so. */
+/** Seconds or an HTTP date (RFC 9110 §10.2.3), as milliseconds from now; null when absent or unreadable. */
+export function retryAfterMs(header: unknown, now = Date.now()): number | null {
+  if (typeof header !== 'string' || header.trim() === '') return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * acme-client throws the CA's problem detail as the message; HTTP-level failures say so.
+ * A busy or rate-limiting CA (429, 5xx) is an outage to retry later, at its Retry-After.
+ */
 function asRefusal(e: unknown): Error {
   const err = e as { message?: string; response?: unknown; isAxiosError?: boolean };
-  // No HTTP answer at all (CA down, TLS trust): an outage, not the CA's verdict.
-  if (err.isAxiosError && !err.response) return e as Error;
+  // No HTTP answer at all (CA down, TLS trust), or the CA busy: an outage, not the CA's verdict.
+  if (e instanceof AcmeRetryLater || (err.isAxiosError && !err.response)) return e as Error;
   return new AcmeRefusal(err.message ?? String(e));
+}
+
+let busyInterceptor = false;
+/**
+ * acme-client accepts every HTTP status and turns a problem document into a plain Error,
+ * losing the status: a 429 or 5xx is caught here first, with its Retry-After.
+ */
+function interceptBusyAnswers(): void {
+  if (busyInterceptor) return;
+  busyInterceptor = true;
+  acme.axios.interceptors.response.use((response) => {
+    if (response.status !== 429 && response.status < 500) return response;
+    const problem = response.data as ProblemLike;
+    throw new AcmeRetryLater(`HTTP ${response.status}: ${problemText(problem)}`, retryAfterMs(response.headers?.['retry-after']));
+  });
 }
 
 /**
@@ -29,8 +55,11 @@ export class AcmeClientAdapter implements AcmePort {
   ) {
     // acme-client sends every request through its own axios instance; this trust applies to it only.
     if (caCertFile) acme.axios.defaults.httpsAgent = new Agent({ ca: readFileSync(caCertFile), keepAlive: true });
+    // No sleeping retries inside the client: a busy or rate-limiting CA comes back as AcmeRetryLater, and
+    // the issuance process manager waits for its Retry-After as a timer that survives a restart.
     const defaults = acme.axios.defaults as unknown as { acmeSettings: Record<string, number> };
-    defaults.acmeSettings = { ...defaults.acmeSettings, retryMaxAttempts: 3, retryDefaultDelay: 1 };
+    defaults.acmeSettings = { ...defaults.acmeSettings, retryMaxAttempts: 0 };
+    interceptBusyAnswers();
   }
 
   /** ECDSA P-256 for the account: every ACME request is signed with it, and P-256 signs far cheaper than RSA. */

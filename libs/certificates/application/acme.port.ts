@@ -33,3 +33,16 @@ export const ACME_PORT = Symbol('ACME_PORT');
 
 /** A CA answer that ends the attempt (as opposed to an outage worth retrying). */
 export class AcmeRefusal extends Error {}
+
+/**
+ * The CA is busy or rate limiting (HTTP 429 or 5xx): an outage to retry, at the CA's
+ * Retry-After when it gave one. The wait is the process manager's timer, not a sleep.
+ */
+export class AcmeRetryLater extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+  ) {
+    super(message);
+  }
+}

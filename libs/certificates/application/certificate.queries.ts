@@ -1,15 +1,46 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { AccountDirectory } from '../../accounts/application/account-directory';
 import { Plan } from '../../accounts/domain/account.events';
+import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
+import { SECRET_BOX, SecretBox } from '../../shared/crypto';
+import { conflict, notFound } from '../../shared/errors';
+import { certificateDecider } from '../domain/certificate.decider';
+import { CERTIFICATE_KEY_PURPOSE, certificateStream } from '../domain/certificate.events';
 import { autoRenewAllowed, certificateNotFound, MAX_CERTIFICATES, wildcardAllowed } from '../domain/certificate-rules';
 import { certificateView, COUNTED_STATUSES } from './certificate-read-model';
 import { CertificateDoc, CERTIFICATES } from '../../../projections/certificates.projection';
 
 const LIVE = { deleted: { $ne: true } };
 
+/** The certificates' reads: lists and logs from the read model; the plan, and the PEMs of a download, from their streams. */
 @Injectable()
 export class CertificateQueries {
-  constructor(private readonly projections: ProjectionEngine) {}
+  constructor(
+    private readonly projections: ProjectionEngine,
+    private readonly streams: EventStreams,
+    private readonly directory: AccountDirectory,
+    @Inject(SECRET_BOX) private readonly box: SecretBox,
+  ) {}
+
+  async planOf(accountId: number): Promise<Plan> {
+    const { state } = await this.directory.load(accountId);
+    if (!state.exists) throw notFound('Account not found');
+    return state.plan;
+  }
+
+  /** PEMs from the certificate's stream (the read model holds none); the key is unsealed only for this answer. */
+  async download(accountId: number, certificateId: string) {
+    if (!/^[0-9a-f-]{36}$/.test(certificateId)) throw certificateNotFound();
+    const { state } = await this.streams.loadState(certificateStream(certificateId), certificateDecider);
+    if (state.status === 'none' || state.status === 'deleted' || state.accountId !== accountId) throw certificateNotFound();
+    if (!state.current || state.status === 'revoked') throw conflict('not_issued', 'The certificate has not been issued yet');
+    return {
+      certificate_pem: state.current.certificatePem,
+      chain_pem: state.current.chainPem,
+      private_key_pem: this.box.openString(state.current.sealedPrivateKey, CERTIFICATE_KEY_PURPOSE),
+    };
+  }
 
   private get docs() {
     return this.projections.readModel(CERTIFICATES);

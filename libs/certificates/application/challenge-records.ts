@@ -6,7 +6,7 @@ import { RecordValues, zoneDecider } from '../../zones/domain/zone.decider';
 import { zoneStream } from '../../zones/domain/zone.events';
 import { DnsService } from '../../dns-role/dns.module';
 import { ChallengeRecord } from '../domain/certificate.events';
-import { challengeTxtSets } from '../domain/issuance.process';
+import { challengeTxtSets } from '../domain/issuance-plan';
 
 /** Short TTL: the records live for the seconds a validation takes. */
 const CHALLENGE_TTL = 60;

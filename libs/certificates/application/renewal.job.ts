@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { AppError } from '../../shared/errors';
 import { autoRenewAllowed } from '../domain/certificate-rules';
-import { CertificateCommands } from './certificate.commands';
+import { ExpireCertificate, RenewCertificate } from './certificate.commands';
 import { CERTIFICATES } from '../../../projections/certificates.projection';
 import { CertificateQueries } from './certificate.queries';
 
@@ -26,7 +27,7 @@ export interface RenewalJobResult {
 export class CertificateRenewalJob {
   constructor(
     private readonly queries: CertificateQueries,
-    private readonly commands: CertificateCommands,
+    private readonly commands: CommandBus,
     private readonly projections: ProjectionEngine,
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -38,18 +39,18 @@ export class CertificateRenewalJob {
     const result: RenewalJobResult = { now: now.toISOString(), renewals_started: [], expired: [], skipped: [] };
     for (const doc of await this.queries.dueForRenewal(now)) {
       try {
-        if (!autoRenewAllowed(await this.commands.planOf(doc.account_id))) {
+        if (!autoRenewAllowed(await this.queries.planOf(doc.account_id))) {
           result.skipped.push({ id: doc.id, reason: 'plan no longer includes auto-renewal' });
           continue;
         }
-        await this.commands.renew(null, doc.id, 'automatic', now);
+        await this.commands.execute(new RenewCertificate(null, doc.id, 'automatic', now));
         result.renewals_started.push(doc.id);
       } catch (e) {
         result.skipped.push({ id: doc.id, reason: e instanceof AppError ? e.message : String(e) });
       }
     }
     for (const doc of await this.queries.pastExpiry(now)) {
-      if (await this.commands.expire(doc.id, now)) result.expired.push(doc.id);
+      if (await this.commands.execute<ExpireCertificate, boolean>(new ExpireCertificate(doc.id, now))) result.expired.push(doc.id);
     }
     return result;
   }

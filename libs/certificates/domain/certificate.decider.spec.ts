@@ -2,7 +2,7 @@ import { fold } from '../../shared/decider';
 import { specFor } from '../../shared/testing/decider-spec';
 import { certificateDecider, CertificateCommand } from './certificate.decider';
 import { CertificateEvent, ChallengeRecord } from './certificate.events';
-import { challengeSubname, challengeTxtSets, nextIssuanceStep } from './issuance.process';
+import { challengeSubname, challengeTxtSets, nextIssuanceStep } from './issuance-plan';
 
 const spec = specFor(certificateDecider);
 const ID = 'c0ffee00-0000-4000-8000-000000000001';
@@ -60,6 +60,14 @@ const e = {
     data: { certificate_id: ID, attempt, trigger, at: at(20) },
   }),
   expired: (): CertificateEvent => ({ type: 'CertificateExpired', data: { certificate_id: ID, at: EXPIRES } }),
+  pending: (poll: number, attempt = 1): CertificateEvent => ({
+    type: 'AuthorizationsPending',
+    data: { certificate_id: ID, attempt, poll, next_poll_at: at(9 + poll * 2), at: at(8 + poll * 2) },
+  }),
+  deferred: (step: string, tries: number, attempt = 1): CertificateEvent => ({
+    type: 'IssuanceStepDeferred',
+    data: { certificate_id: ID, attempt, step, tries, error: 'HTTP 503: busy', retry_at: at(30 + tries), at: at(29 + tries) },
+  }),
 };
 const ISSUED = [e.requested(), e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed(), e.issued(), e.removed()];
 const RENEWAL_DATE = '2026-03-02T00:00:00.000Z';
@@ -136,7 +144,7 @@ describe('certificate decider: the seed state table', () => {
       .given([...base, e.published(), e.answered(), e.authorized()])
       .when({ type: 'RecordKeyGenerated', attempt: 1, sealedPrivateKey: 'v1.sealed', csrPem: 'CSR', at: at(11) })
       .then([e.keyed()]);
-    // A report for another attempt (a stale driver) records nothing.
+    // A report for another attempt (a stale step) records nothing.
     spec
       .given(base)
       .when({ type: 'RecordRecordsPublished', attempt: 2, at: at(2) })
@@ -148,6 +156,61 @@ describe('certificate decider: the seed state table', () => {
     spec
       .given(base)
       .when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x2', finalizeUrl: 'y2', challenges: [], at: at(1) })
+      .then([]);
+  });
+
+  it('authorizations still pending: each poll is counted, with the time of the next; none after they are valid', () => {
+    const answered = [e.requested(), e.ordered(), e.published(), e.answered()];
+    spec
+      .given(answered)
+      .when({ type: 'RecordAuthorizationsPending', attempt: 1, nextPollAt: at(11), at: at(10) })
+      .then([e.pending(1)]);
+    spec
+      .given([...answered, e.pending(1)])
+      .when({ type: 'RecordAuthorizationsPending', attempt: 1, nextPollAt: at(13), at: at(12) })
+      .then([e.pending(2)]);
+    spec
+      .given([...answered, e.authorized()])
+      .when({ type: 'RecordAuthorizationsPending', attempt: 1, nextPollAt: at(13), at: at(12) })
+      .then([]);
+    spec
+      .given([e.requested(), e.ordered(), e.published()])
+      .when({ type: 'RecordAuthorizationsPending', attempt: 1, nextPollAt: at(13), at: at(12) })
+      .then([]);
+  });
+
+  it('an outage defers a step with its retry time; tries count in a row for that step and start over after any other outcome', () => {
+    const base = [e.requested(), e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed()];
+    const defer = (step: string, tries: number): CertificateCommand => ({
+      type: 'RecordStepDeferred',
+      attempt: 1,
+      step,
+      error: 'HTTP 503: busy',
+      retryAt: at(30 + tries),
+      at: at(29 + tries),
+    });
+    spec
+      .given(base)
+      .when(defer('finalize', 1))
+      .then([e.deferred('finalize', 1)]);
+    spec
+      .given([...base, e.deferred('finalize', 1)])
+      .when(defer('finalize', 2))
+      .then([e.deferred('finalize', 2)]);
+    spec
+      .given([e.requested(), e.deferred('place_order', 1), e.ordered()])
+      .when(defer('publish_records', 1))
+      .then([e.deferred('publish_records', 1)]);
+    expect(fold(certificateDecider, [...base, e.deferred('finalize', 1), e.deferred('finalize', 2)]).deferral).toEqual({ attempt: 1, step: 'finalize', tries: 2 });
+    expect(fold(certificateDecider, [...base, e.deferred('finalize', 1), e.issued()]).deferral).toBeNull();
+    // The cleanup an ended attempt owes may be deferred; an attempt with nothing left may not.
+    spec
+      .given([e.requested(), e.ordered(), e.failed()])
+      .when(defer('remove_records', 1))
+      .then([e.deferred('remove_records', 1)]);
+    spec
+      .given([...ISSUED])
+      .when(defer('finalize', 1))
       .then([]);
   });
 
@@ -305,7 +368,13 @@ describe('issuance process manager: next step from the certificate stream alone'
     expect(step([e.requested(), e.ordered()])).toEqual({ kind: 'publish_records', attempt: 1, records: CHALLENGES });
     expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(3)))).toEqual({ kind: 'wait_propagation', attempt: 1, until: Date.parse(at(2)) + DELAY });
     expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(7)))).toEqual({ kind: 'answer_challenges', attempt: 1, records: CHALLENGES });
-    expect(step([e.requested(), e.ordered(), e.published(), e.answered()])).toEqual({ kind: 'poll_authorizations', attempt: 1, records: CHALLENGES });
+    expect(step([e.requested(), e.ordered(), e.published(), e.answered()])).toEqual({ kind: 'poll_authorizations', attempt: 1, records: CHALLENGES, polls: 0 });
+    expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.pending(1), e.pending(2)])).toEqual({
+      kind: 'poll_authorizations',
+      attempt: 1,
+      records: CHALLENGES,
+      polls: 2,
+    });
     expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.authorized()])).toEqual({ kind: 'generate_key', attempt: 1, names: ['example.com', '*.example.com'] });
     expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed()])).toEqual({
       kind: 'finalize',
@@ -328,7 +397,7 @@ describe('issuance process manager: next step from the certificate stream alone'
 
   it('a crash right after the order but before publishing resumes at publishing, never a second order', () => {
     expect(step([e.requested(), e.orderRequested(), e.ordered()]).kind).toBe('publish_records');
-    // Between the request and the recorded order the step is place_order again; the driver
+    // Between the request and the recorded order the step is place_order again; the step
     // of a new run first looks for that order at the CA (findOpenOrder) before placing one.
     expect(step([e.requested(), e.orderRequested()]).kind).toBe('place_order');
   });

@@ -22,6 +22,8 @@ export interface AttemptProgress {
   publishedAt: string | null;
   answered: boolean;
   authorized: boolean;
+  /** Authorization polls that found them still pending. */
+  polls: number;
   key: { sealedPrivateKey: string; csrPem: string } | null;
 }
 
@@ -43,9 +45,11 @@ export interface CertificateState {
   liveRecords: Map<number, ChallengeRecord[]>;
   current: IssuedCertificate | null;
   nextRenewalAt: string | null;
+  /** The step that met outages in a row (and how many), until any other step's outcome is recorded. */
+  deferral: { attempt: number; step: string; tries: number } | null;
 }
 
-const NO_PROGRESS: AttemptProgress = { orderRequested: false, order: null, publishedAt: null, answered: false, authorized: false, key: null };
+const NO_PROGRESS: AttemptProgress = { orderRequested: false, order: null, publishedAt: null, answered: false, authorized: false, polls: 0, key: null };
 
 /** Commands from the API and the renewal job. */
 export type CertificateCommand =
@@ -74,6 +78,8 @@ export type IssuanceCommand =
   | { type: 'RecordOrderPlaced'; attempt: number; orderUrl: string; finalizeUrl: string; challenges: ChallengeRecord[]; at: string }
   | { type: 'RecordRecordsPublished'; attempt: number; at: string }
   | { type: 'RecordChallengesAnswered'; attempt: number; at: string }
+  | { type: 'RecordAuthorizationsPending'; attempt: number; nextPollAt: string; at: string }
+  | { type: 'RecordStepDeferred'; attempt: number; step: string; error: string; retryAt: string; at: string }
   | { type: 'RecordAuthorized'; attempt: number; at: string }
   | { type: 'RecordKeyGenerated'; attempt: number; sealedPrivateKey: string; csrPem: string; at: string }
   | { type: 'RecordIssued'; attempt: number; serial: string; certificatePem: string; chainPem: string; issuedAt: string; expiresAt: string; at: string }
@@ -108,9 +114,12 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
     liveRecords: new Map(),
     current: null,
     nextRenewalAt: null,
+    deferral: null,
   }),
 
-  evolve(s, e) {
+  evolve(prev, e) {
+    // Any recorded outcome other than an outage ends a run of outages.
+    const s = prev.deferral && e.type !== 'IssuanceStepDeferred' ? { ...prev, deferral: null } : prev;
     switch (e.type) {
       case 'CertificateRequested': {
         const d = e.data;
@@ -146,6 +155,10 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         return { ...s, progress: { ...s.progress, publishedAt: e.data.at } };
       case 'ChallengesAnswered':
         return { ...s, progress: { ...s.progress, answered: true } };
+      case 'AuthorizationsPending':
+        return { ...s, progress: { ...s.progress, polls: e.data.poll } };
+      case 'IssuanceStepDeferred':
+        return { ...s, deferral: { attempt: e.data.attempt, step: e.data.step, tries: e.data.tries } };
       case 'AuthorizationsValidated':
         return { ...s, progress: { ...s.progress, authorized: true } };
       case 'CertificateKeyGenerated':
@@ -250,6 +263,26 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
       case 'RecordChallengesAnswered':
         if (!forCurrentAttempt(s, c.attempt) || !s.progress.publishedAt || s.progress.answered) return [];
         return [{ type: 'ChallengesAnswered', data: { certificate_id: id, attempt: c.attempt, at: c.at } }];
+      case 'RecordAuthorizationsPending':
+        if (!forCurrentAttempt(s, c.attempt) || !s.progress.answered || s.progress.authorized) return [];
+        return [
+          {
+            type: 'AuthorizationsPending',
+            data: { certificate_id: id, attempt: c.attempt, poll: s.progress.polls + 1, next_poll_at: c.nextPollAt, at: c.at },
+          },
+        ];
+      case 'RecordStepDeferred': {
+        // The current attempt's steps, or the cleanup an earlier attempt still owes.
+        if (!forCurrentAttempt(s, c.attempt) && !s.liveRecords.has(c.attempt)) return [];
+        const d = s.deferral;
+        const tries = (d && d.attempt === c.attempt && d.step === c.step ? d.tries : 0) + 1;
+        return [
+          {
+            type: 'IssuanceStepDeferred',
+            data: { certificate_id: id, attempt: c.attempt, step: c.step, tries, error: c.error, retry_at: c.retryAt, at: c.at },
+          },
+        ];
+      }
       case 'RecordAuthorized':
         if (!forCurrentAttempt(s, c.attempt) || !s.progress.answered || s.progress.authorized) return [];
         return [{ type: 'AuthorizationsValidated', data: { certificate_id: id, attempt: c.attempt, at: c.at } }];

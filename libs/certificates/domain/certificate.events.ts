@@ -44,6 +44,17 @@ export type AcmeOrderPlaced = DomainEvent<
 >;
 export type ChallengeRecordsPublished = DomainEvent<'ChallengeRecordsPublished', { certificate_id: string; attempt: number; at: string }>;
 export type ChallengesAnswered = DomainEvent<'ChallengesAnswered', { certificate_id: string; attempt: number; at: string }>;
+/** A poll found the authorizations still pending; the process manager looks again at `next_poll_at`. */
+export type AuthorizationsPending = DomainEvent<'AuthorizationsPending', { certificate_id: string; attempt: number; poll: number; next_poll_at: string; at: string }>;
+/**
+ * A step met an outage (no answer from the CA or DNS, the CA busy or rate limiting): the
+ * process manager runs it again at `retry_at` (the CA's Retry-After, else a backoff);
+ * `tries` counts the outages of this step in a row.
+ */
+export type IssuanceStepDeferred = DomainEvent<
+  'IssuanceStepDeferred',
+  { certificate_id: string; attempt: number; step: string; tries: number; error: string; retry_at: string; at: string }
+>;
 export type AuthorizationsValidated = DomainEvent<'AuthorizationsValidated', { certificate_id: string; attempt: number; at: string }>;
 /** The server-generated RSA 2048 key, sealed (SecretBox, purpose `certificate-key`), and its CSR. */
 export type CertificateKeyGenerated = DomainEvent<'CertificateKeyGenerated', { certificate_id: string; attempt: number; sealed_private_key: string; csr_pem: string; at: string }>;
@@ -75,6 +86,8 @@ export type CertificateEvent =
   | AcmeOrderPlaced
   | ChallengeRecordsPublished
   | ChallengesAnswered
+  | AuthorizationsPending
+  | IssuanceStepDeferred
   | AuthorizationsValidated
   | CertificateKeyGenerated
   | CertificateIssued
@@ -92,6 +105,8 @@ export const CERTIFICATE_EVENT_TYPES: readonly CertificateEvent['type'][] = [
   'AcmeOrderPlaced',
   'ChallengeRecordsPublished',
   'ChallengesAnswered',
+  'AuthorizationsPending',
+  'IssuanceStepDeferred',
   'AuthorizationsValidated',
   'CertificateKeyGenerated',
   'CertificateIssued',

@@ -1,8 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { CLOCK, Clock } from '../../shared/clock';
 import { validationFailed } from '../../shared/errors';
-import { CertificateCaller, CertificateCommands } from '../application/certificate.commands';
+import { CertificateCaller, CreateCertificate, DeleteCertificate, RenewCertificate, SetCertificateAutoRenew } from '../application/certificate.commands';
 import { CertificateQueries } from '../application/certificate.queries';
 import { CertificateRenewalJob } from '../application/renewal.job';
 import { requirePaid } from '../domain/certificate-rules';
@@ -14,13 +15,13 @@ const callerOf = (p: Principal, ip: string): CertificateCaller => ({ accountId: 
 @Controller('certificates')
 export class CertificatesController {
   constructor(
-    private readonly commands: CertificateCommands,
+    private readonly commands: CommandBus,
     private readonly queries: CertificateQueries,
   ) {}
 
   /** The plan gate comes before any id is looked at. */
   private async paid(p: Principal) {
-    const plan = await this.commands.planOf(p.accountId);
+    const plan = await this.queries.planOf(p.accountId);
     requirePaid(plan);
     return plan;
   }
@@ -28,13 +29,15 @@ export class CertificatesController {
   @Post()
   @HttpCode(202)
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateCertificateDto, @ClientIp() ip: string) {
-    const id = await this.commands.create(callerOf(p, ip), {
-      zone: body.zone,
-      domain: body.domain,
-      sans: body.sans ?? [],
-      wildcard: body.wildcard ?? false,
-      autoRenew: body.auto_renew ?? false,
-    });
+    const id: string = await this.commands.execute(
+      new CreateCertificate(callerOf(p, ip), {
+        zone: body.zone,
+        domain: body.domain,
+        sans: body.sans ?? [],
+        wildcard: body.wildcard ?? false,
+        autoRenew: body.auto_renew ?? false,
+      }),
+    );
     return this.queries.get(p.accountId, id);
   }
 
@@ -58,21 +61,21 @@ export class CertificatesController {
   @Get(':id/download')
   async download(@CurrentPrincipal() p: Principal, @Param('id') id: string) {
     await this.paid(p);
-    return this.commands.download(p.accountId, id);
+    return this.queries.download(p.accountId, id);
   }
 
   @Post(':id/renew')
   @HttpCode(202)
   async renew(@CurrentPrincipal() p: Principal, @Param('id') id: string, @ClientIp() ip: string) {
     await this.paid(p);
-    await this.commands.renew(callerOf(p, ip), id, 'manual');
+    await this.commands.execute(new RenewCertificate(callerOf(p, ip), id, 'manual'));
     return this.queries.get(p.accountId, id);
   }
 
   @Put(':id/auto-renew')
   async autoRenew(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: AutoRenewDto, @ClientIp() ip: string) {
     await this.paid(p);
-    await this.commands.setAutoRenew(callerOf(p, ip), id, body.auto_renew);
+    await this.commands.execute(new SetCertificateAutoRenew(callerOf(p, ip), id, body.auto_renew));
     return this.queries.get(p.accountId, id);
   }
 
@@ -81,7 +84,7 @@ export class CertificatesController {
   async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('revoke') revoke: string | undefined, @ClientIp() ip: string): Promise<void> {
     if (revoke !== undefined && revoke !== 'true' && revoke !== 'false') throw validationFailed('revoke must be true or false');
     await this.paid(p);
-    await this.commands.delete(callerOf(p, ip), id, revoke === 'true');
+    await this.commands.execute(new DeleteCertificate(callerOf(p, ip), id, revoke === 'true'));
   }
 }
 

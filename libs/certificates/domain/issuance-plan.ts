@@ -4,13 +4,19 @@ import { ChallengeRecord } from './certificate.events';
 /** Seed timing: authorization polling runs up to 30 iterations at 2-second intervals. */
 export const AUTHZ_POLL_ATTEMPTS = 30;
 export const AUTHZ_POLL_INTERVAL_MS = 2000;
+/** The first look comes soon after answering; the seed's interval applies after it. */
+export const AUTHZ_FIRST_POLL_MS = 250;
+
+/** When to poll again after poll number `poll` (1-based) found the authorizations pending. */
+export const nextPollDelayMs = (poll: number) => (poll <= 1 ? AUTHZ_FIRST_POLL_MS : AUTHZ_POLL_INTERVAL_MS);
 
 /**
- * The next thing the issuance process manager must do for one certificate, decided
- * from that certificate's stream alone (its folded state) and the time. Each step's
- * outcome is recorded as an event before the next is decided, so after a crash the
- * driver resumes at the first step with no recorded outcome; steps whose effect may
+ * The pure planner of issuance: the next thing to do for one certificate, decided from
+ * that certificate's stream alone (its folded state) and the time. Each step's outcome
+ * is recorded as an event before the next is decided, so after a crash the process
+ * manager resumes at the first step with no recorded outcome; steps whose effect may
  * already have happened (publish, answer, finalize) are idempotent at their target.
+ * `wait_propagation` is a wait the process manager holds as a timer, never a sleep.
  */
 export type IssuanceStep =
   | { kind: 'remove_records'; attempt: number; records: ChallengeRecord[] }
@@ -19,7 +25,7 @@ export type IssuanceStep =
   | { kind: 'publish_records'; attempt: number; records: ChallengeRecord[] }
   | { kind: 'wait_propagation'; attempt: number; until: number }
   | { kind: 'answer_challenges'; attempt: number; records: ChallengeRecord[] }
-  | { kind: 'poll_authorizations'; attempt: number; records: ChallengeRecord[] }
+  | { kind: 'poll_authorizations'; attempt: number; records: ChallengeRecord[]; polls: number }
   | { kind: 'generate_key'; attempt: number; names: string[] }
   | { kind: 'finalize'; attempt: number; orderUrl: string; finalizeUrl: string; csrPem: string }
   | { kind: 'idle' };
@@ -40,7 +46,7 @@ export function nextIssuanceStep(s: CertificateState, now: number, propagationDe
     if (now < until) return { kind: 'wait_propagation', attempt, until };
     return { kind: 'answer_challenges', attempt, records: p.order.challenges };
   }
-  if (!p.authorized) return { kind: 'poll_authorizations', attempt, records: p.order.challenges };
+  if (!p.authorized) return { kind: 'poll_authorizations', attempt, records: p.order.challenges, polls: p.polls };
   if (!p.key) return { kind: 'generate_key', attempt, names: s.names };
   return { kind: 'finalize', attempt, orderUrl: p.order.url, finalizeUrl: p.order.finalizeUrl, csrPem: p.key.csrPem };
 }

@@ -1,9 +1,6 @@
-import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { X509Certificate } from 'node:crypto';
-import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
-import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { EventStreams } from '../../eventstore/event-streams';
-import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto';
@@ -11,41 +8,32 @@ import { LOGGER, Logger } from '../../shared/logger';
 import { Metrics, METRICS } from '../../shared/metrics';
 import { certificateDecider, CertificateState, IssuanceCommand } from '../domain/certificate.decider';
 import { certificateStream, CERTIFICATE_KEY_PURPOSE, ChallengeRecord } from '../domain/certificate.events';
-import { DriveIssuance, issuanceStartProcess, IssuanceStartState, IssuanceWork } from '../domain/issuance-start.process-manager';
-import { AUTHZ_POLL_ATTEMPTS, AUTHZ_POLL_INTERVAL_MS, challengeSubname, IssuanceStep, nextIssuanceStep } from '../domain/issuance.process';
-import { ACME_PORT, AcmePort, AcmeRefusal } from './acme.port';
-import { CERTIFICATES } from '../../../projections/certificates.projection';
+import { AUTHZ_POLL_ATTEMPTS, challengeSubname, IssuanceStep, nextIssuanceStep, nextPollDelayMs } from '../domain/issuance-plan';
+import { ACME_PORT, AcmePort, AcmeRefusal, AcmeRetryLater } from './acme.port';
 import { ChallengeRecords } from './challenge-records';
 
-/** A certificate whose process stopped on an unexpected error (a store hiccup) is driven again after this long. */
-const RETRY_AFTER_ERROR_MS = 30_000;
-/** An outage (no answer from the CA, a store hiccup) is retried this many times before the attempt fails. */
+/** An outage (no answer from the CA, a store hiccup, the CA busy) is met this many times in a row before the attempt fails. */
 const OUTAGE_RETRIES = 5;
+/** The wait before the n-th retry after an outage: n seconds (cleanup, retried without end, at most a minute). */
+const retryDelayMs = (tries: number) => Math.min(1000 * tries, 60_000);
+/** A CA asking to come back later than this (a rate limit of hours) fails the attempt instead. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
 /** RSA key generations running at once (the thread pool has 4 threads; the target machine 2 cores). */
 const KEYGEN_LANES = 2;
 
-class Stopped extends Error {}
+type Step = Exclude<IssuanceStep, { kind: 'idle' }>;
 
 /**
- * Runs the issuance process manager: for one certificate, loads its stream, asks the
- * pure `nextIssuanceStep` what to do, does it (ACME, DNS through the zones context) and
- * records the outcome on the stream, until nothing is left to do. The state lives in the
- * stream only. It runs in the one worker holding the `certificate-issuance` process
- * manager's lease (../domain/issuance-start.process-manager.ts), which sends it every
- * certificate requested, renewed or deleted, whichever process appended that; on taking
- * the lease (a start, or a takeover after a crash) it resumes every certificate the read
- * model shows with work left, at the step after its last event.
+ * Takes one issuance step of one certificate, for `RunIssuanceStep` (sent by the
+ * `certificate-issuance-steps` process manager only): loads the certificate's stream,
+ * asks the pure planner (`nextIssuanceStep`) what to do, does it (ACME, DNS through the
+ * zones context) and records its outcome as the stream's next event, which brings the
+ * next command. Nothing here waits or retries on a timer: an authorization still
+ * pending, an outage or the CA's Retry-After is recorded with the time to look again,
+ * and the process manager holds that wait as a timer of its runtime.
  */
 @Injectable()
-export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly running = new Map<string, Promise<void>>();
-  private readonly again = new Set<string>();
-  private readonly retries = new Set<NodeJS.Timeout>();
-  private runtime: ProcessManagerRuntime<IssuanceStartState, IssuanceWork, DriveIssuance> | null = null;
-  /** Set while this process holds the issuance lease: only then does it drive certificates. */
-  private holding = false;
-  private stopping = false;
-  private readonly wakeups = new Set<() => void>();
+export class IssuanceSteps {
   /** Keys generated ahead, by `<certificate>:<attempt>` (memory only; a restart makes a new one). */
   private readonly keygenLanes: Promise<unknown>[] = Array.from({ length: KEYGEN_LANES }, () => Promise.resolve());
   private readonly keygenQueued: number[] = Array.from({ length: KEYGEN_LANES }, () => 0);
@@ -54,119 +42,85 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
   private readonly keys = new Map<string, Promise<{ privateKeyPem: string; csrPem: string }>>();
   private readonly orders;
   private readonly duration;
+  /** Cleared when this process stops running the process manager (lease lost, shutdown): a chain of steps stops at the next one. */
+  private running = true;
 
   constructor(
     private readonly streams: EventStreams,
-    private readonly projections: ProjectionEngine,
     private readonly records: ChallengeRecords,
     @Inject(ACME_PORT) private readonly acme: AcmePort,
     @Inject(SECRET_BOX) private readonly box: SecretBox,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-    private readonly processManagers: WorkerProcessManagers,
     @Inject(METRICS) metrics: Metrics,
   ) {
     this.orders = metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome']);
     this.duration = metrics.histogram('acme_issuance_duration_seconds', 'Time from request (or renewal) to issued', [1, 2, 5, 10, 20, 30, 60, 120, 300]);
   }
 
-  get enabled(): boolean {
-    return this.holding;
-  }
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.runtime = await this.processManagers.start(issuanceStartProcess, async (command) => this.kick(command.certificateId), {
-      onRunning: async (running) => {
-        this.holding = running;
-        if (running) await this.resumeAll().catch((e) => this.logger.error('certificate resume failed', { error: String(e) }));
-        else {
-          // Lost the lease: the next holder resumes these certificates; stop before it starts them.
-          for (const wake of this.wakeups) wake();
-          await Promise.allSettled([...this.running.values()]);
-        }
-      },
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    for (const t of this.retries) clearTimeout(t);
-    await this.runtime?.stop();
-    for (const wake of this.wakeups) wake();
-    await Promise.allSettled([...this.running.values()]);
-  }
-
-  /** Starts (or keeps) the process of one certificate, when this process holds the issuance lease. */
-  kick(certificateId: string): void {
-    if (!this.holding || this.stopping) return;
-    // Running already: it may be past its last look at the stream, so it runs once more after.
-    if (this.running.has(certificateId)) {
-      this.again.add(certificateId);
-      return;
-    }
-    const run = this.drive(certificateId)
-      .catch((e) => {
-        if (e instanceof Stopped) return;
-        this.logger.error('certificate process stopped on an error', { certificate_id: certificateId, error: String(e) });
-        const retry = setTimeout(() => {
-          this.retries.delete(retry);
-          this.kick(certificateId);
-        }, RETRY_AFTER_ERROR_MS);
-        retry.unref();
-        this.retries.add(retry);
-      })
-      .finally(() => {
-        this.running.delete(certificateId);
-        if (this.again.delete(certificateId)) this.kick(certificateId);
-      });
-    this.running.set(certificateId, run);
-  }
-
-  /** Every certificate with work left, from the read model: in flight, or with challenge records still owed. */
-  async resumeAll(): Promise<number> {
-    const docs = await this.projections
-      .readModel(CERTIFICATES)
-      .find({ $or: [{ status: { $in: ['pending', 'validating'] } }, { cleanup_pending: true }] }, { projection: { _id: 1 } });
-    for (const d of docs) this.kick(d._id);
-    return docs.length;
-  }
-
-  private async drive(id: string): Promise<void> {
-    const stream = certificateStream(id);
-    for (;;) {
-      if (this.stopping || !this.holding) throw new Stopped();
-      const { state } = await this.streams.loadState(stream, certificateDecider);
+  /**
+   * The steps of a certificate whose stream is still at `revision` (a newer revision has
+   * its own command, so this one does nothing): each outcome is recorded before the next
+   * step, and the steps that can follow at once (request → order, answer → first poll,
+   * authorized → key → finalize → cleanup) are taken in the same command. A wait (the
+   * propagation delay, the next poll, a retry) ends the command: the process manager
+   * holds it as a timer and sends the next one.
+   */
+  async run(id: string, revision: number): Promise<void> {
+    // Not holding the lease (yet, or any more): fail, so the runtime keeps the command to send again.
+    if (!this.running) throw new Error('this process does not run the issuance process manager');
+    for (let expected = revision; this.running;) {
+      const { state, revision: current } = await this.streams.loadState(certificateStream(id), certificateDecider);
+      if (current !== expected) return;
       const step = nextIssuanceStep(state, this.clock.now().getTime(), this.config.acmePropagationDelayMs);
       if (step.kind === 'idle') {
         // A key generated ahead for an attempt that ended another way (deleted, failed) is dropped.
         for (const key of this.keys.keys()) if (key.startsWith(`${id}:`)) this.keys.delete(key);
         return;
       }
+      // Just published: the process manager holds the propagation wait as a timer from that event.
+      if (step.kind === 'wait_propagation' && expected !== revision) return;
       const command = await this.attempt(state, step);
-      if (command) await this.record(state, command);
+      const recorded = await this.record(state, command);
+      if (recorded === null || command.type === 'RecordStepDeferred' || command.type === 'RecordAuthorizationsPending') return;
+      expected = recorded;
     }
   }
 
-  /** Does one step; an outage is retried, a CA refusal (or exhausted retries) fails the attempt. */
-  private async attempt(state: CertificateState, step: Exclude<IssuanceStep, { kind: 'idle' }>): Promise<IssuanceCommand | null> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await this.perform(state, step);
-      } catch (e) {
-        if (this.stopping || !this.holding) throw new Stopped();
-        const refused = e instanceof AcmeRefusal;
-        if (step.kind === 'remove_records' || (!refused && tries < OUTAGE_RETRIES)) {
-          this.logger.warn('certificate step will be retried', { certificate_id: state.id, step: step.kind, error: (e as Error).message });
-          await this.sleepUntil(Date.now() + 1000 * tries);
-          continue;
-        }
-        return { type: 'RecordFailed', attempt: step.attempt, step: step.kind, error: (e as Error).message, at: this.now() };
-      }
+  /** Told by the wiring when this process takes or loses the process manager's lease, so a lost lease ends its chains of steps. */
+  setRunning(running: boolean): void {
+    this.running = running;
+  }
+
+  /** Does one step; a CA refusal (or the last of OUTAGE_RETRIES outages) fails the attempt, an outage defers the step. */
+  private async attempt(state: CertificateState, step: Step): Promise<IssuanceCommand> {
+    if (step.kind === 'wait_propagation') {
+      // Woken before the wait's end (the delay was raised since it was scheduled): wait for the rest.
+      return { type: 'RecordStepDeferred', attempt: step.attempt, step: step.kind, error: 'waiting for DNS propagation', retryAt: iso(step.until), at: this.now() };
+    }
+    try {
+      return await this.perform(state, step);
+    } catch (e) {
+      const error = (e as Error).message;
+      const cleanup = step.kind === 'remove_records';
+      if (e instanceof AcmeRefusal && !cleanup) return this.failed(step, error);
+      const d = state.deferral;
+      const tries = (d && d.attempt === step.attempt && d.step === step.kind ? d.tries : 0) + 1;
+      if (!cleanup && tries >= OUTAGE_RETRIES) return this.failed(step, error);
+      const retryAfter = e instanceof AcmeRetryLater ? e.retryAfterMs : null;
+      if (retryAfter !== null && retryAfter > MAX_RETRY_AFTER_MS && !cleanup) return this.failed(step, error);
+      const retryAt = this.clock.now().getTime() + (retryAfter ?? retryDelayMs(tries));
+      this.logger.warn('certificate step will be retried', { certificate_id: state.id, step: step.kind, error, tries, retry_at: iso(retryAt) });
+      return { type: 'RecordStepDeferred', attempt: step.attempt, step: step.kind, error, retryAt: iso(retryAt), at: this.now() };
     }
   }
 
-  private async perform(state: CertificateState, step: Exclude<IssuanceStep, { kind: 'idle' }>): Promise<IssuanceCommand | null> {
+  private failed(step: Step, error: string): IssuanceCommand {
+    return { type: 'RecordFailed', attempt: step.attempt, step: step.kind, error, at: this.now() };
+  }
+
+  private async perform(state: CertificateState, step: Exclude<Step, { kind: 'wait_propagation' }>): Promise<IssuanceCommand> {
     const zone = { zoneId: state.zoneId, accountId: state.accountId, certificateId: state.id };
     const attempt = step.attempt;
     switch (step.kind) {
@@ -195,14 +149,11 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
         await this.records.publish(zone, step.records, this.now());
         await this.records.waitUntilServed(state.zone, step.records);
         return { type: 'RecordRecordsPublished', attempt, at: this.now() };
-      case 'wait_propagation':
-        await this.sleepUntil(Date.now() + Math.max(0, step.until - this.clock.now().getTime()));
-        return null;
       case 'answer_challenges':
         await this.acme.answerChallenges(step.records.map((r) => ({ authzUrl: r.authz_url, challengeUrl: r.challenge_url })));
         return { type: 'RecordChallengesAnswered', attempt, at: this.now() };
       case 'poll_authorizations':
-        return this.pollAuthorizations(attempt, step.records);
+        return this.pollAuthorizations(attempt, step.records, step.polls);
       case 'generate_key': {
         const { privateKeyPem, csrPem } = await this.takeKey(state.id, attempt, step.names);
         return { type: 'RecordKeyGenerated', attempt, sealedPrivateKey: this.box.seal(privateKeyPem, CERTIFICATE_KEY_PURPOSE), csrPem, at: this.now() };
@@ -260,26 +211,28 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
     return pending;
   }
 
-  private async pollAuthorizations(attempt: number, records: ChallengeRecord[]): Promise<IssuanceCommand> {
+  /** One look at the authorizations; still pending, the next look is recorded as due (the first soon, then every 2 s). */
+  private async pollAuthorizations(attempt: number, records: ChallengeRecord[], polls: number): Promise<IssuanceCommand> {
     const urls = [...new Set(records.map((r) => r.authz_url))];
-    for (let i = 0; i < AUTHZ_POLL_ATTEMPTS; i++) {
-      const outcomes = await Promise.all(urls.map((u) => this.acme.authorization(u)));
-      const invalid = outcomes.find((o) => o.status === 'invalid');
-      if (invalid && invalid.status === 'invalid') return { type: 'RecordFailed', attempt, step: 'authorization', error: invalid.error, at: this.now() };
-      if (outcomes.every((o) => o.status === 'valid')) return { type: 'RecordAuthorized', attempt, at: this.now() };
-      // The first look comes soon after answering; the seed's 2-second interval applies after it.
-      await this.sleepUntil(Date.now() + (i === 0 ? 250 : AUTHZ_POLL_INTERVAL_MS));
+    const outcomes = await Promise.all(urls.map((u) => this.acme.authorization(u)));
+    const invalid = outcomes.find((o) => o.status === 'invalid');
+    if (invalid && invalid.status === 'invalid') return { type: 'RecordFailed', attempt, step: 'authorization', error: invalid.error, at: this.now() };
+    if (outcomes.every((o) => o.status === 'valid')) return { type: 'RecordAuthorized', attempt, at: this.now() };
+    const poll = polls + 1;
+    if (poll >= AUTHZ_POLL_ATTEMPTS) {
+      return { type: 'RecordFailed', attempt, step: 'authorization', error: `authorizations still pending after ${AUTHZ_POLL_ATTEMPTS} polls`, at: this.now() };
     }
-    return { type: 'RecordFailed', attempt, step: 'authorization', error: `authorizations still pending after ${AUTHZ_POLL_ATTEMPTS} polls`, at: this.now() };
+    return { type: 'RecordAuthorizationsPending', attempt, nextPollAt: iso(this.clock.now().getTime() + nextPollDelayMs(poll)), at: this.now() };
   }
 
-  private async record(state: CertificateState, command: IssuanceCommand): Promise<void> {
+  /** Records a step's outcome; answers the stream's new revision, or null when nothing was recorded. */
+  private async record(state: CertificateState, command: IssuanceCommand): Promise<number | null> {
     const result = await this.streams.handle(certificateStream(state.id), certificateDecider, command, {
       actor: 'system:certificates',
       account_id: state.accountId,
     });
     if (command.type === 'RecordFailed') this.keys.delete(`${state.id}:${command.attempt}`);
-    if (result.events.length === 0) return;
+    if (result.events.length === 0) return null;
     if (command.type === 'RecordIssued') {
       this.orders.inc({ outcome: 'issued' });
       this.duration.observe((Date.parse(command.at) - Date.parse(state.attemptStartedAt)) / 1000);
@@ -288,25 +241,14 @@ export class IssuanceDriver implements OnApplicationBootstrap, OnApplicationShut
       this.orders.inc({ outcome: 'failed' });
       this.logger.warn('certificate issuance failed', { certificate_id: state.id, step: command.step, ca_error: command.error, attempt: command.attempt });
     }
-  }
-
-  private sleepUntil(at: number): Promise<void> {
-    const ms = at - Date.now();
-    if (ms <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.wakeups.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.wakeups.add(wake);
-    });
+    return result.revision;
   }
 
   private now(): string {
     return this.clock.now().toISOString();
   }
 }
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 export const splitPem = (pem: string): string[] => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*/g)?.map((p) => p.trim() + '\n') ?? [];
