@@ -123,7 +123,7 @@ async function measure(contender: Contender, queryFile: string): Promise<Through
 }
 
 /** Latency rounds per server and rate: `${name}@${rate}` -> one result per round. */
-type LatencyRuns = Map<string, LatencyResult[]>;
+type LatencyRuns = Map<string, Array<LatencyResult & { perThousandMs: number }>>;
 const key = (name: string, rate: number) => `${name}@${rate}`;
 
 /**
@@ -145,10 +145,15 @@ async function latencyRounds(contenders: Contender[], queryFile: string): Promis
     }
     for (let round = 0; round < LATENCY_ROUNDS; round++) {
       for (const rate of RATES) {
-        for (const { c, port } of running) {
-          const l = await latencyAt(port, queryFile, LATENCY_SECONDS, rate);
+        for (const { c, port, child } of running) {
+          const cpu0 = treeCpuSeconds(child.pid!);
+          const measured = await latencyAt(port, queryFile, LATENCY_SECONDS, rate);
+          // Below saturation batches are small: this is where per-wake-up costs show.
+          const l = { ...measured, perThousandMs: ((treeCpuSeconds(child.pid!) - cpu0) * 1e6) / Math.max(1, measured.sent - measured.lost) };
           results.set(key(c.name, rate), [...(results.get(key(c.name, rate)) ?? []), l]);
-          console.log(`latency round ${round + 1} @${rate} qps ${c.name.padEnd(7)} p50 ${fmt(l.p50Ms, 3)} ms  p99 ${fmt(l.p99Ms, 3)} ms  (lost ${l.lost} of ${l.sent})`);
+          console.log(
+            `latency round ${round + 1} @${rate} qps ${c.name.padEnd(7)} p50 ${fmt(l.p50Ms, 3)} ms  p99 ${fmt(l.p99Ms, 3)} ms  (lost ${l.lost} of ${l.sent}), ${fmt(l.perThousandMs, 2)} ms CPU/1k q`,
+          );
         }
       }
     }
@@ -200,7 +205,7 @@ async function main(): Promise<void> {
       queryFile,
     );
 
-    const rateColumns = RATES.map((rate) => `p50/p99 @${rate / 1000}k (ms)`.padStart(20)).join('');
+    const rateColumns = RATES.map((rate) => `@${rate / 1000}k: p50/p99 ms, CPU/1k`.padStart(27)).join('');
     console.log(`\nserver   qps median  qps rounds                 CPU ms/1k q  main thread${rateColumns}`);
     for (const c of contenders) {
       const rs = rounds.get(c.name)!;
@@ -208,7 +213,9 @@ async function main(): Promise<void> {
       const ours = ['service', 'before', 'nolog'].includes(c.name);
       const cells = RATES.map((rate) => {
         const runs = latency.get(key(c.name, rate));
-        return (runs ? `${fmt(median(runs.map((r) => r.p50Ms)), 3)} / ${fmt(median(runs.map((r) => r.p99Ms)), 3)}` : '').padStart(20);
+        return (
+          runs ? `${fmt(median(runs.map((r) => r.p50Ms)), 3)} / ${fmt(median(runs.map((r) => r.p99Ms)), 3)} / ${fmt(median(runs.map((r) => r.perThousandMs)), 2)}` : ''
+        ).padStart(27);
       }).join('');
       console.log(
         `${c.name.padEnd(7)} ${fmt(median(rs.map((r) => r.throughput.qps))).padStart(10)}  ${list(
@@ -242,7 +249,8 @@ async function main(): Promise<void> {
         const rb = latency.get(key(b, rate));
         if (!ra || !rb) continue;
         const diffs = ra.map((r, i) => r.p99Ms - rb[i].p99Ms);
-        console.log(`p99 @${rate} qps ${a} - ${b}: ${fmt(median(diffs), 3)} ms (rounds ${list(diffs, 3)})`);
+        const cpu = ra.map((r, i) => r.perThousandMs / rb[i].perThousandMs);
+        console.log(`@${rate} qps ${a} vs ${b}: p99 ${fmt(median(diffs), 3)} ms apart (rounds ${list(diffs, 3)}), CPU per query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`);
       }
     }
     if (rounds.has('service') && rounds.has('knot')) {
