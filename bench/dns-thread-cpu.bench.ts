@@ -5,7 +5,9 @@
  * (and another build as "before" with DNS_BENCH_BASELINE_MAIN), Knot and NSD, all started once,
  * dnsperf rounds (DNS_BENCH_FLOWS UDP flows, 32) alternating between them; ms of CPU per 1,000 answered queries from
  * /proc/<pid>/task/<tid>/stat, the median over the rounds. DNS and query-log threads are told
- * apart by the names they give themselves (libs/shared/thread-name.ts).
+ * apart by the names they give themselves (libs/shared/thread-name.ts). Beside CPU, wake-ups
+ * (voluntary context switches of all threads) per 1,000 queries: how many queries a server
+ * handles per wake-up, the per-batch cost that dominates on a quiet machine.
  *
  * Run: npm run build && node dist/bench/dns-thread-cpu.bench.js
  *   (env: DNS_BENCH_SECONDS (8), DNS_BENCH_ROUNDS (3), DNS_BENCH_BASELINE_MAIN, DNS_BENCH_NSD=off,
@@ -23,7 +25,7 @@ import { knotInstalled, startKnot } from './dns/knot';
 import { median } from './dns/stats';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, dnsperfQueries } from './dns/zone';
-import { treeCpuSeconds, waitForQuiet } from './dns/cpu';
+import { treeCpuSeconds, treeWakeups, waitForQuiet } from './dns/cpu';
 
 const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 3);
@@ -100,8 +102,10 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const { c, child, port } of running) {
         const before = c.ticks(child);
+        const wakeups0 = treeWakeups(child.pid!);
         const r = await maxThroughput(port, queryFile, SECONDS);
         const after = c.ticks(child);
+        const wakeups = ((treeWakeups(child.pid!) - wakeups0) * 1000) / (r.sent - r.lost);
         const answered = r.sent - r.lost;
         const figures = perClass.get(c.name) ?? new Map<string, number[]>();
         perClass.set(c.name, figures);
@@ -114,11 +118,16 @@ async function main(): Promise<void> {
           parts.push(`${k} ${ms.toFixed(2)}`);
         }
         figures.set('total', [...(figures.get('total') ?? []), total]);
-        console.log(`round ${round} ${c.name.padEnd(7)} ${Math.round(r.qps)} qps, ms CPU/1k q: total ${total.toFixed(2)} (${parts.join(', ')})`);
+        figures.set('wake-ups/1k q', [...(figures.get('wake-ups/1k q') ?? []), wakeups]);
+        figures.set('qps', [...(figures.get('qps') ?? []), r.qps]);
+        console.log(
+          `round ${round} ${c.name.padEnd(7)} ${Math.round(r.qps)} qps, ms CPU/1k q: total ${total.toFixed(2)} (${parts.join(', ')}); ${wakeups.toFixed(1)} wake-ups/1k q`,
+        );
       }
     }
     console.log(`\nms CPU per 1,000 answered queries (${FLOWS} flows), median over the rounds:`);
-    for (const [name, figures] of perClass) console.log(`${name.padEnd(7)} ${[...figures].map(([k, xs]) => `${k} ${median(xs).toFixed(2)}`).join(', ')}`);
+    for (const [name, figures] of perClass)
+      console.log(`${name.padEnd(7)} ${[...figures].map(([k, xs]) => `${k} ${k === 'qps' ? Math.round(median(xs)) : median(xs).toFixed(2)}`).join(', ')}`);
     // Servers measured back to back share the machine's load of the moment: compare per round.
     for (const [a, b] of [
       ['service', 'knot'],
