@@ -2,28 +2,33 @@
  * Where the deployed service's CPU goes under dnsperf, per class of thread: the DNS threads
  * (user and kernel apart), the query-log thread, the main thread and the rest (V8's GC and
  * compiler helpers, libuv, the read-model writer). The service with the query log on and off
- * (and another build as "before" with DNS_BENCH_BASELINE_MAIN) and NSD, all started once,
- * dnsperf rounds alternating between them; ms of CPU per 1,000 answered queries from
+ * (and another build as "before" with DNS_BENCH_BASELINE_MAIN), Knot and NSD, all started once,
+ * dnsperf rounds (DNS_BENCH_FLOWS UDP flows, 32) alternating between them; ms of CPU per 1,000 answered queries from
  * /proc/<pid>/task/<tid>/stat, the median over the rounds. DNS and query-log threads are told
- * apart by the names they give themselves (libs/shared/thread-name.ts).
+ * apart by the names they give themselves (libs/shared/thread-name.ts). Beside CPU, wake-ups
+ * (voluntary context switches of all threads) per 1,000 queries: how many queries a server
+ * handles per wake-up, the per-batch cost that dominates on a quiet machine.
  *
  * Run: npm run build && node dist/bench/dns-thread-cpu.bench.js
- *   (env: DNS_BENCH_SECONDS (8), DNS_BENCH_ROUNDS (4), DNS_BENCH_BASELINE_MAIN, DNS_BENCH_NSD=off,
+ *   (env: DNS_BENCH_SECONDS (8), DNS_BENCH_ROUNDS (3), DNS_BENCH_BASELINE_MAIN, DNS_BENCH_NSD=off,
+ *   DNS_BENCH_KNOT=off, DNS_BENCH_FLOWS,
  *   DNS_BENCH_VARIANTS="name:KEY=value,KEY2=value;name2:KEY=value" for this build with other settings)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { maxThroughput } from './dns/dnsperf';
+import { FLOWS, maxThroughput } from './dns/dnsperf';
 import { startDeployedService } from './dns/deployed-service';
 import { nsdInstalled, startNsd } from './dns/nsd';
+import { knotInstalled, startKnot } from './dns/knot';
+import { median } from './dns/stats';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, dnsperfQueries } from './dns/zone';
-import { treeCpuSeconds, waitForQuiet } from './dns/cpu';
+import { treeCpuSeconds, treeWakeups, waitForQuiet } from './dns/cpu';
 
 const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 8);
-const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 3);
 const TICKS = 100; // USER_HZ
 
 const CLASSES = ['dns user', 'dns kernel', 'query-log', 'main', 'other'] as const;
@@ -65,8 +70,6 @@ const ourBuild = (name: string, mainJs: string, env: NodeJS.ProcessEnv = {}): Co
   ticks: (child) => threadTicks(child.pid!),
 });
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-
 async function main(): Promise<void> {
   stopAllOnExit();
   const mainJs = join(__dirname, '..', 'apps', 'server', 'main.js');
@@ -80,6 +83,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'dns-thread-cpu-'));
   if (process.env.DNS_BENCH_NSD !== 'off' && nsdInstalled())
     contenders.push({ name: 'nsd', start: async (port) => startNsd(dir, port, availableParallelism()), ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }) });
+  // Knot's threads are all named knotd: one class, "all", as for NSD's forked servers.
+  if (process.env.DNS_BENCH_KNOT !== 'off' && knotInstalled())
+    contenders.push({ name: 'knot', start: async (port) => startKnot(dir, port, availableParallelism()), ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }) });
   const queryFile = join(dir, 'queries.txt');
   writeFileSync(queryFile, dnsperfQueries());
   const running: Array<{ c: Contender; child: ChildProcess; port: number }> = [];
@@ -96,8 +102,10 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const { c, child, port } of running) {
         const before = c.ticks(child);
+        const wakeups0 = treeWakeups(child.pid!);
         const r = await maxThroughput(port, queryFile, SECONDS);
         const after = c.ticks(child);
+        const wakeups = ((treeWakeups(child.pid!) - wakeups0) * 1000) / (r.sent - r.lost);
         const answered = r.sent - r.lost;
         const figures = perClass.get(c.name) ?? new Map<string, number[]>();
         perClass.set(c.name, figures);
@@ -110,11 +118,32 @@ async function main(): Promise<void> {
           parts.push(`${k} ${ms.toFixed(2)}`);
         }
         figures.set('total', [...(figures.get('total') ?? []), total]);
-        console.log(`round ${round} ${c.name.padEnd(7)} ${Math.round(r.qps)} qps, ms CPU/1k q: total ${total.toFixed(2)} (${parts.join(', ')})`);
+        figures.set('wake-ups/1k q', [...(figures.get('wake-ups/1k q') ?? []), wakeups]);
+        figures.set('qps', [...(figures.get('qps') ?? []), r.qps]);
+        console.log(
+          `round ${round} ${c.name.padEnd(7)} ${Math.round(r.qps)} qps, ms CPU/1k q: total ${total.toFixed(2)} (${parts.join(', ')}); ${wakeups.toFixed(1)} wake-ups/1k q`,
+        );
       }
     }
-    console.log('\nms CPU per 1,000 answered queries, median over the rounds:');
-    for (const [name, figures] of perClass) console.log(`${name.padEnd(7)} ${[...figures].map(([k, xs]) => `${k} ${median(xs).toFixed(2)}`).join(', ')}`);
+    console.log(`\nms CPU per 1,000 answered queries (${FLOWS} flows), median over the rounds:`);
+    for (const [name, figures] of perClass)
+      console.log(`${name.padEnd(7)} ${[...figures].map(([k, xs]) => `${k} ${k === 'qps' ? Math.round(median(xs)) : median(xs).toFixed(2)}`).join(', ')}`);
+    // Servers measured back to back share the machine's load of the moment: compare per round.
+    for (const [a, b] of [
+      ['service', 'knot'],
+      ['nolog', 'knot'],
+      ['service', 'nsd'],
+      ['service', 'nolog'],
+      ['service', 'before'],
+    ]) {
+      const ta = perClass.get(a)?.get('total');
+      const tb = perClass.get(b)?.get('total');
+      if (!ta || !tb) continue;
+      const ratios = ta.map((x, i) => x / tb[i]);
+      console.log(
+        `CPU per query ${a}/${b}: ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})${a === 'service' && b === 'knot' ? '; issue 31: <= 1.0x' : ''}`,
+      );
+    }
   } finally {
     for (const { child } of running) await stopProcess(child);
     rmSync(dir, { recursive: true, force: true });

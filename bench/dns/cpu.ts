@@ -3,6 +3,43 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS = 100; // USER_HZ on Linux
 
+/** The pids of a process and every descendant still running (NSD forks its servers). */
+function processTree(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const s = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      /* gone */
+    }
+  }
+  const tree = [root];
+  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parents) if (ppid === tree[i]) tree.push(pid);
+  return tree;
+}
+
+/**
+ * Times the threads of a process tree went to sleep of their own accord (voluntary context
+ * switches, from /proc): each is a wake-up later. Per query, it tells how many queries a
+ * server answers per wake-up, which the machine's load changes far less than CPU time.
+ */
+export function treeWakeups(root: number): number {
+  let switches = 0;
+  for (const pid of processTree(root)) {
+    try {
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+        switches += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      }
+    } catch {
+      /* gone */
+    }
+  }
+  return switches;
+}
+
 /** CPU seconds of a process and every descendant still running (NSD forks its servers). */
 export function treeCpuSeconds(root: number): number {
   const stats = new Map<number, { ppid: number; ticks: number }>();

@@ -1,8 +1,8 @@
 /**
  * The service as deployed, for the DNS benchmark: `node dist/apps/server/main.js` with
  * every role, as `npm start` runs it (embedded stores in a throw-away DATA_DIR), and the
- * benchmark zone imported through the API as a user would (register, log in, POST
- * /zones with the master file). Answers come from what the projections built, through
+ * benchmark zone imported through the API as a user would (register, the elite plan by the operator API, log in,
+ * POST /zones with the master file). Answers come from what the projections built, through
  * the DNS thread the service runs.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -15,10 +15,10 @@ import { deployedSpawn } from '../support/start-command';
 
 const ADMIN_TOKEN = 'dns-bench-admin-token-0123456789';
 
-async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<any> {
+async function api(base: string, method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -66,7 +66,9 @@ async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string
   try {
     await waitForHttp(base, child);
     const user = { username: 'dnsbench', email: 'dnsbench@example.com', password: 'a-long-enough-password' };
-    await api(base, 'POST', '/auth/register', user);
+    const { id } = await api(base, 'POST', '/auth/register', user);
+    // ~13,500 records in one zone: past every plan's per-zone limit but elite's (contract §16).
+    await api(base, 'PUT', `/admin/accounts/${id}/subscription`, { plan: 'elite' }, undefined, { 'x-admin-token': ADMIN_TOKEN });
     const { access_token: token } = await api(base, 'POST', '/auth/login', { username: user.username, password: user.password });
     const started = Date.now();
     await api(base, 'POST', '/zones', { name: BENCH_ZONE, zone_file: nsdZoneFile() }, token);

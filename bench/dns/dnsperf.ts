@@ -15,7 +15,13 @@ export interface LatencyResult extends ThroughputResult {
   p99Ms: number;
 }
 
-const LOAD_ARGS = ['-c', '4', '-T', '2', '-q', '500', '-t', '1', '-b', '4096'];
+/**
+ * UDP flows (dnsperf clients, each its own source port). SO_REUSEPORT spreads flows, not
+ * packets, over a server's sockets: with 4 flows two sockets got one or two threads' worth of
+ * traffic by chance; with 32 each gets close to half (issue 31).
+ */
+export const FLOWS = Number(process.env.DNS_BENCH_FLOWS ?? 32);
+const LOAD_ARGS = ['-c', String(FLOWS), '-T', '2', '-q', '500', '-t', '1', '-b', '4096'];
 
 async function dnsperf(port: number, queryFile: string, seconds: number, extra: string[]): Promise<string> {
   const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(seconds), ...extra], {
@@ -37,7 +43,7 @@ export async function maxThroughput(port: number, queryFile: string, seconds: nu
 
 /** Latency percentiles at a fixed rate, from dnsperf's per-query verbose lines. */
 export async function latencyAt(port: number, queryFile: string, seconds: number, qps: number): Promise<LatencyResult> {
-  const out = await dnsperf(port, queryFile, seconds, ['-Q', String(qps), '-c', '4', '-t', '1', '-v']);
+  const out = await dnsperf(port, queryFile, seconds, ['-Q', String(qps), '-c', String(FLOWS), '-T', '2', '-t', '1', '-v']);
   const latencies: number[] = [];
   for (const m of out.matchAll(/^> [A-Z]+ \S+ \S+ ([\d.]+)$/gm)) latencies.push(Number(m[1]) * 1000);
   latencies.sort((a, b) => a - b);

@@ -107,6 +107,39 @@ describe('ResponseCache', () => {
     expect(out.subarray(0, cache.write(look(cache, again, 0)!, again, 0, out, 0))).toEqual(response(again));
   });
 
+  it('answers from the older generation, and again once moved back, with the bytes of that question', () => {
+    const cache = new ResponseCache(8);
+    const names = ['a', 'b', 'c', 'd', 'e'].map((n) => `${n}.example.com`);
+    for (const name of names) {
+      const q = query(name);
+      look(cache, q, 0);
+      cache.store(response(q), FACTS);
+    }
+    // 'a' to 'd' filled `recent` (half of 8) and moved to `older` when 'e' came.
+    for (let round = 0; round < 2; round++) {
+      for (const [i, name] of names.entries()) {
+        const again = query(name.toUpperCase(), { id: 100 + i });
+        const out = Buffer.alloc(1232);
+        expect(out.subarray(0, cache.write(look(cache, again, 0)!, again, 0, out, 0))).toEqual(response(again));
+      }
+    }
+  });
+
+  it('writes whole words into an aligned buffer without touching the next response', () => {
+    const cache = new ResponseCache();
+    const q = query('odd-length.example.com', { edns: 1232 });
+    look(cache, q, 0);
+    cache.store(response(q), FACTS);
+    const again = query('Odd-Length.example.com', { id: 3, edns: 1232 });
+    const expected = response(again);
+    expect(expected.length % 4).not.toBe(0);
+    // Two responses' room side by side, as the batch listener's send buffer has them.
+    const out = Buffer.alloc(2 * 1232, 0xee);
+    const length = cache.write(look(cache, again, 0)!, again, 0, out, 0);
+    expect(out.subarray(0, length)).toEqual(expected);
+    expect(out.subarray(1232).every((b) => b === 0xee)).toBe(true);
+  });
+
   it.each([
     ['a response', (q: Buffer) => (q[2] |= 0x80)],
     ['another opcode', (q: Buffer) => (q[2] |= 0x10)],
