@@ -1,17 +1,10 @@
-import { evolveProcess, initialProcessState, ProcessFact, ProcessTrigger, recordTrigger } from '../../consumers/process-manager';
+import { ProcessFact, ProcessTrigger, processStreamDecider } from '../../consumers/process-manager';
+import { processSpecFor } from '../../shared/testing/process-manager-spec';
 import { DriveIssuance, issuanceStartProcess as pm, IssuanceWork } from './issuance-start.process-manager';
 
 type Fact = ProcessFact<IssuanceWork, DriveIssuance>;
 
-/** given process facts, when a trigger, then the facts the runtime records (trigger first, then decisions). */
-const given = (facts: Fact[]) => {
-  const state = facts.reduce((s, f) => evolveProcess(pm, s, f), initialProcessState(pm));
-  return {
-    when: (trigger: ProcessTrigger<IssuanceWork>, eventId?: string) => ({
-      then: (expected: Fact[]) => expect(recordTrigger(pm, state, trigger, eventId)).toEqual(expected),
-    }),
-  };
-};
+const { given } = processSpecFor(processStreamDecider(pm));
 
 const CERT = 'c-1';
 const work = (cause: IssuanceWork['cause']): ProcessTrigger<IssuanceWork> => ({ kind: 'observed', process: CERT, fact: { type: 'work_requested', cause } });
