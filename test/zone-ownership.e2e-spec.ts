@@ -21,8 +21,8 @@ mx.mail  IN A  192.0.2.25
 `;
 
 /** What dig answered: the status and the data (its header flags are not what these tests are about). */
-const answerOf = (port: number, name: string, type: string) => {
-  const { status, answers } = dig(port, name, type);
+const answerOf = (port: number, name: string, type: string, options?: Parameters<typeof dig>[3]) => {
+  const { status, answers } = dig(port, name, type, options);
   return { status, answers };
 };
 

@@ -1,18 +1,11 @@
 import { dailyJobProcess, DailyJobFact, nextOccurrence, RunDailyJob } from './daily-job.process-manager';
-import { evolveProcess, initialProcessState, ProcessFact, ProcessTrigger, recordTrigger } from './process-manager';
+import { ProcessFact, ProcessTrigger, processStreamDecider } from './process-manager';
+import { processSpecFor } from '../shared/testing/process-manager-spec';
 
 const pm = dailyJobProcess('dmarc-nightly', { hour: 2, minute: 0 }, ['DmarcWizardStarted']);
 type Fact = ProcessFact<DailyJobFact, RunDailyJob>;
 
-/** given process facts, when a trigger, then the facts the runtime records (trigger first, then decisions). */
-const given = (facts: Fact[]) => {
-  const state = facts.reduce((s, f) => evolveProcess(pm, s, f), initialProcessState(pm));
-  return {
-    when: (trigger: ProcessTrigger<DailyJobFact>, eventId?: string) => ({
-      then: (expected: Fact[]) => expect(recordTrigger(pm, state, trigger, eventId)).toEqual(expected),
-    }),
-  };
-};
+const { given } = processSpecFor(processStreamDecider(pm));
 
 const work = (at: string): ProcessTrigger<DailyJobFact> => ({ kind: 'observed', process: 'schedule', fact: { type: 'work_appeared', at } });
 const observed = (id: string, at: string): Fact => ({ type: 'ProcessEventObserved', data: { process: 'schedule', event_id: id, fact: { type: 'work_appeared', at } } });

@@ -2,10 +2,11 @@ import { nameBasedEventId } from '../eventstore/event-id';
 import { EventStore, Position, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { runWithOrigin } from '../shared/command-origin';
+import { Decider } from '../shared/decider';
 import { CheckpointedConsumer } from './checkpointed-consumer';
 import { Coordination } from './coordination';
 import { LeasedWork, newHolderId } from './lease';
-import { evolveProcess, initialProcessState, PROCESS_FACT_TYPES, ProcessFact, ProcessManager, ProcessState, processStream, ProcessTrigger, recordTrigger } from './process-manager';
+import { PROCESS_FACT_TYPES, ProcessFact, ProcessManager, ProcessState, processStream, processStreamDecider, ProcessStreamCommand, ProcessTrigger } from './process-manager';
 
 /** Where a sent command came from: its handler derives its events' ids from `commandId` and writes these as metadata. */
 export interface CommandContext {
@@ -65,7 +66,7 @@ const WORK_RETRY_MAX_MS = 30_000;
  */
 export class ProcessManagerRuntime<S, F, C> {
   private readonly streams: EventStreams;
-  private readonly decider: { initialState(): ProcessState<S>; evolve(s: ProcessState<S>, e: ProcessFact<F, C>): ProcessState<S> };
+  private readonly decider: Decider<ProcessState<S>, ProcessStreamCommand<F>, ProcessFact<F, C>>;
   private readonly prefix: string;
   private readonly handles: Set<string>;
   private readonly lease: LeasedWork;
@@ -82,7 +83,7 @@ export class ProcessManagerRuntime<S, F, C> {
     private readonly options: ProcessManagerRuntimeOptions<C>,
   ) {
     this.streams = new EventStreams(options.store);
-    this.decider = { initialState: () => initialProcessState(manager), evolve: (s, e) => evolveProcess(manager, s, e) };
+    this.decider = processStreamDecider(manager);
     this.prefix = processStream(manager.name, '');
     this.handles = new Set([...manager.observes, ...PROCESS_FACT_TYPES]);
     this.lease = new LeasedWork(options.coordination, `pm:${manager.name}`, options.holder ?? newHolderId(), {
@@ -222,7 +223,7 @@ export class ProcessManagerRuntime<S, F, C> {
     const correlationId = cause ? cause.metadata.correlation_id : (await this.options.store.readStream(stream, { maxCount: 1 }))[0]?.metadata.correlation_id;
     for (let attempt = 0; ; attempt++) {
       const { state, revision } = await this.streams.loadState(stream, this.decider);
-      const facts = recordTrigger(this.manager, state, trigger, eventId);
+      const facts = this.decider.decide({ trigger, eventId }, state);
       if (facts.length === 0) return false;
       const metadata = {
         version: 1,

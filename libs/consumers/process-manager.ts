@@ -1,5 +1,5 @@
 import { RecordedEvent } from '../eventstore/event-store.port';
-import { DomainEvent } from '../shared/decider';
+import { Decider, DomainEvent } from '../shared/decider';
 
 /**
  * A process manager: a decider over its own stream (`pm-<name>-<process id>`). It
@@ -112,3 +112,20 @@ export function recordTrigger<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessSt
   }
   return facts;
 }
+
+/** A trigger as a process stream's command: what happened, and the id of the event observed (none for a timer). */
+export interface ProcessStreamCommand<F> {
+  trigger: ProcessTrigger<F>;
+  eventId?: string;
+}
+
+/**
+ * A process manager's stream as a decider: its facts fold with `evolveProcess`, and a trigger
+ * decides the facts `recordTrigger` appends. The runtime loads process state with it, and
+ * specs run it given/when/then (libs/shared/testing/process-manager-spec.ts).
+ */
+export const processStreamDecider = <S, F, C>(pm: ProcessManager<S, F, C>): Decider<ProcessState<S>, ProcessStreamCommand<F>, ProcessFact<F, C>> => ({
+  initialState: () => initialProcessState(pm),
+  evolve: (s, fact) => evolveProcess(pm, s, fact),
+  decide: ({ trigger, eventId }, s) => recordTrigger(pm, s, trigger, eventId),
+});

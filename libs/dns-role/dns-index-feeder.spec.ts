@@ -1,3 +1,4 @@
+import type { Answer } from 'dns-packet';
 import { ZoneIndex } from '../dns-server';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsIndexFeeder } from './dns-index-feeder';
@@ -44,6 +45,7 @@ describe('DnsIndexFeeder: a name is served from the zone allowed to serve it', (
   const deleted = (id: string, name: string, account: number) =>
     store.appendToStream(`zone-${id}`, [{ type: 'ZoneDeleted', data: { zone_id: id, account_id: account, name, at: '' } }], 'any');
   const www = (zone: string) => index.lookup(`www.${zone}`, 'A');
+  const dataOf = (a: Answer) => (a as { data?: unknown }).data;
   const caughtUp = async () => feeder.waitFor(await store.headPosition());
 
   it('holds a parent imported after another account’s child, and serves it once the child is gone', async () => {
@@ -52,13 +54,13 @@ describe('DnsIndexFeeder: a name is served from the zone allowed to serve it', (
     await imported('y.example.com', 2, '203.0.113.4'); // z3, under the held z2, same account: a sibling of z1, served
     await feeder.start();
     expect(index.hasZone('example.com')).toBe(false);
-    expect(www('x.example.com').answers.map((a) => a.data)).toEqual(['192.0.2.1']);
-    expect(www('y.example.com').answers.map((a) => a.data)).toEqual(['203.0.113.4']);
+    expect(www('x.example.com').answers.map(dataOf)).toEqual(['192.0.2.1']);
+    expect(www('y.example.com').answers.map(dataOf)).toEqual(['203.0.113.4']);
     expect(www('example.com').kind).toBe('refused');
 
     await deleted('z1', 'x.example.com', 1);
     await caughtUp();
-    expect(www('example.com').answers.map((a) => a.data)).toEqual(['203.0.113.2']);
+    expect(www('example.com').answers.map(dataOf)).toEqual(['203.0.113.2']);
     expect(www('x.example.com').kind).toBe('nxdomain');
   });
 
@@ -80,6 +82,6 @@ describe('DnsIndexFeeder: a name is served from the zone allowed to serve it', (
     expect(index.hasZone('ns1.example.net')).toBe(false);
     await store.appendToStream('zone-overlap-allowances', [{ type: 'ZoneOverlapAllowed', data: { zone: 'a.example.com', account_id: 2, at: '' } }], 'any');
     await caughtUp();
-    expect(www('a.example.com').answers.map((a) => a.data)).toEqual(['203.0.113.2']);
+    expect(www('a.example.com').answers.map(dataOf)).toEqual(['203.0.113.2']);
   });
 });

@@ -1,4 +1,5 @@
-import { evolveProcess, initialProcessState, ProcessFact, ProcessTrigger, recordTrigger } from '../../consumers/process-manager';
+import { ProcessFact, ProcessTrigger, processStreamDecider } from '../../consumers/process-manager';
+import { processSpecFor } from '../../shared/testing/process-manager-spec';
 import { CertificateEvent } from './certificate.events';
 import { IssuanceFact, issuanceProcess, RunIssuanceStepCommand } from './issuance.process-manager';
 
@@ -10,15 +11,7 @@ const CERT = 'c-1';
 const T0 = '2026-01-01T00:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
-/** given process facts, when a trigger, then the facts the runtime records (trigger first, then decisions). */
-const given = (facts: Fact[]) => {
-  const state = facts.reduce((s, f) => evolveProcess(pm, s, f), initialProcessState(pm));
-  return {
-    when: (trigger: ProcessTrigger<IssuanceFact>, eventId?: string) => ({
-      then: (expected: Fact[]) => expect(recordTrigger(pm, state, trigger, eventId)).toEqual(expected),
-    }),
-  };
-};
+const { given } = processSpecFor(processStreamDecider(pm));
 
 const fact = (event: IssuanceFact['event'], revision: number, waitUntil: string | null = null, when = at(revision * 100)): IssuanceFact => ({
   event,

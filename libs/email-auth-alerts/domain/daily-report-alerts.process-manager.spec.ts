@@ -1,18 +1,11 @@
-import { evolveProcess, initialProcessState, ProcessFact, ProcessTrigger, recordTrigger } from '../../consumers/process-manager';
+import { ProcessFact, ProcessTrigger, processStreamDecider } from '../../consumers/process-manager';
+import { processSpecFor } from '../../shared/testing/process-manager-spec';
 import { EvaluateAlert } from './alert.decider';
 import { DailyReportFact, dailyReportAlerts as pm } from './daily-report-alerts.process-manager';
 
 type Fact = ProcessFact<DailyReportFact, EvaluateAlert>;
 
-/** given process facts, when a trigger, then the facts the runtime records (trigger first, then decisions). */
-const given = (facts: Fact[]) => {
-  const state = facts.reduce((s, f) => evolveProcess(pm, s, f), initialProcessState(pm));
-  return {
-    when: (trigger: ProcessTrigger<DailyReportFact>, eventId?: string) => ({
-      then: (expected: Fact[]) => expect(recordTrigger(pm, state, trigger, eventId)).toEqual(expected),
-    }),
-  };
-};
+const { given } = processSpecFor(processStreamDecider(pm));
 
 const P = '7-example.org';
 const DAY = '2026-05-02';

@@ -5,7 +5,7 @@ import { BulkOp, Collection, Doc, DuplicateKeyError, Filter, FindOptions, IndexO
 import { cacheKey, CollectionHost, CollectionState, valueKey } from './collection-state';
 import { fastVerdict, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
-import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, sqlCondition } from './sql-filter';
+import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, SqlCondition, sqlCondition } from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
 
 /** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
@@ -140,6 +140,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     for (const [field, direction] of Object.entries(sort)) {
       const path = field === '_id' ? '$._id' : this.fieldInfo.sqlFields(field);
       if (!path) return null;
+      if (direction === -1 && this.holdsBooleanOrDocument(state, condition, path)) return null;
       order.push(`${fieldExpression(path)} ${direction === -1 ? 'DESC' : 'ASC'}`);
     }
     const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ORDER BY ${order.join(', ')} LIMIT ?`;
@@ -156,6 +157,24 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       hits.push(hit);
     }
     return hits;
+  }
+
+  /**
+   * Whether a row the condition selects holds a boolean or a document at `path`. MongoDB
+   * orders those above every number and string; SQLite sees 1/0 and JSON text among them,
+   * so a descending ORDER BY would put them too late, past rows the LIMIT keeps (ascending,
+   * they come last in both, and any the LIMIT keeps is caught as sortsAlikeInSql). Asked as
+   * the values 0 and 1 and text from '{', so the index seeks rather than scans.
+   */
+  private holdsBooleanOrDocument(state: CollectionState, condition: SqlCondition | null, path: string): boolean {
+    const where = condition ? `${condition.where} AND ` : '';
+    const params = condition?.params ?? [];
+    const sql =
+      path === '$._id'
+        ? `SELECT 1 FROM ${state.table} WHERE ${where}key IN ('j:true', 'j:false') UNION ALL SELECT 1 FROM ${state.table} WHERE ${where}key >= 'j:{' AND key < 'j:|' LIMIT 1`
+        : `SELECT 1 FROM ${state.table} WHERE ${where}${fieldExpression(path)} IN (0, 1) AND json_type(doc, '${path}') IN ('true', 'false')` +
+          ` UNION ALL SELECT 1 FROM ${state.table} WHERE ${where}${fieldExpression(path)} >= '{' AND json_type(doc, '${path}') = 'object' LIMIT 1`;
+    return this.statement(state, sql).get(...params, ...params) !== undefined;
   }
 
   /**

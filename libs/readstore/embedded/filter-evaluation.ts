@@ -17,10 +17,21 @@ export const valueAt = (doc: any, path: string[]): unknown => {
 
 type SortClass = 'number' | 'string' | 'mixed';
 
+/** Whether an array lies on the way to the last segment of `path` (MongoDB then sorts by its elements' values). */
+const throughArray = (doc: any, path: string[]): boolean => {
+  let v = doc;
+  for (let i = 0; i < path.length - 1 && v !== null && v !== undefined; i++) {
+    v = v[path[i]];
+    if (Array.isArray(v)) return true;
+  }
+  return false;
+};
+
 /** The BSON order class of a sort key across documents, when it is one plain type (missing and null sort first). */
 function sortClass(docs: readonly Doc[], path: string[]): SortClass {
   let seen: SortClass | null = null;
   for (const doc of docs) {
+    if (throughArray(doc, path)) return 'mixed';
     const v = valueAt(doc, path);
     if (v === undefined || v === null) continue;
     const c = typeof v === 'number' && !Number.isNaN(v) ? 'number' : typeof v === 'string' ? 'string' : 'mixed';

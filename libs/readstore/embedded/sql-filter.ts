@@ -44,14 +44,20 @@ type Bindable = string | number;
 /** A JSON scalar as SQLite's json_extract returns it (true and false come back as 1 and 0). */
 const bindable = (v: unknown): Bindable | null => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'boolean' ? (v ? 1 : 0) : null);
 
+/**
+ * Whether `= v` in SQL selects exactly the documents MongoDB's equality with v does. json_extract
+ * returns true and false as 1 and 0, and a sub-document as its JSON text, so the numbers 0 and 1,
+ * booleans and strings that could be a document's JSON only pick candidates.
+ */
+const exactlyBound = (v: unknown): boolean => (typeof v === 'number' ? v !== 0 && v !== 1 : typeof v === 'string' && !v.startsWith('{'));
+
 const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 
 /** Conditions for one field's value test, or null when none can be pushed down. */
 function fieldCondition(expr: string, path: string, cond: unknown): { sql: string[]; params: unknown[]; exact: boolean } | null {
-  // Booleans bind as 1/0 and also select the numbers 1 and 0: candidates, not exact.
   if (!isPlainObject(cond)) {
     const b = bindable(cond);
-    return b === null ? null : { sql: [`${expr} = ?`], params: [b], exact: typeof cond !== 'boolean' };
+    return b === null ? null : { sql: [`${expr} = ?`], params: [b], exact: exactlyBound(cond) };
   }
   const sql: string[] = [];
   const params: unknown[] = [];
@@ -61,11 +67,11 @@ function fieldCondition(expr: string, path: string, cond: unknown): { sql: strin
     if (op === '$eq' && bindable(arg) !== null) {
       sql.push(`${expr} = ?`);
       params.push(bindable(arg));
-      if (typeof arg === 'boolean') exact = false;
+      if (!exactlyBound(arg)) exact = false;
     } else if (op === '$in' && Array.isArray(arg) && arg.length > 0 && arg.every((a) => bindable(a) !== null)) {
       sql.push(`${expr} IN (${arg.map(() => '?').join(', ')})`);
       params.push(...arg.map(bindable));
-      if (arg.some((a) => typeof a === 'boolean')) exact = false;
+      if (!arg.every(exactlyBound)) exact = false;
     } else if (op in RANGE_SQL && (typeof arg === 'string' || (typeof arg === 'number' && Number.isFinite(arg)))) {
       // MongoDB compares within a type bracket; SQLite would order every string after every number.
       const types = typeof arg === 'string' ? `'text'` : `'integer', 'real'`;

@@ -1,15 +1,8 @@
-import { initialProcessState, evolveProcess, ProcessFact, ProcessTrigger, recordTrigger } from '../../consumers/process-manager';
+import { ProcessFact, ProcessTrigger, processStreamDecider } from '../../consumers/process-manager';
+import { processSpecFor } from '../../shared/testing/process-manager-spec';
 import { ExpireSetupCommand, SetupFact, setupDeadlineProcess as pm } from './setup-deadline.process-manager';
 
-/** given process facts, when a trigger, then the facts the runtime records (trigger first, then decisions). */
-const given = (facts: ProcessFact<SetupFact, ExpireSetupCommand>[]) => {
-  const state = facts.reduce((s, f) => evolveProcess(pm, s, f), initialProcessState(pm));
-  return {
-    when: (trigger: ProcessTrigger<SetupFact>, eventId?: string) => ({
-      then: (expected: ProcessFact<SetupFact, ExpireSetupCommand>[]) => expect(recordTrigger(pm, state, trigger, eventId)).toEqual(expected),
-    }),
-  };
-};
+const { given } = processSpecFor(processStreamDecider(pm));
 
 const SETUP = 'setup-1';
 const started: SetupFact = { type: 'started', account_id: 7, expires_at: '2026-01-01T00:10:00.000Z' };
