@@ -14,6 +14,8 @@ export interface AppConfig {
   mongodbUrl: string | null;
   adminToken: string | null;
   secretKey: string | null;
+  /** DNSSEC_DDNS_ZONES: sign the dynamic-DNS zones (contract §17). */
+  dnssecDdnsZones: boolean;
   dnsHost: string;
   dnsPort: number;
   /** Runs the `dns` role in its own thread on the embedded store (DNS_THREAD=off keeps it on the main thread). */
@@ -92,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mongodbUrl: env.MONGODB_URL || null,
     adminToken: env.ADMIN_TOKEN || null,
     secretKey: env.SECRET_KEY || null,
+    dnssecDdnsZones: env.DNSSEC_DDNS_ZONES === 'true',
     dnsHost: env.DNS_HOST || '127.0.0.1',
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
     dnsThread: env.DNS_THREAD !== 'off',

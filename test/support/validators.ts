@@ -66,8 +66,9 @@ export async function startUnbound(serverPort: number, zone: string, ds: string[
   access-control: 127.0.0.0/8 allow
   module-config: "validator iterator"
   local-zone: "test." nodefault
-  cache-max-ttl: 1
-  cache-max-negative-ttl: 1
+  cache-max-ttl: 0
+  cache-max-negative-ttl: 0
+  val-bogus-ttl: 1
   infra-host-ttl: 1
   serve-expired: no
 ${ds
