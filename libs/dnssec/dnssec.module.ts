@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../shared/config';
 import { LOGGER, Logger } from '../shared/logger';
 import { ddnsTarget, DnssecCommands } from './application/dnssec.commands';
 import { ParentDsLookup } from './application/parent-ds';
+import { DnssecProcess } from './application/dnssec.process';
 import { DnssecAdminController, DnssecController } from './http/dnssec.controller';
 
 /**
@@ -36,6 +37,6 @@ export class DnssecDdnsZones implements OnApplicationBootstrap {
 @Module({
   imports: [ZonesModule],
   controllers: [DnssecController, DnssecAdminController],
-  providers: [DnssecCommands, ParentDsLookup, DnssecDdnsZones],
+  providers: [DnssecCommands, ParentDsLookup, DnssecDdnsZones, DnssecProcess],
 })
 export class DnssecModule {}

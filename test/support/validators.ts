@@ -44,7 +44,11 @@ export interface Unbound {
   stop(): Promise<void>;
 }
 
-export async function startUnbound(serverPort: number, zone: string, ds: string[]): Promise<Unbound> {
+/**
+ * `ds` are the trust anchors (DS lines, of `zone` or of a parent given in `stubs`); `stubs`
+ * are further zones unbound asks at other servers (a signed parent holding the zone's DS).
+ */
+export async function startUnbound(serverPort: number, zone: string, ds: string[], stubs: Array<{ zone: string; port: number }> = []): Promise<Unbound> {
   const dir = mkdtempSync(join(tmpdir(), 'unbound-'));
   const port = await freePort();
   const conf = join(dir, 'unbound.conf');
@@ -82,10 +86,7 @@ ${ds
   .join('\n')}
 remote-control:
   control-enable: no
-stub-zone:
-  name: "${zone}"
-  stub-addr: 127.0.0.1@${serverPort}
-`,
+${[{ zone, port: serverPort }, ...stubs].map((s) => `stub-zone:\n  name: "${s.zone}"\n  stub-addr: 127.0.0.1@${s.port}\n`).join('')}`,
   );
   const child: ChildProcess = spawn('unbound', ['-d', '-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';

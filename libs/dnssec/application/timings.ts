@@ -19,3 +19,17 @@ export function signatureWindow(at: Date): { inception: number; expiration: numb
   const now = Math.floor(at.getTime() / 1000);
   return { inception: now - INCEPTION_BACKDATE_SECONDS, expiration: now + SIGNATURE_VALIDITY_SECONDS };
 }
+
+/**
+ * The process manager's waits. Defaults follow RFC 7583 from the TTLs above; the
+ * DNSSEC_*_SECONDS settings shorten them for tests (a "fast clock" whose validators cache
+ * nothing), never for production zones.
+ */
+export function dnssecTimings(config: { dnssecPublishWaitSeconds: number | null; dnssecRetireWaitSeconds: number | null; dnssecDsCheckSeconds: number | null }) {
+  return {
+    refreshBeforeSeconds: REFRESH_BEFORE_EXPIRY_SECONDS,
+    publishWaitSeconds: config.dnssecPublishWaitSeconds ?? KEY_TTL_SECONDS + PROPAGATION_SECONDS,
+    retireWaitSeconds: config.dnssecRetireWaitSeconds ?? PARENT_DS_TTL_SECONDS + PROPAGATION_SECONDS,
+    dsCheckSeconds: config.dnssecDsCheckSeconds ?? DS_CHECK_INTERVAL_SECONDS,
+  };
+}
