@@ -4,6 +4,10 @@ import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { CSK_FLAGS, dnskeyRdata, dsRdata, dsText, generateKey, keyTag, signerFor, type Algorithm } from '../libs/dnssec/keys';
 import { zoneSigning } from '../libs/dnssec/zone-signing';
 import { delv, startUnbound, type Unbound } from './support/validators';
+import { walkSignedZone } from './support/zone-walk';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const ZONE = 'example.test';
 const now = Math.floor(Date.now() / 1000);
@@ -105,6 +109,45 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
       expect([name, type, result.validated ? 'validated' : result.output]).toEqual([name, type, 'validated']);
     }
     expect((await delv(port, ZONE, ds, 'mail.example.test', 'A')).output).toMatch(/NXDOMAIN|ncache nxdomain/i);
+  });
+
+  it('truncates a large signed answer over UDP (TC, whole RRsets) and serves it whole over TCP', async () => {
+    index.setRRset(
+      ZONE,
+      'big',
+      'TXT',
+      300,
+      Array.from({ length: 6 }, (_, i) => `"${String(i).repeat(200)}"`),
+    );
+    const exec = promisify(execFile);
+    const dig = async (...args: string[]) =>
+      (await exec('dig', ['@127.0.0.1', '-p', String(port), '+norec', '+dnssec', '+ignore', ...args, 'big.example.test', 'TXT'], { encoding: 'utf8' })).stdout;
+    const udp = await dig('+notcp', '+bufsize=1232');
+    expect(udp).toMatch(/flags: qr aa tc;/);
+    expect(udp).toMatch(/ANSWER: 0,/);
+    const tcp = await dig('+tcp');
+    expect(tcp).not.toMatch(/ tc/);
+    expect(tcp).toMatch(/RRSIG\s+TXT /);
+    const result = await delv(port, ZONE, ds, 'big.example.test', 'TXT');
+    expect(result.validated ? 'validated' : result.output).toBe('validated');
+  });
+
+  it('passes ldns-verify-zone and kzonecheck -d on as walked over DNS (complete NSEC chain)', async () => {
+    const text = await walkSignedZone(port, ZONE);
+    expect(text).toMatch(/\sNSEC\s/);
+    const file = join(mkdtempSync(join(tmpdir(), 'signed-zone-')), 'zone.db');
+    writeFileSync(file, text);
+    const exec = promisify(execFile);
+    const ldns = await exec('ldns-verify-zone', [file], { encoding: 'utf8' }).catch((e: { stdout: string; stderr: string }) => ({
+      stdout: `FAILED ${e.stdout}`,
+      stderr: e.stderr,
+    }));
+    expect(`${ldns.stdout}${ldns.stderr}`).toMatch(/Zone is verified and complete/);
+    const knot = await exec('kzonecheck', ['-o', ZONE, '-d', 'on', file], { encoding: 'utf8' }).then(
+      () => 'ok',
+      (e: { stdout: string; stderr: string }) => `${e.stdout}${e.stderr}\n${text}`,
+    );
+    expect(knot).toBe('ok');
   });
 
   it('a zone signed by a key the DS does not name is bogus: unbound answers SERVFAIL', async () => {

@@ -480,7 +480,8 @@ export function resolveAt(zone: Zone, start: Node, qtype: number, signed = false
       result.answer.push({ owner, rrset: cname ?? zone.anyAnswer });
       return result;
     }
-    if (!cname || qtype === QTYPE.CNAME) {
+    // A CNAME's own NSEC and RRSIG are asked for by name (RFC 4035 §2.5), not followed.
+    if (!cname || qtype === QTYPE.CNAME || node.rrsets.has(qtype)) {
       const rrset = node.rrsets.get(qtype);
       if (rrset) result.answer.push({ owner, rrset });
       else {
