@@ -11,8 +11,9 @@ import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
+import { DnssecCard } from './dnssec';
 
-const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
+const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS'] as const;
 
 const StatusBadge = ({ zone }: { zone: Zone }) =>
   zone.status === 'verified' ? <span class="status status-ok">Verified</span> : <span class="status status-warn">Waiting for verification</span>;
@@ -217,6 +218,7 @@ function ZoneScreen({ params }: ScreenProps) {
               </button>
             )}
           </section>
+          <DnssecCard zone={z.name} />
           <section class="card" aria-labelledby="danger">
             <h2 id="danger">Delete the zone</h2>
             <p>The DNS server stops answering for it at once.</p>
