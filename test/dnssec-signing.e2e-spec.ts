@@ -40,6 +40,8 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     set('dangling', 'CNAME', ['nothing.example.test.']);
     set('*.wild', 'A', ['192.0.2.99']);
     set('a.b.deep', 'TXT', ['"deep"']);
+    set('_443._tcp.www', 'TLSA', [`3 1 1 ${'AB'.repeat(32)}`]);
+    set('www', 'HTTPS', ['1 . alpn=h2,h3 ipv4hint=192.0.2.80']);
     set('sub', 'NS', ['ns.sub.example.test.']);
     set('ns.sub', 'A', ['192.0.2.53']);
     const key = generateKey(algorithm);
@@ -68,6 +70,8 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     ['x.wild.example.test', 'MX'], // wildcard NODATA
     ['dangling.example.test', 'A'], // CNAME to a missing name
     ['sub.example.test', 'DS'], // insecure delegation
+    ['_443._tcp.www.example.test', 'TLSA'],
+    ['www.example.test', 'HTTPS'],
   ])('delv validates %s %s', async (name, type) => {
     const result = await delv(port, ZONE, ds, name, type);
     expect(result.validated ? 'validated' : result.output).toBe('validated');

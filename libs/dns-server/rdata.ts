@@ -6,12 +6,15 @@
 import { isIPv6 } from 'node:net';
 import type { CaaData, DsData, MxData, SrvData } from 'dns-packet';
 import { canonicalName, hostnameProblem } from './names';
+import { MODERN_TYPES, parseModern, RawRdata } from './rdata-modern';
 
-export const SUPPORTED_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS'] as const;
+export { RawRdata } from './rdata-modern';
+
+export const SUPPORTED_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS', ...MODERN_TYPES] as const;
 export type SupportedType = (typeof SUPPORTED_TYPES)[number];
 
 /** TXT data is always a list of character-strings, kept as bytes so \DDD escapes survive. */
-export type RecordData = string | MxData | SrvData | CaaData | DsData | Buffer[];
+export type RecordData = string | MxData | SrvData | CaaData | DsData | Buffer[] | RawRdata;
 
 export const isSupportedType = (type: string): type is SupportedType => (SUPPORTED_TYPES as readonly string[]).includes(type);
 
@@ -38,7 +41,14 @@ export function parseRecord(type: string, text: string): RecordData {
 }
 
 function parseByType(type: string, text: string): RecordData {
+  // SVCB parameters quote values inside a word (alpn="h2,h3"): split them on their own terms.
+  if (type === 'SVCB' || type === 'HTTPS') return parseModern(type, svcbWords(text));
   const tokens = tokenize(text);
+  if ((MODERN_TYPES as readonly string[]).includes(type))
+    return parseModern(
+      type,
+      tokens.map((t) => ({ text: t.bytes.toString('latin1'), bytes: t.bytes, quoted: t.quoted })),
+    );
   switch (type) {
     case 'A': {
       const ip = single(tokens, 'an IPv4 address');
@@ -97,6 +107,7 @@ function parseByType(type: string, text: string): RecordData {
 
 /** Canonical presentation text of parsed data: lowercase names with a trailing dot, TXT quoted. */
 export function formatRecord(type: string, data: RecordData | string | Buffer | Array<string | Buffer>): string {
+  if (data instanceof RawRdata) return data.text;
   switch (type.toUpperCase()) {
     case 'A':
     case 'AAAA':
@@ -232,4 +243,12 @@ function escape(input: Buffer, at: number): [number, number] {
     return [Number(digits), 3];
   }
   return [input[at], 1];
+}
+
+/** Words of SVCB/HTTPS presentation text: blanks separate, a quoted value may follow "key=". */
+function svcbWords(text: string): Array<{ text: string; bytes: Buffer; quoted: boolean }> {
+  if (/[\r\n]/.test(text)) throw new Error('line breaks are not allowed');
+  const words = text.trim().match(/(?:[^\s"]*"(?:[^"\\]|\\.)*")|\S+/g) ?? [];
+  for (const w of words) if ((w.match(/(?<!\\)"/g) ?? []).length % 2 !== 0) throw new Error('unterminated quoted string');
+  return words.map((w) => ({ text: w, bytes: Buffer.from(w, 'utf8'), quoted: false }));
 }

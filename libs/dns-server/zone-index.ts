@@ -7,7 +7,7 @@
 import * as dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey, wireKeyToName } from './names';
-import { isSupportedType, parseRecord, formatRecord, type RecordData } from './rdata';
+import { isSupportedType, parseRecord, formatRecord, RawRdata, type RecordData } from './rdata';
 import { Body, EMPTY_BODY, QTYPE, RCODE, buildResponse, parseQuery, type RcodeName, rcodeName } from './wire';
 import { addProof, chainProofs, nodataProof, onlyDnssecLeft, resolveSigned, signApex, signChange, signZone, type ZoneSigning } from './zone-signing';
 
@@ -557,10 +557,24 @@ export function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { addi
 
 function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
   const encoded = records.map((data) =>
-    // Encoded with the root as owner (one zero byte), which is then cut off.
-    rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
+    data instanceof RawRdata
+      ? rawRecord(TYPE_NUMBERS.get(type)!, ttl, data.rdata)
+      : // Encoded with the root as owner (one zero byte), which is then cut off.
+        rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
-  const targets = records.map((d) => (typeof d === 'string' ? d : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? '')));
+  const targets = records.map((d) =>
+    d instanceof RawRdata ? d.target : typeof d === 'string' ? d : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
+  );
   const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
   return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: [] };
+}
+
+/** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts). */
+function rawRecord(type: number, ttl: number, rdata: Buffer): Buffer {
+  const head = Buffer.alloc(10);
+  head.writeUInt16BE(type, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt32BE(ttl, 4);
+  head.writeUInt16BE(rdata.length, 8);
+  return Buffer.concat([head, rdata]);
 }

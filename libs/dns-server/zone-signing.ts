@@ -183,7 +183,8 @@ export function signZone(zone: Zone): void {
   }
   setApexKeys(zone);
   zone.chain = [...zone.nodes.keys()].filter((k) => inChain(zone, k)).sort(canonicalCompare);
-  for (const node of zone.nodes.values()) if (!zone.chain.includes(node.key)) stripNode(node);
+  const listed = new Set(zone.chain);
+  for (const node of zone.nodes.values()) if (!listed.has(node.key)) stripNode(node);
   for (let i = 0; i < zone.chain.length; i++) {
     const node = zone.nodes.get(zone.chain[i])!;
     node.rrsets.delete(QTYPE.NSEC);

@@ -1,0 +1,51 @@
+import { ZoneIndex } from './zone-index';
+import { canonicalCompare } from './zone-signing';
+import { wireKey } from './names';
+import { CSK_FLAGS, generateKey, keyTag, dnskeyRdata, signerFor } from '../dnssec/keys';
+import { zoneSigning } from '../dnssec/zone-signing';
+
+const sortNames = (names: string[]) =>
+  names
+    .map(wireKey)
+    .sort(canonicalCompare)
+    .map((k) => names.find((n) => wireKey(n) === k));
+
+describe('zone signing in the index', () => {
+  it('orders names canonically (RFC 4034 §6.1)', () => {
+    // The RFC's own example, lowercased (the index keeps names so).
+    const expected = ['example', 'a.example', 'yljkjljk.a.example', 'z.a.example', 'zabc.a.example', 'z.example', '*.z.example'];
+    expect(sortNames([...expected].reverse())).toEqual(expected);
+    expect(sortNames(['b.example', 'example', 'a.b.example', 'ab.example'])).toEqual(['example', 'ab.example', 'b.example', 'a.b.example']);
+  });
+
+  it('keeps the NSEC chain whole through adds and removes, and strips everything when unsigned', () => {
+    const index = new ZoneIndex();
+    index.putZone({
+      name: 'chain.test',
+      ownerAccountId: null,
+      soa: { mname: 'ns.chain.test', rname: 'h.chain.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 3600,
+      nameservers: ['ns.example.net'],
+    });
+    const key = generateKey(13);
+    const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)), algorithm: 13, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(13, key.privateKeyDer) };
+    index.setSigning('chain.test', zoneSigning('chain.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600));
+    const next = (name: string) => index.lookup(name, 'NSEC').answers.find((a) => a.type === 'NSEC')?.data as { nextDomain: string } | undefined;
+    expect(next('chain.test')?.nextDomain).toBe('chain.test');
+    index.setRRset('chain.test', 'b', 'A', 60, ['192.0.2.2']);
+    index.setRRset('chain.test', 'a', 'A', 60, ['192.0.2.1']);
+    index.setRRset('chain.test', 'c', 'A', 60, ['192.0.2.3']);
+    expect([next('chain.test')?.nextDomain, next('a.chain.test')?.nextDomain, next('b.chain.test')?.nextDomain, next('c.chain.test')?.nextDomain]).toEqual([
+      'a.chain.test',
+      'b.chain.test',
+      'c.chain.test',
+      'chain.test',
+    ]);
+    index.removeRRset('chain.test', 'b', 'A');
+    expect(next('a.chain.test')?.nextDomain).toBe('c.chain.test');
+    expect(index.lookup('b.chain.test', 'A', true).kind).toBe('nxdomain');
+    index.setSigning('chain.test', null);
+    expect(index.lookup('a.chain.test', 'A', true).answers.map((a) => a.type)).toEqual(['A']);
+    expect(index.lookup('chain.test', 'DNSKEY').kind).toBe('nodata');
+  });
+});
