@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { EVENT_STORE, EventStore } from '../libs/eventstore/event-store.port';
@@ -156,6 +159,19 @@ describe('DNSSEC (contract §17)', () => {
     const view = await app.http.get(`/zones/${ZONE}/dnssec`, owner.token);
     expect(view.text).not.toContain(sealed);
     expect(view.text).not.toMatch(/private/i);
+    // The audit log lists the change, with the sealed key redacted.
+    const audit = await app.http.get('/account/audit?limit=100', owner.token);
+    expect(audit.text).not.toContain(sealed);
+    const keyEvent = audit.body.data.find((e: { type: string }) => e.type === 'DnssecKeyGenerated');
+    expect(keyEvent.data.private_key_sealed).toBe('[redacted]');
+    expect(audit.body.data.some((e: { type: string }) => e.type === 'DnssecEnabled')).toBe(true);
+  });
+
+  it('describes the DNSSEC endpoints in /openapi.json', async () => {
+    const doc = (await app.http.get('/openapi.json')).body;
+    expect(Object.keys(doc.paths[`/zones/{zone}/dnssec`]).sort()).toEqual(['get', 'put']);
+    expect(Object.keys(doc.paths[`/zones/{zone}/dnssec/rollover`])).toEqual(['post']);
+    expect(Object.keys(doc.paths[`/admin/zones/{zone}/dnssec`]).sort()).toEqual(['get', 'put']);
   });
 
   it('starts a rollover: a second key is published, the state is rolling (202)', async () => {
@@ -188,25 +204,49 @@ describe('DNSSEC (contract §17)', () => {
     await within(1000, async () => !/\sRRSIG\s|\sCDS\s+0/.test((await digDnssec(dnsPort, `www.${ZONE}`, 'A')) + (await digDnssec(dnsPort, ZONE, 'CDS'))));
   });
 
-  it('lets the operator sign a dynamic-DNS zone; a host update is served signed at once', async () => {
+  it('lets the operator sign a dynamic-DNS zone; a ddclient update is served signed, validated by unbound within a second', async () => {
     expect((await app.http.get(`/admin/zones/${DDNS}/dnssec`)).status).toBe(401);
     expect((await app.http.admin('GET', `/admin/zones/example.org/dnssec`)).status).toBe(404);
     const on = await app.http.admin('PUT', `/admin/zones/${DDNS}/dnssec`, { enabled: true, algorithm: 15 });
     expect(on.status).toBe(200);
     expect(on.body).toMatchObject({ zone: DDNS, state: 'signed', algorithm: 15 });
-    const host = await app.http.post('/api/domains', { fqdn: `home.${DDNS}`, record_type: 'A', record_ip: '198.51.100.7' }, owner.token);
+    expect((await app.http.admin('GET', `/admin/zones/${DDNS}/dnssec`)).body.ds).toEqual(on.body.ds);
+    const pro = await registerAndLogin(app.http, { plan: 'pro' });
+    const key = (await app.http.post('/api-keys', { name: 'ddclient' }, pro.token)).body.key;
+    const host = await app.http.post('/api/domains', { fqdn: `home.${DDNS}`, record_type: 'A', record_ip: '198.51.100.7' }, pro.token);
     expect(host.status).toBe(201);
     await within(1000, async () => /RRSIG\s+DNSKEY 15/.test(await digDnssec(dnsPort, DDNS, 'DNSKEY')));
     const validator = await startUnbound(dnsPort, DDNS, on.body.ds);
+    const work = mkdtempSync(join(tmpdir(), 'dnssec-ddclient-'));
     try {
       await within(1000, async () => (await validator.query(`home.${DDNS}`, 'A')).flags.includes('ad'));
-      expect((await app.http.put(`/api/domains/fqdn/home.${DDNS}`, { record_ip: '198.51.100.8' }, owner.token)).status).toBe(200);
+      const conf = join(work, 'ddclient.conf');
+      writeFileSync(
+        conf,
+        [
+          'use=no',
+          'usev4=ipv4, ipv4=198.51.100.8',
+          'daemon=0',
+          'ssl=no',
+          'protocol=dyndns2',
+          `server=${app.url.replace('http://', '')}`,
+          'script=/domains/nic/update',
+          `login=${pro.username}`,
+          `password=${key}`,
+          `home.${DDNS}`,
+          '',
+        ].join('\n'),
+      );
+      chmodSync(conf, 0o600);
+      const { stdout, stderr } = await run('ddclient', ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')], { timeout: 30_000 });
+      expect(stdout + stderr).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
       await within(1000, async () => {
         const answer = await validator.query(`home.${DDNS}`, 'A');
         return answer.flags.includes('ad') && answer.answers.some((a) => a.includes('198.51.100.8'));
       });
     } finally {
       await validator.stop();
+      rmSync(work, { recursive: true, force: true });
     }
   });
 });

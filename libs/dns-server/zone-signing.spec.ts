@@ -44,6 +44,19 @@ describe('zone signing in the index', () => {
     index.removeRRset('chain.test', 'b', 'A');
     expect(next('a.chain.test')?.nextDomain).toBe('c.chain.test');
     expect(index.lookup('b.chain.test', 'A', true).kind).toBe('nxdomain');
+    // A serial bump (putZone) re-signs the SOA and keeps the DNSKEY RRset signed.
+    index.putZone({
+      name: 'chain.test',
+      ownerAccountId: null,
+      soa: { mname: 'ns.chain.test', rname: 'h.chain.test', serial: 2, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 3600,
+      nameservers: ['ns.example.net'],
+    });
+    expect(index.lookup('chain.test', 'DNSKEY', true).answers.map((a) => a.type)).toEqual(['DNSKEY', 'RRSIG']);
+    expect(index.lookup('chain.test', 'SOA', true).answers.map((a) => [a.type, (a.data as { serial?: number }).serial ?? null])).toEqual([
+      ['SOA', 2],
+      ['RRSIG', null],
+    ]);
     index.setSigning('chain.test', null);
     expect(index.lookup('a.chain.test', 'A', true).answers.map((a) => a.type)).toEqual(['A']);
     expect(index.lookup('chain.test', 'DNSKEY').kind).toBe('nodata');

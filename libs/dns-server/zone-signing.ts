@@ -212,7 +212,7 @@ export function signApex(zone: Zone): void {
   if (!zone.signing) return;
   const apex = zone.nodes.get(zone.key)!;
   if (!apex.rrsets.has(QTYPE.NSEC)) return signZone(zone);
-  setApexKeys(zone);
+  // The keys (DNSKEY, CDS, CDNSKEY) and their signatures stay: only the SOA and NS were replaced.
   signOne(zone, apex, QTYPE.SOA);
   signOne(zone, apex, QTYPE.NS);
   signNegativeSoa(zone);
