@@ -337,7 +337,11 @@ export class ZoneIndex {
     const zone = this.zoneOf(key);
     if (!zone?.signing || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return this.answer(key, qtype);
     const prepared = resolveSigned(zone, key, qtype);
-    if (this.frontSignedEntries >= MAX_FRONT_ENTRIES) this.forgetAnswers();
+    // A flood of random DO=1 names refills this cache only, not the DO=0 one.
+    if (this.frontSignedEntries >= MAX_FRONT_ENTRIES) {
+      this.frontSigned = new Map();
+      this.frontSignedEntries = 0;
+    }
     let types = this.frontSigned.get(key);
     if (!types) this.frontSigned.set(key, (types = new Map()));
     types.set(qtype, prepared);

@@ -53,7 +53,7 @@ describe('zone signing in the index', () => {
       nameservers: ['ns.example.net'],
     });
     expect(index.lookup('chain.test', 'DNSKEY', true).answers.map((a) => a.type)).toEqual(['DNSKEY', 'RRSIG']);
-    expect(index.lookup('chain.test', 'SOA', true).answers.map((a) => [a.type, (a.data as { serial?: number }).serial ?? null])).toEqual([
+    expect(index.lookup('chain.test', 'SOA', true).answers.map((a) => [a.type, (a as { data?: { serial?: number } }).data?.serial ?? null])).toEqual([
       ['SOA', 2],
       ['RRSIG', null],
     ]);
