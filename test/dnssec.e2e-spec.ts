@@ -204,6 +204,17 @@ describe('DNSSEC (contract §17)', () => {
     await within(1000, async () => !/\sRRSIG\s|\sCDS\s+0/.test((await digDnssec(dnsPort, `www.${ZONE}`, 'A')) + (await digDnssec(dnsPort, ZONE, 'CDS'))));
   });
 
+  it('starts a zone deleted and imported again unsigned, with no trace of its old keys', async () => {
+    expect((await app.http.put(`/zones/${ZONE}/dnssec`, { enabled: true }, owner.token)).body.state).toBe('signed');
+    await within(1000, async () => /RRSIG\s+A /.test(await digDnssec(dnsPort, `www.${ZONE}`, 'A')));
+    expect((await app.http.delete(`/zones/${ZONE}`, owner.token)).status).toBe(204);
+    expect((await app.http.post('/zones', { name: ZONE, zone_file: ZONE_FILE }, other.token)).status).toBe(201);
+    const fresh = await app.http.get(`/zones/${ZONE}/dnssec`, other.token);
+    expect(fresh.body).toMatchObject({ state: 'unsigned', keys: [], ds: [], dnskey: [] });
+    await within(1000, async () => /192\.0\.2\.80/.test(await digDnssec(dnsPort, `www.${ZONE}`, 'A')));
+    expect(await digDnssec(dnsPort, `www.${ZONE}`, 'A')).not.toMatch(/RRSIG/);
+  });
+
   it('lets the operator sign a dynamic-DNS zone; a ddclient update is served signed, validated by unbound within a second', async () => {
     expect((await app.http.get(`/admin/zones/${DDNS}/dnssec`)).status).toBe(401);
     expect((await app.http.admin('GET', `/admin/zones/example.org/dnssec`)).status).toBe(404);
