@@ -61,4 +61,54 @@ describe('zone signing in the index', () => {
     expect(index.lookup('a.chain.test', 'A', true).answers.map((a) => a.type)).toEqual(['A']);
     expect(index.lookup('chain.test', 'DNSKEY').kind).toBe('nodata');
   });
+
+  it('maintains exactly the NSEC chain a fresh signing builds, through random adds and removes (delegations included)', () => {
+    const def = {
+      name: 'rand.test',
+      ownerAccountId: null,
+      soa: { mname: 'ns.rand.test', rname: 'h.rand.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 3600,
+      nameservers: ['ns.example.net'],
+    };
+    const key = generateKey(15);
+    const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)), algorithm: 15, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(15, key.privateKeyDer) };
+    const signing = zoneSigning('rand.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600);
+    const live = new ZoneIndex();
+    live.putZone(def);
+    live.setSigning('rand.test', signing);
+    const names = ['a', 'b', 'a.b', 'x.a.b', 'c', '*.c', 'd.c', 'sub', 'ns.sub', 'deep.x.y', 'z', '_tcp.z'];
+    const types = ['A', 'TXT', 'NS'];
+    const state = new Map<string, string[]>();
+    let seed = 7;
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
+    for (let step = 0; step < 300; step++) {
+      const name = names[rnd(names.length)];
+      const type = types[rnd(types.length)];
+      const k = `${name}|${type}`;
+      if (rnd(3) === 0) {
+        live.removeRRset('rand.test', name, type);
+        state.delete(k);
+      } else {
+        const records = type === 'A' ? [`192.0.2.${rnd(250) + 1}`] : type === 'TXT' ? [`"t${rnd(9)}"`] : ['ns.example.org.'];
+        live.setRRset('rand.test', name, type, 60, records);
+        state.set(k, records);
+      }
+    }
+    const fresh = new ZoneIndex();
+    fresh.putZone(def);
+    for (const [k, records] of state) {
+      const [name, type] = k.split('|');
+      fresh.setRRset('rand.test', name, type, 60, records);
+    }
+    fresh.setSigning('rand.test', signing);
+    const view = (index: ZoneIndex) =>
+      ['', ...names, 'nope', 'q.nope.c'].map((n) => {
+        const fqdn = n ? `${n}.rand.test` : 'rand.test';
+        const nsec = index.lookup(fqdn, 'NSEC', true);
+        const nx = index.lookup(fqdn, 'A', true);
+        const strip = (answers: typeof nsec.answers) => answers.filter((a) => a.type === 'NSEC').map((a) => JSON.stringify([a.name, (a as { data?: unknown }).data]));
+        return [fqdn, nsec.kind, strip(nsec.answers), nx.kind, strip(nx.authorities).sort()];
+      });
+    expect(view(live)).toEqual(view(fresh));
+  });
 });
