@@ -77,6 +77,8 @@ export class DnsIndexFeeder {
     });
     this.consumer.start();
     await this.waitFor(head);
+    // Signed zones are signed once the history is in, before the server starts answering.
+    this.signer.goLive();
   }
 
   async stop(): Promise<void> {

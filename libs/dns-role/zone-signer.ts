@@ -15,6 +15,11 @@ export class ZoneSigner {
   private readonly states = new Map<string, DnssecState>();
   private readonly signers = new Map<string, Signer>();
   private readonly dirty = new Set<string>();
+  /**
+   * False while the feeder replays history at start: every signature refresh in the log would
+   * re-sign the zone once more, so zones are signed once, at the end of the replay (goLive).
+   */
+  private live = false;
   /** Null without a secret key (some tests): a signed zone then cannot be served signed. */
   private readonly box: SecretBox | null;
 
@@ -41,7 +46,14 @@ export class ZoneSigner {
     for (const key of [...this.signers.keys()]) if (key.startsWith(`${zone}|`)) this.signers.delete(key);
   }
 
+  /** The replay is done: sign every zone whose DNSSEC state changed during it, once. */
+  goLive(): void {
+    this.live = true;
+    this.flush();
+  }
+
   flush(): void {
+    if (!this.live) return;
     for (const zone of this.dirty) {
       if (!this.index.hasZone(zone)) continue;
       try {
