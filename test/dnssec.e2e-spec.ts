@@ -261,3 +261,21 @@ describe('DNSSEC (contract §17)', () => {
     }
   });
 });
+
+describe('DNSSEC_DDNS_ZONES=true', () => {
+  let app: TestApp;
+  let dnsPort: number;
+  beforeAll(async () => {
+    dnsPort = await freePort();
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: `${DDNS},dyn2.example.net`, DNSSEC_DDNS_ZONES: 'true' } });
+  });
+  afterAll(() => app.close());
+
+  it('signs every dynamic-DNS zone at start', async () => {
+    for (const zone of [DDNS, 'dyn2.example.net']) {
+      const res = await app.http.admin('GET', `/admin/zones/${zone}/dnssec`);
+      expect(res.body).toMatchObject({ zone, enabled: true, state: 'signed', algorithm: 13 });
+      await within(1000, async () => /RRSIG\s+DNSKEY 13/.test(await digDnssec(dnsPort, zone, 'DNSKEY')));
+    }
+  });
+});
