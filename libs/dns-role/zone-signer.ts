@@ -15,6 +15,8 @@ export class ZoneSigner {
   private readonly states = new Map<string, DnssecState>();
   private readonly signers = new Map<string, Signer>();
   private readonly dirty = new Set<string>();
+  /** Per zone, what its served keys were at the last signing: a refresh alone leaves it unchanged. */
+  private readonly applied = new Map<string, string>();
   /**
    * False while the feeder replays history at start: every signature refresh in the log would
    * re-sign the zone once more, so zones are signed once, at the end of the replay (goLive).
@@ -43,6 +45,7 @@ export class ZoneSigner {
   forget(zone: string): void {
     this.states.delete(zone);
     this.dirty.delete(zone);
+    this.applied.delete(zone);
     for (const key of [...this.signers.keys()]) if (key.startsWith(`${zone}|`)) this.signers.delete(key);
   }
 
@@ -57,12 +60,24 @@ export class ZoneSigner {
     for (const zone of this.dirty) {
       if (!this.index.hasZone(zone)) continue;
       try {
-        this.index.setSigning(zone, this.signingOf(zone));
+        const signing = this.signingOf(zone);
+        const keys = this.keysOf(zone);
+        // Only the window moved (a signature refresh): re-sign a slice at a time, not the zone in one go.
+        if (signing && this.applied.get(zone) === keys && this.index.isSigned(zone)) {
+          void this.index.refreshSigning(zone, signing).catch((e: Error) => this.log('dnssec: refresh failed', { zone, error: e.message }));
+        } else this.index.setSigning(zone, signing);
+        this.applied.set(zone, keys);
       } catch (e) {
         this.log('dnssec: zone not signed', { zone, error: (e as Error).message });
       }
     }
     this.dirty.clear();
+  }
+
+  /** What the zone serves apart from the window: key states, CDS, signing state. */
+  private keysOf(zone: string): string {
+    const s = this.states.get(zone);
+    return s ? JSON.stringify([s.state, s.cds, s.keys.map((k) => [k.key_tag, k.state])]) : '';
   }
 
   private signingOf(zone: string) {

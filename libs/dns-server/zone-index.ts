@@ -9,7 +9,7 @@ import type { Answer } from 'dns-packet';
 import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey, wireKeyToName } from './names';
 import { isSupportedType, parseRecord, formatRecord, RawRdata, type RecordData } from './rdata';
 import { Body, EMPTY_BODY, QTYPE, RCODE, buildResponse, parseQuery, type RcodeName, rcodeName } from './wire';
-import { addProof, chainProofs, nodataProof, onlyDnssecLeft, resolveSigned, signApex, signChange, signZone, type ZoneSigning } from './zone-signing';
+import { addProof, chainProofs, nodataProof, onlyDnssecLeft, resignNames, resolveSigned, signApex, signChange, signNegativeSoa, signZone, type ZoneSigning } from './zone-signing';
 
 export interface SoaFields {
   mname: string;
@@ -194,6 +194,35 @@ export class ZoneIndex {
     signZone(zone);
     zone.cache = new Map();
     this.changed();
+  }
+
+  /**
+   * A new signature window with the same keys (a refresh): changes from now on are signed with
+   * it at once, and the zone's names are re-signed `slice` at a time, yielding to the event loop
+   * between slices so answers never wait for a whole zone's signatures. Signatures not yet redone
+   * stay valid (a refresh comes days before they expire). Stops when the zone's signing is
+   * replaced meanwhile (a key change re-signs everything anyway) or the zone goes.
+   */
+  async refreshSigning(zoneName: string, signing: ZoneSigning, slice = 256): Promise<void> {
+    const key = wireKey(canonicalName(zoneName));
+    const start = this.zones.get(key);
+    if (!start?.signing) return this.setSigning(zoneName, signing);
+    start.signing = signing;
+    const names = [...start.nodes.keys()];
+    for (let at = 0; at < names.length; at += slice) {
+      const zone = this.zones.get(key);
+      if (!zone || zone.signing !== signing) return;
+      resignNames(zone, names.slice(at, at + slice));
+      zone.cache = new Map();
+      this.changed();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const zone = this.zones.get(key);
+    if (zone?.signing === signing) {
+      signNegativeSoa(zone);
+      zone.cache = new Map();
+      this.changed();
+    }
   }
 
   isSigned(zoneName: string): boolean {

@@ -111,4 +111,37 @@ describe('zone signing in the index', () => {
       });
     expect(view(live)).toEqual(view(fresh));
   });
+
+  it('refreshes the signature window a slice at a time, old signatures served meanwhile, all new at the end', async () => {
+    const index = new ZoneIndex();
+    index.putZone({
+      name: 'big.test',
+      ownerAccountId: null,
+      soa: { mname: 'ns.big.test', rname: 'h.big.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 3600,
+      nameservers: ['ns.example.net'],
+    });
+    for (let i = 0; i < 300; i++) index.setRRset('big.test', `h${i}`, 'A', 60, ['192.0.2.1']);
+    const key = generateKey(15);
+    const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)), algorithm: 15, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(15, key.privateKeyDer) };
+    const signingFor = (expiration: number) => zoneSigning('big.test', [signer], { inception: 0, expiration }, { kind: 'none' }, 3600);
+    index.setSigning('big.test', signingFor(1_000_000_000));
+    const expirations = () =>
+      new Set(
+        Array.from({ length: 300 }, (_, i) => {
+          const sig = index.lookup(`h${i}.big.test`, 'A', true).answers.find((a) => a.type === 'RRSIG') as { data: { expiration: number } } | undefined;
+          return sig?.data.expiration;
+        }),
+      );
+    const refreshed = index.refreshSigning('big.test', signingFor(2_000_000_000), 50);
+    expect(expirations()).toEqual(new Set([1_000_000_000, 2_000_000_000])); // part done, the rest still served with its valid signatures
+    index.setRRset('big.test', 'new', 'A', 60, ['192.0.2.9']); // a change meanwhile is signed with the new window
+    expect((index.lookup('new.big.test', 'A', true).answers.find((a) => a.type === 'RRSIG') as { data: { expiration: number } }).data.expiration).toBe(2_000_000_000);
+    await refreshed;
+    expect(expirations()).toEqual(new Set([2_000_000_000]));
+    const soaSig = index.lookup('nope.big.test', 'A', true).authorities.find((a) => a.type === 'RRSIG' && (a as { data: { typeCovered: string } }).data.typeCovered === 'SOA') as {
+      data: { expiration: number };
+    };
+    expect(soaSig.data.expiration).toBe(2_000_000_000);
+  });
 });

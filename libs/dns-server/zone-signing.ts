@@ -194,6 +194,18 @@ export function signZone(zone: Zone): void {
   signNegativeSoa(zone);
 }
 
+/**
+ * Re-signs these names with the zone's current ZoneSigning (a new signature window, the same
+ * keys): one slice of a gradual refresh, whose other names keep their still valid signatures.
+ */
+export function resignNames(zone: Zone, keys: string[]): void {
+  if (!zone.signing) return;
+  for (const key of keys) {
+    const node = zone.nodes.get(key);
+    if (node && node.rrsets.has(QTYPE.NSEC)) signNode(zone, node);
+  }
+}
+
 function stripNode(node: Node): void {
   node.rrsets.delete(QTYPE.RRSIG);
   node.rrsets.delete(QTYPE.NSEC);
