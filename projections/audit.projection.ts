@@ -7,6 +7,7 @@ import { TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.eve
 import { MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
 import { ZONE_OWNERSHIP_EVENT_TYPES } from '../libs/zones/domain/zone-ownership';
+import { DNSSEC_EVENT_TYPES } from '../libs/dnssec/domain/dnssec.events';
 import { defineProjection, defineReadModel, EventShape } from '../libs/projection-engine/read-model';
 import { redact } from '../libs/shared/redact';
 
@@ -41,6 +42,9 @@ export const AUDITED_EVENT_TYPES: readonly string[] = [
   ...MONITOR_EVENT_TYPES,
   // The nightly wizard metrics are the job's telemetry, not a change anyone made.
   ...EMAIL_AUTH_EVENT_TYPES.filter((t) => t !== 'DmarcStageMetricsRecorded'),
+  // DNSSEC turned on or off and rollovers the user started (sealed private keys redacted); the
+  // process manager's steps carry no account and stay out.
+  ...DNSSEC_EVENT_TYPES,
   // A certificate's life as its owner sees it; the issuance steps in between are the process's own log.
   ...CERTIFICATE_EVENT_TYPES.filter((t) => CERTIFICATE_MILESTONES.has(t)),
 ];

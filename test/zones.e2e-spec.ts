@@ -101,7 +101,7 @@ describe('zones (contract §4)', () => {
     for (const bad of [
       { subname: 'x', type: 'A', ttl: 300, records: ['not-an-ip'] },
       { subname: 'x', type: 'A', ttl: 30, records: ['192.0.2.1'] },
-      { subname: 'x', type: 'PTR', ttl: 300, records: ['a.example.com'] },
+      { subname: 'x', type: 'HINFO', ttl: 300, records: ['"cpu" "os"'] },
       { subname: '', type: 'NS', ttl: 300, records: ['ns.evil.net'] },
       { subname: 'www', type: 'CNAME', ttl: 300, records: ['other.example.org'] },
       { subname: 'x', type: 'MX', ttl: 300, records: ['mail.example.com'] },

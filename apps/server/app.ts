@@ -13,6 +13,7 @@ import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
 import { DdnsModule } from '../../libs/ddns/ddns.module';
 import { DomainsModule } from '../../libs/domains/domains.module';
 import { ZonesModule } from '../../libs/zones/zones.module';
+import { DnssecModule } from '../../libs/dnssec/dnssec.module';
 import { DnsModule } from '../../libs/dns-role/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
@@ -70,6 +71,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   TwoFactorModule,
   OperationsModule,
   ZonesModule,
+  DnssecModule,
   DomainsModule,
   DdnsModule,
   DnsModule,

@@ -41,7 +41,7 @@ async function waitForHttp(base: string, child: ChildProcess, timeoutMs = 60_000
 }
 
 /** Starts the service with its DNS role on `dnsPort` and imports the benchmark zone through the API; `extraEnv` on top (e.g. QUERY_LOG=off). */
-export async function startDeployedService(mainJs: string, dnsPort: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
+export async function startDeployedService(mainJs: string, dnsPort: number, extraEnv: NodeJS.ProcessEnv = {}, options: { dnssec?: boolean } = {}): Promise<ChildProcess> {
   const httpPort = await freePort();
   const env = {
     ...process.env,
@@ -56,10 +56,10 @@ export async function startDeployedService(mainJs: string, dnsPort: number, extr
     SMTP_PORT: '0',
     ...extraEnv,
   };
-  return startWithEnv(mainJs, env, `http://127.0.0.1:${httpPort}`);
+  return startWithEnv(mainJs, env, `http://127.0.0.1:${httpPort}`, options);
 }
 
-async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string): Promise<ChildProcess> {
+async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string, options: { dnssec?: boolean } = {}): Promise<ChildProcess> {
   const deployed = deployedSpawn(mainJs, env);
   const child = startProcess(process.execPath, deployed.args, 'service', deployed.env);
   child.stdout!.resume();
@@ -73,6 +73,8 @@ async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string
     const started = Date.now();
     await api(base, 'POST', '/zones', { name: BENCH_ZONE, zone_file: nsdZoneFile() }, token);
     console.log(`service: zone ${BENCH_ZONE} imported through the API in ${Date.now() - started} ms`);
+    // DNSSEC (bench:dnssec): signing turned on as a user would; the zone is signed in the DNS thread.
+    if (options.dnssec) await api(base, 'PUT', `/zones/${BENCH_ZONE}/dnssec`, { enabled: true }, token);
     return child;
   } catch (e) {
     await stopProcess(child);

@@ -37,8 +37,8 @@ function figures(out: string): ThroughputResult {
 }
 
 /** As many queries as the server takes. */
-export async function maxThroughput(port: number, queryFile: string, seconds: number): Promise<ThroughputResult> {
-  return figures(await dnsperf(port, queryFile, seconds, LOAD_ARGS));
+export async function maxThroughput(port: number, queryFile: string, seconds: number, extra: string[] = []): Promise<ThroughputResult> {
+  return figures(await dnsperf(port, queryFile, seconds, [...LOAD_ARGS, ...extra]));
 }
 
 /** Latency percentiles at a fixed rate, from dnsperf's per-query verbose lines. */

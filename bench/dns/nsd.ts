@@ -7,10 +7,11 @@ import { startProcess } from './processes';
 
 export const nsdInstalled = (): boolean => spawnSync('nsd', ['-v']).status === 0;
 
-export function startNsd(dir: string, port: number, serverCount: number): ChildProcess {
-  const root = join(dir, 'nsd');
+/** `writeZone` false: the zone file is already in `dir` (a pre-signed one, bench:dnssec). */
+export function startNsd(dir: string, port: number, serverCount: number, writeZone = true): ChildProcess {
+  const root = writeZone ? join(dir, 'nsd') : dir;
   mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, `${BENCH_ZONE}.zone`), nsdZoneFile());
+  if (writeZone) writeFileSync(join(root, `${BENCH_ZONE}.zone`), nsdZoneFile());
   const config = join(root, 'nsd.conf');
   writeFileSync(
     config,

@@ -6,8 +6,11 @@ import { isAtOrUnder, isStrictlyUnder, longestZoneOf } from '../shared/fqdn';
 import { applyRRsets } from '../zones/domain/rrsets';
 import { OverlapAllowances, unallowedServiceConflicts, zoneAncestors, ZoneOverlapAllowed, ZONE_OWNERSHIP_EVENT_TYPES } from '../zones/domain/zone-ownership';
 import { RRset, rrsetKey, ZoneEvent, ZONE_EVENT_TYPES } from '../zones/domain/zone.events';
+import { DnssecEvent, DNSSEC_EVENT_TYPES } from '../dnssec/domain/dnssec.events';
+import { ZoneSigner } from './zone-signer';
 
-const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES, ...ZONE_OWNERSHIP_EVENT_TYPES]);
+const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES, ...ZONE_OWNERSHIP_EVENT_TYPES, ...DNSSEC_EVENT_TYPES]);
+const DNSSEC_TYPES = new Set<string>(DNSSEC_EVENT_TYPES);
 /** TTL of the apex SOA/NS; negative answers use the SOA minimum (60 s) so new hosts appear fast. */
 const APEX_TTL = 3600;
 const NEGATIVE_TTL = 60;
@@ -59,12 +62,15 @@ export class DnsIndexFeeder {
   private readonly hosts = new Map<string, Host>();
   private consumer: CheckpointedConsumer | null = null;
   private readonly waiters: Array<{ commit: bigint; resolve: () => void }> = [];
+  private readonly signer: ZoneSigner;
 
   constructor(
     private readonly store: EventStore,
     readonly index: ZoneIndex,
-    private readonly options: { ddnsZones: string[]; nameservers: string[]; log: (msg: string, extra?: Record<string, unknown>) => void },
-  ) {}
+    private readonly options: { ddnsZones: string[]; nameservers: string[]; secretKey?: string; log: (msg: string, extra?: Record<string, unknown>) => void },
+  ) {
+    this.signer = new ZoneSigner(index, options.secretKey, options.log);
+  }
 
   /** Serves the dynamic-DNS zones, then resolves once every event up to the current head is in the index. */
   async start(): Promise<void> {
@@ -84,11 +90,17 @@ export class DnsIndexFeeder {
           this.options.log('dns index: event not applied', { type: event.type, stream: event.streamId, error: (e as Error).message });
         }
       },
-      batchDone: () => this.settleWaiters(),
+      batchDone: () => {
+        // A batch of DNSSEC events (enabling appends five) re-signs a zone once, before anyone is told it is served.
+        this.signer.flush();
+        this.settleWaiters();
+      },
       log: (msg, extra) => this.options.log(`dns index: ${msg}`, extra as Record<string, unknown>),
     });
     this.consumer.start();
     await this.waitFor(head);
+    // Signed zones are signed once the history is in, before the server starts answering.
+    this.signer.goLive();
   }
 
   async stop(): Promise<void> {
@@ -111,6 +123,12 @@ export class DnsIndexFeeder {
 
   private apply(event: RecordedEvent): void {
     const at = event.created.getTime();
+    if (DNSSEC_TYPES.has(event.type)) {
+      const zone = this.signer.apply({ type: event.type, data: event.data } as DnssecEvent);
+      // Keys, signatures and CDS are what the zone serves: the serial moves, as for any change.
+      if (this.zones.has(zone)) this.bumpSerial(zone, at);
+      return;
+    }
     const e = { type: event.type, data: event.data } as DomainEventUnion | ZoneEvent | ZoneOverlapAllowed;
     switch (e.type) {
       case 'ZoneImported': {
@@ -146,6 +164,7 @@ export class DnsIndexFeeder {
       case 'ZoneDeleted': {
         const { name } = e.data;
         if (!this.live.delete(name)) return;
+        this.signer.forget(name);
         for (const above of zoneAncestors(name)) this.below.set(above, (this.below.get(above) ?? 1) - 1);
         if (this.held.delete(name)) return;
         this.index.removeZone(name);

@@ -7,6 +7,8 @@ export interface DnsRoleSettings {
   dnsPort: number;
   ddnsZones: string[];
   nameservers: string[];
+  /** Opens the zones' sealed DNSSEC private keys (SECRET_KEY, or the one generated into DATA_DIR). */
+  secretKey?: string;
   /** See DnsServerOptions: how a replica shares its port with sibling DNS threads. */
   reusePort?: boolean;
   udpOnly?: boolean;
@@ -41,8 +43,8 @@ export class DnsRole implements DnsRoleRunner {
   ) {}
 
   async start(): Promise<number> {
-    const { ddnsZones, nameservers, dnsHost, dnsPort, reusePort, udpOnly } = this.settings;
-    this.feeder = new DnsIndexFeeder(this.store, this.index, { ddnsZones, nameservers, log: this.log });
+    const { ddnsZones, nameservers, secretKey, dnsHost, dnsPort, reusePort, udpOnly } = this.settings;
+    this.feeder = new DnsIndexFeeder(this.store, this.index, { ddnsZones, nameservers, secretKey, log: this.log });
     await this.feeder.start();
     this.server = new DnsServer({
       host: dnsHost,

@@ -3,6 +3,7 @@ import { Inject, Injectable, Module, OnApplicationShutdown, OnModuleInit, Option
 import { DNS_QUERY_SINK, type QuerySink } from '../dns-server';
 import { EVENT_STORE, EventStore } from '../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../shared/config';
+import { resolveSecretKey } from '../shared/crypto';
 import { LOGGER, Logger } from '../shared/logger';
 import { Metrics, METRICS } from '../shared/metrics';
 import { DnsMetricsSink } from './dns-metrics.sink';
@@ -56,7 +57,7 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     if (!this.enabled) return;
     const log: DnsLog = (msg, extra) => this.logger.warn(msg, extra);
     const { dnsHost, dnsPort, ddnsZones, nameservers } = this.config;
-    const settings = { dnsHost, dnsPort, ddnsZones, nameservers };
+    const settings = { dnsHost, dnsPort, ddnsZones, nameservers, secretKey: resolveSecretKey(this.config.secretKey, this.config.dataDir) };
     const sink = new DnsMetricsSink(this.metrics, this.sink);
     const script = this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:' ? dnsThreadScript() : null;
     if (!script) {

@@ -258,7 +258,8 @@ export class DnsServer {
         return length;
       }
       const q = parsed.query;
-      const prepared = isInClass(q) ? this.opts.index.answer(q.key, q.qtype) : NOT_IN_CLASS;
+      const index = this.opts.index;
+      const prepared = !isInClass(q) ? NOT_IN_CLASS : q.dnssecOk ? index.answerSigned(q.key, q.qtype) : index.answer(q.key, q.qtype);
       const length = writeResponse(out, at, msg, q, prepared.body, transport === 'udp' ? udpLimit(q) : TCP_MAX_MESSAGE);
       const facts: ResponseFacts = {
         name: prepared.name ?? wireKeyToName(q.key),

@@ -46,7 +46,7 @@ describe('parseRecord / formatRecord', () => {
     ['TXT', '"a" b', /mixes quoted and unquoted/],
     ['TXT', '', /no text/],
     ['TXT', '"bad \\999"', /three digits/],
-    ['PTR', 'x.example.com', /type must be one of/],
+    ['HINFO', 'cpu os', /type must be one of/],
   ];
   it.each(rejects)('rejects %s %j', (type, text, message) => {
     expect(() => parseRecord(type, text)).toThrow(message);

@@ -4,17 +4,22 @@
  * index encodes what it returns, so a record that passes here is one the server can serve.
  */
 import { isIPv6 } from 'node:net';
-import type { CaaData, MxData, SrvData } from 'dns-packet';
+import type { CaaData, DsData, MxData, SrvData } from 'dns-packet';
 import { canonicalName, hostnameProblem } from './names';
+import { MODERN_TYPES, parseModern, RawRdata } from './rdata-modern';
 
-export const SUPPORTED_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
+export { RawRdata } from './rdata-modern';
+
+export const SUPPORTED_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS', ...MODERN_TYPES] as const;
 export type SupportedType = (typeof SUPPORTED_TYPES)[number];
 
 /** TXT data is always a list of character-strings, kept as bytes so \DDD escapes survive. */
-export type RecordData = string | MxData | SrvData | CaaData | Buffer[];
+export type RecordData = string | MxData | SrvData | CaaData | DsData | Buffer[] | RawRdata;
 
 export const isSupportedType = (type: string): type is SupportedType => (SUPPORTED_TYPES as readonly string[]).includes(type);
 
+/** Digest lengths of the DS digest types in use (SHA-1, SHA-256, SHA-384). */
+const DS_DIGEST_LENGTHS: Record<number, number> = { 1: 20, 2: 32, 4: 48 };
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const CAA_TAG = /^[a-z0-9]{1,15}$/i;
 const MAX_STRING = 255;
@@ -36,7 +41,14 @@ export function parseRecord(type: string, text: string): RecordData {
 }
 
 function parseByType(type: string, text: string): RecordData {
+  // SVCB parameters quote values inside a word (alpn="h2,h3"): split them on their own terms.
+  if (type === 'SVCB' || type === 'HTTPS') return parseModern(type, svcbWords(text));
   const tokens = tokenize(text);
+  if ((MODERN_TYPES as readonly string[]).includes(type))
+    return parseModern(
+      type,
+      tokens.map((t) => ({ text: t.bytes.toString('latin1'), bytes: t.bytes, quoted: t.quoted })),
+    );
   switch (type) {
     case 'A': {
       const ip = single(tokens, 'an IPv4 address');
@@ -77,6 +89,17 @@ function parseByType(type: string, text: string): RecordData {
       for (const s of strings) if (s.length > MAX_STRING) throw new Error(`a quoted string is longer than ${MAX_STRING} bytes`);
       return strings;
     }
+    case 'DS': {
+      // RFC 4034 §5.3: key tag, algorithm, digest type, digest in hex (which may be split by blanks).
+      if (tokens.length < 4) throw new Error('expected key tag, algorithm, digest type and digest');
+      const words = tokens.map((t) => t.bytes.toString('latin1'));
+      const hex = words.slice(3).join('');
+      const digestType = uint(words[2], 8, 'digest type');
+      if (!/^(?:[0-9a-f]{2})+$/i.test(hex)) throw new Error('the digest must be hexadecimal');
+      const expected = DS_DIGEST_LENGTHS[digestType];
+      if (expected !== undefined && hex.length !== expected * 2) throw new Error(`a digest of type ${digestType} has ${expected} bytes`);
+      return { keyTag: uint(words[0], 16, 'key tag'), algorithm: uint(words[1], 8, 'algorithm'), digestType, digest: Buffer.from(hex, 'hex') };
+    }
     default:
       throw new Error(`type must be one of ${SUPPORTED_TYPES.join(', ')}`);
   }
@@ -84,6 +107,7 @@ function parseByType(type: string, text: string): RecordData {
 
 /** Canonical presentation text of parsed data: lowercase names with a trailing dot, TXT quoted. */
 export function formatRecord(type: string, data: RecordData | string | Buffer | Array<string | Buffer>): string {
+  if (data instanceof RawRdata) return data.text;
   switch (type.toUpperCase()) {
     case 'A':
     case 'AAAA':
@@ -106,6 +130,10 @@ export function formatRecord(type: string, data: RecordData | string | Buffer | 
     case 'TXT': {
       const list = Array.isArray(data) ? data : [data as string | Buffer];
       return list.map((s) => quote(typeof s === 'string' ? Buffer.from(s, 'utf8') : s)).join(' ');
+    }
+    case 'DS': {
+      const ds = data as DsData;
+      return `${ds.keyTag} ${ds.algorithm} ${ds.digestType} ${ds.digest.toString('hex').toUpperCase()}`;
     }
     default:
       throw new Error(`cannot format type ${type}`);
@@ -215,4 +243,12 @@ function escape(input: Buffer, at: number): [number, number] {
     return [Number(digits), 3];
   }
   return [input[at], 1];
+}
+
+/** Words of SVCB/HTTPS presentation text: blanks separate, a quoted value may follow "key=". */
+function svcbWords(text: string): Array<{ text: string; bytes: Buffer; quoted: boolean }> {
+  if (/[\r\n]/.test(text)) throw new Error('line breaks are not allowed');
+  const words = text.trim().match(/(?:[^\s"]*"(?:[^"\\]|\\.)*")|\S+/g) ?? [];
+  for (const w of words) if ((w.match(/(?<!\\)"/g) ?? []).length % 2 !== 0) throw new Error('unterminated quoted string');
+  return words.map((w) => ({ text: w, bytes: Buffer.from(w, 'utf8'), quoted: false }));
 }

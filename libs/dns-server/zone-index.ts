@@ -7,8 +7,9 @@
 import * as dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey, wireKeyToName } from './names';
-import { isSupportedType, parseRecord, formatRecord, type RecordData } from './rdata';
+import { isSupportedType, parseRecord, formatRecord, RawRdata, type RecordData } from './rdata';
 import { Body, EMPTY_BODY, QTYPE, RCODE, buildResponse, parseQuery, type RcodeName, rcodeName } from './wire';
+import { addProof, chainProofs, nodataProof, onlyDnssecLeft, resignNames, resolveSigned, signApex, signChange, signNegativeSoa, signZone, type ZoneSigning } from './zone-signing';
 
 export interface SoaFields {
   mname: string;
@@ -59,22 +60,24 @@ export interface LookupResult extends AnswerOwner {
   additionals: Answer[];
 }
 
-interface RRset {
+export interface RRset {
   type: number;
   ttl: number;
   texts: string[];
   targets: string[];
   /** Each record encoded from its type field on; the owner name is written per response. */
   encoded: Buffer[];
+  /** Its RRSIG records, encoded the same way, when the zone is signed (zone-signing.ts). */
+  sigs: Buffer[];
 }
 
-interface Node {
+export interface Node {
   key: string;
   rrsets: Map<number, RRset>;
   owner: AnswerOwner | null;
 }
 
-interface Zone {
+export interface Zone {
   name: string;
   key: string;
   def: ZoneDefinition;
@@ -87,9 +90,13 @@ interface Zone {
   negativeSoa: RRset;
   anyAnswer: RRset;
   cache: Map<string, Map<number, Prepared>>;
+  /** Keys and signature window when the zone is signed (DNSSEC), else null. */
+  signing: ZoneSigning | null;
+  /** The NSEC chain: the signed zone's names in canonical order, the apex first. */
+  chain: string[];
 }
 
-type Placed = { owner: string | null; rrset: RRset };
+export type Placed = { owner: string | null; rrset: RRset };
 interface Resolution {
   rcode: number;
   answer: Placed[];
@@ -103,7 +110,7 @@ const SLOT_NODATA = -1;
 const SLOT_NXDOMAIN = -2;
 const SLOT_REFERRAL = -3;
 const QUESTION_POINTER = Buffer.from([0xc0, 0x0c]);
-const WILDCARD_LABEL = '\x01*';
+export const WILDCARD_LABEL = '\x01*';
 const TYPE_NUMBERS = new Map<string, number>(Object.entries(QTYPE));
 const COMMON_TYPES = new Set<number>(TYPE_NUMBERS.values());
 // dns-packet's per-RR encoder is public but missing from its type definitions.
@@ -140,6 +147,9 @@ export class ZoneIndex {
    */
   private front = new Map<string, Map<number, Prepared>>();
   private frontEntries = 0;
+  /** The same for DO=1 queries to signed zones (their denial proofs depend on the query name). */
+  private frontSigned = new Map<string, Map<number, Prepared>>();
+  private frontSignedEntries = 0;
   private changes = 0;
 
   /**
@@ -179,13 +189,61 @@ export class ZoneIndex {
       negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
       anyAnswer: encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
       cache: new Map(),
+      signing: existing?.signing ?? null,
+      chain: existing?.chain ?? [],
     };
     const apex = zone.nodes.get(key) ?? { key, rrsets: new Map(), owner: null };
     apex.rrsets.set(QTYPE.SOA, soa);
     apex.rrsets.set(QTYPE.NS, ns);
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
+    signApex(zone);
     this.changed();
+  }
+
+  /**
+   * Signs the zone with these keys and window, re-signing everything (a key or window change),
+   * or with null strips every DNSSEC record from it. Later changes are signed as they come.
+   */
+  setSigning(zoneName: string, signing: ZoneSigning | null): void {
+    const zone = this.requireZone(zoneName);
+    zone.signing = signing;
+    signZone(zone);
+    zone.cache = new Map();
+    this.changed();
+  }
+
+  /**
+   * A new signature window with the same keys (a refresh): changes from now on are signed with
+   * it at once, and the zone's names are re-signed `slice` at a time, yielding to the event loop
+   * between slices so answers never wait for a whole zone's signatures. Signatures not yet redone
+   * stay valid (a refresh comes days before they expire). Stops when the zone's signing is
+   * replaced meanwhile (a key change re-signs everything anyway) or the zone goes.
+   */
+  async refreshSigning(zoneName: string, signing: ZoneSigning, slice = 256): Promise<void> {
+    const key = wireKey(canonicalName(zoneName));
+    const start = this.zones.get(key);
+    if (!start?.signing) return this.setSigning(zoneName, signing);
+    start.signing = signing;
+    const names = [...start.nodes.keys()];
+    for (let at = 0; at < names.length; at += slice) {
+      const zone = this.zones.get(key);
+      if (!zone || zone.signing !== signing) return;
+      resignNames(zone, names.slice(at, at + slice));
+      zone.cache = new Map();
+      this.changed();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const zone = this.zones.get(key);
+    if (zone?.signing === signing) {
+      signNegativeSoa(zone);
+      zone.cache = new Map();
+      this.changed();
+    }
+  }
+
+  isSigned(zoneName: string): boolean {
+    return this.zones.get(wireKey(canonicalName(zoneName)))?.signing != null;
   }
 
   removeZone(name: string): void {
@@ -229,7 +287,7 @@ export class ZoneIndex {
     const typeNumber = TYPE_NUMBERS.get(typeName)!;
     const node = zone.nodes.get(key);
     if (node) {
-      const others = [...node.rrsets.keys()].filter((t) => t !== typeNumber);
+      const others = [...node.rrsets.keys()].filter((t) => t !== typeNumber && t !== QTYPE.RRSIG && t !== QTYPE.NSEC);
       if (typeName === 'CNAME' && others.length > 0) throw new Error(`${name}: a CNAME cannot coexist with other records`);
       if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME)) throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
     }
@@ -240,7 +298,9 @@ export class ZoneIndex {
       zone.nodes.set(key, target);
       countExisting(zone, key, 1);
     }
+    const newCut = typeNumber === QTYPE.NS && !zone.cuts.has(key);
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
+    signChange(zone, key, typeNumber, newCut);
     zone.cache = new Map();
     this.changed();
   }
@@ -254,10 +314,11 @@ export class ZoneIndex {
     if (!node || typeNumber === undefined || (key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA))) return;
     if (!node.rrsets.delete(typeNumber)) return;
     if (typeNumber === QTYPE.NS) zone.cuts.delete(key);
-    if (node.rrsets.size === 0) {
+    if (onlyDnssecLeft(node)) {
       zone.nodes.delete(key);
       countExisting(zone, key, -1);
     }
+    signChange(zone, key, typeNumber, typeNumber === QTYPE.NS);
     zone.cache = new Map();
     this.changed();
   }
@@ -272,7 +333,7 @@ export class ZoneIndex {
   }
 
   /** Structured answer for a name and type, exactly as the server would send it. */
-  lookup(qname: string, qtype: string | number): LookupResult {
+  lookup(qname: string, qtype: string | number, dnssecOk = false): LookupResult {
     const type = typeof qtype === 'number' ? qtype : (TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, '')));
     if (!Number.isInteger(type) || type < 0 || type > 0xffff) throw new Error(`unknown type ${qtype}`);
     // Encoded as A, then the type is patched in: dns-packet only encodes type names it knows.
@@ -280,7 +341,7 @@ export class ZoneIndex {
     request.writeUInt16BE(type, request.length - 4);
     const parsed = parseQuery(request);
     if (!parsed.ok) throw new Error(`cannot look up "${qname}"`);
-    const prepared = this.answer(parsed.query.key, type);
+    const prepared = dnssecOk ? this.answerSigned(parsed.query.key, type) : this.answer(parsed.query.key, type);
     const response = dnsPacket.decode(buildResponse(request, parsed.query, prepared.body, 0xffff));
     const { body } = prepared;
     const answers = response.answers ?? [];
@@ -312,6 +373,28 @@ export class ZoneIndex {
     return prepared;
   }
 
+  /**
+   * A DO=1 query: in a signed zone the answer with RRSIGs and NSEC proofs, else the same as
+   * answer(). Kept apart so DO=0 queries and unsigned zones pay nothing for DNSSEC.
+   */
+  answerSigned(key: string, qtype: number): Prepared {
+    const known = this.frontSigned.get(key)?.get(qtype);
+    if (known) return known;
+    const zone = this.zoneOf(key);
+    if (!zone?.signing || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return this.answer(key, qtype);
+    const prepared = resolveSigned(zone, key, qtype);
+    // A flood of random DO=1 names refills this cache only, not the DO=0 one.
+    if (this.frontSignedEntries >= MAX_FRONT_ENTRIES) {
+      this.frontSigned = new Map();
+      this.frontSignedEntries = 0;
+    }
+    let types = this.frontSigned.get(key);
+    if (!types) this.frontSigned.set(key, (types = new Map()));
+    types.set(qtype, prepared);
+    this.frontSignedEntries++;
+    return prepared;
+  }
+
   /** After a change: no answer computed before it may be served again. */
   private changed(): void {
     this.changes++;
@@ -319,6 +402,10 @@ export class ZoneIndex {
   }
 
   private forgetAnswers(): void {
+    if (this.frontSignedEntries > 0) {
+      this.frontSigned = new Map();
+      this.frontSignedEntries = 0;
+    }
     if (this.frontEntries === 0) return;
     this.front = new Map();
     this.frontEntries = 0;
@@ -403,19 +490,19 @@ function* below(zone: Zone, key: string): Generator<string> {
   for (let at = 0; key.length - at > zone.key.length; at = parentOffset(key, at)) yield at === 0 ? key : key.slice(at);
 }
 
-function highestCut(zone: Zone, key: string): string | null {
+export function highestCut(zone: Zone, key: string): string | null {
   let cut: string | null = null;
   for (const name of below(zone, key)) if (zone.cuts.has(name)) cut = name;
   return cut;
 }
 
 /** The closest existing ancestor of a name that does not exist (RFC 4592 §3.3.1). */
-function closestEncloser(zone: Zone, key: string): string {
+export function closestEncloser(zone: Zone, key: string): string {
   for (const name of below(zone, key)) if (name !== key && zone.existing.has(name)) return name;
   return zone.key;
 }
 
-function wildcardFor(zone: Zone, key: string): Node | undefined {
+export function wildcardFor(zone: Zone, key: string): Node | undefined {
   return zone.nodes.get(WILDCARD_LABEL + closestEncloser(zone, key));
 }
 
@@ -428,10 +515,10 @@ function ownedAncestor(zone: Zone, key: string): Node | null {
   return null;
 }
 
-const ownerOf = (zone: Zone, key: string): AnswerOwner => ownedAncestor(zone, key)?.owner ?? zone.owner;
+export const ownerOf = (zone: Zone, key: string): AnswerOwner => ownedAncestor(zone, key)?.owner ?? zone.owner;
 
 /** Answer at an existing node, following a CNAME chain inside the zone. */
-function resolveAt(zone: Zone, start: Node, qtype: number): Resolution {
+export function resolveAt(zone: Zone, start: Node, qtype: number, signed = false): Resolution {
   const result: Resolution = { rcode: RCODE.NOERROR, answer: [], authority: [] };
   const visited = new Set<string>();
   let node: Node = start;
@@ -443,10 +530,14 @@ function resolveAt(zone: Zone, start: Node, qtype: number): Resolution {
       result.answer.push({ owner, rrset: cname ?? zone.anyAnswer });
       return result;
     }
-    if (!cname || qtype === QTYPE.CNAME) {
+    // A CNAME's own NSEC and RRSIG are asked for by name (RFC 4035 §2.5), not followed.
+    if (!cname || qtype === QTYPE.CNAME || node.rrsets.has(qtype)) {
       const rrset = node.rrsets.get(qtype);
       if (rrset) result.answer.push({ owner, rrset });
-      else result.authority.push({ owner: zone.key, rrset: zone.negativeSoa });
+      else {
+        result.authority.push({ owner: zone.key, rrset: zone.negativeSoa });
+        if (signed) addProof(result.authority, nodataProof(zone, node));
+      }
       return result;
     }
     result.answer.push({ owner, rrset: cname });
@@ -455,6 +546,7 @@ function resolveAt(zone: Zone, start: Node, qtype: number): Resolution {
     if (visited.has(target) || visited.size >= MAX_CNAME_CHAIN || !isAtOrBelow(target, zone.key)) return result;
     if (zone.cuts.size > 0 && highestCut(zone, target) !== null) return result;
     const next = zone.nodes.get(target) ?? (zone.existing.has(target) ? null : wildcardFor(zone, target));
+    if (signed) for (const proof of chainProofs(zone, target, next)) addProof(result.authority, proof);
     if (!next) {
       if (next === undefined) result.rcode = RCODE.NXDOMAIN;
       result.authority.push({ owner: zone.key, rrset: zone.negativeSoa });
@@ -466,7 +558,7 @@ function resolveAt(zone: Zone, start: Node, qtype: number): Resolution {
 }
 
 /** Not authoritative below a delegation: the NS RRset and whatever glue the zone holds. */
-function referral(zone: Zone, cut: string): Resolution & { additional: Placed[] } {
+export function referral(zone: Zone, cut: string): Resolution & { additional: Placed[] } {
   const ns = zone.nodes.get(cut)!.rrsets.get(QTYPE.NS)!;
   const additional: Placed[] = [];
   for (const host of ns.targets) {
@@ -480,7 +572,7 @@ function referral(zone: Zone, cut: string): Resolution & { additional: Placed[] 
   return { rcode: RCODE.NOERROR, answer: [], authority: [{ owner: cut, rrset: ns }], additional };
 }
 
-function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?: Placed[] }, name: string | null = null): Prepared {
+export function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?: Placed[] }, name: string | null = null, signed = false): Prepared {
   const parts: Buffer[] = [];
   const rrsets: Body['rrsets'] = [];
   const counts: Body['counts'] = [0, 0, 0];
@@ -493,12 +585,14 @@ function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?
   for (const [section, placed] of sections) {
     for (const { owner: ownerKey, rrset } of placed) {
       const ownerBytes = ownerKey === null ? QUESTION_POINTER : Buffer.from(ownerKey, 'latin1');
-      for (const record of rrset.encoded) {
+      const records = signed && rrset.sigs.length > 0 ? [...rrset.encoded, ...rrset.sigs] : rrset.encoded;
+      for (const record of records) {
         parts.push(ownerBytes, record);
         size += ownerBytes.length + record.length;
       }
-      counts[section] += rrset.encoded.length;
-      rrsets.push({ end: size, section, count: rrset.encoded.length });
+      counts[section] += records.length;
+      // An RRset and its signatures are truncated together.
+      rrsets.push({ end: size, section, count: records.length });
     }
   }
   const authoritative = !res.additional;
@@ -513,10 +607,24 @@ function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?
 
 function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
   const encoded = records.map((data) =>
-    // Encoded with the root as owner (one zero byte), which is then cut off.
-    rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
+    data instanceof RawRdata
+      ? rawRecord(TYPE_NUMBERS.get(type)!, ttl, data.rdata)
+      : // Encoded with the root as owner (one zero byte), which is then cut off.
+        rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
-  const targets = records.map((d) => (typeof d === 'string' ? d : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? '')));
+  const targets = records.map((d) =>
+    d instanceof RawRdata ? d.target : typeof d === 'string' ? d : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
+  );
   const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
-  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded };
+  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: [] };
+}
+
+/** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts). */
+function rawRecord(type: number, ttl: number, rdata: Buffer): Buffer {
+  const head = Buffer.alloc(10);
+  head.writeUInt16BE(type, 0);
+  head.writeUInt16BE(1, 2);
+  head.writeUInt32BE(ttl, 4);
+  head.writeUInt16BE(rdata.length, 8);
+  return Buffer.concat([head, rdata]);
 }

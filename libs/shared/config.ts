@@ -14,6 +14,13 @@ export interface AppConfig {
   mongodbUrl: string | null;
   adminToken: string | null;
   secretKey: string | null;
+  /** DNSSEC_DDNS_ZONES: sign the dynamic-DNS zones (contract §17). */
+  dnssecDdnsZones: boolean;
+  /** Rollover waits and DS-check interval overrides (tests; null = RFC 7583 from the TTLs), and the DNSSEC timer poll. */
+  dnssecPublishWaitSeconds: number | null;
+  dnssecRetireWaitSeconds: number | null;
+  dnssecDsCheckSeconds: number | null;
+  dnssecTimerPollMs: number;
   dnsHost: string;
   dnsPort: number;
   /** Runs the `dns` role in its own thread on the embedded store (DNS_THREAD=off keeps it on the main thread). */
@@ -119,6 +126,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mongodbUrl: env.MONGODB_URL || null,
     adminToken: env.ADMIN_TOKEN || null,
     secretKey: env.SECRET_KEY || null,
+    dnssecDdnsZones: env.DNSSEC_DDNS_ZONES === 'true',
+    dnssecPublishWaitSeconds: env.DNSSEC_PUBLISH_WAIT_SECONDS ? int(env.DNSSEC_PUBLISH_WAIT_SECONDS, 0, 'DNSSEC_PUBLISH_WAIT_SECONDS') : null,
+    dnssecRetireWaitSeconds: env.DNSSEC_RETIRE_WAIT_SECONDS ? int(env.DNSSEC_RETIRE_WAIT_SECONDS, 0, 'DNSSEC_RETIRE_WAIT_SECONDS') : null,
+    dnssecDsCheckSeconds: env.DNSSEC_DS_CHECK_SECONDS ? int(env.DNSSEC_DS_CHECK_SECONDS, 0, 'DNSSEC_DS_CHECK_SECONDS') : null,
+    dnssecTimerPollMs: Math.max(50, int(env.DNSSEC_TIMER_POLL_MS, 1000, 'DNSSEC_TIMER_POLL_MS')),
     dnsHost: env.DNS_HOST || '127.0.0.1',
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
     dnsThread: env.DNS_THREAD !== 'off',

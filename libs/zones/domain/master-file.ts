@@ -19,7 +19,7 @@ export interface MasterFileOptions {
 
 const MAX_LINES = 50_000;
 // Which rdata field is a domain name, per type (0-based): the ones relative names can appear in.
-const NAME_FIELD: Record<string, number> = { CNAME: 0, NS: 0, MX: 1, SRV: 3 };
+const NAME_FIELD: Record<string, number> = { CNAME: 0, NS: 0, MX: 1, SRV: 3, PTR: 0, NAPTR: 5, SVCB: 1, HTTPS: 1 };
 const CLASSES = new Set(['IN', 'CH', 'HS', 'CS']);
 
 interface Token {

@@ -41,6 +41,8 @@ export function canonicalRRset(zone: string, input: RRsetInput, field: string): 
     throw validationFailed(`${field}: the apex NS records come from the service's name servers and cannot be set`);
   }
   if (subname === '' && type === 'CNAME' && input.records.length > 0) throw validationFailed(`${field}: a CNAME cannot be at the zone apex`);
+  // The DS of the zone itself lives in its parent; a zone holds DS only for its delegated children.
+  if (subname === '' && type === 'DS' && input.records.length > 0) throw validationFailed(`${field}: a DS record cannot be at the zone apex (it belongs in the parent zone)`);
   const records = new Set<string>();
   let wireBytes = 0;
   input.records.forEach((text, i) => {
@@ -86,6 +88,9 @@ export function applyRRsets(current: ReadonlyMap<string, RRset>, changes: RRset[
   const typesAt = new Map<string, string[]>();
   for (const r of next.values()) typesAt.set(r.subname, [...(typesAt.get(r.subname) ?? []), r.type]);
   for (const [subname, types] of typesAt) {
+    if (types.includes('DS') && !types.includes('NS')) {
+      throw validationFailed(`records: "${subname}" has a DS but no NS: DS records belong at a delegation`);
+    }
     if (types.includes('CNAME') && types.length > 1) {
       throw validationFailed(`records: "${subname || '@'}" has a CNAME, which cannot coexist with ${types.filter((t) => t !== 'CNAME').join(', ')}`);
     }

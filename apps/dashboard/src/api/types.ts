@@ -64,6 +64,28 @@ export interface Zone {
   records?: RRset[];
 }
 
+export interface DnssecKey {
+  key_tag: number;
+  algorithm: number;
+  flags: number;
+  role: 'csk' | 'ksk' | 'zsk';
+  state: 'published' | 'active' | 'retired' | 'removed';
+  created_at: string;
+}
+
+/** GET/PUT /zones/{zone}/dnssec (contract §17). */
+export interface Dnssec {
+  zone: string;
+  enabled: boolean;
+  state: 'unsigned' | 'signed' | 'rolling' | 'unsigning';
+  algorithm: number;
+  keys: DnssecKey[];
+  ds: string[];
+  dnskey: string[];
+  cds_published: boolean;
+  next_rollover_at: string | null;
+}
+
 export interface UptimeRecord {
   domain_id: number;
   fqdn: string;

@@ -12,8 +12,9 @@ import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
 import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
+import { DnssecCard } from './dnssec';
 
-const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
+const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS'] as const;
 
 const StatusBadge = ({ zone }: { zone: Zone }) =>
   zone.status === 'verified' ? <span class="status status-ok">Verified</span> : <span class="status status-warn">Waiting for verification</span>;
@@ -302,6 +303,7 @@ function ZoneScreen({ params }: ScreenProps) {
               </button>
             )}
           </section>
+          <DnssecCard zone={z.name} />
           <section class="card" aria-labelledby="danger">
             <h2 id="danger">Delete the zone</h2>
             <p>The DNS server stops answering for it at once.</p>

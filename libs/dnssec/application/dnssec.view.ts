@@ -1,0 +1,32 @@
+import { dnssecDecider, DnssecState, servedKeys } from '../domain/dnssec.decider';
+import { CSK_FLAGS, dnskeyRdata, dnskeyText, dsRdata, dsText } from '../keys';
+import { KEY_TTL_SECONDS } from './timings';
+
+const rdataOf = (k: { flags: number; algorithm: number; public_key: string }) => dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.public_key, 'base64'));
+
+/**
+ * The dnssec object of contract §17. `ds` is what the parent should hold: the active
+ * secure-entry-point keys, or during a rollover, once the new key signs, only the new one
+ * (what the CDS asks for). While unsigning the parent should hold none.
+ */
+export function dnssecView(zone: string, found: DnssecState | null) {
+  const s = found ?? dnssecDecider.initialState();
+  const r = s.rollover;
+  const forParent =
+    s.state === 'unsigned' || s.state === 'unsigning'
+      ? []
+      : r && r.phase !== 'publishing'
+        ? s.keys.filter((k) => k.key_tag === r.newTag)
+        : s.keys.filter((k) => k.state === 'active' && (k.flags & 1) === (CSK_FLAGS & 1));
+  return {
+    zone,
+    enabled: s.state === 'signed' || s.state === 'rolling',
+    state: s.state,
+    algorithm: s.algorithm,
+    keys: s.keys.map((k) => ({ key_tag: k.key_tag, algorithm: k.algorithm, flags: k.flags, role: k.role, state: k.state, created_at: k.created_at })),
+    ds: forParent.map((k) => dsText(zone, KEY_TTL_SECONDS, dsRdata(zone, rdataOf(k)))),
+    dnskey: s.state === 'unsigned' ? [] : servedKeys(s).map((k) => dnskeyText(zone, KEY_TTL_SECONDS, rdataOf(k))),
+    cds_published: s.cds !== 'none',
+    next_rollover_at: null,
+  };
+}

@@ -1,0 +1,11 @@
+import { IsBoolean, IsInt, IsOptional } from 'class-validator';
+
+export class SetDnssecDto {
+  @IsBoolean({ message: 'enabled must be a boolean' })
+  enabled: boolean;
+
+  /** 13 (ECDSAP256SHA256, the default) or 15 (ED25519); other values are refused by the command. */
+  @IsOptional()
+  @IsInt({ message: 'algorithm must be an integer' })
+  algorithm?: number;
+}
