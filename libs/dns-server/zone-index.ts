@@ -126,11 +126,13 @@ export const MAX_RDATA_BYTES = 0xffff;
  * record cannot be encoded at all (data over 65,535 bytes).
  */
 export function recordWireSize(owner: string, type: string, data: RecordData): number {
+  // Types dns-packet cannot encode carry their rdata already built (rdata-modern.ts).
+  const raw = (data as unknown) instanceof RawRdata ? (data as unknown as RawRdata).rdata.length : null;
   const answer = { type, name: '.', ttl: 0, class: 'IN', data } as Answer;
   // The root owner is one byte, the fixed fields ten: the rest is the data.
-  const rdata = rrEncoder.encodingLength(answer) - 11;
+  const rdata = raw ?? rrEncoder.encodingLength(answer) - 11;
   if (rdata > MAX_RDATA_BYTES) throw new Error(`its data is ${rdata.toLocaleString('en-US')} bytes; a DNS record holds at most 65,535`);
-  return wireKey(canonicalName(owner)).length + rrEncoder.encode(answer).length - 1;
+  return wireKey(canonicalName(owner)).length + 10 + rdata;
 }
 
 const REFUSED: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
