@@ -25,7 +25,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { Dispatcher, Pool } from 'undici';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
@@ -105,10 +105,36 @@ async function pool<T>(items: T[], width: number, task: (item: T) => Promise<voi
   );
 }
 
-/** CPU seconds a process has used (user + system, all threads), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU seconds a process or thread has used (user + system; a process: all its threads, ended ones too), from /proc. */
+function cpuSeconds(pid: number, task = `/proc/${pid}`): number {
+  const fields = readFileSync(`${task}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds by thread: `main` (the event loop), the threads the service names (dns,
+ * query-log, readstore) and `other` (V8's GC helpers, libuv's pool), from /proc/<pid>/task.
+ */
+function threadCpuSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const task = `/proc/${pid}/task/${tid}`;
+      const comm = readFileSync(`${task}/comm`, 'utf8').trim();
+      const label = tid === String(pid) ? 'main' : comm === 'node' || comm.startsWith('node') ? 'other' : comm;
+      out.set(label, (out.get(label) ?? 0) + cpuSeconds(pid, task));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** ms of CPU per update by thread between two readings. */
+function threadCpuPerUpdate(before: Map<string, number>, after: Map<string, number>, updates: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [label, seconds] of after) out[label] = ((seconds - (before.get(label) ?? 0)) * 1000) / Math.max(1, updates);
+  return out;
 }
 
 interface Round {
@@ -124,6 +150,8 @@ interface Round {
   clientCores: number;
   /** The round's hosts had all used their 10 changes before its time was up. */
   ranOutOfHosts: boolean;
+  /** Server CPU per update by thread (ms). */
+  threads: Record<string, number>;
 }
 
 /** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
@@ -138,6 +166,7 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
   const started = Date.now();
   const clientCpu = process.cpuUsage();
   const serverCpu = cpuSeconds(serverPid);
+  const threadsBefore = threadCpuSeconds(serverPid);
   await Promise.all(
     connections.map(async (connection) => {
       while (Date.now() < stopAt) {
@@ -161,6 +190,7 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
   );
   const elapsed = (Date.now() - started) / 1000;
   const cpu = process.cpuUsage(clientCpu);
+  const threadsAfter = threadCpuSeconds(serverPid);
   for (const c of connections) c.close();
   latencies.sort((a, b) => a - b);
   return {
@@ -175,6 +205,7 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
     serverCores: (cpuSeconds(serverPid) - serverCpu) / elapsed,
     clientCores: (cpu.user + cpu.system) / 1e6 / elapsed,
     ranOutOfHosts: counter >= hosts.length * 10,
+    threads: threadCpuPerUpdate(threadsBefore, threadsAfter, latencies.length),
   };
 }
 
@@ -265,6 +296,8 @@ function summary(s: Server): void {
     `  server CPU (median of rounds): ${median(rounds.map((r) => r.serverCores)).toFixed(2)} cores, ${median(rounds.map(cpuPerUpdateMs)).toFixed(3)} ms per update; ` +
       `load generator ${median(rounds.map((r) => r.clientCores)).toFixed(2)} cores`,
   );
+  const threads = [...new Set(rounds.flatMap((r) => Object.keys(r.threads)))].sort();
+  console.log(`  server CPU per update by thread, ms (median of rounds): ${threads.map((t) => `${t} ${median(rounds.map((r) => r.threads[t] ?? 0)).toFixed(3)}`).join(', ')}`);
   console.log(`  best round: ${describe(best)}`);
   console.log(`  answers (best round): ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ${best.pollsPerUpdate.toFixed(2)} per update`);
 }
