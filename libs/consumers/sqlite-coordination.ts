@@ -12,6 +12,7 @@ export class SqliteCoordination implements Coordination {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements: ReturnType<SqliteCoordination['prepare']>;
+  private readonly saveAll: (positions: ReadonlyMap<string, string | null>, now: number) => void;
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -28,6 +29,9 @@ export class SqliteCoordination implements Coordination {
       CREATE INDEX IF NOT EXISTS timers_due ON timers (owner, due_at);
     `);
     this.statements = this.prepare();
+    this.saveAll = this.db.transaction((positions: ReadonlyMap<string, string | null>, now: number) => {
+      for (const [consumer, position] of positions) this.statements.savePosition.run(consumer, position, now);
+    });
   }
 
   private prepare() {
@@ -68,6 +72,11 @@ export class SqliteCoordination implements Coordination {
 
   async savePosition(consumer: string, position: string | null): Promise<void> {
     this.statements.savePosition.run(consumer, position, Date.now());
+  }
+
+  async savePositions(positions: ReadonlyMap<string, string | null>): Promise<void> {
+    const now = Date.now();
+    this.saveAll(positions, now);
   }
 
   async positions(consumers: readonly string[]): Promise<Map<string, string | null>> {

@@ -5,6 +5,7 @@ import { LeasedWork, newHolderId } from '../consumers/lease';
 import { SqliteCoordination } from '../consumers/sqlite-coordination';
 import { EventStore, Position, positionFromString, positionNumber, positionToString, RecordedEvent } from '../eventstore/event-store.port';
 import { Collection, Doc, ReadStore } from '../readstore/read-store.port';
+import { PositionPublisher } from './position-publisher';
 import { ProjectionDefinition } from './projection';
 import { ReadModel } from './read-model';
 
@@ -56,10 +57,6 @@ class ProjectionRunner {
   /** Whether an event was applied (not only skipped) since the checkpoint was last saved. */
   private appliedSinceCheckpoint = false;
   private checkpointTimer: NodeJS.Timeout | null = null;
-  private publishTimer: NodeJS.Timeout | null = null;
-  /** The publication in flight, and whether progress was made since it took its position. */
-  private publishInFlight: Promise<void> | null = null;
-  private publishAgain = false;
   /** Set while this runner is the one readers use; a rebuild publishes nothing until it is switched to. */
   publishing = false;
   /** Physical collection names by logical name, resolved once rather than per event. */
@@ -73,6 +70,7 @@ class ProjectionRunner {
     store: EventStore,
     private readonly readStore: ReadStore,
     private readonly coordination: Coordination,
+    private readonly publisher: PositionPublisher,
     progress: EventEmitter,
     log: (msg: string, extra?: object) => void,
   ) {
@@ -151,31 +149,13 @@ class ProjectionRunner {
   }
 
   /**
-   * Publishes the position at most once per PUBLISH_EVERY_MS: API processes without a
-   * local runner wait on it (read-your-writes across processes). Once per batch would
-   * cost a write per event under a live load of single-event appends. One publication is
-   * in flight at a time: each waits for the read store's next commit (every 20 ms under
-   * load), and publications started meanwhile would all wait for that same commit and then
-   * write one position after another; progress made meanwhile goes out with the next one.
+   * Publishes the position soon (at most once per PUBLISH_EVERY_MS, for all runners
+   * together): API processes without a local runner wait on it (read-your-writes across
+   * processes). Once per batch would cost a write per event under a live load of
+   * single-event appends.
    */
   private publishSoon(): void {
-    if (!this.publishing || this.publishTimer) return;
-    if (this.publishInFlight) {
-      this.publishAgain = true;
-      return;
-    }
-    this.publishTimer = setTimeout(() => {
-      this.publishTimer = null;
-      this.publishInFlight = this.publish()
-        .catch(() => undefined)
-        .finally(() => {
-          this.publishInFlight = null;
-          if (this.publishAgain) {
-            this.publishAgain = false;
-            this.publishSoon();
-          }
-        });
-    }, PUBLISH_EVERY_MS);
+    if (this.publishing) this.publisher.request(positionKey(this.definition.name), () => positionToString(this.position));
   }
 
   /** Readers in other processes read the store's disk: the position goes out once what it covers is there. */
@@ -197,10 +177,7 @@ class ProjectionRunner {
 
   async stop(): Promise<void> {
     await this.consumer.stop();
-    if (this.publishTimer) clearTimeout(this.publishTimer);
-    this.publishTimer = null;
-    this.publishAgain = false;
-    await this.publishInFlight;
+    await this.publisher.forget(positionKey(this.definition.name));
     await this.saveCheckpoint();
     if (this.publishing) await this.publish().catch(() => undefined);
   }
@@ -254,6 +231,7 @@ export class ProjectionEngine {
   private readonly waiters = new Set<Waiter>();
   private readonly coordination: Coordination;
   private readonly ownsCoordination: boolean;
+  private readonly publisher: PositionPublisher;
   readonly holder: string;
   private followTimer: NodeJS.Timeout | null = null;
   private remotePoll: NodeJS.Timeout | null = null;
@@ -275,6 +253,7 @@ export class ProjectionEngine {
     }
     this.ownsCoordination = !options.coordination;
     this.coordination = options.coordination ?? new SqliteCoordination(':memory:');
+    this.publisher = new PositionPublisher(readStore, this.coordination, PUBLISH_EVERY_MS);
     this.holder = options.holder ?? newHolderId();
     // Another process's commit may be a rebuild's switch: look at once rather than at the next interval.
     readStore.onCommitElsewhere?.(() => this.followSoon());
@@ -399,7 +378,7 @@ export class ProjectionEngine {
   }
 
   private newRunner(d: ProjectionDefinition, generation: number, from: Position | null): ProjectionRunner {
-    return new ProjectionRunner(d, generation, from, this.store, this.readStore, this.coordination, this.progress, this.log);
+    return new ProjectionRunner(d, generation, from, this.store, this.readStore, this.coordination, this.publisher, this.progress, this.log);
   }
 
   /** The physical collection readers use for a projection's logical collection. */

@@ -75,7 +75,10 @@ export interface CollectionHost {
   markMultikey(state: CollectionState, field: string): void;
   /** Makes `doc` (null: deleted) the document under `key` in place of `previous`. */
   write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void;
-  /** Writers wait here while too many writes are pending. */
-  keepUp(): Promise<void>;
+  /**
+   * Writers wait here while too many writes are pending: a promise only then, so the usual
+   * write awaits nothing (each promise also runs the async-context hooks).
+   */
+  keepUp(): Promise<void> | undefined;
   flush(): Promise<void>;
 }

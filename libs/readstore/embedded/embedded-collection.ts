@@ -263,7 +263,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async insertOne(document: T): Promise<void> {
     this.insert(clone(document));
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
   }
 
   /**
@@ -306,13 +307,15 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     const result = this.update(filter, update, options.upsert ?? false, false);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return result;
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const result = this.update(filter, update, false, true);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return result;
   }
 
@@ -334,7 +337,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async replaceOne(filter: Filter, replacement: T, options: UpdateOptions = {}): Promise<UpdateResult> {
     const result = this.replace(filter, replacement, options.upsert ?? false);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return result;
   }
 
@@ -349,13 +353,15 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async deleteOne(filter: Filter): Promise<number> {
     const n = this.delete(filter, false);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return n;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const n = this.delete(filter, true);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return n;
   }
 
@@ -368,7 +374,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       else if ('deleteOne' in op) this.delete(op.deleteOne.filter, false);
       else if ('deleteMany' in op) this.delete(op.deleteMany.filter, true);
     }
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
   }
 
   /**

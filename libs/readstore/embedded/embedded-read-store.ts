@@ -276,8 +276,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * falls behind, or one projection step wrote megabytes): the overlay holds parsed
    * documents until their commit, so its size is resident memory.
    */
-  async keepUp(): Promise<void> {
-    if (this.pendingCount > this.maxPending || this.pendingBytes > this.maxPendingBytes) await this.drain();
+  keepUp(): Promise<void> | undefined {
+    if (this.pendingCount > this.maxPending || this.pendingBytes > this.maxPendingBytes) return this.drain();
+    return undefined;
   }
 
   /** The writes waiting for the writer: how many, and about how many characters of JSON. */
