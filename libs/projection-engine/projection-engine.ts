@@ -54,6 +54,8 @@ const positionKey = (projection: string) => `${POSITION_PREFIX}${projection}`;
 class ProjectionRunner {
   private readonly consumer: CheckpointedConsumer;
   private sinceCheckpoint = 0;
+  /** The store's head when this run started: events past it are first deliveries (ProjectionContext.firstDelivery). */
+  private headAtStart = Number.MAX_SAFE_INTEGER;
   /** Whether an event was applied (not only skipped) since the checkpoint was last saved. */
   private appliedSinceCheckpoint = false;
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -67,7 +69,7 @@ class ProjectionRunner {
     readonly definition: ProjectionDefinition,
     readonly generation: number,
     start: Position | null,
-    store: EventStore,
+    private readonly store: EventStore,
     private readonly readStore: ReadStore,
     private readonly coordination: Coordination,
     private readonly publisher: PositionPublisher,
@@ -75,7 +77,7 @@ class ProjectionRunner {
     log: (msg: string, extra?: object) => void,
   ) {
     this.physicalNames = new Map(definition.collections.map((n) => [n, physicalName(n, generation)]));
-    const ctx = { collection: this.ownCollection, position: 0 };
+    const ctx = { collection: this.ownCollection, position: 0, firstDelivery: false };
     this.consumer = new CheckpointedConsumer({
       name: `projection:${definition.name}`,
       store,
@@ -83,6 +85,7 @@ class ProjectionRunner {
       handles: definition.handles ? new Set(definition.handles) : null,
       apply: (event) => {
         ctx.position = positionNumber(event.position);
+        ctx.firstDelivery = ctx.position > this.headAtStart;
         if (!this.appliedSinceCheckpoint) this.markApplied();
         return definition.apply(event, ctx);
       },
@@ -129,6 +132,9 @@ class ProjectionRunner {
 
   async start(): Promise<void> {
     await this.definition.setup?.({ collection: this.ownCollection });
+    // Read before the consumer starts: every event past it is delivered to this run first.
+    const head = await this.store.headPosition();
+    this.headAtStart = head ? positionNumber(head) : 0;
     this.consumer.start();
   }
 

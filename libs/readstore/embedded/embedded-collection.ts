@@ -21,6 +21,7 @@ interface Row {
 
 const MAX_LOOKUPS_PER_FIELD = 5000;
 const EMPTY: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+const INSERTED: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
 const MAX_STATEMENTS = 256;
 /** The values MongoDB and SQLite order alike (an ORDER BY may then cut a result short in SQL). */
 const sortsAlikeInSql = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
@@ -319,8 +320,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return result;
   }
 
-  private replace(filter: Filter, replacement: T, upsert: boolean): UpdateResult {
+  private replace(filter: Filter, replacement: T, upsert: boolean, unseen = false): UpdateResult {
     this.store.noticeOtherProcesses();
+    if (upsert && unseen && this.writeUnseen(filter, replacement)) return INSERTED;
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return EMPTY;
@@ -335,8 +337,25 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
   }
 
+  /**
+   * An upsert by `_id` alone of a document nobody holds in another form (UpdateOptions.unseen):
+   * written without the SQL read that would find nothing (the audit log writes one such
+   * document per event). Taken only where nothing could refuse the write (no unique index)
+   * and nothing of it is in memory (pending or cached: then the usual path is as cheap).
+   */
+  private writeUnseen(filter: Filter, replacement: T): boolean {
+    const state = this.state;
+    if (!state || this.hasUnique(state)) return false;
+    const id = pinnedValue(filter, '_id');
+    if (!id || id.value === null || typeof id.value === 'object') return false;
+    const key = keyOf(id.value);
+    if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(cacheKey(state, key)) !== undefined) return false;
+    this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null);
+    return true;
+  }
+
   async replaceOne(filter: Filter, replacement: T, options: UpdateOptions = {}): Promise<UpdateResult> {
-    const result = this.replace(filter, replacement, options.upsert ?? false);
+    const result = this.replace(filter, replacement, options.upsert ?? false, options.unseen);
     const behind = this.store.keepUp();
     if (behind) await behind;
     return result;
