@@ -36,7 +36,7 @@ export interface ProcessManagerRuntimeOptions<C> {
 
 const MAX_CONFLICT_RETRIES = 10;
 const DUE_BATCH = 100;
-/** Checkpoints after batches with none of the manager's events: every this many events, or after this long quiet. */
+/** Checkpoints after batches with none of the manager's events: every this many events, or this long after the first unsaved one. */
 const SKIPPED_CHECKPOINT_EVERY = 1000;
 const SKIPPED_CHECKPOINT_IDLE_MS = 1000;
 
@@ -122,9 +122,9 @@ export class ProcessManagerRuntime<S, F, C> {
 
   /**
    * Saves the position after a batch that held an event of this manager at once; after
-   * batches of other events only every SKIPPED_CHECKPOINT_EVERY events, or once the log has
-   * been quiet for SKIPPED_CHECKPOINT_IDLE_MS. Every batch was a write to the coordination
-   * store per manager (a DDNS load commits ~100 batches a second); a crash now costs at most
+   * batches of other events only every SKIPPED_CHECKPOINT_EVERY events, or
+   * SKIPPED_CHECKPOINT_IDLE_MS after the first batch left unsaved. Every batch was a write to
+   * the coordination store per manager (a DDNS load commits ~100 batches a second); a crash now costs at most
    * that many events read again and skipped, and a redelivered event of the manager changes
    * nothing (its facts have ids derived from it).
    */
