@@ -20,7 +20,9 @@
  *        DDNS_BENCH_SECONDS (8 per round), DDNS_BENCH_WARMUP_SECONDS (4),
  *        DDNS_BENCH_CONCURRENCY (64), DDNS_BENCH_NODE_ARGS (flags for this build's server,
  *        e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), DDNS_BENCH_BASELINE_MAIN,
- *        DDNS_BENCH_BASELINE_NODE_ARGS
+ *        DDNS_BENCH_BASELINE_NODE_ARGS, DDNS_BENCH_WRITE (`ddns`, or `api`: each update is
+ *        `PUT /api/domains/fqdn/{fqdn}` with the key as Bearer, the API's write path with its
+ *        key use and read-your-writes, still followed until DNS serves the address)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -39,6 +41,8 @@ const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 5000 * (ROUNDS + 1));
 const SECONDS = Number(process.env.DDNS_BENCH_SECONDS ?? 8);
 const WARMUP_SECONDS = Number(process.env.DDNS_BENCH_WARMUP_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.DDNS_BENCH_CONCURRENCY ?? 64);
+/** `ddns`: dyndns2 GET with Basic auth; `api`: `PUT /api/domains/fqdn/{fqdn}` with the API key as Bearer (the API's write path). */
+const WRITE = process.env.DDNS_BENCH_WRITE === 'api' ? 'api' : 'ddns';
 const ZONE = 'bench.example.net';
 const ADMIN = 'bench-admin-token-0123456789';
 const httpPools = new Map<number, Pool>();
@@ -175,8 +179,11 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
         const fqdn = hosts[n % hosts.length];
         const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
         const t0 = performance.now();
-        const res = await connection.get(`/domains/nic/update?hostname=${fqdn}&myip=${ip}`, headers);
-        const word = res.body.split(' ')[0];
+        const res =
+          WRITE === 'api'
+            ? await connection.sendJson('PUT', `/api/domains/fqdn/${fqdn}`, headers, { record_ip: ip })
+            : await connection.get(`/domains/nic/update?hostname=${fqdn}&myip=${ip}`, headers);
+        const word = WRITE === 'api' ? (res.status === 200 ? 'good' : `http_${res.status}`) : res.body.split(' ')[0];
         answers.set(word, (answers.get(word) ?? 0) + 1);
         if (word !== 'good') continue;
         polls++;
@@ -266,7 +273,7 @@ async function startServer(name: string, mainJs: string, nodeArgs: string[]): Pr
     if (res.status !== 201) throw new Error(`${name}: create ${fqdn}: ${res.status} ${res.text}`);
   });
   console.log(`${name}: created ${HOSTS} hosts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
-  server.auth = `Basic ${Buffer.from(`bench:${key}`).toString('base64')}`;
+  server.auth = WRITE === 'api' ? `Bearer ${key}` : `Basic ${Buffer.from(`bench:${key}`).toString('base64')}`;
   return server;
 }
 
@@ -339,7 +346,8 @@ async function main() {
   }
   for (const s of servers) summary(s);
   if (servers.length === 2) ratios(servers[0], servers[1]);
-  console.log(`\ntarget: >= 3000 updates/s, p99 <= 50 ms at concurrency ${CONCURRENCY}`);
+  console.log(`\nwrites: ${WRITE === 'api' ? 'PUT /api/domains/fqdn/{fqdn} (Bearer API key)' : 'dyndns2 GET /domains/nic/update (Basic, API key)'}`);
+  console.log(`target: >= 3000 updates/s, p99 <= 50 ms at concurrency ${CONCURRENCY}`);
 }
 
 main()
