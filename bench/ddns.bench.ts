@@ -158,10 +158,22 @@ interface Round {
   threads: Record<string, number>;
 }
 
+/** A host and the credentials of its account, as a header line (DDNS: Basic; API: Bearer). */
+interface BenchHost {
+  fqdn: string;
+  headers: string;
+}
+
+/**
+ * Hosts per bench account: the elite plan's dynamic-DNS host limit (CONTRACT §16;
+ * `PLAN_LIMITS.elite.ddnsHosts` where the build has plan limits). Builds without limits
+ * (70ba0bd) take the same accounts.
+ */
+const HOSTS_PER_ACCOUNT = 500;
+
 /** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
-async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: string[], serverPid: number, seconds: number): Promise<Round> {
+async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], serverPid: number, seconds: number): Promise<Round> {
   const connections = await Promise.all(Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)));
-  const headers = `authorization: ${auth}\r\n`;
   const latencies: number[] = [];
   const answers = new Map<string, number>();
   let counter = 0;
@@ -176,7 +188,7 @@ async function measureRound(port: number, auth: string, dns: DnsPoller, hosts: s
       while (Date.now() < stopAt) {
         const n = counter++;
         if (n >= hosts.length * 10) return;
-        const fqdn = hosts[n % hosts.length];
+        const { fqdn, headers } = hosts[n % hosts.length];
         const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
         const t0 = performance.now();
         const res =
@@ -238,8 +250,7 @@ interface Server {
   child: ChildProcess;
   port: number;
   dns: DnsPoller;
-  auth: string;
-  hosts: string[];
+  hosts: BenchHost[];
   dataDir: string;
   rounds: Round[];
 }
@@ -255,25 +266,38 @@ async function startServer(name: string, mainJs: string, nodeArgs: string[]): Pr
     buildRoot(mainJs),
   );
   const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const server: Server = { name, child, port, dns: new DnsPoller(dnsPort), auth: '', hosts: [], dataDir, rounds: [] };
+  const server: Server = { name, child, port, dns: new DnsPoller(dnsPort), hosts: [], dataDir, rounds: [] };
   running.push(server);
   for (let i = 0; ; i++) {
     if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
     if (child.exitCode !== null || i > 600) throw new Error(`${name}: server did not start`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, { username: 'bench', email: 'bench@example.com', password: 'a-long-enough-password' })).text);
-  await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
-  const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: 'bench', password: 'a-long-enough-password' })).text).access_token;
-  const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
-  server.hosts = Array.from({ length: HOSTS }, (_, i) => `h${i}.${ZONE}`);
+  // Elite accounts of HOSTS_PER_ACCOUNT hosts each, the hosts spread over them.
+  const accounts = await Promise.all(
+    Array.from({ length: Math.ceil(HOSTS / HOSTS_PER_ACCOUNT) }, async (_, a) => {
+      const user = { username: `bench${a}`, email: `bench${a}@example.com`, password: 'a-long-enough-password' };
+      const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, user)).text);
+      await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
+      const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text).access_token;
+      const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
+      const auth = WRITE === 'api' ? `Bearer ${key}` : `Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}`;
+      return { session, headers: `authorization: ${auth}\r\n` };
+    }),
+  );
+  // Round robin: creations are admitted one at a time per account, so neighbours in the pool belong to different accounts.
+  const owner = (i: number) => accounts[i % accounts.length];
+  server.hosts = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `h${i}.${ZONE}`, headers: owner(i).headers }));
   const created = Date.now();
-  await pool(server.hosts, 32, async (fqdn) => {
-    const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
-    if (res.status !== 201) throw new Error(`${name}: create ${fqdn}: ${res.status} ${res.text}`);
-  });
-  console.log(`${name}: created ${HOSTS} hosts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
-  server.auth = WRITE === 'api' ? `Bearer ${key}` : `Basic ${Buffer.from(`bench:${key}`).toString('base64')}`;
+  await pool(
+    server.hosts.map((h, i) => ({ fqdn: h.fqdn, session: owner(i).session })),
+    32,
+    async ({ fqdn, session }) => {
+      const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
+      if (res.status !== 201) throw new Error(`${name}: create ${fqdn}: ${res.status} ${res.text}`);
+    },
+  );
+  console.log(`${name}: created ${HOSTS} hosts over ${accounts.length} accounts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
   return server;
 }
 
@@ -334,7 +358,7 @@ async function main() {
   // Each host changes at most 10 times (the throttle), so every round has its own hosts.
   const perRound = Math.floor(HOSTS / (ROUNDS + 1));
   const hostsOf = (s: Server, r: number) => s.hosts.slice(r * perRound, (r + 1) * perRound);
-  const round = (s: Server, r: number, seconds: number) => measureRound(s.port, s.auth, s.dns, hostsOf(s, r), s.child.pid!, seconds);
+  const round = (s: Server, r: number, seconds: number) => measureRound(s.port, s.dns, hostsOf(s, r), s.child.pid!, seconds);
   for (const s of servers) console.log(`${s.name} warm-up (not counted): ${describe(await round(s, ROUNDS, WARMUP_SECONDS))}`);
   for (let r = 0; r < ROUNDS; r++) {
     // Alternating which goes first, so neither always follows the other's load.

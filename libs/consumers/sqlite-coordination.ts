@@ -12,7 +12,6 @@ export class SqliteCoordination implements Coordination {
   readonly kind = 'sqlite' as const;
   private readonly db: Database.Database;
   private readonly statements: ReturnType<SqliteCoordination['prepare']>;
-  private readonly saveAll: (positions: ReadonlyMap<string, string | null>, now: number) => void;
 
   constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -29,9 +28,6 @@ export class SqliteCoordination implements Coordination {
       CREATE INDEX IF NOT EXISTS timers_due ON timers (owner, due_at);
     `);
     this.statements = this.prepare();
-    this.saveAll = this.db.transaction((positions: ReadonlyMap<string, string | null>, now: number) => {
-      for (const [consumer, position] of positions) this.statements.savePosition.run(consumer, position, now);
-    });
   }
 
   private prepare() {
@@ -74,9 +70,14 @@ export class SqliteCoordination implements Coordination {
     this.statements.savePosition.run(consumer, position, Date.now());
   }
 
+  /** Built on first use: better-sqlite3 wraps a function per `transaction()` call. */
+  private saveAll: ((positions: ReadonlyMap<string, string | null>, now: number) => void) | null = null;
+
   async savePositions(positions: ReadonlyMap<string, string | null>): Promise<void> {
-    const now = Date.now();
-    this.saveAll(positions, now);
+    this.saveAll ??= this.db.transaction((all: ReadonlyMap<string, string | null>, now: number) => {
+      for (const [consumer, position] of all) this.statements.savePosition.run(consumer, position, now);
+    });
+    this.saveAll(positions, Date.now());
   }
 
   async positions(consumers: readonly string[]): Promise<Map<string, string | null>> {
