@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { Doc } from '../read-store.port';
 import { DocumentCache } from './document-cache';
+import { fieldPath } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import { Key } from './sql-filter';
 
@@ -55,7 +56,7 @@ export const cacheKey = (state: CollectionState, key: Key): string => `${state.i
 /** Whether any step of `field`'s path in `doc` is an array. */
 export function touchesArray(doc: unknown, field: string): boolean {
   let v: any = doc;
-  for (const segment of field.split('.')) {
+  for (const segment of fieldPath(field)) {
     if (v === null || typeof v !== 'object') return false;
     v = v[segment];
     if (Array.isArray(v)) return true;

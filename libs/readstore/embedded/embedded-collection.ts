@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { find as mingoFind, Query } from 'mingo';
 import { BulkOp, Collection, Doc, DuplicateKeyError, Filter, FindOptions, IndexOptions, Sort, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { cacheKey, CollectionHost, CollectionState, valueKey } from './collection-state';
-import { fastVerdict, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
+import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, sqlCondition } from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
@@ -183,7 +183,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (key === null) return null;
     if (key !== undefined) {
       const hit = this.lookup(state, key);
-      if (hit && valueAt(hit.doc, field.split('.')) === value) return hit;
+      if (hit && valueAt(hit.doc, fieldPath(field)) === value) return hit;
     }
     const [hit] = this.matching(filter, 1);
     if (known.size >= MAX_LOOKUPS_PER_FIELD) known.clear();
