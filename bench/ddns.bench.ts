@@ -1,29 +1,39 @@
 /**
  * DDNS benchmark, end to end: HTTP update (dyndns2, Basic auth) → event appended → the
  * DNS server answers the new address. Runs the compiled service as its own process (all
- * roles, embedded stores), creates hosts through the API, then keeps CONCURRENCY clients
- * updating distinct hosts (each host at most 10 changes: the per-host throttle) and polls
- * DNS over UDP until each new address is served. A warm-up round (JIT, caches, database
- * growth) goes first and is not counted. Prints updates/s, latency percentiles and the CPU
- * the server and the load generator used, per round and for the best round (the machine is
- * shared, so rounds vary; the best is the one least disturbed).
+ * roles, embedded stores, as `npm start` runs it), creates hosts through the API, then keeps
+ * CONCURRENCY clients updating distinct hosts (each host at most 10 changes: the per-host
+ * throttle) and polls DNS over UDP until each new address is served. A warm-up round (JIT,
+ * caches, database growth) goes first and is not counted. Prints, per round and as the
+ * median and best over the rounds: updates/s, latency percentiles, the CPU the server used
+ * (all its threads, from /proc) in cores and per update, and the load generator's.
+ *
+ * With DDNS_BENCH_BASELINE_MAIN (another build's dist/apps/server/main.js, e.g. a worktree
+ * of an older commit after `npm ci && npm run build`), that build runs beside this one
+ * (each its own process, data directory and ports, both set up before any round) and the
+ * rounds alternate between them, so a noisy neighbour hurts both alike; then the ratios
+ * this build / baseline of updates/s, CPU per update and p99, per round and their median.
+ * The baseline is started as its own package.json's `start` script says.
  *
  * Run: npm run build && node dist/bench/ddns.bench.js
  *   env: DDNS_BENCH_ROUNDS (3), DDNS_BENCH_HOSTS (5000 per round and for the warm-up),
  *        DDNS_BENCH_SECONDS (8 per round), DDNS_BENCH_WARMUP_SECONDS (4),
- *        DDNS_BENCH_CONCURRENCY (64), DDNS_BENCH_NODE_ARGS
+ *        DDNS_BENCH_CONCURRENCY (64), DDNS_BENCH_NODE_ARGS (flags for this build's server,
+ *        e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), DDNS_BENCH_BASELINE_MAIN,
+ *        DDNS_BENCH_BASELINE_NODE_ARGS, DDNS_BENCH_WRITE (`ddns`, or `api`: each update is
+ *        `PUT /api/domains/fqdn/{fqdn}` with the key as Bearer, the API's write path with its
+ *        key use and read-your-writes, still followed until DNS serves the address)
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { Dispatcher, Pool } from 'undici';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
-import { PLAN_LIMITS } from '../libs/accounts/domain/plan-limits';
 import { freePort } from './dns/processes';
 import { KeepAliveConnection } from './ddns/keep-alive-connection';
-import { deployedSpawn, localServiceEnv } from './support/start-command';
+import { buildRoot, deployedSpawn, localServiceEnv } from './support/start-command';
 
 const ROUNDS = Number(process.env.DDNS_BENCH_ROUNDS ?? 3);
 // Each host takes 10 changes (the throttle): 5000 hosts let a round run its full time up to 6k updates/s.
@@ -31,13 +41,16 @@ const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 5000 * (ROUNDS + 1));
 const SECONDS = Number(process.env.DDNS_BENCH_SECONDS ?? 8);
 const WARMUP_SECONDS = Number(process.env.DDNS_BENCH_WARMUP_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.DDNS_BENCH_CONCURRENCY ?? 64);
+/** `ddns`: dyndns2 GET with Basic auth; `api`: `PUT /api/domains/fqdn/{fqdn}` with the API key as Bearer (the API's write path). */
+const WRITE = process.env.DDNS_BENCH_WRITE === 'api' ? 'api' : 'ddns';
 const ZONE = 'bench.example.net';
 const ADMIN = 'bench-admin-token-0123456789';
-let httpPool: Pool | null = null;
+const httpPools = new Map<number, Pool>();
 
 /** Set-up requests (accounts, keys, hosts); the measured updates go through KeepAliveConnection. */
 async function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
-  httpPool ??= new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY + 8, pipelining: 1 });
+  let httpPool = httpPools.get(port);
+  if (!httpPool) httpPools.set(port, (httpPool = new Pool(`http://127.0.0.1:${port}`, { connections: 40, pipelining: 1 })));
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const res = await httpPool.request({
     method: method as Dispatcher.HttpMethod,
@@ -96,10 +109,36 @@ async function pool<T>(items: T[], width: number, task: (item: T) => Promise<voi
   );
 }
 
-/** CPU seconds a process has used (user + system, all threads), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+/** CPU seconds a process or thread has used (user + system; a process: all its threads, ended ones too), from /proc. */
+function cpuSeconds(pid: number, task = `/proc/${pid}`): number {
+  const fields = readFileSync(`${task}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds by thread: `main` (the event loop), the threads the service names (dns,
+ * query-log, readstore) and `other` (V8's GC helpers, libuv's pool), from /proc/<pid>/task.
+ */
+function threadCpuSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const task = `/proc/${pid}/task/${tid}`;
+      const comm = readFileSync(`${task}/comm`, 'utf8').trim();
+      const label = tid === String(pid) ? 'main' : comm === 'node' || comm.startsWith('node') ? 'other' : comm;
+      out.set(label, (out.get(label) ?? 0) + cpuSeconds(pid, task));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return out;
+}
+
+/** ms of CPU per update by thread between two readings. */
+function threadCpuPerUpdate(before: Map<string, number>, after: Map<string, number>, updates: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [label, seconds] of after) out[label] = ((seconds - (before.get(label) ?? 0)) * 1000) / Math.max(1, updates);
+  return out;
 }
 
 interface Round {
@@ -115,19 +154,24 @@ interface Round {
   clientCores: number;
   /** The round's hosts had all used their 10 changes before its time was up. */
   ranOutOfHosts: boolean;
+  /** Server CPU per update by thread (ms). */
+  threads: Record<string, number>;
 }
 
-const describe = (r: Round) =>
-  `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p99 ${r.p99.toFixed(1)} ms` +
-  (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
-
-/** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
-/** A host and the Basic credentials of its account (a plan holds at most 500 hosts: contract §16). */
+/** A host and the credentials of its account, as a header line (DDNS: Basic; API: Bearer). */
 interface BenchHost {
   fqdn: string;
   headers: string;
 }
 
+/**
+ * Hosts per bench account: the elite plan's dynamic-DNS host limit (CONTRACT §16;
+ * `PLAN_LIMITS.elite.ddnsHosts` where the build has plan limits). Builds without limits
+ * (70ba0bd) take the same accounts.
+ */
+const HOSTS_PER_ACCOUNT = 500;
+
+/** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
 async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], serverPid: number, seconds: number): Promise<Round> {
   const connections = await Promise.all(Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)));
   const latencies: number[] = [];
@@ -138,6 +182,7 @@ async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], se
   const started = Date.now();
   const clientCpu = process.cpuUsage();
   const serverCpu = cpuSeconds(serverPid);
+  const threadsBefore = threadCpuSeconds(serverPid);
   await Promise.all(
     connections.map(async (connection) => {
       while (Date.now() < stopAt) {
@@ -146,8 +191,11 @@ async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], se
         const { fqdn, headers } = hosts[n % hosts.length];
         const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
         const t0 = performance.now();
-        const res = await connection.get(`/domains/nic/update?hostname=${fqdn}&myip=${ip}`, headers);
-        const word = res.body.split(' ')[0];
+        const res =
+          WRITE === 'api'
+            ? await connection.sendJson('PUT', `/api/domains/fqdn/${fqdn}`, headers, { record_ip: ip })
+            : await connection.get(`/domains/nic/update?hostname=${fqdn}&myip=${ip}`, headers);
+        const word = WRITE === 'api' ? (res.status === 200 ? 'good' : `http_${res.status}`) : res.body.split(' ')[0];
         answers.set(word, (answers.get(word) ?? 0) + 1);
         if (word !== 'good') continue;
         polls++;
@@ -161,6 +209,7 @@ async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], se
   );
   const elapsed = (Date.now() - started) / 1000;
   const cpu = process.cpuUsage(clientCpu);
+  const threadsAfter = threadCpuSeconds(serverPid);
   for (const c of connections) c.close();
   latencies.sort((a, b) => a - b);
   return {
@@ -175,82 +224,159 @@ async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], se
     serverCores: (cpuSeconds(serverPid) - serverCpu) / elapsed,
     clientCores: (cpu.user + cpu.system) / 1e6 / elapsed,
     ranOutOfHosts: counter >= hosts.length * 10,
+    threads: threadCpuPerUpdate(threadsBefore, threadsAfter, latencies.length),
   };
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ddns-bench-'));
-  const [port, dnsPort] = [await freePort(), await freePort()];
-  // DDNS_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
-  const nodeArgs = (process.env.DDNS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const deployed = deployedSpawn(
-    join(__dirname, '..', 'apps', 'server', 'main.js'),
-    { ...localServiceEnv(dataDir, port, dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' },
-    nodeArgs,
-  );
-  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-  try {
-    for (let i = 0; ; i++) {
-      if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
-      if (i > 300) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    // Elite accounts of 500 hosts each (the plan's dynamic-DNS host limit), hosts spread over them.
-    const accounts = await Promise.all(
-      Array.from({ length: Math.ceil(HOSTS / PLAN_LIMITS.elite.ddnsHosts) }, async (_, a) => {
-        const user = { username: `bench${a}`, email: `bench${a}@example.com`, password: 'a-long-enough-password' };
-        const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, user)).text);
-        await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
-        const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text).access_token;
-        const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
-        return { session, headers: `authorization: Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}\r\n` };
-      }),
-    );
-
-    // Round robin: creations are admitted one at a time per account, so neighbours in the pool belong to different accounts.
-    const owner = (i: number) => accounts[i % accounts.length];
-    const hosts: BenchHost[] = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `h${i}.${ZONE}`, headers: owner(i).headers }));
-    const created = Date.now();
-    await pool(
-      hosts.map((h, i) => ({ ...h, session: owner(i).session })),
-      32,
-      async ({ fqdn, session }) => {
-        const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
-        if (res.status !== 201) throw new Error(`create ${fqdn}: ${res.status} ${res.text}`);
-      },
-    );
-    console.log(`created ${HOSTS} hosts over ${accounts.length} accounts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
-
-    const dns = new DnsPoller(dnsPort);
-    // Each host changes at most 10 times (the throttle), so every round has its own hosts.
-    const perRound = Math.floor(HOSTS / (ROUNDS + 1));
-    const hostsOf = (r: number) => hosts.slice(r * perRound, (r + 1) * perRound);
-    const warmup = await measureRound(port, dns, hostsOf(ROUNDS), child.pid!, WARMUP_SECONDS);
-    console.log(`warm-up (not counted): ${describe(warmup)}`);
-    const rounds: Round[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const round = await measureRound(port, dns, hostsOf(r), child.pid!, SECONDS);
-      rounds.push(round);
-      console.log(`round ${r + 1}: ${describe(round)}`);
-    }
-    dns.close();
-    const best = rounds.reduce((a, b) => (b.rate > a.rate ? b : a));
-    console.log(`\nbest round: ${describe(best)}`);
-    console.log(`  latency ms: p50 ${best.p50.toFixed(1)}  p90 ${best.p90.toFixed(1)}  p99 ${best.p99.toFixed(1)}  max ${best.max.toFixed(1)}`);
-    console.log(`  answers: ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ${best.pollsPerUpdate.toFixed(2)} per update`);
-    console.log(`  CPU in cores: server ${best.serverCores.toFixed(2)} (all threads), this load generator ${best.clientCores.toFixed(2)}`);
-    console.log(`target: >= 3000 updates/s, p99 <= 50 ms`);
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    await httpPool?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+/** Server CPU per counted update, in ms (all the server's threads). */
+const cpuPerUpdateMs = (r: Round) => (r.serverCores * 1000) / Math.max(1, r.rate);
+
+const describe = (r: Round) =>
+  `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p50 ${r.p50.toFixed(1)} / p99 ${r.p99.toFixed(1)} ms, ` +
+  `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ${r.clientCores.toFixed(2)} cores` +
+  (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
+
+/** One build of the service, running, set up with an account, a key and its hosts. */
+interface Server {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  dns: DnsPoller;
+  hosts: BenchHost[];
+  dataDir: string;
+  rounds: Round[];
+}
+
+async function startServer(name: string, mainJs: string, nodeArgs: string[]): Promise<Server> {
+  const dataDir = mkdtempSync(join(tmpdir(), `ddns-bench-${name}-`));
+  const [port, dnsPort] = [await freePort(), await freePort()];
+  const deployed = deployedSpawn(
+    mainJs,
+    // The bench's addresses are 10.x (private): the operator's switch lets DDNS take them.
+    { ...localServiceEnv(dataDir, port, dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', ALLOW_PRIVATE_TARGETS: 'true' },
+    nodeArgs,
+    buildRoot(mainJs),
+  );
+  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const server: Server = { name, child, port, dns: new DnsPoller(dnsPort), hosts: [], dataDir, rounds: [] };
+  running.push(server);
+  for (let i = 0; ; i++) {
+    if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
+    if (child.exitCode !== null || i > 600) throw new Error(`${name}: server did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Elite accounts of HOSTS_PER_ACCOUNT hosts each, the hosts spread over them.
+  const accounts = await Promise.all(
+    Array.from({ length: Math.ceil(HOSTS / HOSTS_PER_ACCOUNT) }, async (_, a) => {
+      const user = { username: `bench${a}`, email: `bench${a}@example.com`, password: 'a-long-enough-password' };
+      const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, user)).text);
+      await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
+      const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text).access_token;
+      const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
+      const auth = WRITE === 'api' ? `Bearer ${key}` : `Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}`;
+      return { session, headers: `authorization: ${auth}\r\n` };
+    }),
+  );
+  // Round robin: creations are admitted one at a time per account, so neighbours in the pool belong to different accounts.
+  const owner = (i: number) => accounts[i % accounts.length];
+  server.hosts = Array.from({ length: HOSTS }, (_, i) => ({ fqdn: `h${i}.${ZONE}`, headers: owner(i).headers }));
+  const created = Date.now();
+  await pool(
+    server.hosts.map((h, i) => ({ fqdn: h.fqdn, session: owner(i).session })),
+    32,
+    async ({ fqdn, session }) => {
+      const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
+      if (res.status !== 201) throw new Error(`${name}: create ${fqdn}: ${res.status} ${res.text}`);
+    },
+  );
+  console.log(`${name}: created ${HOSTS} hosts over ${accounts.length} accounts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+  return server;
+}
+
+const running: Server[] = [];
+
+async function stopAll(): Promise<void> {
+  for (const s of running) {
+    s.dns.close();
+    if (s.child.exitCode === null && s.child.signalCode === null) {
+      s.child.kill('SIGTERM');
+      await new Promise((r) => s.child.once('exit', r));
+    }
+    rmSync(s.dataDir, { recursive: true, force: true });
+  }
+  for (const p of httpPools.values()) await p.close();
+}
+
+function summary(s: Server): void {
+  const rounds = s.rounds;
+  const best = rounds.reduce((a, b) => (b.rate > a.rate ? b : a));
+  console.log(`\n${s.name}: ${rounds.length} rounds`);
+  console.log(
+    `  updates/s: median ${median(rounds.map((r) => r.rate)).toFixed(0)}, best ${best.rate.toFixed(0)}; ` +
+      `latency ms (median of rounds): p50 ${median(rounds.map((r) => r.p50)).toFixed(1)}, p90 ${median(rounds.map((r) => r.p90)).toFixed(1)}, p99 ${median(rounds.map((r) => r.p99)).toFixed(1)}`,
+  );
+  console.log(
+    `  server CPU (median of rounds): ${median(rounds.map((r) => r.serverCores)).toFixed(2)} cores, ${median(rounds.map(cpuPerUpdateMs)).toFixed(3)} ms per update; ` +
+      `load generator ${median(rounds.map((r) => r.clientCores)).toFixed(2)} cores`,
+  );
+  const threads = [...new Set(rounds.flatMap((r) => Object.keys(r.threads)))].sort();
+  console.log(`  server CPU per update by thread, ms (median of rounds): ${threads.map((t) => `${t} ${median(rounds.map((r) => r.threads[t] ?? 0)).toFixed(3)}`).join(', ')}`);
+  console.log(`  best round: ${describe(best)}`);
+  console.log(`  answers (best round): ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ${best.pollsPerUpdate.toFixed(2)} per update`);
+}
+
+/** This build against the baseline, round by round (both measured back to back), and the median of those ratios. */
+function ratios(after: Server, before: Server): void {
+  const line = (label: string, f: (r: Round) => number, note: string) => {
+    const per = after.rounds.map((r, i) => f(r) / f(before.rounds[i]));
+    console.log(`  ${label}: ${median(per).toFixed(2)}x (per round: ${per.map((x) => x.toFixed(2)).join(', ')}); ${note}`);
+  };
+  console.log(`\nratio ${after.name} / ${before.name} (median of per-round ratios):`);
+  line('updates/s', (r) => r.rate, 'done: >= 1.0x');
+  line('CPU per update', cpuPerUpdateMs, 'done: <= 1.0x');
+  line('p99', (r) => r.p99, 'lower is better');
+  line('p50', (r) => r.p50, 'lower is better');
+}
+
+async function main() {
+  // DDNS_BENCH_NODE_ARGS passes flags to the server process (e.g. --cpu-prof to see where the time goes).
+  const nodeArgs = (process.env.DDNS_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const baselineMain = process.env.DDNS_BENCH_BASELINE_MAIN;
+  const servers = [await startServer('service', join(__dirname, '..', 'apps', 'server', 'main.js'), nodeArgs)];
+  if (baselineMain) {
+    const baselineArgs = (process.env.DDNS_BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    servers.push(await startServer('baseline', baselineMain, baselineArgs));
+  }
+  // Each host changes at most 10 times (the throttle), so every round has its own hosts.
+  const perRound = Math.floor(HOSTS / (ROUNDS + 1));
+  const hostsOf = (s: Server, r: number) => s.hosts.slice(r * perRound, (r + 1) * perRound);
+  const round = (s: Server, r: number, seconds: number) => measureRound(s.port, s.dns, hostsOf(s, r), s.child.pid!, seconds);
+  for (const s of servers) console.log(`${s.name} warm-up (not counted): ${describe(await round(s, ROUNDS, WARMUP_SECONDS))}`);
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternating which goes first, so neither always follows the other's load.
+    for (const s of r % 2 ? [...servers].reverse() : servers) {
+      const result = await round(s, r, SECONDS);
+      s.rounds.push(result);
+      console.log(`round ${r + 1} ${s.name.padEnd(8)} ${describe(result)}`);
+    }
+  }
+  for (const s of servers) summary(s);
+  if (servers.length === 2) ratios(servers[0], servers[1]);
+  console.log(`\nwrites: ${WRITE === 'api' ? 'PUT /api/domains/fqdn/{fqdn} (Bearer API key)' : 'dyndns2 GET /domains/nic/update (Basic, API key)'}`);
+  console.log(`target: >= 3000 updates/s, p99 <= 50 ms at concurrency ${CONCURRENCY}`);
+}
+
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => stopAll());

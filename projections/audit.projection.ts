@@ -101,7 +101,8 @@ export const auditProjection = defineProjection<EventShape>({
         correlation_id: event.metadata.correlation_id ?? null,
         data: redact(event.data),
       },
-      { upsert: true },
+      // Keyed by the event: at its first delivery there is no document to look for.
+      { upsert: true, unseen: ctx.firstDelivery },
     );
   },
 });

@@ -63,7 +63,7 @@ describe('uptime projection', () => {
     });
     const { data } = check('2026-03-01T10:10:00.000Z', true);
     const event = { id: 'e3', streamId: 'uptime-1', revision: 0, type: 'CheckRecorded', data, metadata: {}, position: { commit: 3n, prepare: 3n }, created: new Date(0) };
-    await uptimeDomainsProjection.apply(event, { position: 3, collection: () => docs as never });
+    await uptimeDomainsProjection.apply(event, { position: 3, firstDelivery: false, collection: () => docs as never });
     const doc = (await docs.findOne({ _id: 1 }))!;
     expect(doc.hourly).toBe('2026-03-01T10:00:00Z,3,3,32,3');
     expect(unpackBuckets(doc.daily)).toEqual([

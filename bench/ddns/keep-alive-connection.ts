@@ -35,11 +35,21 @@ export class KeepAliveConnection {
   }
 
   get(path: string, headers: string): Promise<{ status: number; body: string }> {
+    return this.send(`GET ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}\r\n`);
+  }
+
+  /** A request with a JSON body (the API's writes), in one write like the GET. */
+  sendJson(method: string, path: string, headers: string, body: unknown): Promise<{ status: number; body: string }> {
+    const json = JSON.stringify(body);
+    return this.send(`${method} ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+  }
+
+  private send(request: string): Promise<{ status: number; body: string }> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.waiting) return Promise.reject(new Error('one request at a time on a connection'));
     return new Promise((resolve, reject) => {
       this.waiting = { resolve, reject };
-      this.socket.write(`GET ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}\r\n`, 'latin1');
+      this.socket.write(request, 'utf8');
     });
   }
 

@@ -38,9 +38,19 @@ export function startCommand(root = repositoryRoot()): StartCommand {
   return { env, nodeArgs };
 }
 
-/** Arguments and environment of a service process as `npm start` runs it, with a bench's own settings on top. */
-export function deployedSpawn(mainJs: string, env: NodeJS.ProcessEnv, extraNodeArgs: readonly string[] = []): { args: string[]; env: NodeJS.ProcessEnv } {
-  const deployed = startCommand();
+/** The repository a built `dist/apps/server/main.js` belongs to (three directories up), when it has a package.json. */
+export function buildRoot(mainJs: string): string | undefined {
+  const root = join(dirname(mainJs), '..', '..', '..');
+  return existsSync(join(root, 'package.json')) ? root : undefined;
+}
+
+/**
+ * Arguments and environment of a service process as `npm start` runs it, with a bench's own
+ * settings on top. `root`: whose `start` script to follow (another build measured as a
+ * baseline runs as its own package.json started it); this repository's when omitted.
+ */
+export function deployedSpawn(mainJs: string, env: NodeJS.ProcessEnv, extraNodeArgs: readonly string[] = [], root?: string): { args: string[]; env: NodeJS.ProcessEnv } {
+  const deployed = startCommand(root);
   return { args: [...deployed.nodeArgs, ...extraNodeArgs, mainJs], env: { ...deployed.env, ...process.env, ...env } };
 }
 

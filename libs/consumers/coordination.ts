@@ -19,6 +19,8 @@ export interface Coordination {
 
   /** The position a consumer has applied (`commit/prepare`), for readers in other processes and for resuming. */
   savePosition(consumer: string, position: string | null): Promise<void>;
+  /** Several consumers' positions at once (one transaction where the store has them). */
+  savePositions(positions: ReadonlyMap<string, string | null>): Promise<void>;
   positions(consumers: readonly string[]): Promise<Map<string, string | null>>;
 
   setGeneration(projection: string, generation: number): Promise<void>;

@@ -121,6 +121,25 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     expect(sent).toHaveLength(0);
   });
 
+  it('saves its position at once after its own events, after others only later, and on stop', async () => {
+    const r = runtime();
+    await r.start();
+    const saved = async () => (await coordination.positions(['pm:reminders'])).get('pm:reminders') ?? null;
+    const placed = await place('inv-4', '2026-01-01T00:10:00Z');
+    await r.runDue();
+    // Its own event, then the facts it recorded: saved as soon as the batch holding them is done.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const afterOwn = await saved();
+    expect(BigInt(afterOwn!.split('/')[0])).toBeGreaterThanOrEqual(placed.position.commit);
+    // Events of no concern: read and skipped, the position saved only later (a restart would skip them again).
+    let last = placed.position;
+    for (let i = 0; i < 5; i++) last = (await store.appendToStream(`other-${i}`, [{ type: 'Unrelated', data: {} }], 'any')).position;
+    await r.runDue();
+    expect(await saved()).toBe(afterOwn);
+    await r.stop();
+    expect(BigInt((await saved())!.split('/')[0])).toBe(last.commit);
+  });
+
   it('a timer scheduled before a restart fires after it', async () => {
     const first = runtime();
     await first.start();

@@ -50,6 +50,9 @@ const MAX_CONFLICT_RETRIES = 10;
 const DUE_BATCH = 100;
 const WORK_RETRY_FIRST_MS = 1000;
 const WORK_RETRY_MAX_MS = 30_000;
+/** Checkpoints after batches with none of the manager's events: every this many events, or this long after the first unsaved one. */
+const SKIPPED_CHECKPOINT_EVERY = 1000;
+const SKIPPED_CHECKPOINT_IDLE_MS = 1000;
 
 /**
  * Runs one process manager in exactly one process (a lease) as a checkpointed consumer
@@ -77,6 +80,9 @@ export class ProcessManagerRuntime<S, F, C> {
   private readonly pendingWork = new Map<string, Position | null>();
   /** The last background work of each process stream: the next one of that stream runs after it. */
   private readonly workTails = new Map<string, Promise<void>>();
+  private appliedSinceSave = false;
+  private skippedSinceSave = 0;
+  private checkpointTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly manager: ProcessManager<S, F, C>,
@@ -119,8 +125,11 @@ export class ProcessManagerRuntime<S, F, C> {
       store,
       from: positionFromString(from),
       handles: this.handles,
-      apply: (event) => this.apply(event),
-      batchDone: () => coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(this.consumer!.position))),
+      apply: (event) => {
+        this.appliedSinceSave = true;
+        return this.apply(event);
+      },
+      batchDone: (events) => this.checkpoint(events),
       log,
     });
     // The host hears of it before the first command is sent, so its handlers already know they run.
@@ -129,6 +138,33 @@ export class ProcessManagerRuntime<S, F, C> {
     log?.('process manager started', { process_manager: this.manager.name, from });
     this.timerPoll = setInterval(() => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })), this.options.timerPollMs ?? 1000);
     this.timerPoll.unref();
+  }
+
+  /**
+   * Saves the position after a batch that held an event of this manager at once; after
+   * batches of other events only every SKIPPED_CHECKPOINT_EVERY events, or
+   * SKIPPED_CHECKPOINT_IDLE_MS after the first batch left unsaved. Every batch was a write to
+   * the coordination store per manager (a DDNS load commits ~100 batches a second); a crash now costs at most
+   * that many events read again and skipped, and a redelivered event of the manager changes
+   * nothing (its facts have ids derived from it).
+   */
+  private checkpoint(events: number): Promise<void> | void {
+    this.skippedSinceSave += events;
+    if (!this.appliedSinceSave && this.skippedSinceSave < SKIPPED_CHECKPOINT_EVERY) {
+      this.checkpointTimer ??= setTimeout(() => void this.saveCheckpoint().catch(() => undefined), SKIPPED_CHECKPOINT_IDLE_MS);
+      this.checkpointTimer.unref();
+      return;
+    }
+    return this.saveCheckpoint();
+  }
+
+  private async saveCheckpoint(): Promise<void> {
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = null;
+    this.appliedSinceSave = false;
+    this.skippedSinceSave = 0;
+    const consumer = this.consumer;
+    if (consumer) await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.resumePosition(consumer.position)));
   }
 
   private async halt(): Promise<void> {
@@ -141,11 +177,13 @@ export class ProcessManagerRuntime<S, F, C> {
     await this.options.onRunning?.(false);
     await consumer.stop();
     await this.workSettled();
-    await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.checkpoint(consumer.position)));
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = null;
+    await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.resumePosition(consumer.position)));
   }
 
   /** Where a restart must resume: before the oldest unfinished background work, else after `position`. */
-  private checkpoint(position: Position | null): Position | null {
+  private resumePosition(position: Position | null): Position | null {
     for (const from of this.pendingWork.values()) return from;
     return position;
   }

@@ -84,6 +84,10 @@ export class ReadStoreCoordination implements Coordination {
     await this.positionDocs.updateOne({ _id: consumer }, { $set: { position, updated_at: Date.now() } }, { upsert: true });
   }
 
+  async savePositions(positions: ReadonlyMap<string, string | null>): Promise<void> {
+    for (const [consumer, position] of positions) await this.savePosition(consumer, position);
+  }
+
   async positions(consumers: readonly string[]): Promise<Map<string, string | null>> {
     const docs = await this.positionDocs.find({ _id: { $in: [...consumers] } });
     const out = new Map<string, string | null>(consumers.map((c) => [c, null]));

@@ -81,6 +81,16 @@ export class SqliteCoordination implements Coordination {
     this.statements.savePosition.run(consumer, position, Date.now());
   }
 
+  /** Built on first use: better-sqlite3 wraps a function per `transaction()` call. */
+  private saveAll: ((positions: ReadonlyMap<string, string | null>, now: number) => void) | null = null;
+
+  async savePositions(positions: ReadonlyMap<string, string | null>): Promise<void> {
+    this.saveAll ??= this.db.transaction((all: ReadonlyMap<string, string | null>, now: number) => {
+      for (const [consumer, position] of all) this.statements.savePosition.run(consumer, position, now);
+    });
+    this.saveAll(positions, Date.now());
+  }
+
   async positions(consumers: readonly string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
     for (const name of consumers) out.set(name, (this.statements.position.get(name) as string | null | undefined) ?? null);

@@ -101,6 +101,35 @@ describe('ProjectionEngine on the embedded stores', () => {
     expect(await engine.waitFor(beyond, 100)).toBe(false);
   });
 
+  it('marks as first deliveries only the events appended after the run started, after a restart too', async () => {
+    const seen: Array<[number, boolean]> = [];
+    const definition: ProjectionDefinition = {
+      name: 'deliveries',
+      version: 1,
+      collections: ['delivery_docs'],
+      handles: ['Ticked'],
+      async apply(_event, ctx) {
+        seen.push([ctx.position, ctx.firstDelivery]);
+      },
+    };
+    const before = await tick('clock-a', 0, 3);
+    const engine = engineFor(definition);
+    await engine.start();
+    const after = await tick('clock-a', 3, 2);
+    await engine.waitFor(after);
+    expect(seen.map(([, first]) => first)).toEqual([false, false, false, true, true]);
+    expect(seen[2][0]).toBe(Number(before.commit));
+    // A new run (here a restart that resumes from an older checkpoint) doubts everything up to its start.
+    await restart();
+    seen.length = 0;
+    await reads.collection('_checkpoints').deleteMany({});
+    const again = engineFor(definition);
+    await again.start();
+    await again.waitFor(await events.headPosition());
+    expect(seen.length).toBeGreaterThanOrEqual(5);
+    expect(seen.every(([, first]) => !first)).toBe(true);
+  });
+
   it('waitFor on some projections does not wait for another that lags; many waiters resolve together', async () => {
     const { definition } = counter();
     // Holds every event until released: a projection that lags behind.

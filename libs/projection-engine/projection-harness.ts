@@ -24,8 +24,10 @@ export interface ProjectionHarness {
 
 export async function project<E extends EventShape>(definition: ProjectionDefinition, given: GivenEvent<E>[]): Promise<ProjectionHarness> {
   const store = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
-  const ctx: { position: number } & ProjectionContext = {
+  const ctx: { position: number; firstDelivery: boolean } & ProjectionContext = {
     position: 0,
+    // The first pass delivers each event for the first time; replayed() again.
+    firstDelivery: true,
     collection: (model) => {
       const name = typeof model === 'string' ? model : model.name;
       if (!definition.collections.includes(name)) throw new Error(`${definition.name} does not own ${name}`);
@@ -56,7 +58,10 @@ export async function project<E extends EventShape>(definition: ProjectionDefini
       const docs = await store.collection<D>(model.name).find({}, { sort: { _id: 1 } });
       return docs.map(({ _pos, ...rest }) => rest as Omit<D, '_pos'>);
     },
-    replayed: applyAll,
+    replayed: () => {
+      ctx.firstDelivery = false;
+      return applyAll();
+    },
     close: () => store.close(),
   };
 }

@@ -7,6 +7,13 @@ export interface ProjectionContext {
   collection<T extends Doc = Doc>(model: ReadModel<T> | string): Collection<T>;
   /** Global position of the event being applied, as a number, for idempotence guards. */
   readonly position: number;
+  /**
+   * The event was appended after this run of the projection started, so no earlier run
+   * applied it: documents keyed by the event alone cannot exist yet (a previous lease holder
+   * still finishing could only write the same ones). Lets such writes skip the read for an
+   * existing document (UpdateOptions.unseen); false when in doubt (replays, catch-up).
+   */
+  readonly firstDelivery: boolean;
 }
 
 /**
@@ -21,7 +28,7 @@ export interface ProjectionDefinition {
   readonly collections: readonly string[];
   /** Event types it reacts to; others are skipped without calling `apply`. */
   readonly handles?: readonly string[];
-  setup?(ctx: Omit<ProjectionContext, 'position'>): Promise<void>;
+  setup?(ctx: Omit<ProjectionContext, 'position' | 'firstDelivery'>): Promise<void>;
   apply(event: RecordedEvent, ctx: ProjectionContext): Promise<void>;
 }
 

@@ -45,7 +45,7 @@ export interface TypedProjection<E extends EventShape> {
   readModels: readonly ReadModel<any>[];
   handles: readonly E['type'][];
   /** Beyond the read models' declared indexes (created before this runs). */
-  setup?(ctx: Omit<ProjectionContext, 'position'>): Promise<void>;
+  setup?(ctx: Omit<ProjectionContext, 'position' | 'firstDelivery'>): Promise<void>;
   apply(event: ProjectedEvent<E>, ctx: ProjectionContext): Promise<void>;
 }
 

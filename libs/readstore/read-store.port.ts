@@ -17,6 +17,13 @@ export interface FindOptions {
 
 export interface UpdateOptions {
   upsert?: boolean;
+  /**
+   * With `upsert` on a filter of `_id` alone: the caller knows that no document under that
+   * `_id` can exist, or only one of this very content (a document keyed by an event, written
+   * at the event's first delivery). A store may then write without first looking for it (the
+   * result reports an insert); one that cannot use the hint ignores it.
+   */
+  unseen?: boolean;
 }
 
 export interface UpdateResult {

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { Doc } from '../read-store.port';
 import { DocumentCache } from './document-cache';
+import { fieldPath } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import { Key } from './sql-filter';
 
@@ -55,7 +56,7 @@ export const cacheKey = (state: CollectionState, key: Key): string => `${state.i
 /** Whether any step of `field`'s path in `doc` is an array. */
 export function touchesArray(doc: unknown, field: string): boolean {
   let v: any = doc;
-  for (const segment of field.split('.')) {
+  for (const segment of fieldPath(field)) {
     if (v === null || typeof v !== 'object') return false;
     v = v[segment];
     if (Array.isArray(v)) return true;
@@ -75,7 +76,10 @@ export interface CollectionHost {
   markMultikey(state: CollectionState, field: string): void;
   /** Makes `doc` (null: deleted) the document under `key` in place of `previous`. */
   write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void;
-  /** Writers wait here while too many writes are pending. */
-  keepUp(): Promise<void>;
+  /**
+   * Writers wait here while too many writes are pending: a promise only then, so the usual
+   * write awaits nothing (each promise also runs the async-context hooks).
+   */
+  keepUp(): Promise<void> | undefined;
   flush(): Promise<void>;
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { find as mingoFind, Query } from 'mingo';
 import { BulkOp, Collection, Doc, DuplicateKeyError, Filter, FindOptions, IndexOptions, Sort, Update, UpdateOptions, UpdateResult } from '../read-store.port';
 import { cacheKey, CollectionHost, CollectionState, valueKey } from './collection-state';
-import { fastVerdict, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
+import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, SqlCondition, sqlCondition } from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
@@ -21,6 +21,7 @@ interface Row {
 
 const MAX_LOOKUPS_PER_FIELD = 5000;
 const EMPTY: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 0 };
+const INSERTED: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
 const MAX_STATEMENTS = 256;
 /** The values MongoDB and SQLite order alike (an ORDER BY may then cut a result short in SQL). */
 const sortsAlikeInSql = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
@@ -201,7 +202,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (key === null) return null;
     if (key !== undefined) {
       const hit = this.lookup(state, key);
-      if (hit && valueAt(hit.doc, field.split('.')) === value) return hit;
+      if (hit && valueAt(hit.doc, fieldPath(field)) === value) return hit;
     }
     const [hit] = this.matching(filter, 1);
     if (known.size >= MAX_LOOKUPS_PER_FIELD) known.clear();
@@ -282,7 +283,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async insertOne(document: T): Promise<void> {
     this.insert(clone(document));
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
   }
 
   /**
@@ -325,18 +327,21 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
     const result = this.update(filter, update, options.upsert ?? false, false);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return result;
   }
 
   async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
     const result = this.update(filter, update, false, true);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return result;
   }
 
-  private replace(filter: Filter, replacement: T, upsert: boolean): UpdateResult {
+  private replace(filter: Filter, replacement: T, upsert: boolean, unseen = false): UpdateResult {
     this.store.noticeOtherProcesses();
+    if (upsert && unseen && this.writeUnseen(filter, replacement)) return INSERTED;
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return EMPTY;
@@ -351,9 +356,27 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return { matchedCount: 1, modifiedCount: 1, upsertedCount: 0 };
   }
 
+  /**
+   * An upsert by `_id` alone of a document nobody holds in another form (UpdateOptions.unseen):
+   * written without the SQL read that would find nothing (the audit log writes one such
+   * document per event). Taken only where nothing could refuse the write (no unique index)
+   * and nothing of it is in memory (pending or cached: then the usual path is as cheap).
+   */
+  private writeUnseen(filter: Filter, replacement: T): boolean {
+    const state = this.state;
+    if (!state || this.hasUnique(state)) return false;
+    const id = pinnedValue(filter, '_id');
+    if (!id || id.value === null || typeof id.value === 'object') return false;
+    const key = keyOf(id.value);
+    if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(cacheKey(state, key)) !== undefined) return false;
+    this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null);
+    return true;
+  }
+
   async replaceOne(filter: Filter, replacement: T, options: UpdateOptions = {}): Promise<UpdateResult> {
-    const result = this.replace(filter, replacement, options.upsert ?? false);
-    await this.store.keepUp();
+    const result = this.replace(filter, replacement, options.upsert ?? false, options.unseen);
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return result;
   }
 
@@ -368,13 +391,15 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   async deleteOne(filter: Filter): Promise<number> {
     const n = this.delete(filter, false);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return n;
   }
 
   async deleteMany(filter: Filter): Promise<number> {
     const n = this.delete(filter, true);
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
     return n;
   }
 
@@ -387,7 +412,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       else if ('deleteOne' in op) this.delete(op.deleteOne.filter, false);
       else if ('deleteMany' in op) this.delete(op.deleteMany.filter, true);
     }
-    await this.store.keepUp();
+    const behind = this.store.keepUp();
+    if (behind) await behind;
   }
 
   /**

@@ -52,6 +52,31 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('writes an unseen upsert by _id as an upsert: new, over a stored document, and the usual way when it is in memory or an index is unique', async () => {
+    let store = new EmbeddedReadStore({ file, cacheMiB: 1 });
+    let log = store.collection('log');
+    expect(await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 }, { upsert: true, unseen: true })).toEqual({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
+    expect(await log.findOne({ _id: 'a' })).toEqual({ _id: 'a', n: 1 });
+    // Pending (in memory): the usual path, which finds it.
+    expect((await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 2 }, { upsert: true, unseen: true })).matchedCount).toBe(1);
+    await store.close();
+    // Stored but neither pending nor cached: written blind, and the disk holds one document, the new content.
+    store = new EmbeddedReadStore({ file, cacheMiB: 1 });
+    log = store.collection('log');
+    await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 3 }, { upsert: true, unseen: true });
+    await store.close();
+    store = new EmbeddedReadStore({ file, cacheMiB: 1 });
+    log = store.collection('log');
+    expect(await log.find({})).toEqual([{ _id: 'a', n: 3 }]);
+    // A unique index still refuses a clash: the hint is not taken there.
+    const unique = store.collection('unique_log');
+    await unique.createIndex({ name: 1 }, { unique: true });
+    await unique.insertOne({ _id: 'x', name: 'taken' });
+    const clash = await unique.replaceOne({ _id: 'y' }, { _id: 'y', name: 'taken' }, { upsert: true, unseen: true }).catch((e: unknown) => e);
+    expect(isDuplicateKeyError(clash)).toBe(true);
+    await store.close();
+  });
+
   it('keeps indexes and what they learned across a restart', async () => {
     let store = new EmbeddedReadStore({ file });
     const c = store.collection('accounts');

@@ -5,7 +5,7 @@ import { cacheKey, CollectionHost, CollectionState, touchesArray, valueKey } fro
 import { DocumentCache } from './document-cache';
 import { approximateJsonLength } from './document-size';
 import { EmbeddedCollection } from './embedded-collection';
-import { valueAt } from './filter-evaluation';
+import { fieldPath, valueAt } from './filter-evaluation';
 import { ForeignCommitWatch } from './foreign-commit-watch';
 import {
   CatalogueCollection,
@@ -226,7 +226,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     if (this.closed) throw new Error('the read store is closed');
     // A value a write keeps (most updates: an address, not the fqdn) still leads to the same document.
     for (const [field, known] of state.lookups) {
-      const path = field.split('.');
+      const path = fieldPath(field);
       const before = previous ? valueAt(previous, path) : undefined;
       const after = doc ? valueAt(doc, path) : undefined;
       if (before === after && (after === undefined || typeof after !== 'object')) continue;
@@ -276,8 +276,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * falls behind, or one projection step wrote megabytes): the overlay holds parsed
    * documents until their commit, so its size is resident memory.
    */
-  async keepUp(): Promise<void> {
-    if (this.pendingCount > this.maxPending || this.pendingBytes > this.maxPendingBytes) await this.drain();
+  keepUp(): Promise<void> | undefined {
+    if (this.pendingCount > this.maxPending || this.pendingBytes > this.maxPendingBytes) return this.drain();
+    return undefined;
   }
 
   /** The writes waiting for the writer: how many, and about how many characters of JSON. */

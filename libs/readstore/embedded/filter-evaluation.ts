@@ -6,7 +6,23 @@
 import { find as mingoFind } from 'mingo';
 import { Doc, Filter } from '../read-store.port';
 
-export const valueAt = (doc: any, path: string[]): unknown => {
+const PATHS = new Map<string, readonly string[]>();
+const MAX_PATHS = 1024;
+
+/**
+ * A dotted field's segments, split once: every write and every lookup by value walks the
+ * indexed fields' paths, and the fields are the code's own (a few dozen; bounded anyway).
+ */
+export function fieldPath(field: string): readonly string[] {
+  let path = PATHS.get(field);
+  if (path === undefined) {
+    if (PATHS.size >= MAX_PATHS) PATHS.clear();
+    PATHS.set(field, (path = field.split('.')));
+  }
+  return path;
+}
+
+export const valueAt = (doc: any, path: readonly string[]): unknown => {
   let v = doc;
   for (const p of path) {
     if (v === null || v === undefined) return undefined;

@@ -12,14 +12,22 @@ export type Key = string;
 /** A document's row key: strings as they are, other `_id`s by their JSON (the format stored since the first release). */
 export const keyOf = (v: unknown): Key => (typeof v === 'string' ? `s:${v}` : `j:${JSON.stringify(v)}`);
 
+/** jsonPath's answers by field: asked on every indexed lookup and filter (fields are the code's own, a few dozen). */
+const JSON_PATHS = new Map<string, string | null>();
+
 /**
  * The SQLite JSON path of a dotted field, or null when SQL cannot follow it as MongoDB
  * would (a numeric segment may be an array position, odd characters need quoting).
  */
 export function jsonPath(field: string): string | null {
-  const segments = field.split('.');
-  if (!segments.every((s) => /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s))) return null;
-  return `$.${segments.join('.')}`;
+  let path = JSON_PATHS.get(field);
+  if (path === undefined) {
+    const segments = field.split('.');
+    path = segments.every((s) => /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) ? `$.${segments.join('.')}` : null;
+    if (JSON_PATHS.size >= 1024) JSON_PATHS.clear();
+    JSON_PATHS.set(field, path);
+  }
+  return path;
 }
 
 /** The expression indexes are built on and conditions name, spelled identically so SQLite matches them. */
