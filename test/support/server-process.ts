@@ -21,8 +21,22 @@ export interface ServerProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs the compiled service (`npm run build` output) as its own process, as `npm start` does. */
+/**
+ * Runs the compiled service (`npm run build` output) as its own process, as `npm start` does.
+ * A port found free can be taken by another test process before the service binds it: that
+ * start is tried again on other ports (a few times), since it says nothing about the service.
+ */
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(dataDir, env);
+    } catch (e) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String(e))) throw e;
+    }
+  }
+}
+
+async function startOnFreePorts(dataDir: string, env: Record<string, string>): Promise<ServerProcess> {
   if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run \`npm run build\` first (npm test does)`);
   const port = await freePort();
   const dnsPort = await freePort();
