@@ -18,7 +18,8 @@ const STATE_LABEL: Record<Dnssec['state'], [string, string]> = {
   unsigned: ['Not signed', 'status-warn'],
   signed: ['Signed', 'status-ok'],
   rolling: ['Key rollover in progress', 'status-warn'],
-  unsigning: ['Turning off: waiting for the DS to be removed', 'status-warn'],
+  // A sentence, not a word: it may wrap on a phone (badges otherwise stay on one line).
+  unsigning: ['Turning off: waiting for the DS to be removed', 'status-warn status-wrap'],
 };
 
 /** The fields registrars ask for, from a DS line `zone. ttl IN DS tag alg digest-type digest`. */
