@@ -21,7 +21,8 @@ import { maxThroughput } from './dns/dnsperf';
 import { startDeployedService } from './dns/deployed-service';
 import { treeCpuSeconds, waitForQuiet } from './dns/cpu';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
-import { knotInstalled, ldnsInstalled, startKnotOnlineSign, startNsdPresigned } from './dns/signed-peers';
+import { knotInstalled, startKnot } from './dns/knot';
+import { ldnsInstalled, startNsdPresigned } from './dns/signed-peers';
 import { BENCH_NAMES, BENCH_ZONE, dnsperfQueries } from './dns/zone';
 
 const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 10);
@@ -42,7 +43,7 @@ const contenders: Contender[] = [
   { name: 'signed', flags: ['-D'], signed: true, start: (port) => startDeployedService(MAIN, port, {}, { dnssec: true }) },
   { name: 'signed-do0', flags: [], signed: true, start: (port) => startDeployedService(MAIN, port, {}, { dnssec: true }) },
   { name: 'unsigned', flags: [], signed: false, start: (port) => startDeployedService(MAIN, port) },
-  { name: 'knot', flags: ['-D'], signed: true, start: async (port, dir) => startKnotOnlineSign(dir, port, cores) },
+  { name: 'knot', flags: ['-D'], signed: true, start: async (port, dir) => startKnot(dir, port, cores, { onlineSign: true }) },
   { name: 'nsd', flags: ['-D'], signed: true, start: async (port, dir) => startNsdPresigned(dir, port, cores) },
 ];
 

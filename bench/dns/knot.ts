@@ -13,7 +13,11 @@ import { startProcess } from './processes';
 
 export const knotInstalled = (): boolean => spawnSync('knotd', ['-V']).status === 0;
 
-export function startKnot(dir: string, port: number, udpWorkers: number): ChildProcess {
+/**
+ * Knot serving the bench zone from its file. `onlineSign`: signed as it answers (mod-onlinesign,
+ * one ECDSA P-256 key), the peer of the DNSSEC bench.
+ */
+export function startKnot(dir: string, port: number, udpWorkers: number, options: { onlineSign?: boolean } = {}): ChildProcess {
   const root = join(dir, `knot-${port}`);
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, `${BENCH_ZONE}.zone`), nsdZoneFile());
@@ -35,6 +39,9 @@ export function startKnot(dir: string, port: number, udpWorkers: number): ChildP
       'log:',
       '  - target: stderr',
       '    any: warning',
+      ...(options.onlineSign
+        ? ['policy:', '  - id: bench', '    algorithm: ecdsap256sha256', '    single-type-signing: on', 'mod-onlinesign:', '  - id: bench', '    policy: bench']
+        : []),
       'template:',
       '  - id: default',
       `    storage: "${root}"`,
@@ -44,6 +51,7 @@ export function startKnot(dir: string, port: number, udpWorkers: number): ChildP
       'zone:',
       `  - domain: ${BENCH_ZONE}`,
       `    file: "${join(root, `${BENCH_ZONE}.zone`)}"`,
+      ...(options.onlineSign ? ['    module: mod-onlinesign/bench'] : []),
       '',
     ].join('\n'),
   );

@@ -621,8 +621,8 @@ function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
   return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: [] };
 }
 
-/** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts). */
-function rawRecord(type: number, ttl: number, rdata: Buffer): Buffer {
+/** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts, the signer's records). */
+export function rawRecord(type: number, ttl: number, rdata: Buffer): Buffer {
   const head = Buffer.alloc(10);
   head.writeUInt16BE(type, 0);
   head.writeUInt16BE(1, 2);

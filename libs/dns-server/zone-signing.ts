@@ -13,7 +13,7 @@
 import { parentOffset, wireKeyToName } from './names';
 import { QTYPE, RCODE } from './wire';
 import type { Placed, Prepared, RRset, Node, Zone } from './zone-index';
-import { closestEncloser, highestCut, ownerOf, prepare, referral, resolveAt, wildcardFor, WILDCARD_LABEL } from './zone-index';
+import { closestEncloser, highestCut, ownerOf, prepare, rawRecord, referral, resolveAt, wildcardFor, WILDCARD_LABEL } from './zone-index';
 
 /** What the DNSSEC side (libs/dnssec) gives a zone to sign with. */
 export interface ZoneSigning {
@@ -69,15 +69,6 @@ function floorIndex(chain: string[], key: string): number {
 }
 
 // ---------------------------------------------------------------- records
-
-const rawRecord = (type: number, ttl: number, rdata: Buffer): Buffer => {
-  const head = Buffer.alloc(10);
-  head.writeUInt16BE(type, 0);
-  head.writeUInt16BE(1, 2);
-  head.writeUInt32BE(ttl, 4);
-  head.writeUInt16BE(rdata.length, 8);
-  return Buffer.concat([head, rdata]);
-};
 
 const rawRRset = (type: number, ttl: number, rdatas: Buffer[]): RRset => ({
   type,
