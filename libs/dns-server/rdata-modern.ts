@@ -32,7 +32,8 @@ const u16 = (n: number) => {
   return b;
 };
 
-function uint(text: string, bits: 8 | 16, what: string): number {
+/** An unsigned integer field of rdata (shared with rdata.ts). */
+export function uint(text: string, bits: 8 | 16, what: string): number {
   const max = 2 ** bits - 1;
   if (!/^\d+$/.test(text) || Number(text) > max) throw new Error(`${what} must be an integer 0-${max}, got "${text}"`);
   return Number(text);
@@ -50,7 +51,8 @@ function base64Of(words: Word[], what: string): Buffer {
   return Buffer.from(text, 'base64');
 }
 
-function hostName(text: string, rootAllowed: boolean): string {
+/** A host name in rdata, canonical; the root (".") as '' where a type gives it a meaning (shared with rdata.ts). */
+export function hostName(text: string, rootAllowed: boolean): string {
   if (text === '.') {
     if (rootAllowed) return '';
     throw new Error('"." is not a host name here');

@@ -5,8 +5,8 @@
  */
 import { isIPv6 } from 'node:net';
 import type { CaaData, DsData, MxData, SrvData } from 'dns-packet';
-import { canonicalName, hostnameProblem } from './names';
-import { MODERN_TYPES, parseModern, RawRdata } from './rdata-modern';
+import { canonicalName } from './names';
+import { hostName, MODERN_TYPES, parseModern, RawRdata, uint } from './rdata-modern';
 
 export { RawRdata } from './rdata-modern';
 
@@ -152,23 +152,8 @@ function fields(tokens: Token[], names: string[]): string[] {
   return tokens.map((t) => t.bytes.toString('latin1'));
 }
 
-function uint(text: string, bits: 8 | 16, what: string): number {
-  const max = 2 ** bits - 1;
-  if (!/^\d+$/.test(text) || Number(text) > max) throw new Error(`${what} must be an integer 0-${max}, got "${text}"`);
-  return Number(text);
-}
-
 /** A host name in rdata; "." (the root) only where RFC 7505/2782 give it a meaning. */
-function target(text: string, rootAllowed: boolean): string {
-  if (text === '.') {
-    if (rootAllowed) return '.';
-    throw new Error('"." is not a host name here');
-  }
-  const name = canonicalName(text);
-  const problem = hostnameProblem(name);
-  if (problem) throw new Error(problem);
-  return name;
-}
+const target = (text: string, rootAllowed: boolean): string => hostName(text, rootAllowed) || '.';
 
 function quotedOnly(token: Token): Buffer {
   if (!token.quoted) throw new Error('mixes quoted and unquoted text; quote every string');
