@@ -14,6 +14,17 @@ import { DataTable } from '../../components/table';
 import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
 import { DnssecCard } from './dnssec';
 
+/** The values of an RRset, one per line, as the zone table and the removal confirmation show them. */
+const RecordValues = ({ values }: { values: string[] }) => (
+  <ul class="plain">
+    {values.map((v) => (
+      <li key={v}>
+        <code>{v}</code>
+      </li>
+    ))}
+  </ul>
+);
+
 const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS'] as const;
 
 const StatusBadge = ({ zone }: { zone: Zone }) =>
@@ -185,13 +196,7 @@ function RRsetEditor({
               <li key={rrsetLabel(r)}>
                 {r.whole ? 'all of ' : ''}
                 <code>{rrsetLabel(r)}</code>:
-                <ul class="plain">
-                  {r.records.map((v) => (
-                    <li key={v}>
-                      <code>{v}</code>
-                    </li>
-                  ))}
-                </ul>
+                <RecordValues values={r.records} />
               </li>
             ))}
           </ul>
@@ -265,15 +270,7 @@ function ZoneScreen({ params }: ScreenProps) {
                 { header: 'TTL', cell: (r) => `${r.ttl} s`, numeric: true },
                 {
                   header: 'Data',
-                  cell: (r) => (
-                    <ul class="plain">
-                      {r.records.map((v) => (
-                        <li key={v}>
-                          <code>{v}</code>
-                        </li>
-                      ))}
-                    </ul>
-                  ),
+                  cell: (r) => <RecordValues values={r.records} />,
                 },
                 {
                   header: 'Actions',
