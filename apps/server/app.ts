@@ -13,6 +13,7 @@ import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
 import { DdnsModule } from '../../libs/ddns/ddns.module';
 import { DomainsModule } from '../../libs/domains/domains.module';
 import { ZonesModule } from '../../libs/zones/zones.module';
+import { TransfersModule } from '../../libs/transfers/transfers.module';
 import { DnsModule } from '../../libs/dns-role/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
@@ -64,6 +65,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   TwoFactorModule,
   OperationsModule,
   ZonesModule,
+  TransfersModule,
   DomainsModule,
   DdnsModule,
   DnsModule,
