@@ -1,7 +1,7 @@
 /** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
 import type { AnsweredQuery } from '../dns-server';
 import type { QueryLogEndpoint } from '../dns-analytics/application/query-log-channel';
-import type { DnsRoleSettings } from './dns-role';
+import type { DnsRoleSettings, TransferActivity } from './dns-role';
 import type { QueryTallyReport } from './query-tally';
 
 export interface DnsThreadData extends DnsRoleSettings {
@@ -32,4 +32,5 @@ export type DnsThreadMessage =
   | { type: 'tally'; report: QueryTallyReport }
   | { type: 'queries'; batch: AnsweredQuery[] }
   | { type: 'log'; msg: string; extra?: Record<string, unknown> }
+  | { type: 'transfer'; activity: TransferActivity }
   | { type: 'stopped' };

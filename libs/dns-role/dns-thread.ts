@@ -76,7 +76,9 @@ if (parentPort) {
   const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog) : null;
   const sink: QuerySink | undefined = channel ?? forward ?? undefined;
   // The tally counts every answer for the metrics; the sink, when there is one, gets them as objects.
-  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally);
+  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally, {
+    activity: (activity) => post({ type: 'transfer', activity }),
+  });
 
   let stopped = false;
   void followCommits(settings.commits, store, () => stopped);

@@ -3,7 +3,7 @@ import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { closeRing } from '../dns-analytics/application/query-ring';
 import { compiledWorkerScript } from '../shared/worker-script';
 import type { DnsMetricsSink } from './dns-metrics.sink';
-import type { DnsLog, DnsRoleRunner, DnsRoleSettings } from './dns-role';
+import type { DnsLog, DnsRoleRunner, DnsRoleSettings, TransferActivity } from './dns-role';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
 
 /** Wait between restarts of a DNS thread that died, so a crash loop does not spin. */
@@ -36,7 +36,7 @@ export class ThreadedDns implements DnsRoleRunner {
     private readonly settings: DnsRoleSettings,
     private readonly sink: DnsMetricsSink,
     private readonly log: DnsLog,
-    private readonly options: { pollIntervalMs?: number } = {},
+    private readonly options: { pollIntervalMs?: number; activity?: (a: TransferActivity) => void } = {},
   ) {}
 
   async start(): Promise<number> {
@@ -81,6 +81,8 @@ export class ThreadedDns implements DnsRoleRunner {
             return;
           case 'log':
             return this.log(m.msg, m.extra);
+          case 'transfer':
+            return this.options.activity?.(m.activity);
         }
       });
       worker.on('error', (err) => {

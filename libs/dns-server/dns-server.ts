@@ -20,10 +20,22 @@ import { wireKeyToName } from './names';
 import { isFieldQuerySink, type AnsweredQuery, type FieldQuerySink, type QuerySink, type Transport } from './query-sink';
 import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
-import { EMPTY_BODY, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type Query } from './wire';
+import { EMPTY_BODY, MAX_UDP_PAYLOAD, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type ParseResult, type Query } from './wire';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
 
 export { supportsReusePort } from './dgram-udp-listener';
+
+/**
+ * Messages the query path does not serve (zone transfers, TSIG-signed queries, UPDATE,
+ * NOTIFY): libs/dns-transfer answers them. A TCP message it claims gets the connection
+ * until its answer (a whole transfer) is written; the next message waits.
+ */
+export interface SpecialMessages {
+  claims(msg: Buffer, parsed: ParseResult): boolean;
+  /** The answer now, or null (then maybe later through `reply`, which may not be able to send). */
+  answerUdp(msg: Buffer, client: string, reply: (answer: Buffer) => void): Buffer | null;
+  answerTcp(msg: Buffer, client: string, socket: net.Socket): Promise<void>;
+}
 
 export interface DnsServerOptions {
   host: string;
@@ -34,6 +46,8 @@ export interface DnsServerOptions {
   sink?: QuerySink;
   /** Counts answers and their times for the metrics, without an object per query. */
   tally?: AnswerTally;
+  /** Transfers, signed queries, UPDATE (see SpecialMessages). */
+  special?: SpecialMessages;
   /** A TCP connection without a complete query for this long is closed. */
   tcpIdleTimeoutMs?: number;
   maxTcpConnections?: number;
@@ -50,6 +64,8 @@ export interface DnsServerOptions {
 }
 
 const TCP_MAX_MESSAGE = 0xffff;
+/** The room a UDP answer has in the listener's buffer (MAX_UDP_PAYLOAD). */
+const MAX_UDP_ANSWER = MAX_UDP_PAYLOAD;
 /** A client that does not read its answers is cut off once this much waits for it. */
 const TCP_MAX_UNREAD = 256 * 1024;
 const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
@@ -221,14 +237,31 @@ export class DnsServer {
     socket.setTimeout(this.opts.tcpIdleTimeoutMs ?? 10_000, () => socket.destroy());
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.connections.delete(socket));
-    socket.on('data', (chunk: Buffer) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      while (pending.length >= 2) {
+    // While a claimed message (a transfer) is answered, reading stops and later messages wait.
+    let busy = false;
+    const drain = (): void => {
+      while (!busy && pending.length >= 2) {
         const length = pending.readUInt16BE(0);
         if (pending.length < 2 + length) break;
-        const started = performance.now();
-        const responseLength = this.handle(pending.subarray(2, 2 + length), 'tcp', peer, started, this.tcpScratch, 0);
+        const message = pending.subarray(2, 2 + length);
         pending = pending.subarray(2 + length);
+        const special = this.opts.special;
+        if (special && special.claims(message, parseQuery(message))) {
+          busy = true;
+          socket.pause();
+          special
+            .answerTcp(Buffer.from(message), clientIp, socket)
+            .catch((err: Error) => this.onError(err))
+            .finally(() => {
+              busy = false;
+              if (socket.destroyed) return;
+              socket.resume();
+              drain();
+            });
+          return;
+        }
+        const started = performance.now();
+        const responseLength = this.handle(message, 'tcp', peer, started, this.tcpScratch, 0);
         // Bytes that are not a DNS message: the stream cannot be trusted to be in sync.
         if (responseLength === 0) return void socket.destroy();
         const framed = Buffer.allocUnsafe(responseLength + 2);
@@ -238,6 +271,10 @@ export class DnsServer {
         this.opts.tally?.observe((performance.now() - started) / 1000, 1);
         if (socket.writableLength > TCP_MAX_UNREAD) return void socket.destroy();
       }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+      drain();
     });
   }
 
@@ -250,6 +287,7 @@ export class DnsServer {
     this.lastFacts = null;
     try {
       const parsed = parseQuery(msg);
+      if (transport === 'udp' && this.opts.special?.claims(msg, parsed)) return this.answerSpecialUdp(msg, peer, out, at);
       if (!parsed.ok) {
         if (parsed.action === 'drop') return 0;
         const length = writeErrorResponse(out, at, msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
@@ -282,6 +320,14 @@ export class DnsServer {
       this.opts.tally?.count(transport, SERVFAIL);
       return writeErrorResponse(out, at, msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
     }
+  }
+
+  private answerSpecialUdp(msg: Buffer, peer: PeerAddress, out: Buffer, at: number): number {
+    // Copied: the listener reuses `msg`'s buffer once this returns.
+    const answer = this.opts.special!.answerUdp(Buffer.from(msg), peer(), () => undefined);
+    if (!answer || answer.length > MAX_UDP_ANSWER) return 0;
+    answer.copy(out, at);
+    return answer.length;
   }
 
   /** UDP records wait for their batch to be sent (see udpBatchSent); TCP ones go now. */

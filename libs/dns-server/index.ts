@@ -1,5 +1,15 @@
 export { parseRecord, formatRecord, isSupportedType, SUPPORTED_TYPES, type SupportedType, type RecordData } from './rdata';
-export { ZoneIndex, type ZoneDefinition, type SoaFields, type RecordOwner, type LookupResult, type AnswerOwner } from './zone-index';
+export {
+  ZoneIndex,
+  type IndexChange,
+  type EncodedRRset,
+  type ZoneContents,
+  type ZoneDefinition,
+  type SoaFields,
+  type RecordOwner,
+  type LookupResult,
+  type AnswerOwner,
+} from './zone-index';
 export { DnsServer, type DnsServerOptions } from './dns-server';
 export {
   BufferedQuerySink,

@@ -59,7 +59,34 @@ export interface LookupResult extends AnswerOwner {
   additionals: Answer[];
 }
 
-interface RRset {
+/** An RRset as the index holds it: records encoded from the type field on (owner written per message). Immutable once built. */
+export interface EncodedRRset {
+  type: number;
+  ttl: number;
+  encoded: Buffer[];
+}
+
+/**
+ * A change of what a zone serves, for the transfer journal (IXFR) and NOTIFY
+ * (libs/dns-transfer). `owner` is a wire key. A zone's SOA change (`zone`) closes the
+ * changes before it; `created` marks a zone new to the index.
+ */
+export type IndexChange =
+  | { kind: 'zone'; zone: string; serial: number; soa: EncodedRRset; created: boolean }
+  | { kind: 'rrset'; zone: string; owner: string; before: EncodedRRset | null; after: EncodedRRset | null }
+  | { kind: 'removed'; zone: string };
+
+/** Everything a zone serves, for a full transfer (AXFR): the apex SOA apart. */
+export interface ZoneContents {
+  zone: string;
+  /** Wire key of the apex. */
+  apex: string;
+  serial: number;
+  soa: EncodedRRset;
+  rrsets: Array<{ owner: string; rrset: EncodedRRset }>;
+}
+
+interface RRset extends EncodedRRset {
   type: number;
   ttl: number;
   texts: string[];
@@ -124,6 +151,28 @@ export class ZoneIndex {
   private front = new Map<string, Map<number, Prepared>>();
   private frontEntries = 0;
   private changes = 0;
+  private readonly observers: Array<(change: IndexChange) => void> = [];
+
+  /** Tells `observer` about every change of served data from now on (the transfer journal). */
+  observe(observer: (change: IndexChange) => void): void {
+    this.observers.push(observer);
+  }
+
+  private emit(change: IndexChange): void {
+    for (const observer of this.observers) observer(change);
+  }
+
+  /** The zone's records as served now, for AXFR; null when the index has no such zone. */
+  contents(zoneName: string): ZoneContents | null {
+    const zone = this.zones.get(wireKey(canonicalName(zoneName)));
+    if (!zone) return null;
+    const soa = zone.nodes.get(zone.key)!.rrsets.get(QTYPE.SOA)!;
+    const rrsets: ZoneContents['rrsets'] = [];
+    for (const node of zone.nodes.values()) {
+      for (const rrset of node.rrsets.values()) if (rrset !== soa) rrsets.push({ owner: node.key, rrset });
+    }
+    return { zone: zone.name, apex: zone.key, serial: zone.def.soa.serial, soa, rrsets };
+  }
 
   /**
    * Moves on every change to the index: answers computed at another version may be stale
@@ -169,11 +218,13 @@ export class ZoneIndex {
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
     this.changed();
+    if (!existing || existing.def.soa.serial !== def.soa.serial) this.emit({ kind: 'zone', zone: name, serial: def.soa.serial, soa, created: !existing });
   }
 
   removeZone(name: string): void {
-    this.zones.delete(wireKey(canonicalName(name)));
+    if (!this.zones.delete(wireKey(canonicalName(name)))) return;
     this.changed();
+    this.emit({ kind: 'removed', zone: canonicalName(name) });
   }
 
   hasZone(name: string): boolean {
@@ -217,7 +268,9 @@ export class ZoneIndex {
       if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME)) throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
     }
     const target = node ?? { key, rrsets: new Map(), owner: null };
-    target.rrsets.set(typeNumber, encodeRRset(typeName, ttl, [...unique.values()]));
+    const before = target.rrsets.get(typeNumber) ?? null;
+    const after = encodeRRset(typeName, ttl, [...unique.values()]);
+    target.rrsets.set(typeNumber, after);
     if (owner !== undefined) target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
     if (!node) {
       zone.nodes.set(key, target);
@@ -226,6 +279,7 @@ export class ZoneIndex {
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
     zone.cache = new Map();
     this.changed();
+    this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after });
   }
 
   removeRRset(zoneName: string, ownerName: string, type: string): void {
@@ -235,7 +289,8 @@ export class ZoneIndex {
     const typeNumber = TYPE_NUMBERS.get(type.toUpperCase());
     const node = zone.nodes.get(key);
     if (!node || typeNumber === undefined || (key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA))) return;
-    if (!node.rrsets.delete(typeNumber)) return;
+    const before = node.rrsets.get(typeNumber);
+    if (!before || !node.rrsets.delete(typeNumber)) return;
     if (typeNumber === QTYPE.NS) zone.cuts.delete(key);
     if (node.rrsets.size === 0) {
       zone.nodes.delete(key);
@@ -243,6 +298,7 @@ export class ZoneIndex {
     }
     zone.cache = new Map();
     this.changed();
+    this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after: null });
   }
 
   /** The records at one name, as presentation text, for tests and diagnostics. */

@@ -43,6 +43,8 @@ export interface WireMessage {
   rcode: number;
   isResponse: boolean;
   questions: WireQuestion[];
+  /** Offset just past the question section (12 when there is none). */
+  questionEnd: number;
   answers: WireRR[];
   authorities: WireRR[];
   additionals: WireRR[];
@@ -92,6 +94,7 @@ export function readMessage(msg: Buffer): WireMessage {
     questions.push({ key, name: wireKeyToName(key), type: msg.readUInt16BE(end), class: msg.readUInt16BE(end + 2) });
     at = end + 4;
   }
+  const questionEnd = at;
   const sections: WireRR[][] = [[], [], []];
   for (let s = 0; s < 3; s++) {
     for (let i = 0; i < counts[s + 1]; i++) {
@@ -122,6 +125,7 @@ export function readMessage(msg: Buffer): WireMessage {
     rcode: flags & 0xf,
     isResponse: (flags & 0x8000) !== 0,
     questions,
+    questionEnd,
     answers: sections[0],
     authorities: sections[1],
     additionals: sections[2],

@@ -1,4 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 export interface DigAnswer {
   /** The response code dig printed (NOERROR, NXDOMAIN, REFUSED…). */
@@ -15,6 +18,24 @@ export function dig(port: number, name: string, type: string, options: { tcp?: b
   const status = /status: ([A-Z]+)/.exec(out)?.[1];
   if (!status) throw new Error(`dig gave no status: ${out}`);
   const answers = out
+    .split('\n')
+    .filter((l) => l && !l.startsWith(';'))
+    .map((l) => l.split(/\s+/).slice(4).join(' '));
+  return { status, answers };
+}
+
+/** dig() without blocking the event loop: for a service whose DNS runs on the test's own thread (DNS_THREAD=off). */
+export async function digAsync(port: number, name: string, type: string, options: { tcp?: boolean } = {}): Promise<DigAnswer> {
+  const { stdout } = await execFileAsync(
+    'dig',
+    ['@127.0.0.1', '-p', String(port), '+time=2', '+tries=1', '+noall', '+comments', '+answer', options.tcp ? '+tcp' : '+notcp', name, type],
+    {
+      encoding: 'utf8',
+    },
+  );
+  const status = /status: ([A-Z]+)/.exec(stdout)?.[1];
+  if (!status) throw new Error(`dig gave no status: ${stdout}`);
+  const answers = stdout
     .split('\n')
     .filter((l) => l && !l.startsWith(';'))
     .map((l) => l.split(/\s+/).slice(4).join(' '));

@@ -53,6 +53,6 @@ export class TransferQueries {
 
   secondaryView(zone: string, s: Secondary) {
     const address = s.port === 53 ? s.address : s.address.includes(':') ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
-    return { id: s.id, address, tsig_key: s.tsig_key, ...this.status.get(zone, `${s.address}:${s.port}`) };
+    return { id: s.id, address, tsig_key: s.tsig_key, ...this.status.get(zone, s.address, s.port) };
   }
 }

@@ -1,5 +1,7 @@
 import { DomainEvent } from '../../shared/decider';
-import type { TsigAlgorithm } from '../../dns-transfer/tsig';
+
+/** As libs/dns-transfer/tsig.ts names them (the domain does not import protocol code). */
+export type TsigAlgorithm = 'hmac-sha256' | 'hmac-sha512';
 
 export type TsigKeyPurpose = 'transfer' | 'update';
 

@@ -1,8 +1,7 @@
 import type { Plan } from '../../accounts/domain/account.events';
-import type { TsigAlgorithm } from '../../dns-transfer/tsig';
 import { Decider, unreachable } from '../../shared/decider';
 import { forbidden, notFound } from '../../shared/errors';
-import { KeyZone, TsigKeyEvent, TsigKeyPurpose, UpdateAllow } from './transfer.events';
+import { KeyZone, TsigAlgorithm, TsigKeyEvent, TsigKeyPurpose, UpdateAllow } from './transfer.events';
 
 /**
  * TSIG keys per plan (contract §16). TODO(lead): move into the plan limits table once it
