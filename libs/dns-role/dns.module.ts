@@ -15,6 +15,9 @@ import { resolveSecretKey } from '../shared/crypto';
 import { TransferStatus } from '../transfers/application/transfer-status';
 import { TransfersModule } from '../transfers/transfers.module';
 import { TransferActivity } from './dns-role';
+import { CommandBus } from '@nestjs/cqrs';
+import type { UpdateApplier } from '../dns-transfer/transfer-service';
+import { ApplyDnsUpdate } from '../zones/application/zone.handlers';
 import { parseKeySpec } from '../dns-transfer/tsig';
 
 /**
@@ -35,9 +38,13 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: Metrics,
+    private readonly commands: CommandBus,
     @Optional() @Inject(DNS_QUERY_SINK) private readonly sink?: QuerySink,
     @Optional() private readonly transferStatus?: TransferStatus,
   ) {}
+
+  /** RFC 2136 UPDATEs from the DNS role, as zone commands (one each, all or nothing). */
+  private readonly applyUpdate: UpdateApplier = (request) => this.commands.execute(new ApplyDnsUpdate(request));
 
   /** Transfers and NOTIFYs the DNS role reports: counted for /metrics, remembered per secondary. */
   private transferActivity(): (a: TransferActivity) => void {
@@ -89,18 +96,18 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     const activity = this.transferActivity();
     const script = this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:' ? dnsThreadScript() : null;
     if (!script) {
-      this.runners = [new DnsRole(this.store, settings, sink, log, undefined, { activity })];
+      this.runners = [new DnsRole(this.store, settings, sink, log, undefined, { activity, applyUpdate: this.applyUpdate })];
       this.boundPort = await this.runners[0].start();
       return;
     }
     const store = this.store as SqliteEventStore;
     const threads = canSharePort(dnsHost) ? this.config.dnsThreads : 1;
-    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log, { activity });
+    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log, { activity, applyUpdate: this.applyUpdate });
     this.runners = [first];
     const port = await first.start();
     this.boundPort = port;
     for (let i = 1; i < threads; i++) {
-      const replica = new ThreadedDns(script, store, { ...settings, dnsPort: port, reusePort: true, udpOnly: true }, sink, log, { activity });
+      const replica = new ThreadedDns(script, store, { ...settings, dnsPort: port, reusePort: true, udpOnly: true }, sink, log, { activity, applyUpdate: this.applyUpdate });
       this.runners.push(replica);
       await replica.start();
     }

@@ -39,6 +39,7 @@ export function listenDgramUdp(opts: UdpListenOptions, respond: UdpResponder): P
       }
       socket.on('message', (msg, rinfo) => {
         const started = performance.now();
+        respond.replyLater?.((answer) => socket.send(answer, rinfo.port, rinfo.address));
         const length = respond.answer(msg, 0, msg.length, () => rinfo.address, started, scratch, 0);
         if (length > 0) socket.send(Buffer.from(scratch.subarray(0, length)), rinfo.port, rinfo.address);
         respond.sent(started, length > 0 ? 1 : 0);

@@ -32,8 +32,8 @@ export { supportsReusePort } from './dgram-udp-listener';
  */
 export interface SpecialMessages {
   claims(msg: Buffer, parsed: ParseResult): boolean;
-  /** The answer now, or null (then maybe later through `reply`, which may not be able to send). */
-  answerUdp(msg: Buffer, client: string, reply: (answer: Buffer) => void): Buffer | null;
+  /** The answer now, or null for none (then maybe later through `reply`, where the listener can send later). */
+  answerUdp(msg: Buffer, client: string, reply?: (answer: Buffer) => void): Buffer | null;
   answerTcp(msg: Buffer, client: string, socket: net.Socket): Promise<void>;
 }
 
@@ -153,7 +153,12 @@ export class DnsServer {
   readonly udpResponder: UdpResponder = {
     answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
     sent: (started, answered) => this.udpBatchSent(started, answered),
+    replyLater: (send) => {
+      this.udpReplyLater = send;
+    },
   };
+  /** How to answer the UDP message being handled later (UPDATE), when the listener can. */
+  private udpReplyLater: ((answer: Buffer) => void) | null = null;
 
   /** A cached response when the question was answered before at this index version, else the full way (then cached). */
   private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
@@ -324,7 +329,7 @@ export class DnsServer {
 
   private answerSpecialUdp(msg: Buffer, peer: PeerAddress, out: Buffer, at: number): number {
     // Copied: the listener reuses `msg`'s buffer once this returns.
-    const answer = this.opts.special!.answerUdp(Buffer.from(msg), peer(), () => undefined);
+    const answer = this.opts.special!.answerUdp(Buffer.from(msg), peer(), this.udpReplyLater ?? undefined);
     if (!answer || answer.length > MAX_UDP_ANSWER) return 0;
     answer.copy(out, at);
     return answer.length;

@@ -23,6 +23,11 @@ export type PeerAddress = () => string;
 export interface UdpResponder {
   answer(buf: Buffer, start: number, length: number, peer: PeerAddress, started: number, out: Buffer, at: number): number;
   sent(started: number, answered: number): void;
+  /**
+   * Before `answer`, a listener that can send to the query's sender later (node:dgram) hands
+   * over how; null where it cannot (the batch addon sends only within a batch).
+   */
+  replyLater?(send: ((answer: Buffer) => void) | null): void;
 }
 
 export interface UdpListenOptions {

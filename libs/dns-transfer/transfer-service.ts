@@ -19,6 +19,8 @@ import { Journal } from './journal';
 import { CLASS, header, MalformedMessage, OPCODE, RCODE, readMessage, readName, responseFlags, WireMessage } from './message';
 import { findTsig, signMessage, TSIG_ERROR, TsigKey, TsigRecord, TsigStream, verifyTsig } from './tsig';
 import type { TransferAcl } from './transfer-acl';
+import { parseUpdate, UpdateRejected } from './update-message';
+import type { DnsUpdate, UpdatePermission } from '../zones/domain/dns-update';
 
 const TYPE = { SOA: 6, IXFR: 251, AXFR: 252 } as const;
 /** Transfer messages are filled to about this size (NSD uses 16 KB too). */
@@ -31,11 +33,20 @@ const SOCKET_HIGH_WATER = 256 * 1024;
 const TSIG_ROOM = 160;
 
 export type TransferReport =
-  | { kind: 'refused'; zone: string | null; client: string; reason: 'unsigned' | 'not_allowed' | 'bad_tsig' | 'not_authoritative' | 'malformed' }
+  | { kind: 'refused'; zone: string | null; client: string; reason: 'unsigned' | 'not_allowed' | 'bad_tsig' | 'not_authoritative' | 'malformed' | 'update_refused' | 'replayed' }
   | { kind: 'transfer'; zone: string; client: string; type: 'AXFR' | 'IXFR'; style: 'incremental' | 'full' | 'current'; serial: number; records: number };
 
-/** RFC 2136 UPDATE, applied elsewhere (a command on the write side); resolves with the RCODE. */
-export type UpdateApplier = (request: { zone: string; message: Buffer; parsed: WireMessage; key: TsigKey; client: string }) => Promise<number>;
+/** An UPDATE read and authorised, for the write side (plain data: it may cross to the main thread). */
+export interface UpdateRequest {
+  zone: string;
+  update: DnsUpdate;
+  allow: UpdatePermission[];
+  keyName: string;
+  client: string;
+}
+
+/** RFC 2136 UPDATE, applied elsewhere (one command on the zone's stream); resolves with the RCODE. */
+export type UpdateApplier = (request: UpdateRequest) => Promise<number>;
 
 export interface TransferServiceOptions {
   nowSeconds?: () => number;
@@ -55,6 +66,8 @@ const serialAtOrAfter = (a: number, b: number) => a === b || (a - b) >>> 0 < 2 *
 export class TransferService {
   private readonly now: () => number;
   private running = 0;
+  /** MACs of accepted UPDATEs still inside the TSIG time window: the same signed message twice is a replay. */
+  private readonly seenUpdates = new Map<string, number>();
   private readonly waiting: Array<() => void> = [];
 
   constructor(
@@ -75,15 +88,18 @@ export class TransferService {
   }
 
   /** The answer to a claimed UDP message, at most `limit` bytes (null: none). UPDATE answers later through `reply`. */
-  answerUdp(msg: Buffer, client: string, reply: (answer: Buffer) => void): Buffer | null {
+  answerUdp(msg: Buffer, client: string, reply?: (answer: Buffer) => void): Buffer | null {
     const m = this.read(msg, client);
     if (!m) return null;
+    const checked = this.verify(msg, m, client);
+    if ('answer' in checked) return checked.answer;
     if (m.opcode === OPCODE.UPDATE) {
+      // Applying an update is asynchronous (an append): answered later where the UDP
+      // listener can send later (node:dgram); the batch addon cannot, so NOTIMP there (TCP works).
+      if (!reply) return this.error(msg, m, RCODE.NOTIMP, checked);
       void this.update(msg, m, client).then(reply);
       return null;
     }
-    const checked = this.verify(msg, m, client);
-    if ('answer' in checked) return checked.answer;
     if (m.opcode !== OPCODE.QUERY) return this.error(msg, m, RCODE.NOTIMP, checked);
     const qtype = m.questions[0]?.type;
     // Transfers are TCP only; an IXFR over UDP gets the current SOA, which sends the client to TCP (RFC 1995 §2).
@@ -267,13 +283,29 @@ export class TransferService {
       this.options.report?.({ kind: 'refused', zone, client, reason: checked.key ? 'not_allowed' : 'unsigned' });
       return this.error(msg, m, RCODE.REFUSED, checked);
     }
+    if (checked.tsig && this.replayed(checked.tsig)) {
+      this.options.report?.({ kind: 'refused', zone, client, reason: 'replayed' });
+      return this.error(msg, m, RCODE.REFUSED, checked);
+    }
     let rcode: number;
     try {
-      rcode = await this.options.applyUpdate({ zone, message: msg, parsed: m, key, client });
-    } catch {
-      rcode = RCODE.SERVFAIL;
+      const update = parseUpdate(msg, m, zone);
+      rcode = await this.options.applyUpdate({ zone, update, allow: key.allow, keyName: key.name, client });
+    } catch (e) {
+      rcode = e instanceof UpdateRejected ? e.rcode : RCODE.SERVFAIL;
     }
+    if (rcode !== RCODE.NOERROR) this.options.report?.({ kind: 'refused', zone, client, reason: 'update_refused' });
     return this.error(msg, m, rcode, checked);
+  }
+
+  /** Whether this signed UPDATE was seen within its time window (then refused); remembers it otherwise. */
+  private replayed(tsig: TsigRecord): boolean {
+    const now = this.now();
+    for (const [mac, until] of this.seenUpdates) if (until < now) this.seenUpdates.delete(mac);
+    const id = tsig.mac.toString('base64');
+    if (this.seenUpdates.has(id)) return true;
+    this.seenUpdates.set(id, tsig.timeSigned + tsig.fudge);
+    return false;
   }
 
   /** Header and question with `rcode` (signed when the request was). */
