@@ -98,7 +98,6 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
     app = await startTestApp({
       env: {
         DNS_PORT: String(dnsPort),
-        DNS_THREAD: 'off',
         DDNS_ZONES: 'dyn.example.net',
         SECONDARIES: `127.0.0.1:${nsdPort}`,
         SECONDARY_TSIG_KEY: `${OPERATOR_KEY.name}:${OPERATOR_KEY.algorithm}:${OPERATOR_KEY.secret}`,

@@ -11,6 +11,7 @@ import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
+import { ZoneSecondaries } from '../transfers';
 
 const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA'] as const;
 
@@ -124,7 +125,7 @@ function RRsetEditor({ initial, onSave, onCancel }: { initial: RRset; onSave: (r
   );
 }
 
-function ZoneScreen({ params }: ScreenProps) {
+function ZoneScreen({ params, account }: ScreenProps) {
   const path = `/zones/${seg(params.zone)}`;
   const zone = useResource(() => api.get<Zone>(path), [params.zone]);
   const [editing, setEditing] = useState<RRset | null>(null);
@@ -217,6 +218,14 @@ function ZoneScreen({ params }: ScreenProps) {
               </button>
             )}
           </section>
+          <section class="card" aria-labelledby="export">
+            <h2 id="export">Export</h2>
+            <p>The zone as a BIND master file, which the import reads back unchanged.</p>
+            <a class="button" href={`${path}/export`} download={`${z.name}.zone`}>
+              Download zone file
+            </a>
+          </section>
+          {(account.plan === 'pro' || account.plan === 'elite') && <ZoneSecondaries zone={z.name} />}
           <section class="card" aria-labelledby="danger">
             <h2 id="danger">Delete the zone</h2>
             <p>The DNS server stops answering for it at once.</p>
