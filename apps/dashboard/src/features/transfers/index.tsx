@@ -170,8 +170,8 @@ export function ZoneSecondaries({ zone }: { zone: string }) {
   const keys = useResource(() => api.get<{ tsig_keys: TsigKey[] }>('/tsig-keys'));
   const [address, setAddress] = useState('');
   const [key, setKey] = useState('');
-  const add = useAction(async () => {
-    await api.post(path, { address: address.trim(), tsig_key: key });
+  const add = useAction(async (tsigKey: string) => {
+    await api.post(path, { address: address.trim(), tsig_key: tsigKey });
     setAddress('');
     await secondaries.reload();
   });
@@ -206,11 +206,12 @@ export function ZoneSecondaries({ zone }: { zone: string }) {
         {(d) => {
           const transferKeys = d.tsig_keys.filter((k) => k.purpose === 'transfer');
           if (transferKeys.length === 0) return <p class="hint">Create a transfer TSIG key (TSIG keys screen) to add a secondary.</p>;
+          const chosen = key || transferKeys[0].name;
           return (
-            <Form onSubmit={() => void add.run()} busy={add.busy} error={add.error} submitLabel="Add secondary" label="Add a secondary server">
+            <Form onSubmit={() => void add.run(chosen)} busy={add.busy} error={add.error} submitLabel="Add secondary" label="Add a secondary server">
               <div class="form-grid">
                 <TextField label="Address" name="address" value={address} onValue={setAddress} required placeholder="192.0.2.53 or [2001:db8::53]:5353" />
-                <SelectField label="TSIG key" value={key || transferKeys[0].name} onValue={setKey} options={transferKeys.map((k) => ({ value: k.name, label: k.name }))} />
+                <SelectField label="TSIG key" value={chosen} onValue={setKey} options={transferKeys.map((k) => ({ value: k.name, label: k.name }))} />
               </div>
             </Form>
           );
