@@ -40,10 +40,7 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
 
   beforeAll(async () => {
     dnsPort = await freePort();
-    // UDP UPDATE answers after the append, which the node:dgram listener can send (the batch addon cannot).
-    process.env.DNS_UDP_BATCH = 'off';
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DNS_THREAD: 'off', DDNS_ZONES: 'dyn.example.net' } });
-    delete process.env.DNS_UDP_BATCH;
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net' } });
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     expect((await app.http.post('/zones', { name: zone, zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)).status).toBe(201);
     const a = await app.http.post('/tsig-keys', { name: 'upd-all.example', purpose: 'update', zones: [zone] }, owner.token);

@@ -153,12 +153,12 @@ export class DnsServer {
   readonly udpResponder: UdpResponder = {
     answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
     sent: (started, answered) => this.udpBatchSent(started, answered),
-    replyLater: (send) => {
-      this.udpReplyLater = send;
+    replyLater: (make) => {
+      this.udpReplyLater = make;
     },
   };
-  /** How to answer the UDP message being handled later (UPDATE), when the listener can. */
-  private udpReplyLater: ((answer: Buffer) => void) | null = null;
+  /** Gives, while a UDP message is answered, a sender for its answer later (UPDATE). */
+  private udpReplyLater: (() => (answer: Buffer) => void) | null = null;
 
   /** A cached response when the question was answered before at this index version, else the full way (then cached). */
   private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
@@ -329,7 +329,9 @@ export class DnsServer {
 
   private answerSpecialUdp(msg: Buffer, peer: PeerAddress, out: Buffer, at: number): number {
     // Copied: the listener reuses `msg`'s buffer once this returns.
-    const answer = this.opts.special!.answerUdp(Buffer.from(msg), peer(), this.udpReplyLater ?? undefined);
+    // An UPDATE is answered once applied; anything else now.
+    const later = (msg[2] >> 3) & 0xf ? this.udpReplyLater?.() : undefined;
+    const answer = this.opts.special!.answerUdp(Buffer.from(msg), peer(), later);
     if (!answer || answer.length > MAX_UDP_ANSWER) return 0;
     answer.copy(out, at);
     return answer.length;

@@ -24,10 +24,10 @@ export interface UdpResponder {
   answer(buf: Buffer, start: number, length: number, peer: PeerAddress, started: number, out: Buffer, at: number): number;
   sent(started: number, answered: number): void;
   /**
-   * Before `answer`, a listener that can send to the query's sender later (node:dgram) hands
-   * over how; null where it cannot (the batch addon sends only within a batch).
+   * Given once: how to get, during `answer`, a sender to the query's sender for an answer
+   * that is not ready now (an UPDATE waits for an append). Costs nothing unless called.
    */
-  replyLater?(send: ((answer: Buffer) => void) | null): void;
+  replyLater?(make: () => (answer: Buffer) => void): void;
 }
 
 export interface UdpListenOptions {
