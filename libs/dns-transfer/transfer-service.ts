@@ -206,7 +206,15 @@ export class TransferService {
   private async transfer(msg: Buffer, m: WireMessage, zone: string, client: string, v: Verified, socket: Socket, write: (b: Buffer) => void): Promise<void> {
     const contents = this.index.contents(zone);
     if (!contents) return write(this.error(msg, m, RCODE.NOTAUTH, v));
-    const apex = Buffer.from(contents.apex, 'latin1');
+    // Owners are compressed against the question (the zone, at offset 12 of every message):
+    // a transfer is mostly owner names, and NSD's answers are this size too.
+    const owners = new Map<string, Buffer>();
+    const ownerOf = (key: string): Buffer => {
+      let bytes = owners.get(key);
+      if (!bytes) owners.set(key, (bytes = compressedOwner(key, contents.apex)));
+      return bytes;
+    };
+    const apex = ownerOf(contents.apex);
     const soa = contents.soa.encoded[0];
     let records: Array<[Buffer, Buffer]>;
     let style: 'incremental' | 'full' | 'current' = 'full';
@@ -221,15 +229,15 @@ export class TransferService {
       records = [[apex, soa]];
       for (const d of deltas) {
         records.push([apex, d.fromSoa]);
-        for (const r of d.removed) records.push([Buffer.from(r.owner, 'latin1'), r.record]);
+        for (const r of d.removed) records.push([ownerOf(r.owner), r.record]);
         records.push([apex, d.toSoa]);
-        for (const r of d.added) records.push([Buffer.from(r.owner, 'latin1'), r.record]);
+        for (const r of d.added) records.push([ownerOf(r.owner), r.record]);
       }
       records.push([apex, soa]);
     } else {
       records = [[apex, soa]];
       for (const { owner, rrset } of contents.rrsets) {
-        const ownerBytes = Buffer.from(owner, 'latin1');
+        const ownerBytes = ownerOf(owner);
         for (const r of rrset.encoded) records.push([ownerBytes, r]);
       }
       records.push([apex, soa]);
@@ -338,6 +346,15 @@ export class TransferService {
     if (next) next();
     else this.running--;
   }
+}
+
+/** Pointer to offset 12: the question's name, the zone. */
+const QUESTION_POINTER = Buffer.from([0xc0, 0x0c]);
+
+/** An owner (wire key) at or below the zone apex as its labels above the apex and a pointer to the question. */
+function compressedOwner(owner: string, apex: string): Buffer {
+  const prefix = owner.length - apex.length;
+  return prefix <= 0 ? QUESTION_POINTER : Buffer.concat([Buffer.from(owner.slice(0, prefix), 'latin1'), QUESTION_POINTER]);
 }
 
 function unsignedCopy(msg: Buffer, tsig: TsigRecord): Buffer {
