@@ -150,4 +150,25 @@ describe('zones (contract §4)', () => {
     }
     expect((await app.http.post('/zones', { name: 'delegated.org' }, other.token)).status).toBe(201);
   });
+
+  it('exports a zone as a BIND master file that imports back unchanged (§18)', async () => {
+    const zone = 'export-me.org';
+    const file = `${ZONE_FILE.replace(/example\.com/g, zone)}wild 600 IN CAA 0 issue "letsencrypt.org"\n*.dyn 60 IN A 192.0.2.9\n_sip._tcp 120 IN SRV 1 2 5060 sip.${zone}.\nlong 60 IN TXT "a \\"quoted\\" word; not a comment" "second"\n`;
+    expect((await app.http.post('/zones', { name: zone, zone_file: file }, owner.token)).status).toBe(201);
+    const res = await app.http.get(`/zones/${zone}/export`, owner.token);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/dns/);
+    expect(res.text).toMatch(new RegExp(`^\\$ORIGIN ${zone}\\.$`, 'm'));
+    expect(res.text).toMatch(/^@ 3600 IN SOA ns1\.example\.net\. /m);
+    expect(res.text).toContain('@ 3600 IN NS ns2.example.net.');
+    const before = (await app.http.get(`/zones/${zone}/records`, owner.token)).body.records;
+    expect(before.length).toBeGreaterThan(6);
+    // Round trip: delete, import the export, same records.
+    expect((await app.http.delete(`/zones/${zone}`, owner.token)).status).toBe(204);
+    expect((await app.http.post('/zones', { name: zone, zone_file: res.text }, owner.token)).status).toBe(201);
+    expect((await app.http.get(`/zones/${zone}/records`, owner.token)).body.records).toEqual(before);
+    // Another account's zone is not found.
+    const foreign = await app.http.get(`/zones/${zone}/export`, other.token);
+    expect([foreign.status, foreign.body.error.code]).toEqual([404, 'not_found']);
+  });
 });

@@ -14,6 +14,7 @@ import { DdnsModule } from '../../libs/ddns/ddns.module';
 import { DomainsModule } from '../../libs/domains/domains.module';
 import { ZonesModule } from '../../libs/zones/zones.module';
 import { DnssecModule } from '../../libs/dnssec/dnssec.module';
+import { TransfersModule } from '../../libs/transfers/transfers.module';
 import { DnsModule } from '../../libs/dns-role/dns.module';
 import { UptimeModule } from '../../libs/uptime/uptime.module';
 import { EmailAuthModule } from '../../libs/email-auth/email-auth.module';
@@ -72,6 +73,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   OperationsModule,
   ZonesModule,
   DnssecModule,
+  TransfersModule,
   DomainsModule,
   DdnsModule,
   DnsModule,

@@ -35,6 +35,9 @@ interface LiveZone {
   seq: number;
 }
 
+/** The serial after `serial` for a change at `at` (ms): its time in seconds, else one more (RFC 1982 arithmetic is not needed before 2106). */
+export const nextSerial = (serial: number, at: number): number => Math.max(Math.floor(at / 1000), serial + 1);
+
 /**
  * Feeds the DNS server's in-memory index as an in-memory consumer on the consumer
  * runtime: every DNS process runs its own from the first event (no lease, no stored
@@ -61,15 +64,24 @@ export class DnsIndexFeeder {
   private imports = 0;
   private readonly hosts = new Map<string, Host>();
   private consumer: CheckpointedConsumer | null = null;
+  /** Zones the event being applied changed: each gets one new serial once it is applied. */
+  private readonly touched = new Set<string>();
   private readonly waiters: Array<{ commit: bigint; resolve: () => void }> = [];
   private readonly signer: ZoneSigner;
 
   constructor(
     private readonly store: EventStore,
     readonly index: ZoneIndex,
-    private readonly options: { ddnsZones: string[]; nameservers: string[]; secretKey?: string; log: (msg: string, extra?: Record<string, unknown>) => void },
+    private readonly options: {
+      ddnsZones: string[];
+      nameservers: string[];
+      secretKey?: string;
+      log: (msg: string, extra?: Record<string, unknown>) => void;
+      /** Another fold over the same subscription (the transfer ACL), given its events before the index. */
+      also?: { handles: ReadonlySet<string>; apply(event: RecordedEvent): void };
+    },
   ) {
-    this.signer = new ZoneSigner(index, options.secretKey, options.log);
+    this.signer = new ZoneSigner(index, options.secretKey, options.log, (zone) => this.signed(zone));
   }
 
   /** Serves the dynamic-DNS zones, then resolves once every event up to the current head is in the index. */
@@ -81,13 +93,17 @@ export class DnsIndexFeeder {
       name: 'dns-index',
       store: this.store,
       from: null,
-      handles: HANDLED,
+      handles: this.options.also ? new Set([...HANDLED, ...this.options.also.handles]) : HANDLED,
       apply: (event) => {
         try {
+          if (this.options.also?.handles.has(event.type)) this.options.also.apply(event);
+          if (!HANDLED.has(event.type)) return;
           this.apply(event);
         } catch (e) {
           // One bad event (a record the index refuses) must not stop DNS for everyone else.
           this.options.log('dns index: event not applied', { type: event.type, stream: event.streamId, error: (e as Error).message });
+        } finally {
+          this.bumpTouched(event.created.getTime());
         }
       },
       batchDone: () => {
@@ -124,9 +140,8 @@ export class DnsIndexFeeder {
   private apply(event: RecordedEvent): void {
     const at = event.created.getTime();
     if (DNSSEC_TYPES.has(event.type)) {
-      const zone = this.signer.apply({ type: event.type, data: event.data } as DnssecEvent);
-      // Keys, signatures and CDS are what the zone serves: the serial moves, as for any change.
-      if (this.zones.has(zone)) this.bumpSerial(zone, at);
+      // Signed when the batch is done (ZoneSigner.flush), and the serial moves then (signed()).
+      this.signer.apply({ type: event.type, data: event.data } as DnssecEvent);
       return;
     }
     const e = { type: event.type, data: event.data } as DomainEventUnion | ZoneEvent | ZoneOverlapAllowed;
@@ -145,7 +160,7 @@ export class DnsIndexFeeder {
       }
       case 'ZoneOverlapAllowed':
         this.allowances.add(e.data.zone, e.data.account_id);
-        this.serveAllowed();
+        this.serveAllowed(at);
         return;
       case 'ZoneRRsetsChanged': {
         const held = this.held.get(e.data.name);
@@ -156,7 +171,7 @@ export class DnsIndexFeeder {
         for (const r of e.data.rrsets) this.index.setRRset(e.data.name, r.subname, r.type, r.ttl, r.records);
         // A host's own addresses win over zone records at the same name.
         this.replaceHostsUnder(e.data.name);
-        this.bumpSerial(e.data.name, at);
+        this.touched.add(e.data.name);
         return;
       }
       case 'ZoneVerified':
@@ -170,7 +185,7 @@ export class DnsIndexFeeder {
         this.index.removeZone(name);
         this.zones.delete(name);
         this.replaceHostsUnder(name);
-        this.serveAllowed();
+        this.serveAllowed(at);
         return;
       }
       case 'DomainCreated': {
@@ -181,7 +196,7 @@ export class DnsIndexFeeder {
           ipv4: d.record_type === 'A' ? d.record_ip : null,
           ipv6: d.record_type === 'AAAA' ? d.record_ip : null,
         });
-        this.placeHost(d.fqdn, at);
+        this.placeHost(d.fqdn);
         return;
       }
       case 'DomainAddressesChanged': {
@@ -192,7 +207,7 @@ export class DnsIndexFeeder {
         const families: Family[] = [...(host.ipv4 !== ipv4 ? ['A' as const] : []), ...(host.ipv6 !== ipv6 ? ['AAAA' as const] : [])];
         host.ipv4 = ipv4;
         host.ipv6 = ipv6;
-        this.placeHost(e.data.fqdn, at, families);
+        this.placeHost(e.data.fqdn, families);
         return;
       }
       case 'DomainDeleted': {
@@ -201,7 +216,7 @@ export class DnsIndexFeeder {
         if (zone) {
           this.index.removeRRset(zone, `${e.data.fqdn}.`, 'A');
           this.index.removeRRset(zone, `${e.data.fqdn}.`, 'AAAA');
-          this.bumpSerial(zone, at);
+          this.touched.add(zone);
         }
         return;
       }
@@ -214,6 +229,8 @@ export class DnsIndexFeeder {
     this.putZone(name, String(accountId), at);
     for (const r of rrsets) this.index.setRRset(name, r.subname, r.type, r.ttl, r.records);
     this.replaceHostsUnder(name);
+    // A serial after the import's records: the transfer journal starts from it (journal.ts).
+    this.touched.add(name);
   }
 
   /**
@@ -238,15 +255,15 @@ export class DnsIndexFeeder {
   }
 
   /** Serves the held zones nothing stands against any more. */
-  private serveAllowed(): void {
+  private serveAllowed(at: number): void {
     for (const [name, rrsets] of this.held) {
       if (this.blocked(name)) continue;
       this.held.delete(name);
-      this.serve(name, this.live.get(name)!.accountId, rrsets.values(), Date.now());
+      this.serve(name, this.live.get(name)!.accountId, rrsets.values(), at);
     }
   }
 
-  private placeHost(fqdn: string, at: number, families: Family[] = ['A', 'AAAA']): void {
+  private placeHost(fqdn: string, families: Family[] = ['A', 'AAAA']): void {
     const host = this.hosts.get(fqdn);
     const zone = longestZoneOf(fqdn, this.zones.keys());
     if (!host || !zone) return; // a host whose zone was deleted is kept but not served
@@ -259,30 +276,45 @@ export class DnsIndexFeeder {
       const address = type === 'A' ? host.ipv4 : host.ipv6;
       this.index.setRRset(zone, `${fqdn}.`, type, host.ttl, address ? [address] : [], owner);
     }
-    this.bumpSerial(zone, at);
+    this.touched.add(zone);
   }
 
   private replaceHostsUnder(zone: string): void {
-    for (const fqdn of this.hosts.keys()) if (isAtOrUnder(fqdn, zone)) this.placeHost(fqdn, 0);
+    for (const fqdn of this.hosts.keys()) if (isAtOrUnder(fqdn, zone)) this.placeHost(fqdn);
   }
 
   private putZone(name: string, accountId: string | null, at: number): void {
-    const serial = Math.max(Math.floor(at / 1000), (this.zones.get(name)?.serial ?? 0) + 1);
+    const serial = nextSerial(this.zones.get(name)?.serial ?? 0, at);
     this.zones.set(name, { accountId, serial });
     this.index.putZone(this.definition(name, accountId, serial));
   }
 
   /**
-   * The SOA serial follows the time of the zone's last change (seconds), bumped at most
-   * once a second: re-encoding the apex for each of thousands of updates a second buys
-   * nothing, as no secondary server transfers these zones.
+   * Every event that changes a zone gives it a new SOA serial (contract §18: secondaries
+   * must see every change): the event's time in seconds, or one more than the last serial
+   * when that is not larger (several changes in a second). Derived from the events in
+   * order, so every DNS process computes the same serials, across restarts too.
    */
-  private bumpSerial(name: string, at: number): void {
-    const zone = this.zones.get(name);
-    const candidate = Math.floor(at / 1000);
-    if (!zone || candidate <= zone.serial) return;
-    zone.serial = candidate;
-    this.index.putZone(this.definition(name, zone.accountId, candidate));
+  private bumpTouched(at: number): void {
+    for (const name of this.touched) {
+      const zone = this.zones.get(name);
+      if (!zone) continue;
+      zone.serial = nextSerial(zone.serial, at);
+      this.index.putZone(this.definition(name, zone.accountId, zone.serial));
+    }
+    this.touched.clear();
+  }
+
+  /**
+   * Keys, signatures, NSEC and CDS are what a zone serves: once they changed, the serial moves
+   * so secondaries transfer them (after the signing, so the IXFR delta carries it). Not derived
+   * from an event's time, as the signing happens after the events: the clock keeps it rising
+   * across restarts, which re-sign every signed zone.
+   */
+  private signed(zone: string): void {
+    if (!this.zones.has(zone)) return;
+    this.touched.add(zone);
+    this.bumpTouched(Date.now());
   }
 
   private definition(name: string, accountId: string | null, serial: number): ZoneDefinition {

@@ -1,8 +1,9 @@
 /** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
 import type { AnsweredQuery } from '../dns-server';
 import type { QueryLogEndpoint } from '../dns-analytics/application/query-log-channel';
-import type { DnsRoleSettings } from './dns-role';
+import type { DnsRoleSettings, TransferActivity } from './dns-role';
 import type { QueryTallyReport } from './query-tally';
+import type { UpdateRequest } from '../dns-transfer/transfer-service';
 
 export interface DnsThreadData extends DnsRoleSettings {
   eventsFile: string;
@@ -23,7 +24,7 @@ export const COMMITS = 0;
 export const SLEEPING = 1;
 
 /** Main thread to worker. */
-export type DnsThreadCommand = 'stop';
+export type DnsThreadCommand = 'stop' | { type: 'update-result'; id: number; rcode: number };
 
 /** Worker to main thread. */
 export type DnsThreadMessage =
@@ -32,4 +33,6 @@ export type DnsThreadMessage =
   | { type: 'tally'; report: QueryTallyReport }
   | { type: 'queries'; batch: AnsweredQuery[] }
   | { type: 'log'; msg: string; extra?: Record<string, unknown> }
+  | { type: 'transfer'; activity: TransferActivity }
+  | { type: 'update'; id: number; request: UpdateRequest }
   | { type: 'stopped' };

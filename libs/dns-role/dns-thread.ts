@@ -76,11 +76,27 @@ if (parentPort) {
   const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog) : null;
   const sink: QuerySink | undefined = channel ?? forward ?? undefined;
   // The tally counts every answer for the metrics; the sink, when there is one, gets them as objects.
-  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally);
+  // UPDATEs are applied by the main thread (appends go through its store); answered by id.
+  const updates = new Map<number, (rcode: number) => void>();
+  let nextUpdate = 0;
+  const role = new DnsRole(store, settings, sink, (msg, extra) => post({ type: 'log', msg, extra }), tally, {
+    activity: (activity) => post({ type: 'transfer', activity }),
+    applyUpdate: (request) =>
+      new Promise<number>((resolve) => {
+        const id = ++nextUpdate;
+        updates.set(id, resolve);
+        post({ type: 'update', id, request });
+      }),
+  });
 
   let stopped = false;
   void followCommits(settings.commits, store, () => stopped);
-  port.on('message', (_stop: DnsThreadCommand) => {
+  port.on('message', (command: DnsThreadCommand) => {
+    if (command !== 'stop') {
+      updates.get(command.id)?.(command.rcode);
+      updates.delete(command.id);
+      return;
+    }
     stopped = true;
     void (async () => {
       await role.stop();

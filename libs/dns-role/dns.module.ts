@@ -12,6 +12,13 @@ import { dnsThreadScript, ThreadedDns } from './threaded-dns';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { loadUdpBatch } from '../dns-server/udp-batch';
 import { supportsReusePort } from '../dns-server/dns-server';
+import { TransferStatus } from '../transfers/application/transfer-status';
+import { TransfersModule } from '../transfers/transfers.module';
+import { TransferActivity } from './dns-role';
+import { CommandBus } from '@nestjs/cqrs';
+import type { UpdateApplier } from '../dns-transfer/transfer-service';
+import { ApplyDnsUpdate } from '../zones/application/zone.handlers';
+import { parseKeySpec } from '../dns-transfer/tsig';
 
 /**
  * Runs the `dns` role when this process has it. On the embedded event store (one process
@@ -31,8 +38,32 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: Metrics,
+    private readonly commands: CommandBus,
     @Optional() @Inject(DNS_QUERY_SINK) private readonly sink?: QuerySink,
+    @Optional() private readonly transferStatus?: TransferStatus,
   ) {}
+
+  /** RFC 2136 UPDATEs from the DNS role, as zone commands (one each, all or nothing). */
+  private readonly applyUpdate: UpdateApplier = (request) => this.commands.execute(new ApplyDnsUpdate(request));
+
+  /** Transfers and NOTIFYs the DNS role reports: counted for /metrics, remembered per secondary. */
+  private transferActivity(): (a: TransferActivity) => void {
+    const refused = this.metrics.counter('dns_transfer_refused_total', 'Zone transfer, signed query and UPDATE attempts refused, by reason', ['reason']);
+    const transfers = this.metrics.counter('dns_transfers_total', 'Zone transfers served, by request type and answer style (incremental, full, current)', ['type', 'style']);
+    const notifies = this.metrics.counter('dns_notify_acknowledged_total', 'NOTIFY messages acknowledged by secondaries');
+    return (a) => {
+      const now = new Date();
+      if (a.kind === 'notify-report') {
+        notifies.inc();
+        this.transferStatus?.notified(a.report.zone, a.report.target, now);
+      } else if (a.report.kind === 'refused') {
+        refused.inc({ reason: a.report.reason });
+      } else {
+        transfers.inc({ type: a.report.type, style: a.report.style });
+        this.transferStatus?.transferred(a.report.zone, a.report.client, a.report.serial, now);
+      }
+    };
+  }
 
   get enabled(): boolean {
     return this.config.roles.includes('dns');
@@ -56,23 +87,28 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     if (!this.enabled) return;
     const log: DnsLog = (msg, extra) => this.logger.warn(msg, extra);
-    const { dnsHost, dnsPort, ddnsZones, nameservers } = this.config;
-    const settings = { dnsHost, dnsPort, ddnsZones, nameservers, secretKey: resolveSecretKey(this.config.secretKey, this.config.dataDir) };
+    const { dnsHost, dnsPort, ddnsZones, nameservers, secondaries, secondaryTsigKey } = this.config;
+    // A wrong SECONDARY_TSIG_KEY stops the start, with the reason.
+    if (secondaryTsigKey) parseKeySpec(secondaryTsigKey);
+    const secretKey = resolveSecretKey(this.config.secretKey, this.config.dataDir);
+    const transfers = { secondaries, secondaryTsigKey, secretKey };
+    const settings = { dnsHost, dnsPort, ddnsZones, nameservers, secretKey, transfers };
     const sink = new DnsMetricsSink(this.metrics, this.sink);
+    const activity = this.transferActivity();
     const script = this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:' ? dnsThreadScript() : null;
     if (!script) {
-      this.runners = [new DnsRole(this.store, settings, sink, log)];
+      this.runners = [new DnsRole(this.store, settings, sink, log, undefined, { activity, applyUpdate: this.applyUpdate })];
       this.boundPort = await this.runners[0].start();
       return;
     }
     const store = this.store as SqliteEventStore;
     const threads = canSharePort(dnsHost) ? this.config.dnsThreads : 1;
-    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log);
+    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log, { activity, applyUpdate: this.applyUpdate });
     this.runners = [first];
     const port = await first.start();
     this.boundPort = port;
     for (let i = 1; i < threads; i++) {
-      const replica = new ThreadedDns(script, store, { ...settings, dnsPort: port, reusePort: true, udpOnly: true }, sink, log);
+      const replica = new ThreadedDns(script, store, { ...settings, dnsPort: port, reusePort: true, udpOnly: true }, sink, log, { activity, applyUpdate: this.applyUpdate });
       this.runners.push(replica);
       await replica.start();
     }
@@ -87,5 +123,5 @@ function canSharePort(host: string): boolean {
   return (isIP(host) !== 0 && process.env.DNS_UDP_BATCH !== 'off' && loadUdpBatch().ok) || supportsReusePort();
 }
 
-@Module({ providers: [DnsService], exports: [DnsService] })
+@Module({ imports: [TransfersModule], providers: [DnsService], exports: [DnsService] })
 export class DnsModule {}

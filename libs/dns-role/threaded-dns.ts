@@ -3,7 +3,8 @@ import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { closeRing } from '../dns-analytics/application/query-ring';
 import { compiledWorkerScript } from '../shared/worker-script';
 import type { DnsMetricsSink } from './dns-metrics.sink';
-import type { DnsLog, DnsRoleRunner, DnsRoleSettings } from './dns-role';
+import type { DnsLog, DnsRoleRunner, DnsRoleSettings, TransferActivity } from './dns-role';
+import type { UpdateApplier } from '../dns-transfer/transfer-service';
 import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
 
 /** Wait between restarts of a DNS thread that died, so a crash loop does not spin. */
@@ -36,7 +37,7 @@ export class ThreadedDns implements DnsRoleRunner {
     private readonly settings: DnsRoleSettings,
     private readonly sink: DnsMetricsSink,
     private readonly log: DnsLog,
-    private readonly options: { pollIntervalMs?: number } = {},
+    private readonly options: { pollIntervalMs?: number; activity?: (a: TransferActivity) => void; applyUpdate?: UpdateApplier } = {},
   ) {}
 
   async start(): Promise<number> {
@@ -81,6 +82,14 @@ export class ThreadedDns implements DnsRoleRunner {
             return;
           case 'log':
             return this.log(m.msg, m.extra);
+          case 'transfer':
+            return this.options.activity?.(m.activity);
+          case 'update': {
+            const apply = this.options.applyUpdate ?? (() => Promise.resolve(5 /* REFUSED */));
+            const answer = (rcode: number) => worker.postMessage({ type: 'update-result', id: m.id, rcode } satisfies DnsThreadCommand);
+            apply(m.request).then(answer, () => answer(2 /* SERVFAIL */));
+            return;
+          }
         }
       });
       worker.on('error', (err) => {

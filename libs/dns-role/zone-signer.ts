@@ -29,6 +29,8 @@ export class ZoneSigner {
     private readonly index: ZoneIndex,
     secretKey: string | undefined,
     private readonly log: (msg: string, extra?: Record<string, unknown>) => void,
+    /** Told when a zone's signed records have changed (signed, re-signed, unsigned): its serial must move. */
+    private readonly onSigned: (zone: string) => void = () => undefined,
   ) {
     this.box = secretKey ? new SecretBox(secretKey) : null;
   }
@@ -64,8 +66,14 @@ export class ZoneSigner {
         const keys = this.keysOf(zone);
         // Only the window moved (a signature refresh): re-sign a slice at a time, not the zone in one go.
         if (signing && this.applied.get(zone) === keys && this.index.isSigned(zone)) {
-          void this.index.refreshSigning(zone, signing).catch((e: Error) => this.log('dnssec: refresh failed', { zone, error: e.message }));
-        } else this.index.setSigning(zone, signing);
+          void this.index.refreshSigning(zone, signing).then(
+            () => this.onSigned(zone),
+            (e: Error) => this.log('dnssec: refresh failed', { zone, error: e.message }),
+          );
+        } else {
+          this.index.setSigning(zone, signing);
+          this.onSigned(zone);
+        }
         this.applied.set(zone, keys);
       } catch (e) {
         this.log('dnssec: zone not signed', { zone, error: (e as Error).message });

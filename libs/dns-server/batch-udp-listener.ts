@@ -32,6 +32,7 @@ export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOption
   const input = socket.input;
   let slot = 0;
   const peer = (): string => socket.peerAddress(slot);
+  respond.replyLater?.(() => socket.laterTo(slot));
   const onReadable = (): void => {
     try {
       for (let turn = 0; turn < BATCHES_PER_TURN; turn++) {

@@ -37,8 +37,15 @@ export function listenDgramUdp(opts: UdpListenOptions, respond: UdpResponder): P
       } catch {
         // The kernel's limit stands; the server works with its default buffer.
       }
+      // The sender of the datagram being answered, for a reply after it (see UdpResponder.replyLater).
+      let current: dgram.RemoteInfo | null = null;
+      respond.replyLater?.(() => {
+        const { port, address } = current!;
+        return (answer) => socket.send(answer, port, address);
+      });
       socket.on('message', (msg, rinfo) => {
         const started = performance.now();
+        current = rinfo;
         const length = respond.answer(msg, 0, msg.length, () => rinfo.address, started, scratch, 0);
         if (length > 0) socket.send(Buffer.from(scratch.subarray(0, length)), rinfo.port, rinfo.address);
         respond.sent(started, length > 0 ? 1 : 0);

@@ -20,11 +20,23 @@ import { wireKeyToName } from './names';
 import { isFieldQuerySink, type AnsweredQuery, type FieldQuerySink, type QuerySink, type Transport } from './query-sink';
 import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
-import { EMPTY_BODY, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type Query } from './wire';
+import { EMPTY_BODY, MAX_UDP_PAYLOAD, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type ParseResult, type Query } from './wire';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
-import { DEFAULT_TCP_LIMITS, TcpConnections } from './tcp-listener';
+import { DEFAULT_TCP_LIMITS, TcpConnections, type TcpClaim } from './tcp-listener';
 
 export { supportsReusePort } from './dgram-udp-listener';
+
+/**
+ * Messages the query path does not serve (zone transfers, TSIG-signed queries, UPDATE,
+ * NOTIFY): libs/dns-transfer answers them. A TCP message it claims gets the connection
+ * until its answer (a whole transfer) is written; the next message waits.
+ */
+export interface SpecialMessages {
+  claims(msg: Buffer, parsed: ParseResult): boolean;
+  /** The answer now, or null for none (then maybe later through `reply`, where the listener can send later). */
+  answerUdp(msg: Buffer, client: string, reply?: (answer: Buffer) => void): Buffer | null;
+  answerTcp(msg: Buffer, client: string, socket: net.Socket): Promise<void>;
+}
 
 export interface DnsServerOptions {
   host: string;
@@ -35,6 +47,8 @@ export interface DnsServerOptions {
   sink?: QuerySink;
   /** Counts answers and their times for the metrics, without an object per query. */
   tally?: AnswerTally;
+  /** Transfers, signed queries, UPDATE (see SpecialMessages). */
+  special?: SpecialMessages;
   /** A TCP connection without a partial query is closed after this long without traffic. */
   tcpIdleTimeoutMs?: number;
   /** A TCP query must be whole this long after its first byte, however slowly bytes come. */
@@ -56,6 +70,8 @@ export interface DnsServerOptions {
 }
 
 const TCP_MAX_MESSAGE = 0xffff;
+/** The room a UDP answer has in the listener's buffer (MAX_UDP_PAYLOAD). */
+const MAX_UDP_ANSWER = MAX_UDP_PAYLOAD;
 const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
 const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
@@ -154,7 +170,12 @@ export class DnsServer {
   readonly udpResponder: UdpResponder = {
     answer: (buf, start, length, peer, started, out, at) => this.answerUdp(buf, start, length, peer, started, out, at),
     sent: (started, answered) => this.udpBatchSent(started, answered),
+    replyLater: (make) => {
+      this.udpReplyLater = make;
+    },
   };
+  /** Gives, while a UDP message is answered, a sender for its answer later (UPDATE). */
+  private udpReplyLater: (() => (answer: Buffer) => void) | null = null;
 
   /** A cached response when the question was answered before at this index version, else the full way (then cached). */
   private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
@@ -229,8 +250,15 @@ export class DnsServer {
     });
   }
 
-  /** One TCP message's framed answer, null when it is not DNS (the connection is then closed). */
-  private answerTcp(msg: Buffer, peer: PeerAddress): Buffer | null {
+  /** One TCP message's framed answer, a claim on the connection (SpecialMessages), or null when it is not DNS (the connection is then closed). */
+  private answerTcp(msg: Buffer, peer: PeerAddress): Buffer | TcpClaim | null {
+    const special = this.opts.special;
+    if (special && special.claims(msg, parseQuery(msg))) {
+      // Copied: `msg` is a view of the connection's buffer, valid only during this call.
+      const message = Buffer.from(msg);
+      const clientIp = peer();
+      return (socket) => special.answerTcp(message, clientIp, socket).catch((err: Error) => this.onError(err));
+    }
     const started = performance.now();
     const responseLength = this.handle(msg, 'tcp', peer, started, this.tcpScratch, 0);
     if (responseLength === 0) return null;
@@ -250,6 +278,7 @@ export class DnsServer {
     this.lastFacts = null;
     try {
       const parsed = parseQuery(msg);
+      if (transport === 'udp' && this.opts.special?.claims(msg, parsed)) return this.answerSpecialUdp(msg, peer, out, at);
       if (!parsed.ok) {
         if (parsed.action === 'drop') return 0;
         const length = writeErrorResponse(out, at, msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
@@ -283,6 +312,16 @@ export class DnsServer {
       this.opts.tally?.count(transport, SERVFAIL);
       return writeErrorResponse(out, at, msg, msg.readUInt16BE(0), msg.readUInt16BE(2), SERVFAIL, 0);
     }
+  }
+
+  private answerSpecialUdp(msg: Buffer, peer: PeerAddress, out: Buffer, at: number): number {
+    // Copied: the listener reuses `msg`'s buffer once this returns.
+    // An UPDATE is answered once applied; anything else now.
+    const later = (msg[2] >> 3) & 0xf ? this.udpReplyLater?.() : undefined;
+    const answer = this.opts.special!.answerUdp(Buffer.from(msg), peer(), later);
+    if (!answer || answer.length > MAX_UDP_ANSWER) return 0;
+    answer.copy(out, at);
+    return answer.length;
   }
 
   /** UDP records wait for their batch to be sent (see udpBatchSent); TCP ones go now. */

@@ -1,5 +1,17 @@
 export { parseRecord, formatRecord, isSupportedType, SUPPORTED_TYPES, type SupportedType, type RecordData } from './rdata';
-export { ZoneIndex, recordWireSize, MAX_RDATA_BYTES, type ZoneDefinition, type SoaFields, type RecordOwner, type LookupResult, type AnswerOwner } from './zone-index';
+export {
+  ZoneIndex,
+  recordWireSize,
+  MAX_RDATA_BYTES,
+  type IndexChange,
+  type EncodedRRset,
+  type ZoneContents,
+  type ZoneDefinition,
+  type SoaFields,
+  type RecordOwner,
+  type LookupResult,
+  type AnswerOwner,
+} from './zone-index';
 export { DnsServer, type DnsServerOptions } from './dns-server';
 export {
   BufferedQuerySink,

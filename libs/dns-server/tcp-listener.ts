@@ -28,10 +28,17 @@ export interface TcpLimits {
 export const DEFAULT_TCP_LIMITS: TcpLimits = { messageDeadlineMs: 3_000, idleTimeoutMs: 10_000, maxConnections: 512, maxPerAddress: 32 };
 
 /**
- * Answers one DNS message (a view valid only during the call): the framed response, or
- * null to close the connection (bytes that are not DNS: the stream is out of step).
+ * Takes a message whose answer is not one framed buffer (a zone transfer, an UPDATE answered
+ * after its append): it writes to the socket itself, and the connection is its own until the
+ * promise settles. Reading stops meanwhile; later messages wait their turn (RFC 7766 order).
  */
-export type TcpResponder = (msg: Buffer, peer: PeerAddress) => Buffer | null;
+export type TcpClaim = (socket: net.Socket) => Promise<void>;
+
+/**
+ * Answers one DNS message (a view valid only during the call): the framed response, a
+ * claim on the connection, or null to close it (bytes that are not DNS: the stream is out of step).
+ */
+export type TcpResponder = (msg: Buffer, peer: PeerAddress) => Buffer | TcpClaim | null;
 
 /** A client that does not read its answers is cut off once this much waits for it. */
 const TCP_MAX_UNREAD = 256 * 1024;
@@ -45,6 +52,8 @@ interface Connection {
   deadline: NodeJS.Timeout | null;
   /** When a message last completed, or the connection opened (performance-free: Date.now()). */
   progressAt: number;
+  /** A claimed message is being answered (see TcpClaim). */
+  busy: boolean;
 }
 
 export class TcpConnections {
@@ -72,7 +81,7 @@ export class TcpConnections {
     if (mine && mine.size >= this.limits.maxPerAddress) this.drop(oldestOf(mine), true);
     if (this.byAge.size >= this.limits.maxConnections) this.drop(this.byAge.values().next().value as Connection, true);
 
-    const conn: Connection = { socket, address, pending: EMPTY, deadline: null, progressAt: Date.now() };
+    const conn: Connection = { socket, address, pending: EMPTY, deadline: null, progressAt: Date.now(), busy: false };
     this.byAge.set(socket, conn);
     if (mine) mine.add(conn);
     else this.byAddress.set(address, new Set([conn]));
@@ -92,34 +101,63 @@ export class TcpConnections {
 
   private receive(conn: Connection, chunk: Buffer, peer: PeerAddress): void {
     let pending = conn.pending.length === 0 ? chunk : Buffer.concat([conn.pending, chunk]);
+    if (conn.busy) return void (conn.pending = pending);
     let completed = false;
-    while (pending.length >= 2) {
+    let claim: TcpClaim | null = null;
+    while (pending.length >= 2 && !claim) {
       const length = pending.readUInt16BE(0);
       if (pending.length < 2 + length) break;
-      const framed = this.respond(pending.subarray(2, 2 + length), peer);
+      const answer = this.respond(pending.subarray(2, 2 + length), peer);
       pending = pending.subarray(2 + length);
       completed = true;
-      if (framed === null) return void this.drop(conn);
-      conn.socket.write(framed);
-      if (conn.socket.writableLength > TCP_MAX_UNREAD) return void this.drop(conn);
-    }
-    conn.pending = pending;
-    if (completed) {
-      conn.progressAt = Date.now();
-      // To the end of the age order: it has just shown it is a live client.
-      this.byAge.delete(conn.socket);
-      this.byAge.set(conn.socket, conn);
-      if (conn.deadline) {
-        clearTimeout(conn.deadline);
-        conn.deadline = null;
+      if (answer === null) return void this.drop(conn);
+      if (typeof answer === 'function') claim = answer;
+      else {
+        conn.socket.write(answer);
+        if (conn.socket.writableLength > TCP_MAX_UNREAD) return void this.drop(conn);
       }
     }
+    conn.pending = pending;
+    if (claim) {
+      // The message is whole: its deadline is over. Writing the answer may take long (a large
+      // transfer to a slow secondary), and no read deadline runs meanwhile.
+      this.progressed(conn);
+      this.serveClaim(conn, claim, peer);
+      return;
+    }
+    if (completed) this.progressed(conn);
     // A message begun and not finished: its clock starts now, and more bytes do not reset it.
     if (pending.length > 0 && !conn.deadline) {
       conn.deadline = setTimeout(() => {
         this.timedOut++;
         this.drop(conn);
       }, this.limits.messageDeadlineMs);
+    }
+  }
+
+  private serveClaim(conn: Connection, claim: TcpClaim, peer: PeerAddress): void {
+    conn.busy = true;
+    conn.socket.pause();
+    void claim(conn.socket)
+      .catch(() => conn.socket.destroy())
+      .finally(() => {
+        conn.busy = false;
+        if (conn.socket.destroyed) return;
+        conn.socket.resume();
+        // Messages that came in meanwhile (pipelined) are answered now, in order.
+        this.receive(conn, EMPTY, peer);
+      });
+  }
+
+  /** A message completed: the connection is live, and its read deadline is over. */
+  private progressed(conn: Connection): void {
+    conn.progressAt = Date.now();
+    // To the end of the age order: it has just shown it is a live client.
+    this.byAge.delete(conn.socket);
+    this.byAge.set(conn.socket, conn);
+    if (conn.deadline) {
+      clearTimeout(conn.deadline);
+      conn.deadline = null;
     }
   }
 

@@ -116,6 +116,21 @@ onLinux('udp-batch addon', () => {
     expect(await Promise.all(answered)).toEqual([['re:one', 're:three'], ['re:two']]);
   });
 
+  it('answers a sender later, after its batch (laterTo: an UPDATE that waits for an append)', async () => {
+    const s = socket();
+    const a = await client();
+    const answered = replies(a, 1);
+    a.send('update', s.port, '127.0.0.1');
+    const senders: Array<(answer: Buffer) => void> = [];
+    expect(await drain(s, 1, (slot) => senders.push(s.laterTo(slot)))).toBe(1);
+    // Another batch in between reuses the slot; the saved sender still reaches the first peer.
+    const b = await client();
+    b.send('other', s.port, '127.0.0.1');
+    expect(await drain(s, 1)).toBe(1);
+    senders[0](Buffer.from('applied'));
+    expect(await answered).toEqual(['applied']);
+  });
+
   it('names each IPv4 sender right when senders alternate (the last-address shortcut)', async () => {
     const s = socket();
     const [one, two] = [await client('udp4', '127.0.0.1'), await client('udp4', '127.0.0.2')];

@@ -14,6 +14,8 @@ interface NativeSocket {
   recv(max: number): number;
   send(count: number): number;
   peerAddress(slot: number): string;
+  peerBytes(slot: number): Buffer;
+  sendTo(data: Buffer, peer: Buffer): number;
   start(onReadable: () => void): void;
   close(): void;
   isClosed(): boolean;
@@ -195,6 +197,14 @@ export class BatchUdpSocket {
   /** Where the next response is to be written in `out` (at most maxResponse bytes). */
   get nextResponseAt(): number {
     return this.queued * this.opts.maxResponse;
+  }
+
+  /** A sender to the peer of `slot` for later, outside any batch (an answer that waits for I/O). */
+  laterTo(slot: number): (answer: Buffer) => void {
+    const peer = this.native.peerBytes(slot);
+    return (answer) => {
+      if (!this.closed) this.native.sendTo(answer, peer);
+    };
   }
 
   /** Queues the `length` bytes at nextResponseAt for the peer of `slot`. */

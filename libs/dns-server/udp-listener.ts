@@ -23,6 +23,11 @@ export type PeerAddress = () => string;
 export interface UdpResponder {
   answer(buf: Buffer, start: number, length: number, peer: PeerAddress, started: number, out: Buffer, at: number): number;
   sent(started: number, answered: number): void;
+  /**
+   * Given once: how to get, during `answer`, a sender to the query's sender for an answer
+   * that is not ready now (an UPDATE waits for an append). Costs nothing unless called.
+   */
+  replyLater?(make: () => (answer: Buffer) => void): void;
 }
 
 export interface UdpListenOptions {

@@ -46,6 +46,7 @@ for (const [name, value] of Object.entries(RCODE)) RCODE_NAMES[value] = name as 
 export const rcodeName = (rcode: number): RcodeName => RCODE_NAMES[rcode] ?? 'SERVFAIL';
 
 const CLASS_IN = 1;
+const QTYPE_TSIG = 250;
 const HEADER = 12;
 /** What we advertise and the most we send over UDP (the DNS flag day 2020 value). */
 export const MAX_UDP_PAYLOAD = 1232;
@@ -73,6 +74,8 @@ export interface Query {
   /** Client's advertised UDP payload size, 0 without EDNS. */
   udpSize: number;
   dnssecOk: boolean;
+  /** Carries a TSIG record (RFC 8945): answered by the transfer path, which verifies and signs. */
+  signed: boolean;
 }
 
 /** `drop`: not worth an answer (too short to echo an id, or itself a response). */
@@ -105,6 +108,7 @@ export function parseQuery(msg: Buffer): ParseResult {
   let ednsVersion = 0;
   let udpSize = 0;
   let dnssecOk = false;
+  let signed = false;
   for (let i = 0; i < ancount + nscount + arcount; i++) {
     const nameLen = skipName(msg, at);
     if (nameLen < 0 || at + nameLen + 10 > msg.length) return fail(RCODE.FORMERR, questionEnd);
@@ -119,6 +123,8 @@ export function parseQuery(msg: Buffer): ParseResult {
       udpSize = msg.readUInt16BE(rrAt + 2);
       ednsVersion = msg[rrAt + 5];
       dnssecOk = (msg.readUInt16BE(rrAt + 6) & 0x8000) !== 0;
+    } else if (type === QTYPE_TSIG) {
+      signed = true;
     }
     at = rrAt + 10 + rdlength;
   }
@@ -127,7 +133,7 @@ export function parseQuery(msg: Buffer): ParseResult {
   const key = msg.toString('latin1', HEADER, nameEnd).toLowerCase();
   return {
     ok: true,
-    query: { id, flags, questionEnd, key, qtype, qclass, edns, ednsVersion, udpSize, dnssecOk },
+    query: { id, flags, questionEnd, key, qtype, qclass, edns, ednsVersion, udpSize, dnssecOk, signed },
   };
 }
 

@@ -60,7 +60,34 @@ export interface LookupResult extends AnswerOwner {
   additionals: Answer[];
 }
 
-export interface RRset {
+/** An RRset as the index holds it: records encoded from the type field on (owner written per message). Immutable once built. */
+export interface EncodedRRset {
+  type: number;
+  ttl: number;
+  encoded: Buffer[];
+}
+
+/**
+ * A change of what a zone serves, for the transfer journal (IXFR) and NOTIFY
+ * (libs/dns-transfer). `owner` is a wire key. A zone's SOA change (`zone`) closes the
+ * changes before it; `created` marks a zone new to the index.
+ */
+export type IndexChange =
+  | { kind: 'zone'; zone: string; serial: number; soa: EncodedRRset; created: boolean }
+  | { kind: 'rrset'; zone: string; owner: string; before: EncodedRRset | null; after: EncodedRRset | null }
+  | { kind: 'removed'; zone: string };
+
+/** Everything a zone serves, for a full transfer (AXFR): the apex SOA apart. */
+export interface ZoneContents {
+  zone: string;
+  /** Wire key of the apex. */
+  apex: string;
+  serial: number;
+  soa: EncodedRRset;
+  rrsets: Array<{ owner: string; rrset: EncodedRRset }>;
+}
+
+export interface RRset extends EncodedRRset {
   type: number;
   ttl: number;
   texts: string[];
@@ -94,6 +121,8 @@ export interface Zone {
   signing: ZoneSigning | null;
   /** The NSEC chain: the signed zone's names in canonical order, the apex first. */
   chain: string[];
+  /** Told of every DNSSEC-only RRset written (zone-signing.ts), for the index's observers. */
+  signedChange?: (owner: string, before: RRset | undefined, after: RRset | undefined) => void;
 }
 
 export type Placed = { owner: string | null; rrset: RRset };
@@ -153,6 +182,28 @@ export class ZoneIndex {
   private frontSigned = new Map<string, Map<number, Prepared>>();
   private frontSignedEntries = 0;
   private changes = 0;
+  private readonly observers: Array<(change: IndexChange) => void> = [];
+
+  /** Tells `observer` about every change of served data from now on (the transfer journal). */
+  observe(observer: (change: IndexChange) => void): void {
+    this.observers.push(observer);
+  }
+
+  private emit(change: IndexChange): void {
+    for (const observer of this.observers) observer(change);
+  }
+
+  /** The zone's records as served now, for AXFR; null when the index has no such zone. */
+  contents(zoneName: string): ZoneContents | null {
+    const zone = this.zones.get(wireKey(canonicalName(zoneName)));
+    if (!zone) return null;
+    const soa = zone.nodes.get(zone.key)!.rrsets.get(QTYPE.SOA)!;
+    const rrsets: ZoneContents['rrsets'] = [];
+    for (const node of zone.nodes.values()) {
+      for (const rrset of node.rrsets.values()) if (rrset !== soa) rrsets.push({ owner: node.key, rrset });
+    }
+    return { zone: zone.name, apex: zone.key, serial: zone.def.soa.serial, soa, rrsets };
+  }
 
   /**
    * Moves on every change to the index: answers computed at another version may be stale
@@ -193,6 +244,9 @@ export class ZoneIndex {
       cache: new Map(),
       signing: existing?.signing ?? null,
       chain: existing?.chain ?? [],
+      signedChange: (owner, before, after) => {
+        if (this.observers.length > 0) this.emit({ kind: 'rrset', zone: name, owner, before: before ?? null, after: after ?? null });
+      },
     };
     const apex = zone.nodes.get(key) ?? { key, rrsets: new Map(), owner: null };
     apex.rrsets.set(QTYPE.SOA, soa);
@@ -201,6 +255,7 @@ export class ZoneIndex {
     this.zones.set(key, zone);
     signApex(zone);
     this.changed();
+    if (!existing || existing.def.soa.serial !== def.soa.serial) this.emit({ kind: 'zone', zone: name, serial: def.soa.serial, soa, created: !existing });
   }
 
   /**
@@ -249,8 +304,9 @@ export class ZoneIndex {
   }
 
   removeZone(name: string): void {
-    this.zones.delete(wireKey(canonicalName(name)));
+    if (!this.zones.delete(wireKey(canonicalName(name)))) return;
     this.changed();
+    this.emit({ kind: 'removed', zone: canonicalName(name) });
   }
 
   hasZone(name: string): boolean {
@@ -294,7 +350,9 @@ export class ZoneIndex {
       if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME)) throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
     }
     const target = node ?? { key, rrsets: new Map(), owner: null };
-    target.rrsets.set(typeNumber, encodeRRset(typeName, ttl, [...unique.values()]));
+    const before = target.rrsets.get(typeNumber) ?? null;
+    const after = encodeRRset(typeName, ttl, [...unique.values()]);
+    target.rrsets.set(typeNumber, after);
     if (owner !== undefined) target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
     if (!node) {
       zone.nodes.set(key, target);
@@ -305,6 +363,7 @@ export class ZoneIndex {
     signChange(zone, key, typeNumber, newCut);
     zone.cache = new Map();
     this.changed();
+    this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after });
   }
 
   removeRRset(zoneName: string, ownerName: string, type: string): void {
@@ -314,15 +373,19 @@ export class ZoneIndex {
     const typeNumber = TYPE_NUMBERS.get(type.toUpperCase());
     const node = zone.nodes.get(key);
     if (!node || typeNumber === undefined || (key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA))) return;
-    if (!node.rrsets.delete(typeNumber)) return;
+    const before = node.rrsets.get(typeNumber);
+    if (!before || !node.rrsets.delete(typeNumber)) return;
     if (typeNumber === QTYPE.NS) zone.cuts.delete(key);
     if (onlyDnssecLeft(node)) {
+      // Its signatures and NSEC go with it.
+      for (const rrset of node.rrsets.values()) zone.signedChange?.(key, rrset, undefined);
       zone.nodes.delete(key);
       countExisting(zone, key, -1);
     }
     signChange(zone, key, typeNumber, typeNumber === QTYPE.NS);
     zone.cache = new Map();
     this.changed();
+    this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after: null });
   }
 
   /** The records at one name, as presentation text, for tests and diagnostics. */

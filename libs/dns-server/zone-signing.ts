@@ -98,6 +98,18 @@ function inChain(zone: Zone, key: string): boolean {
   return cut === null || cut === key;
 }
 
+/**
+ * Every write of a DNSSEC-only RRset (RRSIG, NSEC, DNSKEY, CDS, CDNSKEY) goes through here, so
+ * the index's observers (the IXFR journal) see signatures and the NSEC chain change with the
+ * data they cover: a signed zone transfers signed, by AXFR and by IXFR.
+ */
+function put(zone: Zone, node: Node, type: number, rrset: RRset | undefined): void {
+  const before = node.rrsets.get(type);
+  if (rrset) node.rrsets.set(type, rrset);
+  else if (!node.rrsets.delete(type)) return;
+  zone.signedChange?.(node.key, before, rrset);
+}
+
 function signRRset(zone: Zone, key: string, rrset: RRset, ttl = rrset.ttl): Buffer[] {
   const signing = zone.signing!;
   const owner = Buffer.from(key, 'latin1');
@@ -112,8 +124,7 @@ function signNode(zone: Zone, node: Node): void {
     rrset.sigs = zone.signing && signable(zone, node.key, rrset.type) ? signRRset(zone, node.key, rrset) : [];
     all.push(...rrset.sigs);
   }
-  if (all.length > 0) node.rrsets.set(QTYPE.RRSIG, { ...rawRRset(QTYPE.RRSIG, 0, []), encoded: all });
-  else node.rrsets.delete(QTYPE.RRSIG);
+  put(zone, node, QTYPE.RRSIG, all.length > 0 ? { ...rawRRset(QTYPE.RRSIG, 0, []), encoded: all } : undefined);
 }
 
 /** Re-signs one RRset and the node's RRSIG RRset. */
@@ -122,8 +133,7 @@ function signOne(zone: Zone, node: Node, type: number): void {
   if (rrset) rrset.sigs = signable(zone, node.key, type) ? signRRset(zone, node.key, rrset) : [];
   const all: Buffer[] = [];
   for (const r of node.rrsets.values()) if (r.type !== QTYPE.RRSIG) all.push(...r.sigs);
-  if (all.length > 0) node.rrsets.set(QTYPE.RRSIG, { ...rawRRset(QTYPE.RRSIG, 0, []), encoded: all });
-  else node.rrsets.delete(QTYPE.RRSIG);
+  put(zone, node, QTYPE.RRSIG, all.length > 0 ? { ...rawRRset(QTYPE.RRSIG, 0, []), encoded: all } : undefined);
 }
 
 /** NSEC TTL: the negative-caching TTL (RFC 9077), as the SOA in negative answers. */
@@ -142,7 +152,7 @@ function setNsec(zone: Zone, index: number): void {
   );
   const previous = node.rrsets.get(QTYPE.NSEC);
   if (previous && previous.encoded.length === 1 && rdataOf(previous.encoded[0]).equals(rdata) && previous.ttl === nsecTtl(zone) && previous.sigs.length > 0) return;
-  node.rrsets.set(QTYPE.NSEC, rawRRset(QTYPE.NSEC, nsecTtl(zone), [rdata]));
+  put(zone, node, QTYPE.NSEC, rawRRset(QTYPE.NSEC, nsecTtl(zone), [rdata]));
   signOne(zone, node, QTYPE.NSEC);
 }
 
@@ -154,8 +164,7 @@ function setApexKeys(zone: Zone): void {
     [QTYPE.CDS, s.cds],
     [QTYPE.CDNSKEY, s.cdnskey],
   ] as const) {
-    if (rdatas.length > 0) apex.rrsets.set(type, rawRRset(type, s.keyTtl, rdatas));
-    else apex.rrsets.delete(type);
+    put(zone, apex, type, rdatas.length > 0 ? rawRRset(type, s.keyTtl, rdatas) : undefined);
   }
 }
 
@@ -165,7 +174,7 @@ function setApexKeys(zone: Zone): void {
 export function signZone(zone: Zone): void {
   if (!zone.signing) {
     for (const node of zone.nodes.values()) {
-      for (const t of SIGNED_ONLY) node.rrsets.delete(t);
+      for (const t of SIGNED_ONLY) put(zone, node, t, undefined);
       for (const r of node.rrsets.values()) r.sigs = [];
     }
     zone.negativeSoa.sigs = [];
@@ -175,10 +184,10 @@ export function signZone(zone: Zone): void {
   setApexKeys(zone);
   zone.chain = [...zone.nodes.keys()].filter((k) => inChain(zone, k)).sort(canonicalCompare);
   const listed = new Set(zone.chain);
-  for (const node of zone.nodes.values()) if (!listed.has(node.key)) stripNode(node);
+  for (const node of zone.nodes.values()) if (!listed.has(node.key)) stripNode(zone, node);
   for (let i = 0; i < zone.chain.length; i++) {
     const node = zone.nodes.get(zone.chain[i])!;
-    node.rrsets.delete(QTYPE.NSEC);
+    put(zone, node, QTYPE.NSEC, undefined);
     setNsec(zone, i);
     signNode(zone, node);
   }
@@ -197,9 +206,9 @@ export function resignNames(zone: Zone, keys: string[]): void {
   }
 }
 
-function stripNode(node: Node): void {
-  node.rrsets.delete(QTYPE.RRSIG);
-  node.rrsets.delete(QTYPE.NSEC);
+function stripNode(zone: Zone, node: Node): void {
+  put(zone, node, QTYPE.RRSIG, undefined);
+  put(zone, node, QTYPE.NSEC, undefined);
   for (const r of node.rrsets.values()) r.sigs = [];
 }
 
@@ -240,7 +249,7 @@ export function signChange(zone: Zone, key: string, type: number, cutsChanged: b
     setNsec(zone, at);
   } else if (!belongs && listed) {
     chain.splice(at, 1);
-    if (node) stripNode(node);
+    if (node) stripNode(zone, node);
     setNsec(zone, at - 1);
     return;
   }

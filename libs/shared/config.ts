@@ -34,6 +34,10 @@ export interface AppConfig {
   smtpPort: number;
   ddnsZones: string[];
   nameservers: string[];
+  /** The operator's secondaries (ns2…nsN): `IP[:port]`, allowed to transfer every zone and NOTIFYed of every change (contract §18). */
+  secondaries: string[];
+  /** Their TSIG key, `name:algorithm:base64secret`. */
+  secondaryTsigKey: string | null;
   acmeDirectoryUrl: string | null;
   acmeCaCert: string | null;
   acmePropagationDelayMs: number;
@@ -140,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
     nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
+    secondaries: list(env.SECONDARIES),
+    secondaryTsigKey: env.SECONDARY_TSIG_KEY || null,
     acmeDirectoryUrl: env.ACME_DIRECTORY_URL || null,
     acmeCaCert: env.ACME_CA_CERT || null,
     acmePropagationDelayMs: int(env.ACME_PROPAGATION_DELAY_MS, 5000, 'ACME_PROPAGATION_DELAY_MS'),

@@ -1,4 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 export interface DigAnswer {
   /** The response code dig printed (NOERROR, NXDOMAIN, REFUSED…). */
@@ -9,11 +12,21 @@ export interface DigAnswer {
   flags: string[];
 }
 
-/** One query with Debian's `dig` to the service's DNS server on 127.0.0.1 (UDP unless `tcp`). */
-export function dig(port: number, name: string, type: string, options: { tcp?: boolean } = {}): DigAnswer {
-  const out = execFileSync('dig', ['@127.0.0.1', '-p', String(port), '+time=2', '+tries=1', '+noall', '+comments', '+answer', options.tcp ? '+tcp' : '+notcp', name, type], {
-    encoding: 'utf8',
-  });
+const digArgs = (port: number, name: string, type: string, options: { tcp?: boolean }) => [
+  '@127.0.0.1',
+  '-p',
+  String(port),
+  '+time=2',
+  '+tries=1',
+  '+noall',
+  '+comments',
+  '+answer',
+  options.tcp ? '+tcp' : '+notcp',
+  name,
+  type,
+];
+
+function parseDig(out: string): DigAnswer {
   const status = /status: ([A-Z]+)/.exec(out)?.[1];
   if (!status) throw new Error(`dig gave no status: ${out}`);
   const answers = out
@@ -22,4 +35,15 @@ export function dig(port: number, name: string, type: string, options: { tcp?: b
     .map((l) => l.split(/\s+/).slice(4).join(' '));
   const flags = (/;; flags: ([a-z ]*);/.exec(out)?.[1] ?? '').split(' ').filter(Boolean);
   return { status, answers, flags };
+}
+
+/** One query with Debian's `dig` to the service's DNS server on 127.0.0.1 (UDP unless `tcp`). */
+export function dig(port: number, name: string, type: string, options: { tcp?: boolean } = {}): DigAnswer {
+  return parseDig(execFileSync('dig', digArgs(port, name, type, options), { encoding: 'utf8' }));
+}
+
+/** dig() without blocking the event loop: for a service whose DNS runs on the test's own thread (DNS_THREAD=off). */
+export async function digAsync(port: number, name: string, type: string, options: { tcp?: boolean } = {}): Promise<DigAnswer> {
+  const { stdout } = await execFileAsync('dig', digArgs(port, name, type, options), { encoding: 'utf8' });
+  return parseDig(stdout);
 }

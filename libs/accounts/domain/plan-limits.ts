@@ -12,7 +12,7 @@ export interface PlanLimits {
   ddnsHosts: number;
   /** The seed's monitoring limits (contract §6). */
   monitoredDomains: number;
-  /** Future features (contract §17–19): the figures are decided, the features read them from here. */
+  /** Contract §18–19 features of Pro and Elite. */
   tsigKeys: number | null;
   webhookEndpoints: number | null;
 }
@@ -25,12 +25,15 @@ export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = {
 };
 
 export type CountedLimit = 'zones' | 'recordsPerZone' | 'ddnsHosts';
+/** Limits a 403 `limit_reached` can name: the counted ones and those of Pro/Elite features. */
+export type NamedLimit = CountedLimit | 'tsigKeys';
 
-const LIMIT_NAMES: Record<CountedLimit, string> = {
+const LIMIT_NAMES: Record<NamedLimit, string> = {
   zones: 'Zone limit',
   recordsPerZone: 'Record limit per zone',
   ddnsHosts: 'Dynamic-DNS host limit',
+  tsigKeys: 'TSIG key limit',
 };
 
 /** 403 `limit_reached` naming the limit and its figure (contract §1, §16): "Zone limit reached for your plan (10)". */
-export const limitReached = (what: CountedLimit, limit: number) => forbidden('limit_reached', `${LIMIT_NAMES[what]} reached for your plan (${limit.toLocaleString('en-US')})`);
+export const limitReached = (what: NamedLimit, limit: number) => forbidden('limit_reached', `${LIMIT_NAMES[what]} reached for your plan (${limit.toLocaleString('en-US')})`);

@@ -11,6 +11,7 @@ import { badRequest, conflict, notFound, validationFailed } from '../../shared/e
 import { parseMasterFile } from '../domain/master-file';
 import { RRsetInput } from '../domain/rrsets';
 import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
+import { DnsUpdate, DnsUpdateRefused, UPDATE_RCODE, UpdatePermission } from '../domain/dns-update';
 import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
 import { ZoneQuota } from './zone-quota';
 import { ZoneVerifier } from './zone-verifier';
@@ -258,4 +259,36 @@ export class PublishManagedTxtHandler extends ZoneCommandBase implements IComman
   }
 }
 
-export const ZONE_COMMAND_HANDLERS = [ImportZoneHandler, UpsertZoneRecordsHandler, VerifyZoneHandler, DeleteZoneHandler, PublishManagedTxtHandler];
+/** An RFC 2136 UPDATE the DNS role read and authorised (TSIG key covering the zone); answers the RCODE. */
+export class ApplyDnsUpdate {
+  constructor(readonly request: { zone: string; update: DnsUpdate; allow: UpdatePermission[]; keyName: string; client: string }) {}
+}
+
+@CommandHandler(ApplyDnsUpdate)
+export class ApplyDnsUpdateHandler extends ZoneCommandBase implements ICommandHandler<ApplyDnsUpdate, number> {
+  constructor(
+    runner: CommandRunner,
+    reservations: Reservations,
+    @Inject(CLOCK) clock: Clock,
+    private readonly quota: ZoneQuota,
+  ) {
+    super(runner, reservations, clock);
+  }
+
+  async execute({ request }: ApplyDnsUpdate): Promise<number> {
+    const claim = await this.reservations.holder(ZONE_NAME, zoneNameStream(normalizeZoneName(request.zone)));
+    if (!claim) return UPDATE_RCODE.NOTAUTH;
+    // One command, so the update is in the audit log, analytics, signing and transfers like any API change.
+    const caller: ZoneCaller = { accountId: claim.account_id, actor: `tsig:${request.keyName}`, sourceIp: request.client };
+    try {
+      const recordLimit = await this.quota.recordLimit(claim.account_id);
+      await this.run(caller, claim.zone_id, (at) => ({ type: 'ApplyDnsUpdate', update: request.update, allow: request.allow, recordLimit, at }));
+      return UPDATE_RCODE.NOERROR;
+    } catch (e) {
+      if (e instanceof DnsUpdateRefused) return e.rcode;
+      throw e;
+    }
+  }
+}
+
+export const ZONE_COMMAND_HANDLERS = [ImportZoneHandler, UpsertZoneRecordsHandler, VerifyZoneHandler, DeleteZoneHandler, PublishManagedTxtHandler, ApplyDnsUpdateHandler];

@@ -1,6 +1,7 @@
 import { Decider, unreachable } from '../../shared/decider';
 import { conflict, notFound } from '../../shared/errors';
 import { checkRecordLimit } from './record-limit';
+import { DnsUpdate, DnsUpdateRefused, planDnsUpdate, UPDATE_RCODE, UpdatePermission } from './dns-update';
 import { applyRRsets, canonicalRRset, MIN_TTL, RRsetInput } from './rrsets';
 import { RRset, rrsetKey, ZoneEvent } from './zone.events';
 
@@ -34,7 +35,9 @@ export type ZoneCommand =
   | { type: 'RemoveRecordValues'; accountId: number; rrtype: string; sets: RecordValues[]; at: string }
   | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
   | { type: 'DeleteZone'; accountId: number; at: string }
-  | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; recordLimit?: number; at: string };
+  | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; recordLimit?: number; at: string }
+  /** RFC 2136 UPDATE (contract §18): all or nothing; refusals throw DnsUpdateRefused with the RCODE. */
+  | { type: 'ApplyDnsUpdate'; update: DnsUpdate; allow: UpdatePermission[]; recordLimit?: number; at: string };
 
 /**
  * TXT data another context manages at one name (email authentication: `v=spf1` at the apex,
@@ -168,6 +171,16 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
           return { subname, type: 'TXT', ttl: current?.ttl ?? command.ttl, records: [...new Set([...kept, ...changes.flatMap((c) => c.records)])] };
         });
         return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, recordLimit: command.recordLimit, at: command.at }, state);
+      }
+      case 'ApplyDnsUpdate': {
+        if (!live(state)) throw new DnsUpdateRefused(UPDATE_RCODE.NOTAUTH, 'not a zone of the service');
+        const rrsets = planDnsUpdate(state.rrsets, command.update, command.allow);
+        try {
+          return zoneDecider.decide({ type: 'UpsertRRsets', accountId: state.accountId, rrsets, recordLimit: command.recordLimit, at: command.at }, state);
+        } catch (e) {
+          // What the records API refuses (a CNAME beside other data, bad rdata): refused as a whole.
+          throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, (e as Error).message);
+        }
       }
       default:
         return unreachable(command);

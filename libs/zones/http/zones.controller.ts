@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { DeleteZone, ImportZone, UpsertZoneRecords, VerifyZone, ZoneCaller } from '../application/zone.handlers';
@@ -31,6 +32,15 @@ export class ZonesController {
   async get(@CurrentPrincipal() p: Principal, @Param('zone') zone: string) {
     const doc = await this.queries.get(p.accountId, zone);
     return { ...zoneView(doc), records: recordsView(doc) };
+  }
+
+  /** The zone as a BIND master file (contract §18); the import reads it back unchanged. */
+  @Get(':zone/export')
+  @Header('Content-Type', 'text/dns; charset=utf-8')
+  @ApiProduces('text/dns')
+  @ApiResponse({ status: 200, description: 'The zone in BIND master-file format (RFC 1035 §5), without DNSSEC records', content: { 'text/dns': { schema: { type: 'string' } } } })
+  async export(@CurrentPrincipal() p: Principal, @Param('zone') zone: string): Promise<string> {
+    return this.queries.exportZone(p.accountId, zone);
   }
 
   @Post(':zone/verify')

@@ -470,6 +470,45 @@ static napi_value peer_address(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* peerBytes(slot): a copy of the slot's sender address (sockaddr bytes), for sendTo after the batch. */
+static napi_value peer_bytes(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  Socket* s = unwrap(env, info, &argc, argv);
+  if (!s) return NULL;
+  uint32_t slot;
+  if (argc < 1 || !arg_uint32(env, argv[0], "slot", &slot)) return NULL;
+  if (slot >= s->max_batch) {
+    napi_throw_range_error(env, NULL, "slot out of range");
+    return NULL;
+  }
+  void* data;
+  CHECK(env, napi_create_buffer_copy(env, s->recv_msgs[slot].msg_hdr.msg_namelen, &s->peers[slot], &data, &result));
+  return result;
+}
+
+/* sendTo(data, peer): one datagram to a saved peer, now: an answer that was not ready
+ * within its batch (an RFC 2136 UPDATE waits for an append). Returns bytes sent or -errno. */
+static napi_value send_to(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], result;
+  Socket* s = unwrap(env, info, &argc, argv);
+  if (!s) return NULL;
+  if (s->fd < 0) return throw_closed(env);
+  void* data;
+  size_t length;
+  void* peer;
+  size_t peer_length;
+  if (argc < 2 || napi_get_buffer_info(env, argv[0], &data, &length) != napi_ok || napi_get_buffer_info(env, argv[1], &peer, &peer_length) != napi_ok ||
+      peer_length > sizeof(struct sockaddr_storage)) {
+    napi_throw_type_error(env, NULL, "sendTo(data, peer) takes two Buffers");
+    return NULL;
+  }
+  ssize_t sent = sendto(s->fd, data, length, MSG_DONTWAIT, (const struct sockaddr*)peer, (socklen_t)peer_length);
+  CHECK(env, napi_create_int32(env, sent < 0 ? -errno : (int32_t)sent, &result));
+  return result;
+}
+
 static void on_poll(uv_poll_t* handle, int status, int events) {
   (void)status;
   (void)events;
@@ -577,6 +616,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"recv", NULL, recv_batch, NULL, NULL, NULL, napi_default, NULL},
       {"send", NULL, send_batch, NULL, NULL, NULL, napi_default, NULL},
       {"peerAddress", NULL, peer_address, NULL, NULL, NULL, napi_default, NULL},
+      {"peerBytes", NULL, peer_bytes, NULL, NULL, NULL, napi_default, NULL},
+      {"sendTo", NULL, send_to, NULL, NULL, NULL, napi_default, NULL},
       {"start", NULL, start, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL},
       {"isClosed", NULL, is_closed, NULL, NULL, NULL, napi_default, NULL},

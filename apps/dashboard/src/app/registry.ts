@@ -10,6 +10,7 @@ import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
 import { zoneScreens } from '../features/zones';
+import { transferScreens } from '../features/transfers';
 import type { ScreenDef } from './screen';
 
 /**
@@ -25,6 +26,7 @@ export const SCREENS: ScreenDef[] = [
   ...uptimeScreens,
   ...emailReportScreens,
   ...keyScreens,
+  ...transferScreens,
   ...accountScreens,
   ...auditScreens,
   ...certificateScreens,

@@ -13,6 +13,7 @@ import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
 import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
 import { DnssecCard } from './dnssec';
+import { ZoneSecondaries } from '../transfers';
 
 /** The values of an RRset, one per line, as the zone table and the removal confirmation show them. */
 const RecordValues = ({ values }: { values: string[] }) => (
@@ -206,7 +207,7 @@ function RRsetEditor({
   );
 }
 
-function ZoneScreen({ params }: ScreenProps) {
+function ZoneScreen({ params, account }: ScreenProps) {
   const path = `/zones/${seg(params.zone)}`;
   const zone = useResource(() => api.get<Zone>(path), [params.zone]);
   /** The RRset being edited, `adding` for new records, null when the form is closed. */
@@ -301,6 +302,14 @@ function ZoneScreen({ params }: ScreenProps) {
             )}
           </section>
           <DnssecCard zone={z.name} />
+          <section class="card" aria-labelledby="export">
+            <h2 id="export">Export</h2>
+            <p>The zone as a BIND master file, which the import reads back unchanged.</p>
+            <a class="button" href={`${path}/export`} download={`${z.name}.zone`}>
+              Download zone file
+            </a>
+          </section>
+          {(account.plan === 'pro' || account.plan === 'elite') && <ZoneSecondaries zone={z.name} />}
           <section class="card" aria-labelledby="danger">
             <h2 id="danger">Delete the zone</h2>
             <p>The DNS server stops answering for it at once.</p>
