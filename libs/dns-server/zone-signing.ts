@@ -110,10 +110,10 @@ function put(zone: Zone, node: Node, type: number, rrset: RRset | undefined): vo
   zone.signedChange?.(node.key, before, rrset);
 }
 
-function signRRset(zone: Zone, key: string, rrset: RRset, ttl = rrset.ttl): Buffer[] {
+function signRRset(zone: Zone, key: string, rrset: RRset): Buffer[] {
   const signing = zone.signing!;
   const owner = Buffer.from(key, 'latin1');
-  return signing.sign(owner, rrset.type, rrset.ttl, rrset.encoded.map(rdataOf)).map((r) => rawRecord(QTYPE.RRSIG, ttl, r));
+  return signing.sign(owner, rrset.type, rrset.ttl, rrset.encoded.map(rdataOf)).map((r) => rawRecord(QTYPE.RRSIG, rrset.ttl, r));
 }
 
 /** Signs (or unsigns) every RRset at a node and rebuilds its RRSIG RRset. */
@@ -212,11 +212,13 @@ function stripNode(zone: Zone, node: Node): void {
   for (const r of node.rrsets.values()) r.sigs = [];
 }
 
-/** The SOA in negative answers has the negative TTL; its RRSIGs are made for it, over the SOA's own TTL. */
+/** The SOA in negative answers has the negative TTL, with the apex SOA's signatures (made over the SOA's own TTL). */
 export function signNegativeSoa(zone: Zone): void {
   if (!zone.signing) return;
+  // The apex SOA's own signatures (just made): an RRSIG covers the original TTL, not the one
+  // it is served with. No second signing, and the same bytes a secondary serves from a transfer.
   const apexSoa = zone.nodes.get(zone.key)!.rrsets.get(QTYPE.SOA)!;
-  zone.negativeSoa.sigs = signRRset(zone, zone.key, apexSoa, zone.negativeSoa.ttl);
+  zone.negativeSoa.sigs = apexSoa.sigs.map((sig) => rawRecord(QTYPE.RRSIG, zone.negativeSoa.ttl, rdataOf(sig)));
 }
 
 /** After putZone replaced the apex SOA and NS: sign them (the apex NSEC does not change). */
