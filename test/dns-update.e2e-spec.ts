@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
 import * as dgram from 'node:dgram';
 import { signMessage } from '../libs/dns-transfer/tsig';
+import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { digAsync } from './support/dig';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
@@ -38,9 +39,14 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
       [`server 127.0.0.1 ${dnsPort}`, `zone ${zone}`, ...lines, 'send', ''].join('\n'),
     );
 
+  /** "The world" (the public view of the zone) for verification, so hosts can live in the zone. */
+  const world = new ZoneIndex();
+  const worldServer = new DnsServer({ host: '127.0.0.1', port: 0, index: world });
+
   beforeAll(async () => {
     dnsPort = await freePort();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net' } });
+    const { port } = await worldServer.start();
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${port}` } });
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     expect((await app.http.post('/zones', { name: zone, zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)).status).toBe(201);
     const a = await app.http.post('/tsig-keys', { name: 'upd-all.example', purpose: 'update', zones: [zone] }, owner.token);
@@ -52,7 +58,10 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
     );
     limited = { name: 'upd-acme.example', secret: b.body.secret };
   });
-  afterAll(() => app.close());
+  afterAll(async () => {
+    await app.close();
+    await worldServer.stop();
+  });
 
   it('nsupdate adds and deletes records with prerequisites, over UDP (sent on to TCP) and TCP', async () => {
     const add = await nsupdate(full, 'hmac-sha256', [
@@ -144,5 +153,32 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
     expect((await app.http.get('/metrics')).text).toMatch(/dns_transfer_refused_total\{reason="replayed"\} 1/);
     client.close();
     expect(await answers(`u.${zone}`, 'A')).toEqual(['192.0.2.9']);
+  });
+
+  it('prerequisites see the dynamic-DNS hosts in the zone, and their addresses are not the UPDATE’s to change', async () => {
+    const { verification } = (await app.http.get(`/zones/${zone}`, owner.token)).body;
+    world.putZone({
+      name: zone,
+      ownerAccountId: null,
+      soa: { mname: 'ns1.old-provider.net', rname: `hostmaster.${zone}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 60,
+      nameservers: ['ns1.old-provider.net'],
+    });
+    world.setRRset(zone, '_account-dns-verify', 'TXT', 60, [`"${verification.record_value}"`]);
+    expect((await app.http.post(`/zones/${zone}/verify`, undefined, owner.token)).body.status).toBe('verified');
+    const host = await app.http.post('/api/domains', { fqdn: `router.${zone}`, record_type: 'A', record_ip: '198.51.100.7' }, owner.token);
+    expect(host.status).toBe(201);
+    expect(await answers(`router.${zone}`, 'A')).toEqual(['198.51.100.7']);
+
+    // The host's name is in use, its A RRset exists with its address: a TXT beside it is fine.
+    const txt = await nsupdate(full, 'hmac-sha256', [`prereq yxrrset router.${zone} A 198.51.100.7`, `update add router.${zone} 300 TXT "home router"`]);
+    expect(txt.output).not.toMatch(/status|failed|refused/i);
+    expect(await answers(`router.${zone}`, 'TXT')).toEqual(['"home router"']);
+    const free = await nsupdate(full, 'hmac-sha256', [`prereq nxdomain router.${zone}`, `update add router.${zone} 300 TXT "other"`]);
+    expect(free.output).toMatch(/YXDOMAIN/);
+    // Its address belongs to the host (DDNS and the hosts API): REFUSED, nothing changed.
+    const address = await nsupdate(full, 'hmac-sha256', [`update add router.${zone} 300 A 192.0.2.99`]);
+    expect(address.output).toMatch(/REFUSED/);
+    expect(await answers(`router.${zone}`, 'A')).toEqual(['198.51.100.7']);
   });
 });

@@ -5,6 +5,7 @@ import { ZoneOwnership } from './application/zone-ownership.service';
 import { ZoneOwnershipReport } from './application/zone-ownership-report';
 import { ZoneQueries } from './application/zone.queries';
 import { ZoneQuota } from './application/zone-quota';
+import { ZoneHosts } from './application/zone-hosts';
 import { ZoneVerifier } from './application/zone-verifier';
 import { ZonesAdminController } from './http/zones-admin.controller';
 import { ZonesController } from './http/zones.controller';
@@ -12,7 +13,7 @@ import { ZonesController } from './http/zones.controller';
 @Module({
   imports: [AccountsModule],
   controllers: [ZonesController, ZonesAdminController],
-  providers: [ZoneQueries, ZoneQuota, ZoneVerifier, ZoneOwnership, ZoneOwnershipReport, ...ZONE_COMMAND_HANDLERS],
+  providers: [ZoneQueries, ZoneQuota, ZoneHosts, ZoneVerifier, ZoneOwnership, ZoneOwnershipReport, ...ZONE_COMMAND_HANDLERS],
   exports: [ZoneQueries],
 })
 export class ZonesModule {}

@@ -14,6 +14,7 @@ import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/
 import { DnsUpdate, DnsUpdateRefused, UPDATE_RCODE, UpdatePermission } from '../domain/dns-update';
 import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
 import { ZoneQuota } from './zone-quota';
+import { ZoneHosts } from './zone-hosts';
 import { ZoneVerifier } from './zone-verifier';
 import { ZoneOwnership } from './zone-ownership.service';
 import { conflictMessage } from '../domain/zone-ownership';
@@ -271,6 +272,7 @@ export class ApplyDnsUpdateHandler extends ZoneCommandBase implements ICommandHa
     reservations: Reservations,
     @Inject(CLOCK) clock: Clock,
     private readonly quota: ZoneQuota,
+    private readonly hosts: ZoneHosts,
   ) {
     super(runner, reservations, clock);
   }
@@ -282,7 +284,8 @@ export class ApplyDnsUpdateHandler extends ZoneCommandBase implements ICommandHa
     const caller: ZoneCaller = { accountId: claim.account_id, actor: `tsig:${request.keyName}`, sourceIp: request.client };
     try {
       const recordLimit = await this.quota.recordLimit(claim.account_id);
-      await this.run(caller, claim.zone_id, (at) => ({ type: 'ApplyDnsUpdate', update: request.update, allow: request.allow, recordLimit, at }));
+      const hosts = await this.hosts.addressRRsets(claim.account_id, normalizeZoneName(request.zone));
+      await this.run(caller, claim.zone_id, (at) => ({ type: 'ApplyDnsUpdate', update: request.update, allow: request.allow, hosts, recordLimit, at }));
       return UPDATE_RCODE.NOERROR;
     } catch (e) {
       if (e instanceof DnsUpdateRefused) return e.rcode;

@@ -96,3 +96,28 @@ describe('RFC 2136 UPDATE on the zone decider', () => {
     expect(rcodeOf(apply({}), [])).toBe(UPDATE_RCODE.NOTAUTH);
   });
 });
+
+describe('RFC 2136 UPDATE and the dynamic-DNS hosts in the zone', () => {
+  const hosts: RRset[] = [{ subname: 'home', type: 'A', ttl: 60, records: ['198.51.100.7'] }];
+  const withHosts = (update: Partial<DnsUpdate>): ZoneCommand => ({ ...apply(update), hosts }) as ZoneCommand;
+
+  it('prerequisites see a host as the DNS server serves it', () => {
+    expect(rcodeOf(withHosts({ prerequisites: [{ kind: 'name-in-use', name: 'home' }], updates: [{ kind: 'add', name: 'home', type: 'TXT', ttl: 300, record: '"x"' }] }))).toBe(
+      UPDATE_RCODE.NOERROR,
+    );
+    expect(rcodeOf(withHosts({ prerequisites: [{ kind: 'name-not-in-use', name: 'home' }] }))).toBe(UPDATE_RCODE.YXDOMAIN);
+    expect(rcodeOf(withHosts({ prerequisites: [{ kind: 'rrset-absent', name: 'home', type: 'A' }] }))).toBe(UPDATE_RCODE.YXRRSET);
+    expect(rcodeOf(withHosts({ prerequisites: [{ kind: 'rrset-exists-value', name: 'home', type: 'A', records: ['198.51.100.7'] }] }))).toBe(UPDATE_RCODE.NOERROR);
+    // Without the hosts the same name is free: what the fix is about.
+    expect(rcodeOf(apply({ prerequisites: [{ kind: 'name-not-in-use', name: 'home' }] }))).toBe(UPDATE_RCODE.NOERROR);
+  });
+
+  it('a host’s addresses are not the UPDATE’s to change; its other types are', () => {
+    expect(rcodeOf(withHosts({ updates: [{ kind: 'add', name: 'home', type: 'A', ttl: 300, record: '192.0.2.9' }] }))).toBe(UPDATE_RCODE.REFUSED);
+    expect(rcodeOf(withHosts({ updates: [{ kind: 'delete-name', name: 'home' }] }))).toBe(UPDATE_RCODE.REFUSED);
+    spec
+      .given([imported(ZONE)])
+      .when(withHosts({ updates: [{ kind: 'add', name: 'home', type: 'TXT', ttl: 300, record: '"router"' }] }))
+      .then([changed([{ subname: 'home', type: 'TXT', ttl: 300, records: ['"router"'] }])]);
+  });
+});

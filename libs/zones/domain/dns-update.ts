@@ -58,9 +58,16 @@ export const permitted = (allow: UpdatePermission[], name: string, type: string)
  * Checks the prerequisites (RFC 2136 §3.2) on `rrsets`, then the permissions (§3.3), then
  * applies the updates in order (§3.4) and returns the RRsets that change ([] records:
  * deleted). Throws DnsUpdateRefused with the RCODE. The apex SOA and NS are the
- * service's and always exist.
+ * service's and always exist; `hosts` are the A/AAAA RRsets of the account's dynamic-DNS
+ * hosts in the zone, which prerequisites see and updates may not change.
  */
-export function planDnsUpdate(rrsets: ReadonlyMap<string, RRset>, update: DnsUpdate, allow: UpdatePermission[]): RRsetInput[] {
+export function planDnsUpdate(zoneRRsets: ReadonlyMap<string, RRset>, update: DnsUpdate, allow: UpdatePermission[], hosts: readonly RRset[] = []): RRsetInput[] {
+  // Prerequisites see the zone as the DNS server serves it: a dynamic-DNS host's addresses win
+  // over zone records at its name (dns-index-feeder.ts).
+  const served = new Map(zoneRRsets);
+  for (const h of hosts) served.set(rrsetKey(h), h);
+  const hostNames = new Set(hosts.map((h) => h.subname));
+  const rrsets: ReadonlyMap<string, RRset> = served;
   const at = (name: string) => [...rrsets.values()].filter((r) => r.subname === name);
   const exists = (name: string, type: string) => (name === '' && (type === 'SOA' || type === 'NS')) || rrsets.has(rrsetKey({ subname: name, type }));
   const byRRset = new Map<string, { name: string; type: string; records: string[] }>();
@@ -99,13 +106,16 @@ export function planDnsUpdate(rrsets: ReadonlyMap<string, RRset>, update: DnsUpd
     if (type && DNSSEC_TYPES.has(type)) throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `${type} records are the signer's`);
     if (u.name === '' && (type === 'SOA' || type === 'NS')) throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, 'the apex SOA and NS are the service’s');
     const types = type ? [type] : at(u.name).map((r) => r.type);
+    if (hostNames.has(u.name) && types.some((t) => t === 'A' || t === 'AAAA')) {
+      throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `${u.name} is a dynamic-DNS host: its addresses change through DDNS or the hosts API`);
+    }
     for (const t of types) if (!permitted(allow, u.name, t)) throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `the key may not change ${t} at ${u.name || '@'}`);
   }
 
   const next = new Map<string, RRsetInput>();
   const current = (name: string, type: string): RRsetInput => {
     const key = rrsetKey({ subname: name, type });
-    const have = next.get(key) ?? rrsets.get(key);
+    const have = next.get(key) ?? zoneRRsets.get(key);
     return have ? { ...have, records: [...have.records] } : { subname: name, type, ttl: MIN_TTL, records: [] };
   };
   for (const u of update.updates) {
@@ -123,7 +133,8 @@ export function planDnsUpdate(rrsets: ReadonlyMap<string, RRset>, update: DnsUpd
         next.set(rrsetKey({ subname: u.name, type: u.type }), { ...current(u.name, u.type), records: [] });
         break;
       case 'delete-name':
-        for (const r of [...at(u.name), ...[...next.values()].filter((n) => n.subname === u.name)]) next.set(rrsetKey(r), { ...current(u.name, r.type), records: [] });
+        for (const r of [...[...zoneRRsets.values()].filter((z) => z.subname === u.name), ...[...next.values()].filter((n) => n.subname === u.name)])
+          next.set(rrsetKey(r), { ...current(u.name, r.type), records: [] });
         break;
       case 'delete-record': {
         const r = current(u.name, u.type);

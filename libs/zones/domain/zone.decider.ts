@@ -37,7 +37,7 @@ export type ZoneCommand =
   | { type: 'DeleteZone'; accountId: number; at: string }
   | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; recordLimit?: number; at: string }
   /** RFC 2136 UPDATE (contract §18): all or nothing; refusals throw DnsUpdateRefused with the RCODE. */
-  | { type: 'ApplyDnsUpdate'; update: DnsUpdate; allow: UpdatePermission[]; recordLimit?: number; at: string };
+  | { type: 'ApplyDnsUpdate'; update: DnsUpdate; allow: UpdatePermission[]; hosts?: RRset[]; recordLimit?: number; at: string };
 
 /**
  * TXT data another context manages at one name (email authentication: `v=spf1` at the apex,
@@ -174,7 +174,7 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
       }
       case 'ApplyDnsUpdate': {
         if (!live(state)) throw new DnsUpdateRefused(UPDATE_RCODE.NOTAUTH, 'not a zone of the service');
-        const rrsets = planDnsUpdate(state.rrsets, command.update, command.allow);
+        const rrsets = planDnsUpdate(state.rrsets, command.update, command.allow, command.hosts);
         try {
           return zoneDecider.decide({ type: 'UpsertRRsets', accountId: state.accountId, rrsets, recordLimit: command.recordLimit, at: command.at }, state);
         } catch (e) {
