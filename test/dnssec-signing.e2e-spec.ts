@@ -47,7 +47,7 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     const key = generateKey(algorithm);
     const tag = keyTag(dnskeyRdata(CSK_FLAGS, algorithm, key.publicKey));
     const served = [{ tag, algorithm, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(algorithm, key.privateKeyDer) }];
-    index.setSigning(ZONE, zoneSigning(ZONE, served, WINDOW, { kind: 'none' }, 3600));
+    await index.setSigning(ZONE, zoneSigning(ZONE, served, WINDOW, { kind: 'none' }, 3600));
     ds = [dsText(ZONE, 3600, dsRdata(ZONE, dnskeyRdata(CSK_FLAGS, algorithm, key.publicKey)))];
     server = new DnsServer({ host: '127.0.0.1', port: 0, index });
     port = (await server.start()).port;
@@ -157,7 +157,7 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
   it('a zone signed by a key the DS does not name is bogus: unbound answers SERVFAIL', async () => {
     const other = generateKey(algorithm);
     const tag = keyTag(dnskeyRdata(CSK_FLAGS, algorithm, other.publicKey));
-    index.setSigning(
+    await index.setSigning(
       ZONE,
       zoneSigning(ZONE, [{ tag, algorithm, flags: CSK_FLAGS, publicKey: other.publicKey, sign: signerFor(algorithm, other.privateKeyDer) }], WINDOW, { kind: 'none' }, 3600),
     );

@@ -65,15 +65,12 @@ export class ZoneSigner {
         const signing = this.signingOf(zone);
         const keys = this.keysOf(zone);
         // Only the window moved (a signature refresh): re-sign a slice at a time, not the zone in one go.
-        if (signing && this.applied.get(zone) === keys && this.index.isSigned(zone)) {
-          void this.index.refreshSigning(zone, signing).then(
-            () => this.onSigned(zone),
-            (e: Error) => this.log('dnssec: refresh failed', { zone, error: e.message }),
-          );
-        } else {
-          this.index.setSigning(zone, signing);
-          this.onSigned(zone);
-        }
+        const refresh = signing && this.applied.get(zone) === keys && this.index.isSigned(zone);
+        // Signed a slice at a time (ZoneIndex.setSigning); the serial moves once it is done.
+        void (refresh ? this.index.refreshSigning(zone, signing) : this.index.setSigning(zone, signing)).then(
+          () => this.onSigned(zone),
+          (e: Error) => this.log(refresh ? 'dnssec: refresh failed' : 'dnssec: zone not signed', { zone, error: e.message }),
+        );
         this.applied.set(zone, keys);
       } catch (e) {
         this.log('dnssec: zone not signed', { zone, error: (e as Error).message });

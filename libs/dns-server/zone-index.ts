@@ -9,7 +9,20 @@ import type { Answer } from 'dns-packet';
 import { canonicalName, hostnameProblem, isAtOrBelow, parentOffset, wireKey, wireKeyToName } from './names';
 import { isSupportedType, parseRecord, formatRecord, RawRdata, type RecordData } from './rdata';
 import { Body, EMPTY_BODY, QTYPE, RCODE, buildResponse, parseQuery, type RcodeName, rcodeName } from './wire';
-import { addProof, chainProofs, nodataProof, onlyDnssecLeft, resignNames, resolveSigned, signApex, signChange, signNegativeSoa, signZone, type ZoneSigning } from './zone-signing';
+import {
+  addProof,
+  beginSigning,
+  chainProofs,
+  nodataProof,
+  onlyDnssecLeft,
+  resolveSigned,
+  signApex,
+  signChange,
+  signNames,
+  signNegativeSoa,
+  unsignZone,
+  type ZoneSigning,
+} from './zone-signing';
 
 export interface SoaFields {
   mname: string;
@@ -259,44 +272,52 @@ export class ZoneIndex {
   }
 
   /**
-   * Signs the zone with these keys and window, re-signing everything (a key or window change),
-   * or with null strips every DNSSEC record from it. Later changes are signed as they come.
+   * Signs the zone with these keys and window, re-signing everything (a key change, or signing
+   * turned on), or with null strips every DNSSEC record from it. The apex and the NSEC chain at
+   * once, then the other names `slice` at a time, yielding to the event loop between slices so
+   * answers never wait for a whole zone's signatures (zone-signing.ts beginSigning says why
+   * that is safe). Later changes are signed as they come. Resolves when every name is signed,
+   * or early when the zone's signing is replaced meanwhile or the zone goes.
    */
-  setSigning(zoneName: string, signing: ZoneSigning | null): void {
+  async setSigning(zoneName: string, signing: ZoneSigning | null, slice = 256): Promise<void> {
     const zone = this.requireZone(zoneName);
     zone.signing = signing;
-    signZone(zone);
-    zone.cache = new Map();
-    this.changed();
+    if (!signing) unsignZone(zone);
+    const rest = signing ? beginSigning(zone) : [];
+    this.resigned(zone);
+    await this.signGradually(zone.key, signing, rest, true, slice);
   }
 
   /**
    * A new signature window with the same keys (a refresh): changes from now on are signed with
-   * it at once, and the zone's names are re-signed `slice` at a time, yielding to the event loop
-   * between slices so answers never wait for a whole zone's signatures. Signatures not yet redone
-   * stay valid (a refresh comes days before they expire). Stops when the zone's signing is
-   * replaced meanwhile (a key change re-signs everything anyway) or the zone goes.
+   * it at once, and the zone's names are re-signed `slice` at a time, as setSigning does.
+   * Signatures not yet redone stay valid (a refresh comes days before they expire).
    */
   async refreshSigning(zoneName: string, signing: ZoneSigning, slice = 256): Promise<void> {
-    const key = wireKey(canonicalName(zoneName));
-    const start = this.zones.get(key);
-    if (!start?.signing) return this.setSigning(zoneName, signing);
+    const start = this.zones.get(wireKey(canonicalName(zoneName)));
+    if (!start?.signing) return this.setSigning(zoneName, signing, slice);
     start.signing = signing;
-    const names = [...start.nodes.keys()];
+    await this.signGradually(start.key, signing, [...start.nodes.keys()], false, slice);
+  }
+
+  private async signGradually(key: string, signing: ZoneSigning | null, names: string[], rebuildNsec: boolean, slice: number): Promise<void> {
     for (let at = 0; at < names.length; at += slice) {
+      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const zone = this.zones.get(key);
       if (!zone || zone.signing !== signing) return;
-      resignNames(zone, names.slice(at, at + slice));
-      zone.cache = new Map();
-      this.changed();
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      signNames(zone, names.slice(at, at + slice), rebuildNsec);
+      this.resigned(zone);
     }
     const zone = this.zones.get(key);
-    if (zone?.signing === signing) {
+    if (zone?.signing === signing && signing && !rebuildNsec) {
       signNegativeSoa(zone);
-      zone.cache = new Map();
-      this.changed();
+      this.resigned(zone);
     }
+  }
+
+  private resigned(zone: Zone): void {
+    zone.cache = new Map();
+    this.changed();
   }
 
   isSigned(zoneName: string): boolean {

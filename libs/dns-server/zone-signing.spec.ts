@@ -18,7 +18,7 @@ describe('zone signing in the index', () => {
     expect(sortNames(['b.example', 'example', 'a.b.example', 'ab.example'])).toEqual(['example', 'ab.example', 'b.example', 'a.b.example']);
   });
 
-  it('keeps the NSEC chain whole through adds and removes, and strips everything when unsigned', () => {
+  it('keeps the NSEC chain whole through adds and removes, and strips everything when unsigned', async () => {
     const index = new ZoneIndex();
     index.putZone({
       name: 'chain.test',
@@ -29,7 +29,7 @@ describe('zone signing in the index', () => {
     });
     const key = generateKey(13);
     const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)), algorithm: 13, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(13, key.privateKeyDer) };
-    index.setSigning('chain.test', zoneSigning('chain.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600));
+    await index.setSigning('chain.test', zoneSigning('chain.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600));
     const next = (name: string) => index.lookup(name, 'NSEC').answers.find((a) => a.type === 'NSEC')?.data as { nextDomain: string } | undefined;
     expect(next('chain.test')?.nextDomain).toBe('chain.test');
     index.setRRset('chain.test', 'b', 'A', 60, ['192.0.2.2']);
@@ -57,12 +57,12 @@ describe('zone signing in the index', () => {
       ['SOA', 2],
       ['RRSIG', null],
     ]);
-    index.setSigning('chain.test', null);
+    await index.setSigning('chain.test', null);
     expect(index.lookup('a.chain.test', 'A', true).answers.map((a) => a.type)).toEqual(['A']);
     expect(index.lookup('chain.test', 'DNSKEY').kind).toBe('nodata');
   });
 
-  it('maintains exactly the NSEC chain a fresh signing builds, through random adds and removes (delegations included)', () => {
+  it('maintains exactly the NSEC chain a fresh signing builds, through random adds and removes (delegations included)', async () => {
     const def = {
       name: 'rand.test',
       ownerAccountId: null,
@@ -75,7 +75,7 @@ describe('zone signing in the index', () => {
     const signing = zoneSigning('rand.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600);
     const live = new ZoneIndex();
     live.putZone(def);
-    live.setSigning('rand.test', signing);
+    await live.setSigning('rand.test', signing);
     const names = ['a', 'b', 'a.b', 'x.a.b', 'c', '*.c', 'd.c', 'sub', 'ns.sub', 'deep.x.y', 'z', '_tcp.z'];
     const types = ['A', 'TXT', 'NS'];
     const state = new Map<string, string[]>();
@@ -100,7 +100,7 @@ describe('zone signing in the index', () => {
       const [name, type] = k.split('|');
       fresh.setRRset('rand.test', name, type, 60, records);
     }
-    fresh.setSigning('rand.test', signing);
+    await fresh.setSigning('rand.test', signing);
     const view = (index: ZoneIndex) =>
       ['', ...names, 'nope', 'q.nope.c'].map((n) => {
         const fqdn = n ? `${n}.rand.test` : 'rand.test';
@@ -110,6 +110,43 @@ describe('zone signing in the index', () => {
         return [fqdn, nsec.kind, strip(nsec.answers), nx.kind, strip(nx.authorities).sort()];
       });
     expect(view(live)).toEqual(view(fresh));
+  });
+
+  it('re-signs a large zone under a new key a slice at a time: the apex and DNSKEY at once, old signatures served meanwhile', async () => {
+    const index = new ZoneIndex();
+    index.putZone({
+      name: 'roll.test',
+      ownerAccountId: null,
+      soa: { mname: 'ns.roll.test', rname: 'h.roll.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 3600,
+      nameservers: ['ns.example.net'],
+    });
+    for (let i = 0; i < 300; i++) index.setRRset('roll.test', `h${i}`, 'A', 60, ['192.0.2.1']);
+    const signerOf = (key: ReturnType<typeof generateKey>) => ({
+      tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)),
+      algorithm: 13,
+      flags: CSK_FLAGS,
+      publicKey: key.publicKey,
+      sign: signerFor(13, key.privateKeyDer),
+    });
+    const [oldKey, newKey] = [signerOf(generateKey(13)), signerOf(generateKey(13))];
+    const window = { inception: 0, expiration: 2 ** 31 };
+    await index.setSigning('roll.test', zoneSigning('roll.test', [oldKey], window, { kind: 'none' }, 3600));
+    const tags = () =>
+      new Set(
+        Array.from({ length: 300 }, (_, i) => {
+          const sig = index.lookup(`h${i}.roll.test`, 'A', true).answers.find((a) => a.type === 'RRSIG') as { data: { keyTag: number } } | undefined;
+          return sig?.data.keyTag;
+        }),
+      );
+    expect(tags()).toEqual(new Set([oldKey.tag]));
+    // The switch to the new key (in a rollover the old one stays published meanwhile, RFC 7583).
+    const rolled = index.setSigning('roll.test', zoneSigning('roll.test', [newKey], window, { kind: 'none' }, 3600), 100);
+    const apexSig = index.lookup('roll.test', 'SOA', true).answers.find((a) => a.type === 'RRSIG') as { data: { keyTag: number } };
+    expect(apexSig.data.keyTag).toBe(newKey.tag);
+    expect(tags()).toEqual(new Set([oldKey.tag, newKey.tag])); // part done: the DNS thread answers in between
+    await rolled;
+    expect(tags()).toEqual(new Set([newKey.tag]));
   });
 
   it('refreshes the signature window a slice at a time, old signatures served meanwhile, all new at the end', async () => {
@@ -125,7 +162,7 @@ describe('zone signing in the index', () => {
     const key = generateKey(15);
     const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)), algorithm: 15, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(15, key.privateKeyDer) };
     const signingFor = (expiration: number) => zoneSigning('big.test', [signer], { inception: 0, expiration }, { kind: 'none' }, 3600);
-    index.setSigning('big.test', signingFor(1_000_000_000));
+    await index.setSigning('big.test', signingFor(1_000_000_000));
     const expirations = () =>
       new Set(
         Array.from({ length: 300 }, (_, i) => {

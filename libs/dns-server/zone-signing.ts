@@ -172,37 +172,54 @@ function setApexKeys(zone: Zone): void {
 
 /** Signs the whole zone with its current ZoneSigning, or strips every signed record when it has none. */
 export function signZone(zone: Zone): void {
-  if (!zone.signing) {
-    for (const node of zone.nodes.values()) {
-      for (const t of SIGNED_ONLY) put(zone, node, t, undefined);
-      for (const r of node.rrsets.values()) r.sigs = [];
-    }
-    zone.negativeSoa.sigs = [];
-    zone.chain = [];
-    return;
+  if (!zone.signing) return unsignZone(zone);
+  signNames(zone, beginSigning(zone), true);
+}
+
+/** Strips every DNSSEC record: no cryptography, so always done in one go. */
+export function unsignZone(zone: Zone): void {
+  for (const node of zone.nodes.values()) {
+    for (const t of SIGNED_ONLY) put(zone, node, t, undefined);
+    for (const r of node.rrsets.values()) r.sigs = [];
   }
+  zone.negativeSoa.sigs = [];
+  zone.chain = [];
+}
+
+/**
+ * The start of signing a whole zone with its current ZoneSigning (a key change, or signing
+ * turned on): the keys at the apex, the NSEC chain, the apex signed. Returns the other names,
+ * to sign with signNames, all at once or a slice at a time (ZoneIndex.setSigning): names not
+ * reached yet keep their old signatures, which stay valid while their key is published (RFC
+ * 7583: a key is withdrawn only after a wait), or have none yet in a zone being signed for
+ * the first time, which validators treat as insecure until its DS is at the parent.
+ */
+export function beginSigning(zone: Zone): string[] {
   setApexKeys(zone);
   zone.chain = [...zone.nodes.keys()].filter((k) => inChain(zone, k)).sort(canonicalCompare);
   const listed = new Set(zone.chain);
   for (const node of zone.nodes.values()) if (!listed.has(node.key)) stripNode(zone, node);
-  for (let i = 0; i < zone.chain.length; i++) {
-    const node = zone.nodes.get(zone.chain[i])!;
-    put(zone, node, QTYPE.NSEC, undefined);
-    setNsec(zone, i);
-    signNode(zone, node);
-  }
+  signNames(zone, [zone.key], true);
   signNegativeSoa(zone);
+  return zone.chain.slice(1);
 }
 
 /**
- * Re-signs these names with the zone's current ZoneSigning (a new signature window, the same
- * keys): one slice of a gradual refresh, whose other names keep their still valid signatures.
+ * Signs these names with the zone's current ZoneSigning: their RRsets, and their NSEC (made
+ * anew when `rebuildNsec`, after the chain was rebuilt; else kept, as in a refresh, and made
+ * only where missing). Names that left the chain meanwhile are skipped.
  */
-export function resignNames(zone: Zone, keys: string[]): void {
+export function signNames(zone: Zone, keys: string[], rebuildNsec = false): void {
   if (!zone.signing) return;
   for (const key of keys) {
+    const at = floorIndex(zone.chain, key);
     const node = zone.nodes.get(key);
-    if (node && node.rrsets.has(QTYPE.NSEC)) signNode(zone, node);
+    if (zone.chain[at] !== key || !node) continue;
+    if (rebuildNsec || !node.rrsets.has(QTYPE.NSEC)) {
+      put(zone, node, QTYPE.NSEC, undefined);
+      setNsec(zone, at);
+    }
+    signNode(zone, node);
   }
 }
 
