@@ -209,6 +209,16 @@ describe('audit export with a hash chain (contract §19)', () => {
     expect(anonymous.body.error.code).toBe('unauthorized');
   });
 
+  it('is described in /openapi.json', async () => {
+    const doc = (await app.http.get('/openapi.json')).body;
+    const op = doc.paths['/account/audit/export'].get;
+    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['format', 'from', 'to']);
+    expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/x-ndjson', 'text/csv']);
+    expect(op.responses['400']).toBeDefined();
+    expect(op.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/admin/audit/entries'].post.security).toEqual([{ admin_token: [] }]);
+  });
+
   it('audit:verify passes a real export (JSON Lines, CSV, a window) and one cut at either end', async () => {
     const full = (await exportOf(ann.token, '?format=jsonl')).text;
     const lines = linesOf(full);
