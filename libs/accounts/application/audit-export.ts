@@ -47,19 +47,31 @@ export class AuditExportQueries {
   /**
    * The entries up to the chain head as the export starts (so an export ends at a definite
    * entry while writes go on), keyset-paged by position: each page is one indexed query
-   * (ORDER BY … LIMIT in SQL on the embedded store), so a window costs its own size.
+   * (ORDER BY … LIMIT in SQL on the embedded store). A window is first turned into positions
+   * through the `occurred_at` index (the first entry at or after `from`, the first at or after
+   * `to`), so it costs its own size, not the history before or after it; the time filter
+   * stays on every page. Entry times follow positions (the store stamps them at commit).
    */
   async *pages(accountId: number, window: AuditWindow): AsyncGenerator<AuditEventDoc[]> {
     const head = await this.projections.readModel(AUDIT_CHAIN_HEADS).findOne({ _id: accountId });
     if (!head) return;
+    const events = this.projections.readModel(AUDIT_EVENTS);
+    const firstAtOrAfter = async (instant: string | undefined): Promise<number | null> => {
+      if (instant === undefined) return null;
+      const doc = await events.findOne({ account_id: accountId, occurred_at: { $gte: instant } }, { sort: { occurred_at: 1 }, projection: { position: 1 } });
+      return doc ? doc.position : Infinity;
+    };
+    const start = await firstAtOrAfter(window.from);
+    const end = await firstAtOrAfter(window.to);
+    const last = Math.min(head.position, end === null ? Infinity : end - 1);
     const occurred: Record<string, string> = {};
     if (window.from !== undefined) occurred.$gte = window.from;
     if (window.to !== undefined) occurred.$lt = window.to;
-    let after = -1;
-    for (;;) {
-      const filter: Record<string, unknown> = { account_id: accountId, position: { $gt: after, $lte: head.position } };
+    let after = start === null ? -1 : start - 1;
+    while (after < last) {
+      const filter: Record<string, unknown> = { account_id: accountId, position: { $gt: after, $lte: last } };
       if (window.from !== undefined || window.to !== undefined) filter.occurred_at = occurred;
-      const page = await this.projections.readModel(AUDIT_EVENTS).find(filter, { sort: { position: 1 }, limit: PAGE });
+      const page = await events.find(filter, { sort: { position: 1 }, limit: PAGE });
       if (page.length > 0) yield page;
       if (page.length < PAGE) return;
       after = page[page.length - 1].position;
