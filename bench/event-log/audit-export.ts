@@ -8,11 +8,13 @@
  *     and MB/s as the client reads the stream, the server's RSS before and its peak during;
  *   - the same export of a window holding the last ~1% of the entries (O(window), not O(history));
  *   - reading the whole history through the current `GET /account/audit` pages (limit 100);
+ *   - the JSON Lines export read by a client slower than the server (AUDIT_BENCH_SLOW_MBS): the
+ *     server's RSS shows that it waits for the socket rather than buffering the history;
  * and, once, `npm run cli -- audit:verify` over the JSON Lines export (entries/s).
  *
  * Run: npm run build && node dist/bench/event-log/audit-export.js
  *   env: AUDIT_BENCH_ENTRIES (50000), AUDIT_BENCH_ROUNDS (3), AUDIT_BENCH_CONCURRENCY (32),
- *        AUDIT_BENCH_ZONES (32), AUDIT_BENCH_VERIFY (1; 0 skips the CLI)
+ *        AUDIT_BENCH_ZONES (32), AUDIT_BENCH_VERIFY (1; 0 skips the CLI), AUDIT_BENCH_SLOW_MBS (4)
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -29,6 +31,8 @@ const ROUNDS = Number(process.env.AUDIT_BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.AUDIT_BENCH_CONCURRENCY ?? 32);
 const ZONES = Number(process.env.AUDIT_BENCH_ZONES ?? 32);
 const VERIFY = process.env.AUDIT_BENCH_VERIFY !== '0';
+/** The slow reader's rate: well under the export's, so the server's memory shows whether it waits for the socket. */
+const SLOW_MBS = Number(process.env.AUDIT_BENCH_SLOW_MBS ?? 4);
 const ADMIN = 'bench-admin-token-0123456789';
 const DIST = resolve(__dirname, '..', '..');
 const MAIN = join(DIST, 'apps', 'server', 'main.js');
@@ -144,11 +148,19 @@ async function measure(s: Service, read: (onChunk: (b: Buffer) => void) => Promi
   return { entries: lines, bytes, seconds, rssBefore, rssPeak };
 }
 
-async function exportReading(s: Service, token: string, query: string): Promise<Reading> {
+/** `bytesPerSecond`: a reader slower than the server, so the socket pushes back (the server must then wait, not buffer). */
+async function exportReading(s: Service, token: string, query: string, bytesPerSecond = Infinity): Promise<Reading> {
   const r = await measure(s, async (onChunk) => {
     const res = await s.pool.request({ method: 'GET', path: `/account/audit/export${query}`, headers: { authorization: `Bearer ${token}` } });
     if (res.statusCode !== 200) throw new Error(`export ${query}: ${res.statusCode} ${await res.body.text()}`);
-    for await (const chunk of res.body) onChunk(chunk as Buffer);
+    const started = Date.now();
+    let read = 0;
+    for await (const chunk of res.body) {
+      onChunk(chunk as Buffer);
+      read += (chunk as Buffer).length;
+      const due = started + (read / bytesPerSecond) * 1000;
+      if (due > Date.now()) await new Promise((ok) => setTimeout(ok, due - Date.now()));
+    }
   });
   // One line per entry, plus the CSV's header.
   return { ...r, entries: query.includes('csv') ? r.entries - 1 : r.entries };
@@ -198,6 +210,7 @@ export async function run(): Promise<void> {
       ['export csv (whole history)', () => exportReading(s, token, '?format=csv')],
       ['export jsonl (last ~1%, from=)', () => exportReading(s, token, `?format=jsonl&from=${encodeURIComponent(tailFrom)}`)],
       ['/account/audit pages of 100', () => pagesReading(s, token)],
+      [`export jsonl, reader at ${SLOW_MBS} MB/s`, () => exportReading(s, token, '?format=jsonl', SLOW_MBS * 1e6)],
     ];
     // A warm-up pass of each (JIT, page cache), not counted.
     for (const [, c] of cases) await c();
