@@ -8,13 +8,13 @@
  *     and MB/s as the client reads the stream, the server's RSS before and its peak during;
  *   - the same export of a window holding the last ~1% of the entries (O(window), not O(history));
  *   - reading the whole history through the current `GET /account/audit` pages (limit 100);
- *   - the JSON Lines export read by a client slower than the server (AUDIT_BENCH_SLOW_MBS): the
+ *   - the JSON Lines export to a client that stops reading for AUDIT_BENCH_STALL_SECONDS: the
  *     server's RSS shows that it waits for the socket rather than buffering the history;
  * and, once, `npm run cli -- audit:verify` over the JSON Lines export (entries/s).
  *
  * Run: npm run build && node dist/bench/event-log/audit-export.js
  *   env: AUDIT_BENCH_ENTRIES (50000), AUDIT_BENCH_ROUNDS (3), AUDIT_BENCH_CONCURRENCY (32),
- *        AUDIT_BENCH_ZONES (32), AUDIT_BENCH_VERIFY (1; 0 skips the CLI), AUDIT_BENCH_SLOW_MBS (4)
+ *        AUDIT_BENCH_ZONES (32), AUDIT_BENCH_VERIFY (1; 0 skips the CLI), AUDIT_BENCH_STALL_SECONDS (8)
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -31,8 +31,8 @@ const ROUNDS = Number(process.env.AUDIT_BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.AUDIT_BENCH_CONCURRENCY ?? 32);
 const ZONES = Number(process.env.AUDIT_BENCH_ZONES ?? 32);
 const VERIFY = process.env.AUDIT_BENCH_VERIFY !== '0';
-/** The slow reader's rate: well under the export's, so the server's memory shows whether it waits for the socket. */
-const SLOW_MBS = Number(process.env.AUDIT_BENCH_SLOW_MBS ?? 4);
+/** How long the stalled client stops reading: longer than a whole export takes. */
+const STALL_SECONDS = Number(process.env.AUDIT_BENCH_STALL_SECONDS ?? 8);
 const ADMIN = 'bench-admin-token-0123456789';
 const DIST = resolve(__dirname, '..', '..');
 const MAIN = join(DIST, 'apps', 'server', 'main.js');
@@ -148,22 +148,34 @@ async function measure(s: Service, read: (onChunk: (b: Buffer) => void) => Promi
   return { entries: lines, bytes, seconds, rssBefore, rssPeak };
 }
 
-/** `bytesPerSecond`: a reader slower than the server, so the socket pushes back (the server must then wait, not buffer). */
-async function exportReading(s: Service, token: string, query: string, bytesPerSecond = Infinity): Promise<Reading> {
+async function exportReading(s: Service, token: string, query: string): Promise<Reading> {
   const r = await measure(s, async (onChunk) => {
     const res = await s.pool.request({ method: 'GET', path: `/account/audit/export${query}`, headers: { authorization: `Bearer ${token}` } });
     if (res.statusCode !== 200) throw new Error(`export ${query}: ${res.statusCode} ${await res.body.text()}`);
-    const started = Date.now();
-    let read = 0;
-    for await (const chunk of res.body) {
-      onChunk(chunk as Buffer);
-      read += (chunk as Buffer).length;
-      const due = started + (read / bytesPerSecond) * 1000;
-      if (due > Date.now()) await new Promise((ok) => setTimeout(ok, due - Date.now()));
-    }
+    for await (const chunk of res.body) onChunk(chunk as Buffer);
   });
   // One line per entry, plus the CSV's header.
   return { ...r, entries: query.includes('csv') ? r.entries - 1 : r.entries };
+}
+
+/**
+ * A client that reads the first chunk of the JSON Lines export and then stops reading for
+ * STALL_SECONDS (longer than the whole export takes at full speed). A server that buffered
+ * the history would hold it all by then; one that waits for the socket holds a page or two.
+ * Answers the server's RSS before and its peak during the stall.
+ */
+async function stalledReading(s: Service, token: string): Promise<{ rssBefore: number; rssPeak: number }> {
+  const pid = s.child.pid!;
+  const res = await s.pool.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` }, highWaterMark: 64 * 1024 });
+  const rssBefore = rssMiB(pid);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 20);
+  const iterator = res.body[Symbol.asyncIterator]();
+  await iterator.next();
+  await new Promise((ok) => setTimeout(ok, STALL_SECONDS * 1000));
+  clearInterval(sampler);
+  for (let r = await iterator.next(); !r.done; r = await iterator.next());
+  return { rssBefore, rssPeak };
 }
 
 /** The whole history through `/account/audit` pages of 100, newest first (the current read). */
@@ -210,7 +222,6 @@ export async function run(): Promise<void> {
       ['export csv (whole history)', () => exportReading(s, token, '?format=csv')],
       ['export jsonl (last ~1%, from=)', () => exportReading(s, token, `?format=jsonl&from=${encodeURIComponent(tailFrom)}`)],
       ['/account/audit pages of 100', () => pagesReading(s, token)],
-      [`export jsonl, reader at ${SLOW_MBS} MB/s`, () => exportReading(s, token, '?format=jsonl', SLOW_MBS * 1e6)],
     ];
     // A warm-up pass of each (JIT, page cache), not counted.
     for (const [, c] of cases) await c();
@@ -218,6 +229,12 @@ export async function run(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) for (const [n, c] of cases) results.get(n)!.push(await c());
     console.log('\nmedian of rounds (each case once per round, in turn):');
     for (const [n, rs] of results) console.log(row(n, rs));
+    const stalls = [];
+    for (let round = 0; round < ROUNDS; round++) stalls.push(await stalledReading(s, token));
+    console.log(
+      `export jsonl, client stalled ${STALL_SECONDS} s after its first chunk: RSS ${Math.round(median(stalls.map((x) => x.rssBefore)))} → peak ` +
+        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall (the export is ${(results.get(cases[0][0])![0].bytes / 1e6).toFixed(1)} MB)`,
+    );
     if (VERIFY) {
       const file = join(s.dataDir, 'export.jsonl');
       const res = await s.pool.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` } });

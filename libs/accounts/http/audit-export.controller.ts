@@ -52,7 +52,8 @@ export class AuditExportController {
   export(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply) {
     const { format, window } = parseAuditExportQuery(query);
     const name = `audit-${p.accountId}${window.from ? `-from-${window.from}` : ''}${window.to ? `-to-${window.to}` : ''}.${format}`.replace(/:/g, '');
-    const body = Readable.from(auditExportChunks(this.queries.pages(p.accountId, window), format));
+    // One page waiting at most: the next is read from the store only once the socket has taken this one.
+    const body = Readable.from(auditExportChunks(this.queries.pages(p.accountId, window), format), { highWaterMark: 1 });
     return reply
       .header('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="${name}"`)
