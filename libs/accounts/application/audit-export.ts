@@ -17,7 +17,7 @@ export interface AuditWindow {
 const PAGE = 500;
 
 export const exportedEntry = (d: AuditEventDoc): ChainedAuditEntry => ({
-  ...auditEntryOf({ ...d, id: d._id, correlation_id: d.correlation_id ?? null }),
+  ...auditEntryOf({ ...d, id: d._id }),
   prev_hash: d.prev_hash,
   hash: d.hash,
 });
