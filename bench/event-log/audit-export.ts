@@ -42,6 +42,11 @@ const rssMiB = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 };
+/** Bytes the process has read through read(2)/pread(2): the stores' pages that missed SQLite's cache (it does not mmap). */
+const rcharMB = (pid: number): number => {
+  const m = /^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'));
+  return m ? Number(m[1]) / 1e6 : NaN;
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Service {
@@ -127,12 +132,15 @@ interface Reading {
   seconds: number;
   rssBefore: number;
   rssPeak: number;
+  /** MB the server read from its files meanwhile. */
+  storeReadMB: number;
 }
 
 /** Reads a body to the end, counting bytes and lines (as `entries`), while sampling the server's RSS. */
 async function measure(s: Service, read: (onChunk: (b: Buffer) => void) => Promise<void>): Promise<Reading> {
   const pid = s.child.pid!;
   const rssBefore = rssMiB(pid);
+  const rcharBefore = rcharMB(pid);
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 20);
   let bytes = 0;
@@ -145,7 +153,7 @@ async function measure(s: Service, read: (onChunk: (b: Buffer) => void) => Promi
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   clearInterval(sampler);
   rssPeak = Math.max(rssPeak, rssMiB(pid));
-  return { entries: lines, bytes, seconds, rssBefore, rssPeak };
+  return { entries: lines, bytes, seconds, rssBefore, rssPeak, storeReadMB: rcharMB(pid) - rcharBefore };
 }
 
 async function exportReading(s: Service, token: string, query: string): Promise<Reading> {
@@ -162,9 +170,10 @@ async function exportReading(s: Service, token: string, query: string): Promise<
  * A client that reads the first chunk of the JSON Lines export and then stops reading for
  * STALL_SECONDS (longer than the whole export takes at full speed). A server that buffered
  * the history would hold it all by then; one that waits for the socket holds a page or two.
- * Answers the server's RSS before and its peak during the stall.
+ * Answers the server's RSS before and its peak during the stall, and what it read from its
+ * files meanwhile (a server producing the whole export would read the history's pages).
  */
-async function stalledReading(s: Service, token: string): Promise<{ rssBefore: number; rssPeak: number }> {
+async function stalledReading(s: Service, token: string): Promise<{ rssBefore: number; rssPeak: number; storeReadMB: number }> {
   const pid = s.child.pid!;
   const res = await s.pool.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` }, highWaterMark: 64 * 1024 });
   const rssBefore = rssMiB(pid);
@@ -172,10 +181,12 @@ async function stalledReading(s: Service, token: string): Promise<{ rssBefore: n
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 20);
   const iterator = res.body[Symbol.asyncIterator]();
   await iterator.next();
+  const rcharBefore = rcharMB(pid);
   await new Promise((ok) => setTimeout(ok, STALL_SECONDS * 1000));
   clearInterval(sampler);
+  const storeReadMB = rcharMB(pid) - rcharBefore;
   for (let r = await iterator.next(); !r.done; r = await iterator.next());
-  return { rssBefore, rssPeak };
+  return { rssBefore, rssPeak, storeReadMB };
 }
 
 /** The whole history through `/account/audit` pages of 100, newest first (the current read). */
@@ -205,6 +216,9 @@ const row = (name: string, rs: Reading[]) => {
   return (
     `${name.padEnd(34)} ${String(r.entries).padStart(7)} ${(r.bytes / 1e6).toFixed(1).padStart(7)} MB ` +
     `${Math.round(rate).toString().padStart(9)} entries/s ${mbs.toFixed(1).padStart(6)} MB/s ` +
+    `store read ${median(rs.map((x) => x.storeReadMB))
+      .toFixed(1)
+      .padStart(5)} MB ` +
     `${median(rs.map((x) => x.seconds * 1000))
       .toFixed(0)
       .padStart(7)} ms   RSS ${Math.round(median(rs.map((x) => x.rssBefore)))} → peak ${Math.round(Math.max(...rs.map((x) => x.rssPeak)))} MiB`
@@ -233,7 +247,8 @@ export async function run(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) stalls.push(await stalledReading(s, token));
     console.log(
       `export jsonl, client stalled ${STALL_SECONDS} s after its first chunk: RSS ${Math.round(median(stalls.map((x) => x.rssBefore)))} → peak ` +
-        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall (the export is ${(results.get(cases[0][0])![0].bytes / 1e6).toFixed(1)} MB)`,
+        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall, the server read ${median(stalls.map((x) => x.storeReadMB)).toFixed(1)} MB ` +
+        `from its files meanwhile (the export is ${(results.get(cases[0][0])![0].bytes / 1e6).toFixed(1)} MB)`,
     );
     if (VERIFY) {
       const file = join(s.dataDir, 'export.jsonl');
