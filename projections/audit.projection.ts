@@ -10,6 +10,8 @@ import { ZONE_OWNERSHIP_EVENT_TYPES } from '../libs/zones/domain/zone-ownership'
 import { DNSSEC_EVENT_TYPES } from '../libs/dnssec/domain/dnssec.events';
 import { defineProjection, defineReadModel, EventShape } from '../libs/projection-engine/read-model';
 import { redact } from '../libs/shared/redact';
+import { AuditEntry, chainHash } from '../libs/accounts/domain/audit-chain';
+import type { RecordedEvent } from '../libs/eventstore/event-store.port';
 
 /**
  * The event types the audit log lists: account state changes only (contract §15). An
@@ -63,13 +65,43 @@ export interface AuditEventDoc {
   source_ip: string | null;
   correlation_id: string | null;
   data: unknown;
+  /** The account's previous entry's `hash` (null for its first ever): the chain of decision 0080. */
+  prev_hash: string | null;
+  /** SHA-256 of this entry with `prev_hash` (libs/accounts/domain/audit-chain.ts). */
+  hash: string;
 }
 
 export const AUDIT_EVENTS = defineReadModel<AuditEventDoc>('audit', 'audit_events', [
   { keys: { account_id: 1 } },
   // The audit page (newest first, by position, per account) reads only its page, however long the log.
   { keys: { account_id: 1, position: -1 } },
+  // The export's window (`from`/`to`) is pushed down to SQL with the position order: only indexed fields are.
+  { keys: { account_id: 1, occurred_at: 1 } },
 ]);
+
+/** Each account's last entry: what the next one links to, without a sorted query per event. */
+export interface AuditChainHeadDoc {
+  /** The account id. */
+  _id: number;
+  /** Global position of the account's last entry. */
+  position: number;
+  hash: string;
+}
+
+export const AUDIT_CHAIN_HEADS = defineReadModel<AuditChainHeadDoc>('audit', 'audit_chain_heads');
+
+/** An audited event as its entry (secrets redacted): what the projection stores and the verifier rebuilds from the store. */
+export const auditEntryOfEvent = (event: Pick<RecordedEvent, 'id' | 'type' | 'created' | 'streamId' | 'revision' | 'metadata' | 'data'>): AuditEntry => ({
+  id: event.id,
+  type: event.type,
+  occurred_at: event.created.toISOString(),
+  stream: event.streamId,
+  revision: event.revision,
+  actor: event.metadata.actor ?? null,
+  source_ip: event.metadata.source_ip ?? null,
+  correlation_id: event.metadata.correlation_id ?? null,
+  data: redact(event.data),
+});
 
 /**
  * audit_events: the account's state changes, newest-first per account, for
@@ -80,29 +112,29 @@ export const AUDIT_EVENTS = defineReadModel<AuditEventDoc>('audit', 'audit_event
 export const auditProjection = defineProjection<EventShape>({
   name: 'audit',
   // 2: allow-list of state-change types; the rebuild drops the uptime checks v1 listed.
-  version: 2,
-  readModels: [AUDIT_EVENTS],
+  // 3: the hash chain (prev_hash, hash) and each account's chain head.
+  version: 3,
+  readModels: [AUDIT_EVENTS, AUDIT_CHAIN_HEADS],
   handles: AUDITED_EVENT_TYPES,
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;
     if (accountId === undefined) return;
+    const heads = ctx.collection(AUDIT_CHAIN_HEADS);
+    const head = await heads.findOne({ _id: accountId });
+    // Redelivered after a crash: the entry was written before the head moved past it, so it is in place
+    // with its hash, and linking it again would chain it to itself.
+    if (head !== null && head.position >= ctx.position) return;
+    const entry = auditEntryOfEvent(event);
+    const prevHash = head?.hash ?? null;
+    const hash = chainHash(entry, prevHash);
+    const { id, ...fields } = entry;
     await ctx.collection(AUDIT_EVENTS).replaceOne(
-      { _id: event.id },
-      {
-        _id: event.id,
-        account_id: accountId,
-        position: ctx.position,
-        stream: event.streamId,
-        revision: event.revision,
-        type: event.type,
-        occurred_at: event.created.toISOString(),
-        actor: event.metadata.actor ?? null,
-        source_ip: event.metadata.source_ip ?? null,
-        correlation_id: event.metadata.correlation_id ?? null,
-        data: redact(event.data),
-      },
+      { _id: id },
+      { _id: id, account_id: accountId, position: ctx.position, ...fields, prev_hash: prevHash, hash },
       // Keyed by the event: at its first delivery there is no document to look for.
       { upsert: true, unseen: ctx.firstDelivery },
     );
+    // After the entry, so a head never points past an entry that is not stored (the stores write in order).
+    await heads.replaceOne({ _id: accountId }, { _id: accountId, position: ctx.position, hash }, { upsert: true });
   },
 });

@@ -4,6 +4,8 @@
  * ADMIN_URL (default http://127.0.0.1:$PORT) and ADMIN_TOKEN come from the environment.
  */
 import { readFileSync } from 'node:fs';
+import type { StoredAuditEntry } from '../../libs/accounts/http/audit-admin.controller';
+import { verifyAuditExport } from './audit-verify';
 
 interface CommandSpec {
   usage: string;
@@ -121,6 +123,13 @@ const COMMANDS: Record<string, CommandSpec> = {
   'zones:conflicts': {
     usage: 'zones:conflicts   (existing zones that break the ownership rules, each conflicting pair once)',
     run: () => call('GET', '/admin/zones/conflicts'),
+  },
+  'audit:verify': {
+    usage: 'audit:verify <file>   (an audit export, JSON Lines or CSV: the chain links and every entry matches the store; fails naming the first bad line)',
+    async run(args) {
+      need(args, 1, this.usage);
+      return verifyAuditExport(args[0], async (ids) => ((await call('POST', '/admin/audit/entries', { ids })) as { entries: StoredAuditEntry[] }).entries);
+    },
   },
   'streams:replay': {
     usage: 'streams:replay <stream>',

@@ -9,12 +9,16 @@ import { PlanQuota } from './application/plan-quota';
 import { LoginThrottle } from './application/login-throttle';
 import { SessionIssuer } from './application/session-issuer';
 import { AccountsController } from './http/accounts.controller';
+import { AuditAdminController } from './http/audit-admin.controller';
+import { AuditExportController } from './http/audit-export.controller';
+import { AuditExportQueries } from './application/audit-export';
 
 @Module({
-  controllers: [AccountsController],
+  controllers: [AccountsController, AuditExportController, AuditAdminController],
   providers: [
     AccountDirectory,
     AccountQueries,
+    AuditExportQueries,
     AccountStandings,
     LoginThrottle,
     PlanQuota,

@@ -12,7 +12,7 @@ import { ProjectionContext, ProjectionDefinition } from './projection';
 import { EventShape, ReadModel } from './read-model';
 
 /** An event to project: a member of the projection's event union, with the metadata it would be appended with. */
-export type GivenEvent<E extends EventShape = EventShape> = E & { metadata?: EventMetadata; streamId?: string };
+export type GivenEvent<E extends EventShape = EventShape> = E & { metadata?: EventMetadata; streamId?: string; id?: string; created?: Date };
 
 export interface ProjectionHarness {
   /** Every document of a read model, by `_id`, without the position guard's `_pos`. */
@@ -35,14 +35,14 @@ export async function project<E extends EventShape>(definition: ProjectionDefini
     },
   };
   const recorded: RecordedEvent[] = given.map((e, i) => ({
-    id: randomUUID(),
+    id: e.id ?? randomUUID(),
     streamId: e.streamId ?? 'stream',
     revision: i,
     type: e.type,
     data: e.data,
     metadata: e.metadata ?? {},
     position: { commit: BigInt(i + 1), prepare: BigInt(i + 1) },
-    created: new Date(0),
+    created: e.created ?? new Date(0),
   }));
   const applyAll = async () => {
     for (const [i, event] of recorded.entries()) {

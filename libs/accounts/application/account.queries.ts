@@ -3,6 +3,7 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { AUDIT_EVENTS } from '../../../projections/audit.projection';
 import { notFound, validationFailed } from '../../shared/errors';
+import { auditEntryOf } from '../domain/audit-chain';
 
 export interface AccountView {
   id: number;
@@ -48,17 +49,7 @@ export class AccountQueries {
     const docs = await this.projections.readModel(AUDIT_EVENTS).find(filter, { sort: { position: -1 }, limit: limit + 1 });
     const page = docs.slice(0, limit);
     return {
-      data: page.map((d) => ({
-        id: d._id,
-        type: d.type,
-        occurred_at: d.occurred_at,
-        stream: d.stream,
-        revision: d.revision,
-        actor: d.actor,
-        source_ip: d.source_ip,
-        correlation_id: d.correlation_id ?? null,
-        data: d.data,
-      })),
+      data: page.map((d) => auditEntryOf({ ...d, id: d._id })),
       next_cursor: docs.length > limit ? encodeCursor(page[page.length - 1].position) : null,
     };
   }

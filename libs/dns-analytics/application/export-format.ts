@@ -1,3 +1,4 @@
+import { csvField } from '../../shared/csv';
 import type { StoredRow } from './query-log.store';
 
 export type ExportFormat = 'csv' | 'json';
@@ -34,12 +35,6 @@ export const exportRecord = (r: StoredRow) => ({
   edns: r.edns,
   response_ms: r.responseMs,
 });
-
-/** RFC 4180 field: quoted when it holds a separator, quote or line break. */
-const csvField = (v: string | number | boolean): string => {
-  const s = String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
 
 /** Rows per chunk handed to the socket: few enough writes, small enough memory. */
 const CHUNK_ROWS = 200;

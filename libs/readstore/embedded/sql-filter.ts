@@ -59,13 +59,23 @@ const bindable = (v: unknown): Bindable | null => (typeof v === 'string' ? v : t
  */
 const exactlyBound = (v: unknown): boolean => (typeof v === 'number' ? v !== 0 && v !== 1 : typeof v === 'string' && !v.startsWith('{'));
 
+const isZeroOrOne = (v: unknown): boolean => v === 0 || v === 1;
+
+/**
+ * Equality with the number 0 or 1, told apart from false and true by the JSON type, so it
+ * is exact (account 1's audit pages and export may then be cut short by ORDER BY … LIMIT in
+ * SQL, rather than read whole); the index on the value still finds the rows.
+ */
+const numberEquals = (expr: string, path: string): string => `${expr} = ? AND json_type(doc, '${path}') IN ('integer', 'real')`;
+
 const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 
 /** Conditions for one field's value test, or null when none can be pushed down. */
 function fieldCondition(expr: string, path: string, cond: unknown): { sql: string[]; params: unknown[]; exact: boolean } | null {
   if (!isPlainObject(cond)) {
     const b = bindable(cond);
-    return b === null ? null : { sql: [`${expr} = ?`], params: [b], exact: exactlyBound(cond) };
+    if (b === null) return null;
+    return isZeroOrOne(cond) ? { sql: [numberEquals(expr, path)], params: [b], exact: true } : { sql: [`${expr} = ?`], params: [b], exact: exactlyBound(cond) };
   }
   const sql: string[] = [];
   const params: unknown[] = [];
@@ -73,9 +83,9 @@ function fieldCondition(expr: string, path: string, cond: unknown): { sql: strin
   for (const op in cond) {
     const arg = cond[op];
     if (op === '$eq' && bindable(arg) !== null) {
-      sql.push(`${expr} = ?`);
+      sql.push(isZeroOrOne(arg) ? numberEquals(expr, path) : `${expr} = ?`);
       params.push(bindable(arg));
-      if (!exactlyBound(arg)) exact = false;
+      if (!exactlyBound(arg) && !isZeroOrOne(arg)) exact = false;
     } else if (op === '$in' && Array.isArray(arg) && arg.length > 0 && arg.every((a) => bindable(a) !== null)) {
       sql.push(`${expr} IN (${arg.map(() => '?').join(', ')})`);
       params.push(...arg.map(bindable));

@@ -8,6 +8,9 @@ import { ErrorNotice, Loading } from '../../components/notices';
 import { useAction } from '../../components/resource';
 import { DataTable } from '../../components/table';
 
+/** The audit export (contract §19): the whole history, streamed. */
+const EXPORT_PATH = '/account/audit/export';
+
 const ACRONYMS: Record<string, string> = { Api: 'API', Totp: 'TOTP', Rrsets: 'RRsets', Ddns: 'DDNS', Dns: 'DNS' };
 
 /** `ApiKeyCreated` → "API key created". */
@@ -71,6 +74,17 @@ function AuditScreen(_: ScreenProps) {
   return (
     <section class="card" aria-labelledby="audit-list">
       <h2 id="audit-list">Changes to your account, newest first</h2>
+      {/* Plain links: the session cookie goes with a same-origin GET, and the browser streams the file to disk. */}
+      <p class="hint">
+        Download export (every entry, oldest first, with its hash chain):{' '}
+        <a href={`${EXPORT_PATH}?format=jsonl`} download>
+          JSONL
+        </a>
+        {' / '}
+        <a href={`${EXPORT_PATH}?format=csv`} download>
+          CSV
+        </a>
+      </p>
       <ErrorNotice error={load.error} onRetry={() => void load.run()} />
       {cursor === undefined && !load.error ? (
         <Loading />

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { actorFromCsv, actorToCsv, AuditEntry, chained, chainHash } from './audit-chain';
+
+const entry: AuditEntry = {
+  id: '0190f0f0-0000-7000-8000-000000000001',
+  type: 'RecordsChanged',
+  occurred_at: '2026-05-01T00:00:00.000Z',
+  stream: 'zone-7',
+  revision: 3,
+  actor: 'key:6f1c',
+  source_ip: '192.0.2.1',
+  correlation_id: null,
+  // Keys out of order, non-ASCII text, numbers that JSON writes in more than one way elsewhere.
+  data: { zone: 'exämple.com', b: [1, 1.5, 1e21, -0], a: { '€': 1, '😀': 2, z: null } },
+};
+
+describe('audit chain', () => {
+  it('hashes the RFC 8785 form of the entry with prev_hash (written out here by hand)', () => {
+    const canonical =
+      '{"actor":"key:6f1c","correlation_id":null,"data":{"a":{"z":null,"€":1,"😀":2},"b":[1,1.5,1e+21,0],"zone":"exämple.com"},' +
+      '"id":"0190f0f0-0000-7000-8000-000000000001","occurred_at":"2026-05-01T00:00:00.000Z","prev_hash":null,"revision":3,' +
+      '"source_ip":"192.0.2.1","stream":"zone-7","type":"RecordsChanged"}';
+    expect(chainHash(entry, null)).toBe(createHash('sha256').update(canonical, 'utf8').digest('hex'));
+  });
+
+  it('links: the hash depends on prev_hash and on every field shown, and on nothing else', () => {
+    const first = chained(entry, null);
+    const second = chained({ ...entry, id: 'next' }, first.hash);
+    expect(second.prev_hash).toBe(first.hash);
+    expect(chainHash({ ...entry, id: 'next' }, null)).not.toBe(second.hash);
+    expect(chainHash({ ...entry, source_ip: '192.0.2.2' }, null)).not.toBe(first.hash);
+    // A document's other fields (account, position, its own hashes) are not part of the entry.
+    expect(chainHash({ ...entry, account_id: 7, position: 9, hash: 'x' } as AuditEntry, null)).toBe(first.hash);
+  });
+
+  it('splits the actor into the CSV columns and back', () => {
+    for (const [actor, columns] of [
+      ['user:7', { actor_type: 'user', actor_id: '7' }],
+      ['key:6f1c-aa', { actor_type: 'api_key', actor_id: '6f1c-aa' }],
+      ['system', { actor_type: 'system', actor_id: '' }],
+      ['system:dmarc-nightly', { actor_type: 'system', actor_id: 'dmarc-nightly' }],
+      ['ddns:12', { actor_type: 'ddns', actor_id: '12' }],
+      [null, { actor_type: '', actor_id: '' }],
+    ] as const) {
+      expect(actorToCsv(actor)).toEqual(columns);
+      expect(actorFromCsv(columns.actor_type, columns.actor_id)).toBe(actor);
+    }
+  });
+});
