@@ -7,10 +7,13 @@
  *     loopback addresses (127.0.0.2–11, 60 each; a connection the server closes is opened
  *     again), while `dig +tcp` is run every 0.5 s: its answer times (max, p99) and failures.
  * (c) Four 200 MB messages sent to the SMTP intake at once: the service's RSS before, at
- *     its peak and after, and the answers (552 expected: far over the size limit).
+ *     its peak and after, its V8 external memory (Buffers) likewise, and the answers (552
+ *     expected: far over the size limit).
  *
  * Run: npm run build && node dist/bench/hardening.bench.js   (npm run bench:hardening)
- *   env: HARDENING_TRICKLE_SECONDS (20), HARDENING_MESSAGE_MB (200)
+ *   env: HARDENING_TRICKLE_SECONDS (20), HARDENING_MESSAGE_MB (200),
+ *        HARDENING_PARTS (a,b,c: which parts to run, e.g. `c` for the SMTP part alone),
+ *        HARDENING_NODE_FLAGS (extra node flags for the service, e.g. `--trace-gc`; its stdout is then shown)
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,11 +23,20 @@ import { join } from 'node:path';
 import { freePort, stopAllOnExit, stopProcess } from './dns/processes';
 import { deployedSpawn, localServiceEnv } from './support/start-command';
 
+interface MemoryUsage {
+  rss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
 const ADMIN = 'bench-admin-token-0123456789';
 const TRICKLE_SECONDS = Number(process.env.HARDENING_TRICKLE_SECONDS ?? 20);
 const MESSAGE_MB = Number(process.env.HARDENING_MESSAGE_MB ?? 200);
 const TRICKLE_ADDRESSES = 10;
 const TRICKLE_PER_ADDRESS = 60;
+const NODE_FLAGS = (process.env.HARDENING_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const PARTS = new Set((process.env.HARDENING_PARTS ?? 'a,b,c').split(',').map((p) => p.trim()));
 
 async function http(port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -44,6 +56,17 @@ async function http(port: number, method: string, path: string, body?: unknown, 
 
 /** Resident set size of a process, MB (all its threads: the DNS and query-log threads too). */
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** The service's own memoryUsage(), as its memory probe last wrote it (bench/support/memory-probe.ts). */
+function serviceMemory(probeFile: string): MemoryUsage | null {
+  try {
+    return JSON.parse(readFileSync(probeFile, 'utf8')) as MemoryUsage;
+  } catch {
+    return null;
+  }
+}
+
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -171,34 +194,46 @@ function bigMessage(smtpPort: number, to: string, megabytes: number): Promise<st
   });
 }
 
-async function bigMessages(smtpPort: number, pid: number): Promise<void> {
+async function bigMessages(smtpPort: number, pid: number, probeFile: string): Promise<void> {
   await sleep(2000);
   const before = rssMb(pid);
+  const memBefore = serviceMemory(probeFile);
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+  let peakExternal = memBefore?.external ?? 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+    peakExternal = Math.max(peakExternal, serviceMemory(probeFile)?.external ?? 0);
+  }, 50);
   const started = performance.now();
   const replies = await Promise.all(Array.from({ length: 4 }, () => bigMessage(smtpPort, 'dmarc-rua@example.com', MESSAGE_MB)));
   const seconds = (performance.now() - started) / 1000;
   await sleep(3000);
   clearInterval(sampler);
   const after = rssMb(pid);
+  const memAfter = serviceMemory(probeFile);
   peak = Math.max(peak, after);
   console.log(
     `(c) 4 × ${MESSAGE_MB} MB SMTP messages at once (${seconds.toFixed(1)} s): service RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)}), ` +
       `after ${after.toFixed(0)} MB (+${(after - before).toFixed(0)}); answers: ${[...new Set(replies.map((r) => r.slice(0, 40)))].join(' | ')}`,
   );
+  if (memBefore && memAfter)
+    console.log(
+      `    external (Buffers) before ${mb(memBefore.external)} MB, peak ${mb(peakExternal)} MB, after ${mb(memAfter.external)} MB; ` +
+        `JS heap used before ${mb(memBefore.heapUsed)} MB, after ${mb(memAfter.heapUsed)} MB`,
+    );
 }
 
 async function main(): Promise<void> {
   stopAllOnExit();
   const dataDir = mkdtempSync(join(tmpdir(), 'hardening-bench-'));
   const [port, dnsPort, smtpPort] = [await freePort(), await freePort(), await freePort()];
-  const deployed = deployedSpawn(join(__dirname, '..', 'apps', 'server', 'main.js'), {
-    ...localServiceEnv(dataDir, port, dnsPort, smtpPort),
-    ADMIN_TOKEN: ADMIN,
-    LOG_REQUESTS: 'false',
-  });
-  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const probeFile = join(dataDir, 'memory-probe.json');
+  const deployed = deployedSpawn(
+    join(__dirname, '..', 'apps', 'server', 'main.js'),
+    { ...localServiceEnv(dataDir, port, dnsPort, smtpPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', MEMORY_PROBE_FILE: probeFile },
+    ['--require', join(__dirname, 'support', 'memory-probe.js'), ...NODE_FLAGS],
+  );
+  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', NODE_FLAGS.length ? 'inherit' : 'ignore', 'inherit'] });
   try {
     for (let i = 0; ; i++) {
       if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
@@ -216,9 +251,9 @@ async function main(): Promise<void> {
     if (enrolled.status !== 200) throw new Error(`enrol: ${enrolled.status} ${JSON.stringify(enrolled.body)}`);
     console.log(`hardening bench: service pid ${child.pid}, HTTP ${port}, DNS ${dnsPort}, SMTP ${smtpPort}`);
 
-    await wrongLogins(port);
-    await tricklingTcp(dnsPort);
-    await bigMessages(smtpPort, child.pid!);
+    if (PARTS.has('a')) await wrongLogins(port);
+    if (PARTS.has('b')) await tricklingTcp(dnsPort);
+    if (PARTS.has('c')) await bigMessages(smtpPort, child.pid!, probeFile);
   } finally {
     await stopProcess(child);
     rmSync(dataDir, { recursive: true, force: true });

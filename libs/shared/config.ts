@@ -165,7 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     reportMaxUnpackedBytes: int(env.REPORT_MAX_UNPACKED_BYTES, 10 * 1024 * 1024, 'REPORT_MAX_UNPACKED_BYTES'),
     smtpMaxClients: Math.max(1, int(env.SMTP_MAX_CLIENTS, 100, 'SMTP_MAX_CLIENTS')),
     smtpMaxClientsPerIp: Math.max(1, int(env.SMTP_MAX_CLIENTS_PER_IP, 10, 'SMTP_MAX_CLIENTS_PER_IP')),
-    smtpMaxHeldBytes: Math.max(1, int(env.SMTP_MAX_HELD_BYTES, 32 * 1024 * 1024, 'SMTP_MAX_HELD_BYTES')),
+    smtpMaxHeldBytes: Math.max(1, int(env.SMTP_MAX_HELD_BYTES, 16 * 1024 * 1024, 'SMTP_MAX_HELD_BYTES')),
     smtpStaleSessionMs: int(env.SMTP_STALE_SESSION_MS, 30_000, 'SMTP_STALE_SESSION_MS'),
     readStoreCacheMiB: int(env.READ_STORE_CACHE_MB, 16, 'READ_STORE_CACHE_MB'),
     readStorePageCacheMiB: int(env.READ_STORE_PAGE_CACHE_MB, 8, 'READ_STORE_PAGE_CACHE_MB'),

@@ -70,14 +70,32 @@ export class SessionTable {
   }
 }
 
-/** Message bytes held in memory by every session together, below a cap. */
+/**
+ * Message bytes held in memory by every session together, below a cap, and the blocks they
+ * are held in. A message's bytes are copied into blocks of `blockSize` (HeldMessage), and a
+ * message that is stored or refused gives its blocks back for the next one: the bytes a
+ * refused message held are not left to the garbage collector, which frees Buffers that lived
+ * that long only in a full collection (four 200 MB messages left 40–50 MB of them behind).
+ * Spare blocks are dropped once nothing has been held for `idleMs`.
+ */
 export class ByteBudget {
   private used = 0;
+  private readonly spare: Buffer[] = [];
+  private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(readonly cap: number) {}
+  constructor(
+    readonly cap: number,
+    readonly blockSize = 64 * 1024,
+    private readonly idleMs = 10_000,
+  ) {}
 
   get held(): number {
     return this.used;
+  }
+
+  /** Spare blocks kept for reuse (diagnostics and tests). */
+  get spareBlocks(): number {
+    return this.spare.length;
   }
 
   /** Takes `n` bytes; false (and nothing taken) when that would pass the cap. */
@@ -89,17 +107,38 @@ export class ByteBudget {
 
   give(n: number): void {
     this.used = Math.max(0, this.used - n);
+    if (this.used === 0 && !this.idleTimer) {
+      this.idleTimer = setTimeout(() => {
+        this.idleTimer = null;
+        if (this.used === 0) this.spare.length = 0;
+      }, this.idleMs).unref();
+    }
+  }
+
+  /** An empty block to copy held bytes into: a spare one when there is one. */
+  block(): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafeSlow(this.blockSize);
+  }
+
+  /** Blocks a message no longer needs: kept for reuse, never more than the cap's worth. */
+  giveBlocks(blocks: Buffer[]): void {
+    const room = Math.ceil(this.cap / this.blockSize) - this.spare.length;
+    for (let i = 0; i < Math.min(room, blocks.length); i++) this.spare.push(blocks[i]);
   }
 }
 
 /**
- * One message's chunks, kept only while it is under the size limit and the shared budget
- * has room. Past either, the chunks are dropped at once and the rest is only counted (the
- * SMTP stream still has to be read to its end to answer). `release` gives the bytes back;
+ * One message's bytes, kept only while it is under the size limit and the shared budget
+ * has room. Past either, the bytes are given back at once and the rest is only counted (the
+ * SMTP stream still has to be read to its end to answer). Each chunk is copied into the
+ * budget's blocks rather than kept: the SMTP stream's chunks then die young, and a young
+ * Buffer is freed by the next minor collection. `release` gives the bytes and blocks back;
  * it is safe to call more than once.
  */
 export class HeldMessage {
-  private chunks: Buffer[] = [];
+  private blocks: Buffer[] = [];
+  /** Bytes written into the last block. */
+  private fill = 0;
   private bytes = 0;
   /** Every byte of the message so far, kept or not. */
   private received = 0;
@@ -125,20 +164,28 @@ export class HeldMessage {
     if (this.received > this.maxBytes) return this.stop('too_large');
     if (!this.budget.take(chunk.length)) return this.stop('no_room');
     this.bytes += chunk.length;
-    this.chunks.push(chunk);
+    for (let at = 0; at < chunk.length;) {
+      if (this.blocks.length === 0 || this.fill === this.budget.blockSize) {
+        this.blocks.push(this.budget.block());
+        this.fill = 0;
+      }
+      const copied = chunk.copy(this.blocks[this.blocks.length - 1], this.fill, at);
+      this.fill += copied;
+      at += copied;
+    }
   }
 
-  /** The whole message; its bytes stay counted against the budget until `release`. */
+  /** The whole message, copied out; its bytes stay counted against the budget until `release`. */
   content(): Buffer {
-    const whole = Buffer.concat(this.chunks);
-    this.chunks = [];
-    return whole;
+    return Buffer.concat(this.blocks, this.bytes);
   }
 
   release(): void {
     this.budget.give(this.bytes);
+    this.budget.giveBlocks(this.blocks);
     this.bytes = 0;
-    this.chunks = [];
+    this.blocks = [];
+    this.fill = 0;
   }
 
   private stop(reason: 'too_large' | 'no_room'): void {
