@@ -5,6 +5,7 @@ import type { Certificate } from '../certificates/types';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { dateTime } from '../../components/format';
 import { ErrorNotice, Loading } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { useAction } from '../../components/resource';
 import { DataTable } from '../../components/table';
 
@@ -68,6 +69,16 @@ function AuditScreen(_: ScreenProps) {
   useEffect(() => {
     void load.run();
   }, []);
+  // New entries arrive at the top as they happen; the older pages already shown stay.
+  useLive(['audit'], async () => {
+    const page = await api.get<{ data: AuditEntry[]; next_cursor: string | null }>('/account/audit?limit=50');
+    const found = await certificateNames(page.data);
+    setNames((prev) => new Map([...prev, ...found]));
+    setEntries((prev) => {
+      const known = new Set(prev.map((e) => e.id));
+      return [...page.data.filter((e) => !known.has(e.id)), ...prev];
+    });
+  });
   return (
     <section class="card" aria-labelledby="audit-list">
       <h2 id="audit-list">Changes to your account, newest first</h2>

@@ -8,6 +8,7 @@ import { ConfirmButton } from '../../components/confirm';
 import { dateTime } from '../../components/format';
 import { Form, SelectField, TextField } from '../../components/forms';
 import { ErrorNotice, Loaded, Notice } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
@@ -52,6 +53,7 @@ function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
 
 function HostsScreen(_: ScreenProps) {
   const hosts = useResource(() => api.get<DdnsHost[]>('/domains'));
+  useLive(['ddns'], hosts.reload);
   return (
     <div class="stack">
       <section class="card" aria-labelledby="new-host">
@@ -83,6 +85,8 @@ function HostsScreen(_: ScreenProps) {
 
 function HostScreen({ params, account }: ScreenProps) {
   const host = useResource(() => api.get<DdnsHost>(`/api/domains/fqdn/${seg(params.fqdn)}`), [params.fqdn]);
+  // A client's update (router, ddclient) shows here as it happens.
+  useLive(['ddns'], host.reload);
   const [ip, setIp] = useState('');
   const [saved, setSaved] = useState(false);
   const update = useAction(async () => {
