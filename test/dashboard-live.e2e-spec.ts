@@ -16,22 +16,23 @@ jest.setTimeout(240_000);
 
 /** Starts watching `main` for `text`; resolves with the wall-clock instant (ms) it appeared. */
 async function watchFor(page: Page, text: string): Promise<() => Promise<number>> {
-  await page.evaluate((t) => {
-    const w = window as unknown as { seenAt?: number };
-    delete w.seenAt;
-    const main = document.querySelector('main')!;
+  // A string: the test's TypeScript has no DOM types; this runs in the page.
+  await page.evaluate(`(() => {
+    const t = ${JSON.stringify(text)};
+    delete window.seenAt;
+    const main = document.querySelector('main');
     const check = () => {
-      if (w.seenAt === undefined && main.innerText.includes(t)) {
-        w.seenAt = Date.now();
+      if (window.seenAt === undefined && main.innerText.includes(t)) {
+        window.seenAt = Date.now();
         observer.disconnect();
       }
     };
     const observer = new MutationObserver(check);
     observer.observe(main, { subtree: true, childList: true, characterData: true });
     check();
-  }, text);
+  })()`);
   return async () => {
-    const handle = await page.waitForFunction(() => (window as unknown as { seenAt?: number }).seenAt, undefined, { timeout: 15_000, polling: 50 });
+    const handle = await page.waitForFunction('window.seenAt', undefined, { timeout: 15_000, polling: 50 });
     return (await handle.jsonValue()) as number;
   };
 }
@@ -120,7 +121,7 @@ describe('dashboard: live data (issue 27)', () => {
     const incidents = s.page.getByRole('region', { name: /Down periods/ });
     await s.page.locator('.status', { hasText: /^Up$/ }).first().waitFor({ timeout: 20_000 });
     await incidents.locator('tr', { hasText: 'connection refused' }).locator('td').nth(2).waitFor();
-    await s.page.waitForFunction(() => !document.querySelector('main')!.textContent!.includes('Still down'), undefined, { timeout: 10_000 });
+    await s.page.waitForFunction("!document.querySelector('main').textContent.includes('Still down')", undefined, { timeout: 10_000 });
     const row = await incidents.locator('tbody tr').first().locator('td').allInnerTexts();
     expect(row[2]).toMatch(/^\d+ s$|^\d+ min/);
     await check('uptime-incident-closed');
