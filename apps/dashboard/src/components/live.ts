@@ -115,3 +115,11 @@ export function useLive(topics: readonly LiveTopic[], onChange: () => Promise<un
     });
   }, [key]);
 }
+
+/**
+ * Keeps the stream open while signed in, whatever the screen: the server's `session_ended`
+ * signs the page out at once (with the "session ended" notice) rather than at the next click.
+ */
+export function useLiveSession(signedIn: boolean): void {
+  useEffect(() => (signedIn ? add({ topics: [], notify: () => undefined }) : undefined), [signedIn]);
+}
