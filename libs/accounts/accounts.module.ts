@@ -9,9 +9,11 @@ import { PlanQuota } from './application/plan-quota';
 import { LoginThrottle } from './application/login-throttle';
 import { SessionIssuer } from './application/session-issuer';
 import { AccountsController } from './http/accounts.controller';
+import { SessionsController } from './http/sessions.controller';
+import { SessionList } from './application/session-list';
 
 @Module({
-  controllers: [AccountsController],
+  controllers: [AccountsController, SessionsController],
   providers: [
     AccountDirectory,
     AccountQueries,
@@ -20,6 +22,7 @@ import { AccountsController } from './http/accounts.controller';
     PlanQuota,
     SessionIssuer,
     SessionCredentials,
+    SessionList,
     { provide: SESSION_CREDENTIALS, useExisting: SessionCredentials },
     ...ACCOUNT_COMMAND_HANDLERS,
   ],

@@ -2,7 +2,8 @@ import type { ComponentChildren } from 'preact';
 
 export interface Column<T> {
   header: string;
-  cell: (row: T) => ComponentChildren;
+  /** `index` is the row's place in `rows` (a row may read its neighbours). */
+  cell: (row: T, index: number) => ComponentChildren;
   /** Right-aligned numbers. */
   numeric?: boolean;
 }
@@ -39,11 +40,11 @@ export function DataTable<T>({
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
+          {rows.map((row, i) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
                 <td class={c.numeric ? 'num' : undefined} key={c.header} data-label={c.header}>
-                  {c.cell(row)}
+                  {c.cell(row, i)}
                 </td>
               ))}
             </tr>
