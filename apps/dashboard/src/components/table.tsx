@@ -6,6 +6,12 @@ export interface Column<T> {
   cell: (row: T, index: number) => ComponentChildren;
   /** Right-aligned numbers. */
   numeric?: boolean;
+  /**
+   * On a phone, where rows become compact list items: `title` makes the cell the item's
+   * first line (else the first cell is), `bare` drops its label (values that say what they
+   * are: a time, an address, "NXDOMAIN").
+   */
+  phone?: 'title' | 'bare';
 }
 
 /**
@@ -43,7 +49,7 @@ export function DataTable<T>({
           {rows.map((row, i) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
-                <td class={c.numeric ? 'num' : undefined} key={c.header} data-label={c.header}>
+                <td class={[c.numeric && 'num', c.phone && `cell-${c.phone}`].filter(Boolean).join(' ') || undefined} key={c.header} data-label={c.header}>
                   {c.cell(row, i)}
                 </td>
               ))}
