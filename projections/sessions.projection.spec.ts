@@ -2,7 +2,7 @@ import { AccountEvent } from '../libs/accounts/domain/account.events';
 import { GivenEvent, project } from '../libs/projection-engine/projection-harness';
 import { SESSIONS, sessionsProjection } from './sessions.projection';
 
-const meta = { account_id: 7 };
+const meta = { account_id: 7, source_ip: '192.0.2.9' };
 const started = (n: number): GivenEvent<AccountEvent> => ({
   type: 'SessionStarted',
   data: { session_id: `s${n}`, token_hash: `hash${n}`, started_at: '2026-03-01T00:00:00Z', expires_at: '2026-03-02T00:00:00Z', second_factor: 'none' },
@@ -15,6 +15,8 @@ const session = (n: number, active: boolean) => ({
   started_at: '2026-03-01T00:00:00Z',
   expires_at: '2026-03-02T00:00:00Z',
   active,
+  // Where the login came from, for the sessions list.
+  source_ip: '192.0.2.9',
 });
 
 describe('sessions projection', () => {

@@ -10,6 +10,8 @@ export interface SessionDoc {
   started_at: string;
   expires_at: string;
   active: boolean;
+  /** Where the session was started from (for the sessions list); absent on sessions projected before it was kept. */
+  source_ip?: string | null;
 }
 
 export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [{ keys: { session_id: 1 }, options: { unique: true } }, { keys: { account_id: 1 } }]);
@@ -32,6 +34,7 @@ export const sessionsProjection = defineProjection<SessionStarted | SessionEnded
             started_at: event.data.started_at,
             expires_at: event.data.expires_at,
             active: true,
+            source_ip: event.metadata.source_ip ?? null,
           },
         });
       case 'SessionEnded':

@@ -481,14 +481,15 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.locator('.chart canvas').first().waitFor();
     expect(await page.locator('.chart canvas').count()).toBe(2);
     // Units in the captions and in the figures' text alternative (uPlot draws the axis labels on the canvas).
-    expect(await page.locator('.chart figcaption').allInnerTexts()).toEqual(['Uptime per hour (%)', 'Average response time per hour (ms)']);
+    // The last hour by the minute (issue 27: a useful resolution for the range).
+    expect(await page.locator('.chart figcaption').allInnerTexts()).toEqual(['Uptime per minute (%)', 'Average response time per minute (ms)']);
     const headers = await page.locator('.chart table.chart-data th').allTextContents();
     expect(headers).toEqual(['Time (UTC)', 'Uptime (%)', 'Time (UTC)', 'Response time (ms)']);
     // At least one measured point behind each chart: 100 % up, a response time in ms.
     const firstRow = await page.locator('.chart table.chart-data').first().locator('tbody tr td').allTextContents();
     expect(firstRow[1]).toBe('100');
     await expect(page.locator('.chart table.chart-data').nth(1).locator('tbody tr').count()).resolves.toBeGreaterThan(0);
-    await checkScreen('uptime-history-24h');
+    await checkScreen('uptime-history-1h');
     await page.getByRole('button', { name: '30 days' }).click();
     await page.locator('[aria-pressed="true"]', { hasText: '30 days' }).waitFor();
     await page.locator('.chart canvas').first().waitFor();

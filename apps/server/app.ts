@@ -27,6 +27,7 @@ import { installWebFront } from '../../libs/dashboard/web-front';
 import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
+import { LiveEventsModule } from '../../libs/live-events/live-events.module';
 import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
 import { ProjectionEngine } from '../../libs/projection-engine/projection-engine';
 import { ProjectionDefinition } from '../../libs/projection-engine/projection';
@@ -87,6 +88,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   EmailAuthReportsMirrorModule,
   EmailAuthAlertsModule,
   EmailAuthDashboardModule,
+  LiveEventsModule,
 ];
 
 @Module({})

@@ -12,9 +12,11 @@ import { AccountsController } from './http/accounts.controller';
 import { AuditAdminController } from './http/audit-admin.controller';
 import { AuditExportController } from './http/audit-export.controller';
 import { AuditExportQueries } from './application/audit-export';
+import { SessionsController } from './http/sessions.controller';
+import { SessionList } from './application/session-list';
 
 @Module({
-  controllers: [AccountsController, AuditExportController, AuditAdminController],
+  controllers: [AccountsController, AuditExportController, AuditAdminController, SessionsController],
   providers: [
     AccountDirectory,
     AccountQueries,
@@ -24,6 +26,7 @@ import { AuditExportQueries } from './application/audit-export';
     PlanQuota,
     SessionIssuer,
     SessionCredentials,
+    SessionList,
     { provide: SESSION_CREDENTIALS, useExisting: SessionCredentials },
     ...ACCOUNT_COMMAND_HANDLERS,
   ],

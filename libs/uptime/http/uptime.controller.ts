@@ -1,6 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { validationFailed } from '../../shared/errors';
+import { ApiOperation } from '@nestjs/swagger';
+import { CHECK_WINDOWS, CheckWindow } from '../domain/checks';
 import { HISTORY_WINDOWS, HistoryWindow } from '../domain/history';
+import { UptimeChecks } from '../application/uptime-checks';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { MonitoringSet, SetMonitoring } from '../application/monitor.handlers';
@@ -15,6 +18,7 @@ export class UptimeController {
     private readonly commands: CommandBus,
     private readonly queries: UptimeQueries,
     private readonly access: UptimeAccess,
+    private readonly checksReader: UptimeChecks,
   ) {}
 
   @Post('domain/:id/monitor')
@@ -45,6 +49,15 @@ export class UptimeController {
       throw validationFailed('window must be one of 24h, 7d, 30d');
     }
     return this.queries.history(p.accountId, parseDomainId(id), w as HistoryWindow);
+  }
+
+  @Get('domain/:id/checks')
+  @ApiOperation({ summary: 'Uptime of one host from its raw checks: a series per minute (1h), 5 minutes (6h) or 15 minutes (24h), and its incidents (down periods)' })
+  async checks(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('window') window: unknown) {
+    await this.access.planOf(p.accountId);
+    const w = window ?? '1h';
+    if (typeof w !== 'string' || !CHECK_WINDOWS.includes(w as CheckWindow)) throw validationFailed('window must be one of 1h, 6h, 24h');
+    return this.checksReader.checks(p.accountId, parseDomainId(id), w as CheckWindow);
   }
 
   @Get('domains')

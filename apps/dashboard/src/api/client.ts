@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Seconds from Retry-After (429): how long a lockout or rate limit lasts. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -68,7 +70,13 @@ export async function request<T>(method: string, path: string, body?: unknown, o
     const err = (json as { error?: { code?: string; message?: string } } | null)?.error;
     // Only a lost session signs the page out; a wrong password (invalid_credentials) is an answer to show.
     if (res.status === 401 && err?.code === 'unauthorized' && !options.quiet401) unauthorizedListeners.forEach((l) => l());
-    throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `The service answered ${res.status}`);
+    const retryAfter = Number(res.headers.get('Retry-After'));
+    throw new ApiError(
+      res.status,
+      err?.code ?? 'http_error',
+      err?.message ?? `The service answered ${res.status}`,
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    );
   }
   return json as T;
 }

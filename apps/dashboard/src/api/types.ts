@@ -118,6 +118,26 @@ export interface UptimeLimits {
 }
 
 export type HistoryWindow = '24h' | '7d' | '30d';
+export type CheckWindow = '1h' | '6h' | '24h';
+export interface UptimeIncident {
+  started_at: string;
+  ended_at: string | null;
+  duration_seconds: number;
+  failed_checks: number;
+  error: string | null;
+}
+/** `GET /uptime/domain/{id}/checks`: minutes-level series and incidents from the raw checks. */
+export interface UptimeChecks {
+  domain_id: number;
+  fqdn: string;
+  window: CheckWindow;
+  bucket_seconds: number;
+  ports: number[];
+  last_port: number | null;
+  points: UptimeHistory['points'];
+  incidents: UptimeIncident[];
+  complete: boolean;
+}
 export interface UptimeHistory {
   domain_id: number;
   fqdn: string;

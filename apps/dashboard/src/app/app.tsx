@@ -1,12 +1,14 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, onUnauthorized } from '../api/client';
 import type { Account } from '../api/types';
+import { useLiveSession } from '../components/live';
 import { Loading } from '../components/notices';
 import { PlanGate } from '../components/plan-gate';
 import { Layout, PublicLayout } from './layout';
 import { Link } from './link';
 import { SCREENS } from './registry';
-import { matchPath, navigate, usePath } from './router';
+import { rememberReturn, takeReturn } from './return-to';
+import { currentPath, matchPath, navigate, usePath } from './router';
 import type { ScreenDef } from './screen';
 import { Session, SessionContext } from './session';
 
@@ -46,8 +48,14 @@ export function App() {
 
   useEffect(() => {
     void refresh();
-    return onUnauthorized(() => setAccount(null));
+    // The session ended under the page: the login screen says so and brings the user back here.
+    return onUnauthorized(() => {
+      rememberReturn(currentPath());
+      setAccount(null);
+    });
   }, [refresh]);
+
+  useLiveSession(Boolean(account));
 
   const session: Session = useMemo(() => ({ account, refresh, logout }), [account, refresh, logout]);
   const match = resolve(path);
@@ -55,7 +63,7 @@ export function App() {
   // Signed-out visitors land on the login screen; signed-in ones skip it.
   useEffect(() => {
     if (account === null && (!match || !match.screen.public)) navigate('/login', true);
-    if (account && match?.screen.public) navigate('/', true);
+    if (account && match?.screen.public) navigate(takeReturn() ?? '/', true);
   }, [account, match?.screen]);
 
   const title = match ? titleOf(match.screen, match.params) : 'Page not found';

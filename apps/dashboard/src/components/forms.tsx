@@ -1,7 +1,27 @@
-import type { ComponentChildren } from 'preact';
-import { useId } from 'preact/hooks';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
+import { explain } from '../api/explain';
 import { ErrorNotice } from './notices';
+
+/** The error of the form around a field: a field named as the API names it says its own problem. */
+const FormError = createContext<ApiError | null>(null);
+
+/**
+ * The problem the last answer found with the field `name` (its value tells apart problems
+ * the service words alike), and the attributes that tie it to the input.
+ */
+function useFieldProblem(id: string, name: string | undefined, value: string, hint: boolean) {
+  const error = useContext(FormError);
+  const problem = error && name ? (explain(error, { [name]: value }).fields[name] ?? null) : null;
+  const describedBy = [hint && `${id}-hint`, problem && `${id}-error`].filter(Boolean).join(' ') || undefined;
+  const message = problem ? (
+    <p class="field-error" id={`${id}-error`}>
+      {problem}
+    </p>
+  ) : null;
+  return { describedBy, invalid: problem ? true : undefined, message };
+}
 
 /** The input attributes the screens use, passed through as they are. */
 interface InputProps {
@@ -26,10 +46,19 @@ interface InputProps {
 /** A labelled input with an optional hint tied to it for screen readers. */
 export function TextField({ label, value, onValue, hint, ...rest }: InputProps) {
   const id = useId();
+  const p = useFieldProblem(id, rest.name, value, Boolean(hint));
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...(rest as Record<string, unknown>)} />
+      <input
+        id={id}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-describedby={p.describedBy}
+        aria-invalid={p.invalid}
+        {...(rest as Record<string, unknown>)}
+      />
+      {p.message}
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -57,10 +86,12 @@ export function TextArea({
   spellcheck?: boolean;
 }) {
   const id = useId();
+  const p = useFieldProblem(id, rest.name, value, Boolean(hint));
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <textarea id={id} rows={rows} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={hint ? `${id}-hint` : undefined} {...rest} />
+      <textarea id={id} rows={rows} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={p.describedBy} aria-invalid={p.invalid} {...rest} />
+      {p.message}
       {hint && (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -84,10 +115,12 @@ export function SelectField<T extends string>({
   name?: string;
 }) {
   const id = useId();
+  const p = useFieldProblem(id, name, value, false);
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <select id={id} name={name} value={value} onChange={(e) => onValue(e.currentTarget.value as T)}>
+      {p.message}
+      <select id={id} name={name} value={value} onChange={(e) => onValue(e.currentTarget.value as T)} aria-describedby={p.describedBy} aria-invalid={p.invalid}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}
@@ -159,8 +192,19 @@ export function Form({
   label?: string;
   class?: string;
 }) {
+  const form = useRef<HTMLFormElement>(null);
+  // The fields of the error that this form shows (the rest is said in the notice), known once rendered.
+  const [shown, setShown] = useState<string[]>([]);
+  useLayoutEffect(() => {
+    const el = form.current;
+    if (!error || !el) return setShown([]);
+    setShown(Object.keys(explain(error).fields).filter((f) => el.querySelector(`[name="${f}"]`)));
+    // Keyboard and screen-reader users land on the first field to correct.
+    el.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [error]);
   return (
     <form
+      ref={form}
       class={`form ${cls ?? ''}`}
       aria-label={label}
       onSubmit={(e) => {
@@ -168,8 +212,8 @@ export function Form({
         if (!busy) onSubmit();
       }}
     >
-      {children}
-      <ErrorNotice error={error} />
+      <FormError.Provider value={error}>{children}</FormError.Provider>
+      <ErrorNotice error={error} fieldsShown={shown} />
       <div class="form-actions">
         <button type="submit" disabled={busy} aria-busy={busy}>
           {busy ? (busyLabel ?? 'Working…') : submitLabel}

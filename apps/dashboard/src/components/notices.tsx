@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import type { ApiError } from '../api/client';
+import { explain } from '../api/explain';
 import type { Resource } from './resource';
 
 export const Loading = ({ label = 'Loading…' }: { label?: string }) => (
@@ -9,11 +10,35 @@ export const Loading = ({ label = 'Loading…' }: { label?: string }) => (
   </p>
 );
 
-export function ErrorNotice({ error, onRetry }: { error: ApiError | null; onRetry?: () => void }) {
+/**
+ * An error in words (api/explain.ts), with the service's own text behind a details toggle.
+ * `fieldsShown` are the form fields that say their own problem beside the input: the notice
+ * then only points at them.
+ */
+export function ErrorNotice({ error, onRetry, fieldsShown = [] }: { error: ApiError | null; onRetry?: () => void; fieldsShown?: string[] }) {
   if (!error) return null;
+  const e = explain(error);
+  const elsewhere = Object.entries(e.fields).filter(([f]) => !fieldsShown.includes(f));
+  const marked = Object.keys(e.fields).length - elsewhere.length;
+  const lines = [
+    ...(e.general ? [e.general] : []),
+    ...elsewhere.map(([, text]) => text),
+    ...(marked ? [marked === 1 ? 'Check the field marked below.' : 'Check the fields marked below.'] : []),
+  ];
   return (
     <div class="notice notice-error" role="alert">
-      <p>{error.message}</p>
+      {lines.map((l) => (
+        <p key={l}>{l}</p>
+      ))}
+      {e.wire && (
+        <details class="error-details">
+          <summary>Details</summary>
+          <code>
+            {error.status ? `${error.status} ` : ''}
+            {error.code}: {e.wire}
+          </code>
+        </details>
+      )}
       {onRetry && (
         <button type="button" class="button-secondary" onClick={onRetry}>
           Try again

@@ -2,9 +2,16 @@ import type { ComponentChildren } from 'preact';
 
 export interface Column<T> {
   header: string;
-  cell: (row: T) => ComponentChildren;
+  /** `index` is the row's place in `rows` (a row may read its neighbours). */
+  cell: (row: T, index: number) => ComponentChildren;
   /** Right-aligned numbers. */
   numeric?: boolean;
+  /**
+   * On a phone, where rows become compact list items: `title` makes the cell the item's
+   * first line (else the first cell is), `bare` drops its label (values that say what they
+   * are: a time, an address, "NXDOMAIN").
+   */
+  phone?: 'title' | 'bare';
 }
 
 /**
@@ -39,11 +46,11 @@ export function DataTable<T>({
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
+          {rows.map((row, i) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
-                <td class={c.numeric ? 'num' : undefined} key={c.header} data-label={c.header}>
-                  {c.cell(row)}
+                <td class={[c.numeric && 'num', c.phone && `cell-${c.phone}`].filter(Boolean).join(' ') || undefined} key={c.header} data-label={c.header}>
+                  {c.cell(row, i)}
                 </td>
               ))}
             </tr>

@@ -7,6 +7,7 @@ import { Form, TextField } from '../../components/forms';
 import { Loaded, Notice } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
+import { SessionsSection } from './sessions';
 
 /**
  * The service answers a wrong password with its login error (401 invalid_credentials,
@@ -168,6 +169,7 @@ function SecurityScreen(_: ScreenProps) {
     <div class="stack">
       <TwoFactorSection />
       <PasswordSection />
+      <SessionsSection />
     </div>
   );
 }

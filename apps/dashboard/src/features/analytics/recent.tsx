@@ -28,12 +28,13 @@ export function RecentQueries({ query }: { query: (extra: Record<string, string>
             rowKey={(q) => `${q.timestamp}-${q.qname}-${q.qtype}-${q.client_ip}`}
             empty="No queries this month yet."
             columns={[
-              { header: 'Time', cell: (q) => dateTime(q.timestamp) },
-              { header: 'Name', cell: (q) => <code class="details">{q.qname}</code> },
-              { header: 'Type', cell: (q) => q.qtype },
-              { header: 'Answer', cell: (q) => q.rcode },
-              { header: 'Client', cell: (q) => `${q.client_ip} (${q.country_code})` },
-              { header: 'Response', cell: (q) => `${q.response_ms} ms`, numeric: true },
+              // On a phone: the name, then one line of the rest (issue 27: compact rows, not a card per query).
+              { header: 'Time', cell: (q) => <span class="nowrap">{dateTime(q.timestamp)}</span>, phone: 'bare' },
+              { header: 'Name', cell: (q) => <code class="details">{q.qname}</code>, phone: 'title' },
+              { header: 'Type', cell: (q) => q.qtype, phone: 'bare' },
+              { header: 'Answer', cell: (q) => q.rcode, phone: 'bare' },
+              { header: 'Client', cell: (q) => `${q.client_ip} (${q.country_code})`, phone: 'bare' },
+              { header: 'Response', cell: (q) => `${q.response_ms} ms`, numeric: true, phone: 'bare' },
             ]}
           />
         )}

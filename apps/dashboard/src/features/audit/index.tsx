@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api/client';
-import type { AuditEntry } from '../../api/types';
+import type { ApiKey, AuditEntry } from '../../api/types';
 import type { Certificate } from '../certificates/types';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { dateTime } from '../../components/format';
 import { ErrorNotice, Loading } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { useAction } from '../../components/resource';
 import { DataTable } from '../../components/table';
+import { actorName, Change, changesOf } from './readable';
 
 /** The audit export (contract §19): the whole history, streamed. */
 const EXPORT_PATH = '/account/audit/export';
@@ -57,7 +59,37 @@ async function certificateNames(entries: AuditEntry[]): Promise<CertificateNames
   }
 }
 
-function AuditScreen(_: ScreenProps) {
+/** A change as before → after: the old value deleted (struck through), the new one inserted. */
+function Diff({ changes }: { changes: Change[] }) {
+  return (
+    <ul class="diff">
+      {changes.map((c) => (
+        <li key={c.what}>
+          <span class="diff-what">{c.what}</span>{' '}
+          {c.before !== null && (
+            <>
+              <del>{c.before}</del> →{' '}
+            </>
+          )}
+          <ins>{c.after}</ins>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The account's key names by id, to name keys that acted; none where keys are not on the plan. */
+async function keyNames(): Promise<Map<string, string>> {
+  try {
+    const { keys } = await api.get<{ keys: ApiKey[] }>('/api-keys/');
+    return new Map(keys.map((k) => [k.id, k.name]));
+  } catch {
+    return new Map();
+  }
+}
+
+function AuditScreen({ account }: ScreenProps) {
+  const [keys, setKeys] = useState<Map<string, string>>(new Map());
   const [names, setNames] = useState<CertificateNames>(new Map());
   const [entries, setEntries] = useState<AuditEntry[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
@@ -70,7 +102,19 @@ function AuditScreen(_: ScreenProps) {
   });
   useEffect(() => {
     void load.run();
+    void keyNames().then(setKeys);
   }, []);
+  const who = { accountId: account.id, username: account.username, keys };
+  // New entries arrive at the top as they happen; the older pages already shown stay.
+  useLive(['audit'], async () => {
+    const page = await api.get<{ data: AuditEntry[]; next_cursor: string | null }>('/account/audit?limit=50');
+    const found = await certificateNames(page.data);
+    setNames((prev) => new Map([...prev, ...found]));
+    setEntries((prev) => {
+      const known = new Set(prev.map((e) => e.id));
+      return [...page.data.filter((e) => !known.has(e.id)), ...prev];
+    });
+  });
   return (
     <section class="card" aria-labelledby="audit-list">
       <h2 id="audit-list">Changes to your account, newest first</h2>
@@ -95,10 +139,16 @@ function AuditScreen(_: ScreenProps) {
           rowKey={(e) => e.id}
           empty="Nothing recorded yet."
           columns={[
-            { header: 'When', cell: (e) => dateTime(e.occurred_at) },
+            { header: 'When', cell: (e) => <span class="nowrap">{dateTime(e.occurred_at)}</span> },
             { header: 'What', cell: (e) => humanType(e.type) },
-            { header: 'Details', cell: (e) => <span class="details">{details(e, names)}</span> },
-            { header: 'By', cell: (e) => e.actor ?? '—' },
+            {
+              header: 'Details',
+              cell: (e, i) => {
+                const changes = changesOf(e, entries.slice(i + 1));
+                return changes.length ? <Diff changes={changes} /> : <span class="details">{details(e, names)}</span>;
+              },
+            },
+            { header: 'By', cell: (e) => actorName(e.actor, who) },
             { header: 'From', cell: (e) => e.source_ip ?? '—' },
           ]}
         />

@@ -2,10 +2,12 @@ import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import type { LoginAnswer } from '../../api/types';
 import { Link } from '../../app/link';
+import { pendingReturn } from '../../app/return-to';
 import { navigate } from '../../app/router';
 import type { ScreenDef } from '../../app/screen';
 import { useSession } from '../../app/session';
 import { Form, TextField } from '../../components/forms';
+import { Notice } from '../../components/notices';
 import { useAction } from '../../components/resource';
 
 /** Asks the service for a cookie session instead of a token in the body (contract §14). */
@@ -17,10 +19,9 @@ function LoginScreen() {
   const [password, setPassword] = useState('');
   const [challenge, setChallenge] = useState<string | null>(null);
   const [code, setCode] = useState('');
-  const finish = async () => {
-    await refresh();
-    navigate('/');
-  };
+  // Signed in, the app leaves the login screen: for the page the session ended on, or the overview.
+  const finish = () => refresh();
+  const returning = pendingReturn();
   const login = useAction(async () => {
     const answer = await api.post<LoginAnswer>('/auth/login', { username, password }, COOKIE_LOGIN);
     if ('requires_2fa' in answer) setChallenge(answer.login_token);
@@ -48,6 +49,11 @@ function LoginScreen() {
     );
   return (
     <section class="card narrow">
+      {returning && (
+        <Notice kind="warning">
+          <p>Your session has ended: it expired, or it was ended elsewhere (a logout or a password change). Log in again to go back to the page you were on.</p>
+        </Notice>
+      )}
       <Form onSubmit={() => void login.run()} busy={login.busy} error={login.error} submitLabel="Log in" busyLabel="Logging in…" label="Log in">
         <TextField label="Username or email" name="username" value={username} onValue={setUsername} autocomplete="username" required />
         <TextField label="Password" name="password" type="password" value={password} onValue={setPassword} autocomplete="current-password" required />

@@ -5,6 +5,7 @@ import type { ScreenProps } from '../../app/screen';
 import { ConfirmButton } from '../../components/confirm';
 import { dateTime } from '../../components/format';
 import { ErrorNotice, Loaded, Notice } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { usePolling } from '../../components/poll';
 import { useAction, useResource } from '../../components/resource';
 import { download } from '../../components/secret';
@@ -76,6 +77,12 @@ export function CertificateScreen({ params, account }: ScreenProps) {
   const logs = useResource(() => api.get<{ logs: CertificateLog[] }>(`${path}/logs`), [params.id]);
   const working = cert.data !== undefined && IN_PROGRESS.includes(cert.data.status);
   usePolling(working, POLL_MS, () => Promise.all([cert.reload(), logs.reload()]));
+  // Issued, failed, renewed or expired while the page is open: the server says so.
+  useLive(
+    ['certificates'],
+    () => Promise.all([cert.reload(), logs.reload()]),
+    (c) => c.ref === undefined || c.ref === params.id,
+  );
   const act = useAction(async (change: () => Promise<Certificate | void>) => {
     const answer = await change();
     if (answer) cert.set(answer);

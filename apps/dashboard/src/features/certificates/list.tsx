@@ -7,6 +7,7 @@ import type { ScreenProps } from '../../app/screen';
 import { dateTime, splitList } from '../../components/format';
 import { Checkbox, Form, SelectField, TextArea, TextField } from '../../components/forms';
 import { Loaded, Notice } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { useAction, useResource } from '../../components/resource';
 import { DataTable } from '../../components/table';
 import { CertificateStatusBadge } from './status';
@@ -104,6 +105,7 @@ export function CertificatesScreen(_: ScreenProps) {
     const [list, zones] = await Promise.all([api.get<{ certificates: Certificate[]; limits: CertificateLimits }>('/certificates'), api.get<{ zones: Zone[] }>('/zones')]);
     return { ...list, zones: zones.zones };
   });
+  useLive(['certificates', 'zones'], data.reload);
   return (
     <Loaded resource={data}>
       {(d) => (

@@ -1,7 +1,7 @@
 /**
  * Ready-to-paste configuration of real DDNS clients for one host (ddns.md: ddclient 3.10,
- * inadyn 2.10, router URL templates). The API key is left as a placeholder: keys are shown
- * only once, when made.
+ * inadyn 2.10, router URL templates). The API key is a placeholder unless the page has just
+ * made one (keys are shown only once, when made).
  */
 export interface ClientConfigInput {
   fqdn: string;
@@ -9,11 +9,13 @@ export interface ClientConfigInput {
   /** The service's address as the browser sees it, e.g. `dns.example.net` or `127.0.0.1:3000`. */
   host: string;
   https: boolean;
+  /** A key made on this page for the host's clients; the placeholder otherwise. */
+  key?: string;
 }
 
 export const KEY_PLACEHOLDER = 'YOUR_API_KEY';
 
-export function ddclientConfig({ fqdn, username, host, https }: ClientConfigInput): string {
+export function ddclientConfig({ fqdn, username, host, https, key = KEY_PLACEHOLDER }: ClientConfigInput): string {
   return [
     '# /etc/ddclient.conf (mode 600)',
     'daemon=300',
@@ -24,12 +26,12 @@ export function ddclientConfig({ fqdn, username, host, https }: ClientConfigInpu
     `server=${host}`,
     'script=/domains/nic/update',
     `login=${username}`,
-    `password=${KEY_PLACEHOLDER}`,
+    `password=${key}`,
     fqdn,
   ].join('\n');
 }
 
-export function inadynConfig({ fqdn, username, host, https }: ClientConfigInput): string {
+export function inadynConfig({ fqdn, username, host, https, key = KEY_PLACEHOLDER }: ClientConfigInput): string {
   return [
     '# /etc/inadyn.conf',
     'period = 300',
@@ -37,7 +39,7 @@ export function inadynConfig({ fqdn, username, host, https }: ClientConfigInput)
     'custom accountdns {',
     `    ssl = ${https ? 'true' : 'false'}`,
     `    username = ${username}`,
-    `    password = ${KEY_PLACEHOLDER}`,
+    `    password = ${key}`,
     `    checkip-server = ${host}`,
     '    checkip-path = /domains/nic/checkip',
     `    ddns-server = ${host}`,
@@ -49,11 +51,11 @@ export function inadynConfig({ fqdn, username, host, https }: ClientConfigInput)
 }
 
 /** Routers with a "custom DynDNS URL" field; `<ipaddr>` is the usual placeholder (FRITZ!Box and others). */
-export function routerUrl({ fqdn, username, host, https }: ClientConfigInput): string {
+export function routerUrl({ fqdn, username, host, https, key = KEY_PLACEHOLDER }: ClientConfigInput): string {
   const base = `${https ? 'https' : 'http'}://${host}/domains/nic/update`;
-  return `${base}?hostname=${encodeURIComponent(fqdn)}&myip=<ipaddr>&username=${encodeURIComponent(username)}&password=${KEY_PLACEHOLDER}`;
+  return `${base}?hostname=${encodeURIComponent(fqdn)}&myip=<ipaddr>&username=${encodeURIComponent(username)}&password=${encodeURIComponent(key)}`;
 }
 
-export function curlCommand({ fqdn, username, host, https }: ClientConfigInput): string {
-  return `curl -u '${username}:${KEY_PLACEHOLDER}' '${https ? 'https' : 'http'}://${host}/domains/nic/update?hostname=${encodeURIComponent(fqdn)}'`;
+export function curlCommand({ fqdn, username, host, https, key = KEY_PLACEHOLDER }: ClientConfigInput): string {
+  return `curl -u '${username}:${key}' '${https ? 'https' : 'http'}://${host}/domains/nic/update?hostname=${encodeURIComponent(fqdn)}'`;
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, seg } from '../../api/client';
-import type { DdnsHost } from '../../api/types';
+import type { Account, DdnsHost } from '../../api/types';
 import { Link } from '../../app/link';
 import { navigate } from '../../app/router';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
@@ -8,6 +8,7 @@ import { ConfirmButton } from '../../components/confirm';
 import { dateTime } from '../../components/format';
 import { Form, SelectField, TextField } from '../../components/forms';
 import { ErrorNotice, Loaded, Notice } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
@@ -52,6 +53,7 @@ function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
 
 function HostsScreen(_: ScreenProps) {
   const hosts = useResource(() => api.get<DdnsHost[]>('/domains'));
+  useLive(['ddns'], hosts.reload);
   return (
     <div class="stack">
       <section class="card" aria-labelledby="new-host">
@@ -81,8 +83,61 @@ function HostsScreen(_: ScreenProps) {
   );
 }
 
+/** Account keys authenticate DDNS clients; they need Pro or Elite (contract §3). */
+const keysAllowed = (a: Account) => a.plan === 'pro' || a.plan === 'elite';
+
+/**
+ * Ready-to-paste client configurations, with an offer to make the key they need: the new key
+ * is filled into every configuration and shown only this once.
+ */
+function ClientConfigs({ fqdn, account }: { fqdn: string; account: Account }) {
+  const [key, setKey] = useState<string | null>(null);
+  const create = useAction(async () => {
+    const made = await api.post<{ key: string }>('/api-keys/', { name: `DDNS clients of ${fqdn}` });
+    setKey(made.key);
+  });
+  const input = { fqdn, username: account.username, host: location.host, https: location.protocol === 'https:', key: key ?? undefined };
+  return (
+    <section class="card" aria-labelledby="client-config">
+      <h2 id="client-config">Update clients</h2>
+      {key ? (
+        <Notice kind="success">
+          <p>
+            A key named “DDNS clients of {fqdn}” was made and filled in below. It is shown only now: copy the configuration you need before leaving this page. You can revoke it
+            under <Link to="/keys">API keys</Link>.
+          </p>
+        </Notice>
+      ) : keysAllowed(account) ? (
+        <>
+          <p>
+            Clients sign in with an account API key. Make one for this host's clients, and it is filled into every configuration below; or replace <code>{KEY_PLACEHOLDER}</code>{' '}
+            with a key you have (<Link to="/keys">API keys</Link>).
+          </p>
+          <ErrorNotice error={create.error} />
+          <div class="button-row">
+            <button type="button" disabled={create.busy} onClick={() => void create.run()}>
+              {create.busy ? 'Making the key…' : 'Make a key for these clients'}
+            </button>
+          </div>
+        </>
+      ) : (
+        <p>
+          Clients sign in with an account API key, which needs the Pro or Elite plan. With one, replace <code>{KEY_PLACEHOLDER}</code> below.
+        </p>
+      )}
+      <p class="hint">Each client updates the address whenever it changes.</p>
+      <CopyBlock label="ddclient" text={ddclientConfig(input)} filename="ddclient.conf" />
+      <CopyBlock label="inadyn" text={inadynConfig(input)} filename="inadyn.conf" />
+      <CopyBlock label="Router update URL" text={routerUrl(input)} note="For routers with a custom DynDNS URL; <ipaddr> is filled in by the router." />
+      <CopyBlock label="Script (curl)" text={curlCommand(input)} />
+    </section>
+  );
+}
+
 function HostScreen({ params, account }: ScreenProps) {
   const host = useResource(() => api.get<DdnsHost>(`/api/domains/fqdn/${seg(params.fqdn)}`), [params.fqdn]);
+  // A client's update (router, ddclient) shows here as it happens.
+  useLive(['ddns'], host.reload);
   const [ip, setIp] = useState('');
   const [saved, setSaved] = useState(false);
   const update = useAction(async () => {
@@ -94,7 +149,6 @@ function HostScreen({ params, account }: ScreenProps) {
     await api.del(`/api/domains/fqdn/${seg(params.fqdn)}`);
     navigate('/ddns');
   });
-  const input = { fqdn: params.fqdn, username: account.username, host: location.host, https: location.protocol === 'https:' };
   return (
     <Loaded resource={host}>
       {(h) => (
@@ -127,17 +181,7 @@ function HostScreen({ params, account }: ScreenProps) {
               <ConfirmButton label="Delete host" confirmLabel={`Delete ${h.fqdn}`} busy={remove.busy} onConfirm={() => void remove.run()} />
             </div>
           </section>
-          <section class="card" aria-labelledby="client-config">
-            <h2 id="client-config">Update clients</h2>
-            <p>
-              Replace <code>{KEY_PLACEHOLDER}</code> with an account API key (<Link to="/keys">API keys</Link>; needs Pro or Elite). Each client updates the address whenever it
-              changes.
-            </p>
-            <CopyBlock label="ddclient" text={ddclientConfig(input)} filename="ddclient.conf" />
-            <CopyBlock label="inadyn" text={inadynConfig(input)} filename="inadyn.conf" />
-            <CopyBlock label="Router update URL" text={routerUrl(input)} note="For routers with a custom DynDNS URL; <ipaddr> is filled in by the router." />
-            <CopyBlock label="Script (curl)" text={curlCommand(input)} />
-          </section>
+          <ClientConfigs fqdn={h.fqdn} account={account} />
         </div>
       )}
     </Loaded>

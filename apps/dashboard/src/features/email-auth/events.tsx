@@ -1,6 +1,7 @@
 import { api } from '../../api/client';
 import { dateTime } from '../../components/format';
 import { Loaded } from '../../components/notices';
+import { useLive } from '../../components/live';
 import { useResource } from '../../components/resource';
 import { DataTable } from '../../components/table';
 import type { ZoneEvent } from './types';
@@ -16,6 +17,8 @@ const details = (data: Record<string, unknown>) =>
 /** `saves` counts the screen's saves: each one loads the log again (the save's answer comes after its events are readable). */
 export function ZoneEventLog({ base, saves }: { base: string; saves: number }) {
   const events = useResource(() => api.get<{ events: ZoneEvent[] }>(`${base}/events?limit=50`), [base, saves]);
+  // Settings saved elsewhere (another tab, the API), reports and alerts: the log follows without a reload.
+  useLive(['email_auth'], events.reload);
   return (
     <Loaded resource={events}>
       {(d) => (

@@ -1,14 +1,15 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg } from '../../api/client';
-import type { HistoryWindow, UptimeDashboard, UptimeHistory, UptimeLimits, UptimeRecord } from '../../api/types';
+import type { CheckWindow, HistoryWindow, UptimeChecks, UptimeDashboard, UptimeHistory, UptimeLimits, UptimeRecord } from '../../api/types';
 import { Link } from '../../app/link';
 import { planAtLeast, type ScreenDef, type ScreenProps } from '../../app/screen';
 import { TimeChart } from '../../components/chart';
-import { dateTime, ms, percent } from '../../components/format';
+import { dateTime, duration, ms, percent } from '../../components/format';
+import { useLive } from '../../components/live';
 import { ErrorNotice, Loaded } from '../../components/notices';
 import { usePolling } from '../../components/poll';
 import { useAction, useResource } from '../../components/resource';
-import { Segmented, TIME_WINDOWS } from '../../components/segmented';
+import { Segmented } from '../../components/segmented';
 import { DataTable } from '../../components/table';
 
 const STATUS_TEXT: Record<UptimeRecord['current_status'], string> = {
@@ -26,13 +27,11 @@ const STATUS_CLASS: Record<UptimeRecord['current_status'], string> = {
   disabled: 'status-off',
 };
 /**
- * How often the uptime screens read again. The API does not say the check interval
- * (UPTIME_INTERVAL_SECONDS, 300 s by default, as low as a few seconds), so the screens poll
- * at the shortest interval an operator sets in practice; server-sent events replace this later.
+ * The screens read again when the server says a check or a monitor changed (live notices,
+ * decision 0085); this slow poll only covers a stream that cannot be opened (a proxy that
+ * refuses event streams).
  */
-const REFRESH_MS = 5000;
-/** Chart buckets are an hour or a day: a minute is often enough. */
-const HISTORY_REFRESH_MS = 60_000;
+const FALLBACK_REFRESH_MS = 60_000;
 
 const Status = ({ s }: { s: UptimeRecord['current_status'] }) => <span class={`status ${STATUS_CLASS[s]}`}>{STATUS_TEXT[s]}</span>;
 
@@ -80,7 +79,8 @@ function UptimeScreen(_: ScreenProps) {
     ]);
     return { dashboard, limits, records: list.domains };
   });
-  usePolling(true, REFRESH_MS, data.reload);
+  useLive(['uptime'], data.reload);
+  usePolling(true, FALLBACK_REFRESH_MS, data.reload);
   const toggle = useAction(async (id: number, enabled: boolean) => {
     await api.post(`/uptime/domain/${seg(id)}/monitor`, { enabled });
     await data.reload();
@@ -133,33 +133,82 @@ function UptimeScreen(_: ScreenProps) {
   );
 }
 
-function HistoryCharts({ h }: { h: UptimeHistory }) {
-  const times = useMemo(() => h.points.map((p) => Date.parse(p.at) / 1000), [h]);
-  const uptime = useMemo(() => ({ label: 'Uptime', unit: '%', values: h.points.map((p) => p.uptime_percentage) }), [h]);
-  const response = useMemo(() => ({ label: 'Response time', unit: 'ms', values: h.points.map((p) => p.avg_response_time_ms) }), [h]);
-  const hourly = h.bucket_seconds === 3600;
-  const per = hourly ? 'per hour' : 'per day';
-  const tickFormat = hourly ? '{HH}:{mm}' : '{MM}-{DD}';
+type Window = CheckWindow | HistoryWindow;
+/** The last hours come from the raw checks (minutes); days from the daily buckets. */
+const WINDOWS: { value: Window; label: string }[] = [
+  { value: '1h', label: '1 hour' },
+  { value: '6h', label: '6 hours' },
+  { value: '24h', label: '24 hours' },
+  { value: '7d', label: '7 days' },
+  { value: '30d', label: '30 days' },
+];
+const FROM_CHECKS = new Set<Window>(['1h', '6h', '24h']);
+
+function per(bucketSeconds: number): string {
+  if (bucketSeconds === 86_400) return 'per day';
+  if (bucketSeconds === 3600) return 'per hour';
+  return bucketSeconds === 60 ? 'per minute' : `per ${bucketSeconds / 60} minutes`;
+}
+
+function HistoryCharts({ points, bucketSeconds }: { points: UptimeHistory['points']; bucketSeconds: number }) {
+  const times = useMemo(() => points.map((p) => Date.parse(p.at) / 1000), [points]);
+  const uptime = useMemo(() => ({ label: 'Uptime', unit: '%', values: points.map((p) => p.uptime_percentage) }), [points]);
+  const response = useMemo(() => ({ label: 'Response time', unit: 'ms', values: points.map((p) => p.avg_response_time_ms) }), [points]);
+  const tickFormat = bucketSeconds < 86_400 ? '{HH}:{mm}' : '{MM}-{DD}';
   return (
     <div class="charts">
-      <TimeChart title={`Uptime ${per} (%)`} times={times} series={uptime} yRange={[0, 100]} tickFormat={tickFormat} />
+      <TimeChart title={`Uptime ${per(bucketSeconds)} (%)`} times={times} series={uptime} yRange={[0, 100]} tickFormat={tickFormat} />
       <TimeChart
-        title={`Average response time ${per} (ms)`}
+        title={`Average response time ${per(bucketSeconds)} (ms)`}
         times={times}
         series={response}
         tickFormat={tickFormat}
-        empty={h.points.some((p) => p.checks > 0) ? 'No response times: the host answered no check in this window.' : undefined}
+        empty={points.some((p) => p.checks > 0) ? 'No response times: the host answered no check in this window.' : undefined}
       />
     </div>
   );
 }
 
+function Incidents({ c }: { c: UptimeChecks }) {
+  return (
+    <>
+      {!c.complete && <p class="hint">Checks are very frequent: only the most recent part of the last 24 hours is shown.</p>}
+      <DataTable
+        caption="Down periods in the last 24 hours, newest first"
+        rows={c.incidents}
+        rowKey={(i) => i.started_at}
+        empty="No down periods in the last 24 hours."
+        columns={[
+          { header: 'Went down', cell: (i) => dateTime(i.started_at) },
+          { header: 'Back up', cell: (i) => (i.ended_at ? dateTime(i.ended_at) : <span class="status status-bad">Still down</span>) },
+          { header: 'Lasted', cell: (i) => duration(i.duration_seconds), numeric: true },
+          { header: 'Failed checks', cell: (i) => i.failed_checks, numeric: true },
+          { header: 'Error', cell: (i) => i.error ?? '—' },
+        ]}
+      />
+    </>
+  );
+}
+
+const portsText = (c: UptimeChecks) =>
+  c.ports.length === 1 ? `TCP port ${c.ports[0]}` : `TCP ports ${c.ports.join(', ')} in turn (up when any accepts)${c.last_port ? `; last check: port ${c.last_port}` : ''}`;
+
 function UptimeHostScreen({ params }: ScreenProps) {
-  const [window, setWindow] = useState<HistoryWindow>('24h');
-  const record = useResource(() => api.get<UptimeRecord>(`/uptime/domain/${seg(params.id)}`), [params.id]);
-  const history = useResource(() => api.get<UptimeHistory>(`/uptime/domain/${seg(params.id)}/history?window=${window}`), [params.id, window]);
-  usePolling(true, REFRESH_MS, record.reload);
-  usePolling(true, HISTORY_REFRESH_MS, history.reload);
+  const [window, setWindow] = useState<Window>('1h');
+  const id = params.id;
+  const record = useResource(() => api.get<UptimeRecord>(`/uptime/domain/${seg(id)}`), [id]);
+  const day = useResource(() => api.get<UptimeChecks>(`/uptime/domain/${seg(id)}/checks?window=24h`), [id]);
+  const history = useResource(async () => {
+    if (!FROM_CHECKS.has(window)) {
+      const h = await api.get<UptimeHistory>(`/uptime/domain/${seg(id)}/history?window=${window}`);
+      return { points: h.points, bucket_seconds: h.bucket_seconds };
+    }
+    const c = await api.get<UptimeChecks>(`/uptime/domain/${seg(id)}/checks?window=${window}`);
+    return { points: c.points, bucket_seconds: c.bucket_seconds };
+  }, [id, window]);
+  const mine = (c: { ref?: string }) => c.ref === undefined || c.ref === id;
+  useLive(['uptime'], () => Promise.all([record.reload(), day.reload(), history.reload()]), mine);
+  usePolling(true, FALLBACK_REFRESH_MS, record.reload);
   return (
     <div class="stack">
       <Loaded resource={record}>
@@ -176,6 +225,8 @@ function UptimeHostScreen({ params }: ScreenProps) {
                 {dateTime(r.last_check_time)}
                 {r.error && ` (${r.error})`}
               </dd>
+              <dt>Checked on</dt>
+              <dd>{day.data ? portsText(day.data) : '…'}</dd>
               <dt>Response time</dt>
               <dd>{ms(r.last_response_time_ms)}</dd>
               <dt>Uptime</dt>
@@ -188,8 +239,12 @@ function UptimeHostScreen({ params }: ScreenProps) {
       </Loaded>
       <section class="card" aria-labelledby="history">
         <h2 id="history">History</h2>
-        <Segmented label="Time window" options={[...TIME_WINDOWS]} value={window} onValue={setWindow} />
-        <Loaded resource={history}>{(h) => <HistoryCharts h={h} />}</Loaded>
+        <Segmented label="Time window" options={WINDOWS} value={window} onValue={setWindow} />
+        <Loaded resource={history}>{(h) => <HistoryCharts points={h.points} bucketSeconds={h.bucket_seconds} />}</Loaded>
+      </section>
+      <section class="card" aria-labelledby="incidents">
+        <h2 id="incidents">Incidents</h2>
+        <Loaded resource={day}>{(c) => <Incidents c={c} />}</Loaded>
       </section>
     </div>
   );

@@ -7,6 +7,7 @@ import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { ConfirmButton, ConfirmPanel } from '../../components/confirm';
 import { dateTime } from '../../components/format';
 import { Form, SelectField, TextArea, TextField } from '../../components/forms';
+import { filterRRsets } from './record-filter';
 import { ErrorNotice, Loaded } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
@@ -207,9 +208,26 @@ function RRsetEditor({
   );
 }
 
+/** Search and type filter above the records table; says how many RRsets it shows. */
+function RecordFilter({ records, query, type, onQuery, onType }: { records: RRset[]; query: string; type: string; onQuery(v: string): void; onType(v: string): void }) {
+  const types = [...new Set(records.map((r) => r.type))].sort();
+  const shown = filterRRsets(records, query, type).length;
+  return (
+    <div class="record-filter" role="search" aria-label="Record search">
+      <TextField label="Find records" name="q" type="search" value={query} onValue={onQuery} placeholder="name, type or value" />
+      <SelectField label="Show type" value={type} onValue={onType} options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]} />
+      <p class="hint" role="status">
+        {query || type ? `${shown} of ${records.length} record sets shown` : `${records.length} record sets`}
+      </p>
+    </div>
+  );
+}
+
 function ZoneScreen({ params, account }: ScreenProps) {
   const path = `/zones/${seg(params.zone)}`;
   const zone = useResource(() => api.get<Zone>(path), [params.zone]);
+  const [query, setQuery] = useState('');
+  const [typeFilter, setTypeFilter] = useState('');
   /** The RRset being edited, `adding` for new records, null when the form is closed. */
   const [editing, setEditing] = useState<RRset | 'adding' | null>(null);
   const verify = useAction(async () => {
@@ -260,11 +278,12 @@ function ZoneScreen({ params, account }: ScreenProps) {
             <h2 id="records">Records</h2>
             <p class="hint">The service's DNS server answers with these records from the moment the zone is imported.</p>
             <ErrorNotice error={removeSet.error} />
+            {(z.records ?? []).length > 0 && <RecordFilter records={z.records ?? []} query={query} type={typeFilter} onQuery={setQuery} onType={setTypeFilter} />}
             <DataTable
               caption={`Records of ${z.name}`}
-              rows={z.records ?? []}
+              rows={filterRRsets(z.records ?? [], query, typeFilter)}
               rowKey={(r) => `${r.subname}/${r.type}`}
-              empty="No records."
+              empty={query || typeFilter ? 'No records match.' : 'No records.'}
               columns={[
                 { header: 'Name', cell: (r) => <code>{r.subname || '@'}</code> },
                 { header: 'Type', cell: (r) => r.type },
