@@ -1,5 +1,16 @@
 export { parseRecord, formatRecord, isSupportedType, SUPPORTED_TYPES, type SupportedType, type RecordData } from './rdata';
-export { ZoneIndex, recordWireSize, MAX_RDATA_BYTES, type ZoneDefinition, type SoaFields, type RecordOwner, type LookupResult, type AnswerOwner } from './zone-index';
+export {
+  ZoneIndex,
+  recordWireSize,
+  MAX_RDATA_BYTES,
+  type Explained,
+  type ExplainedRRset,
+  type ZoneDefinition,
+  type SoaFields,
+  type RecordOwner,
+  type LookupResult,
+  type AnswerOwner,
+} from './zone-index';
 export { DnsServer, type DnsServerOptions } from './dns-server';
 export {
   BufferedQuerySink,
