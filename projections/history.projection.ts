@@ -36,6 +36,9 @@ export interface HistorySubjectDoc {
   deleted_at: number | null;
   /** Zones: when verified (ms), how the as_of view tells its status then. */
   verified_at: number | null;
+  /** The times the zone's own events state (its view's `created_at`, `verified_at`). */
+  created_iso: string;
+  verified_iso: string | null;
   verification_token: string | null;
   nameservers: string[];
   record_type: RecordType | null;
@@ -164,6 +167,8 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
         created_at: at,
         deleted_at: null,
         verified_at: null,
+        created_iso: d.created_at,
+        verified_iso: null,
         verification_token: d.verification_token,
         nameservers: d.nameservers,
         record_type: null,
@@ -174,7 +179,7 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
       break;
     }
     case 'ZoneVerified':
-      await subjects.updateOne({ _id: subject }, { $set: { verified_at: at } });
+      await subjects.updateOne({ _id: subject }, { $set: { verified_at: at, verified_iso: event.data.at } });
       break;
     case 'ZoneDeleted':
       await subjects.updateOne({ _id: subject }, { $set: { deleted_at: at } });
@@ -215,6 +220,8 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
       created_at: at,
       deleted_at: null,
       verified_at: null,
+      created_iso: event.data.created_at,
+      verified_iso: null,
       verification_token: null,
       nameservers: [],
       record_type: event.data.record_type,
