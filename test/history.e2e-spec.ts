@@ -1,3 +1,4 @@
+import Ajv from 'ajv';
 import { dig, DigAnswer } from './support/dig';
 import { waitForDns } from './support/dns-client';
 import { freePort } from './support/server-process';
@@ -140,7 +141,7 @@ describe('history and time travel (contract §19)', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await app.http.get(`/zones/${ZONE}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`, owner.token);
+      const res: { status: number; body: any } = await app.http.get(`/zones/${ZONE}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`, owner.token);
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...res.body.data);
@@ -262,5 +263,24 @@ describe('history and time travel (contract §19)', () => {
     expect((await app.http.get(`/api/domains/fqdn/${fqdn}/history`, other.token)).status).toBe(404);
     expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: first }, other.token)).status).toBe(404);
     expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status).toBe(404);
+  });
+
+  it('is described in /openapi.json, and the answers match the published schemas', async () => {
+    const doc = (await app.http.get('/openapi.json')).body;
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    ajv.addSchema(doc, 'openapi.json');
+    const check = (path: string, method: string, res: { status: number; body: unknown }) => {
+      const schema = doc.paths[path][method].responses[String(res.status)]?.content?.['application/json']?.schema;
+      expect([path, res.status, Boolean(schema)]).toEqual([path, res.status, true]);
+      const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
+      if (!validate(res.body)) throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}`);
+    };
+    check('/zones/{zone}/history', 'get', await app.http.get(`/zones/${ZONE}/history`, owner.token));
+    check('/api/domains/fqdn/{fqdn}/history', 'get', await app.http.get('/api/domains/fqdn/home.dyn.history.net/history', owner.token));
+    check('/zones/{zone}/resolve', 'get', await app.http.get(`/zones/${ZONE}/resolve?name=alias.history.test&type=A&as_of=${encodeURIComponent(instants[0].at)}`, owner.token));
+    check('/zones/{zone}/resolve', 'get', await app.http.get(`/zones/${ZONE}/resolve?name=x.example.org&type=A`, owner.token));
+    check('/zones/{zone}/restore', 'post', await app.http.post(`/zones/${ZONE}/restore`, { as_of: instants[1].at }, owner.token));
+    expect(doc.paths['/zones/{zone}'].get.parameters.map((p: { name: string }) => p.name)).toContain('as_of');
+    expect(doc.paths['/api/domains/fqdn/{fqdn}/restore'].post.requestBody).toBeDefined();
   });
 });
