@@ -13,6 +13,7 @@ import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
 import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
 import { DnssecCard } from './dnssec';
+import { removesValues, UndoLastChange } from '../history';
 
 /** The values of an RRset, one per line, as the zone table and the removal confirmation show them. */
 const RecordValues = ({ values }: { values: string[] }) => (
@@ -211,6 +212,8 @@ function ZoneScreen({ params }: ScreenProps) {
   const zone = useResource(() => api.get<Zone>(path), [params.zone]);
   /** The RRset being edited, `adding` for new records, null when the form is closed. */
   const [editing, setEditing] = useState<RRset | 'adding' | null>(null);
+  /** After an edit that removed records: offer to undo it (history restore). */
+  const [undoable, setUndoable] = useState(false);
   const verify = useAction(async () => {
     await api.post<Zone>(`${path}/verify`);
     await zone.reload();
@@ -221,7 +224,9 @@ function ZoneScreen({ params }: ScreenProps) {
   });
   /** One PUT: a move deletes the old RRset and writes the new one together. */
   const upsert = async (rrsets: RRset[]) => {
+    const removing = removesValues(zone.data?.records ?? [], rrsets);
     await api.put(`${path}/records`, { records: rrsets });
+    setUndoable(removing);
     setEditing(null);
     await zone.reload();
   };
@@ -257,7 +262,10 @@ function ZoneScreen({ params }: ScreenProps) {
           </section>
           <section class="card" aria-labelledby="records">
             <h2 id="records">Records</h2>
-            <p class="hint">The service's DNS server answers with these records from the moment the zone is imported.</p>
+            <p class="hint">
+              The service's DNS server answers with these records from the moment the zone is imported. <Link to={`${path}/history`}>History of the records</Link>
+            </p>
+            {undoable && <UndoLastChange path={path} onUndone={async () => (setUndoable(false), await zone.reload())} onDismiss={() => setUndoable(false)} />}
             <ErrorNotice error={removeSet.error} />
             <DataTable
               caption={`Records of ${z.name}`}
