@@ -70,7 +70,7 @@ describe('dashboard: history and undo (issue 26)', () => {
     await s.page.setViewportSize({ width: 1280, height: 900 });
     // Back to how it was right after the deletion: mail goes again.
     await rows.nth(1).getByRole('button', { name: 'Restore to here' }).click();
-    await s.page.getByRole('button', { name: /^Restore to / }).click();
+    await s.page.getByRole('button', { name: /^Restore to \d/ }).click();
     await s.page.getByText(/Brought back to how it was at/).waitFor();
     expect(
       await eventually(
