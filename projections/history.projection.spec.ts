@@ -1,5 +1,6 @@
 import { DomainEventUnion } from '../libs/domains/domain/domain.events';
 import { foldRecords, SNAPSHOT_EVERY } from '../libs/history/domain/history';
+import { EventShape } from '../libs/projection-engine/read-model';
 import { project } from '../libs/projection-engine/projection-harness';
 import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, ZoneEvent } from '../libs/zones/domain/zone.events';
@@ -110,5 +111,62 @@ describe('history projection', () => {
       ['host_deleted', expect.any(Array), { ipv4: null, ipv6: null, ttl: null }],
     ]);
     expect(await h.documents(HISTORY_SUBJECTS)).toEqual([expect.objectContaining({ kind: 'host', name: 'home.example.test', ancestors: ['example.test'], record_type: 'A' })]);
+  });
+
+  it('given settings events (email-auth, certificates): field diffs per subject, telemetry and issuance steps left out; replaying changes nothing', async () => {
+    const base = { zone: 'example.test', account_id: 7, at: 't' };
+    const certificate = { certificate_id: 'c1', at: 't' };
+    const h = await project<EventShape>(historyProjection, [
+      { type: 'DkimKeySet', data: { ...base, key: { selector: 's1', public_key: 'AAAA', private_key: 'secret' } } },
+      { type: 'DmarcStageMetricsRecorded', data: { ...base, night: 'n' } },
+      { type: 'DkimKeyRemoved', data: { ...base, selector: 's1' } },
+      {
+        type: 'CertificateRequested',
+        data: {
+          ...certificate,
+          account_id: 7,
+          zone_id: 'z',
+          zone: 'example.test',
+          domain: 'www.example.test',
+          sans: [],
+          names: ['www.example.test'],
+          is_wildcard: false,
+          auto_renew: true,
+        },
+      },
+      { type: 'AcmeOrderRequested', data: { ...certificate, attempt: 1 }, metadata: { account_id: 7 } },
+      {
+        type: 'CertificateIssued',
+        data: { ...certificate, attempt: 1, serial: '01', certificate_pem: 'PEM', chain_pem: 'PEM', issued_at: 'i', expires_at: 'e', next_renewal_at: null },
+        metadata: { account_id: 7 },
+      },
+    ]);
+    const read = async () => (await h.documents(HISTORY_CHANGES)).sort((a, b) => a.seq - b.seq);
+    const changes = await read();
+    expect(changes.map((c) => [c.subject, c.type, c.changes])).toEqual([
+      ['email_auth:7:example.test', 'dkim_key_set', [{ field: 'dkim.s1', before: null, after: { selector: 's1', public_key: 'AAAA', private_key: '[redacted]' } }]],
+      ['email_auth:7:example.test', 'dkim_key_removed', [{ field: 'dkim.s1', before: { selector: 's1', public_key: 'AAAA', private_key: '[redacted]' }, after: null }]],
+      [
+        'certificate:c1',
+        'certificate_requested',
+        expect.arrayContaining([
+          { field: 'domain', before: null, after: 'www.example.test' },
+          { field: 'status', before: null, after: 'pending' },
+        ]),
+      ],
+      [
+        'certificate:c1',
+        'certificate_issued',
+        [
+          { field: 'serial', before: null, after: '01' },
+          { field: 'issued_at', before: null, after: 'i' },
+          { field: 'expires_at', before: null, after: 'e' },
+          { field: 'status', before: 'pending', after: 'issued' },
+        ],
+      ],
+    ]);
+    const before = [await read(), await h.documents(HISTORY_SUBJECTS)];
+    await h.replayed();
+    expect([await read(), await h.documents(HISTORY_SUBJECTS)]).toEqual(before);
   });
 });

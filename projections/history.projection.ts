@@ -2,6 +2,8 @@ import { RecordType } from '../libs/domains/domain/addresses';
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { ChangeType, hostSubject, SNAPSHOT_EVERY, StoredChange, zoneSubject } from '../libs/history/domain/history';
 import { applyHostEvent, applyZoneEvent, HostFields, NO_HOST, ZoneRecords } from '../libs/history/domain/record-changes';
+import { applySettings, changeTypeOf, fieldsSetBy, SETTINGS_HISTORY_TYPES, settingsSubjectOf, SettingsKind } from '../libs/history/domain/settings-changes';
+import { EventShape } from '../libs/projection-engine/read-model';
 import { ProjectionContext } from '../libs/projection-engine/projection';
 import { defineProjection, defineReadModel, ProjectedEvent } from '../libs/projection-engine/read-model';
 import { zoneAncestors } from '../libs/zones/domain/zone-ownership';
@@ -24,7 +26,7 @@ export interface HistoryChangeDoc extends StoredChange {
 /** A zone or host over its whole life, deleted ones too (as_of before a deletion still answers). */
 export interface HistorySubjectDoc {
   _id: string;
-  kind: 'zone' | 'host';
+  kind: 'zone' | 'host' | SettingsKind;
   /** The zone's uuid or the host's id. */
   id: string;
   account_id: number;
@@ -45,6 +47,9 @@ export interface HistorySubjectDoc {
   /** Hosts: the fields now, and before the last event applied (a redelivered event diffs against it). */
   host: HostFields | null;
   host_prev: HostFields | null;
+  /** API keys, certificates, email-auth settings: the fields now, and before the last event applied. */
+  settings?: Record<string, unknown>;
+  settings_prev?: Record<string, unknown>;
   _pos?: number;
 }
 
@@ -79,7 +84,8 @@ export const HISTORY_SUBJECTS = defineReadModel<HistorySubjectDoc>('history', 'h
 export const HISTORY_RRSETS = defineReadModel<HistoryRRsetDoc>('history', 'history_rrsets', [{ keys: { zone_id: 1 } }]);
 export const HISTORY_SNAPSHOTS = defineReadModel<HistorySnapshotDoc>('history', 'history_snapshots', [{ keys: { zone_id: 1, seq: -1 } }]);
 
-type HistoryEvent = ZoneEvent | DomainEventUnion;
+/** Settings events are taken by their common shape: only their data's fields are diffed. */
+type HistoryEvent = ZoneEvent | DomainEventUnion | EventShape;
 
 const zoneChangeType = (event: ZoneEvent, restored: boolean): ChangeType => {
   switch (event.type) {
@@ -97,12 +103,19 @@ const zoneChangeType = (event: ZoneEvent, restored: boolean): ChangeType => {
 const hostChangeType = (event: DomainEventUnion, restored: boolean): ChangeType =>
   event.type === 'DomainCreated' ? 'host_created' : event.type === 'DomainDeleted' ? 'host_deleted' : restored ? 'restored' : 'address_updated';
 
-function changeDoc(event: ProjectedEvent<HistoryEvent>, ctx: ProjectionContext, subject: string, type: ChangeType, changes: StoredChange['changes']): HistoryChangeDoc {
+function changeDoc(
+  event: ProjectedEvent<HistoryEvent>,
+  ctx: ProjectionContext,
+  subject: string,
+  type: ChangeType | string,
+  changes: StoredChange['changes'],
+  accountId = (event.data as { account_id: number }).account_id,
+): HistoryChangeDoc {
   const restoredFrom = event.metadata.restored_from;
   return {
     _id: event.id,
     subject,
-    account_id: event.data.account_id,
+    account_id: accountId,
     seq: event.revision,
     position: ctx.position,
     at: event.created.getTime(),
@@ -240,9 +253,56 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
 }
 
 const ZONE_TYPES = new Set<string>(ZONE_EVENT_TYPES);
+const DOMAIN_TYPES = new Set<string>(DOMAIN_EVENT_TYPES);
+const SETTINGS_DELETIONS = new Set(['CertificateDeleted']);
+
+async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: ProjectionContext): Promise<void> {
+  const data = event.data as Record<string, unknown>;
+  const subjects = ctx.collection(HISTORY_SUBJECTS);
+  const probe = settingsSubjectOf(event.type, data, Number(event.metadata.account_id ?? data.account_id));
+  if (!probe) return;
+  // Email-auth subjects are per account: without one in the event there is no subject to find.
+  const doc = probe.kind === 'email_auth' && event.metadata.account_id === undefined && data.account_id === undefined ? null : await subjects.findOne({ _id: probe.subject });
+  const accountId = event.metadata.account_id ?? (data.account_id as number | undefined) ?? doc?.account_id;
+  if (accountId === undefined) return;
+  const before = (doc ? (doc._pos === ctx.position ? doc.settings_prev : doc.settings) : null) ?? {};
+  const { after, changes } = applySettings(before, fieldsSetBy(event.type, data));
+  const at = event.created.getTime();
+  if (!doc) {
+    const created: HistorySubjectDoc = {
+      _id: probe.subject,
+      kind: probe.kind,
+      id: probe.name,
+      account_id: accountId,
+      name: probe.name,
+      ancestors: [],
+      created_at: at,
+      deleted_at: SETTINGS_DELETIONS.has(event.type) ? at : null,
+      verified_at: null,
+      created_iso: event.created.toISOString(),
+      verified_iso: null,
+      verification_token: null,
+      nameservers: [],
+      record_type: null,
+      host: null,
+      host_prev: null,
+      settings: after,
+      settings_prev: before,
+      _pos: ctx.position,
+    };
+    await subjects.replaceOne({ _id: probe.subject }, created, { upsert: true });
+  } else {
+    const deleted = SETTINGS_DELETIONS.has(event.type) ? { deleted_at: at } : {};
+    await subjects.updateOne({ _id: probe.subject }, { $set: { settings: after, settings_prev: before, _pos: ctx.position, ...deleted } });
+  }
+  await ctx
+    .collection(HISTORY_CHANGES)
+    .replaceOne({ _id: event.id }, changeDoc(event as ProjectedEvent<HistoryEvent>, ctx, probe.subject, changeTypeOf(event.type), changes, accountId), { upsert: true });
+}
 
 /**
- * history: every change of a zone's records or a host's addresses with its diff, newest
+ * history: every change of a zone's records, a host's addresses, an API key, a certificate
+ * or an account's email-auth settings for a zone with its diff, newest
  * first per zone or host (§19 history), plus what as_of needs without a replay: the zones'
  * and hosts' lives, periodic snapshots of each zone's records, and each RRset's current
  * records (what the next diff compares against). Redelivered events are recognised by the
@@ -252,11 +312,12 @@ export const historyProjection = defineProjection<HistoryEvent>({
   name: 'history',
   version: 1,
   readModels: [HISTORY_CHANGES, HISTORY_SUBJECTS, HISTORY_RRSETS, HISTORY_SNAPSHOTS],
-  handles: [...ZONE_EVENT_TYPES, ...DOMAIN_EVENT_TYPES],
+  handles: [...ZONE_EVENT_TYPES, ...DOMAIN_EVENT_TYPES, ...SETTINGS_HISTORY_TYPES],
   async apply(event, ctx) {
     // Applied before (a replay from an older checkpoint): its change is stored, and the current values moved on.
     if (!ctx.firstDelivery && (await ctx.collection(HISTORY_CHANGES).findOne({ _id: event.id }))) return;
     if (ZONE_TYPES.has(event.type)) return applyZone(event as ProjectedEvent<ZoneEvent>, ctx);
-    return applyHost(event as ProjectedEvent<DomainEventUnion>, ctx);
+    if (DOMAIN_TYPES.has(event.type)) return applyHost(event as ProjectedEvent<DomainEventUnion>, ctx);
+    return applySettingsEvent(event as ProjectedEvent<EventShape>, ctx);
   },
 });

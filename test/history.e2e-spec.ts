@@ -265,6 +265,22 @@ describe('history and time travel (contract §19)', () => {
     expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status).toBe(404);
   });
 
+  it('keeps an API key’s history (created, deactivated), secrets left out; other accounts 404', async () => {
+    const created = await app.http.post('/api-keys', { name: 'ci' }, owner.token);
+    expect(created.status).toBe(201);
+    expect((await app.http.delete(`/api-keys/${created.body.id}`, owner.token)).status).toBe(204);
+    const history = await app.http.get(`/api-keys/${created.body.id}/history`, owner.token);
+    expect(history.status).toBe(200);
+    expect(history.body.data.map((c: { type: string }) => c.type)).toEqual(['api_key_deactivated', 'api_key_created']);
+    expect(history.body.data[0].changes).toEqual([{ field: 'is_active', before: true, after: false }]);
+    expect(history.body.data[1].changes).toContainEqual({ field: 'name', before: null, after: 'ci' });
+    expect(JSON.stringify(history.body)).not.toContain(created.body.key);
+    expect(JSON.stringify(history.body)).not.toContain('key_hash');
+    expect((await app.http.get(`/api-keys/${created.body.id}/history`, other.token)).status).toBe(404);
+    expect((await app.http.get('/certificates/nope/history', owner.token)).status).toBe(404);
+    expect((await app.http.get(`/email-auth/domains/${ZONE}/history`, owner.token)).status).toBe(404);
+  });
+
   it('is described in /openapi.json, and the answers match the published schemas', async () => {
     const doc = (await app.http.get('/openapi.json')).body;
     const ajv = new Ajv({ strict: false, allErrors: true });
@@ -279,6 +295,7 @@ describe('history and time travel (contract §19)', () => {
     check('/api/domains/fqdn/{fqdn}/history', 'get', await app.http.get('/api/domains/fqdn/home.dyn.history.net/history', owner.token));
     check('/zones/{zone}/resolve', 'get', await app.http.get(`/zones/${ZONE}/resolve?name=alias.history.test&type=A&as_of=${encodeURIComponent(instants[0].at)}`, owner.token));
     check('/zones/{zone}/resolve', 'get', await app.http.get(`/zones/${ZONE}/resolve?name=x.example.org&type=A`, owner.token));
+    check('/api-keys/{id}/history', 'get', await app.http.get(`/api-keys/${(await app.http.post('/api-keys', { name: 'doc' }, owner.token)).body.id}/history`, owner.token));
     check('/zones/{zone}/restore', 'post', await app.http.post(`/zones/${ZONE}/restore`, { as_of: instants[1].at }, owner.token));
     expect(doc.paths['/zones/{zone}'].get.parameters.map((p: { name: string }) => p.name)).toContain('as_of');
     expect(doc.paths['/api/domains/fqdn/{fqdn}/restore'].post.requestBody).toBeDefined();

@@ -86,6 +86,15 @@ export class HistoryQueries {
     return this.subjectOf('host', accountId, normalizeFqdn(fqdn), at);
   }
 
+  /** An API key, certificate or email-auth zone of the account (404 otherwise, other accounts' too). */
+  async settingsSubject(kind: 'api_key' | 'certificate' | 'email_auth', accountId: number, id: string): Promise<HistorySubjectDoc> {
+    const key = kind === 'email_auth' ? `email_auth:${accountId}:${id.trim().toLowerCase().replace(/\.$/, '')}` : `${kind}:${id}`;
+    const doc = await this.subjects.findOne({ _id: key });
+    if (!doc || doc.account_id !== accountId)
+      throw notFound(kind === 'api_key' ? 'API key not found' : kind === 'certificate' ? 'Certificate not found' : 'No email-authentication settings for this zone');
+    return doc;
+  }
+
   /** The last change of a subject at or before `at` (the highest revision among changes of the same millisecond). */
   private async lastChangeAt(subject: string, at: number): Promise<HistoryChangeDoc | null> {
     const [latest] = await this.changes.find({ subject, at: { $lte: at } }, { sort: { at: -1 }, limit: 1 });

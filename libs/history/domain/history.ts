@@ -1,5 +1,6 @@
 import { RRset, rrsetKey } from '../../zones/domain/zone.events';
 import { FieldChange, HostFields, RecordChange } from './record-changes';
+import { SettingChange } from './settings-changes';
 
 /**
  * A zone's records are snapshotted after every SNAPSHOT_EVERY-th event of its stream (and
@@ -19,13 +20,14 @@ export type ChangeType = 'zone_imported' | 'records_changed' | 'restored' | 'zon
 export interface StoredChange {
   seq: number;
   at: number;
-  type: ChangeType;
-  changes: RecordChange[] | FieldChange[];
+  /** A ChangeType, or for settings the event type in snake case (`api_key_created`). */
+  type: ChangeType | string;
+  changes: RecordChange[] | FieldChange[] | SettingChange[];
   /** Hosts: every field after the change (a host's state is three fields: no snapshots needed). */
   host?: HostFields;
 }
 
-export const isRecordChange = (c: RecordChange | FieldChange): c is RecordChange => 'subname' in c;
+export const isRecordChange = (c: RecordChange | FieldChange | SettingChange): c is RecordChange => 'subname' in c;
 
 /**
  * The records after `changes` (in stream order) applied to a snapshot: each RecordChange

@@ -73,6 +73,35 @@ export class HistoryController {
     return this.history.page(await this.history.hostSubject(p.accountId, fqdn, null), cursor, limit);
   }
 
+  @Get('api-keys/:id/history')
+  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
+  keyHistory(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.settingsPage('api_key', p, id, query);
+  }
+
+  @Get('certificates/:id/history')
+  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
+  certificateHistory(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+    return this.settingsPage('certificate', p, id, query);
+  }
+
+  @Get('email-auth/domains/:zone/history')
+  @ApiQuery({ name: 'cursor', required: false, type: String })
+  @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
+  emailAuthHistory(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query() query: Record<string, unknown>) {
+    return this.settingsPage('email_auth', p, zone, query);
+  }
+
+  /** History only for these: no as_of and no restore (contract §19: restores cover records and host addresses). */
+  private async settingsPage(kind: 'api_key' | 'certificate' | 'email_auth', p: Principal, id: string, query: Record<string, unknown>) {
+    const cursor = parseOptionalString(query.cursor, 'cursor');
+    const limit = parseLimit(query.limit, 50);
+    await this.history.caughtUp();
+    return this.history.page(await this.history.settingsSubject(kind, p.accountId, id), cursor, limit);
+  }
+
   @Post('api/domains/fqdn/:fqdn/restore')
   @HttpCode(200)
   async restoreHost(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string, @Body() body: RestoreDto, @ClientIp() ip: string) {

@@ -17,12 +17,22 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
     required: ['field', 'before', 'after'],
     properties: { field: { type: 'string', enum: ['ipv4', 'ipv6', 'ttl'] }, before: scalar, after: scalar },
   },
+  SettingChange: {
+    type: 'object',
+    required: ['field', 'before', 'after'],
+    description: 'API keys, certificates, email-auth settings: a field the change set (secrets redacted)',
+    properties: { field: { type: 'string' }, before: {}, after: {} },
+  },
   HistoryChange: {
     type: 'object',
     required: ['id', 'type', 'occurred_at', 'actor', 'source_ip', 'correlation_id', 'changes'],
     properties: {
       id: { type: 'string', description: 'the event id (as in the audit log and webhook deliveries)' },
-      type: { type: 'string', enum: ['zone_imported', 'records_changed', 'restored', 'zone_verified', 'zone_deleted', 'host_created', 'address_updated', 'host_deleted'] },
+      type: {
+        type: 'string',
+        description:
+          'zones and hosts: zone_imported, records_changed, restored, zone_verified, zone_deleted, host_created, address_updated, host_deleted; API keys, certificates and email-auth settings: the event type in snake case (api_key_created, certificate_issued, spf_configured, …)',
+      },
       occurred_at: { type: 'string', format: 'date-time' },
       actor: {
         type: 'object',
@@ -35,7 +45,7 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
       },
       source_ip: { oneOf: [{ type: 'string' }, { type: 'null' }] },
       correlation_id: { oneOf: [{ type: 'string' }, { type: 'null' }] },
-      changes: { type: 'array', items: { oneOf: [ref('RecordChange'), ref('FieldChange')] } },
+      changes: { type: 'array', items: { anyOf: [ref('RecordChange'), ref('FieldChange'), ref('SettingChange')] } },
       restored_from: { type: 'string', format: 'date-time', description: 'restores only: the as_of brought back' },
     },
   },
@@ -83,6 +93,9 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
 export const HISTORY_OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   HistoryController_zoneHistory: { '200': 'HistoryPage' },
   HistoryController_hostHistory: { '200': 'HistoryPage' },
+  HistoryController_keyHistory: { '200': 'HistoryPage' },
+  HistoryController_certificateHistory: { '200': 'HistoryPage' },
+  HistoryController_emailAuthHistory: { '200': 'HistoryPage' },
   HistoryController_resolve: { '200': 'ResolveAnswer' },
   HistoryController_restoreZone: { '200': 'RestoredZone' },
 };
