@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { dig, DigAnswer } from './support/dig';
 import { waitForDns } from './support/dns-client';
 import { freePort } from './support/server-process';
@@ -43,6 +44,9 @@ describe('history and time travel (contract §19)', () => {
   let owner: { token: string; username: string };
   let other: { token: string };
   const instants: Instant[] = [];
+  /** "The world" the zone verification asks (VERIFY_RESOLVER): hosts need a verified zone. */
+  const world = new ZoneIndex();
+  const worldServer = new DnsServer({ host: '127.0.0.1', port: 0, index: world });
 
   async function record(): Promise<Instant> {
     // The instant after every change so far (as_of is inclusive), before any later one.
@@ -62,7 +66,8 @@ describe('history and time travel (contract §19)', () => {
 
   beforeAll(async () => {
     dnsPort = await freePort();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.history.net' } });
+    const { port: worldPort } = await worldServer.start();
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.history.net', VERIFY_RESOLVER: `127.0.0.1:${worldPort}` } });
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     other = await registerAndLogin(app.http, { plan: 'pro' });
     expect((await app.http.post('/zones', { name: ZONE, zone_file: ZONE_FILE }, owner.token)).status).toBe(201);
@@ -96,6 +101,7 @@ describe('history and time travel (contract §19)', () => {
   });
   afterAll(async () => {
     await app?.close();
+    await worldServer.stop();
   });
 
   it('answers as_of each instant with the records the zone had then', async () => {
@@ -263,6 +269,34 @@ describe('history and time travel (contract §19)', () => {
     expect((await app.http.get(`/api/domains/fqdn/${fqdn}/history`, other.token)).status).toBe(404);
     expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: first }, other.token)).status).toBe(404);
     expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status).toBe(404);
+  });
+
+  it('resolves a host under a verified zone as the server placed it then', async () => {
+    const zone = (await app.http.post('/zones', { name: 'hosts.test', zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)).body;
+    world.putZone({
+      name: 'hosts.test',
+      ownerAccountId: null,
+      soa: { mname: 'ns1.elsewhere.test', rname: 'hostmaster.hosts.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      ttl: 60,
+      nameservers: ['ns1.elsewhere.test'],
+    });
+    world.setRRset('hosts.test', '_account-dns-verify', 'TXT', 60, [`"${zone.verification.record_value}"`]);
+    expect((await app.http.post('/zones/hosts.test/verify', undefined, owner.token)).body.status).toBe('verified');
+    expect((await app.http.post('/api/domains', { fqdn: 'home.hosts.test', record_type: 'A', record_ip: '192.0.2.5' }, owner.token)).status).toBe(201);
+    await waitForDns(dnsPort, 'home.hosts.test', 'A', ['192.0.2.5']);
+    await sleep(5);
+    const first = { at: new Date().toISOString(), dig: dig(dnsPort, 'home.hosts.test', 'A') };
+    await sleep(5);
+    expect((await app.http.put('/api/domains/fqdn/home.hosts.test', { record_ip: '192.0.2.6' }, owner.token)).status).toBe(200);
+    await waitForDns(dnsPort, 'home.hosts.test', 'A', ['192.0.2.6']);
+    await sleep(5);
+    const second = { at: new Date().toISOString(), dig: dig(dnsPort, 'home.hosts.test', 'A') };
+    for (const { at, dig: seen } of [first, second]) {
+      const res = await app.http.get(`/zones/hosts.test/resolve?name=home.hosts.test&type=A&as_of=${encodeURIComponent(at)}`, owner.token);
+      expect([res.body.rcode, answerTexts(res.body)]).toEqual([seen.status, seen.answers]);
+    }
+    expect(first.dig.answers).toEqual(['192.0.2.5']);
+    expect((await app.http.get(`/zones/hosts.test?as_of=${encodeURIComponent(second.at)}`, owner.token)).body.status).toBe('verified');
   });
 
   it('keeps an API key’s history (created, deactivated), secrets left out; other accounts 404', async () => {
