@@ -147,13 +147,13 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
     for (const zone of zones) {
       for (const [sub, type] of QUESTIONS) {
         const name = fqdn(sub, zone);
-        const want = await dig(dnsPort, name, type);
+        // The three servers asked at once: the comparison is of answers, not of timing.
+        const [want, ...got] = await Promise.all([dnsPort, nsd.port, knot.port].map((port) => dig(port, name, type)));
         want.answers.sort();
-        for (const s of [nsd, knot]) {
-          const got = await dig(s.port, name, type);
-          got.answers.sort();
-          expect({ server: s.name, name, type, ...got }).toEqual({ server: s.name, name, type, ...want });
-        }
+        [nsd, knot].forEach((s, i) => {
+          got[i].answers.sort();
+          expect({ server: s.name, name, type, ...got[i] }).toEqual({ server: s.name, name, type, ...want });
+        });
       }
     }
   });
@@ -198,7 +198,8 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
     await until(
       'knot catches up',
       10_000,
-      async () => (await dig(knot.port, `late.${zone}`, 'TXT')).answers,
+      // Knot refuses queries until it has started: that is "not caught up yet", not a failure.
+      async () => (await dig(knot.port, `late.${zone}`, 'TXT').catch(() => ({ answers: [] as string[] }))).answers,
       (a) => a.join() === '"missed while down"',
     );
   });

@@ -13,6 +13,7 @@ import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
 import { DdnsModule } from '../../libs/ddns/ddns.module';
 import { DomainsModule } from '../../libs/domains/domains.module';
 import { ZonesModule } from '../../libs/zones/zones.module';
+import { HistoryModule } from '../../libs/history/history.module';
 import { DnssecModule } from '../../libs/dnssec/dnssec.module';
 import { TransfersModule } from '../../libs/transfers/transfers.module';
 import { DnsModule } from '../../libs/dns-role/dns.module';
@@ -76,6 +77,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   DnssecModule,
   TransfersModule,
   DomainsModule,
+  HistoryModule,
   DdnsModule,
   DnsModule,
   UptimeModule,

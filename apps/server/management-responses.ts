@@ -1,4 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.openapi';
 
 /**
  * Response bodies of the most used management endpoints, for /openapi.json. The views are
@@ -9,6 +10,7 @@ import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec
 const ISO_TIME = { type: 'string', format: 'date-time' } as const;
 
 export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
+  ...HISTORY_RESPONSE_SCHEMAS,
   AccountView: {
     type: 'object',
     required: ['id', 'username', 'email', 'plan', 'email_auth', 'two_factor_enabled', 'disabled', 'created_at'],
@@ -71,4 +73,5 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ApiKeysController_list: { '200': 'ApiKeyList' },
   ApiKeysController_create: { '201': 'CreatedApiKey' },
   OpsController_health: { '200': 'Health', '503': 'Health' },
+  ...HISTORY_OPERATION_RESPONSES,
 };

@@ -318,13 +318,17 @@ export class DnsIndexFeeder {
   }
 
   private definition(name: string, accountId: string | null, serial: number): ZoneDefinition {
-    const { nameservers } = this.options;
-    return {
-      name,
-      ownerAccountId: accountId,
-      soa: { mname: nameservers[0], rname: `hostmaster.${name}`, serial: serial >>> 0, refresh: 3600, retry: 600, expire: 604800, minimum: NEGATIVE_TTL },
-      ttl: APEX_TTL,
-      nameservers,
-    };
+    return servedZoneDefinition(name, accountId, serial, this.options.nameservers);
   }
+}
+
+/** How a zone is served: its SOA and apex NS from the service's name servers (the history API's `resolve` builds zones with it too). */
+export function servedZoneDefinition(name: string, accountId: string | null, serial: number, nameservers: string[]): ZoneDefinition {
+  return {
+    name,
+    ownerAccountId: accountId,
+    soa: { mname: nameservers[0], rname: `hostmaster.${name}`, serial: serial >>> 0, refresh: 3600, retry: 600, expire: 604800, minimum: NEGATIVE_TTL },
+    ttl: APEX_TTL,
+    nameservers,
+  };
 }

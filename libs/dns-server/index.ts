@@ -6,6 +6,8 @@ export {
   type IndexChange,
   type EncodedRRset,
   type ZoneContents,
+  type Explained,
+  type ExplainedRRset,
   type ZoneDefinition,
   type SoaFields,
   type RecordOwner,

@@ -175,4 +175,45 @@ describe('ZoneIndex', () => {
     expect(() => index.setRRset('nozone.test', 'www', 'A', 60, ['192.0.2.1'])).toThrow(/not in the index/);
     expect(index.rrsets('example.com', 'www')).toEqual([{ type: 'A', ttl: 300, records: ['192.0.2.10', '192.0.2.11'] }]);
   });
+
+  describe("ZoneIndex.explain (the history API's resolve)", () => {
+    const index = new ZoneIndex();
+    index.putZone(zoneDef('example.com'));
+    index.setRRset('example.com', 'www', 'A', 300, ['192.0.2.10']);
+    index.setRRset('example.com', 'alias', 'CNAME', 120, ['www.example.com.']);
+    index.setRRset('example.com', '*.wild', 'TXT', 60, ['"hi"']);
+
+    it('follows a CNAME chain inside the zone, naming each RRset by its owner', () => {
+      expect(index.explain('Alias.example.com.', 'A')).toEqual({
+        rcode: 'NOERROR',
+        answer: [
+          { name: 'alias.example.com', type: 'CNAME', ttl: 120, records: ['www.example.com.'] },
+          { name: 'www.example.com', type: 'A', ttl: 300, records: ['192.0.2.10'] },
+        ],
+        authority: [],
+      });
+    });
+
+    it('answers NXDOMAIN and NODATA with the SOA in authority, and wildcards at the query name', () => {
+      const soa = { name: 'example.com', type: 'SOA', ttl: 300, records: ['ns1.dns.test. hostmaster.dns.test. 7 3600 600 604800 300'] };
+      expect(index.explain('nope.example.com', 'A')).toEqual({ rcode: 'NXDOMAIN', answer: [], authority: [soa] });
+      expect(index.explain('www.example.com', 'AAAA')).toEqual({ rcode: 'NOERROR', answer: [], authority: [soa] });
+      expect(index.explain('x.wild.example.com', 'TXT').answer).toEqual([{ name: 'x.wild.example.com', type: 'TXT', ttl: 60, records: ['"hi"'] }]);
+    });
+
+    it('agrees with the encoded answer the server sends', () => {
+      for (const [name, type] of [
+        ['www.example.com', 'A'],
+        ['alias.example.com', 'A'],
+        ['nope.example.com', 'MX'],
+      ]) {
+        const sent = index.lookup(name, type);
+        const explained = index.explain(name, type);
+        expect(explained.rcode).toBe(sent.rcode);
+        expect(explained.answer.flatMap((r) => r.records.map(() => `${r.name} ${r.type} ${r.ttl}`))).toEqual(
+          sent.answers.map((a) => `${a.name} ${a.type} ${'ttl' in a ? a.ttl : ''}`),
+        );
+      }
+    });
+  });
 });

@@ -73,6 +73,20 @@ export interface LookupResult extends AnswerOwner {
   additionals: Answer[];
 }
 
+/** One RRset of an explained answer (presentation format). */
+export interface ExplainedRRset {
+  name: string;
+  type: string;
+  ttl: number;
+  records: string[];
+}
+
+export interface Explained {
+  rcode: RcodeName;
+  answer: ExplainedRRset[];
+  authority: ExplainedRRset[];
+}
+
 /** An RRset as the index holds it: records encoded from the type field on (owner written per message). Immutable once built. */
 export interface EncodedRRset {
   type: number;
@@ -155,6 +169,7 @@ const QUESTION_POINTER = Buffer.from([0xc0, 0x0c]);
 export const WILDCARD_LABEL = '\x01*';
 const TYPE_NUMBERS = new Map<string, number>(Object.entries(QTYPE));
 const COMMON_TYPES = new Set<number>(TYPE_NUMBERS.values());
+const TYPE_NAMES = new Map<number, string>([...TYPE_NUMBERS].map(([n, t]) => [t, n]));
 // dns-packet's per-RR encoder is public but missing from its type definitions.
 const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer; encodingLength(a: Answer): number } }).answer;
 
@@ -499,23 +514,54 @@ export class ZoneIndex {
 
   private resolve(key: string, qtype: number): Prepared {
     const zone = this.zoneOf(key);
-    if (!zone || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return REFUSED;
+    const route = routeOf(zone, key, qtype);
+    switch (route.kind) {
+      case 'refused':
+        return REFUSED;
+      case 'referral':
+        return this.cached(zone!, route.cut, SLOT_REFERRAL, () => prepare(zone!, ownerOf(zone!, route.cut), referral(zone!, route.cut)));
+      case 'nxdomain':
+        return this.negative(zone!, route.key, SLOT_NXDOMAIN);
+      case 'nodata':
+        return this.negative(zone!, route.key, SLOT_NODATA);
+      case 'node': {
+        const { node } = route;
+        const hit = zone!.cache.get(node.key)?.get(qtype);
+        if (hit) return hit;
+        const build = () => prepare(zone!, ownerOf(zone!, node.key), resolveAt(zone!, node, qtype), node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key));
+        // Unusual types at a CNAME are answered but not cached, so the cache stays bounded.
+        return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype) ? this.cached(zone!, node.key, qtype, build) : build();
+      }
+    }
+  }
 
-    const cut = zone.cuts.size > 0 ? highestCut(zone, key) : null;
-    if (cut !== null && !(cut === key && qtype === QTYPE.DS)) {
-      return this.cached(zone, cut, SLOT_REFERRAL, () => prepare(zone, ownerOf(zone, cut), referral(zone, cut)));
-    }
-    const node = zone.nodes.get(key) ?? (zone.existing.has(key) ? null : wildcardFor(zone, key));
-    if (node === undefined) return this.negative(zone, closestEncloser(zone, key), SLOT_NXDOMAIN);
-    if (node === null) return this.negative(zone, key, SLOT_NODATA);
-    if (!node.rrsets.has(qtype) && !node.rrsets.has(QTYPE.CNAME) && qtype !== QTYPE.ANY) {
-      return this.negative(zone, node.key, SLOT_NODATA);
-    }
-    const hit = zone.cache.get(node.key)?.get(qtype);
-    if (hit) return hit;
-    const build = () => prepare(zone, ownerOf(zone, node.key), resolveAt(zone, node, qtype), node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key));
-    // Unusual types at a CNAME are answered but not cached, so the cache stays bounded.
-    return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype) ? this.cached(zone, node.key, qtype, build) : build();
+  /**
+   * What the server answers for a name and type, as RRsets in presentation format (the
+   * history API's `resolve`): the same route and resolution as `answer`, before encoding.
+   * DNSSEC records are left out (DO=0). `name` of each RRset is fully qualified, no trailing dot.
+   */
+  explain(qname: string, qtype: string): Explained {
+    const name = canonicalName(qname);
+    const type = TYPE_NUMBERS.get(qtype.toUpperCase());
+    if (type === undefined) throw new Error(`unknown type ${qtype}`);
+    const key = wireKey(name);
+    const zone = this.zoneOf(key);
+    const route = routeOf(zone, key, type);
+    if (route.kind === 'refused') return { rcode: 'REFUSED', answer: [], authority: [] };
+    const z = zone!;
+    const res: Resolution =
+      route.kind === 'referral'
+        ? referral(z, route.cut)
+        : route.kind === 'node'
+          ? resolveAt(z, route.node, type)
+          : { rcode: route.kind === 'nxdomain' ? RCODE.NXDOMAIN : RCODE.NOERROR, answer: [], authority: [{ owner: z.key, rrset: z.negativeSoa }] };
+    const shown = ({ owner, rrset }: Placed): ExplainedRRset => ({
+      name: owner === null ? name : wireKeyToName(owner),
+      type: TYPE_NAMES.get(rrset.type)!,
+      ttl: rrset.ttl,
+      records: rrset.type === QTYPE.SOA ? [soaText(z.def.soa)] : rrset === z.anyAnswer ? ['"RFC8482" ""'] : rrset.texts,
+    });
+    return { rcode: rcodeName(res.rcode), answer: res.answer.map(shown), authority: res.authority.map(shown) };
   }
 
   /** NXDOMAIN/NODATA bodies only differ by attribution, so they are cached per owning name. */
@@ -552,6 +598,22 @@ export class ZoneIndex {
     return zone;
   }
 }
+
+/** Where a question goes in a zone: the one place the answer kinds are told apart. */
+type Route = { kind: 'refused' } | { kind: 'referral'; cut: string } | { kind: 'nxdomain'; key: string } | { kind: 'nodata'; key: string } | { kind: 'node'; node: Node };
+
+function routeOf(zone: Zone | undefined, key: string, qtype: number): Route {
+  if (!zone || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return { kind: 'refused' };
+  const cut = zone.cuts.size > 0 ? highestCut(zone, key) : null;
+  if (cut !== null && !(cut === key && qtype === QTYPE.DS)) return { kind: 'referral', cut };
+  const node = zone.nodes.get(key) ?? (zone.existing.has(key) ? null : wildcardFor(zone, key));
+  if (node === undefined) return { kind: 'nxdomain', key: closestEncloser(zone, key) };
+  if (node === null) return { kind: 'nodata', key };
+  if (!node.rrsets.has(qtype) && !node.rrsets.has(QTYPE.CNAME) && qtype !== QTYPE.ANY) return { kind: 'nodata', key: node.key };
+  return { kind: 'node', node };
+}
+
+const soaText = (soa: SoaFields) => `${canonicalName(soa.mname)}. ${canonicalName(soa.rname)}. ${soa.serial >>> 0} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
 
 function ownerIn(zone: Zone, ownerName: string): string {
   const raw = ownerName.trim();

@@ -14,6 +14,6 @@ import { ZonesController } from './http/zones.controller';
   imports: [AccountsModule],
   controllers: [ZonesController, ZonesAdminController],
   providers: [ZoneQueries, ZoneQuota, ZoneHosts, ZoneVerifier, ZoneOwnership, ZoneOwnershipReport, ...ZONE_COMMAND_HANDLERS],
-  exports: [ZoneQueries],
+  exports: [ZoneQueries, ZoneQuota],
 })
 export class ZonesModule {}

@@ -26,7 +26,9 @@ export type DomainCommand =
   | { type: 'CreateDomain'; domainId: number; accountId: number; fqdn: string; recordType: RecordType; recordIp: string; ttl: number; at: string }
   | { type: 'SetAddress'; accountId: number; ip: string; at: string }
   | { type: 'DdnsUpdate'; accountId: number; ipv4: FamilyChange; ipv6: FamilyChange; at: string }
-  | { type: 'DeleteDomain'; accountId: number; at: string };
+  | { type: 'DeleteDomain'; accountId: number; at: string }
+  /** Sets both families back to earlier addresses (history restore); a management change, outside the DDNS throttle. */
+  | { type: 'RestoreAddresses'; accountId: number; addresses: Addresses; at: string };
 
 export const DOMAIN_NOT_FOUND = 'Domain not found';
 
@@ -133,6 +135,19 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         const recent = state.ddnsChanges.filter((t) => at - t < THROTTLE_WINDOW_MS);
         if (recent.length >= THROTTLE_MAX_CHANGES) throw throttled();
         return changed(state, next, 'ddns', command.at);
+      }
+      case 'RestoreAddresses': {
+        requireOwned(state, command.accountId);
+        const next: Addresses = { ipv4: null, ipv6: null };
+        for (const family of ['ipv4', 'ipv6'] as const) {
+          const given = command.addresses[family];
+          const ip = given === null ? null : canonicalIp(given);
+          if (given !== null && (ip === null || familyOf(ip) !== family)) throw validationFailed(`${family} must be an ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address`);
+          next[family] = ip;
+        }
+        // The record type's family is the host's record_ip: it always has an address.
+        if (next[primaryFamily(state)] === null) throw validationFailed(`${primaryFamily(state)}: the host's record type needs an address`);
+        return changed(state, next, 'api', command.at);
       }
       case 'DeleteDomain':
         requireOwned(state, command.accountId);

@@ -35,6 +35,12 @@ export type ZoneCommand =
   | { type: 'RemoveRecordValues'; accountId: number; rrtype: string; sets: RecordValues[]; at: string }
   | { type: 'MarkVerified'; accountId: number; method: 'ns' | 'txt'; at: string }
   | { type: 'DeleteZone'; accountId: number; at: string }
+  /**
+   * Brings the records back to exactly `rrsets` (the zone's records at an earlier instant:
+   * history restore). Decided as an upsert of the difference, so the record rules, the plan's
+   * record limit and the "only what differs" rule are the upsert's; nothing differs, no event.
+   */
+  | { type: 'RestoreRRsets'; accountId: number; rrsets: RRset[]; recordLimit?: number; at: string }
   | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; recordLimit?: number; at: string }
   /** RFC 2136 UPDATE (contract §18): all or nothing; refusals throw DnsUpdateRefused with the RCODE. */
   | { type: 'ApplyDnsUpdate'; update: DnsUpdate; allow: UpdatePermission[]; hosts?: RRset[]; recordLimit?: number; at: string };
@@ -152,6 +158,15 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
         });
         // Delegates to the upsert, whose "only what differs" rule makes a repeated add or remove a no-op.
         return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at }, state);
+      }
+      case 'RestoreRRsets': {
+        requireOwned(state, command.accountId);
+        const wanted = new Set(command.rrsets.map(rrsetKey));
+        const removals = [...state.rrsets.values()].filter((r) => !wanted.has(rrsetKey(r))).map((r) => ({ subname: r.subname, type: r.type, ttl: r.ttl, records: [] }));
+        return zoneDecider.decide(
+          { type: 'UpsertRRsets', accountId: command.accountId, rrsets: [...removals, ...command.rrsets], recordLimit: command.recordLimit, at: command.at },
+          state,
+        );
       }
       case 'MarkVerified':
         requireOwned(state, command.accountId);

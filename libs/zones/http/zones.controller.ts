@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Optional, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { DeleteZone, ImportZone, UpsertZoneRecords, VerifyZone, ZoneCaller } from '../application/zone.handlers';
 import { recordsView, ZoneQueries, zoneView } from '../application/zone.queries';
+import { ZONE_TIME_TRAVEL, ZoneTimeTravel } from '../application/zone-time-travel.port';
 import { CreateZoneDto, UpsertRecordsDto } from './zone.dto';
 
 const callerOf = (p: Principal, ip: string): ZoneCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
@@ -14,6 +15,7 @@ export class ZonesController {
   constructor(
     private readonly commands: CommandBus,
     private readonly queries: ZoneQueries,
+    @Optional() @Inject(ZONE_TIME_TRAVEL) private readonly timeTravel?: ZoneTimeTravel,
   ) {}
 
   @Post()
@@ -29,7 +31,8 @@ export class ZonesController {
   }
 
   @Get(':zone')
-  async get(@CurrentPrincipal() p: Principal, @Param('zone') zone: string) {
+  async get(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query('as_of') asOf?: string) {
+    if (asOf !== undefined && this.timeTravel) return this.timeTravel.zoneAsOf(p.accountId, zone, asOf);
     const doc = await this.queries.get(p.accountId, zone);
     return { ...zoneView(doc), records: recordsView(doc) };
   }

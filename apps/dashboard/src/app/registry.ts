@@ -6,6 +6,7 @@ import { authScreens } from '../features/auth';
 import { ddnsScreens } from '../features/ddns';
 import { emailReportScreens } from '../features/email-reports';
 import { emailAuthScreens } from '../features/email-auth';
+import { historyScreens } from '../features/history';
 import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
@@ -32,4 +33,5 @@ export const SCREENS: ScreenDef[] = [
   ...certificateScreens,
   ...analyticsScreens,
   ...emailAuthScreens,
+  ...historyScreens,
 ];

@@ -163,7 +163,9 @@ function HostScreen({ params, account }: ScreenProps) {
               <dt>TTL</dt>
               <dd>{h.ttl} s</dd>
               <dt>Updated</dt>
-              <dd>{dateTime(h.updated_at)}</dd>
+              <dd>
+                {dateTime(h.updated_at)} (<Link to={`/ddns/${seg(h.fqdn)}/history`}>history</Link>)
+              </dd>
             </dl>
             {saved && <Notice kind="success">Address saved; the DNS server answers with it within a second.</Notice>}
             <Form onSubmit={() => void update.run()} busy={update.busy} error={update.error} submitLabel="Save address" label="Change the address" class="form-inline">

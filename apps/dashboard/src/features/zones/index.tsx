@@ -15,6 +15,7 @@ import { DataTable } from '../../components/table';
 import { ChangePlan, DEFAULT_TTL, planChange, rrsetLabel, subnameOf } from './rrset-changes';
 import { DnssecCard } from './dnssec';
 import { ZoneSecondaries } from '../transfers';
+import { removesValues, UndoLastChange } from '../history';
 
 /** The values of an RRset, one per line, as the zone table and the removal confirmation show them. */
 const RecordValues = ({ values }: { values: string[] }) => (
@@ -230,6 +231,8 @@ function ZoneScreen({ params, account }: ScreenProps) {
   const [typeFilter, setTypeFilter] = useState('');
   /** The RRset being edited, `adding` for new records, null when the form is closed. */
   const [editing, setEditing] = useState<RRset | 'adding' | null>(null);
+  /** After an edit that removed records: offer to undo it (history restore). */
+  const [undoable, setUndoable] = useState(false);
   const verify = useAction(async () => {
     await api.post<Zone>(`${path}/verify`);
     await zone.reload();
@@ -240,7 +243,9 @@ function ZoneScreen({ params, account }: ScreenProps) {
   });
   /** One PUT: a move deletes the old RRset and writes the new one together. */
   const upsert = async (rrsets: RRset[]) => {
+    const removing = removesValues(zone.data?.records ?? [], rrsets);
     await api.put(`${path}/records`, { records: rrsets });
+    setUndoable(removing);
     setEditing(null);
     await zone.reload();
   };
@@ -276,7 +281,10 @@ function ZoneScreen({ params, account }: ScreenProps) {
           </section>
           <section class="card" aria-labelledby="records">
             <h2 id="records">Records</h2>
-            <p class="hint">The service's DNS server answers with these records from the moment the zone is imported.</p>
+            <p class="hint">
+              The service's DNS server answers with these records from the moment the zone is imported. <Link to={`${path}/history`}>History of the records</Link>
+            </p>
+            {undoable && <UndoLastChange path={path} onUndone={async () => (setUndoable(false), await zone.reload())} onDismiss={() => setUndoable(false)} />}
             <ErrorNotice error={removeSet.error} />
             {(z.records ?? []).length > 0 && <RecordFilter records={z.records ?? []} query={query} type={typeFilter} onQuery={setQuery} onType={setTypeFilter} />}
             <DataTable
