@@ -75,7 +75,7 @@ export const AUDIT_EVENTS = defineReadModel<AuditEventDoc>('audit', 'audit_event
   { keys: { account_id: 1 } },
   // The audit page (newest first, by position, per account) reads only its page, however long the log.
   { keys: { account_id: 1, position: -1 } },
-  // The export's window (`from`/`to`) is pushed down to SQL with the position order: only indexed fields are.
+  // The export's window: its ends are found by seeking `occurred_at`, and each page's time filter is pushed to SQL (only indexed fields are).
   { keys: { account_id: 1, occurred_at: 1 } },
 ]);
 

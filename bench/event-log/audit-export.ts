@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
-import { Dispatcher, Pool } from 'undici';
+import { Client, Dispatcher, Pool } from 'undici';
 import { freePort } from '../dns/processes';
 import { deployedSpawn, localServiceEnv } from '../support/start-command';
 
@@ -175,7 +175,10 @@ async function exportReading(s: Service, token: string, query: string): Promise<
  */
 async function stalledReading(s: Service, token: string): Promise<{ rssBefore: number; rssPeak: number; storeReadMB: number }> {
   const pid = s.child.pid!;
-  const res = await s.pool.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` }, highWaterMark: 64 * 1024 });
+  // A connection of its own: one the pool used at full speed has had its kernel receive buffer grown (up to
+  // tcp_rmem's maximum, 32 MiB here), which would hold most of the export out of the server's sight.
+  const client = new Client(`http://127.0.0.1:${s.port}`);
+  const res = await client.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` }, highWaterMark: 64 * 1024 });
   const rssBefore = rssMiB(pid);
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 20);
@@ -186,6 +189,7 @@ async function stalledReading(s: Service, token: string): Promise<{ rssBefore: n
   clearInterval(sampler);
   const storeReadMB = rcharMB(pid) - rcharBefore;
   for (let r = await iterator.next(); !r.done; r = await iterator.next());
+  await client.close();
   return { rssBefore, rssPeak, storeReadMB };
 }
 

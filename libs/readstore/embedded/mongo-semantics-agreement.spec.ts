@@ -178,6 +178,24 @@ describe('MongoDB semantics: fast path, SQL pushdown and mingo agree', () => {
       expect(await c.countDocuments({ f: { $eq: 1 } })).toBe(1);
     });
 
+    it('answers a sorted page of {field: 1} in SQL, without the documents holding true (account 1’s audit pages)', async () => {
+      const c = store.collection('regression_one_sorted');
+      await c.createIndex({ f: 1, p: -1 });
+      await c.bulkWrite(Array.from({ length: 20 }, (_, i) => ({ insertOne: { document: { _id: `d${i}`, f: i % 4 === 0 ? true : i % 2 === 0 ? 1 : 0, p: i } } })));
+      await store.flush();
+      const proto = EmbeddedCollection.prototype as unknown as { sortedBySql: (...args: unknown[]) => unknown };
+      const sortedBySql = jest.spyOn(proto, 'sortedBySql');
+      try {
+        expect(ids(await c.find({ f: 1 }, { sort: { p: 1 }, limit: 3 }))).toEqual(['d2', 'd6', 'd10']);
+        expect(ids(await c.find({ f: { $eq: 0 }, p: { $gt: 10 } }, { sort: { p: 1 }, limit: 2 }))).toEqual(['d11', 'd13']);
+        // Both pages were cut short by ORDER BY … LIMIT in SQL rather than sorted from every match.
+        expect(sortedBySql.mock.results.map((r) => r.value !== null)).toEqual([true, true]);
+      } finally {
+        sortedBySql.mockRestore();
+      }
+      expect(await c.countDocuments({ f: 1 })).toBe(5);
+    });
+
     it(`finds, counts and sorts as mingo does, on disk and pending alike (${RUNS.store} cases)`, async () => {
       let run = 0;
       const pushedDown = { some: 0, exact: 0, sortedInSql: 0 };
