@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { maxThroughput } from './dns/dnsperf';
 import { freePort, startProcess, stopAllOnExit, stopProcess } from './dns/processes';
+import { nsdServerConfig } from './dns/nsd-config';
 import { deployedSpawn } from './support/start-command';
 import { signMessage, TsigKey } from '../libs/dns-transfer/tsig';
 
@@ -157,22 +158,7 @@ async function main(): Promise<void> {
     writeFileSync(
       conf,
       [
-        'server:',
-        '  ip-address: 127.0.0.1',
-        `  port: ${port}`,
-        '  server-count: 1',
-        '  username: ""',
-        '  chroot: ""',
-        `  zonesdir: "${root}"`,
-        `  zonelistfile: "${join(root, 'zone.list')}"`,
-        '  database: ""',
-        `  pidfile: "${join(root, 'nsd.pid')}"`,
-        `  xfrdfile: "${join(root, 'xfrd.state')}"`,
-        `  xfrdir: "${root}"`,
-        `  logfile: "${join(root, 'nsd.log')}"`,
-        '  rrl-ratelimit: 0',
-        'remote-control:',
-        '  control-enable: no',
+        ...nsdServerConfig(root, port, ['  server-count: 1']),
         'key:',
         `  name: "${KEY.name}"`,
         `  algorithm: ${KEY.algorithm}`,

@@ -8,6 +8,7 @@ import { freePort } from './support/server-process';
 import { Secondary, startKnotSecondary, startNsdSecondary, TsigSpec } from './support/secondaries';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 import { delv } from './support/validators';
+import { until } from './support/until';
 
 const run = promisify(execFile);
 const ZONE = 'signed-xfr.example';
@@ -36,16 +37,6 @@ const records = (text: string) =>
         .join(' '),
     )
     .sort();
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * A signed zone transfers signed (issues 25 and 29): NSD and Knot as secondaries receive the

@@ -8,6 +8,7 @@ import { digAsync, DigAnswer } from './support/dig';
 import { freePort } from './support/server-process';
 import { Secondary, startKnotSecondary, startNsdSecondary, TsigSpec } from './support/secondaries';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { until } from './support/until';
 
 const run = promisify(execFile);
 const OPERATOR_KEY: TsigSpec = { name: 'ops-xfr', algorithm: 'hmac-sha256', secret: randomBytes(32).toString('base64') };
@@ -54,16 +55,6 @@ async function dig(port: number, name: string, type: string): Promise<DigAnswer>
 }
 
 const fqdn = (sub: string, zone: string) => (sub ? `${sub}.${zone}` : zone);
-
-async function until<T>(what: string, timeoutMs: number, probe: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(v)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const serialAt = async (port: number, zone: string): Promise<number | null> => {
   try {
@@ -207,7 +198,7 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
   it('refuses unsigned, unknown, wrongly signed and unauthorised transfers, and counts them', async () => {
     const refusedBefore = await metric(/dns_transfer_refused_total\{reason="unsigned"\} (\d+)/);
     const digAxfr = async (...extra: string[]) =>
-      (await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+time=2', '+tries=1', ...extra, zones[0], 'AXFR'], { encoding: 'utf8' }).catch((e: { stdout: string }) => e)).stdout;
+      (await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+time=5', '+tries=2', ...extra, zones[0], 'AXFR'], { encoding: 'utf8' }).catch((e: { stdout: string }) => e)).stdout;
     expect(await digAxfr()).toMatch(/Transfer failed/);
     expect(await metric(/dns_transfer_refused_total\{reason="unsigned"\} (\d+)/)).toBe(refusedBefore + 1);
     // A key that is not known: NOTAUTH (BADKEY).

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_ZONE, nsdZoneFile } from './zone';
 import { startProcess } from './processes';
+import { nsdServerConfig } from './nsd-config';
 
 export const nsdInstalled = (): boolean => spawnSync('nsd', ['-v']).status === 0;
 
@@ -16,28 +17,14 @@ export function startNsd(dir: string, port: number, serverCount: number, writeZo
   writeFileSync(
     config,
     [
-      'server:',
-      '  ip-address: 127.0.0.1',
-      `  port: ${port}`,
-      `  server-count: ${serverCount}`,
-      '  reuseport: yes',
-      '  username: ""',
-      '  chroot: ""',
-      `  zonesdir: "${root}"`,
-      `  zonelistfile: "${join(root, 'zone.list')}"`,
-      '  database: ""',
-      `  pidfile: "${join(root, 'nsd.pid')}"`,
-      `  xfrdfile: "${join(root, 'xfrd.state')}"`,
-      `  xfrdir: "${root}"`,
-      `  logfile: "${join(root, 'nsd.log')}"`,
-      '  verbosity: 0',
-      // Same answer shape as ours (no NS in authority on positive answers).
-      '  minimal-responses: yes',
-      // Debian builds NSD with response rate limiting; a benchmark from one address would trip it.
-      '  rrl-ratelimit: 0',
-      '  rrl-whitelist-ratelimit: 0',
-      'remote-control:',
-      '  control-enable: no',
+      ...nsdServerConfig(root, port, [
+        `  server-count: ${serverCount}`,
+        '  reuseport: yes',
+        '  verbosity: 0',
+        // Same answer shape as ours (no NS in authority on positive answers).
+        '  minimal-responses: yes',
+        '  rrl-whitelist-ratelimit: 0',
+      ]),
       'zone:',
       `  name: ${BENCH_ZONE}`,
       `  zonefile: ${BENCH_ZONE}.zone`,

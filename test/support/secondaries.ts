@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nsdServerConfig } from '../../bench/dns/nsd-config';
 
 export interface TsigSpec {
   name: string;
@@ -57,24 +58,7 @@ export function startNsdSecondary(dir: string, port: number, primaryPort: number
   writeFileSync(
     config,
     [
-      'server:',
-      '  ip-address: 127.0.0.1',
-      `  port: ${port}`,
-      '  server-count: 1',
-      '  username: ""',
-      '  chroot: ""',
-      `  zonesdir: "${root}"`,
-      `  zonelistfile: "${join(root, 'zone.list')}"`,
-      '  database: ""',
-      `  pidfile: "${join(root, 'nsd.pid')}"`,
-      `  xfrdfile: "${join(root, 'xfrd.state')}"`,
-      `  xfrdir: "${root}"`,
-      `  logfile: "${join(root, 'nsd.log')}"`,
-      '  verbosity: 2',
-      '  minimal-responses: yes',
-      '  rrl-ratelimit: 0',
-      'remote-control:',
-      '  control-enable: no',
+      ...nsdServerConfig(root, port, ['  server-count: 1', '  verbosity: 2', '  minimal-responses: yes']),
       ...keys.flatMap((k) => ['key:', `  name: "${k.name}"`, `  algorithm: ${k.algorithm}`, `  secret: "${k.secret}"`]),
       ...zones.flatMap((z) => [
         'zone:',
