@@ -264,13 +264,18 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** Commits the appends of one event-loop turn together. */
+  /**
+   * Commits the appends of one event-loop turn together: at once on the event loop, or on
+   * the commit thread unless a commit is in flight there (the appends made meanwhile wait
+   * for it and then go together; `flushScheduled` stays set while they wait, so they
+   * schedule nothing).
+   */
   private flush(): void {
-    if (!this.commits.inline) return this.flushToThread();
+    if (this.inFlight) return;
     // Right after a commit, a batch smaller than the last one waits out a short window for
-    // more appends to join: under steady load that halves the WAL flushes (each blocks this
-    // thread). Writers that are all already waiting (a batch as large as the last) or an
-    // idle store never wait.
+    // more appends to join: under steady load that halves the WAL flushes (inline, each
+    // blocks this thread; on the thread, each wakes every subscription). Writers that are
+    // all already waiting (a batch as large as the last) or an idle store never wait.
     const wait = this.lastCommitAt + GROUP_COMMIT_WINDOW_MS - performance.now();
     if (wait > 0 && this.queue.length < this.lastBatchSize && !this.closed) {
       setTimeout(() => this.flush(), wait);
@@ -280,48 +285,40 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    let outcomes: AppendOutcome[];
-    try {
-      outcomes = this.commits.commit({ requests: batch.map((p) => p.request), now: this.now() }) as AppendOutcome[];
-    } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
-      for (const p of batch) p.reject(error);
+    const call = { requests: batch.map((p) => p.request), now: this.now() };
+    if (this.commits.inline) {
+      let outcomes: AppendOutcome[];
+      try {
+        outcomes = this.commits.commit(call) as AppendOutcome[];
+      } catch (error) {
+        // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
+        for (const p of batch) p.reject(error);
+        return;
+      }
+      this.committed(batch, outcomes);
       return;
     }
-    this.lastCommitAt = performance.now();
-    this.lastBatchSize = batch.length;
-    this.localCommits++;
-    batch.forEach((p, i) => settle(p, outcomes[i]));
-    this.appended.emit('append');
-  }
-
-  /**
-   * Sends what is queued to the commit thread, unless a commit is in flight: the appends
-   * made meanwhile wait for it and then go together (the group commit, without a window).
-   * `flushScheduled` stays set while they wait, so they schedule nothing.
-   */
-  private flushToThread(): void {
-    if (this.inFlight) return;
-    this.flushScheduled = false;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
-    const commit = this.commits.commit({ requests: batch.map((p) => p.request), now: this.now() }) as Promise<AppendOutcome[]>;
-    this.inFlight = commit.then(
+    this.inFlight = (this.commits.commit(call) as Promise<AppendOutcome[]>).then(
       (outcomes) => {
         this.inFlight = null;
-        this.localCommits++;
-        batch.forEach((p, i) => settle(p, outcomes[i]));
-        this.appended.emit('append');
-        if (this.queue.length > 0) this.flushToThread();
+        this.committed(batch, outcomes);
+        if (this.queue.length > 0) this.flush();
       },
       (error: unknown) => {
         // The transaction failed (disk full, I/O error) or the thread died: nothing of the batch is stored.
         this.inFlight = null;
         for (const p of batch) p.reject(error);
-        if (this.queue.length > 0) this.flushToThread();
+        if (this.queue.length > 0) this.flush();
       },
     );
+  }
+
+  private committed(batch: PendingAppend[], outcomes: AppendOutcome[]): void {
+    this.lastCommitAt = performance.now();
+    this.lastBatchSize = batch.length;
+    this.localCommits++;
+    batch.forEach((p, i) => settle(p, outcomes[i]));
+    this.appended.emit('append');
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -529,15 +526,11 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     // Commits what is queued now, without the group-commit wait.
-    if (this.commits.inline) {
-      if (this.queue.length) this.flush();
-    } else {
-      while (this.inFlight || this.queue.length > 0) {
-        if (!this.inFlight) this.flushToThread();
-        await this.inFlight;
-      }
-      await this.commits.close();
+    while (this.inFlight || this.queue.length > 0) {
+      if (!this.inFlight) this.flush();
+      if (this.inFlight) await this.inFlight;
     }
+    await this.commits.close();
     this.appended.emit('append');
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.pollTimer = null;
