@@ -6,7 +6,8 @@
  * throttle) and polls DNS over UDP until each new address is served. A warm-up round (JIT,
  * caches, database growth) goes first and is not counted. Prints, per round and as the
  * median and best over the rounds: updates/s, latency percentiles, the CPU the server used
- * (all its threads, from /proc) in cores and per update, and the load generator's.
+ * (all its threads, from /proc) in cores and per update, the load generator's, and the
+ * server's resident memory at the end of the round.
  *
  * With DDNS_BENCH_BASELINE_MAIN (another build's dist/apps/server/main.js, e.g. a worktree
  * of an older commit after `npm ci && npm run build`), that build runs beside this one
@@ -134,6 +135,12 @@ function threadCpuSeconds(pid: number): Map<string, number> {
   return out;
 }
 
+/** A process's resident memory (VmRSS), MB. */
+function residentMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb ?? 0) / 1024;
+}
+
 /** ms of CPU per update by thread between two readings. */
 function threadCpuPerUpdate(before: Map<string, number>, after: Map<string, number>, updates: number): Record<string, number> {
   const out: Record<string, number> = {};
@@ -156,6 +163,8 @@ interface Round {
   ranOutOfHosts: boolean;
   /** Server CPU per update by thread (ms). */
   threads: Record<string, number>;
+  /** The server's resident memory at the end of the round (MB, VmRSS). */
+  rssMb: number;
 }
 
 /** A host and the credentials of its account, as a header line (DDNS: Basic; API: Bearer). */
@@ -224,6 +233,7 @@ async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], se
     serverCores: (cpuSeconds(serverPid) - serverCpu) / elapsed,
     clientCores: (cpu.user + cpu.system) / 1e6 / elapsed,
     ranOutOfHosts: counter >= hosts.length * 10,
+    rssMb: residentMb(serverPid),
     threads: threadCpuPerUpdate(threadsBefore, threadsAfter, latencies.length),
   };
 }
@@ -241,7 +251,7 @@ const cpuPerUpdateMs = (r: Round) => (r.serverCores * 1000) / Math.max(1, r.rate
 
 const describe = (r: Round) =>
   `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p50 ${r.p50.toFixed(1)} / p99 ${r.p99.toFixed(1)} ms, ` +
-  `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ${r.clientCores.toFixed(2)} cores` +
+  `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB` +
   (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
 
 /** One build of the service, running, set up with an account, a key and its hosts. */

@@ -5,20 +5,24 @@ import { join } from 'node:path';
 import { describeEventStoreConformance } from './conformance/event-store.conformance';
 import { EsdbEventStore, esdbAdminRequest } from './esdb/esdb-event-store';
 import { SqliteEventStore } from './sqlite/sqlite-event-store';
+import { WrongExpectedVersionError } from './event-store.port';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'es-conf-'));
 
-describeEventStoreConformance('sqlite', async () => {
-  const dir = tempDir();
-  const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20 });
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+// Commits on the event loop, and on the commit thread as the service runs it (needs `npm run build`).
+for (const commits of ['inline', 'thread'] as const) {
+  describeEventStoreConformance(`sqlite (${commits} commits)`, async () => {
+    const dir = tempDir();
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), pollIntervalMs: 20, commits });
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  });
+}
 
 // EventStoreDB needs a running server, which CI provides and a laptop usually does not;
 // set EVENTSTORE_URL (e.g. esdb://localhost:2113?tls=false) to include it.
@@ -82,6 +86,27 @@ describe('SqliteEventStore specifics', () => {
       headers: { authorization: `Basic ${Buffer.from('admin:changeit').toString('base64')}` },
     });
     expect(esdbAdminRequest('esdb://localhost:2113', '/admin/scavenge')).toEqual({ url: 'https://localhost:2113/admin/scavenge', headers: {} });
+  });
+
+  it('on the commit thread: stamps events with the injected clock, keeps append order, and commits what is queued before closing', async () => {
+    const file = join(dir, 'events.db');
+    const at = Date.parse('2031-05-06T07:08:09Z');
+    const store = new SqliteEventStore({ file, commits: 'thread', now: () => at });
+    // Many appends in one turn and more while their commit is in flight: every one lands, in order.
+    const first = Array.from({ length: 50 }, (_, i) => store.appendToStream('t-1', [ev(`E${i}`)], i === 0 ? 'no_stream' : 'any'));
+    await first[0];
+    const second = Array.from({ length: 50 }, (_, i) => store.appendToStream('t-1', [ev(`E${50 + i}`)], 'any'));
+    expect((await Promise.all([...first, ...second])).map((r) => r.nextExpectedRevision)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    await expect(store.appendToStream('t-1', [ev('Stale')], 3)).rejects.toThrow(WrongExpectedVersionError);
+    const queued = store.appendToStream('t-2', [ev('Queued')], 'no_stream');
+    await store.close();
+    await expect(queued).resolves.toMatchObject({ nextExpectedRevision: 0 });
+    const reopened = new SqliteEventStore({ file });
+    const events = await reopened.readAll({ maxCount: 200 });
+    expect(events.map((e) => e.type)).toEqual([...Array.from({ length: 100 }, (_, i) => `E${i}`), 'Queued']);
+    expect(events.every((e) => e.created.getTime() === at)).toBe(true);
+    expect(reopened.scavenge(at)).toBe(0);
+    await reopened.close();
   });
 
   it('sees appends made by another process through polling', async () => {

@@ -86,6 +86,8 @@ export class BatchCommitter {
   /** Built once: better-sqlite3 wraps a function per `transaction()` call. */
   private readonly inSavepoint: Database.Transaction<(req: AppendRequest) => AppendOutcome>;
   private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => AppendOutcome[]>;
+  /** The time of the batch being committed. */
+  private batchTime = 0;
 
   /** `now`: the store's clock (epoch ms) for `created`; the injected one in tests and benches. */
   constructor(
@@ -99,7 +101,12 @@ export class BatchCommitter {
     this.commitAll = db.transaction((batch: AppendRequest[]) => batch.map((req) => this.commitOne(req)));
   }
 
-  commit(batch: AppendRequest[]): AppendOutcome[] {
+  /**
+   * `now`: the time the events are stamped with; a commit thread gets it from the store's
+   * clock on the event loop (an injected clock lives there only).
+   */
+  commit(batch: AppendRequest[], now = this.now()): AppendOutcome[] {
+    this.batchTime = now;
     return this.commitAll.immediate(batch);
   }
 
@@ -128,7 +135,7 @@ export class BatchCommitter {
       (expected === 'stream_exists' && current >= 0) ||
       (typeof expected === 'number' && expected === current);
     if (!ok) throw new Refusal({ ok: false, kind: 'wrong_expected_version', stream, expected, actual: current === -1 ? 'no_stream' : current });
-    const now = this.now();
+    const now = this.batchTime;
     let revision = current;
     let position = 0;
     for (const e of events) {

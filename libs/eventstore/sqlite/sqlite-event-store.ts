@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { AppendOutcome, AppendRequest, BatchCommitter, openEventDatabase } from './append-batch';
+import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch';
+import { Commits, createCommits } from './commit-thread';
 import { BLOCK_SIZE, BlockCursor, blockStart, CatchUpBlocks } from './catch-up-blocks';
 import {
   AppendResult,
@@ -86,6 +87,13 @@ export interface SqliteEventStoreOptions {
    * needs little: the OS page cache holds the file anyway.
    */
   pageCacheMiB?: number;
+  /**
+   * Where group commits run: `inline` on the event loop (the default), `thread` on the
+   * store's commit thread, `auto` the thread when its script is built. On the thread the
+   * WAL flush and checkpoints no longer stop the event loop; an append still resolves only
+   * once its commit is durable, and others see it only then.
+   */
+  commits?: 'auto' | 'inline' | 'thread';
 }
 
 /** An event id that is already stored in another stream. */
@@ -178,7 +186,9 @@ export class SqliteEventStore implements EventStore {
   private readonly stmts: ReturnType<SqliteEventStore['prepare']>;
   private readonly maxAges = new Map<string, number>();
   private readonly now: () => number;
-  private readonly committer: BatchCommitter;
+  private readonly commits: Commits;
+  /** The commit on the commit thread, if one is in flight (one at a time, in queue order). */
+  private inFlight: Promise<void> | null = null;
   private readonly pages = new Map<number, SharedPage>();
   private readonly blocks = new CatchUpBlocks<StoredEvent>(CATCH_UP_CACHE_BYTES);
   /** Subscriptions at the head; one poll of data_version serves them all. */
@@ -196,7 +206,7 @@ export class SqliteEventStore implements EventStore {
     this.db = openEventDatabase(options.file, synchronous);
     if (options.pageCacheMiB !== undefined) this.db.pragma(`cache_size = ${-Math.round(options.pageCacheMiB * 1024)}`);
     this.now = options.now ?? Date.now;
-    this.committer = new BatchCommitter(this.db, this.now);
+    this.commits = createCommits(this.db, options.file, synchronous, options.commits ?? 'inline');
     this.appended.setMaxListeners(0);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
     this.stmts = this.prepare();
@@ -254,12 +264,18 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** Commits the appends of one event-loop turn together. */
+  /**
+   * Commits the appends of one event-loop turn together: at once on the event loop, or on
+   * the commit thread unless a commit is in flight there (the appends made meanwhile wait
+   * for it and then go together; `flushScheduled` stays set while they wait, so they
+   * schedule nothing).
+   */
   private flush(): void {
+    if (this.inFlight) return;
     // Right after a commit, a batch smaller than the last one waits out a short window for
-    // more appends to join: under steady load that halves the WAL flushes (each blocks this
-    // thread). Writers that are all already waiting (a batch as large as the last) or an
-    // idle store never wait.
+    // more appends to join: under steady load that halves the WAL flushes (inline, each
+    // blocks this thread; on the thread, each wakes every subscription). Writers that are
+    // all already waiting (a batch as large as the last) or an idle store never wait.
     const wait = this.lastCommitAt + GROUP_COMMIT_WINDOW_MS - performance.now();
     if (wait > 0 && this.queue.length < this.lastBatchSize && !this.closed) {
       setTimeout(() => this.flush(), wait);
@@ -269,14 +285,35 @@ export class SqliteEventStore implements EventStore {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
-    let outcomes: AppendOutcome[];
-    try {
-      outcomes = this.committer.commit(batch.map((p) => p.request));
-    } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
-      for (const p of batch) p.reject(error);
+    const call = { requests: batch.map((p) => p.request), now: this.now() };
+    if (this.commits.inline) {
+      let outcomes: AppendOutcome[];
+      try {
+        outcomes = this.commits.commit(call) as AppendOutcome[];
+      } catch (error) {
+        // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
+        for (const p of batch) p.reject(error);
+        return;
+      }
+      this.committed(batch, outcomes);
       return;
     }
+    this.inFlight = (this.commits.commit(call) as Promise<AppendOutcome[]>).then(
+      (outcomes) => {
+        this.inFlight = null;
+        this.committed(batch, outcomes);
+        if (this.queue.length > 0) this.flush();
+      },
+      (error: unknown) => {
+        // The transaction failed (disk full, I/O error) or the thread died: nothing of the batch is stored.
+        this.inFlight = null;
+        for (const p of batch) p.reject(error);
+        if (this.queue.length > 0) this.flush();
+      },
+    );
+  }
+
+  private committed(batch: PendingAppend[], outcomes: AppendOutcome[]): void {
     this.lastCommitAt = performance.now();
     this.lastBatchSize = batch.length;
     this.localCommits++;
@@ -467,11 +504,15 @@ export class SqliteEventStore implements EventStore {
   scavenge(now = this.now()): number {
     // One transaction, one WAL flush: a statement each (autocommit) cost a flush per stream
     // with a maxAge (1,000 monitored domains, 1,000 flushes) while the event loop waited.
-    const removed = this.db.transaction(() => {
-      let n = 0;
-      for (const [stream, maxAge] of this.maxAges) n += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;
-      return n;
-    })();
+    // IMMEDIATE: takes the write lock first (waiting out a commit thread's commit) rather
+    // than failing to upgrade a read snapshot that commit made stale.
+    const removed = this.db
+      .transaction(() => {
+        let n = 0;
+        for (const [stream, maxAge] of this.maxAges) n += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;
+        return n;
+      })
+      .immediate();
     this.localCommits++;
     if (removed > 0) this.blocks.clear();
     return removed;
@@ -485,7 +526,11 @@ export class SqliteEventStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     // Commits what is queued now, without the group-commit wait.
-    if (this.queue.length) this.flush();
+    while (this.inFlight || this.queue.length > 0) {
+      if (!this.inFlight) this.flush();
+      if (this.inFlight) await this.inFlight;
+    }
+    await this.commits.close();
     this.appended.emit('append');
     if (this.pollTimer) clearTimeout(this.pollTimer);
     this.pollTimer = null;
