@@ -55,7 +55,7 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
     await s.page.getByLabel('Find records').fill('192.0.2.25');
     expect(await rowNames()).toEqual(['mail']);
     await s.page.getByLabel('Find records').fill('');
-    await s.page.getByLabel('Show type').selectOption('TXT');
+    await s.page.getByLabel('Show only').selectOption('TXT');
     expect((await rowNames()).sort()).toEqual(['_dmarc', 'old']);
     await s.page.getByLabel('Find records').fill('nothing-like-this');
     await s.page.getByText('No records match.').waitFor();

@@ -84,6 +84,16 @@ describe('dashboard: the overview says what needs attention (issue 27)', () => {
     await s.h1('pending.example');
   });
 
+  it('the certificates list follows an issuance to its failure without a reload', async () => {
+    await s.go('/certificates');
+    const cert = await s.server.http.post('/certificates/', { zone: 'certs.example', domain: 'www.certs.example', wildcard: false, auto_renew: true }, user.token);
+    expect(cert.status).toBe(202);
+    const row = s.page.getByRole('region', { name: 'Certificates' }).locator('tr', { hasText: 'www.certs.example' });
+    await row.waitFor();
+    await row.locator('.status', { hasText: 'Failed' }).waitFor({ timeout: 60_000 });
+    await s.checkScreen('certificates-live-failed');
+  });
+
   it('leaves every screen clean: no serious accessibility finding, nothing wider than a phone, no CSP violation', () => {
     expect(findings(s)).toEqual({ a11y: {}, overflow: {}, problems: [] });
   });

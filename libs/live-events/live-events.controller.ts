@@ -49,7 +49,8 @@ export class LiveEventsController {
       p.accountId,
       p.sessionId ?? 'session',
       {
-        write: (chunk) => void raw.write(chunk),
+        // A peer gone between its close and our hearing of it: nothing to write to.
+        write: (chunk) => void (raw.destroyed || raw.writableEnded || raw.write(chunk)),
         buffered: () => raw.writableLength,
         end: () => raw.end(),
       },
@@ -68,5 +69,7 @@ export class LiveEventsController {
       },
     );
     raw.on('close', close);
+    // A failed write (the peer reset the connection) ends the stream; it never reaches the process as an unhandled error.
+    raw.on('error', close);
   }
 }

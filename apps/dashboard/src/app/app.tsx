@@ -25,6 +25,8 @@ const titleOf = (s: ScreenDef, params: Record<string, string>) => (typeof s.titl
 export function App() {
   const path = usePath();
   const [account, setAccount] = useState<Account | null | undefined>(undefined);
+  const signedIn = useRef(false);
+  signedIn.current = Boolean(account);
 
   const refresh = useCallback(async () => {
     try {
@@ -50,7 +52,8 @@ export function App() {
     void refresh();
     // The session ended under the page: the login screen says so and brings the user back here.
     return onUnauthorized(() => {
-      rememberReturn(currentPath());
+      // Only a page that was signed in lost a session; a late answer after a logout is not one.
+      if (signedIn.current) rememberReturn(currentPath());
       setAccount(null);
     });
   }, [refresh]);

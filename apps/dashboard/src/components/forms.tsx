@@ -1,5 +1,5 @@
 import { createContext, type ComponentChildren } from 'preact';
-import { useContext, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api/client';
 import { explain } from '../api/explain';
 import { ErrorNotice } from './notices';
@@ -47,6 +47,11 @@ interface InputProps {
 export function TextField({ label, value, onValue, hint, ...rest }: InputProps) {
   const id = useId();
   const p = useFieldProblem(id, rest.name, value, Boolean(hint));
+  const input = useRef<HTMLInputElement>(null);
+  // Focused by the page, not left to the browser's `autofocus`, which acts once per document load.
+  useEffect(() => {
+    if (rest.autoFocus) input.current?.focus();
+  }, []);
   return (
     <div class="field">
       <label for={id}>{label}</label>

@@ -50,6 +50,8 @@ function openStream(): void {
   });
   es.addEventListener('session_ended', () => {
     closeStream();
+    // Nobody listens: the page signed out itself (a logout) and the stream was only lingering.
+    if (listeners.size === 0) return;
     // The next read answers 401, which signs the page out with the "session ended" notice.
     void api.get('/account').catch(() => undefined);
   });

@@ -37,7 +37,16 @@ function LoginScreen() {
       <section class="card narrow" aria-labelledby="second-step">
         <h2 id="second-step">Two-factor code</h2>
         <p>Enter the 6-digit code from your authenticator app, or one of your backup codes.</p>
-        <Form onSubmit={() => void second.run()} busy={second.busy} error={second.error} submitLabel="Verify and log in" busyLabel="Verifying…" label="Two-factor code">
+        {/* Its own key: a new form whose code field takes focus, not the password form reused. */}
+        <Form
+          key="second-step"
+          onSubmit={() => void second.run()}
+          busy={second.busy}
+          error={second.error}
+          submitLabel="Verify and log in"
+          busyLabel="Verifying…"
+          label="Two-factor code"
+        >
           <TextField label="Code" name="code" value={code} onValue={setCode} autocomplete="one-time-code" inputMode="numeric" required autoFocus />
         </Form>
         <p>

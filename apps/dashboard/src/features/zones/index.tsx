@@ -216,7 +216,7 @@ function RecordFilter({ records, query, type, onQuery, onType }: { records: RRse
   return (
     <div class="record-filter" role="search" aria-label="Record search">
       <TextField label="Find records" name="q" type="search" value={query} onValue={onQuery} placeholder="name, type or value" />
-      <SelectField label="Show type" value={type} onValue={onType} options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]} />
+      <SelectField label="Show only" value={type} onValue={onType} options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]} />
       <p class="hint" role="status">
         {query || type ? `${shown} of ${records.length} record sets shown` : `${records.length} record sets`}
       </p>
