@@ -6,7 +6,7 @@ import { EVENT_STORE, EventMetadata, EventStore, WrongExpectedVersionError } fro
 import { EventStreams } from '../../eventstore/event-streams';
 import { CommandRunner } from '../../eventstore/command-runner';
 import { CLOCK, Clock } from '../../shared/clock';
-import { PublishManagedTxt } from '../../zones/application/zone.handlers';
+import { PublishManagedTxt } from '../../zones/application/zone.commands';
 import { ManagedTxt } from '../../zones/domain/zone.decider';
 import { EmailAuthCommand, emailAuthDecider, EmailAuthState } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
