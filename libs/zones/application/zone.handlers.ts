@@ -15,7 +15,7 @@ import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zo
 import { ZoneQuota } from './zone-quota';
 import { ZoneHosts } from './zone-hosts';
 import { ZoneVerifier } from './zone-verifier';
-import { ZoneOwnership } from './zone-ownership.service';
+import { ZoneOwnership } from './zone-ownership';
 import { conflictMessage } from '../domain/zone-ownership';
 import { ownZonesAnswer } from './own-answer';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
