@@ -17,7 +17,7 @@ import { TransfersModule } from '../transfers/transfers.module';
 import { TransferActivity } from './dns-role';
 import { CommandBus } from '@nestjs/cqrs';
 import type { UpdateApplier } from '../dns-transfer/transfer-service';
-import { ApplyDnsUpdate } from '../zones/application/zone.handlers';
+import { ApplyDnsUpdate } from '../zones/application/zone.commands';
 import { parseKeySpec } from '../dns-transfer/tsig';
 
 /**

@@ -1,8 +1,11 @@
 import { Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ZonesModule } from '../zones/zones.module';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { LOGGER, Logger } from '../shared/logger';
-import { ddnsTarget, DnssecCommands } from './application/dnssec.commands';
+import { SetDnssecEnabled } from './application/dnssec.commands';
+import { DNSSEC_COMMAND_HANDLERS, DnssecWriter } from './application/dnssec.handlers';
+import { ddnsTarget, DnssecQueries } from './application/dnssec.queries';
 import { ParentDsLookup } from './application/parent-ds';
 import { DnssecProcess } from './application/dnssec.process';
 import { DnssecAdminController, DnssecController } from './http/dnssec.controller';
@@ -15,7 +18,8 @@ import { DnssecAdminController, DnssecController } from './http/dnssec.controlle
 @Injectable()
 export class DnssecDdnsZones implements OnApplicationBootstrap {
   constructor(
-    private readonly commands: DnssecCommands,
+    private readonly commands: CommandBus,
+    private readonly queries: DnssecQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -24,9 +28,9 @@ export class DnssecDdnsZones implements OnApplicationBootstrap {
     if (!this.config.dnssecDdnsZones || !this.config.roles.includes('worker')) return;
     for (const zone of this.config.ddnsZones) {
       const target = ddnsTarget(zone);
-      if (await this.commands.state(target)) continue;
+      if (await this.queries.state(target)) continue;
       try {
-        await this.commands.setEnabled(target, true, undefined, { actor: 'system:dnssec' });
+        await this.commands.execute(new SetDnssecEnabled(target, true, undefined, { actor: 'system:dnssec' }));
       } catch (e) {
         this.logger.warn('dnssec: could not sign a dynamic-DNS zone', { zone, error: (e as Error).message });
       }
@@ -37,6 +41,6 @@ export class DnssecDdnsZones implements OnApplicationBootstrap {
 @Module({
   imports: [ZonesModule],
   controllers: [DnssecController, DnssecAdminController],
-  providers: [DnssecCommands, ParentDsLookup, DnssecDdnsZones, DnssecProcess],
+  providers: [DnssecWriter, ...DNSSEC_COMMAND_HANDLERS, DnssecQueries, ParentDsLookup, DnssecDdnsZones, DnssecProcess],
 })
 export class DnssecModule {}

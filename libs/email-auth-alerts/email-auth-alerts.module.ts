@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LiveRecords } from '../email-auth/application/live-records';
-import { AlertWriter } from './application/alert.writer';
+import { ALERT_COMMAND_HANDLERS } from './application/alert.handlers';
 import { DailyReportAlertsProcess } from './application/daily-report-alerts.process';
 import { RecordAlertJob } from './application/record-alert.job';
 import { EmailAuthAlertsAdminController } from './http/email-auth-alerts.controller';
@@ -13,6 +13,6 @@ import { EmailAuthAlertsAdminController } from './http/email-auth-alerts.control
  */
 @Module({
   controllers: [EmailAuthAlertsAdminController],
-  providers: [AlertWriter, DailyReportAlertsProcess, RecordAlertJob, LiveRecords],
+  providers: [...ALERT_COMMAND_HANDLERS, DailyReportAlertsProcess, RecordAlertJob, LiveRecords],
 })
 export class EmailAuthAlertsModule {}

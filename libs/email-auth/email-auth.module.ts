@@ -3,7 +3,8 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ZonesModule } from '../zones/zones.module';
 import { DmarcNightlyJob } from './application/dmarc-nightly.job';
 import { DmarcNightlyProcess } from './application/dmarc-nightly.process';
-import { EmailAuthService } from './application/email-auth.service';
+import { EMAIL_AUTH_COMMAND_HANDLERS, EmailAuthSettingsWriter } from './application/email-auth.handlers';
+import { EmailAuthQueries } from './application/email-auth.queries';
 import { Enrolment } from './application/enrolment';
 import { MtaStsPolicies } from './application/mta-sts-policies';
 import { ServedSpfRecords } from './application/served-spf-records';
@@ -18,7 +19,7 @@ import { DmarcNightlyAdminController, DmarcWizardController, EmailAuthSettingsCo
 @Module({
   imports: [AccountsModule, ZonesModule],
   controllers: [EmailAuthSettingsController, DmarcWizardController, MtaStsPolicyController, DmarcNightlyAdminController],
-  providers: [EmailAuthService, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob, DmarcNightlyProcess],
-  exports: [DmarcNightlyJob, EmailAuthService],
+  providers: [EmailAuthSettingsWriter, ...EMAIL_AUTH_COMMAND_HANDLERS, EmailAuthQueries, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob, DmarcNightlyProcess],
+  exports: [DmarcNightlyJob, EmailAuthQueries],
 })
 export class EmailAuthModule {}

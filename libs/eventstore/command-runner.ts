@@ -37,4 +37,13 @@ export class CommandRunner {
     await this.readModels.waitFor(result.position, 5000, readModels);
     return result;
   }
+
+  /**
+   * A process manager's or a scheduled job's command, sent again after a crash: appended once
+   * (event ids from `commandKey`, see `EventStreams.handleOnce`). No client waits on its read
+   * models, so it answers as soon as the events are stored.
+   */
+  runOnce<S, C, E extends DomainEvent>(stream: string, decider: Decider<S, C, E>, command: C, commandKey: string, metadata: EventMetadata): Promise<E[]> {
+    return this.streams.handleOnce(stream, decider, command, commandKey, metadata);
+  }
 }

@@ -3,6 +3,7 @@ import { AppError, conflict } from '../shared/errors';
 import { Decider, DomainEvent, fold } from '../shared/decider';
 import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent, WrongExpectedVersionError } from './event-store.port';
 import { upcast } from './upcasters';
+import { nameBasedEventId } from './event-id';
 
 export interface HandleResult<S, E> {
   events: E[];
@@ -13,6 +14,8 @@ export interface HandleResult<S, E> {
 }
 
 const MAX_CONFLICT_RETRIES = 10;
+/** Conflicts a step keyed by its command id re-decides before it fails (the process-manager runtime then retries it). */
+const ONCE_CONFLICT_RETRIES = 5;
 
 /**
  * Command-side access to streams: read a stream, fold it with a decider, decide, and
@@ -90,6 +93,30 @@ export class EventStreams {
           throw conflict('concurrent_modification', 'The resource was changed concurrently; retry the request');
         }
         await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
+      }
+    }
+  }
+
+  /**
+   * For commands that may come twice (a process manager's after a crash, or from two workers
+   * at once): the events get ids derived from `commandKey`, so the store keeps one copy, and
+   * the deciders ignore what they have already seen. A concurrent change to the stream
+   * re-decides a few times, then fails the command so that its sender retries it.
+   */
+  async handleOnce<S, C, E extends DomainEvent>(stream: string, decider: Decider<S, C, E>, command: C, commandKey: string, metadata: EventMetadata): Promise<E[]> {
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } = await this.loadState(stream, decider);
+      const events = decider.decide(command, state);
+      if (events.length === 0) return [];
+      try {
+        await this.store.appendToStream(
+          stream,
+          events.map((e, i) => ({ id: nameBasedEventId(`${commandKey}:${i}`), type: e.type, data: e.data, metadata: eventMetadata(metadata) })),
+          revision === -1 ? 'no_stream' : revision,
+        );
+        return events;
+      } catch (e) {
+        if (!(e instanceof WrongExpectedVersionError) || attempt >= ONCE_CONFLICT_RETRIES) throw e;
       }
     }
   }

@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { AdminOnly } from '../auth/principal';
-import { RetentionService } from './retention.service';
+import { RetentionService } from './retention.job';
 
 /** Operators (and tests) run the retention pass now rather than at the next scheduled one. */
 @AdminOnly()

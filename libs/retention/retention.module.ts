@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { RetentionController } from './retention.controller';
-import { RetentionService } from './retention.service';
+import { RetentionService } from './retention.job';
 
 @Module({
   controllers: [RetentionController],

@@ -8,7 +8,6 @@ import { SetupDeadlineProcess } from './application/setup-deadline.process';
 import { backupCodeKey, BACKUP_CODE_KEY, TwoFactorCrypto } from './application/two-factor.crypto';
 import { TWO_FACTOR_COMMAND_HANDLERS } from './application/two-factor.handlers';
 import { TwoFactorQueries } from './application/two-factor.queries';
-import { TwoFactorWriter } from './application/two-factor.writer';
 import { LoginSecondStepController, TwoFactorController } from './http/two-factor.controller';
 
 /**
@@ -27,7 +26,6 @@ import { LoginSecondStepController, TwoFactorController } from './http/two-facto
       useFactory: (config: AppConfig) => backupCodeKey(resolveSecretKey(config.secretKey, config.dataDir)),
     },
     TwoFactorCrypto,
-    TwoFactorWriter,
     TwoFactorQueries,
     SetupDeadlineProcess,
     ...TWO_FACTOR_COMMAND_HANDLERS,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ZONE_COMMAND_HANDLERS } from './application/zone.handlers';
-import { ZoneOwnership } from './application/zone-ownership.service';
+import { ZoneOwnership } from './application/zone-ownership';
 import { ZoneOwnershipReport } from './application/zone-ownership-report';
 import { ZoneQueries } from './application/zone.queries';
 import { ZoneQuota } from './application/zone-quota';

@@ -7,33 +7,12 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { sha256Hex } from '../../shared/crypto';
 import { notFound } from '../../shared/errors';
 import { keyringDecider } from '../domain/api-key.decider';
-import { ApiKeyCreated, KeyAccess, keyringStream } from '../domain/api-key.events';
+import { ApiKeyCreated, keyringStream } from '../domain/api-key.events';
+import { CreateApiKey, DeactivateApiKey } from './api-key.commands';
 
 export const API_KEY_PREFIX = 'ak_';
 /** `ak_` + 32 random bytes in base64url (43 characters): 46 characters in all. */
 export const generateApiKey = (): string => API_KEY_PREFIX + randomBytes(32).toString('base64url');
-
-export class CreateApiKey {
-  constructor(
-    readonly accountId: number,
-    readonly name: string,
-    readonly access: KeyAccess,
-    readonly domains: string[],
-    readonly failureReportSubjects: boolean,
-    readonly expiresInDays: number,
-    readonly actor: string,
-    readonly sourceIp: string,
-  ) {}
-}
-
-export class DeactivateApiKey {
-  constructor(
-    readonly accountId: number,
-    readonly keyId: string,
-    readonly actor: string,
-    readonly sourceIp: string,
-  ) {}
-}
 
 export interface CreatedKey {
   key: string;

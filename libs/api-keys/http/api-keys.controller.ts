@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { CommandBus } from '@nestjs/cqrs';
 import { ClientIp, CurrentPrincipal, Principal, actorOf } from '../../auth/principal';
 import { validationFailed } from '../../shared/errors';
-import { CreateApiKey, CreatedKey, DeactivateApiKey } from '../application/api-key.handlers';
+import { CreateApiKey, DeactivateApiKey } from '../application/api-key.commands';
+import { CreatedKey } from '../application/api-key.handlers';
 import { ApiKeyQueries, keyView } from '../application/api-key.queries';
 import { CreateApiKeyDto } from './api-key.dto';
 

@@ -1,17 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DAILY_JOB_TIMER_POLL_MS, dailyJobProcess, DailyJobFact, DailyJobState, RunDailyJob } from '../../consumers/daily-job.process-manager';
+import { DAILY_JOB_TIMER_POLL_MS, DailyJobFact, DailyJobState, RunDailyJob } from '../../consumers/daily-job.process-manager';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { LOGGER, Logger } from '../../shared/logger';
+import { certificateRenewalProcess } from '../domain/renewal.process-manager';
 import { CertificateRenewalJob } from './renewal.job';
-
-/**
- * The daily certificate job (03:17 UTC) as a process manager: the first certificate
- * issued starts the schedule, and each day one worker (the lease holder) runs it. A
- * command sent again after a crash is harmless: a renewal already started is refused by
- * the decider (and reported as skipped), an expired certificate does not expire twice.
- */
-export const certificateRenewalProcess = dailyJobProcess('certificate-renewals', { hour: 3, minute: 17 }, ['CertificateIssued']);
 
 @Injectable()
 export class CertificateRenewalProcess implements OnApplicationBootstrap, OnApplicationShutdown {

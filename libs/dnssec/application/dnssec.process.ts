@@ -1,9 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { DnssecFact, DnssecProcessCommand, DnssecProcessState, dnssecZoneProcess } from '../domain/dnssec.process-manager';
-import { DnssecCommands } from './dnssec.commands';
+import { AdvanceDnssecRollover, CheckParentDs, RefreshDnssecSignatures } from './dnssec.commands';
 import { dnssecTimings } from './timings';
 
 /** Due timers are looked for this often (the fast-clock tests call runDue instead). */
@@ -19,7 +20,7 @@ export class DnssecProcess implements OnApplicationBootstrap, OnApplicationShutd
   private runtime: ProcessManagerRuntime<DnssecProcessState, DnssecFact, DnssecProcessCommand> | null = null;
 
   constructor(
-    private readonly commands: DnssecCommands,
+    private readonly commands: CommandBus,
     private readonly processManagers: WorkerProcessManagers,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -30,9 +31,9 @@ export class DnssecProcess implements OnApplicationBootstrap, OnApplicationShutd
       async (command) => {
         const target = { zone: command.zone, zoneId: command.zoneId, accountId: command.accountId };
         const at = new Date(command.at);
-        if (command.type === 'RefreshSignatures') await this.commands.refresh(target, at);
-        else if (command.type === 'ObserveParentDs') await this.commands.checkParentDs(target, at);
-        else await this.commands.advanceRollover(target, command.phase!, at);
+        if (command.type === 'RefreshSignatures') await this.commands.execute(new RefreshDnssecSignatures(target, at));
+        else if (command.type === 'ObserveParentDs') await this.commands.execute(new CheckParentDs(target, at));
+        else await this.commands.execute(new AdvanceDnssecRollover(target, command.phase!, at));
       },
       { timerPollMs: Math.min(DNSSEC_TIMER_POLL_MS, this.config.dnssecTimerPollMs) },
     );

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { EventMetadata } from '../../eventstore/event-store.port';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { notFound } from '../../shared/errors';
 import { ZoneQueries } from '../../zones/application/zone.queries';
-import { DnssecCommands, DnssecTarget, ddnsTarget } from '../application/dnssec.commands';
-import { dnssecView } from '../application/dnssec.view';
+import { DnssecTarget, SetDnssecEnabled, StartDnssecRollover } from '../application/dnssec.commands';
+import { ddnsTarget, DnssecQueries, dnssecView } from '../application/dnssec.queries';
 import { SetDnssecDto } from './dnssec.dto';
 
 const zoneName = (raw: string) => raw.trim().toLowerCase().replace(/\.$/, '');
@@ -14,7 +15,8 @@ const zoneName = (raw: string) => raw.trim().toLowerCase().replace(/\.$/, '');
 @Controller('zones')
 export class DnssecController {
   constructor(
-    private readonly commands: DnssecCommands,
+    private readonly commands: CommandBus,
+    private readonly queries: DnssecQueries,
     private readonly zones: ZoneQueries,
   ) {}
 
@@ -24,7 +26,7 @@ export class DnssecController {
   }
 
   private async view(target: DnssecTarget) {
-    return dnssecView(target.zone, await this.commands.state(target));
+    return dnssecView(target.zone, await this.queries.state(target));
   }
 
   @Get(':zone/dnssec')
@@ -35,7 +37,7 @@ export class DnssecController {
   @Put(':zone/dnssec')
   async set(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: SetDnssecDto, @ClientIp() ip: string) {
     const target = await this.target(p, zone);
-    await this.commands.setEnabled(target, body.enabled, body.algorithm, metadataOf(p, ip));
+    await this.commands.execute(new SetDnssecEnabled(target, body.enabled, body.algorithm, metadataOf(p, ip)));
     return this.view(target);
   }
 
@@ -43,7 +45,7 @@ export class DnssecController {
   @HttpCode(202)
   async rollover(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
     const target = await this.target(p, zone);
-    await this.commands.startRollover(target, metadataOf(p, ip));
+    await this.commands.execute(new StartDnssecRollover(target, metadataOf(p, ip)));
     return this.view(target);
   }
 }
@@ -55,7 +57,8 @@ const metadataOf = (p: Principal, ip: string): EventMetadata => ({ actor: actorO
 @Controller('admin/zones')
 export class DnssecAdminController {
   constructor(
-    private readonly commands: DnssecCommands,
+    private readonly commands: CommandBus,
+    private readonly queries: DnssecQueries,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -68,21 +71,21 @@ export class DnssecAdminController {
   @Get(':zone/dnssec')
   async get(@Param('zone') zone: string) {
     const target = this.target(zone);
-    return dnssecView(target.zone, await this.commands.state(target));
+    return dnssecView(target.zone, await this.queries.state(target));
   }
 
   @Put(':zone/dnssec')
   async set(@Param('zone') zone: string, @Body() body: SetDnssecDto, @ClientIp() ip: string) {
     const target = this.target(zone);
-    await this.commands.setEnabled(target, body.enabled, body.algorithm, { actor: 'admin', source_ip: ip });
-    return dnssecView(target.zone, await this.commands.state(target));
+    await this.commands.execute(new SetDnssecEnabled(target, body.enabled, body.algorithm, { actor: 'admin', source_ip: ip }));
+    return dnssecView(target.zone, await this.queries.state(target));
   }
 
   @Post(':zone/dnssec/rollover')
   @HttpCode(202)
   async rollover(@Param('zone') zone: string, @ClientIp() ip: string) {
     const target = this.target(zone);
-    await this.commands.startRollover(target, { actor: 'admin', source_ip: ip });
-    return dnssecView(target.zone, await this.commands.state(target));
+    await this.commands.execute(new StartDnssecRollover(target, { actor: 'admin', source_ip: ip }));
+    return dnssecView(target.zone, await this.queries.state(target));
   }
 }

@@ -1,9 +1,10 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { EvaluateAlert } from '../domain/alert.decider';
 import { DailyReportFact, dailyReportAlerts, DailyReportState } from '../domain/daily-report-alerts.process-manager';
-import { AlertWriter } from './alert.writer';
+import { ObserveAlert } from './alert.commands';
 
 /** Day evaluations are due at most daily per domain; a minute's delay costs nothing. */
 const TIMER_POLL_MS = 60_000;
@@ -17,7 +18,7 @@ export class DailyReportAlertsProcess implements OnApplicationBootstrap, OnAppli
   private runtime: ProcessManagerRuntime<DailyReportState, DailyReportFact, EvaluateAlert> | null = null;
 
   constructor(
-    private readonly writer: AlertWriter,
+    private readonly commands: CommandBus,
     private readonly processManagers: WorkerProcessManagers,
   ) {}
 
@@ -25,7 +26,7 @@ export class DailyReportAlertsProcess implements OnApplicationBootstrap, OnAppli
     this.runtime = await this.processManagers.start(
       dailyReportAlerts,
       async (command, context) => {
-        await this.writer.evaluate(command, context.commandId);
+        await this.commands.execute(new ObserveAlert(command, context.commandId));
       },
       { timerPollMs: TIMER_POLL_MS },
     );

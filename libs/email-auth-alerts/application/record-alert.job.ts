@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { Cron } from '@nestjs/schedule';
 import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { emailAuthDecider } from '../../email-auth/domain/email-auth.decider';
@@ -11,7 +12,7 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { LOGGER, Logger } from '../../shared/logger';
 import { AlertEvent } from '../domain/alert.events';
-import { AlertWriter } from './alert.writer';
+import { ObserveAlert } from './alert.commands';
 
 const CHECKS_AT_ONCE = 8;
 
@@ -36,7 +37,7 @@ export class RecordAlertJob {
     private readonly projections: ProjectionEngine,
     private readonly streams: EventStreams,
     private readonly live: LiveRecords,
-    private readonly writer: AlertWriter,
+    private readonly commands: CommandBus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -88,9 +89,11 @@ export class RecordAlertJob {
     const base = { domain: zone, needed: needed.length, missing };
     if (records.some((r) => !r.live && r.error !== null && !DEFINITE_ABSENCE.has(r.error))) return { ...base, outcome: 'inconclusive', alert: null };
     const verdict = missing.length > 0 ? 'firing' : 'clear';
-    const events: AlertEvent[] = await this.writer.evaluate(
-      { type: 'EvaluateAlert', account_id: accountId, zone, rule: 'record_missing', observed: at, at, verdict, figures: { missing, needed: needed.length } },
-      `alert:${accountId}-${zone}:record_missing:${at}`,
+    const events: AlertEvent[] = await this.commands.execute(
+      new ObserveAlert(
+        { type: 'EvaluateAlert', account_id: accountId, zone, rule: 'record_missing', observed: at, at, verdict, figures: { missing, needed: needed.length } },
+        `alert:${accountId}-${zone}:record_missing:${at}`,
+      ),
     );
     const logged = events.find((e) => e.type === 'AlertRaised' || e.type === 'AlertResolved');
     return { ...base, outcome: verdict, alert: logged ? (logged.type === 'AlertRaised' ? 'raised' : 'resolved') : null };

@@ -1,24 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { nameBasedEventId } from '../../eventstore/event-id';
-import { EVENT_STORE, EventStore, WrongExpectedVersionError } from '../../eventstore/event-store.port';
-import { EventStreams } from '../../eventstore/event-streams';
+import { CommandBus } from '@nestjs/cqrs';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { EMAIL_AUTH_ZONES } from '../../../projections/email-auth.projection';
 import { CLOCK, Clock } from '../../shared/clock';
 import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';
-import { emailAuthDecider } from '../domain/email-auth.decider';
-import { emailAuthStream } from '../domain/email-auth.events';
-import { DMARC_AGGREGATE_STATS, DmarcAggregateStats } from './aggregate-stats.port';
-import { EmailAuthService } from './email-auth.service';
-
-const DAY_MS = 86_400_000;
-export const WINDOW_DAYS = 7;
+import { NightZone, RecordDmarcNight, RepublishEmailAuth } from './email-auth.commands';
 
 export interface NightlyResult {
   night: string;
   now: string;
-  zones: Array<{ zone: string; recorded: boolean; messages: number; passing: number; window_from: string; window_to: string }>;
+  zones: NightZone[];
   /** Zones whose records were published again from their settings (the repair pass). */
   republished: number;
 }
@@ -35,14 +27,11 @@ export interface NightlyResult {
 @Injectable()
 export class DmarcNightlyJob {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly streams: EventStreams,
+    private readonly commands: CommandBus,
     private readonly projections: ProjectionEngine,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
-    private readonly records: EmailAuthService,
     @Inject(METRICS) private readonly metrics: Metrics,
-    @Inject(DMARC_AGGREGATE_STATS) private readonly stats: DmarcAggregateStats,
   ) {}
 
   async run(now: Date = this.clock.now()): Promise<NightlyResult> {
@@ -51,7 +40,7 @@ export class DmarcNightlyJob {
     const result: NightlyResult = { night, now: now.toISOString(), zones: [], republished: 0 };
     for (const { zone } of zones.filter((z) => z.wizard_stage !== undefined)) {
       try {
-        const outcome = await this.runZone(zone, night, now, this.stats);
+        const outcome: NightZone = await this.commands.execute(new RecordDmarcNight(zone, night, now));
         result.zones.push(outcome);
         this.count(outcome.recorded ? 'recorded' : 'already_recorded');
       } catch (e) {
@@ -62,7 +51,7 @@ export class DmarcNightlyJob {
     }
     for (const { zone } of zones) {
       try {
-        if (await this.records.republish(zone)) result.republished += 1;
+        if (await this.commands.execute(new RepublishEmailAuth(zone))) result.republished += 1;
       } catch (e) {
         // A zone deleted (or now another account's) has nothing to publish.
         this.logger.warn('dmarc nightly job: records not republished', { zone, error: (e as Error).message });
@@ -74,43 +63,5 @@ export class DmarcNightlyJob {
 
   private count(result: 'recorded' | 'already_recorded' | 'failed', n = 1): void {
     this.metrics.counter('dmarc_nightly_zones_total', 'DMARC wizard nightly job: zones by outcome', ['result']).labels(result).inc(n);
-  }
-
-  private async runZone(zone: string, night: string, now: Date, stats: DmarcAggregateStats) {
-    const stream = emailAuthStream(zone);
-    for (let attempt = 0; ; attempt++) {
-      const { state, revision } = await this.streams.loadState(stream, emailAuthDecider);
-      const p = state.progression;
-      // Counters are per stage: mail from before the stage began does not count for it.
-      const from = new Date(Math.max(now.getTime() - WINDOW_DAYS * DAY_MS, p ? Date.parse(p.entered_at) : 0));
-      const totals = p ? await stats.totals(zone, from, now) : { messages: 0, passing: 0 };
-      const events = emailAuthDecider.decide(
-        {
-          type: 'RecordNightlyMetrics',
-          accountId: state.accountId,
-          zone,
-          at: now.toISOString(),
-          night,
-          windowFrom: from.toISOString(),
-          windowTo: now.toISOString(),
-          messages: totals.messages,
-          passing: totals.passing,
-        },
-        state,
-      );
-      const summary = { zone, messages: totals.messages, passing: totals.passing, window_from: from.toISOString(), window_to: now.toISOString() };
-      if (events.length === 0) return { ...summary, recorded: false };
-      try {
-        const id = nameBasedEventId(`dmarc-nightly:${zone}:${night}`);
-        await this.store.appendToStream(
-          stream,
-          events.map((e) => ({ id, type: e.type, data: e.data, metadata: { version: 1, actor: 'system', account_id: state.accountId, correlation_id: id } })),
-          revision === -1 ? 'no_stream' : revision,
-        );
-        return { ...summary, recorded: true };
-      } catch (e) {
-        if (!(e instanceof WrongExpectedVersionError) || attempt >= 5) throw e;
-      }
-    }
   }
 }

@@ -5,7 +5,8 @@ import { LiveRecords } from '../application/live-records';
 import { EventStreams } from '../../eventstore/event-streams';
 import { notFound, validationFailed } from '../../shared/errors';
 import { parseLimit } from '../../shared/http/paging';
-import { EmailAuthCaller, EmailAuthService } from '../application/email-auth.service';
+import { EmailAuthCaller } from '../application/email-auth.commands';
+import { EmailAuthQueries } from '../application/email-auth.queries';
 import { emailAuthDecider, PROGRESSION_NOT_FOUND } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
 import { generatedRecords } from '../domain/records';
@@ -102,14 +103,14 @@ const NIGHTS_SCHEMA = {
 @Controller('email-auth')
 export class EmailAuthDashboardController {
   constructor(
-    private readonly service: EmailAuthService,
+    private readonly queries: EmailAuthQueries,
     private readonly live: LiveRecords,
     private readonly streams: EventStreams,
   ) {}
 
   /** The zone's stream, after the enrolment check (which also normalises the name). */
   private async stream(p: Principal, ip: string, zone: string) {
-    const state = await this.service.state(callerOf(p, ip), zone);
+    const state = await this.queries.state(callerOf(p, ip), zone);
     const { events } = await this.streams.load(emailAuthStream(state.zone), emailAuthDecider);
     return { state, events };
   }
@@ -121,7 +122,7 @@ export class EmailAuthDashboardController {
   @ACCESS_ERRORS
   @ZONE_NOT_FOUND
   async liveRecords(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
-    const state = await this.service.state(callerOf(p, ip), zone);
+    const state = await this.queries.state(callerOf(p, ip), zone);
     const records = await this.live.check(state.zone, generatedRecords(state));
     return { zone: state.zone, records, all_live: records.every((r) => r.live) };
   }

@@ -1,8 +1,11 @@
 import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal, Public } from '../../auth/principal';
 import { notFound, validationFailed } from '../../shared/errors';
 import { DmarcNightlyJob } from '../application/dmarc-nightly.job';
-import { EmailAuthCaller, EmailAuthService, progressionView } from '../application/email-auth.service';
+import { ChangeEmailAuth, ConfigureSpf, EmailAuthCaller, GenerateDkimKey, RemoveDkimKey } from '../application/email-auth.commands';
+import { EmailAuthQueries, progressionView } from '../application/email-auth.queries';
+import { EmailAuthState } from '../domain/email-auth.decider';
 import { MtaStsPolicies } from '../application/mta-sts-policies';
 import { AdvanceDto, BimiDto, DkimDto, DmarcDto, MtaStsDto, NightlyJobDto, SpfDto, TlsRptDto } from './email-auth.dto';
 
@@ -13,24 +16,27 @@ const callerOf = (p: Principal, ip: string): EmailAuthCaller => ({ accountId: p.
 /** Email-authentication settings of a zone (contract §7); session or account-key authentication. */
 @Controller('email-auth/domains')
 export class EmailAuthSettingsController {
-  constructor(private readonly service: EmailAuthService) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: EmailAuthQueries,
+  ) {}
 
   @Get(':zone')
   async get(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
-    const state = await this.service.state(callerOf(p, ip), zone);
-    return this.service.view(state.zone, state);
+    const state = await this.queries.state(callerOf(p, ip), zone);
+    return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/dmarc')
   async dmarc(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: DmarcDto, @ClientIp() ip: string) {
-    const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureDmarc', dmarc: body });
-    return this.service.view(state.zone, state);
+    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureDmarc', dmarc: body }));
+    return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/spf')
   async spf(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: SpfDto, @ClientIp() ip: string) {
-    const state = await this.service.configureSpf(callerOf(p, ip), zone, body);
-    return this.service.view(state.zone, state);
+    const state: EmailAuthState = await this.commands.execute(new ConfigureSpf(callerOf(p, ip), zone, body));
+    return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/dkim/:selector')
@@ -39,64 +45,69 @@ export class EmailAuthSettingsController {
     const caller = callerOf(p, ip);
     if ((body.generate === true) === (body.public_key !== undefined)) throw validationFailed('give either public_key or "generate": true');
     if (body.generate === true) {
-      const { state, privateKey } = await this.service.generateDkim(caller, zone, selector);
+      const { state, privateKey }: { state: EmailAuthState; privateKey: string } = await this.commands.execute(new GenerateDkimKey(caller, zone, selector));
       const key = state.dkim.find((k) => k.selector === selector.toLowerCase())!;
       // The only time the private key leaves the service: it is not stored anywhere.
       return {
-        ...(await this.service.view(state.zone, state)),
+        ...(await this.queries.view(state.zone, state)),
         generated_key: { selector: key.selector, private_key: privateKey, public_key: key.public_key, key_bits: key.key_bits },
       };
     }
-    const state = await this.service.change(caller, zone, { type: 'SetDkimKey', selector, publicKey: body.public_key!, generated: false });
-    return this.service.view(state.zone, state);
+    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(caller, zone, { type: 'SetDkimKey', selector, publicKey: body.public_key!, generated: false }));
+    return this.queries.view(state.zone, state);
   }
 
   @Delete(':zone/dkim/:selector')
   @HttpCode(204)
   async removeDkim(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('selector') selector: string, @ClientIp() ip: string): Promise<void> {
-    await this.service.removeDkim(callerOf(p, ip), zone, selector);
+    await this.commands.execute(new RemoveDkimKey(callerOf(p, ip), zone, selector));
   }
 
   @Put(':zone/mta-sts')
   async mtaSts(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: MtaStsDto, @ClientIp() ip: string) {
-    const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureMtaSts', mtaSts: body });
-    return this.service.view(state.zone, state);
+    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureMtaSts', mtaSts: body }));
+    return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/tls-rpt')
   async tlsRpt(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: TlsRptDto, @ClientIp() ip: string) {
-    const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureTlsRpt', tlsRpt: body });
-    return this.service.view(state.zone, state);
+    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureTlsRpt', tlsRpt: body }));
+    return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/bimi')
   async bimi(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: BimiDto, @ClientIp() ip: string) {
-    const state = await this.service.change(callerOf(p, ip), zone, { type: 'ConfigureBimi', bimi: body });
-    return this.service.view(state.zone, state);
+    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureBimi', bimi: body }));
+    return this.queries.view(state.zone, state);
   }
 }
 
 /** The DMARC wizard (seed: DMARC wizard endpoints; contract §7). */
 @Controller('email-auth/dmarc/wizard')
 export class DmarcWizardController {
-  constructor(private readonly service: EmailAuthService) {}
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly queries: EmailAuthQueries,
+  ) {}
 
   /** Opening the wizard creates the progression at monitoring (seed: DMARC stage progression). */
   @Get(':zone')
   async progression(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
-    const state = await this.service.change(callerOf(p, ip), zone, { type: 'OpenWizard' });
+    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'OpenWizard' }));
     return progressionView(state.zone, state);
   }
 
   @Get(':zone/recommendation')
   recommendation(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
-    return this.service.recommendation(callerOf(p, ip), zone);
+    return this.queries.recommendation(callerOf(p, ip), zone);
   }
 
   @Post(':zone/advance')
   @HttpCode(200)
   async advance(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: AdvanceDto, @ClientIp() ip: string) {
-    const state = await this.service.change(callerOf(p, ip), zone, { type: 'AdvanceStage', confirm: body.confirm, percentage: body.percentage });
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'AdvanceStage', confirm: body.confirm, percentage: body.percentage }),
+    );
     const progression = state.progression!;
     return {
       message:

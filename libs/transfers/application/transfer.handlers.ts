@@ -15,12 +15,7 @@ import { ZoneQueries } from '../../zones/application/zone.queries';
 import { secondariesDecider } from '../domain/secondaries.decider';
 import { KeyZone, secondariesStream, TSIG_SECRET_PURPOSE, TsigKeyCreated, tsigKeyNameStream, tsigKeyringStream, TsigKeyPurpose, UpdateAllow } from '../domain/transfer.events';
 import { tsigKeyringDecider, TsigKeyringCommand } from '../domain/tsig-keyring.decider';
-
-export interface TransferCaller {
-  accountId: number;
-  actor: string;
-  sourceIp: string;
-}
+import { AddSecondary, CreateTsigKey, DeleteTsigKey, RemoveSecondary, TransferCaller } from './transfer.commands';
 
 const metadataOf = (c: TransferCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
 /** Secret sizes: the hash's output size (RFC 8945 §6: at least that much key material). */
@@ -33,38 +28,6 @@ const KEY_NAME: ReservationKind<{ key_id: string; account_id: number }> = {
 };
 
 export const canonicalKeyName = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
-
-export class CreateTsigKey {
-  constructor(
-    readonly caller: TransferCaller,
-    readonly name: string,
-    readonly algorithm: string,
-    readonly purpose: string,
-    readonly zones: string[],
-    readonly allow: Array<{ name: string; types?: string[] }>,
-  ) {}
-}
-export class DeleteTsigKey {
-  constructor(
-    readonly caller: TransferCaller,
-    readonly keyId: string,
-  ) {}
-}
-export class AddSecondary {
-  constructor(
-    readonly caller: TransferCaller,
-    readonly zone: string,
-    readonly address: string,
-    readonly tsigKey: string,
-  ) {}
-}
-export class RemoveSecondary {
-  constructor(
-    readonly caller: TransferCaller,
-    readonly zone: string,
-    readonly secondaryId: string,
-  ) {}
-}
 
 export interface CreatedTsigKey {
   event: TsigKeyCreated['data'];

@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { validationFailed } from '../../shared/errors';
-import { AddSecondary, CreatedTsigKey, CreateTsigKey, DeleteTsigKey, RemoveSecondary, TransferCaller } from '../application/transfer.handlers';
+import { AddSecondary, CreateTsigKey, DeleteTsigKey, RemoveSecondary, TransferCaller } from '../application/transfer.commands';
+import { CreatedTsigKey } from '../application/transfer.handlers';
 import { TransferQueries } from '../application/transfer.queries';
 import { AddSecondaryDto, CreateTsigKeyDto } from './transfer.dto';
 

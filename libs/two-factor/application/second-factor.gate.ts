@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { LoginChallenge, SecondFactorGate } from '../../accounts/application/second-factor.port';
+import { EventStreams } from '../../eventstore/event-streams';
+import { twoFactorDecider } from '../domain/two-factor.decider';
+import { twoFactorStream } from '../domain/two-factor.events';
 import { IssueLoginChallenge } from './two-factor.commands';
-import { TwoFactorWriter } from './two-factor.writer';
 
 /**
  * What password login asks of 2FA. Whether the second step is required is read from
@@ -12,12 +14,12 @@ import { TwoFactorWriter } from './two-factor.writer';
 @Injectable()
 export class TwoFactorLoginGate implements SecondFactorGate {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly streams: EventStreams,
     private readonly commands: CommandBus,
   ) {}
 
   async required(accountId: number): Promise<boolean> {
-    return (await this.writer.state(accountId)).enabled;
+    return (await this.streams.loadState(twoFactorStream(accountId), twoFactorDecider)).state.enabled;
   }
 
   challenge(accountId: number, sourceIp: string): Promise<LoginChallenge> {

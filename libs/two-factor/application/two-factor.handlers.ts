@@ -8,7 +8,10 @@ import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { CLOCK, Clock } from '../../shared/clock';
 import { verifyPassword } from '../../shared/crypto';
 import { notFound } from '../../shared/errors';
-import { invalidLoginToken, LOGIN_TOKEN_TTL_SECONDS, LoginProof, TwoFactorState } from '../domain/two-factor.decider';
+import { CommandRunner } from '../../eventstore/command-runner';
+import { EventMetadata } from '../../eventstore/event-store.port';
+import { invalidLoginToken, LOGIN_TOKEN_TTL_SECONDS, LoginProof, refusalOf, TwoFactorCommand, twoFactorDecider, TwoFactorState } from '../domain/two-factor.decider';
+import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 import {
   CompleteLoginChallenge,
   DisableTwoFactor,
@@ -20,8 +23,29 @@ import {
   VerifyTwoFactorSetup,
 } from './two-factor.commands';
 import { isBackupCodeShape, normaliseBackupCode, normaliseTotpCode, TwoFactorCrypto } from './two-factor.crypto';
-import { userMetadata, TwoFactorWriter } from './two-factor.writer';
 import { matchTotpStep, newTotpSecret, provisioningUri, qrCodeDataUrl } from './totp';
+
+const userMetadata = (accountId: number, sourceIp: string): EventMetadata => ({
+  actor: `user:${accountId}`,
+  account_id: accountId,
+  source_ip: sourceIp,
+});
+
+/**
+ * One account's 2FA stream through the runner (fold, decide, append, wait for the read
+ * models); a refused attempt answers its error only after the failure itself is recorded.
+ */
+async function runOnStream(
+  runner: CommandRunner,
+  accountId: number,
+  command: TwoFactorCommand | ((state: TwoFactorState) => TwoFactorCommand),
+  metadata: EventMetadata,
+): Promise<TwoFactorEvent[]> {
+  const result = await runner.run(twoFactorStream(accountId), twoFactorDecider, command, metadata);
+  const refusal = refusalOf(result.events);
+  if (refusal) throw refusal;
+  return result.events;
+}
 
 async function loadAccount(directory: AccountDirectory, accountId: number) {
   const { state } = await directory.load(accountId);
@@ -32,7 +56,7 @@ async function loadAccount(directory: AccountDirectory, accountId: number) {
 @CommandHandler(StartTwoFactorSetup)
 export class StartTwoFactorSetupHandler implements ICommandHandler<StartTwoFactorSetup, SetupStarted> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     private readonly directory: AccountDirectory,
     private readonly crypto: TwoFactorCrypto,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -44,7 +68,8 @@ export class StartTwoFactorSetupHandler implements ICommandHandler<StartTwoFacto
     const secret = newTotpSecret();
     const setupId = randomUUID();
     const { token, hash } = this.crypto.issueToken('setup', { accountId: cmd.accountId, id: setupId });
-    await this.writer.execute(
+    await runOnStream(
+      this.runner,
       cmd.accountId,
       { type: 'StartSetup', setupId, secretSealed: this.crypto.sealSecret(secret), tokenHash: hash, at: this.clock.now().toISOString() },
       userMetadata(cmd.accountId, cmd.sourceIp),
@@ -57,7 +82,7 @@ export class StartTwoFactorSetupHandler implements ICommandHandler<StartTwoFacto
 @CommandHandler(VerifyTwoFactorSetup)
 export class VerifyTwoFactorSetupHandler implements ICommandHandler<VerifyTwoFactorSetup, { success: true; backup_codes: string[] }> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     private readonly crypto: TwoFactorCrypto,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -67,7 +92,8 @@ export class VerifyTwoFactorSetupHandler implements ICommandHandler<VerifyTwoFac
     const codes = this.crypto.newBackupCodes();
     const now = this.clock.now();
     const code = normaliseTotpCode(cmd.code);
-    await this.writer.execute(
+    await runOnStream(
+      this.runner,
       cmd.accountId,
       (state) => ({
         type: 'VerifySetup',
@@ -93,14 +119,14 @@ async function passwordMatches(directory: AccountDirectory, accountId: number, p
 @CommandHandler(DisableTwoFactor)
 export class DisableTwoFactorHandler implements ICommandHandler<DisableTwoFactor, { success: true }> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     private readonly directory: AccountDirectory,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(cmd: DisableTwoFactor) {
     const passwordOk = await passwordMatches(this.directory, cmd.accountId, cmd.password);
-    await this.writer.execute(cmd.accountId, { type: 'Disable', passwordOk, at: this.clock.now().toISOString() }, userMetadata(cmd.accountId, cmd.sourceIp));
+    await runOnStream(this.runner, cmd.accountId, { type: 'Disable', passwordOk, at: this.clock.now().toISOString() }, userMetadata(cmd.accountId, cmd.sourceIp));
     return { success: true as const };
   }
 }
@@ -108,7 +134,7 @@ export class DisableTwoFactorHandler implements ICommandHandler<DisableTwoFactor
 @CommandHandler(RegenerateBackupCodes)
 export class RegenerateBackupCodesHandler implements ICommandHandler<RegenerateBackupCodes, { backup_codes: string[] }> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     private readonly directory: AccountDirectory,
     private readonly crypto: TwoFactorCrypto,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -117,7 +143,8 @@ export class RegenerateBackupCodesHandler implements ICommandHandler<RegenerateB
   async execute(cmd: RegenerateBackupCodes) {
     const passwordOk = await passwordMatches(this.directory, cmd.accountId, cmd.password);
     const codes = this.crypto.newBackupCodes();
-    await this.writer.execute(
+    await runOnStream(
+      this.runner,
       cmd.accountId,
       {
         type: 'RegenerateBackupCodes',
@@ -134,7 +161,7 @@ export class RegenerateBackupCodesHandler implements ICommandHandler<RegenerateB
 @CommandHandler(IssueLoginChallenge)
 export class IssueLoginChallengeHandler implements ICommandHandler<IssueLoginChallenge, LoginChallenge> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     private readonly crypto: TwoFactorCrypto,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
@@ -142,7 +169,8 @@ export class IssueLoginChallengeHandler implements ICommandHandler<IssueLoginCha
   async execute(cmd: IssueLoginChallenge): Promise<LoginChallenge> {
     const challengeId = randomUUID();
     const { token, hash } = this.crypto.issueToken('login', { accountId: cmd.accountId, id: challengeId });
-    await this.writer.execute(
+    await runOnStream(
+      this.runner,
       cmd.accountId,
       { type: 'IssueLoginChallenge', challengeId, tokenHash: hash, at: this.clock.now().toISOString() },
       userMetadata(cmd.accountId, cmd.sourceIp),
@@ -154,7 +182,7 @@ export class IssueLoginChallengeHandler implements ICommandHandler<IssueLoginCha
 @CommandHandler(CompleteLoginChallenge)
 export class CompleteLoginChallengeHandler implements ICommandHandler<CompleteLoginChallenge, SessionToken> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     private readonly crypto: TwoFactorCrypto,
     private readonly sessions: SessionIssuer,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -165,7 +193,8 @@ export class CompleteLoginChallengeHandler implements ICommandHandler<CompleteLo
     if (!claims) throw invalidLoginToken();
     const { accountId } = claims;
     const now = this.clock.now();
-    const events = await this.writer.execute(
+    const events = await runOnStream(
+      this.runner,
       accountId,
       (state) => ({
         type: 'CompleteLogin',
@@ -197,13 +226,15 @@ export class CompleteLoginChallengeHandler implements ICommandHandler<CompleteLo
 @CommandHandler(ExpireTwoFactorSetup)
 export class ExpireTwoFactorSetupHandler implements ICommandHandler<ExpireTwoFactorSetup, boolean> {
   constructor(
-    private readonly writer: TwoFactorWriter,
+    private readonly runner: CommandRunner,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async execute(cmd: ExpireTwoFactorSetup): Promise<boolean> {
-    const events = await this.writer.executeOnce(
-      cmd.accountId,
+    // Sent again after a crash or by two workers: appended once (ids from the command id).
+    const events = await this.runner.runOnce(
+      twoFactorStream(cmd.accountId),
+      twoFactorDecider,
       { type: 'ExpireSetup', setupId: cmd.setupId, at: this.clock.now().toISOString() },
       cmd.context?.commandId ?? `2fa-setup-expired:${cmd.setupId}`,
       {

@@ -11,16 +11,7 @@ import { monitorsDecider } from '../domain/monitor.decider';
 import { monitorsStream, uptimeStream, UPTIME_STREAM_MAX_AGE_SECONDS } from '../domain/uptime.events';
 import { DOMAIN_NOT_FOUND, UptimeAccess } from './uptime-access';
 import { UPTIME_DOMAINS } from '../../../projections/uptime-domains.projection';
-
-export class SetMonitoring {
-  constructor(
-    readonly accountId: number,
-    readonly domainId: number,
-    readonly enabled: boolean,
-    readonly actor: string,
-    readonly sourceIp: string,
-  ) {}
-}
+import { SetMonitoring } from './monitor.commands';
 
 export interface MonitoringSet {
   success: true;

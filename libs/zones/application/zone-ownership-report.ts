@@ -4,7 +4,7 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';
 import { OwnershipConflict } from '../domain/zone-ownership';
-import { ZoneOwnership } from './zone-ownership.service';
+import { ZoneOwnership } from './zone-ownership';
 
 /** How long the start-up report waits for the zones read model to catch up with the log. */
 const CATCH_UP_MS = 120_000;

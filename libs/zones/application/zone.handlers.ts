@@ -9,51 +9,18 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { badRequest, conflict, notFound, validationFailed } from '../../shared/errors';
 import { parseMasterFile } from '../domain/master-file';
-import { RRsetInput } from '../domain/rrsets';
-import { ManagedTxt, ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
-import { DnsUpdate, DnsUpdateRefused, UPDATE_RCODE, UpdatePermission } from '../domain/dns-update';
+import { ZONE_NOT_FOUND, zoneDecider, ZoneCommand } from '../domain/zone.decider';
+import { DnsUpdateRefused, UPDATE_RCODE } from '../domain/dns-update';
 import { verificationRecordName, zoneNameStream, zoneStream } from '../domain/zone.events';
 import { ZoneQuota } from './zone-quota';
 import { ZoneHosts } from './zone-hosts';
 import { ZoneVerifier } from './zone-verifier';
-import { ZoneOwnership } from './zone-ownership.service';
+import { ZoneOwnership } from './zone-ownership';
 import { conflictMessage } from '../domain/zone-ownership';
 import { ownZonesAnswer } from './own-answer';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ZONES } from '../../../projections/zones.projection';
-
-export interface ZoneCaller {
-  accountId: number;
-  actor: string;
-  sourceIp: string;
-}
-
-export class ImportZone {
-  constructor(
-    readonly caller: ZoneCaller,
-    readonly name: string,
-    readonly zoneFile: string | undefined,
-  ) {}
-}
-export class UpsertZoneRecords {
-  constructor(
-    readonly caller: ZoneCaller,
-    readonly name: string,
-    readonly rrsets: RRsetInput[],
-  ) {}
-}
-export class VerifyZone {
-  constructor(
-    readonly caller: ZoneCaller,
-    readonly name: string,
-  ) {}
-}
-export class DeleteZone {
-  constructor(
-    readonly caller: ZoneCaller,
-    readonly name: string,
-  ) {}
-}
+import { ApplyDnsUpdate, DeleteZone, ImportZone, PublishManagedTxt, UpsertZoneRecords, VerifyZone, ZoneCaller } from './zone.commands';
 
 const metadataOf = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
 const reservationMetadata = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, source_ip: c.sourceIp });
@@ -221,21 +188,6 @@ export class DeleteZoneHandler extends ZoneCommandBase implements ICommandHandle
   }
 }
 
-/**
- * Publishes TXT data another context manages (email authentication) as zone record
- * events, so the DNS server serves it like any other record.
- */
-export class PublishManagedTxt {
-  constructor(
-    readonly caller: ZoneCaller,
-    readonly name: string,
-    readonly changes: ManagedTxt[],
-    readonly ttl = 3600,
-    /** Only decide (size and quota checks), append nothing: lets the caller refuse a change before storing it. */
-    readonly dryRun = false,
-  ) {}
-}
-
 @CommandHandler(PublishManagedTxt)
 export class PublishManagedTxtHandler extends ZoneCommandBase implements ICommandHandler<PublishManagedTxt, void> {
   constructor(
@@ -258,11 +210,6 @@ export class PublishManagedTxtHandler extends ZoneCommandBase implements IComman
     }
     await this.run(cmd.caller, id, command);
   }
-}
-
-/** An RFC 2136 UPDATE the DNS role read and authorised (TSIG key covering the zone); answers the RCODE. */
-export class ApplyDnsUpdate {
-  constructor(readonly request: { zone: string; update: DnsUpdate; allow: UpdatePermission[]; keyName: string; client: string }) {}
 }
 
 @CommandHandler(ApplyDnsUpdate)

@@ -5,7 +5,7 @@ import { AdminOnly } from '../../auth/principal';
 import { hostnameProblem } from '../../dns-server';
 import { notFound, validationFailed } from '../../shared/errors';
 import { normalizeZoneName } from '../application/zone.handlers';
-import { ZoneOwnership } from '../application/zone-ownership.service';
+import { ZoneOwnership } from '../application/zone-ownership';
 import { ZoneOwnershipReport } from '../application/zone-ownership-report';
 import { AllowOverlapDto } from './zone.dto';
 

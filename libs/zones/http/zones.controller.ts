@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Optional, Para
 import { ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
-import { DeleteZone, ImportZone, UpsertZoneRecords, VerifyZone, ZoneCaller } from '../application/zone.handlers';
+import { DeleteZone, ImportZone, UpsertZoneRecords, VerifyZone, ZoneCaller } from '../application/zone.commands';
 import { recordsView, ZoneQueries, zoneView } from '../application/zone.queries';
 import { ZONE_TIME_TRAVEL, ZoneTimeTravel } from '../application/zone-time-travel.port';
 import { CreateZoneDto, UpsertRecordsDto } from './zone.dto';

@@ -1,6 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { EventStreams } from '../../eventstore/event-streams';
 import { dnssecDecider, DnssecState, servedKeys } from '../domain/dnssec.decider';
+import { dnssecStream } from '../domain/dnssec.events';
 import { CSK_FLAGS, dnskeyRdata, dnskeyText, dsRdata, dsText } from '../keys';
 import { KEY_TTL_SECONDS } from './timings';
+import { DnssecTarget } from './dnssec.commands';
+
+export const ddnsTarget = (zone: string): DnssecTarget => ({ zone, zoneId: `ddns:${zone}`, accountId: null });
+
+/** A zone's DNSSEC state, from its `dnssec-<zone>` stream; null when signing never began for this zone id. */
+@Injectable()
+export class DnssecQueries {
+  constructor(private readonly streams: EventStreams) {}
+
+  async state(target: DnssecTarget): Promise<DnssecState | null> {
+    const { state } = await this.streams.loadState(dnssecStream(target.zone), dnssecDecider);
+    return state.zoneId === target.zoneId ? state : null;
+  }
+}
 
 const rdataOf = (k: { flags: number; algorithm: number; public_key: string }) => dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.public_key, 'base64'));
 

@@ -4,7 +4,7 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { AppError } from '../../shared/errors';
 import { loadConfig } from '../../shared/config';
 import { OverlapAllowances } from '../domain/zone-ownership';
-import { ZoneOwnership } from './zone-ownership.service';
+import { ZoneOwnership } from './zone-ownership';
 
 const meta = { actor: 'test', source_ip: '127.0.0.1' };
 

@@ -1,0 +1,9 @@
+export class SetMonitoring {
+  constructor(
+    readonly accountId: number,
+    readonly domainId: number,
+    readonly enabled: boolean,
+    readonly actor: string,
+    readonly sourceIp: string,
+  ) {}
+}
