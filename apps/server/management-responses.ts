@@ -1,5 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.openapi';
+import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
 
 /**
  * Response bodies of the most used management endpoints, for /openapi.json. The views are

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { auditExportChunks, AuditExportQueries } from '../application/audit-export';
 import { AUDIT_CSV_COLUMNS } from '../domain/audit-chain';
-import { parseAuditExportQuery } from './audit-export.params';
+import { parseAuditExportQuery } from './audit-export.dto';
 
 const nullableString = (description?: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], ...(description ? { description } : {}) });
 
