@@ -15,6 +15,7 @@ import { certificatesProjection } from './certificates.projection';
 import { emailAuthEventsProjection } from './email-auth-events.projection';
 import { dmarcReportStatsProjection } from './dmarc-report-stats.projection';
 import { emailAuthEnrolmentsProjection } from './email-auth-enrolments.projection';
+import { webhookDeliveriesProjection } from './webhook-deliveries.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -34,4 +35,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   emailAuthEventsProjection,
   dmarcReportStatsProjection,
   emailAuthEnrolmentsProjection,
+  webhookDeliveriesProjection,
 ];

@@ -27,6 +27,7 @@ import { RetentionModule } from '../../libs/retention/retention.module';
 import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.module';
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
 import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
+import { WebhooksModule } from '../../libs/webhooks/webhooks.module';
 import { ProjectionEngine } from '../../libs/projection-engine/projection-engine';
 import { ProjectionDefinition } from '../../libs/projection-engine/projection';
 import { EmailAuthDashboardModule } from '../../libs/email-auth/email-auth-dashboard.module';
@@ -85,6 +86,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   EmailAuthReportsMirrorModule,
   EmailAuthAlertsModule,
   EmailAuthDashboardModule,
+  WebhooksModule,
 ];
 
 @Module({})

@@ -12,17 +12,31 @@ export interface DeliveryItem {
   revision: number;
   /** The attempt number the next try carries: 1 for a new event, the next free one for a redelivery. */
   attempt: number;
+  /**
+   * A redelivery's request id: part of its commands' ids, so a redelivery numbered like an
+   * attempt already made (the delivery log lagging) is still sent, never taken for a repeat.
+   */
+  request?: string;
 }
 
 export type DeliveryFact =
   | ({ type: 'queued'; account_id: number } & DeliveryItem)
-  | { type: 'attempted'; account_id: number; event_id: string; attempt: number; succeeded: boolean; attempted_at: string; next_attempt_at: string | null }
+  | {
+      type: 'attempted';
+      account_id: number;
+      event_id: string;
+      attempt: number;
+      request?: string;
+      succeeded: boolean;
+      attempted_at: string;
+      next_attempt_at: string | null;
+    }
   | { type: 'enabled' }
   | { type: 'disabled' }
   | { type: 'deleted' };
 
 export type DeliveryCommand =
-  | { type: 'DeliverWebhook'; webhookId: string; accountId: number; eventId: string; eventType: string; revision: number; attempt: number }
+  | { type: 'DeliverWebhook'; webhookId: string; accountId: number; eventId: string; eventType: string; revision: number; attempt: number; request?: string }
   | { type: 'DisableFailingWebhook'; webhookId: string; accountId: number };
 
 export interface DeliveryState {
@@ -36,12 +50,12 @@ export interface DeliveryState {
   failingSince: string | null;
 }
 
-export const deliverCommandId = (webhookId: string, eventId: string, attempt: number) => `webhook-deliver:${webhookId}:${eventId}:${attempt}`;
-const retryTimer = (item: DeliveryItem) => `retry:${item.event_id}:${item.attempt}`;
+export const deliverCommandId = (webhookId: string, item: DeliveryItem) => `webhook-deliver:${webhookId}:${item.event_id}:${item.attempt}${item.request ? `:${item.request}` : ''}`;
+const retryTimer = (item: DeliveryItem) => `retry:${item.event_id}:${item.attempt}${item.request ? `:${item.request}` : ''}`;
 
 const deliver = (webhookId: string, accountId: number, item: DeliveryItem) => ({
   type: 'send' as const,
-  commandId: deliverCommandId(webhookId, item.event_id, item.attempt),
+  commandId: deliverCommandId(webhookId, item),
   command: {
     type: 'DeliverWebhook' as const,
     webhookId,
@@ -50,10 +64,12 @@ const deliver = (webhookId: string, accountId: number, item: DeliveryItem) => ({
     eventType: item.event_type,
     revision: item.revision,
     attempt: item.attempt,
+    ...(item.request ? { request: item.request } : {}),
   },
 });
 
-const isCurrent = (s: DeliveryState, eventId: string, attempt: number) => s.current !== null && s.current.event_id === eventId && s.current.attempt === attempt;
+const isCurrent = (s: DeliveryState, f: { event_id: string; attempt: number; request?: string }) =>
+  s.current !== null && s.current.event_id === f.event_id && s.current.attempt === f.attempt && s.current.request === f.request;
 
 const givesUp = (s: DeliveryState, failedAt: string) => Date.parse(failedAt) - Date.parse(s.failingSince ?? failedAt) >= GIVE_UP_AFTER_MS;
 
@@ -99,6 +115,7 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
             account_id: d.account_id,
             event_id: d.event_id,
             attempt: d.attempt,
+            ...(d.request ? { request: d.request } : {}),
             succeeded: d.status === 'succeeded',
             attempted_at: d.attempted_at,
             next_attempt_at: d.next_attempt_at,
@@ -131,7 +148,7 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
         return s.current ? { ...s, accountId: account_id, queue: [...s.queue, item] } : { ...s, accountId: account_id, current: item };
       }
       case 'attempted': {
-        if (!isCurrent(s, f.event_id, f.attempt)) return s;
+        if (!isCurrent(s, f)) return s;
         if (f.succeeded) {
           const [next, ...rest] = s.queue;
           return { ...s, failingSince: null, current: next ?? null, queue: rest };
@@ -158,7 +175,7 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
       case 'queued':
         return s.open && !s.current ? [deliver(webhookId, f.account_id, f)] : [];
       case 'attempted': {
-        if (!isCurrent(s, f.event_id, f.attempt)) return [];
+        if (!isCurrent(s, f)) return [];
         if (f.succeeded) return s.queue.length ? [deliver(webhookId, f.account_id, s.queue[0])] : [];
         if (givesUp(s, f.attempted_at))
           return [{ type: 'send', commandId: `webhook-disable:${webhookId}:${s.failingSince}`, command: { type: 'DisableFailingWebhook', webhookId, accountId: f.account_id } }];

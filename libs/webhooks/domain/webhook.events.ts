@@ -65,6 +65,8 @@ export type WebhookDeliveryAttempted = DomainEvent<
     event_id: string;
     event_type: string;
     attempt: number;
+    /** The redelivery request this attempt belongs to, if any. */
+    request?: string;
     status: DeliveryStatus;
     response_status: number | null;
     duration_ms: number;
