@@ -209,3 +209,32 @@ describe('webhooks (contract §19)', () => {
     await outage.stop();
   }, 120_000);
 });
+
+describe('webhooks: SSRF guard without ALLOW_PRIVATE_TARGETS (contract §16, §19)', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('refuses http, and URLs whose host is or resolves to a private, loopback or link-local address (400)', async () => {
+    const owner = await registerAndLogin(app.http, { plan: 'pro' });
+    const refused = async (url: string, message: RegExp) => {
+      const res = await app.http.post('/webhooks', { url, event_types: ['*'] }, owner.token);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('validation_failed');
+      expect(res.body.error.message).toMatch(message);
+    };
+    await refused('http://192.0.2.1/hook', /must be https/);
+    await refused('https://127.0.0.1/hook', /loopback/);
+    await refused('https://localhost:8443/hook', /loopback/);
+    await refused('https://10.1.2.3/hook', /private/);
+    await refused('https://169.254.169.254/latest', /link-local/);
+    await refused('https://[::ffff:127.0.0.1]/hook', /loopback/);
+    await refused('https://[fd00::1]/hook', /unique local/);
+    // A documentation address is public for the rule (it reaches nothing): accepted.
+    expect((await app.http.post('/webhooks', { url: 'https://192.0.2.1/hook', event_types: ['*'] }, owner.token)).status).toBe(201);
+  });
+});
