@@ -3,7 +3,7 @@ import { CheckpointedConsumer } from '../../consumers/checkpointed-consumer';
 import { COORDINATION, Coordination } from '../../consumers/coordination';
 import { LeasedWork, newHolderId } from '../../consumers/lease';
 import { nameBasedEventId } from '../../eventstore/event-id';
-import { comparePositions, EVENT_STORE, EventStore, Position, positionFromString, positionToString, RecordedEvent } from '../../eventstore/event-store.port';
+import { comparePositions, EVENT_STORE, EventStore, NewEvent, Position, positionFromString, positionToString, RecordedEvent } from '../../eventstore/event-store.port';
 import { upcast } from '../../eventstore/upcasters';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { LOGGER, Logger } from '../../shared/logger';
@@ -37,6 +37,10 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
   /** Each account's endpoints as of the last event applied (null: not read yet). */
   private readonly accounts = new Map<number, WebhooksState>();
   private saveTimer: NodeJS.Timeout | null = null;
+  /** What this batch of the log queues, per outbox stream in order: appended together when the batch is done. */
+  private pending = new Map<string, NewEvent[]>();
+  /** The position every queued event before which is stored: the only one the checkpoint may take. */
+  private flushed: Position | null = null;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -69,13 +73,15 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
   private async run(): Promise<void> {
     const from = (await this.coordination.positions([NAME])).get(NAME) ?? null;
     this.accounts.clear();
+    this.pending = new Map();
+    this.flushed = positionFromString(from);
     this.consumer = new CheckpointedConsumer({
       name: NAME,
       store: this.store,
       from: positionFromString(from),
       handles: new Set([...SOURCE_EVENT_TYPES, ...WEBHOOK_ENDPOINT_EVENT_TYPES]),
       apply: (event) => this.apply(event),
-      batchDone: () => this.scheduleSave(),
+      batchDone: () => this.flush(),
       log: (msg, extra) => this.logger.info(msg, { ...(extra as Record<string, unknown>), consumer: NAME }),
     });
     this.consumer.start();
@@ -88,14 +94,15 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
     await consumer.stop();
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = null;
-    await this.coordination.savePosition(NAME, positionToString(consumer.position));
+    // Events applied since the last batch's end are queued in memory only: the checkpoint stays before them.
+    await this.coordination.savePosition(NAME, positionToString(this.flushed));
   }
 
   private scheduleSave(): void {
     if (this.saveTimer) return;
     this.saveTimer = setTimeout(() => {
       this.saveTimer = null;
-      const position = this.consumer?.position;
+      const position = this.flushed;
       if (position) void this.coordination.savePosition(NAME, positionToString(position)).catch(() => undefined);
     }, CHECKPOINT_EVERY_MS);
     this.saveTimer.unref();
@@ -126,12 +133,50 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
       causation_id: event.id,
       ...(event.metadata.correlation_id ? { correlation_id: event.metadata.correlation_id } : {}),
     };
-    await Promise.all(
-      targets.map((e) => {
-        const queued: WebhookEventQueued = { type: 'WebhookEventQueued', data: { webhook_id: e.id, account_id: accountId, payload } };
-        return this.store.appendToStream(outboxStream(e.id), [{ id: nameBasedEventId(`webhook-queued:${e.id}:${event.id}`), ...queued, metadata }], 'any');
-      }),
-    );
+    for (const e of targets) {
+      const queued: WebhookEventQueued = { type: 'WebhookEventQueued', data: { webhook_id: e.id, account_id: accountId, payload } };
+      const stream = outboxStream(e.id);
+      const list = this.pending.get(stream) ?? [];
+      list.push({ id: nameBasedEventId(`webhook-queued:${e.id}:${event.id}`), ...queued, metadata });
+      this.pending.set(stream, list);
+    }
+  }
+
+  /**
+   * Appends what the batch queued, one append per outbox stream (in log order within it),
+   * the streams side by side, before the consumer goes on: a busy log costs a commit per
+   * batch, not per event and endpoint. The checkpoint is saved only after.
+   */
+  private async flush(): Promise<void> {
+    const pending = this.pending;
+    const covered = this.consumer?.position ?? null;
+    this.pending = new Map();
+    await Promise.all([...pending].map(([stream, events]) => this.appendOnce(stream, events)));
+    this.flushed = covered;
+    this.scheduleSave();
+  }
+
+  /**
+   * Appends `events` with their derived ids. A repeat after a crash may find some already
+   * stored (the log read again from the checkpoint, in other batches than before): the
+   * store refuses such a mixed append, so they are then appended one by one, each a no-op
+   * when stored. Tried until it succeeds: the consumer's position is already past them.
+   */
+  private async appendOnce(stream: string, events: NewEvent[]): Promise<void> {
+    for (let backoff = 100; ; backoff = Math.min(backoff * 2, 10_000)) {
+      try {
+        await this.store.appendToStream(stream, events, 'any');
+        return;
+      } catch {
+        try {
+          for (const e of events) await this.store.appendToStream(stream, [e], 'any');
+          return;
+        } catch (e) {
+          this.logger.warn('webhook outbox: append failed; trying again', { stream, error: String(e), backoff_ms: backoff });
+          await new Promise((r) => setTimeout(r, backoff));
+        }
+      }
+    }
   }
 
   /** The account's endpoints as its stream stood at `position`. */

@@ -9,99 +9,110 @@ const W = 'w1';
 const T0 = Date.parse('2026-03-01T00:00:00.000Z');
 /** The injected clock of these specs: time only ever comes in on facts and timer firings. */
 const at = (ms: number) => new Date(T0 + ms).toISOString();
-const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 
-const queued = (eventId: string, revision: number): DeliveryFact => ({ type: 'queued', account_id: 7, event_id: eventId, event_type: 'zone.changed', revision, attempt: 1 });
-const attempted = (eventId: string, attempt: number, ok: boolean, atMs: number, nextMs: number | null = null): DeliveryFact => ({
+const cmd = (after: number, headAttempt = 0) => `webhook-deliver:${W}:${after}:${headAttempt}`;
+const queued = (revision: number): DeliveryFact => ({ type: 'queued', account_id: 7, revision });
+const attempted = (command: string, revision: number, attempt: number, ok: boolean, last: boolean, atMs: number, nextMs: number | null = null): DeliveryFact => ({
   type: 'attempted',
   account_id: 7,
-  event_id: eventId,
+  command_id: command,
+  revision,
   attempt,
   succeeded: ok,
+  last,
   attempted_at: at(atMs),
   next_attempt_at: nextMs === null ? null : at(nextMs),
 });
 const observed = (id: string, fact: DeliveryFact): Fact => ({ type: 'ProcessEventObserved', data: { process: W, event_id: id, fact } });
-const issued = (eventId: string, attempt: number, revision: number): Fact => ({
+const issued = (after: number, headAttempt = 0): Fact => ({
   type: 'ProcessCommandIssued',
-  data: {
-    command_id: `webhook-deliver:${W}:${eventId}:${attempt}`,
-    command: { type: 'DeliverWebhook', webhookId: W, accountId: 7, eventId, eventType: 'zone.changed', revision, attempt },
-  },
+  data: { command_id: cmd(after, headAttempt), command: { type: 'DeliverWebhook', webhookId: W, accountId: 7, after, headAttempt } },
+});
+const scheduled = (revision: number, attempt: number, dueMs: number): Fact => ({
+  type: 'ProcessTimerScheduled',
+  data: { timer_id: `retry:${revision}:${attempt}`, due_at: at(dueMs) },
+});
+const firedFact = (revision: number, attempt: number, atMs: number): Fact => ({
+  type: 'ProcessTimerFired',
+  data: { process: W, timer_id: `retry:${revision}:${attempt}`, at: at(atMs) },
 });
 const when = (id: string, fact: DeliveryFact) => [{ kind: 'observed', process: W, fact } as ProcessTrigger<DeliveryFact>, id] as const;
-const fire = (timerId: string, atMs: number): ProcessTrigger<DeliveryFact> => ({ kind: 'timer', process: W, timerId, at: at(atMs) });
+const fire = (revision: number, attempt: number, atMs: number): ProcessTrigger<DeliveryFact> => ({
+  kind: 'timer',
+  process: W,
+  timerId: `retry:${revision}:${attempt}`,
+  at: at(atMs),
+});
 
-describe('webhook delivery process manager (one endpoint)', () => {
-  const first = [observed('q1', queued('e1', 0)), issued('e1', 1, 0)];
+describe('webhook delivery process manager (one endpoint; its outbox stream is the queue)', () => {
+  const first = [observed('q0', queued(0)), issued(-1)];
 
-  it('an event queued on an idle endpoint is delivered at once (attempt 1, id derived from endpoint, event and attempt)', () => {
+  it('something queued on an idle endpoint is sent at once: a batch of what follows the last delivered revision', () => {
     given([])
-      .when(...when('q1', queued('e1', 0)))
+      .when(...when('q0', queued(0)))
       .then(first);
   });
 
-  it('one delivery in flight per endpoint: the next event waits and goes once the first succeeded', () => {
-    const second = observed('q2', queued('e2', 1));
+  it('one batch out per endpoint: what is queued meanwhile waits, and goes in the next batch once the last result is in', () => {
+    const q1 = observed('q1', queued(1));
     given(first)
-      .when(...when('q2', queued('e2', 1)))
-      .then([second]);
-    given([...first, second])
-      .when(...when('a1', attempted('e1', 1, true, 100)))
-      .then([observed('a1', attempted('e1', 1, true, 100)), issued('e2', 1, 1)]);
+      .when(...when('q1', queued(1)))
+      .then([q1]);
+    given([...first, q1])
+      .when(...when('a0', attempted(cmd(-1), 0, 1, true, true, 100)))
+      .then([observed('a0', attempted(cmd(-1), 0, 1, true, true, 100)), issued(0)]);
   });
 
-  it('a failure schedules the retry at the sender’s next_attempt_at; its firing sends attempt 2 of the same event, before anything queued behind it', () => {
-    const failed = observed('a1', attempted('e1', 1, false, 100, 2_100));
-    const scheduled: Fact = { type: 'ProcessTimerScheduled', data: { timer_id: 'retry:e1:1', due_at: at(2_100) } };
-    given(first)
-      .when(...when('a1', attempted('e1', 1, false, 100, 2_100)))
-      .then([failed, scheduled]);
-    given([...first, observed('q2', queued('e2', 1)), failed, scheduled])
-      .when(fire('retry:e1:1', 2_100))
-      .then([{ type: 'ProcessTimerFired', data: { process: W, timer_id: 'retry:e1:1', at: at(2_100) } }, issued('e1', 2, 0)]);
+  it('items the batch already sent beyond what the process had heard of are not sent again', () => {
+    const done = [...first, observed('a0', attempted(cmd(-1), 0, 1, true, false, 100)), observed('a1', attempted(cmd(-1), 1, 1, true, true, 110))];
+    given(done)
+      .when(...when('q1', queued(1)))
+      .then([observed('q1', queued(1))]);
   });
 
-  it('a result that is not the current attempt (a repeat after a crash) changes nothing', () => {
-    given([...first, observed('a1', attempted('e1', 1, true, 100))])
-      .when(...when('a1-again', attempted('e1', 1, true, 100)))
-      .then([observed('a1-again', attempted('e1', 1, true, 100))]);
+  it('a failure stops the batch and schedules the retry of that item at the sender’s next_attempt_at; the firing sends it first, attempt 2', () => {
+    const failed = observed('a0', attempted(cmd(-1), 0, 1, false, true, 100, 2_100));
+    given([...first, observed('q1', queued(1))])
+      .when(...when('a0', attempted(cmd(-1), 0, 1, false, true, 100, 2_100)))
+      .then([failed, scheduled(0, 1, 2_100)]);
+    given([...first, observed('q1', queued(1)), failed, scheduled(0, 1, 2_100)])
+      .when(fire(0, 1, 2_100))
+      .then([firedFact(0, 1, 2_100), issued(-1, 2)]);
   });
 
-  it('an endpoint failing for 5 days is disabled (the 5-day rule runs on the facts’ clock), and its queue dropped', () => {
-    // Failures from T0, retried hourly: 4 days 23 h in, still retrying.
-    const history: Fact[] = [...first, observed('a1', attempted('e1', 1, false, 0, 3_600_000))];
+  it('a result of another command (a repeat after a crash) changes nothing', () => {
+    const done = [...first, observed('a0', attempted(cmd(-1), 0, 1, true, true, 100))];
+    given(done)
+      .when(...when('a0-again', attempted(cmd(-1), 0, 1, false, true, 100, 2_000)))
+      .then([observed('a0-again', attempted(cmd(-1), 0, 1, false, true, 100, 2_000))]);
+  });
+
+  it('an endpoint failing for 5 days is disabled (the 5-day rule runs on the facts’ clock)', () => {
+    // Failures from T0, retried hourly.
+    const history: Fact[] = [...first, observed('a1', attempted(cmd(-1), 0, 1, false, true, 0, HOUR)), scheduled(0, 1, HOUR)];
     let attempt = 1;
-    for (let t = 3_600_000; t < 5 * DAY - 3_600_000; t += 3_600_000) {
+    for (let t = HOUR; t < 5 * DAY; t += HOUR) {
       attempt += 1;
-      history.push(
-        { type: 'ProcessTimerFired', data: { process: W, timer_id: `retry:e1:${attempt - 1}`, at: at(t) } },
-        issued('e1', attempt, 0),
-        observed(`a${attempt}`, attempted('e1', attempt, false, t, t + 3_600_000)),
-      );
+      history.push(firedFact(0, attempt - 1, t), issued(-1, attempt));
+      if (t + HOUR < 5 * DAY) history.push(observed(`a${attempt}`, attempted(cmd(-1, attempt), 0, attempt, false, true, t, t + HOUR)), scheduled(0, attempt, t + HOUR));
     }
-    const lastTry = 5 * DAY - 3_600_000;
-    attempt += 1;
-    history.push({ type: 'ProcessTimerFired', data: { process: W, timer_id: `retry:e1:${attempt - 1}`, at: at(lastTry) } }, issued('e1', attempt, 0));
+    const lastTry = 5 * DAY - HOUR;
     given(history)
-      .when(...when('just-short', attempted('e1', attempt, false, lastTry, 5 * DAY)))
-      .then([
-        observed('just-short', attempted('e1', attempt, false, lastTry, 5 * DAY)),
-        { type: 'ProcessTimerScheduled', data: { timer_id: `retry:e1:${attempt}`, due_at: at(5 * DAY) } },
-      ]);
-    const shortFact = observed('just-short', attempted('e1', attempt, false, lastTry, 5 * DAY));
-    const next = [
+      .when(...when('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)))
+      .then([observed('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)), scheduled(0, attempt, 5 * DAY)]);
+    const more = [
       ...history,
-      shortFact,
-      { type: 'ProcessTimerScheduled', data: { timer_id: `retry:e1:${attempt}`, due_at: at(5 * DAY) } } as Fact,
-      { type: 'ProcessTimerFired', data: { process: W, timer_id: `retry:e1:${attempt}`, at: at(5 * DAY) } } as Fact,
-      issued('e1', attempt + 1, 0),
-      observed('q9', queued('e9', 5)),
+      observed('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)),
+      scheduled(0, attempt, 5 * DAY),
+      firedFact(0, attempt, 5 * DAY),
+      issued(-1, attempt + 1),
     ];
-    given(next)
-      .when(...when('five-days', attempted('e1', attempt + 1, false, 5 * DAY, 5 * DAY + 3_600_000)))
+    given(more)
+      .when(...when('five-days', attempted(cmd(-1, attempt + 1), 0, attempt + 1, false, true, 5 * DAY, 5 * DAY + HOUR)))
       .then([
-        observed('five-days', attempted('e1', attempt + 1, false, 5 * DAY, 5 * DAY + 3_600_000)),
+        observed('five-days', attempted(cmd(-1, attempt + 1), 0, attempt + 1, false, true, 5 * DAY, 5 * DAY + HOUR)),
         { type: 'ProcessCommandIssued', data: { command_id: `webhook-disable:${W}:${at(0)}`, command: { type: 'DisableFailingWebhook', webhookId: W, accountId: 7 } } },
       ]);
   });
@@ -109,41 +120,31 @@ describe('webhook delivery process manager (one endpoint)', () => {
   it('a success in between restarts the 5-day count', () => {
     const facts: Fact[] = [
       ...first,
-      observed('a1', attempted('e1', 1, false, 0, 1_000)),
-      { type: 'ProcessTimerScheduled', data: { timer_id: 'retry:e1:1', due_at: at(1_000) } },
-      { type: 'ProcessTimerFired', data: { process: W, timer_id: 'retry:e1:1', at: at(1_000) } },
-      issued('e1', 2, 0),
-      observed('a2', attempted('e1', 2, true, 1_000)),
-      observed('q2', queued('e2', 1)),
-      issued('e2', 1, 1),
+      observed('a1', attempted(cmd(-1), 0, 1, false, true, 0, 1_000)),
+      scheduled(0, 1, 1_000),
+      firedFact(0, 1, 1_000),
+      issued(-1, 2),
+      observed('a2', attempted(cmd(-1, 2), 0, 2, true, true, 1_000)),
+      observed('q1', queued(1)),
+      issued(0),
     ];
     given(facts)
-      .when(...when('a3', attempted('e2', 1, false, 5 * DAY + 10, 5 * DAY + 2_000)))
-      .then([
-        observed('a3', attempted('e2', 1, false, 5 * DAY + 10, 5 * DAY + 2_000)),
-        { type: 'ProcessTimerScheduled', data: { timer_id: 'retry:e2:1', due_at: at(5 * DAY + 2_000) } },
-      ]);
+      .when(...when('a3', attempted(cmd(0), 1, 1, false, true, 5 * DAY + 10, 5 * DAY + 2_000)))
+      .then([observed('a3', attempted(cmd(0), 1, 1, false, true, 5 * DAY + 10, 5 * DAY + 2_000)), scheduled(1, 1, 5 * DAY + 2_000)]);
   });
 
-  it('disabling cancels the pending retry; events queued while disabled are never sent, even after enabling', () => {
-    const failed = [...first, observed('a1', attempted('e1', 1, false, 0, 2_000)), { type: 'ProcessTimerScheduled', data: { timer_id: 'retry:e1:1', due_at: at(2_000) } } as Fact];
+  it('disabling cancels the pending retry and skips what was queued; what is queued while disabled is never sent, even after enabling', () => {
+    const failed = [...first, observed('a0', attempted(cmd(-1), 0, 1, false, true, 0, 2_000)), scheduled(0, 1, 2_000)];
     given(failed)
       .when(...when('d', { type: 'disabled' }))
-      .then([observed('d', { type: 'disabled' }), { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:e1:1' } }]);
-    const disabled = [...failed, observed('d', { type: 'disabled' }), { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:e1:1' } } as Fact];
+      .then([observed('d', { type: 'disabled' }), { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:0:1' } }]);
+    const disabled = [...failed, observed('d', { type: 'disabled' }), { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:0:1' } } as Fact];
     given(disabled)
-      .when(...when('q2', queued('e2', 1)))
-      .then([observed('q2', queued('e2', 1))]);
-    given([...disabled, observed('q2', queued('e2', 1)), observed('en', { type: 'enabled' })])
-      .when(...when('q3', queued('e3', 2)))
-      .then([observed('q3', queued('e3', 2)), issued('e3', 1, 2)]);
-  });
-
-  it('a redelivery is queued like an event, with its own attempt number', () => {
-    const redelivery: DeliveryFact = { type: 'queued', account_id: 7, event_id: 'e1', event_type: 'zone.changed', revision: 0, attempt: 4 };
-    given([...first, observed('a1', attempted('e1', 1, true, 100))])
-      .when(...when('r', redelivery))
-      .then([observed('r', redelivery), issued('e1', 4, 0)]);
+      .when(...when('q1', queued(1)))
+      .then([observed('q1', queued(1))]);
+    given([...disabled, observed('q1', queued(1)), observed('en', { type: 'enabled' })])
+      .when(...when('q2', queued(2)))
+      .then([observed('q2', queued(2)), issued(1)]);
   });
 
   it('observes the outbox and the endpoint switches, each in the endpoint’s process', () => {
@@ -151,7 +152,11 @@ describe('webhook delivery process manager (one endpoint)', () => {
       ({ id: 'x', streamId: 's', revision, type, data, metadata: {}, position: { commit: 1n, prepare: 1n }, created: new Date() }) as any;
     expect(pm.observe(event('WebhookEventQueued', { webhook_id: W, account_id: 7, payload: { id: 'e1', type: 'zone.changed' } }, 3))).toEqual({
       process: W,
-      fact: { type: 'queued', account_id: 7, event_id: 'e1', event_type: 'zone.changed', revision: 3, attempt: 1 },
+      fact: { type: 'queued', account_id: 7, revision: 3 },
+    });
+    expect(pm.observe(event('WebhookRedeliveryRequested', { webhook_id: W, account_id: 7, queued_revision: 3 }, 9))).toEqual({
+      process: W,
+      fact: { type: 'queued', account_id: 7, revision: 9 },
     });
     expect(pm.observe(event('WebhookDisabled', { webhook_id: W }))).toEqual({ process: W, fact: { type: 'disabled' } });
     expect(pm.observe(event('WebhookCreated', { webhook_id: W }))).toBeNull();

@@ -5,29 +5,18 @@ import { OutboxEvent, WebhookEvent } from './webhook.events';
 /** An endpoint failing without a success for this long is disabled (contract §19). */
 export const GIVE_UP_AFTER_MS = 5 * 86_400_000;
 
-/** One event to deliver: where its body is (the queued event's revision in the outbox stream) and its first attempt number. */
-export interface DeliveryItem {
-  event_id: string;
-  event_type: string;
-  revision: number;
-  /** The attempt number the next try carries: 1 for a new event, the next free one for a redelivery. */
-  attempt: number;
-  /**
-   * A redelivery's request id: part of its commands' ids, so a redelivery numbered like an
-   * attempt already made (the delivery log lagging) is still sent, never taken for a repeat.
-   */
-  request?: string;
-}
-
 export type DeliveryFact =
-  | ({ type: 'queued'; account_id: number } & DeliveryItem)
+  /** Something to send was added to the outbox at `revision` (an event, or a redelivery request). */
+  | { type: 'queued'; account_id: number; revision: number }
   | {
       type: 'attempted';
       account_id: number;
-      event_id: string;
+      command_id: string;
+      revision: number;
       attempt: number;
-      request?: string;
       succeeded: boolean;
+      /** The last item the command sent: the batch is over. */
+      last: boolean;
       attempted_at: string;
       next_attempt_at: string | null;
     }
@@ -36,51 +25,51 @@ export type DeliveryFact =
   | { type: 'deleted' };
 
 export type DeliveryCommand =
-  | { type: 'DeliverWebhook'; webhookId: string; accountId: number; eventId: string; eventType: string; revision: number; attempt: number; request?: string }
-  | { type: 'DisableFailingWebhook'; webhookId: string; accountId: number };
+  /**
+   * Send, in outbox order, what was queued after revision `after` (a batch of up to
+   * MAX_BATCH items), one at a time, stopping at the first failure; `headAttempt` (> 0)
+   * numbers the first item's try when it is a retry.
+   */
+  { type: 'DeliverWebhook'; webhookId: string; accountId: number; after: number; headAttempt: number } | { type: 'DisableFailingWebhook'; webhookId: string; accountId: number };
 
 export interface DeliveryState {
   accountId: number | null;
-  /** False once disabled or deleted: events then queued are dropped (never sent later). */
+  /** False once disabled or deleted: what is queued then is skipped (never sent later). */
   open: boolean;
-  /** The one delivery under way or waiting for its retry; the rest wait behind it, in order. */
-  current: DeliveryItem | null;
-  queue: readonly DeliveryItem[];
+  /** The highest outbox revision of something to send. */
+  lastQueued: number;
+  /** Everything queued at or below this revision is done: delivered, or skipped while disabled. */
+  deliveredUpTo: number;
+  /** The command out, until its last result comes back. */
+  batch: string | null;
+  /** The failed item waiting for its retry timer. */
+  retry: { revision: number; attempt: number } | null;
   /** When the current run of failures began (the first failed attempt since the last success). */
   failingSince: string | null;
 }
 
-export const deliverCommandId = (webhookId: string, item: DeliveryItem) => `webhook-deliver:${webhookId}:${item.event_id}:${item.attempt}${item.request ? `:${item.request}` : ''}`;
-const retryTimer = (item: DeliveryItem) => `retry:${item.event_id}:${item.attempt}${item.request ? `:${item.request}` : ''}`;
+export const deliverCommandId = (webhookId: string, after: number, headAttempt: number) => `webhook-deliver:${webhookId}:${after}:${headAttempt}`;
+const retryTimer = (r: { revision: number; attempt: number }) => `retry:${r.revision}:${r.attempt}`;
 
-const deliver = (webhookId: string, accountId: number, item: DeliveryItem) => ({
+const deliver = (webhookId: string, accountId: number, after: number, headAttempt: number) => ({
   type: 'send' as const,
-  commandId: deliverCommandId(webhookId, item),
-  command: {
-    type: 'DeliverWebhook' as const,
-    webhookId,
-    accountId,
-    eventId: item.event_id,
-    eventType: item.event_type,
-    revision: item.revision,
-    attempt: item.attempt,
-    ...(item.request ? { request: item.request } : {}),
-  },
+  commandId: deliverCommandId(webhookId, after, headAttempt),
+  command: { type: 'DeliverWebhook' as const, webhookId, accountId, after, headAttempt },
 });
 
-const isCurrent = (s: DeliveryState, f: { event_id: string; attempt: number; request?: string }) =>
-  s.current !== null && s.current.event_id === f.event_id && s.current.attempt === f.attempt && s.current.request === f.request;
-
 const givesUp = (s: DeliveryState, failedAt: string) => Date.parse(failedAt) - Date.parse(s.failingSince ?? failedAt) >= GIVE_UP_AFTER_MS;
-
-const stopped = (s: DeliveryState): DeliveryState => ({ ...s, open: false, current: null, queue: [] });
+const idle = (s: DeliveryState) => s.open && s.batch === null && s.retry === null;
+const matches = (s: DeliveryState, f: { command_id: string }) => s.batch !== null && s.batch === f.command_id;
 
 /**
- * The delivery process of one endpoint (process id = webhook id): the durable queue of
- * what the outbox holds for it, one delivery in flight at a time so deliveries arrive in
- * order. A failed attempt schedules its retry at the `next_attempt_at` the sender chose
- * (backoff with jitter: randomness stays out of here); a success sends the next event. An
- * endpoint whose failures have lasted 5 days is disabled and its queue dropped.
+ * The delivery process of one endpoint (process id = webhook id). The queue is the
+ * endpoint's outbox stream itself (revisions in order), so the state stays a few numbers
+ * however long a receiver is down: what was delivered up to which revision, what is
+ * queued up to which, the one command out. A command sends a batch in order and reports
+ * each item; a failure stops the batch and schedules the retry of that item at the
+ * `next_attempt_at` the sender chose (backoff with jitter: randomness stays out of here),
+ * and nothing behind it goes first. An endpoint failing for 5 days is disabled and what it
+ * had queued is skipped.
  */
 export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact, DeliveryCommand> = {
   name: 'webhook-deliveries',
@@ -90,22 +79,8 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
     const e = { type: event.type, data: event.data } as OutboxEvent | WebhookEvent;
     switch (e.type) {
       case 'WebhookEventQueued':
-        return {
-          process: e.data.webhook_id,
-          fact: { type: 'queued', account_id: e.data.account_id, event_id: e.data.payload.id, event_type: e.data.payload.type, revision: event.revision, attempt: 1 },
-        };
       case 'WebhookRedeliveryRequested':
-        return {
-          process: e.data.webhook_id,
-          fact: {
-            type: 'queued',
-            account_id: e.data.account_id,
-            event_id: e.data.event_id,
-            event_type: e.data.event_type,
-            revision: e.data.queued_revision,
-            attempt: e.data.attempt,
-          },
-        };
+        return { process: e.data.webhook_id, fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision } };
       case 'WebhookDeliveryAttempted': {
         const d = e.data;
         return {
@@ -113,10 +88,11 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
           fact: {
             type: 'attempted',
             account_id: d.account_id,
-            event_id: d.event_id,
+            command_id: d.command_id,
+            revision: d.revision,
             attempt: d.attempt,
-            ...(d.request ? { request: d.request } : {}),
             succeeded: d.status === 'succeeded',
+            last: d.last,
             attempted_at: d.attempted_at,
             next_attempt_at: d.next_attempt_at,
           },
@@ -133,57 +109,59 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
     }
   },
 
-  initialState: () => ({ accountId: null, open: true, current: null, queue: [], failingSince: null }),
+  initialState: () => ({ accountId: null, open: true, lastQueued: -1, deliveredUpTo: -1, batch: null, retry: null, failingSince: null }),
 
   evolve(s, t: ProcessTrigger<DeliveryFact>) {
     if (t.kind === 'timer') {
-      // The retry fired: the current delivery's next attempt is under way.
-      return s.current && t.timerId === retryTimer(s.current) ? { ...s, current: { ...s.current, attempt: s.current.attempt + 1 } } : s;
+      return s.retry && t.timerId === retryTimer(s.retry) ? { ...s, retry: null, batch: deliverCommandId(t.process, s.deliveredUpTo, s.retry.attempt + 1) } : s;
     }
     const f = t.fact;
     switch (f.type) {
       case 'queued': {
-        if (!s.open) return s;
-        const { type: _t, account_id, ...item } = f;
-        return s.current ? { ...s, accountId: account_id, queue: [...s.queue, item] } : { ...s, accountId: account_id, current: item };
+        const next = { ...s, accountId: f.account_id, lastQueued: Math.max(s.lastQueued, f.revision) };
+        if (!s.open) return { ...next, deliveredUpTo: next.lastQueued };
+        return idle(s) && f.revision > s.deliveredUpTo ? { ...next, batch: deliverCommandId(t.process, s.deliveredUpTo, 0) } : next;
       }
       case 'attempted': {
-        if (!isCurrent(s, f)) return s;
+        if (!matches(s, f)) return s;
         if (f.succeeded) {
-          const [next, ...rest] = s.queue;
-          return { ...s, failingSince: null, current: next ?? null, queue: rest };
+          const done = { ...s, failingSince: null, deliveredUpTo: Math.max(s.deliveredUpTo, f.revision), batch: f.last ? null : s.batch };
+          return f.last && done.lastQueued > done.deliveredUpTo ? { ...done, batch: deliverCommandId(t.process, done.deliveredUpTo, 0) } : done;
         }
-        if (givesUp(s, f.attempted_at)) return stopped(s);
-        return { ...s, failingSince: s.failingSince ?? f.attempted_at };
+        if (givesUp(s, f.attempted_at)) return { ...s, open: false, batch: null, deliveredUpTo: s.lastQueued };
+        return { ...s, batch: null, failingSince: s.failingSince ?? f.attempted_at, retry: { revision: f.revision, attempt: f.attempt } };
       }
       case 'enabled':
         return { ...s, open: true, failingSince: null };
       case 'disabled':
       case 'deleted':
-        return stopped(s);
+        return { ...s, open: false, batch: null, retry: null, deliveredUpTo: s.lastQueued };
     }
   },
 
   decide(t, s) {
     const webhookId = t.process;
     if (t.kind === 'timer') {
-      if (!s.current || t.timerId !== retryTimer(s.current) || s.accountId === null) return [];
-      return [deliver(webhookId, s.accountId, { ...s.current, attempt: s.current.attempt + 1 })];
+      if (!s.retry || t.timerId !== retryTimer(s.retry) || s.accountId === null) return [];
+      return [deliver(webhookId, s.accountId, s.deliveredUpTo, s.retry.attempt + 1)];
     }
     const f = t.fact;
     switch (f.type) {
       case 'queued':
-        return s.open && !s.current ? [deliver(webhookId, f.account_id, f)] : [];
+        return idle(s) && f.revision > s.deliveredUpTo ? [deliver(webhookId, f.account_id, s.deliveredUpTo, 0)] : [];
       case 'attempted': {
-        if (!isCurrent(s, f)) return [];
-        if (f.succeeded) return s.queue.length ? [deliver(webhookId, f.account_id, s.queue[0])] : [];
+        if (!matches(s, f)) return [];
+        if (f.succeeded) {
+          const upTo = Math.max(s.deliveredUpTo, f.revision);
+          return f.last && s.lastQueued > upTo ? [deliver(webhookId, f.account_id, upTo, 0)] : [];
+        }
         if (givesUp(s, f.attempted_at))
           return [{ type: 'send', commandId: `webhook-disable:${webhookId}:${s.failingSince}`, command: { type: 'DisableFailingWebhook', webhookId, accountId: f.account_id } }];
-        return [{ type: 'schedule', timerId: retryTimer(s.current!), dueAt: f.next_attempt_at ?? f.attempted_at }];
+        return [{ type: 'schedule', timerId: retryTimer(f), dueAt: f.next_attempt_at ?? f.attempted_at }];
       }
       case 'disabled':
       case 'deleted':
-        return s.current ? [{ type: 'cancel', timerId: retryTimer(s.current) }] : [];
+        return s.retry ? [{ type: 'cancel', timerId: retryTimer(s.retry) }] : [];
       case 'enabled':
         return [];
     }

@@ -33,8 +33,9 @@ export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
 
 /**
  * The outbox: one stream per endpoint (`webhook-outbox-<id>`) holding what is to be sent
- * (`WebhookEventQueued`: the whole body, so every retry sends the same bytes) and what
- * each attempt did (`WebhookDeliveryAttempted`). Written with deterministic ids, so a
+ * (`WebhookEventQueued`: the whole body, so every retry sends the same bytes; redelivery
+ * requests), and beside it what each attempt did (`WebhookDeliveryAttempted`, on
+ * `webhook-attempts-<id>`). Written with deterministic ids, so a
  * feeder or a delivery repeated after a crash writes once.
  */
 export interface WebhookPayload {
@@ -56,17 +57,24 @@ export type WebhookRedeliveryRequested = DomainEvent<
 
 export type DeliveryStatus = 'succeeded' | 'failed';
 
+/**
+ * One attempt's outcome, appended by the sender after each item of a batch. `revision` is
+ * the outbox item sent (a queued event or a redelivery request); `queued_revision` where its
+ * body is; `last` says the batch is over (its last item, or the failure that stopped it).
+ */
 export type WebhookDeliveryAttempted = DomainEvent<
   'WebhookDeliveryAttempted',
   {
     webhook_id: string;
     account_id: number;
+    command_id: string;
+    revision: number;
+    queued_revision: number;
     delivery_id: string;
     event_id: string;
     event_type: string;
     attempt: number;
-    /** The redelivery request this attempt belongs to, if any. */
-    request?: string;
+    last: boolean;
     status: DeliveryStatus;
     response_status: number | null;
     duration_ms: number;
@@ -81,4 +89,6 @@ export type OutboxEvent = WebhookEventQueued | WebhookRedeliveryRequested | Webh
 export const OUTBOX_EVENT_TYPES = ['WebhookEventQueued', 'WebhookRedeliveryRequested', 'WebhookDeliveryAttempted'] as const satisfies readonly OutboxEvent['type'][];
 
 export const outboxStream = (webhookId: string) => `webhook-outbox-${webhookId}`;
+/** The outcomes, apart from the queue: the sender finds its own last one at the stream's end (a command sent again after a crash skips what it already sent). */
+export const attemptsStream = (webhookId: string) => `webhook-attempts-${webhookId}`;
 export const OUTBOX_STREAM_PREFIX = 'webhook-outbox-';

@@ -15,7 +15,7 @@ export interface Received {
 export type Answer = 'ok' | 'fail' | 'redirect';
 
 /**
- * A real HTTP receiver on loopback for webhook tests and the bench: verifies every
+ * A real HTTP receiver on loopback for webhook tests and the bench (bench/event-log/webhooks.ts): verifies every
  * delivery's Standard Webhooks signature with the endpoint's secret (registered per path),
  * answers as told per path, and can go down (connections refused) and come back on the
  * same port.
@@ -80,7 +80,6 @@ export class WebhookReceiver {
         else reply();
       });
     });
-    server.keepAliveTimeout = 1;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());
