@@ -9,6 +9,7 @@ import { emailAuthScreens } from '../features/email-auth';
 import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
+import { webhookScreens } from '../features/webhooks';
 import { zoneScreens } from '../features/zones';
 import type { ScreenDef } from './screen';
 
@@ -30,4 +31,5 @@ export const SCREENS: ScreenDef[] = [
   ...certificateScreens,
   ...analyticsScreens,
   ...emailAuthScreens,
+  ...webhookScreens,
 ];
