@@ -107,5 +107,20 @@ export class WebhookReceiver {
   }
 }
 
+/**
+ * Whether `received` is `expected` in order, at least once each: every item is either the
+ * next one not yet seen, or a repeat of one seen before (an at-least-once re-send after a
+ * crash goes back and comes forward again in order); never one that skips ahead.
+ */
+export function inOrder<T>(received: readonly T[], expected: readonly T[]): boolean {
+  let seen = 0;
+  for (const x of received) {
+    const at = expected.indexOf(x);
+    if (at < 0 || at > seen) return false;
+    if (at === seen) seen += 1;
+  }
+  return seen === expected.length;
+}
+
 /** Consecutive repeats (an at-least-once resend after a crash) collapsed: what "in order" is judged on. */
 export const withoutRepeats = <T>(items: readonly T[]): T[] => items.filter((x, i) => i === 0 || x !== items[i - 1]);

@@ -30,6 +30,12 @@ type Deliver = Extract<DeliveryCommand, { type: 'DeliverWebhook' }>;
 /** Items one command sends at most: a backlog (a receiver back after an outage) goes in batches, one process step each. */
 export const MAX_BATCH = 100;
 const READ_PAGE = 256;
+/**
+ * Outcomes appended and not yet confirmed while the next items are sent: one durable commit
+ * per delivery would bound an endpoint to the disk's commit rate; this many share one. A
+ * crash re-sends at most this many items (in order, the same ids).
+ */
+export const OUTCOMES_IN_FLIGHT = 8;
 
 interface OutboxItem {
   revision: number;
@@ -62,7 +68,7 @@ export class WebhookDeliverer {
     // Disabled or deleted meanwhile: the process has heard of it (or will) and drops the batch.
     if (!endpoint || !endpoint.enabled) return;
     const secret = this.box.openString(endpoint.secret_sealed, WEBHOOK_SECRET_PURPOSE);
-    // Sent again after a crash: what this command already reported is not sent again (only the item under way at the crash is).
+    // Sent again after a crash: what this command already reported is not sent again (only what was under way at the crash is).
     const [lastOutcome] = await this.store.readStream(attemptsStream(c.webhookId), { direction: 'backwards', maxCount: 1 });
     const previous = lastOutcome?.data as WebhookDeliveryAttempted['data'] | undefined;
     let after = c.after;
@@ -71,6 +77,7 @@ export class WebhookDeliverer {
       after = previous.revision;
     }
     const items = await this.batch(c.webhookId, after);
+    const unconfirmed: Promise<unknown>[] = [];
     for (const [i, item] of items.entries()) {
       // A retry numbers the batch's first item (not when resuming past it).
       const attempt = i === 0 && after === c.after && c.headAttempt > 0 ? c.headAttempt : item.attempt;
@@ -98,8 +105,9 @@ export class WebhookDeliverer {
           error: result.error,
         },
       };
-      // Each outcome is stored before the next item goes: after a crash only the item under way is sent again.
-      await this.store.appendToStream(
+      // Outcomes are stored in order while the next items go (at most OUTCOMES_IN_FLIGHT
+      // unconfirmed): after a crash, the items whose outcome was not stored yet are sent again, in order.
+      const stored = this.store.appendToStream(
         attemptsStream(c.webhookId),
         [
           {
@@ -110,8 +118,13 @@ export class WebhookDeliverer {
         ],
         'any',
       );
-      if (!result.ok) return;
+      // Awaited below; marked handled now so a failure before then is not an unhandled rejection.
+      stored.catch(() => undefined);
+      unconfirmed.push(stored);
+      if (!result.ok) break;
+      if (unconfirmed.length >= OUTCOMES_IN_FLIGHT) await unconfirmed.shift();
     }
+    await Promise.all(unconfirmed);
   }
 
   /** The next items to send after outbox revision `after`, in order: queued events and redelivery requests (with the body they name). */

@@ -139,6 +139,8 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
       const list = this.pending.get(stream) ?? [];
       list.push({ id: nameBasedEventId(`webhook-queued:${e.id}:${event.id}`), ...queued, metadata });
       this.pending.set(stream, list);
+      // Only the last of a stream's events in this batch wakes the delivery process (set false on the one before).
+      if (list.length > 1) (list[list.length - 2].data as WebhookEventQueued['data']).wake = false;
     }
   }
 

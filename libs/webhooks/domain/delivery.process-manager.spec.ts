@@ -158,6 +158,9 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
       process: W,
       fact: { type: 'queued', account_id: 7, revision: 9 },
     });
+    // Only the last event of an append, and only a batch's last outcome, wake the process.
+    expect(pm.observe(event('WebhookEventQueued', { webhook_id: W, account_id: 7, payload: { id: 'e1', type: 'zone.changed' }, wake: false }, 2))).toBeNull();
+    expect(pm.observe(event('WebhookDeliveryAttempted', { webhook_id: W, account_id: 7, last: false, status: 'succeeded', revision: 2 }))).toBeNull();
     expect(pm.observe(event('WebhookDisabled', { webhook_id: W }))).toEqual({ process: W, fact: { type: 'disabled' } });
     expect(pm.observe(event('WebhookCreated', { webhook_id: W }))).toBeNull();
   });

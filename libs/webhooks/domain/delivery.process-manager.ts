@@ -79,10 +79,14 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
     const e = { type: event.type, data: event.data } as OutboxEvent | WebhookEvent;
     switch (e.type) {
       case 'WebhookEventQueued':
+        // Only the last event of an append wakes the process: it says how far the queue goes.
+        return e.data.wake === false ? null : { process: e.data.webhook_id, fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision } };
       case 'WebhookRedeliveryRequested':
         return { process: e.data.webhook_id, fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision } };
       case 'WebhookDeliveryAttempted': {
         const d = e.data;
+        // The batch's items before its last say nothing the last does not (it carries the highest revision, or the failure).
+        if (!d.last) return null;
         return {
           process: d.webhook_id,
           fact: {

@@ -47,7 +47,11 @@ export interface WebhookPayload {
   data: unknown;
 }
 
-export type WebhookEventQueued = DomainEvent<'WebhookEventQueued', { webhook_id: string; account_id: number; payload: WebhookPayload }>;
+/**
+ * `wake: false` on all but the last event of one append: the delivery process needs to hear
+ * only of the highest revision queued, so a busy batch costs it one step, not one per event.
+ */
+export type WebhookEventQueued = DomainEvent<'WebhookEventQueued', { webhook_id: string; account_id: number; payload: WebhookPayload; wake?: boolean }>;
 
 /** A manual redelivery of an event already queued on this endpoint (its queued event's revision names it). */
 export type WebhookRedeliveryRequested = DomainEvent<
