@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CommandContext } from '../../consumers/process-manager-runtime';
 import { nameBasedEventId } from '../../eventstore/event-id';
-import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
+import { EVENT_STORE, EventStore, NewEvent } from '../../eventstore/event-store.port';
 import { EventStreams } from '../../eventstore/event-streams';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
@@ -31,11 +31,11 @@ type Deliver = Extract<DeliveryCommand, { type: 'DeliverWebhook' }>;
 export const MAX_BATCH = 100;
 const READ_PAGE = 256;
 /**
- * Outcomes appended and not yet confirmed while the next items are sent: one durable commit
- * per delivery would bound an endpoint to the disk's commit rate; this many share one. A
- * crash re-sends at most this many items (in order, the same ids).
+ * Outcomes stored in one append: one durable commit per delivery would bound an endpoint to
+ * the disk's commit rate; this many share one. A crash re-sends at most this many items (in
+ * order, the same ids).
  */
-export const OUTCOMES_IN_FLIGHT = 8;
+export const OUTCOMES_PER_APPEND = 8;
 
 interface OutboxItem {
   revision: number;
@@ -77,7 +77,7 @@ export class WebhookDeliverer {
       after = previous.revision;
     }
     const items = await this.batch(c.webhookId, after);
-    const unconfirmed: Promise<unknown>[] = [];
+    const outcomes: NewEvent[] = [];
     for (const [i, item] of items.entries()) {
       // A retry numbers the batch's first item (not when resuming past it).
       const attempt = i === 0 && after === c.after && c.headAttempt > 0 ? c.headAttempt : item.attempt;
@@ -105,26 +105,18 @@ export class WebhookDeliverer {
           error: result.error,
         },
       };
-      // Outcomes are stored in order while the next items go (at most OUTCOMES_IN_FLIGHT
-      // unconfirmed): after a crash, the items whose outcome was not stored yet are sent again, in order.
-      const stored = this.store.appendToStream(
-        attemptsStream(c.webhookId),
-        [
-          {
-            id: nameBasedEventId(`${context.commandId}:${item.revision}:outcome`),
-            ...attempted,
-            metadata: { version: 1, actor: 'system', account_id: c.accountId, causation_id: context.causationId },
-          },
-        ],
-        'any',
-      );
-      // Awaited below; marked handled now so a failure before then is not an unhandled rejection.
-      stored.catch(() => undefined);
-      unconfirmed.push(stored);
-      if (!result.ok) break;
-      if (unconfirmed.length >= OUTCOMES_IN_FLIGHT) await unconfirmed.shift();
+      outcomes.push({
+        id: nameBasedEventId(`${context.commandId}:${item.revision}:outcome`),
+        ...attempted,
+        metadata: { version: 1, actor: 'system', account_id: c.accountId, causation_id: context.causationId },
+      });
+      // Stored together, OUTCOMES_PER_APPEND at a time (and at the batch's end or a failure): a durable
+      // commit per delivery would bound an endpoint to the disk's commit rate.
+      if (!result.ok || attempted.data.last || outcomes.length >= OUTCOMES_PER_APPEND) {
+        await this.store.appendToStream(attemptsStream(c.webhookId), outcomes.splice(0), 'any');
+      }
+      if (!result.ok) return;
     }
-    await Promise.all(unconfirmed);
   }
 
   /** The next items to send after outbox revision `after`, in order: queued events and redelivery requests (with the body they name). */
