@@ -62,6 +62,11 @@ export class WebhookDeliverer {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  private async enabled(c: Deliver): Promise<boolean> {
+    const { state } = await this.streams.loadState(webhooksStream(c.accountId), webhooksDecider);
+    return state.endpoints.get(c.webhookId)?.enabled === true;
+  }
+
   async deliver(c: Deliver, context: CommandContext): Promise<void> {
     const { state } = await this.streams.loadState(webhooksStream(c.accountId), webhooksDecider);
     const endpoint = state.endpoints.get(c.webhookId);
@@ -114,6 +119,8 @@ export class WebhookDeliverer {
       // commit per delivery would bound an endpoint to the disk's commit rate.
       if (!result.ok || attempted.data.last || outcomes.length >= OUTCOMES_PER_APPEND) {
         await this.store.appendToStream(attemptsStream(c.webhookId), outcomes.splice(0), 'any');
+        // Switched off or deleted during a long batch: the rest is not sent (the process has dropped it).
+        if (!(await this.enabled(c))) return;
       }
       if (!result.ok) return;
     }
