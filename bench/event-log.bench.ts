@@ -9,8 +9,9 @@
  */
 import * as auditExport from './event-log/audit-export';
 import * as history from './event-log/history';
+import * as webhooks from './event-log/webhooks';
 
-const PARTS: Record<string, { run(): Promise<void> }> = { history, 'audit-export': auditExport };
+const PARTS: Record<string, { run(): Promise<void> }> = { history, webhooks, 'audit-export': auditExport };
 
 async function main(): Promise<void> {
   const wanted = (process.env.EVENT_LOG_BENCH_PARTS ?? Object.keys(PARTS).join(',')).split(',').filter(Boolean);

@@ -8,6 +8,7 @@ import { MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
 import { ZONE_OWNERSHIP_EVENT_TYPES } from '../libs/zones/domain/zone-ownership';
 import { DNSSEC_EVENT_TYPES } from '../libs/dnssec/domain/dnssec.events';
+import { WEBHOOK_ENDPOINT_EVENT_TYPES } from '../libs/webhooks/domain/webhook.events';
 import { defineProjection, defineReadModel, EventShape } from '../libs/projection-engine/read-model';
 import { redact } from '../libs/shared/redact';
 import { AuditEntry, chainHash } from '../libs/accounts/domain/audit-chain';
@@ -49,6 +50,8 @@ export const AUDITED_EVENT_TYPES: readonly string[] = [
   ...DNSSEC_EVENT_TYPES,
   // A certificate's life as its owner sees it; the issuance steps in between are the process's own log.
   ...CERTIFICATE_EVENT_TYPES.filter((t) => CERTIFICATE_MILESTONES.has(t)),
+  // Webhook endpoints (sealed secrets redacted); `WebhookDisabled` with reason `failing` is the notice of an automatic disable.
+  ...WEBHOOK_ENDPOINT_EVENT_TYPES,
 ];
 
 /** One state change of an account, as `/account/audit` lists it (secrets redacted). */

@@ -16,6 +16,7 @@ import { emailAuthEventsProjection } from './email-auth-events.projection';
 import { dmarcReportStatsProjection } from './dmarc-report-stats.projection';
 import { emailAuthEnrolmentsProjection } from './email-auth-enrolments.projection';
 import { historyProjection } from './history.projection';
+import { webhookDeliveriesProjection } from './webhook-deliveries.projection';
 
 /** Every read model of the service; the engine runs each with its own checkpoint. */
 export const ALL_PROJECTIONS: ProjectionDefinition[] = [
@@ -36,4 +37,5 @@ export const ALL_PROJECTIONS: ProjectionDefinition[] = [
   dmarcReportStatsProjection,
   emailAuthEnrolmentsProjection,
   historyProjection,
+  webhookDeliveriesProjection,
 ];

@@ -133,11 +133,15 @@ const APPENDS_OUTSIDE_HANDLERS: Record<string, string> = {
   'libs/uptime/application/check-recorder.ts': 'one check result per event on the checker hot path (no decision to take)',
   'libs/zones/application/zone-ownership.ts': 'the zone claim tree and overlap allowances; claims are made by the zone handlers',
   'libs/consumers/process-manager-runtime.ts': 'the runtime records a process manager own stream (facts, commands, timers)',
+  'libs/webhooks/application/outbox-feeder.ts': 'queues each source event on the matching endpoints’ outbox streams, the delivery queues (intake, no decision; decision 0087)',
+  'libs/webhooks/application/deliverer.ts': 'records delivery outcomes on the attempts stream, batched, for the delivery process (no decision; decision 0088)',
+  'libs/webhooks/application/certificate-expiry.process.ts': 'records a certificate’s expiry notice once, the process manager’s command (no decision to take)',
 };
 const APPEND = /appendToStream\(|streams\.(handle|append|reserve|handleOnce)\(|runner\.(run|runOnce)\(|reservations\.(claim|release)\(/;
 /** Handlers that append without `CommandRunner`, and why. */
 const HANDLERS_APPENDING_DIRECTLY: Record<string, string> = {
   'libs/email-auth/application/email-auth.handlers.ts': 'RecordDmarcNight keeps the event id and metadata earlier nights were recorded with',
+  'libs/webhooks/application/webhook.handlers.ts': 'TestWebhook and RedeliverWebhook queue on the endpoint’s outbox stream, a delivery queue and not an aggregate (decision 0087)',
 };
 
 describe('architecture', () => {

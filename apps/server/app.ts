@@ -30,6 +30,7 @@ import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.modul
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
 import { LiveEventsModule } from '../../libs/live-events/live-events.module';
 import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
+import { WebhooksModule } from '../../libs/webhooks/webhooks.module';
 import { ProjectionEngine } from '../../libs/projection-engine/projection-engine';
 import { ProjectionDefinition } from '../../libs/projection-engine/projection';
 import { EmailAuthDashboardModule } from '../../libs/email-auth/email-auth-dashboard.module';
@@ -91,6 +92,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   EmailAuthAlertsModule,
   EmailAuthDashboardModule,
   LiveEventsModule,
+  WebhooksModule,
 ];
 
 @Module({})

@@ -63,6 +63,12 @@ export interface AppConfig {
    * service's own network.
    */
   allowPrivateTargets: boolean;
+  /**
+   * The longest wait between two tries of a failing webhook delivery (contract §19: one
+   * hour). Not an environment setting: tests lower it (through the config they start the
+   * app with) so an outage's retries come within the test's time (docs/security/webhooks.md).
+   */
+  webhookMaxRetryMs: number;
   totpIssuer: string;
   sessionTtlSeconds: number;
   logRequests: boolean;
@@ -159,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     workerCount: Math.max(1, int(env.WORKER_COUNT, 1, 'WORKER_COUNT')),
     trustedProxies: list(env.TRUSTED_PROXIES),
     allowPrivateTargets: env.ALLOW_PRIVATE_TARGETS === 'true',
+    webhookMaxRetryMs: 3_600_000,
     totpIssuer: env.TOTP_ISSUER || 'Account DNS',
     sessionTtlSeconds: int(env.SESSION_TTL_SECONDS, 86400, 'SESSION_TTL_SECONDS'),
     logRequests: env.LOG_REQUESTS !== 'false',

@@ -10,6 +10,7 @@ import { historyScreens } from '../features/history';
 import { keyScreens } from '../features/keys';
 import { overviewScreens } from '../features/overview';
 import { uptimeScreens } from '../features/uptime';
+import { webhookScreens } from '../features/webhooks';
 import { zoneScreens } from '../features/zones';
 import { transferScreens } from '../features/transfers';
 import type { ScreenDef } from './screen';
@@ -34,4 +35,5 @@ export const SCREENS: ScreenDef[] = [
   ...analyticsScreens,
   ...emailAuthScreens,
   ...historyScreens,
+  ...webhookScreens,
 ];
