@@ -180,7 +180,7 @@ describe('projection engines sharing one DATA_DIR', () => {
     await first.start();
     await second.start();
     // Freeze the first engine's lease renewals, as a crash would.
-    for (const lease of (first as any).leases.values()) clearInterval(lease.timer);
+    for (const lease of (first as any).leases.leases.values()) clearInterval(lease.timer);
     await until(() => second.runsHere('ticks'), 3000);
     expect(second.runsHere('ticks')).toBe(true);
   });

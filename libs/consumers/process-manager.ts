@@ -1,5 +1,6 @@
 import { RecordedEvent } from '../eventstore/event-store.port';
 import { Decider, DomainEvent } from '../shared/decider';
+import { RecentIds } from './recent-ids';
 
 /**
  * A process manager: a decider over its own stream (`pm-<name>-<process id>`). It
@@ -47,17 +48,19 @@ export const processStream = (manager: string, process: string) => `pm-${manager
 /** A process stream folded: the manager's state, plus what the runtime needs to stay idempotent. */
 export interface ProcessState<S> {
   state: S;
-  observed: Set<string>;
+  /** Ids of the events recorded lately (recent-ids.ts: bounded). */
+  observed: RecentIds;
   /** Timers scheduled and neither fired nor cancelled. */
   pendingTimers: Set<string>;
-  issued: Set<string>;
+  /** Ids of the commands issued lately (bounded likewise). */
+  issued: RecentIds;
 }
 
 export const initialProcessState = <S>(pm: ProcessManager<S, any, any>): ProcessState<S> => ({
   state: pm.initialState(),
-  observed: new Set(),
+  observed: RecentIds.empty(),
   pendingTimers: new Set(),
-  issued: new Set(),
+  issued: RecentIds.empty(),
 });
 
 /** Folds one fact of the process stream; never mutates the state it is given (states are cached). */
@@ -72,7 +75,7 @@ export function evolveProcess<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessSt
     case 'ProcessEventObserved':
       return {
         ...s,
-        observed: withSet(s.observed, fact.data.event_id, null),
+        observed: s.observed.with(fact.data.event_id),
         state: pm.evolve(s.state, { kind: 'observed', process: fact.data.process, fact: fact.data.fact }),
       };
     case 'ProcessTimerFired':
@@ -82,7 +85,7 @@ export function evolveProcess<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessSt
         state: pm.evolve(s.state, { kind: 'timer', process: fact.data.process, timerId: fact.data.timer_id, at: fact.data.at }),
       };
     case 'ProcessCommandIssued':
-      return { ...s, issued: withSet(s.issued, fact.data.command_id, null) };
+      return { ...s, issued: s.issued.with(fact.data.command_id) };
     case 'ProcessTimerScheduled':
       return { ...s, pendingTimers: withSet(s.pendingTimers, fact.data.timer_id, null) };
     case 'ProcessTimerCancelled':
