@@ -1,6 +1,6 @@
 import { ACCOUNT_EVENT_TYPES } from '../libs/accounts/domain/account.events';
 import { API_KEY_EVENT_TYPES } from '../libs/api-keys/domain/api-key.events';
-import { CERTIFICATE_EVENT_TYPES } from '../libs/certificates/domain/certificate.events';
+import { CERTIFICATE_MILESTONE_TYPES } from '../libs/certificates/domain/certificate.events';
 import { EMAIL_AUTH_EVENT_TYPES } from '../libs/email-auth/domain/email-auth.events';
 import { DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { TWO_FACTOR_EVENT_TYPES } from '../libs/two-factor/domain/two-factor.events';
@@ -23,16 +23,6 @@ import type { RecordedEvent } from '../libs/eventstore/event-store.port';
  * each is a change of what the host answers, made by a named key from an IP, and only
  * changing updates are events (a client repeating its address gets `nochg`, no event).
  */
-const CERTIFICATE_MILESTONES = new Set<string>([
-  'CertificateRequested',
-  'RenewalRequested',
-  'CertificateIssued',
-  'IssuanceFailed',
-  'AutoRenewChanged',
-  'CertificateExpired',
-  'CertificateRevoked',
-  'CertificateDeleted',
-]);
 
 export const AUDITED_EVENT_TYPES: readonly string[] = [
   ...ACCOUNT_EVENT_TYPES,
@@ -49,7 +39,7 @@ export const AUDITED_EVENT_TYPES: readonly string[] = [
   // process manager's steps carry no account and stay out.
   ...DNSSEC_EVENT_TYPES,
   // A certificate's life as its owner sees it; the issuance steps in between are the process's own log.
-  ...CERTIFICATE_EVENT_TYPES.filter((t) => CERTIFICATE_MILESTONES.has(t)),
+  ...CERTIFICATE_MILESTONE_TYPES,
   // Webhook endpoints (sealed secrets redacted); `WebhookDisabled` with reason `failing` is the notice of an automatic disable.
   ...WEBHOOK_ENDPOINT_EVENT_TYPES,
 ];

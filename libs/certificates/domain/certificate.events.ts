@@ -118,6 +118,21 @@ export const CERTIFICATE_EVENT_TYPES: readonly CertificateEvent['type'][] = [
   'CertificateDeleted',
 ];
 
+/**
+ * A certificate's life as its owner sees it: the milestones the audit log records and the
+ * certificate's history shows; the issuance steps between them are the process's own log.
+ */
+export const CERTIFICATE_MILESTONE_TYPES = [
+  'CertificateRequested',
+  'RenewalRequested',
+  'CertificateIssued',
+  'IssuanceFailed',
+  'AutoRenewChanged',
+  'CertificateExpired',
+  'CertificateRevoked',
+  'CertificateDeleted',
+] as const satisfies readonly CertificateEvent['type'][];
+
 export const certificateStream = (id: string) => `certificate-${id}`;
 export const CERTIFICATE_KEY_PURPOSE = 'certificate-key';
 /** Renewal starts this long before expiry (seed limits). */

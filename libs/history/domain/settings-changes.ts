@@ -1,4 +1,5 @@
 import { API_KEY_EVENT_TYPES } from '../../api-keys/domain/api-key.events';
+import { CERTIFICATE_MILESTONE_TYPES } from '../../certificates/domain/certificate.events';
 import { EMAIL_AUTH_EVENT_TYPES } from '../../email-auth/domain/email-auth.events';
 import { redact } from '../../shared/redact';
 
@@ -17,17 +18,8 @@ export interface SettingChange {
 
 export type SettingsKind = 'api_key' | 'certificate' | 'email_auth';
 
-/** A certificate's life as its owner sees it (the audit log's milestones); issuance steps are the process's own log. */
-export const CERTIFICATE_HISTORY_TYPES = [
-  'CertificateRequested',
-  'RenewalRequested',
-  'CertificateIssued',
-  'IssuanceFailed',
-  'AutoRenewChanged',
-  'CertificateExpired',
-  'CertificateRevoked',
-  'CertificateDeleted',
-] as const;
+/** A certificate's life as its owner sees it (the audit log's milestones). */
+export const CERTIFICATE_HISTORY_TYPES = CERTIFICATE_MILESTONE_TYPES;
 /** The nightly wizard metrics are the job's telemetry, not a change of settings. */
 export const EMAIL_AUTH_HISTORY_TYPES = EMAIL_AUTH_EVENT_TYPES.filter((t) => t !== 'DmarcStageMetricsRecorded');
 export const SETTINGS_HISTORY_TYPES: readonly string[] = [...API_KEY_EVENT_TYPES, ...CERTIFICATE_HISTORY_TYPES, ...EMAIL_AUTH_HISTORY_TYPES];
