@@ -10,6 +10,20 @@ const sortNames = (names: string[]) =>
     .sort(canonicalCompare)
     .map((k) => names.find((n) => wireKey(n) === k));
 
+/** A zone of 300 names: more than one signing slice (256). */
+function zoneOf300Hosts(name: string): ZoneIndex {
+  const index = new ZoneIndex();
+  index.putZone({
+    name,
+    ownerAccountId: null,
+    soa: { mname: `ns.${name}`, rname: `h.${name}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+    ttl: 3600,
+    nameservers: ['ns.example.net'],
+  });
+  for (let i = 0; i < 300; i++) index.setRRset(name, `h${i}`, 'A', 60, ['192.0.2.1']);
+  return index;
+}
+
 describe('zone signing in the index', () => {
   it('orders names canonically (RFC 4034 §6.1)', () => {
     // The RFC's own example, lowercased (the index keeps names so).
@@ -113,15 +127,7 @@ describe('zone signing in the index', () => {
   });
 
   it('re-signs a large zone under a new key a slice at a time: the apex and DNSKEY at once, old signatures served meanwhile', async () => {
-    const index = new ZoneIndex();
-    index.putZone({
-      name: 'roll.test',
-      ownerAccountId: null,
-      soa: { mname: 'ns.roll.test', rname: 'h.roll.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
-      ttl: 3600,
-      nameservers: ['ns.example.net'],
-    });
-    for (let i = 0; i < 300; i++) index.setRRset('roll.test', `h${i}`, 'A', 60, ['192.0.2.1']);
+    const index = zoneOf300Hosts('roll.test');
     const signerOf = (key: ReturnType<typeof generateKey>) => ({
       tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)),
       algorithm: 13,
@@ -150,15 +156,7 @@ describe('zone signing in the index', () => {
   });
 
   it('refreshes the signature window a slice at a time, old signatures served meanwhile, all new at the end', async () => {
-    const index = new ZoneIndex();
-    index.putZone({
-      name: 'big.test',
-      ownerAccountId: null,
-      soa: { mname: 'ns.big.test', rname: 'h.big.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
-      ttl: 3600,
-      nameservers: ['ns.example.net'],
-    });
-    for (let i = 0; i < 300; i++) index.setRRset('big.test', `h${i}`, 'A', 60, ['192.0.2.1']);
+    const index = zoneOf300Hosts('big.test');
     const key = generateKey(15);
     const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)), algorithm: 15, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(15, key.privateKeyDer) };
     const signingFor = (expiration: number) => zoneSigning('big.test', [signer], { inception: 0, expiration }, { kind: 'none' }, 3600);
