@@ -3,13 +3,28 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test-output/**', 'apps/dashboard/dist/**', 'native/**/build/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test-output/**',
+      'apps/dashboard/dist/**',
+      'native/**/build/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     rules: {
       // Decorated Nest parameters and catch bindings are often unused by design; an underscore says so.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
       // Parsed wire formats (XML, JSON reports, DNS packets) are untyped at the boundary.
       '@typescript-eslint/no-explicit-any': 'off',
     },
@@ -26,7 +41,8 @@ export default tseslint.config(
             {
               name: 'class-validator',
               importNames: ['IsOptional'],
-              message: 'Use OptionalField (null refused) or NullableField (null meaningful) from libs/shared/http/validation.',
+              message:
+                'Use OptionalField (null refused) or NullableField (null meaningful) from libs/shared/http/validation.',
             },
           ],
         },

@@ -55,12 +55,16 @@ interface Build {
 /** System calls of `pid` (all threads) per second over `seconds`, from strace's summary: "fcntl 12.0/s, ...". */
 function syscallsPerSecond(pid: number, seconds: number): Promise<string> {
   return new Promise((resolve) => {
-    execFile('timeout', ['-s', 'INT', String(seconds), 'strace', '-f', '-c', '-e', 'trace=fcntl,pread64', '-p', String(pid)], (_err, _out, stderr) => {
-      const counts = [...String(stderr).matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fcntl|pread64)$/gm)].map(
-        (m) => `${m[2]} ${(Number(m[1]) / seconds).toFixed(1)}/s`,
-      );
-      resolve(counts.length ? counts.join(', ') : 'no fcntl/pread64');
-    });
+    execFile(
+      'timeout',
+      ['-s', 'INT', String(seconds), 'strace', '-f', '-c', '-e', 'trace=fcntl,pread64', '-p', String(pid)],
+      (_err, _out, stderr) => {
+        const counts = [
+          ...String(stderr).matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(fcntl|pread64)$/gm),
+        ].map((m) => `${m[2]} ${(Number(m[1]) / seconds).toFixed(1)}/s`);
+        resolve(counts.length ? counts.join(', ') : 'no fcntl/pread64');
+      },
+    );
   });
 }
 
@@ -126,10 +130,13 @@ async function main(): Promise<void> {
   const template = mkdtempSync(join(tmpdir(), 'catchup-template-'));
   try {
     const { behind, day } = await prepare(template, checkPort);
-    console.log(`catch-up: ${HOSTS} DDNS hosts, ${MONITORED} monitored, ${FILL_DAYS} days (${behind.toLocaleString('en-US')} events) written while stopped; load ${load()}`);
+    console.log(
+      `catch-up: ${HOSTS} DDNS hosts, ${MONITORED} monitored, ${FILL_DAYS} days (${behind.toLocaleString('en-US')} events) written while stopped; load ${load()}`,
+    );
     const builds: Build[] = [{ name: 'this', script: join(__dirname, 'soak', 'clocked-service.js') }];
     if (OTHER) builds.push({ name: 'other', script: join(OTHER, 'bench', 'soak', 'clocked-service.js') });
-    for (let r = 0; r < ROUNDS; r++) for (const b of r % 2 ? [...builds].reverse() : builds) await run(b, template, day, behind, checkPort);
+    for (let r = 0; r < ROUNDS; r++)
+      for (const b of r % 2 ? [...builds].reverse() : builds) await run(b, template, day, behind, checkPort);
   } finally {
     rmSync(template, { recursive: true, force: true });
     listener.close();

@@ -51,7 +51,12 @@ async function main(): Promise<void> {
   server.stdout!.on('data', (d) => (out += d));
   server.stderr!.on('data', (d) => (out += d));
   const base = `http://127.0.0.1:${port}`;
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> => {
+  const call = async (
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: Json }> => {
     const res = await fetch(base + path, {
       method,
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -71,7 +76,12 @@ async function main(): Promise<void> {
       const username = `bench${a}`;
       const password = 'a-long-enough-password';
       const reg = await call('POST', '/auth/register', { username, email: `${username}@example.com`, password });
-      await call('PUT', `/admin/accounts/${reg.body.id}/subscription`, { plan: 'elite' }, { 'x-admin-token': ADMIN_TOKEN });
+      await call(
+        'PUT',
+        `/admin/accounts/${reg.body.id}/subscription`,
+        { plan: 'elite' },
+        { 'x-admin-token': ADMIN_TOKEN },
+      );
       const token = (await call('POST', '/auth/login', { username, password })).body.access_token;
       const auth = { authorization: `Bearer ${token}` };
       const zone = `bench${a}.example`;
@@ -90,7 +100,12 @@ async function main(): Promise<void> {
       accounts.flatMap((acc) =>
         acc.names.map(async (domain) => {
           const sent = Date.now();
-          const res = await call('POST', '/certificates', { zone: acc.zone, domain }, { authorization: `Bearer ${acc.token}` });
+          const res = await call(
+            'POST',
+            '/certificates',
+            { zone: acc.zone, domain },
+            { authorization: `Bearer ${acc.token}` },
+          );
           if (res.status !== 202) throw new Error(`create ${domain}: ${res.status} ${JSON.stringify(res.body)}`);
           requestedAt.set(res.body.id, sent);
         }),
@@ -102,36 +117,51 @@ async function main(): Promise<void> {
         const list = await call('GET', '/certificates', undefined, { authorization: `Bearer ${acc.token}` });
         const now = Date.now();
         for (const c of list.body.certificates) {
-          if ((c.status === 'issued' || c.status === 'failed') && !doneAt.has(c.id)) doneAt.set(c.id, { at: now, status: c.status });
+          if ((c.status === 'issued' || c.status === 'failed') && !doneAt.has(c.id))
+            doneAt.set(c.id, { at: now, status: c.status });
         }
       }
       await new Promise((r) => setTimeout(r, 100));
     }
     const issued = [...doneAt].filter(([, d]) => d.status === 'issued');
     const latencies = issued.map(([id, d]) => d.at - requestedAt.get(id)!).sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN;
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? NaN;
     const last = Math.max(...issued.map(([, d]) => d.at));
     const seconds = (last - t0) / 1000;
     const metrics = await (await fetch(`${base}/metrics`)).text();
     console.log(`certificates bench: ${N} concurrent orders against pebble (ACME_PROPAGATION_DELAY_MS=0)`);
     console.log(`  accepted (all 202s)      ${accepted} ms`);
-    console.log(`  issued                   ${issued.length}/${N}   failed ${doneAt.size - issued.length}   unfinished ${N - doneAt.size}`);
+    console.log(
+      `  issued                   ${issued.length}/${N}   failed ${doneAt.size - issued.length}   unfinished ${N - doneAt.size}`,
+    );
     console.log(`  orders at pebble         ${pebble.orderCount()}`);
-    console.log(`  throughput               ${(issued.length / seconds).toFixed(2)} certificates/s (${seconds.toFixed(2)} s first request to last issued)`);
+    console.log(
+      `  throughput               ${(issued.length / seconds).toFixed(2)} certificates/s (${seconds.toFixed(2)} s first request to last issued)`,
+    );
     console.log(
       `  request → issued         p50 ${(pct(50) / 1000).toFixed(2)} s   p99 ${(pct(99) / 1000).toFixed(2)} s   max ${(latencies[latencies.length - 1] / 1000).toFixed(2)} s`,
     );
     console.log(
       `  server metric            ${metrics
         .split('\n')
-        .filter((l) => l.startsWith('acme_orders_total') || l.startsWith('acme_issuance_duration_seconds_sum') || l.startsWith('acme_issuance_duration_seconds_count'))
+        .filter(
+          (l) =>
+            l.startsWith('acme_orders_total') ||
+            l.startsWith('acme_issuance_duration_seconds_sum') ||
+            l.startsWith('acme_issuance_duration_seconds_count'),
+        )
         .join('  ')}`,
     );
     if (process.env.CERT_BENCH_TRACE) {
-      const slowest = issued.sort((a, b) => b[1].at - requestedAt.get(b[0])! - (a[1].at - requestedAt.get(a[0])!))[0][0];
+      const slowest = issued.sort(
+        (a, b) => b[1].at - requestedAt.get(b[0])! - (a[1].at - requestedAt.get(a[0])!),
+      )[0][0];
       const owner = accounts.find(() => true)!;
       for (const acc of accounts) {
-        const logs = await call('GET', `/certificates/${slowest}/logs`, undefined, { authorization: `Bearer ${acc.token}` });
+        const logs = await call('GET', `/certificates/${slowest}/logs`, undefined, {
+          authorization: `Bearer ${acc.token}`,
+        });
         if (logs.status === 200) for (const l of logs.body.logs) console.log(`    ${l.at} ${l.message}`);
       }
       void owner;

@@ -27,7 +27,8 @@ const sizeOf = (dir: string, file: string): FileSize => {
   return { file, raw: body.length, gzip: gzipSync(body, { level: 9 }).length, brotli: brotliCompressSync(body).length };
 };
 
-export const total = (files: FileSize[], key: 'raw' | 'gzip' | 'brotli'): number => files.reduce((s, f) => s + f[key], 0);
+export const total = (files: FileSize[], key: 'raw' | 'gzip' | 'brotli'): number =>
+  files.reduce((s, f) => s + f[key], 0);
 
 export function measureBundle(dir: string): BundleSizes {
   const html = readFileSync(join(dir, 'index.html'), 'utf8');
@@ -53,5 +54,7 @@ if (require.main === module) {
   row('first-load CSS', sizes.firstLoadCss);
   row('on demand (charts)', sizes.onDemand);
   const gz = total(sizes.firstLoadJs, 'gzip');
-  console.log(`first-load JavaScript, gzip as served: ${kb(gz)} (target < 300 KB: ${gz < 300 * 1024 ? 'met' : 'NOT met'})`);
+  console.log(
+    `first-load JavaScript, gzip as served: ${kb(gz)} (target < 300 KB: ${gz < 300 * 1024 ? 'met' : 'NOT met'})`,
+  );
 }

@@ -51,7 +51,8 @@ const httpPools = new Map<number, Pool>();
 /** Set-up requests (accounts, keys, hosts); the measured updates go through KeepAliveConnection. */
 async function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
   let httpPool = httpPools.get(port);
-  if (!httpPool) httpPools.set(port, (httpPool = new Pool(`http://127.0.0.1:${port}`, { connections: 40, pipelining: 1 })));
+  if (!httpPool)
+    httpPools.set(port, (httpPool = new Pool(`http://127.0.0.1:${port}`, { connections: 40, pipelining: 1 })));
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const res = await httpPool.request({
     method: method as Dispatcher.HttpMethod,
@@ -90,7 +91,11 @@ class DnsPoller {
         resolve(a);
       });
       let template = this.queries.get(name);
-      if (!template) this.queries.set(name, (template = dnsPacket.encode({ type: 'query', id: 0, questions: [{ type: 'A', name }] })));
+      if (!template)
+        this.queries.set(
+          name,
+          (template = dnsPacket.encode({ type: 'query', id: 0, questions: [{ type: 'A', name }] })),
+        );
       const query = Buffer.from(template);
       query.writeUInt16BE(id, 0);
       this.socket.send(query, this.port, '127.0.0.1');
@@ -142,9 +147,14 @@ function residentMb(pid: number): number {
 }
 
 /** ms of CPU per update by thread between two readings. */
-function threadCpuPerUpdate(before: Map<string, number>, after: Map<string, number>, updates: number): Record<string, number> {
+function threadCpuPerUpdate(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  updates: number,
+): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [label, seconds] of after) out[label] = ((seconds - (before.get(label) ?? 0)) * 1000) / Math.max(1, updates);
+  for (const [label, seconds] of after)
+    out[label] = ((seconds - (before.get(label) ?? 0)) * 1000) / Math.max(1, updates);
   return out;
 }
 
@@ -181,8 +191,16 @@ interface BenchHost {
 const HOSTS_PER_ACCOUNT = 500;
 
 /** CONCURRENCY clients update `hosts` for `seconds`, each waiting until DNS serves its new address. */
-async function measureRound(port: number, dns: DnsPoller, hosts: BenchHost[], serverPid: number, seconds: number): Promise<Round> {
-  const connections = await Promise.all(Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)));
+async function measureRound(
+  port: number,
+  dns: DnsPoller,
+  hosts: BenchHost[],
+  serverPid: number,
+  seconds: number,
+): Promise<Round> {
+  const connections = await Promise.all(
+    Array.from({ length: CONCURRENCY }, () => KeepAliveConnection.open('127.0.0.1', port)),
+  );
   const latencies: number[] = [];
   const answers = new Map<string, number>();
   let counter = 0;
@@ -271,7 +289,13 @@ async function startServer(name: string, mainJs: string, nodeArgs: string[]): Pr
   const deployed = deployedSpawn(
     mainJs,
     // The bench's addresses are 10.x (private): the operator's switch lets DDNS take them.
-    { ...localServiceEnv(dataDir, port, dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', ALLOW_PRIVATE_TARGETS: 'true' },
+    {
+      ...localServiceEnv(dataDir, port, dnsPort),
+      DDNS_ZONES: ZONE,
+      ADMIN_TOKEN: ADMIN,
+      LOG_REQUESTS: 'false',
+      ALLOW_PRIVATE_TARGETS: 'true',
+    },
     nodeArgs,
     buildRoot(mainJs),
   );
@@ -289,9 +313,14 @@ async function startServer(name: string, mainJs: string, nodeArgs: string[]): Pr
       const user = { username: `bench${a}`, email: `bench${a}@example.com`, password: 'a-long-enough-password' };
       const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, user)).text);
       await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
-      const session = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text).access_token;
-      const key = JSON.parse((await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text).key;
-      const auth = WRITE === 'api' ? `Bearer ${key}` : `Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}`;
+      const session = JSON.parse(
+        (await http(port, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text,
+      ).access_token;
+      const key = JSON.parse(
+        (await http(port, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'bench' })).text,
+      ).key;
+      const auth =
+        WRITE === 'api' ? `Bearer ${key}` : `Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}`;
       return { session, headers: `authorization: ${auth}\r\n` };
     }),
   );
@@ -303,11 +332,19 @@ async function startServer(name: string, mainJs: string, nodeArgs: string[]): Pr
     server.hosts.map((h, i) => ({ fqdn: h.fqdn, session: owner(i).session })),
     32,
     async ({ fqdn, session }) => {
-      const res = await http(port, 'POST', '/api/domains', { authorization: `Bearer ${session}` }, { fqdn, record_type: 'A', record_ip: '192.0.2.1' });
+      const res = await http(
+        port,
+        'POST',
+        '/api/domains',
+        { authorization: `Bearer ${session}` },
+        { fqdn, record_type: 'A', record_ip: '192.0.2.1' },
+      );
       if (res.status !== 201) throw new Error(`${name}: create ${fqdn}: ${res.status} ${res.text}`);
     },
   );
-  console.log(`${name}: created ${HOSTS} hosts over ${accounts.length} accounts in ${((Date.now() - created) / 1000).toFixed(1)} s`);
+  console.log(
+    `${name}: created ${HOSTS} hosts over ${accounts.length} accounts in ${((Date.now() - created) / 1000).toFixed(1)} s`,
+  );
   return server;
 }
 
@@ -338,16 +375,22 @@ function summary(s: Server): void {
       `load generator ${median(rounds.map((r) => r.clientCores)).toFixed(2)} cores`,
   );
   const threads = [...new Set(rounds.flatMap((r) => Object.keys(r.threads)))].sort();
-  console.log(`  server CPU per update by thread, ms (median of rounds): ${threads.map((t) => `${t} ${median(rounds.map((r) => r.threads[t] ?? 0)).toFixed(3)}`).join(', ')}`);
+  console.log(
+    `  server CPU per update by thread, ms (median of rounds): ${threads.map((t) => `${t} ${median(rounds.map((r) => r.threads[t] ?? 0)).toFixed(3)}`).join(', ')}`,
+  );
   console.log(`  best round: ${describe(best)}`);
-  console.log(`  answers (best round): ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ${best.pollsPerUpdate.toFixed(2)} per update`);
+  console.log(
+    `  answers (best round): ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ${best.pollsPerUpdate.toFixed(2)} per update`,
+  );
 }
 
 /** This build against the baseline, round by round (both measured back to back), and the median of those ratios. */
 function ratios(after: Server, before: Server): void {
   const line = (label: string, f: (r: Round) => number, note: string) => {
     const per = after.rounds.map((r, i) => f(r) / f(before.rounds[i]));
-    console.log(`  ${label}: ${median(per).toFixed(2)}x (per round: ${per.map((x) => x.toFixed(2)).join(', ')}); ${note}`);
+    console.log(
+      `  ${label}: ${median(per).toFixed(2)}x (per round: ${per.map((x) => x.toFixed(2)).join(', ')}); ${note}`,
+    );
   };
   console.log(`\nratio ${after.name} / ${before.name} (median of per-round ratios):`);
   line('updates/s', (r) => r.rate, 'done: >= 1.0x');
@@ -368,8 +411,10 @@ async function main() {
   // Each host changes at most 10 times (the throttle), so every round has its own hosts.
   const perRound = Math.floor(HOSTS / (ROUNDS + 1));
   const hostsOf = (s: Server, r: number) => s.hosts.slice(r * perRound, (r + 1) * perRound);
-  const round = (s: Server, r: number, seconds: number) => measureRound(s.port, s.dns, hostsOf(s, r), s.child.pid!, seconds);
-  for (const s of servers) console.log(`${s.name} warm-up (not counted): ${describe(await round(s, ROUNDS, WARMUP_SECONDS))}`);
+  const round = (s: Server, r: number, seconds: number) =>
+    measureRound(s.port, s.dns, hostsOf(s, r), s.child.pid!, seconds);
+  for (const s of servers)
+    console.log(`${s.name} warm-up (not counted): ${describe(await round(s, ROUNDS, WARMUP_SECONDS))}`);
   for (let r = 0; r < ROUNDS; r++) {
     // Alternating which goes first, so neither always follows the other's load.
     for (const s of r % 2 ? [...servers].reverse() : servers) {
@@ -380,7 +425,9 @@ async function main() {
   }
   for (const s of servers) summary(s);
   if (servers.length === 2) ratios(servers[0], servers[1]);
-  console.log(`\nwrites: ${WRITE === 'api' ? 'PUT /api/domains/fqdn/{fqdn} (Bearer API key)' : 'dyndns2 GET /domains/nic/update (Basic, API key)'}`);
+  console.log(
+    `\nwrites: ${WRITE === 'api' ? 'PUT /api/domains/fqdn/{fqdn} (Bearer API key)' : 'dyndns2 GET /domains/nic/update (Basic, API key)'}`,
+  );
   console.log(`target: >= 3000 updates/s, p99 <= 50 ms at concurrency ${CONCURRENCY}`);
 }
 

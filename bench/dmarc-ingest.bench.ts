@@ -90,13 +90,21 @@ async function startServer(dataDir: string): Promise<{ child: ChildProcess; url:
 }
 
 async function json(url: string, method: string, body: unknown, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(url, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return res.json();
 }
 
 async function postReport(url: string, gz: Buffer): Promise<{ record_count: number }> {
-  const res = await fetch(`${url}/admin/reports`, { method: 'POST', headers: { 'content-type': 'application/gzip', 'x-admin-token': ADMIN_TOKEN }, body: gz });
+  const res = await fetch(`${url}/admin/reports`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/gzip', 'x-admin-token': ADMIN_TOKEN },
+    body: gz,
+  });
   const text = await res.text();
   if (res.status !== 201) throw new Error(`report refused: ${res.status} ${text}`);
   return JSON.parse(text);
@@ -123,7 +131,10 @@ function dmarcCat(files: string[]): Timing | null {
   }
   // `times` prints the shell's own user/system times, then its children's: "0m1.234s 0m0.056s".
   const children = r.stdout.trim().split('\n').pop() ?? '';
-  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+    (sum, m) => sum + Number(m[1]) * 60 + Number(m[2]),
+    0,
+  );
   return { wall, cpu: seconds };
 }
 
@@ -133,7 +144,10 @@ async function parseTiming(parser: ReportParser, files: Buffer[], rounds = 1): P
   const cpu0 = process.cpuUsage();
   for (let r = 0; r < rounds; r++) for (const f of files) await parser.parse(f);
   const cpu = process.cpuUsage(cpu0);
-  return { wall: Number(process.hrtime.bigint() - started) / 1e9 / rounds, cpu: (cpu.user + cpu.system) / 1e6 / rounds };
+  return {
+    wall: Number(process.hrtime.bigint() - started) / 1e9 / rounds,
+    cpu: (cpu.user + cpu.system) / 1e6 / rounds,
+  };
 }
 
 const compared = (what: string, ours: Timing, cat: Timing, note = ''): string =>
@@ -146,10 +160,21 @@ async function main(): Promise<void> {
   const filesDir = mkdtempSync(join(tmpdir(), 'dmarc-bench-files-'));
   const { child, url } = await startServer(dataDir);
   try {
-    const account = await json(`${url}/auth/register`, 'POST', { username: 'dmarcbench', email: 'dmarcbench@example.com', password: 'a-long-enough-password' });
-    await json(`${url}/admin/accounts/${account.id}/subscription`, 'PUT', { email_auth: { tier: 'enterprise', domains: ['example.com'] } }, { 'x-admin-token': ADMIN_TOKEN });
+    const account = await json(`${url}/auth/register`, 'POST', {
+      username: 'dmarcbench',
+      email: 'dmarcbench@example.com',
+      password: 'a-long-enough-password',
+    });
+    await json(
+      `${url}/admin/accounts/${account.id}/subscription`,
+      'PUT',
+      { email_auth: { tier: 'enterprise', domains: ['example.com'] } },
+      { 'x-admin-token': ADMIN_TOKEN },
+    );
     const pid = child.pid!;
-    console.log(`server pid ${pid}, REPORT_MAX_UNPACKED_BYTES=${MAX_UNPACKED} (default 10 MiB; a ${LARGE}-record report does not fit in 10 MiB)`);
+    console.log(
+      `server pid ${pid}, REPORT_MAX_UNPACKED_BYTES=${MAX_UNPACKED} (default 10 MiB; a ${LARGE}-record report does not fit in 10 MiB)`,
+    );
 
     // (a) one large report
     const largeXml = generatedAggregateReport(LARGE, { reportId: 'bench-large' });
@@ -177,7 +202,11 @@ async function main(): Promise<void> {
     let seed = 42;
     const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
     const typicalXml = Array.from({ length: TYPICAL }, (_, i) =>
-      generatedAggregateReport(10 + Math.floor(random() * 41), { reportId: `bench-typical-${i}`, org: `reporter${i % 37}.example`, begin: 1_700_000_000 + (i % 30) * 86_400 }),
+      generatedAggregateReport(10 + Math.floor(random() * 41), {
+        reportId: `bench-typical-${i}`,
+        org: `reporter${i % 37}.example`,
+        begin: 1_700_000_000 + (i % 30) * 86_400,
+      }),
     );
     const typicalGz = typicalXml.map((x) => gzipSync(x));
     let next = 0;
@@ -220,7 +249,9 @@ async function main(): Promise<void> {
       console.log('dmarc-cat not installed (Debian package dmarc-cat): no comparison');
     } else {
       console.log(compared(`${LARGE}-record XML`, oursLarge, catLarge));
-      console.log(compared(`${CAT_FILES} typical XML files`, oursTypical, catTypical, ' (a process per file, as it is used)'));
+      console.log(
+        compared(`${CAT_FILES} typical XML files`, oursTypical, catTypical, ' (a process per file, as it is used)'),
+      );
     }
     console.log('figures from a shared 2-core machine under load from other work');
   } finally {

@@ -41,7 +41,13 @@ const ADMIN = 'bench-admin-token-0123456789';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-async function http(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<{ status: number; text: string }> {
+async function http(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<{ status: number; text: string }> {
   try {
     return await once(port, method, path, headers, body);
   } catch (e) {
@@ -86,11 +92,32 @@ async function startService(queryLog: boolean, env: Record<string, string> = {})
     if (i > 300) throw new Error('server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const reg = JSON.parse((await http(port, 'POST', '/auth/register', {}, { username: 'bench', email: 'bench@example.com', password: 'a-long-enough-password' })).text);
+  const reg = JSON.parse(
+    (
+      await http(
+        port,
+        'POST',
+        '/auth/register',
+        {},
+        { username: 'bench', email: 'bench@example.com', password: 'a-long-enough-password' },
+      )
+    ).text,
+  );
   await http(port, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
-  const token = JSON.parse((await http(port, 'POST', '/auth/login', {}, { username: 'bench', password: 'a-long-enough-password' })).text).access_token;
-  const zoneFile = ['$TTL 300', ...[...benchRRsets()].flatMap((r) => r.records.map((v) => `${r.subname} IN ${r.type} ${v}`))].join('\n');
-  const imported = await http(port, 'POST', '/zones', { authorization: `Bearer ${token}` }, { name: BENCH_ZONE, zone_file: zoneFile });
+  const token = JSON.parse(
+    (await http(port, 'POST', '/auth/login', {}, { username: 'bench', password: 'a-long-enough-password' })).text,
+  ).access_token;
+  const zoneFile = [
+    '$TTL 300',
+    ...[...benchRRsets()].flatMap((r) => r.records.map((v) => `${r.subname} IN ${r.type} ${v}`)),
+  ].join('\n');
+  const imported = await http(
+    port,
+    'POST',
+    '/zones',
+    { authorization: `Bearer ${token}` },
+    { name: BENCH_ZONE, zone_file: zoneFile },
+  );
   if (imported.status !== 201) throw new Error(`zone import: ${imported.status} ${imported.text}`);
   await waitForAnswer(dnsPort, `host1.${BENCH_ZONE}`);
   await waitForQuiet(child.pid!);
@@ -123,7 +150,8 @@ interface DnsFigures {
 async function logDrained(httpPort: number | null): Promise<void> {
   if (httpPort === null) return;
   // The query-log thread shows its backlog; the main-thread writer only what it wrote.
-  for (let i = 0; i < 600 && (await metric(httpPort, 'dns_query_log_backlog')) > 0; i++) await new Promise((r) => setTimeout(r, 250));
+  for (let i = 0; i < 600 && (await metric(httpPort, 'dns_query_log_backlog')) > 0; i++)
+    await new Promise((r) => setTimeout(r, 250));
   let last = -1;
   for (;;) {
     const now = await metric(httpPort, 'dns_query_log_written_total');
@@ -133,7 +161,12 @@ async function logDrained(httpPort: number | null): Promise<void> {
   }
 }
 
-async function measureDns(pid: number, dnsPort: number, queryFile: string, httpPort: number | null = null): Promise<DnsFigures> {
+async function measureDns(
+  pid: number,
+  dnsPort: number,
+  queryFile: string,
+  httpPort: number | null = null,
+): Promise<DnsFigures> {
   await maxThroughput(dnsPort, queryFile, 2); // warm-up
   await logDrained(httpPort);
   const cpu0 = treeCpuSeconds(pid);
@@ -149,11 +182,23 @@ async function measureDns(pid: number, dnsPort: number, queryFile: string, httpP
   const answered = t.sent - t.lost;
   const per1000 = (seconds: number) => (seconds * 1000 * 1000) / Math.max(1, answered);
   const droppedPct = Number.isNaN(dropped) ? null : (100 * dropped) / Math.max(1, answered);
-  return { qps: t.qps, lost: t.lost, cpuMsPer1000: per1000(cpu), mainCpuMsPer1000: per1000(mainCpu), p50Ms: l.p50Ms, p99Ms: l.p99Ms, droppedPct };
+  return {
+    qps: t.qps,
+    lost: t.lost,
+    cpuMsPer1000: per1000(cpu),
+    mainCpuMsPer1000: per1000(mainCpu),
+    p50Ms: l.p50Ms,
+    p99Ms: l.p99Ms,
+    droppedPct,
+  };
 }
 
 /** A year of daily buckets (and 8 days of hourly ones) for DOMAINS domains of one account, plus the account series. */
-async function seedYear(store: SqliteQueryLogStore, accountId: number, now: number): Promise<{ buckets: number; seconds: number }> {
+async function seedYear(
+  store: SqliteQueryLogStore,
+  accountId: number,
+  now: number,
+): Promise<{ buckets: number; seconds: number }> {
   const counts = () => {
     const c = emptyCounts();
     c.total = 1000;
@@ -167,7 +212,12 @@ async function seedYear(store: SqliteQueryLogStore, accountId: number, now: numb
     c.ipv6 = 150;
     c.countries = { US: 400, DE: 200, FR: 100, GB: 100, JP: 100, BR: 100 };
     c.asns = { AS13335: 300, AS15169: 300, AS16509: 200, AS8075: 200 };
-    c.asOrgs = { AS13335: 'Cloudflare, Inc.', AS15169: 'Google LLC', AS16509: 'Amazon.com, Inc.', AS8075: 'Microsoft Corporation' };
+    c.asOrgs = {
+      AS13335: 'Cloudflare, Inc.',
+      AS15169: 'Google LLC',
+      AS16509: 'Amazon.com, Inc.',
+      AS8075: 'Microsoft Corporation',
+    };
     c.nxdomain = { 'typo.example': 30, 'old.example': 20 };
     return c;
   };
@@ -176,7 +226,13 @@ async function seedYear(store: SqliteQueryLogStore, accountId: number, now: numb
   const today = bucketStart(now, 'day');
   const hour = bucketStart(now, 'hour');
   let buckets = 0;
-  let batch: Array<{ accountId: number; domain: string; granularity: 'day' | 'hour'; start: number; serialized: string }> = [];
+  let batch: Array<{
+    accountId: number;
+    domain: string;
+    granularity: 'day' | 'hour';
+    start: number;
+    serialized: string;
+  }> = [];
   const push = (domain: string, granularity: 'day' | 'hour', start: number) => {
     batch.push({ accountId, domain, granularity, start, serialized });
     if (batch.length >= 50_000) flush();
@@ -208,13 +264,18 @@ async function summaryLatency(s: Service, paths: string[], requests: number): Pr
     if (res.status !== 200) throw new Error(`summary: ${res.status} ${res.text}`);
   }
   times.sort((a, b) => a - b);
-  return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))] };
+  return {
+    p50: times[Math.floor(times.length * 0.5)],
+    p99: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))],
+  };
 }
 
 async function exportRate(s: Service): Promise<{ rows: number; seconds: number }> {
   const day = new Date().toISOString().slice(0, 10);
   const started = performance.now();
-  const res = await request(`http://127.0.0.1:${s.port}/dns-analytics/export?format=csv&start=${day}&end=${day}`, { headers: { authorization: `Bearer ${s.token}` } });
+  const res = await request(`http://127.0.0.1:${s.port}/dns-analytics/export?format=csv&start=${day}&end=${day}`, {
+    headers: { authorization: `Bearer ${s.token}` },
+  });
   let lines = 0;
   for await (const chunk of res.body) for (const b of chunk as Buffer) if (b === 10) lines++;
   return { rows: lines - 1, seconds: (performance.now() - started) / 1000 };
@@ -227,7 +288,10 @@ async function writerRate(): Promise<{ rows: number; seconds: number; cpuMicrosP
   const intel = new IpIntel();
   await intel.ready();
   // Batched as the query-log thread batches.
-  const writer = new QueryLogWriter(store, intel, new Metrics(), (e) => console.error(e), { ...THREAD_WRITER, maxPending: 2_000_000 });
+  const writer = new QueryLogWriter(store, intel, new Metrics(), (e) => console.error(e), {
+    ...THREAD_WRITER,
+    maxPending: 2_000_000,
+  });
   const total = 300_000;
   const now = Date.now();
   const started = performance.now();
@@ -279,18 +343,34 @@ async function main(): Promise<void> {
       );
       await new Promise((r) => setTimeout(r, 1000));
       const exp = await exportRate(on);
-      console.log(`export (CSV over HTTP): ${exp.rows} rows in ${f(exp.seconds, 2)} s = ${f(exp.rows / exp.seconds)} rows/s`);
+      console.log(
+        `export (CSV over HTTP): ${exp.rows} rows in ${f(exp.seconds, 2)} s = ${f(exp.rows / exp.seconds)} rows/s`,
+      );
 
       const store = new SqliteQueryLogStore(join(on.dataDir, 'dns-query-log.db'));
       const seeded = await seedYear(store, on.accountId, Date.now());
       await store.close();
-      console.log(`seeded ${seeded.buckets} rollup buckets (${DOMAINS} domains x ${DAYS} days, 35 days hourly for the account and one zone) in ${f(seeded.seconds, 1)} s`);
-      const summaryPaths = ['/dns-analytics/summary', `/dns-analytics/summary?domain=${BENCH_ZONE}`, '/dns-analytics/summary?window=30d', '/dns-analytics/summary?window=7d'];
+      console.log(
+        `seeded ${seeded.buckets} rollup buckets (${DOMAINS} domains x ${DAYS} days, 35 days hourly for the account and one zone) in ${f(seeded.seconds, 1)} s`,
+      );
+      const summaryPaths = [
+        '/dns-analytics/summary',
+        `/dns-analytics/summary?domain=${BENCH_ZONE}`,
+        '/dns-analytics/summary?window=30d',
+        '/dns-analytics/summary?window=7d',
+      ];
       await summaryLatency(on, summaryPaths, 50); // warm-up: JIT, SQLite page cache
       const summary = await summaryLatency(on, summaryPaths, 400);
-      console.log(`summary latency over HTTP: p50 ${f(summary.p50, 2)} ms, p99 ${f(summary.p99, 2)} ms (target p99 <= 50 ms)`);
+      console.log(
+        `summary latency over HTTP: p50 ${f(summary.p50, 2)} ms, p99 ${f(summary.p99, 2)} ms (target p99 <= 50 ms)`,
+      );
       // The dashboard's volume chart (one rollup bucket read per point: 24 hourly or up to 30 daily), same store, same run.
-      const volumePaths = ['/dns-analytics/volume', `/dns-analytics/volume?domain=${BENCH_ZONE}`, '/dns-analytics/volume?window=30d', '/dns-analytics/volume?window=7d'];
+      const volumePaths = [
+        '/dns-analytics/volume',
+        `/dns-analytics/volume?domain=${BENCH_ZONE}`,
+        '/dns-analytics/volume?window=30d',
+        '/dns-analytics/volume?window=7d',
+      ];
       await summaryLatency(on, volumePaths, 50);
       const volume = await summaryLatency(on, volumePaths, 400);
       console.log(`volume series latency over HTTP: p50 ${f(volume.p50, 2)} ms, p99 ${f(volume.p99, 2)} ms`);
@@ -313,7 +393,10 @@ async function main(): Promise<void> {
     // The earlier design side by side: queries forwarded as objects and logged on the main thread.
     const mainThread = await startService(true, { QUERY_LOG_THREAD: 'off' });
     try {
-      results.set('log main thread', await measureDns(mainThread.child.pid!, mainThread.dnsPort, queryFile, mainThread.port));
+      results.set(
+        'log main thread',
+        await measureDns(mainThread.child.pid!, mainThread.dnsPort, queryFile, mainThread.port),
+      );
     } finally {
       await stopService(mainThread);
     }

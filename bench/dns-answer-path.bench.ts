@@ -38,7 +38,12 @@ const queries = dnsperfQueries(200_000)
   .split('\n')
   .map((line, i) => {
     const [name, type] = line.split(' ');
-    return dnsPacket.encode({ type: 'query', id: i & 0xffff, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as 'A' }] });
+    return dnsPacket.encode({
+      type: 'query',
+      id: i & 0xffff,
+      flags: dnsPacket.RECURSION_DESIRED,
+      questions: [{ name, type: type as 'A' }],
+    });
   });
 
 function answerer(sink: QuerySink | undefined): (batches: number) => void {
@@ -100,7 +105,9 @@ async function main(): Promise<void> {
   }
   console.log(`queries dropped by the ring: ${log.dropped()}`);
   for (const [name, xs] of Object.entries(perQuery))
-    console.log(`${name.padEnd(7)} ${median(xs).toFixed(3)} µs CPU per answered query (median of ${xs.length}: ${xs.map((x) => x.toFixed(3)).join(', ')})`);
+    console.log(
+      `${name.padEnd(7)} ${median(xs).toFixed(3)} µs CPU per answered query (median of ${xs.length}: ${xs.map((x) => x.toFixed(3)).join(', ')})`,
+    );
   console.log(
     `the log on the answering thread: ${(median(perQuery['log on']) - median(perQuery['log off'])).toFixed(3)} µs per query; the log thread's drain: ${median(perQuery.drain).toFixed(3)} µs per query`,
   );

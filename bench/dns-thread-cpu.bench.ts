@@ -82,10 +82,18 @@ async function main(): Promise<void> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'dns-thread-cpu-'));
   if (process.env.DNS_BENCH_NSD !== 'off' && nsdInstalled())
-    contenders.push({ name: 'nsd', start: async (port) => startNsd(dir, port, availableParallelism()), ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }) });
+    contenders.push({
+      name: 'nsd',
+      start: async (port) => startNsd(dir, port, availableParallelism()),
+      ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }),
+    });
   // Knot's threads are all named knotd: one class, "all", as for NSD's forked servers.
   if (process.env.DNS_BENCH_KNOT !== 'off' && knotInstalled())
-    contenders.push({ name: 'knot', start: async (port) => startKnot(dir, port, availableParallelism()), ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }) });
+    contenders.push({
+      name: 'knot',
+      start: async (port) => startKnot(dir, port, availableParallelism()),
+      ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }),
+    });
   const queryFile = join(dir, 'queries.txt');
   writeFileSync(queryFile, dnsperfQueries());
   const running: Array<{ c: Contender; child: ChildProcess; port: number }> = [];
@@ -127,7 +135,9 @@ async function main(): Promise<void> {
     }
     console.log(`\nms CPU per 1,000 answered queries (${FLOWS} flows), median over the rounds:`);
     for (const [name, figures] of perClass)
-      console.log(`${name.padEnd(7)} ${[...figures].map(([k, xs]) => `${k} ${k === 'qps' ? Math.round(median(xs)) : median(xs).toFixed(2)}`).join(', ')}`);
+      console.log(
+        `${name.padEnd(7)} ${[...figures].map(([k, xs]) => `${k} ${k === 'qps' ? Math.round(median(xs)) : median(xs).toFixed(2)}`).join(', ')}`,
+      );
     // Servers measured back to back share the machine's load of the moment: compare per round.
     for (const [a, b] of [
       ['service', 'knot'],

@@ -74,7 +74,11 @@ const serviceNoLog: Contender = {
 const lib: Contender = {
   name: 'lib',
   async start(port) {
-    const child = startProcess(process.execPath, [join(__dirname, 'dns', 'our-server.js'), String(port), String(cores)], 'ours');
+    const child = startProcess(
+      process.execPath,
+      [join(__dirname, 'dns', 'our-server.js'), String(port), String(cores)],
+      'ours',
+    );
     child.stdout!.on('data', (d: Buffer) => {
       for (const line of d.toString().split('\n')) if (line.startsWith('SINK')) sinkLines.push(line);
     });
@@ -149,7 +153,10 @@ async function latencyRounds(contenders: Contender[], queryFile: string): Promis
           const cpu0 = treeCpuSeconds(child.pid!);
           const measured = await latencyAt(port, queryFile, LATENCY_SECONDS, rate);
           // Below saturation batches are small: this is where per-wake-up costs show.
-          const l = { ...measured, perThousandMs: ((treeCpuSeconds(child.pid!) - cpu0) * 1e6) / Math.max(1, measured.sent - measured.lost) };
+          const l = {
+            ...measured,
+            perThousandMs: ((treeCpuSeconds(child.pid!) - cpu0) * 1e6) / Math.max(1, measured.sent - measured.lost),
+          };
           results.set(key(c.name, rate), [...(results.get(key(c.name, rate)) ?? []), l]);
           console.log(
             `latency round ${round + 1} @${rate} qps ${c.name.padEnd(7)} p50 ${fmt(l.p50Ms, 3)} ms  p99 ${fmt(l.p99Ms, 3)} ms  (lost ${l.lost} of ${l.sent}), ${fmt(l.perThousandMs, 2)} ms CPU/1k q`,
@@ -214,14 +221,18 @@ async function main(): Promise<void> {
       const cells = RATES.map((rate) => {
         const runs = latency.get(key(c.name, rate));
         return (
-          runs ? `${fmt(median(runs.map((r) => r.p50Ms)), 3)} / ${fmt(median(runs.map((r) => r.p99Ms)), 3)} / ${fmt(median(runs.map((r) => r.perThousandMs)), 2)}` : ''
+          runs
+            ? `${fmt(median(runs.map((r) => r.p50Ms)), 3)} / ${fmt(median(runs.map((r) => r.p99Ms)), 3)} / ${fmt(median(runs.map((r) => r.perThousandMs)), 2)}`
+            : ''
         ).padStart(27);
       }).join('');
       console.log(
         `${c.name.padEnd(7)} ${fmt(median(rs.map((r) => r.throughput.qps))).padStart(10)}  ${list(
           rs.map((r) => r.throughput.qps),
           0,
-        ).padEnd(26)} ${fmt(median(rs.map((r) => r.perThousandMs)), 2).padStart(10)}   ${(ours ? fmt(median(rs.map((r) => r.mainPerThousandMs)), 2) : '').padStart(10)}${cells}`,
+        ).padEnd(
+          26,
+        )} ${fmt(median(rs.map((r) => r.perThousandMs)), 2).padStart(10)}   ${(ours ? fmt(median(rs.map((r) => r.mainPerThousandMs)), 2) : '').padStart(10)}${cells}`,
       );
     }
     console.log('(medians over the rounds; CPU of the whole process tree per 1,000 answered queries)');
@@ -241,7 +252,9 @@ async function main(): Promise<void> {
     for (const [a, b] of pairs) {
       const qps = perRoundRatio(a, b, (r) => r.throughput.qps);
       const cpu = perRoundRatio(a, b, (r) => r.perThousandMs);
-      console.log(`${a}/${b}: qps ${fmt(median(qps), 2)}x (rounds ${list(qps, 2)}), CPU per query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`);
+      console.log(
+        `${a}/${b}: qps ${fmt(median(qps), 2)}x (rounds ${list(qps, 2)}), CPU per query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`,
+      );
     }
     for (const rate of RATES) {
       for (const [a, b] of [...pairs, ['knot', 'nsd']]) {
@@ -250,19 +263,27 @@ async function main(): Promise<void> {
         if (!ra || !rb) continue;
         const diffs = ra.map((r, i) => r.p99Ms - rb[i].p99Ms);
         const cpu = ra.map((r, i) => r.perThousandMs / rb[i].perThousandMs);
-        console.log(`@${rate} qps ${a} vs ${b}: p99 ${fmt(median(diffs), 3)} ms apart (rounds ${list(diffs, 3)}), CPU per query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`);
+        console.log(
+          `@${rate} qps ${a} vs ${b}: p99 ${fmt(median(diffs), 3)} ms apart (rounds ${list(diffs, 3)}), CPU per query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`,
+        );
       }
     }
     if (rounds.has('service') && rounds.has('knot')) {
       const cpu = median(perRoundRatio('service', 'knot', (r) => r.perThousandMs));
-      const qps = median(rounds.get('service')!.map((r) => r.throughput.qps)) / median(rounds.get('knot')!.map((r) => r.throughput.qps));
+      const qps =
+        median(rounds.get('service')!.map((r) => r.throughput.qps)) /
+        median(rounds.get('knot')!.map((r) => r.throughput.qps));
       console.log(`\nissue 31 (service with the query log on vs Knot, ${FLOWS} flows, ${ROUNDS} rounds):`);
-      console.log(`  CPU per 1,000 queries ${fmt(cpu, 2)}x Knot's (median of per-round ratios), target <= 1.0x: ${verdict(cpu <= 1)}`);
+      console.log(
+        `  CPU per 1,000 queries ${fmt(cpu, 2)}x Knot's (median of per-round ratios), target <= 1.0x: ${verdict(cpu <= 1)}`,
+      );
       const at5k = latency.get(key('service', 5000));
       const knotAt5k = latency.get(key('knot', 5000));
       if (at5k && knotAt5k) {
         const diff = median(at5k.map((r) => r.p99Ms)) - median(knotAt5k.map((r) => r.p99Ms));
-        console.log(`  p99 at 5k qps Knot's + ${fmt(diff, 3)} ms (medians of rounds), target <= + 0.1 ms: ${verdict(diff <= 0.1)}`);
+        console.log(
+          `  p99 at 5k qps Knot's + ${fmt(diff, 3)} ms (medians of rounds), target <= + 0.1 ms: ${verdict(diff <= 0.1)}`,
+        );
       }
       console.log(`  qps ${fmt(qps, 2)}x Knot's (median of rounds), target >= 1.0x: ${verdict(qps >= 1)}`);
     }

@@ -40,10 +40,25 @@ interface Contender {
 }
 
 const contenders: Contender[] = [
-  { name: 'signed', flags: ['-D'], signed: true, start: (port) => startDeployedService(MAIN, port, {}, { dnssec: true }) },
-  { name: 'signed-do0', flags: [], signed: true, start: (port) => startDeployedService(MAIN, port, {}, { dnssec: true }) },
+  {
+    name: 'signed',
+    flags: ['-D'],
+    signed: true,
+    start: (port) => startDeployedService(MAIN, port, {}, { dnssec: true }),
+  },
+  {
+    name: 'signed-do0',
+    flags: [],
+    signed: true,
+    start: (port) => startDeployedService(MAIN, port, {}, { dnssec: true }),
+  },
   { name: 'unsigned', flags: [], signed: false, start: (port) => startDeployedService(MAIN, port) },
-  { name: 'knot', flags: ['-D'], signed: true, start: async (port, dir) => startKnot(dir, port, cores, { onlineSign: true }) },
+  {
+    name: 'knot',
+    flags: ['-D'],
+    signed: true,
+    start: async (port, dir) => startKnot(dir, port, cores, { onlineSign: true }),
+  },
   { name: 'nsd', flags: ['-D'], signed: true, start: async (port, dir) => startNsdPresigned(dir, port, cores) },
 ];
 
@@ -51,7 +66,11 @@ const contenders: Contender[] = [
 async function waitForSigned(port: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', `host1.${BENCH_ZONE}`, 'A'], { encoding: 'utf8' }).catch(() => ({ stdout: '' }));
+    const { stdout } = await run(
+      'dig',
+      ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', `host1.${BENCH_ZONE}`, 'A'],
+      { encoding: 'utf8' },
+    ).catch(() => ({ stdout: '' }));
     if (/RRSIG\s+A /.test(stdout)) return;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -88,13 +107,19 @@ async function main(): Promise<void> {
     const queryFile = join(dir, 'queries.txt');
     writeFileSync(queryFile, dnsperfQueries());
     const wanted = (process.env.DNSSEC_BENCH_SERVERS ?? 'signed,signed-do0,unsigned,knot,nsd').split(',');
-    const chosen = contenders.filter((c) => wanted.includes(c.name) && (c.name !== 'knot' || knotInstalled()) && (c.name !== 'nsd' || ldnsInstalled()));
-    console.log(`zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; ${ROUNDS} rounds of ${SECONDS}s per server; signed servers get DO=1 queries`);
+    const chosen = contenders.filter(
+      (c) => wanted.includes(c.name) && (c.name !== 'knot' || knotInstalled()) && (c.name !== 'nsd' || ldnsInstalled()),
+    );
+    console.log(
+      `zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; ${ROUNDS} rounds of ${SECONDS}s per server; signed servers get DO=1 queries`,
+    );
     const rounds = new Map<string, Array<{ qps: number; cpu: number }>>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const c of chosen) {
         const r = await measure(c, queryFile, dir);
-        console.log(`round ${round + 1} ${c.name.padEnd(10)} ${r.qps.toFixed(0)} qps (lost ${r.lost} of ${r.sent}), ${r.cpuPerThousandMs.toFixed(2)} ms CPU/1k q`);
+        console.log(
+          `round ${round + 1} ${c.name.padEnd(10)} ${r.qps.toFixed(0)} qps (lost ${r.lost} of ${r.sent}), ${r.cpuPerThousandMs.toFixed(2)} ms CPU/1k q`,
+        );
         rounds.set(c.name, [...(rounds.get(c.name) ?? []), { qps: r.qps, cpu: r.cpuPerThousandMs }]);
       }
     }
@@ -111,13 +136,16 @@ async function main(): Promise<void> {
     }
     const best = (n: string) => Math.max(...(rounds.get(n) ?? []).map((r) => r.qps));
     const cpuRatio = (a: string, b: string) => median(rounds.get(a)!.map((r, i) => r.cpu / rounds.get(b)![i].cpu));
-    if (rounds.has('signed') && rounds.has('knot')) console.log(`qps signed/knot: ${(best('signed') / best('knot')).toFixed(2)}x (target >= 1.0x)`);
-    if (rounds.has('signed') && rounds.has('nsd')) console.log(`CPU per query signed/nsd pre-signed: ${cpuRatio('signed', 'nsd').toFixed(2)}x (target <= 1.2x)`);
+    if (rounds.has('signed') && rounds.has('knot'))
+      console.log(`qps signed/knot: ${(best('signed') / best('knot')).toFixed(2)}x (target >= 1.0x)`);
+    if (rounds.has('signed') && rounds.has('nsd'))
+      console.log(`CPU per query signed/nsd pre-signed: ${cpuRatio('signed', 'nsd').toFixed(2)}x (target <= 1.2x)`);
     if (rounds.has('signed-do0') && rounds.has('unsigned'))
       console.log(
         `DO=0 on the signed zone vs the unsigned zone: qps ${(best('signed-do0') / best('unsigned')).toFixed(2)}x, CPU ${cpuRatio('signed-do0', 'unsigned').toFixed(2)}x`,
       );
-    if (rounds.has('signed') && rounds.has('unsigned')) console.log(`qps signed(DO=1)/unsigned(DO=0): ${(best('signed') / best('unsigned')).toFixed(2)}x`);
+    if (rounds.has('signed') && rounds.has('unsigned'))
+      console.log(`qps signed(DO=1)/unsigned(DO=0): ${(best('signed') / best('unsigned')).toFixed(2)}x`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -13,10 +13,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../apps/server/app';
 import { managementOpenApi } from '../apps/server/management-openapi';
-import { evolveProcess, initialProcessState, ProcessFact, ProcessState, recordTrigger } from '../libs/consumers/process-manager';
+import {
+  evolveProcess,
+  initialProcessState,
+  ProcessFact,
+  ProcessState,
+  recordTrigger,
+} from '../libs/consumers/process-manager';
 import { alertDecider, AlertState, EvaluateAlert } from '../libs/email-auth-alerts/domain/alert.decider';
 import { AlertEvent } from '../libs/email-auth-alerts/domain/alert.events';
-import { DailyReportFact, dailyReportAlerts as pm, DailyReportState } from '../libs/email-auth-alerts/domain/daily-report-alerts.process-manager';
+import {
+  DailyReportFact,
+  dailyReportAlerts as pm,
+  DailyReportState,
+} from '../libs/email-auth-alerts/domain/daily-report-alerts.process-manager';
 import { emailAuthOpenApi } from '../libs/email-auth-api/http/openapi';
 import { loadConfig } from '../libs/shared/config';
 import { jsonLogger } from '../libs/shared/logger';
@@ -51,8 +61,22 @@ function processManager(): void {
         for (let r = 0; r < REPORTS_PER_DAY; r++) {
           const fact: DailyReportFact =
             r === 2
-              ? { type: 'tls', account_id: 7, zone: `domain${d}.example`, day: dayOf(day), successful: 1000, failed: d % 10 }
-              : { type: 'dmarc', account_id: 7, zone: `domain${d}.example`, day: dayOf(day), messages: 500, passing: 480 - (d % 7) * 10 };
+              ? {
+                  type: 'tls',
+                  account_id: 7,
+                  zone: `domain${d}.example`,
+                  day: dayOf(day),
+                  successful: 1000,
+                  failed: d % 10,
+                }
+              : {
+                  type: 'dmarc',
+                  account_id: 7,
+                  zone: `domain${d}.example`,
+                  day: dayOf(day),
+                  messages: 500,
+                  passing: 480 - (d % 7) * 10,
+                };
           const s = states.get(process) ?? initialProcessState(pm);
           apply(process, recordTrigger(pm, s, { kind: 'observed', process, fact }, `e-${day}-${d}-${r}`));
           reports += 1;
@@ -64,7 +88,12 @@ function processManager(): void {
     for (let day = 0; day < DAYS; day++) {
       for (let d = 0; d < DOMAINS; d++) {
         const process = `7-domain${d}.example`;
-        const facts = recordTrigger(pm, states.get(process)!, { kind: 'timer', process, timerId: `day:${dayOf(day)}`, at: `${dayOf(day + 2)}T00:00:00.000Z` });
+        const facts = recordTrigger(pm, states.get(process)!, {
+          kind: 'timer',
+          process,
+          timerId: `day:${dayOf(day)}`,
+          at: `${dayOf(day + 2)}T00:00:00.000Z`,
+        });
         commands += facts.filter((f) => f.type === 'ProcessCommandIssued').length;
         apply(process, facts);
       }
@@ -93,13 +122,20 @@ function processManager(): void {
   });
   console.log(`daily-alerts process manager: ${DOMAINS} domains x ${DAYS} days x ${REPORTS_PER_DAY} reports`);
   console.log(`  observe a report:  ${((observeMs * 1000) / reports).toFixed(2)} us CPU each (${reports} reports)`);
-  console.log(`  evaluate a day:    ${((evaluateMs * 1000) / (DAYS * DOMAINS)).toFixed(2)} us CPU each (${commands} EvaluateAlert commands)`);
-  console.log(`alert decider: ${((decideMs * 1000) / decisions).toFixed(3)} us CPU per observation (${decisions} observations, ${events} events)`);
+  console.log(
+    `  evaluate a day:    ${((evaluateMs * 1000) / (DAYS * DOMAINS)).toFixed(2)} us CPU each (${commands} EvaluateAlert commands)`,
+  );
+  console.log(
+    `alert decider: ${((decideMs * 1000) / decisions).toFixed(3)} us CPU per observation (${decisions} observations, ${events} events)`,
+  );
 }
 
 async function openApi(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'eaa-bench-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ROLES: 'api', DNS_PORT: '0', SMTP_PORT: '0', SECRET_KEY: 'bench', LOG_REQUESTS: 'false' }, { port: 0, host: '127.0.0.1' });
+  const config = loadConfig(
+    { DATA_DIR: dataDir, ROLES: 'api', DNS_PORT: '0', SMTP_PORT: '0', SECRET_KEY: 'bench', LOG_REQUESTS: 'false' },
+    { port: 0, host: '127.0.0.1' },
+  );
   const running = await createApp(config, { logger: jsonLogger(process.stderr, false) });
   try {
     const runs = 5;

@@ -87,7 +87,13 @@ function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function api(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+async function api(
+  url: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const res = await fetch(url + path, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), 'user-agent': UA, ...headers },
@@ -128,11 +134,20 @@ function spawnBareFastify(pageBytes: number): Promise<{ child: ChildProcess; por
   });
 }
 
-function load(spec: { origin: string; paths: string[]; headers: Record<string, string>; seconds: number; concurrency?: number; rate?: number }): Promise<LoadResult> {
+function load(spec: {
+  origin: string;
+  paths: string[];
+  headers: Record<string, string>;
+  seconds: number;
+  concurrency?: number;
+  rate?: number;
+}): Promise<LoadResult> {
   // The spec (1,000 page URLs) goes in a file: too large for an environment variable.
   const file = join(mkdtempSync(join(tmpdir(), 'ea-api-load-')), 'spec.json');
   writeFileSync(file, JSON.stringify(spec));
-  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'load.js'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(DIST, 'email-auth-api', 'load.js'), file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   return new Promise((resolve, reject) =>
@@ -178,20 +193,34 @@ async function measured(v: Variant): Promise<{ result: LoadResult; cpuMs: number
  * so each ratio compares runs seconds apart on a machine whose other load changes (and
  * two builds compared in interleaved groups share each round's conditions).
  */
-async function closedRounds(groups: VariantGroup[], hello: Omit<Variant, 'name'>): Promise<Array<[string, RoundFigures[]]>> {
+async function closedRounds(
+  groups: VariantGroup[],
+  hello: Omit<Variant, 'name'>,
+): Promise<Array<[string, RoundFigures[]]>> {
   const figures = new Map<string, RoundFigures[]>(groups.flatMap((g) => g.variants).map((v) => [v.name, []]));
   for (let r = 1; r <= ROUNDS; r++) for (const group of groups) await groupRound(r, group, hello, figures);
   return [...figures];
 }
 
-async function groupRound(r: number, group: VariantGroup, hello: Omit<Variant, 'name'>, figures: Map<string, RoundFigures[]>): Promise<void> {
+async function groupRound(
+  r: number,
+  group: VariantGroup,
+  hello: Omit<Variant, 'name'>,
+  figures: Map<string, RoundFigures[]>,
+): Promise<void> {
   {
     await group.start?.();
     const runs = [];
     for (const v of group.variants) runs.push({ v, ...(await measured(v)) });
     const bare = await measured({ name: 'hello', ...hello });
     for (const { v, result, cpuMs } of runs) {
-      figures.get(v.name)!.push({ rps: result.rps, bareRps: bare.result.rps, ratio: result.rps / bare.result.rps, cpuMs, bareCpuMs: bare.cpuMs });
+      figures.get(v.name)!.push({
+        rps: result.rps,
+        bareRps: bare.result.rps,
+        ratio: result.rps / bare.result.rps,
+        cpuMs,
+        bareCpuMs: bare.cpuMs,
+      });
       // CPU per request is the steadier comparison on a shared machine: req/s depends on what else runs.
       console.log(
         `  round ${r}, ${v.name}: ${result.rps.toFixed(0)} req/s (p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, server CPU ${cpuMs.toFixed(3)} ms/req) | ` +
@@ -242,23 +271,50 @@ async function main(): Promise<void> {
   try {
     // Account, verified zone in the Enterprise add-on, 2FA, key: the public set-up path.
     const admin = { 'x-admin-token': ADMIN };
-    const account = await api(url, 'POST', '/auth/register', { username: 'eaapibench', email: 'eaapibench@example.com', password: 'a-long-enough-password' });
+    const account = await api(url, 'POST', '/auth/register', {
+      username: 'eaapibench',
+      email: 'eaapibench@example.com',
+      password: 'a-long-enough-password',
+    });
     await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { plan: 'pro' }, admin);
-    const session = { authorization: `Bearer ${(await api(url, 'POST', '/auth/login', { username: 'eaapibench', password: 'a-long-enough-password' })).access_token}` };
+    const session = {
+      authorization: `Bearer ${(await api(url, 'POST', '/auth/login', { username: 'eaapibench', password: 'a-long-enough-password' })).access_token}`,
+    };
     const zone = await api(url, 'POST', '/zones', { name: ZONE }, session);
     world.putZone({
       name: ZONE,
       ownerAccountId: null,
-      soa: { mname: 'ns1.example.net', rname: `hostmaster.${ZONE}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: 'ns1.example.net',
+        rname: `hostmaster.${ZONE}`,
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: zone.nameservers,
     });
     delegateInWorld(world, ZONE, zone.nameservers);
     await api(url, 'POST', `/zones/${ZONE}/verify`, undefined, session);
-    await api(url, 'PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: [ZONE] } }, admin);
+    await api(
+      url,
+      'PUT',
+      `/admin/accounts/${account.id}/subscription`,
+      { email_auth: { tier: 'enterprise', domains: [ZONE] } },
+      admin,
+    );
     const setup = await api(url, 'POST', '/2fa/setup', undefined, session);
-    await api(url, 'POST', '/2fa/verify', { setup_token: setup.setup_token, code: authenticator.generate(setup.secret) }, session);
-    const key = (await api(url, 'POST', '/api-keys', { name: 'bench', access: 'email_auth:read' }, session)).key as string;
+    await api(
+      url,
+      'POST',
+      '/2fa/verify',
+      { setup_token: setup.setup_token, code: authenticator.generate(setup.secret) },
+      session,
+    );
+    const key = (await api(url, 'POST', '/api-keys', { name: 'bench', access: 'email_auth:read' }, session))
+      .key as string;
     const auth = { authorization: `Bearer ${key}`, 'user-agent': UA };
 
     // 100k rows through the public ingestion path.
@@ -266,12 +322,24 @@ async function main(): Promise<void> {
     const ids: string[] = [];
     const day = Math.floor(Date.now() / 86_400_000) * 86_400;
     for (let i = 0; i < REPORTS; i++) {
-      const gz = gzipSync(generatedAggregateReport(ROWS_PER_REPORT, { reportId: `bench-${i}`, domain: ZONE, begin: day - (i % 25) * 86_400 }));
-      const res = await fetch(`${url}/admin/reports`, { method: 'POST', headers: { 'content-type': 'application/gzip', ...admin }, body: gz });
+      const gz = gzipSync(
+        generatedAggregateReport(ROWS_PER_REPORT, {
+          reportId: `bench-${i}`,
+          domain: ZONE,
+          begin: day - (i % 25) * 86_400,
+        }),
+      );
+      const res = await fetch(`${url}/admin/reports`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/gzip', ...admin },
+        body: gz,
+      });
       if (res.status !== 201) throw new Error(`report refused: ${res.status} ${await res.text()}`);
       ids.push(((await res.json()) as { id: string }).id);
     }
-    console.log(`stored ${REPORTS * ROWS_PER_REPORT} aggregate rows in ${REPORTS} reports through POST /admin/reports in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `stored ${REPORTS * ROWS_PER_REPORT} aggregate rows in ${REPORTS} reports through POST /admin/reports in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
 
     // Every page of every report (limit=100), following next_cursor: the URLs the load cycles through.
     const paths: string[] = [];
@@ -280,16 +348,31 @@ async function main(): Promise<void> {
       do {
         const path: string = `/api/v1/email-auth/dmarc/reports/${id}?limit=100${cursor ? `&cursor=${cursor}` : ''}`;
         paths.push(path);
-        const body: { rows: { data: unknown[]; next_cursor: string | null } } = await api(url, 'GET', path, undefined, auth);
+        const body: { rows: { data: unknown[]; next_cursor: string | null } } = await api(
+          url,
+          'GET',
+          path,
+          undefined,
+          auth,
+        );
         cursor = body.rows.next_cursor;
       } while (cursor);
     }
-    const pageBytes = (await (await fetch(url + paths[1], { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()).byteLength;
+    const pageBytes = (
+      await (await fetch(url + paths[1], { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()
+    ).byteLength;
     const gzipBytes = await wireBytes(url + paths[1], { ...auth, 'accept-encoding': 'gzip' });
-    console.log(`${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`);
+    console.log(
+      `${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`,
+    );
     // The encoding steps alone, before and after (in this process, on 100 of the real pages).
     const bodies: Buffer[] = [];
-    for (const path of paths.slice(0, 100)) bodies.push(Buffer.from(await (await fetch(url + path, { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer()));
+    for (const path of paths.slice(0, 100))
+      bodies.push(
+        Buffer.from(
+          await (await fetch(url + path, { headers: { ...auth, 'accept-encoding': 'identity' } })).arrayBuffer(),
+        ),
+      );
     console.log('encoding a page (CPU per page, measured side by side in the bench process):');
     for (const line of encodingCosts(bodies)) console.log(line);
     bare = await spawnBareFastify(pageBytes);
@@ -331,7 +414,8 @@ async function main(): Promise<void> {
       server = await spawnServer(env, port, main);
       // Warm: every page read once (cached runs), or the first 200 (cold runs: the IP data
       // loads and the code is compiled before the measured requests, as on a server up for a while).
-      for (const path of warm ? paths : paths.slice(0, 200)) await (await fetch(url + path, { headers: auth })).arrayBuffer();
+      for (const path of warm ? paths : paths.slice(0, 200))
+        await (await fetch(url + path, { headers: auth })).arrayBuffer();
     };
     const serverPid = () => server.pid!;
     const hello = { spec: baseline, pid: () => bareChild.pid! };
@@ -407,7 +491,9 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')} (2 cores, shared)`,
     );
-    console.log('figures from a shared, loaded 2-core machine: compare the ratio and CPU per request, not absolute req/s');
+    console.log(
+      'figures from a shared, loaded 2-core machine: compare the ratio and CPU per request, not absolute req/s',
+    );
   } finally {
     bare?.child.kill('SIGTERM');
     server.kill('SIGTERM');

@@ -43,7 +43,11 @@ async function txt(port: number, name: string): Promise<string[]> {
         const p = dnsPacket.decode(m);
         if (p.id !== id) return;
         clearTimeout(timer);
-        resolve((p.answers ?? []).filter((a) => a.type === 'TXT').map((a) => (a.data as Buffer[]).map((b) => b.toString()).join('')));
+        resolve(
+          (p.answers ?? [])
+            .filter((a) => a.type === 'TXT')
+            .map((a) => (a.data as Buffer[]).map((b) => b.toString()).join('')),
+        );
       });
       socket.send(dnsPacket.encode({ type: 'query', id, questions: [{ type: 'TXT', name }] }), port, '127.0.0.1');
     });
@@ -52,8 +56,10 @@ async function txt(port: number, name: string): Promise<string[]> {
   }
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-const fmt = (xs: number[]) => `p50 ${pct(xs, 50).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const fmt = (xs: number[]) =>
+  `p50 ${pct(xs, 50).toFixed(1)} ms, p90 ${pct(xs, 90).toFixed(1)} ms, p99 ${pct(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms`;
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ea-bench-'));
@@ -62,7 +68,14 @@ async function main(): Promise<void> {
   const { port: worldPort } = await worldServer.start();
   const dnsPort = await freePort();
   const config = loadConfig(
-    { DATA_DIR: dataDir, ADMIN_TOKEN: ADMIN, SECRET_KEY: 'bench-secret', LOG_REQUESTS: 'false', DNS_PORT: String(dnsPort), VERIFY_RESOLVER: `127.0.0.1:${worldPort}` },
+    {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN: ADMIN,
+      SECRET_KEY: 'bench-secret',
+      LOG_REQUESTS: 'false',
+      DNS_PORT: String(dnsPort),
+      VERIFY_RESOLVER: `127.0.0.1:${worldPort}`,
+    },
     { port: 0, host: '127.0.0.1' },
   );
   const running = await createApp(config, { logger: jsonLogger(process.stdout, false) });
@@ -82,10 +95,17 @@ async function main(): Promise<void> {
   const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
 
   try {
-    const account = await call('POST', '/auth/register', { username: 'eabench', email: 'eabench@example.net', password: 'bench-password-123' });
+    const account = await call('POST', '/auth/register', {
+      username: 'eabench',
+      email: 'eabench@example.net',
+      password: 'bench-password-123',
+    });
     // Elite: the bench's zones are more than a Free plan's two (contract §16).
     await call('PUT', `/admin/accounts/${account.id}/subscription`, { plan: 'elite' }, { 'x-admin-token': ADMIN });
-    const { access_token: token } = await call('POST', '/auth/login', { username: 'eabench', password: 'bench-password-123' });
+    const { access_token: token } = await call('POST', '/auth/login', {
+      username: 'eabench',
+      password: 'bench-password-123',
+    });
     const auth = { authorization: `Bearer ${token}` };
     const zones = Array.from({ length: CONCURRENCY }, (_, i) => `ea-bench-${i}.net`);
     for (const zone of zones) {
@@ -100,7 +120,12 @@ async function main(): Promise<void> {
       delegateInWorld(world, zone, z.nameservers);
       await call('POST', `/zones/${zone}/verify`, undefined, auth);
     }
-    await call('PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'standard', domains: zones } }, { 'x-admin-token': ADMIN });
+    await call(
+      'PUT',
+      `/admin/accounts/${account.id}/subscription`,
+      { email_auth: { tier: 'standard', domains: zones } },
+      { 'x-admin-token': ADMIN },
+    );
 
     /** One change: PUT a new percentage, then poll DNS until it is served. */
     let n = 0;
@@ -108,7 +133,12 @@ async function main(): Promise<void> {
       const percentage = (n++ % 99) + 1;
       const expected = `v=DMARC1; p=quarantine; pct=${percentage}; t=y; rua=mailto:dmarc@${zone}`;
       const started = performance.now();
-      await call('PUT', `/email-auth/domains/${zone}/dmarc`, { policy: 'quarantine', percentage, rua: [`mailto:dmarc@${zone}`] }, auth);
+      await call(
+        'PUT',
+        `/email-auth/domains/${zone}/dmarc`,
+        { policy: 'quarantine', percentage, rua: [`mailto:dmarc@${zone}`] },
+        auth,
+      );
       const answered = performance.now();
       while (!(await txt(dnsPort, `_dmarc.${zone}`)).includes(expected)) await new Promise((r) => setTimeout(r, 1));
       return { put: answered - started, served: performance.now() - started };

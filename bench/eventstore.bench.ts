@@ -43,7 +43,11 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 const perCpu = (n: number) => `${fmt(rate(n, lastCpuMs))} events per CPU-second`;
 
 /** `writers` concurrent loops, each appending one event at a time to its own streams. */
-async function appendThroughput(writers: number, total: number, synchronous: 'FULL' | 'NORMAL' = 'FULL'): Promise<number> {
+async function appendThroughput(
+  writers: number,
+  total: number,
+  synchronous: 'FULL' | 'NORMAL' = 'FULL',
+): Promise<number> {
   const file = join(dir, `append-${writers}.db`);
   const store = new SqliteEventStore({ file, synchronous });
   const perWriter = Math.floor(total / writers);
@@ -122,11 +126,17 @@ async function main(): Promise<void> {
   );
   const oneTotal = Math.min(APPENDS, 20_000);
   const one = await appendThroughput(1, oneTotal);
-  console.log(`append, 1 writer:               ${fmt(one)} events/s (one event per append, awaited; ${perCpu(oneTotal)})`);
+  console.log(
+    `append, 1 writer:               ${fmt(one)} events/s (one event per append, awaited; ${perCpu(oneTotal)})`,
+  );
   const many = await appendThroughput(64, APPENDS);
-  console.log(`append, 64 concurrent writers:  ${fmt(many)} events/s (${perCpu(APPENDS)})  [${verdict(many >= TARGETS.concurrentAppend)} ≥ ${fmt(TARGETS.concurrentAppend)}]`);
+  console.log(
+    `append, 64 concurrent writers:  ${fmt(many)} events/s (${perCpu(APPENDS)})  [${verdict(many >= TARGETS.concurrentAppend)} ≥ ${fmt(TARGETS.concurrentAppend)}]`,
+  );
   const relaxed = await appendThroughput(64, APPENDS, 'NORMAL');
-  console.log(`append, 64 writers, synchronous=NORMAL (no fsync per commit): ${fmt(relaxed)} events/s (${perCpu(APPENDS)})`);
+  console.log(
+    `append, 64 writers, synchronous=NORMAL (no fsync per commit): ${fmt(relaxed)} events/s (${perCpu(APPENDS)})`,
+  );
 
   const eventsFile = join(dir, 'events.db');
   const readFile = join(dir, 'read.db');
@@ -146,7 +156,9 @@ async function main(): Promise<void> {
     if (!(await engine.waitFor(head, 3_600_000))) throw new Error('projection did not catch up');
   });
   const catchUp = rate(EVENTS, catchUpMs);
-  console.log(`projection catch-up from zero:  ${fmt(catchUp)} events/s (${(catchUpMs / 1000).toFixed(1)} s; ${perCpu(EVENTS)})`);
+  console.log(
+    `projection catch-up from zero:  ${fmt(catchUp)} events/s (${(catchUpMs / 1000).toFixed(1)} s; ${perCpu(EVENTS)})`,
+  );
 
   const [, rebuildMs] = await timed(() => engine.rebuild('bench_hosts', { wait: true }));
   const rebuild = rate(EVENTS, rebuildMs);

@@ -38,7 +38,13 @@ const TRICKLE_PER_ADDRESS = 60;
 const NODE_FLAGS = (process.env.HARDENING_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const PARTS = new Set((process.env.HARDENING_PARTS ?? 'a,b,c').split(',').map((p) => p.trim()));
 
-async function http(port: number, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function http(
+  port: number,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -55,7 +61,8 @@ async function http(port: number, method: string, path: string, body?: unknown, 
 }
 
 /** Resident set size of a process, MB (all its threads: the DNS and query-log threads too). */
-const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 /** The service's own memoryUsage(), as its memory probe last wrote it (bench/support/memory-probe.ts). */
 function serviceMemory(probeFile: string): MemoryUsage | null {
@@ -73,9 +80,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function wrongLogins(port: number): Promise<void> {
   const username = 'lockout-bench';
-  const reg = await http(port, 'POST', '/auth/register', { username, email: 'lockout-bench@example.com', password: 'a-long-enough-password' });
+  const reg = await http(port, 'POST', '/auth/register', {
+    username,
+    email: 'lockout-bench@example.com',
+    password: 'a-long-enough-password',
+  });
   if (reg.status !== 201) throw new Error(`register: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const statuses = await Promise.all(Array.from({ length: 100 }, (_, i) => http(port, 'POST', '/auth/login', { username, password: `wrong-password-${i}` }).then((r) => r.status)));
+  const statuses = await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      http(port, 'POST', '/auth/login', { username, password: `wrong-password-${i}` }).then((r) => r.status),
+    ),
+  );
   const counts = new Map<number, number>();
   for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
   console.log(
@@ -88,7 +103,12 @@ async function wrongLogins(port: number): Promise<void> {
 }
 
 /** A connection that sends one byte every 2 s and never completes a message; reopened when the server closes it. */
-function trickler(dnsPort: number, localAddress: string, stopAt: number, stats: { closedByServer: number; opened: number }): Promise<void> {
+function trickler(
+  dnsPort: number,
+  localAddress: string,
+  stopAt: number,
+  stats: { closedByServer: number; opened: number },
+): Promise<void> {
   return new Promise((resolve) => {
     const open = () => {
       if (Date.now() >= stopAt) return resolve();
@@ -115,10 +135,15 @@ function trickler(dnsPort: number, localAddress: string, stopAt: number, stats: 
 function digTcp(dnsPort: number): Promise<{ ms: number; ok: boolean; status: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    execFile('dig', ['@127.0.0.1', '-p', String(dnsPort), '+tcp', '+time=2', '+tries=1', 'dyn.example.net', 'SOA'], { timeout: 10_000 }, (err, stdout) => {
-      const status = /status: ([A-Z]+)/.exec(stdout ?? '')?.[1] ?? 'none';
-      resolve({ ms: performance.now() - started, ok: !err && status !== 'none', status });
-    });
+    execFile(
+      'dig',
+      ['@127.0.0.1', '-p', String(dnsPort), '+tcp', '+time=2', '+tries=1', 'dyn.example.net', 'SOA'],
+      { timeout: 10_000 },
+      (err, stdout) => {
+        const status = /status: ([A-Z]+)/.exec(stdout ?? '')?.[1] ?? 'none';
+        resolve({ ms: performance.now() - started, ok: !err && status !== 'none', status });
+      },
+    );
   });
 }
 
@@ -126,7 +151,8 @@ async function tricklingTcp(dnsPort: number): Promise<void> {
   const stopAt = Date.now() + TRICKLE_SECONDS * 1000;
   const stats = { closedByServer: 0, opened: 0 };
   const tricklers: Promise<void>[] = [];
-  for (let a = 0; a < TRICKLE_ADDRESSES; a++) for (let i = 0; i < TRICKLE_PER_ADDRESS; i++) tricklers.push(trickler(dnsPort, `127.0.0.${2 + a}`, stopAt, stats));
+  for (let a = 0; a < TRICKLE_ADDRESSES; a++)
+    for (let i = 0; i < TRICKLE_PER_ADDRESS; i++) tricklers.push(trickler(dnsPort, `127.0.0.${2 + a}`, stopAt, stats));
   await sleep(1000); // every trickler connected and holding its place
   const samples: Array<{ ms: number; ok: boolean; status: string }> = [];
   const inFlight: Promise<void>[] = [];
@@ -205,7 +231,9 @@ async function bigMessages(smtpPort: number, pid: number, probeFile: string): Pr
     peakExternal = Math.max(peakExternal, serviceMemory(probeFile)?.external ?? 0);
   }, 50);
   const started = performance.now();
-  const replies = await Promise.all(Array.from({ length: 4 }, () => bigMessage(smtpPort, 'dmarc-rua@example.com', MESSAGE_MB)));
+  const replies = await Promise.all(
+    Array.from({ length: 4 }, () => bigMessage(smtpPort, 'dmarc-rua@example.com', MESSAGE_MB)),
+  );
   const seconds = (performance.now() - started) / 1000;
   await sleep(3000);
   clearInterval(sampler);
@@ -230,17 +258,29 @@ async function main(): Promise<void> {
   const probeFile = join(dataDir, 'memory-probe.json');
   const deployed = deployedSpawn(
     join(__dirname, '..', 'apps', 'server', 'main.js'),
-    { ...localServiceEnv(dataDir, port, dnsPort, smtpPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false', MEMORY_PROBE_FILE: probeFile },
+    {
+      ...localServiceEnv(dataDir, port, dnsPort, smtpPort),
+      ADMIN_TOKEN: ADMIN,
+      LOG_REQUESTS: 'false',
+      MEMORY_PROBE_FILE: probeFile,
+    },
     ['--require', join(__dirname, 'support', 'memory-probe.js'), ...NODE_FLAGS],
   );
-  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', NODE_FLAGS.length ? 'inherit' : 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, deployed.args, {
+    env: deployed.env,
+    stdio: ['ignore', NODE_FLAGS.length ? 'inherit' : 'ignore', 'inherit'],
+  });
   try {
     for (let i = 0; ; i++) {
       if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
       if (i > 300) throw new Error('server did not start');
       await sleep(100);
     }
-    const owner = await http(port, 'POST', '/auth/register', { username: 'bench', email: 'bench@example.com', password: 'a-long-enough-password' });
+    const owner = await http(port, 'POST', '/auth/register', {
+      username: 'bench',
+      email: 'bench@example.com',
+      password: 'a-long-enough-password',
+    });
     const enrolled = await http(
       port,
       'PUT',

@@ -28,14 +28,33 @@
  *      GROWTH_DIR (keep the two installations in GROWTH_DIR/{empty,filled} and, when they are
  *      already there, reuse them without setup or fill: to compare builds on the same history).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventStreams } from '../libs/eventstore/event-streams';
 import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
 import { freePort } from './dns/processes';
-import { ClockedService, ddnsDay, Host, request, setUpInstallation, startClockedService, stopService, untilIdle as settle, usage } from './soak/driver';
+import {
+  ClockedService,
+  ddnsDay,
+  Host,
+  request,
+  setUpInstallation,
+  startClockedService,
+  stopService,
+  untilIdle as settle,
+  usage,
+} from './soak/driver';
 import { appendChecks, DAY_MS, fillDay } from './soak/history-fill';
 
 const SCALE = Number(process.env.GROWTH_SCALE ?? 1);
@@ -109,7 +128,9 @@ async function restart(inst: Installation, checkPort: number): Promise<void> {
   Object.assign(inst, svc);
   const started = Date.now();
   await settle(inst);
-  console.log(`  ${inst.name}: restarted on ${mb(sizeOf(inst.dataDir, 'events.db'))} MB of events, caught up in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `  ${inst.name}: restarted on ${mb(sizeOf(inst.dataDir, 'events.db'))} MB of events, caught up in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 }
 
 async function measure(inst: Installation, profile: boolean): Promise<Round> {
@@ -123,7 +144,12 @@ async function measure(inst: Installation, profile: boolean): Promise<Round> {
     await appendChecks(inst, new EventStreams(store), clock, MONITORED);
     await store.close();
   }
-  if (profile) await request(inst.child, { op: 'profile', file: join(PROFILE_DIR!, `${inst.name}-day${inst.day}.cpuprofile`) }, 'profile');
+  if (profile)
+    await request(
+      inst.child,
+      { op: 'profile', file: join(PROFILE_DIR!, `${inst.name}-day${inst.day}.cpuprofile`) },
+      'profile',
+    );
   const before = await usage(inst);
   const latencies = await ddnsDay(inst.base, inst.hosts, inst.day, 16);
   const after = await usage(inst);
@@ -151,7 +177,9 @@ async function main(): Promise<void> {
   await new Promise<void>((r) => listener.listen({ host: '127.0.0.1', port: checkPort }, r));
   const installs: Installation[] = [];
   try {
-    console.log(`history-growth: ${HOSTS} DDNS hosts, ${MONITORED} monitored, ${ACCOUNTS} accounts; filled store gets ${FILL_DAYS} days`);
+    console.log(
+      `history-growth: ${HOSTS} DDNS hosts, ${MONITORED} monitored, ${ACCOUNTS} accounts; filled store gets ${FILL_DAYS} days`,
+    );
     const empty = await install('empty', checkPort);
     installs.push(empty);
     const filled = await install('filled', checkPort);
@@ -165,7 +193,9 @@ async function main(): Promise<void> {
       for (let d = 0; d < FILL_DAYS; d++) {
         await fillDay(filled, streams, clock, MONITORED);
         if ((d + 1) % 5 === 0 || d + 1 === FILL_DAYS)
-          console.log(`  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`);
+          console.log(
+            `  filled day ${d + 1}: events ${mb(sizeOf(filled.dataDir, 'events.db'))} MB, ${((Date.now() - fillStarted) / 1000).toFixed(0)} s`,
+          );
       }
       await store.close();
       keep(filled);
@@ -173,7 +203,9 @@ async function main(): Promise<void> {
     keep(empty);
     if (filled.reused || empty.reused) console.log(`reused the installations kept in ${KEEP_DIR}`);
     for (const inst of installs) await restart(inst, checkPort);
-    console.log('store   day  events MB  readmodels MB  p50 ms  p99 ms  cpu ms/upd  read calls/upd  read KiB/upd  busy after s');
+    console.log(
+      'store   day  events MB  readmodels MB  p50 ms  p99 ms  cpu ms/upd  read calls/upd  read KiB/upd  busy after s',
+    );
     const results = new Map<Installation, Round[]>(installs.map((i) => [i, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const inst of installs) {
@@ -185,7 +217,9 @@ async function main(): Promise<void> {
     }
     const med = (inst: Installation, k: keyof Round) => median(results.get(inst)!.map((x) => x[k]));
     for (const k of ['p99', 'cpuMsPerUpdate', 'readCallsPerUpdate', 'catchUpS'] as const) {
-      console.log(`median ${k}: empty ${med(empty, k).toFixed(3)}, filled ${med(filled, k).toFixed(3)}, ratio ${(med(filled, k) / med(empty, k)).toFixed(2)}`);
+      console.log(
+        `median ${k}: empty ${med(empty, k).toFixed(3)}, filled ${med(filled, k).toFixed(3)}, ratio ${(med(filled, k) / med(empty, k)).toFixed(2)}`,
+      );
     }
   } finally {
     for (const inst of installs) {

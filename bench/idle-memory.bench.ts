@@ -84,7 +84,9 @@ async function main(): Promise<void> {
     if (only && !only.includes(v.name)) continue;
     const m = await measure(v.env, v.nodeArgs);
     const f = (x: number) => x.toFixed(1).padStart(7);
-    console.log(`${v.name.padEnd(22)} ${f(m.rss)}  ${f(m.hwm)}  ${f(m.anon)}  ${f(m.file)}  ${String(m.threads).padStart(7)}`);
+    console.log(
+      `${v.name.padEnd(22)} ${f(m.rss)}  ${f(m.hwm)}  ${f(m.anon)}  ${f(m.file)}  ${String(m.threads).padStart(7)}`,
+    );
   }
 }
 

@@ -17,7 +17,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LogCursor, QueryLogStore, RawFilter } from '../libs/dns-analytics/application/query-log.store';
 import type { QueryRow } from '../libs/dns-analytics/domain/query-row';
-import { pageBlockRange, pageRows, pageRowsAsync, type BlockRef } from '../libs/dns-analytics/infrastructure/block-reads';
+import {
+  pageBlockRange,
+  pageRows,
+  pageRowsAsync,
+  type BlockRef,
+} from '../libs/dns-analytics/infrastructure/block-reads';
 import { blocksOf, decodeBlock } from '../libs/dns-analytics/infrastructure/query-blocks';
 import { blockDoc, BLOCK_INDEXES } from '../libs/dns-analytics/infrastructure/mongo-query-blocks';
 import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite-query-log.store';
@@ -87,22 +92,35 @@ async function storeFigures(): Promise<void> {
     });
     const total = batches * BATCH;
     const end = T0 + batches * 1000;
-    console.log(`SQLite append (raw rows only, ${BATCH}-row batches over ${DOMAINS} domains): ${total} rows, ${f(append.micros / total)} µs CPU per row`);
+    console.log(
+      `SQLite append (raw rows only, ${BATCH}-row batches over ${DOMAINS} domains): ${total} rows, ${f(append.micros / total)} µs CPU per row`,
+    );
 
     const account = await cpu(() => exportAll(store, { accountId: 1, domain: null }, end));
-    console.log(`SQLite export pages of ${PAGE}, one account: ${account.value} rows, ${f(account.micros / account.value)} µs CPU per row`);
+    console.log(
+      `SQLite export pages of ${PAGE}, one account: ${account.value} rows, ${f(account.micros / account.value)} µs CPU per row`,
+    );
     const domain = await cpu(() => exportAll(store, { accountId: 1, domain: 'd0.example' }, end));
-    console.log(`SQLite export pages of ${PAGE}, one domain: ${domain.value} rows, ${f(domain.micros / domain.value)} µs CPU per row`);
+    console.log(
+      `SQLite export pages of ${PAGE}, one domain: ${domain.value} rows, ${f(domain.micros / domain.value)} µs CPU per row`,
+    );
 
     const calls = 500;
     const recent = await cpu(async () => {
-      for (let i = 0; i < calls; i++) await store.recent({ accountId: 1 + (i % ACCOUNTS), domain: i % 2 ? null : `d${i % ACCOUNTS}.example` }, T0, 100);
+      for (let i = 0; i < calls; i++)
+        await store.recent(
+          { accountId: 1 + (i % ACCOUNTS), domain: i % 2 ? null : `d${i % ACCOUNTS}.example` },
+          T0,
+          100,
+        );
     });
     console.log(`SQLite recent (100 rows, account or domain): ${f(recent.micros / calls / 1000, 3)} ms CPU per call`);
 
     // A cutoff inside a batch: whole blocks deleted, the ones it falls in rewritten.
     const pruned = await cpu(() => store.prune(T0 + Math.floor(batches / 2) * 1000 + 500, 0, 0));
-    console.log(`SQLite prune half the log: ${pruned.value.rows} rows, ${f(pruned.micros / pruned.value.rows)} µs CPU per row removed`);
+    console.log(
+      `SQLite prune half the log: ${pruned.value.rows} rows, ${f(pruned.micros / pruned.value.rows)} µs CPU per row removed`,
+    );
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -148,7 +166,9 @@ async function walkFigures(): Promise<void> {
   };
   for (let round = 0; round < 3; round++) {
     const sync = await pages(async (after) => remember(pageRows(scan(after), T0, end, after, PAGE)));
-    const async = await pages(async (after) => remember(await pageRowsAsync(asCursor(scan(after)), T0, end, after, PAGE)));
+    const async = await pages(async (after) =>
+      remember(await pageRowsAsync(asCursor(scan(after)), T0, end, after, PAGE)),
+    );
     console.log(
       `walk over ${blocks.length} blocks in memory, round ${round + 1}: synchronous (SQLite) ${f(sync.micros / sync.value)} µs CPU per row, asynchronous (MongoDB cursor) ${f(async.micros / async.value)} µs (${sync.value} rows each)`,
     );

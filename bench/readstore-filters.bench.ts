@@ -17,10 +17,33 @@ import { Doc, Filter } from '../libs/readstore/read-store.port';
 const ROUNDS = Number(process.env.FILTER_BENCH_ROUNDS ?? 7);
 const ROUND_MS = Number(process.env.FILTER_BENCH_MS ?? 300);
 
-const domain = (i: number): Doc => ({ _id: i, account_id: i % 50, monitor_enabled: i % 3 !== 0, deleted: false, target_pos: i * 7, _pos: i * 11 });
-const lease = (i: number): Doc => ({ _id: `consumer-${i}`, holder: `worker-${i % 4}`, expires_at: 1_700_000_000_000 + i * 1000 });
-const key = (i: number): Doc => ({ _id: `k${i}`, account_id: i % 50, is_active: i % 5 !== 0, key_hash: `h${i}`, created_at: '2026-11-01T00:00:00.000Z' });
-const timer = (i: number): Doc => ({ _id: `t${i}`, owner: `pm-${i % 3}`, due_at: 1_700_000_000_000 + i * 60_000, stream: `s${i}`, id: `d${i}` });
+const domain = (i: number): Doc => ({
+  _id: i,
+  account_id: i % 50,
+  monitor_enabled: i % 3 !== 0,
+  deleted: false,
+  target_pos: i * 7,
+  _pos: i * 11,
+});
+const lease = (i: number): Doc => ({
+  _id: `consumer-${i}`,
+  holder: `worker-${i % 4}`,
+  expires_at: 1_700_000_000_000 + i * 1000,
+});
+const key = (i: number): Doc => ({
+  _id: `k${i}`,
+  account_id: i % 50,
+  is_active: i % 5 !== 0,
+  key_hash: `h${i}`,
+  created_at: '2026-11-01T00:00:00.000Z',
+});
+const timer = (i: number): Doc => ({
+  _id: `t${i}`,
+  owner: `pm-${i % 3}`,
+  due_at: 1_700_000_000_000 + i * 60_000,
+  stream: `s${i}`,
+  id: `d${i}`,
+});
 
 interface Case {
   name: string;
@@ -40,17 +63,32 @@ const CASES: Case[] = [
   // Most lookups: findOne({_id}), updateOne({_id}, …): one document.
   { name: '{_id}', filter: (i) => ({ _id: `k${i % 2}` }), docs: [key(1)] },
   // projections/uptime-domains.projection.ts: guarded target update, one document.
-  { name: '{_id, monitor_enabled: true, target_pos: {$lt}}', filter: (i) => ({ _id: 4, monitor_enabled: true, target_pos: { $lt: 100 + (i % 7) } }), docs: [domain(4)] },
+  {
+    name: '{_id, monitor_enabled: true, target_pos: {$lt}}',
+    filter: (i) => ({ _id: 4, monitor_enabled: true, target_pos: { $lt: 100 + (i % 7) } }),
+    docs: [domain(4)],
+  },
   // libs/consumers/read-store-coordination.ts: lease renewal, one document.
   {
     name: 'lease {_id, $or: [{holder}, {expires_at: {$lte}}]}',
-    filter: (i) => ({ _id: 'consumer-2', $or: [{ holder: `worker-${i % 4}` }, { expires_at: { $lte: 1_700_000_001_000 } }] }),
+    filter: (i) => ({
+      _id: 'consumer-2',
+      $or: [{ holder: `worker-${i % 4}` }, { expires_at: { $lte: 1_700_000_001_000 } }],
+    }),
     docs: [lease(2)],
   },
   // api-key.queries listActive: a scan over one account's candidates.
-  { name: '{account_id, is_active: true} over 20 docs', filter: (i) => ({ account_id: i % 50, is_active: true }), docs: many(key, 20) },
+  {
+    name: '{account_id, is_active: true} over 20 docs',
+    filter: (i) => ({ account_id: i % 50, is_active: true }),
+    docs: many(key, 20),
+  },
   // read-store-coordination dueTimers: a scan over candidates.
-  { name: '{owner, due_at: {$lte}} over 20 docs', filter: (i) => ({ owner: `pm-${i % 3}`, due_at: { $lte: 1_700_000_600_000 } }), docs: many(timer, 20) },
+  {
+    name: '{owner, due_at: {$lte}} over 20 docs',
+    filter: (i) => ({ owner: `pm-${i % 3}`, due_at: { $lte: 1_700_000_600_000 } }),
+    docs: many(timer, 20),
+  },
 ];
 
 type Way = (c: Case, i: number) => number;
@@ -107,7 +145,10 @@ console.log(
 for (const c of CASES) {
   // Warm-up, uncounted.
   for (const way of Object.values(WAYS)) round(c, way);
-  const results: Record<string, number[]> = { ...Object.fromEntries(Object.keys(WAYS).map((w) => [w, [] as number[]])), 'mingo, Query built once': [] };
+  const results: Record<string, number[]> = {
+    ...Object.fromEntries(Object.keys(WAYS).map((w) => [w, [] as number[]])),
+    'mingo, Query built once': [],
+  };
   for (let r = 0; r < ROUNDS; r++) {
     // Alternating ways within each round, so load swings hit them alike.
     for (const [name, way] of Object.entries(WAYS)) results[name].push(round(c, way));
@@ -116,5 +157,6 @@ for (const c of CASES) {
   const fast = median(results['fast path']);
   const mingo = median(results['mingo, Query per call']);
   console.log(`\n${c.name}  (mingo / fast path: ${(mingo / fast).toFixed(1)}x)`);
-  for (const [name, xs] of Object.entries(results)) console.log(`  ${name.padEnd(26)} ${fmt(median(xs))} ns   rounds: ${xs.map((x) => x.toFixed(0)).join(' ')}`);
+  for (const [name, xs] of Object.entries(results))
+    console.log(`  ${name.padEnd(26)} ${fmt(median(xs))} ns   rounds: ${xs.map((x) => x.toFixed(0)).join(' ')}`);
 }

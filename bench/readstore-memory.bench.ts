@@ -65,7 +65,11 @@ async function main(): Promise<void> {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
-  const store = new EmbeddedReadStore({ file, cacheMiB: CACHE_MIB, writer: (process.env.READSTORE_BENCH_WRITER as 'inline' | undefined) ?? 'auto' });
+  const store = new EmbeddedReadStore({
+    file,
+    cacheMiB: CACHE_MIB,
+    writer: (process.env.READSTORE_BENCH_WRITER as 'inline' | undefined) ?? 'auto',
+  });
   const audit = store.collection('audit_events__g1');
   const checkpoints = store.collection('_checkpoints');
   await audit.createIndex({ account_id: 1, position: -1 });
@@ -99,7 +103,9 @@ async function main(): Promise<void> {
         stepStarted = Date.now();
       }
     }
-    console.log(`total ${((Date.now() - started) / 1000).toFixed(1)} s; document cache holds ${store.cache.size.entries} entries, ${mib(store.cache.size.bytes)} MiB of JSON`);
+    console.log(
+      `total ${((Date.now() - started) / 1000).toFixed(1)} s; document cache holds ${store.cache.size.entries} entries, ${mib(store.cache.size.bytes)} MiB of JSON`,
+    );
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

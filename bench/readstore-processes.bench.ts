@@ -41,7 +41,8 @@ async function main(): Promise<void> {
   );
   const worker = new EmbeddedReadStore({ file });
   const hosts = worker.collection('hosts');
-  for (let i = 0; i < DOCS; i++) await hosts.insertOne({ _id: `h${i}`, fqdn: `h${i}.dyn.test`, ipv4: '192.0.2.1', n: 0 });
+  for (let i = 0; i < DOCS; i++)
+    await hosts.insertOne({ _id: `h${i}`, fqdn: `h${i}.dyn.test`, ipv4: '192.0.2.1', n: 0 });
   await worker.flush();
 
   const following = new EmbeddedReadStore({ file });
@@ -65,7 +66,9 @@ async function main(): Promise<void> {
   const busy = await cpuPerRead(following);
   clearInterval(writing);
   await worker.flush();
-  console.log(`cached _id lookup, another process committing every 20 ms: ${busy.toFixed(2)} µs CPU (its commits drop this process's cache)`);
+  console.log(
+    `cached _id lookup, another process committing every 20 ms: ${busy.toFixed(2)} µs CPU (its commits drop this process's cache)`,
+  );
 
   // Seen how soon: a commit there, polled for here once per turn.
   const delays: number[] = [];
@@ -79,7 +82,9 @@ async function main(): Promise<void> {
     delays.push(performance.now() - committed);
   }
   delays.sort((a, b) => a - b);
-  console.log(`a commit in another process is read here after ${delays[Math.floor(delays.length / 2)].toFixed(3)} ms (median of 50; max ${delays.at(-1)!.toFixed(3)} ms)`);
+  console.log(
+    `a commit in another process is read here after ${delays[Math.floor(delays.length / 2)].toFixed(3)} ms (median of 50; max ${delays.at(-1)!.toFixed(3)} ms)`,
+  );
 
   await following.close();
   await blind.close();

@@ -47,11 +47,17 @@ async function main(): Promise<void> {
   const stop = () => child.kill('SIGKILL');
   process.on('exit', stop);
   try {
-    console.log(`soak: ${DAYS} simulated days, ${HOSTS} DDNS hosts, ${MONITORED} monitored domains, ${ACCOUNTS} accounts (scale ${SCALE})`);
+    console.log(
+      `soak: ${DAYS} simulated days, ${HOSTS} DDNS hosts, ${MONITORED} monitored domains, ${ACCOUNTS} accounts (scale ${SCALE})`,
+    );
     const setupStarted = Date.now();
     const { accounts, hosts } = await setUpInstallation(base, ACCOUNTS, HOSTS, MONITORED);
-    console.log(`setup: ${HOSTS} hosts (${MONITORED} monitored) in ${((Date.now() - setupStarted) / 1000).toFixed(0)} s`);
-    console.log('day   rss MB  heap MB  of MB  ext MB  events MB  readmodels MB  checks  ddns  api p99 ms  pruned  wall s');
+    console.log(
+      `setup: ${HOSTS} hosts (${MONITORED} monitored) in ${((Date.now() - setupStarted) / 1000).toFixed(0)} s`,
+    );
+    console.log(
+      'day   rss MB  heap MB  of MB  ext MB  events MB  readmodels MB  checks  ddns  api p99 ms  pruned  wall s',
+    );
 
     const p99s: number[] = [];
     for (let day = 1; day <= DAYS; day++) {
@@ -71,7 +77,8 @@ async function main(): Promise<void> {
       const { checks } = await request(child, { op: 'advance', ms: DAY_MS }, 'done');
       const pruned = await call(base, 'POST', '/admin/retention/run', { 'x-admin-token': ADMIN_TOKEN });
       const mem = await request(child, { op: 'stats' }, 'stats');
-      if (SNAPSHOT_DAYS.includes(day)) await request(child, { op: 'snapshot', file: join(tmpdir(), `soak-day${day}.heapsnapshot`) }, 'snapshot');
+      if (SNAPSHOT_DAYS.includes(day))
+        await request(child, { op: 'snapshot', file: join(tmpdir(), `soak-day${day}.heapsnapshot`) }, 'snapshot');
       const dayP99 = p99(latencies);
       p99s.push(dayP99);
       console.log(

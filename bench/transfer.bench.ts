@@ -30,7 +30,11 @@ const ip = (i: number, j: number) => `10.${(i >> 8) & 255}.${i & 255}.${j + 1}`;
 async function api(base: string, method: string, path: string, body?: unknown, token?: string): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(path.startsWith('/admin') ? { 'x-admin-token': ADMIN_TOKEN } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(path.startsWith('/admin') ? { 'x-admin-token': ADMIN_TOKEN } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -39,14 +43,27 @@ async function api(base: string, method: string, path: string, body?: unknown, t
 }
 
 /** One AXFR (or IXFR from `serial`) over TCP; resolves with the records received and the time taken. */
-function transfer(port: number, type: 'AXFR' | 'IXFR', signed: boolean, serial?: number): Promise<{ records: number; ms: number; incremental: boolean }> {
+function transfer(
+  port: number,
+  type: 'AXFR' | 'IXFR',
+  signed: boolean,
+  serial?: number,
+): Promise<{ records: number; ms: number; incremental: boolean }> {
   const started = performance.now();
   let query = dnsPacket.encode({
     type: 'query',
     id: 1,
     questions: [{ name: ZONE, type }],
     authorities:
-      serial === undefined ? [] : [{ name: ZONE, type: 'SOA', data: { mname: 'a', rname: 'b', serial, refresh: 0, retry: 0, expire: 0, minimum: 0 } } as dnsPacket.Answer],
+      serial === undefined
+        ? []
+        : [
+            {
+              name: ZONE,
+              type: 'SOA',
+              data: { mname: 'a', rname: 'b', serial, refresh: 0, retry: 0, expire: 0, minimum: 0 },
+            } as dnsPacket.Answer,
+          ],
   });
   if (signed) query = signMessage(query, KEY, { nowSeconds: Math.floor(Date.now() / 1000) }).message;
   return new Promise((resolve, reject) => {
@@ -88,7 +105,8 @@ function transfer(port: number, type: 'AXFR' | 'IXFR', signed: boolean, serial?:
 }
 
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
+const pct = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 
 function udpQuery(port: number, name: string): Promise<string[]> {
   return new Promise((resolve) => {
@@ -106,7 +124,12 @@ function udpQuery(port: number, name: string): Promise<string[]> {
 async function main(): Promise<void> {
   stopAllOnExit();
   const dir = mkdtempSync(join(tmpdir(), 'xfr-bench-'));
-  const [dnsPort, httpPort, nsdPrimaryPort, nsdSecondaryPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [dnsPort, httpPort, nsdPrimaryPort, nsdSecondaryPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const keySpec = `${KEY.name}:${KEY.algorithm}:${KEY.secret.toString('base64')}`;
   const env = {
     ...process.env,
@@ -138,10 +161,19 @@ async function main(): Promise<void> {
   const user = { username: 'xfrbench', email: 'xfrbench@example.com', password: 'a-long-enough-password' };
   const { id } = await api(base, 'POST', '/auth/register', user);
   await api(base, 'PUT', `/admin/accounts/${id}/subscription`, { plan: 'elite' });
-  const { access_token: token } = await api(base, 'POST', '/auth/login', { username: user.username, password: user.password });
+  const { access_token: token } = await api(base, 'POST', '/auth/login', {
+    username: user.username,
+    password: user.password,
+  });
   await api(base, 'POST', '/zones', { name: ZONE }, token);
-  const rrsets = Array.from({ length: RRSETS }, (_, i) => ({ subname: `h${i}`, type: 'A', ttl: 300, records: Array.from({ length: PER_RRSET }, (_, j) => ip(i, j)) }));
-  for (let at = 0; at < RRSETS; at += 200) await api(base, 'PUT', `/zones/${ZONE}/records`, { records: rrsets.slice(at, at + 200) }, token);
+  const rrsets = Array.from({ length: RRSETS }, (_, i) => ({
+    subname: `h${i}`,
+    type: 'A',
+    ttl: 300,
+    records: Array.from({ length: PER_RRSET }, (_, j) => ip(i, j)),
+  }));
+  for (let at = 0; at < RRSETS; at += 200)
+    await api(base, 'PUT', `/zones/${ZONE}/records`, { records: rrsets.slice(at, at + 200) }, token);
 
   // NSD as primary of the same records.
   const nsdDir = join(dir, 'nsd-primary');
@@ -173,7 +205,11 @@ async function main(): Promise<void> {
   };
   mkdirSync(nsdDir, { recursive: true });
   writeFileSync(join(nsdDir, `${ZONE}.zone`), zoneLines.join('\n') + '\n');
-  const nsdPrimary = startProcess('nsd', ['-d', '-c', nsdConf(nsdDir, nsdPrimaryPort, [`  zonefile: "${ZONE}.zone"`, '  provide-xfr: 127.0.0.1 NOKEY'])], 'nsd-primary');
+  const nsdPrimary = startProcess(
+    'nsd',
+    ['-d', '-c', nsdConf(nsdDir, nsdPrimaryPort, [`  zonefile: "${ZONE}.zone"`, '  provide-xfr: 127.0.0.1 NOKEY'])],
+    'nsd-primary',
+  );
   const nsdSecondary = startProcess(
     'nsd',
     [
@@ -215,20 +251,39 @@ async function main(): Promise<void> {
     await new Promise<Buffer>((resolve) => {
       const s = dgram.createSocket('udp4');
       s.on('message', (m) => (s.close(), resolve(m)));
-      s.send(dnsPacket.encode({ type: 'query', id: 3, questions: [{ name: ZONE, type: 'SOA' }] }), dnsPort, '127.0.0.1');
+      s.send(
+        dnsPacket.encode({ type: 'query', id: 3, questions: [{ name: ZONE, type: 'SOA' }] }),
+        dnsPort,
+        '127.0.0.1',
+      );
     }),
   );
   const fromSerial = ((soa.answers![0] as { data?: unknown }).data as { serial: number }).serial;
-  for (let i = 0; i < 1000; i++) await api(base, 'PUT', `/zones/${ZONE}/records`, { records: [{ subname: `c${i}`, type: 'A', ttl: 300, records: [ip(i, 0)] }] }, token);
+  for (let i = 0; i < 1000; i++)
+    await api(
+      base,
+      'PUT',
+      `/zones/${ZONE}/records`,
+      { records: [{ subname: `c${i}`, type: 'A', ttl: 300, records: [ip(i, 0)] }] },
+      token,
+    );
   const ixfr = await transfer(dnsPort, 'IXFR', true, fromSerial);
-  console.log(`IXFR after 1,000 changes: ${ixfr.records} records in ${ixfr.ms.toFixed(0)} ms (${ixfr.incremental ? 'incremental' : 'full zone'})`);
+  console.log(
+    `IXFR after 1,000 changes: ${ixfr.records} records in ${ixfr.ms.toFixed(0)} ms (${ixfr.incremental ? 'incremental' : 'full zone'})`,
+  );
 
   // 3. NOTIFY to served on the NSD secondary.
   const latencies: number[] = [];
   for (let i = 0; i < 50; i++) {
     const value = `192.0.2.${(i % 250) + 1}`;
     const t0 = performance.now();
-    await api(base, 'PUT', `/zones/${ZONE}/records`, { records: [{ subname: 'probe', type: 'A', ttl: 300, records: [value] }] }, token);
+    await api(
+      base,
+      'PUT',
+      `/zones/${ZONE}/records`,
+      { records: [{ subname: 'probe', type: 'A', ttl: 300, records: [value] }] },
+      token,
+    );
     while (!(await udpQuery(nsdSecondaryPort, `probe.${ZONE}`)).includes(value)) {
       if (performance.now() - t0 > 10_000) break;
       await new Promise((r) => setTimeout(r, 5));
@@ -259,7 +314,9 @@ async function main(): Promise<void> {
   ] as const) {
     const idle = (await maxThroughput(port, queries, 5)).qps;
     const busy = await during(port, signed);
-    console.log(`${label}: ${idle.toFixed(0)} qps without transfers, ${busy.toFixed(0)} qps during 10 concurrent AXFRs: ratio ${(busy / idle).toFixed(2)} (target ≥ 0.8)`);
+    console.log(
+      `${label}: ${idle.toFixed(0)} qps without transfers, ${busy.toFixed(0)} qps during 10 concurrent AXFRs: ratio ${(busy / idle).toFixed(2)} (target ≥ 0.8)`,
+    );
   }
 
   await stopProcess(nsdSecondary);

@@ -37,7 +37,10 @@ const recorded = (type: string, data: unknown, position: number): RecordedEvent 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'uptime-history-'));
   const store = new EmbeddedReadStore({ file: join(dir, 'readmodels.db') });
-  const ctx = { position: 0, collection: (m: unknown) => store.collection(typeof m === 'string' ? m : UPTIME_DOMAINS.name) };
+  const ctx = {
+    position: 0,
+    collection: (m: unknown) => store.collection(typeof m === 'string' ? m : UPTIME_DOMAINS.name),
+  };
   let position = 0;
   const apply = async (event: RecordedEvent) => {
     ctx.position = Number(event.position.commit);
@@ -47,9 +50,27 @@ async function main(): Promise<void> {
     await uptimeDomainsProjection.setup?.(ctx as never);
     for (let id = 1; id <= DOMAINS; id++) {
       await apply(
-        recorded('DomainCreated', { domain_id: id, account_id: 1, fqdn: `h${id}.dyn.test`, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't' }, ++position),
+        recorded(
+          'DomainCreated',
+          {
+            domain_id: id,
+            account_id: 1,
+            fqdn: `h${id}.dyn.test`,
+            record_type: 'A',
+            record_ip: '192.0.2.1',
+            ttl: 60,
+            created_at: 't',
+          },
+          ++position,
+        ),
       );
-      await apply(recorded('MonitorEnabled', { account_id: 1, domain_id: id, fqdn: `h${id}.dyn.test`, at: new Date(START).toISOString() }, ++position));
+      await apply(
+        recorded(
+          'MonitorEnabled',
+          { account_id: 1, domain_id: id, fqdn: `h${id}.dyn.test`, at: new Date(START).toISOString() },
+          ++position,
+        ),
+      );
     }
     console.log(`uptime-history: ${DOMAINS} monitored domains, ${DAYS} days of checks every 300 s`);
     console.log('day  checks  cpu us/check  doc bytes');
@@ -60,7 +81,16 @@ async function main(): Promise<void> {
       for (let at = START + day * 86_400_000; at < START + (day + 1) * 86_400_000; at += INTERVAL_MS) {
         const checkedAt = new Date(at).toISOString();
         for (let id = 1; id <= DOMAINS; id++) {
-          const data: CheckRecorded['data'] = { domain_id: id, account_id: 1, checked_at: checkedAt, is_up: true, response_time_ms: 3, error: null, ip: '192.0.2.1', port: 443 };
+          const data: CheckRecorded['data'] = {
+            domain_id: id,
+            account_id: 1,
+            checked_at: checkedAt,
+            is_up: true,
+            response_time_ms: 3,
+            error: null,
+            ip: '192.0.2.1',
+            port: 443,
+          };
           await apply(recorded('CheckRecorded', data, ++position));
           checks++;
         }
@@ -73,11 +103,15 @@ async function main(): Promise<void> {
       perDay.push(cpuUs);
       const doc = await store.collection(UPTIME_DOMAINS.name).findOne({ _id: 1 });
       if (day === 0 || (day + 1) % 5 === 0)
-        console.log(`${String(day + 1).padStart(3)}  ${String(checks).padStart(6)}  ${cpuUs.toFixed(1).padStart(12)}  ${String(JSON.stringify(doc).length).padStart(9)}`);
+        console.log(
+          `${String(day + 1).padStart(3)}  ${String(checks).padStart(6)}  ${cpuUs.toFixed(1).padStart(12)}  ${String(JSON.stringify(doc).length).padStart(9)}`,
+        );
     }
     const lastDay = perDay[perDay.length - 1];
     // Day 1 holds no full hourly window yet; day 2 is the first with 24 hourly buckets.
-    console.log(`cpu per check: day 2 ${perDay[1].toFixed(1)} us, day ${DAYS} ${lastDay.toFixed(1)} us, ratio ${(lastDay / perDay[1]).toFixed(2)}`);
+    console.log(
+      `cpu per check: day 2 ${perDay[1].toFixed(1)} us, day ${DAYS} ${lastDay.toFixed(1)} us, ratio ${(lastDay / perDay[1]).toFixed(2)}`,
+    );
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

@@ -70,7 +70,12 @@ function startListeners(): Promise<{ child: ChildProcess; port: number }> {
 const allTargets: TargetSource = {
   async changesSince(cursor) {
     if (cursor > 0) return { changes: [], cursor };
-    const changes: TargetChange[] = Array.from({ length: DOMAINS }, (_, i) => ({ domainId: i + 1, accountId: 1 + (i % 1000), monitored: true, ip: addressOf(i) }));
+    const changes: TargetChange[] = Array.from({ length: DOMAINS }, (_, i) => ({
+      domainId: i + 1,
+      accountId: 1 + (i % 1000),
+      monitored: true,
+      ip: addressOf(i),
+    }));
     return { changes, cursor: 1 };
   },
 };
@@ -115,7 +120,14 @@ async function main(): Promise<void> {
   let endOfInterval = Infinity;
   const clock = { now: () => new Date(Math.min(Date.now(), endOfInterval)) };
   const scheduler = new UptimeScheduler(
-    { intervalMs: SECONDS * 1000, ports: [port], timeoutMs: TIMEOUT_MS, concurrency: CONCURRENCY, partition: { index: 0, count: 1 }, allowPrivateTargets: true },
+    {
+      intervalMs: SECONDS * 1000,
+      ports: [port],
+      timeoutMs: TIMEOUT_MS,
+      concurrency: CONCURRENCY,
+      partition: { index: 0, count: 1 },
+      allowPrivateTargets: true,
+    },
     allTargets,
     sink,
     clock,
@@ -151,12 +163,24 @@ async function main(): Promise<void> {
   const checks = up + down;
   const productionCores = (cpuS / checks) * (DOMAINS / PRODUCTION_INTERVAL_S);
 
-  console.log(`checks: ${checks} (${seen.size} distinct domains), up ${up}, down ${down}${errors.size ? ` ${JSON.stringify(Object.fromEntries(errors))}` : ''}`);
-  console.log(`wall: ${wallS.toFixed(1)} s, checks/s: ${(checks / wallS).toFixed(0)} (target rate ${mean.toFixed(0)}/s)`);
-  console.log(`spread: max ${maxSlot} checks in a 1-s slot vs mean ${mean.toFixed(0)} → ${(maxSlot / mean).toFixed(2)}× (min ${Math.min(...inner)})`);
-  console.log(`connect time: p50 ${percentile(responseTimes, 0.5)} ms, p99 ${percentile(responseTimes, 0.99)} ms, max ${responseTimes[responseTimes.length - 1]} ms`);
-  console.log(`cpu (worker process): ${cpuS.toFixed(2)} s over ${wallS.toFixed(1)} s = ${(cpuS / wallS).toFixed(2)} cores; ${((cpuS / checks) * 1e6).toFixed(0)} µs per check`);
-  console.log(`at the production rate (${DOMAINS} per ${PRODUCTION_INTERVAL_S} s): ${productionCores.toFixed(2)} cores`);
+  console.log(
+    `checks: ${checks} (${seen.size} distinct domains), up ${up}, down ${down}${errors.size ? ` ${JSON.stringify(Object.fromEntries(errors))}` : ''}`,
+  );
+  console.log(
+    `wall: ${wallS.toFixed(1)} s, checks/s: ${(checks / wallS).toFixed(0)} (target rate ${mean.toFixed(0)}/s)`,
+  );
+  console.log(
+    `spread: max ${maxSlot} checks in a 1-s slot vs mean ${mean.toFixed(0)} → ${(maxSlot / mean).toFixed(2)}× (min ${Math.min(...inner)})`,
+  );
+  console.log(
+    `connect time: p50 ${percentile(responseTimes, 0.5)} ms, p99 ${percentile(responseTimes, 0.99)} ms, max ${responseTimes[responseTimes.length - 1]} ms`,
+  );
+  console.log(
+    `cpu (worker process): ${cpuS.toFixed(2)} s over ${wallS.toFixed(1)} s = ${(cpuS / wallS).toFixed(2)} cores; ${((cpuS / checks) * 1e6).toFixed(0)} µs per check`,
+  );
+  console.log(
+    `at the production rate (${DOMAINS} per ${PRODUCTION_INTERVAL_S} s): ${productionCores.toFixed(2)} cores`,
+  );
   console.log(`peak rss: ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
 
   child.kill('SIGTERM');

@@ -36,14 +36,24 @@ async function fill(store: SqliteEventStore): Promise<void> {
     stream: `zone-z${i}`,
     event: {
       type: 'ZoneImported',
-      data: { zone_id: `z${i}`, account_id: account, name, verification_token: 't', nameservers: ['ns1.example.net'], rrsets, created_at: new Date(0).toISOString() },
+      data: {
+        zone_id: `z${i}`,
+        account_id: account,
+        name,
+        verification_token: 't',
+        nameservers: ['ns1.example.net'],
+        rrsets,
+        created_at: new Date(0).toISOString(),
+      },
     },
   });
   const all: Array<ReturnType<typeof imported>> = [];
   for (let i = 0; i < ZONES; i++) {
     const account = 1 + (i % 5000);
     // Every tenth zone is a child of the zone before it, in the same account (a delegation).
-    all.push(i % 10 === 9 ? imported(i, `sub.zone${i - 1}.test`, 1 + ((i - 1) % 5000)) : imported(i, `zone${i}.test`, account));
+    all.push(
+      i % 10 === 9 ? imported(i, `sub.zone${i - 1}.test`, 1 + ((i - 1) % 5000)) : imported(i, `zone${i}.test`, account),
+    );
   }
   for (let c = 0; c < CONFLICTS; c++) all.push(imported(ZONES + c, `shadow.zone${c * 10}.test`, 999_999));
   for (let at = 0; at < all.length; at += BATCH) {
@@ -54,7 +64,11 @@ async function fill(store: SqliteEventStore): Promise<void> {
 async function timeFeeder(Feeder: FeederClass, file: string): Promise<{ ms: number; cpuMs: number; zones: number }> {
   const store = new SqliteEventStore({ file });
   const index = new ZoneIndex();
-  const feeder = new Feeder(store, index, { ddnsZones: ['dyn.example.net'], nameservers: ['ns1.example.net', 'ns2.example.net'], log: () => undefined });
+  const feeder = new Feeder(store, index, {
+    ddnsZones: ['dyn.example.net'],
+    nameservers: ['ns1.example.net', 'ns2.example.net'],
+    log: () => undefined,
+  });
   const started = process.hrtime.bigint();
   const cpu = process.cpuUsage();
   await feeder.start();
@@ -76,9 +90,16 @@ async function main(): Promise<void> {
     const store = new SqliteEventStore({ file, synchronous: 'NORMAL' });
     await fill(store);
     await store.close();
-    const builds: Array<[string, FeederClass]> = [['this build', (await import('../libs/dns-role/dns-index-feeder')).DnsIndexFeeder]];
+    const builds: Array<[string, FeederClass]> = [
+      ['this build', (await import('../libs/dns-role/dns-index-feeder')).DnsIndexFeeder],
+    ];
     const baseline = process.env.OWNERSHIP_BASELINE_DIST;
-    if (baseline) builds.push(['baseline', ((await import(resolve(baseline, 'libs/dns-role/dns-index-feeder.js'))) as { DnsIndexFeeder: FeederClass }).DnsIndexFeeder]);
+    if (baseline)
+      builds.push([
+        'baseline',
+        ((await import(resolve(baseline, 'libs/dns-role/dns-index-feeder.js'))) as { DnsIndexFeeder: FeederClass })
+          .DnsIndexFeeder,
+      ]);
     const times = new Map<string, number[]>(builds.map(([name]) => [name, []]));
     const cpuTimes = new Map<string, number[]>(builds.map(([name]) => [name, []]));
     const served = new Map<string, number>();
@@ -92,7 +113,9 @@ async function main(): Promise<void> {
       }
     }
     const events = ZONES + CONFLICTS;
-    console.log(`zone imports: ${events} (${CONFLICTS} another account's zone under an earlier one), rounds: ${ROUNDS}`);
+    console.log(
+      `zone imports: ${events} (${CONFLICTS} another account's zone under an earlier one), rounds: ${ROUNDS}`,
+    );
     for (const [name] of builds) {
       const [ms, cpuMs] = [median(times.get(name)!), median(cpuTimes.get(name)!)];
       console.log(

@@ -7,11 +7,26 @@ const meta = { account_id: 7 };
 const history: GivenEvent<AccountEvent | TwoFactorEnabled>[] = [
   {
     type: 'AccountRegistered',
-    data: { account_id: 7, username: 'ada', email: 'ada@example.com', password_hash: 'secret-hash', plan: 'free', registered_at: '2026-03-01T00:00:00Z' },
+    data: {
+      account_id: 7,
+      username: 'ada',
+      email: 'ada@example.com',
+      password_hash: 'secret-hash',
+      plan: 'free',
+      registered_at: '2026-03-01T00:00:00Z',
+    },
     metadata: meta,
   },
-  { type: 'SubscriptionChanged', data: { plan: 'pro', email_auth: { tier: 'standard', domains: ['ada.test'] }, changed_at: '2026-03-02T00:00:00Z' }, metadata: meta },
-  { type: 'TwoFactorEnabled', data: { setup_id: 's1', secret_sealed: 'sealed', at: '2026-03-03T00:00:00Z' }, metadata: meta },
+  {
+    type: 'SubscriptionChanged',
+    data: { plan: 'pro', email_auth: { tier: 'standard', domains: ['ada.test'] }, changed_at: '2026-03-02T00:00:00Z' },
+    metadata: meta,
+  },
+  {
+    type: 'TwoFactorEnabled',
+    data: { setup_id: 's1', secret_sealed: 'sealed', at: '2026-03-03T00:00:00Z' },
+    metadata: meta,
+  },
   { type: 'AccountDisabled', data: { at: '2026-03-04T00:00:00Z' }, metadata: meta },
 ];
 

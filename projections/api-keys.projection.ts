@@ -18,7 +18,10 @@ export interface ApiKeyDoc {
   deactivated_at?: string;
 }
 
-export const API_KEYS = defineReadModel<ApiKeyDoc>('api_keys', 'api_keys', [{ keys: { key_hash: 1 }, options: { unique: true } }, { keys: { account_id: 1 } }]);
+export const API_KEYS = defineReadModel<ApiKeyDoc>('api_keys', 'api_keys', [
+  { keys: { key_hash: 1 }, options: { unique: true } },
+  { keys: { account_id: 1 } },
+]);
 
 /** api_keys: one document per key (hash only), for listing and for bearer authentication. */
 export const apiKeysProjection = defineProjection<ApiKeyEvent>({
@@ -47,7 +50,9 @@ export const apiKeysProjection = defineProjection<ApiKeyEvent>({
         });
       }
       case 'ApiKeyDeactivated':
-        return guardedUpdate(keys, event.data.key_id, ctx.position, { $set: { is_active: false, deactivated_at: event.data.at } });
+        return guardedUpdate(keys, event.data.key_id, ctx.position, {
+          $set: { is_active: false, deactivated_at: event.data.at },
+        });
       default:
         return;
     }

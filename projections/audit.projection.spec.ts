@@ -35,9 +35,19 @@ describe('audit projection', () => {
   it('given account state changes: one entry each with actor, IP and correlation, secrets redacted; telemetry and replays add nothing', async () => {
     const meta = { account_id: 7, actor: 'user:7', source_ip: '192.0.2.9', correlation_id: 'req-1' };
     const h = await project(auditProjection, [
-      { type: 'PasswordChanged', data: { password_hash: 'secret-hash', changed_at: 't', kept_session_id: null }, metadata: meta, streamId: 'account-7' },
+      {
+        type: 'PasswordChanged',
+        data: { password_hash: 'secret-hash', changed_at: 't', kept_session_id: null },
+        metadata: meta,
+        streamId: 'account-7',
+      },
       { type: 'CheckRecorded', data: { domain_id: 1, is_up: true }, metadata: meta },
-      { type: 'AccountDisabled', data: { at: 't' }, metadata: { account_id: 7, actor: 'admin' }, streamId: 'account-7' },
+      {
+        type: 'AccountDisabled',
+        data: { at: 't' },
+        metadata: { account_id: 7, actor: 'admin' },
+        streamId: 'account-7',
+      },
     ]);
     const entries = await h.documents(AUDIT_EVENTS);
     const byPosition = [...entries].sort((a, b) => a.position - b.position);
@@ -53,13 +63,39 @@ describe('audit projection', () => {
 
   describe('the hash chain (decision 0080)', () => {
     const given: GivenEvent[] = [
-      { id: 'e1', type: 'AccountRegistered', data: { username: 'ann', password_hash: 'x' }, metadata: { account_id: 1, actor: 'user:1' }, streamId: 'account-1' },
-      { id: 'e2', type: 'AccountRegistered', data: { username: 'bob' }, metadata: { account_id: 2, actor: 'user:2' }, streamId: 'account-2' },
+      {
+        id: 'e1',
+        type: 'AccountRegistered',
+        data: { username: 'ann', password_hash: 'x' },
+        metadata: { account_id: 1, actor: 'user:1' },
+        streamId: 'account-1',
+      },
+      {
+        id: 'e2',
+        type: 'AccountRegistered',
+        data: { username: 'bob' },
+        metadata: { account_id: 2, actor: 'user:2' },
+        streamId: 'account-2',
+      },
       { id: 'e3', type: 'CheckRecorded', data: { domain_id: 1 }, metadata: { account_id: 1 } },
-      { id: 'e4', type: 'PasswordChanged', data: { changed_at: 't', note: 'é ü 😀' }, metadata: { account_id: 1, actor: 'user:1', source_ip: '192.0.2.1' }, streamId: 'account-1' },
-      { id: 'e5', type: 'AccountDisabled', data: { at: 't' }, metadata: { account_id: 1, actor: 'admin' }, streamId: 'account-1', created: new Date(5000) },
+      {
+        id: 'e4',
+        type: 'PasswordChanged',
+        data: { changed_at: 't', note: 'é ü 😀' },
+        metadata: { account_id: 1, actor: 'user:1', source_ip: '192.0.2.1' },
+        streamId: 'account-1',
+      },
+      {
+        id: 'e5',
+        type: 'AccountDisabled',
+        data: { at: 't' },
+        metadata: { account_id: 1, actor: 'admin' },
+        streamId: 'account-1',
+        created: new Date(5000),
+      },
     ];
-    const chainOf = (docs: AuditEventDoc[], account: number) => docs.filter((d) => d.account_id === account).sort((a, b) => a.position - b.position);
+    const chainOf = (docs: AuditEventDoc[], account: number) =>
+      docs.filter((d) => d.account_id === account).sort((a, b) => a.position - b.position);
 
     it('links each account’s entries in order, from null, with hashes that recompute from the entry as shown', async () => {
       const h = await project(auditProjection, given);

@@ -84,7 +84,9 @@ export interface AuditChainHeadDoc {
 export const AUDIT_CHAIN_HEADS = defineReadModel<AuditChainHeadDoc>('audit', 'audit_chain_heads');
 
 /** An audited event as its entry (secrets redacted): what the projection stores and the verifier rebuilds from the store. */
-export const auditEntryOfEvent = (event: Pick<RecordedEvent, 'id' | 'type' | 'created' | 'streamId' | 'revision' | 'metadata' | 'data'>): AuditEntry => ({
+export const auditEntryOfEvent = (
+  event: Pick<RecordedEvent, 'id' | 'type' | 'created' | 'streamId' | 'revision' | 'metadata' | 'data'>,
+): AuditEntry => ({
   id: event.id,
   type: event.type,
   occurred_at: event.created.toISOString(),

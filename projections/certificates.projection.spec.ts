@@ -39,7 +39,14 @@ describe('certificates projection', () => {
       requested,
       {
         type: 'AcmeOrderPlaced',
-        data: { certificate_id: CERT, attempt: 1, order_url: 'https://ca/o/1', finalize_url: 'https://ca/f/1', challenges: [], at: '2026-03-01T00:00:10Z' },
+        data: {
+          certificate_id: CERT,
+          attempt: 1,
+          order_url: 'https://ca/o/1',
+          finalize_url: 'https://ca/f/1',
+          challenges: [],
+          at: '2026-03-01T00:00:10Z',
+        },
       },
       { type: 'ChallengeRecordsRemoved', data: { certificate_id: CERT, attempt: 1, at: '2026-03-01T00:00:50Z' } },
       issued,
@@ -63,7 +70,14 @@ describe('certificates projection', () => {
     ]);
     expect(JSON.stringify(doc)).not.toContain('BEGIN CERTIFICATE');
     const issuances = await h.documents(CERTIFICATE_ISSUANCES);
-    expect(issuances).toEqual([{ _id: `${CERT}:1`, registered_domain: 'example.test', names_key: expect.any(String), issued_at: '2026-03-01T00:01:00Z' }]);
+    expect(issuances).toEqual([
+      {
+        _id: `${CERT}:1`,
+        registered_domain: 'example.test',
+        names_key: expect.any(String),
+        issued_at: '2026-03-01T00:01:00Z',
+      },
+    ]);
 
     await h.replayed();
     expect(await h.documents(CERTIFICATES)).toEqual([doc]);

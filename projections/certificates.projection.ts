@@ -43,13 +43,23 @@ export interface IssuanceDoc {
   issued_at: string;
 }
 
-export const CERTIFICATES = defineReadModel<CertificateDoc>('certificates', 'certificates', [{ keys: { account_id: 1 } }, { keys: { status: 1 } }]);
-export const CERTIFICATE_ISSUANCES = defineReadModel<IssuanceDoc>('certificates', 'certificate_issuances', [{ keys: { registered_domain: 1 } }, { keys: { names_key: 1 } }]);
+export const CERTIFICATES = defineReadModel<CertificateDoc>('certificates', 'certificates', [
+  { keys: { account_id: 1 } },
+  { keys: { status: 1 } },
+]);
+export const CERTIFICATE_ISSUANCES = defineReadModel<IssuanceDoc>('certificates', 'certificate_issuances', [
+  { keys: { registered_domain: 1 } },
+  { keys: { names_key: 1 } },
+]);
 
 /** Keeps the logs endpoint bounded for a certificate renewed for years. */
 const MAX_LOGS = 200;
 
-const log = (at: string, message: string, level: CertificateLog['level'] = 'info'): CertificateLog => ({ at, level, message });
+const log = (at: string, message: string, level: CertificateLog['level'] = 'info'): CertificateLog => ({
+  at,
+  level,
+  message,
+});
 
 /** What the logs endpoint says about each step; the CA's own words where it refused. */
 function logOf(e: CertificateEvent): CertificateLog | null {
@@ -57,9 +67,15 @@ function logOf(e: CertificateEvent): CertificateLog | null {
     case 'CertificateRequested':
       return log(e.data.at, `Certificate requested for ${e.data.names.join(', ')}`);
     case 'RenewalRequested':
-      return log(e.data.at, `${e.data.trigger === 'manual' ? 'Manual' : 'Automatic'} renewal requested (attempt ${e.data.attempt})`);
+      return log(
+        e.data.at,
+        `${e.data.trigger === 'manual' ? 'Manual' : 'Automatic'} renewal requested (attempt ${e.data.attempt})`,
+      );
     case 'AcmeOrderPlaced':
-      return log(e.data.at, `ACME order placed (${e.data.order_url}) with ${e.data.challenges.length} dns-01 challenge(s)`);
+      return log(
+        e.data.at,
+        `ACME order placed (${e.data.order_url}) with ${e.data.challenges.length} dns-01 challenge(s)`,
+      );
     case 'ChallengeRecordsPublished':
       return log(e.data.at, `Challenge TXT records published in DNS; waiting for propagation`);
     case 'ChallengesAnswered':
@@ -97,7 +113,13 @@ function patchOf(e: CertificateEvent, doc: CertificateDoc): Partial<CertificateD
     case 'AcmeOrderPlaced':
       return { status: 'validating', cleanup_pending: true };
     case 'CertificateIssued':
-      return { status: 'issued', serial: e.data.serial, issued_at: e.data.issued_at, expires_at: e.data.expires_at, next_renewal_at: e.data.next_renewal_at };
+      return {
+        status: 'issued',
+        serial: e.data.serial,
+        issued_at: e.data.issued_at,
+        expires_at: e.data.expires_at,
+        next_renewal_at: e.data.next_renewal_at,
+      };
     case 'IssuanceFailed':
       return { status: 'failed' };
     case 'ChallengeRecordsRemoved':
@@ -155,7 +177,8 @@ export const certificatesProjection = defineProjection<CertificateEvent>({
     }
     const doc = await docs.findOne({ _id: id });
     if (!doc || (doc._pos ?? -1) >= ctx.position) return;
-    if (event.type === 'CertificateIssued') await recordIssuance(ctx.collection(CERTIFICATE_ISSUANCES), doc, event.data.attempt, event.data.at);
+    if (event.type === 'CertificateIssued')
+      await recordIssuance(ctx.collection(CERTIFICATE_ISSUANCES), doc, event.data.attempt, event.data.at);
     const deleted = event.type === 'CertificateDeleted' || doc.deleted === true;
     const patch = event.type === 'CertificateDeleted' ? {} : patchOf(event, doc);
     const next = { ...doc, ...patch, deleted, updated_at: event.data.at, _pos: ctx.position };
@@ -166,7 +189,16 @@ export const certificatesProjection = defineProjection<CertificateEvent>({
   },
 });
 
-async function recordIssuance(issuances: Collection<IssuanceDoc>, doc: CertificateDoc, attempt: number, at: string): Promise<void> {
+async function recordIssuance(
+  issuances: Collection<IssuanceDoc>,
+  doc: CertificateDoc,
+  attempt: number,
+  at: string,
+): Promise<void> {
   // The zone stands for the registered domain: the service knows no public-suffix list.
-  await issuances.updateOne({ _id: `${doc.id}:${attempt}` }, { $set: { registered_domain: doc.zone, names_key: namesKey(doc.names), issued_at: at } }, { upsert: true });
+  await issuances.updateOne(
+    { _id: `${doc.id}:${attempt}` },
+    { $set: { registered_domain: doc.zone, names_key: namesKey(doc.names), issued_at: at } },
+    { upsert: true },
+  );
 }

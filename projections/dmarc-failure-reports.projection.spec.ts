@@ -1,7 +1,12 @@
 import { ReportEvent, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
 import { project } from '../libs/projection-engine/projection-harness';
 import { DMARC_FAILURE_REPORTS, dmarcFailureReportsProjection } from './dmarc-failure-reports.projection';
-import { aggregateRecord, aggregateReportReceived, failureReportReceived, retentionApplied } from './report-events.fixture';
+import {
+  aggregateRecord,
+  aggregateReportReceived,
+  failureReportReceived,
+  retentionApplied,
+} from './report-events.fixture';
 
 describe('dmarc_failure_reports projection', () => {
   it('given failure reports either side of a retention run (and an aggregate report): the newer one, still sealed; replaying changes nothing', async () => {

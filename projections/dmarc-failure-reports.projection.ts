@@ -4,10 +4,11 @@ import { defineProjection, defineReadModel } from '../libs/projection-engine/rea
 /** One failure report as received: subject and full mail-from sealed, never a message id. */
 export type DmarcFailureReportDoc = FailureReportReceived['data'] & { _id: string; id: string };
 
-export const DMARC_FAILURE_REPORTS = defineReadModel<DmarcFailureReportDoc>('dmarc_failure_reports', 'dmarc_failure_reports', [
-  { keys: { zone: 1, received_at: -1 } },
-  { keys: { account_id: 1, received_at: -1 } },
-]);
+export const DMARC_FAILURE_REPORTS = defineReadModel<DmarcFailureReportDoc>(
+  'dmarc_failure_reports',
+  'dmarc_failure_reports',
+  [{ keys: { zone: 1, received_at: -1 } }, { keys: { account_id: 1, received_at: -1 } }],
+);
 
 /**
  * dmarc_failure_reports: one document per failure report. Subject and full mail-from
@@ -27,7 +28,11 @@ export const dmarcFailureReportsProjection = defineProjection<FailureReportRecei
         return;
       case 'DmarcFailureReportReceived': {
         const d = event.data;
-        await reports.replaceOne({ _id: d.report_key }, { _id: d.report_key, id: d.report_key, ...d }, { upsert: true });
+        await reports.replaceOne(
+          { _id: d.report_key },
+          { _id: d.report_key, id: d.report_key, ...d },
+          { upsert: true },
+        );
         return;
       }
     }

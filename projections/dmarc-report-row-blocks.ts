@@ -39,10 +39,11 @@ export interface DmarcReportRowBlockDoc {
   tails: string;
 }
 
-export const DMARC_REPORT_ROW_BLOCKS = defineReadModel<DmarcReportRowBlockDoc>('dmarc_reports', 'dmarc_report_row_blocks', [
-  { keys: { report_key: 1, block: 1 } },
-  { keys: { begin: 1 } },
-]);
+export const DMARC_REPORT_ROW_BLOCKS = defineReadModel<DmarcReportRowBlockDoc>(
+  'dmarc_reports',
+  'dmarc_report_row_blocks',
+  [{ keys: { report_key: 1, block: 1 } }, { keys: { begin: 1 } }],
+);
 
 export const rowBlockOf = (index: number): number => Math.floor(index / ROW_BLOCK_SIZE);
 export const rowBlockId = (reportKey: string, block: number): string => `${reportKey}:b${block}`;
@@ -72,7 +73,10 @@ export const blockLines = (field: string): string[] => (field === '' ? [] : fiel
  * by number) keep their other rows; a redelivered slice rewrites the same positions with
  * the same values, so applying it twice changes nothing.
  */
-export function placeRows(slice: RowSlice, existing: ReadonlyMap<number, DmarcReportRowBlockDoc>): DmarcReportRowBlockDoc[] {
+export function placeRows(
+  slice: RowSlice,
+  existing: ReadonlyMap<number, DmarcReportRowBlockDoc>,
+): DmarcReportRowBlockDoc[] {
   const out = new Map<number, { ips: string[]; tails: string[] }>();
   slice.records.forEach((record, i) => {
     const index = slice.offset + i;
@@ -80,7 +84,10 @@ export function placeRows(slice: RowSlice, existing: ReadonlyMap<number, DmarcRe
     let lines = out.get(block);
     if (!lines) {
       const before = existing.get(block);
-      out.set(block, (lines = { ips: before ? blockLines(before.source_ips) : [], tails: before ? blockLines(before.tails) : [] }));
+      out.set(
+        block,
+        (lines = { ips: before ? blockLines(before.source_ips) : [], tails: before ? blockLines(before.tails) : [] }),
+      );
     }
     const at = index - block * ROW_BLOCK_SIZE;
     // A position beyond the end (a slice that does not follow on) leaves empty lines between.
@@ -103,4 +110,5 @@ export function placeRows(slice: RowSlice, existing: ReadonlyMap<number, DmarcRe
 }
 
 /** How many rows the blocks hold (tests and tools: the count of rows stored for a report). */
-export const rowsHeld = (blocks: readonly DmarcReportRowBlockDoc[]): number => blocks.reduce((n, b) => n + blockLines(b.tails).filter((t) => t !== '').length, 0);
+export const rowsHeld = (blocks: readonly DmarcReportRowBlockDoc[]): number =>
+  blocks.reduce((n, b) => n + blockLines(b.tails).filter((t) => t !== '').length, 0);

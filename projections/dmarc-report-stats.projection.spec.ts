@@ -1,6 +1,10 @@
 import { ReportEvent, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
 import { project } from '../libs/projection-engine/projection-harness';
-import { DMARC_REPORT_STATS, DMARC_REPORT_STATS_OWNERS, dmarcReportStatsProjection } from './dmarc-report-stats.projection';
+import {
+  DMARC_REPORT_STATS,
+  DMARC_REPORT_STATS_OWNERS,
+  dmarcReportStatsProjection,
+} from './dmarc-report-stats.projection';
 import { aggregateRecord, aggregateReportReceived, readFromVersion1, retentionApplied } from './report-events.fixture';
 
 describe('dmarc_report_stats projection', () => {

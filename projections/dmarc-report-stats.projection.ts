@@ -1,4 +1,9 @@
-import { AggregateRecordsAdded, AggregateReportReceived, chunkRecords, ReportRetentionApplied } from '../libs/dmarc-reports/domain/report.events';
+import {
+  AggregateRecordsAdded,
+  AggregateReportReceived,
+  chunkRecords,
+  ReportRetentionApplied,
+} from '../libs/dmarc-reports/domain/report.events';
 import { ChunkStats, chunkStats } from '../libs/email-auth-api/domain/report-stats';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 
@@ -22,8 +27,14 @@ export interface DmarcReportStatsOwnerDoc {
   begin: string;
 }
 
-export const DMARC_REPORT_STATS = defineReadModel<DmarcReportStatsDoc>('dmarc_report_stats', 'dmarc_report_stats', [{ keys: { zone: 1, day: -1 } }, { keys: { begin: 1 } }]);
-export const DMARC_REPORT_STATS_OWNERS = defineReadModel<DmarcReportStatsOwnerDoc>('dmarc_report_stats', 'dmarc_report_stats_owners');
+export const DMARC_REPORT_STATS = defineReadModel<DmarcReportStatsDoc>('dmarc_report_stats', 'dmarc_report_stats', [
+  { keys: { zone: 1, day: -1 } },
+  { keys: { begin: 1 } },
+]);
+export const DMARC_REPORT_STATS_OWNERS = defineReadModel<DmarcReportStatsOwnerDoc>(
+  'dmarc_report_stats',
+  'dmarc_report_stats_owners',
+);
 
 /**
  * dmarc_report_stats: one document per records chunk of an aggregate report (at most
@@ -35,7 +46,9 @@ export const DMARC_REPORT_STATS_OWNERS = defineReadModel<DmarcReportStatsOwnerDo
  * kept in dmarc_report_stats_owners so chunks carry the account without another
  * projection's collection.
  */
-export const dmarcReportStatsProjection = defineProjection<AggregateReportReceived | AggregateRecordsAdded | ReportRetentionApplied>({
+export const dmarcReportStatsProjection = defineProjection<
+  AggregateReportReceived | AggregateRecordsAdded | ReportRetentionApplied
+>({
   name: 'dmarc_report_stats',
   version: 1,
   readModels: [DMARC_REPORT_STATS, DMARC_REPORT_STATS_OWNERS],
@@ -50,7 +63,11 @@ export const dmarcReportStatsProjection = defineProjection<AggregateReportReceiv
         return;
       case 'DmarcAggregateReportReceived': {
         const d = event.data;
-        await owners.replaceOne({ _id: d.report_key }, { _id: d.report_key, account_id: d.account_id, begin: d.begin }, { upsert: true });
+        await owners.replaceOne(
+          { _id: d.report_key },
+          { _id: d.report_key, account_id: d.account_id, begin: d.begin },
+          { upsert: true },
+        );
         return;
       }
       case 'DmarcAggregateRecordsAdded': {
@@ -59,7 +76,15 @@ export const dmarcReportStatsProjection = defineProjection<AggregateReportReceiv
         const _id = `${d.report_key}:${d.offset}`;
         await stats.replaceOne(
           { _id },
-          { _id, report_key: d.report_key, zone: d.zone, account_id: owner?.account_id ?? null, begin: d.begin, day: d.begin.slice(0, 10), ...chunkStats(chunkRecords(d)) },
+          {
+            _id,
+            report_key: d.report_key,
+            zone: d.zone,
+            account_id: owner?.account_id ?? null,
+            begin: d.begin,
+            day: d.begin.slice(0, 10),
+            ...chunkStats(chunkRecords(d)),
+          },
           { upsert: true },
         );
         return;

@@ -3,7 +3,13 @@ import { packRecords } from '../libs/dmarc-reports/domain/packed-records';
 import { project } from '../libs/projection-engine/projection-harness';
 import { blockLines, DMARC_REPORT_ROW_BLOCKS, rowsHeld } from './dmarc-report-row-blocks';
 import { DMARC_REPORTS, dmarcReportsProjection } from './dmarc-reports.projection';
-import { aggregateRecord, aggregateReportReceived, OWNER, readFromVersion1, retentionApplied } from './report-events.fixture';
+import {
+  aggregateRecord,
+  aggregateReportReceived,
+  OWNER,
+  readFromVersion1,
+  retentionApplied,
+} from './report-events.fixture';
 
 const passing = aggregateRecord('192.0.2.1', 10, 'pass', 'fail');
 const failing = aggregateRecord('198.51.100.2', 3, 'fail', 'fail', 'bounce.example.net');
@@ -66,12 +72,20 @@ describe('dmarc_reports projection', () => {
       zone: OWNER.zone,
       begin: '2026-03-01T00:00:00.000Z',
       offset,
-      ...packRecords(Array.from({ length: count }, (_, i) => aggregateRecord(`10.0.${(offset + i) >> 8}.${(offset + i) & 255}`, offset + i + 1, 'pass', 'fail'))),
+      ...packRecords(
+        Array.from({ length: count }, (_, i) =>
+          aggregateRecord(`10.0.${(offset + i) >> 8}.${(offset + i) & 255}`, offset + i + 1, 'pass', 'fail'),
+        ),
+      ),
     },
   });
 
   it('given slices not aligned on blocks (0-149, 150-249): rows in blocks of 100, the shared block merged, every row at its index; replaying changes nothing', async () => {
-    const h = await project<ReportEvent>(dmarcReportsProjection, [...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []), slice(0, 150), slice(150, 100)]);
+    const h = await project<ReportEvent>(dmarcReportsProjection, [
+      ...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []),
+      slice(0, 150),
+      slice(150, 100),
+    ]);
     const check = async () => {
       const blocks = await h.documents(DMARC_REPORT_ROW_BLOCKS);
       expect(blocks.map((b) => [b._id, b.block, blockLines(b.tails).length])).toEqual([
@@ -95,7 +109,10 @@ describe('dmarc_reports projection', () => {
   });
 
   it('given a slice arriving ahead of the one before it: the gap is held as empty lines, filled when the slice arrives', async () => {
-    const h = await project<ReportEvent>(dmarcReportsProjection, [...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []), slice(60, 20)]);
+    const h = await project<ReportEvent>(dmarcReportsProjection, [
+      ...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []),
+      slice(60, 20),
+    ]);
     const [ahead] = await h.documents(DMARC_REPORT_ROW_BLOCKS);
     expect(
       blockLines(ahead.tails)
@@ -105,10 +122,16 @@ describe('dmarc_reports projection', () => {
     expect(blockLines(ahead.tails)).toHaveLength(80);
     expect(rowsHeld([ahead])).toBe(20);
     await h.close();
-    const filled = await project<ReportEvent>(dmarcReportsProjection, [...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []), slice(60, 20), slice(0, 60)]);
+    const filled = await project<ReportEvent>(dmarcReportsProjection, [
+      ...aggregateReportReceived('big', '2026-03-01T00:00:00.000Z', []),
+      slice(60, 20),
+      slice(0, 60),
+    ]);
     const [block] = await filled.documents(DMARC_REPORT_ROW_BLOCKS);
     expect(rowsHeld([block])).toBe(80);
-    expect(blockLines(block.source_ips).map((ip) => Number(JSON.parse(ip).split('.')[3]))).toEqual(Array.from({ length: 80 }, (_, i) => i));
+    expect(blockLines(block.source_ips).map((ip) => Number(JSON.parse(ip).split('.')[3]))).toEqual(
+      Array.from({ length: 80 }, (_, i) => i),
+    );
     await filled.close();
   });
 
@@ -127,7 +150,11 @@ describe('dmarc_reports projection', () => {
 
 describe('dmarc_reports projection over events stored before version 2', () => {
   it('a report whose chunks hold records as objects (version 1) gives the same rows as one stored packed', async () => {
-    const events = aggregateReportReceived('r', '2026-03-01T00:00:00.000Z', [passing, failing, { ...passing, reasons: [{ type: 'forwarded' }], envelope_to: 'example.org' }]);
+    const events = aggregateReportReceived('r', '2026-03-01T00:00:00.000Z', [
+      passing,
+      failing,
+      { ...passing, reasons: [{ type: 'forwarded' }], envelope_to: 'example.org' },
+    ]);
     const packed = await project<ReportEvent>(dmarcReportsProjection, events);
     const old = await project<ReportEvent>(dmarcReportsProjection, readFromVersion1(events));
     const blocks = await packed.documents(DMARC_REPORT_ROW_BLOCKS);

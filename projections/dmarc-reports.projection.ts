@@ -1,7 +1,19 @@
 import { PublishedPolicy } from '../libs/dmarc-reports/domain/aggregate-report';
-import { AggregateRecordsAdded, AggregateReportReceived, chunkRecords, ReportRetentionApplied, ReportSource } from '../libs/dmarc-reports/domain/report.events';
+import {
+  AggregateRecordsAdded,
+  AggregateReportReceived,
+  chunkRecords,
+  ReportRetentionApplied,
+  ReportSource,
+} from '../libs/dmarc-reports/domain/report.events';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
-import { DMARC_REPORT_ROW_BLOCKS, DmarcReportRowBlockDoc, placeRows, rowBlockId, rowBlocksSpanned } from './dmarc-report-row-blocks';
+import {
+  DMARC_REPORT_ROW_BLOCKS,
+  DmarcReportRowBlockDoc,
+  placeRows,
+  rowBlockId,
+  rowBlocksSpanned,
+} from './dmarc-report-row-blocks';
 
 /** Identity of a report row: the report and the record's index in it (row cursors carry it). */
 export const reportRowId = (reportKey: string, index: number): string => `${reportKey}:${index}`;
@@ -27,7 +39,10 @@ export interface DmarcReportDoc {
   source: ReportSource;
 }
 
-export const DMARC_REPORTS = defineReadModel<DmarcReportDoc>('dmarc_reports', 'dmarc_reports', [{ keys: { zone: 1, begin: -1 } }, { keys: { account_id: 1, begin: -1 } }]);
+export const DMARC_REPORTS = defineReadModel<DmarcReportDoc>('dmarc_reports', 'dmarc_reports', [
+  { keys: { zone: 1, begin: -1 } },
+  { keys: { account_id: 1, begin: -1 } },
+]);
 
 /**
  * dmarc_reports: one document per accepted aggregate report (reporter, period, published
@@ -36,7 +51,9 @@ export const DMARC_REPORTS = defineReadModel<DmarcReportDoc>('dmarc_reports', 'd
  * why in dmarc-report-row-blocks.ts), carrying the report's zone and period start.
  * Version 2: blocks replaced version 1's one document per row (rebuilt from the events).
  */
-export const dmarcReportsProjection = defineProjection<AggregateReportReceived | AggregateRecordsAdded | ReportRetentionApplied>({
+export const dmarcReportsProjection = defineProjection<
+  AggregateReportReceived | AggregateRecordsAdded | ReportRetentionApplied
+>({
   name: 'dmarc_reports',
   version: 2,
   readModels: [DMARC_REPORTS, DMARC_REPORT_ROW_BLOCKS],
@@ -79,9 +96,15 @@ export const dmarcReportsProjection = defineProjection<AggregateReportReceived |
         const d = event.data;
         // Blocks the slice shares with rows already stored (a slice not aligned on blocks) are merged.
         const slice = { ...d, records: chunkRecords(d) };
-        const stored = await rows.find({ _id: { $in: rowBlocksSpanned(d.offset, slice.records.length).map((b) => rowBlockId(d.report_key, b)) } });
+        const stored = await rows.find({
+          _id: { $in: rowBlocksSpanned(d.offset, slice.records.length).map((b) => rowBlockId(d.report_key, b)) },
+        });
         const existing = new Map<number, DmarcReportRowBlockDoc>(stored.map((b) => [b.block, b]));
-        await rows.bulkWrite(placeRows(slice, existing).map((block) => ({ replaceOne: { filter: { _id: block._id }, replacement: block, upsert: true } })));
+        await rows.bulkWrite(
+          placeRows(slice, existing).map((block) => ({
+            replaceOne: { filter: { _id: block._id }, replacement: block, upsert: true },
+          })),
+        );
         return;
       }
     }

@@ -6,7 +6,15 @@ import { DOMAINS, domainsProjection } from './domains.projection';
 const created = (id: number, fqdn: string) =>
   ({
     type: 'DomainCreated',
-    data: { domain_id: id, account_id: 7, fqdn, record_type: 'AAAA', record_ip: '2001:db8::1', ttl: 60, created_at: '2026-03-01T00:00:00Z' },
+    data: {
+      domain_id: id,
+      account_id: 7,
+      fqdn,
+      record_type: 'AAAA',
+      record_ip: '2001:db8::1',
+      ttl: 60,
+      created_at: '2026-03-01T00:00:00Z',
+    },
   }) as const;
 
 describe('domains projection', () => {
@@ -16,7 +24,14 @@ describe('domains projection', () => {
       created(2, 'gone.dyn.test'),
       {
         type: 'DomainAddressesChanged',
-        data: { domain_id: 1, account_id: 7, fqdn: 'home.dyn.test', addresses: { ipv4: '192.0.2.7', ipv6: '2001:db8::2' }, source: 'ddns', at: '2026-03-02T00:00:00Z' },
+        data: {
+          domain_id: 1,
+          account_id: 7,
+          fqdn: 'home.dyn.test',
+          addresses: { ipv4: '192.0.2.7', ipv6: '2001:db8::2' },
+          source: 'ddns',
+          at: '2026-03-02T00:00:00Z',
+        },
       },
       { type: 'MonitorEnabled', data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', at: 't' } },
       { type: 'DomainDeleted', data: { domain_id: 2, account_id: 7, fqdn: 'gone.dyn.test', at: 't' } },

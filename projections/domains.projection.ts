@@ -19,7 +19,10 @@ export interface DomainDoc {
 }
 
 // fqdn first: the embedded store uses the first index a filter pins, and fqdn is the selective one.
-export const DOMAINS = defineReadModel<DomainDoc>('domains', 'domains', [{ keys: { fqdn: 1 } }, { keys: { account_id: 1 } }]);
+export const DOMAINS = defineReadModel<DomainDoc>('domains', 'domains', [
+  { keys: { fqdn: 1 } },
+  { keys: { account_id: 1 } },
+]);
 
 /**
  * domains: one document per live dynamic-DNS host (the contract's domain object plus
@@ -55,14 +58,26 @@ export const domainsProjection = defineProjection<DomainEventUnion | MonitorEven
       }
       case 'DomainAddressesChanged': {
         const d = event.data;
-        return guardedUpdate(domains, d.domain_id, ctx.position, { $set: { addresses: d.addresses, updated_at: d.at } }, { upsert: false });
+        return guardedUpdate(
+          domains,
+          d.domain_id,
+          ctx.position,
+          { $set: { addresses: d.addresses, updated_at: d.at } },
+          { upsert: false },
+        );
       }
       case 'DomainDeleted':
         await domains.deleteOne({ _id: event.data.domain_id });
         return;
       case 'MonitorEnabled':
       case 'MonitorDisabled':
-        return guardedUpdate(domains, event.data.domain_id, ctx.position, { $set: { monitor_enabled: event.type === 'MonitorEnabled' } }, { upsert: false });
+        return guardedUpdate(
+          domains,
+          event.data.domain_id,
+          ctx.position,
+          { $set: { monitor_enabled: event.type === 'MonitorEnabled' } },
+          { upsert: false },
+        );
       default:
         return;
     }

@@ -2,7 +2,10 @@ import { EmailAuthSubscription, SubscriptionChanged } from '../libs/accounts/dom
 import { GivenEvent, project } from '../libs/projection-engine/projection-harness';
 import { EMAIL_AUTH_ENROLMENTS, emailAuthEnrolmentsProjection } from './email-auth-enrolments.projection';
 
-const subscribed = (accountId: number | undefined, email_auth: EmailAuthSubscription): GivenEvent<SubscriptionChanged> => ({
+const subscribed = (
+  accountId: number | undefined,
+  email_auth: EmailAuthSubscription,
+): GivenEvent<SubscriptionChanged> => ({
   type: 'SubscriptionChanged',
   data: { plan: 'plus', email_auth, changed_at: '2026-03-01T00:00:00Z' },
   metadata: accountId === undefined ? {} : { account_id: accountId },

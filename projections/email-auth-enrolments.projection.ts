@@ -12,7 +12,11 @@ export interface EmailAuthEnrolmentDoc {
   tier: EmailAuthSubscription['tier'];
 }
 
-export const EMAIL_AUTH_ENROLMENTS = defineReadModel<EmailAuthEnrolmentDoc>('email_auth_enrolments', 'email_auth_enrolments', [{ keys: { zone: 1 } }, { keys: { account_id: 1 } }]);
+export const EMAIL_AUTH_ENROLMENTS = defineReadModel<EmailAuthEnrolmentDoc>(
+  'email_auth_enrolments',
+  'email_auth_enrolments',
+  [{ keys: { zone: 1 } }, { keys: { account_id: 1 } }],
+);
 
 /**
  * email_auth_enrolments: one document per zone listed in an account's Email
@@ -37,7 +41,13 @@ export const emailAuthEnrolmentsProjection = defineProjection<SubscriptionChange
     await enrolments.bulkWrite(
       email_auth.domains.map((zone) => {
         const _id = enrolmentId(zone, accountId);
-        return { replaceOne: { filter: { _id }, replacement: { _id, zone, account_id: accountId, tier: email_auth.tier }, upsert: true } };
+        return {
+          replaceOne: {
+            filter: { _id },
+            replacement: { _id, zone, account_id: accountId, tier: email_auth.tier },
+            upsert: true,
+          },
+        };
       }),
     );
   },

@@ -47,15 +47,43 @@ describe('email_auth_events projection', () => {
     // Ids are the source events' ids (random here), so entries are compared in log order.
     const docs = (await h.documents(EMAIL_AUTH_EVENTS)).sort((x, y) => x.occurred_at.localeCompare(y.occurred_at));
     expect(docs.map((d) => [d.type, d.occurred_at, d.domain, d.account_id, d.severity, d.title])).toEqual([
-      ['dmarc.policy.changed', '2026-03-01T00:00:00.000Z', 'example.com', 7, 'info', 'DMARC policy of example.com changed from none to quarantine (10%)'],
-      ['tls.report.received', '2026-03-05T08:00:00.000Z', 'example.com', 7, 'info', 'TLS report for example.com from Microsoft'],
-      ['alert.raised', '2026-03-06T00:00:00.000Z', 'example.com', 7, 'warning', expect.stringContaining('TLS failures for example.com')],
+      [
+        'dmarc.policy.changed',
+        '2026-03-01T00:00:00.000Z',
+        'example.com',
+        7,
+        'info',
+        'DMARC policy of example.com changed from none to quarantine (10%)',
+      ],
+      [
+        'tls.report.received',
+        '2026-03-05T08:00:00.000Z',
+        'example.com',
+        7,
+        'info',
+        'TLS report for example.com from Microsoft',
+      ],
+      [
+        'alert.raised',
+        '2026-03-06T00:00:00.000Z',
+        'example.com',
+        7,
+        'warning',
+        expect.stringContaining('TLS failures for example.com'),
+      ],
     ]);
-    expect(docs[1].data).toMatchObject({ report_id: 'id-t1', successful_sessions: 20, failed_sessions: 2, policy_count: 1 });
+    expect(docs[1].data).toMatchObject({
+      report_id: 'id-t1',
+      successful_sessions: 20,
+      failed_sessions: 2,
+      policy_count: 1,
+    });
     for (const d of docs) expect(d._id).toBe(d.id);
     await h.replayed();
     expect(await h.documents(EMAIL_AUTH_EVENTS)).toHaveLength(3);
-    expect((await h.documents(EMAIL_AUTH_EVENTS)).sort((x, y) => x.occurred_at.localeCompare(y.occurred_at))).toEqual(docs);
+    expect((await h.documents(EMAIL_AUTH_EVENTS)).sort((x, y) => x.occurred_at.localeCompare(y.occurred_at))).toEqual(
+      docs,
+    );
     await h.close();
   });
 });

@@ -1,4 +1,9 @@
-import { EventLogDoc, EVENT_LOG_SOURCE_TYPES, EventLogSource, logEntryOf } from '../libs/email-auth-api/domain/event-log';
+import {
+  EventLogDoc,
+  EVENT_LOG_SOURCE_TYPES,
+  EventLogSource,
+  logEntryOf,
+} from '../libs/email-auth-api/domain/event-log';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 
 /**
@@ -7,7 +12,9 @@ import { defineProjection, defineReadModel } from '../libs/projection-engine/rea
  */
 export type EmailAuthEventDoc = EventLogDoc;
 
-export const EMAIL_AUTH_EVENTS = defineReadModel<EmailAuthEventDoc>('email_auth_events', 'email_auth_events', [{ keys: { account_id: 1, occurred_at: -1 } }]);
+export const EMAIL_AUTH_EVENTS = defineReadModel<EmailAuthEventDoc>('email_auth_events', 'email_auth_events', [
+  { keys: { account_id: 1, occurred_at: -1 } },
+]);
 
 /**
  * email_auth_events: the email-auth API's event log (GET /api/v1/email-auth/events), one

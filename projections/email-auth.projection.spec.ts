@@ -9,9 +9,20 @@ describe('email_auth projection', () => {
       { type: 'SpfConfigured', data: { ...base, spf: {}, dns_lookups: 1 } },
       { type: 'DmarcConfigured', data: { ...base, dmarc: { policy: 'none' } } },
       { type: 'DmarcWizardStarted', data: { ...base, stage: 'monitoring', policy: 'none', percentage: 100 } },
-      { type: 'DmarcStageAdvanced', data: { ...base, from_stage: 'monitoring', to_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 } },
+      {
+        type: 'DmarcStageAdvanced',
+        data: {
+          ...base,
+          from_stage: 'monitoring',
+          to_stage: 'quarantine_partial',
+          policy: 'quarantine',
+          percentage: 25,
+        },
+      },
     ]);
-    const expected = [{ _id: 'mail.test', zone: 'mail.test', account_id: 7, dmarc_policy: 'none', wizard_stage: 'quarantine_partial' }];
+    const expected = [
+      { _id: 'mail.test', zone: 'mail.test', account_id: 7, dmarc_policy: 'none', wizard_stage: 'quarantine_partial' },
+    ];
     expect(await h.documents(EMAIL_AUTH_ZONES)).toEqual(expected);
     await h.replayed();
     expect(await h.documents(EMAIL_AUTH_ZONES)).toEqual(expected);

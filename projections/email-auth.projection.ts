@@ -13,7 +13,9 @@ export interface EmailAuthZoneDoc {
   wizard_stage?: StageName;
 }
 
-export const EMAIL_AUTH_ZONES = defineReadModel<EmailAuthZoneDoc>('email_auth', 'email_auth_zones', [{ keys: { wizard_stage: 1 } }]);
+export const EMAIL_AUTH_ZONES = defineReadModel<EmailAuthZoneDoc>('email_auth', 'email_auth_zones', [
+  { keys: { wizard_stage: 1 } },
+]);
 
 /**
  * email_auth_zones: zones with email-authentication settings, their owner and where their
@@ -29,11 +31,17 @@ export const emailAuthProjection = defineProjection<EmailAuthEvent>({
     const d = event.data;
     switch (event.type) {
       case 'DmarcConfigured':
-        return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id, dmarc_policy: event.data.dmarc.policy } });
+        return guardedUpdate(zones, d.zone, ctx.position, {
+          $set: { zone: d.zone, account_id: d.account_id, dmarc_policy: event.data.dmarc.policy },
+        });
       case 'DmarcWizardStarted':
-        return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id, wizard_stage: event.data.stage } });
+        return guardedUpdate(zones, d.zone, ctx.position, {
+          $set: { zone: d.zone, account_id: d.account_id, wizard_stage: event.data.stage },
+        });
       case 'DmarcStageAdvanced':
-        return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id, wizard_stage: event.data.to_stage } });
+        return guardedUpdate(zones, d.zone, ctx.position, {
+          $set: { zone: d.zone, account_id: d.account_id, wizard_stage: event.data.to_stage },
+        });
       default:
         return guardedUpdate(zones, d.zone, ctx.position, { $set: { zone: d.zone, account_id: d.account_id } });
     }

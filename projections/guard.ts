@@ -19,7 +19,9 @@ export async function guardedUpdate<T extends Doc>(
   $set._pos = position;
   const withPos: Update = Object.assign({}, update, { $set });
   try {
-    await collection.updateOne({ _id: id, $or: [{ _pos: { $lt: position } }, { _pos: { $exists: false } }] }, withPos, { upsert: options.upsert ?? true });
+    await collection.updateOne({ _id: id, $or: [{ _pos: { $lt: position } }, { _pos: { $exists: false } }] }, withPos, {
+      upsert: options.upsert ?? true,
+    });
   } catch (e) {
     // The upsert collided with the existing document: it was already at or past this event.
     if (!isDuplicateKeyError(e)) throw e;

@@ -4,11 +4,20 @@ import { EventShape } from '../libs/projection-engine/read-model';
 import { project } from '../libs/projection-engine/projection-harness';
 import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, ZoneEvent } from '../libs/zones/domain/zone.events';
-import { HISTORY_CHANGES, HISTORY_RRSETS, HISTORY_SNAPSHOTS, HISTORY_SUBJECTS, historyProjection } from './history.projection';
+import {
+  HISTORY_CHANGES,
+  HISTORY_RRSETS,
+  HISTORY_SNAPSHOTS,
+  HISTORY_SUBJECTS,
+  historyProjection,
+} from './history.projection';
 
 const zone = { zone_id: 'z1', account_id: 7, name: 'example.test' };
 const rr = (subname: string, type: string, records: string[], ttl = 300): RRset => ({ subname, type, ttl, records });
-const imported = (rrsets: RRset[]): ZoneEvent => ({ type: 'ZoneImported', data: { ...zone, verification_token: 'tok', nameservers: ['ns1.test'], rrsets, created_at: 't' } });
+const imported = (rrsets: RRset[]): ZoneEvent => ({
+  type: 'ZoneImported',
+  data: { ...zone, verification_token: 'tok', nameservers: ['ns1.test'], rrsets, created_at: 't' },
+});
 const changed = (rrsets: RRset[]): ZoneEvent => ({ type: 'ZoneRRsetsChanged', data: { ...zone, rrsets, at: 't' } });
 const meta = { actor: 'user:7', source_ip: '192.0.2.50', correlation_id: 'req-1', account_id: 7 };
 
@@ -24,7 +33,10 @@ describe('history projection', () => {
     const read = async () => (await h.documents(HISTORY_CHANGES)).sort((a, b) => a.seq - b.seq);
     const changes = await read();
     expect(changes.map((c) => [c.type, c.changes])).toEqual([
-      ['zone_imported', [{ subname: 'www', type: 'A', before: null, after: ['192.0.2.1'], before_ttl: null, after_ttl: 300 }]],
+      [
+        'zone_imported',
+        [{ subname: 'www', type: 'A', before: null, after: ['192.0.2.1'], before_ttl: null, after_ttl: 300 }],
+      ],
       [
         'records_changed',
         [
@@ -32,7 +44,10 @@ describe('history projection', () => {
           { subname: 'www', type: 'A', before: ['192.0.2.1'], after: ['192.0.2.2'], before_ttl: 300, after_ttl: 300 },
         ],
       ],
-      ['restored', [{ subname: 'www', type: 'A', before: ['192.0.2.2'], after: ['192.0.2.1'], before_ttl: 300, after_ttl: 300 }]],
+      [
+        'restored',
+        [{ subname: 'www', type: 'A', before: ['192.0.2.2'], after: ['192.0.2.1'], before_ttl: 300, after_ttl: 300 }],
+      ],
       ['zone_verified', []],
       [
         'zone_deleted',
@@ -42,9 +57,22 @@ describe('history projection', () => {
         ],
       ],
     ]);
-    expect(changes[2]).toMatchObject({ subject: 'zone:z1', actor: 'user:7', source_ip: '192.0.2.50', correlation_id: 'req-1', restored_from: '2026-01-01T00:00:00.000Z' });
-    expect(await h.documents(HISTORY_SUBJECTS)).toEqual([expect.objectContaining({ _id: 'zone:z1', kind: 'zone', name: 'example.test', deleted_at: 0, verified_at: 0 })]);
-    const all = async () => [await read(), await h.documents(HISTORY_RRSETS), await h.documents(HISTORY_SUBJECTS), await h.documents(HISTORY_SNAPSHOTS)];
+    expect(changes[2]).toMatchObject({
+      subject: 'zone:z1',
+      actor: 'user:7',
+      source_ip: '192.0.2.50',
+      correlation_id: 'req-1',
+      restored_from: '2026-01-01T00:00:00.000Z',
+    });
+    expect(await h.documents(HISTORY_SUBJECTS)).toEqual([
+      expect.objectContaining({ _id: 'zone:z1', kind: 'zone', name: 'example.test', deleted_at: 0, verified_at: 0 }),
+    ]);
+    const all = async () => [
+      await read(),
+      await h.documents(HISTORY_RRSETS),
+      await h.documents(HISTORY_SUBJECTS),
+      await h.documents(HISTORY_SNAPSHOTS),
+    ];
     const before = await all();
     await h.replayed();
     expect(await all()).toEqual(before);
@@ -53,7 +81,12 @@ describe('history projection', () => {
   it(`snapshots a zone every ${SNAPSHOT_EVERY} events: a snapshot plus the changes after it is the records at any revision`, async () => {
     const events: ZoneEvent[] = [imported([rr('', 'TXT', ['"v=spf1 -all"'])])];
     for (let i = 1; i < 2 * SNAPSHOT_EVERY + 10; i++) {
-      events.push(changed([rr(`h${i % 7}`, 'A', i % 5 === 0 ? [] : [`192.0.2.${i % 250}`]), ...(i % 3 === 0 ? [rr('', 'TXT', [`"n=${i}"`], 60 + i)] : [])]));
+      events.push(
+        changed([
+          rr(`h${i % 7}`, 'A', i % 5 === 0 ? [] : [`192.0.2.${i % 250}`]),
+          ...(i % 3 === 0 ? [rr('', 'TXT', [`"n=${i}"`], 60 + i)] : []),
+        ]),
+      );
     }
     const h = await project<ZoneEvent>(historyProjection, events);
     const snapshots = await h.documents(HISTORY_SNAPSHOTS);
@@ -68,8 +101,15 @@ describe('history projection', () => {
       // The records as the zone decider's own fold has them.
       let expected = new Map<string, RRset>();
       for (const e of events.slice(0, target + 1))
-        expected = applyRRsets(expected, e.type === 'ZoneImported' ? e.data.rrsets : (e as Extract<ZoneEvent, { type: 'ZoneRRsetsChanged' }>).data.rrsets);
-      expect(folded).toEqual([...expected.values()].sort((a, b) => a.subname.localeCompare(b.subname) || a.type.localeCompare(b.type)));
+        expected = applyRRsets(
+          expected,
+          e.type === 'ZoneImported'
+            ? e.data.rrsets
+            : (e as Extract<ZoneEvent, { type: 'ZoneRRsetsChanged' }>).data.rrsets,
+        );
+      expect(folded).toEqual(
+        [...expected.values()].sort((a, b) => a.subname.localeCompare(b.subname) || a.type.localeCompare(b.type)),
+      );
       expect(new Set(folded.map(rrsetKey)).size).toBe(folded.length);
     }
   });
@@ -78,8 +118,15 @@ describe('history projection', () => {
     const host = { domain_id: 3, account_id: 7, fqdn: 'home.example.test' };
     const h = await project<DomainEventUnion>(historyProjection, [
       { type: 'DomainCreated', data: { ...host, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't' } },
-      { type: 'DomainAddressesChanged', data: { ...host, addresses: { ipv4: '192.0.2.9', ipv6: '2001:db8::1' }, source: 'ddns', at: 't' } },
-      { type: 'DomainAddressesChanged', data: { ...host, addresses: { ipv4: '192.0.2.1', ipv6: null }, source: 'api', at: 't' }, metadata: { restored_from: 'x' } },
+      {
+        type: 'DomainAddressesChanged',
+        data: { ...host, addresses: { ipv4: '192.0.2.9', ipv6: '2001:db8::1' }, source: 'ddns', at: 't' },
+      },
+      {
+        type: 'DomainAddressesChanged',
+        data: { ...host, addresses: { ipv4: '192.0.2.1', ipv6: null }, source: 'api', at: 't' },
+        metadata: { restored_from: 'x' },
+      },
       { type: 'DomainDeleted', data: { ...host, at: 't' } },
     ]);
     const changes = (await h.documents(HISTORY_CHANGES)).sort((a, b) => a.seq - b.seq);
@@ -110,7 +157,14 @@ describe('history projection', () => {
       ],
       ['host_deleted', expect.any(Array), { ipv4: null, ipv6: null, ttl: null }],
     ]);
-    expect(await h.documents(HISTORY_SUBJECTS)).toEqual([expect.objectContaining({ kind: 'host', name: 'home.example.test', ancestors: ['example.test'], record_type: 'A' })]);
+    expect(await h.documents(HISTORY_SUBJECTS)).toEqual([
+      expect.objectContaining({
+        kind: 'host',
+        name: 'home.example.test',
+        ancestors: ['example.test'],
+        record_type: 'A',
+      }),
+    ]);
   });
 
   it('given settings events (email-auth, certificates): field diffs per subject, telemetry and issuance steps left out; replaying changes nothing', async () => {
@@ -137,15 +191,32 @@ describe('history projection', () => {
       { type: 'AcmeOrderRequested', data: { ...certificate, attempt: 1 }, metadata: { account_id: 7 } },
       {
         type: 'CertificateIssued',
-        data: { ...certificate, attempt: 1, serial: '01', certificate_pem: 'PEM', chain_pem: 'PEM', issued_at: 'i', expires_at: 'e', next_renewal_at: null },
+        data: {
+          ...certificate,
+          attempt: 1,
+          serial: '01',
+          certificate_pem: 'PEM',
+          chain_pem: 'PEM',
+          issued_at: 'i',
+          expires_at: 'e',
+          next_renewal_at: null,
+        },
         metadata: { account_id: 7 },
       },
     ]);
     const read = async () => (await h.documents(HISTORY_CHANGES)).sort((a, b) => a.seq - b.seq);
     const changes = await read();
     expect(changes.map((c) => [c.subject, c.type, c.changes])).toEqual([
-      ['email_auth:7:example.test', 'dkim_key_set', [{ field: 'dkim.s1', before: null, after: { selector: 's1', public_key: 'AAAA', private_key: '[redacted]' } }]],
-      ['email_auth:7:example.test', 'dkim_key_removed', [{ field: 'dkim.s1', before: { selector: 's1', public_key: 'AAAA', private_key: '[redacted]' }, after: null }]],
+      [
+        'email_auth:7:example.test',
+        'dkim_key_set',
+        [{ field: 'dkim.s1', before: null, after: { selector: 's1', public_key: 'AAAA', private_key: '[redacted]' } }],
+      ],
+      [
+        'email_auth:7:example.test',
+        'dkim_key_removed',
+        [{ field: 'dkim.s1', before: { selector: 's1', public_key: 'AAAA', private_key: '[redacted]' }, after: null }],
+      ],
       [
         'certificate:c1',
         'certificate_requested',

@@ -1,8 +1,21 @@
 import { RecordType } from '../libs/domains/domain/addresses';
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { ChangeType, hostSubject, SNAPSHOT_EVERY, StoredChange, zoneSubject } from '../libs/history/domain/history';
-import { applyHostEvent, applyZoneEvent, HostFields, NO_HOST, ZoneRecords } from '../libs/history/domain/record-changes';
-import { applySettings, changeTypeOf, fieldsSetBy, SETTINGS_HISTORY_TYPES, settingsSubjectOf, SettingsKind } from '../libs/history/domain/settings-changes';
+import {
+  applyHostEvent,
+  applyZoneEvent,
+  HostFields,
+  NO_HOST,
+  ZoneRecords,
+} from '../libs/history/domain/record-changes';
+import {
+  applySettings,
+  changeTypeOf,
+  fieldsSetBy,
+  SETTINGS_HISTORY_TYPES,
+  settingsSubjectOf,
+  SettingsKind,
+} from '../libs/history/domain/settings-changes';
 import { EventShape } from '../libs/projection-engine/read-model';
 import { ProjectionContext } from '../libs/projection-engine/projection';
 import { defineProjection, defineReadModel, ProjectedEvent } from '../libs/projection-engine/read-model';
@@ -80,9 +93,14 @@ export const HISTORY_CHANGES = defineReadModel<HistoryChangeDoc>('history', 'his
   // as_of: the last change at or before an instant.
   { keys: { subject: 1, at: -1 } },
 ]);
-export const HISTORY_SUBJECTS = defineReadModel<HistorySubjectDoc>('history', 'history_subjects', [{ keys: { account_id: 1, name: 1 } }, { keys: { ancestors: 1 } }]);
+export const HISTORY_SUBJECTS = defineReadModel<HistorySubjectDoc>('history', 'history_subjects', [
+  { keys: { account_id: 1, name: 1 } },
+  { keys: { ancestors: 1 } },
+]);
 export const HISTORY_RRSETS = defineReadModel<HistoryRRsetDoc>('history', 'history_rrsets', [{ keys: { zone_id: 1 } }]);
-export const HISTORY_SNAPSHOTS = defineReadModel<HistorySnapshotDoc>('history', 'history_snapshots', [{ keys: { zone_id: 1, seq: -1 } }]);
+export const HISTORY_SNAPSHOTS = defineReadModel<HistorySnapshotDoc>('history', 'history_snapshots', [
+  { keys: { zone_id: 1, seq: -1 } },
+]);
 
 /** Settings events are taken by their common shape: only their data's fields are diffed. */
 type HistoryEvent = ZoneEvent | DomainEventUnion | EventShape;
@@ -101,7 +119,13 @@ const zoneChangeType = (event: ZoneEvent, restored: boolean): ChangeType => {
 };
 
 const hostChangeType = (event: DomainEventUnion, restored: boolean): ChangeType =>
-  event.type === 'DomainCreated' ? 'host_created' : event.type === 'DomainDeleted' ? 'host_deleted' : restored ? 'restored' : 'address_updated';
+  event.type === 'DomainCreated'
+    ? 'host_created'
+    : event.type === 'DomainDeleted'
+      ? 'host_deleted'
+      : restored
+        ? 'restored'
+        : 'address_updated';
 
 function changeDoc(
   event: ProjectedEvent<HistoryEvent>,
@@ -143,8 +167,10 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
         : [];
   const before: ZoneRecords = new Map();
   for (const doc of touched) {
-    const was = doc._pos === ctx.position ? doc.prev : doc.records.length ? { ttl: doc.ttl, records: doc.records } : null;
-    if (was && was.records.length) before.set(`${doc.subname}|${doc.type}`, { subname: doc.subname, type: doc.type, ...was });
+    const was =
+      doc._pos === ctx.position ? doc.prev : doc.records.length ? { ttl: doc.ttl, records: doc.records } : null;
+    if (was && was.records.length)
+      before.set(`${doc.subname}|${doc.type}`, { subname: doc.subname, type: doc.type, ...was });
   }
   const after: ZoneRecords = new Map(before);
   const changes = applyZoneEvent(after, event);
@@ -201,7 +227,11 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
       break;
   }
   const restored = event.metadata.restored_from !== undefined;
-  await ctx.collection(HISTORY_CHANGES).replaceOne({ _id: event.id }, changeDoc(event, ctx, subject, zoneChangeType(event, restored), changes), { upsert: true });
+  await ctx
+    .collection(HISTORY_CHANGES)
+    .replaceOne({ _id: event.id }, changeDoc(event, ctx, subject, zoneChangeType(event, restored), changes), {
+      upsert: true,
+    });
   if (event.type !== 'ZoneDeleted' && event.revision % SNAPSHOT_EVERY === 0) {
     const live = (await rrsets.find({ zone_id: zoneId })).filter((r) => r.records.length > 0);
     const snapshot: HistorySnapshotDoc = {
@@ -247,7 +277,13 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
     const deleted = event.type === 'DomainDeleted' ? { deleted_at: at } : {};
     await subjects.updateOne({ _id: subject }, { $set: { host, host_prev: before, _pos: ctx.position, ...deleted } });
   }
-  const change = changeDoc(event, ctx, subject, hostChangeType(event, event.metadata.restored_from !== undefined), changes);
+  const change = changeDoc(
+    event,
+    ctx,
+    subject,
+    hostChangeType(event, event.metadata.restored_from !== undefined),
+    changes,
+  );
   change.host = host;
   await ctx.collection(HISTORY_CHANGES).replaceOne({ _id: event.id }, change, { upsert: true });
 }
@@ -262,7 +298,10 @@ async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: Projec
   const probe = settingsSubjectOf(event.type, data, Number(event.metadata.account_id ?? data.account_id));
   if (!probe) return;
   // Email-auth subjects are per account: without one in the event there is no subject to find.
-  const doc = probe.kind === 'email_auth' && event.metadata.account_id === undefined && data.account_id === undefined ? null : await subjects.findOne({ _id: probe.subject });
+  const doc =
+    probe.kind === 'email_auth' && event.metadata.account_id === undefined && data.account_id === undefined
+      ? null
+      : await subjects.findOne({ _id: probe.subject });
   const accountId = event.metadata.account_id ?? (data.account_id as number | undefined) ?? doc?.account_id;
   if (accountId === undefined) return;
   const before = (doc ? (doc._pos === ctx.position ? doc.settings_prev : doc.settings) : null) ?? {};
@@ -293,11 +332,25 @@ async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: Projec
     await subjects.replaceOne({ _id: probe.subject }, created, { upsert: true });
   } else {
     const deleted = SETTINGS_DELETIONS.has(event.type) ? { deleted_at: at } : {};
-    await subjects.updateOne({ _id: probe.subject }, { $set: { settings: after, settings_prev: before, _pos: ctx.position, ...deleted } });
+    await subjects.updateOne(
+      { _id: probe.subject },
+      { $set: { settings: after, settings_prev: before, _pos: ctx.position, ...deleted } },
+    );
   }
   await ctx
     .collection(HISTORY_CHANGES)
-    .replaceOne({ _id: event.id }, changeDoc(event as ProjectedEvent<HistoryEvent>, ctx, probe.subject, changeTypeOf(event.type), changes, accountId), { upsert: true });
+    .replaceOne(
+      { _id: event.id },
+      changeDoc(
+        event as ProjectedEvent<HistoryEvent>,
+        ctx,
+        probe.subject,
+        changeTypeOf(event.type),
+        changes,
+        accountId,
+      ),
+      { upsert: true },
+    );
 }
 
 /**

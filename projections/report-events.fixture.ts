@@ -18,7 +18,13 @@ import { upcast } from '../libs/eventstore/upcasters';
 
 export const OWNER = { zone: 'example.com', account_id: 7 };
 
-export const aggregateRecord = (source_ip: string, count: number, dkim: string, spf: string, envelope_from?: string): AggregateRecord => ({
+export const aggregateRecord = (
+  source_ip: string,
+  count: number,
+  dkim: string,
+  spf: string,
+  envelope_from?: string,
+): AggregateRecord => ({
   source_ip,
   count,
   disposition: dkim === 'pass' || spf === 'pass' ? 'none' : 'quarantine',
@@ -68,7 +74,10 @@ export const readFromVersion1 = (events: ReportEvent[]): ReportEvent[] =>
     return { type: e.type, data: upcast(stored).data as unknown as AggregateRecordsAdded['data'] };
   });
 
-export const retentionApplied = (cutoff: string): ReportRetentionApplied => ({ type: 'DmarcReportRetentionApplied', data: { cutoff, applied_at: '2029-03-03T00:00:00.000Z' } });
+export const retentionApplied = (cutoff: string): ReportRetentionApplied => ({
+  type: 'DmarcReportRetentionApplied',
+  data: { cutoff, applied_at: '2029-03-03T00:00:00.000Z' },
+});
 
 /** A failure report as intake records it: subject and mail-from sealed (here stand-in ciphertexts). */
 export const failureReportReceived = (key: string, received_at: string): FailureReportReceived => ({

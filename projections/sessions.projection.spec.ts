@@ -5,7 +5,13 @@ import { SESSIONS, sessionsProjection } from './sessions.projection';
 const meta = { account_id: 7, source_ip: '192.0.2.9' };
 const started = (n: number): GivenEvent<AccountEvent> => ({
   type: 'SessionStarted',
-  data: { session_id: `s${n}`, token_hash: `hash${n}`, started_at: '2026-03-01T00:00:00Z', expires_at: '2026-03-02T00:00:00Z', second_factor: 'none' },
+  data: {
+    session_id: `s${n}`,
+    token_hash: `hash${n}`,
+    started_at: '2026-03-01T00:00:00Z',
+    expires_at: '2026-03-02T00:00:00Z',
+    second_factor: 'none',
+  },
   metadata: meta,
 });
 const session = (n: number, active: boolean) => ({
@@ -25,8 +31,16 @@ describe('sessions projection', () => {
       started(1),
       started(2),
       started(3),
-      { type: 'PasswordChanged', data: { password_hash: 'x', changed_at: '2026-03-01T01:00:00Z', kept_session_id: 's1' }, metadata: meta },
-      { type: 'SessionEnded', data: { session_id: 's1', ended_at: '2026-03-01T02:00:00Z', reason: 'logout' }, metadata: meta },
+      {
+        type: 'PasswordChanged',
+        data: { password_hash: 'x', changed_at: '2026-03-01T01:00:00Z', kept_session_id: 's1' },
+        metadata: meta,
+      },
+      {
+        type: 'SessionEnded',
+        data: { session_id: 's1', ended_at: '2026-03-01T02:00:00Z', reason: 'logout' },
+        metadata: meta,
+      },
     ]);
     const expected = [session(1, false), session(2, false), session(3, false)];
     expect(await h.documents(SESSIONS)).toEqual(expected);
@@ -36,11 +50,20 @@ describe('sessions projection', () => {
   });
 
   it('a password change leaves the kept session active; disabling the account ends every session', async () => {
-    const changed: GivenEvent<AccountEvent> = { type: 'PasswordChanged', data: { password_hash: 'x', changed_at: 't', kept_session_id: 's2' }, metadata: meta };
+    const changed: GivenEvent<AccountEvent> = {
+      type: 'PasswordChanged',
+      data: { password_hash: 'x', changed_at: 't', kept_session_id: 's2' },
+      metadata: meta,
+    };
     const h = await project<AccountEvent>(sessionsProjection, [started(1), started(2), changed]);
     expect(await h.documents(SESSIONS)).toEqual([session(1, false), session(2, true)]);
     await h.close();
-    const disabled = await project<AccountEvent>(sessionsProjection, [started(1), started(2), changed, { type: 'AccountDisabled', data: { at: 't' }, metadata: meta }]);
+    const disabled = await project<AccountEvent>(sessionsProjection, [
+      started(1),
+      started(2),
+      changed,
+      { type: 'AccountDisabled', data: { at: 't' }, metadata: meta },
+    ]);
     expect(await disabled.documents(SESSIONS)).toEqual([session(1, false), session(2, false)]);
     await disabled.replayed();
     expect(await disabled.documents(SESSIONS)).toEqual([session(1, false), session(2, false)]);

@@ -14,7 +14,10 @@ export interface SessionDoc {
   source_ip?: string | null;
 }
 
-export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [{ keys: { session_id: 1 }, options: { unique: true } }, { keys: { account_id: 1 } }]);
+export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [
+  { keys: { session_id: 1 }, options: { unique: true } },
+  { keys: { account_id: 1 } },
+]);
 
 /** sessions: token hash → session, for authenticating session bearer tokens. */
 export const sessionsProjection = defineProjection<SessionStarted | SessionEnded | PasswordChanged | AccountDisabled>({
@@ -41,7 +44,10 @@ export const sessionsProjection = defineProjection<SessionStarted | SessionEnded
         await sessions.updateOne({ session_id: event.data.session_id }, { $set: { active: false } });
         return;
       case 'PasswordChanged':
-        await sessions.updateMany({ account_id: accountId, session_id: { $ne: event.data.kept_session_id } }, { $set: { active: false } });
+        await sessions.updateMany(
+          { account_id: accountId, session_id: { $ne: event.data.kept_session_id } },
+          { $set: { active: false } },
+        );
         return;
       case 'AccountDisabled':
         await sessions.updateMany({ account_id: accountId }, { $set: { active: false } });

@@ -4,7 +4,10 @@ import { defineProjection, defineReadModel } from '../libs/projection-engine/rea
 /** One SMTP TLS report as received, with its session totals and per-policy failure details. */
 export type TlsReportDoc = TlsReportReceived['data'] & { _id: string; id: string };
 
-export const TLS_REPORTS = defineReadModel<TlsReportDoc>('tls_reports', 'tls_reports', [{ keys: { zone: 1, begin: -1 } }, { keys: { account_id: 1, begin: -1 } }]);
+export const TLS_REPORTS = defineReadModel<TlsReportDoc>('tls_reports', 'tls_reports', [
+  { keys: { zone: 1, begin: -1 } },
+  { keys: { account_id: 1, begin: -1 } },
+]);
 
 /** tls_reports: one document per SMTP TLS report, with session totals and per-policy failure details. */
 export const tlsReportsProjection = defineProjection<TlsReportReceived | ReportRetentionApplied>({
@@ -20,7 +23,11 @@ export const tlsReportsProjection = defineProjection<TlsReportReceived | ReportR
         return;
       case 'TlsReportReceived': {
         const d = event.data;
-        await reports.replaceOne({ _id: d.report_key }, { _id: d.report_key, id: d.report_key, ...d }, { upsert: true });
+        await reports.replaceOne(
+          { _id: d.report_key },
+          { _id: d.report_key, id: d.report_key, ...d },
+          { upsert: true },
+        );
         return;
       }
     }

@@ -12,7 +12,9 @@ export interface TwoFactorDoc {
   pending_setup: { setup_id: string; expires_at: string } | null;
 }
 
-export const TWO_FACTOR = defineReadModel<TwoFactorDoc>('two_factor', 'two_factor', [{ keys: { 'pending_setup.expires_at': 1 } }]);
+export const TWO_FACTOR = defineReadModel<TwoFactorDoc>('two_factor', 'two_factor', [
+  { keys: { 'pending_setup.expires_at': 1 } },
+]);
 
 /**
  * two_factor: one document per account with what `/2fa/status` answers
@@ -26,14 +28,22 @@ export const twoFactorProjection = defineProjection<TwoFactorEvent>({
   async apply(event, ctx) {
     const accountId = event.metadata.account_id;
     if (accountId === undefined) return;
-    const update = (u: Record<string, unknown>) => guardedUpdate(ctx.collection(TWO_FACTOR), accountId, ctx.position, u);
+    const update = (u: Record<string, unknown>) =>
+      guardedUpdate(ctx.collection(TWO_FACTOR), accountId, ctx.position, u);
     switch (event.type) {
       case 'TwoFactorSetupStarted':
-        return update({ $set: { account_id: accountId, pending_setup: { setup_id: event.data.setup_id, expires_at: event.data.expires_at } } });
+        return update({
+          $set: {
+            account_id: accountId,
+            pending_setup: { setup_id: event.data.setup_id, expires_at: event.data.expires_at },
+          },
+        });
       case 'TwoFactorSetupExpired':
         return update({ $set: { pending_setup: null } });
       case 'TwoFactorEnabled':
-        return update({ $set: { account_id: accountId, enabled: true, pending_setup: null, enabled_at: event.data.at } });
+        return update({
+          $set: { account_id: accountId, enabled: true, pending_setup: null, enabled_at: event.data.at },
+        });
       case 'TwoFactorDisabled':
         return update({ $set: { enabled: false, backup_codes_remaining: 0, pending_setup: null, enabled_at: null } });
       case 'BackupCodesIssued':

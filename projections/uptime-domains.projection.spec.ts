@@ -7,15 +7,48 @@ import { UPTIME_DOMAINS, UptimeDomainDoc, uptimeDomainsProjection } from './upti
 
 const check = (at: string, isUp: boolean): CheckRecorded => ({
   type: 'CheckRecorded',
-  data: { domain_id: 1, account_id: 7, checked_at: at, is_up: isUp, response_time_ms: isUp ? 12 : null, error: isUp ? null : 'timeout', ip: '192.0.2.7', port: 443 },
+  data: {
+    domain_id: 1,
+    account_id: 7,
+    checked_at: at,
+    is_up: isUp,
+    response_time_ms: isUp ? 12 : null,
+    error: isUp ? null : 'timeout',
+    ip: '192.0.2.7',
+    port: 443,
+  },
 });
 
 describe('uptime projection', () => {
   it('given a host created, monitored, readdressed and checked: its target, last check and history; replaying changes nothing', async () => {
     const h = await project<DomainEventUnion | MonitorEvent | CheckRecorded>(uptimeDomainsProjection, [
-      { type: 'DomainCreated', data: { domain_id: 1, account_id: 7, fqdn: 'home.dyn.test', record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't0' } },
-      { type: 'MonitorEnabled', data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', at: '2026-03-01T00:00:00Z' } },
-      { type: 'DomainAddressesChanged', data: { domain_id: 1, account_id: 7, fqdn: 'home.dyn.test', addresses: { ipv4: '192.0.2.7', ipv6: null }, source: 'ddns', at: 't' } },
+      {
+        type: 'DomainCreated',
+        data: {
+          domain_id: 1,
+          account_id: 7,
+          fqdn: 'home.dyn.test',
+          record_type: 'A',
+          record_ip: '192.0.2.1',
+          ttl: 60,
+          created_at: 't0',
+        },
+      },
+      {
+        type: 'MonitorEnabled',
+        data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', at: '2026-03-01T00:00:00Z' },
+      },
+      {
+        type: 'DomainAddressesChanged',
+        data: {
+          domain_id: 1,
+          account_id: 7,
+          fqdn: 'home.dyn.test',
+          addresses: { ipv4: '192.0.2.7', ipv6: null },
+          source: 'ddns',
+          at: 't',
+        },
+      },
       check('2026-03-01T10:00:00.000Z', true),
       check('2026-03-01T10:05:00.000Z', false),
       // A late check (older than the one shown) counts in history without replacing the status.
@@ -62,7 +95,16 @@ describe('uptime projection', () => {
       _pos: 2,
     });
     const { data } = check('2026-03-01T10:10:00.000Z', true);
-    const event = { id: 'e3', streamId: 'uptime-1', revision: 0, type: 'CheckRecorded', data, metadata: {}, position: { commit: 3n, prepare: 3n }, created: new Date(0) };
+    const event = {
+      id: 'e3',
+      streamId: 'uptime-1',
+      revision: 0,
+      type: 'CheckRecorded',
+      data,
+      metadata: {},
+      position: { commit: 3n, prepare: 3n },
+      created: new Date(0),
+    };
     await uptimeDomainsProjection.apply(event, { position: 3, firstDelivery: false, collection: () => docs as never });
     const doc = (await docs.findOne({ _id: 1 }))!;
     expect(doc.hourly).toBe('2026-03-01T10:00:00Z,3,3,32,3');

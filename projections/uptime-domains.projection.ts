@@ -38,7 +38,10 @@ export interface UptimeDomainDoc {
 }
 
 // account_id first: the embedded store narrows by the first index a filter pins; target_pos serves Mongo's range scan.
-export const UPTIME_DOMAINS = defineReadModel<UptimeDomainDoc>('uptime', 'uptime_domains', [{ keys: { account_id: 1 } }, { keys: { target_pos: 1 } }]);
+export const UPTIME_DOMAINS = defineReadModel<UptimeDomainDoc>('uptime', 'uptime_domains', [
+  { keys: { account_id: 1 } },
+  { keys: { target_pos: 1 } },
+]);
 
 type Handled = DomainEventUnion | MonitorEvent | CheckRecorded;
 
@@ -47,7 +50,12 @@ type Handled = DomainEventUnion | MonitorEvent | CheckRecorded;
  * remembers the position of the last event applied (`_pos`). Events reach a projection
  * one at a time, in order, so nothing else writes the document in between.
  */
-async function change(docs: Collection<UptimeDomainDoc>, id: number, position: number, next: (doc: UptimeDomainDoc) => Partial<UptimeDomainDoc> | null): Promise<void> {
+async function change(
+  docs: Collection<UptimeDomainDoc>,
+  id: number,
+  position: number,
+  next: (doc: UptimeDomainDoc) => Partial<UptimeDomainDoc> | null,
+): Promise<void> {
   const doc = await docs.findOne({ _id: id });
   if (!doc || doc._pos >= position) return;
   const patch = next(doc);
@@ -55,8 +63,12 @@ async function change(docs: Collection<UptimeDomainDoc>, id: number, position: n
 }
 
 /** Sets fields of an existing domain's document (never creates one), at most once per event. */
-const set = (docs: Collection<UptimeDomainDoc>, id: number, position: number, fields: Partial<UptimeDomainDoc>): Promise<void> =>
-  guardedUpdate(docs, id, position, { $set: { ...fields, target_pos: position } }, { upsert: false });
+const set = (
+  docs: Collection<UptimeDomainDoc>,
+  id: number,
+  position: number,
+  fields: Partial<UptimeDomainDoc>,
+): Promise<void> => guardedUpdate(docs, id, position, { $set: { ...fields, target_pos: position } }, { upsert: false });
 
 /**
  * uptime: per-domain monitoring state, last check and bounded history, from the domain
@@ -100,7 +112,10 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
         const id = event.data.domain_id;
         const { ipv4, ipv6 } = event.data.addresses;
         await guardedUpdate(docs, id, pos, { $set: { ipv4, ipv6 } }, { upsert: false });
-        await docs.updateOne({ _id: id, monitor_enabled: true, target_pos: { $lt: pos } }, { $set: { target_pos: pos } });
+        await docs.updateOne(
+          { _id: id, monitor_enabled: true, target_pos: { $lt: pos } },
+          { $set: { target_pos: pos } },
+        );
         return;
       }
       case 'DomainDeleted':
@@ -114,7 +129,9 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
         const at = Date.parse(c.checked_at);
         return change(docs, c.domain_id, pos, (doc) => ({
           // A late check (older than the one shown) still counts in history but does not replace the status.
-          ...(doc.last && doc.last.at > c.checked_at ? {} : { last: { at: c.checked_at, is_up: c.is_up, response_time_ms: c.response_time_ms, error: c.error } }),
+          ...(doc.last && doc.last.at > c.checked_at
+            ? {}
+            : { last: { at: c.checked_at, is_up: c.is_up, response_time_ms: c.response_time_ms, error: c.error } }),
           hourly: addHourlyPacked(doc.hourly, at, c.is_up, c.response_time_ms),
           daily: addDailyPacked(doc.daily, at, c.is_up, c.response_time_ms),
         }));

@@ -52,7 +52,14 @@ describe('webhook_deliveries projection (the delivery log)', () => {
         error: 'HTTP 500',
         seq: 2,
       }),
-      row(2, 'succeeded', { response_status: 204, duration_ms: 12, attempted_at: '2026-03-01T00:00:02.100Z', next_attempt_at: null, error: null, seq: 4 }),
+      row(2, 'succeeded', {
+        response_status: 204,
+        duration_ms: 12,
+        attempted_at: '2026-03-01T00:00:02.100Z',
+        next_attempt_at: null,
+        error: null,
+        seq: 4,
+      }),
     ].sort((a, b) => a._id.localeCompare(b._id));
     const docs = async () => (await h.documents(WEBHOOK_DELIVERIES)).sort((a, b) => a._id.localeCompare(b._id));
     expect(await docs()).toEqual(expected);
@@ -64,7 +71,16 @@ describe('webhook_deliveries projection (the delivery log)', () => {
   it('switching the endpoint off removes the retry it will no longer make', async () => {
     const h = await project<WebhookDeliveryAttempted | WebhookDisabled | WebhookDeleted>(webhookDeliveriesProjection, [
       attempted(1, false, '2026-03-01T00:00:00.000Z', '2026-03-01T00:00:02.000Z'),
-      { type: 'WebhookDisabled', data: { webhook_id: 'w1', account_id: 7, reason: 'user', disabled_reason: null, at: '2026-03-01T00:00:01.000Z' } },
+      {
+        type: 'WebhookDisabled',
+        data: {
+          webhook_id: 'w1',
+          account_id: 7,
+          reason: 'user',
+          disabled_reason: null,
+          at: '2026-03-01T00:00:01.000Z',
+        },
+      },
     ]);
     expect((await h.documents(WEBHOOK_DELIVERIES)).map((d) => d.status)).toEqual(['failed']);
     await h.close();

@@ -29,7 +29,9 @@ export const WEBHOOK_DELIVERIES = defineReadModel<WebhookDeliveryDoc>('webhook_d
 ]);
 
 /** webhook_deliveries: the delivery log, one row per attempt. */
-export const webhookDeliveriesProjection = defineProjection<WebhookDeliveryAttempted | WebhookDisabled | WebhookDeleted>({
+export const webhookDeliveriesProjection = defineProjection<
+  WebhookDeliveryAttempted | WebhookDisabled | WebhookDeleted
+>({
   name: 'webhook_deliveries',
   version: 1,
   readModels: [WEBHOOK_DELIVERIES],

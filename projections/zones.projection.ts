@@ -22,7 +22,11 @@ export interface ZoneDoc {
   verified_by?: 'ns' | 'txt';
 }
 
-export const ZONES = defineReadModel<ZoneDoc>('zones', 'zones', [{ keys: { account_id: 1 } }, { keys: { name: 1 } }, { keys: { ancestors: 1 } }]);
+export const ZONES = defineReadModel<ZoneDoc>('zones', 'zones', [
+  { keys: { account_id: 1 } },
+  { keys: { name: 1 } },
+  { keys: { ancestors: 1 } },
+]);
 
 /** zones: one document per live imported zone, with its RRsets, for the zones API and the fqdn rules. */
 export const zonesProjection = defineProjection<ZoneEvent>({

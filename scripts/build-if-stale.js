@@ -12,7 +12,17 @@ const { join } = require('node:path');
 
 const root = join(__dirname, '..');
 const stamp = join(root, 'dist', '.build-stamp');
-const SOURCES = ['apps', 'libs', 'projections', 'bench', 'native', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+const SOURCES = [
+  'apps',
+  'libs',
+  'projections',
+  'bench',
+  'native',
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+];
 const SKIP = new Set(['node_modules', 'build', 'dist']);
 
 function newestMtime(path) {
@@ -20,11 +30,13 @@ function newestMtime(path) {
   const st = statSync(path);
   if (!st.isDirectory()) return st.mtimeMs;
   let newest = st.mtimeMs;
-  for (const entry of readdirSync(path)) if (!SKIP.has(entry)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  for (const entry of readdirSync(path))
+    if (!SKIP.has(entry)) newest = Math.max(newest, newestMtime(join(path, entry)));
   return newest;
 }
 
-const built = existsSync(stamp) && existsSync(join(root, 'dist', 'apps', 'server', 'main.js')) ? statSync(stamp).mtimeMs : 0;
+const built =
+  existsSync(stamp) && existsSync(join(root, 'dist', 'apps', 'server', 'main.js')) ? statSync(stamp).mtimeMs : 0;
 const sources = Math.max(...SOURCES.map((s) => newestMtime(join(root, s))));
 if (built > sources) {
   process.stdout.write('build is current; starting it (npm run build rebuilds by hand)\n');

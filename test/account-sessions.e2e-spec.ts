@@ -32,7 +32,9 @@ describe('account sessions list and revoke', () => {
     expect((await app.http.get('/account', second.body.access_token)).status).toBe(401);
     expect((await app.http.get('/account/sessions', alice.token)).body.sessions).toHaveLength(1);
     // Ended already: not found.
-    expect((await app.http.delete(`/account/sessions/${other.id}`, alice.token)).body).toEqual({ error: { code: 'not_found', message: 'Session not found' } });
+    expect((await app.http.delete(`/account/sessions/${other.id}`, alice.token)).body).toEqual({
+      error: { code: 'not_found', message: 'Session not found' },
+    });
   });
 
   it("answers 404 for another account's session and refuses API keys", async () => {

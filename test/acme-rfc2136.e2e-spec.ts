@@ -90,9 +90,13 @@ describe('ACME certificates through RFC 2136 updates: lego and certbot with pebb
         },
       },
     ).catch((e: { stdout: string; stderr: string }) => e);
-    const certs = readdirSync(join(path, 'certificates')).filter((f) => f.endsWith('.crt') && !f.endsWith('.issuer.crt'));
+    const certs = readdirSync(join(path, 'certificates')).filter(
+      (f) => f.endsWith('.crt') && !f.endsWith('.issuer.crt'),
+    );
     expect({ certs, log: certs.length ? '' : stdout + stderr }).toEqual({ certs: [`${zone}.crt`], log: '' });
-    expect(certificateFor(readFileSync(join(path, 'certificates', `${zone}.crt`), 'utf8')).subjectAltName).toContain(`DNS:${zone}`);
+    expect(certificateFor(readFileSync(join(path, 'certificates', `${zone}.crt`), 'utf8')).subjectAltName).toContain(
+      `DNS:${zone}`,
+    );
   });
 
   it('certbot with the dns-rfc2136 plugin obtains a certificate', async () => {

@@ -27,7 +27,15 @@ describe('API keys (contract §3)', () => {
     const list = await t.http.get('/api-keys', u.token);
     expect(list.status).toBe(200);
     expect(list.body.keys).toEqual([
-      { id: res.body.id, name: 'laptop', created_at: res.body.created_at, last_used_at: null, is_active: true, access: 'account', expires_at: null },
+      {
+        id: res.body.id,
+        name: 'laptop',
+        created_at: res.body.created_at,
+        last_used_at: null,
+        is_active: true,
+        access: 'account',
+        expires_at: null,
+      },
     ]);
     // Only the hash is stored: the raw key appears in no event.
     const replay = await t.http.admin('GET', `/admin/streams/keyring-${u.id}`);
@@ -51,16 +59,29 @@ describe('API keys (contract §3)', () => {
   it('refuses Free and Plus accounts with the seed message', async () => {
     for (const plan of ['free', 'plus'] as const) {
       const u = await registerAndLogin(t.http, { plan });
-      for (const res of [await t.http.post('/api-keys', { name: 'x' }, u.token), await t.http.get('/api-keys', u.token)]) {
+      for (const res of [
+        await t.http.post('/api-keys', { name: 'x' }, u.token),
+        await t.http.get('/api-keys', u.token),
+      ]) {
         expect(res.status).toBe(403);
-        expect(res.body.error).toEqual({ code: 'plan_required', message: 'API access requires Pro or Elite subscription' });
+        expect(res.body.error).toEqual({
+          code: 'plan_required',
+          message: 'API access requires Pro or Elite subscription',
+        });
       }
     }
   });
 
   it('validates the name', async () => {
     const u = await registerAndLogin(t.http, { plan: 'pro' });
-    for (const body of [{}, { name: '' }, { name: 'x'.repeat(256) }, { name: 5 }, { name: 'ok', access: 'root' }, { name: 'ok', domains: ['a.com'] }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: 'x'.repeat(256) },
+      { name: 5 },
+      { name: 'ok', access: 'root' },
+      { name: 'ok', domains: ['a.com'] },
+    ]) {
       const res = await t.http.post('/api-keys', body, u.token);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('validation_failed');
@@ -70,7 +91,9 @@ describe('API keys (contract §3)', () => {
 
   it('allows exactly 5 active keys even when 12 creations race', async () => {
     const u = await registerAndLogin(t.http, { plan: 'pro' });
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => t.http.post('/api-keys', { name: `k${i}` }, u.token)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => t.http.post('/api-keys', { name: `k${i}` }, u.token)),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     for (const r of results.filter((r) => r.status !== 201)) {
       expect(r.status).toBe(400);
@@ -116,7 +139,9 @@ describe('API keys (contract §3)', () => {
     expect(res.body.error).toEqual({ code: 'plan_required', message: 'API access requires Pro or Elite subscription' });
     // A refused request is not a successful use.
     await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, { plan: 'pro' });
-    expect((await t.http.get('/api-keys', u.token)).body.keys.find((x: any) => x.id === k.id).last_used_at).toBe(before);
+    expect((await t.http.get('/api-keys', u.token)).body.keys.find((x: any) => x.id === k.id).last_used_at).toBe(
+      before,
+    );
   });
 
   it("stops a disabled account's sessions and keys, and login answers account_disabled", async () => {
@@ -143,7 +168,9 @@ describe('API keys (contract §3)', () => {
       const noTier = await t.http.post('/api-keys', { name: 'dmarc', access: 'email_auth:read' }, u.token);
       expect(noTier.status).toBe(403);
       expect(noTier.body.error.message).toBe('API access needs the Email Authentication Enterprise tier.');
-      await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, { email_auth: { tier: 'enterprise', domains: ['example.org'] } });
+      await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, {
+        email_auth: { tier: 'enterprise', domains: ['example.org'] },
+      });
       const no2fa = await t.http.post('/api-keys', { name: 'dmarc', access: 'email_auth:read' }, u.token);
       expect(no2fa.status).toBe(403);
       expect(no2fa.body.error).toEqual({

@@ -49,9 +49,23 @@ const jsonl = (text: string): Exported[] =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as Exported);
 
-const parseCsv = (text: string) => new Promise<string[][]>((ok, fail) => parse(text, { relax_column_count: false }, (err, records: string[][]) => (err ? fail(err) : ok(records))));
+const parseCsv = (text: string) =>
+  new Promise<string[][]>((ok, fail) =>
+    parse(text, { relax_column_count: false }, (err, records: string[][]) => (err ? fail(err) : ok(records))),
+  );
 
-const CSV_COLUMNS = ['id', 'occurred_at', 'type', 'actor_type', 'actor_id', 'source_ip', 'correlation_id', 'data', 'prev_hash', 'hash'];
+const CSV_COLUMNS = [
+  'id',
+  'occurred_at',
+  'type',
+  'actor_type',
+  'actor_id',
+  'source_ip',
+  'correlation_id',
+  'data',
+  'prev_hash',
+  'hash',
+];
 
 describe('audit export with a hash chain (contract §19)', () => {
   let app: TestApp;
@@ -69,7 +83,9 @@ describe('audit export with a hash chain (contract §19)', () => {
   };
   const verify = async (file: string) => {
     try {
-      const { stdout } = await run('node', [CLI, 'audit:verify', file], { env: { ...process.env, ADMIN_URL: app.url, ADMIN_TOKEN } });
+      const { stdout } = await run('node', [CLI, 'audit:verify', file], {
+        env: { ...process.env, ADMIN_URL: app.url, ADMIN_TOKEN },
+      });
       return { code: 0, out: stdout };
     } catch (e) {
       const err = e as { code: number; stdout: string; stderr: string };
@@ -101,7 +117,15 @@ describe('audit export with a hash chain (contract §19)', () => {
       expect((await app.http.request('DELETE', `/api-keys/${bobKey.body.id}`, { token: bob.token })).status).toBe(204);
       expect((await app.http.request('DELETE', `/api-keys/${key.body.id}`, { token: ann.token })).status).toBe(204);
     }
-    expect((await app.http.post('/zones', { name: 'audit-export-example.com', zone_file: 'www 300 IN A 192.0.2.80\n' }, ann.token)).status).toBe(201);
+    expect(
+      (
+        await app.http.post(
+          '/zones',
+          { name: 'audit-export-example.com', zone_file: 'www 300 IN A 192.0.2.80\n' },
+          ann.token,
+        )
+      ).status,
+    ).toBe(201);
   });
 
   afterAll(async () => {
@@ -177,7 +201,11 @@ describe('audit export with a hash chain (contract §19)', () => {
       expect(r.id).toBe(e.id);
       expect(r.occurred_at).toBe(e.occurred_at);
       expect(r.type).toBe(e.type);
-      expect(r.actor_type ? `${r.actor_type === 'api_key' ? 'key' : r.actor_type}${r.actor_id ? `:${r.actor_id}` : ''}` : null).toBe(e.actor);
+      expect(
+        r.actor_type
+          ? `${r.actor_type === 'api_key' ? 'key' : r.actor_type}${r.actor_id ? `:${r.actor_id}` : ''}`
+          : null,
+      ).toBe(e.actor);
       expect(r.source_ip || null).toBe(e.source_ip);
       expect(r.correlation_id || null).toBe(e.correlation_id);
       expect(JSON.parse(r.data)).toEqual(e.data);
@@ -224,18 +252,29 @@ describe('audit export with a hash chain (contract §19)', () => {
     const lines = linesOf(full);
     const ok = await verify(fileOf('full.jsonl', lines));
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.out)).toMatchObject({ ok: true, format: 'jsonl', entries: lines.length, account_id: ann.id, first_prev_hash: null });
+    expect(JSON.parse(ok.out)).toMatchObject({
+      ok: true,
+      format: 'jsonl',
+      entries: lines.length,
+      account_id: ann.id,
+      first_prev_hash: null,
+    });
 
     const csv = await verify(fileOf('full.csv', [(await exportOf(ann.token, '?format=csv')).text]));
     expect(csv.code).toBe(0);
     expect(JSON.parse(csv.out)).toMatchObject({ ok: true, format: 'csv', entries: lines.length, account_id: ann.id });
 
-    const window = await verify(fileOf('window.csv', [(await exportOf(ann.token, `?format=csv&from=${marks[2]}&to=${marks[4]}`)).text]));
+    const window = await verify(
+      fileOf('window.csv', [(await exportOf(ann.token, `?format=csv&from=${marks[2]}&to=${marks[4]}`)).text]),
+    );
     expect(window.code).toBe(0);
 
     const cut = await verify(fileOf('cut.jsonl', lines.slice(3, -2)));
     expect(cut.code).toBe(0);
-    expect(JSON.parse(cut.out)).toMatchObject({ entries: lines.length - 5, first_prev_hash: JSON.parse(lines[2]).hash });
+    expect(JSON.parse(cut.out)).toMatchObject({
+      entries: lines.length - 5,
+      first_prev_hash: JSON.parse(lines[2]).hash,
+    });
   });
 
   it('audit:verify fails naming the first bad line: a removed line, a changed one, a re-chained file, another account’s line', async () => {

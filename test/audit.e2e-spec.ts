@@ -23,7 +23,12 @@ describe('account audit log (contract §2, §15)', () => {
     app = await startTestApp({
       clock,
       // The uptime target is a loopback listener: allowed here only (contract §16).
-      env: { UPTIME_INTERVAL_SECONDS: '300', UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400), ALLOW_PRIVATE_TARGETS: 'true' },
+      env: {
+        UPTIME_INTERVAL_SECONDS: '300',
+        UPTIME_CHECK_PORTS: String(checkPort),
+        SESSION_TTL_SECONDS: String(400 * 86_400),
+        ALLOW_PRIVATE_TARGETS: 'true',
+      },
     });
     worker = app.running.app.get(UptimeWorker);
     worker.stopTimer();
@@ -36,14 +41,26 @@ describe('account audit log (contract §2, §15)', () => {
 
   it('lists state changes with actor and source IP, and no uptime checks', async () => {
     const u = await registerAndLogin(app.http, { plan: 'pro' });
-    expect((await app.http.post('/auth/login', { username: u.username, password: 'wrong-password-1' })).status).toBe(401);
+    expect((await app.http.post('/auth/login', { username: u.username, password: 'wrong-password-1' })).status).toBe(
+      401,
+    );
     const key = await app.http.post('/api-keys', { name: 'ci' }, u.token);
     expect(key.status).toBe(201);
     expect((await app.http.request('DELETE', `/api-keys/${key.body.id}`, { token: u.token })).status).toBe(204);
-    const domain = await app.http.post('/api/domains', { fqdn: 'audit1.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, u.token);
+    const domain = await app.http.post(
+      '/api/domains',
+      { fqdn: 'audit1.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+      u.token,
+    );
     expect(domain.status).toBe(201);
-    expect((await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, u.token)).status).toBe(200);
-    const zone = await app.http.post('/zones', { name: 'audit-example.com', zone_file: 'www 300 IN A 192.0.2.80\n' }, u.token);
+    expect((await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, u.token)).status).toBe(
+      200,
+    );
+    const zone = await app.http.post(
+      '/zones',
+      { name: 'audit-example.com', zone_file: 'www 300 IN A 192.0.2.80\n' },
+      u.token,
+    );
     expect(zone.status).toBe(201);
     expect((await app.http.post('/2fa/setup', {}, u.token)).status).toBe(200);
 
@@ -57,7 +74,9 @@ describe('account audit log (contract §2, §15)', () => {
     // The checks happened: they are in the telemetry stream.
     const checks = await app.http.admin('GET', `/admin/streams/uptime-${domain.body.id}`);
     expect(checks.status).toBe(200);
-    expect(checks.body.events.filter((e: { type: string }) => e.type === 'CheckRecorded').length).toBeGreaterThanOrEqual(5);
+    expect(
+      checks.body.events.filter((e: { type: string }) => e.type === 'CheckRecorded').length,
+    ).toBeGreaterThanOrEqual(5);
 
     const audit = await app.http.get('/account/audit?limit=100', u.token);
     expect(audit.status).toBe(200);

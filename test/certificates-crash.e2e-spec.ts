@@ -56,7 +56,10 @@ describe('certificates: SIGKILL at each step of issuance', () => {
         () => [] as string[],
       );
     // Killed after issued, the cleanup runs once the restarted worker holds the lease (the dead one's lapses first).
-    const challengeRecords = async () => ((await server!.http.get(`/zones/${zoneName}`, token)).body.records as any[]).filter((r) => r.subname.startsWith('_acme-challenge'));
+    const challengeRecords = async () =>
+      ((await server!.http.get(`/zones/${zoneName}`, token)).body.records as any[]).filter((r) =>
+        r.subname.startsWith('_acme-challenge'),
+      );
     const removedBy = Date.now() + 60_000;
     while ((await challengeRecords()).length && Date.now() < removedBy) await sleep(100);
     const live = async () => (await Promise.all(owners.map((o) => txt(o)))).flat();
@@ -85,7 +88,11 @@ describe('certificates: SIGKILL at each step of issuance', () => {
    * Requests a certificate, kills the service with SIGKILL the moment `reached` says so,
    * restarts it on the same data, and checks the certificate ends issued from the one order.
    */
-  async function crashAt(zoneName: string, sans: string[], reached: (id: string, ordersBefore: number) => Promise<boolean>): Promise<{ id: string; token: string }> {
+  async function crashAt(
+    zoneName: string,
+    sans: string[],
+    reached: (id: string, ordersBefore: number) => Promise<boolean>,
+  ): Promise<{ id: string; token: string }> {
     server ??= await startServerProcess(dataDir, env);
     const owner = await registerAndLogin(server.http, { plan: 'elite' });
     await verifiedZone(server.http, world, owner.token, zoneName);
@@ -101,12 +108,16 @@ describe('certificates: SIGKILL at each step of issuance', () => {
     await server.kill('SIGKILL');
     server = await startServerProcess(dataDir, env);
     const issued = await waitForStatus(server.http, owner.token, id, ['issued', 'failed'], 60_000);
-    if (issued.status !== 'issued') throw new Error(JSON.stringify((await server.http.get(`/certificates/${id}/logs`, owner.token)).body));
+    if (issued.status !== 'issued')
+      throw new Error(JSON.stringify((await server.http.get(`/certificates/${id}/logs`, owner.token)).body));
     expect(pebble.orderCount()).toBe(ordersBefore + 1);
     const events = await certificateEvents(id);
     expect(events.filter((t) => t === 'AcmeOrderPlaced')).toHaveLength(1);
     expect(events.filter((t) => t === 'CertificateIssued')).toHaveLength(1);
-    await expectChallengesCleanedUp(owner.token, zoneName, ['_acme-challenge', ...sans.map((n) => `_acme-challenge.${n.slice(0, -zoneName.length - 1)}`)]);
+    await expectChallengesCleanedUp(owner.token, zoneName, [
+      '_acme-challenge',
+      ...sans.map((n) => `_acme-challenge.${n.slice(0, -zoneName.length - 1)}`),
+    ]);
     const pem = await server.http.get(`/certificates/${id}/download`, owner.token);
     expect(pem.body.certificate_pem).toMatch(/BEGIN CERTIFICATE/);
     return { id, token: owner.token };
@@ -142,13 +153,21 @@ describe('certificates: SIGKILL at each step of issuance', () => {
         (r) => answerData(r, 'TXT'),
         () => [] as string[],
       );
-    const { id, token } = await crashAt('crash.example', ['www.crash.example'], async () => (await txt('www.crash.example')).length > 0);
+    const { id, token } = await crashAt(
+      'crash.example',
+      ['www.crash.example'],
+      async () => (await txt('www.crash.example')).length > 0,
+    );
     const logs = (await server!.http.get(`/certificates/${id}/logs`, token)).body.logs.map((l: any) => l.message);
     expect(logs.filter((m: string) => m.startsWith('ACME order placed'))).toHaveLength(1);
 
     // The operator CLI runs the renewal job against the restarted service.
     const issued = (await server!.http.get(`/certificates/${id}`, token)).body;
-    const job = await runCli(server!.url, ['jobs:certificate-renewals', '--now', new Date(Date.parse(issued.expires_at) + 1000).toISOString()]);
+    const job = await runCli(server!.url, [
+      'jobs:certificate-renewals',
+      '--now',
+      new Date(Date.parse(issued.expires_at) + 1000).toISOString(),
+    ]);
     expect(job.code).toBe(0);
     expect(JSON.parse(job.stdout).expired).toContain(id);
   });
@@ -156,7 +175,11 @@ describe('certificates: SIGKILL at each step of issuance', () => {
   it('a certificate deleted while validating stops and still removes its challenge records', async () => {
     const owner = await registerAndLogin(server!.http, { plan: 'elite' });
     await verifiedZone(server!.http, world, owner.token, 'deleted.example');
-    const created = await server!.http.post('/certificates', { zone: 'deleted.example', domain: 'www.deleted.example' }, owner.token);
+    const created = await server!.http.post(
+      '/certificates',
+      { zone: 'deleted.example', domain: 'www.deleted.example' },
+      owner.token,
+    );
     const txt = () =>
       queryDns(dnsPort, '_acme-challenge.www.deleted.example', 'TXT').then(
         (r) => answerData(r, 'TXT'),
@@ -175,6 +198,14 @@ describe('certificates: SIGKILL at each step of issuance', () => {
     const zone = (await server!.http.get('/zones/deleted.example', owner.token)).body;
     expect(zone.records.filter((r: any) => r.subname.startsWith('_acme-challenge'))).toEqual([]);
     // The domain is free for a new certificate at once.
-    expect((await server!.http.post('/certificates', { zone: 'deleted.example', domain: 'www.deleted.example' }, owner.token)).status).toBe(202);
+    expect(
+      (
+        await server!.http.post(
+          '/certificates',
+          { zone: 'deleted.example', domain: 'www.deleted.example' },
+          owner.token,
+        )
+      ).status,
+    ).toBe(202);
   });
 });

@@ -42,7 +42,11 @@ describe('certificates: a challenge that cannot validate', () => {
   });
 
   it('ends failed with the CA error in the logs, removes the challenge records; renew from failed re-runs the order', async () => {
-    const created = await app.http.post('/certificates', { zone: 'withheld.com', domain: 'www.withheld.com', auto_renew: true }, owner.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'withheld.com', domain: 'www.withheld.com', auto_renew: true },
+      owner.token,
+    );
     expect(created.status).toBe(202);
     const failed = await waitForStatus(app.http, owner.token, created.body.id, ['failed', 'issued']);
     expect(failed.status).toBe('failed');
@@ -51,14 +55,17 @@ describe('certificates: a challenge that cannot validate', () => {
     const logs = (await app.http.get(`/certificates/${created.body.id}/logs`, owner.token)).body.logs;
     const error = logs.find((l: any) => l.level === 'error');
     // Pebble's own words: the problem type and its detail about the missing TXT record.
-    expect(error.message).toMatch(/^Issuance failed at authorization: www\.withheld\.com: invalid: urn:ietf:params:acme:error:unauthorized: .*TXT/);
+    expect(error.message).toMatch(
+      /^Issuance failed at authorization: www\.withheld\.com: invalid: urn:ietf:params:acme:error:unauthorized: .*TXT/,
+    );
 
     const deadline = Date.now() + 5000;
     const txt = () => queryDns(dnsPort, '_acme-challenge.www.withheld.com', 'TXT').then((r) => answerData(r, 'TXT'));
     while ((await txt()).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await txt()).toEqual([]);
     // The log line is the step's own event, appended after the records' removal: a moment later on a busy machine.
-    const messages = async () => (await app.http.get(`/certificates/${created.body.id}/logs`, owner.token)).body.logs.map((l: any) => l.message);
+    const messages = async () =>
+      (await app.http.get(`/certificates/${created.body.id}/logs`, owner.token)).body.logs.map((l: any) => l.message);
     let seen = await messages();
     while (!seen.includes('Challenge TXT records removed') && Date.now() < deadline + 5000) {
       await new Promise((r) => setTimeout(r, 50));

@@ -51,10 +51,15 @@ describe('certificates (contract §10) against pebble', () => {
     await world?.stop();
   });
 
-  const challengeTxt = async (name: string) => answerData(await queryDns(dnsPort, `_acme-challenge.${name}`, 'TXT'), 'TXT');
+  const challengeTxt = async (name: string) =>
+    answerData(await queryDns(dnsPort, `_acme-challenge.${name}`, 'TXT'), 'TXT');
 
   it('issues a certificate with two SANs: chain verifies against pebble root, RSA 2048 key matches, SANs right, no challenge left', async () => {
-    const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'example.com', sans: ['www.example.com', 'api.example.com'] }, elite.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'example.com', domain: 'example.com', sans: ['www.example.com', 'api.example.com'] },
+      elite.token,
+    );
     expect(created.status).toBe(202);
     expect(created.body).toMatchObject({
       domain: 'example.com',
@@ -76,20 +81,29 @@ describe('certificates (contract §10) against pebble', () => {
     expect(pem.status).toBe(200);
     const { certificate_pem, chain_pem, private_key_pem } = pem.body;
     const root = await pebble.root();
-    const verify = openssl((d) => ['verify', '-CAfile', join(d, 'root.pem'), '-untrusted', join(d, 'chain.pem'), join(d, 'cert.pem')], {
-      'root.pem': root,
-      'chain.pem': chain_pem,
-      'cert.pem': certificate_pem,
-    });
+    const verify = openssl(
+      (d) => ['verify', '-CAfile', join(d, 'root.pem'), '-untrusted', join(d, 'chain.pem'), join(d, 'cert.pem')],
+      {
+        'root.pem': root,
+        'chain.pem': chain_pem,
+        'cert.pem': certificate_pem,
+      },
+    );
     expect(verify.trim()).toMatch(/cert\.pem: OK$/);
 
     const x509 = new X509Certificate(certificate_pem);
-    expect(x509.subjectAltName!.split(', ').sort()).toEqual(['DNS:api.example.com', 'DNS:example.com', 'DNS:www.example.com']);
+    expect(x509.subjectAltName!.split(', ').sort()).toEqual([
+      'DNS:api.example.com',
+      'DNS:example.com',
+      'DNS:www.example.com',
+    ]);
     const key = createPrivateKey(private_key_pem);
     expect(key.asymmetricKeyType).toBe('rsa');
     expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
     expect(x509.checkPrivateKey(key)).toBe(true);
-    const keyText = openssl((d) => ['rsa', '-in', join(d, 'key.pem'), '-noout', '-text'], { 'key.pem': private_key_pem });
+    const keyText = openssl((d) => ['rsa', '-in', join(d, 'key.pem'), '-noout', '-text'], {
+      'key.pem': private_key_pem,
+    });
     expect(keyText).toMatch(/Private-Key: \(2048 bit/);
 
     // The challenge records were served while validating and are gone now.
@@ -109,7 +123,9 @@ describe('certificates (contract §10) against pebble', () => {
     expect(messages).toMatch(/Challenge TXT records removed/);
 
     // The private key is sealed at rest: not in the events, not in the read model.
-    const events = JSON.stringify((await app.running.deps.eventStore.readStream(`certificate-${id}`)).map((e) => e.data));
+    const events = JSON.stringify(
+      (await app.running.deps.eventStore.readStream(`certificate-${id}`)).map((e) => e.data),
+    );
     expect(events).toContain('sealed_private_key');
     expect(events).not.toContain('PRIVATE KEY');
     expect(events).not.toContain(private_key_pem.split('\n')[1]);
@@ -122,7 +138,11 @@ describe('certificates (contract §10) against pebble', () => {
   });
 
   it('issues a wildcard certificate on Elite (both names share the _acme-challenge owner)', async () => {
-    const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'shop.example.com', wildcard: true }, elite.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'example.com', domain: 'shop.example.com', wildcard: true },
+      elite.token,
+    );
     expect(created.status).toBe(202);
     expect(created.body.is_wildcard).toBe(true);
     await waitForStatus(app.http, elite.token, created.body.id, ['issued']);
@@ -132,7 +152,11 @@ describe('certificates (contract §10) against pebble', () => {
   });
 
   it('renews with new dates and a new serial; revoke on delete shows the certificate revoked at the CA', async () => {
-    const created = await app.http.post('/certificates', { zone: 'pro-zone.org', domain: 'www.pro-zone.org', auto_renew: true }, pro.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'pro-zone.org', domain: 'www.pro-zone.org', auto_renew: true },
+      pro.token,
+    );
     const first = await waitForStatus(app.http, pro.token, created.body.id, ['issued']);
     expect(first.next_renewal_at).toBe(new Date(Date.parse(first.expires_at) - 30 * 86_400_000).toISOString());
     await new Promise((r) => setTimeout(r, 1100)); // certificate dates have one-second resolution
@@ -154,24 +178,38 @@ describe('certificates (contract §10) against pebble', () => {
     expect(await pebble.certStatus(second.serial)).toBe('Revoked');
     expect((await app.http.get(`/certificates/${created.body.id}`, pro.token)).status).toBe(404);
     // The domain is free again.
-    const reissue = await app.http.post('/certificates', { zone: 'pro-zone.org', domain: 'www.pro-zone.org' }, pro.token);
+    const reissue = await app.http.post(
+      '/certificates',
+      { zone: 'pro-zone.org', domain: 'www.pro-zone.org' },
+      pro.token,
+    );
     expect(reissue.status).toBe(202);
     await waitForStatus(app.http, pro.token, reissue.body.id, ['issued']);
   });
 
   it('the daily job renews what is due and expires what has passed; renew from expired re-runs the order', async () => {
-    const created = await app.http.post('/certificates', { zone: 'pro-zone.org', domain: 'job.pro-zone.org', auto_renew: true }, pro.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'pro-zone.org', domain: 'job.pro-zone.org', auto_renew: true },
+      pro.token,
+    );
     const first = await waitForStatus(app.http, pro.token, created.body.id, ['issued']);
 
     const today = await app.http.admin('POST', '/admin/jobs/certificate-renewals');
     expect([today.status, today.body.renewals_started, today.body.expired]).toEqual([200, [], []]);
-    expect((await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: 'yesterday' })).body.error.code).toBe('validation_failed');
+    expect(
+      (await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: 'yesterday' })).body.error.code,
+    ).toBe('validation_failed');
     expect((await app.http.post('/admin/jobs/certificate-renewals', {}, pro.token)).status).toBe(401);
-    const early = await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: new Date(Date.parse(first.next_renewal_at) - 1000).toISOString() });
+    const early = await app.http.admin('POST', '/admin/jobs/certificate-renewals', {
+      now: new Date(Date.parse(first.next_renewal_at) - 1000).toISOString(),
+    });
     expect(early.status).toBe(200);
     expect(early.body.renewals_started).not.toContain(created.body.id);
 
-    const due = await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: new Date(Date.parse(first.next_renewal_at) + 1000).toISOString() });
+    const due = await app.http.admin('POST', '/admin/jobs/certificate-renewals', {
+      now: new Date(Date.parse(first.next_renewal_at) + 1000).toISOString(),
+    });
     expect(due.body.renewals_started).toContain(created.body.id);
     const renewed = await waitForStatus(app.http, pro.token, created.body.id, ['issued']);
     expect(renewed.serial).not.toBe(first.serial);
@@ -179,8 +217,12 @@ describe('certificates (contract §10) against pebble', () => {
     expect(logs.body.logs.map((l: any) => l.message)).toContain('Automatic renewal requested (attempt 2)');
 
     // Auto-renew off: past its expiry the certificate only expires.
-    expect((await app.http.put(`/certificates/${created.body.id}/auto-renew`, { auto_renew: false }, pro.token)).body).toMatchObject({ auto_renew: false, next_renewal_at: null });
-    const after = await app.http.admin('POST', '/admin/jobs/certificate-renewals', { now: new Date(Date.parse(renewed.expires_at) + 1000).toISOString() });
+    expect(
+      (await app.http.put(`/certificates/${created.body.id}/auto-renew`, { auto_renew: false }, pro.token)).body,
+    ).toMatchObject({ auto_renew: false, next_renewal_at: null });
+    const after = await app.http.admin('POST', '/admin/jobs/certificate-renewals', {
+      now: new Date(Date.parse(renewed.expires_at) + 1000).toISOString(),
+    });
     expect(after.body.expired).toContain(created.body.id);
     expect((await app.http.get(`/certificates/${created.body.id}`, pro.token)).body.status).toBe('expired');
     const list = await app.http.get('/certificates', pro.token);
@@ -197,17 +239,53 @@ describe('certificates (contract §10) against pebble', () => {
       const res = await app.http.post('/certificates', body, token);
       return [res.status, res.body.error?.code, res.body.error?.message];
     };
-    expect(await err(free.token, { zone: 'plus-zone.net', domain: 'plus-zone.net' })).toEqual([403, 'plan_required', 'Certificate management requires paid subscription']);
+    expect(await err(free.token, { zone: 'plus-zone.net', domain: 'plus-zone.net' })).toEqual([
+      403,
+      'plan_required',
+      'Certificate management requires paid subscription',
+    ]);
     expect((await app.http.get('/certificates', free.token)).status).toBe(403);
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', wildcard: true })).toEqual([403, 'plan_required', 'Wildcard certificates require Elite plan']);
-    expect(await err(pro.token, { zone: 'pro-zone.org', domain: 'w.pro-zone.org', wildcard: true })).toEqual([403, 'plan_required', 'Wildcard certificates require Elite plan']);
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', auto_renew: true })).toEqual([403, 'plan_required', 'Auto-renewal requires Pro or Elite plan']);
-    expect(await err(plus.token, { zone: 'example.com', domain: 'example.com' })).toEqual([404, 'not_found', 'Zone not found or no permission']);
-    expect(await err(plus.token, { zone: 'nowhere.net', domain: 'nowhere.net' })).toEqual([404, 'not_found', 'Zone not found or no permission']);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', wildcard: true })).toEqual([
+      403,
+      'plan_required',
+      'Wildcard certificates require Elite plan',
+    ]);
+    expect(await err(pro.token, { zone: 'pro-zone.org', domain: 'w.pro-zone.org', wildcard: true })).toEqual([
+      403,
+      'plan_required',
+      'Wildcard certificates require Elite plan',
+    ]);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', auto_renew: true })).toEqual([
+      403,
+      'plan_required',
+      'Auto-renewal requires Pro or Elite plan',
+    ]);
+    expect(await err(plus.token, { zone: 'example.com', domain: 'example.com' })).toEqual([
+      404,
+      'not_found',
+      'Zone not found or no permission',
+    ]);
+    expect(await err(plus.token, { zone: 'nowhere.net', domain: 'nowhere.net' })).toEqual([
+      404,
+      'not_found',
+      'Zone not found or no permission',
+    ]);
     await app.http.post('/zones', { name: 'unverified.net' }, plus.token);
-    expect(await err(plus.token, { zone: 'unverified.net', domain: 'unverified.net' })).toEqual([404, 'not_found', 'Zone not found or no permission']);
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'other.org' })).toEqual([400, 'domain_not_under_zone', 'Domain not under zone']);
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', sans: ['www.other.org'] })).toEqual([400, 'domain_not_under_zone', 'Domain not under zone']);
+    expect(await err(plus.token, { zone: 'unverified.net', domain: 'unverified.net' })).toEqual([
+      404,
+      'not_found',
+      'Zone not found or no permission',
+    ]);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'other.org' })).toEqual([
+      400,
+      'domain_not_under_zone',
+      'Domain not under zone',
+    ]);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'plus-zone.net', sans: ['www.other.org'] })).toEqual([
+      400,
+      'domain_not_under_zone',
+      'Domain not under zone',
+    ]);
     expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'bad_name.plus-zone.net' })).toEqual([
       400,
       'validation_failed',
@@ -218,24 +296,47 @@ describe('certificates (contract §10) against pebble', () => {
 
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await app.http.post('/certificates', { zone: 'plus-zone.net', domain: `h${i}.plus-zone.net` }, plus.token);
+      const res = await app.http.post(
+        '/certificates',
+        { zone: 'plus-zone.net', domain: `h${i}.plus-zone.net` },
+        plus.token,
+      );
       expect(res.status).toBe(202);
       ids.push(res.body.id);
     }
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'h0.plus-zone.net' })).toEqual([409, 'certificate_exists', 'Certificate already exists for domain']);
-    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'h9.plus-zone.net' })).toEqual([403, 'limit_reached', 'Certificate limit reached for plan']);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'h0.plus-zone.net' })).toEqual([
+      409,
+      'certificate_exists',
+      'Certificate already exists for domain',
+    ]);
+    expect(await err(plus.token, { zone: 'plus-zone.net', domain: 'h9.plus-zone.net' })).toEqual([
+      403,
+      'limit_reached',
+      'Certificate limit reached for plan',
+    ]);
     const list = await app.http.get('/certificates', plus.token);
-    expect(list.body.limits).toEqual({ max_certificates: 5, current_count: 5, wildcard_enabled: false, auto_renew_enabled: false });
+    expect(list.body.limits).toEqual({
+      max_certificates: 5,
+      current_count: 5,
+      wildcard_enabled: false,
+      auto_renew_enabled: false,
+    });
     expect(list.body.certificates.map((c: any) => c.id)).toEqual(ids);
 
     // Other accounts' certificates do not exist for you.
-    for (const path of [`/certificates/${ids[0]}`, `/certificates/${ids[0]}/logs`, `/certificates/${ids[0]}/download`]) {
+    for (const path of [
+      `/certificates/${ids[0]}`,
+      `/certificates/${ids[0]}/logs`,
+      `/certificates/${ids[0]}/download`,
+    ]) {
       expect((await app.http.get(path, elite.token)).status).toBe(404);
     }
     expect((await app.http.post(`/certificates/${ids[0]}/renew`, undefined, elite.token)).status).toBe(404);
     expect((await app.http.delete(`/certificates/${ids[0]}`, elite.token)).status).toBe(404);
     expect((await app.http.get('/certificates/not-a-uuid', plus.token)).status).toBe(404);
-    expect((await app.http.put(`/certificates/${ids[0]}/auto-renew`, { auto_renew: true }, plus.token)).body.error.message).toBe('Auto-renewal requires Pro or Elite plan');
+    expect(
+      (await app.http.put(`/certificates/${ids[0]}/auto-renew`, { auto_renew: true }, plus.token)).body.error.message,
+    ).toBe('Auto-renewal requires Pro or Elite plan');
 
     for (const id of ids) await waitForStatus(app.http, plus.token, id, ['issued', 'failed']);
     const early = await app.http.get(`/certificates/${ids[0]}/download`, plus.token);
@@ -246,7 +347,11 @@ describe('certificates (contract §10) against pebble', () => {
   });
 
   it("refuses the CA's 6th duplicate of the week locally with 429 ca_rate_limited and Retry-After", async () => {
-    const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'dup.example.com' }, elite.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'example.com', domain: 'dup.example.com' },
+      elite.token,
+    );
     await waitForStatus(app.http, elite.token, created.body.id, ['issued']);
     for (let i = 0; i < 4; i++) {
       expect((await app.http.post(`/certificates/${created.body.id}/renew`, undefined, elite.token)).status).toBe(202);
@@ -255,7 +360,9 @@ describe('certificates (contract §10) against pebble', () => {
     const orders = pebble.orderCount();
     const sixth = await app.http.post(`/certificates/${created.body.id}/renew`, undefined, elite.token);
     expect([sixth.status, sixth.body.error.code]).toEqual([429, 'ca_rate_limited']);
-    expect(sixth.body.error.message).toBe("The certificate authority's limit of 5 duplicate certificates per week is reached");
+    expect(sixth.body.error.message).toBe(
+      "The certificate authority's limit of 5 duplicate certificates per week is reached",
+    );
     const retryAfter = Number(sixth.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(7 * 86_400 - 120);
     expect(retryAfter).toBeLessThanOrEqual(7 * 86_400);
@@ -270,13 +377,20 @@ describe('certificates (contract §10) against pebble', () => {
     expect(await adapter.findOpenOrder(['lost.example.com'])).toBeNull();
     const placed = await adapter.placeOrder(['lost.example.com', 'www.lost.example.com']);
     const found = await adapter.findOpenOrder(['www.lost.example.com', 'lost.example.com']);
-    const byName = (o: typeof placed | null) => ({ ...o, authorizations: [...(o?.authorizations ?? [])].sort((a, b) => a.identifier.localeCompare(b.identifier)) });
+    const byName = (o: typeof placed | null) => ({
+      ...o,
+      authorizations: [...(o?.authorizations ?? [])].sort((a, b) => a.identifier.localeCompare(b.identifier)),
+    });
     expect(byName(found)).toEqual(byName(placed));
     expect(await adapter.findOpenOrder(['lost.example.com'])).toBeNull();
   });
 
   it('download before issuance is 409 not_issued', async () => {
-    const created = await app.http.post('/certificates', { zone: 'example.com', domain: 'early.example.com' }, elite.token);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'example.com', domain: 'early.example.com' },
+      elite.token,
+    );
     const early = await app.http.get(`/certificates/${created.body.id}/download`, elite.token);
     expect([early.status, early.body.error.code]).toEqual([409, 'not_issued']);
     await waitForStatus(app.http, elite.token, created.body.id, ['issued']);

@@ -40,7 +40,10 @@ const envExample = () =>
 
 function readmeConfigurationTable(): Set<string> {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+  const section = readme.slice(
+    readme.indexOf('## Configuration'),
+    readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1),
+  );
   const names = new Set<string>();
   for (const row of section.split('\n').filter((l) => l.startsWith('| `'))) {
     const firstCell = row.split('|')[1];
@@ -53,7 +56,9 @@ describe('configuration documentation (issue 30)', () => {
   const read = [...settingsRead()].filter((n) => !CLI_ONLY.has(n)).sort();
 
   it('finds the settings the service reads', () => {
-    expect(read).toEqual(expect.arrayContaining(['PORT', 'DATA_DIR', 'DNS_PORT', 'QUERY_LOG_THREAD', 'HEAP_GROWING_PERCENT']));
+    expect(read).toEqual(
+      expect.arrayContaining(['PORT', 'DATA_DIR', 'DNS_PORT', 'QUERY_LOG_THREAD', 'HEAP_GROWING_PERCENT']),
+    );
   });
 
   it('lists every setting in .env.example, and only those', () => {
@@ -69,7 +74,10 @@ describe('configuration documentation (issue 30)', () => {
   });
 
   it('can be loaded by a shell as it is (set -a; . ./.env.example)', () => {
-    const out = execFileSync('bash', ['-c', 'set -a; . ./.env.example; printf %s "$TOTP_ISSUER"'], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync('bash', ['-c', 'set -a; . ./.env.example; printf %s "$TOTP_ISSUER"'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     expect(out).toBe('Account DNS');
   });
 });

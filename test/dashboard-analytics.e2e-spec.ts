@@ -28,7 +28,8 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
   };
   const main = () => s.page.locator('main').innerText();
   const tile = (label: string) => s.page.locator('.tile', { hasText: label }).locator('.tile-figure').innerText();
-  const row = (table: string, name: string) => s.page.getByRole('region', { name: table }).locator('tr', { hasText: name }).locator('td').allInnerTexts();
+  const row = (table: string, name: string) =>
+    s.page.getByRole('region', { name: table }).locator('tr', { hasText: name }).locator('td').allInnerTexts();
 
   beforeAll(async () => {
     dnsPort = await freePort();
@@ -43,7 +44,9 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
     await s.go('/analytics');
     expect(await main()).toContain('DNS analytics needs the Pro plan or higher.');
     await s.checkScreen('analytics-plan-gate');
-    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'pro' })).status).toBe(200);
+    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'pro' })).status).toBe(
+      200,
+    );
     for (const [zone, file] of [
       [ZONE, '$TTL 300\nwww IN A 192.0.2.80\n@ IN MX 10 mail.stats-dash.example.\nmail IN A 192.0.2.25\n'],
       [OTHER, 'www IN A 192.0.2.90\n'],
@@ -86,12 +89,22 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
     expect(await row('Response code by queries', 'NOERROR')).toEqual(['NOERROR', '8', '72.7%']);
     expect(await row('Type by queries', 'MX')).toEqual(['MX', '2', '18.2%']);
     expect(await row('Name by queries', `missing.${ZONE}`)).toEqual([`missing.${ZONE}`, '3', '100%']);
-    expect(await s.page.locator('dt:has-text("Over TCP") + dd').innerText()).toBe(`${Math.round((1 / 11) * 10000) / 100}%`);
+    expect(await s.page.locator('dt:has-text("Over TCP") + dd').innerText()).toBe(
+      `${Math.round((1 / 11) * 10000) / 100}%`,
+    );
     // The volume chart: axes with units are drawn by uPlot; its figures are in the hidden table.
     await s.page.locator('.chart canvas').first().waitFor();
-    expect(await s.page.locator('.chart figcaption').allInnerTexts()).toEqual(['Queries per hour', 'Error answers (NXDOMAIN, SERVFAIL, REFUSED) per hour']);
-    expect(await s.page.locator('.chart table.chart-data').first().locator('th').allTextContents()).toEqual(['Time (UTC)', 'Queries (queries)']);
-    const hourly = (await s.page.locator('.chart table.chart-data').first().locator('tbody td:nth-child(2)').allTextContents()).map(Number);
+    expect(await s.page.locator('.chart figcaption').allInnerTexts()).toEqual([
+      'Queries per hour',
+      'Error answers (NXDOMAIN, SERVFAIL, REFUSED) per hour',
+    ]);
+    expect(await s.page.locator('.chart table.chart-data').first().locator('th').allTextContents()).toEqual([
+      'Time (UTC)',
+      'Queries (queries)',
+    ]);
+    const hourly = (
+      await s.page.locator('.chart table.chart-data').first().locator('tbody td:nth-child(2)').allTextContents()
+    ).map(Number);
     expect(hourly).toHaveLength(24);
     expect(hourly.reduce((a, b) => a + b, 0)).toBe(counted);
     // Recent queries, newest first, 25 rows by default; the limit chooser asks for 10.
@@ -125,17 +138,24 @@ describe('dashboard: DNS analytics (contract §12, §14) from real dig queries',
     );
     await s.page.getByRole('group', { name: 'Breakdown window' }).getByRole('button', { name: '7 days' }).click();
     await s.page.locator('.chart figcaption', { hasText: 'Queries per day' }).waitFor();
-    const daily = (await s.page.locator('.chart table.chart-data').first().locator('tbody td:nth-child(2)').allTextContents()).map(Number);
+    const daily = (
+      await s.page.locator('.chart table.chart-data').first().locator('tbody td:nth-child(2)').allTextContents()
+    ).map(Number);
     expect(daily).toHaveLength(7);
     expect(daily[6]).toBe(counted);
     await s.checkScreen('analytics-7d-filtered');
   });
 
   it('exports the query log as CSV on Elite', async () => {
-    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'elite' })).status).toBe(200);
+    expect(
+      (await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'elite' })).status,
+    ).toBe(200);
     await s.go('/analytics');
     await s.page.getByLabel('Format').selectOption('csv');
-    const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('link', { name: /Download CSV/ }).click()]);
+    const [file] = await Promise.all([
+      s.page.waitForEvent('download'),
+      s.page.getByRole('link', { name: /Download CSV/ }).click(),
+    ]);
     const csv = readFileSync((await file.path())!, 'utf8')
       .trim()
       .split(/\r?\n/);

@@ -17,7 +17,10 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 const COOKIE_LOGIN = { 'x-session-transport': 'cookie' };
 
 /** The code oathtool (Debian) computes for `secret` at `at`. */
-const totpAt = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const totpAt = (secret: string, at: Date): string =>
+  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
+    encoding: 'utf8',
+  }).trim();
 
 /** `name=value` pairs of Set-Cookie headers, plus each header's attributes. */
 function cookiesOf(headers: Headers): Record<string, { value: string; attrs: string }> {
@@ -43,7 +46,13 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
     app = await startTestApp({
       clock,
       // The uptime target is a loopback listener: allowed here only (contract §16).
-      env: { UPTIME_INTERVAL_SECONDS: '300', UPTIME_CHECK_PORTS: String(checkPort), UPTIME_TIMEOUT_MS: '500', TRUSTED_PROXIES: '127.0.0.1', ALLOW_PRIVATE_TARGETS: 'true' },
+      env: {
+        UPTIME_INTERVAL_SECONDS: '300',
+        UPTIME_CHECK_PORTS: String(checkPort),
+        UPTIME_TIMEOUT_MS: '500',
+        TRUSTED_PROXIES: '127.0.0.1',
+        ALLOW_PRIVATE_TARGETS: 'true',
+      },
     });
     worker = app.running.app.get(UptimeWorker);
     worker.stopTimer();
@@ -57,7 +66,12 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
     const res = await app.http.post('/auth/login', { username, password }, undefined, { ...COOKIE_LOGIN, ...headers });
     expect(res.status).toBe(200);
     const cookies = cookiesOf(res.headers);
-    return { res, cookies, cookie: `ads_session=${cookies.ads_session.value}; ads_csrf=${cookies.ads_csrf.value}`, csrf: cookies.ads_csrf.value };
+    return {
+      res,
+      cookies,
+      cookie: `ads_session=${cookies.ads_session.value}; ads_csrf=${cookies.ads_csrf.value}`,
+      csrf: cookies.ads_csrf.value,
+    };
   }
 
   it('puts the session in an httpOnly SameSite=Strict cookie and never in the body', async () => {
@@ -90,17 +104,25 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
     const wrong: Record<string, string>[] = [{}, { 'x-csrf-token': 'f'.repeat(64) }, { 'x-csrf-token': csrf.slice(1) }];
     for (const header of wrong) {
       const res = await app.http.post('/zones', { name: 'csrf.example' }, undefined, { cookie, ...header });
-      expect([res.status, res.body]).toEqual([403, { error: { code: 'csrf_failed', message: 'Missing or invalid CSRF token' } }]);
+      expect([res.status, res.body]).toEqual([
+        403,
+        { error: { code: 'csrf_failed', message: 'Missing or invalid CSRF token' } },
+      ]);
     }
     expect((await app.http.get('/zones', undefined, { cookie })).body).toEqual({ zones: [] });
     const ok = await app.http.post('/zones', { name: 'csrf.example' }, undefined, { cookie, 'x-csrf-token': csrf });
     expect(ok.status).toBe(201);
     // Another session's CSRF token does not fit this session.
     const other = await cookieLogin(user.username, user.password);
-    const crossed = await app.http.post('/zones', { name: 'crossed.example' }, undefined, { cookie, 'x-csrf-token': other.csrf });
+    const crossed = await app.http.post('/zones', { name: 'crossed.example' }, undefined, {
+      cookie,
+      'x-csrf-token': other.csrf,
+    });
     expect(crossed.status).toBe(403);
     // Bearer wins over a cookie and needs no CSRF token.
-    const bearer = await app.http.post('/zones', { name: 'bearer.example' }, user.token, { cookie: 'ads_session=st_garbage' });
+    const bearer = await app.http.post('/zones', { name: 'bearer.example' }, user.token, {
+      cookie: 'ads_session=st_garbage',
+    });
     expect(bearer.status).toBe(201);
     // A cookie that is no session is 401, like a bad Bearer token.
     expect((await app.http.get('/account', undefined, { cookie: 'ads_session=st_nope' })).status).toBe(401);
@@ -120,13 +142,27 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
   it('sets the cookie on the second login step when 2FA is on', async () => {
     const user = await registerAndLogin(app.http);
     const setup = await app.http.post('/2fa/setup', undefined, user.token);
-    const verify = await app.http.post('/2fa/verify', { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) }, user.token);
+    const verify = await app.http.post(
+      '/2fa/verify',
+      { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) },
+      user.token,
+    );
     expect(verify.status).toBe(200);
-    const first = await app.http.post('/auth/login', { username: user.username, password: user.password }, undefined, COOKIE_LOGIN);
+    const first = await app.http.post(
+      '/auth/login',
+      { username: user.username, password: user.password },
+      undefined,
+      COOKIE_LOGIN,
+    );
     expect(first.body).toMatchObject({ requires_2fa: true });
     expect(first.headers.getSetCookie()).toEqual([]);
     clock.advance(30_000);
-    const second = await app.http.post('/auth/login/2fa', { login_token: first.body.login_token, code: totpAt(setup.body.secret, clock.now()) }, undefined, COOKIE_LOGIN);
+    const second = await app.http.post(
+      '/auth/login/2fa',
+      { login_token: first.body.login_token, code: totpAt(setup.body.secret, clock.now()) },
+      undefined,
+      COOKIE_LOGIN,
+    );
     expect(second.body).toEqual({ token_type: 'cookie', expires_in: 86400 });
     expect(cookiesOf(second.headers).ads_session.attrs).toMatch(/HttpOnly/);
   });
@@ -140,42 +176,78 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
 
     it('gives hourly and daily series with uptime and response times, and the plan limit in use', async () => {
       const user = await registerAndLogin(app.http, { plan: 'plus' });
-      const domain = await app.http.post('/api/domains', { fqdn: 'hist.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, user.token);
-      expect((await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, user.token)).status).toBe(200);
-      expect((await app.http.get('/uptime/limits', user.token)).body).toEqual({ plan: 'plus', monitor_limit: 5, monitors_enabled: 1 });
+      const domain = await app.http.post(
+        '/api/domains',
+        { fqdn: 'hist.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+        user.token,
+      );
+      expect(
+        (await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, user.token)).status,
+      ).toBe(200);
+      expect((await app.http.get('/uptime/limits', user.token)).body).toEqual({
+        plan: 'plus',
+        monitor_limit: 5,
+        monitors_enabled: 1,
+      });
       for (let i = 0; i < 3; i++) await nextInterval();
       const list = await app.http.get('/uptime/domains', user.token);
       expect(list.body.domains).toEqual([(await app.http.get(`/uptime/domain/${domain.body.id}`, user.token)).body]);
-      expect(list.body.domains[0]).toMatchObject({ fqdn: 'hist.dyn.example.net', current_status: 'operational', uptime_percentage_24h: 100 });
+      expect(list.body.domains[0]).toMatchObject({
+        fqdn: 'hist.dyn.example.net',
+        current_status: 'operational',
+        uptime_percentage_24h: 100,
+      });
 
       const day = await app.http.get(`/uptime/domain/${domain.body.id}/history?window=24h`, user.token);
       expect(day.status).toBe(200);
-      expect(day.body).toMatchObject({ domain_id: domain.body.id, fqdn: 'hist.dyn.example.net', window: '24h', bucket_seconds: 3600 });
+      expect(day.body).toMatchObject({
+        domain_id: domain.body.id,
+        fqdn: 'hist.dyn.example.net',
+        window: '24h',
+        bucket_seconds: 3600,
+      });
       expect(day.body.points).toHaveLength(24);
       const last = day.body.points[23];
       expect(last.at).toBe(clock.now().toISOString().slice(0, 13) + ':00:00Z');
       expect(last.checks).toBeGreaterThanOrEqual(1);
       expect(last.uptime_percentage).toBe(100);
       expect(typeof last.avg_response_time_ms).toBe('number');
-      expect(day.body.points[0]).toEqual({ at: expect.any(String), checks: 0, uptime_percentage: null, avg_response_time_ms: null });
+      expect(day.body.points[0]).toEqual({
+        at: expect.any(String),
+        checks: 0,
+        uptime_percentage: null,
+        avg_response_time_ms: null,
+      });
       // The default window is 24h.
       expect((await app.http.get(`/uptime/domain/${domain.body.id}/history`, user.token)).body.points).toHaveLength(24);
 
       const week = await app.http.get(`/uptime/domain/${domain.body.id}/history?window=7d`, user.token);
       expect([week.body.bucket_seconds, week.body.points.length]).toEqual([86400, 7]);
       expect(week.body.points[6]).toMatchObject({ at: '2026-03-01T00:00:00Z', uptime_percentage: 100 });
-      expect((await app.http.get(`/uptime/domain/${domain.body.id}/history?window=30d`, user.token)).body.points).toHaveLength(30);
+      expect(
+        (await app.http.get(`/uptime/domain/${domain.body.id}/history?window=30d`, user.token)).body.points,
+      ).toHaveLength(30);
     });
 
     it('refuses a bad window, foreign domains and the Free plan in the contract shape', async () => {
       const owner = await registerAndLogin(app.http, { plan: 'plus' });
       const other = await registerAndLogin(app.http, { plan: 'plus' });
       const free = await registerAndLogin(app.http);
-      const domain = await app.http.post('/api/domains', { fqdn: 'hist2.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, owner.token);
+      const domain = await app.http.post(
+        '/api/domains',
+        { fqdn: 'hist2.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+        owner.token,
+      );
       const bad = await app.http.get(`/uptime/domain/${domain.body.id}/history?window=1y`, owner.token);
-      expect([bad.status, bad.body]).toEqual([400, { error: { code: 'validation_failed', message: 'window must be one of 24h, 7d, 30d' } }]);
+      expect([bad.status, bad.body]).toEqual([
+        400,
+        { error: { code: 'validation_failed', message: 'window must be one of 24h, 7d, 30d' } },
+      ]);
       const foreign = await app.http.get(`/uptime/domain/${domain.body.id}/history`, other.token);
-      expect([foreign.status, foreign.body]).toEqual([404, { error: { code: 'not_found', message: 'Domain not found' } }]);
+      expect([foreign.status, foreign.body]).toEqual([
+        404,
+        { error: { code: 'not_found', message: 'Domain not found' } },
+      ]);
       expect((await app.http.get('/uptime/domains', other.token)).body).toEqual({ domains: [] });
       for (const path of [`/uptime/domain/${domain.body.id}/history`, '/uptime/limits', '/uptime/domains']) {
         const gated = await app.http.get(path, free.token);
@@ -194,7 +266,11 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(res.headers.get('cache-control')).toContain('immutable');
     expect((await res.text()).length).toBeGreaterThan(1000); // fetch decompresses
-    for (const path of ['/app/assets/nope.js', '/app/assets/..%2f..%2fpackage.json', '/app/assets/%2e%2e%2findex.html']) {
+    for (const path of [
+      '/app/assets/nope.js',
+      '/app/assets/..%2f..%2fpackage.json',
+      '/app/assets/%2e%2e%2findex.html',
+    ]) {
       const miss = await app.http.get(path);
       expect([path, miss.status]).toEqual([path, 404]);
     }

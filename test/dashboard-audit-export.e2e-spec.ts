@@ -17,7 +17,10 @@ describe('dashboard: audit log export links (contract §19)', () => {
   afterAll(() => s?.close());
 
   const downloaded = async (link: string): Promise<{ name: string; text: string }> => {
-    const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('link', { name: link }).click()]);
+    const [file] = await Promise.all([
+      s.page.waitForEvent('download'),
+      s.page.getByRole('link', { name: link }).click(),
+    ]);
     return { name: file.suggestedFilename(), text: readFileSync((await file.path())!, 'utf8') };
   };
 

@@ -42,7 +42,10 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
 
   const main = () => s.page.locator('main').innerText();
   const downloaded = async (button: string): Promise<{ name: string; text: string }> => {
-    const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('button', { name: button }).click()]);
+    const [file] = await Promise.all([
+      s.page.waitForEvent('download'),
+      s.page.getByRole('button', { name: button }).click(),
+    ]);
     return { name: file.suggestedFilename(), text: readFileSync((await file.path())!, 'utf8') };
   };
 
@@ -52,7 +55,9 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
     expect(await main()).toContain('Certificate management needs the Plus plan or higher.');
     await s.checkScreen('certificates-plan-gate');
     // The operator moves the account to Pro; wildcards stay Elite-only.
-    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'pro' })).status).toBe(200);
+    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'pro' })).status).toBe(
+      200,
+    );
     await verifiedZone(s.server.http, world, user.token, ZONE);
   });
 
@@ -105,7 +110,9 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
     const row = s.page.locator('tr', { hasText: 'Certificate issued' });
     await row.waitFor();
     const details = await row.locator('.details').innerText();
-    expect(details).toMatch(/^names: certs-dash\.example, www\.certs-dash\.example · expires: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · serial: [0-9A-Fa-f:]+$/);
+    expect(details).toMatch(
+      /^names: certs-dash\.example, www\.certs-dash\.example · expires: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · serial: [0-9A-Fa-f:]+$/,
+    );
     expect(await main()).not.toContain('BEGIN CERTIFICATE');
     await s.checkScreen('audit-certificate-issued');
     await screenshotsAt(s.page, 'audit-certificate-issued', [1280, 390]);
@@ -121,7 +128,10 @@ describe('dashboard: certificates (contract §10, §14) with pebble', () => {
     expect(await main()).toMatch(/Automatic renewal\s+Off/);
 
     await s.page.getByRole('button', { name: 'Renew now' }).click();
-    await s.page.locator('dt:has-text("Serial") + dd').filter({ hasNotText: serialBefore }).waitFor({ timeout: 60_000 });
+    await s.page
+      .locator('dt:has-text("Serial") + dd')
+      .filter({ hasNotText: serialBefore })
+      .waitFor({ timeout: 60_000 });
     await s.page.locator('.steps [aria-current="step"]', { hasText: 'Issued' }).waitFor({ timeout: 60_000 });
     const serial = await s.page.locator('dt:has-text("Serial") + dd').innerText();
     expect(serial).not.toBe(serialBefore);

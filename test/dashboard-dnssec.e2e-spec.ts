@@ -26,7 +26,9 @@ describe('dashboard: DNSSEC', () => {
 
   it('turns DNSSEC on, shows the DS for the registrar, starts a rollover and turns it off', async () => {
     const user = await s.signIn();
-    expect((await s.server.http.post('/zones', { name: ZONE, zone_file: 'www 300 IN A 192.0.2.1' }, user.token)).status).toBe(201);
+    expect(
+      (await s.server.http.post('/zones', { name: ZONE, zone_file: 'www 300 IN A 192.0.2.1' }, user.token)).status,
+    ).toBe(201);
     await s.go(`/zones/${ZONE}`);
     await card().getByText('Not signed').waitFor();
     await s.checkScreen('zone-dnssec-unsigned');

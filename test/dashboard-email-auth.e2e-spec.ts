@@ -38,8 +38,10 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
   });
 
   const main = () => s.page.locator('main').innerText();
-  const section = (title: string) => s.page.locator('section.card', { has: s.page.getByRole('heading', { level: 2, name: title, exact: true }) });
-  const recordRow = (name: string) => s.page.getByRole('region', { name: 'Generated records' }).locator('tr', { hasText: name });
+  const section = (title: string) =>
+    s.page.locator('section.card', { has: s.page.getByRole('heading', { level: 2, name: title, exact: true }) });
+  const recordRow = (name: string) =>
+    s.page.getByRole('region', { name: 'Generated records' }).locator('tr', { hasText: name });
   const dmarcTxt = () => dig(dnsPort, `_dmarc.${ZONE}`, 'TXT').answers.join('');
 
   it('says which add-on unlocks email authentication', async () => {
@@ -81,7 +83,10 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     const block = s.page.locator('.copy-block', { hasText: 'DKIM private key (PEM)' });
     await block.waitFor();
     await s.checkScreen('email-auth-dkim-private-key');
-    const [file] = await Promise.all([s.page.waitForEvent('download'), block.getByRole('button', { name: 'Download' }).click()]);
+    const [file] = await Promise.all([
+      s.page.waitForEvent('download'),
+      block.getByRole('button', { name: 'Download' }).click(),
+    ]);
     expect(file.suggestedFilename()).toBe(`dash1._domainkey.${ZONE}.key.pem`);
     const key = createPrivateKey(readFileSync((await file.path())!, 'utf8'));
     expect([key.asymmetricKeyType, key.asymmetricKeyDetails?.modulusLength]).toEqual(['rsa', 2048]);
@@ -115,7 +120,15 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     expect(await recordRow(`default._bimi.${ZONE}`).innerText()).toContain('Not yet');
 
     const events = await s.page.getByRole('region', { name: 'Email authentication events, newest first' }).innerText();
-    for (const what of ['Dmarc configured', 'Spf configured', 'Dkim key set', 'Mta sts configured', 'Tls rpt configured', 'Bimi configured']) expect(events).toContain(what);
+    for (const what of [
+      'Dmarc configured',
+      'Spf configured',
+      'Dkim key set',
+      'Mta sts configured',
+      'Tls rpt configured',
+      'Bimi configured',
+    ])
+      expect(events).toContain(what);
     await s.checkScreen('email-auth-zone');
   });
 
@@ -131,11 +144,14 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     // Fourteen nights, each with a day of mail that passes (real aggregate reports; the
     // operator's nightly endpoint with an explicit night).
     const sender = new AggregateReportSender(s.server.url);
-    const firstNight = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate(), 2) + DAY;
+    const firstNight =
+      Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate(), 2) + DAY;
     for (let n = 0; n < 14; n++) {
       const night = firstNight + n * DAY;
       await sender.add(ZONE, new Date(night - 3600_000), 20, 20);
-      const run = await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: new Date(night).toISOString() });
+      const run = await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', {
+        now: new Date(night).toISOString(),
+      });
       expect(run.status).toBe(200);
     }
     await s.go(`/email-auth/${ZONE}/wizard`);
@@ -145,7 +161,10 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     expect(text).toContain('DMARC pass rate\n100%');
     // The pass-rate chart: one point per night, in percent.
     await s.page.locator('.chart canvas').waitFor();
-    expect(await s.page.locator('.chart table.chart-data th').allTextContents()).toEqual(['Time (UTC)', 'DMARC pass rate (%)']);
+    expect(await s.page.locator('.chart table.chart-data th').allTextContents()).toEqual([
+      'Time (UTC)',
+      'DMARC pass rate (%)',
+    ]);
     expect(await s.page.locator('.chart table.chart-data tbody tr').count()).toBe(14);
     await s.checkScreen('dmarc-wizard-ready');
 
@@ -186,12 +205,22 @@ describe('dashboard: email authentication and the DMARC wizard (contract §7, §
     await s.checkScreen('email-auth-error');
     expect((await s.server.http.post('/zones', { name: 'outside-dash.example' }, user.token)).status).toBe(201);
     await s.go('/email-auth/outside-dash.example');
-    await s.page.getByRole('alert').filter({ hasText: 'DMARC management requires the Email Authentication add-on' }).waitFor();
+    await s.page
+      .getByRole('alert')
+      .filter({ hasText: 'DMARC management requires the Email Authentication add-on' })
+      .waitFor();
     expect(
-      (await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { email_auth: { tier: 'standard', domains: [ZONE, 'outside-dash.example'] } })).status,
+      (
+        await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, {
+          email_auth: { tier: 'standard', domains: [ZONE, 'outside-dash.example'] },
+        })
+      ).status,
     ).toBe(200);
     await s.go('/email-auth/outside-dash.example/wizard');
-    await s.page.getByRole('alert').filter({ hasText: 'Verify the zone outside-dash.example before managing its email authentication' }).waitFor();
+    await s.page
+      .getByRole('alert')
+      .filter({ hasText: 'Verify the zone outside-dash.example before managing its email authentication' })
+      .waitFor();
   });
 
   it('has no serious accessibility violations, overflow or CSP problems', () => {

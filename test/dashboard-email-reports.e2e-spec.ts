@@ -27,9 +27,21 @@ const tlsReport = (domain: string) =>
       'report-id': `dash-tls-${today}`,
       policies: [
         {
-          policy: { 'policy-type': 'sts', 'policy-string': ['version: STSv1', 'mode: testing'], 'policy-domain': domain, 'mx-host': [`mx.${domain}`] },
+          policy: {
+            'policy-type': 'sts',
+            'policy-string': ['version: STSv1', 'mode: testing'],
+            'policy-domain': domain,
+            'mx-host': [`mx.${domain}`],
+          },
           summary: { 'total-successful-session-count': 90, 'total-failure-session-count': 10 },
-          'failure-details': [{ 'result-type': 'certificate-expired', 'sending-mta-ip': '198.51.100.20', 'receiving-mx-hostname': `mx.${domain}`, 'failed-session-count': 10 }],
+          'failure-details': [
+            {
+              'result-type': 'certificate-expired',
+              'sending-mta-ip': '198.51.100.20',
+              'receiving-mx-hostname': `mx.${domain}`,
+              'failed-session-count': 10,
+            },
+          ],
         },
       ],
     }),
@@ -47,7 +59,11 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
     const owner = await suite.signIn({ plan: 'pro' });
     ownerToken = owner.token;
     await enrolZone(suite.server.http, world.world, owner, ZONE);
-    const dmarc = await suite.server.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] }, owner.token);
+    const dmarc = await suite.server.http.put(
+      `/email-auth/domains/${ZONE}/dmarc`,
+      { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] },
+      owner.token,
+    );
     expect(dmarc.status).toBe(200);
     // 200 messages today, 150 passing DMARC: 75.0 %.
     await new AggregateReportSender(suite.server.url).add(ZONE, `${today}T00:00:00Z`, 200, 150);
@@ -100,7 +116,10 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
   });
 
   it('opens one aggregate report with its rows', async () => {
-    await page().getByRole('region', { name: 'Aggregate reports', exact: true }).getByRole('link', { name: 'wizard-test' }).click();
+    await page()
+      .getByRole('region', { name: 'Aggregate reports', exact: true })
+      .getByRole('link', { name: 'wizard-test' })
+      .click();
     await page()
       .getByRole('heading', { level: 2, name: /wizard-test/ })
       .waitFor();
@@ -115,7 +134,10 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
   it('serves the event log to the account owner: filtered by type and zone, 404 for a zone outside the add-on', async () => {
     const all = await suite.server.http.get('/email-auth/events', ownerToken);
     expect(all.status).toBe(200);
-    expect(all.body.data.map((e: { type: string; domain: string }) => [e.type, e.domain])).toContainEqual(['dmarc.policy.changed', ZONE]);
+    expect(all.body.data.map((e: { type: string; domain: string }) => [e.type, e.domain])).toContainEqual([
+      'dmarc.policy.changed',
+      ZONE,
+    ]);
     const changes = await suite.server.http.get('/email-auth/events?type=dmarc.policy.changed', ownerToken);
     expect(changes.body.data.length).toBeGreaterThan(0);
     expect(new Set(changes.body.data.map((e: { type: string }) => e.type))).toEqual(new Set(['dmarc.policy.changed']));
@@ -126,7 +148,11 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
   });
 
   it('says which add-on unlocks the screen for an account without it', async () => {
-    const other = await registerAndLogin(suite.server.http, { plan: 'pro', username: 'no_addon', password: 'correct horse battery staple' });
+    const other = await registerAndLogin(suite.server.http, {
+      plan: 'pro',
+      username: 'no_addon',
+      password: 'correct horse battery staple',
+    });
     expect(other.id).toBeGreaterThan(0);
     await suite.browser.context.clearCookies();
     await page().goto(`${suite.server.url}/app/login`);

@@ -33,7 +33,11 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
 
   beforeAll(async () => {
     dnsPort = await freePort();
-    s = await startDashboardSuite({ DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', ALLOW_PRIVATE_TARGETS: 'true' });
+    s = await startDashboardSuite({
+      DNS_PORT: String(dnsPort),
+      DDNS_ZONES: 'dyn.example.net',
+      ALLOW_PRIVATE_TARGETS: 'true',
+    });
     user = await s.signIn({ plan: 'pro' });
   });
   afterAll(async () => s?.close());
@@ -42,16 +46,24 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
     await s.checkScreen(name);
     await screenshotsAt(s.page, name, [1280, 390]);
   };
-  const rowNames = () => s.page.getByRole('region', { name: 'Records of search.example' }).locator('tbody tr td:first-child').allInnerTexts();
+  const rowNames = () =>
+    s.page
+      .getByRole('region', { name: 'Records of search.example' })
+      .locator('tbody tr td:first-child')
+      .allInnerTexts();
 
   it('finds records by name, type or value, and narrows by type', async () => {
-    expect((await s.server.http.post('/zones', { name: 'search.example', zone_file: ZONE_FILE }, user.token)).status).toBe(201);
+    expect(
+      (await s.server.http.post('/zones', { name: 'search.example', zone_file: ZONE_FILE }, user.token)).status,
+    ).toBe(201);
     await s.go('/zones/search.example');
     const all = await rowNames();
     expect(all.length).toBeGreaterThanOrEqual(6);
     await s.page.getByLabel('Find records').fill('mail');
     expect(await rowNames()).toEqual(['@', 'mail']);
-    expect(await s.page.getByRole('search', { name: 'Record search' }).getByRole('status').innerText()).toBe(`2 of ${all.length} record sets shown`);
+    expect(await s.page.getByRole('search', { name: 'Record search' }).getByRole('status').innerText()).toBe(
+      `2 of ${all.length} record sets shown`,
+    );
     await s.page.getByLabel('Find records').fill('192.0.2.25');
     expect(await rowNames()).toEqual(['mail']);
     await s.page.getByLabel('Find records').fill('');
@@ -64,7 +76,11 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
   });
 
   it('makes the key a DDNS client needs; the configuration works as pasted with ddclient, and the host screen follows the update live', async () => {
-    const created = await s.server.http.post('/api/domains', { fqdn: 'home.dyn.example.net', record_type: 'A', record_ip: '203.0.113.7' }, user.token);
+    const created = await s.server.http.post(
+      '/api/domains',
+      { fqdn: 'home.dyn.example.net', record_type: 'A', record_ip: '203.0.113.7' },
+      user.token,
+    );
     expect(created.status).toBe(201);
     await s.go('/ddns/home.dyn.example.net');
     expect(await s.page.locator('.copy-block pre').first().innerText()).toContain('password=YOUR_API_KEY');
@@ -83,11 +99,15 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
     const work = mkdtempSync(join(s.dataDir, 'clients-'));
     const conf = join(work, 'ddclient.conf');
     writeFileSync(conf, configs[0] + '\n', { mode: 0o600 });
-    const out = execFileSync('ddclient', ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')], {
-      encoding: 'utf8',
-      timeout: 30_000,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const out = execFileSync(
+      'ddclient',
+      ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     expect(out).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
     expect(
       await eventually(
@@ -100,18 +120,28 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
   });
 
   it('says the audit log in words: who by name, dates on one line, changes as before → after', async () => {
-    expect((await s.server.http.put('/zones/search.example/records', { records: [{ subname: 'mail', type: 'A', ttl: 300, records: ['192.0.2.26'] }] }, user.token)).status).toBe(
-      200,
-    );
+    expect(
+      (
+        await s.server.http.put(
+          '/zones/search.example/records',
+          { records: [{ subname: 'mail', type: 'A', ttl: 300, records: ['192.0.2.26'] }] },
+          user.token,
+        )
+      ).status,
+    ).toBe(200);
     await s.go('/audit');
     const rows = s.page.getByRole('region', { name: 'Audit log' }).locator('tbody tr');
     const recordRow = rows.filter({ hasText: 'Zone RRsets changed' }).first();
-    expect(await recordRow.locator('.diff li').allInnerTexts()).toEqual(['mail A 192.0.2.25 (TTL 300 s) → 192.0.2.26 (TTL 300 s)']);
+    expect(await recordRow.locator('.diff li').allInnerTexts()).toEqual([
+      'mail A 192.0.2.25 (TTL 300 s) → 192.0.2.26 (TTL 300 s)',
+    ]);
     expect(await recordRow.locator('del').innerText()).toBe('192.0.2.25 (TTL 300 s)');
     expect(await recordRow.locator('td').nth(3).innerText()).toBe(`You (${user.username})`);
     const ddnsRow = rows.filter({ hasText: 'Domain addresses changed' }).first();
     expect(await ddnsRow.locator('.diff li').allInnerTexts()).toEqual(['IPv4 203.0.113.7 → 127.0.0.1']);
-    expect(await ddnsRow.locator('td').nth(3).innerText()).toBe('A DDNS client (API key “DDNS clients of home.dyn.example.net”)');
+    expect(await ddnsRow.locator('td').nth(3).innerText()).toBe(
+      'A DDNS client (API key “DDNS clients of home.dyn.example.net”)',
+    );
     // The date is one line, not broken at its spaces.
     const when = recordRow.locator('td').first();
     // One line of 15 px text is about 22 px high; two would be over 40.

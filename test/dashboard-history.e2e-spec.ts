@@ -88,8 +88,13 @@ describe('dashboard: history and undo (issue 26)', () => {
 
   it('shows a host’s address changes', async () => {
     const fqdn = 'home.dyn.example.net';
-    expect((await s.server.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, user.token)).status).toBe(201);
-    expect((await s.server.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '192.0.2.11' }, user.token)).status).toBe(200);
+    expect(
+      (await s.server.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, user.token))
+        .status,
+    ).toBe(201);
+    expect((await s.server.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '192.0.2.11' }, user.token)).status).toBe(
+      200,
+    );
     await s.go(`/ddns/${fqdn}`);
     await s.page.getByRole('link', { name: 'history' }).click();
     await s.h1(`History of ${fqdn}`);

@@ -35,7 +35,10 @@ describe('dashboard: errors in words, lockout and session-expired notices (issue
 
   it('a locked login says for how long', async () => {
     const victim = await registerAndLogin(s.server.http);
-    for (let i = 0; i < 5; i++) expect((await s.server.http.post('/auth/login', { username: victim.username, password: 'wrong-password-x' })).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await s.server.http.post('/auth/login', { username: victim.username, password: 'wrong-password-x' })).status,
+      ).toBe(401);
     await s.go('/login');
     await s.page.getByLabel('Username or email').fill(victim.username);
     await s.page.getByLabel('Password').fill(victim.password);
@@ -59,7 +62,8 @@ describe('dashboard: errors in words, lockout and session-expired notices (issue
     const malformed = await fieldState('Host name');
     expect(malformed).toEqual({
       invalid: 'true',
-      message: 'Use letters, digits and hyphens in each part of the name, with dots between the parts; for example home.dyn.example.net.',
+      message:
+        'Use letters, digits and hyphens in each part of the name, with dots between the parts; for example home.dyn.example.net.',
     });
     expect(await form.getByRole('alert').locator('p').allInnerTexts()).toEqual(['Check the field marked below.']);
     // Focus went to the field to correct.
@@ -68,7 +72,9 @@ describe('dashboard: errors in words, lockout and session-expired notices (issue
     const details = form.getByRole('alert').locator('details');
     expect(await details.getAttribute('open')).toBeNull();
     await details.locator('summary').click();
-    expect(await details.locator('code').innerText()).toBe('400 invalid_fqdn: fqdn must be a host name under a dynamic-DNS zone or one of your verified zones');
+    expect(await details.locator('code').innerText()).toBe(
+      '400 invalid_fqdn: fqdn must be a host name under a dynamic-DNS zone or one of your verified zones',
+    );
     await check('ddns-field-error');
 
     await s.page.getByLabel('Host name').fill('home.other.example');
@@ -82,7 +88,10 @@ describe('dashboard: errors in words, lockout and session-expired notices (issue
     await s.page.getByLabel('Address').fill('10.0.0.1');
     await form.getByRole('button', { name: 'Create host' }).click();
     await s.page.getByText('is a private address').waitFor();
-    expect(await fieldState('Address')).toEqual({ invalid: 'true', message: "10.0.0.1 is a private address, which the internet cannot reach. Enter the host's public address." });
+    expect(await fieldState('Address')).toEqual({
+      invalid: 'true',
+      message: "10.0.0.1 is a private address, which the internet cannot reach. Enter the host's public address.",
+    });
     expect((await fieldState('Host name')).invalid).toBeNull();
   });
 
@@ -98,7 +107,8 @@ describe('dashboard: errors in words, lockout and session-expired notices (issue
     await s.page.getByText('is not a valid MX record').waitFor();
     expect(await fieldState('Records, one per line')).toEqual({
       invalid: 'true',
-      message: '"mail.example." is not a valid MX record (expected preference, exchange). For example: 10 mail.example.com.',
+      message:
+        '"mail.example." is not a valid MX record (expected preference, exchange). For example: 10 mail.example.com.',
     });
     await check('zone-record-field-error');
   });
@@ -106,7 +116,11 @@ describe('dashboard: errors in words, lockout and session-expired notices (issue
   it('a session ended elsewhere signs the page out at once with a notice; logging in returns to the page', async () => {
     await s.go('/zones/errors.example');
     // Another session of the same account changes the password: every other session ends.
-    const changed = await s.server.http.post('/account/password', { current_password: user.password, new_password: 'another-long-password' }, user.token);
+    const changed = await s.server.http.post(
+      '/account/password',
+      { current_password: user.password, new_password: 'another-long-password' },
+      user.token,
+    );
     expect(changed.status).toBe(204);
     // No click: the live stream says the session ended.
     await s.h1('Log in');

@@ -85,14 +85,22 @@ describe('dashboard: live data (issue 27)', () => {
   };
 
   it("a host's new address reaches its open screen and the list within a second of the change", async () => {
-    const created = await s.server.http.post('/api/domains', { fqdn: 'live.dyn.example.net', record_type: 'A', record_ip: '192.0.2.10' }, user.token);
+    const created = await s.server.http.post(
+      '/api/domains',
+      { fqdn: 'live.dyn.example.net', record_type: 'A', record_ip: '192.0.2.10' },
+      user.token,
+    );
     expect(created.status).toBe(201);
     await s.go('/ddns/live.dyn.example.net');
     await s.page.getByText('192.0.2.10').waitFor();
     const seen = await watchFor(s.page, '192.0.2.77');
     // Measured from the moment the change is sent: its own handling counts against the second.
     const committed = Date.now();
-    const put = await s.server.http.put('/api/domains/fqdn/live.dyn.example.net', { record_ip: '192.0.2.77' }, user.token);
+    const put = await s.server.http.put(
+      '/api/domains/fqdn/live.dyn.example.net',
+      { record_ip: '192.0.2.77' },
+      user.token,
+    );
     expect(put.status).toBe(200);
     delays.ddns_host = (await seen()) - committed;
     expect(delays.ddns_host).toBeLessThanOrEqual(1000);
@@ -101,19 +109,36 @@ describe('dashboard: live data (issue 27)', () => {
     await s.page.getByText('192.0.2.77').waitFor();
     const inList = await watchFor(s.page, 'second.dyn.example.net');
     const listed = Date.now();
-    expect((await s.server.http.post('/api/domains', { fqdn: 'second.dyn.example.net', record_type: 'A', record_ip: '192.0.2.11' }, user.token)).status).toBe(201);
+    expect(
+      (
+        await s.server.http.post(
+          '/api/domains',
+          { fqdn: 'second.dyn.example.net', record_type: 'A', record_ip: '192.0.2.11' },
+          user.token,
+        )
+      ).status,
+    ).toBe(201);
     delays.ddns_list = (await inList()) - listed;
     expect(delays.ddns_list).toBeLessThanOrEqual(1000);
     await check('ddns-live');
   });
 
   it('uptime: a host going down shows Down, the port checked and an open incident, without a reload', async () => {
-    const created = await s.server.http.post('/api/domains', { fqdn: 'web.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, user.token);
-    expect((await s.server.http.post(`/uptime/domain/${created.body.id}/monitor`, { enabled: true }, user.token)).status).toBe(200);
+    const created = await s.server.http.post(
+      '/api/domains',
+      { fqdn: 'web.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+      user.token,
+    );
+    expect(
+      (await s.server.http.post(`/uptime/domain/${created.body.id}/monitor`, { enabled: true }, user.token)).status,
+    ).toBe(200);
     await s.go(`/uptime/${created.body.id}`);
     await s.page.locator('.status', { hasText: /^Up$/ }).waitFor({ timeout: 20_000 });
     expect(await s.page.locator('dt:has-text("Checked on") + dd').innerText()).toBe(`TCP port ${checkPort}`);
-    expect(await s.page.locator('.chart figcaption').allInnerTexts()).toEqual(['Uptime per minute (%)', 'Average response time per minute (ms)']);
+    expect(await s.page.locator('.chart figcaption').allInnerTexts()).toEqual([
+      'Uptime per minute (%)',
+      'Average response time per minute (ms)',
+    ]);
     await s.page.getByText('No down periods in the last 24 hours.').waitFor();
 
     // The listener goes away: the next check is refused.
@@ -168,7 +193,10 @@ describe('dashboard: live data (issue 27)', () => {
     const log = s.page.getByRole('region', { name: 'Email authentication events, newest first' });
     const seen = await watchFor(s.page, 'Dmarc configured');
     const committed = Date.now();
-    expect((await s.server.http.put('/email-auth/domains/live-mail.example/dmarc', { policy: 'quarantine' }, user.token)).status).toBe(200);
+    expect(
+      (await s.server.http.put('/email-auth/domains/live-mail.example/dmarc', { policy: 'quarantine' }, user.token))
+        .status,
+    ).toBe(200);
     delays.email_auth_events = (await seen()) - committed;
     expect(delays.email_auth_events).toBeLessThanOrEqual(1000);
     await log.getByText('Dmarc configured').waitFor();

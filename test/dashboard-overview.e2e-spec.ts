@@ -60,12 +60,22 @@ describe('dashboard: the overview says what needs attention (issue 27)', () => {
     expect((await s.server.http.post('/zones', { name: 'pending.example' }, user.token)).status).toBe(201);
     await attention().getByText('pending.example is not verified yet').waitFor();
 
-    const host = await s.server.http.post('/api/domains', { fqdn: 'down.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, user.token);
-    expect((await s.server.http.post(`/uptime/domain/${host.body.id}/monitor`, { enabled: true }, user.token)).status).toBe(200);
+    const host = await s.server.http.post(
+      '/api/domains',
+      { fqdn: 'down.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+      user.token,
+    );
+    expect(
+      (await s.server.http.post(`/uptime/domain/${host.body.id}/monitor`, { enabled: true }, user.token)).status,
+    ).toBe(200);
     await attention().getByText('down.dyn.example.net is down (connection refused).').waitFor({ timeout: 20_000 });
 
     await enrolZone(s.server.http, world, user, 'certs.example');
-    const cert = await s.server.http.post('/certificates/', { zone: 'certs.example', domain: 'certs.example', wildcard: false, auto_renew: true }, user.token);
+    const cert = await s.server.http.post(
+      '/certificates/',
+      { zone: 'certs.example', domain: 'certs.example', wildcard: false, auto_renew: true },
+      user.token,
+    );
     expect(cert.status).toBe(202);
     await attention().getByText('The certificate for certs.example failed to issue.').waitFor({ timeout: 60_000 });
 
@@ -86,7 +96,11 @@ describe('dashboard: the overview says what needs attention (issue 27)', () => {
 
   it('the certificates list follows an issuance to its failure without a reload', async () => {
     await s.go('/certificates');
-    const cert = await s.server.http.post('/certificates/', { zone: 'certs.example', domain: 'www.certs.example', wildcard: false, auto_renew: true }, user.token);
+    const cert = await s.server.http.post(
+      '/certificates/',
+      { zone: 'certs.example', domain: 'www.certs.example', wildcard: false, auto_renew: true },
+      user.token,
+    );
     expect(cert.status).toBe(202);
     const row = s.page.getByRole('region', { name: 'Certificates' }).locator('tr', { hasText: 'www.certs.example' });
     await row.waitFor();

@@ -26,12 +26,21 @@ describe('dashboard: phone layouts (issue 27)', () => {
   it('shows 100 recent queries on a phone as compact rows of at most three short lines', async () => {
     const user = await s.signIn({ plan: 'pro' });
     const names = Array.from({ length: 20 }, (_, i) => `host${i} IN A 192.0.2.${i + 1}`);
-    expect((await s.server.http.post('/zones', { name: ZONE, zone_file: `$ORIGIN ${ZONE}.\n$TTL 300\n${names.join('\n')}\n` }, user.token)).status).toBe(201);
+    expect(
+      (
+        await s.server.http.post(
+          '/zones',
+          { name: ZONE, zone_file: `$ORIGIN ${ZONE}.\n$TTL 300\n${names.join('\n')}\n` },
+          user.token,
+        )
+      ).status,
+    ).toBe(201);
     await eventually(
       () => dig(dnsPort, `host0.${ZONE}`, 'A').status,
       (st) => st === 'NOERROR',
     );
-    for (let i = 0; i < 120; i++) dig(dnsPort, i % 7 === 0 ? `missing${i}.${ZONE}` : `host${i % 20}.${ZONE}`, i % 3 ? 'A' : 'AAAA');
+    for (let i = 0; i < 120; i++)
+      dig(dnsPort, i % 7 === 0 ? `missing${i}.${ZONE}` : `host${i % 20}.${ZONE}`, i % 3 ? 'A' : 'AAAA');
 
     await s.go('/analytics');
     await s.page.getByRole('group', { name: 'Rows to show' }).getByRole('button', { name: '100', exact: true }).click();
@@ -50,7 +59,9 @@ describe('dashboard: phone layouts (issue 27)', () => {
     await s.page.setViewportSize({ width: 390, height: 844 });
     await s.page.waitForTimeout(300);
     const height = (await s.page.evaluate('document.documentElement.scrollHeight')) as number;
-    const rowHeights = await Promise.all([0, 25, 50, 99].map(async (i) => (await recent.locator('tbody tr').nth(i).boundingBox())!.height));
+    const rowHeights = await Promise.all(
+      [0, 25, 50, 99].map(async (i) => (await recent.locator('tbody tr').nth(i).boundingBox())!.height),
+    );
     const recentHeight = (await recent.boundingBox())!.height;
     console.log(
       `analytics page at 390 px with 100 recent queries: ${height} px tall; recent queries ${Math.round(recentHeight)} px, rows ${rowHeights.map(Math.round).join('/')} px`,

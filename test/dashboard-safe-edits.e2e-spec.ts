@@ -18,9 +18,16 @@ jest.setTimeout(240_000);
 
 const ZONE = 'safe-edits.example';
 const DAY = 86_400_000;
-const ZONE_FILE = [`$ORIGIN ${ZONE}.`, '$TTL 300', '@ IN A 192.0.2.1', '@ IN TXT "v=spf1 mx -all"', '@ IN MX 10 mail', 'mail IN A 192.0.2.25', 'old IN TXT "keep me"', ''].join(
-  '\n',
-);
+const ZONE_FILE = [
+  `$ORIGIN ${ZONE}.`,
+  '$TTL 300',
+  '@ IN A 192.0.2.1',
+  '@ IN TXT "v=spf1 mx -all"',
+  '@ IN MX 10 mail',
+  'mail IN A 192.0.2.25',
+  'old IN TXT "keep me"',
+  '',
+].join('\n');
 
 describe('dashboard: safe edits and honest screens (issue 27)', () => {
   let s: DashboardSuite;
@@ -58,12 +65,18 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
 
   const main = () => s.page.locator('main').innerText();
   const answers = (name: string, type: string) => dig(dnsPort, name, type).answers.sort();
-  const rrsets = async () => (await s.server.http.get(`/zones/${ZONE}/records`, user.token)).body.records as { subname: string; type: string; records: string[] }[];
+  const rrsets = async () =>
+    (await s.server.http.get(`/zones/${ZONE}/records`, user.token)).body.records as {
+      subname: string;
+      type: string;
+      records: string[];
+    }[];
   const check = async (name: string) => {
     await s.checkScreen(name);
     await screenshotsAt(s.page, name, [1280, 390]);
   };
-  const section = (title: string) => s.page.locator('section.card', { has: s.page.getByRole('heading', { level: 2, name: title, exact: true }) });
+  const section = (title: string) =>
+    s.page.locator('section.card', { has: s.page.getByRole('heading', { level: 2, name: title, exact: true }) });
 
   it('bug 1: a changed name moves the RRset in one PUT after naming what goes; no copy is left', async () => {
     await s.go(`/zones/${ZONE}`);
@@ -111,7 +124,12 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     await s.page.getByRole('button', { name: 'Save records' }).click();
     await s.page.locator('td code', { hasText: /^192\.0\.2\.2$/ }).waitFor();
     // Added beside the imported record, which keeps its TTL (none was typed).
-    expect((await rrsets()).find((r) => r.subname === '' && r.type === 'A')).toEqual({ subname: '', type: 'A', ttl: 300, records: ['192.0.2.1', '192.0.2.2'] });
+    expect((await rrsets()).find((r) => r.subname === '' && r.type === 'A')).toEqual({
+      subname: '',
+      type: 'A',
+      ttl: 300,
+      records: ['192.0.2.1', '192.0.2.2'],
+    });
     expect(
       await eventually(
         () => answers(ZONE, 'A'),
@@ -133,7 +151,10 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     await check('zone-record-remove-confirm');
     await confirm.getByRole('button', { name: 'Back to editing' }).click();
     await s.page.getByRole('button', { name: 'Cancel' }).click();
-    expect((await rrsets()).find((r) => r.subname === '' && r.type === 'A')!.records.sort()).toEqual(['192.0.2.1', '192.0.2.2']);
+    expect((await rrsets()).find((r) => r.subname === '' && r.type === 'A')!.records.sort()).toEqual([
+      '192.0.2.1',
+      '192.0.2.2',
+    ]);
   });
 
   it('bug 3 and 7: the SPF form starts from the published record, saving keeps mx and -all; the event log shows the save at once', async () => {
@@ -164,14 +185,27 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     const settings = (await s.server.http.get(`/email-auth/domains/${ZONE}`, user.token)).body;
     expect(settings.published_spf).toEqual({
       record,
-      settings: { include: ['_spf.mailer.example'], ip4: ['192.0.2.25'], ip6: [], all: '-all', a: [], mx: ['@'], exists: [], redirect: null },
+      settings: {
+        include: ['_spf.mailer.example'],
+        ip4: ['192.0.2.25'],
+        ip6: [],
+        all: '-all',
+        a: [],
+        mx: ['@'],
+        exists: [],
+        redirect: null,
+      },
       unsupported: [],
     });
     expect(settings.spf).toMatchObject({ mx: ['@'], a: [], all: '-all', dns_lookups: 2 });
   });
 
   it('bug 3: terms the form cannot hold are named, and saving without them asks first', async () => {
-    const put = await s.server.http.put(`/zones/${ZONE}/records`, { records: [{ subname: '', type: 'TXT', ttl: 300, records: ['"v=spf1 a ptr -all"'] }] }, user.token);
+    const put = await s.server.http.put(
+      `/zones/${ZONE}/records`,
+      { records: [{ subname: '', type: 'TXT', ttl: 300, records: ['"v=spf1 a ptr -all"'] }] },
+      user.token,
+    );
     expect(put.status).toBe(200);
     await s.go(`/email-auth/${ZONE}`);
     const spf = section('SPF');
@@ -199,7 +233,9 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     await s.h1('DMARC wizard');
     // A nightly run soon after opening: one day counted, no reported mail.
     const night = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate(), 2) + DAY;
-    expect((await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: new Date(night).toISOString() })).status).toBe(200);
+    expect(
+      (await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: new Date(night).toISOString() })).status,
+    ).toBe(200);
     await s.go(`/email-auth/${ZONE}/wizard`);
     await s.page.locator('.empty', { hasText: 'No pass rate yet' }).waitFor();
     const text = await main();
@@ -217,14 +253,21 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
       ['up', '127.0.0.1'],
       ['down', '127.0.0.2'],
     ]) {
-      const res = await s.server.http.post('/api/domains', { fqdn: `${name}.dyn.example.net`, record_type: 'A', record_ip: ip }, user.token);
+      const res = await s.server.http.post(
+        '/api/domains',
+        { fqdn: `${name}.dyn.example.net`, record_type: 'A', record_ip: ip },
+        user.token,
+      );
       expect(res.status).toBe(201);
       hosts[name] = res.body.id;
     }
     await s.go('/uptime');
     const row = (name: string) => s.page.locator('tr', { hasText: `${name}.dyn.example.net` });
     await row('up').getByText('Not monitored').waitFor();
-    for (const id of Object.values(hosts)) expect((await s.server.http.post(`/uptime/domain/${id}/monitor`, { enabled: true }, user.token)).status).toBe(200);
+    for (const id of Object.values(hosts))
+      expect((await s.server.http.post(`/uptime/domain/${id}/monitor`, { enabled: true }, user.token)).status).toBe(
+        200,
+      );
     // No navigation from here: the screen reads again by itself.
     await row('up').getByText('Up', { exact: true }).waitFor({ timeout: 20_000 });
     await row('down').getByText('Down', { exact: true }).waitFor({ timeout: 20_000 });
@@ -288,9 +331,23 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
       s.page.evaluate(
         `[...document.querySelectorAll('.badge, .status')].filter((el) => el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).fontSize)).map((el) => el.textContent)`,
       );
-    expect((await s.server.http.post('/api/domains', { fqdn: 'idle.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, user.token)).status).toBe(201);
+    expect(
+      (
+        await s.server.http.post(
+          '/api/domains',
+          { fqdn: 'idle.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+          user.token,
+        )
+      ).status,
+    ).toBe(201);
     // Without the add-on, the menu marks both email screens.
-    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { email_auth: { tier: 'none', domains: [] } })).status).toBe(200);
+    expect(
+      (
+        await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, {
+          email_auth: { tier: 'none', domains: [] },
+        })
+      ).status,
+    ).toBe(200);
     await s.go('/uptime');
     await s.page.locator('tr', { hasText: 'idle.dyn.example.net' }).getByText('Not monitored').waitFor();
     expect(await s.page.locator('nav .badge', { hasText: 'Add-on' }).count()).toBe(2);

@@ -45,7 +45,10 @@ describe('dashboard: TSIG keys, secondaries, export (§18)', () => {
       .getByText('192.0.2.53')
       .waitFor();
     await s.checkScreen('zone-secondaries');
-    const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('link', { name: 'Download zone file' }).click()]);
+    const [file] = await Promise.all([
+      s.page.waitForEvent('download'),
+      s.page.getByRole('link', { name: 'Download zone file' }).click(),
+    ]);
     expect(file.suggestedFilename()).toBe(`${ZONE}.zone`);
     expect(readFileSync((await file.path())!, 'utf8')).toContain('www 300 IN A 192.0.2.80');
     await s.page.getByRole('button', { name: 'Remove' }).click();

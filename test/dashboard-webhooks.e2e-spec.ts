@@ -31,7 +31,9 @@ describe('dashboard: webhooks', () => {
     await s.go('/webhooks');
     expect(await main()).toContain('Webhooks needs the Pro plan or higher.');
     await s.checkScreen('webhooks-plan-gate');
-    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'pro' })).status).toBe(200);
+    expect((await s.server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { plan: 'pro' })).status).toBe(
+      200,
+    );
   });
 
   it('creates an endpoint, shows its secret once, sends a signed test, disables and enables it', async () => {
@@ -82,7 +84,11 @@ describe('dashboard: webhooks', () => {
     await s.page.getByRole('button', { name: 'Save' }).click();
     await s.page.getByText('Saved.').waitFor();
     const webhooks = (await s.server.http.get('/webhooks', user.token)).body.webhooks;
-    expect(webhooks[0]).toMatchObject({ description: 'ops receiver (edited)', event_types: ['zone.changed'], enabled: true });
+    expect(webhooks[0]).toMatchObject({
+      description: 'ops receiver (edited)',
+      event_types: ['zone.changed'],
+      enabled: true,
+    });
 
     await eventually(
       async () => {

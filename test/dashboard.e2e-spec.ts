@@ -22,14 +22,18 @@ jest.setTimeout(120_000);
 const USER = { username: 'dash_user', email: 'dash@example.com', password: 'correct horse battery staple' };
 
 const dig = (port: number, name: string, type: string): string[] =>
-  execFileSync('dig', ['@127.0.0.1', '-p', String(port), '+short', '+time=1', '+tries=1', name, type], { encoding: 'utf8' })
+  execFileSync('dig', ['@127.0.0.1', '-p', String(port), '+short', '+time=1', '+tries=1', name, type], {
+    encoding: 'utf8',
+  })
     .trim()
     .split('\n')
     .filter(Boolean);
 
 /** A TOTP code from oathtool for the step `offsetSteps` after now. */
 const totp = (secret: string, offsetSteps = 0): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(Date.now() / 1000) + offsetSteps * 30}`, secret], { encoding: 'utf8' }).trim();
+  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(Date.now() / 1000) + offsetSteps * 30}`, secret], {
+    encoding: 'utf8',
+  }).trim();
 
 describe('dashboard in a real browser (contract §14)', () => {
   let server: ServerProcess;
@@ -131,7 +135,9 @@ describe('dashboard in a real browser (contract §14)', () => {
     await checkScreen('overview');
 
     // The session lives in an httpOnly cookie: nothing for a script to read or steal.
-    const storage = (await page.evaluate('({ cookies: document.cookie, local: localStorage.length, session: sessionStorage.length })')) as {
+    const storage = (await page.evaluate(
+      '({ cookies: document.cookie, local: localStorage.length, session: sessionStorage.length })',
+    )) as {
       cookies: string;
       local: number;
       session: number;
@@ -154,7 +160,10 @@ describe('dashboard in a real browser (contract §14)', () => {
     const codes = (await codesBlock.innerText()).trim().split('\n');
     expect(codes).toHaveLength(10);
     // Download gives the same codes as a file.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download' }).click(),
+    ]);
     const file = readFileSync((await download.path())!, 'utf8')
       .trim()
       .split('\n');
@@ -175,7 +184,10 @@ describe('dashboard in a real browser (contract §14)', () => {
 
     // This time by keyboard only. Focus went to the new screen's heading; then username,
     // password, Enter; the code field takes focus.
-    const focused = () => page.evaluate('document.activeElement && (document.activeElement.getAttribute("name") || document.activeElement.textContent)');
+    const focused = () =>
+      page.evaluate(
+        'document.activeElement && (document.activeElement.getAttribute("name") || document.activeElement.textContent)',
+      );
     expect(await eventually(focused, (f) => f === 'Log in')).toBe('Log in');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('username');
@@ -196,7 +208,14 @@ describe('dashboard in a real browser (contract §14)', () => {
 
   it('refuses a state change carried by the cookie without the CSRF token', async () => {
     const status = await page.evaluate(
-      async () => (await fetch('/zones', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"csrf.example"}' })).status,
+      async () =>
+        (
+          await fetch('/zones', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: '{"name":"csrf.example"}',
+          })
+        ).status,
     );
     expect(status).toBe(403);
     const zones = await page.evaluate(async () => (await (await fetch('/zones')).json()) as { zones: unknown[] });
@@ -205,7 +224,9 @@ describe('dashboard in a real browser (contract §14)', () => {
 
   it('shows which plan unlocks a gated screen instead of failing', async () => {
     await go('/uptime');
-    await expect(page.locator('main').innerText()).resolves.toContain('Uptime monitoring needs the Plus plan or higher.');
+    await expect(page.locator('main').innerText()).resolves.toContain(
+      'Uptime monitoring needs the Plus plan or higher.',
+    );
     await checkScreen('uptime-plan-gate');
     await go('/keys');
     await expect(page.locator('main').innerText()).resolves.toContain('API keys need the Pro or Elite plan');
@@ -293,7 +314,9 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(configs[0]).toContain(`login=${USER.username}`);
     expect(configs[0]).toMatch(/^home\.dyn\.example\.net$/m);
     expect(configs[1]).toContain('hostname = { home.dyn.example.net }');
-    expect(configs[2]).toContain(`http://127.0.0.1:${server.port}/domains/nic/update?hostname=home.dyn.example.net&myip=<ipaddr>`);
+    expect(configs[2]).toContain(
+      `http://127.0.0.1:${server.port}/domains/nic/update?hostname=home.dyn.example.net&myip=<ipaddr>`,
+    );
     await checkScreen('ddns-host');
 
     // The pasted configurations work with the real clients (the key filled in): each sets the
@@ -301,11 +324,15 @@ describe('dashboard in a real browser (contract §14)', () => {
     const work = mkdtempSync(join(dataDir, 'clients-'));
     const ddclientConf = join(work, 'ddclient.conf');
     writeFileSync(ddclientConf, configs[0].replace('YOUR_API_KEY', apiKey) + '\n', { mode: 0o600 });
-    const ddclient = execFileSync('ddclient', ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', ddclientConf, '-cache', join(work, 'cache')], {
-      encoding: 'utf8',
-      timeout: 30_000,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const ddclient = execFileSync(
+      'ddclient',
+      ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', ddclientConf, '-cache', join(work, 'cache')],
+      {
+        encoding: 'utf8',
+        timeout: 30_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     expect(ddclient).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
     expect(
       await eventually(
@@ -326,9 +353,26 @@ describe('dashboard in a real browser (contract §14)', () => {
     const inadynConf = join(work, 'inadyn.conf');
     writeFileSync(inadynConf, configs[1].replace('YOUR_API_KEY', apiKey) + '\n', { mode: 0o600 });
     // inadyn waits 600 s after a 5xx even in run-once mode: `timeout` bounds it.
-    const inadyn = spawnSync('timeout', ['30', 'inadyn', '-1', '-n', '--no-pidfile', '--force', '-l', 'info', '-f', inadynConf, '--cache-dir', join(work, 'icache')], {
-      encoding: 'utf8',
-    });
+    const inadyn = spawnSync(
+      'timeout',
+      [
+        '30',
+        'inadyn',
+        '-1',
+        '-n',
+        '--no-pidfile',
+        '--force',
+        '-l',
+        'info',
+        '-f',
+        inadynConf,
+        '--cache-dir',
+        join(work, 'icache'),
+      ],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(inadyn.stdout + inadyn.stderr).toContain('Successful alias table update for home.dyn.example.net');
     expect(
       await eventually(
@@ -373,7 +417,17 @@ describe('dashboard in a real browser (contract §14)', () => {
     await go('/zones');
     await checkScreen('zones-empty');
     const zoneFile = join(dataDir, 'example.org.zone');
-    writeFileSync(zoneFile, ['$ORIGIN example.org.', '$TTL 300', 'www IN A 192.0.2.80', '@ IN MX 10 mail.example.org.', 'mail IN A 192.0.2.25', ''].join('\n'));
+    writeFileSync(
+      zoneFile,
+      [
+        '$ORIGIN example.org.',
+        '$TTL 300',
+        'www IN A 192.0.2.80',
+        '@ IN MX 10 mail.example.org.',
+        'mail IN A 192.0.2.25',
+        '',
+      ].join('\n'),
+    );
     await page.getByLabel('Zone name').fill('example.org');
     await page.getByLabel('BIND zone file (optional)').setInputFiles(zoneFile);
     // The file is read into the editable text (asynchronously) before it is sent.
@@ -404,7 +458,15 @@ describe('dashboard in a real browser (contract §14)', () => {
     world.putZone({
       name: 'example.org',
       ownerAccountId: null,
-      soa: { mname: 'ns1.old-provider.net', rname: 'hostmaster.example.org', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: 'ns1.old-provider.net',
+        rname: 'hostmaster.example.org',
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: ['ns1.old-provider.net'],
     });
@@ -440,7 +502,11 @@ describe('dashboard in a real browser (contract §14)', () => {
       ),
     ).toEqual(['192.0.2.81']);
     // Delete the mail A record set, confirming in place.
-    await page.locator('tr', { hasText: 'mail' }).filter({ hasText: '192.0.2.25' }).getByRole('button', { name: 'Delete' }).click();
+    await page
+      .locator('tr', { hasText: 'mail' })
+      .filter({ hasText: '192.0.2.25' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await page.getByRole('button', { name: 'Delete mail A' }).click();
     await page.locator('code', { hasText: /^mail$/ }).waitFor({ state: 'detached' });
     expect(
@@ -482,13 +548,18 @@ describe('dashboard in a real browser (contract §14)', () => {
     expect(await page.locator('.chart canvas').count()).toBe(2);
     // Units in the captions and in the figures' text alternative (uPlot draws the axis labels on the canvas).
     // The last hour by the minute (issue 27: a useful resolution for the range).
-    expect(await page.locator('.chart figcaption').allInnerTexts()).toEqual(['Uptime per minute (%)', 'Average response time per minute (ms)']);
+    expect(await page.locator('.chart figcaption').allInnerTexts()).toEqual([
+      'Uptime per minute (%)',
+      'Average response time per minute (ms)',
+    ]);
     const headers = await page.locator('.chart table.chart-data th').allTextContents();
     expect(headers).toEqual(['Time (UTC)', 'Uptime (%)', 'Time (UTC)', 'Response time (ms)']);
     // At least one measured point behind each chart: 100 % up, a response time in ms.
     const firstRow = await page.locator('.chart table.chart-data').first().locator('tbody tr td').allTextContents();
     expect(firstRow[1]).toBe('100');
-    await expect(page.locator('.chart table.chart-data').nth(1).locator('tbody tr').count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator('.chart table.chart-data').nth(1).locator('tbody tr').count()).resolves.toBeGreaterThan(
+      0,
+    );
     await checkScreen('uptime-history-1h');
     await page.getByRole('button', { name: '30 days' }).click();
     await page.locator('[aria-pressed="true"]', { hasText: '30 days' }).waitFor();
@@ -524,12 +595,21 @@ describe('dashboard in a real browser (contract §14)', () => {
     await page.getByLabel('Current password', { exact: true }).first().fill('another long passphrase');
     await page.getByRole('button', { name: 'Turn off two-factor authentication' }).click();
     await page.getByRole('button', { name: 'Set up two-factor authentication' }).waitFor();
-    expect(await page.evaluate(async () => (await (await fetch('/2fa/status')).json()) as { enabled: boolean })).toMatchObject({ enabled: false });
+    expect(
+      await page.evaluate(async () => (await (await fetch('/2fa/status')).json()) as { enabled: boolean }),
+    ).toMatchObject({ enabled: false });
     // The current session stays; the audit log shows what happened, newest first.
     await go('/audit');
     await page.locator('table').waitFor();
     const text = await page.locator('main').innerText();
-    for (const what of ['Password changed', 'Zone imported', 'Two factor enabled', 'Two factor disabled', 'API key created', 'Subscription changed'])
+    for (const what of [
+      'Password changed',
+      'Zone imported',
+      'Two factor enabled',
+      'Two factor disabled',
+      'API key created',
+      'Subscription changed',
+    ])
       expect(text.toLowerCase()).toContain(what.toLowerCase());
     await checkScreen('audit');
   });

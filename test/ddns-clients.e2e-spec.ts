@@ -30,7 +30,9 @@ describe('real DDNS clients', () => {
     account = await registerAndLogin(app.http, { plan: 'pro' });
     key = (await app.http.post('/api-keys', { name: 'clients' }, account.token)).body.key;
     for (const fqdn of ['myhost.dyn.example.net', 'other.dyn.example.net', 'inadyn.dyn.example.net']) {
-      expect((await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, account.token)).status).toBe(201);
+      expect(
+        (await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, account.token)).status,
+      ).toBe(201);
     }
   });
   afterAll(async () => {
@@ -57,9 +59,13 @@ describe('real DDNS clients', () => {
       ].join('\n'),
     );
     chmodSync(conf, 0o600);
-    const { stdout, stderr } = await run('ddclient', ['-daemon=0', '-debug', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')], {
-      timeout: 30_000,
-    });
+    const { stdout, stderr } = await run(
+      'ddclient',
+      ['-daemon=0', '-debug', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')],
+      {
+        timeout: 30_000,
+      },
+    );
     const output = stdout + stderr;
     expect(output).toMatch(/SUCCESS:\s+updating myhost\.dyn\.example\.net/);
     expect(output).toMatch(/SUCCESS:\s+updating other\.dyn\.example\.net/);
@@ -88,9 +94,26 @@ describe('real DDNS clients', () => {
     );
     chmodSync(conf, 0o600);
     // inadyn waits 600 s after a 5xx even with -1: `timeout` bounds it.
-    const { stdout, stderr } = await run('timeout', ['60', 'inadyn', '-1', '-n', '--no-pidfile', '--force', '-l', 'debug', '-f', conf, '--cache-dir', join(work, 'icache')], {
-      timeout: 70_000,
-    }).catch((e: { stdout: string; stderr: string; code: number }) => {
+    const { stdout, stderr } = await run(
+      'timeout',
+      [
+        '60',
+        'inadyn',
+        '-1',
+        '-n',
+        '--no-pidfile',
+        '--force',
+        '-l',
+        'debug',
+        '-f',
+        conf,
+        '--cache-dir',
+        join(work, 'icache'),
+      ],
+      {
+        timeout: 70_000,
+      },
+    ).catch((e: { stdout: string; stderr: string; code: number }) => {
       throw new Error(`inadyn failed (${e.code}): ${e.stdout}\n${e.stderr}`);
     });
     expect(stdout + stderr).toMatch(/Successful alias table update|Updating cache|successful/i);

@@ -10,7 +10,11 @@ interface Raw {
 }
 
 /** A raw HTTP/1.1 request, so the test sees the framing (Content-Length, never chunked). */
-function raw(url: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Raw> {
+function raw(
+  url: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url + path, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = '';
@@ -33,12 +37,15 @@ describe('DDNS update endpoints (ddns.md)', () => {
   let key: string;
   let otherUser: string;
 
-  const update = (query: string, auth = basic(pro.username, key), path = '/domains/nic/update') => raw(app.url, `${path}?${query}`, { headers: { authorization: auth } });
+  const update = (query: string, auth = basic(pro.username, key), path = '/domains/nic/update') =>
+    raw(app.url, `${path}?${query}`, { headers: { authorization: auth } });
 
   beforeAll(async () => {
     dnsPort = await freePort();
     // Updates come from 127.0.0.1 and set loopback addresses: allowed here only (contract §16; refusals: private-targets.e2e-spec.ts).
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', ALLOW_PRIVATE_TARGETS: 'true' } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', ALLOW_PRIVATE_TARGETS: 'true' },
+    });
     pro = await registerAndLogin(app.http, { plan: 'pro' });
     key = (await app.http.post('/api-keys', { name: 'router' }, pro.token)).body.key;
     otherUser = (await registerAndLogin(app.http, { plan: 'pro' })).username;
@@ -65,10 +72,17 @@ describe('DDNS update endpoints (ddns.md)', () => {
   });
 
   it('accepts Bearer, query credentials, the email as username, POST forms and the other paths', async () => {
-    expect((await update('hostname=home.dyn.example.net&myip=198.51.100.8', `Bearer ${key}`)).body).toBe('good 198.51.100.8');
-    const viaQuery = await raw(app.url, `/domains/dyndns/update?hostname=home.dyn.example.net&myip=198.51.100.9&username=${pro.username}&password=${key}`);
+    expect((await update('hostname=home.dyn.example.net&myip=198.51.100.8', `Bearer ${key}`)).body).toBe(
+      'good 198.51.100.8',
+    );
+    const viaQuery = await raw(
+      app.url,
+      `/domains/dyndns/update?hostname=home.dyn.example.net&myip=198.51.100.9&username=${pro.username}&password=${key}`,
+    );
     expect(viaQuery.body).toBe('good 198.51.100.9');
-    expect((await update('hostname=home.dyn.example.net&myip=198.51.100.10', basic(pro.email, key))).body).toBe('good 198.51.100.10');
+    expect((await update('hostname=home.dyn.example.net&myip=198.51.100.10', basic(pro.email, key))).body).toBe(
+      'good 198.51.100.10',
+    );
     const form = await raw(app.url, '/domains/nic/update', {
       method: 'POST',
       headers: { authorization: basic('', key), 'content-type': 'application/x-www-form-urlencoded' },
@@ -81,10 +95,14 @@ describe('DDNS update endpoints (ddns.md)', () => {
   });
 
   it('handles dual stack: comma lists, URL-encoded IPv6, preserve, "-" and the source address', async () => {
-    expect((await update('hostname=nas.dyn.example.net&myip=203.0.113.5,2001%3adb8%3a%3a5')).body).toBe('good 203.0.113.5,2001:db8::5');
+    expect((await update('hostname=nas.dyn.example.net&myip=203.0.113.5,2001%3adb8%3a%3a5')).body).toBe(
+      'good 203.0.113.5,2001:db8::5',
+    );
     await waitForDns(dnsPort, 'nas.dyn.example.net', 'AAAA', ['2001:db8::5']);
     await waitForDns(dnsPort, 'nas.dyn.example.net', 'A', ['203.0.113.5']);
-    expect((await update('hostname=nas.dyn.example.net&myipv6=2001:db8::6&myipv4=preserve')).body).toBe('good 2001:db8::6');
+    expect((await update('hostname=nas.dyn.example.net&myipv6=2001:db8::6&myipv4=preserve')).body).toBe(
+      'good 2001:db8::6',
+    );
     expect((await update('hostname=nas.dyn.example.net&myipv6=-')).body).toBe('good 203.0.113.5');
     await waitForDns(dnsPort, 'nas.dyn.example.net', 'AAAA', []);
     // The primary family cannot be deleted.
@@ -93,22 +111,35 @@ describe('DDNS update endpoints (ddns.md)', () => {
     expect((await update('hostname=nas.dyn.example.net&myip=')).body).toBe('good 127.0.0.1');
     expect((await update('hostname=nas.dyn.example.net')).body).toBe('nochg 127.0.0.1');
     const domain = await app.http.get('/api/domains/fqdn/nas.dyn.example.net', pro.token);
-    expect(domain.body).toMatchObject({ record_type: 'A', record_ip: '127.0.0.1', addresses: { ipv4: '127.0.0.1', ipv6: null } });
+    expect(domain.body).toMatchObject({
+      record_type: 'A',
+      record_ip: '127.0.0.1',
+      addresses: { ipv4: '127.0.0.1', ipv6: null },
+    });
   });
 
   it('answers per host in order, and account-level codes once', async () => {
-    const many = await update('hostname=home.dyn.example.net,missing.dyn.example.net,not_valid,nas.dyn.example.net&myip=127.0.0.1');
+    const many = await update(
+      'hostname=home.dyn.example.net,missing.dyn.example.net,not_valid,nas.dyn.example.net&myip=127.0.0.1',
+    );
     expect(many.body.split('\n')).toEqual(['good 127.0.0.1', 'nohost', 'notfqdn', 'nochg 127.0.0.1']);
     const hosts = Array.from({ length: 21 }, (_, i) => `h${i}.dyn.example.net`).join(',');
     expect((await update(`hostname=${hosts}&myip=127.0.0.1`)).body).toBe('numhost');
     expect((await update('myip=127.0.0.1')).body).toBe('notfqdn');
     expect((await update('hostname=home.dyn.example.net&offline=YES')).body).toBe('!donator');
-    for (const body of ['nohost', 'notfqdn', 'numhost', 'abuse', 'dnserr', 'badauth', '911', '!donator']) expect(body).not.toMatch(ERROR_WORDS);
+    for (const body of ['nohost', 'notfqdn', 'numhost', 'abuse', 'dnserr', 'badauth', '911', '!donator'])
+      expect(body).not.toMatch(ERROR_WORDS);
   });
 
   it('refuses bad credentials with badauth 401 and a Basic challenge; last_used_at moves only on success', async () => {
     const before = (await app.http.get('/api-keys', pro.token)).body.keys[0].last_used_at;
-    for (const auth of [basic(pro.username, 'ak_wrong'), basic(otherUser, key), basic('someone.else.dyn.example.net', key), 'Bearer nope', '']) {
+    for (const auth of [
+      basic(pro.username, 'ak_wrong'),
+      basic(otherUser, key),
+      basic('someone.else.dyn.example.net', key),
+      'Bearer nope',
+      '',
+    ]) {
       const res = await update('hostname=home.dyn.example.net&myip=192.0.2.200', auth);
       expect([auth, res.status, res.body]).toEqual([auth, 401, 'badauth']);
       expect(res.headers['www-authenticate']).toBe('Basic realm="ddns"');
@@ -120,7 +151,11 @@ describe('DDNS update endpoints (ddns.md)', () => {
   });
 
   it('answers v2 in JSON', async () => {
-    const res = await update('hostname=nas.dyn.example.net,missing.dyn.example.net&myip=127.0.0.1,2001:db8::9', basic(pro.username, key), '/domains/v2/update');
+    const res = await update(
+      'hostname=nas.dyn.example.net,missing.dyn.example.net&myip=127.0.0.1,2001:db8::9',
+      basic(pro.username, key),
+      '/domains/v2/update',
+    );
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(res.body)).toEqual({
@@ -156,7 +191,8 @@ describe('DDNS update endpoints (ddns.md)', () => {
     let audit: Array<{ type: string; actor: string; data: { fqdn: string; addresses: { ipv4: string } } }> = [];
     for (let i = 0; i < 50; i++) {
       audit = (await app.http.get('/account/audit?limit=100', pro.token)).body.data.filter(
-        (e: { type: string; data: { fqdn?: string } }) => e.type === 'DomainAddressesChanged' && e.data.fqdn === 'busy.dyn.example.net',
+        (e: { type: string; data: { fqdn?: string } }) =>
+          e.type === 'DomainAddressesChanged' && e.data.fqdn === 'busy.dyn.example.net',
       );
       if (audit.length >= 10) break;
       await new Promise((r) => setTimeout(r, 20));
@@ -166,7 +202,9 @@ describe('DDNS update endpoints (ddns.md)', () => {
     const keyId = (await app.http.get('/api-keys', pro.token)).body.keys[0].id;
     for (const e of audit) expect(e.actor).toBe(`ddns:key:${keyId}`);
     // An unchanged address still answers nochg while the host is throttled.
-    expect((await update(`hostname=busy.dyn.example.net&myip=${domain.record_ip}`)).body).toBe(`nochg ${domain.record_ip}`);
+    expect((await update(`hostname=busy.dyn.example.net&myip=${domain.record_ip}`)).body).toBe(
+      `nochg ${domain.record_ip}`,
+    );
     const res = await queryDns(dnsPort, 'busy.dyn.example.net', 'A');
     expect(answerData(res, 'A')).toEqual([domain.record_ip]);
   });

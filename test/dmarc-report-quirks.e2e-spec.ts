@@ -12,7 +12,8 @@ import { swaks } from './support/report-intake';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 const TO = 'dmarc-rua@example.com';
-const attachmentType = (file: string): string => (file.endsWith('.gz') ? 'application/gzip' : file.endsWith('.zip') ? 'application/zip' : 'text/xml');
+const attachmentType = (file: string): string =>
+  file.endsWith('.gz') ? 'application/gzip' : file.endsWith('.zip') ? 'application/zip' : 'text/xml';
 
 describe('report quirks over SMTP', () => {
   let t: TestApp;
@@ -20,7 +21,9 @@ describe('report quirks over SMTP', () => {
   beforeAll(async () => {
     t = await startTestApp({ env: { SMTP_PORT: '0' } });
     const account = await registerAndLogin(t.http);
-    const res = await t.http.admin('PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: ['example.com'] } });
+    const res = await t.http.admin('PUT', `/admin/accounts/${account.id}/subscription`, {
+      email_auth: { tier: 'enterprise', domains: ['example.com'] },
+    });
     expect(res.status).toBe(200);
     port = t.running.app.get(SmtpIntake).port!;
   });
@@ -34,17 +37,30 @@ describe('report quirks over SMTP', () => {
 
   it.each(Object.entries(ACCEPTED_QUIRKS))('accepts %s', async (file, expected) => {
     const path = join(QUIRKS_DIR, file);
-    const { code, transcript } = expected.mail ? await swaks(port, TO, path) : await swaks(port, TO, path, { type: expected.attachAs ?? attachmentType(file), name: file });
+    const { code, transcript } = expected.mail
+      ? await swaks(port, TO, path)
+      : await swaks(port, TO, path, { type: expected.attachAs ?? attachmentType(file), name: file });
     expect(transcript).toMatch(/<- {2}250 2\.0\.0 aggregate report \w+ accepted for example\.com \(1 records\)/);
     expect(code).toBe(0);
     const reports = await stored(expected.reportId);
     expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatchObject({ zone: 'example.com', org_name: expected.org ?? 'quirks.example', record_count: 1, message_count: 3, source: 'smtp' });
+    expect(reports[0]).toMatchObject({
+      zone: 'example.com',
+      org_name: expected.org ?? 'quirks.example',
+      record_count: 1,
+      message_count: 3,
+      source: 'smtp',
+    });
   });
 
   it.each(Object.entries(REFUSED_QUIRKS))('refuses %s with the reason', async (file, expected) => {
-    const { code, transcript } = await swaks(port, TO, join(QUIRKS_DIR, file), { type: attachmentType(file), name: file });
+    const { code, transcript } = await swaks(port, TO, join(QUIRKS_DIR, file), {
+      type: attachmentType(file),
+      name: file,
+    });
     expect(code).not.toBe(0);
-    expect(transcript).toMatch(new RegExp(`<\\*\\* 550 5\\.6\\.0 Report refused \\(${expected.reason}\\): .*${expected.message.source}`));
+    expect(transcript).toMatch(
+      new RegExp(`<\\*\\* 550 5\\.6\\.0 Report refused \\(${expected.reason}\\): .*${expected.message.source}`),
+    );
   });
 });

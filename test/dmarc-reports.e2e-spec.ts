@@ -36,16 +36,22 @@ const CLI = resolve(__dirname, '../dist/apps/cli/main.js');
 
 async function enrol(t: TestApp, zones: string[]): Promise<number> {
   const account = await registerAndLogin(t.http);
-  const res = await t.http.admin('PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: zones } });
+  const res = await t.http.admin('PUT', `/admin/accounts/${account.id}/subscription`, {
+    email_auth: { tier: 'enterprise', domains: zones },
+  });
   expect(res.status).toBe(200);
   return account.id;
 }
 
-const readModel = <D extends Doc>(t: TestApp, model: ReadModel<D>) => t.running.app.get(ProjectionEngine).readModel(model);
-const rowsOf = async (t: TestApp, reportKey: string) => rowsHeld(await readModel(t, DMARC_REPORT_ROW_BLOCKS).find({ report_key: reportKey }));
+const readModel = <D extends Doc>(t: TestApp, model: ReadModel<D>) =>
+  t.running.app.get(ProjectionEngine).readModel(model);
+const rowsOf = async (t: TestApp, reportKey: string) =>
+  rowsHeld(await readModel(t, DMARC_REPORT_ROW_BLOCKS).find({ report_key: reportKey }));
 const refusedCount = async (t: TestApp, reason: string, source: string): Promise<number> => {
   const text = (await t.http.get('/metrics')).text;
-  const m = new RegExp(`^dmarc_reports_refused_total\\{reason="${reason}",source="${source}"\\} (\\d+)`, 'm').exec(text);
+  const m = new RegExp(`^dmarc_reports_refused_total\\{reason="${reason}",source="${source}"\\} (\\d+)`, 'm').exec(
+    text,
+  );
   return m ? Number(m[1]) : 0;
 };
 
@@ -63,22 +69,45 @@ describe('report ingestion over HTTP (contract §8)', () => {
   it.each(fileFixtures)('POST /admin/reports stores %s as SOURCE.md says', async (file, expected) => {
     const res = await postRaw(t.url, '/admin/reports', sample(file), mediaTypeOf(file));
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ kind: expected.kind, zone: expected.zone, record_count: expected.records, id: expect.any(String) });
+    expect(res.body).toMatchObject({
+      kind: expected.kind,
+      zone: expected.zone,
+      record_count: expected.records,
+      id: expect.any(String),
+    });
     if (expected.kind === 'aggregate') {
       const report = await readModel(t, DMARC_REPORTS).findOne({ _id: res.body.id });
-      expect(report).toMatchObject({ zone: expected.zone, account_id: accountId, record_count: expected.records, source: 'admin' });
+      expect(report).toMatchObject({
+        zone: expected.zone,
+        account_id: accountId,
+        record_count: expected.records,
+        source: 'admin',
+      });
       expect(await rowsOf(t, res.body.id)).toBe(expected.records);
     } else {
-      expect(await readModel(t, DMARC_FAILURE_REPORTS).findOne({ _id: res.body.id })).toMatchObject({ zone: expected.zone, account_id: accountId });
+      expect(await readModel(t, DMARC_FAILURE_REPORTS).findOne({ _id: res.body.id })).toMatchObject({
+        zone: expected.zone,
+        account_id: accountId,
+      });
     }
   });
 
   it('stores the rows the read API serves (source IP, count, disposition, DKIM/SPF, header_from, period, reporter)', async () => {
     const reports = await readModel(t, DMARC_REPORTS).find({ report_id: '3v98abbp8ya9n3va8yr8oa3ya' });
     expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatchObject({ org_name: 'Sample Reporter', begin: '1979-08-07T00:00:00.000Z', message_count: 123, passing_count: 123, policy: { p: 'quarantine' } });
+    expect(reports[0]).toMatchObject({
+      org_name: 'Sample Reporter',
+      begin: '1979-08-07T00:00:00.000Z',
+      message_count: 123,
+      passing_count: 123,
+      policy: { p: 'quarantine' },
+    });
     const [block] = await readModel(t, DMARC_REPORT_ROW_BLOCKS).find({ report_key: reports[0]._id });
-    expect(block).toMatchObject({ zone: 'example.com', begin: '1979-08-07T00:00:00.000Z', source_ips: '"192.0.2.123"' });
+    expect(block).toMatchObject({
+      zone: 'example.com',
+      begin: '1979-08-07T00:00:00.000Z',
+      source_ips: '"192.0.2.123"',
+    });
     // Stored as the API's JSON of the row from `count` on.
     const row = JSON.parse(`{${blockLines(block.tails)[0].slice(1)}`);
     expect(row).toMatchObject({
@@ -92,34 +121,70 @@ describe('report ingestion over HTTP (contract §8)', () => {
     });
   });
 
-  it.each(NICE_INPUT_COPIES)('refuses %s as a duplicate of nice-input.xml (same reporter and report id)', async (file) => {
-    const before = await refusedCount(t, 'duplicate', 'admin');
-    const res = await postRaw(t.url, '/admin/reports', sample(file), mediaTypeOf(file));
-    expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('duplicate_report');
-    expect(await refusedCount(t, 'duplicate', 'admin')).toBe(before + 1);
-  });
+  it.each(NICE_INPUT_COPIES)(
+    'refuses %s as a duplicate of nice-input.xml (same reporter and report id)',
+    async (file) => {
+      const before = await refusedCount(t, 'duplicate', 'admin');
+      const res = await postRaw(t.url, '/admin/reports', sample(file), mediaTypeOf(file));
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('duplicate_report');
+      expect(await refusedCount(t, 'duplicate', 'admin')).toBe(before + 1);
+    },
+  );
 
   it('keeps failure-report subjects and full mail-from sealed, and no message id anywhere', async () => {
     const doc = await readModel(t, DMARC_FAILURE_REPORTS).findOne({ zone: 'domain.de' });
-    expect(doc).toMatchObject({ reported_domain: 'domain.de', source_ip: '10.10.10.10', mail_from_domain: 'domain.de', delivery_result: 'policy' });
+    expect(doc).toMatchObject({
+      reported_domain: 'domain.de',
+      source_ip: '10.10.10.10',
+      mail_from_domain: 'domain.de',
+      delivery_result: 'policy',
+    });
     expect(doc!.subject_sealed).toMatch(/^v1\./);
     expect(t.running.deps.secretBox.openString(doc!.subject_sealed!, FAILURE_REPORT_SEAL)).toBe('Subject');
-    expect(t.running.deps.secretBox.openString(doc!.mail_from_sealed!, FAILURE_REPORT_SEAL)).toBe('sharepoint@domain.de');
+    expect(t.running.deps.secretBox.openString(doc!.mail_from_sealed!, FAILURE_REPORT_SEAL)).toBe(
+      'sharepoint@domain.de',
+    );
     const events = await t.running.deps.eventStore.readStream(reportStream(doc!._id));
     const stored = JSON.stringify([doc, events.map((e) => e.data)]);
-    for (const secret of ['sharepoint@domain.de', '38.E7.30937.BD6E1BB5', 'OF587285BA']) expect(stored).not.toContain(secret);
+    for (const secret of ['sharepoint@domain.de', '38.E7.30937.BD6E1BB5', 'OF587285BA'])
+      expect(stored).not.toContain(secret);
   });
 
   it('takes RFC 8460 reports on POST /reports/tls-rpt, plain and gzip, without credentials', async () => {
-    const gz = await postRaw(t.url, '/reports/tls-rpt', gzipSync(sample('smtp_tls/rfc8460.json')), 'application/tlsrpt+gzip', false);
+    const gz = await postRaw(
+      t.url,
+      '/reports/tls-rpt',
+      gzipSync(sample('smtp_tls/rfc8460.json')),
+      'application/tlsrpt+gzip',
+      false,
+    );
     expect(gz.status).toBe(201);
     expect(gz.body).toMatchObject({ kind: 'tls', zone: 'company-y.example' });
-    const plain = await postRaw(t.url, '/reports/tls-rpt', sample('smtp_tls/smtp_tls.json'), 'application/tlsrpt+json', false);
+    const plain = await postRaw(
+      t.url,
+      '/reports/tls-rpt',
+      sample('smtp_tls/smtp_tls.json'),
+      'application/tlsrpt+json',
+      false,
+    );
     expect(plain.status).toBe(201);
-    expect(await readModel(t, TLS_REPORTS).findOne({ _id: plain.body.id })).toMatchObject({ zone: 'example.com', successful_sessions: 0, failed_sessions: 3 });
-    expect(await readModel(t, TLS_REPORTS).findOne({ _id: gz.body.id })).toMatchObject({ successful_sessions: 5326, failed_sessions: 303 });
-    const again = await postRaw(t.url, '/reports/tls-rpt', sample('smtp_tls/smtp_tls.json'), 'application/tlsrpt+json', false);
+    expect(await readModel(t, TLS_REPORTS).findOne({ _id: plain.body.id })).toMatchObject({
+      zone: 'example.com',
+      successful_sessions: 0,
+      failed_sessions: 3,
+    });
+    expect(await readModel(t, TLS_REPORTS).findOne({ _id: gz.body.id })).toMatchObject({
+      successful_sessions: 5326,
+      failed_sessions: 303,
+    });
+    const again = await postRaw(
+      t.url,
+      '/reports/tls-rpt',
+      sample('smtp_tls/smtp_tls.json'),
+      'application/tlsrpt+json',
+      false,
+    );
     expect(again.status).toBe(409);
   });
 
@@ -136,8 +201,20 @@ describe('report ingestion over HTTP (contract §8)', () => {
     ['a gzip bomb', gzipBomb, 413, 'decompression_bomb', 'decompression_bomb'],
     ['a zip bomb', zipBomb, 413, 'decompression_bomb', 'decompression_bomb'],
     ['XML entity expansion', billionLaughs, 400, 'xml_entities_refused', 'xml_entities'],
-    ['a report over 10 MiB unpacked', () => gzipSync(generatedAggregateReport(40_000, { reportId: 'oversize' })), 413, 'report_too_large', 'too_large'],
-    ['a report for an unenrolled domain', () => generatedAggregateReport(2, { domain: 'not-enrolled.example' }), 422, 'unknown_domain', 'unknown_domain'],
+    [
+      'a report over 10 MiB unpacked',
+      () => gzipSync(generatedAggregateReport(40_000, { reportId: 'oversize' })),
+      413,
+      'report_too_large',
+      'too_large',
+    ],
+    [
+      'a report for an unenrolled domain',
+      () => generatedAggregateReport(2, { domain: 'not-enrolled.example' }),
+      422,
+      'unknown_domain',
+      'unknown_domain',
+    ],
   ] as const)('refuses %s with a reason, logged and counted', async (_name, body, status, code, reason) => {
     const before = await refusedCount(t, reason, 'admin');
     const res = await postRaw(t.url, '/admin/reports', body(), 'application/octet-stream');
@@ -152,24 +229,43 @@ describe('report ingestion over HTTP (contract §8)', () => {
     const env = { ...process.env, ADMIN_URL: t.url, ADMIN_TOKEN };
     const first = await run('node', [CLI, 'reports:import', file], { env });
     expect(JSON.parse(first.stdout)).toMatchObject({ kind: 'aggregate', zone: 'example.com', record_count: 12 });
-    expect(await readModel(t, DMARC_REPORTS).findOne({ report_id: 'cli-import-12' })).toMatchObject({ source: 'cli', record_count: 12 });
-    const again = await run('node', [CLI, 'reports:import', file], { env }).catch((e: { code: number; stderr: string }) => e);
+    expect(await readModel(t, DMARC_REPORTS).findOne({ report_id: 'cli-import-12' })).toMatchObject({
+      source: 'cli',
+      record_count: 12,
+    });
+    const again = await run('node', [CLI, 'reports:import', file], { env }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/409: .*already received/) });
     rmSync(file);
   });
 
   it('needs the admin token on /admin/reports', async () => {
-    const res = await postRaw(t.url, '/admin/reports', sample('aggregate/rfc9990-sample.xml'), 'application/xml', false);
+    const res = await postRaw(
+      t.url,
+      '/admin/reports',
+      sample('aggregate/rfc9990-sample.xml'),
+      'application/xml',
+      false,
+    );
     expect([401, 404]).toContain(res.status);
   });
 
   it('stores a large report as one header and chunked rows, all in one append', async () => {
-    const res = await postRaw(t.url, '/admin/reports', gzipSync(generatedAggregateReport(5000, { reportId: 'large-5000' })), 'application/gzip');
+    const res = await postRaw(
+      t.url,
+      '/admin/reports',
+      gzipSync(generatedAggregateReport(5000, { reportId: 'large-5000' })),
+      'application/gzip',
+    );
     expect(res.status).toBe(201);
     expect(res.body.record_count).toBe(5000);
     expect(await rowsOf(t, res.body.id)).toBe(5000);
     const events = await t.running.deps.eventStore.readStream(reportStream(res.body.id));
-    expect(events.map((e) => e.type)).toEqual(['DmarcAggregateReportReceived', ...Array(5).fill('DmarcAggregateRecordsAdded')]);
+    expect(events.map((e) => e.type)).toEqual([
+      'DmarcAggregateReportReceived',
+      ...Array(5).fill('DmarcAggregateRecordsAdded'),
+    ]);
     expect(events.map((e) => e.revision)).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
@@ -181,24 +277,39 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/record 3000/);
     expect(await readModel(t, DMARC_REPORTS).countDocuments({ report_id: 'broken-2999' })).toBe(0);
-    expect((await t.running.deps.eventStore.readAll()).some((e) => JSON.stringify(e.data).includes('broken-2999'))).toBe(false);
+    expect(
+      (await t.running.deps.eventStore.readAll()).some((e) => JSON.stringify(e.data).includes('broken-2999')),
+    ).toBe(false);
   });
 
   it('answers the wizard totals (DmarcAggregateStats) from the ingested fixtures', async () => {
     const stats = t.running.app.get<DmarcAggregateStats>(DMARC_AGGREGATE_STATS);
     // Independent sums of the fixtures' <count> (ElementTree): rfc9990-sample (1979) + old_draft_from_wiki (2012), one day, all.
-    expect(await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-01-01T00:00:00Z'))).toEqual({ messages: 125, passing: 125 });
-    expect(await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z'))).toEqual({ messages: 6094, passing: 6094 });
+    expect(
+      await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-01-01T00:00:00Z')),
+    ).toEqual({ messages: 125, passing: 125 });
+    expect(
+      await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z')),
+    ).toEqual({ messages: 6094, passing: 6094 });
     const all = await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2100-01-01T00:00:00Z'));
     // Plus the two generated reports of this file (5000 records, and 12 through the CLI).
     const [large, cli] = [generatedTotals(5000), generatedTotals(12)];
-    expect(all).toEqual({ messages: 6231 + large.messages + cli.messages, passing: 6222 + large.passing + cli.passing });
-    expect(await stats.totals('twlnet.com', new Date('2019-02-10T00:00:00Z'), new Date('2019-02-11T00:00:00Z'))).toEqual({
+    expect(all).toEqual({
+      messages: 6231 + large.messages + cli.messages,
+      passing: 6222 + large.passing + cli.passing,
+    });
+    expect(
+      await stats.totals('twlnet.com', new Date('2019-02-10T00:00:00Z'), new Date('2019-02-11T00:00:00Z')),
+    ).toEqual({
       messages: expect.any(Number),
       passing: expect.any(Number),
     });
-    expect(await stats.totals('indemed.com', new Date('2018-01-16T00:00:00Z'), new Date('2018-01-17T00:00:00Z'))).toEqual({ messages: 1, passing: 0 });
-    expect(await stats.totals('example.com', new Date('2030-01-01T00:00:00Z'), new Date('2031-01-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
+    expect(
+      await stats.totals('indemed.com', new Date('2018-01-16T00:00:00Z'), new Date('2018-01-17T00:00:00Z')),
+    ).toEqual({ messages: 1, passing: 0 });
+    expect(
+      await stats.totals('example.com', new Date('2030-01-01T00:00:00Z'), new Date('2031-01-01T00:00:00Z')),
+    ).toEqual({ messages: 0, passing: 0 });
   });
 
   it('drops reports older than three years from the read models (contract §15)', async () => {
@@ -206,10 +317,14 @@ describe('report ingestion over HTTP (contract §8)', () => {
     expect(cutoff).toBe('2018-03-01T00:00:00.000Z');
     await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
     const stats = t.running.app.get<DmarcAggregateStats>(DMARC_AGGREGATE_STATS);
-    expect(await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-03-01T00:00:00Z'))).toEqual({ messages: 0, passing: 0 });
+    expect(
+      await stats.totals('example.com', new Date('1970-01-01T00:00:00Z'), new Date('2018-03-01T00:00:00Z')),
+    ).toEqual({ messages: 0, passing: 0 });
     expect(await readModel(t, DMARC_REPORT_ROW_BLOCKS).countDocuments({ begin: { $lt: cutoff } })).toBe(0);
     expect(await readModel(t, TLS_REPORTS).countDocuments({})).toBe(1); // the 2016 RFC example is gone, the 2024 one stays
-    expect(await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z'))).toEqual({ messages: 6094, passing: 6094 });
+    expect(
+      await stats.totals('example.com', new Date('2024-06-13T00:00:00Z'), new Date('2024-06-14T00:00:00Z')),
+    ).toEqual({ messages: 6094, passing: 6094 });
   });
 });
 
@@ -225,7 +340,10 @@ describe('report ingestion over SMTP (swaks)', () => {
 
   const mails: Array<[string, string]> = [
     ['aggregate/twilight.eml', 'dmarc-rua@twlnet.com'],
-    ['forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml', 'dmarc-ruf@domain.de'],
+    [
+      'forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml',
+      'dmarc-ruf@domain.de',
+    ],
     ['forensic/dmarc_ruf_report_linkedin.eml', 'dmarc-ruf@example.com'],
     ['forensic/exim_plain_text_only_no_arf_part.eml', 'dmarc-ruf+example.com@intake.example.net'],
   ];
@@ -238,11 +356,18 @@ describe('report ingestion over SMTP (swaks)', () => {
     const id = /report (\w+) accepted/.exec(transcript)![1];
     if (expected.kind === 'aggregate') {
       await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
-      expect(await readModel(t, DMARC_REPORTS).findOne({ _id: id })).toMatchObject({ zone: expected.zone, record_count: expected.records, source: 'smtp' });
+      expect(await readModel(t, DMARC_REPORTS).findOne({ _id: id })).toMatchObject({
+        zone: expected.zone,
+        record_count: expected.records,
+        source: 'smtp',
+      });
       expect(await rowsOf(t, id)).toBe(expected.records);
     } else {
       await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
-      expect(await readModel(t, DMARC_FAILURE_REPORTS).findOne({ _id: id })).toMatchObject({ zone: expected.zone, source: 'smtp' });
+      expect(await readModel(t, DMARC_FAILURE_REPORTS).findOne({ _id: id })).toMatchObject({
+        zone: expected.zone,
+        source: 'smtp',
+      });
     }
   });
 
@@ -258,7 +383,12 @@ describe('report ingestion over SMTP (swaks)', () => {
     expect(code).toBe(0);
     const id = /tls report (\w+) accepted/.exec(transcript)![1];
     await t.running.app.get(ProjectionEngine).waitFor(await t.running.deps.eventStore.headPosition());
-    expect(await readModel(t, TLS_REPORTS).findOne({ _id: id })).toMatchObject({ zone: 'company-y.example', source: 'smtp', successful_sessions: 5326, failed_sessions: 303 });
+    expect(await readModel(t, TLS_REPORTS).findOne({ _id: id })).toMatchObject({
+      zone: 'company-y.example',
+      source: 'smtp',
+      successful_sessions: 5326,
+      failed_sessions: 303,
+    });
   });
 
   it('answers a resent report 250 but stores it once, and counts the duplicate', async () => {
@@ -281,7 +411,11 @@ describe('report ingestion over SMTP (swaks)', () => {
   });
 
   it('refuses a report for another zone than the address it was sent to', async () => {
-    const { code, transcript } = await swaks(port, 'dmarc-rua@example.com', join(SAMPLES_DIR, 'aggregate/twilight.eml'));
+    const { code, transcript } = await swaks(
+      port,
+      'dmarc-rua@example.com',
+      join(SAMPLES_DIR, 'aggregate/twilight.eml'),
+    );
     expect(code).not.toBe(0);
     expect(transcript).toMatch(/550 5\.6\.0 Report refused \(unknown_domain\)/);
   });

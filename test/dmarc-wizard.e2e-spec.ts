@@ -69,10 +69,17 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
 
   it('answers the seed’s errors before the wizard is opened', async () => {
     const noConfig = await app.http.get(wizard(), owner.token);
-    expect([noConfig.status, noConfig.body.error.message]).toEqual([404, 'DMARC configuration not found for this zone']);
+    expect([noConfig.status, noConfig.body.error.message]).toEqual([
+      404,
+      'DMARC configuration not found for this zone',
+    ]);
     const noProgression = await app.http.get(wizard('/recommendation'), owner.token);
     expect([noProgression.status, noProgression.body.error.message]).toEqual([404, 'DMARC progression not found']);
-    await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] }, owner.token);
+    await app.http.put(
+      `/email-auth/domains/${ZONE}/dmarc`,
+      { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] },
+      owner.token,
+    );
     const advanceFirst = await advance({ confirm: true });
     expect([advanceFirst.status, advanceFirst.body.error.message]).toEqual([404, 'DMARC progression not found']);
   });
@@ -126,7 +133,11 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     await nights(1, 60, 59);
     p = (await app.http.get(wizard(), owner.token)).body;
     expect(p).toMatchObject({ days_at_current_stage: 2, messages_at_stage: 120, pass_rate_at_stage: 96.7 });
-    expect(await recommendation()).toMatchObject({ recommendation: 'investigate', blockers: ['low_pass_rate', 'min_days_not_met'], ready_to_advance: false });
+    expect(await recommendation()).toMatchObject({
+      recommendation: 'investigate',
+      blockers: ['low_pass_rate', 'min_days_not_met'],
+      ready_to_advance: false,
+    });
 
     // Seven more clean days push the early failing day out of the window: keep_monitoring until day 14.
     await nights(7, 60, 60);
@@ -140,7 +151,11 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
 
   it('advances with confirmation and a custom percentage, through every stage to reject_full', async () => {
     await nights(5, 60, 60);
-    expect(await recommendation()).toMatchObject({ recommendation: 'ready_advance', ready_to_advance: true, blockers: [] });
+    expect(await recommendation()).toMatchObject({
+      recommendation: 'ready_advance',
+      ready_to_advance: true,
+      blockers: [],
+    });
 
     const noConfirm = await advance({});
     expect([noConfirm.status, noConfirm.body.error.code]).toEqual([400, 'confirmation_required']);
@@ -154,36 +169,77 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     expect(toQuarantine.status).toBe(200);
     expect(toQuarantine.body).toMatchObject({ new_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 });
     expect(toQuarantine.body.message).toBe('Advanced to quarantine_partial: policy quarantine for 25% of messages');
-    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=quarantine; pct=25; t=y; rua=mailto:dmarc-rua@${ZONE}`]);
-    let p = (await app.http.get(wizard(), owner.token)).body;
-    expect(p).toMatchObject({ current_stage: 'quarantine_partial', percentage: 25, days_at_current_stage: 0, messages_at_stage: 0, recommended_min_days: 7 });
-    expect(p.stage_history).toEqual([
-      { stage: 'monitoring', policy: 'none', percentage: 100, entered_at: START.toISOString(), exited_at: nightOf(night).toISOString(), pass_rate: 100, messages: 420, days: 14 },
+    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [
+      `v=DMARC1; p=quarantine; pct=25; t=y; rua=mailto:dmarc-rua@${ZONE}`,
     ]);
-    expect((await app.http.get(`/email-auth/domains/${ZONE}`, owner.token)).body.dmarc).toMatchObject({ policy: 'quarantine', percentage: 25 });
+    let p = (await app.http.get(wizard(), owner.token)).body;
+    expect(p).toMatchObject({
+      current_stage: 'quarantine_partial',
+      percentage: 25,
+      days_at_current_stage: 0,
+      messages_at_stage: 0,
+      recommended_min_days: 7,
+    });
+    expect(p.stage_history).toEqual([
+      {
+        stage: 'monitoring',
+        policy: 'none',
+        percentage: 100,
+        entered_at: START.toISOString(),
+        exited_at: nightOf(night).toISOString(),
+        pass_rate: 100,
+        messages: 420,
+        days: 14,
+      },
+    ]);
+    expect((await app.http.get(`/email-auth/domains/${ZONE}`, owner.token)).body.dmarc).toMatchObject({
+      policy: 'quarantine',
+      percentage: 25,
+    });
     // The stage counters start again: the next advance needs the stage's own data.
     expect((await advance({ confirm: true })).body.error.code).toBe('not_ready');
 
     // quarantine_partial -> quarantine_full needs 99.0 %: 98.5 % is investigate.
     await nights(7, 200, 197);
-    expect(await recommendation()).toMatchObject({ recommendation: 'investigate', next_stage: 'quarantine_full', blockers: ['low_pass_rate'] });
+    expect(await recommendation()).toMatchObject({
+      recommendation: 'investigate',
+      next_stage: 'quarantine_full',
+      blockers: ['low_pass_rate'],
+    });
     await nights(7, 200, 200);
-    expect(await recommendation()).toMatchObject({ recommendation: 'ready_advance', next_config: { policy: 'quarantine', percentage: 100 } });
+    expect(await recommendation()).toMatchObject({
+      recommendation: 'ready_advance',
+      next_config: { policy: 'quarantine', percentage: 100 },
+    });
     const percentageNotAllowed = await advance({ confirm: true, percentage: 50 });
     expect([percentageNotAllowed.status, percentageNotAllowed.body.error.message]).toEqual([
       400,
       'percentage: a custom percentage is allowed only when entering quarantine_partial or reject_partial, not quarantine_full',
     ]);
-    expect((await advance({ confirm: true })).body).toMatchObject({ new_stage: 'quarantine_full', policy: 'quarantine', percentage: 100 });
+    expect((await advance({ confirm: true })).body).toMatchObject({
+      new_stage: 'quarantine_full',
+      policy: 'quarantine',
+      percentage: 100,
+    });
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=quarantine; rua=mailto:dmarc-rua@${ZONE}`]);
 
     await nights(14, 200, 200);
-    expect((await advance({ confirm: true })).body).toMatchObject({ new_stage: 'reject_partial', policy: 'reject', percentage: 10 });
-    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [`v=DMARC1; p=reject; pct=10; t=y; rua=mailto:dmarc-rua@${ZONE}`]);
+    expect((await advance({ confirm: true })).body).toMatchObject({
+      new_stage: 'reject_partial',
+      policy: 'reject',
+      percentage: 10,
+    });
+    await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [
+      `v=DMARC1; p=reject; pct=10; t=y; rua=mailto:dmarc-rua@${ZONE}`,
+    ]);
 
     // reject_full has no pass-rate threshold: data and days are what count.
     await nights(3, 200, 150);
-    expect(await recommendation()).toMatchObject({ recommendation: 'keep_monitoring', blockers: ['min_days_not_met'], next_stage: 'reject_full' });
+    expect(await recommendation()).toMatchObject({
+      recommendation: 'keep_monitoring',
+      blockers: ['min_days_not_met'],
+      next_stage: 'reject_full',
+    });
     await nights(4, 200, 200);
     expect((await advance({ confirm: true })).body).toEqual({
       message: 'Advanced to reject_full: full enforcement is active',
@@ -202,16 +258,26 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
       blockers: [],
     });
     const final = await advance({ confirm: true });
-    expect([final.status, final.body.error]).toEqual([409, { code: 'final_stage', message: 'Already at final policy stage' }]);
+    expect([final.status, final.body.error]).toEqual([
+      409,
+      { code: 'final_stage', message: 'Already at final policy stage' },
+    ]);
 
     p = (await app.http.get(wizard(), owner.token)).body;
-    expect(p.stage_history.map((h: { stage: string }) => h.stage)).toEqual(['monitoring', 'quarantine_partial', 'quarantine_full', 'reject_partial']);
+    expect(p.stage_history.map((h: { stage: string }) => h.stage)).toEqual([
+      'monitoring',
+      'quarantine_partial',
+      'quarantine_full',
+      'reject_partial',
+    ]);
     expect(p.stage_history.length).toBeLessThanOrEqual(5);
   });
 
   it('records dmarc.policy.changed facts (DmarcPolicyChanged) in the zone’s stream for the event log', async () => {
     const stream = await app.http.admin('GET', `/admin/streams/emailauth-${ZONE}`);
-    const changes = stream.body.events.filter((e: { type: string }) => e.type === 'DmarcPolicyChanged').map((e: { data: unknown }) => e.data);
+    const changes = stream.body.events
+      .filter((e: { type: string }) => e.type === 'DmarcPolicyChanged')
+      .map((e: { data: unknown }) => e.data);
     expect(changes.map((c: { source: string; to: unknown }) => [c.source, c.to])).toEqual([
       ['settings', { policy: 'none', percentage: 100 }],
       ['wizard', { policy: 'quarantine', percentage: 25 }],
@@ -220,7 +286,9 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
       ['wizard', { policy: 'reject', percentage: 100 }],
     ]);
     // One metrics event per night, whatever the reruns.
-    const nightsRecorded = stream.body.events.filter((e: { type: string }) => e.type === 'DmarcStageMetricsRecorded').map((e: { data: { night: string } }) => e.data.night);
+    const nightsRecorded = stream.body.events
+      .filter((e: { type: string }) => e.type === 'DmarcStageMetricsRecorded')
+      .map((e: { data: { night: string } }) => e.data.night);
     expect(new Set(nightsRecorded).size).toBe(nightsRecorded.length);
     expect(nightsRecorded).toHaveLength(night);
   });
@@ -234,14 +302,21 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [cli, 'jobs:dmarc-nightly', '--now', at], {
       env: { ...process.env, ADMIN_URL: app.url, ADMIN_TOKEN },
     });
-    expect(JSON.parse(stdout)).toMatchObject({ night: at.slice(0, 10), zones: [expect.objectContaining({ zone: ZONE, recorded: true })] });
+    expect(JSON.parse(stdout)).toMatchObject({
+      night: at.slice(0, 10),
+      zones: [expect.objectContaining({ zone: ZONE, recorded: true })],
+    });
     expect((await app.http.get(wizard(), owner.token)).body.days_at_current_stage).toBe(1);
   });
 
   it('the nightly job publishes records again from the settings when the zone lost them', async () => {
     const login = await app.http.post('/auth/login', { username: owner.username, password: owner.password });
     owner.token = login.body.access_token;
-    const removed = await app.http.put(`/zones/${ZONE}/records`, { records: [{ subname: '_dmarc', type: 'TXT', ttl: 3600, records: [] }] }, owner.token);
+    const removed = await app.http.put(
+      `/zones/${ZONE}/records`,
+      { records: [{ subname: '_dmarc', type: 'TXT', ttl: 3600, records: [] }] },
+      owner.token,
+    );
     expect(removed.status).toBe(200);
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', []);
     night += 2;

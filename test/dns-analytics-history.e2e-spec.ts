@@ -56,7 +56,9 @@ describe('DNS analytics history (injected clock, seeded store)', () => {
     const first24 = hour - 23 * HOUR;
     // 100 a day for the 7 days before the last 24 h.
     await store.append(spread(owner.id, 700, first24 - 7 * DAY, 7 * DAY));
-    await store.append(spread(owner.id, 103, first24, 24 * HOUR - HOUR, { rcode: 'NXDOMAIN', qname: 'nope.hist.test' }));
+    await store.append(
+      spread(owner.id, 103, first24, 24 * HOUR - HOUR, { rcode: 'NXDOMAIN', qname: 'nope.hist.test' }),
+    );
     let s = await summary(owner);
     expect(s.total_queries_24h).toBe(103);
     expect(s.query_trend).toBe('stable');
@@ -76,12 +78,21 @@ describe('DNS analytics history (injected clock, seeded store)', () => {
 
     // Then a burst three times the usual day.
     const later = clock.now().getTime();
-    await store.append(spread(owner.id, 400, later - 2 * HOUR, HOUR, { transport: 'tcp', clientIp: '2001:db8::1', dnssecOk: true }));
+    await store.append(
+      spread(owner.id, 400, later - 2 * HOUR, HOUR, { transport: 'tcp', clientIp: '2001:db8::1', dnssecOk: true }),
+    );
     s = await summary(owner);
     expect(s.total_queries_24h).toBe(400);
     expect(s.query_trend).toBe('up');
     expect(s.health_signal.status).toBe('spike');
-    expect(s.protocol_posture).toMatchObject({ dnssec_pct: 100, ipv6_pct: 100, tcp_fallback_pct: 100, edns_pct: 100, p95_ms: 0.25, p99_ms: 0.25 });
+    expect(s.protocol_posture).toMatchObject({
+      dnssec_pct: 100,
+      ipv6_pct: 100,
+      tcp_fallback_pct: 100,
+      edns_pct: 100,
+      p95_ms: 0.25,
+      p99_ms: 0.25,
+    });
     expect(s.avg_response_ms).toBe(0.2);
   });
 
@@ -102,7 +113,12 @@ describe('DNS analytics history (injected clock, seeded store)', () => {
       { type: 'AAAA', query_count: 7 },
       { type: 'A', query_count: 5 },
     ]);
-    expect((await summary(acct, '?window=30d')).query_types.map((t: { type: string }) => t.type)).toEqual(['TXT', 'MX', 'AAAA', 'A']);
+    expect((await summary(acct, '?window=30d')).query_types.map((t: { type: string }) => t.type)).toEqual([
+      'TXT',
+      'MX',
+      'AAAA',
+      'A',
+    ]);
   });
 
   it('shows recent queries of the current month only, newest first, 10 to 100', async () => {
@@ -110,25 +126,33 @@ describe('DNS analytics history (injected clock, seeded store)', () => {
     clock.set('2026-04-01T00:10:00Z');
     const monthStart = Date.parse('2026-04-01T00:00:00Z');
     await store.append([
-      ...Array.from({ length: 5 }, (_, i) => row(acct.id, monthStart - 1000 * (i + 1), { qname: `march-${i}.hist.test` })),
+      ...Array.from({ length: 5 }, (_, i) =>
+        row(acct.id, monthStart - 1000 * (i + 1), { qname: `march-${i}.hist.test` }),
+      ),
       ...Array.from({ length: 120 }, (_, i) => row(acct.id, monthStart + 1000 * i, { qname: `april-${i}.hist.test` })),
     ]);
     const def = (await get(acct, '/dns-analytics/queries')).body.queries;
     expect(def).toHaveLength(50);
     expect(def[0]).toMatchObject({ qname: 'april-119.hist.test', timestamp: '2026-04-01T00:01:59.000Z' });
     const max = (await get(acct, '/dns-analytics/queries?limit=100')).body.queries;
-    expect(max.map((q: { qname: string }) => q.qname)).toEqual(Array.from({ length: 100 }, (_, i) => `april-${119 - i}.hist.test`));
+    expect(max.map((q: { qname: string }) => q.qname)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `april-${119 - i}.hist.test`),
+    );
     const min = (await get(acct, '/dns-analytics/queries?limit=10')).body.queries;
     expect(min).toHaveLength(10);
 
     // Fewer of this month than the limit: last month's rows still never fill the page.
     const few = await registerAndLogin(app.http, { plan: 'pro' });
     await store.append([
-      ...Array.from({ length: 5 }, (_, i) => row(few.id, monthStart - 1000 * (i + 1), { qname: `march-${i}.hist.test` })),
+      ...Array.from({ length: 5 }, (_, i) =>
+        row(few.id, monthStart - 1000 * (i + 1), { qname: `march-${i}.hist.test` }),
+      ),
       ...Array.from({ length: 12 }, (_, i) => row(few.id, monthStart + 1000 * i, { qname: `april-${i}.hist.test` })),
     ]);
     const page = (await get(few, '/dns-analytics/queries?limit=100')).body.queries;
-    expect(page.map((q: { qname: string }) => q.qname)).toEqual(Array.from({ length: 12 }, (_, i) => `april-${11 - i}.hist.test`));
+    expect(page.map((q: { qname: string }) => q.qname)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `april-${11 - i}.hist.test`),
+    );
   });
 
   it('prunes raw rows older than the previous month and rollups older than about 12 months', async () => {
@@ -140,13 +164,24 @@ describe('DNS analytics history (injected clock, seeded store)', () => {
       row(acct.id, Date.parse('2026-05-01T00:00:00Z'), { qname: 'may.hist.test' }),
       row(acct.id, now - 400 * DAY, { qname: 'old.hist.test' }),
     ]);
-    const exportOf = async (start: string, end: string) => (await get(acct, `/dns-analytics/export?format=json&start=${start}&end=${end}`)).body;
+    const exportOf = async (start: string, end: string) =>
+      (await get(acct, `/dns-analytics/export?format=json&start=${start}&end=${end}`)).body;
     expect(await exportOf('2026-04-30', '2026-05-01')).toHaveLength(2);
     const pruned = await app.running.app.get(QueryLogRetention).run();
     expect(pruned.rows).toBeGreaterThanOrEqual(2);
-    expect((await exportOf('2026-04-30', '2026-05-01')).map((r: { qname: string }) => r.qname)).toEqual(['may.hist.test']);
+    expect((await exportOf('2026-04-30', '2026-05-01')).map((r: { qname: string }) => r.qname)).toEqual([
+      'may.hist.test',
+    ]);
     // The year-old day rollup is gone, the May one stays (in the 30d window only if within 30 days: it is not).
     expect(await store.sumRollups(acct.id, '', 'day', now - 500 * DAY, now - 300 * DAY)).toMatchObject({ total: 0 });
-    expect(await store.sumRollups(acct.id, '', 'day', Date.parse('2026-05-01T00:00:00Z'), Date.parse('2026-05-01T00:00:00Z'))).toMatchObject({ total: 1 });
+    expect(
+      await store.sumRollups(
+        acct.id,
+        '',
+        'day',
+        Date.parse('2026-05-01T00:00:00Z'),
+        Date.parse('2026-05-01T00:00:00Z'),
+      ),
+    ).toMatchObject({ total: 1 });
   });
 });

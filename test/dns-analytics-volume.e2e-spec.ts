@@ -25,7 +25,10 @@ describe('DNS analytics volume series (added for the dashboard)', () => {
   let other: { token: string };
 
   const row = (ts: number, over: Partial<QueryRow> = {}): QueryRow =>
-    queryRows({ accountId: owner.id, domain: 'vol.test', qname: 'www.vol.test', edns: true, responseMs: 0.2 })({ ts, ...over });
+    queryRows({ accountId: owner.id, domain: 'vol.test', qname: 'www.vol.test', edns: true, responseMs: 0.2 })({
+      ts,
+      ...over,
+    });
   const rows = (n: number, ts: number, over: Partial<QueryRow> = {}) => Array.from({ length: n }, () => row(ts, over));
   const volume = (q: string, token = owner.token) => app.http.get(`/dns-analytics/volume${q}`, token);
 
@@ -68,12 +71,22 @@ describe('DNS analytics volume series (added for the dashboard)', () => {
   it('7d and 30d: one point per UTC day; a domain filter keeps that domain only', async () => {
     const week = (await volume('?window=7d')).body;
     expect(week.bucket_seconds).toBe(86400);
-    expect(week.points.map((p: { at: string }) => p.at.slice(0, 10))).toEqual(['2026-03-14', '2026-03-15', '2026-03-16', '2026-03-17', '2026-03-18', '2026-03-19', '2026-03-20']);
+    expect(week.points.map((p: { at: string }) => p.at.slice(0, 10))).toEqual([
+      '2026-03-14',
+      '2026-03-15',
+      '2026-03-16',
+      '2026-03-17',
+      '2026-03-18',
+      '2026-03-19',
+      '2026-03-20',
+    ]);
     expect(week.points.map((p: { queries: number }) => p.queries)).toEqual([0, 0, 0, 4, 0, 0, 10]);
     const month = (await volume('?window=30d')).body;
     expect(month.points).toHaveLength(30);
     const summary = (await app.http.get('/dns-analytics/summary?window=30d', owner.token)).body;
-    expect(month.points.reduce((n: number, p: { queries: number }) => n + p.queries, 0)).toBe(summary.total_queries_30d);
+    expect(month.points.reduce((n: number, p: { queries: number }) => n + p.queries, 0)).toBe(
+      summary.total_queries_30d,
+    );
     const second = (await volume('?window=7d&domain=second.test')).body;
     expect(second.domain).toBe('second.test');
     expect(second.points.map((p: { queries: number }) => p.queries)).toEqual([0, 0, 0, 4, 0, 0, 0]);
@@ -81,11 +94,17 @@ describe('DNS analytics volume series (added for the dashboard)', () => {
 
   it('refuses what the plan or the input does not allow, in the contract’s error shape', async () => {
     const bad = await volume('?window=1y');
-    expect([bad.status, bad.body.error]).toEqual([400, { code: 'validation_failed', message: 'window must be one of 24h, 7d, 30d' }]);
+    expect([bad.status, bad.body.error]).toEqual([
+      400,
+      { code: 'validation_failed', message: 'window must be one of 24h, 7d, 30d' },
+    ]);
     const unknown = await volume('?limit=3');
     expect([unknown.status, unknown.body.error.code]).toEqual([400, 'validation_failed']);
     const gated = await volume('', plus.token);
-    expect([gated.status, gated.body.error]).toEqual([403, { code: 'plan_required', message: 'DNS Analytics requires Pro or Elite' }]);
+    expect([gated.status, gated.body.error]).toEqual([
+      403,
+      { code: 'plan_required', message: 'DNS Analytics requires Pro or Elite' },
+    ]);
     const foreign = await volume('?domain=vol.test', other.token);
     expect([foreign.status, foreign.body.error]).toEqual([404, { code: 'not_found', message: 'Domain not found' }]);
     expect((await app.http.get('/dns-analytics/volume')).status).toBe(401);

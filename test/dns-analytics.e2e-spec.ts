@@ -13,7 +13,13 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 const run = promisify(execFile);
 const digInstalled = spawnSync('dig', ['-v']).status === 0;
 
-const ZONE_FILE = ['$TTL 300', 'www IN A 192.0.2.80', 'www IN AAAA 2001:db8::80', '@ IN MX 10 mail.analytics.test.', 'txt IN TXT "hello"'].join('\n');
+const ZONE_FILE = [
+  '$TTL 300',
+  'www IN A 192.0.2.80',
+  'www IN AAAA 2001:db8::80',
+  '@ IN MX 10 mail.analytics.test.',
+  'txt IN TXT "hello"',
+].join('\n');
 
 interface Sent extends WireQuery {
   rcode: string;
@@ -60,7 +66,16 @@ describe('DNS analytics over real DNS traffic', () => {
 
   /** dig as the client: `+tcp`/`+notcp`, `+dnssec` (EDNS with DO) or `+noedns`. */
   async function dig(q: WireQuery): Promise<void> {
-    const args = [`@${q.host}`, '-p', String(dnsPort), q.name, q.type, '+time=2', '+tries=1', q.transport === 'tcp' ? '+tcp' : '+notcp'];
+    const args = [
+      `@${q.host}`,
+      '-p',
+      String(dnsPort),
+      q.name,
+      q.type,
+      '+time=2',
+      '+tries=1',
+      q.transport === 'tcp' ? '+tcp' : '+notcp',
+    ];
     args.push(q.edns ? (q.dnssecOk ? '+dnssec' : '+edns=0') : '+noedns', '+nocookie');
     const { stdout } = await run('dig', args);
     const rcode = /status: ([A-Z]+)/.exec(stdout)?.[1];
@@ -77,13 +92,27 @@ describe('DNS analytics over real DNS traffic', () => {
     pro = await registerAndLogin(app.http, { plan: 'pro' });
     free = await registerAndLogin(app.http);
     other = await registerAndLogin(app.http, { plan: 'pro' });
-    expect((await app.http.post('/zones', { name: 'analytics.test', zone_file: ZONE_FILE }, owner.token)).status).toBe(201);
-    expect((await app.http.post('/zones', { name: 'other.test', zone_file: 'www IN A 192.0.2.1' }, other.token)).status).toBe(201);
+    expect((await app.http.post('/zones', { name: 'analytics.test', zone_file: ZONE_FILE }, owner.token)).status).toBe(
+      201,
+    );
+    expect(
+      (await app.http.post('/zones', { name: 'other.test', zone_file: 'www IN A 192.0.2.1' }, other.token)).status,
+    ).toBe(201);
     // Served once the DNS index caught up with both imports (in order: the owner's zone first);
     // the warm-up asks the other account's zone so the owner's analytics hold only what the test sends.
     for (
       let i = 0;
-      i < 50 && (await exchange(dnsPort, { name: 'www.other.test', type: 'A', transport: 'udp', host: '127.0.0.1', edns: false, dnssecOk: false })).rcode !== 'NOERROR';
+      i < 50 &&
+      (
+        await exchange(dnsPort, {
+          name: 'www.other.test',
+          type: 'A',
+          transport: 'udp',
+          host: '127.0.0.1',
+          edns: false,
+          dnssecOk: false,
+        })
+      ).rcode !== 'NOERROR';
       i++
     ) {
       await new Promise((r) => setTimeout(r, 50));
@@ -165,14 +194,20 @@ describe('DNS analytics over real DNS traffic', () => {
     expect(s.avg_response_ms).toBeLessThanOrEqual(s.protocol_posture.p99_ms);
     const types = new Map<string, number>();
     for (const q of all) types.set(q.type, (types.get(q.type) ?? 0) + 1);
-    expect(new Map(s.query_types.map((t: { type: string; query_count: number }) => [t.type, t.query_count]))).toEqual(types);
-    expect(s.query_types.map((t: { query_count: number }) => t.query_count)).toEqual([...types.values()].sort((a, b) => b - a));
+    expect(new Map(s.query_types.map((t: { type: string; query_count: number }) => [t.type, t.query_count]))).toEqual(
+      types,
+    );
+    expect(s.query_types.map((t: { query_count: number }) => t.query_count)).toEqual(
+      [...types.values()].sort((a, b) => b - a),
+    );
     // Loopback clients are in no IP database.
     expect(s.top_countries).toEqual([{ country_code: 'Unknown', country_name: 'Unknown', query_count: total }]);
     expect(s.top_asns).toEqual([{ asn: 'Unknown', organization: 'Unknown', query_count: total }]);
     const nx = new Map<string, number>();
     for (const q of all.filter((q) => q.rcode === 'NXDOMAIN')) nx.set(q.name, (nx.get(q.name) ?? 0) + 1);
-    expect(new Map(s.top_nxdomain.map((n: { qname: string; query_count: number }) => [n.qname, n.query_count]))).toEqual(nx);
+    expect(
+      new Map(s.top_nxdomain.map((n: { qname: string; query_count: number }) => [n.qname, n.query_count])),
+    ).toEqual(nx);
     // No history before today: no alarm.
     expect(s.query_trend).toBe('up');
     expect(s.health_signal.status).toBe('normal');
@@ -184,7 +219,9 @@ describe('DNS analytics over real DNS traffic', () => {
     const foreign = await app.http.get('/dns-analytics/summary?domain=other.test', owner.token);
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toEqual({ code: 'not_found', message: 'Domain not found' });
-    expect((await app.http.get('/dns-analytics/summary', other.token)).body.total_queries_24h).toBeGreaterThanOrEqual(1);
+    expect((await app.http.get('/dns-analytics/summary', other.token)).body.total_queries_24h).toBeGreaterThanOrEqual(
+      1,
+    );
     expect((await app.http.get('/dns-analytics/summary', pro.token)).body.total_queries_24h).toBe(0);
   });
 
@@ -245,7 +282,19 @@ describe('DNS analytics over real DNS traffic', () => {
     const tail = rows.slice(-mine.length);
     tail.forEach((r, i) => {
       const q = mine[i];
-      expect(r.slice(1, 12)).toEqual(['analytics.test', q.name, q.type, q.rcode, q.host, 'Unknown', 'Unknown', 'Unknown', q.transport, String(q.dnssecOk), String(q.edns)]);
+      expect(r.slice(1, 12)).toEqual([
+        'analytics.test',
+        q.name,
+        q.type,
+        q.rcode,
+        q.host,
+        'Unknown',
+        'Unknown',
+        'Unknown',
+        q.transport,
+        String(q.dnssecOk),
+        String(q.edns),
+      ]);
       expect(Number(r[12])).toBeGreaterThan(0);
     });
     const json = await app.http.get(`/dns-analytics/export?format=json&start=${today}&end=${today}`, owner.token);
@@ -266,7 +315,10 @@ describe('DNS analytics over real DNS traffic', () => {
       });
       expect(r.timestamp).toBe(tail[i][0]);
     });
-    const byDomain = await app.http.get(`/dns-analytics/export?format=json&start=${today}&end=${today}&domain=analytics.test`, owner.token);
+    const byDomain = await app.http.get(
+      `/dns-analytics/export?format=json&start=${today}&end=${today}&domain=analytics.test`,
+      owner.token,
+    );
     expect(byDomain.body).toHaveLength(rows.length);
   });
 
@@ -274,7 +326,10 @@ describe('DNS analytics over real DNS traffic', () => {
     const summary = await app.http.get('/dns-analytics/summary', free.token);
     expect(summary.status).toBe(403);
     expect(summary.body.error).toEqual({ code: 'plan_required', message: 'DNS Analytics requires Pro or Elite' });
-    expect((await app.http.get('/dns-analytics/queries', free.token)).body.error).toEqual({ code: 'plan_required', message: 'Recent query data requires Pro or Elite' });
+    expect((await app.http.get('/dns-analytics/queries', free.token)).body.error).toEqual({
+      code: 'plan_required',
+      message: 'Recent query data requires Pro or Elite',
+    });
     const exp = await app.http.get('/dns-analytics/export?format=csv&start=2026-01-01&end=2026-01-02', pro.token);
     expect(exp.status).toBe(403);
     expect(exp.body.error).toEqual({ code: 'plan_required', message: 'Data export requires Elite' });
@@ -289,8 +344,12 @@ describe('DNS analytics over real DNS traffic', () => {
       expect([r.status, r.body.error.code]).toEqual([400, 'validation_failed']);
     }
     // 90 days, both ends included, is the limit.
-    expect((await app.http.get('/dns-analytics/export?format=csv&start=2026-01-01&end=2026-03-31', owner.token)).status).toBe(200);
-    expect((await app.http.get('/dns-analytics/export?format=csv&start=2026-01-01&end=2026-04-01', owner.token)).status).toBe(400);
+    expect(
+      (await app.http.get('/dns-analytics/export?format=csv&start=2026-01-01&end=2026-03-31', owner.token)).status,
+    ).toBe(200);
+    expect(
+      (await app.http.get('/dns-analytics/export?format=csv&start=2026-01-01&end=2026-04-01', owner.token)).status,
+    ).toBe(400);
     for (const w of ['1h', '90d', '']) {
       const r = await app.http.get(`/dns-analytics/summary?window=${w}`, owner.token);
       expect([r.status, r.body.error.code]).toEqual([400, 'validation_failed']);

@@ -55,7 +55,13 @@ function encodeQuery({ name, type, id = 1234, edns, dnssec, ednsVersion = 0, rd 
         ];
   const flags = (rd ? dnsPacket.RECURSION_DESIRED : 0) | (cd ? dnsPacket.CHECKING_DISABLED : 0);
   // dns-packet lowercases nothing: the name goes out with the case given.
-  return dnsPacket.encode({ type: 'query', id, flags, questions: [{ name, type: type as dnsPacket.RecordType }], additionals });
+  return dnsPacket.encode({
+    type: 'query',
+    id,
+    flags,
+    questions: [{ name, type: type as dnsPacket.RecordType }],
+    additionals,
+  });
 }
 
 /** What the full path answers to `msg`, computed here without the server. */
@@ -166,7 +172,11 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
     for (const q of variants) answers.push(await askTwice(q));
     const tc = answers.map((a) => (a[2] & 0x02) !== 0);
     expect(tc).toEqual([false, false, true, true, false]);
-    const doBit = answers.map((a) => (dnsPacket.decode(a).additionals?.find((r) => r.type === 'OPT') as dnsPacket.OptAnswer | undefined)?.flags ?? null);
+    const doBit = answers.map(
+      (a) =>
+        (dnsPacket.decode(a).additionals?.find((r) => r.type === 'OPT') as dnsPacket.OptAnswer | undefined)?.flags ??
+        null,
+    );
     expect(doBit).toEqual([0, dnsPacket.DNSSEC_OK, 0, null, dnsPacket.DNSSEC_OK]);
     // 4096 clamps to 1232: with DO both share an entry; 512 and no OPT differ in EDNS.
     expect(server.cachedResponses).toBe(4);
@@ -179,7 +189,9 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
     expect(changed.answers?.map((a) => ('data' in a ? a.data : null))).toEqual(['203.0.113.5']);
     await askTwice({ name: 'home.dyn.example.net', type: 'A' });
     index.removeRRset('dyn.example.net', 'home', 'A');
-    const gone = dnsPacket.decode(await udpExchange(port, encodeQuery({ name: 'home.dyn.example.net', type: 'A' }))) as dnsPacket.DecodedPacket & { rcode: string };
+    const gone = dnsPacket.decode(
+      await udpExchange(port, encodeQuery({ name: 'home.dyn.example.net', type: 'A' })),
+    ) as dnsPacket.DecodedPacket & { rcode: string };
     expect(gone.rcode).toBe('NXDOMAIN');
     // A new zone can take over names answered before.
     await askTwice({ name: 'x.elsewhere.test', type: 'A' });
@@ -198,8 +210,13 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
       questions: [{ name: 'www.example.com', type: 'A' }],
       answers: [{ type: 'A', name: 'www.example.com', data: '192.0.2.1' }],
     });
-    const chaos = dnsPacket.encode({ type: 'query', id: 10, questions: [{ name: 'www.example.com', type: 'A', class: 'CH' }] });
-    for (const msg of [badVersion, badVersion, withAnswer, withAnswer]) expect(await udpExchange(port, msg)).toEqual(fullPathAnswer(index, msg));
+    const chaos = dnsPacket.encode({
+      type: 'query',
+      id: 10,
+      questions: [{ name: 'www.example.com', type: 'A', class: 'CH' }],
+    });
+    for (const msg of [badVersion, badVersion, withAnswer, withAnswer])
+      expect(await udpExchange(port, msg)).toEqual(fullPathAnswer(index, msg));
     for (const msg of [chaos, chaos]) expect(await udpExchange(port, msg)).toEqual(fullPathAnswer(index, msg));
     expect((await udpExchange(port, badVersion))[3] & 0x0f).toBe(0);
     expect(server.cachedResponses).toBe(1); // the CH query alone is plain
@@ -231,6 +248,12 @@ describe.each(udpPaths)('DNS response cache over UDP ($io)', ({ io, env }) => {
     });
     logged.length = 0;
     await udpExchange(port, encodeQuery({ name: 'HOME.dyn.example.net', type: 'A', edns: 2000 }));
-    expect(logged[0]).toMatchObject({ name: 'home.dyn.example.net', ednsUdpSize: 2000, accountId: 'acct-9', domain: 'home.dyn.example.net', transport: 'udp' });
+    expect(logged[0]).toMatchObject({
+      name: 'home.dyn.example.net',
+      ednsUdpSize: 2000,
+      accountId: 'acct-9',
+      domain: 'home.dyn.example.net',
+      transport: 'udp',
+    });
   });
 });

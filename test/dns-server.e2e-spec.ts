@@ -40,8 +40,25 @@ function encodeQuery({ name, type, id = 1234, edns, dnssec }: Q): Buffer {
   const additionals: dnsPacket.Answer[] =
     edns === undefined && !dnssec
       ? []
-      : [{ type: 'OPT', name: '.', udpPayloadSize: edns ?? 1232, flags: dnssec ? dnsPacket.DNSSEC_OK : 0, extendedRcode: 0, ednsVersion: 0, flag_do: !!dnssec, options: [] }];
-  return dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: type as dnsPacket.RecordType }], additionals });
+      : [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: edns ?? 1232,
+            flags: dnssec ? dnsPacket.DNSSEC_OK : 0,
+            extendedRcode: 0,
+            ednsVersion: 0,
+            flag_do: !!dnssec,
+            options: [],
+          },
+        ];
+  return dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: type as dnsPacket.RecordType }],
+    additionals,
+  });
 }
 
 function udpExchange(port: number, msg: Buffer, timeoutMs = 1000): Promise<Buffer | null> {
@@ -65,7 +82,12 @@ async function udp(port: number, q: Q) {
 }
 
 /** Sends every message on one connection, as given (so a test can split frames), and reads `expect` answers. */
-function tcpExchange(port: number, chunks: Buffer[], expect: number, timeoutMs = 3000): Promise<{ answers: Buffer[]; closed: boolean }> {
+function tcpExchange(
+  port: number,
+  chunks: Buffer[],
+  expect: number,
+  timeoutMs = 3000,
+): Promise<{ answers: Buffer[]; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, HOST);
     const answers: Buffer[] = [];
@@ -100,7 +122,8 @@ function tcpExchange(port: number, chunks: Buffer[], expect: number, timeoutMs =
 }
 
 const frame = (msg: Buffer) => Buffer.concat([Buffer.from([msg.length >> 8, msg.length & 0xff]), msg]);
-const optOf = (msg: dnsPacket.DecodedPacket) => msg.additionals?.find((a) => a.type === 'OPT') as dnsPacket.OptAnswer | undefined;
+const optOf = (msg: dnsPacket.DecodedPacket) =>
+  msg.additionals?.find((a) => a.type === 'OPT') as dnsPacket.OptAnswer | undefined;
 const data = (msg: dnsPacket.Packet) => (msg.answers ?? []).map((a) => ('data' in a ? a.data : null));
 
 function ipv6Loopback(): Promise<boolean> {
@@ -147,15 +170,28 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
 
   it('answers authoritatively, preserving the question case and RD', async () => {
     const { msg } = await udp(port, { name: 'WwW.ExAmPlE.CoM', type: 'A', id: 777 });
-    expect(msg).toMatchObject({ id: 777, rcode: 'NOERROR', flag_qr: true, flag_aa: true, flag_rd: true, flag_ra: false, flag_tc: false });
+    expect(msg).toMatchObject({
+      id: 777,
+      rcode: 'NOERROR',
+      flag_qr: true,
+      flag_aa: true,
+      flag_rd: true,
+      flag_ra: false,
+      flag_tc: false,
+    });
     expect(msg.questions).toEqual([{ name: 'WwW.ExAmPlE.CoM', type: 'A', class: 'IN' }]);
-    expect(msg.answers).toEqual([expect.objectContaining({ name: 'WwW.ExAmPlE.CoM', type: 'A', ttl: 300, data: '192.0.2.10' })]);
+    expect(msg.answers).toEqual([
+      expect.objectContaining({ name: 'WwW.ExAmPlE.CoM', type: 'A', ttl: 300, data: '192.0.2.10' }),
+    ]);
   });
 
   it('serves SOA and NS at the apex', async () => {
     expect(data((await udp(port, { name: 'example.com', type: 'NS' })).msg)).toEqual(['ns1.dns.test', 'ns2.dns.test']);
     const soa = (await udp(port, { name: 'example.com', type: 'SOA' })).msg.answers![0];
-    expect(soa).toMatchObject({ type: 'SOA', data: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 2024010101 } });
+    expect(soa).toMatchObject({
+      type: 'SOA',
+      data: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 2024010101 },
+    });
   });
 
   it('answers NXDOMAIN and NODATA with the zone SOA in authority at min(ttl, minimum)', async () => {
@@ -182,7 +218,10 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
     expect((await udp(port, { name: 'anything.apps.example.com', type: 'A' })).msg.answers).toEqual([
       expect.objectContaining({ name: 'anything.apps.example.com', data: '192.0.2.99' }),
     ]);
-    expect((await udp(port, { name: 'exists.apps.example.com', type: 'A' })).msg).toMatchObject({ rcode: 'NOERROR', answers: [] });
+    expect((await udp(port, { name: 'exists.apps.example.com', type: 'A' })).msg).toMatchObject({
+      rcode: 'NOERROR',
+      answers: [],
+    });
     expect((await udp(port, { name: 'apps2.example.com', type: 'A' })).msg.rcode).toBe('NXDOMAIN');
   });
 
@@ -275,7 +314,11 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
     notify.writeUInt16BE(notify.readUInt16BE(2) | (4 << 11), 2);
     expect(decode((await udpExchange(port, notify))!)).toMatchObject({ id: 98, rcode: 'NOTIMP' });
     expect(await udpExchange(port, Buffer.from([1, 2, 3]), 300)).toBeNull();
-    const response = dnsPacket.encode({ type: 'response', id: 97, questions: [{ name: 'www.example.com', type: 'A' }] });
+    const response = dnsPacket.encode({
+      type: 'response',
+      id: 97,
+      questions: [{ name: 'www.example.com', type: 'A' }],
+    });
     expect(await udpExchange(port, response, 300)).toBeNull();
   });
 
@@ -297,7 +340,14 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
         domain: 'home.dyn.example.net',
         accountId: 'acct-9',
       }),
-      expect.objectContaining({ name: 'x.example.org', type: 'MX', rcode: 'REFUSED', edns: false, ednsUdpSize: null, domain: null }),
+      expect.objectContaining({
+        name: 'x.example.org',
+        type: 'MX',
+        rcode: 'REFUSED',
+        edns: false,
+        ednsUdpSize: null,
+        domain: null,
+      }),
     ]);
     expect(logged[0].durationMs).toBeGreaterThanOrEqual(0);
     expect(logged[0].durationMs).toBeLessThan(1000);
@@ -330,7 +380,8 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
         }),
     );
     clients.forEach((c, i) => {
-      for (let n = 0; n < perClient; n++) c.send(encodeQuery({ name: 'www.example.com', type: 'A', id: i * 1000 + n }), port, HOST);
+      for (let n = 0; n < perClient; n++)
+        c.send(encodeQuery({ name: 'www.example.com', type: 'A', id: i * 1000 + n }), port, HOST);
     });
     await Promise.all(answered);
     clients.forEach((c) => c.close());
@@ -359,7 +410,9 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
         socket.send(encodeQuery({ name: 'www.example.com', type: 'AAAA', id: 66 }), v6Port, '::1');
       });
       expect(data(decode(answer!))).toEqual(['2001:db8::10']);
-      expect(logged).toEqual([expect.objectContaining({ name: 'www.example.com', type: 'AAAA', clientIp: '::1', transport: 'udp' })]);
+      expect(logged).toEqual([
+        expect.objectContaining({ name: 'www.example.com', type: 'AAAA', clientIp: '::1', transport: 'udp' }),
+      ]);
     } finally {
       await v6.stop();
     }
@@ -375,7 +428,8 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
   });
 
   (digInstalled ? describe : describe.skip)('with dig', () => {
-    const dig = async (...args: string[]) => (await run('dig', [`@${HOST}`, '-p', String(port), '+norecurse', '+time=2', '+tries=1', ...args])).stdout;
+    const dig = async (...args: string[]) =>
+      (await run('dig', [`@${HOST}`, '-p', String(port), '+norecurse', '+time=2', '+tries=1', ...args])).stdout;
 
     it('gets an authoritative answer', async () => {
       const out = await dig('www.example.com', 'A');
@@ -388,7 +442,9 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
     it('sees NXDOMAIN with the SOA, and REFUSED outside the zones', async () => {
       const nx = await dig('gone.example.com', 'A');
       expect(nx).toMatch(/status: NXDOMAIN/);
-      expect(nx).toMatch(/AUTHORITY SECTION:\nexample\.com\.\s+120\s+IN\s+SOA\s+ns1\.dns\.test\. hostmaster\.dns\.test\. 2024010101/);
+      expect(nx).toMatch(
+        /AUTHORITY SECTION:\nexample\.com\.\s+120\s+IN\s+SOA\s+ns1\.dns\.test\. hostmaster\.dns\.test\. 2024010101/,
+      );
       expect(await dig('example.org', 'A')).toMatch(/status: REFUSED/);
     });
 
@@ -455,7 +511,8 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
       for (let batch = 0; batch < 40 && Date.now() < deadline; batch++) {
         for (let i = 0; i < 100; i++) {
           const packet = batch % 2 === 0 ? randomPacket() : mutatedPacket();
-          if (packet.length >= 2) sent.set(packet.readUInt16BE(0), [...(sent.get(packet.readUInt16BE(0)) ?? []), packet]);
+          if (packet.length >= 2)
+            sent.set(packet.readUInt16BE(0), [...(sent.get(packet.readUInt16BE(0)) ?? []), packet]);
           client.send(packet, port, HOST);
         }
         await new Promise((r) => setTimeout(r, 10));
@@ -473,7 +530,11 @@ describe.each(udpPaths)('DNS server over UDP ($io) and TCP', ({ io, env }) => {
       const { msg } = await udp(port, { name: 'www.example.com', type: 'A', id: 4321 });
       expect(msg).toMatchObject({ id: 4321, rcode: 'NOERROR', flag_aa: true });
       expect(data(msg)).toEqual(['192.0.2.10']);
-      const { answers } = await tcpExchange(port, [frame(encodeQuery({ name: 'www.example.com', type: 'A', id: 4322 }))], 1);
+      const { answers } = await tcpExchange(
+        port,
+        [frame(encodeQuery({ name: 'www.example.com', type: 'A', id: 4322 }))],
+        1,
+      );
       expect(decode(answers[0])).toMatchObject({ id: 4322, rcode: 'NOERROR' });
     });
   });

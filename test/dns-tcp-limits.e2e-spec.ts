@@ -18,7 +18,11 @@ const MAX_CONNECTIONS = 64;
 const PER_ADDRESS = 16;
 
 /** A connection that sends one byte of a never-finished query every `everyMs`. */
-function trickle(port: number, localAddress: string, everyMs: number): Promise<{ socket: net.Socket; closedAt: () => number | null }> {
+function trickle(
+  port: number,
+  localAddress: string,
+  everyMs: number,
+): Promise<{ socket: net.Socket; closedAt: () => number | null }> {
   return new Promise((resolve) => {
     let closedAt: number | null = null;
     const socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => {
@@ -35,7 +39,16 @@ function trickle(port: number, localAddress: string, everyMs: number): Promise<{
 }
 
 async function digTcp(port: number, name: string): Promise<string> {
-  const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+tcp', '+time=2', '+tries=1', name, 'A']).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+  const { stdout } = await run('dig', [
+    '@127.0.0.1',
+    '-p',
+    String(port),
+    '+tcp',
+    '+time=2',
+    '+tries=1',
+    name,
+    'A',
+  ]).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
   return stdout;
 }
 
@@ -65,10 +78,16 @@ describe('DNS over TCP under slow and many clients', () => {
 
   it('answers dig +tcp while trickling connections from several addresses fill the table', async () => {
     // 8 addresses × 24 connections: more than each address's share and than the table.
-    const tricklers = await Promise.all(Array.from({ length: 8 * 24 }, (_, i) => trickle(port, `127.0.0.${2 + (i % 8)}`, 200)));
+    const tricklers = await Promise.all(
+      Array.from({ length: 8 * 24 }, (_, i) => trickle(port, `127.0.0.${2 + (i % 8)}`, 200)),
+    );
     sockets.push(...tricklers.map((t) => t.socket));
     // The client sees a connection once the kernel has it; the server, once it has accepted it.
-    for (const until = Date.now() + 5000; server.tcpConnections.open + server.tcpConnections.evicted + server.tcpConnections.timedOut < 8 * 24 && Date.now() < until;) {
+    for (
+      const until = Date.now() + 5000;
+      server.tcpConnections.open + server.tcpConnections.evicted + server.tcpConnections.timedOut < 8 * 24 &&
+      Date.now() < until;
+    ) {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(server.tcpConnections.open).toBeLessThanOrEqual(MAX_CONNECTIONS);
@@ -103,11 +122,14 @@ describe('DNS over TCP under slow and many clients', () => {
     socket.on('data', (d: Buffer) => {
       pending = Buffer.concat([pending, d]);
       while (pending.length >= 2 && pending.length >= 2 + pending.readUInt16BE(0)) {
-        answers.push((dnsPacket.decode(pending.subarray(2, 2 + pending.readUInt16BE(0))) as dnsPacket.DecodedPacket).id!);
+        answers.push(
+          (dnsPacket.decode(pending.subarray(2, 2 + pending.readUInt16BE(0))) as dnsPacket.DecodedPacket).id!,
+        );
         pending = pending.subarray(2 + pending.readUInt16BE(0));
       }
     });
-    const query = (id: number) => frame(dnsPacket.encode({ type: 'query', id, questions: [{ name: 'www.example.com', type: 'A' }] }));
+    const query = (id: number) =>
+      frame(dnsPacket.encode({ type: 'query', id, questions: [{ name: 'www.example.com', type: 'A' }] }));
     // Three queries in one write, then one split over two writes 600 ms apart, four times:
     // several deadlines long in all, each message whole within its own.
     socket.write(Buffer.concat([query(1), query(2), query(3)]));

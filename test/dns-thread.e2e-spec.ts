@@ -41,17 +41,27 @@ describe('DNS role in a worker thread', () => {
     expect((await queryDns(port, 'h1.dyn.test', 'A')).rcode).toBe('NXDOMAIN');
     // Idle for a while, the thread sleeps until woken: the commit must wake it.
     await new Promise((r) => setTimeout(r, 300));
-    const created = { domain_id: 1, account_id: 7, fqdn: 'h1.dyn.test', record_type: 'A', record_ip: '192.0.2.10', ttl: 60, created_at: new Date().toISOString() };
+    const created = {
+      domain_id: 1,
+      account_id: 7,
+      fqdn: 'h1.dyn.test',
+      record_type: 'A',
+      record_ip: '192.0.2.10',
+      ttl: 60,
+      created_at: new Date().toISOString(),
+    };
     await store.appendToStream(domainStream(1), [{ type: 'DomainCreated', data: created }], 'no_stream');
     const started = Date.now();
     let answer = await queryDns(port, 'h1.dyn.test', 'A');
-    while (answerData(answer, 'A').length === 0 && Date.now() - started < 5000) answer = await queryDns(port, 'h1.dyn.test', 'A');
+    while (answerData(answer, 'A').length === 0 && Date.now() - started < 5000)
+      answer = await queryDns(port, 'h1.dyn.test', 'A');
     expect(answerData(answer, 'A')).toEqual(['192.0.2.10']);
   });
 
   it('reports answered queries to the metrics and forwards each to the plugged-in sink', async () => {
     await queryDns(port, 'dyn.test', 'SOA');
-    for (let i = 0; i < 50 && !forwarded.some((q) => q.name === 'dyn.test' && q.type === 'SOA'); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 50 && !forwarded.some((q) => q.name === 'dyn.test' && q.type === 'SOA'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     const soa = forwarded.find((q) => q.name === 'dyn.test' && q.type === 'SOA');
     expect(soa).toMatchObject({ rcode: 'NOERROR', transport: 'udp', clientIp: '127.0.0.1', zone: 'dyn.test' });
     const text = await metrics.registry.metrics();

@@ -39,7 +39,11 @@ describe('DNS role in several threads on one port', () => {
   });
 
   it('answers every query with the latest address, whichever thread takes it', async () => {
-    const created = await app.http.post('/api/domains', { fqdn: 'multi.dyn.example.net', record_type: 'A', record_ip: '192.0.2.21' }, owner.token);
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'multi.dyn.example.net', record_type: 'A', record_ip: '192.0.2.21' },
+      owner.token,
+    );
     expect(created.status).toBe(201);
     // A thread that missed the commit would answer NXDOMAIN (none) to some of these.
     for (const started = Date.now(); Date.now() - started < 2000;) {

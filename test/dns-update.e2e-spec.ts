@@ -46,14 +46,28 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
   beforeAll(async () => {
     dnsPort = await freePort();
     const { port } = await worldServer.start();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${port}` } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${port}` },
+    });
     owner = await registerAndLogin(app.http, { plan: 'pro' });
-    expect((await app.http.post('/zones', { name: zone, zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)).status).toBe(201);
-    const a = await app.http.post('/tsig-keys', { name: 'upd-all.example', purpose: 'update', zones: [zone] }, owner.token);
+    expect(
+      (await app.http.post('/zones', { name: zone, zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)).status,
+    ).toBe(201);
+    const a = await app.http.post(
+      '/tsig-keys',
+      { name: 'upd-all.example', purpose: 'update', zones: [zone] },
+      owner.token,
+    );
     full = { name: 'upd-all.example', secret: a.body.secret };
     const b = await app.http.post(
       '/tsig-keys',
-      { name: 'upd-acme.example', algorithm: 'hmac-sha512', purpose: 'update', zones: [zone], allow: [{ name: '*.acme', types: ['TXT'] }] },
+      {
+        name: 'upd-acme.example',
+        algorithm: 'hmac-sha512',
+        purpose: 'update',
+        zones: [zone],
+        allow: [{ name: '*.acme', types: ['TXT'] }],
+      },
       owner.token,
     );
     limited = { name: 'upd-acme.example', secret: b.body.secret };
@@ -73,14 +87,23 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
     expect(await answers(`new.${zone}`, 'A')).toEqual(['192.0.2.10']);
     expect(await answers(`new.${zone}`, 'TXT')).toEqual(['"hello"']);
     // The same prerequisite again: YXRRSET, nothing applied.
-    const again = await nsupdate(full, 'hmac-sha256', ['prereq nxrrset new.upd-test.example A', 'update add new.upd-test.example 300 A 192.0.2.11'], true);
+    const again = await nsupdate(
+      full,
+      'hmac-sha256',
+      ['prereq nxrrset new.upd-test.example A', 'update add new.upd-test.example 300 A 192.0.2.11'],
+      true,
+    );
     expect(again.code).not.toBe(0);
     expect(again.output).toMatch(/YXRRSET/);
     expect(await answers(`new.${zone}`, 'A')).toEqual(['192.0.2.10']);
     const del = await nsupdate(
       full,
       'hmac-sha256',
-      ['prereq yxrrset new.upd-test.example A 192.0.2.10', 'update delete new.upd-test.example A', 'update delete www.upd-test.example A 192.0.2.1'],
+      [
+        'prereq yxrrset new.upd-test.example A 192.0.2.10',
+        'update delete new.upd-test.example A',
+        'update delete www.upd-test.example A 192.0.2.1',
+      ],
       true,
     );
     expect(del).toEqual({ code: 0, output: '' });
@@ -93,13 +116,26 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
 
   it('knsupdate adds and deletes with prerequisites; failed prerequisites answer their RCODE', async () => {
     const knsupdate = (lines: string[]) =>
-      runWithInput('knsupdate', ['-y', `hmac-sha256:${full.name}:${full.secret}`], [`server 127.0.0.1 ${dnsPort}`, `zone ${zone}.`, ...lines, 'send', ''].join('\n'));
-    const add = await knsupdate(['prereq nxdomain k.upd-test.example.', 'update add k.upd-test.example. 120 MX 10 mail.upd-test.example.']);
+      runWithInput(
+        'knsupdate',
+        ['-y', `hmac-sha256:${full.name}:${full.secret}`],
+        [`server 127.0.0.1 ${dnsPort}`, `zone ${zone}.`, ...lines, 'send', ''].join('\n'),
+      );
+    const add = await knsupdate([
+      'prereq nxdomain k.upd-test.example.',
+      'update add k.upd-test.example. 120 MX 10 mail.upd-test.example.',
+    ]);
     expect(add.output).not.toMatch(/error|failed/i);
     expect(await answers(`k.${zone}`, 'MX')).toEqual(['10 mail.upd-test.example.']);
-    const exists = await knsupdate(['prereq nxdomain k.upd-test.example.', 'update add k.upd-test.example. 120 A 192.0.2.30']);
+    const exists = await knsupdate([
+      'prereq nxdomain k.upd-test.example.',
+      'update add k.upd-test.example. 120 A 192.0.2.30',
+    ]);
     expect(exists.output).toMatch(/YXDOMAIN/);
-    const missing = await knsupdate(['prereq yxdomain nothing.upd-test.example.', 'update add nothing.upd-test.example. 120 A 192.0.2.30']);
+    const missing = await knsupdate([
+      'prereq yxdomain nothing.upd-test.example.',
+      'update add nothing.upd-test.example. 120 A 192.0.2.30',
+    ]);
     expect(missing.output).toMatch(/NXDOMAIN/);
     const del = await knsupdate(['prereq yxrrset k.upd-test.example. MX', 'update delete k.upd-test.example. MX']);
     expect(del.output).not.toMatch(/error|failed/i);
@@ -107,10 +143,20 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
   });
 
   it('a limited key changes only its names and types; outside the zone, bad keys and unsigned updates are refused', async () => {
-    const ok = await nsupdate(limited, 'hmac-sha512', ['update add _challenge.acme.upd-test.example 60 TXT "token"'], true);
+    const ok = await nsupdate(
+      limited,
+      'hmac-sha512',
+      ['update add _challenge.acme.upd-test.example 60 TXT "token"'],
+      true,
+    );
     expect(ok).toEqual({ code: 0, output: '' });
     expect(await answers(`_challenge.acme.${zone}`, 'TXT')).toEqual(['"token"']);
-    const wrongType = await nsupdate(limited, 'hmac-sha512', ['update add x.acme.upd-test.example 60 A 192.0.2.1'], true);
+    const wrongType = await nsupdate(
+      limited,
+      'hmac-sha512',
+      ['update add x.acme.upd-test.example 60 A 192.0.2.1'],
+      true,
+    );
     expect(wrongType.output).toMatch(/REFUSED/);
     const atParent = await nsupdate(limited, 'hmac-sha512', ['update add acme.upd-test.example 60 TXT "no"'], true);
     expect(atParent.output).toMatch(/REFUSED/);
@@ -118,10 +164,17 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
     expect(apexNs.output).toMatch(/REFUSED/);
     const outside = await nsupdate(full, 'hmac-sha256', ['update add www.other.example 60 A 192.0.2.1'], true);
     expect(outside.output).toMatch(/NOTZONE|not in zone|outside/i);
-    const badSecret = await nsupdate({ name: full.name, secret: randomBytes(32).toString('base64') }, 'hmac-sha256', ['update add z.upd-test.example 60 A 192.0.2.1'], true);
+    const badSecret = await nsupdate(
+      { name: full.name, secret: randomBytes(32).toString('base64') },
+      'hmac-sha256',
+      ['update add z.upd-test.example 60 A 192.0.2.1'],
+      true,
+    );
     expect(badSecret.output).toMatch(/BADSIG|NOTAUTH|tsig/i);
     expect(await answers(`z.${zone}`, 'A')).toEqual([]);
-    expect((await app.http.get('/metrics')).text).toMatch(/dns_transfer_refused_total\{reason="update_refused"\} [1-9]/);
+    expect((await app.http.get('/metrics')).text).toMatch(
+      /dns_transfer_refused_total\{reason="update_refused"\} [1-9]/,
+    );
   });
 
   it('an unsigned or malformed UPDATE changes nothing', async () => {
@@ -160,21 +213,39 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
     world.putZone({
       name: zone,
       ownerAccountId: null,
-      soa: { mname: 'ns1.old-provider.net', rname: `hostmaster.${zone}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: 'ns1.old-provider.net',
+        rname: `hostmaster.${zone}`,
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: ['ns1.old-provider.net'],
     });
     world.setRRset(zone, '_account-dns-verify', 'TXT', 60, [`"${verification.record_value}"`]);
     expect((await app.http.post(`/zones/${zone}/verify`, undefined, owner.token)).body.status).toBe('verified');
-    const host = await app.http.post('/api/domains', { fqdn: `router.${zone}`, record_type: 'A', record_ip: '198.51.100.7' }, owner.token);
+    const host = await app.http.post(
+      '/api/domains',
+      { fqdn: `router.${zone}`, record_type: 'A', record_ip: '198.51.100.7' },
+      owner.token,
+    );
     expect(host.status).toBe(201);
     expect(await answers(`router.${zone}`, 'A')).toEqual(['198.51.100.7']);
 
     // The host's name is in use, its A RRset exists with its address: a TXT beside it is fine.
-    const txt = await nsupdate(full, 'hmac-sha256', [`prereq yxrrset router.${zone} A 198.51.100.7`, `update add router.${zone} 300 TXT "home router"`]);
+    const txt = await nsupdate(full, 'hmac-sha256', [
+      `prereq yxrrset router.${zone} A 198.51.100.7`,
+      `update add router.${zone} 300 TXT "home router"`,
+    ]);
     expect(txt.output).not.toMatch(/status|failed|refused/i);
     expect(await answers(`router.${zone}`, 'TXT')).toEqual(['"home router"']);
-    const free = await nsupdate(full, 'hmac-sha256', [`prereq nxdomain router.${zone}`, `update add router.${zone} 300 TXT "other"`]);
+    const free = await nsupdate(full, 'hmac-sha256', [
+      `prereq nxdomain router.${zone}`,
+      `update add router.${zone} 300 TXT "other"`,
+    ]);
     expect(free.output).toMatch(/YXDOMAIN/);
     // Its address belongs to the host (DDNS and the hosts API): REFUSED, nothing changed.
     const address = await nsupdate(full, 'hmac-sha256', [`update add router.${zone} 300 A 192.0.2.99`]);

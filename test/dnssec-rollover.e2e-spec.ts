@@ -14,7 +14,11 @@ const ZONE = 'example.test';
 const ZONE_FILE = `$ORIGIN example.test.\n$TTL 300\nwww IN A 192.0.2.80\nmail IN A 192.0.2.25\n`;
 const run = promisify(execFile);
 const digDnssec = async (port: number, name: string, type: string) =>
-  (await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=2', '+tries=1', name, type], { encoding: 'utf8' })).stdout;
+  (
+    await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=2', '+tries=1', name, type], {
+      encoding: 'utf8',
+    })
+  ).stdout;
 
 async function until<T>(ms: number, what: string, check: () => Promise<T | false | null | undefined>): Promise<T> {
   const deadline = Date.now() + ms;
@@ -44,7 +48,9 @@ describe('DNSSEC signature refresh (fast clock)', () => {
     const owner = await registerAndLogin(app.http);
     expect((await app.http.post('/zones', { name: ZONE, zone_file: ZONE_FILE }, owner.token)).status).toBe(201);
     expect((await app.http.put(`/zones/${ZONE}/dnssec`, { enabled: true }, owner.token)).status).toBe(200);
-    const first = await until(1000, 'signed answer', async () => rrsigExpiration(await digDnssec(dnsPort, `www.${ZONE}`, 'A')));
+    const first = await until(1000, 'signed answer', async () =>
+      rrsigExpiration(await digDnssec(dnsPort, `www.${ZONE}`, 'A')),
+    );
     const process = app.running.app.get(DnssecProcess);
     clock.advance(6 * 86400_000);
     await process.runDue();
@@ -143,7 +149,11 @@ describe('DNSSEC rollover end to end (short waits), watched by unbound', () => {
       [newTag, 'active'],
     ]);
     expect(done.cds_published).toBe(false);
-    await until(1000, 'old DNSKEY gone', async () => (await digDnssec(dnsPort, ZONE, 'DNSKEY')).match(/\sDNSKEY\s+257/g)?.length === 1);
+    await until(
+      1000,
+      'old DNSKEY gone',
+      async () => (await digDnssec(dnsPort, ZONE, 'DNSKEY')).match(/\sDNSKEY\s+257/g)?.length === 1,
+    );
     await new Promise((r) => setTimeout(r, 500));
     watching = false;
     await watcher;
@@ -193,11 +203,16 @@ describe('DNSSEC rollover resumes after kill -9', () => {
       });
       expect(active.state).toBe('rolling');
       // The restarted DNS role replayed the history and serves the zone signed by both keys.
-      await until(5000, 'signed answers after restart', async () => ((await digDnssec(dnsPort, `www.${ZONE}`, 'A')).match(/\sRRSIG\s+A /g) ?? []).length === 2);
+      await until(
+        5000,
+        'signed answers after restart',
+        async () => ((await digDnssec(dnsPort, `www.${ZONE}`, 'A')).match(/\sRRSIG\s+A /g) ?? []).length === 2,
+      );
       await server.kill('SIGKILL');
       parent.setChildDs(active.ds);
       server = await startServerProcess(dataDir, env);
-      const token2 = (await server.http.post('/auth/login', { username: owner.username, password: owner.password })).body.access_token;
+      const token2 = (await server.http.post('/auth/login', { username: owner.username, password: owner.password }))
+        .body.access_token;
       const done = await until(10000, 'rollover completed after restart', async () => {
         const view = (await server.http.get(`/zones/${ZONE}/dnssec`, token2)).body;
         return view.state === 'signed' && view;

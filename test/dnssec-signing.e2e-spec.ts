@@ -1,7 +1,16 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
-import { CSK_FLAGS, dnskeyRdata, dsRdata, dsText, generateKey, keyTag, signerFor, type Algorithm } from '../libs/dnssec/keys';
+import {
+  CSK_FLAGS,
+  dnskeyRdata,
+  dsRdata,
+  dsText,
+  generateKey,
+  keyTag,
+  signerFor,
+  type Algorithm,
+} from '../libs/dnssec/keys';
 import { zoneSigning } from '../libs/dnssec/zone-signing';
 import { delv, startUnbound, type Unbound } from './support/validators';
 import { walkSignedZone } from './support/zone-walk';
@@ -26,11 +35,20 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     index.putZone({
       name: ZONE,
       ownerAccountId: '1',
-      soa: { mname: 'ns1.example.net', rname: `hostmaster.${ZONE}`, serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 60 },
+      soa: {
+        mname: 'ns1.example.net',
+        rname: `hostmaster.${ZONE}`,
+        serial: 1,
+        refresh: 3600,
+        retry: 600,
+        expire: 604800,
+        minimum: 60,
+      },
       ttl: 3600,
       nameservers: ['ns1.example.net', 'ns2.example.net'],
     });
-    const set = (name: string, type: string, records: string[], ttl = 300) => index.setRRset(ZONE, name, type, ttl, records);
+    const set = (name: string, type: string, records: string[], ttl = 300) =>
+      index.setRRset(ZONE, name, type, ttl, records);
     set('', 'MX', ['10 mail.example.test.']);
     set('', 'TXT', ['"v=spf1 -all"']);
     set('www', 'A', ['192.0.2.80']);
@@ -46,7 +64,9 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     set('ns.sub', 'A', ['192.0.2.53']);
     const key = generateKey(algorithm);
     const tag = keyTag(dnskeyRdata(CSK_FLAGS, algorithm, key.publicKey));
-    const served = [{ tag, algorithm, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(algorithm, key.privateKeyDer) }];
+    const served = [
+      { tag, algorithm, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(algorithm, key.privateKeyDer) },
+    ];
     await index.setSigning(ZONE, zoneSigning(ZONE, served, WINDOW, { kind: 'none' }, 3600));
     ds = [dsText(ZONE, 3600, dsRdata(ZONE, dnskeyRdata(CSK_FLAGS, algorithm, key.publicKey)))];
     server = new DnsServer({ host: '127.0.0.1', port: 0, index });
@@ -89,7 +109,9 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
   });
 
   it('serves DO=0 queries without any DNSSEC records, DO=1 ones with RRSIGs', async () => {
-    const dig = async (...args: string[]) => (await promisify(execFile)('dig', ['@127.0.0.1', '-p', String(port), '+norec', ...args], { encoding: 'utf8' })).stdout;
+    const dig = async (...args: string[]) =>
+      (await promisify(execFile)('dig', ['@127.0.0.1', '-p', String(port), '+norec', ...args], { encoding: 'utf8' }))
+        .stdout;
     const plain = await dig('www.example.test', 'A');
     expect(plain).not.toMatch(/RRSIG/);
     expect(plain).toMatch(/192\.0\.2\.80/);
@@ -125,7 +147,13 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     );
     const exec = promisify(execFile);
     const dig = async (...args: string[]) =>
-      (await exec('dig', ['@127.0.0.1', '-p', String(port), '+norec', '+dnssec', '+ignore', ...args, 'big.example.test', 'TXT'], { encoding: 'utf8' })).stdout;
+      (
+        await exec(
+          'dig',
+          ['@127.0.0.1', '-p', String(port), '+norec', '+dnssec', '+ignore', ...args, 'big.example.test', 'TXT'],
+          { encoding: 'utf8' },
+        )
+      ).stdout;
     const udp = await dig('+notcp', '+bufsize=1232');
     expect(udp).toMatch(/flags: qr aa tc;/);
     expect(udp).toMatch(/ANSWER: 0,/);
@@ -142,10 +170,12 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     const file = join(mkdtempSync(join(tmpdir(), 'signed-zone-')), 'zone.db');
     writeFileSync(file, text);
     const exec = promisify(execFile);
-    const ldns = await exec('ldns-verify-zone', [file], { encoding: 'utf8' }).catch((e: { stdout: string; stderr: string }) => ({
-      stdout: `FAILED ${e.stdout}`,
-      stderr: e.stderr,
-    }));
+    const ldns = await exec('ldns-verify-zone', [file], { encoding: 'utf8' }).catch(
+      (e: { stdout: string; stderr: string }) => ({
+        stdout: `FAILED ${e.stdout}`,
+        stderr: e.stderr,
+      }),
+    );
     expect(`${ldns.stdout}${ldns.stderr}`).toMatch(/Zone is verified and complete/);
     const knot = await exec('kzonecheck', ['-o', ZONE, '-d', 'on', file], { encoding: 'utf8' }).then(
       () => 'ok',
@@ -159,7 +189,21 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     const tag = keyTag(dnskeyRdata(CSK_FLAGS, algorithm, other.publicKey));
     await index.setSigning(
       ZONE,
-      zoneSigning(ZONE, [{ tag, algorithm, flags: CSK_FLAGS, publicKey: other.publicKey, sign: signerFor(algorithm, other.privateKeyDer) }], WINDOW, { kind: 'none' }, 3600),
+      zoneSigning(
+        ZONE,
+        [
+          {
+            tag,
+            algorithm,
+            flags: CSK_FLAGS,
+            publicKey: other.publicKey,
+            sign: signerFor(algorithm, other.privateKeyDer),
+          },
+        ],
+        WINDOW,
+        { kind: 'none' },
+        3600,
+      ),
     );
     await new Promise((r) => setTimeout(r, 1100)); // unbound's cache-max-ttl
     const tampered = await unbound.query('mail.example.test', 'A');

@@ -21,7 +21,11 @@ mail  IN A 192.0.2.25
 
 const run = promisify(execFile);
 async function digDnssec(port: number, name: string, type: string): Promise<string> {
-  return (await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=2', '+tries=1', name, type], { encoding: 'utf8' })).stdout;
+  return (
+    await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=2', '+tries=1', name, type], {
+      encoding: 'utf8',
+    })
+  ).stdout;
 }
 
 /** Polls `check` every 50 ms until it holds or `ms` pass; returns how long it took. */
@@ -53,7 +57,15 @@ describe('DNSSEC (contract §17)', () => {
     parent.putZone({
       name: 'test',
       ownerAccountId: null,
-      soa: { mname: 'ns.test', rname: 'hostmaster.test', serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 60 },
+      soa: {
+        mname: 'ns.test',
+        rname: 'hostmaster.test',
+        serial: 1,
+        refresh: 3600,
+        retry: 600,
+        expire: 604800,
+        minimum: 60,
+      },
       ttl: 3600,
       nameservers: ['ns.test'],
     });
@@ -61,7 +73,9 @@ describe('DNSSEC (contract §17)', () => {
     parentServer = new DnsServer({ host: '127.0.0.1', port: 0, index: parent });
     const { port } = await parentServer.start();
     dnsPort = await freePort();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: DDNS, VERIFY_RESOLVER: `127.0.0.1:${port}` } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: DDNS, VERIFY_RESOLVER: `127.0.0.1:${port}` },
+    });
     owner = await registerAndLogin(app.http);
     other = await registerAndLogin(app.http);
     expect((await app.http.post('/zones', { name: ZONE, zone_file: ZONE_FILE }, owner.token)).status).toBe(201);
@@ -75,12 +89,28 @@ describe('DNSSEC (contract §17)', () => {
   it('is off by default for an imported zone', async () => {
     const res = await app.http.get(`/zones/${ZONE}/dnssec`, owner.token);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ zone: ZONE, enabled: false, state: 'unsigned', algorithm: 13, keys: [], ds: [], dnskey: [], cds_published: false, next_rollover_at: null });
+    expect(res.body).toEqual({
+      zone: ZONE,
+      enabled: false,
+      state: 'unsigned',
+      algorithm: 13,
+      keys: [],
+      ds: [],
+      dnskey: [],
+      cds_published: false,
+      next_rollover_at: null,
+    });
     expect(await digDnssec(dnsPort, `www.${ZONE}`, 'A')).not.toMatch(/RRSIG/);
   });
 
   it('refuses bad input with the contract shape and changes nothing; other accounts get 404', async () => {
-    for (const body of [{ enabled: true, algorithm: 8 }, { enabled: 'yes' }, {}, { enabled: true, extra: 1 }, { enabled: true, algorithm: '13' }]) {
+    for (const body of [
+      { enabled: true, algorithm: 8 },
+      { enabled: 'yes' },
+      {},
+      { enabled: true, extra: 1 },
+      { enabled: true, algorithm: '13' },
+    ]) {
       const res = await app.http.put(`/zones/${ZONE}/dnssec`, body, owner.token);
       expect([res.status, res.body.error?.code]).toEqual([400, 'validation_failed']);
     }
@@ -110,18 +140,42 @@ describe('DNSSEC (contract §17)', () => {
       const res = await put(records);
       expect([res.status, res.body.error?.code]).toEqual([400, 'validation_failed']);
     }
-    expect((await app.http.get(`/zones/${ZONE}/records`, owner.token)).body.records.some((r: { subname: string }) => r.subname === 'child')).toBe(false);
+    expect(
+      (await app.http.get(`/zones/${ZONE}/records`, owner.token)).body.records.some(
+        (r: { subname: string }) => r.subname === 'child',
+      ),
+    ).toBe(false);
   });
 
   it('signs on PUT: keys, DS for the registrar, DNSKEY, and answers that unbound and delv validate', async () => {
     const res = await app.http.put(`/zones/${ZONE}/dnssec`, { enabled: true }, owner.token);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ zone: ZONE, enabled: true, state: 'signed', algorithm: 13, cds_published: false, next_rollover_at: null });
-    expect(res.body.keys).toEqual([{ key_tag: expect.any(Number), algorithm: 13, flags: 257, role: 'csk', state: 'active', created_at: expect.any(String) }]);
-    expect(res.body.ds).toEqual([expect.stringMatching(new RegExp(`^example\\.test\\. 3600 IN DS ${res.body.keys[0].key_tag} 13 2 [0-9A-F]{64}$`))]);
+    expect(res.body).toMatchObject({
+      zone: ZONE,
+      enabled: true,
+      state: 'signed',
+      algorithm: 13,
+      cds_published: false,
+      next_rollover_at: null,
+    });
+    expect(res.body.keys).toEqual([
+      {
+        key_tag: expect.any(Number),
+        algorithm: 13,
+        flags: 257,
+        role: 'csk',
+        state: 'active',
+        created_at: expect.any(String),
+      },
+    ]);
+    expect(res.body.ds).toEqual([
+      expect.stringMatching(new RegExp(`^example\\.test\\. 3600 IN DS ${res.body.keys[0].key_tag} 13 2 [0-9A-F]{64}$`)),
+    ]);
     expect(res.body.dnskey).toEqual([expect.stringMatching(/^example\.test\. 3600 IN DNSKEY 257 3 13 \S+$/)]);
     // Idempotent.
-    expect((await app.http.put(`/zones/${ZONE}/dnssec`, { enabled: true }, owner.token)).body.keys).toEqual(res.body.keys);
+    expect((await app.http.put(`/zones/${ZONE}/dnssec`, { enabled: true }, owner.token)).body.keys).toEqual(
+      res.body.keys,
+    );
 
     await within(1000, async () => /RRSIG\s+A /.test(await digDnssec(dnsPort, `www.${ZONE}`, 'A')));
     const ds: string[] = res.body.ds;
@@ -141,7 +195,11 @@ describe('DNSSEC (contract §17)', () => {
   });
 
   it('answers a record change signed, validated by unbound, within a second', async () => {
-    const changed = await app.http.put(`/zones/${ZONE}/records`, { records: [{ subname: 'fresh', type: 'A', ttl: 60, records: ['192.0.2.200'] }] }, owner.token);
+    const changed = await app.http.put(
+      `/zones/${ZONE}/records`,
+      { records: [{ subname: 'fresh', type: 'A', ttl: 60, records: ['192.0.2.200'] }] },
+      owner.token,
+    );
     expect(changed.status).toBe(200);
     await within(1000, async () => {
       const answer = await unbound!.query(`fresh.${ZONE}`, 'A');
@@ -182,7 +240,10 @@ describe('DNSSEC (contract §17)', () => {
     expect(res.body.dnskey).toHaveLength(2);
     const again = await app.http.post(`/zones/${ZONE}/dnssec/rollover`, undefined, owner.token);
     expect([again.status, again.body.error.code]).toEqual([409, 'dnssec_rollover_in_progress']);
-    await within(1000, async () => ((await digDnssec(dnsPort, ZONE, 'DNSKEY')).match(/\sDNSKEY\s+257 3 13/g) ?? []).length === 2);
+    await within(
+      1000,
+      async () => ((await digDnssec(dnsPort, ZONE, 'DNSKEY')).match(/\sDNSKEY\s+257 3 13/g) ?? []).length === 2,
+    );
     const www = await unbound!.query(`mail.${ZONE}`, 'A');
     expect([www.status, www.flags.includes('ad') ? 'ad' : www.output]).toEqual(['NOERROR', 'ad']);
   });
@@ -201,7 +262,13 @@ describe('DNSSEC (contract §17)', () => {
     const done = await app.http.put(`/zones/${ZONE}/dnssec`, { enabled: false }, owner.token);
     expect(done.body).toMatchObject({ enabled: false, state: 'unsigned', cds_published: false, dnskey: [] });
     expect(done.body.keys.every((k: { state: string }) => k.state === 'removed')).toBe(true);
-    await within(1000, async () => !/\sRRSIG\s|\sCDS\s+0/.test((await digDnssec(dnsPort, `www.${ZONE}`, 'A')) + (await digDnssec(dnsPort, ZONE, 'CDS'))));
+    await within(
+      1000,
+      async () =>
+        !/\sRRSIG\s|\sCDS\s+0/.test(
+          (await digDnssec(dnsPort, `www.${ZONE}`, 'A')) + (await digDnssec(dnsPort, ZONE, 'CDS')),
+        ),
+    );
   });
 
   it('starts a zone deleted and imported again unsigned, with no trace of its old keys', async () => {
@@ -224,7 +291,11 @@ describe('DNSSEC (contract §17)', () => {
     expect((await app.http.admin('GET', `/admin/zones/${DDNS}/dnssec`)).body.ds).toEqual(on.body.ds);
     const pro = await registerAndLogin(app.http, { plan: 'pro' });
     const key = (await app.http.post('/api-keys', { name: 'ddclient' }, pro.token)).body.key;
-    const host = await app.http.post('/api/domains', { fqdn: `home.${DDNS}`, record_type: 'A', record_ip: '198.51.100.7' }, pro.token);
+    const host = await app.http.post(
+      '/api/domains',
+      { fqdn: `home.${DDNS}`, record_type: 'A', record_ip: '198.51.100.7' },
+      pro.token,
+    );
     expect(host.status).toBe(201);
     await within(1000, async () => /RRSIG\s+DNSKEY 15/.test(await digDnssec(dnsPort, DDNS, 'DNSKEY')));
     const validator = await startUnbound(dnsPort, DDNS, on.body.ds);
@@ -249,7 +320,11 @@ describe('DNSSEC (contract §17)', () => {
         ].join('\n'),
       );
       chmodSync(conf, 0o600);
-      const { stdout, stderr } = await run('ddclient', ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')], { timeout: 30_000 });
+      const { stdout, stderr } = await run(
+        'ddclient',
+        ['-daemon=0', '-verbose', '-noquiet', '-force', '-file', conf, '-cache', join(work, 'cache')],
+        { timeout: 30_000 },
+      );
       expect(stdout + stderr).toMatch(/SUCCESS:\s+updating home\.dyn\.example\.net/);
       await within(1000, async () => {
         const answer = await validator.query(`home.${DDNS}`, 'A');
@@ -267,7 +342,9 @@ describe('DNSSEC_DDNS_ZONES=true', () => {
   let dnsPort: number;
   beforeAll(async () => {
     dnsPort = await freePort();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: `${DDNS},dyn2.example.net`, DNSSEC_DDNS_ZONES: 'true' } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: `${DDNS},dyn2.example.net`, DNSSEC_DDNS_ZONES: 'true' },
+    });
   });
   afterAll(() => app.close());
 

@@ -17,7 +17,11 @@ describe('domains (contract §4)', () => {
   afterAll(() => app.close());
 
   it('creates a host, serves it over DNS within 1 s, and lists it', async () => {
-    const created = await app.http.post('/api/domains', { fqdn: 'Home.Dyn.Example.Net.', record_type: 'A', record_ip: '192.0.2.10' }, owner.token);
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'Home.Dyn.Example.Net.', record_type: 'A', record_ip: '192.0.2.10' },
+      owner.token,
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       fqdn: 'home.dyn.example.net',
@@ -38,37 +42,77 @@ describe('domains (contract §4)', () => {
   });
 
   it('refuses names outside the dynamic-DNS and verified zones, and bad addresses', async () => {
-    for (const fqdn of ['dyn.example.net', 'x.example.org', 'bad_name.dyn.example.net', '-a.dyn.example.net', `${'a'.repeat(64)}.dyn.example.net`]) {
+    for (const fqdn of [
+      'dyn.example.net',
+      'x.example.org',
+      'bad_name.dyn.example.net',
+      '-a.dyn.example.net',
+      `${'a'.repeat(64)}.dyn.example.net`,
+    ]) {
       const res = await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, owner.token);
       expect([fqdn, res.status, res.body.error?.code]).toEqual([fqdn, 400, 'invalid_fqdn']);
     }
-    const v6asA = await app.http.post('/api/domains', { fqdn: 'v.dyn.example.net', record_type: 'A', record_ip: '2001:db8::1' }, owner.token);
+    const v6asA = await app.http.post(
+      '/api/domains',
+      { fqdn: 'v.dyn.example.net', record_type: 'A', record_ip: '2001:db8::1' },
+      owner.token,
+    );
     expect(v6asA.status).toBe(400);
     expect(v6asA.body.error.code).toBe('validation_failed');
-    const badType = await app.http.post('/api/domains', { fqdn: 'v.dyn.example.net', record_type: 'MX', record_ip: '192.0.2.1' }, owner.token);
+    const badType = await app.http.post(
+      '/api/domains',
+      { fqdn: 'v.dyn.example.net', record_type: 'MX', record_ip: '192.0.2.1' },
+      owner.token,
+    );
     expect(badType.body.error.code).toBe('validation_failed');
-    const extra = await app.http.post('/api/domains', { fqdn: 'v.dyn.example.net', record_type: 'A', record_ip: '192.0.2.1', x: 1 }, owner.token);
+    const extra = await app.http.post(
+      '/api/domains',
+      { fqdn: 'v.dyn.example.net', record_type: 'A', record_ip: '192.0.2.1', x: 1 },
+      owner.token,
+    );
     expect(extra.body.error.code).toBe('validation_failed');
     // The refused address did not keep the name.
-    const ok = await app.http.post('/api/domains', { fqdn: 'v.dyn.example.net', record_type: 'AAAA', record_ip: '2001:db8::7' }, owner.token);
+    const ok = await app.http.post(
+      '/api/domains',
+      { fqdn: 'v.dyn.example.net', record_type: 'AAAA', record_ip: '2001:db8::7' },
+      owner.token,
+    );
     expect(ok.status).toBe(201);
     await waitForDns(dnsPort, 'v.dyn.example.net', 'AAAA', ['2001:db8::7']);
   });
 
   it('guards fqdn uniqueness across accounts, also under concurrency', async () => {
-    const taken = await app.http.post('/api/domains', { fqdn: 'home.dyn.example.net', record_type: 'A', record_ip: '192.0.2.1' }, other.token);
+    const taken = await app.http.post(
+      '/api/domains',
+      { fqdn: 'home.dyn.example.net', record_type: 'A', record_ip: '192.0.2.1' },
+      other.token,
+    );
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe('fqdn_taken');
     const racers = await Promise.all(
-      [owner, other, owner, other].map((a) => app.http.post('/api/domains', { fqdn: 'race.dyn.example.net', record_type: 'A', record_ip: '192.0.2.2' }, a.token)),
+      [owner, other, owner, other].map((a) =>
+        app.http.post(
+          '/api/domains',
+          { fqdn: 'race.dyn.example.net', record_type: 'A', record_ip: '192.0.2.2' },
+          a.token,
+        ),
+      ),
     );
     expect(racers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
   });
 
   it('updates both families with PUT; other accounts get 404', async () => {
-    const put = await app.http.put('/api/domains/fqdn/home.dyn.example.net', { record_ip: '2001:db8::10' }, owner.token);
+    const put = await app.http.put(
+      '/api/domains/fqdn/home.dyn.example.net',
+      { record_ip: '2001:db8::10' },
+      owner.token,
+    );
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ record_type: 'A', record_ip: '192.0.2.10', addresses: { ipv4: '192.0.2.10', ipv6: '2001:db8::10' } });
+    expect(put.body).toMatchObject({
+      record_type: 'A',
+      record_ip: '192.0.2.10',
+      addresses: { ipv4: '192.0.2.10', ipv6: '2001:db8::10' },
+    });
     await waitForDns(dnsPort, 'home.dyn.example.net', 'AAAA', ['2001:db8::10']);
     const put4 = await app.http.put('/api/domains/fqdn/home.dyn.example.net', { record_ip: '192.0.2.11' }, owner.token);
     expect(put4.body.record_ip).toBe('192.0.2.11');
@@ -79,7 +123,10 @@ describe('domains (contract §4)', () => {
       ['PUT', { record_ip: '192.0.2.99' }],
       ['DELETE', undefined],
     ] as const) {
-      const res = await app.http.request(method, '/api/domains/fqdn/home.dyn.example.net', { body, token: other.token });
+      const res = await app.http.request(method, '/api/domains/fqdn/home.dyn.example.net', {
+        body,
+        token: other.token,
+      });
       expect([method, res.status, res.body.error.code]).toEqual([method, 404, 'not_found']);
     }
     const bad = await app.http.put('/api/domains/fqdn/home.dyn.example.net', { record_ip: 'nope' }, owner.token);
@@ -102,7 +149,11 @@ describe('domains (contract §4)', () => {
       if (res.rcode === 'NXDOMAIN') break;
       if (Date.now() - started > 1000) throw new Error(`still served: ${answerData(res, 'AAAA')}`);
     }
-    const again = await app.http.post('/api/domains', { fqdn: 'v.dyn.example.net', record_type: 'A', record_ip: '192.0.2.3' }, other.token);
+    const again = await app.http.post(
+      '/api/domains',
+      { fqdn: 'v.dyn.example.net', record_type: 'A', record_ip: '192.0.2.3' },
+      other.token,
+    );
     expect(again.status).toBe(201);
   });
 

@@ -23,7 +23,13 @@ describe('durability and operator CLI (real server process)', () => {
     const { body: key } = await server.http.post('/api-keys', { name: 'crash-test' }, owner.token);
     // 40 concurrent acknowledged writes across many streams.
     const registrations = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => server.http.post('/auth/register', { username: `crash${i}`, email: `crash${i}@example.com`, password: 'long-password-1' })),
+      Array.from({ length: 40 }, (_, i) =>
+        server.http.post('/auth/register', {
+          username: `crash${i}`,
+          email: `crash${i}@example.com`,
+          password: 'long-password-1',
+        }),
+      ),
     );
     expect(registrations.every((r) => r.status === 201)).toBe(true);
     const before = Date.now();
@@ -37,7 +43,10 @@ describe('durability and operator CLI (real server process)', () => {
       const login = await server.http.post('/auth/login', { username: r.body.username, password: 'long-password-1' });
       expect(login.status).toBe(200);
     }
-    const keys = await server.http.get('/api-keys', (await server.http.post('/auth/login', { username: owner.username, password: owner.password })).body.access_token);
+    const keys = await server.http.get(
+      '/api-keys',
+      (await server.http.post('/auth/login', { username: owner.username, password: owner.password })).body.access_token,
+    );
     const lastUsed = Date.parse(keys.body.keys.find((k: any) => k.id === key.id).last_used_at);
     expect(lastUsed).toBeGreaterThanOrEqual(before - 5);
     expect(lastUsed).toBeLessThanOrEqual(after + 5);
@@ -51,7 +60,11 @@ describe('durability and operator CLI (real server process)', () => {
 
     const replay = await runCli(server.url, ['streams:replay', `account-${u.id}`]);
     expect(replay.code).toBe(0);
-    expect(JSON.parse(replay.stdout).events.map((e: any) => e.type)).toEqual(['AccountRegistered', 'SessionStarted', 'SubscriptionChanged']);
+    expect(JSON.parse(replay.stdout).events.map((e: any) => e.type)).toEqual([
+      'AccountRegistered',
+      'SessionStarted',
+      'SubscriptionChanged',
+    ]);
 
     const disable = await runCli(server.url, ['accounts:disable', String(u.id)]);
     expect(JSON.parse(disable.stdout).disabled).toBe(true);

@@ -14,7 +14,8 @@ describe('email-auth daily alerts across restarts (contract §9: raise once)', (
   let app: TestApp;
   let world: DnsServer;
   const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
-  const start = (dataDir?: string) => startTestApp({ clock, dataDir, env: { VERIFY_RESOLVER: `127.0.0.1:${worldPort}` } });
+  const start = (dataDir?: string) =>
+    startTestApp({ clock, dataDir, env: { VERIFY_RESOLVER: `127.0.0.1:${worldPort}` } });
   let worldPort = 0;
   let key: string;
 
@@ -56,7 +57,9 @@ describe('email-auth daily alerts across restarts (contract §9: raise once)', (
     clock.set('2026-06-03T00:05:00Z');
     app = await start(dataDir);
     expect(await runJob()).toBe(1);
-    expect((await alerts()).map((a) => [a.type, a.data.rule, a.data.observed])).toEqual([['alert.raised', 'dmarc_pass_rate', '2026-06-01']]);
+    expect((await alerts()).map((a) => [a.type, a.data.rule, a.data.observed])).toEqual([
+      ['alert.raised', 'dmarc_pass_rate', '2026-06-01'],
+    ]);
 
     await app.close(false);
     clock.advance(3_600_000);

@@ -37,7 +37,11 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     clock.advance(HOUR);
     const res = await app.http.admin('POST', '/admin/jobs/email-auth-alerts', {});
     expect(res.status).toBe(200);
-    return res.body as { checked_at: string; days_evaluated: number; domains: Array<{ domain: string; outcome: string; missing: string[]; alert: string | null }> };
+    return res.body as {
+      checked_at: string;
+      days_evaluated: number;
+      domains: Array<{ domain: string; outcome: string; missing: string[]; alert: string | null }>;
+    };
   };
   /** The log is a projection: reads wait until it has caught up with everything appended so far. */
   const events = async (query: string) => {
@@ -53,7 +57,8 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
   };
   const alertsQuery = '&type=alert.raised&type=alert.resolved';
   /** The alert entries of one rule, oldest first. */
-  const alertsOf = async (rule: string): Promise<LogEntry[]> => (await entries(alertsQuery)).filter((e) => e.data.rule === rule).reverse();
+  const alertsOf = async (rule: string): Promise<LogEntry[]> =>
+    (await entries(alertsQuery)).filter((e) => e.data.rule === rule).reverse();
 
   beforeAll(async () => {
     const w = await startWorld();
@@ -79,13 +84,35 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     await reports.add(ZONE, '2026-05-20T00:00:00Z', 40, 40);
     await postTlsReport(app.url, ZONE, '2026-05-20', 10, 0);
     const [dmarc] = await entries('&type=dmarc.report.received');
-    expect(dmarc).toMatchObject({ type: 'dmarc.report.received', domain: ZONE, severity: 'info', occurred_at: clock.now().toISOString() });
-    expect(dmarc.data).toMatchObject({ kind: 'aggregate', reporter: 'wizard-test', record_count: 1, message_count: 40, passing_count: 40, pass_rate: 1, source: 'admin' });
+    expect(dmarc).toMatchObject({
+      type: 'dmarc.report.received',
+      domain: ZONE,
+      severity: 'info',
+      occurred_at: clock.now().toISOString(),
+    });
+    expect(dmarc.data).toMatchObject({
+      kind: 'aggregate',
+      reporter: 'wizard-test',
+      record_count: 1,
+      message_count: 40,
+      passing_count: 40,
+      pass_rate: 1,
+      source: 'admin',
+    });
     expect(dmarc.data.report_id).toMatch(/^wizard-/);
     expect(dmarc.data.begin).toBe('2026-05-20T00:00:00.000Z');
     const [tls] = await entries('&type=tls.report.received');
-    expect(tls).toMatchObject({ type: 'tls.report.received', domain: ZONE, title: `TLS report for ${ZONE} from tls-test-reporter` });
-    expect(tls.data).toMatchObject({ report_id: `tls-${ZONE}-2026-05-20`, successful_sessions: 10, failed_sessions: 0, failure_rate: 0 });
+    expect(tls).toMatchObject({
+      type: 'tls.report.received',
+      domain: ZONE,
+      title: `TLS report for ${ZONE} from tls-test-reporter`,
+    });
+    expect(tls.data).toMatchObject({
+      report_id: `tls-${ZONE}-2026-05-20`,
+      successful_sessions: 10,
+      failed_sessions: 0,
+      failure_rate: 0,
+    });
     // Repeatable type= selects both kinds; no alert yet.
     const both = await entries('&type=dmarc.report.received&type=tls.report.received');
     expect(both.map((e) => e.type).sort()).toEqual(['dmarc.report.received', 'tls.report.received']);
@@ -96,17 +123,27 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     const mail = sample('forensic/dmarc_ruf_report_linkedin.eml').toString('latin1').replaceAll('example.com', ZONE);
     expect((await postRaw(app.url, '/admin/reports', Buffer.from(mail, 'latin1'), 'message/rfc822')).status).toBe(201);
     const failure = (await entries('&type=dmarc.report.received')).find((e) => e.data.kind === 'failure')!;
-    expect(failure).toMatchObject({ domain: ZONE, severity: 'warning', data: { kind: 'failure', feedback_type: 'auth-failure', source_ip: '10.10.10.10', source: 'admin' } });
+    expect(failure).toMatchObject({
+      domain: ZONE,
+      severity: 'warning',
+      data: { kind: 'failure', feedback_type: 'auth-failure', source_ip: '10.10.10.10', source: 'admin' },
+    });
     expect(JSON.stringify(failure)).not.toMatch(/Subject line|sender@|01010101|JavaMail/);
   });
 
   it('(a) raises once when a needed record is gone from DNS and resolves once after two clear checks', async () => {
-    const needed = (await app.http.get(`/api/v1/email-auth/domains/${ZONE}`, key, UA)).body.records as Array<{ name: string; value: string }>;
+    const needed = (await app.http.get(`/api/v1/email-auth/domains/${ZONE}`, key, UA)).body.records as Array<{
+      name: string;
+      value: string;
+    }>;
     // A TXT record's text goes out as strings of at most 255 bytes (RFC 1035 §3.3.14); a DKIM key needs two.
     const strings = (value: string) => (value.match(/.{1,255}/g) ?? []).map((s) => `"${s}"`).join(' ');
-    const publish = (r: { name: string; value: string }) => world.setRRset(ZONE, r.name === ZONE ? '' : r.name.slice(0, -(ZONE.length + 1)), 'TXT', 60, [strings(r.value)]);
+    const publish = (r: { name: string; value: string }) =>
+      world.setRRset(ZONE, r.name === ZONE ? '' : r.name.slice(0, -(ZONE.length + 1)), 'TXT', 60, [strings(r.value)]);
     needed.forEach(publish);
-    expect((await runAlerts()).domains).toEqual([{ domain: ZONE, needed: needed.length, missing: [], outcome: 'clear', alert: null }]);
+    expect((await runAlerts()).domains).toEqual([
+      { domain: ZONE, needed: needed.length, missing: [], outcome: 'clear', alert: null },
+    ]);
 
     const dmarc = needed.find((r) => r.name === `_dmarc.${ZONE}`)!;
     world.removeRRset(ZONE, '_dmarc', 'TXT');
@@ -125,9 +162,16 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
       domain: ZONE,
       severity: 'critical',
       title: `DNS records of ${ZONE} are not live: ${dmarc.name}`,
-      data: { rule: 'record_missing', figures: { missing: [dmarc.name], needed: needed.length }, threshold: { missing_records: 0 } },
+      data: {
+        rule: 'record_missing',
+        figures: { missing: [dmarc.name], needed: needed.length },
+        threshold: { missing_records: 0 },
+      },
     });
-    expect(alerts[1]).toMatchObject({ severity: 'critical', data: { rule: 'record_missing', raised_at: raisedAt, figures: { missing: [] } } });
+    expect(alerts[1]).toMatchObject({
+      severity: 'critical',
+      data: { rule: 'record_missing', raised_at: raisedAt, figures: { missing: [] } },
+    });
   });
 
   it('(b) raises when a day’s DMARC pass rate is below 90% on 100+ messages and resolves on a clear day', async () => {
@@ -167,7 +211,10 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     await runAlerts();
     alerts = await alertsOf('dmarc_pass_rate');
     expect(alerts.map((a) => a.type)).toEqual(['alert.raised', 'alert.resolved']);
-    expect(alerts[1]).toMatchObject({ title: `DMARC pass rate of ${ZONE} is back at 99% (2026-06-03)`, data: { observed: '2026-06-03', figures: { pass_rate: 0.99 } } });
+    expect(alerts[1]).toMatchObject({
+      title: `DMARC pass rate of ${ZONE} is back at 99% (2026-06-03)`,
+      data: { observed: '2026-06-03', figures: { pass_rate: 0.99 } },
+    });
   });
 
   it('(c) raises when more than 5% of a day’s TLS sessions failed and resolves on a clear day', async () => {
@@ -183,7 +230,10 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     expect(alerts[0]).toMatchObject({
       severity: 'warning',
       title: `TLS failures for ${ZONE} reached 10% of 100 sessions (2026-06-04)`,
-      data: { figures: { sessions: 100, failed_sessions: 10, failed_ratio: 0.1 }, threshold: { max_failed_ratio: 0.05 } },
+      data: {
+        figures: { sessions: 100, failed_sessions: 10, failed_ratio: 0.1 },
+        threshold: { max_failed_ratio: 0.05 },
+      },
     });
   });
 

@@ -14,7 +14,10 @@ const OTHER = 'api-foreign.test';
 const UA = { 'user-agent': 'email-auth-api-e2e/1.0 (+https://example.test/integration)' };
 const BASE = '/api/v1/email-auth';
 
-const totpAt = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const totpAt = (secret: string, at: Date): string =>
+  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
+    encoding: 'utf8',
+  }).trim();
 
 /**
  * The read-only email-authentication API end to end (seed: Email-authentication read
@@ -35,16 +38,22 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
 
   const enableTwoFactor = async (user: { token: string }) => {
     const setup = await app.http.post('/2fa/setup', undefined, user.token);
-    const verify = await app.http.post('/2fa/verify', { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) }, user.token);
+    const verify = await app.http.post(
+      '/2fa/verify',
+      { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) },
+      user.token,
+    );
     expect(verify.status).toBe(200);
   };
-  const enterprise = (id: number, domains: string[]) => app.http.admin('PUT', `/admin/accounts/${id}/subscription`, { email_auth: { tier: 'enterprise', domains } });
+  const enterprise = (id: number, domains: string[]) =>
+    app.http.admin('PUT', `/admin/accounts/${id}/subscription`, { email_auth: { tier: 'enterprise', domains } });
   const createKey = async (token: string, body: Record<string, unknown>) => {
     const res = await app.http.post('/api-keys', { name: 'integration', access: 'email_auth:read', ...body }, token);
     expect(res.status).toBe(201);
     return res;
   };
-  const get = (path: string, key: string | undefined, headers: Record<string, string> = UA) => app.http.get(`${BASE}${path}`, key, headers);
+  const get = (path: string, key: string | undefined, headers: Record<string, string> = UA) =>
+    app.http.get(`${BASE}${path}`, key, headers);
   const expectError = (res: HttpResponse, status: number, code: string, message?: string) => {
     expect([res.status, res.body?.error?.code]).toEqual([status, code]);
     if (message) expect(res.body.error.message).toBe(message);
@@ -53,7 +62,8 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
   const eventsOnce = async (key: string, count: number, query = '') => {
     for (let i = 0; i < 100; i++) {
       const res = await get(`/events?limit=100${query}`, key);
-      if (res.status === 200 && res.body.data.length >= count) return res.body.data as Array<{ id: string; occurred_at: string; type: string; domain: string }>;
+      if (res.status === 200 && res.body.data.length >= count)
+        return res.body.data as Array<{ id: string; occurred_at: string; type: string; domain: string }>;
       await new Promise((r) => setTimeout(r, 20));
     }
     throw new Error(`event log never reached ${count} entries`);
@@ -75,7 +85,8 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
     await enterprise(other.id, [OTHER]);
 
     allKey = (await createKey(owner.token, {})).body.key;
-    oneKey = (await createKey(owner.token, { domains: [ZONE], failure_report_subjects: true, expires_in_days: 30 })).body.key;
+    oneKey = (await createKey(owner.token, { domains: [ZONE], failure_report_subjects: true, expires_in_days: 30 }))
+      .body.key;
     accountKey = (await app.http.post('/api-keys', { name: 'account' }, owner.token)).body.key;
   });
   afterAll(async () => {
@@ -88,31 +99,54 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       const res = await createKey(owner.token, { name: 'defaults' });
       expect(res.body).toMatchObject({ access: 'email_auth:read', domains: [], failure_report_subjects: false });
       expect(Date.parse(res.body.expires_at) - clock.now().getTime()).toBe(365 * 86_400_000);
-      const listed = (await app.http.get('/api-keys', owner.token)).body.keys.find((k: { id: string }) => k.id === res.body.id);
+      const listed = (await app.http.get('/api-keys', owner.token)).body.keys.find(
+        (k: { id: string }) => k.id === res.body.id,
+      );
       expect(listed).toMatchObject({ access: 'email_auth:read', domains: [], expires_at: res.body.expires_at });
       // Nothing changes a key after creation: there is no update route.
-      expect((await app.http.request('PATCH', `/api-keys/${res.body.id}`, { body: { domains: [ZONE] }, token: owner.token })).status).toBe(404);
+      expect(
+        (await app.http.request('PATCH', `/api-keys/${res.body.id}`, { body: { domains: [ZONE] }, token: owner.token }))
+          .status,
+      ).toBe(404);
       expect((await app.http.delete(`/api-keys/${res.body.id}`, owner.token)).status).toBe(204);
       expectError(await get('/domains', res.body.key), 401, 'unauthorized', 'The API key is not valid or has expired.');
     });
 
     it('refuses domains outside the Email Authentication subscription', async () => {
-      const res = await app.http.post('/api-keys', { name: 'x', access: 'email_auth:read', domains: [OTHER] }, owner.token);
+      const res = await app.http.post(
+        '/api-keys',
+        { name: 'x', access: 'email_auth:read', domains: [OTHER] },
+        owner.token,
+      );
       expectError(res, 400, 'validation_failed');
     });
 
     it('needs 2FA on when creating one (seed message)', async () => {
       const res = await app.http.post('/api-keys', { name: 'x', access: 'email_auth:read' }, other.token);
-      expectError(res, 403, 'two_factor_required', 'Turn on two-factor authentication before creating an Email Authentication API key.');
+      expectError(
+        res,
+        403,
+        'two_factor_required',
+        'Turn on two-factor authentication before creating an Email Authentication API key.',
+      );
     });
 
     it('keeps scopes apart both ways', async () => {
       expectError(await app.http.get('/account', allKey), 403, 'insufficient_scope');
       expectError(await app.http.get('/api-keys', allKey), 403, 'insufficient_scope');
-      expectError(await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'reject' }, allKey), 403, 'insufficient_scope');
+      expectError(
+        await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'reject' }, allKey),
+        403,
+        'insufficient_scope',
+      );
       const ddns = await app.http.get('/domains/nic/update?hostname=h.api-main.test&myip=192.0.2.1', allKey);
       expect([ddns.status, ddns.body]).toEqual([401, 'badauth']);
-      expectError(await get('/domains', accountKey), 403, 'insufficient_scope', 'This key does not have the email_auth:read scope.');
+      expectError(
+        await get('/domains', accountKey),
+        403,
+        'insufficient_scope',
+        'This key does not have the email_auth:read scope.',
+      );
     });
   });
 
@@ -145,7 +179,12 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
         [allKey, OTHER],
         [allKey, 'nowhere.test'],
       ]) {
-        expectError(await get(`/domains/${domain}`, key), 404, 'domain_not_found', 'No Email Authentication domain by that name on this key.');
+        expectError(
+          await get(`/domains/${domain}`, key),
+          404,
+          'domain_not_found',
+          'No Email Authentication domain by that name on this key.',
+        );
         expectError(await get(`/dmarc/policy?domain=${domain}`, key), 404, 'domain_not_found');
         expectError(await get(`/senders?domain=${domain}`, key), 404, 'domain_not_found');
       }
@@ -153,7 +192,16 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
     });
 
     it('validates limit, cursor and days', async () => {
-      for (const q of ['limit=0', 'limit=101', 'limit=abc', 'cursor=not-a-cursor', 'days=0', 'days=1097', 'type=dmarc.unknown', 'since=yesterday']) {
+      for (const q of [
+        'limit=0',
+        'limit=101',
+        'limit=abc',
+        'cursor=not-a-cursor',
+        'days=0',
+        'days=1097',
+        'type=dmarc.unknown',
+        'since=yesterday',
+      ]) {
         expectError(await get(`/events?${q}`, allKey), 400, 'validation_failed');
       }
       expect((await get('/events?limit=100&days=1096', allKey)).status).toBe(200);
@@ -162,7 +210,8 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
 
   describe('domains, policy, senders', () => {
     beforeAll(async () => {
-      const put = (path: string, body: unknown) => app.http.put(`/email-auth/domains/${ZONE}/${path}`, body, owner.token);
+      const put = (path: string, body: unknown) =>
+        app.http.put(`/email-auth/domains/${ZONE}/${path}`, body, owner.token);
       expect((await put('dmarc', { policy: 'none', rua: [`mailto:dmarc@${ZONE}`] })).status).toBe(200);
       expect((await put('spf', { include: ['_spf.mailer.example'], all: '~all' })).status).toBe(200);
       expect((await put('dkim/mail2026', { generate: true })).status).toBe(200);
@@ -174,7 +223,14 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       expect(all.body.data.map((d: { domain: string }) => d.domain)).toEqual([ZONE, ZONE2]);
       const main = all.body.data[0];
       expect(main).toMatchObject({ domain: ZONE, status: 'active', hosting_mode: 'delegated' });
-      expect(main.compliance).toMatchObject({ dmarc: 'partial', spf: 'partial', dkim: 'enforced', bimi: 'missing', mta_sts: 'missing', tls_rpt: 'missing' });
+      expect(main.compliance).toMatchObject({
+        dmarc: 'partial',
+        spf: 'partial',
+        dkim: 'enforced',
+        bimi: 'missing',
+        mta_sts: 'missing',
+        tls_rpt: 'missing',
+      });
       expect(main.compliance.score).toBeGreaterThan(0);
       expect(all.body.data[1].compliance).toMatchObject({ score: 0, dmarc: 'missing' });
       const one = await get('/domains', oneKey);
@@ -186,7 +242,9 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       expect(before.status).toBe(200);
       const dmarc = before.body.records.find((r: { name: string }) => r.name === `_dmarc.${ZONE}`);
       expect(dmarc).toMatchObject({ type: 'TXT', value: `v=DMARC1; p=none; rua=mailto:dmarc@${ZONE}`, live: false });
-      expect(before.body.records.map((r: { name: string }) => r.name).sort()).toEqual([ZONE, `_dmarc.${ZONE}`, `mail2026._domainkey.${ZONE}`].sort());
+      expect(before.body.records.map((r: { name: string }) => r.name).sort()).toEqual(
+        [ZONE, `_dmarc.${ZONE}`, `mail2026._domainkey.${ZONE}`].sort(),
+      );
       expect(before.body.all_live).toBe(false);
       // The world now publishes the DMARC record (and a stale SPF): only DMARC is live.
       world.setRRset(ZONE, '_dmarc', 'TXT', 60, [`"${dmarc.value}"`]);
@@ -223,9 +281,18 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
 
     it('lists SPF includes and DKIM public keys only', async () => {
       const res = await get(`/senders?domain=${ZONE}`, allKey);
-      expect(res.body.spf).toMatchObject({ include: ['_spf.mailer.example'], all: '~all', record: 'v=spf1 include:_spf.mailer.example ~all' });
+      expect(res.body.spf).toMatchObject({
+        include: ['_spf.mailer.example'],
+        all: '~all',
+        record: 'v=spf1 include:_spf.mailer.example ~all',
+      });
       expect(res.body.dkim).toHaveLength(1);
-      expect(res.body.dkim[0]).toMatchObject({ selector: 'mail2026', name: `mail2026._domainkey.${ZONE}`, key_type: 'rsa', key_bits: 2048 });
+      expect(res.body.dkim[0]).toMatchObject({
+        selector: 'mail2026',
+        name: `mail2026._domainkey.${ZONE}`,
+        key_type: 'rsa',
+        key_bits: 2048,
+      });
       expect(res.text).not.toMatch(/PRIVATE/);
       const empty = await get(`/senders?domain=${ZONE2}`, allKey);
       expect(empty.body).toEqual({ domain: ZONE2, spf: null, dkim: [] });
@@ -236,7 +303,15 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
     it('logs dmarc.policy.changed with the seed’s fields, filtered by type and since, scoped to the key', async () => {
       const t0 = clock.now().toISOString();
       clock.advance(1000);
-      expect((await app.http.put(`/email-auth/domains/${ZONE2}/dmarc`, { policy: 'quarantine', percentage: 50 }, owner.token)).status).toBe(200);
+      expect(
+        (
+          await app.http.put(
+            `/email-auth/domains/${ZONE2}/dmarc`,
+            { policy: 'quarantine', percentage: 50 },
+            owner.token,
+          )
+        ).status,
+      ).toBe(200);
       const all = await eventsOnce(allKey, 2);
       expect(all[0]).toEqual({
         id: expect.any(String),
@@ -249,8 +324,12 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       });
       const since = await get(`/events?since=${encodeURIComponent(clock.now().toISOString())}`, allKey);
       expect(since.body.data.map((e: { domain: string }) => e.domain)).toEqual([ZONE2]);
-      expect((await get(`/events?since=${t0}&type=alert.raised&type=dmarc.report.received`, allKey)).body.data).toEqual([]);
-      expect((await get(`/events?type=dmarc.policy.changed&type=alert.raised`, allKey)).body.data.length).toBe(all.length);
+      expect((await get(`/events?since=${t0}&type=alert.raised&type=dmarc.report.received`, allKey)).body.data).toEqual(
+        [],
+      );
+      expect((await get(`/events?type=dmarc.policy.changed&type=alert.raised`, allKey)).body.data.length).toBe(
+        all.length,
+      );
       // The selecting key never sees the other zone's entries; the other account sees none of ours.
       const scoped = await get('/events', oneKey);
       expect(scoped.body.data.every((e: { domain: string }) => e.domain === ZONE)).toBe(true);
@@ -260,7 +339,11 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       const policies = ['reject', 'quarantine', 'none'] as const;
       const change = async (i: number) => {
         clock.advance(1000);
-        const res = await app.http.put(`/email-auth/domains/${ZONE2}/dmarc`, { policy: policies[i % 3], percentage: 10 + i }, owner.token);
+        const res = await app.http.put(
+          `/email-auth/domains/${ZONE2}/dmarc`,
+          { policy: policies[i % 3], percentage: 10 + i },
+          owner.token,
+        );
         expect(res.status).toBe(200);
       };
       for (let i = 0; i < 7; i++) await change(i);
@@ -300,7 +383,8 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       const check = (path: string, status: string, body: unknown) => {
         const schema = schemaOf(path, status);
         const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-        if (!validate(body)) throw new Error(`${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`);
+        if (!validate(body))
+          throw new Error(`${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`);
       };
       check(`${BASE}/domains`, '200', (await get('/domains', allKey)).body);
       check(`${BASE}/domains/{domain}`, '200', (await get(`/domains/${ZONE}`, allKey)).body);
@@ -351,8 +435,15 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
 
   describe('keys that stop working', () => {
     it('answers 403 with the seed message when the account leaves Enterprise, and works again when it returns', async () => {
-      await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'standard', domains: [ZONE, ZONE2] } });
-      expectError(await get('/domains', allKey), 403, 'tier_required', 'API access needs the Email Authentication Enterprise tier.');
+      await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, {
+        email_auth: { tier: 'standard', domains: [ZONE, ZONE2] },
+      });
+      expectError(
+        await get('/domains', allKey),
+        403,
+        'tier_required',
+        'API access needs the Email Authentication Enterprise tier.',
+      );
       await enterprise(owner.id, [ZONE, ZONE2]);
       expect((await get('/domains', allKey)).status).toBe(200);
     });

@@ -28,47 +28,98 @@ const ENDPOINTS: Array<[string, (c: Client) => Promise<void>]> = [
   [
     '/domains',
     async (c) =>
-      expect(ok(await c.GET('/api/v1/email-auth/domains', { params: { header: HEADERS } })).data.map((d) => [d.domain, d.compliance.dmarc])).toEqual([[ZONE, 'enforced']]),
+      expect(
+        ok(await c.GET('/api/v1/email-auth/domains', { params: { header: HEADERS } })).data.map((d) => [
+          d.domain,
+          d.compliance.dmarc,
+        ]),
+      ).toEqual([[ZONE, 'enforced']]),
   ],
   [
     '/domains/{domain}',
     async (c) =>
-      expect(ok(await c.GET('/api/v1/email-auth/domains/{domain}', { params: { header: HEADERS, path: { domain: ZONE } } })).records.map((r) => r.name)).toContain(
-        `_dmarc.${ZONE}`,
-      ),
+      expect(
+        ok(
+          await c.GET('/api/v1/email-auth/domains/{domain}', { params: { header: HEADERS, path: { domain: ZONE } } }),
+        ).records.map((r) => r.name),
+      ).toContain(`_dmarc.${ZONE}`),
   ],
-  ['/dmarc/policy', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/policy', { params: { header: HEADERS, query: { domain: ZONE } } })).policy).toBe('quarantine')],
+  [
+    '/dmarc/policy',
+    async (c) =>
+      expect(
+        ok(await c.GET('/api/v1/email-auth/dmarc/policy', { params: { header: HEADERS, query: { domain: ZONE } } }))
+          .policy,
+      ).toBe('quarantine'),
+  ],
   [
     '/senders',
-    async (c) => expect(ok(await c.GET('/api/v1/email-auth/senders', { params: { header: HEADERS, query: { domain: ZONE } } })).spf?.include).toEqual(['_spf.mailer.example']),
+    async (c) =>
+      expect(
+        ok(await c.GET('/api/v1/email-auth/senders', { params: { header: HEADERS, query: { domain: ZONE } } })).spf
+          ?.include,
+      ).toEqual(['_spf.mailer.example']),
   ],
-  ['/dmarc/summary', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/summary', { params: { header: HEADERS, query: { domain: ZONE } } })).messages).toBe(10)],
+  [
+    '/dmarc/summary',
+    async (c) =>
+      expect(
+        ok(await c.GET('/api/v1/email-auth/dmarc/summary', { params: { header: HEADERS, query: { domain: ZONE } } }))
+          .messages,
+      ).toBe(10),
+  ],
   [
     '/dmarc/sources',
-    async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/sources', { params: { header: HEADERS, query: { domain: ZONE } } })).unidentified_messages).toBe(10),
+    async (c) =>
+      expect(
+        ok(await c.GET('/api/v1/email-auth/dmarc/sources', { params: { header: HEADERS, query: { domain: ZONE } } }))
+          .unidentified_messages,
+      ).toBe(10),
   ],
   [
     '/dmarc/reports',
-    async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/reports', { params: { header: HEADERS, query: { domain: ZONE } } })).data.map((r) => r.messages)).toEqual([10]),
+    async (c) =>
+      expect(
+        ok(
+          await c.GET('/api/v1/email-auth/dmarc/reports', { params: { header: HEADERS, query: { domain: ZONE } } }),
+        ).data.map((r) => r.messages),
+      ).toEqual([10]),
   ],
   [
     '/dmarc/reports/{id}',
     async (c) => {
       const [report] = ok(await c.GET('/api/v1/email-auth/dmarc/reports', { params: { header: HEADERS } })).data;
-      const detail = ok(await c.GET('/api/v1/email-auth/dmarc/reports/{id}', { params: { header: HEADERS, path: { id: report.id } } }));
+      const detail = ok(
+        await c.GET('/api/v1/email-auth/dmarc/reports/{id}', { params: { header: HEADERS, path: { id: report.id } } }),
+      );
       expect(detail.rows.data.map((r) => [r.source_ip, r.count])).toEqual([
         ['192.0.2.10', 9],
         ['198.51.100.20', 1],
       ]);
     },
   ],
-  ['/dmarc/forensic', async (c) => expect(ok(await c.GET('/api/v1/email-auth/dmarc/forensic', { params: { header: HEADERS } })).data).toEqual([])],
-  ['/tls-rpt/summary', async (c) => expect(ok(await c.GET('/api/v1/email-auth/tls-rpt/summary', { params: { header: HEADERS, query: { domain: ZONE } } })).reports).toBe(0)],
+  [
+    '/dmarc/forensic',
+    async (c) =>
+      expect(ok(await c.GET('/api/v1/email-auth/dmarc/forensic', { params: { header: HEADERS } })).data).toEqual([]),
+  ],
+  [
+    '/tls-rpt/summary',
+    async (c) =>
+      expect(
+        ok(await c.GET('/api/v1/email-auth/tls-rpt/summary', { params: { header: HEADERS, query: { domain: ZONE } } }))
+          .reports,
+      ).toBe(0),
+  ],
   [
     '/events',
     async (c) =>
       expect(
-        ok(await c.GET('/api/v1/email-auth/events', { params: { header: HEADERS, query: { type: ['dmarc.report.received', 'dmarc.policy.changed'] } } }))
+        ok(
+          await c.GET('/api/v1/email-auth/events', {
+            params: { header: HEADERS, query: { type: ['dmarc.report.received', 'dmarc.policy.changed'] } },
+          }),
+        )
           .data.map((e) => e.type)
           .sort(),
       ).toEqual(['dmarc.policy.changed', 'dmarc.report.received']),
@@ -88,8 +139,24 @@ describe('client generated from /api/v1/openapi.json (openapi-typescript + opena
     const owner = await registerAndLogin(app.http, { plan: 'pro' });
     await enrolZone(app.http, w.world, owner, ZONE);
     const key = await emailAuthReadKey(app.http, owner, [ZONE], clock.now());
-    expect((await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'quarantine', rua: [`mailto:dmarc@${ZONE}`] }, owner.token)).status).toBe(200);
-    expect((await app.http.put(`/email-auth/domains/${ZONE}/spf`, { include: ['_spf.mailer.example'], all: '~all' }, owner.token)).status).toBe(200);
+    expect(
+      (
+        await app.http.put(
+          `/email-auth/domains/${ZONE}/dmarc`,
+          { policy: 'quarantine', rua: [`mailto:dmarc@${ZONE}`] },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await app.http.put(
+          `/email-auth/domains/${ZONE}/spf`,
+          { include: ['_spf.mailer.example'], all: '~all' },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
     await new AggregateReportSender(app.url).add(ZONE, '2026-06-01T00:00:00Z', 10, 9);
     const { eventStore, projections } = app.running.deps;
     expect(await projections.waitFor(await eventStore.headPosition(), 10_000, ['email_auth_events'])).toBe(true);
@@ -122,7 +189,9 @@ describe('client generated from /api/v1/openapi.json (openapi-typescript + opena
   });
 
   it('gets the typed error body on a refusal', async () => {
-    const res = await client.GET('/api/v1/email-auth/domains/{domain}', { params: { header: HEADERS, path: { domain: 'elsewhere.test' } } });
+    const res = await client.GET('/api/v1/email-auth/domains/{domain}', {
+      params: { header: HEADERS, path: { domain: 'elsewhere.test' } },
+    });
     expect(res.response.status).toBe(404);
     expect(res.error?.error.code).toBe('domain_not_found');
   });

@@ -48,22 +48,42 @@ describe('email-auth session reads for the dashboard', () => {
   });
 
   it('says whether each generated record is live in the world’s DNS', async () => {
-    expect((await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] }, owner.token)).status).toBe(200);
+    expect(
+      (
+        await app.http.put(
+          `/email-auth/domains/${ZONE}/dmarc`,
+          { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
     const before = await get(`/email-auth/domains/${ZONE}/live`);
     expect(before.status).toBe(200);
     const value = `v=DMARC1; p=none; rua=mailto:dmarc-rua@${ZONE}`;
-    expect(before.body).toEqual({ zone: ZONE, all_live: false, records: [{ name: `_dmarc.${ZONE}`, type: 'TXT', value, live: false, found: [], error: expect.any(String) }] });
+    expect(before.body).toEqual({
+      zone: ZONE,
+      all_live: false,
+      records: [{ name: `_dmarc.${ZONE}`, type: 'TXT', value, live: false, found: [], error: expect.any(String) }],
+    });
     // The owner publishes it at the zone's current provider: now it is live.
     world.setRRset(ZONE, '_dmarc', 'TXT', 300, [`"${value}"`]);
     const after = await get(`/email-auth/domains/${ZONE}/live`);
-    expect(after.body).toEqual({ zone: ZONE, all_live: true, records: [{ name: `_dmarc.${ZONE}`, type: 'TXT', value, live: true, found: [value], error: null }] });
+    expect(after.body).toEqual({
+      zone: ZONE,
+      all_live: true,
+      records: [{ name: `_dmarc.${ZONE}`, type: 'TXT', value, live: true, found: [value], error: null }],
+    });
   });
 
   it('lists the zone’s events newest first, limited', async () => {
     expect((await app.http.get(`/email-auth/dmarc/wizard/${ZONE}`, owner.token)).status).toBe(200);
     const log = await get(`/email-auth/domains/${ZONE}/events`);
     expect(log.status).toBe(200);
-    expect(log.body.events.map((e: { type: string }) => e.type)).toEqual(['DmarcWizardStarted', 'DmarcPolicyChanged', 'DmarcConfigured']);
+    expect(log.body.events.map((e: { type: string }) => e.type)).toEqual([
+      'DmarcWizardStarted',
+      'DmarcPolicyChanged',
+      'DmarcConfigured',
+    ]);
     expect(log.body.events[2]).toMatchObject({
       occurred_at: START.toISOString(),
       actor: expect.stringContaining(String(owner.id)),
@@ -77,12 +97,19 @@ describe('email-auth session reads for the dashboard', () => {
   it('gives the nightly series behind the wizard’s pass-rate chart', async () => {
     await new AggregateReportSender(app.url).add(ZONE, new Date(NIGHT_1.getTime() - 3 * 3600_000), 200, 190);
     clock.set(NIGHT_1);
-    expect((await app.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: NIGHT_1.toISOString() })).status).toBe(200);
+    expect((await app.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: NIGHT_1.toISOString() })).status).toBe(
+      200,
+    );
     const login = await app.http.post('/auth/login', { username: owner.username, password: owner.password });
     owner.token = login.body.access_token;
     const nights = await get(`/email-auth/dmarc/wizard/${ZONE}/nights`);
     expect(nights.status).toBe(200);
-    expect(nights.body).toEqual({ zone: ZONE, nights: [{ night: '2026-03-02', stage: 'monitoring', messages: 200, passing: 190, pass_rate: 95, days_at_stage: 1 }] });
+    expect(nights.body).toEqual({
+      zone: ZONE,
+      nights: [
+        { night: '2026-03-02', stage: 'monitoring', messages: 200, passing: 190, pass_rate: 95, days_at_stage: 1 },
+      ],
+    });
   });
 
   it('refuses zones outside the add-on and other accounts’ zones, in the contract’s error shape', async () => {
@@ -93,7 +120,10 @@ describe('email-auth session reads for the dashboard', () => {
     // The owner's zone outside the add-on: which add-on unlocks it.
     expect((await app.http.post('/zones', { name: 'plain-dash.test' }, owner.token)).status).toBe(201);
     const outside = await get('/email-auth/domains/plain-dash.test/events');
-    expect([outside.status, outside.body.error]).toEqual([403, { code: 'addon_required', message: 'DMARC management requires the Email Authentication add-on' }]);
+    expect([outside.status, outside.body.error]).toEqual([
+      403,
+      { code: 'addon_required', message: 'DMARC management requires the Email Authentication add-on' },
+    ]);
     expect((await app.http.get(`/email-auth/domains/${ZONE}/events`)).status).toBe(401);
   });
 

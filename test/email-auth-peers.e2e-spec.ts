@@ -30,7 +30,11 @@ interface Run {
 function run(cmd: string, args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : -1) : 0;
+      const code = error
+        ? typeof (error as { code?: unknown }).code === 'number'
+          ? (error as { code: number }).code
+          : -1
+        : 0;
       resolve({ code, out: `${stdout}${stderr}` });
     });
   });
@@ -48,10 +52,12 @@ describe('real peers read the published records (opendkim-testkey, spfquery, dma
   let resolvConf: string;
 
   /** Runs a resolver-using tool with /etc/resolv.conf pointing at the service's DNS server. */
-  const withResolver = (cmd: string, args: string[]) => run('unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, cmd, ...args]);
+  const withResolver = (cmd: string, args: string[]) =>
+    run('unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/resolv.conf && exec "$@"', resolvConf, cmd, ...args]);
 
   beforeAll(async () => {
-    if (process.getuid?.() !== 0) throw new Error('these tests run the peers in a mount namespace and bind port 53: run them as root');
+    if (process.getuid?.() !== 0)
+      throw new Error('these tests run the peers in a mount namespace and bind port 53: run them as root');
     dir = mkdtempSync(join(tmpdir(), 'ea-peers-'));
     dnsHost = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
     resolvConf = join(dir, 'resolv.conf');
@@ -87,27 +93,57 @@ describe('real peers read the published records (opendkim-testkey, spfquery, dma
     // A key that is not the published one is refused by the same tool.
     const other = join(dir, 'other.pem');
     const { generateKeyPairSync } = await import('node:crypto');
-    writeFileSync(other, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    writeFileSync(
+      other,
+      generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    );
     const mismatch = await run('opendkim-testkey', ['-x', conf, '-d', ZONE, '-s', 'peer2026', '-k', other, '-vvv']);
     expect(mismatch.code).not.toBe(0);
     expect(mismatch.out).toMatch(/keys do not match/);
   });
 
   it('spfquery passes an allowed IP and fails a forbidden one with the generated SPF record', async () => {
-    const res = await app.http.put(`/email-auth/domains/${ZONE}/spf`, { ip4: ['192.0.2.0/24'], ip6: ['2001:db8:25::/48'], all: '-all' }, owner.token);
+    const res = await app.http.put(
+      `/email-auth/domains/${ZONE}/spf`,
+      { ip4: ['192.0.2.0/24'], ip6: ['2001:db8:25::/48'], all: '-all' },
+      owner.token,
+    );
     expect(res.status).toBe(200);
-    const allowed = await withResolver('spfquery', ['--scope', 'mfrom', '--id', `bounce@${ZONE}`, '--ip', '192.0.2.25']);
+    const allowed = await withResolver('spfquery', [
+      '--scope',
+      'mfrom',
+      '--id',
+      `bounce@${ZONE}`,
+      '--ip',
+      '192.0.2.25',
+    ]);
     expect(allowed.out.split('\n')[0]).toBe('pass');
-    const allowed6 = await withResolver('spfquery', ['--scope', 'mfrom', '--id', `bounce@${ZONE}`, '--ip', '2001:db8:25::7']);
+    const allowed6 = await withResolver('spfquery', [
+      '--scope',
+      'mfrom',
+      '--id',
+      `bounce@${ZONE}`,
+      '--ip',
+      '2001:db8:25::7',
+    ]);
     expect(allowed6.out.split('\n')[0]).toBe('pass');
-    const forbidden = await withResolver('spfquery', ['--scope', 'mfrom', '--id', `bounce@${ZONE}`, '--ip', '203.0.113.9']);
+    const forbidden = await withResolver('spfquery', [
+      '--scope',
+      'mfrom',
+      '--id',
+      `bounce@${ZONE}`,
+      '--ip',
+      '203.0.113.9',
+    ]);
     expect(forbidden.out.split('\n')[0]).toBe('fail');
     expect(forbidden.out).toMatch(/mechanism '-all' matched/);
   });
 
   it('dmarc-lookup parses the _dmarc record at every wizard stage', async () => {
     const rua = `mailto:dmarc-rua@${ZONE}`;
-    expect((await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [rua] }, owner.token)).status).toBe(200);
+    expect(
+      (await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [rua] }, owner.token)).status,
+    ).toBe(200);
     expect((await app.http.get(`/email-auth/dmarc/wizard/${ZONE}`, owner.token)).body.current_stage).toBe('monitoring');
 
     const lookup = async (policy: string, partial: boolean) => {
@@ -133,7 +169,9 @@ describe('real peers read the published records (opendkim-testkey, spfquery, dma
         night += 1;
         await stats.add(ZONE, new Date(nightOf(night).getTime() - 20 * 3600_000), 100, 100);
         clock.set(nightOf(night));
-        expect((await app.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: nightOf(night).toISOString() })).status).toBe(200);
+        expect(
+          (await app.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: nightOf(night).toISOString() })).status,
+        ).toBe(200);
       }
       const login = await app.http.post('/auth/login', { username: owner.username, password: owner.password });
       owner.token = login.body.access_token;

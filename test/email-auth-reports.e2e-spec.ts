@@ -19,7 +19,10 @@ const BASE = '/api/v1/email-auth';
 const NOW = new Date('2026-06-01T10:00:00Z');
 const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-const totpAt = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const totpAt = (secret: string, at: Date): string =>
+  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
+    encoding: 'utf8',
+  }).trim();
 
 interface Row {
   ip: string;
@@ -31,7 +34,14 @@ interface Row {
 }
 
 /** An RFC 7489 aggregate report with exactly these rows. */
-function aggregateXml(o: { reportId: string; domain: string; begin: string; rows: Row[]; org?: string; p?: string }): Buffer {
+function aggregateXml(o: {
+  reportId: string;
+  domain: string;
+  begin: string;
+  rows: Row[];
+  org?: string;
+  p?: string;
+}): Buffer {
   const records = o.rows.map(
     (r) =>
       `<record><row><source_ip>${r.ip}</source_ip><count>${r.count}</count><policy_evaluated><disposition>${r.disposition ?? 'none'}</disposition>` +
@@ -50,7 +60,13 @@ function aggregateXml(o: { reportId: string; domain: string; begin: string; rows
 }
 
 /** Rows from distinct private addresses (no PTR, network Unknown): bulk for paging. */
-const bulkRows = (n: number): Row[] => Array.from({ length: n }, (_, i) => ({ ip: `10.9.${i >> 8}.${i & 255}`, count: 1, dkim: i % 2 ? 'pass' : 'fail', spf: 'fail' }));
+const bulkRows = (n: number): Row[] =>
+  Array.from({ length: n }, (_, i) => ({
+    ip: `10.9.${i >> 8}.${i & 255}`,
+    count: 1,
+    dkim: i % 2 ? 'pass' : 'fail',
+    spf: 'fail',
+  }));
 
 /** A TLS report (RFC 8460) for `domain` on `day`. */
 const tlsJson = (domain: string, day: string, reportId: string) =>
@@ -62,14 +78,32 @@ const tlsJson = (domain: string, day: string, reportId: string) =>
       'report-id': reportId,
       policies: [
         {
-          policy: { 'policy-type': 'sts', 'policy-string': ['version: STSv1', 'mode: testing'], 'policy-domain': domain, 'mx-host': [`mx.${domain}`] },
+          policy: {
+            'policy-type': 'sts',
+            'policy-string': ['version: STSv1', 'mode: testing'],
+            'policy-domain': domain,
+            'mx-host': [`mx.${domain}`],
+          },
           summary: { 'total-successful-session-count': 900, 'total-failure-session-count': 100 },
           'failure-details': [
-            { 'result-type': 'certificate-expired', 'sending-mta-ip': '198.51.100.20', 'receiving-mx-hostname': `mx.${domain}`, 'failed-session-count': 70 },
-            { 'result-type': 'starttls-not-supported', 'sending-mta-ip': '198.51.100.21', 'receiving-mx-hostname': `mx.${domain}`, 'failed-session-count': 30 },
+            {
+              'result-type': 'certificate-expired',
+              'sending-mta-ip': '198.51.100.20',
+              'receiving-mx-hostname': `mx.${domain}`,
+              'failed-session-count': 70,
+            },
+            {
+              'result-type': 'starttls-not-supported',
+              'sending-mta-ip': '198.51.100.21',
+              'receiving-mx-hostname': `mx.${domain}`,
+              'failed-session-count': 30,
+            },
           ],
         },
-        { policy: { 'policy-type': 'no-policy-found', 'policy-domain': domain }, summary: { 'total-successful-session-count': 50, 'total-failure-session-count': 0 } },
+        {
+          policy: { 'policy-type': 'no-policy-found', 'policy-domain': domain },
+          summary: { 'total-successful-session-count': 50, 'total-failure-session-count': 0 },
+        },
       ],
     }),
   );
@@ -95,7 +129,11 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
   let calls = 0;
 
   /** Every 50 API calls the clock moves a minute on, so the 60-a-minute limit never gets in the way here (it has its own test). */
-  const get = async (path: string, key: string | undefined, headers: Record<string, string> = UA): Promise<HttpResponse> => {
+  const get = async (
+    path: string,
+    key: string | undefined,
+    headers: Record<string, string> = UA,
+  ): Promise<HttpResponse> => {
     if (++calls % 50 === 0) clock.advance(60_000);
     return app.http.get(`${BASE}${path}`, key, headers);
   };
@@ -131,14 +169,28 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     await enrolZone(app.http, w.world, owner, ZONE, { addOnDomains: [ZONE, ZONE2] });
     await enrolZone(app.http, w.world, owner, ZONE2, { addOnDomains: [ZONE, ZONE2] });
-    await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'enterprise', domains: [ZONE, ZONE2] } });
+    await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, {
+      email_auth: { tier: 'enterprise', domains: [ZONE, ZONE2] },
+    });
     const setup = await app.http.post('/2fa/setup', undefined, owner.token);
-    expect((await app.http.post('/2fa/verify', { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) }, owner.token)).status).toBe(200);
+    expect(
+      (
+        await app.http.post(
+          '/2fa/verify',
+          { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
     other = await registerAndLogin(app.http);
     await enrolZone(app.http, w.world, other, OTHER);
 
     const key = async (body: Record<string, unknown>) => {
-      const res = await app.http.post('/api-keys', { name: 'reports', access: 'email_auth:read', ...body }, owner.token);
+      const res = await app.http.post(
+        '/api-keys',
+        { name: 'reports', access: 'email_auth:read', ...body },
+        owner.token,
+      );
       expect(res.status).toBe(201);
       return res.body.key as string;
     };
@@ -156,17 +208,36 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         rows: [
           { ip: '192.0.2.10', count: 40, dkim: 'pass', spf: 'pass', envelopeFrom: 'bounces.sendgrid.example' },
           { ip: '198.51.100.7', count: 50, dkim: 'pass', spf: 'fail' },
-          { ip: '203.0.113.5', count: 10, dkim: 'fail', spf: 'fail', disposition: 'quarantine', envelopeFrom: 'spoofer.example' },
+          {
+            ip: '203.0.113.5',
+            count: 10,
+            dkim: 'fail',
+            spf: 'fail',
+            disposition: 'quarantine',
+            envelopeFrom: 'spoofer.example',
+          },
         ],
       }),
     );
-    ids.bulk = await ingest(aggregateXml({ reportId: 'bulk-1', domain: ZONE, begin: '2026-05-31T00:00:00Z', rows: bulkRows(250) }));
+    ids.bulk = await ingest(
+      aggregateXml({ reportId: 'bulk-1', domain: ZONE, begin: '2026-05-31T00:00:00Z', rows: bulkRows(250) }),
+    );
     ids.zone2 = await ingest(
-      aggregateXml({ reportId: 'zone2-1', domain: ZONE2, begin: '2026-05-29T00:00:00Z', rows: [{ ip: '192.0.2.10', count: 5, dkim: 'pass', spf: 'pass' }] }),
+      aggregateXml({
+        reportId: 'zone2-1',
+        domain: ZONE2,
+        begin: '2026-05-29T00:00:00Z',
+        rows: [{ ip: '192.0.2.10', count: 5, dkim: 'pass', spf: 'pass' }],
+      }),
     );
     ids.outlook = await ingest(sample('aggregate/protection.outlook.com!example.com!1711756800!1711843200.xml'));
     ids.foreign = await ingest(
-      aggregateXml({ reportId: 'foreign-1', domain: OTHER, begin: '2026-05-30T00:00:00Z', rows: [{ ip: '192.0.2.99', count: 3, dkim: 'pass', spf: 'pass' }] }),
+      aggregateXml({
+        reportId: 'foreign-1',
+        domain: OTHER,
+        begin: '2026-05-30T00:00:00Z',
+        rows: [{ ip: '192.0.2.99', count: 3, dkim: 'pass', spf: 'pass' }],
+      }),
     );
     const exim = 'forensic/exim_plain_text_only_no_arf_part.eml';
     ids.failure = await ingest(sample(exim), mediaTypeOf(exim));
@@ -176,7 +247,11 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     ids.tls = await ingest(tlsJson(ZONE, '2026-05-31', 'tls-recent'), 'application/tlsrpt+json');
     ids.tlsOld = await ingest(sample('smtp_tls/smtp_tls.json'), 'application/tlsrpt+json');
     await until(`/dmarc/summary?domain=${ZONE}`, allKey, (b) => b.messages === 350);
-    await until(`/dmarc/reports/${ids.bulk}?limit=1&cursor=${Buffer.from(JSON.stringify(['248', 'x'])).toString('base64url')}`, allKey, (b) => b.rows.data.length === 1);
+    await until(
+      `/dmarc/reports/${ids.bulk}?limit=1&cursor=${Buffer.from(JSON.stringify(['248', 'x'])).toString('base64url')}`,
+      allKey,
+      (b) => b.rows.data.length === 1,
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -216,7 +291,13 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
   describe('GET /dmarc/sources', () => {
     it('names known services from reverse DNS, and lists unidentified addresses and sending domains with pass rates', async () => {
       const b = (await get(`/dmarc/sources?domain=${ZONE}`, allKey)).body;
-      expect(b).toMatchObject({ domain: ZONE, messages: 350, identified_messages: 90, unidentified_messages: 260, unidentified_source_count: 251 });
+      expect(b).toMatchObject({
+        domain: ZONE,
+        messages: 350,
+        identified_messages: 90,
+        unidentified_messages: 260,
+        unidentified_source_count: 251,
+      });
       expect(b.services).toEqual([
         { id: 'google', name: 'Google Workspace / Gmail', messages: 50, passing: 50, pass_rate: 1, source_ips: 1 },
         { id: 'sendgrid', name: 'SendGrid', messages: 40, passing: 40, pass_rate: 1, source_ips: 1 },
@@ -259,8 +340,15 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         passing: 90,
         pass_rate: 0.9,
       });
-      expect((await get(`/dmarc/reports?domain=${ZONE2}`, allKey)).body.data.map((r: { id: string }) => r.id)).toEqual([ids.zone2]);
-      expect((await get('/dmarc/reports?days=1096', allKey)).body.data.map((r: { id: string }) => r.id)).toEqual([ids.bulk, ids.recent, ids.zone2, ids.outlook]);
+      expect((await get(`/dmarc/reports?domain=${ZONE2}`, allKey)).body.data.map((r: { id: string }) => r.id)).toEqual([
+        ids.zone2,
+      ]);
+      expect((await get('/dmarc/reports?days=1096', allKey)).body.data.map((r: { id: string }) => r.id)).toEqual([
+        ids.bulk,
+        ids.recent,
+        ids.zone2,
+        ids.outlook,
+      ]);
       expect((await get('/dmarc/reports', zone2Key)).body.data.map((r: { id: string }) => r.id)).toEqual([ids.zone2]);
     });
 
@@ -268,7 +356,10 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const res: HttpResponse = await get(`/dmarc/reports?days=1096&limit=1${cursor ? `&cursor=${cursor}` : ''}`, allKey);
+        const res: HttpResponse = await get(
+          `/dmarc/reports?days=1096&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+          allKey,
+        );
         expect(res.body.data).toHaveLength(1);
         seen.push(res.body.data[0].id);
         cursor = res.body.next_cursor;
@@ -281,7 +372,11 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ id: ids.recent, report_id: 'recent-1', record_count: 3 });
       expect(res.body.rows.next_cursor).toBeNull();
-      expect(res.body.rows.data.map((r: { source_ip: string }) => r.source_ip)).toEqual(['192.0.2.10', '198.51.100.7', '203.0.113.5']);
+      expect(res.body.rows.data.map((r: { source_ip: string }) => r.source_ip)).toEqual([
+        '192.0.2.10',
+        '198.51.100.7',
+        '203.0.113.5',
+      ]);
       expect(res.body.rows.data[2]).toEqual({
         index: 2,
         source_ip: '203.0.113.5',
@@ -307,7 +402,10 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res: HttpResponse = await get(`/dmarc/reports/${ids.bulk}?limit=100${cursor ? `&cursor=${cursor}` : ''}`, allKey);
+        const res: HttpResponse = await get(
+          `/dmarc/reports/${ids.bulk}?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+          allKey,
+        );
         expect(res.status).toBe(200);
         indexes.push(...res.body.rows.data.map((r: { index: number }) => r.index));
         cursor = res.body.rows.next_cursor;
@@ -323,7 +421,10 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         const rows: unknown[] = [];
         let cursor: string | null = null;
         do {
-          const res: HttpResponse = await get(`/dmarc/reports/${ids.bulk}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, allKey);
+          const res: HttpResponse = await get(
+            `/dmarc/reports/${ids.bulk}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+            allKey,
+          );
           expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
           expect(JSON.parse(res.text)).toEqual(res.body);
           rows.push(...res.body.rows.data);
@@ -351,7 +452,10 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         spf_results: expect.any(Array),
       });
       // A cursor at the report's last row: an empty page, no further cursor.
-      const last = await get(`/dmarc/reports/${ids.bulk}?cursor=${Buffer.from(JSON.stringify(['249', 'x'])).toString('base64url')}`, allKey);
+      const last = await get(
+        `/dmarc/reports/${ids.bulk}?cursor=${Buffer.from(JSON.stringify(['249', 'x'])).toString('base64url')}`,
+        allKey,
+      );
       expect(last.body.rows).toEqual({ data: [], next_cursor: null });
     });
 
@@ -362,7 +466,12 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         [allKey, 'no-such-report'],
         [allKey, ids.failure],
       ]) {
-        expectError(await get(`/dmarc/reports/${id}`, key), 404, 'report_not_found', 'No aggregate report by that id on this key.');
+        expectError(
+          await get(`/dmarc/reports/${id}`, key),
+          404,
+          'report_not_found',
+          'No aggregate report by that id on this key.',
+        );
       }
     });
   });
@@ -373,7 +482,12 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       expect(res.status).toBe(200);
       expect(res.body.data.map((r: { id: string }) => r.id)).toEqual([ids.failure2, ids.failure]);
       const exim = res.body.data[1];
-      expect(exim).toMatchObject({ domain: ZONE, source_ip: '203.0.113.68', mail_from_domain: 'example.com', country: expect.any(String) });
+      expect(exim).toMatchObject({
+        domain: ZONE,
+        source_ip: '203.0.113.68',
+        mail_from_domain: 'example.com',
+        country: expect.any(String),
+      });
       expect(exim).not.toHaveProperty('subject');
       expect(exim).not.toHaveProperty('mail_from');
       expect(res.text).not.toContain('Payment from your account');
@@ -399,7 +513,14 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
   describe('GET /tls-rpt/summary', () => {
     it('totals sessions, failure types, failing senders and policy types, with a daily series', async () => {
       const b = (await get(`/tls-rpt/summary?domain=${ZONE}`, allKey)).body;
-      expect(b).toMatchObject({ domain: ZONE, days: 30, reports: 1, successful_sessions: 950, failed_sessions: 100, success_rate: 0.9048 });
+      expect(b).toMatchObject({
+        domain: ZONE,
+        days: 30,
+        reports: 1,
+        successful_sessions: 950,
+        failed_sessions: 100,
+        success_rate: 0.9048,
+      });
       expect(b.failure_types).toEqual([
         { result_type: 'certificate-expired', failed_sessions: 70 },
         { result_type: 'starttls-not-supported', failed_sessions: 30 },
@@ -430,12 +551,15 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     });
 
     it('wants domain= where the seed requires it, and validates days, limit and cursor', async () => {
-      for (const path of ['/dmarc/summary', '/dmarc/sources', '/tls-rpt/summary']) expectError(await get(path, allKey), 400, 'validation_failed');
+      for (const path of ['/dmarc/summary', '/dmarc/sources', '/tls-rpt/summary'])
+        expectError(await get(path, allKey), 400, 'validation_failed');
       for (const q of ['days=0', 'days=1097', 'days=x']) {
-        for (const path of withDomain) expectError(await get(`${path}?domain=${ZONE}&${q}`, allKey), 400, 'validation_failed');
+        for (const path of withDomain)
+          expectError(await get(`${path}?domain=${ZONE}&${q}`, allKey), 400, 'validation_failed');
       }
       for (const q of ['limit=0', 'limit=101', 'cursor=not-a-cursor']) {
-        for (const path of ['/dmarc/reports', '/dmarc/forensic', `/dmarc/reports/${ids.recent}`]) expectError(await get(`${path}?${q}`, allKey), 400, 'validation_failed');
+        for (const path of ['/dmarc/reports', '/dmarc/forensic', `/dmarc/reports/${ids.recent}`])
+          expectError(await get(`${path}?${q}`, allKey), 400, 'validation_failed');
       }
       expect((await get('/dmarc/reports?limit=100&days=1096', allKey)).status).toBe(200);
     });
@@ -443,7 +567,12 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     it('keeps the API’s authentication: user agent, key, scope', async () => {
       expectError(await get(`/dmarc/summary?domain=${ZONE}`, allKey, { 'user-agent': '' }), 400, 'user_agent_required');
       expectError(await get(`/dmarc/reports`, undefined), 401, 'unauthorized');
-      expectError(await get(`/dmarc/reports/${ids.recent}`, accountKey), 403, 'insufficient_scope', 'This key does not have the email_auth:read scope.');
+      expectError(
+        await get(`/dmarc/reports/${ids.recent}`, accountKey),
+        403,
+        'insufficient_scope',
+        'This key does not have the email_auth:read scope.',
+      );
       expectError(await get('/dmarc/forensic', owner.token), 401, 'unauthorized');
       const res = await get('/dmarc/reports', allKey);
       expect(res.headers.get('x-ratelimit-limit')).toBe('60');
@@ -452,7 +581,8 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
   });
 
   describe('dashboard mirrors (GET /email-auth/domains/{zone}/…; contract §7)', () => {
-    const mirror = (zone: string, path: string, token: string) => app.http.get(`/email-auth/domains/${zone}/${path}`, token);
+    const mirror = (zone: string, path: string, token: string) =>
+      app.http.get(`/email-auth/domains/${zone}/${path}`, token);
 
     it('serve the same bodies to the session and to an account key', async () => {
       for (const [path, api] of [
@@ -471,12 +601,22 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
 
     it('show failure-report subjects to the account owner', async () => {
       const res = await mirror(ZONE, 'dmarc/forensic', owner.token);
-      expect(res.body.data.find((r: { id: string }) => r.id === ids.failure)).toMatchObject({ subject: 'Payment from your account.', mail_from: 'user@example.com' });
+      expect(res.body.data.find((r: { id: string }) => r.id === ids.failure)).toMatchObject({
+        subject: 'Payment from your account.',
+        mail_from: 'user@example.com',
+      });
       expect(res.body).toEqual((await get(`/dmarc/forensic?domain=${ZONE}`, subjectsKey)).body);
     });
 
     it('answer 404 for zones of other accounts or outside the add-on, and for reports of another zone', async () => {
-      for (const path of ['dmarc/summary', 'dmarc/sources', 'dmarc/reports', `dmarc/reports/${ids.recent}`, 'dmarc/forensic', 'tls-rpt/summary']) {
+      for (const path of [
+        'dmarc/summary',
+        'dmarc/sources',
+        'dmarc/reports',
+        `dmarc/reports/${ids.recent}`,
+        'dmarc/forensic',
+        'tls-rpt/summary',
+      ]) {
         expect((await mirror(OTHER, path, owner.token)).status).toBe(404);
         expect((await mirror('nowhere.test', path, owner.token)).status).toBe(404);
       }
@@ -498,13 +638,26 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
   describe('paging while reports are ingested concurrently', () => {
     it('loses and repeats no report and no row', async () => {
       // A second large report whose rows are paged while other reports keep arriving.
-      const big = await ingest(aggregateXml({ reportId: 'concurrent-big', domain: ZONE, begin: '2026-05-20T00:00:00Z', rows: bulkRows(1500) }));
+      const big = await ingest(
+        aggregateXml({ reportId: 'concurrent-big', domain: ZONE, begin: '2026-05-20T00:00:00Z', rows: bulkRows(1500) }),
+      );
       for (let i = 0; i < 6; i++)
-        await ingest(aggregateXml({ reportId: `before-${i}`, domain: ZONE, begin: `2026-05-${String(10 + i).padStart(2, '0')}T00:00:00Z`, rows: bulkRows(3) }));
+        await ingest(
+          aggregateXml({
+            reportId: `before-${i}`,
+            domain: ZONE,
+            begin: `2026-05-${String(10 + i).padStart(2, '0')}T00:00:00Z`,
+            rows: bulkRows(3),
+          }),
+        );
       const before: string[] = [];
       let c: string | null = null;
       do {
-        const res: HttpResponse = await until(`/dmarc/reports?limit=100${c ? `&cursor=${c}` : ''}`, allKey, () => true).then((body) => ({ body }) as HttpResponse);
+        const res: HttpResponse = await until(
+          `/dmarc/reports?limit=100${c ? `&cursor=${c}` : ''}`,
+          allKey,
+          () => true,
+        ).then((body) => ({ body }) as HttpResponse);
         before.push(...res.body.data.map((r: { id: string }) => r.id));
         c = res.body.next_cursor;
       } while (c);
@@ -517,7 +670,14 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       const background = (async () => {
         while (ingesting) {
           const day = days[n % days.length];
-          await ingest(aggregateXml({ reportId: `during-${n++}`, domain: ZONE, begin: `${day}T0${n % 10}:00:00Z`, rows: bulkRows(300) }));
+          await ingest(
+            aggregateXml({
+              reportId: `during-${n++}`,
+              domain: ZONE,
+              begin: `${day}T0${n % 10}:00:00Z`,
+              rows: bulkRows(300),
+            }),
+          );
         }
       })();
       try {
@@ -533,7 +693,10 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         const rows: number[] = [];
         cursor = null;
         do {
-          const res: HttpResponse = await get(`/dmarc/reports/${big}?limit=97${cursor ? `&cursor=${cursor}` : ''}`, allKey);
+          const res: HttpResponse = await get(
+            `/dmarc/reports/${big}?limit=97${cursor ? `&cursor=${cursor}` : ''}`,
+            allKey,
+          );
           expect(res.status).toBe(200);
           rows.push(...res.body.rows.data.map((r: { index: number }) => r.index));
           cursor = res.body.rows.next_cursor;
@@ -564,7 +727,10 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
         expect(op).toBeDefined();
         const schema = op.responses[status].content['application/json'].schema;
         const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-        if (!validate(res.body)) throw new Error(`${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 2000)}`);
+        if (!validate(res.body))
+          throw new Error(
+            `${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 2000)}`,
+          );
       };
       check('/dmarc/summary', '200', await get(`/dmarc/summary?domain=${ZONE}`, allKey));
       check('/dmarc/summary', '200', await get(`/dmarc/summary?domain=${ZONE2}&days=1`, allKey));

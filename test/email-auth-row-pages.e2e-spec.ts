@@ -55,16 +55,26 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
   /** The cache's lookups by result, from /metrics. */
   const lookups = async () => {
     const text = (await app.http.get('/metrics')).text;
-    const count = (result: string) => Number(new RegExp(`^email_auth_row_page_cache_lookups\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+    const count = (result: string) =>
+      Number(
+        new RegExp(`^email_auth_row_page_cache_lookups\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? NaN,
+      );
     return { hit: count('hit'), miss: count('miss') };
   };
-  const cacheBytes = async () => Number(/^email_auth_row_page_cache_bytes (\d+)/m.exec((await app.http.get('/metrics')).text)?.[1] ?? NaN);
+  const cacheBytes = async () =>
+    Number(/^email_auth_row_page_cache_bytes (\d+)/m.exec((await app.http.get('/metrics')).text)?.[1] ?? NaN);
   const ingest = async (reportId: string, rows: number, begin: string) => {
-    const res = await postRaw(app.url, '/admin/reports', generatedAggregateReport(rows, { reportId, domain: ZONE, begin: Date.parse(begin) / 1000 }), 'application/xml');
+    const res = await postRaw(
+      app.url,
+      '/admin/reports',
+      generatedAggregateReport(rows, { reportId, domain: ZONE, begin: Date.parse(begin) / 1000 }),
+      'application/xml',
+    );
     if (res.status !== 201) throw new Error(`ingest: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id as string;
   };
-  const caughtUp = async () => app.running.app.get(ProjectionEngine).waitFor(await app.running.deps.eventStore.headPosition());
+  const caughtUp = async () =>
+    app.running.app.get(ProjectionEngine).waitFor(await app.running.deps.eventStore.headPosition());
 
   beforeAll(async () => {
     const w = await startWorld();
@@ -88,8 +98,16 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
 
   it('sends the same JSON gzip-compressed when Accept-Encoding allows it, first read and cached alike', async () => {
     const before = await lookups();
-    const plain = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'identity', 'x-request-id': 'rows-plain-1' }));
-    const zipped = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'gzip, deflate, br', 'x-request-id': 'rows-gzip-1' }));
+    const plain = await rawGet(
+      app.url,
+      page(recent),
+      auth({ 'accept-encoding': 'identity', 'x-request-id': 'rows-plain-1' }),
+    );
+    const zipped = await rawGet(
+      app.url,
+      page(recent),
+      auth({ 'accept-encoding': 'gzip, deflate, br', 'x-request-id': 'rows-gzip-1' }),
+    );
     const none = await rawGet(app.url, page(recent), auth());
     const refused = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'gzip;q=0, identity' }));
     expect([plain.status, zipped.status, none.status, refused.status]).toEqual([200, 200, 200, 200]);
@@ -128,7 +146,9 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
   it('keeps the JSON of a page identity clients read, the same bytes as the gzip body inflates to', async () => {
     const metric = async (name: string, result?: string) => {
       const text = (await app.http.get('/metrics')).text;
-      return Number(new RegExp(`^${name}${result ? `\\{result="${result}"\\}` : ''} (\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+      return Number(
+        new RegExp(`^${name}${result ? `\\{result="${result}"\\}` : ''} (\\d+)`, 'm').exec(text)?.[1] ?? NaN,
+      );
     };
     const second = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth());
     const last = page(recent, '&cursor=' + JSON.parse(second.body.toString()).rows.next_cursor);
@@ -146,24 +166,40 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     expect(inflated.body.equals(gunzipSync(zipped.body))).toBe(true);
     expect(keptAnswer.body.equals(inflated.body)).toBe(true);
     expect(new Set([zipped.headers.etag, inflated.headers.etag, keptAnswer.headers.etag]).size).toBe(1);
-    expect(JSON.parse(keptAnswer.body.toString('utf8')).rows.data.map((r: { index: number }) => r.index)).toEqual(Array.from({ length: 50 }, (_, i) => 200 + i));
+    expect(JSON.parse(keptAnswer.body.toString('utf8')).rows.data.map((r: { index: number }) => r.index)).toEqual(
+      Array.from({ length: 50 }, (_, i) => 200 + i),
+    );
     expect(await metric('email_auth_row_page_identity_lookups', 'miss')).toBe(misses + 1);
     expect(await metric('email_auth_row_page_identity_lookups', 'hit')).toBe(hits + 1);
     expect(await metric('email_auth_row_page_identity_bytes')).toBe(kept + keptAnswer.body.length);
-    expect(Number(keptAnswer.headers['x-ratelimit-remaining'])).toBe(Number(zipped.headers['x-ratelimit-remaining']) - 2);
+    expect(Number(keptAnswer.headers['x-ratelimit-remaining'])).toBe(
+      Number(zipped.headers['x-ratelimit-remaining']) - 2,
+    );
   });
 
   it('answers 304 without a body to If-None-Match naming the page, and counts it against the rate limit', async () => {
-    const first = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth({ 'accept-encoding': 'gzip' }));
+    const first = await rawGet(
+      app.url,
+      page(recent, '&cursor=' + (await cursorAfter(recent, 99))),
+      auth({ 'accept-encoding': 'gzip' }),
+    );
     expect(first.status).toBe(200);
     const etag = String(first.headers.etag);
-    const again = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth({ 'if-none-match': etag }));
+    const again = await rawGet(
+      app.url,
+      page(recent, '&cursor=' + (await cursorAfter(recent, 99))),
+      auth({ 'if-none-match': etag }),
+    );
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     expect(again.headers.etag).toBe(etag);
     expect(again.headers['x-ratelimit-remaining']).toEqual(expect.any(String));
     // A strong form of the tag and a list holding it match too (weak comparison); another page's tag does not.
-    const strong = await rawGet(app.url, page(recent, '&cursor=' + (await cursorAfter(recent, 99))), auth({ 'if-none-match': `"x", ${etag.slice(2)}` }));
+    const strong = await rawGet(
+      app.url,
+      page(recent, '&cursor=' + (await cursorAfter(recent, 99))),
+      auth({ 'if-none-match': `"x", ${etag.slice(2)}` }),
+    );
     expect(strong.status).toBe(304);
     const other = await rawGet(app.url, page(recent), auth({ 'if-none-match': etag }));
     expect(other.status).toBe(200);
@@ -175,7 +211,11 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
       const res = await rawGet(app.url, page(recent), auth({ 'if-none-match': String(other.headers.etag) }));
       expect([res.status, res.headers['x-ratelimit-remaining']]).toEqual([304, String(left)]);
     }
-    const limited = await rawGet(app.url, page(recent), auth({ 'if-none-match': String(other.headers.etag), 'accept-encoding': 'gzip' }));
+    const limited = await rawGet(
+      app.url,
+      page(recent),
+      auth({ 'if-none-match': String(other.headers.etag), 'accept-encoding': 'gzip' }),
+    );
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toMatch(/^\d+$/);
     expect(JSON.parse(limited.body.toString()).error.code).toBe('rate_limited');
@@ -185,15 +225,34 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     const etag = String((await rawGet(app.url, page(recent), auth())).headers.etag);
     const noAgent = await rawGet(app.url, page(recent), { authorization: `Bearer ${key}`, 'if-none-match': etag });
     expect([noAgent.status, JSON.parse(noAgent.body.toString()).error.code]).toEqual([400, 'user_agent_required']);
-    const badKey = await rawGet(app.url, page(recent), { ...auth(), authorization: 'Bearer ak_notakeynotakeynotakey', 'if-none-match': etag });
-    expect([badKey.status, JSON.parse(badKey.body.toString()).error.message]).toEqual([401, 'The API key is not valid or has expired.']);
-    const accountScope = await rawGet(app.url, page(recent), { ...auth(), authorization: `Bearer ${accountKey}`, 'if-none-match': etag });
+    const badKey = await rawGet(app.url, page(recent), {
+      ...auth(),
+      authorization: 'Bearer ak_notakeynotakeynotakey',
+      'if-none-match': etag,
+    });
+    expect([badKey.status, JSON.parse(badKey.body.toString()).error.message]).toEqual([
+      401,
+      'The API key is not valid or has expired.',
+    ]);
+    const accountScope = await rawGet(app.url, page(recent), {
+      ...auth(),
+      authorization: `Bearer ${accountKey}`,
+      'if-none-match': etag,
+    });
     expect([accountScope.status, JSON.parse(accountScope.body.toString()).error]).toEqual([
       403,
       { code: 'insufficient_scope', message: 'This key does not have the email_auth:read scope.' },
     ]);
-    const badLimit = await rawGet(app.url, `${BASE}/dmarc/reports/${recent}?limit=101`, auth({ 'x-request-id': 'rows-bad-limit' }));
-    expect([badLimit.status, JSON.parse(badLimit.body.toString()).error.code, badLimit.headers['x-request-id']]).toEqual([400, 'validation_failed', 'rows-bad-limit']);
+    const badLimit = await rawGet(
+      app.url,
+      `${BASE}/dmarc/reports/${recent}?limit=101`,
+      auth({ 'x-request-id': 'rows-bad-limit' }),
+    );
+    expect([
+      badLimit.status,
+      JSON.parse(badLimit.body.toString()).error.code,
+      badLimit.headers['x-request-id'],
+    ]).toEqual([400, 'validation_failed', 'rows-bad-limit']);
     const badCursor = await rawGet(app.url, page(recent, '&cursor=not-a-cursor'), auth());
     expect([badCursor.status, JSON.parse(badCursor.body.toString()).error.code]).toEqual([400, 'validation_failed']);
     const unknown = await rawGet(app.url, page('no-such-report'), auth());
@@ -214,7 +273,10 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
     for (const headers of [auth(), auth({ 'accept-encoding': 'gzip', 'if-none-match': String(first.headers.etag) })]) {
       const gone = await rawGet(app.url, page(old), headers);
       expect(gone.status).toBe(404);
-      expect(JSON.parse(gone.body.toString()).error).toEqual({ code: 'report_not_found', message: 'No aggregate report by that id on this key.' });
+      expect(JSON.parse(gone.body.toString()).error).toEqual({
+        code: 'report_not_found',
+        message: 'No aggregate report by that id on this key.',
+      });
     }
     expect(await cacheBytes()).toBeLessThan(held - first.body.length); // its page left the cache
     expect((await rawGet(app.url, page(recent), auth())).status).toBe(200);
@@ -237,7 +299,12 @@ describe('email-auth API: report-row pages (cache, gzip, ETag)', () => {
   it('answers HEAD with the headers of GET and no body', async () => {
     const get = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'gzip' }));
     const head = await rawGet(app.url, page(recent), auth({ 'accept-encoding': 'gzip' }), 'HEAD');
-    expect([head.status, head.body.length, head.headers.etag, head.headers['content-encoding']]).toEqual([200, 0, get.headers.etag, 'gzip']);
+    expect([head.status, head.body.length, head.headers.etag, head.headers['content-encoding']]).toEqual([
+      200,
+      0,
+      get.headers.etag,
+      'gzip',
+    ]);
     expect(head.headers['x-ratelimit-remaining']).toBe(String(Number(get.headers['x-ratelimit-remaining']) - 1));
   });
 

@@ -9,13 +9,23 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 const ZONE = 'mail-example.test';
 
 /** fetch() sets Host from the URL; the policy is chosen by Host, so this uses node:http. */
-function getWithHost(base: string, path: string, host: string): Promise<{ status: number; text: string; headers: Map<string, string> }> {
+function getWithHost(
+  base: string,
+  path: string,
+  host: string,
+): Promise<{ status: number; text: string; headers: Map<string, string> }> {
   return new Promise((resolve, reject) => {
     const req = request(base + path, { headers: { host } }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, text, headers: new Map(Object.entries(res.headers).map(([k, v]) => [k, String(v)])) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode!,
+          text,
+          headers: new Map(Object.entries(res.headers).map(([k, v]) => [k, String(v)])),
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -69,8 +79,13 @@ describe('email-authentication settings (contract §7)', () => {
     await app.http.post('/zones', { name: 'other-addon.test' }, other.token);
     const noAddon = await app.http.put('/email-auth/domains/other-addon.test/dmarc', dmarc, other.token);
     expect(noAddon.status).toBe(403);
-    expect(noAddon.body.error).toEqual({ code: 'addon_required', message: 'DMARC management requires the Email Authentication add-on' });
-    expect((await app.http.get('/email-auth/dmarc/wizard/other-addon.test', other.token)).body.error.message).toBe('DMARC management requires the Email Authentication add-on');
+    expect(noAddon.body.error).toEqual({
+      code: 'addon_required',
+      message: 'DMARC management requires the Email Authentication add-on',
+    });
+    expect((await app.http.get('/email-auth/dmarc/wizard/other-addon.test', other.token)).body.error.message).toBe(
+      'DMARC management requires the Email Authentication add-on',
+    );
     await app.http.post('/zones', { name: 'pending.test' }, owner.token);
     const unverified = await app.http.put('/email-auth/domains/pending.test/dmarc', dmarc, owner.token);
     expect([unverified.status, unverified.body.error.code]).toEqual([409, 'zone_not_verified']);
@@ -93,12 +108,17 @@ describe('email-authentication settings (contract §7)', () => {
       owner.token,
     );
     expect(res.status).toBe(200);
-    const expected = 'v=DMARC1; p=quarantine; sp=reject; rua=mailto:dmarc-rua@reports.example.net; ruf=mailto:ruf@reports.example.net; adkim=s; fo=1:d';
+    const expected =
+      'v=DMARC1; p=quarantine; sp=reject; rua=mailto:dmarc-rua@reports.example.net; ruf=mailto:ruf@reports.example.net; adkim=s; fo=1:d';
     expect(res.body.dmarc).toMatchObject({ policy: 'quarantine', subdomain_policy: 'reject', percentage: 100 });
     expect(res.body.records).toContainEqual({ name: `_dmarc.${ZONE}`, type: 'TXT', value: expected });
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [expected]);
 
-    const partial = await app.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'reject', percentage: 30 }, owner.token);
+    const partial = await app.http.put(
+      `/email-auth/domains/${ZONE}/dmarc`,
+      { policy: 'reject', percentage: 30 },
+      owner.token,
+    );
     expect(partial.status).toBe(200);
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', ['v=DMARC1; p=reject; pct=30; t=y']);
 
@@ -125,7 +145,12 @@ describe('email-authentication settings (contract §7)', () => {
   it('replaces the apex SPF record (keeping other apex TXT data) and counts DNS lookups through served includes', async () => {
     const res = await app.http.put(
       `/email-auth/domains/${ZONE}/spf`,
-      { ip4: ['192.0.2.0/24', '198.51.100.7'], ip6: ['2001:db8::/32'], include: ['_spf.heavy-sender.test'], all: '-all' },
+      {
+        ip4: ['192.0.2.0/24', '198.51.100.7'],
+        ip6: ['2001:db8::/32'],
+        include: ['_spf.heavy-sender.test'],
+        all: '-all',
+      },
       owner.token,
     );
     expect(res.status).toBe(200);
@@ -133,7 +158,11 @@ describe('email-authentication settings (contract §7)', () => {
     await waitForDns(dnsPort, ZONE, 'TXT', ['google-site-verification=abc', spf]);
 
     // 1 (include) + 7 in _spf.heavy-sender.test + 2 in one.heavy-sender.test = 10: allowed. One more is not.
-    const over = await app.http.put(`/email-auth/domains/${ZONE}/spf`, { include: ['_spf.heavy-sender.test', 'spf.mailer.example'], all: '~all' }, owner.token);
+    const over = await app.http.put(
+      `/email-auth/domains/${ZONE}/spf`,
+      { include: ['_spf.heavy-sender.test', 'spf.mailer.example'], all: '~all' },
+      owner.token,
+    );
     expect([over.status, over.body.error.code]).toEqual([400, 'validation_failed']);
     expect(over.body.error.message).toMatch(/needs 11 DNS lookups; at most 10/);
 
@@ -168,7 +197,9 @@ describe('email-authentication settings (contract §7)', () => {
 
     const settings = await app.http.get(`/email-auth/domains/${ZONE}`, owner.token);
     expect(settings.text).not.toContain('PRIVATE');
-    expect(settings.body.dkim).toEqual([expect.objectContaining({ selector: 'mail2026', key_bits: 2048, generated: true })]);
+    expect(settings.body.dkim).toEqual([
+      expect.objectContaining({ selector: 'mail2026', key_bits: 2048, generated: true }),
+    ]);
     const stream = await app.http.admin('GET', `/admin/streams/emailauth-${ZONE}`);
     expect(stream.status).toBe(200);
     const privateBody = res.body.generated_key.private_key.split('\n')[1];
@@ -182,11 +213,21 @@ describe('email-authentication settings (contract §7)', () => {
       publicKeyEncoding: { type: 'spki', format: 'der' },
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
-    const given = await app.http.put(`/email-auth/domains/${ZONE}/dkim/legacy`, { public_key: publicKey.toString('base64') }, owner.token);
+    const given = await app.http.put(
+      `/email-auth/domains/${ZONE}/dkim/legacy`,
+      { public_key: publicKey.toString('base64') },
+      owner.token,
+    );
     expect(given.status).toBe(200);
-    await waitForDns(dnsPort, `legacy._domainkey.${ZONE}`, 'TXT', [`v=DKIM1; k=rsa; p=${publicKey.toString('base64')}`]);
+    await waitForDns(dnsPort, `legacy._domainkey.${ZONE}`, 'TXT', [
+      `v=DKIM1; k=rsa; p=${publicKey.toString('base64')}`,
+    ]);
 
-    const short = generateKeyPairSync('rsa', { modulusLength: 512, publicKeyEncoding: { type: 'spki', format: 'der' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+    const short = generateKeyPairSync('rsa', {
+      modulusLength: 512,
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
     const cases: Array<[string, unknown, RegExp]> = [
       ['short', { public_key: short.publicKey.toString('base64') }, /1024 to 4096 bits \(this one has 512\)/],
       ['junk', { public_key: 'bm90IGEga2V5' }, /not a DER SubjectPublicKeyInfo/],
@@ -219,15 +260,27 @@ describe('email-authentication settings (contract §7)', () => {
     const policy = await getWithHost(app.url, '/.well-known/mta-sts.txt', `mta-sts.${ZONE}`);
     expect(policy.status).toBe(200);
     expect(policy.headers.get('content-type')).toMatch(/^text\/plain/);
-    expect(policy.text).toBe('version: STSv1\r\nmode: testing\r\nmx: mx1.mail-example.test\r\nmx: *.backup.example.net\r\nmax_age: 86400\r\n');
+    expect(policy.text).toBe(
+      'version: STSv1\r\nmode: testing\r\nmx: mx1.mail-example.test\r\nmx: *.backup.example.net\r\nmax_age: 86400\r\n',
+    );
 
-    const same = await app.http.put(`/email-auth/domains/${ZONE}/mta-sts`, { mode: 'testing', mx: ['mx1.mail-example.test', '*.backup.example.net'], max_age: 86400 }, owner.token);
+    const same = await app.http.put(
+      `/email-auth/domains/${ZONE}/mta-sts`,
+      { mode: 'testing', mx: ['mx1.mail-example.test', '*.backup.example.net'], max_age: 86400 },
+      owner.token,
+    );
     expect(same.body.mta_sts.id).toBe(id1); // no change, no new id
-    const second = await app.http.put(`/email-auth/domains/${ZONE}/mta-sts`, { mode: 'enforce', mx: ['mx1.mail-example.test'], max_age: 604800 }, owner.token);
+    const second = await app.http.put(
+      `/email-auth/domains/${ZONE}/mta-sts`,
+      { mode: 'enforce', mx: ['mx1.mail-example.test'], max_age: 604800 },
+      owner.token,
+    );
     const id2 = second.body.mta_sts.id;
     expect(id2).not.toBe(id1);
     await waitForDns(dnsPort, `_mta-sts.${ZONE}`, 'TXT', [`v=STSv1; id=${id2}`]);
-    expect((await getWithHost(app.url, '/.well-known/mta-sts.txt', `mta-sts.${ZONE}`)).text).toContain('mode: enforce\r\n');
+    expect((await getWithHost(app.url, '/.well-known/mta-sts.txt', `mta-sts.${ZONE}`)).text).toContain(
+      'mode: enforce\r\n',
+    );
     expect((await getWithHost(app.url, '/.well-known/mta-sts.txt', 'mta-sts.unknown.test')).status).toBe(404);
     expect((await getWithHost(app.url, '/.well-known/mta-sts.txt', ZONE)).status).toBe(404);
 
@@ -235,7 +288,10 @@ describe('email-authentication settings (contract §7)', () => {
       [{ mode: 'enforce', mx: [] }, /mx: at least one MX host/],
       [{ mode: 'enforce', mx: ['mx..example'] }, /mx\[0\]/],
       [{ mode: 'enforce', mx: ['mx*.example.net'] }, /mx\[0\]/],
-      [{ mode: 'enforce', mx: ['mx1.example.net'], max_age: 40000000 }, /max_age: must be an integer from 0 to 31557600/],
+      [
+        { mode: 'enforce', mx: ['mx1.example.net'], max_age: 40000000 },
+        /max_age: must be an integer from 0 to 31557600/,
+      ],
       [{ mode: 'strict', mx: ['mx1.example.net'] }, /mode must be enforce, testing or none/],
     ];
     for (const [body, message] of bad) {
@@ -246,16 +302,24 @@ describe('email-authentication settings (contract §7)', () => {
   });
 
   it('publishes TLS-RPT and BIMI records, refusing bad URIs', async () => {
-    const tls = await app.http.put(`/email-auth/domains/${ZONE}/tls-rpt`, { rua: ['mailto:tls-rpt@reports.example.net', 'https://reports.example.net/tlsrpt'] }, owner.token);
+    const tls = await app.http.put(
+      `/email-auth/domains/${ZONE}/tls-rpt`,
+      { rua: ['mailto:tls-rpt@reports.example.net', 'https://reports.example.net/tlsrpt'] },
+      owner.token,
+    );
     expect(tls.status).toBe(200);
-    await waitForDns(dnsPort, `_smtp._tls.${ZONE}`, 'TXT', ['v=TLSRPTv1; rua=mailto:tls-rpt@reports.example.net,https://reports.example.net/tlsrpt']);
+    await waitForDns(dnsPort, `_smtp._tls.${ZONE}`, 'TXT', [
+      'v=TLSRPTv1; rua=mailto:tls-rpt@reports.example.net,https://reports.example.net/tlsrpt',
+    ]);
     const bimi = await app.http.put(
       `/email-auth/domains/${ZONE}/bimi`,
       { logo_url: 'https://brand.example.net/logo.svg', vmc_url: 'https://brand.example.net/vmc.pem' },
       owner.token,
     );
     expect(bimi.status).toBe(200);
-    await waitForDns(dnsPort, `default._bimi.${ZONE}`, 'TXT', ['v=BIMI1; l=https://brand.example.net/logo.svg; a=https://brand.example.net/vmc.pem']);
+    await waitForDns(dnsPort, `default._bimi.${ZONE}`, 'TXT', [
+      'v=BIMI1; l=https://brand.example.net/logo.svg; a=https://brand.example.net/vmc.pem',
+    ]);
 
     const bad: Array<[string, unknown, RegExp]> = [
       ['tls-rpt', { rua: ['ftp://reports.example.net/x'] }, /rua\[0\]: .* must be a mailto: or https: URI/],
@@ -282,7 +346,14 @@ describe('email-authentication settings (contract §7)', () => {
     const res = await app.http.get(`/email-auth/domains/${ZONE}`, owner.token);
     expect(res.status).toBe(200);
     expect(res.body.records.map((r: { name: string }) => r.name).sort()).toEqual(
-      [`${ZONE}`, `_dmarc.${ZONE}`, `_mta-sts.${ZONE}`, `_smtp._tls.${ZONE}`, `default._bimi.${ZONE}`, `mail2026._domainkey.${ZONE}`].sort(),
+      [
+        `${ZONE}`,
+        `_dmarc.${ZONE}`,
+        `_mta-sts.${ZONE}`,
+        `_smtp._tls.${ZONE}`,
+        `default._bimi.${ZONE}`,
+        `mail2026._domainkey.${ZONE}`,
+      ].sort(),
     );
     expect(res.body.spf.dns_lookups).toBe(10);
     // DMARC is at reject for 30 %: BIMI will not show; no rua was set in the last DMARC change.
@@ -293,7 +364,9 @@ describe('email-authentication settings (contract §7)', () => {
     const mx = await queryDns(dnsPort, ZONE, 'MX');
     expect(answerData(mx, 'MX')).toHaveLength(1);
     const zone = await app.http.get(`/zones/${ZONE}/records`, owner.token);
-    const apexTxt = zone.body.records.find((r: { subname: string; type: string }) => r.subname === '' && r.type === 'TXT');
+    const apexTxt = zone.body.records.find(
+      (r: { subname: string; type: string }) => r.subname === '' && r.type === 'TXT',
+    );
     expect(apexTxt.records).toContain('"google-site-verification=abc"');
   });
 

@@ -67,7 +67,9 @@ describe('history and time travel (contract §19)', () => {
   beforeAll(async () => {
     dnsPort = await freePort();
     const { port: worldPort } = await worldServer.start();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.history.net', VERIFY_RESOLVER: `127.0.0.1:${worldPort}` } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.history.net', VERIFY_RESOLVER: `127.0.0.1:${worldPort}` },
+    });
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     other = await registerAndLogin(app.http, { plan: 'pro' });
     expect((await app.http.post('/zones', { name: ZONE, zone_file: ZONE_FILE }, owner.token)).status).toBe(201);
@@ -114,13 +116,18 @@ describe('history and time travel (contract §19)', () => {
     // An offset instead of Z names the same instant.
     const first = new Date(instants[1].at);
     const withOffset = new Date(first.getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00');
-    expect((await app.http.get(`/zones/${ZONE}?as_of=${encodeURIComponent(withOffset)}`, owner.token)).body.records).toEqual(instants[1].records);
+    expect(
+      (await app.http.get(`/zones/${ZONE}?as_of=${encodeURIComponent(withOffset)}`, owner.token)).body.records,
+    ).toEqual(instants[1].records);
   });
 
   it('resolves each question at each instant as dig answered it then', async () => {
     for (const instant of instants) {
       for (const [i, [name, type]] of QUESTIONS.entries()) {
-        const res = await app.http.get(`/zones/${ZONE}/resolve?name=${name}&type=${type}&as_of=${encodeURIComponent(instant.at)}`, owner.token);
+        const res = await app.http.get(
+          `/zones/${ZONE}/resolve?name=${name}&type=${type}&as_of=${encodeURIComponent(instant.at)}`,
+          owner.token,
+        );
         expect(res.status).toBe(200);
         const seen = instant.answers[i];
         expect({ q: `${name} ${type} @ ${instant.at}`, rcode: res.body.rcode, answer: answerTexts(res.body) }).toEqual({
@@ -128,11 +135,17 @@ describe('history and time travel (contract §19)', () => {
           rcode: seen.status,
           answer: seen.answers,
         });
-        if (seen.answers.length === 0) expect(res.body.authority.map((r: { name: string; type: string }) => `${r.name} ${r.type}`)).toEqual([`${ZONE} SOA`]);
+        if (seen.answers.length === 0)
+          expect(res.body.authority.map((r: { name: string; type: string }) => `${r.name} ${r.type}`)).toEqual([
+            `${ZONE} SOA`,
+          ]);
       }
     }
     // A CNAME chain names each RRset by its owner.
-    const chain = await app.http.get(`/zones/${ZONE}/resolve?name=alias.history.test&type=A&as_of=${encodeURIComponent(instants[0].at)}`, owner.token);
+    const chain = await app.http.get(
+      `/zones/${ZONE}/resolve?name=alias.history.test&type=A&as_of=${encodeURIComponent(instants[0].at)}`,
+      owner.token,
+    );
     expect(chain.body.answer).toEqual([
       { name: 'alias.history.test', type: 'CNAME', ttl: 300, records: ['www.history.test.'] },
       { name: 'www.history.test', type: 'A', ttl: 300, records: ['192.0.2.1'] },
@@ -147,7 +160,10 @@ describe('history and time travel (contract §19)', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: { status: number; body: any } = await app.http.get(`/zones/${ZONE}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`, owner.token);
+      const res: { status: number; body: any } = await app.http.get(
+        `/zones/${ZONE}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        owner.token,
+      );
       expect(res.status).toBe(200);
       expect(res.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...res.body.data);
@@ -164,7 +180,14 @@ describe('history and time travel (contract §19)', () => {
       source_ip: '127.0.0.1',
       correlation_id: expect.any(String),
     });
-    expect(latest.changes).toContainEqual({ subname: 'www', type: 'A', before: ['192.0.2.2'], after: null, before_ttl: 300, after_ttl: null });
+    expect(latest.changes).toContainEqual({
+      subname: 'www',
+      type: 'A',
+      before: ['192.0.2.2'],
+      after: null,
+      before_ttl: 300,
+      after_ttl: null,
+    });
     expect(Date.parse(latest.occurred_at)).toBeGreaterThan(Date.parse(instants[2].at));
     expect((await app.http.get(`/zones/${ZONE}/history?limit=0`, owner.token)).status).toBe(400);
     expect((await app.http.get(`/zones/${ZONE}/history?cursor=bogus`, owner.token)).status).toBe(400);
@@ -176,34 +199,52 @@ describe('history and time travel (contract §19)', () => {
     expect(res.status).toBe(200);
     expect(res.body.records).toEqual(instants[0].records);
     await waitForDns(dnsPort, 'www.history.test', 'A', ['192.0.2.1']);
-    for (const [i, [name, type]] of QUESTIONS.entries()) expect([name, type, dig(dnsPort, name, type)]).toEqual([name, type, instants[0].answers[i]]);
+    for (const [i, [name, type]] of QUESTIONS.entries())
+      expect([name, type, dig(dnsPort, name, type)]).toEqual([name, type, instants[0].answers[i]]);
     const [restore] = (await app.http.get(`/zones/${ZONE}/history?limit=1`, owner.token)).body.data;
     expect(restore).toMatchObject({ type: 'restored', restored_from: instants[0].at, actor: { type: 'user' } });
 
     // Nothing differs: nothing appended.
-    expect((await app.http.post(`/zones/${ZONE}/restore`, { as_of: new Date().toISOString() }, owner.token)).status).toBe(200);
+    expect(
+      (await app.http.post(`/zones/${ZONE}/restore`, { as_of: new Date().toISOString() }, owner.token)).status,
+    ).toBe(200);
     expect((await app.http.get(`/zones/${ZONE}/history?limit=1`, owner.token)).body.data[0].id).toBe(restore.id);
 
     // Undo the restore: back to the instant just before it.
     const undo = await app.http.post(`/zones/${ZONE}/restore`, { as_of: beforeRestore.at }, owner.token);
     expect(undo.body.records).toEqual(beforeRestore.records);
     await waitForDns(dnsPort, 'www.history.test', 'A', []);
-    for (const [i, [name, type]] of QUESTIONS.entries()) expect([name, type, dig(dnsPort, name, type)]).toEqual([name, type, beforeRestore.answers[i]]);
-    expect((await app.http.get(`/zones/${ZONE}/history`, owner.token)).body.data.map((c: { type: string }) => c.type).slice(0, 2)).toEqual(['restored', 'restored']);
+    for (const [i, [name, type]] of QUESTIONS.entries())
+      expect([name, type, dig(dnsPort, name, type)]).toEqual([name, type, beforeRestore.answers[i]]);
+    expect(
+      (await app.http.get(`/zones/${ZONE}/history`, owner.token)).body.data
+        .map((c: { type: string }) => c.type)
+        .slice(0, 2),
+    ).toEqual(['restored', 'restored']);
   });
 
   it('refuses bad instants: before the zone existed 404, in the future or malformed 400; a name outside the zone 400', async () => {
     const before = await app.http.get(`/zones/${ZONE}?as_of=2020-01-01T00:00:00Z`, owner.token);
     expect([before.status, before.body.error.code]).toEqual([404, 'not_found']);
-    const future = await app.http.get(`/zones/${ZONE}?as_of=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`, owner.token);
+    const future = await app.http.get(
+      `/zones/${ZONE}?as_of=${encodeURIComponent(new Date(Date.now() + 3600_000).toISOString())}`,
+      owner.token,
+    );
     expect([future.status, future.body.error.code]).toEqual([400, 'validation_failed']);
     for (const bad of ['yesterday', '2026-01-01', '2026-13-01T00:00:00Z', '2026-01-01T00:00:00']) {
-      expect([bad, (await app.http.get(`/zones/${ZONE}?as_of=${encodeURIComponent(bad)}`, owner.token)).status]).toEqual([bad, 400]);
+      expect([
+        bad,
+        (await app.http.get(`/zones/${ZONE}?as_of=${encodeURIComponent(bad)}`, owner.token)).status,
+      ]).toEqual([bad, 400]);
     }
-    expect((await app.http.post(`/zones/${ZONE}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status).toBe(404);
+    expect((await app.http.post(`/zones/${ZONE}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status).toBe(
+      404,
+    );
     expect((await app.http.post(`/zones/${ZONE}/restore`, {}, owner.token)).status).toBe(400);
     expect((await app.http.get(`/zones/${ZONE}/resolve?name=www.example.org&type=A`, owner.token)).status).toBe(400);
-    expect((await app.http.get(`/zones/${ZONE}/resolve?name=www.history.test&type=BOGUS`, owner.token)).status).toBe(400);
+    expect((await app.http.get(`/zones/${ZONE}/resolve?name=www.history.test&type=BOGUS`, owner.token)).status).toBe(
+      400,
+    );
     expect((await app.http.get(`/zones/${ZONE}/resolve?type=A`, owner.token)).status).toBe(400);
   });
 
@@ -211,12 +252,16 @@ describe('history and time travel (contract §19)', () => {
     const at = encodeURIComponent(instants[0].at);
     expect((await app.http.get(`/zones/${ZONE}/history`, other.token)).status).toBe(404);
     expect((await app.http.get(`/zones/${ZONE}?as_of=${at}`, other.token)).status).toBe(404);
-    expect((await app.http.get(`/zones/${ZONE}/resolve?name=www.history.test&type=A&as_of=${at}`, other.token)).status).toBe(404);
+    expect(
+      (await app.http.get(`/zones/${ZONE}/resolve?name=www.history.test&type=A&as_of=${at}`, other.token)).status,
+    ).toBe(404);
     expect((await app.http.post(`/zones/${ZONE}/restore`, { as_of: instants[0].at }, other.token)).status).toBe(404);
   });
 
   it('answers as_of for a deleted zone while it lived, 404 after its deletion', async () => {
-    expect((await app.http.post('/zones', { name: 'gone.test', zone_file: 'www 300 IN A 192.0.2.9\n' }, owner.token)).status).toBe(201);
+    expect(
+      (await app.http.post('/zones', { name: 'gone.test', zone_file: 'www 300 IN A 192.0.2.9\n' }, owner.token)).status,
+    ).toBe(201);
     await sleep(5);
     const alive = new Date().toISOString();
     await sleep(5);
@@ -224,22 +269,33 @@ describe('history and time travel (contract §19)', () => {
     await sleep(5);
     const after = new Date().toISOString();
     const then = await app.http.get(`/zones/gone.test?as_of=${encodeURIComponent(alive)}`, owner.token);
-    expect([then.status, then.body.records]).toEqual([200, [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.9'] }]]);
+    expect([then.status, then.body.records]).toEqual([
+      200,
+      [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.9'] }],
+    ]);
     expect((await app.http.get(`/zones/gone.test?as_of=${encodeURIComponent(after)}`, owner.token)).status).toBe(404);
-    expect((await app.http.get('/zones/gone.test/history', owner.token)).body.data.map((c: { type: string }) => c.type)).toEqual(['zone_deleted', 'zone_imported']);
+    expect(
+      (await app.http.get('/zones/gone.test/history', owner.token)).body.data.map((c: { type: string }) => c.type),
+    ).toEqual(['zone_deleted', 'zone_imported']);
     // A deleted zone cannot be restored (restores change records of a live zone).
     expect((await app.http.post('/zones/gone.test/restore', { as_of: alive }, owner.token)).status).toBe(404);
   });
 
   it('keeps a host’s history and restores its addresses (dig serves them)', async () => {
     const fqdn = 'home.dyn.history.net';
-    expect((await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, owner.token)).status).toBe(201);
+    expect(
+      (await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, owner.token)).status,
+    ).toBe(201);
     await waitForDns(dnsPort, fqdn, 'A', ['192.0.2.10']);
     await sleep(5);
     const first = new Date().toISOString();
     await sleep(5);
-    expect((await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '192.0.2.11' }, owner.token)).status).toBe(200);
-    expect((await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '2001:db8::11' }, owner.token)).status).toBe(200);
+    expect((await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '192.0.2.11' }, owner.token)).status).toBe(
+      200,
+    );
+    expect((await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '2001:db8::11' }, owner.token)).status).toBe(
+      200,
+    );
     await waitForDns(dnsPort, fqdn, 'AAAA', ['2001:db8::11']);
 
     const history = await app.http.get(`/api/domains/fqdn/${fqdn}/history`, owner.token);
@@ -256,11 +312,19 @@ describe('history and time travel (contract §19)', () => {
     ]);
     const paged = await app.http.get(`/api/domains/fqdn/${fqdn}/history?limit=1`, owner.token);
     expect(paged.body.next_cursor).toEqual(expect.any(String));
-    expect((await app.http.get(`/api/domains/fqdn/${fqdn}/history?limit=1&cursor=${paged.body.next_cursor}`, owner.token)).body.data[0].changes[0].field).toBe('ipv4');
+    expect(
+      (await app.http.get(`/api/domains/fqdn/${fqdn}/history?limit=1&cursor=${paged.body.next_cursor}`, owner.token))
+        .body.data[0].changes[0].field,
+    ).toBe('ipv4');
 
     const restored = await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: first }, owner.token);
     expect(restored.status).toBe(200);
-    expect(restored.body).toMatchObject({ fqdn, record_ip: '192.0.2.10', ttl: 60, addresses: { ipv4: '192.0.2.10', ipv6: null } });
+    expect(restored.body).toMatchObject({
+      fqdn,
+      record_ip: '192.0.2.10',
+      ttl: 60,
+      addresses: { ipv4: '192.0.2.10', ipv6: null },
+    });
     await waitForDns(dnsPort, fqdn, 'A', ['192.0.2.10']);
     await waitForDns(dnsPort, fqdn, 'AAAA', []);
     const [latest] = (await app.http.get(`/api/domains/fqdn/${fqdn}/history?limit=1`, owner.token)).body.data;
@@ -268,35 +332,62 @@ describe('history and time travel (contract §19)', () => {
 
     expect((await app.http.get(`/api/domains/fqdn/${fqdn}/history`, other.token)).status).toBe(404);
     expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: first }, other.token)).status).toBe(404);
-    expect((await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status).toBe(404);
+    expect(
+      (await app.http.post(`/api/domains/fqdn/${fqdn}/restore`, { as_of: '2020-01-01T00:00:00Z' }, owner.token)).status,
+    ).toBe(404);
   });
 
   it('resolves a host under a verified zone as the server placed it then', async () => {
-    const zone = (await app.http.post('/zones', { name: 'hosts.test', zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)).body;
+    const zone = (
+      await app.http.post('/zones', { name: 'hosts.test', zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)
+    ).body;
     world.putZone({
       name: 'hosts.test',
       ownerAccountId: null,
-      soa: { mname: 'ns1.elsewhere.test', rname: 'hostmaster.hosts.test', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: 'ns1.elsewhere.test',
+        rname: 'hostmaster.hosts.test',
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: ['ns1.elsewhere.test'],
     });
     world.setRRset('hosts.test', '_account-dns-verify', 'TXT', 60, [`"${zone.verification.record_value}"`]);
     expect((await app.http.post('/zones/hosts.test/verify', undefined, owner.token)).body.status).toBe('verified');
-    expect((await app.http.post('/api/domains', { fqdn: 'home.hosts.test', record_type: 'A', record_ip: '192.0.2.5' }, owner.token)).status).toBe(201);
+    expect(
+      (
+        await app.http.post(
+          '/api/domains',
+          { fqdn: 'home.hosts.test', record_type: 'A', record_ip: '192.0.2.5' },
+          owner.token,
+        )
+      ).status,
+    ).toBe(201);
     await waitForDns(dnsPort, 'home.hosts.test', 'A', ['192.0.2.5']);
     await sleep(5);
     const first = { at: new Date().toISOString(), dig: dig(dnsPort, 'home.hosts.test', 'A') };
     await sleep(5);
-    expect((await app.http.put('/api/domains/fqdn/home.hosts.test', { record_ip: '192.0.2.6' }, owner.token)).status).toBe(200);
+    expect(
+      (await app.http.put('/api/domains/fqdn/home.hosts.test', { record_ip: '192.0.2.6' }, owner.token)).status,
+    ).toBe(200);
     await waitForDns(dnsPort, 'home.hosts.test', 'A', ['192.0.2.6']);
     await sleep(5);
     const second = { at: new Date().toISOString(), dig: dig(dnsPort, 'home.hosts.test', 'A') };
     for (const { at, dig: seen } of [first, second]) {
-      const res = await app.http.get(`/zones/hosts.test/resolve?name=home.hosts.test&type=A&as_of=${encodeURIComponent(at)}`, owner.token);
+      const res = await app.http.get(
+        `/zones/hosts.test/resolve?name=home.hosts.test&type=A&as_of=${encodeURIComponent(at)}`,
+        owner.token,
+      );
       expect([res.body.rcode, answerTexts(res.body)]).toEqual([seen.status, seen.answers]);
     }
     expect(first.dig.answers).toEqual(['192.0.2.5']);
-    expect((await app.http.get(`/zones/hosts.test?as_of=${encodeURIComponent(second.at)}`, owner.token)).body.status).toBe('verified');
+    expect(
+      (await app.http.get(`/zones/hosts.test?as_of=${encodeURIComponent(second.at)}`, owner.token)).body.status,
+    ).toBe('verified');
   });
 
   it('keeps an API key’s history (created, deactivated), secrets left out; other accounts 404', async () => {
@@ -326,11 +417,37 @@ describe('history and time travel (contract §19)', () => {
       if (!validate(res.body)) throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}`);
     };
     check('/zones/{zone}/history', 'get', await app.http.get(`/zones/${ZONE}/history`, owner.token));
-    check('/api/domains/fqdn/{fqdn}/history', 'get', await app.http.get('/api/domains/fqdn/home.dyn.history.net/history', owner.token));
-    check('/zones/{zone}/resolve', 'get', await app.http.get(`/zones/${ZONE}/resolve?name=alias.history.test&type=A&as_of=${encodeURIComponent(instants[0].at)}`, owner.token));
-    check('/zones/{zone}/resolve', 'get', await app.http.get(`/zones/${ZONE}/resolve?name=x.example.org&type=A`, owner.token));
-    check('/api-keys/{id}/history', 'get', await app.http.get(`/api-keys/${(await app.http.post('/api-keys', { name: 'doc' }, owner.token)).body.id}/history`, owner.token));
-    check('/zones/{zone}/restore', 'post', await app.http.post(`/zones/${ZONE}/restore`, { as_of: instants[1].at }, owner.token));
+    check(
+      '/api/domains/fqdn/{fqdn}/history',
+      'get',
+      await app.http.get('/api/domains/fqdn/home.dyn.history.net/history', owner.token),
+    );
+    check(
+      '/zones/{zone}/resolve',
+      'get',
+      await app.http.get(
+        `/zones/${ZONE}/resolve?name=alias.history.test&type=A&as_of=${encodeURIComponent(instants[0].at)}`,
+        owner.token,
+      ),
+    );
+    check(
+      '/zones/{zone}/resolve',
+      'get',
+      await app.http.get(`/zones/${ZONE}/resolve?name=x.example.org&type=A`, owner.token),
+    );
+    check(
+      '/api-keys/{id}/history',
+      'get',
+      await app.http.get(
+        `/api-keys/${(await app.http.post('/api-keys', { name: 'doc' }, owner.token)).body.id}/history`,
+        owner.token,
+      ),
+    );
+    check(
+      '/zones/{zone}/restore',
+      'post',
+      await app.http.post(`/zones/${ZONE}/restore`, { as_of: instants[1].at }, owner.token),
+    );
     expect(doc.paths['/zones/{zone}'].get.parameters.map((p: { name: string }) => p.name)).toContain('as_of');
     expect(doc.paths['/api/domains/fqdn/{fqdn}/restore'].post.requestBody).toBeDefined();
   });

@@ -81,18 +81,26 @@ describe('the HTTP edge (contract §1, §16)', () => {
     expectErrorShape(text, 401, 'invalid_credentials');
     expect(text.body.error.message).not.toMatch(/nested/);
     // 64 levels are parsed (then refused by validation, naming the field); 65 are not.
-    const at64 = await app.http.request('POST', '/auth/login', { raw: `{"username": ${nested(63)}, "password": "wrong-password-x"}` });
+    const at64 = await app.http.request('POST', '/auth/login', {
+      raw: `{"username": ${nested(63)}, "password": "wrong-password-x"}`,
+    });
     expectErrorShape(at64, 400, 'validation_failed');
     expect(at64.body.error.message).toMatch(/username/);
-    const at65 = await app.http.request('POST', '/auth/login', { raw: `{"username": ${nested(64)}, "password": "wrong-password-x"}` });
+    const at65 = await app.http.request('POST', '/auth/login', {
+      raw: `{"username": ${nested(64)}, "password": "wrong-password-x"}`,
+    });
     expect(at65.body.error.message).toMatch(/nested deeper than 64/);
   });
 
   it('refuses strings with lone surrogates (ill-formed Unicode) in any field with 400 naming the field', async () => {
-    const lone = await app.http.request('POST', '/auth/register', { raw: '{"username": "lone_one", "email": "\\ud800@x.test", "password": "long-password-1"}' });
+    const lone = await app.http.request('POST', '/auth/register', {
+      raw: '{"username": "lone_one", "email": "\\ud800@x.test", "password": "long-password-1"}',
+    });
     expectErrorShape(lone, 400, 'validation_failed');
     expect(lone.body.error.message).toMatch(/^email/);
-    const login = await app.http.request('POST', '/auth/login', { raw: '{"username": "a\\udfffb", "password": "long-password-1"}' });
+    const login = await app.http.request('POST', '/auth/login', {
+      raw: '{"username": "a\\udfffb", "password": "long-password-1"}',
+    });
     expectErrorShape(login, 400, 'validation_failed');
     expect(login.body.error.message).toMatch(/^username/);
     const records = await app.http.request('PUT', '/zones/lone.example.org/records', {
@@ -104,7 +112,9 @@ describe('the HTTP edge (contract §1, §16)', () => {
     const key = await app.http.request('POST', '/auth/login', { raw: '{"\\ud800": 1}' });
     expectErrorShape(key, 400, 'validation_failed');
     // A well-formed pair is text like any other.
-    const pair = await app.http.request('POST', '/auth/login', { raw: '{"username": "x\\ud83d\\ude00", "password": "long-password-1"}' });
+    const pair = await app.http.request('POST', '/auth/login', {
+      raw: '{"username": "x\\ud83d\\ude00", "password": "long-password-1"}',
+    });
     expectErrorShape(pair, 401, 'invalid_credentials');
   });
 
@@ -114,7 +124,9 @@ describe('the HTTP edge (contract §1, §16)', () => {
     const body = length - suffix.length;
     const count = Math.ceil((body + 1) / 64);
     const chars = body - (count - 1);
-    const labels = Array.from({ length: count }, (_, i) => 'a'.repeat(Math.floor(chars / count) + (i < chars % count ? 1 : 0)));
+    const labels = Array.from({ length: count }, (_, i) =>
+      'a'.repeat(Math.floor(chars / count) + (i < chars % count ? 1 : 0)),
+    );
     labels[0] = prefix + labels[0].slice(prefix.length);
     return labels.join('.') + suffix;
   };
@@ -123,7 +135,11 @@ describe('the HTTP edge (contract §1, §16)', () => {
     for (const length of [139, 253]) {
       const fqdn = hostOf(length, `h${length}`);
       expect(fqdn.length).toBe(length);
-      const created = await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, pro.token);
+      const created = await app.http.post(
+        '/api/domains',
+        { fqdn, record_type: 'A', record_ip: '192.0.2.10' },
+        pro.token,
+      );
       expect([length, created.status, created.text]).toEqual([length, 201, created.text]);
       const path = `/api/domains/fqdn/${fqdn}`;
       expect((await app.http.get(path, pro.token)).body.fqdn).toBe(fqdn);
@@ -137,7 +153,11 @@ describe('the HTTP edge (contract §1, §16)', () => {
     expect((await app.http.post('/zones', { name: zone }, pro.token)).status).toBe(201);
     expect((await app.http.get(`/zones/${zone}`, pro.token)).body.name).toBe(zone);
     expect((await app.http.get(`/zones/${zone}/records`, pro.token)).status).toBe(200);
-    const put = await app.http.put(`/zones/${zone}/records`, { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] }] }, pro.token);
+    const put = await app.http.put(
+      `/zones/${zone}/records`,
+      { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] }] },
+      pro.token,
+    );
     expect([put.status, put.text]).toEqual([200, put.text]);
     expectErrorShape(await app.http.post(`/zones/${zone}/verify`, {}, pro.token), 400, 'not_verified');
     // Routes of contexts the account has not subscribed to answer their refusal, not 414.
@@ -168,25 +188,58 @@ describe('the HTTP edge (contract §1, §16)', () => {
     expectErrorShape(badUrl, 400);
     expect(badUrl.headers.get('x-request-id')).toBeTruthy();
     // A percent-encoded lone surrogate (CESU-style bytes) is no UTF-8 either.
-    expectErrorShape(await app.http.get('/api/domains/fqdn/%ED%A0%80.dyn.example.net', pro.token), 400, 'malformed_url');
+    expectErrorShape(
+      await app.http.get('/api/domains/fqdn/%ED%A0%80.dyn.example.net', pro.token),
+      400,
+      'malformed_url',
+    );
     // Bodies: not JSON, empty JSON, a media type nobody reads, broken JSON.
-    expectErrorShape(await app.http.request('POST', '/auth/login', { raw: 'PNG', headers: { 'content-type': 'image/png' } }), 415, 'unsupported_media_type');
-    expectErrorShape(await app.http.request('POST', '/auth/login', { raw: 'username=x', headers: { 'content-type': 'text/plain' } }), 400, 'validation_failed');
-    expectErrorShape(await app.http.request('POST', '/auth/login', { raw: '', headers: { 'content-type': 'application/json' } }), 400, 'validation_failed');
-    expectErrorShape(await app.http.request('POST', '/auth/login', { raw: '{"username": "x", "__proto__": {"a": 1}}' }), 400, 'validation_failed');
-    expectErrorShape(await app.http.request('POST', '/auth/login', { raw: '{"username": tru' }), 400, 'validation_failed');
+    expectErrorShape(
+      await app.http.request('POST', '/auth/login', { raw: 'PNG', headers: { 'content-type': 'image/png' } }),
+      415,
+      'unsupported_media_type',
+    );
+    expectErrorShape(
+      await app.http.request('POST', '/auth/login', { raw: 'username=x', headers: { 'content-type': 'text/plain' } }),
+      400,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await app.http.request('POST', '/auth/login', { raw: '', headers: { 'content-type': 'application/json' } }),
+      400,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await app.http.request('POST', '/auth/login', { raw: '{"username": "x", "__proto__": {"a": 1}}' }),
+      400,
+      'validation_failed',
+    );
+    expectErrorShape(
+      await app.http.request('POST', '/auth/login', { raw: '{"username": tru' }),
+      400,
+      'validation_failed',
+    );
 
     // Below the HTTP parser: headers too large, NUL in a header, a broken request line.
     const port = new URL(app.url).port;
-    const big = await rawRequest(app.url, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
+    const big = await rawRequest(
+      app.url,
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`,
+    );
     expectErrorShape(big, 431, 'request_header_fields_too_large');
     expect(big.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(big.headers['content-type']).toMatch(/application\/json/);
-    const nul = await rawRequest(app.url, `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Nul: a\0b\r\nConnection: close\r\n\r\n`);
+    const nul = await rawRequest(
+      app.url,
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Nul: a\0b\r\nConnection: close\r\n\r\n`,
+    );
     expectErrorShape(nul, 400, 'bad_request');
     const garbage = await rawRequest(app.url, 'GARBAGE\r\n\r\n');
     expectErrorShape(garbage, 400, 'bad_request');
-    const longUrl = await rawRequest(app.url, `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const longUrl = await rawRequest(
+      app.url,
+      `GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
     expectErrorShape(longUrl, 431);
   });
 
@@ -200,7 +253,11 @@ describe('the HTTP edge (contract §1, §16)', () => {
       ['POST', '/auth/login', { username: null, password: 'x' }, /^username/],
     ];
     for (const [method, path, body, field, token] of cases) {
-      const res = await app.http.request(method, path, { body, token, headers: token ? {} : { 'x-admin-token': ADMIN_TOKEN } });
+      const res = await app.http.request(method, path, {
+        body,
+        token,
+        headers: token ? {} : { 'x-admin-token': ADMIN_TOKEN },
+      });
       expectErrorShape(res, 400, 'validation_failed');
       expect([path, res.body.error.message]).toEqual([path, expect.stringMatching(field)]);
     }

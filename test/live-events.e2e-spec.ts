@@ -24,7 +24,10 @@ class SseReader {
 
   static async open(url: string, token: string): Promise<SseReader & { body?: string }> {
     const abort = new AbortController();
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: abort.signal });
+    const res = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
     const reader = new SseReader(res.status, abort);
     if (res.status !== 200) return Object.assign(reader, { body: await res.text() });
     void reader.pump(res.body!);
@@ -90,17 +93,32 @@ describe('live events stream (decision 0085)', () => {
     const aliceStream = await stream(alice.token);
     const bobStream = await stream(bob.token);
     expect(aliceStream.status).toBe(200);
-    expect(await aliceStream.next((f) => f.event === 'ready')).toEqual({ event: 'ready', data: { topics: expect.arrayContaining(['uptime', 'certificates', 'audit', 'ddns']) } });
+    expect(await aliceStream.next((f) => f.event === 'ready')).toEqual({
+      event: 'ready',
+      data: { topics: expect.arrayContaining(['uptime', 'certificates', 'audit', 'ddns']) },
+    });
     await bobStream.next((f) => f.event === 'ready');
 
-    const created = await app.http.post('/api/domains', { fqdn: 'live.dyn.example.net', record_type: 'A', record_ip: '192.0.2.10' }, alice.token);
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'live.dyn.example.net', record_type: 'A', record_ip: '192.0.2.10' },
+      alice.token,
+    );
     expect(created.status).toBe(201);
     const notice = await aliceStream.next((f) => f.event === 'change' && f.data.type === 'DomainCreated');
-    expect(notice?.data).toEqual({ topics: expect.arrayContaining(['ddns', 'audit', 'uptime']), type: 'DomainCreated', ref: String(created.body.id) });
+    expect(notice?.data).toEqual({
+      topics: expect.arrayContaining(['ddns', 'audit', 'uptime']),
+      type: 'DomainCreated',
+      ref: String(created.body.id),
+    });
     // A notice is only "read again": no field of the host travels in it.
     expect(JSON.stringify(notice?.data)).not.toContain('192.0.2.10');
 
-    const updated = await app.http.put('/api/domains/fqdn/live.dyn.example.net', { record_ip: '192.0.2.11' }, alice.token);
+    const updated = await app.http.put(
+      '/api/domains/fqdn/live.dyn.example.net',
+      { record_ip: '192.0.2.11' },
+      alice.token,
+    );
     expect(updated.status).toBe(200);
     await aliceStream.next((f) => f.event === 'change' && f.data.type === 'DomainAddressesChanged');
     // Bob's stream stays open and hears nothing of Alice.

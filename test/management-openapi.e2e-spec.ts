@@ -4,7 +4,13 @@ import { DOCS_CSP } from '../apps/server/management-openapi';
 import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
-type Operation = { operationId: string; security: unknown[]; requestBody?: any; parameters?: any[]; responses: Record<string, any> };
+type Operation = {
+  operationId: string;
+  security: unknown[];
+  requestBody?: any;
+  parameters?: any[];
+  responses: Record<string, any>;
+};
 
 /**
  * The management API's OpenAPI 3.1 document at /openapi.json (contract §14: every endpoint
@@ -58,15 +64,26 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     const register = op('/auth/register', 'post');
     const ref: string = register.requestBody.content['application/json'].schema.$ref;
     const schema = doc.components.schemas[ref.split('/').pop()!];
-    expect(schema.properties).toEqual(expect.objectContaining({ username: expect.any(Object), email: expect.any(Object), password: expect.any(Object) }));
+    expect(schema.properties).toEqual(
+      expect.objectContaining({
+        username: expect.any(Object),
+        email: expect.any(Object),
+        password: expect.any(Object),
+      }),
+    );
     expect(schema.required).toEqual(expect.arrayContaining(['username', 'password']));
     // Nested DTOs come along: a zone's record sets.
     const upsert = op('/zones/{zone}/records', 'put');
-    const records = doc.components.schemas[upsert.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties.records;
+    const records =
+      doc.components.schemas[upsert.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties
+        .records;
     expect(records).toMatchObject({ type: 'array', maxItems: 1000 });
     expect(doc.components.schemas[records.items.$ref.split('/').pop()].properties).toBeDefined();
     const overlap = op('/admin/zones/{zone}/allow-overlap', 'post');
-    expect(doc.components.schemas[overlap.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties.account_id).toMatchObject({ type: 'integer' });
+    expect(
+      doc.components.schemas[overlap.requestBody.content['application/json'].schema.$ref.split('/').pop()].properties
+        .account_id,
+    ).toMatchObject({ type: 'integer' });
     expect(overlap.security).toEqual([{ admin_token: [] }]);
   });
 
@@ -74,9 +91,15 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     expect(op('/auth/login', 'post').security).toEqual([]);
     expect(op('/account', 'get').security).toEqual([{ bearer: [] }]);
     expect(op('/admin/jobs/email-auth-alerts', 'post').security).toEqual([{ admin_token: [] }]);
-    expect(doc.components.securitySchemes).toMatchObject({ bearer: { type: 'http', scheme: 'bearer' }, admin_token: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' } });
+    expect(doc.components.securitySchemes).toMatchObject({
+      bearer: { type: 'http', scheme: 'bearer' },
+      admin_token: { type: 'apiKey', in: 'header', name: 'X-Admin-Token' },
+    });
     const account = op('/account', 'get');
-    for (const status of ['401', '403', '429', '4XX']) expect(account.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    for (const status of ['401', '403', '429', '4XX'])
+      expect(account.responses[status].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/Error',
+      });
     // 404 where a path names a resource (another account's is unknown too), and on admin routes (ADMIN_TOKEN unset).
     expect(account.responses['404']).toBeUndefined();
     expect(op('/api-keys/{id}', 'delete').responses['404']).toBeDefined();
@@ -92,9 +115,14 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
       const schema = op(path, method).responses[String(res.status)]?.content?.['application/json']?.schema;
       if (!schema) throw new Error(`${method.toUpperCase()} ${path} does not describe a ${res.status} body`);
       const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-      if (!validate(res.body)) throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
+      if (!validate(res.body))
+        throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
     };
-    const reg = await app.http.post('/auth/register', { username: 'openapi-check', email: 'openapi-check@example.com', password: 'a-long-enough-password' });
+    const reg = await app.http.post('/auth/register', {
+      username: 'openapi-check',
+      email: 'openapi-check@example.com',
+      password: 'a-long-enough-password',
+    });
     check('/auth/register', 'post', reg);
     check('/auth/register', 'post', await app.http.post('/auth/register', { username: 'x', bogus: 1 }));
     const user = await registerAndLogin(app.http);
@@ -114,7 +142,10 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     expect(page.text).not.toMatch(/<script>|<style/);
     expect(page.text).toContain('swagger-ui-bundle.js');
     const init = await app.http.get('/docs/swagger-ui-init.js');
-    expect([init.status, init.text.includes('/openapi.json') || init.text.includes('Account DNS Service management API')]).toEqual([200, true]);
+    expect([
+      init.status,
+      init.text.includes('/openapi.json') || init.text.includes('Account DNS Service management API'),
+    ]).toEqual([200, true]);
     expect((await app.http.get('/docs/swagger-ui-bundle.js')).status).toBe(200);
   });
 

@@ -21,7 +21,8 @@ describe('operations (contract §13)', () => {
     });
     const names = res.body.projections.map((p: any) => p.name);
     expect(names).toEqual(expect.arrayContaining(['accounts', 'sessions', 'api_keys', 'audit']));
-    for (const p of res.body.projections) expect(p).toEqual({ name: expect.any(String), position: expect.any(String), lag: 0, state: 'live' });
+    for (const p of res.body.projections)
+      expect(p).toEqual({ name: expect.any(String), position: expect.any(String), lag: 0, state: 'live' });
   });
 
   it('exposes Prometheus metrics', async () => {
@@ -60,15 +61,23 @@ describe('operations (contract §13)', () => {
       headers: { 'x-admin-token': ADMIN_TOKEN + 'x' },
     });
     expect(wrong.status).toBe(401);
-    const session = await t.http.request('PUT', `/admin/accounts/${u.id}/subscription`, { body: { plan: 'pro' }, token: u.token });
+    const session = await t.http.request('PUT', `/admin/accounts/${u.id}/subscription`, {
+      body: { plan: 'pro' },
+      token: u.token,
+    });
     expect(session.status).toBe(401);
     const ok = await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, {
       plan: 'elite',
       email_auth: { tier: 'standard', domains: ['b.example', 'a.example'] },
     });
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ plan: 'elite', email_auth: { tier: 'standard', domains: ['a.example', 'b.example'] } });
-    expect((await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, { plan: 'gold' })).body.error.code).toBe('validation_failed');
+    expect(ok.body).toMatchObject({
+      plan: 'elite',
+      email_auth: { tier: 'standard', domains: ['a.example', 'b.example'] },
+    });
+    expect((await t.http.admin('PUT', `/admin/accounts/${u.id}/subscription`, { plan: 'gold' })).body.error.code).toBe(
+      'validation_failed',
+    );
     expect((await t.http.admin('PUT', '/admin/accounts/999999/subscription', { plan: 'pro' })).status).toBe(404);
     expect((await t.http.admin('POST', '/admin/accounts/abc/disable')).status).toBe(400);
   });
@@ -81,7 +90,12 @@ describe('operations (contract §13)', () => {
       [0, 'AccountRegistered'],
       [1, 'SessionStarted'],
     ]);
-    expect(res.body.events[0].metadata).toMatchObject({ actor: `user:${u.id}`, account_id: u.id, version: 1, source_ip: '127.0.0.1' });
+    expect(res.body.events[0].metadata).toMatchObject({
+      actor: `user:${u.id}`,
+      account_id: u.id,
+      version: 1,
+      source_ip: '127.0.0.1',
+    });
     expect(res.body.events[0].data.password_hash).toBe('[redacted]');
     expect((await t.http.admin('GET', '/admin/streams/account-424242')).status).toBe(404);
   });
@@ -91,7 +105,9 @@ describe('operations (contract §13)', () => {
     const keys: Array<{ id: string; key: string }> = [];
     for (let i = 0; i < 3; i++) keys.push((await t.http.post('/api-keys', { name: `k${i}` }, u.token)).body);
     expect((await t.http.get('/account', keys[0].key)).status).toBe(200);
-    const usedBefore = (await t.http.get('/api-keys', u.token)).body.keys.find((k: any) => k.id === keys[0].id).last_used_at;
+    const usedBefore = (await t.http.get('/api-keys', u.token)).body.keys.find(
+      (k: any) => k.id === keys[0].id,
+    ).last_used_at;
     expect(usedBefore).toEqual(expect.any(String));
     const engine = t.running.deps.projections;
     const snapshot = async () => {
@@ -99,7 +115,9 @@ describe('operations (contract §13)', () => {
       return docs;
     };
     const before = await snapshot();
-    const beforeStatus = (await t.http.admin('GET', '/admin/projections')).body.projections.find((p: any) => p.name === 'api_keys');
+    const beforeStatus = (await t.http.admin('GET', '/admin/projections')).body.projections.find(
+      (p: any) => p.name === 'api_keys',
+    );
     // Readers keep working while the new generation builds.
     const rebuild = t.http.admin('POST', '/admin/projections/api_keys/rebuild?wait=true');
     expect((await t.http.get('/api-keys', u.token)).body.keys).toHaveLength(3);

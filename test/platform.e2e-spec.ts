@@ -22,7 +22,12 @@ describe('command metadata from one place (e2e)', () => {
     const res = await t.http.post('/2fa/setup', undefined, user.token, { 'x-request-id': 'req-platform-1' });
     expect(res.status).toBe(200);
     const [started] = await stream(`twofactor-${user.id}`);
-    expect(started.metadata).toMatchObject({ correlation_id: 'req-platform-1', actor: `user:${user.id}`, source_ip: '127.0.0.1', account_id: user.id });
+    expect(started.metadata).toMatchObject({
+      correlation_id: 'req-platform-1',
+      actor: `user:${user.id}`,
+      source_ip: '127.0.0.1',
+      account_id: user.id,
+    });
 
     clock.advance(600_000);
     expect(await t.running.app.get(SetupDeadlineProcess).runDue()).toBe(1);
@@ -31,7 +36,11 @@ describe('command metadata from one place (e2e)', () => {
     const pm = await stream(`pm-2fa-setup-deadline-${started.data.setup_id}`);
     const issued = pm.find((e) => e.type === 'ProcessCommandIssued');
     expect(pm[0].metadata).toMatchObject({ causation_id: started.id, correlation_id: 'req-platform-1' });
-    expect(events[1].metadata).toMatchObject({ causation_id: issued.id, correlation_id: 'req-platform-1', actor: 'system' });
+    expect(events[1].metadata).toMatchObject({
+      causation_id: issued.id,
+      correlation_id: 'req-platform-1',
+      actor: 'system',
+    });
   });
 });
 
@@ -49,7 +58,9 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     processes.push(p);
     return p;
   };
-  const status = async (p: ServerProcess) => (await p.http.request('GET', '/admin/projections', { headers: { 'x-admin-token': ADMIN_TOKEN } })).body.projections as any[];
+  const status = async (p: ServerProcess) =>
+    (await p.http.request('GET', '/admin/projections', { headers: { 'x-admin-token': ADMIN_TOKEN } })).body
+      .projections as any[];
   const until = async (what: string, condition: () => Promise<boolean>, ms = 15_000) => {
     const deadline = Date.now() + ms;
     while (!(await condition())) {
@@ -58,7 +69,8 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     }
   };
   /** Whether the worker with this pid holds the lease (holder ids are host:pid:random). */
-  const heldBy = (holder: string | null, p: ServerProcess) => holder !== null && holder.split(':')[1] === String(p.child.pid);
+  const heldBy = (holder: string | null, p: ServerProcess) =>
+    holder !== null && holder.split(':')[1] === String(p.child.pid);
 
   beforeAll(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'adns-roles-'));
@@ -83,8 +95,16 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
 
     // Read-your-writes across processes: API 1 answers a write once the worker has applied it,
     // so API 2 sees the worker's persisted position at or past the write at once.
-    const reg = await api1.http.post('/auth/register', { username: 'crossproc1', email: 'crossproc1@example.com', password: 'a-long-enough-password' });
-    const [claim] = (await api2.http.request('GET', '/admin/streams/username-crossproc1', { headers: { 'x-admin-token': ADMIN_TOKEN } })).body.events;
+    const reg = await api1.http.post('/auth/register', {
+      username: 'crossproc1',
+      email: 'crossproc1@example.com',
+      password: 'a-long-enough-password',
+    });
+    const [claim] = (
+      await api2.http.request('GET', '/admin/streams/username-crossproc1', {
+        headers: { 'x-admin-token': ADMIN_TOKEN },
+      })
+    ).body.events;
     const written = BigInt(claim.position.split('/')[0]);
     const accounts = (await status(api2)).find((p) => p.name === 'accounts');
     expect(BigInt(accounts.position.split('/')[0])).toBeGreaterThanOrEqual(written);
@@ -92,10 +112,16 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     expect(reg.status).toBe(201);
 
     // A rebuild asked of API 1 is run by the worker and switches both API processes.
-    const rebuild = await api1.http.request('POST', '/admin/projections/accounts/rebuild?wait=true', { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const rebuild = await api1.http.request('POST', '/admin/projections/accounts/rebuild?wait=true', {
+      headers: { 'x-admin-token': ADMIN_TOKEN },
+    });
     expect(rebuild.status).toBe(202);
     expect(rebuild.body).toMatchObject({ projection: 'accounts', generation: 2 });
-    await until('API 2 to follow the switch', async () => (await status(api2)).find((p) => p.name === 'accounts').generation === 2, 5000);
+    await until(
+      'API 2 to follow the switch',
+      async () => (await status(api2)).find((p) => p.name === 'accounts').generation === 2,
+      5000,
+    );
     expect((await status(api1)).find((p) => p.name === 'accounts').generation).toBe(2);
 
     // A second worker stands by: it runs nothing while A renews its leases.
@@ -107,13 +133,21 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     // Kill A mid-stream (writes go on meanwhile); B takes every lease over and resumes at A's checkpoints.
     const writes = (async () => {
       for (let i = 0; i < 30; i++) {
-        await api1.http.post('/auth/register', { username: `midstream${i}`, email: `midstream${i}@example.com`, password: 'a-long-enough-password' });
+        await api1.http.post('/auth/register', {
+          username: `midstream${i}`,
+          email: `midstream${i}@example.com`,
+          password: 'a-long-enough-password',
+        });
       }
     })();
     await new Promise((r) => setTimeout(r, 300));
     await workerA.kill('SIGKILL');
     await writes;
-    await until('worker B to hold every projection, caught up', async () => (await status(api2)).every((p) => heldBy(p.holder, workerB) && p.lag === 0), 20_000);
+    await until(
+      'worker B to hold every projection, caught up',
+      async () => (await status(api2)).every((p) => heldBy(p.holder, workerB) && p.lag === 0),
+      20_000,
+    );
     const resumed = workerB
       .output()
       .split('\n')
@@ -124,12 +158,20 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     for (const r of resumed) expect(r.from).not.toBeNull();
     // Every account written across the kill is in B's read model, once.
     for (let i = 0; i < 30; i++) {
-      const [c] = (await workerB.http.request('GET', `/admin/streams/username-midstream${i}`, { headers: { 'x-admin-token': ADMIN_TOKEN } })).body.events;
-      const account = await workerB.http.request('POST', `/admin/accounts/${c.data.account_id}/enable`, { headers: { 'x-admin-token': ADMIN_TOKEN } });
+      const [c] = (
+        await workerB.http.request('GET', `/admin/streams/username-midstream${i}`, {
+          headers: { 'x-admin-token': ADMIN_TOKEN },
+        })
+      ).body.events;
+      const account = await workerB.http.request('POST', `/admin/accounts/${c.data.account_id}/enable`, {
+        headers: { 'x-admin-token': ADMIN_TOKEN },
+      });
       expect(account.status).toBe(200);
       expect(account.body.username).toBe(`midstream${i}`);
     }
-    expect(workerB.output()).toMatch(/"lease acquired".*"pm:2fa-setup-deadline"|"pm:2fa-setup-deadline".*"lease acquired"/);
+    expect(workerB.output()).toMatch(
+      /"lease acquired".*"pm:2fa-setup-deadline"|"pm:2fa-setup-deadline".*"lease acquired"/,
+    );
   }, 120_000);
 
   it('a write answered by one API process is readable at once from the other, also right after a rebuild', async () => {
@@ -141,13 +183,23 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     expect(account.body.username).toBe(user.username);
 
     // A change to a document the other process has just read (and cached).
-    const changed = await api2.http.post('/account/password', { current_password: user.password, new_password: 'another-long-password' }, user.token);
+    const changed = await api2.http.post(
+      '/account/password',
+      { current_password: user.password, new_password: 'another-long-password' },
+      user.token,
+    );
     expect(changed.status).toBeLessThan(300);
-    expect((await api1.http.post('/auth/login', { username: user.username, password: user.password })).status).toBe(401);
-    expect((await api1.http.post('/auth/login', { username: user.username, password: 'another-long-password' })).status).toBe(200);
+    expect((await api1.http.post('/auth/login', { username: user.username, password: user.password })).status).toBe(
+      401,
+    );
+    expect(
+      (await api1.http.post('/auth/login', { username: user.username, password: 'another-long-password' })).status,
+    ).toBe(200);
 
     // A rebuild of the accounts read model: both API processes serve the new generation at once.
-    const rebuild = await api2.http.request('POST', '/admin/projections/accounts/rebuild?wait=true', { headers: { 'x-admin-token': ADMIN_TOKEN } });
+    const rebuild = await api2.http.request('POST', '/admin/projections/accounts/rebuild?wait=true', {
+      headers: { 'x-admin-token': ADMIN_TOKEN },
+    });
     expect(rebuild.status).toBe(202);
     for (const api of [api1, api2]) {
       const after = await api.http.get('/account', user.token);
@@ -161,7 +213,12 @@ describe('roles in separate processes on one DATA_DIR (e2e)', () => {
     const api2 = processes[2];
     const user = await registerAndLogin(api1.http);
     const answers = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 ? api1 : api2).http.post('/auth/login', { username: i % 4 < 2 ? user.username : user.email, password: 'wrong-password-x' })),
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 ? api1 : api2).http.post('/auth/login', {
+          username: i % 4 < 2 ? user.username : user.email,
+          password: 'wrong-password-x',
+        }),
+      ),
     );
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(5);
@@ -186,7 +243,9 @@ describe('DATA_DIR is private (e2e)', () => {
 
   /** Every file and folder under DATA_DIR with its permission bits. */
   const modes = (dir = dataDir): Record<string, string> => {
-    const out: Record<string, string> = { [dir.slice(dataDir.length) || '/']: (statSync(dir).mode & 0o777).toString(8) };
+    const out: Record<string, string> = {
+      [dir.slice(dataDir.length) || '/']: (statSync(dir).mode & 0o777).toString(8),
+    };
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) Object.assign(out, modes(path));
@@ -196,8 +255,18 @@ describe('DATA_DIR is private (e2e)', () => {
   };
   const expectPrivate = () => {
     const all = modes();
-    expect(Object.keys(all)).toEqual(expect.arrayContaining(['/', '/events.db', '/readmodels.db', '/coordination.db', '/events.db-wal', '/readmodels.db-wal']));
-    for (const [path, mode] of Object.entries(all)) expect([path, mode]).toEqual([path, statSync(join(dataDir, path)).isDirectory() ? '700' : '600']);
+    expect(Object.keys(all)).toEqual(
+      expect.arrayContaining([
+        '/',
+        '/events.db',
+        '/readmodels.db',
+        '/coordination.db',
+        '/events.db-wal',
+        '/readmodels.db-wal',
+      ]),
+    );
+    for (const [path, mode] of Object.entries(all))
+      expect([path, mode]).toEqual([path, statSync(join(dataDir, path)).isDirectory() ? '700' : '600']);
   };
 
   it('databases and their -wal/-shm files are 0600 in a 0700 folder, after start, after writes, and an existing loose DATA_DIR is tightened', async () => {
@@ -209,7 +278,9 @@ describe('DATA_DIR is private (e2e)', () => {
     expectPrivate();
     const user = await registerAndLogin(t.http, { plan: 'pro' });
     expect((await t.http.post('/api-keys', { name: 'k' }, user.token)).status).toBe(201);
-    expect((await t.http.post('/auth/login', { username: 'nobody-here', password: 'wrong-password-x' })).status).toBe(401);
+    expect((await t.http.post('/auth/login', { username: 'nobody-here', password: 'wrong-password-x' })).status).toBe(
+      401,
+    );
     await t.running.deps.readStore.flush();
     expectPrivate();
     await t.close(false);

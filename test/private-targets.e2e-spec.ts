@@ -52,10 +52,14 @@ describe('private targets (contract §16)', () => {
   const fqdn = 'target.dyn.example.net';
 
   beforeAll(async () => {
-    app = await startTestApp({ env: { DNS_PORT: String(await freePort()), DDNS_ZONES: 'dyn.example.net', TRUSTED_PROXIES: '127.0.0.1' } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(await freePort()), DDNS_ZONES: 'dyn.example.net', TRUSTED_PROXIES: '127.0.0.1' },
+    });
     pro = await registerAndLogin(app.http, { plan: 'pro' });
     key = (await app.http.post('/api-keys', { name: 'router' }, pro.token)).body.key;
-    expect((await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, pro.token)).status).toBe(201);
+    expect(
+      (await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, pro.token)).status,
+    ).toBe(201);
   });
   afterAll(() => app.close());
 
@@ -66,14 +70,20 @@ describe('private targets (contract §16)', () => {
   it('refuses them as record_ip on POST and PUT /api/domains with validation_failed naming the field', async () => {
     for (const ip of REFUSED) {
       const v6 = ip.includes(':') && !ip.startsWith('::ffff:');
-      const created = await app.http.post('/api/domains', { fqdn: 'new.dyn.example.net', record_type: v6 ? 'AAAA' : 'A', record_ip: ip }, pro.token);
+      const created = await app.http.post(
+        '/api/domains',
+        { fqdn: 'new.dyn.example.net', record_type: v6 ? 'AAAA' : 'A', record_ip: ip },
+        pro.token,
+      );
       expect([ip, created.status, created.body.error.code]).toEqual([ip, 400, 'validation_failed']);
       expect(created.body.error.message).toMatch(/^record_ip: /);
       const updated = await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: ip }, pro.token);
       expect([ip, updated.status, updated.body.error.code]).toEqual([ip, 400, 'validation_failed']);
     }
     const loopback = await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '127.0.0.1' }, pro.token);
-    expect(loopback.body.error.message).toBe("record_ip: 127.0.0.1 is a loopback address, which is not accepted as a host's address");
+    expect(loopback.body.error.message).toBe(
+      "record_ip: 127.0.0.1 is a loopback address, which is not accepted as a host's address",
+    );
     expect((await app.http.get('/api/domains/fqdn/new.dyn.example.net', pro.token)).status).toBe(404);
     expect(await stored()).toEqual({ ipv4: '192.0.2.1', ipv6: null });
     // Documentation and public addresses are fine.
@@ -86,7 +96,11 @@ describe('private targets (contract §16)', () => {
       const res = await update(`hostname=${fqdn}&myip=${encodeURIComponent(ip)}`);
       expect([ip, res.status, res.body]).toEqual([ip, 400, 'badip']);
       const v2 = await update(`hostname=${fqdn}&myip=${encodeURIComponent(ip)}`, '/domains/v2/update');
-      expect([ip, v2.status, JSON.parse(v2.body)]).toEqual([ip, 200, { results: [{ hostname: null, result: 'badip', ipv4: null, ipv6: null }] }]);
+      expect([ip, v2.status, JSON.parse(v2.body)]).toEqual([
+        ip,
+        200,
+        { results: [{ hostname: null, result: 'badip', ipv4: null, ipv6: null }] },
+      ]);
     }
     // One refused family refuses the whole request.
     expect((await update(`hostname=${fqdn}&myip=198.51.100.4,fe80::1`)).body).toBe('badip');
@@ -96,7 +110,9 @@ describe('private targets (contract §16)', () => {
   it('answers badip for a malformed myip instead of using the caller’s address', async () => {
     const before = await stored();
     for (const myip of ['garbage', '1.2.3', '999.1.1.1', '198.51.100.4,nonsense']) {
-      const res = await update(`hostname=${fqdn}&myip=${encodeURIComponent(myip)}`, '/domains/nic/update', { 'x-forwarded-for': '198.51.100.77' });
+      const res = await update(`hostname=${fqdn}&myip=${encodeURIComponent(myip)}`, '/domains/nic/update', {
+        'x-forwarded-for': '198.51.100.77',
+      });
       expect([myip, res.status, res.body]).toEqual([myip, 400, 'badip']);
     }
     expect(await stored()).toEqual(before);
@@ -157,12 +173,21 @@ describe('private targets allowed by the operator (ALLOW_PRIVATE_TARGETS=true), 
   it('accepts loopback addresses when allowed; once the switch is off, checks record why and never connect', async () => {
     let app = await start(true);
     const owner = await registerAndLogin(app.http, { plan: 'plus' });
-    const created = await app.http.post('/api/domains', { fqdn: 'loop.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, owner.token);
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'loop.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+      owner.token,
+    );
     expect(created.status).toBe(201);
-    expect((await app.http.post(`/uptime/domain/${created.body.id}/monitor`, { enabled: true }, owner.token)).status).toBe(200);
+    expect(
+      (await app.http.post(`/uptime/domain/${created.body.id}/monitor`, { enabled: true }, owner.token)).status,
+    ).toBe(200);
     await nextInterval(app);
     expect(connections).toBe(1);
-    expect((await app.http.get(`/uptime/domain/${created.body.id}`, owner.token)).body).toMatchObject({ is_up: true, current_status: 'operational' });
+    expect((await app.http.get(`/uptime/domain/${created.body.id}`, owner.token)).body).toMatchObject({
+      is_up: true,
+      current_status: 'operational',
+    });
     await app.close(false);
 
     // The address was stored before the switch went off (or before the rule existed).
@@ -172,7 +197,11 @@ describe('private targets allowed by the operator (ALLOW_PRIVATE_TARGETS=true), 
       await nextInterval(app);
       expect(connections).toBe(1);
       const status = (await app.http.get(`/uptime/domain/${created.body.id}`, login.body.access_token)).body;
-      expect(status).toMatchObject({ is_up: false, current_status: 'down', error: 'target refused: 127.0.0.1 is a loopback address' });
+      expect(status).toMatchObject({
+        is_up: false,
+        current_status: 'down',
+        error: 'target refused: 127.0.0.1 is a loopback address',
+      });
     } finally {
       await app.close();
     }

@@ -26,8 +26,10 @@ describe('daily jobs on the process-manager runtime (e2e)', () => {
     app = await startTestApp({ clock, dataDir, env: { VERIFY_RESOLVER: `127.0.0.1:${worldPort}` } });
     return app;
   };
-  const stream = async (a: TestApp, name: string) => (await a.http.admin('GET', `/admin/streams/${name}`)).body.events as any[];
-  const metricsRecorded = async (a: TestApp) => (await stream(a, `emailauth-${ZONE}`)).filter((e) => e.type === 'DmarcStageMetricsRecorded');
+  const stream = async (a: TestApp, name: string) =>
+    (await a.http.admin('GET', `/admin/streams/${name}`)).body.events as any[];
+  const metricsRecorded = async (a: TestApp) =>
+    (await stream(a, `emailauth-${ZONE}`)).filter((e) => e.type === 'DmarcStageMetricsRecorded');
 
   beforeAll(async () => {
     const w = await startWorld();
@@ -47,15 +49,28 @@ describe('daily jobs on the process-manager runtime (e2e)', () => {
     const owner = await registerAndLogin(first.http);
     await enrolZone(first.http, world, owner, ZONE, { addOnDomains: [ZONE] });
     // A DMARC record opens the zone's wizard, which the nightly job counts for.
-    expect((await first.http.put(`/email-auth/domains/${ZONE}/dmarc`, { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] }, owner.token)).status).toBe(200);
+    expect(
+      (
+        await first.http.put(
+          `/email-auth/domains/${ZONE}/dmarc`,
+          { policy: 'none', rua: [`mailto:dmarc-rua@${ZONE}`] },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
     expect((await first.http.get(`/email-auth/dmarc/wizard/${ZONE}`, owner.token)).status).toBe(200);
     // Caught up: the schedule's first night (02:00 after the zone's first event) is stored; nothing is due yet.
     expect(await first.running.app.get(DmarcNightlyProcess).runDue()).toBe(0);
     const schedule = await stream(first, 'pm-dmarc-nightly-schedule');
-    expect(schedule.find((e) => e.type === 'ProcessTimerScheduled').data).toEqual({ timer_id: 'night:2026-03-02', due_at: '2026-03-02T02:00:00.000Z' });
+    expect(schedule.find((e) => e.type === 'ProcessTimerScheduled').data).toEqual({
+      timer_id: 'night:2026-03-02',
+      due_at: '2026-03-02T02:00:00.000Z',
+    });
     // The certificate job has nothing to do: no certificate was issued, so no schedule.
     expect(await first.running.app.get(CertificateRenewalProcess).runDue()).toBe(0);
-    expect((await first.http.admin('GET', '/admin/streams/pm-certificate-renewals-schedule')).body.events ?? []).toEqual([]);
+    expect(
+      (await first.http.admin('GET', '/admin/streams/pm-certificate-renewals-schedule')).body.events ?? [],
+    ).toEqual([]);
     await first.close(false);
 
     // Down over the night; up again after it: the stored timer fires once.
@@ -67,8 +82,13 @@ describe('daily jobs on the process-manager runtime (e2e)', () => {
     expect(recorded[0].data).toMatchObject({ night: '2026-03-02' });
     expect(await second.running.app.get(DmarcNightlyProcess).runDue()).toBe(0);
     const afterFirstNight = await stream(second, 'pm-dmarc-nightly-schedule');
-    expect(afterFirstNight.filter((e) => e.type === 'ProcessCommandIssued').map((e) => e.data.command_id)).toEqual(['dmarc-nightly:2026-03-02']);
-    expect(afterFirstNight.filter((e) => e.type === 'ProcessTimerScheduled').at(-1).data).toEqual({ timer_id: 'night:2026-03-03', due_at: '2026-03-03T02:00:00.000Z' });
+    expect(afterFirstNight.filter((e) => e.type === 'ProcessCommandIssued').map((e) => e.data.command_id)).toEqual([
+      'dmarc-nightly:2026-03-02',
+    ]);
+    expect(afterFirstNight.filter((e) => e.type === 'ProcessTimerScheduled').at(-1).data).toEqual({
+      timer_id: 'night:2026-03-03',
+      due_at: '2026-03-03T02:00:00.000Z',
+    });
 
     // The next night: the decision is recorded, then the job dies before it writes anything.
     const job = second.running.app.get(DmarcNightlyJob);

@@ -38,6 +38,7 @@ describe('query-log thread priority', () => {
     expect(queryLogNice({ QUERY_LOG_NICE: '0' })).toBe(0);
     expect(queryLogNice({ QUERY_LOG_NICE: '19' })).toBe(19);
     expect(queryLogNice({ QUERY_LOG_NICE: '10' })).toBe(10);
-    for (const bad of ['', '-5', '20', '3.5', 'low']) expect(queryLogNice({ QUERY_LOG_NICE: bad })).toBe(DEFAULT_QUERY_LOG_NICE);
+    for (const bad of ['', '-5', '20', '3.5', 'low'])
+      expect(queryLogNice({ QUERY_LOG_NICE: bad })).toBe(DEFAULT_QUERY_LOG_NICE);
   });
 });

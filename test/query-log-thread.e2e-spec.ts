@@ -39,7 +39,8 @@ describe('query-log thread', () => {
 
   async function served(port: number, fqdn: string): Promise<void> {
     const started = Date.now();
-    while (answerData(await queryDns(port, fqdn, 'A'), 'A').length === 0 && Date.now() - started < 5000) await new Promise((r) => setTimeout(r, 20));
+    while (answerData(await queryDns(port, fqdn, 'A'), 'A').length === 0 && Date.now() - started < 5000)
+      await new Promise((r) => setTimeout(r, 20));
   }
 
   beforeAll(async () => {
@@ -48,14 +49,24 @@ describe('query-log thread', () => {
     const file = join(dir, 'dns-query-log.db');
     const script = queryLogThreadScript();
     expect(script).not.toBeNull();
-    log = await ThreadedQueryLog.start(script!, { kind: 'sqlite', file }, metrics, (e) => errors.push(e), { rollupIntervalMs: 100 });
+    log = await ThreadedQueryLog.start(script!, { kind: 'sqlite', file }, metrics, (e) => errors.push(e), {
+      rollupIntervalMs: 100,
+    });
     reader = new SqliteQueryLogStore(file);
     const now = new Date().toISOString();
     for (const [id, account, fqdn] of [
       [1, 7, 'h1.dyn.test'],
       [2, 8, 'h2.dyn.test'],
     ] as const) {
-      const created = { domain_id: id, account_id: account, fqdn, record_type: 'A', record_ip: '192.0.2.10', ttl: 60, created_at: now };
+      const created = {
+        domain_id: id,
+        account_id: account,
+        fqdn,
+        record_type: 'A',
+        record_ip: '192.0.2.10',
+        ttl: 60,
+        created_at: now,
+      };
       await events.appendToStream(domainStream(id), [{ type: 'DomainCreated', data: created }], 'no_stream');
     }
   });
@@ -80,8 +91,12 @@ describe('query-log thread', () => {
       await queryDns(port, 'example.org', 'A');
       const rows = await rowsOf(7, 3);
       // Newest first: the two last queries, then the A queries that waited for the host.
-      expect(rows.slice(2).every((r) => r.qname === 'h1.dyn.test' && r.qtype === 'A' && r.rcode === 'NOERROR')).toBe(true);
-      expect(rows.slice(0, 2).map((r) => [r.domain, r.qname, r.qtype, r.rcode, r.clientIp, r.transport, r.edns, r.country])).toEqual([
+      expect(rows.slice(2).every((r) => r.qname === 'h1.dyn.test' && r.qtype === 'A' && r.rcode === 'NOERROR')).toBe(
+        true,
+      );
+      expect(
+        rows.slice(0, 2).map((r) => [r.domain, r.qname, r.qtype, r.rcode, r.clientIp, r.transport, r.edns, r.country]),
+      ).toEqual([
         ['h1.dyn.test', 'missing.h1.dyn.test', 'TXT', 'NXDOMAIN', '127.0.0.1', 'udp', false, 'Unknown'],
         ['h1.dyn.test', 'h1.dyn.test', 'AAAA', 'NOERROR', '127.0.0.1', 'udp', false, 'Unknown'],
       ]);
@@ -108,7 +123,13 @@ describe('query-log thread', () => {
       await served(port, 'h2.dyn.test');
       await queryDns(port, 'h2.dyn.test', 'MX');
       const rows = await rowsOf(8, 2);
-      expect(rows[0]).toMatchObject({ accountId: 8, domain: 'h2.dyn.test', qname: 'h2.dyn.test', qtype: 'MX', rcode: 'NOERROR' });
+      expect(rows[0]).toMatchObject({
+        accountId: 8,
+        domain: 'h2.dyn.test',
+        qname: 'h2.dyn.test',
+        qtype: 'MX',
+        rcode: 'NOERROR',
+      });
       expect(errors).toEqual([]);
     } finally {
       await role.stop();

@@ -13,13 +13,21 @@ const CASES: Array<[string, string, string]> = [
   ['PTR', 'host.example.org.', 'host.example.org.'],
   ['TLSA', `3 1 1 ${HASH.toLowerCase()}`, `3 1 1 ${HASH}`],
   ['SMIMEA', `3 1 1 ${HASH}`, `3 1 1 ${HASH}`],
-  ['SSHFP', '4 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF', '4 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF'],
+  [
+    'SSHFP',
+    '4 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF',
+    '4 2 0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF',
+  ],
   ['NAPTR', '100 10 "S" "SIP+D2U" "" _sip._udp.example.org.', '100 10 "S" "SIP+D2U" "" _sip._udp.example.org.'],
   ['URI', '10 1 "https://example.org/"', '10 1 "https://example.org/"'],
   ['OPENPGPKEY', 'AQIDBAUGBwg=', 'AQIDBAUGBwg='],
   ['CERT', 'PKIX 0 0 AQIDBA==', 'PKIX 0 0 AQIDBA=='],
   ['SVCB', '1 svc.example.org. alpn=h2,h3 port=8443', '1 svc.example.org. alpn="h2,h3" port=8443'],
-  ['HTTPS', '1 . alpn="h2" ipv4hint=192.0.2.1 ipv6hint=2001:db8::1', '1 . alpn="h2" ipv4hint=192.0.2.1 ipv6hint=2001:db8::1'],
+  [
+    'HTTPS',
+    '1 . alpn="h2" ipv4hint=192.0.2.1 ipv6hint=2001:db8::1',
+    '1 . alpn="h2" ipv4hint=192.0.2.1 ipv6hint=2001:db8::1',
+  ],
   ['HTTPS', '0 cdn.example.org.', '0 cdn.example.org.'],
 ];
 
@@ -33,7 +41,15 @@ describe('record types of a signed modern zone (issue 29)', () => {
     index.putZone({
       name: 'types.test',
       ownerAccountId: null,
-      soa: { mname: 'ns1.example.net', rname: 'hostmaster.types.test', serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 60 },
+      soa: {
+        mname: 'ns1.example.net',
+        rname: 'hostmaster.types.test',
+        serial: 1,
+        refresh: 3600,
+        retry: 600,
+        expire: 604800,
+        minimum: 60,
+      },
       ttl: 3600,
       nameservers: ['ns1.example.net'],
     });
@@ -43,11 +59,16 @@ describe('record types of a signed modern zone (issue 29)', () => {
   });
   afterAll(() => server.stop());
 
-  it.each(CASES.map((c, i) => [...c, i] as const))('serves %s as dig reads it: %s', async (type, _text, expected, i) => {
-    const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+short', `r${i}.types.test`, type], { encoding: 'utf8' });
-    // dig breaks long hex and base64 into chunks: compare without blanks inside the data.
-    expect(stdout.replace(/\s+/g, '')).toBe(expected.replace(/\s+/g, ''));
-  });
+  it.each(CASES.map((c, i) => [...c, i] as const))(
+    'serves %s as dig reads it: %s',
+    async (type, _text, expected, i) => {
+      const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+short', `r${i}.types.test`, type], {
+        encoding: 'utf8',
+      });
+      // dig breaks long hex and base64 into chunks: compare without blanks inside the data.
+      expect(stdout.replace(/\s+/g, '')).toBe(expected.replace(/\s+/g, ''));
+    },
+  );
 
   it('refuses malformed ones, naming the problem', () => {
     for (const [type, text, problem] of [
@@ -107,7 +128,11 @@ ptr IN PTR target
   });
 
   it('takes them through PUT records, and refuses a malformed one with 400 changing nothing', async () => {
-    const ok = await app.http.put('/zones/modern.test/records', { records: [{ subname: 'mail', type: 'URI', ttl: 300, records: ['10 1 "mailto:a@example.org"'] }] }, owner.token);
+    const ok = await app.http.put(
+      '/zones/modern.test/records',
+      { records: [{ subname: 'mail', type: 'URI', ttl: 300, records: ['10 1 "mailto:a@example.org"'] }] },
+      owner.token,
+    );
     expect(ok.status).toBe(200);
     const bad = await app.http.put(
       '/zones/modern.test/records',
@@ -121,6 +146,10 @@ ptr IN PTR target
     );
     expect([bad.status, bad.body.error.code]).toEqual([400, 'validation_failed']);
     expect(bad.body.error.message).toMatch(/records\[1\]\.records\[0\]/);
-    expect((await app.http.get('/zones/modern.test/records', owner.token)).body.records.some((r: { subname: string }) => r.subname === 'x')).toBe(false);
+    expect(
+      (await app.http.get('/zones/modern.test/records', owner.token)).body.records.some(
+        (r: { subname: string }) => r.subname === 'x',
+      ),
+    ).toBe(false);
   });
 });

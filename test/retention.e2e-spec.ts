@@ -26,7 +26,12 @@ describe('retention pruning', () => {
     upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date());
     // The uptime target is a loopback listener: allowed here only (contract §16).
-    env = { UPTIME_INTERVAL_SECONDS: String(INTERVAL_MS / 1000), UPTIME_CHECK_PORTS: String(checkPort), SESSION_TTL_SECONDS: String(400 * 86_400), ALLOW_PRIVATE_TARGETS: 'true' };
+    env = {
+      UPTIME_INTERVAL_SECONDS: String(INTERVAL_MS / 1000),
+      UPTIME_CHECK_PORTS: String(checkPort),
+      SESSION_TTL_SECONDS: String(400 * 86_400),
+      ALLOW_PRIVATE_TARGETS: 'true',
+    };
     app = await startTestApp({ clock, env });
   });
 
@@ -45,7 +50,8 @@ describe('retention pruning', () => {
     await caughtUp();
   }
 
-  const caughtUp = async () => app.running.deps.projections.waitFor(await app.running.deps.eventStore.headPosition(), 20_000);
+  const caughtUp = async () =>
+    app.running.deps.projections.waitFor(await app.running.deps.eventStore.headPosition(), 20_000);
 
   /** Every document of every projection's live collections, by projection and collection. */
   async function readModels(): Promise<Record<string, unknown[]>> {
@@ -59,13 +65,22 @@ describe('retention pruning', () => {
     return out;
   }
 
-  const checksIn = async (stream: string) => (await app.running.deps.eventStore.readAll({ maxCount: 100_000 })).filter((e) => e.streamId === stream && e.type === 'CheckRecorded');
+  const checksIn = async (stream: string) =>
+    (await app.running.deps.eventStore.readAll({ maxCount: 100_000 })).filter(
+      (e) => e.streamId === stream && e.type === 'CheckRecorded',
+    );
 
   it('prunes checks past 31 days, keeps read models through restart and rebuild', async () => {
     const u = await registerAndLogin(app.http, { plan: 'pro' });
-    const domain = await app.http.post('/api/domains', { fqdn: 'keep1.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' }, u.token);
+    const domain = await app.http.post(
+      '/api/domains',
+      { fqdn: 'keep1.dyn.example.net', record_type: 'A', record_ip: '127.0.0.1' },
+      u.token,
+    );
     expect(domain.status).toBe(201);
-    expect((await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, u.token)).status).toBe(200);
+    expect((await app.http.post(`/uptime/domain/${domain.body.id}/monitor`, { enabled: true }, u.token)).status).toBe(
+      200,
+    );
     const stream = `uptime-${domain.body.id}`;
     await checkIntervals(6);
     const early = (await checksIn(stream)).length;
@@ -84,7 +99,9 @@ describe('retention pruning', () => {
 
     const uptime = await app.http.get(`/uptime/domain/${domain.body.id}`, u.token);
     expect(uptime.status).toBe(200);
-    const audit = (await app.http.get('/account/audit?limit=100', u.token)).body.data.map((e: { type: string }) => e.type);
+    const audit = (await app.http.get('/account/audit?limit=100', u.token)).body.data.map(
+      (e: { type: string }) => e.type,
+    );
     expect(audit).toEqual(expect.arrayContaining(['AccountRegistered', 'DomainCreated', 'MonitorEnabled']));
     const live = await readModels();
 

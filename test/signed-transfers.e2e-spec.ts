@@ -12,7 +12,11 @@ import { until } from './support/until';
 
 const run = promisify(execFile);
 const ZONE = 'signed-xfr.example';
-const OPERATOR_KEY: TsigSpec = { name: 'ops-signed-xfr', algorithm: 'hmac-sha256', secret: randomBytes(32).toString('base64') };
+const OPERATOR_KEY: TsigSpec = {
+  name: 'ops-signed-xfr',
+  algorithm: 'hmac-sha256',
+  secret: randomBytes(32).toString('base64'),
+};
 
 /**
  * `dig +dnssec` as text ('' while a server is not answering: NSD swaps processes after a
@@ -21,8 +25,23 @@ const OPERATOR_KEY: TsigSpec = { name: 'ops-signed-xfr', algorithm: 'hmac-sha256
  * nonces, so the UDP-only replica's signatures differ in bytes, equally valid).
  */
 async function digDnssec(port: number, name: string, type: string, tcp = false): Promise<string> {
-  const args = ['@127.0.0.1', '-p', String(port), '+dnssec', '+norec', '+time=2', '+tries=2', '+noall', '+answer', '+authority', tcp ? '+tcp' : '+notcp', name, type];
-  return (await run('dig', args, { encoding: 'utf8' }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }))).stdout;
+  const args = [
+    '@127.0.0.1',
+    '-p',
+    String(port),
+    '+dnssec',
+    '+norec',
+    '+time=2',
+    '+tries=2',
+    '+noall',
+    '+answer',
+    '+authority',
+    tcp ? '+tcp' : '+notcp',
+    name,
+    type,
+  ];
+  return (await run('dig', args, { encoding: 'utf8' }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' })))
+    .stdout;
 }
 
 /** The answer and authority records, sorted, with TTLs out (a secondary counts them down). */
@@ -89,10 +108,22 @@ describe('signed zones on NSD and Knot secondaries (§17, §18)', () => {
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     const zoneFile = `$ORIGIN ${ZONE}.\n$TTL 300\nwww A 192.0.2.80\nmail A 192.0.2.25\n@ MX 10 mail\n*.wild A 192.0.2.99\n`;
     expect((await app.http.post('/zones', { name: ZONE, zone_file: zoneFile }, owner.token)).status).toBe(201);
-    const key = await app.http.post('/tsig-keys', { name: 'acct-signed-xfr.example', purpose: 'transfer', zones: [ZONE] }, owner.token);
+    const key = await app.http.post(
+      '/tsig-keys',
+      { name: 'acct-signed-xfr.example', purpose: 'transfer', zones: [ZONE] },
+      owner.token,
+    );
     expect(key.status).toBe(201);
     const accountKey: TsigSpec = { name: 'acct-signed-xfr.example', algorithm: 'hmac-sha256', secret: key.body.secret };
-    expect((await app.http.post(`/zones/${ZONE}/secondaries`, { address: `127.0.0.1:${knotPort}`, tsig_key: accountKey.name }, owner.token)).status).toBe(201);
+    expect(
+      (
+        await app.http.post(
+          `/zones/${ZONE}/secondaries`,
+          { address: `127.0.0.1:${knotPort}`, tsig_key: accountKey.name },
+          owner.token,
+        )
+      ).status,
+    ).toBe(201);
     nsd = startNsdSecondary(dir, nsdPort, dnsPort, [{ name: ZONE, key: OPERATOR_KEY }]);
     knot = startKnotSecondary(dir, knotPort, dnsPort, [{ name: ZONE, key: accountKey }]);
     const want = await serial(dnsPort);
@@ -136,14 +167,23 @@ describe('signed zones on NSD and Knot secondaries (§17, §18)', () => {
       ]) {
         expect([s.name, name, type, await validatedAt(s.port, name, type)]).toEqual([s.name, name, type, 'validated']);
         // The secondary serves the service's own signatures and NSEC records.
-        expect([s.name, name, type, records(await digDnssec(s.port, name, type))]).toEqual([s.name, name, type, records(await digDnssec(dnsPort, name, type, true))]);
+        expect([s.name, name, type, records(await digDnssec(s.port, name, type))]).toEqual([
+          s.name,
+          name,
+          type,
+          records(await digDnssec(dnsPort, name, type, true)),
+        ]);
       }
     }
   });
 
   it('a record change reaches both secondaries by IXFR with its signatures and a mended NSEC chain', async () => {
     const ixfrBefore = await metric(/dns_transfers_total\{type="IXFR",style="incremental"\} (\d+)/);
-    const put = await app.http.put(`/zones/${ZONE}/records`, { records: [{ subname: 'new', type: 'A', ttl: 300, records: ['192.0.2.7'] }] }, owner.token);
+    const put = await app.http.put(
+      `/zones/${ZONE}/records`,
+      { records: [{ subname: 'new', type: 'A', ttl: 300, records: ['192.0.2.7'] }] },
+      owner.token,
+    );
     expect(put.status).toBe(200);
     const changedAt = Date.now();
     for (const s of secondaries()) {
@@ -155,7 +195,9 @@ describe('signed zones on NSD and Knot secondaries (§17, §18)', () => {
       );
     }
     await inStep();
-    expect(await metric(/dns_transfers_total\{type="IXFR",style="incremental"\} (\d+)/)).toBeGreaterThanOrEqual(ixfrBefore + 2);
+    expect(await metric(/dns_transfers_total\{type="IXFR",style="incremental"\} (\d+)/)).toBeGreaterThanOrEqual(
+      ixfrBefore + 2,
+    );
     for (const s of secondaries()) {
       // The new name, a name that sorts just after it (denied by the NSEC the change rewrote), and one before.
       for (const [name, type] of [
@@ -167,7 +209,15 @@ describe('signed zones on NSD and Knot secondaries (§17, §18)', () => {
       }
     }
     // Removing a name takes its NSEC out of the chain on the secondaries too.
-    expect((await app.http.put(`/zones/${ZONE}/records`, { records: [{ subname: 'new', type: 'A', ttl: 300, records: [] }] }, owner.token)).status).toBe(200);
+    expect(
+      (
+        await app.http.put(
+          `/zones/${ZONE}/records`,
+          { records: [{ subname: 'new', type: 'A', ttl: 300, records: [] }] },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
     // The answer to the PUT waits for the read models, not for the DNS thread: the service first serves the removal.
     await until(
       'service without new',
@@ -176,14 +226,28 @@ describe('signed zones on NSD and Knot secondaries (§17, §18)', () => {
       (t) => !/192\.0\.2\.7/.test(t),
     );
     await inStep();
-    for (const s of secondaries()) expect([s.name, await validatedAt(s.port, `new.${ZONE}`, 'A')]).toEqual([s.name, 'validated']);
-    for (const s of secondaries()) expect(records(await digDnssec(s.port, `new.${ZONE}`, 'A'))).toEqual(records(await digDnssec(dnsPort, `new.${ZONE}`, 'A', true)));
+    for (const s of secondaries())
+      expect([s.name, await validatedAt(s.port, `new.${ZONE}`, 'A')]).toEqual([s.name, 'validated']);
+    for (const s of secondaries())
+      expect(records(await digDnssec(s.port, `new.${ZONE}`, 'A'))).toEqual(
+        records(await digDnssec(dnsPort, `new.${ZONE}`, 'A', true)),
+      );
   });
 
   it('the whole transferred zone is signed and its NSEC chain complete (ldns-verify-zone on an AXFR)', async () => {
     const { stdout } = await run(
       'dig',
-      ['@127.0.0.1', '-p', String(dnsPort), '+time=3', '-y', `hmac-sha256:${OPERATOR_KEY.name}:${OPERATOR_KEY.secret}`, '+onesoa', ZONE, 'AXFR'],
+      [
+        '@127.0.0.1',
+        '-p',
+        String(dnsPort),
+        '+time=3',
+        '-y',
+        `hmac-sha256:${OPERATOR_KEY.name}:${OPERATOR_KEY.secret}`,
+        '+onesoa',
+        ZONE,
+        'AXFR',
+      ],
       {
         encoding: 'utf8',
       },
@@ -195,7 +259,9 @@ describe('signed zones on NSD and Knot secondaries (§17, §18)', () => {
     expect(text).toMatch(/\sNSEC\s/);
     const file = join(dir, 'axfr.db');
     writeFileSync(file, `${text}\n`);
-    const ldns = await run('ldns-verify-zone', [file], { encoding: 'utf8' }).catch((e: { stdout: string; stderr: string }) => ({ stdout: `FAILED ${e.stdout}`, stderr: e.stderr }));
+    const ldns = await run('ldns-verify-zone', [file], { encoding: 'utf8' }).catch(
+      (e: { stdout: string; stderr: string }) => ({ stdout: `FAILED ${e.stdout}`, stderr: e.stderr }),
+    );
     expect(`${ldns.stdout}${ldns.stderr}`).toMatch(/Zone is verified and complete/);
   });
 

@@ -52,7 +52,9 @@ describe('SMTP intake limits (contract §16)', () => {
       },
     });
     const account = await registerAndLogin(t.http);
-    const res = await t.http.admin('PUT', `/admin/accounts/${account.id}/subscription`, { email_auth: { tier: 'enterprise', domains: ['example.com'] } });
+    const res = await t.http.admin('PUT', `/admin/accounts/${account.id}/subscription`, {
+      email_auth: { tier: 'enterprise', domains: ['example.com'] },
+    });
     expect(res.status).toBe(200);
     intake = t.running.app.get(SmtpIntake);
     port = intake.port!;
@@ -65,7 +67,10 @@ describe('SMTP intake limits (contract §16)', () => {
 
   it('reads a message a little over the limit to its end without keeping it, answers 552 and stores nothing', async () => {
     // Within the megabyte past the limit that is still read to the end (then the sender is cut off, below).
-    const mail = reportMail(TO, generatedAggregateReport(8000, { reportId: 'smtp-oversize' })).subarray(0, MESSAGE_LIMIT + 512 * 1024);
+    const mail = reportMail(TO, generatedAggregateReport(8000, { reportId: 'smtp-oversize' })).subarray(
+      0,
+      MESSAGE_LIMIT + 512 * 1024,
+    );
     const { session } = await open();
     await session.begin(TO);
     let mostHeld = 0;
@@ -92,7 +97,8 @@ describe('SMTP intake limits (contract §16)', () => {
     expect(mail.length).toBeGreaterThan(MESSAGE_LIMIT + 1024 * 1024);
     const { session } = await open();
     await session.begin(TO);
-    for (let at = 0; at < mail.length && !session.closed; at += 64 * 1024) await session.send(mail.subarray(at, at + 64 * 1024));
+    for (let at = 0; at < mail.length && !session.closed; at += 64 * 1024)
+      await session.send(mail.subarray(at, at + 64 * 1024));
     // The answer came while the message was still being sent, not after its end.
     expect(await session.reply()).toMatch(/^552 5\.3\.4 Message larger than \d+ bytes, closing connection/);
     await eventually(() => session.closed);

@@ -12,9 +12,13 @@ const START = new Date('2031-03-04T05:06:10.000Z'); // ten seconds into a 30-sec
 
 /** The code oathtool computes for `secret` at the app clock's time shifted by `offsetSeconds`. */
 const oathtool = (secret: string, clock: ManualClock, offsetSeconds = 0): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(clock.now().getTime() / 1000) + offsetSeconds}`, secret], {
-    encoding: 'utf8',
-  }).trim();
+  execFileSync(
+    'oathtool',
+    ['--totp', '-b', '-N', `@${Math.floor(clock.now().getTime() / 1000) + offsetSeconds}`, secret],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
 
 type User = Awaited<ReturnType<typeof registerAndLogin>>;
 
@@ -27,7 +31,11 @@ async function startSetup(http: HttpClient, user: User) {
 /** Setup + verify; the clock then moves to the next step so the verify code's step is not reused by accident. */
 async function enable(http: HttpClient, clock: ManualClock, user: User) {
   const setup = await startSetup(http, user);
-  const res = await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock) }, user.token);
+  const res = await http.post(
+    '/2fa/verify',
+    { setup_token: setup.setup_token, code: oathtool(setup.secret, clock) },
+    user.token,
+  );
   expect(res.status).toBe(200);
   clock.advance(30_000);
   return { secret: setup.secret, backupCodes: res.body.backup_codes as string[] };
@@ -63,7 +71,9 @@ describe('two-factor authentication (e2e)', () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
       expect(setup.secret).toMatch(/^[A-Z2-7]{32}$/);
-      expect(setup.otpauth_url).toBe(`otpauth://totp/Account%20DNS:${user.email}?secret=${setup.secret}&issuer=Account%20DNS`);
+      expect(setup.otpauth_url).toBe(
+        `otpauth://totp/Account%20DNS:${user.email}?secret=${setup.secret}&issuer=Account%20DNS`,
+      );
       expect(setup.qr_code.startsWith('data:image/png;base64,')).toBe(true);
       const png = Buffer.from(setup.qr_code.split(',')[1], 'base64');
       expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([256, 256]);
@@ -75,7 +85,11 @@ describe('two-factor authentication (e2e)', () => {
     it('verify with an oathtool code enables 2FA and returns 10 backup codes once', async () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
-      const res = await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock) }, user.token);
+      const res = await http.post(
+        '/2fa/verify',
+        { setup_token: setup.setup_token, code: oathtool(setup.secret, clock) },
+        user.token,
+      );
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
       expect(res.body.backup_codes).toHaveLength(10);
@@ -89,8 +103,17 @@ describe('two-factor authentication (e2e)', () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
       const wrong = oathtool(setup.secret, clock, 120);
-      expectError(await http.post('/2fa/verify', { setup_token: setup.setup_token, code: wrong }, user.token), 400, 'invalid_code', 'Invalid verification code');
-      expectError(await http.post('/2fa/verify', { setup_token: setup.setup_token, code: 'abcdef' }, user.token), 400, 'invalid_code');
+      expectError(
+        await http.post('/2fa/verify', { setup_token: setup.setup_token, code: wrong }, user.token),
+        400,
+        'invalid_code',
+        'Invalid verification code',
+      );
+      expectError(
+        await http.post('/2fa/verify', { setup_token: setup.setup_token, code: 'abcdef' }, user.token),
+        400,
+        'invalid_code',
+      );
       expect((await http.get('/2fa/status', user.token)).body.enabled).toBe(false);
     });
 
@@ -101,7 +124,11 @@ describe('two-factor authentication (e2e)', () => {
       const other = await registerAndLogin(http);
       const otherSetup = await startSetup(http, other);
       expectError(
-        await http.post('/2fa/verify', { setup_token: otherSetup.setup_token, code: oathtool(secret, clock) }, user.token),
+        await http.post(
+          '/2fa/verify',
+          { setup_token: otherSetup.setup_token, code: oathtool(secret, clock) },
+          user.token,
+        ),
         400,
         'already_enabled',
         '2FA already enabled',
@@ -114,24 +141,49 @@ describe('two-factor authentication (e2e)', () => {
       const aliceSetup = await startSetup(http, alice);
       await startSetup(http, bob);
       expectError(
-        await http.post('/2fa/verify', { setup_token: aliceSetup.setup_token, code: oathtool(aliceSetup.secret, clock) }, bob.token),
+        await http.post(
+          '/2fa/verify',
+          { setup_token: aliceSetup.setup_token, code: oathtool(aliceSetup.secret, clock) },
+          bob.token,
+        ),
         403,
         'setup_token_mismatch',
         'Setup token mismatch',
       );
       // Alice's own setup is untouched by Bob's attempt.
-      const res = await http.post('/2fa/verify', { setup_token: aliceSetup.setup_token, code: oathtool(aliceSetup.secret, clock) }, alice.token);
+      const res = await http.post(
+        '/2fa/verify',
+        { setup_token: aliceSetup.setup_token, code: oathtool(aliceSetup.secret, clock) },
+        alice.token,
+      );
       expect(res.status).toBe(200);
     });
 
     it('"Invalid or expired setup token" (400) for a made-up token or one replaced by a newer setup', async () => {
       const user = await registerAndLogin(http);
       const first = await startSetup(http, user);
-      expectError(await http.post('/2fa/verify', { setup_token: 'not-a-token', code: '123456' }, user.token), 400, 'invalid_setup_token', 'Invalid or expired setup token');
+      expectError(
+        await http.post('/2fa/verify', { setup_token: 'not-a-token', code: '123456' }, user.token),
+        400,
+        'invalid_setup_token',
+        'Invalid or expired setup token',
+      );
       const second = await startSetup(http, user);
       expect(second.secret).not.toBe(first.secret);
-      expectError(await http.post('/2fa/verify', { setup_token: first.setup_token, code: oathtool(second.secret, clock) }, user.token), 400, 'invalid_setup_token');
-      const res = await http.post('/2fa/verify', { setup_token: second.setup_token, code: oathtool(second.secret, clock) }, user.token);
+      expectError(
+        await http.post(
+          '/2fa/verify',
+          { setup_token: first.setup_token, code: oathtool(second.secret, clock) },
+          user.token,
+        ),
+        400,
+        'invalid_setup_token',
+      );
+      const res = await http.post(
+        '/2fa/verify',
+        { setup_token: second.setup_token, code: oathtool(second.secret, clock) },
+        user.token,
+      );
       expect(res.status).toBe(200);
     });
 
@@ -139,22 +191,46 @@ describe('two-factor authentication (e2e)', () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
       for (const offset of [-60, 60]) {
-        expectError(await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, offset) }, user.token), 400, 'invalid_code');
+        expectError(
+          await http.post(
+            '/2fa/verify',
+            { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, offset) },
+            user.token,
+          ),
+          400,
+          'invalid_code',
+        );
       }
-      const prev = await http.post('/2fa/verify', { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, -30) }, user.token);
+      const prev = await http.post(
+        '/2fa/verify',
+        { setup_token: setup.setup_token, code: oathtool(setup.secret, clock, -30) },
+        user.token,
+      );
       expect(prev.status).toBe(200);
 
       const other = await registerAndLogin(http);
       const otherSetup = await startSetup(http, other);
-      const next = await http.post('/2fa/verify', { setup_token: otherSetup.setup_token, code: oathtool(otherSetup.secret, clock, 30) }, other.token);
+      const next = await http.post(
+        '/2fa/verify',
+        { setup_token: otherSetup.setup_token, code: oathtool(otherSetup.secret, clock, 30) },
+        other.token,
+      );
       expect(next.status).toBe(200);
     });
 
     it('refuses unknown fields and non-string codes', async () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
-      expectError(await http.post('/2fa/verify', { setup_token: setup.setup_token, code: '123456', extra: 1 }, user.token), 400, 'validation_failed');
-      expectError(await http.post('/2fa/verify', { setup_token: setup.setup_token, code: 123456 }, user.token), 400, 'validation_failed');
+      expectError(
+        await http.post('/2fa/verify', { setup_token: setup.setup_token, code: '123456', extra: 1 }, user.token),
+        400,
+        'validation_failed',
+      );
+      expectError(
+        await http.post('/2fa/verify', { setup_token: setup.setup_token, code: 123456 }, user.token),
+        400,
+        'validation_failed',
+      );
     });
 
     it('keeps the secret and backup codes out of the event log in plaintext', async () => {
@@ -174,11 +250,19 @@ describe('two-factor authentication (e2e)', () => {
       const earlySetup = await startSetup(http, early);
       const lateSetup = await startSetup(http, late);
       clock.advance(599_000);
-      const ok = await http.post('/2fa/verify', { setup_token: earlySetup.setup_token, code: oathtool(earlySetup.secret, clock) }, early.token);
+      const ok = await http.post(
+        '/2fa/verify',
+        { setup_token: earlySetup.setup_token, code: oathtool(earlySetup.secret, clock) },
+        early.token,
+      );
       expect(ok.status).toBe(200);
       clock.advance(1_000);
       expectError(
-        await http.post('/2fa/verify', { setup_token: lateSetup.setup_token, code: oathtool(lateSetup.secret, clock) }, late.token),
+        await http.post(
+          '/2fa/verify',
+          { setup_token: lateSetup.setup_token, code: oathtool(lateSetup.secret, clock) },
+          late.token,
+        ),
         400,
         'invalid_setup_token',
         'Invalid or expired setup token',
@@ -207,7 +291,11 @@ describe('two-factor authentication (e2e)', () => {
       const loginToken = await passwordStep(http, user);
       const res = await http.post('/auth/login/2fa', { login_token: loginToken, code: oathtool(secret, clock) });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: expect.any(Number) });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'bearer',
+        expires_in: expect.any(Number),
+      });
       expect((await http.get('/account', res.body.access_token)).status).toBe(200);
     });
 
@@ -215,13 +303,26 @@ describe('two-factor authentication (e2e)', () => {
       const user = await registerAndLogin(http);
       const setup = await startSetup(http, user);
       const verifyCode = oathtool(setup.secret, clock);
-      expect((await http.post('/2fa/verify', { setup_token: setup.setup_token, code: verifyCode }, user.token)).status).toBe(200);
-      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: verifyCode }), 400, 'invalid_code');
+      expect(
+        (await http.post('/2fa/verify', { setup_token: setup.setup_token, code: verifyCode }, user.token)).status,
+      ).toBe(200);
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: verifyCode }),
+        400,
+        'invalid_code',
+      );
 
       clock.advance(30_000);
       const code = oathtool(setup.secret, clock);
-      expect((await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code })).status).toBe(200);
-      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code }), 400, 'invalid_code', 'Invalid verification code');
+      expect((await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code })).status).toBe(
+        200,
+      );
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code }),
+        400,
+        'invalid_code',
+        'Invalid verification code',
+      );
       clock.advance(30_000);
     });
 
@@ -232,8 +333,14 @@ describe('two-factor authentication (e2e)', () => {
       const res = await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: typed });
       expect(res.status).toBe(200);
       expect((await http.get('/2fa/status', user.token)).body).toEqual({ enabled: true, backup_codes_remaining: 9 });
-      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: backupCodes[0] }), 400, 'invalid_code');
-      const used = (await t.running.deps.eventStore.readStream(`twofactor-${user.id}`)).find((e) => e.type === 'BackupCodeUsed');
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: backupCodes[0] }),
+        400,
+        'invalid_code',
+      );
+      const used = (await t.running.deps.eventStore.readStream(`twofactor-${user.id}`)).find(
+        (e) => e.type === 'BackupCodeUsed',
+      );
       expect(used?.data.used_at).toBe(clock.now().toISOString());
     });
 
@@ -242,11 +349,26 @@ describe('two-factor authentication (e2e)', () => {
       const { secret } = await enable(http, clock, user);
       const loginToken = await passwordStep(http, user);
       for (let i = 0; i < 5; i++) {
-        expectError(await http.post('/auth/login/2fa', { login_token: loginToken, code: '000000' }), 400, 'invalid_code');
+        expectError(
+          await http.post('/auth/login/2fa', { login_token: loginToken, code: '000000' }),
+          400,
+          'invalid_code',
+        );
       }
-      expectError(await http.post('/auth/login/2fa', { login_token: loginToken, code: oathtool(secret, clock) }), 401, 'invalid_login_token');
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: loginToken, code: oathtool(secret, clock) }),
+        401,
+        'invalid_login_token',
+      );
       // A fresh login_token still works: the token died, not the account.
-      expect((await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: oathtool(secret, clock) })).status).toBe(200);
+      expect(
+        (
+          await http.post('/auth/login/2fa', {
+            login_token: await passwordStep(http, user),
+            code: oathtool(secret, clock),
+          })
+        ).status,
+      ).toBe(200);
       clock.advance(30_000);
     });
 
@@ -257,11 +379,21 @@ describe('two-factor authentication (e2e)', () => {
         const loginToken = await passwordStep(http, user);
         for (let i = 0; i < 5; i++) await http.post('/auth/login/2fa', { login_token: loginToken, code: 'FFFFFFFF' });
       }
-      const res = await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: oathtool(secret, clock) });
+      const res = await http.post('/auth/login/2fa', {
+        login_token: await passwordStep(http, user),
+        code: oathtool(secret, clock),
+      });
       expectError(res, 429, 'too_many_attempts');
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
       clock.advance(15 * 60_000);
-      expect((await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: oathtool(secret, clock) })).status).toBe(200);
+      expect(
+        (
+          await http.post('/auth/login/2fa', {
+            login_token: await passwordStep(http, user),
+            code: oathtool(secret, clock),
+          })
+        ).status,
+      ).toBe(200);
       clock.advance(30_000);
     });
 
@@ -273,18 +405,28 @@ describe('two-factor authentication (e2e)', () => {
         const loginToken = await passwordStep(http, user);
         for (let i = 0; i < 5; i++) await http.post('/auth/login/2fa', { login_token: loginToken, code: '000000' });
       }
-      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: '000000' }), 429, 'too_many_attempts');
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: '000000' }),
+        429,
+        'too_many_attempts',
+      );
       // ...but the session the user already has confirms with the right password.
       const regenerated = await http.post('/2fa/backup-codes', { password: user.password }, user.token);
       expect(regenerated.status).toBe(200);
       expect(regenerated.body.backup_codes).toHaveLength(10);
       // Wrong passwords count on their own: five lock the confirmations, not a word about codes.
       for (let i = 0; i < 5; i++) {
-        expectError(await http.post('/2fa/backup-codes', { password: 'wrong-password-here' }, user.token), 401, 'invalid_credentials');
+        expectError(
+          await http.post('/2fa/backup-codes', { password: 'wrong-password-here' }, user.token),
+          401,
+          'invalid_credentials',
+        );
       }
       expectError(await http.post('/2fa/disable', { password: user.password }, user.token), 429, 'too_many_attempts');
       clock.advance(15 * 60_000);
-      expect((await http.post('/2fa/disable', { password: user.password }, user.token)).body).toEqual({ success: true });
+      expect((await http.post('/2fa/disable', { password: user.password }, user.token)).body).toEqual({
+        success: true,
+      });
     });
 
     it('a login_token dies after 300 s, and a made-up one is refused', async () => {
@@ -292,8 +434,16 @@ describe('two-factor authentication (e2e)', () => {
       const { secret } = await enable(http, clock, user);
       const loginToken = await passwordStep(http, user);
       clock.advance(300_000);
-      expectError(await http.post('/auth/login/2fa', { login_token: loginToken, code: oathtool(secret, clock) }), 401, 'invalid_login_token');
-      expectError(await http.post('/auth/login/2fa', { login_token: 'forged', code: '123456' }), 401, 'invalid_login_token');
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: loginToken, code: oathtool(secret, clock) }),
+        401,
+        'invalid_login_token',
+      );
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: 'forged', code: '123456' }),
+        401,
+        'invalid_login_token',
+      );
     });
   });
 
@@ -321,8 +471,14 @@ describe('two-factor authentication (e2e)', () => {
     it('disable needs the current password, then deletes secret and codes and ends the second step', async () => {
       const user = await registerAndLogin(http);
       const { backupCodes } = await enable(http, clock, user);
-      expectError(await http.post('/2fa/disable', { password: 'wrong-password-here' }, user.token), 401, 'invalid_credentials');
-      expect((await http.post('/2fa/disable', { password: user.password }, user.token)).body).toEqual({ success: true });
+      expectError(
+        await http.post('/2fa/disable', { password: 'wrong-password-here' }, user.token),
+        401,
+        'invalid_credentials',
+      );
+      expect((await http.post('/2fa/disable', { password: user.password }, user.token)).body).toEqual({
+        success: true,
+      });
       expect((await http.get('/2fa/status', user.token)).body).toEqual({ enabled: false, backup_codes_remaining: 0 });
       expect((await http.get('/account', user.token)).body.two_factor_enabled).toBe(false);
       const login = await http.post('/auth/login', { username: user.username, password: user.password });
@@ -331,7 +487,11 @@ describe('two-factor authentication (e2e)', () => {
       // Re-enabling makes a new secret; the old backup codes are gone for good.
       const again = await enable(http, clock, user);
       expect(again.backupCodes).not.toContain(backupCodes[0]);
-      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: backupCodes[0] }), 400, 'invalid_code');
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: backupCodes[0] }),
+        400,
+        'invalid_code',
+      );
     });
 
     it('regenerating needs the password, issues 10 new codes and invalidates the earlier ones', async () => {
@@ -339,13 +499,28 @@ describe('two-factor authentication (e2e)', () => {
       const { backupCodes: old } = await enable(http, clock, user);
       await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: old[1] });
       expect((await http.get('/2fa/status', user.token)).body.backup_codes_remaining).toBe(9);
-      expectError(await http.post('/2fa/backup-codes', { password: 'wrong-password-here' }, user.token), 401, 'invalid_credentials');
+      expectError(
+        await http.post('/2fa/backup-codes', { password: 'wrong-password-here' }, user.token),
+        401,
+        'invalid_credentials',
+      );
       const res = await http.post('/2fa/backup-codes', { password: user.password }, user.token);
       expect(res.status).toBe(200);
       expect(res.body.backup_codes).toHaveLength(10);
       expect((await http.get('/2fa/status', user.token)).body).toEqual({ enabled: true, backup_codes_remaining: 10 });
-      expectError(await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: old[2] }), 400, 'invalid_code');
-      expect((await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: res.body.backup_codes[0] })).status).toBe(200);
+      expectError(
+        await http.post('/auth/login/2fa', { login_token: await passwordStep(http, user), code: old[2] }),
+        400,
+        'invalid_code',
+      );
+      expect(
+        (
+          await http.post('/auth/login/2fa', {
+            login_token: await passwordStep(http, user),
+            code: res.body.backup_codes[0],
+          })
+        ).status,
+      ).toBe(200);
     });
   });
 });
@@ -365,7 +540,11 @@ describe('two-factor setup across a restart (e2e)', () => {
       clock.advance(300_000);
       t = await startTestApp({ clock, dataDir });
       // Sessions survive the restart too; the setup token is still inside its deadline.
-      const ok = await t.http.post('/2fa/verify', { setup_token: keepsSetup.setup_token, code: oathtool(keepsSetup.secret, clock) }, keeps.token);
+      const ok = await t.http.post(
+        '/2fa/verify',
+        { setup_token: keepsSetup.setup_token, code: oathtool(keepsSetup.secret, clock) },
+        keeps.token,
+      );
       expect(ok.status).toBe(200);
       await t.close(false);
 
@@ -375,7 +554,15 @@ describe('two-factor setup across a restart (e2e)', () => {
       await t.running.app.get(SetupDeadlineProcess).runDue();
       const types = (await t.running.deps.eventStore.readStream(`twofactor-${lapses.id}`)).map((e) => e.type);
       expect(types).toEqual(['TwoFactorSetupStarted', 'TwoFactorSetupExpired']);
-      expectError(await t.http.post('/2fa/verify', { setup_token: lapsesSetup.setup_token, code: oathtool(lapsesSetup.secret, clock) }, lapses.token), 400, 'invalid_setup_token');
+      expectError(
+        await t.http.post(
+          '/2fa/verify',
+          { setup_token: lapsesSetup.setup_token, code: oathtool(lapsesSetup.secret, clock) },
+          lapses.token,
+        ),
+        400,
+        'invalid_setup_token',
+      );
     } finally {
       await t.close(true);
     }

@@ -107,12 +107,17 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
   let counter = 0;
   async function createDomain(token: string, ip: string): Promise<{ id: number; fqdn: string }> {
     counter += 1;
-    const res = await app.http.post('/api/domains', { fqdn: `up${counter}.dyn.example.net`, record_type: 'A', record_ip: ip }, token);
+    const res = await app.http.post(
+      '/api/domains',
+      { fqdn: `up${counter}.dyn.example.net`, record_type: 'A', record_ip: ip },
+      token,
+    );
     expect(res.status).toBe(201);
     return { id: res.body.id, fqdn: res.body.fqdn };
   }
 
-  const monitor = (token: string, id: number | string, enabled: unknown) => app.http.post(`/uptime/domain/${id}/monitor`, { enabled }, token);
+  const monitor = (token: string, id: number | string, enabled: unknown) =>
+    app.http.post(`/uptime/domain/${id}/monitor`, { enabled }, token);
 
   it('refuses every endpoint on Free with plan_required', async () => {
     const free = await registerAndLogin(app.http);
@@ -122,8 +127,15 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
       ['GET', '/uptime/domain/1'],
       ['GET', '/uptime/status/realtime/'],
     ]) {
-      const res = await app.http.request(method, path, { token: free.token, body: method === 'POST' ? { enabled: true } : undefined });
-      expect([path, res.status, res.body]).toEqual([path, 403, { error: { code: 'plan_required', message: 'Uptime API access requires Plus or higher' } }]);
+      const res = await app.http.request(method, path, {
+        token: free.token,
+        body: method === 'POST' ? { enabled: true } : undefined,
+      });
+      expect([path, res.status, res.body]).toEqual([
+        path,
+        403,
+        { error: { code: 'plan_required', message: 'Uptime API access requires Plus or higher' } },
+      ]);
     }
     expect((await app.http.get('/uptime/dashboard')).status).toBe(401);
   });
@@ -156,7 +168,10 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     const idle = await createDomain(owner.token, UP_IP);
 
     const enabled = await monitor(owner.token, up.id, true);
-    expect([enabled.status, enabled.body]).toEqual([200, { success: true, monitor_enabled: true, domain_id: up.id, fqdn: up.fqdn }]);
+    expect([enabled.status, enabled.body]).toEqual([
+      200,
+      { success: true, monitor_enabled: true, domain_id: up.id, fqdn: up.fqdn },
+    ]);
     for (const d of [refused, timeout]) expect((await monitor(owner.token, d.id, true)).status).toBe(200);
     expect((await app.http.get(`/api/domains/fqdn/${up.fqdn}`, owner.token)).body.monitor_enabled).toBe(true);
 
@@ -228,8 +243,15 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
 
     // Each check is an event on the domain's uptime stream, by the worker, expiring after 31 days.
     const events = await app.running.deps.eventStore.readStream(`uptime-${timeout.id}`);
-    expect(events.map((e) => [e.type, e.metadata.actor, e.metadata.account_id])).toEqual([['CheckRecorded', 'worker:0', owner.id]]);
-    expect(events[0].data).toMatchObject({ is_up: false, error: 'connection timeout', ip: TIMEOUT_IP, response_time_ms: null });
+    expect(events.map((e) => [e.type, e.metadata.actor, e.metadata.account_id])).toEqual([
+      ['CheckRecorded', 'worker:0', owner.id],
+    ]);
+    expect(events[0].data).toMatchObject({
+      is_up: false,
+      error: 'connection timeout',
+      ip: TIMEOUT_IP,
+      response_time_ms: null,
+    });
     // The idle domain (monitoring never enabled) was never checked.
     expect(await app.running.deps.eventStore.readStream(`uptime-${idle.id}`)).toEqual([]);
   });
@@ -239,7 +261,8 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     const d = await createDomain(owner.token, UP_IP);
     const other = await createDomain(owner.token, UP_IP);
     expect((await monitor(owner.token, d.id, true)).status).toBe(200);
-    const setIp = async (ip: string) => expect((await app.http.put(`/api/domains/fqdn/${d.fqdn}`, { record_ip: ip }, owner.token)).status).toBe(200);
+    const setIp = async (ip: string) =>
+      expect((await app.http.put(`/api/domains/fqdn/${d.fqdn}`, { record_ip: ip }, owner.token)).status).toBe(200);
     const checks = async (n: number) => {
       for (let i = 0; i < n; i++) await nextInterval();
     };
@@ -250,7 +273,10 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     // About 3 days before: the address moves to a dead host (DDNS), 2 checks down (7 and 30 days).
     await setIp(REFUSED_IP);
     await checks(2);
-    expect((await app.http.get(`/uptime/domain/${d.id}`, owner.token)).body).toMatchObject({ current_status: 'down', error: 'connection refused' });
+    expect((await app.http.get(`/uptime/domain/${d.id}`, owner.token)).body).toMatchObject({
+      current_status: 'down',
+      error: 'connection refused',
+    });
     clock.advance(3 * 86_400_000);
     // The last hours: back up for 3 checks, then 1 down (all three windows).
     await setIp(UP_IP);
@@ -267,7 +293,18 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
       is_up: false,
     });
     const events = await app.running.deps.eventStore.readStream(`uptime-${d.id}`);
-    expect(events.map((e) => e.data.ip)).toEqual([UP_IP, UP_IP, UP_IP, UP_IP, REFUSED_IP, REFUSED_IP, UP_IP, UP_IP, UP_IP, REFUSED_IP]);
+    expect(events.map((e) => e.data.ip)).toEqual([
+      UP_IP,
+      UP_IP,
+      UP_IP,
+      UP_IP,
+      REFUSED_IP,
+      REFUSED_IP,
+      UP_IP,
+      UP_IP,
+      UP_IP,
+      REFUSED_IP,
+    ]);
     expect((await app.http.get('/uptime/dashboard', owner.token)).body).toMatchObject({
       overall_uptime_24h: 75,
       overall_uptime_7d: 50,
@@ -283,7 +320,12 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     expect(off.body).toEqual({ success: true, monitor_enabled: false, domain_id: d.id, fqdn: d.fqdn });
     await checks(1);
     const disabled = (await app.http.get(`/uptime/domain/${d.id}`, owner.token)).body;
-    expect(disabled).toMatchObject({ current_status: 'disabled', monitor_enabled: false, uptime_percentage_30d: 70, last_check_time: record.last_check_time });
+    expect(disabled).toMatchObject({
+      current_status: 'disabled',
+      monitor_enabled: false,
+      uptime_percentage_30d: 70,
+      last_check_time: record.last_check_time,
+    });
     expect((await app.http.get('/uptime/dashboard', owner.token)).body).toEqual({
       overall_uptime_24h: null,
       overall_uptime_7d: null,
@@ -299,7 +341,10 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     // Back on: pending until its next check, the old history still counts.
     await setIp(UP_IP);
     expect((await monitor(owner.token, d.id, true)).status).toBe(200);
-    expect((await app.http.get(`/uptime/domain/${d.id}`, owner.token)).body).toMatchObject({ current_status: 'pending', uptime_percentage_30d: 70 });
+    expect((await app.http.get(`/uptime/domain/${d.id}`, owner.token)).body).toMatchObject({
+      current_status: 'pending',
+      uptime_percentage_30d: 70,
+    });
     await checks(1);
     expect((await app.http.get(`/uptime/domain/${d.id}`, owner.token)).body).toMatchObject({
       current_status: 'operational',
@@ -325,7 +370,10 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     const results = await Promise.all(domains.slice(0, 6).map((d) => monitor(owner.token, d.id, true)));
     const refused = results.filter((r) => r.status !== 200);
     expect(refused).toHaveLength(1);
-    expect([refused[0].status, refused[0].body]).toEqual([403, { error: { code: 'limit_reached', message: 'Monitoring limit reached for your plan' } }]);
+    expect([refused[0].status, refused[0].body]).toEqual([
+      403,
+      { error: { code: 'limit_reached', message: 'Monitoring limit reached for your plan' } },
+    ]);
     const monitored = (await app.http.get('/uptime/status/realtime', owner.token)).body;
     expect(monitored).toHaveLength(5);
     const loser = domains.slice(0, 6).find((d) => !monitored.some((m: { domain_id: number }) => m.domain_id === d.id))!;
@@ -349,7 +397,9 @@ describe('uptime monitoring (seed "Uptime", contract §6)', () => {
     expect((await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { plan: 'pro' })).status).toBe(200);
     expect((await monitor(owner.token, extra.id, true)).status).toBe(200);
     // Back to Free: the API is closed again.
-    expect((await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { plan: 'free' })).status).toBe(200);
+    expect((await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { plan: 'free' })).status).toBe(
+      200,
+    );
     expect((await app.http.get('/uptime/dashboard', owner.token)).status).toBe(403);
   });
 });
@@ -361,7 +411,14 @@ describe('uptime worker timer (real time)', () => {
   beforeAll(async () => {
     const port = await freePort();
     upServer = await listeningUpTarget(UP_IP, port);
-    app = await startTestApp({ env: { UPTIME_INTERVAL_SECONDS: '1', UPTIME_CHECK_PORTS: String(port), UPTIME_TIMEOUT_MS: '500', ALLOW_PRIVATE_TARGETS: 'true' } });
+    app = await startTestApp({
+      env: {
+        UPTIME_INTERVAL_SECONDS: '1',
+        UPTIME_CHECK_PORTS: String(port),
+        UPTIME_TIMEOUT_MS: '500',
+        ALLOW_PRIVATE_TARGETS: 'true',
+      },
+    });
   });
 
   afterAll(async () => {
@@ -371,7 +428,11 @@ describe('uptime worker timer (real time)', () => {
 
   it('checks an enabled domain once per interval from its own timer', async () => {
     const owner = await registerAndLogin(app.http, { plan: 'plus' });
-    const created = await app.http.post('/api/domains', { fqdn: 'timer.dyn.example.net', record_type: 'A', record_ip: UP_IP }, owner.token);
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'timer.dyn.example.net', record_type: 'A', record_ip: UP_IP },
+      owner.token,
+    );
     const id = created.body.id;
     expect((await app.http.post(`/uptime/domain/${id}/monitor`, { enabled: true }, owner.token)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 3500));

@@ -32,16 +32,23 @@ describe('webhooks: kill -9 during deliveries (real server process)', () => {
     const owner = await registerAndLogin(server.http, { plan: 'elite' });
     const paths = ['/one', '/two', '/three'];
     for (const path of paths) {
-      const res = await server.http.post('/webhooks', { url: receiver.url(path), event_types: ['ddns.host.address_changed'] }, owner.token);
+      const res = await server.http.post(
+        '/webhooks',
+        { url: receiver.url(path), event_types: ['ddns.host.address_changed'] },
+        owner.token,
+      );
       expect(res.status).toBe(201);
       receiver.secret(path, res.body.secret);
     }
     // Slow answers keep deliveries in flight when the kill comes.
     receiver.delayMs = 40;
     const fqdn = `crash${Date.now()}.dyn.example.net`;
-    expect((await server.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, owner.token)).status).toBe(201);
+    expect(
+      (await server.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, owner.token)).status,
+    ).toBe(201);
     const ips = Array.from({ length: 60 }, (_, i) => `198.51.100.${i + 1}`);
-    for (const ip of ips) expect((await server.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: ip }, owner.token)).status).toBe(200);
+    for (const ip of ips)
+      expect((await server.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: ip }, owner.token)).status).toBe(200);
 
     await receiver.until(() => receiver.received.length >= 20, 30_000, 'the first deliveries');
     await server.kill('SIGKILL');
@@ -49,7 +56,11 @@ describe('webhooks: kill -9 during deliveries (real server process)', () => {
     expect(atKill).toBeLessThan(ips.length * paths.length);
     server = await startServerProcess(dataDir, env);
 
-    await receiver.until(() => paths.every((p) => new Set(receiver.on(p).map((r) => r.id)).size >= ips.length), 60_000, 'every event after the restart');
+    await receiver.until(
+      () => paths.every((p) => new Set(receiver.on(p).map((r) => r.id)).size >= ips.length),
+      60_000,
+      'every event after the restart',
+    );
     for (const path of paths) {
       const got = receiver.on(path);
       expect(got.every((r) => r.verified)).toBe(true);

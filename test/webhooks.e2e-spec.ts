@@ -25,14 +25,19 @@ describe('webhooks (contract §19)', () => {
   });
 
   const create = async (token: string, path: string, eventTypes: string[]) => {
-    const res = await app.http.post('/webhooks', { url: receiver.url(path), event_types: eventTypes, description: path }, token);
+    const res = await app.http.post(
+      '/webhooks',
+      { url: receiver.url(path), event_types: eventTypes, description: path },
+      token,
+    );
     expect(res.status).toBe(201);
     receiver.secret(path, res.body.secret);
     return res.body;
   };
 
   const patch = (path: string, body: object, token: string) => app.http.request('PATCH', path, { body, token });
-  const deliveries = async (token: string, id: string, query = '') => (await app.http.get(`/webhooks/${id}/deliveries?limit=100${query}`, token)).body.data as any[];
+  const deliveries = async (token: string, id: string, query = '') =>
+    (await app.http.get(`/webhooks/${id}/deliveries?limit=100${query}`, token)).body.data as any[];
 
   it('registers endpoints with a secret shown once and kept sealed; Pro and Elite only, within the plan’s limit', async () => {
     const free = await registerAndLogin(app.http);
@@ -44,11 +49,24 @@ describe('webhooks (contract §19)', () => {
     const pro = await registerAndLogin(app.http, { plan: 'pro' });
     const first = await create(pro.token, '/limit/0', ['*']);
     expect(first.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(first).toMatchObject({ url: receiver.url('/limit/0'), event_types: ['*'], enabled: true, disabled_reason: null, description: '/limit/0' });
+    expect(first).toMatchObject({
+      url: receiver.url('/limit/0'),
+      event_types: ['*'],
+      enabled: true,
+      disabled_reason: null,
+      description: '/limit/0',
+    });
     for (let i = 1; i < 5; i++) await create(pro.token, `/limit/${i}`, ['zone.changed']);
-    const sixth = await app.http.post('/webhooks', { url: receiver.url('/limit/5'), event_types: ['zone.changed'] }, pro.token);
+    const sixth = await app.http.post(
+      '/webhooks',
+      { url: receiver.url('/limit/5'), event_types: ['zone.changed'] },
+      pro.token,
+    );
     expect(sixth.status).toBe(403);
-    expect(sixth.body.error).toEqual({ code: 'limit_reached', message: 'Webhook endpoint limit reached for your plan (5)' });
+    expect(sixth.body.error).toEqual({
+      code: 'limit_reached',
+      message: 'Webhook endpoint limit reached for your plan (5)',
+    });
 
     const listed = (await app.http.get('/webhooks', pro.token)).body.webhooks;
     expect(listed).toHaveLength(5);
@@ -58,7 +76,10 @@ describe('webhooks (contract §19)', () => {
 
     // A deleted endpoint frees its place.
     expect((await app.http.delete(`/webhooks/${first.id}`, pro.token)).status).toBe(204);
-    expect((await app.http.post('/webhooks', { url: receiver.url('/limit/5'), event_types: ['uptime.down'] }, pro.token)).status).toBe(201);
+    expect(
+      (await app.http.post('/webhooks', { url: receiver.url('/limit/5'), event_types: ['uptime.down'] }, pro.token))
+        .status,
+    ).toBe(201);
   });
 
   it('refuses unknown event types, bad URLs and null fields with 400; other accounts’ webhooks are 404', async () => {
@@ -68,7 +89,9 @@ describe('webhooks (contract §19)', () => {
       expect(res.status).toBe(400);
       return res.body.error.message as string;
     };
-    expect(await bad({ url: receiver.url('/x'), event_types: ['zone.changed', 'zone.renamed'] })).toMatch(/unknown event type "zone.renamed"/);
+    expect(await bad({ url: receiver.url('/x'), event_types: ['zone.changed', 'zone.renamed'] })).toMatch(
+      /unknown event type "zone.renamed"/,
+    );
     expect(await bad({ url: receiver.url('/x'), event_types: [] })).toMatch(/event_types/);
     expect(await bad({ url: 'not a url', event_types: ['*'] })).toMatch(/url/);
     expect(await bad({ url: 'ftp://127.0.0.1/x', event_types: ['*'] })).toMatch(/https/);
@@ -91,22 +114,53 @@ describe('webhooks (contract §19)', () => {
     const hook = await create(owner.token, '/changes', ['zone.changed', 'ddns.host.address_changed']);
     const zone = `wh${Date.now()}.example`;
     expect((await app.http.post('/zones', { name: zone }, owner.token)).status).toBe(201);
-    expect((await app.http.put(`/zones/${zone}/records`, { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] }] }, owner.token)).status).toBe(200);
-    expect((await app.http.put(`/zones/${zone}/records`, { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.2'] }] }, owner.token)).status).toBe(200);
+    expect(
+      (
+        await app.http.put(
+          `/zones/${zone}/records`,
+          { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.1'] }] },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await app.http.put(
+          `/zones/${zone}/records`,
+          { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.2'] }] },
+          owner.token,
+        )
+      ).status,
+    ).toBe(200);
     const fqdn = `wh${Date.now()}.dyn.example.net`;
-    expect((await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, owner.token)).status).toBe(201);
-    for (const ip of ['192.0.2.11', '192.0.2.12', '192.0.2.13']) expect((await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: ip }, owner.token)).status).toBe(200);
+    expect(
+      (await app.http.post('/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.10' }, owner.token)).status,
+    ).toBe(201);
+    for (const ip of ['192.0.2.11', '192.0.2.12', '192.0.2.13'])
+      expect((await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: ip }, owner.token)).status).toBe(200);
 
     const got = () => receiver.on('/changes');
     await receiver.until(() => got().length >= 5, 20_000, 'five deliveries');
     expect(got().every((r) => r.verified)).toBe(true);
     const bodies = got().map((r) => r.body);
-    expect(bodies.map((b) => b.type)).toEqual(['zone.changed', 'zone.changed', 'ddns.host.address_changed', 'ddns.host.address_changed', 'ddns.host.address_changed']);
+    expect(bodies.map((b) => b.type)).toEqual([
+      'zone.changed',
+      'zone.changed',
+      'ddns.host.address_changed',
+      'ddns.host.address_changed',
+      'ddns.host.address_changed',
+    ]);
     // The zone's creation (an empty import) changed no record: no delivery.
-    expect(bodies[0].data).toEqual({ zone, changes: [{ subname: 'www', type: 'A', before: null, after: ['192.0.2.1'], before_ttl: null, after_ttl: 300 }] });
+    expect(bodies[0].data).toEqual({
+      zone,
+      changes: [{ subname: 'www', type: 'A', before: null, after: ['192.0.2.1'], before_ttl: null, after_ttl: 300 }],
+    });
     expect(bodies[1].data.changes[0]).toMatchObject({ before: ['192.0.2.1'], after: ['192.0.2.2'] });
     expect(bodies.slice(2).map((b) => b.data)).toEqual(
-      ['192.0.2.11', '192.0.2.12', '192.0.2.13'].map((ip, i) => ({ fqdn, changes: [{ field: 'ipv4', before: i === 0 ? '192.0.2.10' : `192.0.2.1${i}`, after: ip }] })),
+      ['192.0.2.11', '192.0.2.12', '192.0.2.13'].map((ip, i) => ({
+        fqdn,
+        changes: [{ field: 'ipv4', before: i === 0 ? '192.0.2.10' : `192.0.2.1${i}`, after: ip }],
+      })),
     );
     for (const [i, r] of got().entries()) {
       expect(r.id).toBe(bodies[i].id);
@@ -127,9 +181,16 @@ describe('webhooks (contract §19)', () => {
     const sent = await app.http.post(`/webhooks/${hook.id}/test`, {}, owner.token);
     expect(sent.status).toBe(202);
     await receiver.until(() => receiver.on('/switch').length === 1, 10_000, 'the test delivery');
-    expect(receiver.on('/switch')[0]).toMatchObject({ verified: true, id: sent.body.event_id, body: { type: 'webhook.test', data: { webhook_id: hook.id } } });
+    expect(receiver.on('/switch')[0]).toMatchObject({
+      verified: true,
+      id: sent.body.event_id,
+      body: { type: 'webhook.test', data: { webhook_id: hook.id } },
+    });
 
-    expect((await patch(`/webhooks/${hook.id}`, { enabled: false }, owner.token)).body).toMatchObject({ enabled: false, disabled_reason: null });
+    expect((await patch(`/webhooks/${hook.id}`, { enabled: false }, owner.token)).body).toMatchObject({
+      enabled: false,
+      disabled_reason: null,
+    });
     const refused = await app.http.post(`/webhooks/${hook.id}/test`, {}, owner.token);
     expect(refused.status).toBe(409);
     const fqdn = `sw${Date.now()}.dyn.example.net`;
@@ -139,7 +200,10 @@ describe('webhooks (contract §19)', () => {
     await app.http.put(`/api/domains/fqdn/${fqdn}`, { record_ip: '192.0.2.22' }, owner.token);
     await receiver.until(() => receiver.on('/switch').length === 2, 10_000, 'the change after enabling');
     await new Promise((r) => setTimeout(r, 500));
-    expect(receiver.on('/switch').map((r) => r.body.data?.changes?.[0]?.after ?? r.body.type)).toEqual(['webhook.test', '192.0.2.22']);
+    expect(receiver.on('/switch').map((r) => r.body.data?.changes?.[0]?.after ?? r.body.type)).toEqual([
+      'webhook.test',
+      '192.0.2.22',
+    ]);
   });
 
   it('does not follow redirects; redelivers on request with the same webhook-id as the next attempt', async () => {
@@ -162,7 +226,9 @@ describe('webhooks (contract §19)', () => {
     await receiver.until(() => receiver.on('/moving').length === 1, 15_000, 'the retry');
     const succeeded = (await deliveries(owner.token, hook.id, '&status=succeeded'))[0];
     expect(succeeded).toMatchObject({ event_id: test, attempt: 2 });
-    expect((await app.http.post(`/webhooks/${hook.id}/deliveries/${succeeded.id}/redeliver`, {}, owner.token)).status).toBe(202);
+    expect(
+      (await app.http.post(`/webhooks/${hook.id}/deliveries/${succeeded.id}/redeliver`, {}, owner.token)).status,
+    ).toBe(202);
     await receiver.until(() => receiver.on('/moving').length === 2, 10_000, 'the redelivery');
     expect(receiver.on('/moving').map((r) => r.id)).toEqual([test, test]);
     expect(receiver.on('/moving').every((r) => r.verified)).toBe(true);
@@ -178,7 +244,11 @@ describe('webhooks (contract §19)', () => {
     const paths = ['/a', '/b'];
     const hooks = [];
     for (const path of paths) {
-      const res = await app.http.post('/webhooks', { url: outage.url(path), event_types: ['ddns.host.address_changed'] }, owner.token);
+      const res = await app.http.post(
+        '/webhooks',
+        { url: outage.url(path), event_types: ['ddns.host.address_changed'] },
+        owner.token,
+      );
       outage.secret(path, res.body.secret);
       hooks.push(res.body);
     }
@@ -195,7 +265,11 @@ describe('webhooks (contract §19)', () => {
     await new Promise((r) => setTimeout(r, Math.max(0, 60_000 - (Date.now() - down))));
     await outage.start(outage.port);
     const back = Date.now();
-    await outage.until(() => paths.every((p) => new Set(outage.on(p).map((r) => r.id)).size >= 10), 30_000, 'every event after the outage');
+    await outage.until(
+      () => paths.every((p) => new Set(outage.on(p).map((r) => r.id)).size >= 10),
+      30_000,
+      'every event after the outage',
+    );
     // The longest wait between tries is 4 s here (webhookMaxRetryMs), so all arrive within a few seconds of the receiver's return.
     expect(Date.now() - back).toBeLessThan(15_000);
     for (const path of paths) {
@@ -238,6 +312,8 @@ describe('webhooks: SSRF guard without ALLOW_PRIVATE_TARGETS (contract §16, §1
     await refused('https://[::ffff:127.0.0.1]/hook', /loopback/);
     await refused('https://[fd00::1]/hook', /unique local/);
     // A documentation address is public for the rule (it reaches nothing): accepted.
-    expect((await app.http.post('/webhooks', { url: 'https://192.0.2.1/hook', event_types: ['*'] }, owner.token)).status).toBe(201);
+    expect(
+      (await app.http.post('/webhooks', { url: 'https://192.0.2.1/hook', event_types: ['*'] }, owner.token)).status,
+    ).toBe(201);
   });
 });

@@ -27,17 +27,28 @@ const answerOf = (port: number, name: string, type: string, options?: Parameters
 };
 
 /** Polls dig until the answer (status and data) is the expected one; DNS follows the events within a second. */
-async function digUntil(port: number, name: string, type: string, expected: { status: string; answers?: string[] }, timeoutMs = 2000) {
+async function digUntil(
+  port: number,
+  name: string,
+  type: string,
+  expected: { status: string; answers?: string[] },
+  timeoutMs = 2000,
+) {
   const started = Date.now();
   for (;;) {
     const seen = answerOf(port, name, type);
-    if (seen.status === expected.status && (!expected.answers || JSON.stringify(seen.answers) === JSON.stringify(expected.answers))) return seen;
+    if (
+      seen.status === expected.status &&
+      (!expected.answers || JSON.stringify(seen.answers) === JSON.stringify(expected.answers))
+    )
+      return seen;
     if (Date.now() - started > timeoutMs) return seen;
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-const importZone = (app: TestApp, who: Account, name: string, zoneFile?: string) => app.http.post('/zones', { name, zone_file: zoneFile }, who.token);
+const importZone = (app: TestApp, who: Account, name: string, zoneFile?: string) =>
+  app.http.post('/zones', { name, zone_file: zoneFile }, who.token);
 
 describe('zone ownership: imports (contract §4)', () => {
   let app: TestApp;
@@ -50,8 +61,14 @@ describe('zone ownership: imports (contract §4)', () => {
   beforeAll(async () => {
     dnsPort = await freePort();
     world = await startWorld();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${world.port}` } });
-    [alice, bob, carol] = [await registerAndLogin(app.http, { plan: 'pro' }), await registerAndLogin(app.http, { plan: 'pro' }), await registerAndLogin(app.http, { plan: 'pro' })];
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${world.port}` },
+    });
+    [alice, bob, carol] = [
+      await registerAndLogin(app.http, { plan: 'pro' }),
+      await registerAndLogin(app.http, { plan: 'pro' }),
+      await registerAndLogin(app.http, { plan: 'pro' }),
+    ];
     expect((await importZone(app, alice, 'alice-zone.test', ALICE_ZONE)).status).toBe(201);
   });
   afterAll(async () => {
@@ -62,21 +79,38 @@ describe('zone ownership: imports (contract §4)', () => {
   it('refuses a zone under another account’s zone (409 zone_conflict naming it): her names keep answering, her changes stay visible', async () => {
     const res = await importZone(app, bob, 'mail.alice-zone.test', 'mx IN A 203.0.113.66\n');
     expect(res.status).toBe(409);
-    expect(res.body.error).toEqual({ code: 'zone_conflict', message: 'mail.alice-zone.test is under alice-zone.test, a zone of another account' });
+    expect(res.body.error).toEqual({
+      code: 'zone_conflict',
+      message: 'mail.alice-zone.test is under alice-zone.test, a zone of another account',
+    });
     expect(answerOf(dnsPort, 'mx.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.25'] });
-    const put = await app.http.put('/zones/alice-zone.test/records', { records: [{ subname: 'mx.mail', type: 'A', ttl: 300, records: ['192.0.2.26'] }] }, alice.token);
+    const put = await app.http.put(
+      '/zones/alice-zone.test/records',
+      { records: [{ subname: 'mx.mail', type: 'A', ttl: 300, records: ['192.0.2.26'] }] },
+      alice.token,
+    );
     expect(put.status).toBe(200);
-    expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.26'] })).toEqual({ status: 'NOERROR', answers: ['192.0.2.26'] });
+    expect(
+      await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.26'] }),
+    ).toEqual({ status: 'NOERROR', answers: ['192.0.2.26'] });
     // Equal to her zone is a conflict too; bob's zone list stays empty.
     const equal = await importZone(app, bob, 'alice-zone.test');
-    expect([equal.status, equal.body.error.code, equal.body.error.message]).toEqual([409, 'zone_conflict', 'alice-zone.test is a zone of another account']);
+    expect([equal.status, equal.body.error.code, equal.body.error.message]).toEqual([
+      409,
+      'zone_conflict',
+      'alice-zone.test is a zone of another account',
+    ]);
     expect((await app.http.get('/zones', bob.token)).body.zones).toEqual([]);
   });
 
   it('refuses a zone above another account’s zone', async () => {
     expect((await importZone(app, carol, 'x.alice2.test', 'www IN A 192.0.2.7\n')).status).toBe(201);
     const res = await importZone(app, bob, 'alice2.test', 'x IN A 203.0.113.1\n');
-    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([409, 'zone_conflict', 'alice2.test is above x.alice2.test, a zone of another account']);
+    expect([res.status, res.body.error.code, res.body.error.message]).toEqual([
+      409,
+      'zone_conflict',
+      'alice2.test is above x.alice2.test, a zone of another account',
+    ]);
     expect(answerOf(dnsPort, 'www.x.alice2.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.7'] });
     expect(answerOf(dnsPort, 'alice2.test', 'SOA').status).toBe('REFUSED');
   });
@@ -99,14 +133,18 @@ describe('zone ownership: imports (contract §4)', () => {
 
   it('keeps delegation inside one account: the child zone serves its names', async () => {
     expect((await importZone(app, alice, 'sub.alice-zone.test', 'www IN A 192.0.2.99\n')).status).toBe(201);
-    expect(await digUntil(dnsPort, 'www.sub.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.99'] })).toEqual({ status: 'NOERROR', answers: ['192.0.2.99'] });
+    expect(
+      await digUntil(dnsPort, 'www.sub.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.99'] }),
+    ).toEqual({ status: 'NOERROR', answers: ['192.0.2.99'] });
     expect(answerOf(dnsPort, 'sub.alice-zone.test', 'NS').answers).toEqual(['ns1.example.net.', 'ns2.example.net.']);
     expect(answerOf(dnsPort, 'www.alice-zone.test', 'A').answers).toEqual(['192.0.2.80']);
   });
 
   it('never lets two accounts both win a parent and a child imported at the same moment', async () => {
     const pairs = Array.from({ length: 8 }, (_, i) => `race${i}.test`);
-    const results = await Promise.all(pairs.flatMap((parent) => [importZone(app, bob, parent), importZone(app, carol, `c.${parent}`)]));
+    const results = await Promise.all(
+      pairs.flatMap((parent) => [importZone(app, bob, parent), importZone(app, carol, `c.${parent}`)]),
+    );
     for (let i = 0; i < pairs.length; i++) {
       const [parent, child] = [results[2 * i], results[2 * i + 1]];
       expect([pairs[i], parent.status, child.status]).not.toEqual([pairs[i], 201, 201]);
@@ -130,9 +168,15 @@ describe('zone ownership: imports (contract §4)', () => {
     expect(allowed.status).toBe(200);
     expect(allowed.body).toMatchObject({ zone: 'mail.alice-zone.test', account_id: bob.id });
     const audit = await app.http.get('/account/audit', bob.token);
-    expect(audit.body.data[0]).toMatchObject({ type: 'ZoneOverlapAllowed', actor: 'operator', data: { zone: 'mail.alice-zone.test', account_id: bob.id } });
+    expect(audit.body.data[0]).toMatchObject({
+      type: 'ZoneOverlapAllowed',
+      actor: 'operator',
+      data: { zone: 'mail.alice-zone.test', account_id: bob.id },
+    });
     expect((await importZone(app, bob, 'mail.alice-zone.test', 'mx IN A 203.0.113.66\n')).status).toBe(201);
-    expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
+    expect(
+      await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] }),
+    ).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
 
     const cli = await runCli(app.url, ['zones:allow-overlap', 'other.alice-zone.test', String(bob.id)]);
     expect(cli.code).toBe(0);
@@ -152,14 +196,18 @@ describe('zone ownership: verification with the service as its own resolver', ()
   beforeAll(async () => {
     dnsPort = await freePort();
     // The worst case of the issue: the resolver is this very service.
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${dnsPort}` } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${dnsPort}` },
+    });
     alice = await registerAndLogin(app.http, { plan: 'pro' });
     mallory = await registerAndLogin(app.http, { plan: 'pro' });
   });
   afterAll(() => app.close());
 
   type Planting = (token: string) => Array<{ subname: string; type: string; ttl: number; records: string[] }>;
-  const atTheName: Planting = (token) => [{ subname: '_account-dns-verify', type: 'TXT', ttl: 60, records: [`"${token}"`] }];
+  const atTheName: Planting = (token) => [
+    { subname: '_account-dns-verify', type: 'TXT', ttl: 60, records: [`"${token}"`] },
+  ];
 
   const plantToken = async (zone: string, plant: Planting = atTheName) => {
     const created = await importZone(app, mallory, zone);
@@ -169,7 +217,11 @@ describe('zone ownership: verification with the service as its own resolver', ()
     expect(put.status).toBe(200);
     // The service does answer the planted token, so a resolver that is (or asks) it sees it.
     const started = Date.now();
-    while (!dig(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers.includes(`"${token}"`) && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 50));
+    while (
+      !dig(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers.includes(`"${token}"`) &&
+      Date.now() - started < 2000
+    )
+      await new Promise((r) => setTimeout(r, 50));
     expect(answerOf(dnsPort, `_account-dns-verify.${zone}`, 'TXT').answers).toContain(`"${token}"`);
   };
 
@@ -181,7 +233,11 @@ describe('zone ownership: verification with the service as its own resolver', ()
       /_account-dns-verify\.victim\.test is in this zone's own records here.*remove it here and publish it at the zone's current DNS provider/,
     );
     // Nothing verification unlocks: no DDNS host under it.
-    const host = await app.http.post('/api/domains', { fqdn: 'www.victim.test', record_type: 'A', record_ip: '203.0.113.5' }, mallory.token);
+    const host = await app.http.post(
+      '/api/domains',
+      { fqdn: 'www.victim.test', record_type: 'A', record_ip: '203.0.113.5' },
+      mallory.token,
+    );
     expect(host.body.error.code).toBe('invalid_fqdn');
   });
 
@@ -206,17 +262,27 @@ describe('zone ownership: verification with the service as its own resolver', ()
 
   it('does not accept the zone’s own apex NS (the service’s name servers) as a delegation', async () => {
     expect((await importZone(app, mallory, 'victim2.test')).status).toBe(201);
-    expect(await digUntil(dnsPort, 'victim2.test', 'NS', { status: 'NOERROR', answers: ['ns1.example.net.', 'ns2.example.net.'] })).toMatchObject({
+    expect(
+      await digUntil(dnsPort, 'victim2.test', 'NS', {
+        status: 'NOERROR',
+        answers: ['ns1.example.net.', 'ns2.example.net.'],
+      }),
+    ).toMatchObject({
       answers: ['ns1.example.net.', 'ns2.example.net.'],
     });
     const res = await app.http.post('/zones/victim2.test/verify', undefined, mallory.token);
     expect([res.status, res.body.error.code]).toEqual([400, 'not_verified']);
-    expect(res.body.error.message).toMatch(/^The zone is not verified: the parent zone of victim2\.test could not be found/);
+    expect(res.body.error.message).toMatch(
+      /^The zone is not verified: the parent zone of victim2\.test could not be found/,
+    );
   });
 
   it('does not verify an allowed overlap under a zone hosted here, by TXT or by NS', async () => {
     expect((await importZone(app, alice, 'alice-zone.test', ALICE_ZONE)).status).toBe(201);
-    expect((await app.http.admin('POST', '/admin/zones/mail.alice-zone.test/allow-overlap', { account_id: mallory.id })).status).toBe(200);
+    expect(
+      (await app.http.admin('POST', '/admin/zones/mail.alice-zone.test/allow-overlap', { account_id: mallory.id }))
+        .status,
+    ).toBe(200);
     await plantToken('mail.alice-zone.test');
     const res = await app.http.post('/zones/mail.alice-zone.test/verify', undefined, mallory.token);
     expect([res.status, res.body.error.code]).toEqual([400, 'not_verified']);
@@ -236,7 +302,11 @@ describe('zone ownership: existing data that breaks the rules', () => {
   const legacyZone = async (store: EventStore, name: string, accountId: number, rrsets: RRset[]) => {
     const id = randomUUID();
     zoneIds.set(name, id);
-    await store.appendToStream(zoneNameStream(name), [{ type: 'ZoneNameReserved', data: { zone_id: id, account_id: accountId } }], 'no_stream');
+    await store.appendToStream(
+      zoneNameStream(name),
+      [{ type: 'ZoneNameReserved', data: { zone_id: id, account_id: accountId } }],
+      'no_stream',
+    );
     const data = {
       zone_id: id,
       account_id: accountId,
@@ -260,8 +330,18 @@ describe('zone ownership: existing data that breaks the rules', () => {
     const store = first.running.app.get<EventStore>(EVENT_STORE);
     await legacyZone(store, 'mail.alice-zone.test', bob.id, [a('mx', '203.0.113.66'), a('www', '203.0.113.67')]);
     // Verified back then (by the resolver that was this service): bob could create DDNS hosts under it.
-    const verified = { zone_id: zoneIds.get('mail.alice-zone.test'), account_id: bob.id, name: 'mail.alice-zone.test', method: 'ns', at: new Date().toISOString() };
-    await store.appendToStream(zoneStream(zoneIds.get('mail.alice-zone.test')!), [{ type: 'ZoneVerified', data: verified }], 0);
+    const verified = {
+      zone_id: zoneIds.get('mail.alice-zone.test'),
+      account_id: bob.id,
+      name: 'mail.alice-zone.test',
+      method: 'ns',
+      at: new Date().toISOString(),
+    };
+    await store.appendToStream(
+      zoneStream(zoneIds.get('mail.alice-zone.test')!),
+      [{ type: 'ZoneVerified', data: verified }],
+      0,
+    );
     await legacyZone(store, 'dyn.example.net', bob.id, [a('www', '203.0.113.68')]);
     await legacyZone(store, 'ns1.example.net', bob.id, [a('', '203.0.113.69')]);
     await first.close(false);
@@ -273,17 +353,29 @@ describe('zone ownership: existing data that breaks the rules', () => {
     expect(answerOf(dnsPort, 'mx.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['192.0.2.25'] });
     expect(answerOf(dnsPort, 'www.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
     expect(answerOf(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
-    expect(answerOf(dnsPort, 'dyn.example.net', 'SOA').answers[0]).toMatch(/^ns1\.example\.net\. hostmaster\.dyn\.example\.net\./);
+    expect(answerOf(dnsPort, 'dyn.example.net', 'SOA').answers[0]).toMatch(
+      /^ns1\.example\.net\. hostmaster\.dyn\.example\.net\./,
+    );
     expect(answerOf(dnsPort, 'ns1.example.net', 'A').status).toBe('REFUSED');
     expect(answerOf(dnsPort, 'ns1.example.net', 'A', { tcp: true }).status).toBe('REFUSED');
   });
 
   it('does not serve a host of the held zone inside the zone it would shadow', async () => {
-    const host = await app.http.post('/api/domains', { fqdn: 'h.mail.alice-zone.test', record_type: 'A', record_ip: '203.0.113.70' }, bob.token);
+    const host = await app.http.post(
+      '/api/domains',
+      { fqdn: 'h.mail.alice-zone.test', record_type: 'A', record_ip: '203.0.113.70' },
+      bob.token,
+    );
     expect(host.status).toBe(201);
     // The DNS index applies events in order: once alice's later change is served, bob's host was placed (or not).
-    await app.http.put('/zones/alice-zone.test/records', { records: [{ subname: 'probe', type: 'A', ttl: 300, records: ['192.0.2.1'] }] }, alice.token);
-    expect(await digUntil(dnsPort, 'probe.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.1'] })).toMatchObject({ answers: ['192.0.2.1'] });
+    await app.http.put(
+      '/zones/alice-zone.test/records',
+      { records: [{ subname: 'probe', type: 'A', ttl: 300, records: ['192.0.2.1'] }] },
+      alice.token,
+    );
+    expect(
+      await digUntil(dnsPort, 'probe.alice-zone.test', 'A', { status: 'NOERROR', answers: ['192.0.2.1'] }),
+    ).toMatchObject({ answers: ['192.0.2.1'] });
     expect(answerOf(dnsPort, 'h.mail.alice-zone.test', 'A').status).toBe('NXDOMAIN');
   });
 
@@ -298,25 +390,49 @@ describe('zone ownership: existing data that breaks the rules', () => {
     const cli = await runCli(app.url, ['zones:conflicts']);
     expect(cli.code).toBe(0);
     expect(JSON.parse(cli.stdout).conflicts).toEqual([
-      { zone: 'dyn.example.net', account_id: bob.id, relation: 'equal', with: { kind: 'ddns_zone', name: 'dyn.example.net', account_id: null } },
-      { zone: 'mail.alice-zone.test', account_id: bob.id, relation: 'under', with: { kind: 'zone', name: 'alice-zone.test', account_id: alice.id } },
-      { zone: 'ns1.example.net', account_id: bob.id, relation: 'equal', with: { kind: 'nameserver', name: 'ns1.example.net', account_id: null } },
+      {
+        zone: 'dyn.example.net',
+        account_id: bob.id,
+        relation: 'equal',
+        with: { kind: 'ddns_zone', name: 'dyn.example.net', account_id: null },
+      },
+      {
+        zone: 'mail.alice-zone.test',
+        account_id: bob.id,
+        relation: 'under',
+        with: { kind: 'zone', name: 'alice-zone.test', account_id: alice.id },
+      },
+      {
+        zone: 'ns1.example.net',
+        account_id: bob.id,
+        relation: 'equal',
+        with: { kind: 'nameserver', name: 'ns1.example.net', account_id: null },
+      },
     ]);
     const bobs = (await app.http.get('/zones', bob.token)).body.zones.map((z: { name: string }) => z.name);
     expect(bobs).toEqual(['dyn.example.net', 'mail.alice-zone.test', 'ns1.example.net']);
   });
 
   it('serves a held zone once an operator allows its overlap', async () => {
-    expect((await app.http.admin('POST', '/admin/zones/ns1.example.net/allow-overlap', { account_id: bob.id })).status).toBe(200);
-    expect(await digUntil(dnsPort, 'ns1.example.net', 'A', { status: 'NOERROR', answers: ['203.0.113.69'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.69'] });
-    const listed = (await app.http.admin('GET', '/admin/zones/conflicts')).body.conflicts.map((c: { zone: string }) => c.zone);
+    expect(
+      (await app.http.admin('POST', '/admin/zones/ns1.example.net/allow-overlap', { account_id: bob.id })).status,
+    ).toBe(200);
+    expect(await digUntil(dnsPort, 'ns1.example.net', 'A', { status: 'NOERROR', answers: ['203.0.113.69'] })).toEqual({
+      status: 'NOERROR',
+      answers: ['203.0.113.69'],
+    });
+    const listed = (await app.http.admin('GET', '/admin/zones/conflicts')).body.conflicts.map(
+      (c: { zone: string }) => c.zone,
+    );
     expect(listed).toEqual(['dyn.example.net', 'mail.alice-zone.test']);
     expect((await app.http.get('/metrics')).text).toMatch(/^zone_ownership_conflicts 2$/m);
   });
 
   it('serves the later zone once the earlier one is gone', async () => {
     expect((await app.http.delete('/zones/alice-zone.test', alice.token)).status).toBe(204);
-    expect(await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] })).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
+    expect(
+      await digUntil(dnsPort, 'mx.mail.alice-zone.test', 'A', { status: 'NOERROR', answers: ['203.0.113.66'] }),
+    ).toEqual({ status: 'NOERROR', answers: ['203.0.113.66'] });
     expect(answerOf(dnsPort, 'h.mail.alice-zone.test', 'A')).toEqual({ status: 'NOERROR', answers: ['203.0.113.70'] });
     expect(answerOf(dnsPort, 'www.dyn.example.net', 'A').status).toBe('NXDOMAIN');
   });

@@ -11,7 +11,11 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 import { until } from './support/until';
 
 const run = promisify(execFile);
-const OPERATOR_KEY: TsigSpec = { name: 'ops-xfr', algorithm: 'hmac-sha256', secret: randomBytes(32).toString('base64') };
+const OPERATOR_KEY: TsigSpec = {
+  name: 'ops-xfr',
+  algorithm: 'hmac-sha256',
+  secret: randomBytes(32).toString('base64'),
+};
 
 const zoneFile = (zone: string) => `$ORIGIN ${zone}.
 $TTL 300
@@ -95,12 +99,21 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
       },
     });
     owner = await registerAndLogin(app.http, { plan: 'pro' });
-    for (const zone of zones) expect((await app.http.post('/zones', { name: zone, zone_file: zoneFile(zone) }, owner.token)).status).toBe(201);
-    const key = await app.http.post('/tsig-keys', { name: 'acct-xfr.example', algorithm: 'hmac-sha512', purpose: 'transfer', zones }, owner.token);
+    for (const zone of zones)
+      expect((await app.http.post('/zones', { name: zone, zone_file: zoneFile(zone) }, owner.token)).status).toBe(201);
+    const key = await app.http.post(
+      '/tsig-keys',
+      { name: 'acct-xfr.example', algorithm: 'hmac-sha512', purpose: 'transfer', zones },
+      owner.token,
+    );
     expect(key.status).toBe(201);
     accountKey = { name: 'acct-xfr.example', algorithm: 'hmac-sha512', secret: key.body.secret };
     for (const zone of zones) {
-      const added = await app.http.post(`/zones/${zone}/secondaries`, { address: `127.0.0.1:${knotPort}`, tsig_key: 'acct-xfr.example' }, owner.token);
+      const added = await app.http.post(
+        `/zones/${zone}/secondaries`,
+        { address: `127.0.0.1:${knotPort}`, tsig_key: 'acct-xfr.example' },
+        owner.token,
+      );
       expect(added.status).toBe(201);
     }
     nsd = startNsdSecondary(
@@ -152,7 +165,11 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
   it('a change reaches both secondaries within 2 s through NOTIFY and IXFR', async () => {
     const ixfrBefore = await metric(/dns_transfers_total\{type="IXFR",style="incremental"\} (\d+)/);
     const zone = zones[0];
-    const put = await app.http.put(`/zones/${zone}/records`, { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.81', '192.0.2.82'] }] }, owner.token);
+    const put = await app.http.put(
+      `/zones/${zone}/records`,
+      { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.81', '192.0.2.82'] }] },
+      owner.token,
+    );
     expect(put.status).toBe(200);
     const changedAt = Date.now();
     for (const s of [nsd, knot]) {
@@ -164,7 +181,9 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
       );
     }
     expect(await serialAt(nsd.port, zone)).toBe(await serialAt(dnsPort, zone));
-    expect(await metric(/dns_transfers_total\{type="IXFR",style="incremental"\} (\d+)/)).toBeGreaterThanOrEqual(ixfrBefore + 2);
+    expect(await metric(/dns_transfers_total\{type="IXFR",style="incremental"\} (\d+)/)).toBeGreaterThanOrEqual(
+      ixfrBefore + 2,
+    );
     await until(
       'knot log',
       2000,
@@ -173,13 +192,21 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
     );
     // The zone's secondaries list shows what was sent and transferred.
     const listed = (await app.http.get(`/zones/${zone}/secondaries`, owner.token)).body.secondaries[0];
-    expect(listed).toMatchObject({ last_notified_at: expect.any(String), last_transfer_at: expect.any(String), last_serial: await serialAt(dnsPort, zone) });
+    expect(listed).toMatchObject({
+      last_notified_at: expect.any(String),
+      last_transfer_at: expect.any(String),
+      last_serial: await serialAt(dnsPort, zone),
+    });
   });
 
   it('a secondary that was down catches up when it returns', async () => {
     await knot.stop();
     const zone = zones[1];
-    await app.http.put(`/zones/${zone}/records`, { records: [{ subname: 'late', type: 'TXT', ttl: 300, records: ['"missed while down"'] }] }, owner.token);
+    await app.http.put(
+      `/zones/${zone}/records`,
+      { records: [{ subname: 'late', type: 'TXT', ttl: 300, records: ['"missed while down"'] }] },
+      owner.token,
+    );
     knot = startKnotSecondary(
       dir,
       knot.port,
@@ -198,22 +225,36 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
   it('refuses unsigned, unknown, wrongly signed and unauthorised transfers, and counts them', async () => {
     const refusedBefore = await metric(/dns_transfer_refused_total\{reason="unsigned"\} (\d+)/);
     const digAxfr = async (...extra: string[]) =>
-      (await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+time=5', '+tries=2', ...extra, zones[0], 'AXFR'], { encoding: 'utf8' }).catch((e: { stdout: string }) => e)).stdout;
+      (
+        await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+time=5', '+tries=2', ...extra, zones[0], 'AXFR'], {
+          encoding: 'utf8',
+        }).catch((e: { stdout: string }) => e)
+      ).stdout;
     expect(await digAxfr()).toMatch(/Transfer failed/);
     expect(await metric(/dns_transfer_refused_total\{reason="unsigned"\} (\d+)/)).toBe(refusedBefore + 1);
     // A key that is not known: NOTAUTH (BADKEY).
-    expect(await digAxfr('-y', `hmac-sha256:nobody:${randomBytes(32).toString('base64')}`)).toMatch(/NOTAUTH|BADKEY|Transfer failed/);
+    expect(await digAxfr('-y', `hmac-sha256:nobody:${randomBytes(32).toString('base64')}`)).toMatch(
+      /NOTAUTH|BADKEY|Transfer failed/,
+    );
     // The operator key name with a wrong secret: BADSIG.
-    expect(await digAxfr('-y', `hmac-sha256:${OPERATOR_KEY.name}:${randomBytes(32).toString('base64')}`)).toMatch(/NOTAUTH|BADSIG|Transfer failed/);
+    expect(await digAxfr('-y', `hmac-sha256:${OPERATOR_KEY.name}:${randomBytes(32).toString('base64')}`)).toMatch(
+      /NOTAUTH|BADSIG|Transfer failed/,
+    );
     expect(await metric(/dns_transfer_refused_total\{reason="bad_tsig"\} (\d+)/)).toBeGreaterThanOrEqual(2);
     // A valid transfer key of the account that no secondary of the zone uses: REFUSED.
-    const other = await app.http.post('/tsig-keys', { name: 'unused-xfr.example', purpose: 'transfer', zones }, owner.token);
+    const other = await app.http.post(
+      '/tsig-keys',
+      { name: 'unused-xfr.example', purpose: 'transfer', zones },
+      owner.token,
+    );
     expect(await digAxfr('-y', `hmac-sha256:unused-xfr.example:${other.body.secret}`)).toMatch(/Transfer failed/);
     expect(await metric(/dns_transfer_refused_total\{reason="not_allowed"\} (\d+)/)).toBeGreaterThanOrEqual(1);
     // The right key: the whole zone, signed (dig verifies every message).
     const axfr = await digAxfr('-y', `hmac-sha256:${OPERATOR_KEY.name}:${OPERATOR_KEY.secret}`);
     expect(axfr).not.toMatch(/failed|failure/i);
-    expect(axfr).toMatch(new RegExp(`^www\\.${zones[0].replace('.', '\\.')}\\.\\s+300\\s+IN\\s+A\\s+192\\.0\\.2\\.81`, 'm'));
+    expect(axfr).toMatch(
+      new RegExp(`^www\\.${zones[0].replace('.', '\\.')}\\.\\s+300\\s+IN\\s+A\\s+192\\.0\\.2\\.81`, 'm'),
+    );
   });
 
   it('the secondaries keep serving when the service is stopped', async () => {

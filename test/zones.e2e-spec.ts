@@ -33,7 +33,9 @@ describe('zones (contract §4)', () => {
     world = new ZoneIndex();
     worldServer = new DnsServer({ host: '127.0.0.1', port: 0, index: world });
     const { port } = await worldServer.start();
-    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${port}` } });
+    app = await startTestApp({
+      env: { DNS_PORT: String(dnsPort), DDNS_ZONES: 'dyn.example.net', VERIFY_RESOLVER: `127.0.0.1:${port}` },
+    });
     owner = await registerAndLogin(app.http);
     other = await registerAndLogin(app.http);
   });
@@ -66,7 +68,9 @@ describe('zones (contract §4)', () => {
       { subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.80'] },
       { subname: 'www', type: 'AAAA', ttl: 300, records: ['2001:db8::80'] },
     ]);
-    expect((await app.http.get('/zones', owner.token)).body.zones.map((z: { name: string }) => z.name)).toEqual(['example.com']);
+    expect((await app.http.get('/zones', owner.token)).body.zones.map((z: { name: string }) => z.name)).toEqual([
+      'example.com',
+    ]);
   });
 
   it('keeps zone names unique and other accounts’ zones invisible', async () => {
@@ -115,13 +119,25 @@ describe('zones (contract §4)', () => {
     const zone = (await app.http.get('/zones/example.com', owner.token)).body;
     const early = await app.http.post('/zones/example.com/verify', undefined, owner.token);
     expect([early.status, early.body.error.code]).toEqual([400, 'not_verified']);
-    const refused = await app.http.post('/api/domains', { fqdn: 'home.example.com', record_type: 'A', record_ip: '192.0.2.5' }, owner.token);
+    const refused = await app.http.post(
+      '/api/domains',
+      { fqdn: 'home.example.com', record_type: 'A', record_ip: '192.0.2.5' },
+      owner.token,
+    );
     expect(refused.body.error.code).toBe('invalid_fqdn');
 
     world.putZone({
       name: 'example.com',
       ownerAccountId: null,
-      soa: { mname: 'ns1.old-provider.net', rname: 'hostmaster.example.com', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: 'ns1.old-provider.net',
+        rname: 'hostmaster.example.com',
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: ['ns1.old-provider.net'],
     });
@@ -136,10 +152,22 @@ describe('zones (contract §4)', () => {
     delegateInWorld(world, 'delegated.org', ['ns1.example.net', 'ns2.example.net']);
     expect((await app.http.post('/zones/delegated.org/verify', undefined, owner.token)).body.status).toBe('verified');
 
-    const host = await app.http.post('/api/domains', { fqdn: 'home.example.com', record_type: 'A', record_ip: '192.0.2.5' }, owner.token);
+    const host = await app.http.post(
+      '/api/domains',
+      { fqdn: 'home.example.com', record_type: 'A', record_ip: '192.0.2.5' },
+      owner.token,
+    );
     expect(host.status).toBe(201);
     await waitForDns(dnsPort, 'home.example.com', 'A', ['192.0.2.5']);
-    expect((await app.http.post('/api/domains', { fqdn: 'x.example.com', record_type: 'A', record_ip: '192.0.2.5' }, other.token)).body.error.code).toBe('invalid_fqdn');
+    expect(
+      (
+        await app.http.post(
+          '/api/domains',
+          { fqdn: 'x.example.com', record_type: 'A', record_ip: '192.0.2.5' },
+          other.token,
+        )
+      ).body.error.code,
+    ).toBe('invalid_fqdn');
   });
 
   it('deletes a zone: no longer served, name free again', async () => {

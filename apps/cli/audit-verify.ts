@@ -9,7 +9,13 @@ import { parse } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { actorFromCsv, AUDIT_CSV_COLUMNS, AuditEntry, auditEntryOf, chainHash } from '../../libs/accounts/domain/audit-chain';
+import {
+  actorFromCsv,
+  AUDIT_CSV_COLUMNS,
+  AuditEntry,
+  auditEntryOf,
+  chainHash,
+} from '../../libs/accounts/domain/audit-chain';
 import type { StoredAuditEntry } from '../../libs/accounts/http/audit-admin.controller';
 
 /** One line of the file as read: the entry as far as the line gives it (a CSV line has no stream or revision). */
@@ -42,7 +48,19 @@ class BadLine extends Error {
   }
 }
 
-const JSONL_KEYS = ['id', 'type', 'occurred_at', 'stream', 'revision', 'actor', 'source_ip', 'correlation_id', 'data', 'prev_hash', 'hash'];
+const JSONL_KEYS = [
+  'id',
+  'type',
+  'occurred_at',
+  'stream',
+  'revision',
+  'actor',
+  'source_ip',
+  'correlation_id',
+  'data',
+  'prev_hash',
+  'hash',
+];
 const isHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 const nullableString = (v: unknown) => v === null || typeof v === 'string';
 
@@ -68,11 +86,17 @@ function jsonlLine(text: string, line: number): ExportLine {
     (v.prev_hash === null || isHash(v.prev_hash)) &&
     isHash(v.hash);
   if (!ok) throw new BadLine(line, 'a field has the wrong type');
-  return { line, entry: auditEntryOf(v as unknown as AuditEntry), prev_hash: v.prev_hash as string | null, hash: v.hash as string };
+  return {
+    line,
+    entry: auditEntryOf(v as unknown as AuditEntry),
+    prev_hash: v.prev_hash as string | null,
+    hash: v.hash as string,
+  };
 }
 
 function csvLine(record: string[], line: number): ExportLine {
-  if (record.length !== AUDIT_CSV_COLUMNS.length) throw new BadLine(line, `expected ${AUDIT_CSV_COLUMNS.length} columns, found ${record.length}`);
+  if (record.length !== AUDIT_CSV_COLUMNS.length)
+    throw new BadLine(line, `expected ${AUDIT_CSV_COLUMNS.length} columns, found ${record.length}`);
   const [id, occurred_at, type, actorType, actorId, sourceIp, correlationId, dataText, prevHash, hash] = record;
   let data: unknown;
   try {
@@ -80,10 +104,19 @@ function csvLine(record: string[], line: number): ExportLine {
   } catch {
     throw new BadLine(line, 'data is not JSON');
   }
-  if ((prevHash !== '' && !isHash(prevHash)) || !isHash(hash)) throw new BadLine(line, 'prev_hash and hash must be hex SHA-256');
+  if ((prevHash !== '' && !isHash(prevHash)) || !isHash(hash))
+    throw new BadLine(line, 'prev_hash and hash must be hex SHA-256');
   return {
     line,
-    entry: { id, type, occurred_at, actor: actorFromCsv(actorType, actorId), source_ip: sourceIp || null, correlation_id: correlationId || null, data },
+    entry: {
+      id,
+      type,
+      occurred_at,
+      actor: actorFromCsv(actorType, actorId),
+      source_ip: sourceIp || null,
+      correlation_id: correlationId || null,
+      data,
+    },
     prev_hash: prevHash || null,
     hash,
   };
@@ -116,21 +149,41 @@ async function* readExport(file: string): AsyncGenerator<ExportLine> {
 }
 
 export async function verifyAuditExport(file: string, lookup: StoreLookup): Promise<VerifyResult> {
-  const result: VerifyResult = { ok: true, format: 'jsonl', entries: 0, account_id: null, first_id: null, last_id: null, first_prev_hash: null };
+  const result: VerifyResult = {
+    ok: true,
+    format: 'jsonl',
+    entries: 0,
+    account_id: null,
+    first_id: null,
+    last_id: null,
+    first_prev_hash: null,
+  };
   let previous: ExportLine | null = null;
   const check = async (batch: ExportLine[]) => {
     const stored = await lookup(batch.map((l) => l.entry.id));
     for (const [i, l] of batch.entries()) {
       const s = stored[i];
-      if (!s || s.id !== l.entry.id || s.entry === null) throw new BadLine(l.line, `no audited event ${l.entry.id} in the store`);
+      if (!s || s.id !== l.entry.id || s.entry === null)
+        throw new BadLine(l.line, `no audited event ${l.entry.id} in the store`);
       // A CSV line has no stream or revision: they are the store's.
-      const entry: AuditEntry = auditEntryOf({ stream: s.entry.stream, revision: s.entry.revision, ...l.entry } as AuditEntry);
-      if (chainHash(entry, l.prev_hash) !== l.hash) throw new BadLine(l.line, 'hash does not match the entry (changed)');
-      if (previous !== null && l.prev_hash !== previous.hash) throw new BadLine(l.line, `prev_hash does not link to line ${previous.line} (an entry is missing, added or moved)`);
-      if (chainHash(entry, null) !== chainHash(s.entry, null)) throw new BadLine(l.line, `differs from event ${l.entry.id} in the store`);
+      const entry: AuditEntry = auditEntryOf({
+        stream: s.entry.stream,
+        revision: s.entry.revision,
+        ...l.entry,
+      } as AuditEntry);
+      if (chainHash(entry, l.prev_hash) !== l.hash)
+        throw new BadLine(l.line, 'hash does not match the entry (changed)');
+      if (previous !== null && l.prev_hash !== previous.hash)
+        throw new BadLine(
+          l.line,
+          `prev_hash does not link to line ${previous.line} (an entry is missing, added or moved)`,
+        );
+      if (chainHash(entry, null) !== chainHash(s.entry, null))
+        throw new BadLine(l.line, `differs from event ${l.entry.id} in the store`);
       if (result.account_id === null) result.account_id = s.account_id;
       else if (s.account_id !== result.account_id) throw new BadLine(l.line, 'belongs to another account');
-      if (s.hash !== l.hash || s.prev_hash !== l.prev_hash) throw new BadLine(l.line, 'hash differs from the store’s chain (the chain was recomputed)');
+      if (s.hash !== l.hash || s.prev_hash !== l.prev_hash)
+        throw new BadLine(l.line, 'hash differs from the store’s chain (the chain was recomputed)');
       if (previous === null) {
         result.format = l.entry.stream === undefined ? 'csv' : 'jsonl';
         result.first_id = l.entry.id;

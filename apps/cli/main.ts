@@ -51,7 +51,8 @@ const need = (args: string[], n: number, usage: string) => {
 
 const COMMANDS: Record<string, CommandSpec> = {
   'accounts:subscription': {
-    usage: 'accounts:subscription <account-id> [--plan free|plus|pro|elite] [--email-auth-tier none|standard|enterprise] [--email-auth-domains a.com,b.com]',
+    usage:
+      'accounts:subscription <account-id> [--plan free|plus|pro|elite] [--email-auth-tier none|standard|enterprise] [--email-auth-domains a.com,b.com]',
     async run(args, flags) {
       need(args, 1, this.usage);
       const body: Record<string, unknown> = {};
@@ -87,12 +88,16 @@ const COMMANDS: Record<string, CommandSpec> = {
     usage: 'projections:rebuild <name> [--wait]',
     async run(args, flags) {
       need(args, 1, this.usage);
-      return call('POST', `/admin/projections/${encodeURIComponent(args[0])}/rebuild${flags.has('wait') ? '?wait=true' : ''}`);
+      return call(
+        'POST',
+        `/admin/projections/${encodeURIComponent(args[0])}/rebuild${flags.has('wait') ? '?wait=true' : ''}`,
+      );
     },
   },
   'jobs:dmarc-nightly': {
     usage: 'jobs:dmarc-nightly [--now <ISO time>]',
-    run: (_args, flags) => call('POST', '/admin/jobs/dmarc-nightly', flags.has('now') ? { now: flags.get('now') } : undefined),
+    run: (_args, flags) =>
+      call('POST', '/admin/jobs/dmarc-nightly', flags.has('now') ? { now: flags.get('now') } : undefined),
   },
   'retention:run': {
     usage: 'retention:run',
@@ -107,14 +112,18 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'jobs:certificate-renewals': {
     usage: 'jobs:certificate-renewals [--now <ISO 8601>]',
-    run: (_args, flags) => call('POST', '/admin/jobs/certificate-renewals', flags.has('now') ? { now: flags.get('now') } : {}),
+    run: (_args, flags) =>
+      call('POST', '/admin/jobs/certificate-renewals', flags.has('now') ? { now: flags.get('now') } : {}),
   },
   'jobs:email-auth-alerts': {
-    usage: 'jobs:email-auth-alerts [--now <ISO 8601>]   (live-record check now, and the daily report rules that are due)',
-    run: (_args, flags) => call('POST', '/admin/jobs/email-auth-alerts', flags.has('now') ? { now: flags.get('now') } : {}),
+    usage:
+      'jobs:email-auth-alerts [--now <ISO 8601>]   (live-record check now, and the daily report rules that are due)',
+    run: (_args, flags) =>
+      call('POST', '/admin/jobs/email-auth-alerts', flags.has('now') ? { now: flags.get('now') } : {}),
   },
   'zones:allow-overlap': {
-    usage: 'zones:allow-overlap <zone> <account-id>   (the account may hold the zone although it overlaps another account’s zone or a service name)',
+    usage:
+      'zones:allow-overlap <zone> <account-id>   (the account may hold the zone although it overlaps another account’s zone or a service name)',
     async run(args) {
       need(args, 2, this.usage);
       return call('POST', `/admin/zones/${encodeURIComponent(args[0])}/allow-overlap`, { account_id: Number(args[1]) });
@@ -125,10 +134,15 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: () => call('GET', '/admin/zones/conflicts'),
   },
   'audit:verify': {
-    usage: 'audit:verify <file>   (an audit export, JSON Lines or CSV: the chain links and every entry matches the store; fails naming the first bad line)',
+    usage:
+      'audit:verify <file>   (an audit export, JSON Lines or CSV: the chain links and every entry matches the store; fails naming the first bad line)',
     async run(args) {
       need(args, 1, this.usage);
-      return verifyAuditExport(args[0], async (ids) => ((await call('POST', '/admin/audit/entries', { ids })) as { entries: StoredAuditEntry[] }).entries);
+      return verifyAuditExport(
+        args[0],
+        async (ids) =>
+          ((await call('POST', '/admin/audit/entries', { ids })) as { entries: StoredAuditEntry[] }).entries,
+      );
     },
   },
   'streams:replay': {
@@ -137,7 +151,10 @@ const COMMANDS: Record<string, CommandSpec> = {
       need(args, 1, this.usage);
       const events: unknown[] = [];
       for (let from = 0; ;) {
-        const page = (await call('GET', `/admin/streams/${encodeURIComponent(args[0])}?from_revision=${from}&limit=1000`)) as {
+        const page = (await call(
+          'GET',
+          `/admin/streams/${encodeURIComponent(args[0])}?from_revision=${from}&limit=1000`,
+        )) as {
           events: Array<{ revision: number }>;
         };
         events.push(...page.events);

@@ -6,7 +6,11 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { AccountsModule } from '../../libs/accounts/accounts.module';
 import { ApiKeysModule } from '../../libs/api-keys/api-keys.module';
 import { AuthModule } from '../../libs/auth/auth.module';
-import { KeyUsageStore, ReadStoreKeyUsageStore, SqliteKeyUsageStore } from '../../libs/api-keys/application/key-usage.store';
+import {
+  KeyUsageStore,
+  ReadStoreKeyUsageStore,
+  SqliteKeyUsageStore,
+} from '../../libs/api-keys/application/key-usage.store';
 import { AuthGuard } from '../../libs/auth/auth.guard';
 import { OperationsModule } from '../../libs/operations/operations.module';
 import { TwoFactorModule } from '../../libs/two-factor/two-factor.module';
@@ -100,7 +104,13 @@ class AppModule {
   static forRoot(deps: CoreDependencies, extra: Array<Type | DynamicModule> = []): DynamicModule {
     return {
       module: AppModule,
-      imports: [CoreModule.forRoot(deps), ScheduleModule.forRoot(), AuthModule.forRoot([AccountsModule, ApiKeysModule]), ...FEATURE_MODULES, ...extra],
+      imports: [
+        CoreModule.forRoot(deps),
+        ScheduleModule.forRoot(),
+        AuthModule.forRoot([AccountsModule, ApiKeysModule]),
+        ...FEATURE_MODULES,
+        ...extra,
+      ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
@@ -113,16 +123,25 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
   const logger = options.logger ?? jsonLogger(process.stdout, config.logRequests);
   // Before any store opens: what they create inherits the folder's and files' modes.
   const loose = makeDirectoryPrivate(config.dataDir);
-  if (loose.length > 0) logger.warn('DATA_DIR: could not make these private (owned by another user)', { paths: loose.slice(0, 20) });
+  if (loose.length > 0)
+    logger.warn('DATA_DIR: could not make these private (owned by another user)', { paths: loose.slice(0, 20) });
   const secretBox = new SecretBox(resolveSecretKey(config.secretKey, config.dataDir));
   const eventStore = await createEventStore(config, options.clock ?? systemClock);
   const readStore = await createReadStore(config);
-  const keyUsage: KeyUsageStore = config.mongodbUrl ? new ReadStoreKeyUsageStore(readStore) : new SqliteKeyUsageStore(dataPath(config, 'key-usage.db'));
+  const keyUsage: KeyUsageStore = config.mongodbUrl
+    ? new ReadStoreKeyUsageStore(readStore)
+    : new SqliteKeyUsageStore(dataPath(config, 'key-usage.db'));
   const coordination = await createCoordination(config, readStore);
-  const projections = new ProjectionEngine(eventStore, readStore, options.projections ?? ALL_PROJECTIONS, (msg, extra) => logger.info(msg, extra as Record<string, unknown>), {
-    coordination,
-    leaseTtlMs: config.leaseTtlMs,
-  });
+  const projections = new ProjectionEngine(
+    eventStore,
+    readStore,
+    options.projections ?? ALL_PROJECTIONS,
+    (msg, extra) => logger.info(msg, extra as Record<string, unknown>),
+    {
+      coordination,
+      leaseTtlMs: config.leaseTtlMs,
+    },
+  );
   return {
     config,
     clock: options.clock ?? systemClock,

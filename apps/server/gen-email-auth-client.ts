@@ -25,14 +25,24 @@ export async function generateEmailAuthClientTypes(documentUrl: string, outFile:
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adns-gen-'));
   const config = loadConfig(
-    { DATA_DIR: dataDir, ROLES: 'api', DNS_PORT: '0', SMTP_PORT: '0', SECRET_KEY: 'openapi-generation-only', LOG_REQUESTS: 'false' },
+    {
+      DATA_DIR: dataDir,
+      ROLES: 'api',
+      DNS_PORT: '0',
+      SMTP_PORT: '0',
+      SECRET_KEY: 'openapi-generation-only',
+      LOG_REQUESTS: 'false',
+    },
     { port: 0, host: '127.0.0.1' },
   );
   const running = await createApp(config, { logger: jsonLogger(process.stderr, false) });
   try {
     await running.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = running.app.getHttpServer().address() as { port: number };
-    await generateEmailAuthClientTypes(`http://127.0.0.1:${port}${EMAIL_AUTH_OPENAPI_PATH}`, resolve(process.argv[2] ?? EMAIL_AUTH_CLIENT_TYPES));
+    await generateEmailAuthClientTypes(
+      `http://127.0.0.1:${port}${EMAIL_AUTH_OPENAPI_PATH}`,
+      resolve(process.argv[2] ?? EMAIL_AUTH_CLIENT_TYPES),
+    );
   } finally {
     await running.close();
     rmSync(dataDir, { recursive: true, force: true });

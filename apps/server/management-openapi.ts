@@ -1,7 +1,11 @@
 import { INestApplication } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { OperationObject, PathItemObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type {
+  OperationObject,
+  PathItemObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
@@ -24,8 +28,9 @@ export const DOCS_PATH = '/docs';
 export const DOCS_CSP = DASHBOARD_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
 
 // class-transformer's `@Type` targets (nested DTOs) live in its storage, which it ships untyped at this path.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+const { defaultMetadataStorage } =
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
@@ -44,18 +49,41 @@ const ERROR_SCHEMA: SchemaObject = {
   },
 };
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
 
 /** Errors every management operation may answer, by the authentication it takes (contract §1). */
 function errorResponses(mode: AuthMode, hasInput: boolean, namesResource: boolean) {
   return {
-    ...(hasInput ? { '400': errorResponse('validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB') } : {}),
+    ...(hasInput
+      ? {
+          '400': errorResponse(
+            'validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB',
+          ),
+        }
+      : {}),
     ...(mode === 'public'
       ? {}
-      : { '401': errorResponse(mode === 'admin' ? 'Admin endpoints answer 404 when ADMIN_TOKEN is unset, 401 on a wrong token' : 'unauthorized: missing or invalid credentials') }),
-    ...(mode === 'public' || mode === 'admin' ? {} : { '403': errorResponse('insufficient_scope, plan_required, tier_required, addon_required or limit_reached') }),
+      : {
+          '401': errorResponse(
+            mode === 'admin'
+              ? 'Admin endpoints answer 404 when ADMIN_TOKEN is unset, 401 on a wrong token'
+              : 'unauthorized: missing or invalid credentials',
+          ),
+        }),
+    ...(mode === 'public' || mode === 'admin'
+      ? {}
+      : { '403': errorResponse('insufficient_scope, plan_required, tier_required, addon_required or limit_reached') }),
     ...(namesResource || mode === 'admin'
-      ? { '404': errorResponse(mode === 'admin' ? 'not_found: unknown resource, or ADMIN_TOKEN unset' : 'not_found: unknown resource, or another account’s') }
+      ? {
+          '404': errorResponse(
+            mode === 'admin'
+              ? 'not_found: unknown resource, or ADMIN_TOKEN unset'
+              : 'not_found: unknown resource, or another account’s',
+          ),
+        }
       : {}),
     '429': errorResponse('rate limited; Retry-After says when to retry'),
     '4XX': errorResponse('Any other refusal (409 on state conflicts), always in this shape'),
@@ -73,7 +101,12 @@ function authModes(app: INestApplication): Map<string, AuthMode> {
       for (const method of Object.getOwnPropertyNames(type.prototype)) {
         if (method === 'constructor') continue;
         const handler = (type.prototype as Record<string, unknown>)[method];
-        const mode = (typeof handler === 'function' ? (Reflect.getMetadata(AUTH_MODE, handler) as AuthMode | undefined) : undefined) ?? classMode ?? 'account';
+        const mode =
+          (typeof handler === 'function'
+            ? (Reflect.getMetadata(AUTH_MODE, handler) as AuthMode | undefined)
+            : undefined) ??
+          classMode ??
+          'account';
         modes.set(`${type.name}_${method}`, mode);
       }
     }
@@ -97,16 +130,31 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
     )
     .setVersion('1')
     .setOpenAPIVersion('3.1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A session access token (POST /auth/login) or an account API key (ak_…)' }, 'bearer')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'ADMIN_TOKEN of the deployment' }, 'admin_token')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'A session access token (POST /auth/login) or an account API key (ak_…)',
+      },
+      'bearer',
+    )
+    .addApiKey(
+      { type: 'apiKey', in: 'header', name: 'X-Admin-Token', description: 'ADMIN_TOKEN of the deployment' },
+      'admin_token',
+    )
     .build();
-  const modules = [...app.get(ModulesContainer).values()].map((m) => m.metatype).filter((m) => m !== EmailAuthApiModule);
-  const document = SwaggerModule.createDocument(app, config, { include: modules, operationIdFactory: (controller, method) => `${controller}_${method}` });
+  const modules = [...app.get(ModulesContainer).values()]
+    .map((m) => m.metatype)
+    .filter((m) => m !== EmailAuthApiModule);
+  const document = SwaggerModule.createDocument(app, config, {
+    include: modules,
+    operationIdFactory: (controller, method) => `${controller}_${method}`,
+  });
 
-  const dtoSchemas = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/', classTransformerMetadataStorage: defaultMetadataStorage }) as Record<
-    string,
-    SchemaObject
-  >;
+  const dtoSchemas = validationMetadatasToSchemas({
+    refPointerPrefix: '#/components/schemas/',
+    classTransformerMetadataStorage: defaultMetadataStorage,
+  }) as Record<string, SchemaObject>;
   const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
   // A DTO the controllers name is described by its validation rules; nested DTOs they refer to come along.
   const wanted = Object.keys(schemas).filter((name) => dtoSchemas[name]);
@@ -129,7 +177,10 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
       const mode = modes.get(op.operationId ?? '') ?? 'account';
       op.security = mode === 'public' ? [] : mode === 'admin' ? [{ admin_token: [] }] : [{ bearer: [] }];
       op.tags = op.tags?.length ? op.tags : [path.split('/')[1] || 'service'];
-      op.responses = { ...errorResponses(mode, Boolean(op.requestBody || op.parameters?.length), path.includes('{')), ...op.responses };
+      op.responses = {
+        ...errorResponses(mode, Boolean(op.requestBody || op.parameters?.length), path.includes('{')),
+        ...op.responses,
+      };
       for (const [status, schema] of Object.entries(OPERATION_RESPONSES[op.operationId ?? ''] ?? {})) {
         op.responses[status] = {
           description: (op.responses[status] as { description?: string } | undefined)?.description || 'OK',
@@ -171,12 +222,20 @@ export function installManagementOpenApi(app: INestApplication): void {
   });
   const page = docsPage('Account DNS Service API');
   const html = (_req: unknown, reply: import('fastify').FastifyReply) =>
-    reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', 'no-cache').type('text/html; charset=utf-8').send(page);
+    reply
+      .header('Content-Security-Policy', DOCS_CSP)
+      .header('Cache-Control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(page);
   fastify.get(DOCS_PATH, html);
   fastify.get(`${DOCS_PATH}/index.html`, html);
-  fastify.get(`${DOCS_PATH}/swagger-ui-init.js`, (_req, reply) => reply.type('text/javascript; charset=utf-8').send(docsInit));
+  fastify.get(`${DOCS_PATH}/swagger-ui-init.js`, (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(docsInit),
+  );
   for (const [file, type] of Object.entries(DOCS_ASSETS)) {
     const content = readFileSync(join(dirname(require.resolve('swagger-ui-dist/package.json')), file));
-    fastify.get(`${DOCS_PATH}/${file}`, (_req, reply) => reply.header('Cache-Control', 'public, max-age=86400').type(type).send(content));
+    fastify.get(`${DOCS_PATH}/${file}`, (_req, reply) =>
+      reply.header('Cache-Control', 'public, max-age=86400').type(type).send(content),
+    );
   }
 }

@@ -22,7 +22,10 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
       email_auth: {
         type: 'object',
         required: ['tier', 'domains'],
-        properties: { tier: { type: 'string', enum: ['none', 'standard', 'enterprise'] }, domains: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          tier: { type: 'string', enum: ['none', 'standard', 'enterprise'] },
+          domains: { type: 'array', items: { type: 'string' } },
+        },
       },
       two_factor_enabled: { type: 'boolean' },
       disabled: { type: 'boolean' },
@@ -40,15 +43,30 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
       is_active: { type: 'boolean' },
       access: { type: 'string', enum: ['account', 'email_auth:read'] },
       expires_at: { oneOf: [ISO_TIME, { type: 'null' }] },
-      domains: { type: 'array', items: { type: 'string' }, description: 'email_auth:read keys: the domains it sees (empty: all)' },
+      domains: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'email_auth:read keys: the domains it sees (empty: all)',
+      },
       failure_report_subjects: { type: 'boolean', description: 'email_auth:read keys' },
     },
   },
-  ApiKeyList: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: { $ref: '#/components/schemas/ApiKeyView' } } } },
+  ApiKeyList: {
+    type: 'object',
+    required: ['keys'],
+    properties: { keys: { type: 'array', items: { $ref: '#/components/schemas/ApiKeyView' } } },
+  },
   CreatedApiKey: {
     allOf: [
       { $ref: '#/components/schemas/ApiKeyView' },
-      { type: 'object', required: ['user_id', 'key'], properties: { user_id: { type: 'integer' }, key: { type: 'string', description: 'ak_…: shown once, never again' } } },
+      {
+        type: 'object',
+        required: ['user_id', 'key'],
+        properties: {
+          user_id: { type: 'integer' },
+          key: { type: 'string', description: 'ak_…: shown once, never again' },
+        },
+      },
     ],
   },
   Health: {
@@ -56,11 +74,23 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
     required: ['status', 'event_store', 'read_store', 'projections'],
     properties: {
       status: { type: 'string', enum: ['ok', 'degraded'] },
-      event_store: { type: 'object', required: ['kind', 'status'], properties: { kind: { type: 'string' }, status: { type: 'string' } } },
-      read_store: { type: 'object', required: ['kind', 'status'], properties: { kind: { type: 'string' }, status: { type: 'string' } } },
+      event_store: {
+        type: 'object',
+        required: ['kind', 'status'],
+        properties: { kind: { type: 'string' }, status: { type: 'string' } },
+      },
+      read_store: {
+        type: 'object',
+        required: ['kind', 'status'],
+        properties: { kind: { type: 'string' }, status: { type: 'string' } },
+      },
       projections: {
         type: 'array',
-        items: { type: 'object', required: ['name', 'position', 'lag'], properties: { name: { type: 'string' }, position: {}, lag: { type: 'integer' } } },
+        items: {
+          type: 'object',
+          required: ['name', 'position', 'lag'],
+          properties: { name: { type: 'string' }, position: {}, lag: { type: 'integer' } },
+        },
       },
     },
   },

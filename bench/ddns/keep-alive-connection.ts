@@ -41,7 +41,9 @@ export class KeepAliveConnection {
   /** A request with a JSON body (the API's writes), in one write like the GET. */
   sendJson(method: string, path: string, headers: string, body: unknown): Promise<{ status: number; body: string }> {
     const json = JSON.stringify(body);
-    return this.send(`${method} ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+    return this.send(
+      `${method} ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    );
   }
 
   private send(request: string): Promise<{ status: number; body: string }> {

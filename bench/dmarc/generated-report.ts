@@ -1,7 +1,10 @@
 /** Generated DMARC aggregate reports of known size and totals, for the ingestion bench and tests. */
 
 /** One generated aggregate report of `records` rows (bench and large-report tests). */
-export function generatedAggregateReport(records: number, options: { reportId?: string; domain?: string; org?: string; begin?: number } = {}): Buffer {
+export function generatedAggregateReport(
+  records: number,
+  options: { reportId?: string; domain?: string; org?: string; begin?: number } = {},
+): Buffer {
   const domain = options.domain ?? 'example.com';
   const begin = options.begin ?? 1_700_000_000;
   const parts: string[] = [

@@ -15,7 +15,14 @@ import { deployedSpawn } from '../support/start-command';
 
 const ADMIN_TOKEN = 'dns-bench-admin-token-0123456789';
 
-async function api(base: string, method: string, path: string, body?: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> {
+async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
@@ -41,7 +48,12 @@ async function waitForHttp(base: string, child: ChildProcess, timeoutMs = 60_000
 }
 
 /** Starts the service with its DNS role on `dnsPort` and imports the benchmark zone through the API; `extraEnv` on top (e.g. QUERY_LOG=off). */
-export async function startDeployedService(mainJs: string, dnsPort: number, extraEnv: NodeJS.ProcessEnv = {}, options: { dnssec?: boolean } = {}): Promise<ChildProcess> {
+export async function startDeployedService(
+  mainJs: string,
+  dnsPort: number,
+  extraEnv: NodeJS.ProcessEnv = {},
+  options: { dnssec?: boolean } = {},
+): Promise<ChildProcess> {
   const httpPort = await freePort();
   const env = {
     ...process.env,
@@ -59,7 +71,12 @@ export async function startDeployedService(mainJs: string, dnsPort: number, extr
   return startWithEnv(mainJs, env, `http://127.0.0.1:${httpPort}`, options);
 }
 
-async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string, options: { dnssec?: boolean } = {}): Promise<ChildProcess> {
+async function startWithEnv(
+  mainJs: string,
+  env: NodeJS.ProcessEnv,
+  base: string,
+  options: { dnssec?: boolean } = {},
+): Promise<ChildProcess> {
   const deployed = deployedSpawn(mainJs, env);
   const child = startProcess(process.execPath, deployed.args, 'service', deployed.env);
   child.stdout!.resume();
@@ -68,8 +85,13 @@ async function startWithEnv(mainJs: string, env: NodeJS.ProcessEnv, base: string
     const user = { username: 'dnsbench', email: 'dnsbench@example.com', password: 'a-long-enough-password' };
     const { id } = await api(base, 'POST', '/auth/register', user);
     // ~13,500 records in one zone: past every plan's per-zone limit but elite's (contract §16).
-    await api(base, 'PUT', `/admin/accounts/${id}/subscription`, { plan: 'elite' }, undefined, { 'x-admin-token': ADMIN_TOKEN });
-    const { access_token: token } = await api(base, 'POST', '/auth/login', { username: user.username, password: user.password });
+    await api(base, 'PUT', `/admin/accounts/${id}/subscription`, { plan: 'elite' }, undefined, {
+      'x-admin-token': ADMIN_TOKEN,
+    });
+    const { access_token: token } = await api(base, 'POST', '/auth/login', {
+      username: user.username,
+      password: user.password,
+    });
     const started = Date.now();
     await api(base, 'POST', '/zones', { name: BENCH_ZONE, zone_file: nsdZoneFile() }, token);
     console.log(`service: zone ${BENCH_ZONE} imported through the API in ${Date.now() - started} ms`);

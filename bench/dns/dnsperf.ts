@@ -24,26 +24,49 @@ export const FLOWS = Number(process.env.DNS_BENCH_FLOWS ?? 32);
 const LOAD_ARGS = ['-c', String(FLOWS), '-T', '2', '-q', '500', '-t', '1', '-b', '4096'];
 
 async function dnsperf(port: number, queryFile: string, seconds: number, extra: string[]): Promise<string> {
-  const { stdout } = await run('dnsperf', ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(seconds), ...extra], {
-    maxBuffer: 512 * 1024 * 1024,
-    timeout: (seconds + 30) * 1000,
-  });
+  const { stdout } = await run(
+    'dnsperf',
+    ['-s', '127.0.0.1', '-p', String(port), '-d', queryFile, '-l', String(seconds), ...extra],
+    {
+      maxBuffer: 512 * 1024 * 1024,
+      timeout: (seconds + 30) * 1000,
+    },
+  );
   return stdout;
 }
 
 function figures(out: string): ThroughputResult {
   const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? NaN);
-  return { qps: num(/Queries per second:\s+([\d.]+)/), lost: num(/Queries lost:\s+(\d+)/), sent: num(/Queries sent:\s+(\d+)/) };
+  return {
+    qps: num(/Queries per second:\s+([\d.]+)/),
+    lost: num(/Queries lost:\s+(\d+)/),
+    sent: num(/Queries sent:\s+(\d+)/),
+  };
 }
 
 /** As many queries as the server takes. */
-export async function maxThroughput(port: number, queryFile: string, seconds: number, extra: string[] = []): Promise<ThroughputResult> {
+export async function maxThroughput(
+  port: number,
+  queryFile: string,
+  seconds: number,
+  extra: string[] = [],
+): Promise<ThroughputResult> {
   return figures(await dnsperf(port, queryFile, seconds, [...LOAD_ARGS, ...extra]));
 }
 
 /** Latency percentiles at a fixed rate, from dnsperf's per-query verbose lines. */
 export async function latencyAt(port: number, queryFile: string, seconds: number, qps: number): Promise<LatencyResult> {
-  const out = await dnsperf(port, queryFile, seconds, ['-Q', String(qps), '-c', String(FLOWS), '-T', '2', '-t', '1', '-v']);
+  const out = await dnsperf(port, queryFile, seconds, [
+    '-Q',
+    String(qps),
+    '-c',
+    String(FLOWS),
+    '-T',
+    '2',
+    '-t',
+    '1',
+    '-v',
+  ]);
   const latencies: number[] = [];
   for (const m of out.matchAll(/^> [A-Z]+ \S+ \S+ ([\d.]+)$/gm)) latencies.push(Number(m[1]) * 1000);
   latencies.sort((a, b) => a - b);

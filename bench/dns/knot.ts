@@ -17,7 +17,12 @@ export const knotInstalled = (): boolean => spawnSync('knotd', ['-V']).status ==
  * Knot serving the bench zone from its file. `onlineSign`: signed as it answers (mod-onlinesign,
  * one ECDSA P-256 key), the peer of the DNSSEC bench.
  */
-export function startKnot(dir: string, port: number, udpWorkers: number, options: { onlineSign?: boolean } = {}): ChildProcess {
+export function startKnot(
+  dir: string,
+  port: number,
+  udpWorkers: number,
+  options: { onlineSign?: boolean } = {},
+): ChildProcess {
   const root = join(dir, `knot-${port}`);
   mkdirSync(root, { recursive: true });
   writeFileSync(join(root, `${BENCH_ZONE}.zone`), nsdZoneFile());
@@ -40,7 +45,15 @@ export function startKnot(dir: string, port: number, udpWorkers: number, options
       '  - target: stderr',
       '    any: warning',
       ...(options.onlineSign
-        ? ['policy:', '  - id: bench', '    algorithm: ecdsap256sha256', '    single-type-signing: on', 'mod-onlinesign:', '  - id: bench', '    policy: bench']
+        ? [
+            'policy:',
+            '  - id: bench',
+            '    algorithm: ecdsap256sha256',
+            '    single-type-signing: on',
+            'mod-onlinesign:',
+            '  - id: bench',
+            '    policy: bench',
+          ]
         : []),
       'template:',
       '  - id: default',

@@ -6,7 +6,12 @@ import * as dnsPacket from 'dns-packet';
 
 const running = new Set<ChildProcess>();
 
-export function startProcess(command: string, args: string[], label: string, env: NodeJS.ProcessEnv = process.env): ChildProcess {
+export function startProcess(
+  command: string,
+  args: string[],
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   running.add(child);
   child.on('exit', () => running.delete(child));

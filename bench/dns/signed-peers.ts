@@ -20,6 +20,8 @@ export function startNsdPresigned(dir: string, port: number, serverCount: number
   const key = readdirSync(root)
     .find((f) => f.startsWith(`K${BENCH_ZONE}.`) && f.endsWith('.private'))!
     .replace(/\.private$/, '');
-  execFileSync('ldns-signzone', ['-o', BENCH_ZONE, '-f', join(root, `${BENCH_ZONE}.zone`), unsigned, key], { cwd: root });
+  execFileSync('ldns-signzone', ['-o', BENCH_ZONE, '-f', join(root, `${BENCH_ZONE}.zone`), unsigned, key], {
+    cwd: root,
+  });
   return startNsd(root, port, serverCount, false);
 }

@@ -2,7 +2,15 @@
 export const BENCH_ZONE = 'bench.test';
 export const BENCH_NAMES = 10_000;
 export const NAMESERVERS = ['ns1.bench.test', 'ns2.bench.test'];
-export const SOA = { mname: 'ns1.bench.test', rname: 'hostmaster.bench.test', serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 300 };
+export const SOA = {
+  mname: 'ns1.bench.test',
+  rname: 'hostmaster.bench.test',
+  serial: 1,
+  refresh: 3600,
+  retry: 600,
+  expire: 604800,
+  minimum: 300,
+};
 
 export interface BenchRRset {
   subname: string;
@@ -28,7 +36,8 @@ export function nsdZoneFile(): string {
     ...NAMESERVERS.map((ns) => `@ 3600 IN NS ${ns}.`),
     ...NAMESERVERS.map((ns, i) => `${ns.split('.')[0]} 300 IN A 127.0.0.${i + 1}`),
   ];
-  for (const rrset of benchRRsets()) for (const r of rrset.records) lines.push(`${rrset.subname} 300 IN ${rrset.type} ${r}`);
+  for (const rrset of benchRRsets())
+    for (const r of rrset.records) lines.push(`${rrset.subname} 300 IN ${rrset.type} ${r}`);
   return lines.join('\n') + '\n';
 }
 

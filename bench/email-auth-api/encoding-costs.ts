@@ -47,7 +47,8 @@ export function encodingCosts(bodies: Buffer[], rounds = 5): string[] {
   };
   const totals = new Map<string, number>(Object.keys(steps).map((k) => [k, 0]));
   for (const run of Object.values(steps)) run(); // compile and warm first
-  for (let r = 0; r < rounds; r++) for (const [name, run] of Object.entries(steps)) totals.set(name, totals.get(name)! + cpuMicros(run));
+  for (let r = 0; r < rounds; r++)
+    for (const [name, run] of Object.entries(steps)) totals.set(name, totals.get(name)! + cpuMicros(run));
   const perPage = (name: string) => totals.get(name)! / rounds / bodies.length;
   const sum = (xs: Buffer[]) => xs.reduce((n, b) => n + b.length, 0);
   return [

@@ -61,7 +61,8 @@ async function openLoop(rate: number, start: number, until: number): Promise<voi
   await Promise.all(inFlight);
 }
 
-const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 async function main(): Promise<void> {
   const cpu0 = process.cpuUsage();

@@ -71,9 +71,18 @@ async function start(): Promise<Service> {
   if (!existsSync(MAIN)) throw new Error('run `npm run build` first');
   const dataDir = mkdtempSync(join(tmpdir(), 'audit-export-bench-'));
   const [port, dnsPort] = [await freePort(), await freePort()];
-  const deployed = deployedSpawn(MAIN, { ...localServiceEnv(dataDir, port, dnsPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' });
+  const deployed = deployedSpawn(MAIN, {
+    ...localServiceEnv(dataDir, port, dnsPort),
+    ADMIN_TOKEN: ADMIN,
+    LOG_REQUESTS: 'false',
+  });
   const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const s: Service = { child, port, pool: new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY + 4 }), dataDir };
+  const s: Service = {
+    child,
+    port,
+    pool: new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY + 4 }),
+    dataDir,
+  };
   for (let i = 0; ; i++) {
     if ((await request(s, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) return s;
     if (child.exitCode !== null || i > 600) throw new Error('server did not start');
@@ -95,7 +104,11 @@ async function populate(s: Service): Promise<{ token: string; tailFrom: string }
   const user = { username: 'auditbench', email: 'auditbench@example.com', password: 'a-long-enough-password' };
   const reg = JSON.parse((await request(s, 'POST', '/auth/register', {}, user)).text) as { id: number };
   await request(s, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
-  const token = (JSON.parse((await request(s, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text) as { access_token: string }).access_token;
+  const token = (
+    JSON.parse(
+      (await request(s, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text,
+    ) as { access_token: string }
+  ).access_token;
   const auth = { authorization: `Bearer ${token}` };
   const zones = Array.from({ length: ZONES }, (_, i) => `z${i}.audit-bench.example`);
   for (const name of zones) {
@@ -122,7 +135,9 @@ async function populate(s: Service): Promise<{ token: string; tailFrom: string }
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  console.log(`wrote ${ENTRIES} record changes in ${seconds.toFixed(1)} s (${Math.round(ENTRIES / seconds)}/s) over ${ZONES} zones, ${CONCURRENCY} writers`);
+  console.log(
+    `wrote ${ENTRIES} record changes in ${seconds.toFixed(1)} s (${Math.round(ENTRIES / seconds)}/s) over ${ZONES} zones, ${CONCURRENCY} writers`,
+  );
   return { token, tailFrom };
 }
 
@@ -158,7 +173,11 @@ async function measure(s: Service, read: (onChunk: (b: Buffer) => void) => Promi
 
 async function exportReading(s: Service, token: string, query: string): Promise<Reading> {
   const r = await measure(s, async (onChunk) => {
-    const res = await s.pool.request({ method: 'GET', path: `/account/audit/export${query}`, headers: { authorization: `Bearer ${token}` } });
+    const res = await s.pool.request({
+      method: 'GET',
+      path: `/account/audit/export${query}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (res.statusCode !== 200) throw new Error(`export ${query}: ${res.statusCode} ${await res.body.text()}`);
     for await (const chunk of res.body) onChunk(chunk as Buffer);
   });
@@ -173,12 +192,20 @@ async function exportReading(s: Service, token: string, query: string): Promise<
  * Answers the server's RSS before and its peak during the stall, and what it read from its
  * files meanwhile (a server producing the whole export would read the history's pages).
  */
-async function stalledReading(s: Service, token: string): Promise<{ rssBefore: number; rssPeak: number; storeReadMB: number }> {
+async function stalledReading(
+  s: Service,
+  token: string,
+): Promise<{ rssBefore: number; rssPeak: number; storeReadMB: number }> {
   const pid = s.child.pid!;
   // A connection of its own: one the pool used at full speed has had its kernel receive buffer grown (up to
   // tcp_rmem's maximum, 32 MiB here), which would hold most of the export out of the server's sight.
   const client = new Client(`http://127.0.0.1:${s.port}`);
-  const res = await client.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` }, highWaterMark: 64 * 1024 });
+  const res = await client.request({
+    method: 'GET',
+    path: '/account/audit/export?format=jsonl',
+    headers: { authorization: `Bearer ${token}` },
+    highWaterMark: 64 * 1024,
+  });
   const rssBefore = rssMiB(pid);
   let rssPeak = rssBefore;
   const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 20);
@@ -225,20 +252,27 @@ const row = (name: string, rs: Reading[]) => {
       .padStart(5)} MB ` +
     `${median(rs.map((x) => x.seconds * 1000))
       .toFixed(0)
-      .padStart(7)} ms   RSS ${Math.round(median(rs.map((x) => x.rssBefore)))} → peak ${Math.round(Math.max(...rs.map((x) => x.rssPeak)))} MiB`
+      .padStart(
+        7,
+      )} ms   RSS ${Math.round(median(rs.map((x) => x.rssBefore)))} → peak ${Math.round(Math.max(...rs.map((x) => x.rssPeak)))} MiB`
   );
 };
 
 export async function run(): Promise<void> {
   const s = await start();
   try {
-    console.log(`audit export bench: ${ENTRIES} entries, ${ROUNDS} rounds (service as npm start runs it, pid ${s.child.pid})`);
+    console.log(
+      `audit export bench: ${ENTRIES} entries, ${ROUNDS} rounds (service as npm start runs it, pid ${s.child.pid})`,
+    );
     const { token, tailFrom } = await populate(s);
     console.log(`server RSS after writing: ${Math.round(rssMiB(s.child.pid!))} MiB`);
     const cases: Array<[string, () => Promise<Reading>]> = [
       ['export jsonl (whole history)', () => exportReading(s, token, '?format=jsonl')],
       ['export csv (whole history)', () => exportReading(s, token, '?format=csv')],
-      ['export jsonl (last ~1%, from=)', () => exportReading(s, token, `?format=jsonl&from=${encodeURIComponent(tailFrom)}`)],
+      [
+        'export jsonl (last ~1%, from=)',
+        () => exportReading(s, token, `?format=jsonl&from=${encodeURIComponent(tailFrom)}`),
+      ],
       ['/account/audit pages of 100', () => pagesReading(s, token)],
     ];
     // A warm-up pass of each (JIT, page cache), not counted.
@@ -256,7 +290,11 @@ export async function run(): Promise<void> {
     );
     if (VERIFY) {
       const file = join(s.dataDir, 'export.jsonl');
-      const res = await s.pool.request({ method: 'GET', path: '/account/audit/export?format=jsonl', headers: { authorization: `Bearer ${token}` } });
+      const res = await s.pool.request({
+        method: 'GET',
+        path: '/account/audit/export?format=jsonl',
+        headers: { authorization: `Bearer ${token}` },
+      });
       await pipeline(res.body, createWriteStream(file));
       const started = Date.now();
       const { stdout } = await promisify(execFile)(process.execPath, [CLI, 'audit:verify', file], {
@@ -265,7 +303,9 @@ export async function run(): Promise<void> {
       });
       const seconds = (Date.now() - started) / 1000;
       const out = JSON.parse(stdout) as { entries: number };
-      console.log(`\naudit:verify (CLI, against the store): ${out.entries} entries in ${seconds.toFixed(1)} s (${Math.round(out.entries / seconds)} entries/s)`);
+      console.log(
+        `\naudit:verify (CLI, against the store): ${out.entries} entries in ${seconds.toFixed(1)} s (${Math.round(out.entries / seconds)} entries/s)`,
+      );
     }
   } finally {
     await stop(s);

@@ -43,7 +43,10 @@ function client(port: number, token: string | null): Http {
     const res = await pool.request({
       method: method as Dispatcher.HttpMethod,
       path,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(payload ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(payload ? { 'content-type': 'application/json' } : {}),
+      },
       body: payload,
     });
     return { status: res.statusCode, text: await res.body.text() };
@@ -51,7 +54,8 @@ function client(port: number, token: string | null): Http {
   return Object.assign(request, { close: () => pool.close() });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const ms = (n: number) => n.toFixed(2).padStart(8);
 
 async function timed(http: Http, paths: string[]): Promise<number[]> {
@@ -69,7 +73,11 @@ async function startService(): Promise<{ child: ChildProcess; port: number; data
   const dataDir = mkdtempSync(join(tmpdir(), 'history-bench-'));
   const [port, dnsPort] = [await freePort(), await freePort()];
   const mainJs = join(__dirname, '..', '..', 'apps', 'server', 'main.js');
-  const deployed = deployedSpawn(mainJs, { ...localServiceEnv(dataDir, port, dnsPort), ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' });
+  const deployed = deployedSpawn(mainJs, {
+    ...localServiceEnv(dataDir, port, dnsPort),
+    ADMIN_TOKEN: ADMIN,
+    LOG_REQUESTS: 'false',
+  });
   const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
   const probe = client(port, null);
   for (let i = 0; ; i++) {
@@ -97,7 +105,9 @@ export async function run(): Promise<void> {
       })
     ).body.text();
     await admin.close();
-    const token = JSON.parse((await anon('POST', '/auth/login', { username: user.username, password: user.password })).text).access_token as string;
+    const token = JSON.parse(
+      (await anon('POST', '/auth/login', { username: user.username, password: user.password })).text,
+    ).access_token as string;
     await anon.close();
     const http = client(port, token);
 
@@ -114,7 +124,16 @@ export async function run(): Promise<void> {
       Array.from({ length: CONCURRENCY }, async () => {
         for (let n = next++; n < EVENTS; n = next++) {
           const i = n % RRSETS;
-          const body = { records: [{ subname: `h${i}`, type: 'A', ttl: 300, records: [`10.${1 + (Math.floor(n / RRSETS) % 200)}.${i >> 8}.${i & 255}`] }] };
+          const body = {
+            records: [
+              {
+                subname: `h${i}`,
+                type: 'A',
+                ttl: 300,
+                records: [`10.${1 + (Math.floor(n / RRSETS) % 200)}.${i >> 8}.${i & 255}`],
+              },
+            ],
+          };
           let res = await http('PUT', `/zones/${ZONE}/records`, body);
           // Writers of one stream collide; the service re-decides 10 times, a client retries after that.
           while (res.status === 409) res = await http('PUT', `/zones/${ZONE}/records`, body);
@@ -128,7 +147,9 @@ export async function run(): Promise<void> {
       }),
     );
     const buildSeconds = (Date.now() - buildStarted) / 1000;
-    console.log(`history bench: zone of ${RRSETS} RRsets, ${EVENTS} changes built in ${buildSeconds.toFixed(0)} s (${Math.round(EVENTS / buildSeconds)}/s)`);
+    console.log(
+      `history bench: zone of ${RRSETS} RRsets, ${EVENTS} changes built in ${buildSeconds.toFixed(0)} s (${Math.round(EVENTS / buildSeconds)}/s)`,
+    );
     // One history read waits for the projection to reach the head: the reads below measure a caught-up model.
     const caughtUp = Date.now();
     await timed(http, [`/zones/${ZONE}/history?limit=1`]);
@@ -139,7 +160,10 @@ export async function run(): Promise<void> {
     let cursor: string | null = null;
     let walked = 0;
     do {
-      const res: { status: number; text: string } = await http('GET', `/zones/${ZONE}/history?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { status: number; text: string } = await http(
+        'GET',
+        `/zones/${ZONE}/history?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       const page = JSON.parse(res.text) as { next_cursor: string | null };
       cursor = page.next_cursor;
       if (cursor && walked++ % 10 === 0) cursors.push(cursor);
@@ -147,15 +171,25 @@ export async function run(): Promise<void> {
 
     const pick = <T>(list: T[], k: number) => list[(k * 7919) % list.length];
     const kinds: Array<{ name: string; past: (k: number) => string; now: string }> = [
-      { name: 'zone state (as_of vs current)', past: (k) => `/zones/${ZONE}?as_of=${encodeURIComponent(pick(instants, k))}`, now: `/zones/${ZONE}` },
-      { name: 'history page of 50 (deep cursor vs first page)', past: (k) => `/zones/${ZONE}/history?cursor=${pick(cursors, k)}`, now: `/zones/${ZONE}/history` },
+      {
+        name: 'zone state (as_of vs current)',
+        past: (k) => `/zones/${ZONE}?as_of=${encodeURIComponent(pick(instants, k))}`,
+        now: `/zones/${ZONE}`,
+      },
+      {
+        name: 'history page of 50 (deep cursor vs first page)',
+        past: (k) => `/zones/${ZONE}/history?cursor=${pick(cursors, k)}`,
+        now: `/zones/${ZONE}/history`,
+      },
       {
         name: 'resolve h7 A (as_of vs now)',
         past: (k) => `/zones/${ZONE}/resolve?name=h7.${ZONE}&type=A&as_of=${encodeURIComponent(pick(instants, k))}`,
         now: `/zones/${ZONE}/resolve?name=h7.${ZONE}&type=A`,
       },
     ];
-    const results = new Map<string, { past: number[]; now: number[] }>(kinds.map((k) => [k.name, { past: [], now: [] }]));
+    const results = new Map<string, { past: number[]; now: number[] }>(
+      kinds.map((k) => [k.name, { past: [], now: [] }]),
+    );
     // Warm-up (JIT, caches), not counted.
     for (const kind of kinds)
       await timed(
@@ -179,13 +213,19 @@ export async function run(): Promise<void> {
         );
       }
     }
-    console.log(`\n${'read'.padEnd(48)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}   ${'current p50'.padStart(11)}${'p99'.padStart(8)}`);
+    console.log(
+      `\n${'read'.padEnd(48)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}   ${'current p50'.padStart(11)}${'p99'.padStart(8)}`,
+    );
     for (const [name, r] of results) {
       const past = [...r.past].sort((a, b) => a - b);
       const now = [...r.now].sort((a, b) => a - b);
-      console.log(`${name.padEnd(48)}${ms(percentile(past, 50))}${ms(percentile(past, 99))}   ${ms(percentile(now, 50)).padStart(11)}${ms(percentile(now, 99))}`);
+      console.log(
+        `${name.padEnd(48)}${ms(percentile(past, 50))}${ms(percentile(past, 99))}   ${ms(percentile(now, 50)).padStart(11)}${ms(percentile(now, 99))}`,
+      );
     }
-    console.log(`(${ROUNDS} rounds × ${READS} reads of each kind, one at a time over HTTP keep-alive; as_of at ${instants.length} instants spread over the history)`);
+    console.log(
+      `(${ROUNDS} rounds × ${READS} reads of each kind, one at a time over HTTP keep-alive; as_of at ${instants.length} instants spread over the history)`,
+    );
     await http.close();
   } finally {
     child.kill('SIGTERM');

@@ -53,7 +53,8 @@ async function pool<T>(items: T[], width: number, task: (item: T) => Promise<voi
   );
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 class Service {
   private constructor(
@@ -66,7 +67,12 @@ class Service {
     const dataDir = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
     const [port, dnsPort] = [await freePort(), await freePort()];
     const mainJs = join(__dirname, '..', '..', 'apps', 'server', 'main.js');
-    const deployed = deployedSpawn(mainJs, { ...localServiceEnv(dataDir, port, dnsPort), DDNS_ZONES: ZONE, ADMIN_TOKEN: ADMIN, LOG_REQUESTS: 'false' });
+    const deployed = deployedSpawn(mainJs, {
+      ...localServiceEnv(dataDir, port, dnsPort),
+      DDNS_ZONES: ZONE,
+      ADMIN_TOKEN: ADMIN,
+      LOG_REQUESTS: 'false',
+    });
     const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
     const service = new Service(child, `http://127.0.0.1:${port}`, dataDir);
     for (let i = 0; ; i++) {
@@ -76,7 +82,13 @@ class Service {
     }
   }
 
-  async call(method: string, path: string, body?: unknown, token?: string, admin = false): Promise<{ status: number; body: any }> {
+  async call(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    admin = false,
+  ): Promise<{ status: number; body: any }> {
     const res = await fetch(this.base + path, {
       method,
       headers: {
@@ -94,7 +106,8 @@ class Service {
     const user = { username: name, email: `${name}@example.com`, password: 'a-long-enough-password' };
     const reg = await this.call('POST', '/auth/register', user);
     await this.call('PUT', `/admin/accounts/${reg.body.id}/subscription`, { plan: 'elite' }, undefined, true);
-    const token = (await this.call('POST', '/auth/login', { username: user.username, password: user.password })).body.access_token;
+    const token = (await this.call('POST', '/auth/login', { username: user.username, password: user.password })).body
+      .access_token;
     const names = Array.from({ length: hosts }, (_, i) => `${name}-h${i}.${ZONE}`);
     await pool(names, 8, async (fqdn) => {
       const res = await this.call('POST', '/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, token);
@@ -129,14 +142,23 @@ class Changes {
       if (this.next === this.hosts.length) {
         this.next = 0;
         this.round += 1;
-        if (this.round >= CHANGES_PER_HOST) throw new Error('webhook bench: not enough hosts for the changes asked (raise the accounts or lower the updates)');
+        if (this.round >= CHANGES_PER_HOST)
+          throw new Error(
+            'webhook bench: not enough hosts for the changes asked (raise the accounts or lower the updates)',
+          );
       }
       return { ...host, ip: `10.${this.round}.${Math.floor(this.next / 250)}.${(this.next % 250) + 1}` };
     });
   }
 }
 
-async function throughput(service: Service, receiver: WebhookReceiver, changes: Changes, updates: number, label: string): Promise<number> {
+async function throughput(
+  service: Service,
+  receiver: WebhookReceiver,
+  changes: Changes,
+  updates: number,
+  label: string,
+): Promise<number> {
   const before = receiver.received.length;
   const expected = updates * ENDPOINTS_PER_ACCOUNT;
   const started = performance.now();
@@ -156,12 +178,19 @@ async function throughput(service: Service, receiver: WebhookReceiver, changes: 
 }
 
 /** `LATENCY_RATE` changes a second for LATENCY_SECONDS, round robin over `accounts` (one endpoint each, path `<prefix><n>`). */
-async function latency(service: Service, receiver: WebhookReceiver, accounts: Account[], prefix: string): Promise<{ p50: number; p99: number; count: number }> {
+async function latency(
+  service: Service,
+  receiver: WebhookReceiver,
+  accounts: Account[],
+  prefix: string,
+): Promise<{ p50: number; p99: number; count: number }> {
   const latencies: number[] = [];
   receiver.onDelivery = (r: Received) => {
     if (r.path.startsWith(prefix)) latencies.push(r.at - Date.parse(r.body.occurred_at));
   };
-  const hosts = Array.from({ length: accounts[0].hosts.length }, (_, h) => accounts.map((a) => ({ token: a.token, fqdn: a.hosts[h] }))).flat();
+  const hosts = Array.from({ length: accounts[0].hosts.length }, (_, h) =>
+    accounts.map((a) => ({ token: a.token, fqdn: a.hosts[h] })),
+  ).flat();
   const changes = new Changes(hosts).take(LATENCY_RATE * LATENCY_SECONDS);
   const started = Date.now();
   const inFlight: Promise<unknown>[] = [];
@@ -179,7 +208,12 @@ async function latency(service: Service, receiver: WebhookReceiver, accounts: Ac
 }
 
 /** Accounts of one endpoint each, with enough hosts for the latency run's changes between them. */
-async function latencyAccounts(service: Service, receiver: WebhookReceiver, count: number, name: string): Promise<Account[]> {
+async function latencyAccounts(
+  service: Service,
+  receiver: WebhookReceiver,
+  count: number,
+  name: string,
+): Promise<Account[]> {
   const hosts = Math.ceil((LATENCY_RATE * LATENCY_SECONDS) / count / (CHANGES_PER_HOST - 1)) + 1;
   const accounts = await Promise.all(Array.from({ length: count }, (_, a) => service.account(`${name}${a}`, hosts)));
   for (const [a, account] of accounts.entries()) await service.endpoint(account.token, receiver.url(`/${name}/${a}`));
@@ -193,22 +227,34 @@ export async function run(): Promise<void> {
   const service = await Service.start();
   try {
     const hostsPerAccount = Math.ceil((UPDATES * 1.2) / ACCOUNTS / (CHANGES_PER_HOST - 1)) + 10;
-    const accounts = await Promise.all(Array.from({ length: ACCOUNTS }, (_, a) => service.account(`whbench${a}`, hostsPerAccount)));
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, (_, a) => service.account(`whbench${a}`, hostsPerAccount)),
+    );
     for (const [a, account] of accounts.entries()) {
-      for (let e = 0; e < ENDPOINTS_PER_ACCOUNT; e++) await service.endpoint(account.token, receiver.url(`/a${a}/e${e}`));
+      for (let e = 0; e < ENDPOINTS_PER_ACCOUNT; e++)
+        await service.endpoint(account.token, receiver.url(`/a${a}/e${e}`));
     }
     // Interleaved over accounts, so every account's endpoints are busy at once.
-    const hosts = Array.from({ length: hostsPerAccount }, (_, h) => accounts.map((acc) => ({ token: acc.token, fqdn: acc.hosts[h] }))).flat();
+    const hosts = Array.from({ length: hostsPerAccount }, (_, h) =>
+      accounts.map((acc) => ({ token: acc.token, fqdn: acc.hosts[h] })),
+    ).flat();
     const changes = new Changes(hosts);
     await throughput(service, receiver, changes, Math.max(50, Math.floor(UPDATES / 10)), 'warm-up');
     const rate = await throughput(service, receiver, changes, UPDATES, 'throughput');
 
-    const spread = await latency(service, receiver, await latencyAccounts(service, receiver, LATENCY_ENDPOINTS, 'lat'), '/lat/');
+    const spread = await latency(
+      service,
+      receiver,
+      await latencyAccounts(service, receiver, LATENCY_ENDPOINTS, 'lat'),
+      '/lat/',
+    );
     console.log(
       `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s over ${LATENCY_ENDPOINTS} endpoints (${spread.count} deliveries, occurred_at → received): p50 ${spread.p50} ms, p99 ${spread.p99} ms`,
     );
     const single = await latency(service, receiver, await latencyAccounts(service, receiver, 1, 'one'), '/one/');
-    console.log(`latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s to one endpoint (${single.count} deliveries): p50 ${single.p50} ms, p99 ${single.p99} ms`);
+    console.log(
+      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s to one endpoint (${single.count} deliveries): p50 ${single.p50} ms, p99 ${single.p99} ms`,
+    );
     console.log(
       `\nwebhooks: ${rate.toFixed(0)} deliveries/s (target ≥ 1,000); delivery latency p99 ${spread.p99} ms at ${LATENCY_RATE}/s over ${LATENCY_ENDPOINTS} endpoints, ` +
         `${single.p99} ms to one endpoint (target ≤ 1,000 ms)`,

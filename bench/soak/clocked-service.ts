@@ -89,10 +89,19 @@ async function main(): Promise<void> {
         if (global.gc) global.gc();
         const mem = process.memoryUsage();
         if (process.env.SOAK_HEAP_SPACES) {
-          const spaces = getHeapSpaceStatistics().map((s) => `${s.space_name} ${(s.space_size / 1048576).toFixed(1)}/${(s.space_used_size / 1048576).toFixed(1)}`);
+          const spaces = getHeapSpaceStatistics().map(
+            (s) => `${s.space_name} ${(s.space_size / 1048576).toFixed(1)}/${(s.space_used_size / 1048576).toFixed(1)}`,
+          );
           process.stderr.write(`heap spaces (MB size/used): ${spaces.join(', ')}\n`);
         }
-        process.send!({ op: 'stats', rss: mem.rss, heapUsed: mem.heapUsed, heapTotal: mem.heapTotal, external: mem.external, rssAnon: statusKb('RssAnon') * 1024 });
+        process.send!({
+          op: 'stats',
+          rss: mem.rss,
+          heapUsed: mem.heapUsed,
+          heapTotal: mem.heapTotal,
+          external: mem.external,
+          rssAnon: statusKb('RssAnon') * 1024,
+        });
       } else if (m.op === 'snapshot') {
         process.send!({ op: 'snapshot', file: writeHeapSnapshot((m as { file?: string }).file) });
       } else if (m.op === 'stop') {

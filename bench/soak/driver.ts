@@ -23,7 +23,13 @@ export interface Host {
   id: number;
 }
 
-export async function call(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -34,7 +40,11 @@ export async function call(base: string, method: string, path: string, headers: 
   return text.startsWith('{') ? JSON.parse(text) : text;
 }
 
-export async function pool<T>(items: T[], concurrency: number, fn: (item: T, i: number) => Promise<void>): Promise<void> {
+export async function pool<T>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T, i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -107,7 +117,12 @@ export async function startClockedService(
 }
 
 /** Registers Elite accounts with a key each, then DDNS hosts spread over them; the first `monitored` are monitored. */
-export async function setUpInstallation(base: string, accountCount: number, hostCount: number, monitored: number): Promise<{ accounts: Account[]; hosts: Host[] }> {
+export async function setUpInstallation(
+  base: string,
+  accountCount: number,
+  hostCount: number,
+  monitored: number,
+): Promise<{ accounts: Account[]; hosts: Host[] }> {
   const accounts: Account[] = [];
   await pool(
     Array.from({ length: accountCount }, (_, i) => i),
@@ -115,17 +130,42 @@ export async function setUpInstallation(base: string, accountCount: number, host
     async (i) => {
       const user = { username: `soak${i}`, email: `soak${i}@example.com`, password: 'a-long-enough-password' };
       const reg = await call(base, 'POST', '/auth/register', {}, user);
-      await call(base, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN_TOKEN }, { plan: 'elite' });
-      const session = (await call(base, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).access_token;
+      await call(
+        base,
+        'PUT',
+        `/admin/accounts/${reg.id}/subscription`,
+        { 'x-admin-token': ADMIN_TOKEN },
+        { plan: 'elite' },
+      );
+      const session = (
+        await call(base, 'POST', '/auth/login', {}, { username: user.username, password: user.password })
+      ).access_token;
       const key = (await call(base, 'POST', '/api-keys', { authorization: `Bearer ${session}` }, { name: 'soak' })).key;
       accounts[i] = { id: reg.id, session, key };
     },
   );
-  const hosts: Host[] = Array.from({ length: hostCount }, (_, i) => ({ fqdn: `s${i}.dyn.example.net`, account: accounts[i % accountCount], id: 0 }));
+  const hosts: Host[] = Array.from({ length: hostCount }, (_, i) => ({
+    fqdn: `s${i}.dyn.example.net`,
+    account: accounts[i % accountCount],
+    id: 0,
+  }));
   await pool(hosts, 16, async (h, i) => {
-    const created = await call(base, 'POST', '/api/domains', { authorization: `Bearer ${h.account.session}` }, { fqdn: h.fqdn, record_type: 'A', record_ip: '127.0.0.1' });
+    const created = await call(
+      base,
+      'POST',
+      '/api/domains',
+      { authorization: `Bearer ${h.account.session}` },
+      { fqdn: h.fqdn, record_type: 'A', record_ip: '127.0.0.1' },
+    );
     h.id = created.id;
-    if (i < monitored) await call(base, 'POST', `/uptime/domain/${h.id}/monitor`, { authorization: `Bearer ${h.account.session}` }, { enabled: true });
+    if (i < monitored)
+      await call(
+        base,
+        'POST',
+        `/uptime/domain/${h.id}/monitor`,
+        { authorization: `Bearer ${h.account.session}` },
+        { enabled: true },
+      );
   });
   return { accounts, hosts };
 }
@@ -136,7 +176,9 @@ export async function ddnsDay(base: string, hosts: Host[], day: number, concurre
   await pool(hosts, concurrency, async (h, i) => {
     const ip = `10.${day}.${(i >> 8) & 255}.${i & 255}`;
     const t = performance.now();
-    await call(base, 'GET', `/domains/nic/update?hostname=${h.fqdn}&myip=${ip}`, { authorization: `Bearer ${h.account.key}` });
+    await call(base, 'GET', `/domains/nic/update?hostname=${h.fqdn}&myip=${ip}`, {
+      authorization: `Bearer ${h.account.key}`,
+    });
     latencies.push(performance.now() - t);
   });
   return latencies;

@@ -25,7 +25,12 @@ export interface FilledInstallation {
  * (`streams` over the installation's events.db, on the simulated `clock`): every host's
  * address change, then the day's checks.
  */
-export async function fillDay(inst: FilledInstallation, streams: EventStreams, clock: { now: number }, monitored: number): Promise<void> {
+export async function fillDay(
+  inst: FilledInstallation,
+  streams: EventStreams,
+  clock: { now: number },
+  monitored: number,
+): Promise<void> {
   inst.day++;
   const at = new Date(clock.now).toISOString();
   await Promise.all(
@@ -33,7 +38,13 @@ export async function fillDay(inst: FilledInstallation, streams: EventStreams, c
       streams.handle(
         domainStream(h.id),
         domainDecider,
-        { type: 'DdnsUpdate', accountId: h.account.id, ipv4: { kind: 'set', ip: `10.${inst.day}.${(i >> 8) & 255}.${i & 255}` }, ipv6: { kind: 'keep' }, at },
+        {
+          type: 'DdnsUpdate',
+          accountId: h.account.id,
+          ipv4: { kind: 'set', ip: `10.${inst.day}.${(i >> 8) & 255}.${i & 255}` },
+          ipv6: { kind: 'keep' },
+          at,
+        },
         { actor: `ddns:key`, account_id: h.account.id, source_ip: '127.0.0.1' },
       ),
     ),
@@ -42,9 +53,16 @@ export async function fillDay(inst: FilledInstallation, streams: EventStreams, c
 }
 
 /** A day of checks of every monitored host, from `clock.now` on, in the uptime worker's order and through its sink. */
-export async function appendChecks(inst: FilledInstallation, streams: EventStreams, clock: { now: number }, monitored: number): Promise<void> {
+export async function appendChecks(
+  inst: FilledInstallation,
+  streams: EventStreams,
+  clock: { now: number },
+  monitored: number,
+): Promise<void> {
   const sink = new EventStoreCheckSink(streams, 'worker:0');
-  const targets = inst.hosts.slice(0, monitored).map((h) => ({ domainId: h.id, accountId: h.account.id, ip: '127.0.0.1' }));
+  const targets = inst.hosts
+    .slice(0, monitored)
+    .map((h) => ({ domainId: h.id, accountId: h.account.id, ip: '127.0.0.1' }));
   const dayEnd = clock.now + DAY_MS;
   while (clock.now < dayEnd) {
     // Appends made in one event-loop turn are committed together: one transaction per hour.
@@ -52,7 +70,8 @@ export async function appendChecks(inst: FilledInstallation, streams: EventStrea
     for (let i = 0; i < INTERVALS_PER_COMMIT; i++) {
       clock.now += CHECK_INTERVAL_MS;
       const checkedAt = new Date(clock.now);
-      for (const t of targets) appended.push(sink.record(t, checkedAt, { up: true, responseTimeMs: 0, error: null, port: 80 }));
+      for (const t of targets)
+        appended.push(sink.record(t, checkedAt, { up: true, responseTimeMs: 0, error: null, port: 80 }));
     }
     await Promise.all(appended);
   }

@@ -29,10 +29,13 @@ export function startCommand(root = repositoryRoot()): StartCommand {
     const eq = words[i].indexOf('=');
     const name = words[i].slice(0, eq);
     // `${NAME:-default}`: the caller's value when set, as the shell does.
-    const value = words[i].slice(eq + 1).replace(/^\$\{([A-Z_][A-Z0-9_]*):-(.*)\}$/, (_, v: string, fallback: string) => process.env[v] || fallback);
+    const value = words[i]
+      .slice(eq + 1)
+      .replace(/^\$\{([A-Z_][A-Z0-9_]*):-(.*)\}$/, (_, v: string, fallback: string) => process.env[v] || fallback);
     env[name] = value;
   }
-  if (words[i] !== 'node') throw new Error(`package.json start script is not "[ENV=…] node [flags] <script>": ${script}`);
+  if (words[i] !== 'node')
+    throw new Error(`package.json start script is not "[ENV=…] node [flags] <script>": ${script}`);
   const nodeArgs: string[] = [];
   for (i++; i < words.length && words[i].startsWith('-'); i++) nodeArgs.push(words[i]);
   return { env, nodeArgs };
@@ -49,13 +52,23 @@ export function buildRoot(mainJs: string): string | undefined {
  * settings on top. `root`: whose `start` script to follow (another build measured as a
  * baseline runs as its own package.json started it); this repository's when omitted.
  */
-export function deployedSpawn(mainJs: string, env: NodeJS.ProcessEnv, extraNodeArgs: readonly string[] = [], root?: string): { args: string[]; env: NodeJS.ProcessEnv } {
+export function deployedSpawn(
+  mainJs: string,
+  env: NodeJS.ProcessEnv,
+  extraNodeArgs: readonly string[] = [],
+  root?: string,
+): { args: string[]; env: NodeJS.ProcessEnv } {
   const deployed = startCommand(root);
   return { args: [...deployed.nodeArgs, ...extraNodeArgs, mainJs], env: { ...deployed.env, ...process.env, ...env } };
 }
 
 /** Where a bench's service keeps its data and listens: everything on loopback, report mail off unless a port is given. */
-export const localServiceEnv = (dataDir: string, port: number, dnsPort: number, smtpPort = 0): Record<string, string> => ({
+export const localServiceEnv = (
+  dataDir: string,
+  port: number,
+  dnsPort: number,
+  smtpPort = 0,
+): Record<string, string> => ({
   DATA_DIR: dataDir,
   PORT: String(port),
   HOST: '127.0.0.1',

@@ -68,7 +68,14 @@ export class WebhookReceiver {
             verified = false;
           }
         }
-        const r: Received = { path, id: String(req.headers['webhook-id']), headers: req.headers, body: JSON.parse(raw), verified, at: Date.now() };
+        const r: Received = {
+          path,
+          id: String(req.headers['webhook-id']),
+          headers: req.headers,
+          body: JSON.parse(raw),
+          verified,
+          at: Date.now(),
+        };
         const answer = this.answers.get(path) ?? 'ok';
         const reply = () => {
           if (answer === 'ok') this.received.push(r);

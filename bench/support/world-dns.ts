@@ -12,7 +12,15 @@ export function delegateInWorld(world: ZoneIndex, zone: string, nameservers: str
     world.putZone({
       name: parent,
       ownerAccountId: null,
-      soa: { mname: `ns.${parent}`, rname: `hostmaster.${parent}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: `ns.${parent}`,
+        rname: `hostmaster.${parent}`,
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: [`ns.${parent}`],
     });

@@ -11,7 +11,12 @@ import { KeyCredentials } from './application/key-credentials';
 @Module({
   imports: [AccountsModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeyQueries, KeyCredentials, { provide: KEY_CREDENTIALS, useExisting: KeyCredentials }, ...API_KEY_COMMAND_HANDLERS],
+  providers: [
+    ApiKeyQueries,
+    KeyCredentials,
+    { provide: KEY_CREDENTIALS, useExisting: KeyCredentials },
+    ...API_KEY_COMMAND_HANDLERS,
+  ],
   exports: [ApiKeyQueries, KEY_CREDENTIALS],
 })
 export class ApiKeysModule {}

@@ -23,7 +23,8 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const mode = this.reflector.getAllAndOverride<AuthMode>(AUTH_MODE, [context.getHandler(), context.getClass()]) ?? 'account';
+    const mode =
+      this.reflector.getAllAndOverride<AuthMode>(AUTH_MODE, [context.getHandler(), context.getClass()]) ?? 'account';
     if (mode === 'public') return true;
     const request = context.switchToHttp().getRequest<{
       method: string;
@@ -44,7 +45,8 @@ export class AuthGuard implements CanActivate {
       if (principal.access !== 'account') {
         throw forbidden('insufficient_scope', 'This key can only read the email-authentication API');
       }
-      if (mode === 'session') throw forbidden('session_required', 'This endpoint needs a session from password login, not an API key');
+      if (mode === 'session')
+        throw forbidden('session_required', 'This endpoint needs a session from password login, not an API key');
       await this.authenticator.assertAccountKeyAllowed(principal);
       await this.authenticator.recordUse(principal);
     }

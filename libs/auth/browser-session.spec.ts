@@ -1,6 +1,11 @@
 import { assertCsrf, browserSessionToken, csrfTokenFor, setBrowserSession } from './browser-session';
 
-const req = (method: string, headers: Record<string, string> = {}, cookies: Record<string, string> = {}) => ({ method, headers, cookies, protocol: 'http' });
+const req = (method: string, headers: Record<string, string> = {}, cookies: Record<string, string> = {}) => ({
+  method,
+  headers,
+  cookies,
+  protocol: 'http',
+});
 
 describe('browser session cookie and CSRF token', () => {
   const token = 'st_abcdefghijklmnopqrstuvwxyz012345';
@@ -25,15 +30,24 @@ describe('browser session cookie and CSRF token', () => {
     expect(() => assertCsrf(req('HEAD'), token)).not.toThrow();
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       expect(() => assertCsrf(req(method), token)).toThrow('Missing or invalid CSRF token');
-      expect(() => assertCsrf(req(method, { 'x-csrf-token': csrfTokenFor('st_other') }), token)).toThrow('Missing or invalid CSRF token');
+      expect(() => assertCsrf(req(method, { 'x-csrf-token': csrfTokenFor('st_other') }), token)).toThrow(
+        'Missing or invalid CSRF token',
+      );
       expect(() => assertCsrf(req(method, { 'x-csrf-token': csrfTokenFor(token) }), token)).not.toThrow();
     }
   });
 
   it('sets both cookies and answers without the token', () => {
     const set: Array<[string, string, Record<string, unknown>]> = [];
-    const reply = { setCookie: (n: string, v: string, o: Record<string, unknown>) => set.push([n, v, o]), clearCookie: () => undefined };
-    const body = setBrowserSession({ ...req('POST'), protocol: 'https' }, reply, { access_token: token, token_type: 'bearer', expires_in: 60 });
+    const reply = {
+      setCookie: (n: string, v: string, o: Record<string, unknown>) => set.push([n, v, o]),
+      clearCookie: () => undefined,
+    };
+    const body = setBrowserSession({ ...req('POST'), protocol: 'https' }, reply, {
+      access_token: token,
+      token_type: 'bearer',
+      expires_in: 60,
+    });
     expect(body).toEqual({ token_type: 'cookie', expires_in: 60 });
     expect(set).toEqual([
       ['ads_session', token, { path: '/', httpOnly: true, sameSite: 'strict', secure: true, maxAge: 60 }],

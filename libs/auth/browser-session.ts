@@ -84,4 +84,5 @@ export function clearBrowserSession(req: CookieRequest, reply: CookieReply): voi
 }
 
 /** Login answers either carry a session or ask for the second factor. */
-export const isIssuedSession = (r: unknown): r is IssuedSession => typeof r === 'object' && r !== null && typeof (r as IssuedSession).access_token === 'string';
+export const isIssuedSession = (r: unknown): r is IssuedSession =>
+  typeof r === 'object' && r !== null && typeof (r as IssuedSession).access_token === 'string';

@@ -41,4 +41,6 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 });
 
 /** The client's address (Fastify resolves X-Forwarded-For only from TRUSTED_PROXIES). */
-export const ClientIp = createParamDecorator((_: unknown, ctx: ExecutionContext): string => ctx.switchToHttp().getRequest<{ ip: string }>().ip);
+export const ClientIp = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): string => ctx.switchToHttp().getRequest<{ ip: string }>().ip,
+);

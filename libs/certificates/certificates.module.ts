@@ -27,7 +27,9 @@ import { CertificateJobsController, CertificatesController } from './http/certif
       inject: [APP_CONFIG, EVENT_STORE, EventStreams, SECRET_BOX],
       useFactory: (config: AppConfig, store: EventStore, streams: EventStreams, box: SecretBox) => {
         const directory = config.acmeDirectoryUrl ?? 'unconfigured';
-        return new AcmeClientAdapter(directory, config.acmeCaCert, () => loadOrCreateAccountKey(store, streams, box, directory, AcmeClientAdapter.createAccountKey));
+        return new AcmeClientAdapter(directory, config.acmeCaCert, () =>
+          loadOrCreateAccountKey(store, streams, box, directory, AcmeClientAdapter.createAccountKey),
+        );
       },
     },
     KeyedLock,

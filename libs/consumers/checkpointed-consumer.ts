@@ -94,7 +94,11 @@ export class CheckpointedConsumer {
         if (this.stopped) break;
         this.state = 'failed';
         this.error = e instanceof Error ? e.message : String(e);
-        this.options.log?.('consumer failed; retrying', { consumer: this.options.name, error: this.error, backoff_ms: backoff });
+        this.options.log?.('consumer failed; retrying', {
+          consumer: this.options.name,
+          error: this.error,
+          backoff_ms: backoff,
+        });
         await this.subscription?.close().catch(() => undefined);
         await new Promise((r) => setTimeout(r, backoff));
         backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);

@@ -7,10 +7,25 @@ type Fact = ProcessFact<DailyJobFact, RunDailyJob>;
 
 const { given } = processSpecFor(processStreamDecider(pm));
 
-const work = (at: string): ProcessTrigger<DailyJobFact> => ({ kind: 'observed', process: 'schedule', fact: { type: 'work_appeared', at } });
-const observed = (id: string, at: string): Fact => ({ type: 'ProcessEventObserved', data: { process: 'schedule', event_id: id, fact: { type: 'work_appeared', at } } });
-const scheduled = (night: string): Fact => ({ type: 'ProcessTimerScheduled', data: { timer_id: `night:${night}`, due_at: `${night}T02:00:00.000Z` } });
-const fire = (night: string, at: string): ProcessTrigger<DailyJobFact> => ({ kind: 'timer', process: 'schedule', timerId: `night:${night}`, at });
+const work = (at: string): ProcessTrigger<DailyJobFact> => ({
+  kind: 'observed',
+  process: 'schedule',
+  fact: { type: 'work_appeared', at },
+});
+const observed = (id: string, at: string): Fact => ({
+  type: 'ProcessEventObserved',
+  data: { process: 'schedule', event_id: id, fact: { type: 'work_appeared', at } },
+});
+const scheduled = (night: string): Fact => ({
+  type: 'ProcessTimerScheduled',
+  data: { timer_id: `night:${night}`, due_at: `${night}T02:00:00.000Z` },
+});
+const fire = (night: string, at: string): ProcessTrigger<DailyJobFact> => ({
+  kind: 'timer',
+  process: 'schedule',
+  timerId: `night:${night}`,
+  at,
+});
 
 describe('daily job process manager', () => {
   it('the next occurrence is strictly after the given time, the same day or the next', () => {
@@ -37,10 +52,16 @@ describe('daily job process manager', () => {
     given([observed('e1', '2026-03-01T10:00:00.000Z'), scheduled('2026-03-02')])
       .when(fire('2026-03-02', '2026-03-02T02:00:01.000Z'))
       .then([
-        { type: 'ProcessTimerFired', data: { process: 'schedule', timer_id: 'night:2026-03-02', at: '2026-03-02T02:00:01.000Z' } },
+        {
+          type: 'ProcessTimerFired',
+          data: { process: 'schedule', timer_id: 'night:2026-03-02', at: '2026-03-02T02:00:01.000Z' },
+        },
         {
           type: 'ProcessCommandIssued',
-          data: { command_id: 'dmarc-nightly:2026-03-02', command: { type: 'RunDailyJob', job: 'dmarc-nightly', night: '2026-03-02', at: '2026-03-02T02:00:01.000Z' } },
+          data: {
+            command_id: 'dmarc-nightly:2026-03-02',
+            command: { type: 'RunDailyJob', job: 'dmarc-nightly', night: '2026-03-02', at: '2026-03-02T02:00:01.000Z' },
+          },
         },
         scheduled('2026-03-03'),
       ]);
@@ -50,17 +71,26 @@ describe('daily job process manager', () => {
     given([observed('e1', '2026-03-01T10:00:00.000Z'), scheduled('2026-03-02')])
       .when(fire('2026-03-02', '2026-03-05T09:00:00.000Z'))
       .then([
-        { type: 'ProcessTimerFired', data: { process: 'schedule', timer_id: 'night:2026-03-02', at: '2026-03-05T09:00:00.000Z' } },
+        {
+          type: 'ProcessTimerFired',
+          data: { process: 'schedule', timer_id: 'night:2026-03-02', at: '2026-03-05T09:00:00.000Z' },
+        },
         {
           type: 'ProcessCommandIssued',
-          data: { command_id: 'dmarc-nightly:2026-03-02', command: { type: 'RunDailyJob', job: 'dmarc-nightly', night: '2026-03-02', at: '2026-03-05T09:00:00.000Z' } },
+          data: {
+            command_id: 'dmarc-nightly:2026-03-02',
+            command: { type: 'RunDailyJob', job: 'dmarc-nightly', night: '2026-03-02', at: '2026-03-05T09:00:00.000Z' },
+          },
         },
         scheduled('2026-03-06'),
       ]);
   });
 
   it('a night that already fired does not fire again', () => {
-    const firedNight: Fact = { type: 'ProcessTimerFired', data: { process: 'schedule', timer_id: 'night:2026-03-02', at: '2026-03-02T02:00:00.000Z' } };
+    const firedNight: Fact = {
+      type: 'ProcessTimerFired',
+      data: { process: 'schedule', timer_id: 'night:2026-03-02', at: '2026-03-02T02:00:00.000Z' },
+    };
     given([observed('e1', '2026-03-01T10:00:00.000Z'), scheduled('2026-03-02'), firedNight, scheduled('2026-03-03')])
       .when(fire('2026-03-02', '2026-03-02T02:00:05.000Z'))
       .then([]);

@@ -46,7 +46,11 @@ export function nextOccurrence(after: string, time: DailyTime): string {
   return new Date(candidate > t.getTime() ? candidate : candidate + 86_400_000).toISOString();
 }
 
-export function dailyJobProcess(name: string, time: DailyTime, startedBy: readonly string[]): ProcessManager<DailyJobState, DailyJobFact, RunDailyJob> {
+export function dailyJobProcess(
+  name: string,
+  time: DailyTime,
+  startedBy: readonly string[],
+): ProcessManager<DailyJobState, DailyJobFact, RunDailyJob> {
   const schedule = (after: string): ProcessDecision<RunDailyJob> => {
     const dueAt = nextOccurrence(after, time);
     return { type: 'schedule', timerId: `${NIGHT_TIMER}${dueAt.slice(0, 10)}`, dueAt };
@@ -54,17 +58,28 @@ export function dailyJobProcess(name: string, time: DailyTime, startedBy: readon
   return {
     name,
     observes: startedBy,
-    observe: (event) => ({ process: DAILY_JOB_PROCESS, fact: { type: 'work_appeared', at: event.created.toISOString() } }),
+    observe: (event) => ({
+      process: DAILY_JOB_PROCESS,
+      fact: { type: 'work_appeared', at: event.created.toISOString() },
+    }),
     initialState: () => ({ nextNight: null }),
     evolve(state, trigger) {
-      if (trigger.kind === 'observed') return state.nextNight ? state : { nextNight: nextOccurrence(trigger.fact.at, time).slice(0, 10) };
+      if (trigger.kind === 'observed')
+        return state.nextNight ? state : { nextNight: nextOccurrence(trigger.fact.at, time).slice(0, 10) };
       return { nextNight: nextOccurrence(trigger.at, time).slice(0, 10) };
     },
     decide(trigger: ProcessTrigger<DailyJobFact>, state): ProcessDecision<RunDailyJob>[] {
       if (trigger.kind === 'observed') return state.nextNight ? [] : [schedule(trigger.fact.at)];
       if (!trigger.timerId.startsWith(NIGHT_TIMER)) return [];
       const night = trigger.timerId.slice(NIGHT_TIMER.length);
-      return [{ type: 'send', commandId: `${name}:${night}`, command: { type: 'RunDailyJob', job: name, night, at: trigger.at } }, schedule(trigger.at)];
+      return [
+        {
+          type: 'send',
+          commandId: `${name}:${night}`,
+          command: { type: 'RunDailyJob', job: name, night, at: trigger.at },
+        },
+        schedule(trigger.at),
+      ];
     },
   };
 }

@@ -74,15 +74,27 @@ describe.each([
   });
 
   it('shared records: every change applies to the latest value, from either process, however they interleave; expired ones read as absent', async () => {
-    const increment = (now: number) => (n: number | null) => ({ next: (n ?? 0) + 1, expiresAt: now + 1000, result: (n ?? 0) + 1 });
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).updateRecord('counter', 100, increment(100))));
+    const increment = (now: number) => (n: number | null) => ({
+      next: (n ?? 0) + 1,
+      expiresAt: now + 1000,
+      result: (n ?? 0) + 1,
+    });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).updateRecord('counter', 100, increment(100))),
+    );
     expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-    expect(await a.updateRecord('counter', 200, (n: number | null) => ({ next: n, expiresAt: 1100, result: n }))).toBe(40);
+    expect(await a.updateRecord('counter', 200, (n: number | null) => ({ next: n, expiresAt: 1100, result: n }))).toBe(
+      40,
+    );
     // Past its expiry a record is gone; a change to null deletes it.
-    expect(await b.updateRecord('counter', 1100, (n: number | null) => ({ next: null, expiresAt: 0, result: n }))).toBeNull();
+    expect(
+      await b.updateRecord('counter', 1100, (n: number | null) => ({ next: null, expiresAt: 0, result: n })),
+    ).toBeNull();
     await a.updateRecord('other', 0, () => ({ next: 'x', expiresAt: 5000, result: null }));
     await b.updateRecord('other', 10, () => ({ next: null, expiresAt: 0, result: null }));
-    expect(await a.updateRecord('other', 20, (v: string | null) => ({ next: v, expiresAt: 5000, result: v }))).toBeNull();
+    expect(
+      await a.updateRecord('other', 20, (v: string | null) => ({ next: v, expiresAt: 5000, result: v })),
+    ).toBeNull();
   });
 });
 
@@ -119,13 +131,18 @@ describe('projection engines sharing one DATA_DIR', () => {
   const engine = (leaseTtlMs = 300) => {
     const coordination = new SqliteCoordination(join(dir, 'coordination.db'));
     coordinations.push(coordination);
-    const e = new ProjectionEngine(events, reads, [ticks], () => undefined, { coordination, leaseTtlMs, followIntervalMs: 20 });
+    const e = new ProjectionEngine(events, reads, [ticks], () => undefined, {
+      coordination,
+      leaseTtlMs,
+      followIntervalMs: 20,
+    });
     engines.push(e);
     return e;
   };
   const tick = async (stream: string, count: number): Promise<Position> => {
     let last: Position | null = null;
-    for (let i = 0; i < count; i++) last = (await events.appendToStream(stream, [{ id: randomUUID(), type: 'Ticked', data: {} }], 'any')).position;
+    for (let i = 0; i < count; i++)
+      last = (await events.appendToStream(stream, [{ id: randomUUID(), type: 'Ticked', data: {} }], 'any')).position;
     return last!;
   };
   const until = async (condition: () => boolean | Promise<boolean>, ms = 5000) => {
@@ -214,7 +231,10 @@ describe('projection engines sharing one DATA_DIR', () => {
     const apiReads = new EmbeddedReadStore({ file: join(dir, 'read.db'), flushIntervalMs: 10 });
     const coordination = new SqliteCoordination(join(dir, 'coordination.db'));
     coordinations.push(coordination);
-    const api = new ProjectionEngine(events, apiReads, [ticks], () => undefined, { coordination, followIntervalMs: 20 });
+    const api = new ProjectionEngine(events, apiReads, [ticks], () => undefined, {
+      coordination,
+      followIntervalMs: 20,
+    });
     engines.push(api);
     await api.loadGenerations();
     const count = async () => (await api.collection('ticks', 'tick_counts').findOne({ _id: 'clock' }))?.count;

@@ -17,11 +17,15 @@ interface Remind {
 const reminders: ProcessManager<State, Fact, Remind> = {
   name: 'reminders',
   observes: ['InvoicePlaced', 'InvoicePaid'],
-  observe: (e) => (e.type === 'InvoicePlaced' ? { process: e.streamId, fact: { type: 'placed', due: e.data.due } } : { process: e.streamId, fact: { type: 'paid' } }),
+  observe: (e) =>
+    e.type === 'InvoicePlaced'
+      ? { process: e.streamId, fact: { type: 'placed', due: e.data.due } }
+      : { process: e.streamId, fact: { type: 'paid' } },
   initialState: () => 'none',
   evolve: (s, t) => (t.kind === 'timer' ? 'closed' : t.fact.type === 'placed' ? 'open' : 'closed'),
   decide: (t, s) => {
-    if (t.kind === 'timer') return s === 'open' ? [{ type: 'send', commandId: `remind:${t.process}`, command: { invoice: t.process } }] : [];
+    if (t.kind === 'timer')
+      return s === 'open' ? [{ type: 'send', commandId: `remind:${t.process}`, command: { invoice: t.process } }] : [];
     if (t.fact.type === 'placed') return [{ type: 'schedule', timerId: 'due', dueAt: t.fact.due }];
     return s === 'open' ? [{ type: 'cancel', timerId: 'due' }] : [];
   },
@@ -44,7 +48,14 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     try {
       await store.appendToStream(
         stream,
-        [{ id: nameBasedEventId(context.commandId), type: 'Reminded', data: {}, metadata: { causation_id: context.causationId } }],
+        [
+          {
+            id: nameBasedEventId(context.commandId),
+            type: 'Reminded',
+            data: {},
+            metadata: { causation_id: context.causationId },
+          },
+        ],
         existing.length ? existing.length - 1 : 'no_stream',
       );
     } catch (e) {
@@ -52,7 +63,10 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     }
   };
 
-  const runtime = (send: (c: Remind, ctx: CommandContext) => Promise<void> = remindEffect, concurrentProcesses = false) => {
+  const runtime = (
+    send: (c: Remind, ctx: CommandContext) => Promise<void> = remindEffect,
+    concurrentProcesses = false,
+  ) => {
     const r = new ProcessManagerRuntime(reminders, {
       concurrentProcesses,
       store,
@@ -84,7 +98,8 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const place = (invoice: string, due: string) => store.appendToStream(invoice, [{ type: 'InvoicePlaced', data: { due } }], 'any');
+  const place = (invoice: string, due: string) =>
+    store.appendToStream(invoice, [{ type: 'InvoicePlaced', data: { due } }], 'any');
 
   it('a timer fires once it is due, sends its command once, and not again on later polls', async () => {
     const r = runtime();
@@ -133,7 +148,8 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     expect(BigInt(afterOwn!.split('/')[0])).toBeGreaterThanOrEqual(placed.position.commit);
     // Events of no concern: read and skipped, the position saved only later (a restart would skip them again).
     let last = placed.position;
-    for (let i = 0; i < 5; i++) last = (await store.appendToStream(`other-${i}`, [{ type: 'Unrelated', data: {} }], 'any')).position;
+    for (let i = 0; i < 5; i++)
+      last = (await store.appendToStream(`other-${i}`, [{ type: 'Unrelated', data: {} }], 'any')).position;
     await r.runDue();
     expect(await saved()).toBe(afterOwn);
     await r.stop();
@@ -165,7 +181,8 @@ describe('ProcessManagerRuntime (SQLite event store and coordination)', () => {
     await crashing.runDue(); // caught up: the timer is stored, nothing due yet
     now = new Date('2026-01-01T00:10:00Z');
     await crashing.fireDueTimers();
-    const issued = async () => (await store.readStream('pm-reminders-inv-4')).filter((e) => e.type === 'ProcessCommandIssued').length;
+    const issued = async () =>
+      (await store.readStream('pm-reminders-inv-4')).filter((e) => e.type === 'ProcessCommandIssued').length;
     for (let i = 0; i < 100 && sent.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     await crashing.stop();
     expect(await issued()).toBe(1);

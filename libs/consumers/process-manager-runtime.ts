@@ -1,12 +1,28 @@
 import { nameBasedEventId } from '../eventstore/event-id';
-import { EventStore, Position, positionFromString, positionToString, RecordedEvent, WrongExpectedVersionError } from '../eventstore/event-store.port';
+import {
+  EventStore,
+  Position,
+  positionFromString,
+  positionToString,
+  RecordedEvent,
+  WrongExpectedVersionError,
+} from '../eventstore/event-store.port';
 import { EventStreams } from '../eventstore/event-streams';
 import { runWithOrigin } from '../shared/command-origin';
 import { Decider } from '../shared/decider';
 import { CheckpointedConsumer } from './checkpointed-consumer';
 import { Coordination } from './coordination';
 import { LeasedWork, newHolderId } from './lease';
-import { PROCESS_FACT_TYPES, ProcessFact, ProcessManager, ProcessState, processStream, processStreamDecider, ProcessStreamCommand, ProcessTrigger } from './process-manager';
+import {
+  PROCESS_FACT_TYPES,
+  ProcessFact,
+  ProcessManager,
+  ProcessState,
+  processStream,
+  processStreamDecider,
+  ProcessStreamCommand,
+  ProcessTrigger,
+} from './process-manager';
 
 /** Where a sent command came from: its handler derives its events' ids from `commandId` and writes these as metadata. */
 export interface CommandContext {
@@ -136,7 +152,10 @@ export class ProcessManagerRuntime<S, F, C> {
     await this.options.onRunning?.(true);
     this.consumer.start();
     log?.('process manager started', { process_manager: this.manager.name, from });
-    this.timerPoll = setInterval(() => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })), this.options.timerPollMs ?? 1000);
+    this.timerPoll = setInterval(
+      () => void this.fireDueTimers().catch((e) => log?.('timer poll failed', { error: String(e) })),
+      this.options.timerPollMs ?? 1000,
+    );
     this.timerPoll.unref();
   }
 
@@ -151,7 +170,10 @@ export class ProcessManagerRuntime<S, F, C> {
   private checkpoint(events: number): Promise<void> | void {
     this.skippedSinceSave += events;
     if (!this.appliedSinceSave && this.skippedSinceSave < SKIPPED_CHECKPOINT_EVERY) {
-      this.checkpointTimer ??= setTimeout(() => void this.saveCheckpoint().catch(() => undefined), SKIPPED_CHECKPOINT_IDLE_MS);
+      this.checkpointTimer ??= setTimeout(
+        () => void this.saveCheckpoint().catch(() => undefined),
+        SKIPPED_CHECKPOINT_IDLE_MS,
+      );
       this.checkpointTimer.unref();
       return;
     }
@@ -164,7 +186,11 @@ export class ProcessManagerRuntime<S, F, C> {
     this.appliedSinceSave = false;
     this.skippedSinceSave = 0;
     const consumer = this.consumer;
-    if (consumer) await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.resumePosition(consumer.position)));
+    if (consumer)
+      await this.options.coordination.savePosition(
+        this.checkpointKey,
+        positionToString(this.resumePosition(consumer.position)),
+      );
   }
 
   private async halt(): Promise<void> {
@@ -179,7 +205,10 @@ export class ProcessManagerRuntime<S, F, C> {
     await this.workSettled();
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
-    await this.options.coordination.savePosition(this.checkpointKey, positionToString(this.resumePosition(consumer.position)));
+    await this.options.coordination.savePosition(
+      this.checkpointKey,
+      positionToString(this.resumePosition(consumer.position)),
+    );
   }
 
   /** Where a restart must resume: before the oldest unfinished background work, else after `position`. */
@@ -199,13 +228,21 @@ export class ProcessManagerRuntime<S, F, C> {
     this.pendingWork.set(event.id, consumer.position);
     const previous = this.workTails.get(stream) ?? Promise.resolve();
     const run = previous.then(async () => {
-      for (let backoff = WORK_RETRY_FIRST_MS; this.consumer === consumer; backoff = Math.min(backoff * 2, WORK_RETRY_MAX_MS)) {
+      for (
+        let backoff = WORK_RETRY_FIRST_MS;
+        this.consumer === consumer;
+        backoff = Math.min(backoff * 2, WORK_RETRY_MAX_MS)
+      ) {
         try {
           await work();
           this.pendingWork.delete(event.id);
           return;
         } catch (e) {
-          this.options.log?.('process step failed; trying again', { event_id: event.id, error: String(e), backoff_ms: backoff });
+          this.options.log?.('process step failed; trying again', {
+            event_id: event.id,
+            error: String(e),
+            backoff_ms: backoff,
+          });
           await new Promise((r) => setTimeout(r, backoff).unref());
         }
       }
@@ -220,8 +257,10 @@ export class ProcessManagerRuntime<S, F, C> {
     if (!PROCESS_FACT_TYPES.has(event.type)) {
       const observed = this.manager.observe(event);
       if (!observed) return;
-      const record = () => this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
-      if (this.options.concurrentProcesses) this.inBackground(processStream(this.manager.name, observed.process), event, record);
+      const record = () =>
+        this.record({ kind: 'observed', process: observed.process, fact: observed.fact }, event.id, event);
+      if (this.options.concurrentProcesses)
+        this.inBackground(processStream(this.manager.name, observed.process), event, record);
       else await record();
       return;
     }
@@ -233,14 +272,23 @@ export class ProcessManagerRuntime<S, F, C> {
         // The command's events name this fact as their cause and carry the process's correlation on.
         const sendOnce = () =>
           runWithOrigin({ causationId: event.id, correlationId: event.metadata.correlation_id, actor: 'system' }, () =>
-            send(fact.data.command, { commandId: fact.data.command_id, causationId: event.id, correlationId: event.metadata.correlation_id }),
+            send(fact.data.command, {
+              commandId: fact.data.command_id,
+              causationId: event.id,
+              correlationId: event.metadata.correlation_id,
+            }),
           );
         if (this.options.concurrentProcesses) this.inBackground(event.streamId, event, sendOnce);
         else await sendOnce();
         return;
       }
       case 'ProcessTimerScheduled':
-        await coordination.scheduleTimer({ owner: this.manager.name, id: fact.data.timer_id, stream: event.streamId, dueAt: Date.parse(fact.data.due_at) });
+        await coordination.scheduleTimer({
+          owner: this.manager.name,
+          id: fact.data.timer_id,
+          stream: event.streamId,
+          dueAt: Date.parse(fact.data.due_at),
+        });
         return;
       case 'ProcessTimerFired':
         await coordination.cancelTimer(this.manager.name, event.streamId, fact.data.timer_id);
@@ -254,11 +302,17 @@ export class ProcessManagerRuntime<S, F, C> {
   }
 
   /** Appends a trigger and its decisions to the process stream, once; re-decided on a concurrent append. */
-  private async record(trigger: ProcessTrigger<F>, eventId: string | undefined, cause?: RecordedEvent): Promise<boolean> {
+  private async record(
+    trigger: ProcessTrigger<F>,
+    eventId: string | undefined,
+    cause?: RecordedEvent,
+  ): Promise<boolean> {
     const stream = processStream(this.manager.name, trigger.process);
     const key = trigger.kind === 'observed' ? `observed:${eventId}` : `timer:${trigger.timerId}`;
     // A timer has no cause of its own: its facts carry on the correlation the process started with.
-    const correlationId = cause ? cause.metadata.correlation_id : (await this.options.store.readStream(stream, { maxCount: 1 }))[0]?.metadata.correlation_id;
+    const correlationId = cause
+      ? cause.metadata.correlation_id
+      : (await this.options.store.readStream(stream, { maxCount: 1 }))[0]?.metadata.correlation_id;
     for (let attempt = 0; ; attempt++) {
       const { state, revision } = await this.streams.loadState(stream, this.decider);
       const facts = this.decider.decide({ trigger, eventId }, state);
@@ -272,7 +326,12 @@ export class ProcessManagerRuntime<S, F, C> {
       try {
         await this.options.store.appendToStream(
           stream,
-          facts.map((f, i) => ({ id: nameBasedEventId(`${this.manager.name}:${trigger.process}:${key}:${i}`), type: f.type, data: f.data, metadata })),
+          facts.map((f, i) => ({
+            id: nameBasedEventId(`${this.manager.name}:${trigger.process}:${key}:${i}`),
+            type: f.type,
+            data: f.data,
+            metadata,
+          })),
           revision === -1 ? 'no_stream' : revision,
         );
         return true;
@@ -292,7 +351,8 @@ export class ProcessManagerRuntime<S, F, C> {
         let fired = 0;
         for (const t of await this.options.coordination.dueTimers(this.manager.name, now.getTime(), DUE_BATCH)) {
           const process = t.stream.slice(this.prefix.length);
-          if (await this.record({ kind: 'timer', process, timerId: t.id, at: now.toISOString() }, undefined)) fired += 1;
+          if (await this.record({ kind: 'timer', process, timerId: t.id, at: now.toISOString() }, undefined))
+            fired += 1;
           else await this.options.coordination.cancelTimer(this.manager.name, t.stream, t.id); // fired or cancelled meanwhile
         }
         return fired;

@@ -23,9 +23,13 @@ export interface ProcessManager<S, F, C> {
   decide(trigger: ProcessTrigger<F>, state: S): ProcessDecision<C>[];
 }
 
-export type ProcessTrigger<F> = { kind: 'observed'; process: string; fact: F } | { kind: 'timer'; process: string; timerId: string; at: string };
+export type ProcessTrigger<F> =
+  { kind: 'observed'; process: string; fact: F } | { kind: 'timer'; process: string; timerId: string; at: string };
 
-export type ProcessDecision<C> = { type: 'send'; commandId: string; command: C } | { type: 'schedule'; timerId: string; dueAt: string } | { type: 'cancel'; timerId: string };
+export type ProcessDecision<C> =
+  | { type: 'send'; commandId: string; command: C }
+  | { type: 'schedule'; timerId: string; dueAt: string }
+  | { type: 'cancel'; timerId: string };
 
 /** The facts a process-manager stream holds; the runtime writes them, the manager's `evolve` sees the triggers. */
 export type ProcessFact<F, C> =
@@ -64,7 +68,11 @@ export const initialProcessState = <S>(pm: ProcessManager<S, any, any>): Process
 });
 
 /** Folds one fact of the process stream; never mutates the state it is given (states are cached). */
-export function evolveProcess<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessState<S>, fact: ProcessFact<F, C>): ProcessState<S> {
+export function evolveProcess<S, F, C>(
+  pm: ProcessManager<S, F, C>,
+  s: ProcessState<S>,
+  fact: ProcessFact<F, C>,
+): ProcessState<S> {
   const withSet = (set: Set<string>, add: string | null, remove: string | null) => {
     const next = new Set(set);
     if (add !== null) next.add(add);
@@ -82,7 +90,12 @@ export function evolveProcess<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessSt
       return {
         ...s,
         pendingTimers: withSet(s.pendingTimers, null, fact.data.timer_id),
-        state: pm.evolve(s.state, { kind: 'timer', process: fact.data.process, timerId: fact.data.timer_id, at: fact.data.at }),
+        state: pm.evolve(s.state, {
+          kind: 'timer',
+          process: fact.data.process,
+          timerId: fact.data.timer_id,
+          at: fact.data.at,
+        }),
       };
     case 'ProcessCommandIssued':
       return { ...s, issued: s.issued.with(fact.data.command_id) };
@@ -98,20 +111,31 @@ export function evolveProcess<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessSt
  * Empty when the trigger was already recorded (redelivery after a crash) or is a timer
  * no longer pending. A command already issued by this process is not issued again.
  */
-export function recordTrigger<S, F, C>(pm: ProcessManager<S, F, C>, s: ProcessState<S>, trigger: ProcessTrigger<F>, eventId?: string): ProcessFact<F, C>[] {
+export function recordTrigger<S, F, C>(
+  pm: ProcessManager<S, F, C>,
+  s: ProcessState<S>,
+  trigger: ProcessTrigger<F>,
+  eventId?: string,
+): ProcessFact<F, C>[] {
   let first: ProcessFact<F, C>;
   if (trigger.kind === 'observed') {
     if (eventId === undefined || s.observed.has(eventId)) return [];
     first = { type: 'ProcessEventObserved', data: { process: trigger.process, event_id: eventId, fact: trigger.fact } };
   } else {
     if (!s.pendingTimers.has(trigger.timerId)) return [];
-    first = { type: 'ProcessTimerFired', data: { process: trigger.process, timer_id: trigger.timerId, at: trigger.at } };
+    first = {
+      type: 'ProcessTimerFired',
+      data: { process: trigger.process, timer_id: trigger.timerId, at: trigger.at },
+    };
   }
   const facts: ProcessFact<F, C>[] = [first];
   for (const d of pm.decide(trigger, s.state)) {
-    if (d.type === 'send' && !s.issued.has(d.commandId)) facts.push({ type: 'ProcessCommandIssued', data: { command_id: d.commandId, command: d.command } });
-    else if (d.type === 'schedule') facts.push({ type: 'ProcessTimerScheduled', data: { timer_id: d.timerId, due_at: d.dueAt } });
-    else if (d.type === 'cancel' && s.pendingTimers.has(d.timerId)) facts.push({ type: 'ProcessTimerCancelled', data: { timer_id: d.timerId } });
+    if (d.type === 'send' && !s.issued.has(d.commandId))
+      facts.push({ type: 'ProcessCommandIssued', data: { command_id: d.commandId, command: d.command } });
+    else if (d.type === 'schedule')
+      facts.push({ type: 'ProcessTimerScheduled', data: { timer_id: d.timerId, due_at: d.dueAt } });
+    else if (d.type === 'cancel' && s.pendingTimers.has(d.timerId))
+      facts.push({ type: 'ProcessTimerCancelled', data: { timer_id: d.timerId } });
   }
   return facts;
 }
@@ -127,7 +151,9 @@ export interface ProcessStreamCommand<F> {
  * decides the facts `recordTrigger` appends. The runtime loads process state with it, and
  * specs run it given/when/then (libs/shared/testing/process-manager-spec.ts).
  */
-export const processStreamDecider = <S, F, C>(pm: ProcessManager<S, F, C>): Decider<ProcessState<S>, ProcessStreamCommand<F>, ProcessFact<F, C>> => ({
+export const processStreamDecider = <S, F, C>(
+  pm: ProcessManager<S, F, C>,
+): Decider<ProcessState<S>, ProcessStreamCommand<F>, ProcessFact<F, C>> => ({
   initialState: () => initialProcessState(pm),
   evolve: (s, fact) => evolveProcess(pm, s, fact),
   decide: ({ trigger, eventId }, s) => recordTrigger(pm, s, trigger, eventId),

@@ -64,7 +64,11 @@ export class ReadStoreCoordination implements Coordination {
 
   async tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
     try {
-      await this.leases.updateOne({ _id: name, $or: [{ holder }, { expires_at: { $lte: now } }] }, { $set: { holder, expires_at: now + ttlMs } }, { upsert: true });
+      await this.leases.updateOne(
+        { _id: name, $or: [{ holder }, { expires_at: { $lte: now } }] },
+        { $set: { holder, expires_at: now + ttlMs } },
+        { upsert: true },
+      );
       return true;
     } catch (e) {
       if (isDuplicateKeyError(e)) return false;
@@ -81,7 +85,11 @@ export class ReadStoreCoordination implements Coordination {
   }
 
   async savePosition(consumer: string, position: string | null): Promise<void> {
-    await this.positionDocs.updateOne({ _id: consumer }, { $set: { position, updated_at: Date.now() } }, { upsert: true });
+    await this.positionDocs.updateOne(
+      { _id: consumer },
+      { $set: { position, updated_at: Date.now() } },
+      { upsert: true },
+    );
   }
 
   async savePositions(positions: ReadonlyMap<string, string | null>): Promise<void> {
@@ -104,17 +112,24 @@ export class ReadStoreCoordination implements Coordination {
   }
 
   async requestRebuild(projection: string): Promise<void> {
-    await this.store.collection('_rebuild_requests').updateOne({ _id: projection }, { $set: { requested_at: Date.now() } }, { upsert: true });
+    await this.store
+      .collection('_rebuild_requests')
+      .updateOne({ _id: projection }, { $set: { requested_at: Date.now() } }, { upsert: true });
   }
 
   async takeRebuildRequests(projections: readonly string[]): Promise<string[]> {
     const taken: string[] = [];
-    for (const p of projections) if ((await this.store.collection('_rebuild_requests').deleteOne({ _id: p })) === 1) taken.push(p);
+    for (const p of projections)
+      if ((await this.store.collection('_rebuild_requests').deleteOne({ _id: p })) === 1) taken.push(p);
     return taken;
   }
 
   async scheduleTimer(t: PendingTimer): Promise<void> {
-    await this.timers.updateOne({ _id: `${t.owner}/${t.stream}/${t.id}` }, { $setOnInsert: { owner: t.owner, id: t.id, stream: t.stream, due_at: t.dueAt } }, { upsert: true });
+    await this.timers.updateOne(
+      { _id: `${t.owner}/${t.stream}/${t.id}` },
+      { $setOnInsert: { owner: t.owner, id: t.id, stream: t.stream, due_at: t.dueAt } },
+      { upsert: true },
+    );
   }
 
   async cancelTimer(owner: string, stream: string, id: string): Promise<void> {
@@ -150,7 +165,12 @@ export class ReadStoreCoordination implements Coordination {
         }
       }
       const done = keep
-        ? (await this.records.updateOne({ _id: key, rev: doc.rev }, { $set: { value: next, expires_at: new Date(expiresAt), rev: doc.rev + 1 } })).matchedCount === 1
+        ? (
+            await this.records.updateOne(
+              { _id: key, rev: doc.rev },
+              { $set: { value: next, expires_at: new Date(expiresAt), rev: doc.rev + 1 } },
+            )
+          ).matchedCount === 1
         : (await this.records.deleteOne({ _id: key, rev: doc.rev })) === 1;
       if (done) return result;
     }

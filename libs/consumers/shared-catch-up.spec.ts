@@ -40,7 +40,14 @@ describe('CheckpointedConsumer: consumers sharing one store', () => {
     const starts = [null, 250, 1000, 2999];
     const seen = starts.map(() => [] as RecordedEvent[]);
     const consumers = starts.map(
-      (from, i) => new CheckpointedConsumer({ name: `c${i}`, store, from: from === null ? null : at(from), handles: new Set(['Even']), apply: (e) => void seen[i].push(e) }),
+      (from, i) =>
+        new CheckpointedConsumer({
+          name: `c${i}`,
+          store,
+          from: from === null ? null : at(from),
+          handles: new Set(['Even']),
+          apply: (e) => void seen[i].push(e),
+        }),
     );
     consumers.forEach((c) => c.start());
     const head = () => consumers.every((c) => c.position?.commit === BigInt(all.length));
@@ -69,7 +76,13 @@ describe('CheckpointedConsumer: consumers sharing one store', () => {
         }
       },
     });
-    const healthy = new CheckpointedConsumer({ name: 'healthy', store, from: null, handles: null, apply: () => undefined });
+    const healthy = new CheckpointedConsumer({
+      name: 'healthy',
+      store,
+      from: null,
+      handles: null,
+      apply: () => undefined,
+    });
     failing.start();
     healthy.start();
     expect(await until(() => healthy.position?.commit === 3500n)).toBe(true);

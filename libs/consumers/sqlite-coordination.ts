@@ -51,17 +51,25 @@ export class SqliteCoordination implements Coordination {
       setGeneration: db.prepare(`INSERT INTO generations (projection, generation) VALUES (?, ?)
         ON CONFLICT (projection) DO UPDATE SET generation = excluded.generation`),
       generations: db.prepare('SELECT projection, generation FROM generations'),
-      requestRebuild: db.prepare('INSERT INTO rebuild_requests (projection, requested_at) VALUES (?, ?) ON CONFLICT (projection) DO NOTHING'),
+      requestRebuild: db.prepare(
+        'INSERT INTO rebuild_requests (projection, requested_at) VALUES (?, ?) ON CONFLICT (projection) DO NOTHING',
+      ),
       takeRebuild: db.prepare('DELETE FROM rebuild_requests WHERE projection = ?'),
       rebuildRequests: db.prepare('SELECT projection FROM rebuild_requests').pluck(),
-      schedule: db.prepare('INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, stream, id) DO NOTHING'),
+      schedule: db.prepare(
+        'INSERT INTO timers (owner, id, stream, due_at) VALUES (?, ?, ?, ?) ON CONFLICT (owner, stream, id) DO NOTHING',
+      ),
       cancel: db.prepare('DELETE FROM timers WHERE owner = ? AND stream = ? AND id = ?'),
-      due: db.prepare('SELECT owner, id, stream, due_at FROM timers WHERE owner = ? AND due_at <= ? ORDER BY due_at LIMIT ?'),
+      due: db.prepare(
+        'SELECT owner, id, stream, due_at FROM timers WHERE owner = ? AND due_at <= ? ORDER BY due_at LIMIT ?',
+      ),
       record: db.prepare('SELECT value FROM shared_records WHERE key = ? AND expires_at > ?').pluck(),
       putRecord: db.prepare(`INSERT INTO shared_records (key, value, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`),
       deleteRecord: db.prepare('DELETE FROM shared_records WHERE key = ?'),
-      sweepRecords: db.prepare(`DELETE FROM shared_records WHERE key IN (SELECT key FROM shared_records WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`),
+      sweepRecords: db.prepare(
+        `DELETE FROM shared_records WHERE key IN (SELECT key FROM shared_records WHERE expires_at <= ? LIMIT ${SWEEP_BATCH})`,
+      ),
     };
   }
 
@@ -93,7 +101,8 @@ export class SqliteCoordination implements Coordination {
 
   async positions(consumers: readonly string[]): Promise<Map<string, string | null>> {
     const out = new Map<string, string | null>();
-    for (const name of consumers) out.set(name, (this.statements.position.get(name) as string | null | undefined) ?? null);
+    for (const name of consumers)
+      out.set(name, (this.statements.position.get(name) as string | null | undefined) ?? null);
     return out;
   }
 
@@ -127,7 +136,12 @@ export class SqliteCoordination implements Coordination {
   }
 
   async dueTimers(owner: string, now: number, limit: number): Promise<PendingTimer[]> {
-    const rows = this.statements.due.all(owner, now, limit) as Array<{ owner: string; id: string; stream: string; due_at: number }>;
+    const rows = this.statements.due.all(owner, now, limit) as Array<{
+      owner: string;
+      id: string;
+      stream: string;
+      due_at: number;
+    }>;
     return rows.map((r) => ({ owner: r.owner, id: r.id, stream: r.stream, dueAt: r.due_at }));
   }
 

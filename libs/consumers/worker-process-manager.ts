@@ -35,7 +35,8 @@ export async function startWorkerProcessManager<S, F, C>(
     now: () => deps.clock.now(),
     send,
     leaseTtlMs: deps.config.leaseTtlMs,
-    log: (msg, extra) => deps.logger.info(msg, { ...(extra as Record<string, unknown>), process_manager: manager.name }),
+    log: (msg, extra) =>
+      deps.logger.info(msg, { ...(extra as Record<string, unknown>), process_manager: manager.name }),
     ...options,
   });
   await runtime.start();

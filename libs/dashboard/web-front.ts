@@ -57,13 +57,20 @@ export async function installWebFront(app: NestFastifyApplication, serveDashboar
     const asset = assets.get(req.params.file);
     if (!asset) return reply.code(404).send({ error: { code: 'not_found', message: 'No such file' } });
     // Hashed file names never change content: cached for a year.
-    reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('Vary', 'Accept-Encoding').type(asset.type);
+    reply
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .header('Vary', 'Accept-Encoding')
+      .type(asset.type);
     const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
     return gzip ? reply.header('Content-Encoding', 'gzip').send(asset.gzip) : reply.send(asset.body);
   });
   const index = readFileSync(join(dir, 'index.html'));
   const sendIndex = (_req: unknown, reply: FastifyReply) =>
-    reply.header('Cache-Control', 'no-cache').header('Content-Security-Policy', DASHBOARD_CSP).type('text/html; charset=utf-8').send(index);
+    reply
+      .header('Cache-Control', 'no-cache')
+      .header('Content-Security-Policy', DASHBOARD_CSP)
+      .type('text/html; charset=utf-8')
+      .send(index);
   fastify.get('/app', sendIndex);
   fastify.get('/app/*', sendIndex);
 }

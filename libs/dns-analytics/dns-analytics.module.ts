@@ -56,7 +56,13 @@ class QueryLogLifecycle implements OnApplicationShutdown {
     {
       provide: QUERY_LOG_WRITER,
       inject: [APP_CONFIG, QUERY_LOG_STORE, IpIntel, METRICS, LOGGER],
-      useFactory: async (config: AppConfig, store: QueryLogStore, intel: IpIntel, metrics: Metrics, logger: Logger): Promise<QueryLogPipeline | null> => {
+      useFactory: async (
+        config: AppConfig,
+        store: QueryLogStore,
+        intel: IpIntel,
+        metrics: Metrics,
+        logger: Logger,
+      ): Promise<QueryLogPipeline | null> => {
         if (!config.roles.includes('dns') || !config.queryLog) return null;
         const warn = (error: string) => logger.warn('query log write failed', { error });
         const script = config.queryLogThread ? queryLogThreadScript() : null;

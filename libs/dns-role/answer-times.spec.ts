@@ -29,8 +29,19 @@ describe('answer times and counts tallied on the DNS thread', () => {
     bins.observe(0.00004);
     const text = await metrics.registry.metrics();
     expect(text).toContain('# TYPE dns_answer_duration_seconds histogram');
-    const bucket = (le: string) => Number(new RegExp(`dns_answer_duration_seconds_bucket\\{le="${le.replace('+', '\\+')}"\\} (\\S+)`).exec(text)?.[1]);
-    expect([bucket('0.00005'), bucket('0.0001'), bucket('0.00025'), bucket('0.0005'), bucket('0.001'), bucket('0.01'), bucket('+Inf')]).toEqual([3, 3, 3, 3, 4, 4, 5]);
+    const bucket = (le: string) =>
+      Number(
+        new RegExp(`dns_answer_duration_seconds_bucket\\{le="${le.replace('+', '\\+')}"\\} (\\S+)`).exec(text)?.[1],
+      );
+    expect([
+      bucket('0.00005'),
+      bucket('0.0001'),
+      bucket('0.00025'),
+      bucket('0.0005'),
+      bucket('0.001'),
+      bucket('0.01'),
+      bucket('+Inf'),
+    ]).toEqual([3, 3, 3, 3, 4, 4, 5]);
     expect(text).toMatch(/dns_answer_duration_seconds_count 5/);
     expect(Number(/dns_answer_duration_seconds_sum (\S+)/.exec(text)?.[1])).toBeCloseTo(0.0208, 6);
   });

@@ -43,7 +43,11 @@ export function answerTimeHistogram(metrics: Metrics): AnswerTimeBins {
     bins,
     get: async () => {
       let cumulative = 0;
-      const buckets = ANSWER_TIME_BUCKETS.map((le, i) => ({ labels: { le }, value: (cumulative += bins.counts[i]), metricName: `${NAME}_bucket` }));
+      const buckets = ANSWER_TIME_BUCKETS.map((le, i) => ({
+        labels: { le },
+        value: (cumulative += bins.counts[i]),
+        metricName: `${NAME}_bucket`,
+      }));
       return {
         name: NAME,
         help: 'Time from receiving a DNS query to handing its answer to the socket',

@@ -16,7 +16,11 @@ describe('DnsIndexFeeder: a name is served from the zone allowed to serve it', (
   beforeEach(() => {
     store = new SqliteEventStore({ file: ':memory:' });
     index = new ZoneIndex();
-    feeder = new DnsIndexFeeder(store, index, { ddnsZones: ['dyn.example.net'], nameservers: ['ns1.example.net'], log: () => undefined });
+    feeder = new DnsIndexFeeder(store, index, {
+      ddnsZones: ['dyn.example.net'],
+      nameservers: ['ns1.example.net'],
+      log: () => undefined,
+    });
   });
   afterEach(async () => {
     await feeder.stop();
@@ -43,7 +47,11 @@ describe('DnsIndexFeeder: a name is served from the zone allowed to serve it', (
       'no_stream',
     );
   const deleted = (id: string, name: string, account: number) =>
-    store.appendToStream(`zone-${id}`, [{ type: 'ZoneDeleted', data: { zone_id: id, account_id: account, name, at: '' } }], 'any');
+    store.appendToStream(
+      `zone-${id}`,
+      [{ type: 'ZoneDeleted', data: { zone_id: id, account_id: account, name, at: '' } }],
+      'any',
+    );
   const www = (zone: string) => index.lookup(`www.${zone}`, 'A');
   const dataOf = (a: Answer) => (a as { data?: unknown }).data;
   const caughtUp = async () => feeder.waitFor(await store.headPosition());
@@ -80,7 +88,11 @@ describe('DnsIndexFeeder: a name is served from the zone allowed to serve it', (
     await feeder.start();
     expect(www('a.example.com').kind).toBe('nxdomain');
     expect(index.hasZone('ns1.example.net')).toBe(false);
-    await store.appendToStream('zone-overlap-allowances', [{ type: 'ZoneOverlapAllowed', data: { zone: 'a.example.com', account_id: 2, at: '' } }], 'any');
+    await store.appendToStream(
+      'zone-overlap-allowances',
+      [{ type: 'ZoneOverlapAllowed', data: { zone: 'a.example.com', account_id: 2, at: '' } }],
+      'any',
+    );
     await caughtUp();
     expect(www('a.example.com').answers.map(dataOf)).toEqual(['203.0.113.2']);
   });

@@ -4,12 +4,23 @@ import { EventStore, Position, RecordedEvent } from '../eventstore/event-store.p
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../domains/domain/domain.events';
 import { isAtOrUnder, isStrictlyUnder, longestZoneOf } from '../shared/fqdn';
 import { applyRRsets } from '../zones/domain/rrsets';
-import { OverlapAllowances, unallowedServiceConflicts, zoneAncestors, ZoneOverlapAllowed, ZONE_OWNERSHIP_EVENT_TYPES } from '../zones/domain/zone-ownership';
+import {
+  OverlapAllowances,
+  unallowedServiceConflicts,
+  zoneAncestors,
+  ZoneOverlapAllowed,
+  ZONE_OWNERSHIP_EVENT_TYPES,
+} from '../zones/domain/zone-ownership';
 import { RRset, rrsetKey, ZoneEvent, ZONE_EVENT_TYPES } from '../zones/domain/zone.events';
 import { DnssecEvent, DNSSEC_EVENT_TYPES } from '../dnssec/domain/dnssec.events';
 import { ZoneSigner } from './zone-signer';
 
-const HANDLED = new Set<string>([...DOMAIN_EVENT_TYPES, ...ZONE_EVENT_TYPES, ...ZONE_OWNERSHIP_EVENT_TYPES, ...DNSSEC_EVENT_TYPES]);
+const HANDLED = new Set<string>([
+  ...DOMAIN_EVENT_TYPES,
+  ...ZONE_EVENT_TYPES,
+  ...ZONE_OWNERSHIP_EVENT_TYPES,
+  ...DNSSEC_EVENT_TYPES,
+]);
 const DNSSEC_TYPES = new Set<string>(DNSSEC_EVENT_TYPES);
 /** TTL of the apex SOA/NS; negative answers use the SOA minimum (60 s) so new hosts appear fast. */
 const APEX_TTL = 3600;
@@ -103,7 +114,11 @@ export class DnsIndexFeeder {
           this.apply(event);
         } catch (e) {
           // One bad event (a record the index refuses) must not stop DNS for everyone else.
-          this.options.log('dns index: event not applied', { type: event.type, stream: event.streamId, error: (e as Error).message });
+          this.options.log('dns index: event not applied', {
+            type: event.type,
+            stream: event.streamId,
+            error: (e as Error).message,
+          });
         } finally {
           this.bumpTouched(event.created.getTime());
         }
@@ -155,7 +170,10 @@ export class DnsIndexFeeder {
         for (const above of zoneAncestors(name)) this.below.set(above, (this.below.get(above) ?? 0) + 1);
         if (this.blocked(name)) {
           this.held.set(name, new Map(rrsets.map((r) => [rrsetKey(r), r])));
-          this.options.log('dns index: zone not served, it breaks the ownership rules', { zone: name, account_id: accountId });
+          this.options.log('dns index: zone not served, it breaks the ownership rules', {
+            zone: name,
+            account_id: accountId,
+          });
           return;
         }
         this.serve(name, accountId, rrsets, at);
@@ -207,7 +225,10 @@ export class DnsIndexFeeder {
         if (!host) return;
         const { ipv4, ipv6 } = e.data.addresses;
         // A DDNS update usually changes one family: only its answers are re-encoded.
-        const families: Family[] = [...(host.ipv4 !== ipv4 ? ['A' as const] : []), ...(host.ipv6 !== ipv6 ? ['AAAA' as const] : [])];
+        const families: Family[] = [
+          ...(host.ipv4 !== ipv4 ? ['A' as const] : []),
+          ...(host.ipv6 !== ipv6 ? ['AAAA' as const] : []),
+        ];
         host.ipv4 = ipv4;
         host.ipv6 = ipv6;
         this.placeHost(e.data.fqdn, families);
@@ -247,7 +268,9 @@ export class DnsIndexFeeder {
     const claimant = { zone: name, account_id: zone.accountId };
     if (unallowedServiceConflicts(name, zone.accountId, this.options, this.allowances).length > 0) return true;
     const standsAgainst = (other: string, o: LiveZone) =>
-      o.accountId !== zone.accountId && o.seq < zone.seq && !this.allowances.pairAllowed(claimant, { zone: other, account_id: o.accountId });
+      o.accountId !== zone.accountId &&
+      o.seq < zone.seq &&
+      !this.allowances.pairAllowed(claimant, { zone: other, account_id: o.accountId });
     for (const above of zoneAncestors(name)) {
       const other = this.live.get(above);
       if (other && standsAgainst(above, other)) return true;
@@ -341,11 +364,24 @@ export class DnsIndexFeeder {
 }
 
 /** How a zone is served: its SOA and apex NS from the service's name servers (the history API's `resolve` builds zones with it too). */
-export function servedZoneDefinition(name: string, accountId: string | null, serial: number, nameservers: string[]): ZoneDefinition {
+export function servedZoneDefinition(
+  name: string,
+  accountId: string | null,
+  serial: number,
+  nameservers: string[],
+): ZoneDefinition {
   return {
     name,
     ownerAccountId: accountId,
-    soa: { mname: nameservers[0], rname: `hostmaster.${name}`, serial: serial >>> 0, refresh: 3600, retry: 600, expire: 604800, minimum: NEGATIVE_TTL },
+    soa: {
+      mname: nameservers[0],
+      rname: `hostmaster.${name}`,
+      serial: serial >>> 0,
+      refresh: 3600,
+      retry: 600,
+      expire: 604800,
+      minimum: NEGATIVE_TTL,
+    },
     ttl: APEX_TTL,
     nameservers,
   };

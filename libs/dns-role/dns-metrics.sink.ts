@@ -23,7 +23,10 @@ export class DnsMetricsSink implements QuerySink {
     metrics: Metrics,
     private readonly next?: ChannelledSink,
   ) {
-    this.queries = metrics.counter('dns_queries_total', 'DNS queries answered, by transport and rcode', ['transport', 'rcode']);
+    this.queries = metrics.counter('dns_queries_total', 'DNS queries answered, by transport and rcode', [
+      'transport',
+      'rcode',
+    ]);
     this.durations = answerTimeHistogram(metrics);
   }
 

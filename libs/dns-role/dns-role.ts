@@ -34,7 +34,8 @@ export interface DnsRoleSettings {
 export type DnsLog = (msg: string, extra?: Record<string, unknown>) => void;
 
 /** What the DNS role reports about transfers and NOTIFYs (metrics, a secondary's status). */
-export type TransferActivity = { kind: 'transfer-report'; report: TransferReport } | { kind: 'notify-report'; report: NotifyReport };
+export type TransferActivity =
+  { kind: 'transfer-report'; report: TransferReport } | { kind: 'notify-report'; report: NotifyReport };
 
 /** What the service holds of the `dns` role, wherever it runs (this thread or its own). */
 export interface DnsRoleRunner {
@@ -89,7 +90,9 @@ export class DnsRole implements DnsRoleRunner {
         applyUpdate: this.hooks.applyUpdate,
       });
       if (!udpOnly) {
-        const notifier = new Notifier(this.index, acl, { report: activity && ((report) => activity({ kind: 'notify-report', report })) });
+        const notifier = new Notifier(this.index, acl, {
+          report: activity && ((report) => activity({ kind: 'notify-report', report })),
+        });
         await notifier.start();
         this.notifier = notifier;
         // History replayed at start notifies nobody: secondaries check their serial when they start.

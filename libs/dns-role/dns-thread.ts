@@ -12,13 +12,23 @@ import { QueryLogChannel } from '../dns-analytics/application/query-log-channel'
 import { nameThisThread } from '../shared/thread-name';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
-import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
+import {
+  COMMITS,
+  SLEEPING,
+  type DnsThreadCommand,
+  type DnsThreadData,
+  type DnsThreadMessage,
+} from './dns-thread.protocol';
 import { QueryTally } from './query-tally';
 
 /** How often the thread reports its answered queries. */
 const TALLY_INTERVAL_MS = 100;
 
-type WaitAsync = (view: Int32Array, index: number, value: number) => { async: boolean; value: Promise<unknown> | string };
+type WaitAsync = (
+  view: Int32Array,
+  index: number,
+  value: number,
+) => { async: boolean; value: Promise<unknown> | string };
 
 /** While commits keep coming, the thread looks at the counter this often instead of being woken. */
 const BUSY_POLL_MS = 1;
@@ -65,13 +75,22 @@ if (parentPort) {
   const settings = workerData as DnsThreadData;
   nameThisThread('dns');
   // Reads only: appends go through the main thread's store, which says when it committed.
-  const store = new SqliteEventStore({ file: settings.eventsFile, pollIntervalMs: settings.pollIntervalMs, pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB });
+  const store = new SqliteEventStore({
+    file: settings.eventsFile,
+    pollIntervalMs: settings.pollIntervalMs,
+    pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB,
+  });
   const tally = new QueryTally();
   const reporter = setInterval(() => {
     const report = tally.drain();
     if (report) post({ type: 'tally', report });
   }, TALLY_INTERVAL_MS);
-  const forward = settings.forwardQueries ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), { maxBatch: 512, flushIntervalMs: TALLY_INTERVAL_MS }) : null;
+  const forward = settings.forwardQueries
+    ? new BufferedQuerySink((batch) => post({ type: 'queries', batch }), {
+        maxBatch: 512,
+        flushIntervalMs: TALLY_INTERVAL_MS,
+      })
+    : null;
   // Straight to the query-log thread, encoded, when there is one; else as objects to the main thread.
   const channel = settings.queryLog ? new QueryLogChannel(settings.queryLog) : null;
   const sink: QuerySink | undefined = channel ?? forward ?? undefined;

@@ -48,9 +48,20 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
 
   /** Transfers and NOTIFYs the DNS role reports: counted for /metrics, remembered per secondary. */
   private transferActivity(): (a: TransferActivity) => void {
-    const refused = this.metrics.counter('dns_transfer_refused_total', 'Zone transfer, signed query and UPDATE attempts refused, by reason', ['reason']);
-    const transfers = this.metrics.counter('dns_transfers_total', 'Zone transfers served, by request type and answer style (incremental, full, current)', ['type', 'style']);
-    const notifies = this.metrics.counter('dns_notify_acknowledged_total', 'NOTIFY messages acknowledged by secondaries');
+    const refused = this.metrics.counter(
+      'dns_transfer_refused_total',
+      'Zone transfer, signed query and UPDATE attempts refused, by reason',
+      ['reason'],
+    );
+    const transfers = this.metrics.counter(
+      'dns_transfers_total',
+      'Zone transfers served, by request type and answer style (incremental, full, current)',
+      ['type', 'style'],
+    );
+    const notifies = this.metrics.counter(
+      'dns_notify_acknowledged_total',
+      'NOTIFY messages acknowledged by secondaries',
+    );
     return (a) => {
       const now = new Date();
       if (a.kind === 'notify-report') {
@@ -95,20 +106,35 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     const settings = { dnsHost, dnsPort, ddnsZones, nameservers, secretKey, transfers };
     const sink = new DnsMetricsSink(this.metrics, this.sink);
     const activity = this.transferActivity();
-    const script = this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:' ? dnsThreadScript() : null;
+    const script =
+      this.config.dnsThread && this.store instanceof SqliteEventStore && this.store.file !== ':memory:'
+        ? dnsThreadScript()
+        : null;
     if (!script) {
-      this.runners = [new DnsRole(this.store, settings, sink, log, undefined, { activity, applyUpdate: this.applyUpdate })];
+      this.runners = [
+        new DnsRole(this.store, settings, sink, log, undefined, { activity, applyUpdate: this.applyUpdate }),
+      ];
       this.boundPort = await this.runners[0].start();
       return;
     }
     const store = this.store as SqliteEventStore;
     const threads = canSharePort(dnsHost) ? this.config.dnsThreads : 1;
-    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log, { activity, applyUpdate: this.applyUpdate });
+    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log, {
+      activity,
+      applyUpdate: this.applyUpdate,
+    });
     this.runners = [first];
     const port = await first.start();
     this.boundPort = port;
     for (let i = 1; i < threads; i++) {
-      const replica = new ThreadedDns(script, store, { ...settings, dnsPort: port, reusePort: true, udpOnly: true }, sink, log, { activity, applyUpdate: this.applyUpdate });
+      const replica = new ThreadedDns(
+        script,
+        store,
+        { ...settings, dnsPort: port, reusePort: true, udpOnly: true },
+        sink,
+        log,
+        { activity, applyUpdate: this.applyUpdate },
+      );
       this.runners.push(replica);
       await replica.start();
     }

@@ -5,7 +5,13 @@ import { compiledWorkerScript } from '../shared/worker-script';
 import type { DnsMetricsSink } from './dns-metrics.sink';
 import type { DnsLog, DnsRoleRunner, DnsRoleSettings, TransferActivity } from './dns-role';
 import type { UpdateApplier } from '../dns-transfer/transfer-service';
-import { COMMITS, SLEEPING, type DnsThreadCommand, type DnsThreadData, type DnsThreadMessage } from './dns-thread.protocol';
+import {
+  COMMITS,
+  SLEEPING,
+  type DnsThreadCommand,
+  type DnsThreadData,
+  type DnsThreadMessage,
+} from './dns-thread.protocol';
 
 /** Wait between restarts of a DNS thread that died, so a crash loop does not spin. */
 const RESTART_DELAY_MS = 1000;
@@ -37,7 +43,11 @@ export class ThreadedDns implements DnsRoleRunner {
     private readonly settings: DnsRoleSettings,
     private readonly sink: DnsMetricsSink,
     private readonly log: DnsLog,
-    private readonly options: { pollIntervalMs?: number; activity?: (a: TransferActivity) => void; applyUpdate?: UpdateApplier } = {},
+    private readonly options: {
+      pollIntervalMs?: number;
+      activity?: (a: TransferActivity) => void;
+      applyUpdate?: UpdateApplier;
+    } = {},
   ) {}
 
   async start(): Promise<number> {
@@ -86,7 +96,8 @@ export class ThreadedDns implements DnsRoleRunner {
             return this.options.activity?.(m.activity);
           case 'update': {
             const apply = this.options.applyUpdate ?? (() => Promise.resolve(5 /* REFUSED */));
-            const answer = (rcode: number) => worker.postMessage({ type: 'update-result', id: m.id, rcode } satisfies DnsThreadCommand);
+            const answer = (rcode: number) =>
+              worker.postMessage({ type: 'update-result', id: m.id, rcode } satisfies DnsThreadCommand);
             apply(m.request).then(answer, () => answer(2 /* SERVFAIL */));
             return;
           }
@@ -103,7 +114,13 @@ export class ThreadedDns implements DnsRoleRunner {
         this.worker = null;
         this.log('dns thread exited; restarting');
         // The same port again: clients and NS records know it.
-        setTimeout(() => void this.spawn(this.boundPort).catch((e: Error) => this.log('dns thread restart failed', { error: e.message })), RESTART_DELAY_MS).unref();
+        setTimeout(
+          () =>
+            void this.spawn(this.boundPort).catch((e: Error) =>
+              this.log('dns thread restart failed', { error: e.message }),
+            ),
+          RESTART_DELAY_MS,
+        ).unref();
       });
     });
   }

@@ -69,7 +69,8 @@ export class ZoneSigner {
         // Signed a slice at a time (ZoneIndex.setSigning); the serial moves once it is done.
         void (refresh ? this.index.refreshSigning(zone, signing) : this.index.setSigning(zone, signing)).then(
           () => this.onSigned(zone),
-          (e: Error) => this.log(refresh ? 'dnssec: refresh failed' : 'dnssec: zone not signed', { zone, error: e.message }),
+          (e: Error) =>
+            this.log(refresh ? 'dnssec: refresh failed' : 'dnssec: zone not signed', { zone, error: e.message }),
         );
         this.applied.set(zone, keys);
       } catch (e) {
@@ -96,7 +97,8 @@ export class ZoneSigner {
       publicKey: Buffer.from(k.public_key, 'base64'),
       sign: signing.has(k.key_tag) ? this.signerOf(zone, k) : null,
     }));
-    const parent: ParentSignal = s.cds === 'none' ? { kind: 'none' } : s.cds === 'delete' ? { kind: 'delete' } : { kind: 'keys', tags: s.cds };
+    const parent: ParentSignal =
+      s.cds === 'none' ? { kind: 'none' } : s.cds === 'delete' ? { kind: 'delete' } : { kind: 'keys', tags: s.cds };
     return zoneSigning(zone, keys, s.window, parent, KEY_TTL_SECONDS);
   }
 

@@ -15,7 +15,11 @@ const BATCHES_PER_TURN = 8;
 const MAX_QUERY = 4096;
 const SEND_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOptions, respond: UdpResponder): Promise<UdpListener> {
+export async function listenBatchUdp(
+  addon: UdpBatchAddon,
+  opts: UdpListenOptions,
+  respond: UdpResponder,
+): Promise<UdpListener> {
   const socket = BatchUdpSocket.open(addon, {
     host: opts.host,
     port: opts.port,
@@ -43,7 +47,15 @@ export async function listenBatchUdp(addon: UdpBatchAddon, opts: UdpListenOption
         for (slot = 0; slot < received; slot++) {
           // Truncated queries cannot be parsed honestly; dropping them is what a full buffer would do.
           if (socket.truncated(slot)) continue;
-          const length = respond.answer(input, socket.datagramStart(slot), socket.datagramLength(slot), peer, started, out, socket.nextResponseAt);
+          const length = respond.answer(
+            input,
+            socket.datagramStart(slot),
+            socket.datagramLength(slot),
+            peer,
+            started,
+            out,
+            socket.nextResponseAt,
+          );
           if (length > 0) {
             socket.queue(slot, length);
             answered++;

@@ -15,7 +15,8 @@ export function listenDgramUdp(opts: UdpListenOptions, respond: UdpResponder): P
   const family = isIPv6(opts.host) ? 6 : 4;
   // Replies go to the sender's literal IP: resolving it through dns.lookup would only add a
   // process.nextTick per packet.
-  const lookup = (address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) => cb(null, address, family);
+  const lookup = (address: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) =>
+    cb(null, address, family);
   // With SO_REUSEPORT (Node >= 22.12) each cluster worker binds its own socket and the
   // kernel spreads packets over them; otherwise workers share the primary's one socket and
   // every packet wakes them all.

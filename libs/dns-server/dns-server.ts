@@ -17,10 +17,29 @@ import * as net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { AnswerTally } from './answer-tally';
 import { wireKeyToName } from './names';
-import { isFieldQuerySink, type AnsweredQuery, type FieldQuerySink, type QuerySink, type Transport } from './query-sink';
+import {
+  isFieldQuerySink,
+  type AnsweredQuery,
+  type FieldQuerySink,
+  type QuerySink,
+  type Transport,
+} from './query-sink';
 import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
-import { EMPTY_BODY, MAX_UDP_PAYLOAD, QTYPE, RCODE, isInClass, parseQuery, rcodeName, udpLimit, writeErrorResponse, writeResponse, type ParseResult, type Query } from './wire';
+import {
+  EMPTY_BODY,
+  MAX_UDP_PAYLOAD,
+  QTYPE,
+  RCODE,
+  isInClass,
+  parseQuery,
+  rcodeName,
+  udpLimit,
+  writeErrorResponse,
+  writeResponse,
+  type ParseResult,
+  type Query,
+} from './wire';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
 import { DEFAULT_TCP_LIMITS, TcpConnections, type TcpClaim } from './tcp-listener';
 
@@ -72,7 +91,13 @@ export interface DnsServerOptions {
 const TCP_MAX_MESSAGE = 0xffff;
 /** The room a UDP answer has in the listener's buffer (MAX_UDP_PAYLOAD). */
 const MAX_UDP_ANSWER = MAX_UDP_PAYLOAD;
-const NOT_IN_CLASS: Prepared = { body: EMPTY_BODY(RCODE.REFUSED), zone: null, domain: null, accountId: null, name: null };
+const NOT_IN_CLASS: Prepared = {
+  body: EMPTY_BODY(RCODE.REFUSED),
+  zone: null,
+  domain: null,
+  accountId: null,
+  name: null,
+};
 const SERVFAIL = RCODE.SERVFAIL;
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
@@ -178,7 +203,15 @@ export class DnsServer {
   private udpReplyLater: (() => (answer: Buffer) => void) | null = null;
 
   /** A cached response when the question was answered before at this index version, else the full way (then cached). */
-  private answerUdp(buf: Buffer, start: number, queryLength: number, peer: PeerAddress, started: number, out: Buffer, at: number): number {
+  private answerUdp(
+    buf: Buffer,
+    start: number,
+    queryLength: number,
+    peer: PeerAddress,
+    started: number,
+    out: Buffer,
+    at: number,
+  ): number {
     const cache = this.responses;
     try {
       const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
@@ -187,7 +220,18 @@ export class DnsServer {
         this.opts.tally?.count('udp', hit.rcode);
         if (this.fieldSink) {
           if (hit.accountId !== null && hit.domain !== null)
-            this.fieldSink.recordUdp(TIME_ORIGIN + started, hit.accountId, hit.domain, hit.name, hit.type, rcodeName(hit.rcode), peer(), cache.dnssecOk, cache.edns, hit);
+            this.fieldSink.recordUdp(
+              TIME_ORIGIN + started,
+              hit.accountId,
+              hit.domain,
+              hit.name,
+              hit.type,
+              rcodeName(hit.rcode),
+              peer(),
+              cache.dnssecOk,
+              cache.edns,
+              hit,
+            );
         } else if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
         return length;
       }
@@ -274,21 +318,37 @@ export class DnsServer {
    * drop the message. Never throws. `out` has room for the transport's largest message.
    * Leaves in lastFacts what an answer from the index was, for the response cache.
    */
-  private handle(msg: Buffer, transport: Transport, peer: PeerAddress, started: number, out: Buffer, at: number): number {
+  private handle(
+    msg: Buffer,
+    transport: Transport,
+    peer: PeerAddress,
+    started: number,
+    out: Buffer,
+    at: number,
+  ): number {
     this.lastFacts = null;
     try {
       const parsed = parseQuery(msg);
-      if (transport === 'udp' && this.opts.special?.claims(msg, parsed)) return this.answerSpecialUdp(msg, peer, out, at);
+      if (transport === 'udp' && this.opts.special?.claims(msg, parsed))
+        return this.answerSpecialUdp(msg, peer, out, at);
       if (!parsed.ok) {
         if (parsed.action === 'drop') return 0;
         const length = writeErrorResponse(out, at, msg, parsed.id, parsed.flags, parsed.rcode, parsed.questionEnd);
         this.opts.tally?.count(transport, parsed.rcode);
-        if (this.opts.sink) this.record(this.unanswerable(msg, parsed.questionEnd, parsed.rcode, transport, peer, started, length), started);
+        if (this.opts.sink)
+          this.record(
+            this.unanswerable(msg, parsed.questionEnd, parsed.rcode, transport, peer, started, length),
+            started,
+          );
         return length;
       }
       const q = parsed.query;
       const index = this.opts.index;
-      const prepared = !isInClass(q) ? NOT_IN_CLASS : q.dnssecOk ? index.answerSigned(q.key, q.qtype) : index.answer(q.key, q.qtype);
+      const prepared = !isInClass(q)
+        ? NOT_IN_CLASS
+        : q.dnssecOk
+          ? index.answerSigned(q.key, q.qtype)
+          : index.answer(q.key, q.qtype);
       const length = writeResponse(out, at, msg, q, prepared.body, transport === 'udp' ? udpLimit(q) : TCP_MAX_MESSAGE);
       const facts: ResponseFacts = {
         name: prepared.name ?? wireKeyToName(q.key),
@@ -301,7 +361,17 @@ export class DnsServer {
       };
       this.opts.tally?.count(transport, facts.rcode);
       if (this.fieldSink && transport === 'udp' && facts.accountId !== null && facts.domain !== null)
-        this.fieldSink.recordUdp(TIME_ORIGIN + started, facts.accountId, facts.domain, facts.name, facts.type, rcodeName(facts.rcode), peer(), q.dnssecOk, q.edns);
+        this.fieldSink.recordUdp(
+          TIME_ORIGIN + started,
+          facts.accountId,
+          facts.domain,
+          facts.name,
+          facts.type,
+          rcodeName(facts.rcode),
+          peer(),
+          q.dnssecOk,
+          q.edns,
+        );
       else if (this.opts.sink) this.record(this.answered(q, facts, length, transport, peer, started), started);
       this.lastFacts = facts;
       return length;
@@ -331,7 +401,14 @@ export class DnsServer {
     this.emit(q);
   }
 
-  private answered(q: Query, facts: ResponseFacts, responseBytes: number, transport: Transport, peer: PeerAddress, started: number): AnsweredQuery {
+  private answered(
+    q: Query,
+    facts: ResponseFacts,
+    responseBytes: number,
+    transport: Transport,
+    peer: PeerAddress,
+    started: number,
+  ): AnsweredQuery {
     return {
       name: facts.name,
       type: facts.type,
@@ -352,7 +429,15 @@ export class DnsServer {
   }
 
   /** FORMERR/NOTIMP answers: only what the header and, if readable, the question tell. */
-  private unanswerable(msg: Buffer, questionEnd: number, rcode: number, transport: Transport, peer: PeerAddress, started: number, responseBytes: number): AnsweredQuery {
+  private unanswerable(
+    msg: Buffer,
+    questionEnd: number,
+    rcode: number,
+    transport: Transport,
+    peer: PeerAddress,
+    started: number,
+    responseBytes: number,
+  ): AnsweredQuery {
     const readable = questionEnd > 0;
     return {
       name: readable ? wireKeyToName(msg.toString('latin1', 12, questionEnd - 4).toLowerCase()) : '',

@@ -1,4 +1,11 @@
-export { parseRecord, formatRecord, isSupportedType, SUPPORTED_TYPES, type SupportedType, type RecordData } from './rdata';
+export {
+  parseRecord,
+  formatRecord,
+  isSupportedType,
+  SUPPORTED_TYPES,
+  type SupportedType,
+  type RecordData,
+} from './rdata';
 export {
   ZoneIndex,
   recordWireSize,

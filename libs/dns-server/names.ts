@@ -33,7 +33,8 @@ export function hostnameProblem(name: string, opts: { wildcard?: boolean } = {})
       if (opts.wildcard && i === 0) continue;
       return `"${name}" has a "*" label that is not a leading wildcard`;
     }
-    if (!LABEL.test(label)) return `label "${label}" has characters other than letters, digits, "-" and "_", or starts or ends with "-"`;
+    if (!LABEL.test(label))
+      return `label "${label}" has characters other than letters, digits, "-" and "_", or starts or ends with "-"`;
   }
   return null;
 }

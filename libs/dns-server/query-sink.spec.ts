@@ -21,7 +21,10 @@ const q = (name: string): AnsweredQuery => ({
 describe('BufferedQuerySink', () => {
   it('delivers in batches off the caller, in order', async () => {
     const batches: string[][] = [];
-    const sink = new BufferedQuerySink((batch) => void batches.push(batch.map((b) => b.name)), { maxBatch: 2, flushIntervalMs: 10_000 });
+    const sink = new BufferedQuerySink((batch) => void batches.push(batch.map((b) => b.name)), {
+      maxBatch: 2,
+      flushIntervalMs: 10_000,
+    });
     sink.record(q('a'));
     sink.record(q('b'));
     sink.record(q('c'));

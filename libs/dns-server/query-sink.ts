@@ -74,7 +74,8 @@ export interface FieldQuerySink extends QuerySink {
   udpBatchSent(durationMs: number): void;
 }
 
-export const isFieldQuerySink = (sink: QuerySink | undefined): sink is FieldQuerySink => typeof (sink as FieldQuerySink | undefined)?.recordUdp === 'function';
+export const isFieldQuerySink = (sink: QuerySink | undefined): sink is FieldQuerySink =>
+  typeof (sink as FieldQuerySink | undefined)?.recordUdp === 'function';
 
 export interface BufferedQuerySinkOptions {
   /** Delivered as soon as this many are waiting. */
@@ -174,7 +175,8 @@ export class BufferedQuerySink<T = AnsweredQuery> {
   private takeBatch(): { batch: T[]; count: number } {
     let items = 0;
     let count = 0;
-    while (items < this.waiting.length && (items === 0 || count + this.countOf(this.waiting[items]) <= this.maxBatch)) count += this.countOf(this.waiting[items++]);
+    while (items < this.waiting.length && (items === 0 || count + this.countOf(this.waiting[items]) <= this.maxBatch))
+      count += this.countOf(this.waiting[items++]);
     this.waitingCount -= count;
     return { batch: this.waiting.splice(0, items), count };
   }

@@ -17,7 +17,18 @@ export class RawRdata {
   ) {}
 }
 
-export const MODERN_TYPES = ['PTR', 'NAPTR', 'CERT', 'SSHFP', 'TLSA', 'SMIMEA', 'OPENPGPKEY', 'SVCB', 'HTTPS', 'URI'] as const;
+export const MODERN_TYPES = [
+  'PTR',
+  'NAPTR',
+  'CERT',
+  'SSHFP',
+  'TLSA',
+  'SMIMEA',
+  'OPENPGPKEY',
+  'SVCB',
+  'HTTPS',
+  'URI',
+] as const;
 
 export interface Word {
   text: string;
@@ -47,7 +58,8 @@ function hexOf(words: Word[], what: string): Buffer {
 
 function base64Of(words: Word[], what: string): Buffer {
   const text = words.map((w) => w.text).join('');
-  if (text === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) throw new Error(`${what} must be base64`);
+  if (text === '' || !/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0)
+    throw new Error(`${what} must be base64`);
   return Buffer.from(text, 'base64');
 }
 
@@ -83,7 +95,18 @@ function quote(bytes: Buffer): string {
 
 const DIGEST_LENGTHS: Record<number, number> = { 1: 32, 2: 64 };
 const SSHFP_LENGTHS: Record<number, number> = { 1: 20, 2: 32 };
-const CERT_TYPES: Record<string, number> = { PKIX: 1, SPKI: 2, PGP: 3, IPKIX: 4, ISPKI: 5, IPGP: 6, ACPKIX: 7, IACPKIX: 8, URI: 253, OID: 254 };
+const CERT_TYPES: Record<string, number> = {
+  PKIX: 1,
+  SPKI: 2,
+  PGP: 3,
+  IPKIX: 4,
+  ISPKI: 5,
+  IPGP: 6,
+  ACPKIX: 7,
+  IACPKIX: 8,
+  URI: 253,
+  OID: 254,
+};
 const CERT_ALGORITHMS: Record<string, number> = {
   RSAMD5: 1,
   DH: 2,
@@ -116,8 +139,12 @@ export function parseModern(type: string, words: Word[]): RawRdata {
       if (matching > 2) throw new Error('matching type must be 0, 1 or 2');
       const data = hexOf(words.slice(3), 'the certificate association data');
       const expected = DIGEST_LENGTHS[matching];
-      if (expected && data.length !== expected) throw new Error(`matching type ${matching} needs ${expected} bytes of data, got ${data.length}`);
-      return new RawRdata(Buffer.concat([u8(usage), u8(selector), u8(matching), data]), `${usage} ${selector} ${matching} ${data.toString('hex').toUpperCase()}`);
+      if (expected && data.length !== expected)
+        throw new Error(`matching type ${matching} needs ${expected} bytes of data, got ${data.length}`);
+      return new RawRdata(
+        Buffer.concat([u8(usage), u8(selector), u8(matching), data]),
+        `${usage} ${selector} ${matching} ${data.toString('hex').toUpperCase()}`,
+      );
     }
     case 'SSHFP': {
       // RFC 4255 §3.2: algorithm, fingerprint type, fingerprint (hex).
@@ -127,8 +154,12 @@ export function parseModern(type: string, words: Word[]): RawRdata {
       const fp = hexOf(words.slice(2), 'the fingerprint');
       const expected = SSHFP_LENGTHS[fpType];
       if (!expected) throw new Error('fingerprint type must be 1 (SHA-1) or 2 (SHA-256)');
-      if (fp.length !== expected) throw new Error(`fingerprint type ${fpType} needs ${expected} bytes, got ${fp.length}`);
-      return new RawRdata(Buffer.concat([u8(algorithm), u8(fpType), fp]), `${algorithm} ${fpType} ${fp.toString('hex').toUpperCase()}`);
+      if (fp.length !== expected)
+        throw new Error(`fingerprint type ${fpType} needs ${expected} bytes, got ${fp.length}`);
+      return new RawRdata(
+        Buffer.concat([u8(algorithm), u8(fpType), fp]),
+        `${algorithm} ${fpType} ${fp.toString('hex').toUpperCase()}`,
+      );
     }
     case 'OPENPGPKEY': {
       const key = base64Of(words, 'the key');
@@ -141,7 +172,10 @@ export function parseModern(type: string, words: Word[]): RawRdata {
       const tag = uint(words[1].text, 16, 'key tag');
       const algorithm = CERT_ALGORITHMS[words[2].text.toUpperCase()] ?? uint(words[2].text, 8, 'algorithm');
       const cert = base64Of(words.slice(3), 'the certificate');
-      return new RawRdata(Buffer.concat([u16(certType), u16(tag), u8(algorithm), cert]), `${certType} ${tag} ${algorithm} ${cert.toString('base64')}`);
+      return new RawRdata(
+        Buffer.concat([u16(certType), u16(tag), u8(algorithm), cert]),
+        `${certType} ${tag} ${algorithm} ${cert.toString('base64')}`,
+      );
     }
     case 'URI': {
       // RFC 7553 §4.4: priority, weight, "target" (the target runs to the end of the rdata).
@@ -150,7 +184,10 @@ export function parseModern(type: string, words: Word[]): RawRdata {
       const weight = uint(words[1].text, 16, 'weight');
       const target = words[2].bytes;
       if (target.length === 0) throw new Error('the target is empty');
-      return new RawRdata(Buffer.concat([u16(priority), u16(weight), target]), `${priority} ${weight} ${quote(target)}`);
+      return new RawRdata(
+        Buffer.concat([u16(priority), u16(weight), target]),
+        `${priority} ${weight} ${quote(target)}`,
+      );
     }
     case 'NAPTR': {
       // RFC 3403 §4.1: order, preference, "flags", "services", "regexp", replacement.
@@ -168,7 +205,11 @@ export function parseModern(type: string, words: Word[]): RawRdata {
         characterString(regexp, 'regexp'),
         nameToWire(replacement),
       ]);
-      return new RawRdata(rdata, `${order} ${preference} ${quote(flags.bytes)} ${quote(services.bytes)} ${quote(regexp.bytes)} ${absolute(replacement)}`, replacement);
+      return new RawRdata(
+        rdata,
+        `${order} ${preference} ${quote(flags.bytes)} ${quote(services.bytes)} ${quote(regexp.bytes)} ${absolute(replacement)}`,
+        replacement,
+      );
     }
     case 'SVCB':
     case 'HTTPS':
@@ -180,7 +221,16 @@ export function parseModern(type: string, words: Word[]): RawRdata {
 
 // ---------------------------------------------------------------- SVCB/HTTPS (RFC 9460)
 
-const SVC_KEYS: Record<string, number> = { mandatory: 0, alpn: 1, 'no-default-alpn': 2, port: 3, ipv4hint: 4, ech: 5, ipv6hint: 6, dohpath: 7 };
+const SVC_KEYS: Record<string, number> = {
+  mandatory: 0,
+  alpn: 1,
+  'no-default-alpn': 2,
+  port: 3,
+  ipv4hint: 4,
+  ech: 5,
+  ipv6hint: 6,
+  dohpath: 7,
+};
 const SVC_NAMES = Object.fromEntries(Object.entries(SVC_KEYS).map(([k, v]) => [v, k]));
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
@@ -238,7 +288,8 @@ function svcValue(key: number, value: string | null): { wire: Buffer; text: stri
     }
     case 1: {
       const ids = valueList(need());
-      for (const id of ids) if (id.length === 0 || Buffer.byteLength(id) > 255) throw new Error('an alpn id is empty or too long');
+      for (const id of ids)
+        if (id.length === 0 || Buffer.byteLength(id) > 255) throw new Error('an alpn id is empty or too long');
       return {
         wire: Buffer.concat(ids.map((id) => Buffer.concat([u8(Buffer.byteLength(id)), Buffer.from(id)]))),
         text: `"${ids.map((id) => id.replace(/[\\,]/g, (c) => `\\\\${c}`)).join(',')}"`,
@@ -260,7 +311,8 @@ function svcValue(key: number, value: string | null): { wire: Buffer; text: stri
     }
     case 6: {
       const ips = valueList(need());
-      for (const ip of ips) if (!isIPv6(ip) || ip.includes('%')) throw new Error(`ipv6hint "${ip}" is not an IPv6 address`);
+      for (const ip of ips)
+        if (!isIPv6(ip) || ip.includes('%')) throw new Error(`ipv6hint "${ip}" is not an IPv6 address`);
       return { wire: Buffer.concat(ips.map(ipv6Bytes)), text: ips.map((ip) => ip.toLowerCase()).join(',') };
     }
     case 7: {
@@ -298,7 +350,15 @@ function parseSvcb(words: Word[]): RawRdata {
     }
   }
   const keys = [...params.keys()].sort((a, b) => a - b);
-  const rdata = Buffer.concat([u16(priority), nameToWire(target), ...keys.flatMap((k) => [u16(k), u16(params.get(k)!.wire.length), params.get(k)!.wire])]);
-  const text = [String(priority), absolute(target), ...keys.map((k) => (params.get(k)!.text === '' && k === 2 ? keyName(k) : `${keyName(k)}=${params.get(k)!.text}`))].join(' ');
+  const rdata = Buffer.concat([
+    u16(priority),
+    nameToWire(target),
+    ...keys.flatMap((k) => [u16(k), u16(params.get(k)!.wire.length), params.get(k)!.wire]),
+  ]);
+  const text = [
+    String(priority),
+    absolute(target),
+    ...keys.map((k) => (params.get(k)!.text === '' && k === 2 ? keyName(k) : `${keyName(k)}=${params.get(k)!.text}`)),
+  ].join(' ');
   return new RawRdata(rdata, text, target);
 }

@@ -16,7 +16,8 @@ export type SupportedType = (typeof SUPPORTED_TYPES)[number];
 /** TXT data is always a list of character-strings, kept as bytes so \DDD escapes survive. */
 export type RecordData = string | MxData | SrvData | CaaData | DsData | Buffer[] | RawRdata;
 
-export const isSupportedType = (type: string): type is SupportedType => (SUPPORTED_TYPES as readonly string[]).includes(type);
+export const isSupportedType = (type: string): type is SupportedType =>
+  (SUPPORTED_TYPES as readonly string[]).includes(type);
 
 /** Digest lengths of the DS digest types in use (SHA-1, SHA-256, SHA-384). */
 const DS_DIGEST_LENGTHS: Record<number, number> = { 1: 20, 2: 32, 4: 48 };
@@ -81,12 +82,17 @@ function parseByType(type: string, text: string): RecordData {
       const tag = tokens[1].bytes.toString('latin1');
       if (!CAA_TAG.test(tag)) throw new Error(`tag "${tag}" must be 1-15 letters or digits`);
       const value = tokens[2].bytes.toString('utf8');
-      return { flags: uint(tokens[0].bytes.toString('latin1'), 8, 'flags'), tag: tag.toLowerCase() as CaaData['tag'], value };
+      return {
+        flags: uint(tokens[0].bytes.toString('latin1'), 8, 'flags'),
+        tag: tag.toLowerCase() as CaaData['tag'],
+        value,
+      };
     }
     case 'TXT': {
       if (tokens.length === 0) throw new Error('no text');
       const strings = tokens.some((t) => t.quoted) ? tokens.map(quotedOnly) : chunk(Buffer.from(text.trim(), 'utf8'));
-      for (const s of strings) if (s.length > MAX_STRING) throw new Error(`a quoted string is longer than ${MAX_STRING} bytes`);
+      for (const s of strings)
+        if (s.length > MAX_STRING) throw new Error(`a quoted string is longer than ${MAX_STRING} bytes`);
       return strings;
     }
     case 'DS': {
@@ -97,8 +103,14 @@ function parseByType(type: string, text: string): RecordData {
       const digestType = uint(words[2], 8, 'digest type');
       if (!/^(?:[0-9a-f]{2})+$/i.test(hex)) throw new Error('the digest must be hexadecimal');
       const expected = DS_DIGEST_LENGTHS[digestType];
-      if (expected !== undefined && hex.length !== expected * 2) throw new Error(`a digest of type ${digestType} has ${expected} bytes`);
-      return { keyTag: uint(words[0], 16, 'key tag'), algorithm: uint(words[1], 8, 'algorithm'), digestType, digest: Buffer.from(hex, 'hex') };
+      if (expected !== undefined && hex.length !== expected * 2)
+        throw new Error(`a digest of type ${digestType} has ${expected} bytes`);
+      return {
+        keyTag: uint(words[0], 16, 'key tag'),
+        algorithm: uint(words[1], 8, 'algorithm'),
+        digestType,
+        digest: Buffer.from(hex, 'hex'),
+      };
     }
     default:
       throw new Error(`type must be one of ${SUPPORTED_TYPES.join(', ')}`);
@@ -234,6 +246,7 @@ function escape(input: Buffer, at: number): [number, number] {
 function svcbWords(text: string): Array<{ text: string; bytes: Buffer; quoted: boolean }> {
   if (/[\r\n]/.test(text)) throw new Error('line breaks are not allowed');
   const words = text.trim().match(/(?:[^\s"]*"(?:[^"\\]|\\.)*")|\S+/g) ?? [];
-  for (const w of words) if ((w.match(/(?<!\\)"/g) ?? []).length % 2 !== 0) throw new Error('unterminated quoted string');
+  for (const w of words)
+    if ((w.match(/(?<!\\)"/g) ?? []).length % 2 !== 0) throw new Error('unterminated quoted string');
   return words.map((w) => ({ text: w, bytes: Buffer.from(w, 'utf8'), quoted: false }));
 }

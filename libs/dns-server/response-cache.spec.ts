@@ -1,12 +1,38 @@
 import * as dnsPacket from 'dns-packet';
 import { ResponseCache, type ResponseFacts } from './response-cache';
 
-const FACTS: ResponseFacts = { name: 'www.example.com', type: 'A', rcode: 0, truncated: false, zone: 'example.com', domain: 'example.com', accountId: 'acct-1' };
+const FACTS: ResponseFacts = {
+  name: 'www.example.com',
+  type: 'A',
+  rcode: 0,
+  truncated: false,
+  zone: 'example.com',
+  domain: 'example.com',
+  accountId: 'acct-1',
+};
 
-function query(name: string, opts: { id?: number; edns?: number; dnssec?: boolean; type?: dnsPacket.RecordType } = {}): Buffer {
+function query(
+  name: string,
+  opts: { id?: number; edns?: number; dnssec?: boolean; type?: dnsPacket.RecordType } = {},
+): Buffer {
   const additionals: dnsPacket.Answer[] =
-    opts.edns === undefined ? [] : [{ type: 'OPT', name: '.', udpPayloadSize: opts.edns, flags: opts.dnssec ? dnsPacket.DNSSEC_OK : 0 } as dnsPacket.Answer];
-  return dnsPacket.encode({ type: 'query', id: opts.id ?? 1, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: opts.type ?? 'A' }], additionals });
+    opts.edns === undefined
+      ? []
+      : [
+          {
+            type: 'OPT',
+            name: '.',
+            udpPayloadSize: opts.edns,
+            flags: opts.dnssec ? dnsPacket.DNSSEC_OK : 0,
+          } as dnsPacket.Answer,
+        ];
+  return dnsPacket.encode({
+    type: 'query',
+    id: opts.id ?? 1,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name, type: opts.type ?? 'A' }],
+    additionals,
+  });
 }
 
 /** A response to `q`: the question echoed, one A record (its owner in lowercase, as the index holds it). */

@@ -217,7 +217,16 @@ export class ResponseCache {
     const msg = buf;
     const o = start;
     // QR, opcode (4 bits) clear; QDCOUNT 1, ANCOUNT 0, NSCOUNT 0, ARCOUNT 0 or 1.
-    if ((msg[o + 2] & 0xf8) !== 0 || msg[o + 4] !== 0 || msg[o + 5] !== 1 || msg[o + 6] !== 0 || msg[o + 7] !== 0 || msg[o + 8] !== 0 || msg[o + 9] !== 0 || msg[o + 10] !== 0)
+    if (
+      (msg[o + 2] & 0xf8) !== 0 ||
+      msg[o + 4] !== 0 ||
+      msg[o + 5] !== 1 ||
+      msg[o + 6] !== 0 ||
+      msg[o + 7] !== 0 ||
+      msg[o + 8] !== 0 ||
+      msg[o + 9] !== 0 ||
+      msg[o + 10] !== 0
+    )
       return null;
     const additional = msg[o + 11];
     if (additional > 1) return null;
@@ -296,7 +305,14 @@ export class ResponseCache {
   }
 
   /** The entry of the record at `location` of `generation` when it answers this question, else null; notes the record for write(). */
-  private match(location: number, generation: Generation, msg: Buffer, o: number, nameEnd: number, variant: number): CachedResponse | null {
+  private match(
+    location: number,
+    generation: Generation,
+    msg: Buffer,
+    o: number,
+    nameEnd: number,
+    variant: number,
+  ): CachedResponse | null {
     const slab = this.slabs[location >>> OFFSET_BITS]!;
     const offset = (location & OFFSET_MASK) << 3;
     const words = slab.words;
@@ -359,7 +375,15 @@ export class ResponseCache {
    */
   store(response: Buffer, facts: ResponseFacts): void {
     if (!this.plain) return;
-    const record = this.keep(this.hash, new CachedResponse(facts), response, 0, response.length, this.nameEnd, this.variant);
+    const record = this.keep(
+      this.hash,
+      new CachedResponse(facts),
+      response,
+      0,
+      response.length,
+      this.nameEnd,
+      this.variant,
+    );
     if (record >= 0) {
       const bytes = this.slab.bytes;
       bytes[record] = 0;
@@ -387,7 +411,15 @@ export class ResponseCache {
    * `entry`, in `recent`, which first becomes `older` when it holds half of either bound.
    * Returns where the response's bytes start in the current slab (-1: too large to keep).
    */
-  private keep(hash: number, entry: CachedResponse, from: Buffer, fromOffset: number, length: number, nameEnd: number, variant: number): number {
+  private keep(
+    hash: number,
+    entry: CachedResponse,
+    from: Buffer,
+    fromOffset: number,
+    length: number,
+    nameEnd: number,
+    variant: number,
+  ): number {
     if (length > MAX_UDP_PAYLOAD || nameEnd > 0xffff) return -1;
     if (this.recent.size >= this.maxEntries >> 1 || this.recent.bytes >= this.maxBytes >> 1) this.turnOver();
     const room = (RECORD_HEADER_BYTES + length + 7) & ~7;

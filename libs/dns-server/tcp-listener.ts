@@ -25,7 +25,12 @@ export interface TcpLimits {
   maxPerAddress: number;
 }
 
-export const DEFAULT_TCP_LIMITS: TcpLimits = { messageDeadlineMs: 3_000, idleTimeoutMs: 10_000, maxConnections: 512, maxPerAddress: 32 };
+export const DEFAULT_TCP_LIMITS: TcpLimits = {
+  messageDeadlineMs: 3_000,
+  idleTimeoutMs: 10_000,
+  maxConnections: 512,
+  maxPerAddress: 32,
+};
 
 /**
  * Takes a message whose answer is not one framed buffer (a zone transfer, an UPDATE answered

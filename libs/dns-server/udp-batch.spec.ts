@@ -58,7 +58,11 @@ onLinux('udp-batch addon', () => {
    * recv() until `count` datagrams have been seen, polling (the socket never blocks); `each`
    * sees every slot of a batch, and whatever it queues is sent before the next recv().
    */
-  async function drain(s: BatchUdpSocket, count: number, each: (slot: number) => void = () => undefined): Promise<number> {
+  async function drain(
+    s: BatchUdpSocket,
+    count: number,
+    each: (slot: number) => void = () => undefined,
+  ): Promise<number> {
     const deadline = Date.now() + 3000;
     let seen = 0;
     while (seen < count && Date.now() < deadline) {
@@ -148,7 +152,9 @@ onLinux('udp-batch addon', () => {
     c.send(Buffer.alloc(100, 1), s.port, '127.0.0.1');
     const flags: boolean[] = [];
     const lengths: number[] = [];
-    expect(await drain(s, 1, (slot) => void (flags.push(s.truncated(slot)), lengths.push(s.datagram(slot).length)))).toBe(1);
+    expect(
+      await drain(s, 1, (slot) => void (flags.push(s.truncated(slot)), lengths.push(s.datagram(slot).length))),
+    ).toBe(1);
     expect(flags).toEqual([true]);
     expect(lengths[0]).toBeLessThanOrEqual(64);
   });

@@ -22,7 +22,13 @@ interface NativeSocket {
 }
 
 export interface UdpBatchAddon {
-  UdpBatchSocket: new (host: string, port: number, reusePort: boolean, receiveBufferBytes: number, sendBufferBytes: number) => NativeSocket;
+  UdpBatchSocket: new (
+    host: string,
+    port: number,
+    reusePort: boolean,
+    receiveBufferBytes: number,
+    sendBufferBytes: number,
+  ) => NativeSocket;
   RECV_META_BYTES: number;
   SEND_META_BYTES: number;
 }
@@ -111,7 +117,13 @@ export class BatchUdpSocket {
 
   /** Binds now; throws the bind error with its errno code (EADDRINUSE, ...). */
   static open(addon: UdpBatchAddon, opts: BatchUdpSocketOptions): BatchUdpSocket {
-    const native = new addon.UdpBatchSocket(opts.host, opts.port, opts.reusePort, opts.receiveBufferBytes, opts.sendBufferBytes);
+    const native = new addon.UdpBatchSocket(
+      opts.host,
+      opts.port,
+      opts.reusePort,
+      opts.receiveBufferBytes,
+      opts.sendBufferBytes,
+    );
     try {
       return new BatchUdpSocket(native, addon, opts);
     } catch (err) {

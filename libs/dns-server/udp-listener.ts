@@ -21,7 +21,15 @@ export type PeerAddress = () => string;
  * with how many there were.
  */
 export interface UdpResponder {
-  answer(buf: Buffer, start: number, length: number, peer: PeerAddress, started: number, out: Buffer, at: number): number;
+  answer(
+    buf: Buffer,
+    start: number,
+    length: number,
+    peer: PeerAddress,
+    started: number,
+    out: Buffer,
+    at: number,
+  ): number;
   sent(started: number, answered: number): void;
   /**
    * Given once: how to get, during `answer`, a sender to the query's sender for an answer

@@ -2,9 +2,19 @@ import * as dnsPacket from 'dns-packet';
 import { RCODE, buildResponse, errorResponse, parseQuery, udpLimit, type Body, type Query } from './wire';
 
 const query = (extra: Partial<dnsPacket.Packet> = {}): Buffer =>
-  dnsPacket.encode({ type: 'query', id: 4242, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'A', name: 'WWW.Example.com' }], ...extra });
+  dnsPacket.encode({
+    type: 'query',
+    id: 4242,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type: 'A', name: 'WWW.Example.com' }],
+    ...extra,
+  });
 const withOpt = (udpPayloadSize: number, flags = 0, ednsVersion = 0) =>
-  query({ additionals: [{ type: 'OPT', name: '.', udpPayloadSize, flags, ednsVersion, extendedRcode: 0, flag_do: false, options: [] }] });
+  query({
+    additionals: [
+      { type: 'OPT', name: '.', udpPayloadSize, flags, ednsVersion, extendedRcode: 0, flag_do: false, options: [] },
+    ],
+  });
 
 const parsed = (buf: Buffer): Query => {
   const r = parseQuery(buf);
@@ -15,7 +25,15 @@ const parsed = (buf: Buffer): Query => {
 describe('parseQuery', () => {
   it('reads the question as a lowercased wire key and EDNS fields', () => {
     const q = parsed(withOpt(4096, dnsPacket.DNSSEC_OK));
-    expect(q).toMatchObject({ id: 4242, qtype: 1, qclass: 1, edns: true, udpSize: 4096, dnssecOk: true, ednsVersion: 0 });
+    expect(q).toMatchObject({
+      id: 4242,
+      qtype: 1,
+      qclass: 1,
+      edns: true,
+      udpSize: 4096,
+      dnssecOk: true,
+      ednsVersion: 0,
+    });
     expect(q.key).toBe('\x03www\x07example\x03com\x00');
     expect(udpLimit(q)).toBe(1232);
     expect(udpLimit(parsed(withOpt(100)))).toBe(512);
@@ -29,7 +47,8 @@ describe('parseQuery', () => {
     expect(parseQuery(response)).toEqual({ ok: false, action: 'drop' });
   });
 
-  const formerr = (buf: Buffer) => expect(parseQuery(buf)).toMatchObject({ ok: false, action: 'error', rcode: RCODE.FORMERR, id: 4242 });
+  const formerr = (buf: Buffer) =>
+    expect(parseQuery(buf)).toMatchObject({ ok: false, action: 'error', rcode: RCODE.FORMERR, id: 4242 });
 
   it('answers FORMERR for a readable header with a bad body', () => {
     formerr(dnsPacket.encode({ type: 'query', id: 4242, questions: [] }));

@@ -80,7 +80,9 @@ export interface Query {
 
 /** `drop`: not worth an answer (too short to echo an id, or itself a response). */
 export type ParseResult =
-  { ok: true; query: Query } | { ok: false; action: 'drop' } | { ok: false; action: 'error'; rcode: number; id: number; flags: number; questionEnd: number };
+  | { ok: true; query: Query }
+  | { ok: false; action: 'drop' }
+  | { ok: false; action: 'error'; rcode: number; id: number; flags: number; questionEnd: number };
 
 const drop = { ok: false, action: 'drop' } as const;
 
@@ -89,7 +91,14 @@ export function parseQuery(msg: Buffer): ParseResult {
   const id = msg.readUInt16BE(0);
   const flags = msg.readUInt16BE(2);
   if (flags & FLAG_QR) return drop;
-  const fail = (rcode: number, questionEnd = 0): ParseResult => ({ ok: false, action: 'error', rcode, id, flags, questionEnd });
+  const fail = (rcode: number, questionEnd = 0): ParseResult => ({
+    ok: false,
+    action: 'error',
+    rcode,
+    id,
+    flags,
+    questionEnd,
+  });
   const opcode = (flags >> 11) & 0xf;
   if (msg.readUInt16BE(4) !== 1) return fail(opcode === 0 ? RCODE.FORMERR : RCODE.NOTIMP);
 
@@ -257,7 +266,15 @@ export function errorResponse(req: Buffer, id: number, reqFlags: number, rcode: 
 export const errorResponseLength = (questionEnd: number): number => (questionEnd > 0 ? questionEnd : HEADER);
 
 /** errorResponse into `out` at `at`; returns the length. */
-export function writeErrorResponse(out: Buffer, at: number, req: Buffer, id: number, reqFlags: number, rcode: number, questionEnd: number): number {
+export function writeErrorResponse(
+  out: Buffer,
+  at: number,
+  req: Buffer,
+  id: number,
+  reqFlags: number,
+  rcode: number,
+  questionEnd: number,
+): number {
   out.writeUInt16BE(id, at);
   out.writeUInt16BE(FLAG_QR | (reqFlags & 0x7800) | (reqFlags & FLAG_RD) | (rcode & 0xf), at + 2);
   out.writeUInt16BE(questionEnd > 0 ? 1 : 0, at + 4);
@@ -267,4 +284,5 @@ export function writeErrorResponse(out: Buffer, at: number, req: Buffer, id: num
 }
 
 /** UDP size limit for a query (RFC 6891 §6.2.5, capped at what we advertise). */
-export const udpLimit = (q: Query): number => (q.edns ? Math.min(Math.max(q.udpSize, MIN_UDP_PAYLOAD), MAX_UDP_PAYLOAD) : MIN_UDP_PAYLOAD);
+export const udpLimit = (q: Query): number =>
+  q.edns ? Math.min(Math.max(q.udpSize, MIN_UDP_PAYLOAD), MAX_UDP_PAYLOAD) : MIN_UDP_PAYLOAD;

@@ -4,13 +4,22 @@ import { ZoneIndex, type ZoneDefinition } from './zone-index';
 const zoneDef = (name: string, extra: Partial<ZoneDefinition> = {}): ZoneDefinition => ({
   name,
   ownerAccountId: 'acct-1',
-  soa: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 7, refresh: 3600, retry: 600, expire: 604800, minimum: 300 },
+  soa: {
+    mname: 'ns1.dns.test',
+    rname: 'hostmaster.dns.test',
+    serial: 7,
+    refresh: 3600,
+    retry: 600,
+    expire: 604800,
+    minimum: 300,
+  },
   ttl: 3600,
   nameservers: ['ns1.dns.test', 'ns2.dns.test'],
   ...extra,
 });
 
-const summary = (answers: Answer[]) => answers.map((a) => `${a.name} ${a.type} ${'ttl' in a ? a.ttl : ''} ${JSON.stringify('data' in a ? a.data : null)}`);
+const summary = (answers: Answer[]) =>
+  answers.map((a) => `${a.name} ${a.type} ${'ttl' in a ? a.ttl : ''} ${JSON.stringify('data' in a ? a.data : null)}`);
 
 describe('ZoneIndex', () => {
   let index: ZoneIndex;
@@ -24,15 +33,29 @@ describe('ZoneIndex', () => {
 
   it('answers an RRset authoritatively, case-insensitively', () => {
     const r = index.lookup('WWW.Example.COM', 'A');
-    expect(r).toMatchObject({ kind: 'answer', rcode: 'NOERROR', authoritative: true, zone: 'example.com', domain: 'example.com', accountId: 'acct-1' });
+    expect(r).toMatchObject({
+      kind: 'answer',
+      rcode: 'NOERROR',
+      authoritative: true,
+      zone: 'example.com',
+      domain: 'example.com',
+      accountId: 'acct-1',
+    });
     expect(r.answers.map((a) => ('data' in a ? a.data : null)).sort()).toEqual(['192.0.2.10', '192.0.2.11']);
     expect(r.authorities).toEqual([]);
   });
 
   it('serves SOA and NS at the apex from the zone definition', () => {
     const soa = index.lookup('example.com', 'SOA').answers[0];
-    expect(soa).toMatchObject({ type: 'SOA', ttl: 3600, data: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 7, minimum: 300 } });
-    expect(index.lookup('example.com', 'NS').answers.map((a) => ('data' in a ? a.data : null))).toEqual(['ns1.dns.test', 'ns2.dns.test']);
+    expect(soa).toMatchObject({
+      type: 'SOA',
+      ttl: 3600,
+      data: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 7, minimum: 300 },
+    });
+    expect(index.lookup('example.com', 'NS').answers.map((a) => ('data' in a ? a.data : null))).toEqual([
+      'ns1.dns.test',
+      'ns2.dns.test',
+    ]);
     index.setRRset('example.com', '@', 'NS', 300, ['ns.elsewhere.test.']);
     expect(index.lookup('example.com', 'NS').answers).toHaveLength(2);
   });
@@ -47,7 +70,12 @@ describe('ZoneIndex', () => {
   });
 
   it('refuses names outside its zones, and zone transfers', () => {
-    expect(index.lookup('example.org', 'A')).toMatchObject({ kind: 'refused', rcode: 'REFUSED', authoritative: false, zone: null });
+    expect(index.lookup('example.org', 'A')).toMatchObject({
+      kind: 'refused',
+      rcode: 'REFUSED',
+      authoritative: false,
+      zone: null,
+    });
     expect(index.lookup('com', 'A').rcode).toBe('REFUSED');
     expect(index.lookup('example.com', 'AXFR').rcode).toBe('REFUSED');
   });
@@ -64,7 +92,11 @@ describe('ZoneIndex', () => {
     it('answers any type with the CNAME and chases it inside the zone', () => {
       index.setRRset('example.com', 'alias', 'CNAME', 120, ['www.example.com.']);
       const r = index.lookup('alias.example.com', 'A');
-      expect(summary(r.answers)).toEqual(['alias.example.com CNAME 120 "www.example.com"', 'www.example.com A 300 "192.0.2.10"', 'www.example.com A 300 "192.0.2.11"']);
+      expect(summary(r.answers)).toEqual([
+        'alias.example.com CNAME 120 "www.example.com"',
+        'www.example.com A 300 "192.0.2.10"',
+        'www.example.com A 300 "192.0.2.11"',
+      ]);
       expect(index.lookup('alias.example.com', 'CNAME').answers).toHaveLength(1);
     });
 
@@ -81,7 +113,10 @@ describe('ZoneIndex', () => {
     it('stops on loops and on long chains', () => {
       index.setRRset('example.com', 'l1', 'CNAME', 60, ['l2.example.com.']);
       index.setRRset('example.com', 'l2', 'CNAME', 60, ['l1.example.com.']);
-      expect(index.lookup('l1.example.com', 'A').answers.map((a) => a.name)).toEqual(['l1.example.com', 'l2.example.com']);
+      expect(index.lookup('l1.example.com', 'A').answers.map((a) => a.name)).toEqual([
+        'l1.example.com',
+        'l2.example.com',
+      ]);
       for (let i = 0; i < 20; i++) index.setRRset('example.com', `c${i}`, 'CNAME', 60, [`c${i + 1}.example.com.`]);
       expect(index.lookup('c0.example.com', 'A').answers.length).toBeLessThanOrEqual(8);
     });
@@ -91,7 +126,9 @@ describe('ZoneIndex', () => {
       index.setRRset('example.com', 'alias', 'CNAME', 60, ['www.example.com.']);
       expect(() => index.setRRset('example.com', 'alias', 'TXT', 60, ['"x"'])).toThrow(/cannot coexist/);
       expect(() => index.setRRset('example.com', '', 'CNAME', 60, ['x.example.com.'])).toThrow(/apex/);
-      expect(() => index.setRRset('example.com', 'two', 'CNAME', 60, ['a.example.com.', 'b.example.com.'])).toThrow(/exactly one/);
+      expect(() => index.setRRset('example.com', 'two', 'CNAME', 60, ['a.example.com.', 'b.example.com.'])).toThrow(
+        /exactly one/,
+      );
     });
   });
 
@@ -129,11 +166,29 @@ describe('ZoneIndex', () => {
 
   it('attributes queries to the owning host, else the zone', () => {
     index.putZone(zoneDef('dyn.example.net', { ownerAccountId: null }));
-    index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
-    expect(index.lookup('home.dyn.example.net', 'A')).toMatchObject({ domain: 'home.dyn.example.net', accountId: 'acct-9' });
-    expect(index.lookup('home.dyn.example.net', 'TXT')).toMatchObject({ kind: 'nodata', domain: 'home.dyn.example.net', accountId: 'acct-9' });
-    expect(index.lookup('x.home.dyn.example.net', 'A')).toMatchObject({ kind: 'nxdomain', domain: 'home.dyn.example.net', accountId: 'acct-9' });
-    expect(index.lookup('other.dyn.example.net', 'A')).toMatchObject({ kind: 'nxdomain', domain: 'dyn.example.net', accountId: null });
+    index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], {
+      accountId: 'acct-9',
+      domain: 'home.dyn.example.net',
+    });
+    expect(index.lookup('home.dyn.example.net', 'A')).toMatchObject({
+      domain: 'home.dyn.example.net',
+      accountId: 'acct-9',
+    });
+    expect(index.lookup('home.dyn.example.net', 'TXT')).toMatchObject({
+      kind: 'nodata',
+      domain: 'home.dyn.example.net',
+      accountId: 'acct-9',
+    });
+    expect(index.lookup('x.home.dyn.example.net', 'A')).toMatchObject({
+      kind: 'nxdomain',
+      domain: 'home.dyn.example.net',
+      accountId: 'acct-9',
+    });
+    expect(index.lookup('other.dyn.example.net', 'A')).toMatchObject({
+      kind: 'nxdomain',
+      domain: 'dyn.example.net',
+      accountId: null,
+    });
   });
 
   it('picks the longest matching zone', () => {
@@ -173,7 +228,9 @@ describe('ZoneIndex', () => {
     expect(() => index.setRRset('example.com', 'bad label', 'A', 60, ['192.0.2.1'])).toThrow(/owner name/);
     expect(() => index.setRRset('example.com', 'www', 'A', 60, ['999.0.0.1'])).toThrow(/invalid A record/);
     expect(() => index.setRRset('nozone.test', 'www', 'A', 60, ['192.0.2.1'])).toThrow(/not in the index/);
-    expect(index.rrsets('example.com', 'www')).toEqual([{ type: 'A', ttl: 300, records: ['192.0.2.10', '192.0.2.11'] }]);
+    expect(index.rrsets('example.com', 'www')).toEqual([
+      { type: 'A', ttl: 300, records: ['192.0.2.10', '192.0.2.11'] },
+    ]);
   });
 
   describe("ZoneIndex.explain (the history API's resolve)", () => {
@@ -195,10 +252,17 @@ describe('ZoneIndex', () => {
     });
 
     it('answers NXDOMAIN and NODATA with the SOA in authority, and wildcards at the query name', () => {
-      const soa = { name: 'example.com', type: 'SOA', ttl: 300, records: ['ns1.dns.test. hostmaster.dns.test. 7 3600 600 604800 300'] };
+      const soa = {
+        name: 'example.com',
+        type: 'SOA',
+        ttl: 300,
+        records: ['ns1.dns.test. hostmaster.dns.test. 7 3600 600 604800 300'],
+      };
       expect(index.explain('nope.example.com', 'A')).toEqual({ rcode: 'NXDOMAIN', answer: [], authority: [soa] });
       expect(index.explain('www.example.com', 'AAAA')).toEqual({ rcode: 'NOERROR', answer: [], authority: [soa] });
-      expect(index.explain('x.wild.example.com', 'TXT').answer).toEqual([{ name: 'x.wild.example.com', type: 'TXT', ttl: 60, records: ['"hi"'] }]);
+      expect(index.explain('x.wild.example.com', 'TXT').answer).toEqual([
+        { name: 'x.wild.example.com', type: 'TXT', ttl: 60, records: ['"hi"'] },
+      ]);
     });
 
     it('agrees with the encoded answer the server sends', () => {

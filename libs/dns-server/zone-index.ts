@@ -171,7 +171,8 @@ const TYPE_NUMBERS = new Map<string, number>(Object.entries(QTYPE));
 const COMMON_TYPES = new Set<number>(TYPE_NUMBERS.values());
 const TYPE_NAMES = new Map<number, string>([...TYPE_NUMBERS].map(([n, t]) => [t, n]));
 // dns-packet's per-RR encoder is public but missing from its type definitions.
-const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer; encodingLength(a: Answer): number } }).answer;
+const rrEncoder = (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer; encodingLength(a: Answer): number } })
+  .answer;
 
 /** Longest data one record can carry: RDLENGTH is 16 bits (RFC 1035 §3.2.1). */
 export const MAX_RDATA_BYTES = 0xffff;
@@ -188,7 +189,8 @@ export function recordWireSize(owner: string, type: string, data: RecordData): n
   const answer = { type, name: '.', ttl: 0, class: 'IN', data } as Answer;
   // The root owner is one byte, the fixed fields ten: the rest is the data.
   const rdata = raw ?? rrEncoder.encodingLength(answer) - 11;
-  if (rdata > MAX_RDATA_BYTES) throw new Error(`its data is ${rdata.toLocaleString('en-US')} bytes; a DNS record holds at most 65,535`);
+  if (rdata > MAX_RDATA_BYTES)
+    throw new Error(`its data is ${rdata.toLocaleString('en-US')} bytes; a DNS record holds at most 65,535`);
   return wireKey(canonicalName(owner)).length + 10 + rdata;
 }
 
@@ -273,7 +275,8 @@ export class ZoneIndex {
       signing: existing?.signing ?? null,
       chain: existing?.chain ?? [],
       signedChange: (owner, before, after) => {
-        if (this.observers.length > 0) this.emit({ kind: 'rrset', zone: name, owner, before: before ?? null, after: after ?? null });
+        if (this.observers.length > 0)
+          this.emit({ kind: 'rrset', zone: name, owner, before: before ?? null, after: after ?? null });
       },
     };
     const apex = zone.nodes.get(key) ?? { key, rrsets: new Map(), owner: null };
@@ -283,7 +286,8 @@ export class ZoneIndex {
     this.zones.set(key, zone);
     signApex(zone);
     this.changed();
-    if (!existing || existing.def.soa.serial !== def.soa.serial) this.emit({ kind: 'zone', zone: name, serial: def.soa.serial, soa, created: !existing });
+    if (!existing || existing.def.soa.serial !== def.soa.serial)
+      this.emit({ kind: 'zone', zone: name, serial: def.soa.serial, soa, created: !existing });
   }
 
   /**
@@ -315,7 +319,13 @@ export class ZoneIndex {
     await this.signGradually(start.key, signing, [...start.nodes.keys()], false, slice);
   }
 
-  private async signGradually(key: string, signing: ZoneSigning | null, names: string[], rebuildNsec: boolean, slice: number): Promise<void> {
+  private async signGradually(
+    key: string,
+    signing: ZoneSigning | null,
+    names: string[],
+    rebuildNsec: boolean,
+    slice: number,
+  ): Promise<void> {
     for (let at = 0; at < names.length; at += slice) {
       if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
       const zone = this.zones.get(key);
@@ -359,7 +369,14 @@ export class ZoneIndex {
    * RRset comes from the zone definition, so setting it here is ignored. `owner` attributes
    * queries at and below this name (a dynamic-DNS host); null clears it, undefined keeps it.
    */
-  setRRset(zoneName: string, ownerName: string, type: string, ttl: number, records: string[], owner?: RecordOwner | null): void {
+  setRRset(
+    zoneName: string,
+    ownerName: string,
+    type: string,
+    ttl: number,
+    records: string[],
+    owner?: RecordOwner | null,
+  ): void {
     const zone = this.requireZone(zoneName);
     const name = ownerIn(zone, ownerName);
     const typeName = type.toUpperCase();
@@ -382,14 +399,17 @@ export class ZoneIndex {
     const node = zone.nodes.get(key);
     if (node) {
       const others = [...node.rrsets.keys()].filter((t) => t !== typeNumber && t !== QTYPE.RRSIG && t !== QTYPE.NSEC);
-      if (typeName === 'CNAME' && others.length > 0) throw new Error(`${name}: a CNAME cannot coexist with other records`);
-      if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME)) throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
+      if (typeName === 'CNAME' && others.length > 0)
+        throw new Error(`${name}: a CNAME cannot coexist with other records`);
+      if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME))
+        throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
     }
     const target = node ?? { key, rrsets: new Map(), owner: null };
     const before = target.rrsets.get(typeNumber) ?? null;
     const after = encodeRRset(typeName, ttl, [...unique.values()]);
     target.rrsets.set(typeNumber, after);
-    if (owner !== undefined) target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
+    if (owner !== undefined)
+      target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
     if (!node) {
       zone.nodes.set(key, target);
       countExisting(zone, key, 1);
@@ -408,7 +428,12 @@ export class ZoneIndex {
     const key = wireKey(ownerIn(zone, ownerName));
     const typeNumber = TYPE_NUMBERS.get(type.toUpperCase());
     const node = zone.nodes.get(key);
-    if (!node || typeNumber === undefined || (key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA))) return;
+    if (
+      !node ||
+      typeNumber === undefined ||
+      (key === zone.key && (typeNumber === QTYPE.NS || typeNumber === QTYPE.SOA))
+    )
+      return;
     const before = node.rrsets.get(typeNumber);
     if (!before || !node.rrsets.delete(typeNumber)) return;
     if (typeNumber === QTYPE.NS) zone.cuts.delete(key);
@@ -435,10 +460,17 @@ export class ZoneIndex {
 
   /** Structured answer for a name and type, exactly as the server would send it. */
   lookup(qname: string, qtype: string | number, dnssecOk = false): LookupResult {
-    const type = typeof qtype === 'number' ? qtype : (TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, '')));
+    const type =
+      typeof qtype === 'number'
+        ? qtype
+        : (TYPE_NUMBERS.get(qtype.toUpperCase()) ?? Number(qtype.replace(/^TYPE/i, '')));
     if (!Number.isInteger(type) || type < 0 || type > 0xffff) throw new Error(`unknown type ${qtype}`);
     // Encoded as A, then the type is patched in: dns-packet only encodes type names it knows.
-    const request = dnsPacket.encode({ type: 'query', id: 0, questions: [{ name: qname.trim().replace(/\.$/, '') || '.', type: 'A' }] });
+    const request = dnsPacket.encode({
+      type: 'query',
+      id: 0,
+      questions: [{ name: qname.trim().replace(/\.$/, '') || '.', type: 'A' }],
+    });
     request.writeUInt16BE(type, request.length - 4);
     const parsed = parseQuery(request);
     if (!parsed.ok) throw new Error(`cannot look up "${qname}"`);
@@ -447,7 +479,15 @@ export class ZoneIndex {
     const { body } = prepared;
     const answers = response.answers ?? [];
     const kind: LookupResult['kind'] =
-      body.rcode === RCODE.REFUSED ? 'refused' : body.rcode === RCODE.NXDOMAIN ? 'nxdomain' : !body.authoritative ? 'referral' : answers.length > 0 ? 'answer' : 'nodata';
+      body.rcode === RCODE.REFUSED
+        ? 'refused'
+        : body.rcode === RCODE.NXDOMAIN
+          ? 'nxdomain'
+          : !body.authoritative
+            ? 'referral'
+            : answers.length > 0
+              ? 'answer'
+              : 'nodata';
     return {
       kind,
       rcode: rcodeName(body.rcode),
@@ -519,7 +559,9 @@ export class ZoneIndex {
       case 'refused':
         return REFUSED;
       case 'referral':
-        return this.cached(zone!, route.cut, SLOT_REFERRAL, () => prepare(zone!, ownerOf(zone!, route.cut), referral(zone!, route.cut)));
+        return this.cached(zone!, route.cut, SLOT_REFERRAL, () =>
+          prepare(zone!, ownerOf(zone!, route.cut), referral(zone!, route.cut)),
+        );
       case 'nxdomain':
         return this.negative(zone!, route.key, SLOT_NXDOMAIN);
       case 'nodata':
@@ -528,9 +570,17 @@ export class ZoneIndex {
         const { node } = route;
         const hit = zone!.cache.get(node.key)?.get(qtype);
         if (hit) return hit;
-        const build = () => prepare(zone!, ownerOf(zone!, node.key), resolveAt(zone!, node, qtype), node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key));
+        const build = () =>
+          prepare(
+            zone!,
+            ownerOf(zone!, node.key),
+            resolveAt(zone!, node, qtype),
+            node.key.startsWith(WILDCARD_LABEL) ? null : wireKeyToName(node.key),
+          );
         // Unusual types at a CNAME are answered but not cached, so the cache stays bounded.
-        return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype) ? this.cached(zone!, node.key, qtype, build) : build();
+        return node.rrsets.has(qtype) || qtype === QTYPE.ANY || COMMON_TYPES.has(qtype)
+          ? this.cached(zone!, node.key, qtype, build)
+          : build();
       }
     }
   }
@@ -554,7 +604,11 @@ export class ZoneIndex {
         ? referral(z, route.cut)
         : route.kind === 'node'
           ? resolveAt(z, route.node, type)
-          : { rcode: route.kind === 'nxdomain' ? RCODE.NXDOMAIN : RCODE.NOERROR, answer: [], authority: [{ owner: z.key, rrset: z.negativeSoa }] };
+          : {
+              rcode: route.kind === 'nxdomain' ? RCODE.NXDOMAIN : RCODE.NOERROR,
+              answer: [],
+              authority: [{ owner: z.key, rrset: z.negativeSoa }],
+            };
     const shown = ({ owner, rrset }: Placed): ExplainedRRset => ({
       name: owner === null ? name : wireKeyToName(owner),
       type: TYPE_NAMES.get(rrset.type)!,
@@ -600,7 +654,12 @@ export class ZoneIndex {
 }
 
 /** Where a question goes in a zone: the one place the answer kinds are told apart. */
-type Route = { kind: 'refused' } | { kind: 'referral'; cut: string } | { kind: 'nxdomain'; key: string } | { kind: 'nodata'; key: string } | { kind: 'node'; node: Node };
+type Route =
+  | { kind: 'refused' }
+  | { kind: 'referral'; cut: string }
+  | { kind: 'nxdomain'; key: string }
+  | { kind: 'nodata'; key: string }
+  | { kind: 'node'; node: Node };
 
 function routeOf(zone: Zone | undefined, key: string, qtype: number): Route {
   if (!zone || qtype === QTYPE.AXFR || qtype === QTYPE.IXFR) return { kind: 'refused' };
@@ -609,15 +668,22 @@ function routeOf(zone: Zone | undefined, key: string, qtype: number): Route {
   const node = zone.nodes.get(key) ?? (zone.existing.has(key) ? null : wildcardFor(zone, key));
   if (node === undefined) return { kind: 'nxdomain', key: closestEncloser(zone, key) };
   if (node === null) return { kind: 'nodata', key };
-  if (!node.rrsets.has(qtype) && !node.rrsets.has(QTYPE.CNAME) && qtype !== QTYPE.ANY) return { kind: 'nodata', key: node.key };
+  if (!node.rrsets.has(qtype) && !node.rrsets.has(QTYPE.CNAME) && qtype !== QTYPE.ANY)
+    return { kind: 'nodata', key: node.key };
   return { kind: 'node', node };
 }
 
-const soaText = (soa: SoaFields) => `${canonicalName(soa.mname)}. ${canonicalName(soa.rname)}. ${soa.serial >>> 0} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
+const soaText = (soa: SoaFields) =>
+  `${canonicalName(soa.mname)}. ${canonicalName(soa.rname)}. ${soa.serial >>> 0} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
 
 function ownerIn(zone: Zone, ownerName: string): string {
   const raw = ownerName.trim();
-  const name = raw === '' || raw === '@' ? zone.name : raw.endsWith('.') ? canonicalName(raw) : `${canonicalName(raw)}.${zone.name}`;
+  const name =
+    raw === '' || raw === '@'
+      ? zone.name
+      : raw.endsWith('.')
+        ? canonicalName(raw)
+        : `${canonicalName(raw)}.${zone.name}`;
   const problem = hostnameProblem(name, { wildcard: true });
   if (problem) throw new Error(`owner name: ${problem}`);
   if (!isAtOrBelow(wireKey(name), zone.key)) throw new Error(`owner name ${name} is not in zone ${zone.name}`);
@@ -720,7 +786,13 @@ export function referral(zone: Zone, cut: string): Resolution & { additional: Pl
   return { rcode: RCODE.NOERROR, answer: [], authority: [{ owner: cut, rrset: ns }], additional };
 }
 
-export function prepare(zone: Zone, owner: AnswerOwner, res: Resolution & { additional?: Placed[] }, name: string | null = null, signed = false): Prepared {
+export function prepare(
+  zone: Zone,
+  owner: AnswerOwner,
+  res: Resolution & { additional?: Placed[] },
+  name: string | null = null,
+  signed = false,
+): Prepared {
   const parts: Buffer[] = [];
   const rrsets: Body['rrsets'] = [];
   const counts: Body['counts'] = [0, 0, 0];
@@ -761,7 +833,11 @@ function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
         rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
   const targets = records.map((d) =>
-    d instanceof RawRdata ? d.target : typeof d === 'string' ? d : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
+    d instanceof RawRdata
+      ? d.target
+      : typeof d === 'string'
+        ? d
+        : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
   );
   const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
   return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: [] };

@@ -27,9 +27,22 @@ function zoneOf300Hosts(name: string): ZoneIndex {
 describe('zone signing in the index', () => {
   it('orders names canonically (RFC 4034 §6.1)', () => {
     // The RFC's own example, lowercased (the index keeps names so).
-    const expected = ['example', 'a.example', 'yljkjljk.a.example', 'z.a.example', 'zabc.a.example', 'z.example', '*.z.example'];
+    const expected = [
+      'example',
+      'a.example',
+      'yljkjljk.a.example',
+      'z.a.example',
+      'zabc.a.example',
+      'z.example',
+      '*.z.example',
+    ];
     expect(sortNames([...expected].reverse())).toEqual(expected);
-    expect(sortNames(['b.example', 'example', 'a.b.example', 'ab.example'])).toEqual(['example', 'ab.example', 'b.example', 'a.b.example']);
+    expect(sortNames(['b.example', 'example', 'a.b.example', 'ab.example'])).toEqual([
+      'example',
+      'ab.example',
+      'b.example',
+      'a.b.example',
+    ]);
   });
 
   it('keeps the NSEC chain whole through adds and removes, and strips everything when unsigned', async () => {
@@ -42,19 +55,29 @@ describe('zone signing in the index', () => {
       nameservers: ['ns.example.net'],
     });
     const key = generateKey(13);
-    const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)), algorithm: 13, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(13, key.privateKeyDer) };
-    await index.setSigning('chain.test', zoneSigning('chain.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600));
-    const next = (name: string) => index.lookup(name, 'NSEC').answers.find((a) => a.type === 'NSEC')?.data as { nextDomain: string } | undefined;
+    const signer = {
+      tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)),
+      algorithm: 13,
+      flags: CSK_FLAGS,
+      publicKey: key.publicKey,
+      sign: signerFor(13, key.privateKeyDer),
+    };
+    await index.setSigning(
+      'chain.test',
+      zoneSigning('chain.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600),
+    );
+    const next = (name: string) =>
+      index.lookup(name, 'NSEC').answers.find((a) => a.type === 'NSEC')?.data as { nextDomain: string } | undefined;
     expect(next('chain.test')?.nextDomain).toBe('chain.test');
     index.setRRset('chain.test', 'b', 'A', 60, ['192.0.2.2']);
     index.setRRset('chain.test', 'a', 'A', 60, ['192.0.2.1']);
     index.setRRset('chain.test', 'c', 'A', 60, ['192.0.2.3']);
-    expect([next('chain.test')?.nextDomain, next('a.chain.test')?.nextDomain, next('b.chain.test')?.nextDomain, next('c.chain.test')?.nextDomain]).toEqual([
-      'a.chain.test',
-      'b.chain.test',
-      'c.chain.test',
-      'chain.test',
-    ]);
+    expect([
+      next('chain.test')?.nextDomain,
+      next('a.chain.test')?.nextDomain,
+      next('b.chain.test')?.nextDomain,
+      next('c.chain.test')?.nextDomain,
+    ]).toEqual(['a.chain.test', 'b.chain.test', 'c.chain.test', 'chain.test']);
     index.removeRRset('chain.test', 'b', 'A');
     expect(next('a.chain.test')?.nextDomain).toBe('c.chain.test');
     expect(index.lookup('b.chain.test', 'A', true).kind).toBe('nxdomain');
@@ -67,7 +90,11 @@ describe('zone signing in the index', () => {
       nameservers: ['ns.example.net'],
     });
     expect(index.lookup('chain.test', 'DNSKEY', true).answers.map((a) => a.type)).toEqual(['DNSKEY', 'RRSIG']);
-    expect(index.lookup('chain.test', 'SOA', true).answers.map((a) => [a.type, (a as { data?: { serial?: number } }).data?.serial ?? null])).toEqual([
+    expect(
+      index
+        .lookup('chain.test', 'SOA', true)
+        .answers.map((a) => [a.type, (a as { data?: { serial?: number } }).data?.serial ?? null]),
+    ).toEqual([
       ['SOA', 2],
       ['RRSIG', null],
     ]);
@@ -85,7 +112,13 @@ describe('zone signing in the index', () => {
       nameservers: ['ns.example.net'],
     };
     const key = generateKey(15);
-    const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)), algorithm: 15, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(15, key.privateKeyDer) };
+    const signer = {
+      tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)),
+      algorithm: 15,
+      flags: CSK_FLAGS,
+      publicKey: key.publicKey,
+      sign: signerFor(15, key.privateKeyDer),
+    };
     const signing = zoneSigning('rand.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600);
     const live = new ZoneIndex();
     live.putZone(def);
@@ -103,7 +136,8 @@ describe('zone signing in the index', () => {
         live.removeRRset('rand.test', name, type);
         state.delete(k);
       } else {
-        const records = type === 'A' ? [`192.0.2.${rnd(250) + 1}`] : type === 'TXT' ? [`"t${rnd(9)}"`] : ['ns.example.org.'];
+        const records =
+          type === 'A' ? [`192.0.2.${rnd(250) + 1}`] : type === 'TXT' ? [`"t${rnd(9)}"`] : ['ns.example.org.'];
         live.setRRset('rand.test', name, type, 60, records);
         state.set(k, records);
       }
@@ -120,7 +154,8 @@ describe('zone signing in the index', () => {
         const fqdn = n ? `${n}.rand.test` : 'rand.test';
         const nsec = index.lookup(fqdn, 'NSEC', true);
         const nx = index.lookup(fqdn, 'A', true);
-        const strip = (answers: typeof nsec.answers) => answers.filter((a) => a.type === 'NSEC').map((a) => JSON.stringify([a.name, (a as { data?: unknown }).data]));
+        const strip = (answers: typeof nsec.answers) =>
+          answers.filter((a) => a.type === 'NSEC').map((a) => JSON.stringify([a.name, (a as { data?: unknown }).data]));
         return [fqdn, nsec.kind, strip(nsec.answers), nx.kind, strip(nx.authorities).sort()];
       });
     expect(view(live)).toEqual(view(fresh));
@@ -141,14 +176,21 @@ describe('zone signing in the index', () => {
     const tags = () =>
       new Set(
         Array.from({ length: 300 }, (_, i) => {
-          const sig = index.lookup(`h${i}.roll.test`, 'A', true).answers.find((a) => a.type === 'RRSIG') as { data: { keyTag: number } } | undefined;
+          const sig = index.lookup(`h${i}.roll.test`, 'A', true).answers.find((a) => a.type === 'RRSIG') as
+            { data: { keyTag: number } } | undefined;
           return sig?.data.keyTag;
         }),
       );
     expect(tags()).toEqual(new Set([oldKey.tag]));
     // The switch to the new key (in a rollover the old one stays published meanwhile, RFC 7583).
-    const rolled = index.setSigning('roll.test', zoneSigning('roll.test', [newKey], window, { kind: 'none' }, 3600), 100);
-    const apexSig = index.lookup('roll.test', 'SOA', true).answers.find((a) => a.type === 'RRSIG') as { data: { keyTag: number } };
+    const rolled = index.setSigning(
+      'roll.test',
+      zoneSigning('roll.test', [newKey], window, { kind: 'none' }, 3600),
+      100,
+    );
+    const apexSig = index.lookup('roll.test', 'SOA', true).answers.find((a) => a.type === 'RRSIG') as {
+      data: { keyTag: number };
+    };
     expect(apexSig.data.keyTag).toBe(newKey.tag);
     expect(tags()).toEqual(new Set([oldKey.tag, newKey.tag])); // part done: the DNS thread answers in between
     await rolled;
@@ -158,23 +200,41 @@ describe('zone signing in the index', () => {
   it('refreshes the signature window a slice at a time, old signatures served meanwhile, all new at the end', async () => {
     const index = zoneOf300Hosts('big.test');
     const key = generateKey(15);
-    const signer = { tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)), algorithm: 15, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(15, key.privateKeyDer) };
-    const signingFor = (expiration: number) => zoneSigning('big.test', [signer], { inception: 0, expiration }, { kind: 'none' }, 3600);
+    const signer = {
+      tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)),
+      algorithm: 15,
+      flags: CSK_FLAGS,
+      publicKey: key.publicKey,
+      sign: signerFor(15, key.privateKeyDer),
+    };
+    const signingFor = (expiration: number) =>
+      zoneSigning('big.test', [signer], { inception: 0, expiration }, { kind: 'none' }, 3600);
     await index.setSigning('big.test', signingFor(1_000_000_000));
     const expirations = () =>
       new Set(
         Array.from({ length: 300 }, (_, i) => {
-          const sig = index.lookup(`h${i}.big.test`, 'A', true).answers.find((a) => a.type === 'RRSIG') as { data: { expiration: number } } | undefined;
+          const sig = index.lookup(`h${i}.big.test`, 'A', true).answers.find((a) => a.type === 'RRSIG') as
+            { data: { expiration: number } } | undefined;
           return sig?.data.expiration;
         }),
       );
     const refreshed = index.refreshSigning('big.test', signingFor(2_000_000_000), 50);
     expect(expirations()).toEqual(new Set([1_000_000_000, 2_000_000_000])); // part done, the rest still served with its valid signatures
     index.setRRset('big.test', 'new', 'A', 60, ['192.0.2.9']); // a change meanwhile is signed with the new window
-    expect((index.lookup('new.big.test', 'A', true).answers.find((a) => a.type === 'RRSIG') as { data: { expiration: number } }).data.expiration).toBe(2_000_000_000);
+    expect(
+      (
+        index.lookup('new.big.test', 'A', true).answers.find((a) => a.type === 'RRSIG') as {
+          data: { expiration: number };
+        }
+      ).data.expiration,
+    ).toBe(2_000_000_000);
     await refreshed;
     expect(expirations()).toEqual(new Set([2_000_000_000]));
-    const soaSig = index.lookup('nope.big.test', 'A', true).authorities.find((a) => a.type === 'RRSIG' && (a as { data: { typeCovered: string } }).data.typeCovered === 'SOA') as {
+    const soaSig = index
+      .lookup('nope.big.test', 'A', true)
+      .authorities.find(
+        (a) => a.type === 'RRSIG' && (a as { data: { typeCovered: string } }).data.typeCovered === 'SOA',
+      ) as {
       data: { expiration: number };
     };
     expect(soaSig.data.expiration).toBe(2_000_000_000);

@@ -13,7 +13,17 @@
 import { parentOffset, wireKeyToName } from './names';
 import { QTYPE, RCODE } from './wire';
 import type { Placed, Prepared, RRset, Node, Zone } from './zone-index';
-import { closestEncloser, highestCut, ownerOf, prepare, rawRecord, referral, resolveAt, wildcardFor, WILDCARD_LABEL } from './zone-index';
+import {
+  closestEncloser,
+  highestCut,
+  ownerOf,
+  prepare,
+  rawRecord,
+  referral,
+  resolveAt,
+  wildcardFor,
+  WILDCARD_LABEL,
+} from './zone-index';
 
 /** What the DNSSEC side (libs/dnssec) gives a zone to sign with. */
 export interface ZoneSigning {
@@ -41,7 +51,8 @@ export const onlyDnssecLeft = (node: Node): boolean => [...node.rrsets.keys()].e
 
 const labelsOf = (key: string): string[] => {
   const labels: string[] = [];
-  for (let at = 0; at >= 0 && key.charCodeAt(at) !== 0; at = parentOffset(key, at)) labels.push(key.slice(at + 1, at + 1 + key.charCodeAt(at)));
+  for (let at = 0; at >= 0 && key.charCodeAt(at) !== 0; at = parentOffset(key, at))
+    labels.push(key.slice(at + 1, at + 1 + key.charCodeAt(at)));
   return labels.reverse();
 };
 
@@ -113,7 +124,9 @@ function put(zone: Zone, node: Node, type: number, rrset: RRset | undefined): vo
 function signRRset(zone: Zone, key: string, rrset: RRset): Buffer[] {
   const signing = zone.signing!;
   const owner = Buffer.from(key, 'latin1');
-  return signing.sign(owner, rrset.type, rrset.ttl, rrset.encoded.map(rdataOf)).map((r) => rawRecord(QTYPE.RRSIG, rrset.ttl, r));
+  return signing
+    .sign(owner, rrset.type, rrset.ttl, rrset.encoded.map(rdataOf))
+    .map((r) => rawRecord(QTYPE.RRSIG, rrset.ttl, r));
 }
 
 /** Signs (or unsigns) every RRset at a node and rebuilds its RRSIG RRset. */
@@ -151,7 +164,14 @@ function setNsec(zone: Zone, index: number): void {
     [...types].sort((a, b) => a - b),
   );
   const previous = node.rrsets.get(QTYPE.NSEC);
-  if (previous && previous.encoded.length === 1 && rdataOf(previous.encoded[0]).equals(rdata) && previous.ttl === nsecTtl(zone) && previous.sigs.length > 0) return;
+  if (
+    previous &&
+    previous.encoded.length === 1 &&
+    rdataOf(previous.encoded[0]).equals(rdata) &&
+    previous.ttl === nsecTtl(zone) &&
+    previous.sigs.length > 0
+  )
+    return;
   put(zone, node, QTYPE.NSEC, rawRRset(QTYPE.NSEC, nsecTtl(zone), [rdata]));
   signOne(zone, node, QTYPE.NSEC);
 }

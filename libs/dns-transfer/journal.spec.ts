@@ -5,7 +5,15 @@ import { Journal } from './journal';
 const def = (serial: number) => ({
   name: 'example.com',
   ownerAccountId: '1',
-  soa: { mname: 'ns1.example.net', rname: 'hostmaster.example.com', serial, refresh: 3600, retry: 600, expire: 604800, minimum: 60 },
+  soa: {
+    mname: 'ns1.example.net',
+    rname: 'hostmaster.example.com',
+    serial,
+    refresh: 3600,
+    retry: 600,
+    expire: 604800,
+    minimum: 60,
+  },
   ttl: 3600,
   nameservers: ['ns1.example.net'],
 });
@@ -30,7 +38,12 @@ describe('IXFR journal', () => {
     index.setRRset('example.com', 'www', 'A', 60, ['192.0.2.1', '192.0.2.2']);
     index.putZone(def(12));
     const [delta] = journal.since('example.com', 11)!;
-    expect([delta.fromSerial, delta.toSerial, delta.removed, delta.added.map((r) => [r.owner, ip(r.record)])]).toEqual([11, 12, [], [[www, '192.0.2.2']]]);
+    expect([delta.fromSerial, delta.toSerial, delta.removed, delta.added.map((r) => [r.owner, ip(r.record)])]).toEqual([
+      11,
+      12,
+      [],
+      [[www, '192.0.2.2']],
+    ]);
   });
 
   it('nets out changes undone within one serial, and notifies each closed delta', () => {

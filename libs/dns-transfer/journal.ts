@@ -98,7 +98,15 @@ export class Journal {
     const soaRecord = soa.encoded[0];
     const zone = this.zones.get(name);
     if (created || !zone) {
-      this.zones.set(name, { serial, soa: soaRecord, fresh: true, removed: new Map(), added: new Map(), deltas: [], records: 0 });
+      this.zones.set(name, {
+        serial,
+        soa: soaRecord,
+        fresh: true,
+        removed: new Map(),
+        added: new Map(),
+        deltas: [],
+        records: 0,
+      });
       return;
     }
     if (zone.fresh) {
@@ -106,14 +114,24 @@ export class Journal {
       Object.assign(zone, { serial, soa: soaRecord, fresh: false, removed: new Map(), added: new Map() });
       return;
     }
-    const delta: Delta = { fromSerial: zone.serial, toSerial: serial, fromSoa: zone.soa, toSoa: soaRecord, removed: [...zone.removed.values()], added: [...zone.added.values()] };
+    const delta: Delta = {
+      fromSerial: zone.serial,
+      toSerial: serial,
+      fromSoa: zone.soa,
+      toSoa: soaRecord,
+      removed: [...zone.removed.values()],
+      added: [...zone.added.values()],
+    };
     zone.serial = serial;
     zone.soa = soaRecord;
     zone.removed = new Map();
     zone.added = new Map();
     zone.deltas.push(delta);
     zone.records += delta.removed.length + delta.added.length;
-    while (zone.deltas.length > this.bounds.maxDeltas || (zone.records > this.bounds.maxRecords && zone.deltas.length > 0)) {
+    while (
+      zone.deltas.length > this.bounds.maxDeltas ||
+      (zone.records > this.bounds.maxRecords && zone.deltas.length > 0)
+    ) {
       const old = zone.deltas.shift()!;
       zone.records -= old.removed.length + old.added.length;
     }

@@ -8,7 +8,19 @@ import { wireKeyToName } from '../dns-server/names';
 
 export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 export const CLASS = { IN: 1, NONE: 254, ANY: 255 } as const;
-export const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, YXRRSET: 7, NXRRSET: 8, NOTAUTH: 9, NOTZONE: 10 } as const;
+export const RCODE = {
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
+  NOTAUTH: 9,
+  NOTZONE: 10,
+} as const;
 const HEADER = 12;
 const MAX_POINTERS = 64;
 

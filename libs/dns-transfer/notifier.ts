@@ -46,7 +46,11 @@ export class Notifier {
   constructor(
     private readonly index: ZoneIndex,
     private readonly acl: TransferAcl,
-    private readonly options: { report?: (r: NotifyReport) => void; nowSeconds?: () => number; firstRetryMs?: number } = {},
+    private readonly options: {
+      report?: (r: NotifyReport) => void;
+      nowSeconds?: () => number;
+      firstRetryMs?: number;
+    } = {},
   ) {}
 
   async start(): Promise<void> {
@@ -101,14 +105,22 @@ export class Notifier {
   private send(key: string, p: Pending): void {
     if (this.pending.get(key) !== p) return;
     // A secondary removed meanwhile gets no more retries.
-    if (!this.acl.notifyTargets(p.zone).some((t) => targetKey(t) === targetKey(p.target))) return void this.pending.delete(key);
+    if (!this.acl.notifyTargets(p.zone).some((t) => targetKey(t) === targetKey(p.target)))
+      return void this.pending.delete(key);
     const contents = this.index.contents(p.zone);
     if (!contents) return void this.pending.delete(key);
     p.id = this.nextId = (this.nextId + 1) & 0xffff;
     const apex = nameToWire(p.zone);
     // AA set, one question (the zone's SOA) and the new SOA as a hint (RFC 1996 §3.7).
-    const msg = Buffer.concat([header(p.id, (OPCODE.NOTIFY << 11) | 0x0400, [1, 1, 0, 0]), question(apex.toString('latin1'), TYPE_SOA), apex, contents.soa.encoded[0]]);
-    const signed = p.target.key ? signMessage(msg, p.target.key, { nowSeconds: this.now() }) : { message: msg, mac: null };
+    const msg = Buffer.concat([
+      header(p.id, (OPCODE.NOTIFY << 11) | 0x0400, [1, 1, 0, 0]),
+      question(apex.toString('latin1'), TYPE_SOA),
+      apex,
+      contents.soa.encoded[0],
+    ]);
+    const signed = p.target.key
+      ? signMessage(msg, p.target.key, { nowSeconds: this.now() })
+      : { message: msg, mac: null };
     p.mac = signed.mac;
     const socket = isIP(p.target.address) === 6 ? this.sockets.v6 : this.sockets.v4;
     socket?.send(signed.message, p.target.port, p.target.address);
@@ -119,7 +131,8 @@ export class Notifier {
 
   private answered(msg: Buffer, address: string, port: number): void {
     for (const [key, p] of this.pending) {
-      if (p.target.port !== port || p.target.address !== address || msg.length < 12 || msg.readUInt16BE(0) !== p.id) continue;
+      if (p.target.port !== port || p.target.address !== address || msg.length < 12 || msg.readUInt16BE(0) !== p.id)
+        continue;
       try {
         const m = readMessage(msg);
         if (!m.isResponse || m.opcode !== OPCODE.NOTIFY) return;

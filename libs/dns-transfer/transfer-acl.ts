@@ -5,7 +5,15 @@
  * opened with the service secret as the key events arrive and kept only in memory.
  */
 import type { RecordedEvent } from '../eventstore/event-store.port';
-import { SECONDARY_EVENT_TYPES, SecondaryEvent, TSIG_KEY_EVENT_TYPES, TSIG_SECRET_PURPOSE, TsigKeyEvent, TsigKeyPurpose, UpdateAllow } from '../transfers/domain/transfer.events';
+import {
+  SECONDARY_EVENT_TYPES,
+  SecondaryEvent,
+  TSIG_KEY_EVENT_TYPES,
+  TSIG_SECRET_PURPOSE,
+  TsigKeyEvent,
+  TsigKeyPurpose,
+  UpdateAllow,
+} from '../transfers/domain/transfer.events';
 import { ZoneEvent } from '../zones/domain/zone.events';
 import type { TsigKey } from './tsig';
 
@@ -32,7 +40,12 @@ export interface TransferAclOptions {
   log?: (msg: string, extra?: Record<string, unknown>) => void;
 }
 
-export const ACL_EVENT_TYPES = new Set<string>([...TSIG_KEY_EVENT_TYPES, ...SECONDARY_EVENT_TYPES, 'ZoneImported', 'ZoneDeleted']);
+export const ACL_EVENT_TYPES = new Set<string>([
+  ...TSIG_KEY_EVENT_TYPES,
+  ...SECONDARY_EVENT_TYPES,
+  'ZoneImported',
+  'ZoneDeleted',
+]);
 
 /** `1.2.3.4`, `1.2.3.4:5353`, `[2001:db8::1]:5353` → endpoint (port 53 by default). */
 export function parseEndpoint(text: string): Endpoint {
@@ -45,7 +58,8 @@ export function parseEndpoint(text: string): Endpoint {
 }
 
 /** Node reports IPv4 clients of a dual-stack socket as ::ffff:a.b.c.d. */
-export const plainAddress = (ip: string) => (ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip.toLowerCase());
+export const plainAddress = (ip: string) =>
+  ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip.toLowerCase();
 
 export class TransferAcl {
   private readonly keys = new Map<string, AclKey>();
@@ -84,7 +98,10 @@ export class TransferAcl {
 
   /** Everyone to NOTIFY about `zone`: the operator's secondaries, then the zone's own. */
   notifyTargets(zone: string): NotifyTarget[] {
-    const targets: NotifyTarget[] = this.options.operatorSecondaries.map((s) => ({ ...s, key: this.options.operatorKey }));
+    const targets: NotifyTarget[] = this.options.operatorSecondaries.map((s) => ({
+      ...s,
+      key: this.options.operatorKey,
+    }));
     const zoneId = this.zoneIds.get(zone);
     for (const s of (zoneId && this.secondaries.get(zoneId)?.values()) || []) {
       targets.push({ address: s.address, port: s.port, key: this.keys.get(s.key) ?? null });
@@ -108,7 +125,14 @@ export class TransferAcl {
         const d = e.data;
         try {
           const secret = this.options.open(d.secret_sealed, TSIG_SECRET_PURPOSE);
-          this.keys.set(d.name, { name: d.name, algorithm: d.algorithm, secret, purpose: d.purpose, zoneIds: new Set(d.zones.map((z) => z.zone_id)), allow: d.allow });
+          this.keys.set(d.name, {
+            name: d.name,
+            algorithm: d.algorithm,
+            secret,
+            purpose: d.purpose,
+            zoneIds: new Set(d.zones.map((z) => z.zone_id)),
+            allow: d.allow,
+          });
           this.keyIds.set(d.key_id, d.name);
         } catch (err) {
           // A secret sealed under another SECRET_KEY: the key cannot verify anything here.

@@ -16,7 +16,17 @@ import { canonicalName } from '../dns-server/names';
 import { buildResponse, parseQuery, udpLimit } from '../dns-server/wire';
 import type { Delta } from './journal';
 import { Journal } from './journal';
-import { CLASS, header, MalformedMessage, OPCODE, RCODE, readMessage, readName, responseFlags, WireMessage } from './message';
+import {
+  CLASS,
+  header,
+  MalformedMessage,
+  OPCODE,
+  RCODE,
+  readMessage,
+  readName,
+  responseFlags,
+  WireMessage,
+} from './message';
 import { findTsig, signMessage, TSIG_ERROR, TsigKey, TsigRecord, TsigStream, verifyTsig } from './tsig';
 import type { TransferAcl } from './transfer-acl';
 import { parseUpdate, UpdateRejected } from './update-message';
@@ -33,8 +43,22 @@ const SOCKET_HIGH_WATER = 256 * 1024;
 const TSIG_ROOM = 160;
 
 export type TransferReport =
-  | { kind: 'refused'; zone: string | null; client: string; reason: 'unsigned' | 'not_allowed' | 'bad_tsig' | 'not_authoritative' | 'malformed' | 'update_refused' | 'replayed' }
-  | { kind: 'transfer'; zone: string; client: string; type: 'AXFR' | 'IXFR'; style: 'incremental' | 'full' | 'current'; serial: number; records: number };
+  | {
+      kind: 'refused';
+      zone: string | null;
+      client: string;
+      reason:
+        'unsigned' | 'not_allowed' | 'bad_tsig' | 'not_authoritative' | 'malformed' | 'update_refused' | 'replayed';
+    }
+  | {
+      kind: 'transfer';
+      zone: string;
+      client: string;
+      type: 'AXFR' | 'IXFR';
+      style: 'incremental' | 'full' | 'current';
+      serial: number;
+      records: number;
+    };
 
 /** An UPDATE read and authorised, for the write side (plain data: it may cross to the main thread). */
 export interface UpdateRequest {
@@ -151,7 +175,8 @@ export class TransferService {
 
   /** Verifies the TSIG when there is one; a failure is the whole answer (NOTAUTH with the TSIG error). */
   private verify(msg: Buffer, m: WireMessage, client: string): Verified | { answer: Buffer } {
-    if ((m as { malformed?: boolean }).malformed) return { answer: this.error(msg, m, RCODE.FORMERR, { tsig: null, key: null }) };
+    if ((m as { malformed?: boolean }).malformed)
+      return { answer: this.error(msg, m, RCODE.FORMERR, { tsig: null, key: null }) };
     let tsig: TsigRecord | null;
     try {
       tsig = findTsig(msg, m);
@@ -167,14 +192,28 @@ export class TransferService {
     const withoutTsig = Buffer.from(msg.subarray(0, tsig.start));
     withoutTsig.writeUInt16BE(withoutTsig.readUInt16BE(10) - 1, 10);
     const response = this.plainError(withoutTsig, m, RCODE.NOTAUTH);
-    const errorKey: TsigKey = key ?? { name: canonicalName(tsig.keyName), algorithm: tsig.algorithm ?? 'hmac-sha256', secret: Buffer.alloc(0) };
+    const errorKey: TsigKey = key ?? {
+      name: canonicalName(tsig.keyName),
+      algorithm: tsig.algorithm ?? 'hmac-sha256',
+      secret: Buffer.alloc(0),
+    };
     if (checked.error === TSIG_ERROR.BADTIME) {
       const other = Buffer.alloc(6);
       other.writeUInt16BE(Math.floor(this.now() / 2 ** 32), 0);
       other.writeUInt32BE(this.now() % 2 ** 32, 2);
-      return { answer: signMessage(response, errorKey, { nowSeconds: tsig.timeSigned, requestMac: tsig.mac, error: checked.error, other }).message };
+      return {
+        answer: signMessage(response, errorKey, {
+          nowSeconds: tsig.timeSigned,
+          requestMac: tsig.mac,
+          error: checked.error,
+          other,
+        }).message,
+      };
     }
-    return { answer: signMessage(response, errorKey, { nowSeconds: this.now(), error: checked.error, unsignedError: true }).message };
+    return {
+      answer: signMessage(response, errorKey, { nowSeconds: this.now(), error: checked.error, unsignedError: true })
+        .message,
+    };
   }
 
   /** The zone named by a transfer request when the (verified) key and the client may transfer it, else the RCODE. */
@@ -200,10 +239,25 @@ export class TransferService {
     if (typeof zone !== 'string') return this.error(msg, m, zone.rcode, v);
     const contents = this.index.contents(zone)!;
     const parts = [Buffer.from(contents.apex, 'latin1'), contents.soa.encoded[0]];
-    return this.sign(Buffer.concat([header(m.id, responseFlags(m.flags, 0, true), [1, 1, 0, 0]), msg.subarray(12, m.questionEnd), ...parts]), v);
+    return this.sign(
+      Buffer.concat([
+        header(m.id, responseFlags(m.flags, 0, true), [1, 1, 0, 0]),
+        msg.subarray(12, m.questionEnd),
+        ...parts,
+      ]),
+      v,
+    );
   }
 
-  private async transfer(msg: Buffer, m: WireMessage, zone: string, client: string, v: Verified, socket: Socket, write: (b: Buffer) => void): Promise<void> {
+  private async transfer(
+    msg: Buffer,
+    m: WireMessage,
+    zone: string,
+    client: string,
+    v: Verified,
+    socket: Socket,
+    write: (b: Buffer) => void,
+  ): Promise<void> {
     const contents = this.index.contents(zone);
     if (!contents) return write(this.error(msg, m, RCODE.NOTAUTH, v));
     // Owners are compressed against the question (the zone, at offset 12 of every message):
@@ -220,7 +274,12 @@ export class TransferService {
     let style: 'incremental' | 'full' | 'current' = 'full';
     const type = m.questions[0].type === TYPE.IXFR ? 'IXFR' : 'AXFR';
     const clientSerial = type === 'IXFR' ? ixfrSerial(msg, m) : null;
-    const deltas: Delta[] | null = clientSerial === null ? null : serialAtOrAfter(clientSerial, contents.serial) ? [] : this.journal.since(zone, clientSerial);
+    const deltas: Delta[] | null =
+      clientSerial === null
+        ? null
+        : serialAtOrAfter(clientSerial, contents.serial)
+          ? []
+          : this.journal.since(zone, clientSerial);
     if (type === 'IXFR' && deltas && deltas.length === 0) {
       style = 'current';
       records = [[apex, soa]];
@@ -254,7 +313,8 @@ export class TransferService {
       parts = [];
       size = 0;
       count = 0;
-      if (socket.writableLength > SOCKET_HIGH_WATER) await new Promise<void>((resolve) => socket.once('drain', resolve).once('close', resolve));
+      if (socket.writableLength > SOCKET_HIGH_WATER)
+        await new Promise<void>((resolve) => socket.once('drain', resolve).once('close', resolve));
       else await nextTurn();
     };
     for (const [owner, record] of records) {
@@ -265,7 +325,15 @@ export class TransferService {
       if (size >= MESSAGE_TARGET_BYTES) await flush();
     }
     if (count > 0) await flush();
-    this.options.report?.({ kind: 'transfer', zone, client, type, style, serial: contents.serial, records: records.length });
+    this.options.report?.({
+      kind: 'transfer',
+      zone,
+      client,
+      type,
+      style,
+      serial: contents.serial,
+      records: records.length,
+    });
   }
 
   /** A signed query that is not a transfer: answered from the index like any query, then signed. */
@@ -354,7 +422,9 @@ const QUESTION_POINTER = Buffer.from([0xc0, 0x0c]);
 /** An owner (wire key) at or below the zone apex as its labels above the apex and a pointer to the question. */
 function compressedOwner(owner: string, apex: string): Buffer {
   const prefix = owner.length - apex.length;
-  return prefix <= 0 ? QUESTION_POINTER : Buffer.concat([Buffer.from(owner.slice(0, prefix), 'latin1'), QUESTION_POINTER]);
+  return prefix <= 0
+    ? QUESTION_POINTER
+    : Buffer.concat([Buffer.from(owner.slice(0, prefix), 'latin1'), QUESTION_POINTER]);
 }
 
 function unsignedCopy(msg: Buffer, tsig: TsigRecord): Buffer {

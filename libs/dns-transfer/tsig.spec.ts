@@ -7,8 +7,13 @@ import { findTsig, parseKeySpec, signMessage, TSIG_ERROR, TsigKey, TsigStream, v
 
 const run = promisify(execFile);
 const SECRET = Buffer.from('0123456789abcdef0123456789abcdef').toString('base64');
-const key = (algorithm: TsigKey['algorithm'] = 'hmac-sha256', name = 'xfr-key.example'): TsigKey => ({ name, algorithm, secret: Buffer.from(SECRET, 'base64') });
-const query = (id = 7) => dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ name: 'example.com', type: 'SOA' }] });
+const key = (algorithm: TsigKey['algorithm'] = 'hmac-sha256', name = 'xfr-key.example'): TsigKey => ({
+  name,
+  algorithm,
+  secret: Buffer.from(SECRET, 'base64'),
+});
+const query = (id = 7) =>
+  dnsPacket.encode({ type: 'query', id, flags: 0, questions: [{ name: 'example.com', type: 'SOA' }] });
 const NOW = 1_800_000_000;
 
 describe('TSIG (RFC 8945)', () => {
@@ -25,7 +30,10 @@ describe('TSIG (RFC 8945)', () => {
     expect(verifyTsig(signed, tsig, other, NOW)).toMatchObject({ ok: false, error: TSIG_ERROR.BADSIG });
     const tampered = Buffer.from(signed);
     tampered[3] ^= 0x01; // a flag bit: covered by the MAC
-    expect(verifyTsig(tampered, findTsig(tampered, readMessage(tampered))!, key(), NOW)).toMatchObject({ ok: false, error: TSIG_ERROR.BADSIG });
+    expect(verifyTsig(tampered, findTsig(tampered, readMessage(tampered))!, key(), NOW)).toMatchObject({
+      ok: false,
+      error: TSIG_ERROR.BADSIG,
+    });
   });
 
   it('refuses a TSIG that is not the last record', () => {
@@ -43,11 +51,17 @@ describe('TSIG (RFC 8945)', () => {
     const firstTsig = findTsig(first, readMessage(first))!;
     expect(verifyTsig(first, firstTsig, key(), NOW, request.mac)).toMatchObject({ ok: true });
     // The second is over the first's MAC and the timers only, so a full verification fails.
-    expect(verifyTsig(second, findTsig(second, readMessage(second))!, key(), NOW, request.mac)).toMatchObject({ ok: false });
+    expect(verifyTsig(second, findTsig(second, readMessage(second))!, key(), NOW, request.mac)).toMatchObject({
+      ok: false,
+    });
   });
 
   it('reads key specs as SECONDARY_TSIG_KEY and dig -y write them', () => {
-    expect(parseKeySpec(`ns2-key.:hmac-sha512:${SECRET}`)).toEqual({ name: 'ns2-key', algorithm: 'hmac-sha512', secret: Buffer.from(SECRET, 'base64') });
+    expect(parseKeySpec(`ns2-key.:hmac-sha512:${SECRET}`)).toEqual({
+      name: 'ns2-key',
+      algorithm: 'hmac-sha512',
+      secret: Buffer.from(SECRET, 'base64'),
+    });
     expect(parseKeySpec(`hmac-sha256:k:${SECRET}`).algorithm).toBe('hmac-sha256');
     expect(() => parseKeySpec('k:hmac-md5:abcd')).toThrow(/algorithm/);
   });
@@ -72,7 +86,10 @@ describe('TSIG (RFC 8945)', () => {
           questions: [{ name: 'www.example.com', type: 'A' }],
           answers: [{ name: 'www.example.com', type: 'A', ttl: 60, data: '192.0.2.1' }],
         });
-        const signed = signMessage(response, answerKey, { nowSeconds: Math.floor(Date.now() / 1000), requestMac: tsig.mac }).message;
+        const signed = signMessage(response, answerKey, {
+          nowSeconds: Math.floor(Date.now() / 1000),
+          requestMac: tsig.mac,
+        }).message;
         server.send(signed, rinfo.port, rinfo.address);
       });
       await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
@@ -82,9 +99,23 @@ describe('TSIG (RFC 8945)', () => {
 
     const dig = async () =>
       (
-        await run('dig', ['@127.0.0.1', '-p', String(port), '+time=2', '+tries=1', '-y', `${algorithm}:xfr-key.example:${SECRET}`, 'www.example.com', 'A'], {
-          encoding: 'utf8',
-        }).catch((e: { stdout: string }) => e)
+        await run(
+          'dig',
+          [
+            '@127.0.0.1',
+            '-p',
+            String(port),
+            '+time=2',
+            '+tries=1',
+            '-y',
+            `${algorithm}:xfr-key.example:${SECRET}`,
+            'www.example.com',
+            'A',
+          ],
+          {
+            encoding: 'utf8',
+          },
+        ).catch((e: { stdout: string }) => e)
       ).stdout;
 
     it('verifies the signature dig sends, and dig verifies ours', async () => {

@@ -60,7 +60,8 @@ export function findTsig(msg: Buffer, m: WireMessage): TsigRecord | null {
   const at = all.findIndex((rr) => rr.type === TSIG_TYPE);
   if (at < 0) return null;
   const rr = all[at];
-  if (at !== all.length - 1 || m.additionals[m.additionals.length - 1] !== rr) throw new MalformedMessage('TSIG is not the last record');
+  if (at !== all.length - 1 || m.additionals[m.additionals.length - 1] !== rr)
+    throw new MalformedMessage('TSIG is not the last record');
   return readTsig(msg, rr);
 }
 
@@ -161,16 +162,31 @@ export type Verification = { ok: true; mac: Buffer } | { ok: false; error: numbe
  * the caller from tsig.keyName. BADKEY when the algorithm differs, BADSIG on a wrong or
  * truncated MAC, BADTIME outside the fudge window (checked after the MAC, §5.2.3).
  */
-export function verifyTsig(msg: Buffer, tsig: TsigRecord, key: TsigKey | undefined, nowSeconds: number, requestMac?: Buffer): Verification {
+export function verifyTsig(
+  msg: Buffer,
+  tsig: TsigRecord,
+  key: TsigKey | undefined,
+  nowSeconds: number,
+  requestMac?: Buffer,
+): Verification {
   if (!key || tsig.algorithm !== key.algorithm) return { ok: false, error: TSIG_ERROR.BADKEY, mac: null };
   const expected = hmac(key, [
     ...(requestMac ? [withLength(requestMac)] : []),
     unsigned(msg, tsig),
-    variables({ keyKey: tsig.keyKey, algorithm: key.algorithm, timeSigned: tsig.timeSigned, fudge: tsig.fudge, error: tsig.error, other: tsig.other }),
+    variables({
+      keyKey: tsig.keyKey,
+      algorithm: key.algorithm,
+      timeSigned: tsig.timeSigned,
+      fudge: tsig.fudge,
+      error: tsig.error,
+      other: tsig.other,
+    }),
   ]);
   // Truncated MACs (§5.2.2.1) are not accepted: every client we serve sends the full one.
-  if (tsig.mac.length !== expected.length || !timingSafeEqual(tsig.mac, expected)) return { ok: false, error: TSIG_ERROR.BADSIG, mac: null };
-  if (Math.abs(nowSeconds - tsig.timeSigned) > tsig.fudge) return { ok: false, error: TSIG_ERROR.BADTIME, mac: tsig.mac };
+  if (tsig.mac.length !== expected.length || !timingSafeEqual(tsig.mac, expected))
+    return { ok: false, error: TSIG_ERROR.BADSIG, mac: null };
+  if (Math.abs(nowSeconds - tsig.timeSigned) > tsig.fudge)
+    return { ok: false, error: TSIG_ERROR.BADTIME, mac: tsig.mac };
   return { ok: true, mac: tsig.mac };
 }
 
@@ -210,7 +226,13 @@ export function signMessage(msg: Buffer, key: TsigKey, options: SignOptions): { 
     u16(v.error),
     withLength(v.other),
   ]);
-  const record = Buffer.concat([Buffer.from(keyKey, 'latin1'), u16(TSIG_TYPE), u16(CLASS.ANY), Buffer.alloc(4), withLength(rdata)]);
+  const record = Buffer.concat([
+    Buffer.from(keyKey, 'latin1'),
+    u16(TSIG_TYPE),
+    u16(CLASS.ANY),
+    Buffer.alloc(4),
+    withLength(rdata),
+  ]);
   const message = Buffer.concat([msg, record]);
   message.writeUInt16BE(msg.readUInt16BE(10) + 1, 10);
   return { message, mac };
@@ -227,7 +249,13 @@ export class TsigStream {
   ) {}
 
   sign(msg: Buffer): Buffer {
-    const signed = signMessage(msg, this.key, this.prior ? { nowSeconds: this.now(), priorMac: this.prior } : { nowSeconds: this.now(), requestMac: this.requestMac });
+    const signed = signMessage(
+      msg,
+      this.key,
+      this.prior
+        ? { nowSeconds: this.now(), priorMac: this.prior }
+        : { nowSeconds: this.now(), requestMac: this.requestMac },
+    );
     this.prior = signed.mac;
     return signed.message;
   }
@@ -239,7 +267,8 @@ export function parseKeySpec(spec: string): TsigKey {
   if (parts.length !== 3) throw new Error('a TSIG key is name:algorithm:base64secret');
   const [a, b, secret] = parts;
   const [name, algorithm] = TSIG_ALGORITHMS.includes(a as TsigAlgorithm) ? [b, a] : [a, b];
-  if (!TSIG_ALGORITHMS.includes(algorithm as TsigAlgorithm)) throw new Error(`TSIG algorithm must be one of ${TSIG_ALGORITHMS.join(', ')}`);
+  if (!TSIG_ALGORITHMS.includes(algorithm as TsigAlgorithm))
+    throw new Error(`TSIG algorithm must be one of ${TSIG_ALGORITHMS.join(', ')}`);
   const bytes = Buffer.from(secret, 'base64');
   if (bytes.length < 16) throw new Error('a TSIG secret needs at least 16 bytes');
   return { name: name.toLowerCase().replace(/\.$/, ''), algorithm: algorithm as TsigAlgorithm, secret: bytes };

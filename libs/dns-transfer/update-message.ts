@@ -37,18 +37,22 @@ export function parseUpdate(msg: Buffer, m: WireMessage, zone: string): DnsUpdat
     const name = TYPE_NAMES.get(rr.type);
     // Prerequisites may name the apex SOA ("the zone exists"), which is not an updatable type.
     if (prerequisite && name === 'SOA') return name;
-    if (!name || !isSupportedType(name)) throw new UpdateRejected(UPDATE_RCODE.REFUSED, `type ${name ?? rr.type} is not served`);
+    if (!name || !isSupportedType(name))
+      throw new UpdateRejected(UPDATE_RCODE.REFUSED, `type ${name ?? rr.type} is not served`);
     return name;
   };
   const text = (rr: WireRR, type: string): string => {
     try {
-      const codec = (dnsPacket as unknown as Record<string, { decode(buf: Buffer, offset: number): unknown }>)[type.toLowerCase()];
+      const codec = (dnsPacket as unknown as Record<string, { decode(buf: Buffer, offset: number): unknown }>)[
+        type.toLowerCase()
+      ];
       return formatRecord(type, codec.decode(msg, rr.rdlengthAt) as string);
     } catch {
       throw new UpdateRejected(UPDATE_RCODE.FORMERR, `malformed ${type} data`);
     }
   };
-  if (m.answers.length + m.authorities.length > MAX_UPDATE_RECORDS) throw new UpdateRejected(UPDATE_RCODE.REFUSED, `more than ${MAX_UPDATE_RECORDS} records`);
+  if (m.answers.length + m.authorities.length > MAX_UPDATE_RECORDS)
+    throw new UpdateRejected(UPDATE_RCODE.REFUSED, `more than ${MAX_UPDATE_RECORDS} records`);
 
   const prerequisites: Prerequisite[] = [];
   for (const rr of m.answers) {
@@ -56,9 +60,15 @@ export function parseUpdate(msg: Buffer, m: WireMessage, zone: string): DnsUpdat
     const name = relative(rr);
     const empty = rr.rdata.length === 0;
     if (rr.class === CLASS.ANY && empty) {
-      prerequisites.push(rr.type === TYPE_ANY ? { kind: 'name-in-use', name } : { kind: 'rrset-exists', name, type: typeName(rr, true) });
+      prerequisites.push(
+        rr.type === TYPE_ANY ? { kind: 'name-in-use', name } : { kind: 'rrset-exists', name, type: typeName(rr, true) },
+      );
     } else if (rr.class === CLASS.NONE && empty) {
-      prerequisites.push(rr.type === TYPE_ANY ? { kind: 'name-not-in-use', name } : { kind: 'rrset-absent', name, type: typeName(rr, true) });
+      prerequisites.push(
+        rr.type === TYPE_ANY
+          ? { kind: 'name-not-in-use', name }
+          : { kind: 'rrset-absent', name, type: typeName(rr, true) },
+      );
     } else if (rr.class === CLASS.IN) {
       const type = typeName(rr);
       prerequisites.push({ kind: 'rrset-exists-value', name, type, records: [text(rr, type)] });
@@ -77,7 +87,9 @@ export function parseUpdate(msg: Buffer, m: WireMessage, zone: string): DnsUpdat
       const type = typeName(rr);
       updates.push({ kind: 'add', name, type, ttl: rr.ttl, record: text(rr, type) });
     } else if (rr.class === CLASS.ANY && empty && rr.ttl === 0) {
-      updates.push(rr.type === TYPE_ANY ? { kind: 'delete-name', name } : { kind: 'delete-rrset', name, type: typeName(rr) });
+      updates.push(
+        rr.type === TYPE_ANY ? { kind: 'delete-name', name } : { kind: 'delete-rrset', name, type: typeName(rr) },
+      );
     } else if (rr.class === CLASS.NONE && rr.ttl === 0 && !empty) {
       const type = typeName(rr);
       updates.push({ kind: 'delete-record', name, type, record: text(rr, type) });

@@ -27,10 +27,14 @@ export interface GeneratedKey {
 }
 
 export function generateKey(algorithm: Algorithm): GeneratedKey {
-  const pair = algorithm === 13 ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('ed25519');
+  const pair =
+    algorithm === 13 ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }) : generateKeyPairSync('ed25519');
   const jwk = pair.publicKey.export({ format: 'jwk' });
   // P-256: x || y (RFC 6605 §4); Ed25519: the 32-byte public key (RFC 8080 §3).
-  const publicKey = algorithm === 13 ? Buffer.concat([Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]) : Buffer.from(jwk.x!, 'base64url');
+  const publicKey =
+    algorithm === 13
+      ? Buffer.concat([Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')])
+      : Buffer.from(jwk.x!, 'base64url');
   return { algorithm, publicKey, privateKeyDer: pair.privateKey.export({ format: 'der', type: 'pkcs8' }) };
 }
 
@@ -74,5 +78,7 @@ export type Signer = (data: Buffer) => Buffer;
 /** Signs with a PKCS#8 key: ECDSA as r||s (RFC 6605 §4), Ed25519 as is. */
 export function signerFor(algorithm: Algorithm, privateKeyDer: Buffer): Signer {
   const key: KeyObject = createPrivateKey({ key: privateKeyDer, format: 'der', type: 'pkcs8' });
-  return algorithm === 13 ? (data) => sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }) : (data) => sign(null, data, key);
+  return algorithm === 13
+    ? (data) => sign('sha256', data, { key, dsaEncoding: 'ieee-p1363' })
+    : (data) => sign(null, data, key);
 }

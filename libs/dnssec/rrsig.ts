@@ -29,7 +29,15 @@ export function labelCount(owner: Buffer): number {
 }
 
 /** One RRSIG rdata per key over the RRset (owner, type, original TTL, rdatas in any order). */
-export function signRRset(signer: Buffer, keys: SigningKey[], window: SignatureWindow, owner: Buffer, type: number, ttl: number, rdatas: Buffer[]): Buffer[] {
+export function signRRset(
+  signer: Buffer,
+  keys: SigningKey[],
+  window: SignatureWindow,
+  owner: Buffer,
+  type: number,
+  ttl: number,
+  rdatas: Buffer[],
+): Buffer[] {
   const sorted = [...rdatas].sort(Buffer.compare).filter((r, i, all) => i === 0 || !r.equals(all[i - 1]));
   const records: Buffer[] = [];
   for (const rdata of sorted) {

@@ -20,11 +20,22 @@ export interface ServedKey {
 /** What the zone asks of its parent through CDS/CDNSKEY (RFC 7344, RFC 8078). */
 export type ParentSignal = { kind: 'none' } | { kind: 'delete' } | { kind: 'keys'; tags: number[] };
 
-export function zoneSigning(zone: string, keys: ServedKey[], window: SignatureWindow, parent: ParentSignal, keyTtl: number): ZoneSigning {
+export function zoneSigning(
+  zone: string,
+  keys: ServedKey[],
+  window: SignatureWindow,
+  parent: ParentSignal,
+  keyTtl: number,
+): ZoneSigning {
   const signerName = nameToWire(zone);
-  const signing: SigningKey[] = keys.filter((k) => k.sign).map((k) => ({ tag: k.tag, algorithm: k.algorithm, sign: k.sign! }));
+  const signing: SigningKey[] = keys
+    .filter((k) => k.sign)
+    .map((k) => ({ tag: k.tag, algorithm: k.algorithm, sign: k.sign! }));
   const dnskey = keys.map((k) => dnskeyRdata(k.flags, k.algorithm, k.publicKey));
-  const signalled = parent.kind === 'keys' ? keys.filter((k) => parent.tags.includes(k.tag)).map((k) => dnskeyRdata(k.flags, k.algorithm, k.publicKey)) : [];
+  const signalled =
+    parent.kind === 'keys'
+      ? keys.filter((k) => parent.tags.includes(k.tag)).map((k) => dnskeyRdata(k.flags, k.algorithm, k.publicKey))
+      : [];
   return {
     dnskey,
     cds: parent.kind === 'delete' ? [CDS_DELETE] : signalled.map((k) => dsRdata(zone, k)),

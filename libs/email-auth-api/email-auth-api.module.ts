@@ -6,7 +6,12 @@ import { APP_CONFIG, AppConfig, dataPath } from '../shared/config';
 import { Metrics, METRICS } from '../shared/metrics';
 import { EmailAuthReads } from './application/email-auth-reads';
 import { LiveRecords } from '../email-auth/application/live-records';
-import { RATE_LIMIT_STORE, RateLimitStore, ReadStoreRateLimitStore, SqliteRateLimitStore } from './application/rate-limit.store';
+import {
+  RATE_LIMIT_STORE,
+  RateLimitStore,
+  ReadStoreRateLimitStore,
+  SqliteRateLimitStore,
+} from './application/rate-limit.store';
 import { ReportReads } from './application/report-reads';
 import { ReportRowPages } from './application/report-row-pages';
 import { ReportScopes } from './application/report-scopes';
@@ -38,13 +43,16 @@ import { EmailAuthApiGuard } from './http/email-auth-api.guard';
     {
       provide: RowPageCache,
       inject: [APP_CONFIG, METRICS],
-      useFactory: (config: AppConfig, metrics: Metrics) => rowPageCacheWithMetrics(config.emailAuthPageCacheMiB * 1024 * 1024, metrics),
+      useFactory: (config: AppConfig, metrics: Metrics) =>
+        rowPageCacheWithMetrics(config.emailAuthPageCacheMiB * 1024 * 1024, metrics),
     },
     {
       provide: RATE_LIMIT_STORE,
       inject: [APP_CONFIG, READ_STORE],
       useFactory: (config: AppConfig, readStore: ReadStore): RateLimitStore =>
-        config.mongodbUrl ? new ReadStoreRateLimitStore(readStore) : new SqliteRateLimitStore(dataPath(config, 'email-auth-api-rates.db')),
+        config.mongodbUrl
+          ? new ReadStoreRateLimitStore(readStore)
+          : new SqliteRateLimitStore(dataPath(config, 'email-auth-api-rates.db')),
     },
   ],
   exports: [ReportReads, ReportScopes, EmailAuthReads],

@@ -8,7 +8,12 @@ import { EmailAuthQueries } from './application/email-auth.queries';
 import { Enrolment } from './application/enrolment';
 import { MtaStsPolicies } from './application/mta-sts-policies';
 import { ServedSpfRecords } from './application/served-spf-records';
-import { DmarcNightlyAdminController, DmarcWizardController, EmailAuthSettingsController, MtaStsPolicyController } from './http/email-auth.controller';
+import {
+  DmarcNightlyAdminController,
+  DmarcWizardController,
+  EmailAuthSettingsController,
+  MtaStsPolicyController,
+} from './http/email-auth.controller';
 
 /**
  * Email authentication I: per-zone settings and their DNS records, the MTA-STS policy
@@ -18,8 +23,22 @@ import { DmarcNightlyAdminController, DmarcWizardController, EmailAuthSettingsCo
  */
 @Module({
   imports: [AccountsModule, ZonesModule],
-  controllers: [EmailAuthSettingsController, DmarcWizardController, MtaStsPolicyController, DmarcNightlyAdminController],
-  providers: [EmailAuthSettingsWriter, ...EMAIL_AUTH_COMMAND_HANDLERS, EmailAuthQueries, Enrolment, ServedSpfRecords, MtaStsPolicies, DmarcNightlyJob, DmarcNightlyProcess],
+  controllers: [
+    EmailAuthSettingsController,
+    DmarcWizardController,
+    MtaStsPolicyController,
+    DmarcNightlyAdminController,
+  ],
+  providers: [
+    EmailAuthSettingsWriter,
+    ...EMAIL_AUTH_COMMAND_HANDLERS,
+    EmailAuthQueries,
+    Enrolment,
+    ServedSpfRecords,
+    MtaStsPolicies,
+    DmarcNightlyJob,
+    DmarcNightlyProcess,
+  ],
   exports: [DmarcNightlyJob, EmailAuthQueries],
 })
 export class EmailAuthModule {}

@@ -43,7 +43,13 @@ export class CommandRunner {
    * (event ids from `commandKey`, see `EventStreams.handleOnce`). No client waits on its read
    * models, so it answers as soon as the events are stored.
    */
-  runOnce<S, C, E extends DomainEvent>(stream: string, decider: Decider<S, C, E>, command: C, commandKey: string, metadata: EventMetadata): Promise<E[]> {
+  runOnce<S, C, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<S, C, E>,
+    command: C,
+    commandKey: string,
+    metadata: EventMetadata,
+  ): Promise<E[]> {
     return this.streams.handleOnce(stream, decider, command, commandKey, metadata);
   }
 }

@@ -85,7 +85,10 @@ describe('SqliteEventStore specifics', () => {
       url: 'http://es1:2113/admin/scavenge',
       headers: { authorization: `Basic ${Buffer.from('admin:changeit').toString('base64')}` },
     });
-    expect(esdbAdminRequest('esdb://localhost:2113', '/admin/scavenge')).toEqual({ url: 'https://localhost:2113/admin/scavenge', headers: {} });
+    expect(esdbAdminRequest('esdb://localhost:2113', '/admin/scavenge')).toEqual({
+      url: 'https://localhost:2113/admin/scavenge',
+      headers: {},
+    });
   });
 
   it('on the commit thread: stamps events with the injected clock, keeps append order, and commits what is queued before closing', async () => {
@@ -93,10 +96,14 @@ describe('SqliteEventStore specifics', () => {
     const at = Date.parse('2031-05-06T07:08:09Z');
     const store = new SqliteEventStore({ file, commits: 'thread', now: () => at });
     // Many appends in one turn and more while their commit is in flight: every one lands, in order.
-    const first = Array.from({ length: 50 }, (_, i) => store.appendToStream('t-1', [ev(`E${i}`)], i === 0 ? 'no_stream' : 'any'));
+    const first = Array.from({ length: 50 }, (_, i) =>
+      store.appendToStream('t-1', [ev(`E${i}`)], i === 0 ? 'no_stream' : 'any'),
+    );
     await first[0];
     const second = Array.from({ length: 50 }, (_, i) => store.appendToStream('t-1', [ev(`E${50 + i}`)], 'any'));
-    expect((await Promise.all([...first, ...second])).map((r) => r.nextExpectedRevision)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    expect((await Promise.all([...first, ...second])).map((r) => r.nextExpectedRevision)).toEqual(
+      Array.from({ length: 100 }, (_, i) => i),
+    );
     await expect(store.appendToStream('t-1', [ev('Stale')], 3)).rejects.toThrow(WrongExpectedVersionError);
     const queued = store.appendToStream('t-2', [ev('Queued')], 'no_stream');
     await store.close();

@@ -119,7 +119,8 @@ export class WrongExpectedVersionError extends Error {
 
 export const START: Position | null = null;
 
-export const positionToString = (p: Position | null): string | null => (p === null ? null : `${p.commit.toString()}/${p.prepare.toString()}`);
+export const positionToString = (p: Position | null): string | null =>
+  p === null ? null : `${p.commit.toString()}/${p.prepare.toString()}`;
 
 export const positionFromString = (s: string | null | undefined): Position | null => {
   if (!s) return null;
@@ -127,7 +128,8 @@ export const positionFromString = (s: string | null | undefined): Position | nul
   return { commit: BigInt(commit), prepare: BigInt(prepare ?? commit) };
 };
 
-export const comparePositions = (a: Position, b: Position): number => (a.commit === b.commit ? Number(a.prepare - b.prepare) : a.commit < b.commit ? -1 : 1);
+export const comparePositions = (a: Position, b: Position): number =>
+  a.commit === b.commit ? Number(a.prepare - b.prepare) : a.commit < b.commit ? -1 : 1;
 
 /** A position as a JS number for read-model guards; commit positions stay below 2^53 in practice. */
 export const positionNumber = (p: Position): number => Number(p.commit);

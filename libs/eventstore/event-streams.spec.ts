@@ -62,6 +62,8 @@ describe('EventStreams state cache', () => {
     // A's cache says 3, at the limit; the stream says 0, below it.
     const result = await a.handle('c-1', counter, { type: 'Set', value: 2, limit: 3 }, meta);
     expect(result.state).toEqual({ value: 2 });
-    await expect(a.handle('c-1', counter, { type: 'Set', value: 4, limit: 2 }, meta)).rejects.toMatchObject({ code: 'limit' });
+    await expect(a.handle('c-1', counter, { type: 'Set', value: 4, limit: 2 }, meta)).rejects.toMatchObject({
+      code: 'limit',
+    });
   });
 });

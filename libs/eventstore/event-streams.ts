@@ -1,7 +1,16 @@
 import { eventMetadata } from './event-metadata';
 import { AppError, conflict } from '../shared/errors';
 import { Decider, DomainEvent, fold } from '../shared/decider';
-import { AppendResult, EventMetadata, EventStore, ExpectedRevision, NewEvent, Position, RecordedEvent, WrongExpectedVersionError } from './event-store.port';
+import {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  WrongExpectedVersionError,
+} from './event-store.port';
 import { upcast } from './upcasters';
 import { nameBasedEventId } from './event-id';
 
@@ -42,7 +51,10 @@ export class EventStreams {
    * mutates the state it is given, so a state folded earlier plus the events appended since
    * (by this process or any other) is the state; only that tail is read.
    */
-  async loadState<S, E extends DomainEvent>(stream: string, decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>): Promise<{ state: S; revision: number }> {
+  async loadState<S, E extends DomainEvent>(
+    stream: string,
+    decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>,
+  ): Promise<{ state: S; revision: number }> {
     const cached = this.states.get(stream);
     const base = cached && cached.decider === decider ? cached : null;
     const tail = (await this.store.readStream(stream, base ? { fromRevision: base.revision + 1 } : {})).map(upcast);
@@ -78,7 +90,12 @@ export class EventStreams {
     return { state, revision, events: recorded };
   }
 
-  async handle<S, C, E extends DomainEvent>(stream: string, decider: Decider<S, C, E>, command: C | ((state: S) => C), metadata: EventMetadata): Promise<HandleResult<S, E>> {
+  async handle<S, C, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<S, C, E>,
+    command: C | ((state: S) => C),
+    metadata: EventMetadata,
+  ): Promise<HandleResult<S, E>> {
     for (let attempt = 0; ; attempt++) {
       const { state, revision, events } = await this.decideLatest(stream, decider, command, attempt === 0);
       if (events.length === 0) return { events, state, position: null, revision };
@@ -103,7 +120,13 @@ export class EventStreams {
    * the deciders ignore what they have already seen. A concurrent change to the stream
    * re-decides a few times, then fails the command so that its sender retries it.
    */
-  async handleOnce<S, C, E extends DomainEvent>(stream: string, decider: Decider<S, C, E>, command: C, commandKey: string, metadata: EventMetadata): Promise<E[]> {
+  async handleOnce<S, C, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<S, C, E>,
+    command: C,
+    commandKey: string,
+    metadata: EventMetadata,
+  ): Promise<E[]> {
     for (let attempt = 0; ; attempt++) {
       const { state, revision } = await this.loadState(stream, decider);
       const events = decider.decide(command, state);
@@ -111,7 +134,12 @@ export class EventStreams {
       try {
         await this.store.appendToStream(
           stream,
-          events.map((e, i) => ({ id: nameBasedEventId(`${commandKey}:${i}`), type: e.type, data: e.data, metadata: eventMetadata(metadata) })),
+          events.map((e, i) => ({
+            id: nameBasedEventId(`${commandKey}:${i}`),
+            type: e.type,
+            data: e.data,
+            metadata: eventMetadata(metadata),
+          })),
           revision === -1 ? 'no_stream' : revision,
         );
         return events;
@@ -132,7 +160,8 @@ export class EventStreams {
     command: C | ((state: S) => C),
     useCache: boolean,
   ): Promise<{ state: S; revision: number; events: E[] }> {
-    const decideOn = (state: S) => decider.decide(typeof command === 'function' ? (command as (s: S) => C)(state) : command, state);
+    const decideOn = (state: S) =>
+      decider.decide(typeof command === 'function' ? (command as (s: S) => C)(state) : command, state);
     const cached = useCache ? this.cached<S>(stream, decider) : null;
     if (cached) {
       try {
@@ -146,7 +175,12 @@ export class EventStreams {
     return { ...loaded, events: decideOn(loaded.state) };
   }
 
-  append(stream: string, events: DomainEvent[], expected: ExpectedRevision, metadata: EventMetadata): Promise<AppendResult> {
+  append(
+    stream: string,
+    events: DomainEvent[],
+    expected: ExpectedRevision,
+    metadata: EventMetadata,
+  ): Promise<AppendResult> {
     const toAppend: NewEvent[] = events.map((e) => ({
       type: e.type,
       data: e.data,

@@ -35,13 +35,19 @@ export class Reservations {
     return result.nextExpectedRevision + 1;
   }
 
-  async claim<D extends object>(kind: ReservationKind<D>, stream: string, data: D, metadata: EventMetadata): Promise<boolean> {
+  async claim<D extends object>(
+    kind: ReservationKind<D>,
+    stream: string,
+    data: D,
+    metadata: EventMetadata,
+  ): Promise<boolean> {
     const reserved = { type: kind.reserved, data };
     const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
     if (!last) return this.streams.reserve(stream, reserved, metadata);
     const reclaimable =
       last.type === kind.released ||
-      (this.clock.now().getTime() - last.created.getTime() > ORPHAN_AFTER_MS && (await this.store.readStream(kind.ownerStream(last.data as D), { maxCount: 1 })).length === 0);
+      (this.clock.now().getTime() - last.created.getTime() > ORPHAN_AFTER_MS &&
+        (await this.store.readStream(kind.ownerStream(last.data as D), { maxCount: 1 })).length === 0);
     if (!reclaimable) return false;
     try {
       await this.streams.append(stream, [reserved], last.revision, metadata);
@@ -52,7 +58,12 @@ export class Reservations {
     }
   }
 
-  async release<D extends object>(kind: ReservationKind<D>, stream: string, data: Partial<D>, metadata: EventMetadata): Promise<void> {
+  async release<D extends object>(
+    kind: ReservationKind<D>,
+    stream: string,
+    data: Partial<D>,
+    metadata: EventMetadata,
+  ): Promise<void> {
     await this.streams.append(stream, [{ type: kind.released, data }], 'stream_exists', metadata);
   }
 

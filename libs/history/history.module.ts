@@ -16,7 +16,13 @@ import { HistoryController } from './http/history.controller';
 @Module({
   imports: [ZonesModule, DomainsModule],
   controllers: [HistoryController],
-  providers: [HistoryQueries, HistoryViews, ZoneResolver, ...HISTORY_COMMAND_HANDLERS, { provide: ZONE_TIME_TRAVEL, useExisting: HistoryViews }],
+  providers: [
+    HistoryQueries,
+    HistoryViews,
+    ZoneResolver,
+    ...HISTORY_COMMAND_HANDLERS,
+    { provide: ZONE_TIME_TRAVEL, useExisting: HistoryViews },
+  ],
   exports: [HistoryQueries, ZONE_TIME_TRAVEL],
 })
 export class HistoryModule {}

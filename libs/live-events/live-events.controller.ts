@@ -37,7 +37,11 @@ export class LiveEventsController {
   })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ description: 'The event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } })
-  async stream(@CurrentPrincipal() p: Principal, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async stream(
+    @CurrentPrincipal() p: Principal,
+    @Req() req: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const token = sessionToken(req);
     const raw = reply.raw;
     const stillValid = async () => {

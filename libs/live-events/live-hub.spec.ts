@@ -41,12 +41,16 @@ describe('live hub: limits and heartbeats (decision 0085)', () => {
     jest.useRealTimers();
   });
 
-  const open = (account: number, session: string, sink = new MemorySink(), valid = async () => true) => hub.open(account, session, sink, valid).then(() => sink);
+  const open = (account: number, session: string, sink = new MemorySink(), valid = async () => true) =>
+    hub.open(account, session, sink, valid).then(() => sink);
 
   it('caps streams per session and per account with 429 too_many_streams, before the response starts', async () => {
     for (let i = 0; i < LIVE_LIMITS.perSession; i++) await open(1, 's1');
     const begun = jest.fn();
-    await expect(hub.open(1, 's1', new MemorySink(), async () => true, begun)).rejects.toMatchObject({ status: 429, code: 'too_many_streams' } satisfies Partial<AppError>);
+    await expect(hub.open(1, 's1', new MemorySink(), async () => true, begun)).rejects.toMatchObject({
+      status: 429,
+      code: 'too_many_streams',
+    } satisfies Partial<AppError>);
     expect(begun).not.toHaveBeenCalled();
     // Other sessions of the same account fill its account-wide share.
     for (let i = 0; hub.openFor(1) < LIVE_LIMITS.perAccount; i++) await open(1, `other-${i}`);

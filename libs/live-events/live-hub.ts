@@ -48,7 +48,8 @@ const SESSION_ENDINGS = new Set(['SessionEnded', 'PasswordChanged', 'AccountDisa
 /** What session verification reads. */
 const SESSION_READ_MODELS = ['sessions', 'accounts'];
 
-export const sseFrame = (event: string, data: unknown, id?: string): string => `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+export const sseFrame = (event: string, data: unknown, id?: string): string =>
+  `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
  * The account-scoped live notices of this process (decision 0085): one subscription to
@@ -79,11 +80,25 @@ export class LiveEventHub implements BeforeApplicationShutdown {
    * Opens a stream for a session; refuses beyond the limits (429, thrown before `begin`,
    * so the refusal is an ordinary error answer). `begin` starts the response.
    */
-  async open(accountId: number, sessionId: string, sink: LiveSink, stillValid: () => Promise<boolean>, begin: () => void = () => undefined): Promise<() => void> {
+  async open(
+    accountId: number,
+    sessionId: string,
+    sink: LiveSink,
+    stillValid: () => Promise<boolean>,
+    begin: () => void = () => undefined,
+  ): Promise<() => void> {
     const mine = this.byAccount.get(accountId) ?? new Set<Connection>();
     const ofSession = [...mine].filter((c) => c.sessionId === sessionId).length;
-    if (ofSession >= LIVE_LIMITS.perSession || mine.size >= LIVE_LIMITS.perAccount || this.count >= LIVE_LIMITS.perProcess) {
-      throw tooManyRequests('too_many_streams', 'Too many live connections are open for this account; close a tab and try again', 30);
+    if (
+      ofSession >= LIVE_LIMITS.perSession ||
+      mine.size >= LIVE_LIMITS.perAccount ||
+      this.count >= LIVE_LIMITS.perProcess
+    ) {
+      throw tooManyRequests(
+        'too_many_streams',
+        'Too many live connections are open for this account; close a tab and try again',
+        30,
+      );
     }
     await this.ensureStarted();
     begin();
@@ -160,7 +175,9 @@ export class LiveEventHub implements BeforeApplicationShutdown {
     const routed = routeEvent(this.handled, event);
     if (!routed || !this.byAccount.has(routed.accountId)) return;
     const id = `${event.position.commit}`;
-    void this.projections.waitFor(event.position, LIVE_LIMITS.catchUpMs, routed.readModels).then(() => this.deliver(routed.accountId, routed.notice, id));
+    void this.projections
+      .waitFor(event.position, LIVE_LIMITS.catchUpMs, routed.readModels)
+      .then(() => this.deliver(routed.accountId, routed.notice, id));
   }
 
   /** A logout, password change or disabling ends the streams it ends the sessions of, at once rather than at the next periodic check. */

@@ -7,7 +7,13 @@ describe('live notices: where an event goes and what it says', () => {
   it('routes a certificate issued to its account with the certificate id only: no PEM, key or other field', () => {
     const routed = routeEvent(handled, {
       type: 'CertificateIssued',
-      data: { certificate_id: 'c-1', certificate_pem: '-----BEGIN CERTIFICATE-----', chain_pem: '-----BEGIN', sealed_private_key: 'secret', serial: '01' },
+      data: {
+        certificate_id: 'c-1',
+        certificate_pem: '-----BEGIN CERTIFICATE-----',
+        chain_pem: '-----BEGIN',
+        sealed_private_key: 'secret',
+        serial: '01',
+      },
       metadata: { account_id: 7 },
     });
     expect(routed).toEqual({
@@ -30,7 +36,9 @@ describe('live notices: where an event goes and what it says', () => {
 
   it('sends an event of no account nowhere, and follows only event types a live topic reads', () => {
     expect(routeEvent(handled, { type: 'CertificateIssued', data: { certificate_id: 'c' }, metadata: {} })).toBeNull();
-    expect(routeEvent(handled, { type: 'NoSuchEvent', data: { account_id: 1 }, metadata: { account_id: 1 } })).toBeNull();
+    expect(
+      routeEvent(handled, { type: 'NoSuchEvent', data: { account_id: 1 }, metadata: { account_id: 1 } }),
+    ).toBeNull();
     const types = liveEventTypes(handled);
     expect(types.has('DomainAddressesChanged')).toBe(true);
     expect(types.has('ZoneRRsetsChanged')).toBe(true);

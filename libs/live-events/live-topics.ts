@@ -43,10 +43,13 @@ export function handledBy(projections: readonly { name: string; handles?: readon
   return map;
 }
 
-const TOPIC_OF = new Map<string, LiveTopic>(Object.entries(LIVE_TOPICS).flatMap(([topic, models]) => models.map((m) => [m, topic as LiveTopic])));
+const TOPIC_OF = new Map<string, LiveTopic>(
+  Object.entries(LIVE_TOPICS).flatMap(([topic, models]) => models.map((m) => [m, topic as LiveTopic])),
+);
 
 /** The event types some topic follows. */
-export const liveEventTypes = (handled: HandledBy): Set<string> => new Set([...handled].filter(([, ps]) => ps.some((p) => TOPIC_OF.has(p))).map(([t]) => t));
+export const liveEventTypes = (handled: HandledBy): Set<string> =>
+  new Set([...handled].filter(([, ps]) => ps.some((p) => TOPIC_OF.has(p))).map(([t]) => t));
 
 const REF_FIELDS = ['domain_id', 'certificate_id', 'zone', 'fqdn'] as const;
 
@@ -61,7 +64,10 @@ function accountOf(metadata: EventMetadata, data: unknown): number | null {
  * Where an event goes: the account it belongs to and the topics whose read models
  * handle it. Events of no account (operator jobs, process-manager steps) go nowhere.
  */
-export function routeEvent(handled: HandledBy, event: { type: string; data: unknown; metadata: EventMetadata }): RoutedNotice | null {
+export function routeEvent(
+  handled: HandledBy,
+  event: { type: string; data: unknown; metadata: EventMetadata },
+): RoutedNotice | null {
   const accountId = accountOf(event.metadata, event.data);
   if (accountId === null) return null;
   const readModels = (handled.get(event.type) ?? []).filter((p) => TOPIC_OF.has(p));
@@ -69,5 +75,9 @@ export function routeEvent(handled: HandledBy, event: { type: string; data: unkn
   const topics = [...new Set(readModels.map((p) => TOPIC_OF.get(p)!))];
   const data = (event.data ?? {}) as Record<string, unknown>;
   const refField = REF_FIELDS.find((f) => typeof data[f] === 'string' || typeof data[f] === 'number');
-  return { accountId, readModels, notice: { topics, type: event.type, ...(refField ? { ref: String(data[refField]) } : {}) } };
+  return {
+    accountId,
+    readModels,
+    notice: { topics, type: event.type, ...(refField ? { ref: String(data[refField]) } : {}) },
+  };
 }

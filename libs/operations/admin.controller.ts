@@ -38,7 +38,9 @@ export class AdminController {
   async subscription(@Param('id') raw: string, @Body() body: SubscriptionDto) {
     const id = await this.existing(raw);
     if (body.plan === undefined && body.email_auth === undefined) throw validationFailed('give plan and/or email_auth');
-    const emailAuth = body.email_auth ? { tier: body.email_auth.tier, domains: [...new Set(body.email_auth.domains)].sort() } : undefined;
+    const emailAuth = body.email_auth
+      ? { tier: body.email_auth.tier, domains: [...new Set(body.email_auth.domains)].sort() }
+      : undefined;
     await this.commands.execute(new ChangeSubscription(id, body.plan, emailAuth));
     return this.accounts.account(id);
   }

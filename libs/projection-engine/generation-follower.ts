@@ -48,7 +48,9 @@ export class GenerationFollower {
   private startFollowing(): void {
     if (this.followTimer) return;
     this.followTimer = setInterval(() => {
-      this.following = this.following.then(() => this.follow()).catch((e) => this.set.log('projection follow failed', { error: String(e) }));
+      this.following = this.following
+        .then(() => this.follow())
+        .catch((e) => this.set.log('projection follow failed', { error: String(e) }));
     }, this.set.options.followIntervalMs ?? FOLLOW_INTERVAL_MS);
     this.followTimer.unref();
   }
@@ -56,7 +58,11 @@ export class GenerationFollower {
   private async followGenerations(): Promise<void> {
     const shared = await this.set.coordination.generations();
     for (const [name, generation] of shared) {
-      if (!this.set.runners.has(name) && this.set.generations.has(name) && this.set.generations.get(name) !== generation) {
+      if (
+        !this.set.runners.has(name) &&
+        this.set.generations.has(name) &&
+        this.set.generations.get(name) !== generation
+      ) {
         this.set.generations.set(name, generation);
         this.set.log('projection generation followed', { projection: name, generation });
       }
@@ -69,7 +75,9 @@ export class GenerationFollower {
     const held = [...this.set.runners.keys()].filter((n) => !this.set.rebuilds.has(n));
     if (held.length === 0) return;
     for (const name of await this.set.coordination.takeRebuildRequests(held)) {
-      await this.rebuild(name).catch((e) => this.set.log('requested rebuild failed', { projection: name, error: String(e) }));
+      await this.rebuild(name).catch((e) =>
+        this.set.log('requested rebuild failed', { projection: name, error: String(e) }),
+      );
     }
   }
 

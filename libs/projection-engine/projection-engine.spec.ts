@@ -62,13 +62,19 @@ describe('ProjectionEngine on the embedded stores', () => {
     let last: Position | null = null;
     for (let i = 0; i < count; i++) {
       const n = from + i;
-      const r = await events.appendToStream(stream, [{ id: randomUUID(), type: 'Ticked', data: { n } }], n === 0 ? 'no_stream' : n - 1);
+      const r = await events.appendToStream(
+        stream,
+        [{ id: randomUUID(), type: 'Ticked', data: { n } }],
+        n === 0 ? 'no_stream' : n - 1,
+      );
       last = r.position;
     }
     return last!;
   };
   const counts = async (engine: ProjectionEngine) =>
-    Object.fromEntries((await engine.collection('ticks', 'tick_counts').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.count]));
+    Object.fromEntries(
+      (await engine.collection('ticks', 'tick_counts').find({}, { sort: { _id: 1 } })).map((d) => [d._id, d.count]),
+    );
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'projections-'));
@@ -135,7 +141,13 @@ describe('ProjectionEngine on the embedded stores', () => {
     // Holds every event until released: a projection that lags behind.
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
-    const lagging: ProjectionDefinition = { name: 'lagging', version: 1, collections: ['lagging_docs'], handles: ['Ticked'], apply: () => gate };
+    const lagging: ProjectionDefinition = {
+      name: 'lagging',
+      version: 1,
+      collections: ['lagging_docs'],
+      handles: ['Ticked'],
+      apply: () => gate,
+    };
     const engine = new ProjectionEngine(events, reads, [definition, lagging]);
     engines.push(engine);
     await engine.start();
@@ -180,7 +192,9 @@ describe('ProjectionEngine on the embedded stores', () => {
     await restart();
     // Wind the checkpoint back as if the process died before persisting it.
     const [fifth] = await events.readStream('clock-a', { fromRevision: 4, maxCount: 1 });
-    await reads.collection('_checkpoints').updateOne({ _id: 'ticks__g1' }, { $set: { position: positionToString(fifth.position) } });
+    await reads
+      .collection('_checkpoints')
+      .updateOne({ _id: 'ticks__g1' }, { $set: { position: positionToString(fifth.position) } });
     const second = counter();
     const again = engineFor(second.definition);
     await again.start();
@@ -227,7 +241,10 @@ describe('ProjectionEngine on the embedded stores', () => {
     expect(upgraded.collection('ticks', 'tick_counts').name).toBe('tick_counts__g2');
     expect(await counts(upgraded)).toEqual({ 'clock-a': 12 });
     expect(v2.applied).toHaveLength(12);
-    expect(await reads.collection('_projections').findOne({ _id: 'ticks' })).toMatchObject({ generation: 2, version: 2 });
+    expect(await reads.collection('_projections').findOne({ _id: 'ticks' })).toMatchObject({
+      generation: 2,
+      version: 2,
+    });
 
     // The switch is durable: a further restart at the same version does not rebuild again.
     await restart();

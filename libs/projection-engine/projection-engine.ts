@@ -53,7 +53,17 @@ export class ProjectionEngine {
     this.coordination = options.coordination ?? new SqliteCoordination(':memory:');
     const publisher = new PositionPublisher(readStore, this.coordination, PUBLISH_EVERY_MS);
     this.holder = options.holder ?? newHolderId();
-    this.set = new ProjectionSet(store, readStore, definitions, log, options, this.coordination, this.ownsCoordination, publisher, this.holder);
+    this.set = new ProjectionSet(
+      store,
+      readStore,
+      definitions,
+      log,
+      options,
+      this.coordination,
+      this.ownsCoordination,
+      publisher,
+      this.holder,
+    );
     this.readYourWrites = new ReadYourWrites(this.set);
     this.rebuilds = new ProjectionRebuilds(this.set);
     this.follower = new GenerationFollower(this.set, (name) => this.rebuild(name));

@@ -12,7 +12,12 @@ import { ProjectionContext, ProjectionDefinition } from './projection';
 import { EventShape, ReadModel } from './read-model';
 
 /** An event to project: a member of the projection's event union, with the metadata it would be appended with. */
-export type GivenEvent<E extends EventShape = EventShape> = E & { metadata?: EventMetadata; streamId?: string; id?: string; created?: Date };
+export type GivenEvent<E extends EventShape = EventShape> = E & {
+  metadata?: EventMetadata;
+  streamId?: string;
+  id?: string;
+  created?: Date;
+};
 
 export interface ProjectionHarness {
   /** Every document of a read model, by `_id`, without the position guard's `_pos`. */
@@ -22,7 +27,10 @@ export interface ProjectionHarness {
   close(): Promise<void>;
 }
 
-export async function project<E extends EventShape>(definition: ProjectionDefinition, given: GivenEvent<E>[]): Promise<ProjectionHarness> {
+export async function project<E extends EventShape>(
+  definition: ProjectionDefinition,
+  given: GivenEvent<E>[],
+): Promise<ProjectionHarness> {
   const store = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
   const ctx: { position: number; firstDelivery: boolean } & ProjectionContext = {
     position: 0,

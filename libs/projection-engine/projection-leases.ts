@@ -58,13 +58,16 @@ export class ProjectionLeases {
   }
 
   private async startRunner(d: ProjectionDefinition, generation: number, quiet: boolean): Promise<ProjectionRunner> {
-    const checkpoint = await this.set.readStore.collection<CheckpointDoc>(CHECKPOINTS).findOne({ _id: `${d.name}__g${generation}` });
+    const checkpoint = await this.set.readStore
+      .collection<CheckpointDoc>(CHECKPOINTS)
+      .findOne({ _id: `${d.name}__g${generation}` });
     const runner = this.set.newRunner(d, generation, positionFromString(checkpoint?.position ?? null));
     runner.publishing = true;
     this.set.runners.set(d.name, runner);
     this.set.generations.set(d.name, generation);
     await runner.start();
-    if (!quiet) this.set.log('projection started', { projection: d.name, generation, from: checkpoint?.position ?? null });
+    if (!quiet)
+      this.set.log('projection started', { projection: d.name, generation, from: checkpoint?.position ?? null });
     return runner;
   }
 

@@ -56,7 +56,9 @@ export class ProjectionRebuilds {
       await new Promise((r) => setTimeout(r, 20));
     }
     await runner.saveCheckpoint();
-    await this.set.readStore.collection<ProjectionMeta>(META).updateOne({ _id: name }, { $set: { generation: runner.generation, version: d.version } }, { upsert: true });
+    await this.set.readStore
+      .collection<ProjectionMeta>(META)
+      .updateOne({ _id: name }, { $set: { generation: runner.generation, version: d.version } }, { upsert: true });
     const old = this.set.runners.get(name);
     runner.publishing = true;
     await runner.publish();
@@ -69,7 +71,9 @@ export class ProjectionRebuilds {
       await old.stop();
       await old.dropCheckpoint();
     }
-    const retireAfterMs = this.set.options.retireAfterMs ?? (this.set.ownsCoordination ? 0 : 2 * (this.set.options.followIntervalMs ?? FOLLOW_INTERVAL_MS));
+    const retireAfterMs =
+      this.set.options.retireAfterMs ??
+      (this.set.ownsCoordination ? 0 : 2 * (this.set.options.followIntervalMs ?? FOLLOW_INTERVAL_MS));
     if (retireAfterMs > 0) await new Promise((r) => setTimeout(r, retireAfterMs));
     for (const logical of d.collections) await this.set.readStore.dropCollection(physicalName(logical, oldGeneration));
     this.set.log('projection rebuilt', { projection: name, generation: runner.generation });

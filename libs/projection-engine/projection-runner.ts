@@ -39,7 +39,8 @@ export class ProjectionRunner {
   publishing = false;
   /** Physical collection names by logical name, resolved once rather than per event. */
   private readonly physicalNames: Map<string, string>;
-  private readonly ownCollection = <T extends Doc>(model: ReadModel<T> | string) => this.collection<T>(typeof model === 'string' ? model : model.name);
+  private readonly ownCollection = <T extends Doc>(model: ReadModel<T> | string) =>
+    this.collection<T>(typeof model === 'string' ? model : model.name);
 
   constructor(
     readonly definition: ProjectionDefinition,
@@ -137,7 +138,8 @@ export class ProjectionRunner {
    * single-event appends.
    */
   private publishSoon(): void {
-    if (this.publishing) this.publisher.request(positionKey(this.definition.name), () => positionToString(this.position));
+    if (this.publishing)
+      this.publisher.request(positionKey(this.definition.name), () => positionToString(this.position));
   }
 
   /** Readers in other processes read the store's disk: the position goes out once what it covers is there. */
@@ -154,7 +156,11 @@ export class ProjectionRunner {
     this.appliedSinceCheckpoint = false;
     await this.readStore
       .collection<CheckpointDoc>(CHECKPOINTS)
-      .updateOne({ _id: this.checkpointId }, { $set: { position: positionToString(this.position), updated_at: new Date().toISOString() } }, { upsert: true });
+      .updateOne(
+        { _id: this.checkpointId },
+        { $set: { position: positionToString(this.position), updated_at: new Date().toISOString() } },
+        { upsert: true },
+      );
   }
 
   async stop(): Promise<void> {

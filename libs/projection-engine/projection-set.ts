@@ -68,6 +68,16 @@ export class ProjectionSet {
   }
 
   newRunner(d: ProjectionDefinition, generation: number, from: Position | null): ProjectionRunner {
-    return new ProjectionRunner(d, generation, from, this.store, this.readStore, this.coordination, this.publisher, this.progress, this.log);
+    return new ProjectionRunner(
+      d,
+      generation,
+      from,
+      this.store,
+      this.readStore,
+      this.coordination,
+      this.publisher,
+      this.progress,
+      this.log,
+    );
   }
 }

@@ -35,10 +35,19 @@ export async function projectionStatus(set: ProjectionSet): Promise<ProjectionSt
       generation: set.generations.get(d.name) ?? 1,
       position: positionToString(position),
       lag: lagOf(position),
-      state: !r && !runningElsewhere ? 'stopped' : r && (r.state === 'failed' || r.state === 'stopped') ? r.state : lagOf(position) === 0 ? 'live' : 'catching_up',
+      state:
+        !r && !runningElsewhere
+          ? 'stopped'
+          : r && (r.state === 'failed' || r.state === 'stopped')
+            ? r.state
+            : lagOf(position) === 0
+              ? 'live'
+              : 'catching_up',
       holder,
       ...(r?.error ? { error: r.error } : {}),
-      ...(rebuilding ? { rebuilding: { generation: rebuilding.generation, position: positionToString(rebuilding.position) } } : {}),
+      ...(rebuilding
+        ? { rebuilding: { generation: rebuilding.generation, position: positionToString(rebuilding.position) } }
+        : {}),
     });
   }
   return out;

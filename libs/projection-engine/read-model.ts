@@ -23,7 +23,11 @@ export interface ReadModel<D extends Doc> {
   readonly document?: D;
 }
 
-export const defineReadModel = <D extends Doc>(projection: string, name: string, indexes: readonly ReadModelIndex[] = []): ReadModel<D> => ({
+export const defineReadModel = <D extends Doc>(
+  projection: string,
+  name: string,
+  indexes: readonly ReadModelIndex[] = [],
+): ReadModel<D> => ({
   projection,
   name,
   indexes,
@@ -36,7 +40,9 @@ export interface EventShape {
 }
 
 /** A recorded event of the union `E`, one member per type, so a switch on `type` narrows `data`. */
-export type ProjectedEvent<E extends EventShape> = E extends unknown ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] } : never;
+export type ProjectedEvent<E extends EventShape> = E extends unknown
+  ? Omit<RecordedEvent, 'type' | 'data'> & { type: E['type']; data: E['data'] }
+  : never;
 
 export interface TypedProjection<E extends EventShape> {
   name: string;
@@ -52,7 +58,8 @@ export interface TypedProjection<E extends EventShape> {
 /** A projection over the events `E`, writing only its own read models; the engine's definition of it. */
 export function defineProjection<E extends EventShape>(projection: TypedProjection<E>): ProjectionDefinition {
   for (const model of projection.readModels) {
-    if (model.projection !== projection.name) throw new Error(`read model ${model.name} belongs to ${model.projection}, not ${projection.name}`);
+    if (model.projection !== projection.name)
+      throw new Error(`read model ${model.name} belongs to ${model.projection}, not ${projection.name}`);
   }
   return {
     name: projection.name,

@@ -96,4 +96,5 @@ export class DuplicateKeyError extends Error {
   }
 }
 
-export const isDuplicateKeyError = (e: unknown): boolean => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
+export const isDuplicateKeyError = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;

@@ -53,7 +53,9 @@ export class RetentionService {
     let documentsPruned = 0;
     for (const { collection, field } of EXPIRING_COLLECTIONS) {
       // The embedded store may hand Dates back as ISO strings after a restart (JSON on disk): match both.
-      documentsPruned += await this.readStore.collection(collection).deleteMany({ $or: [{ [field]: { $lt: now } }, { [field]: { $lt: now.toISOString() } }] });
+      documentsPruned += await this.readStore
+        .collection(collection)
+        .deleteMany({ $or: [{ [field]: { $lt: now } }, { [field]: { $lt: now.toISOString() } }] });
     }
     const run = { at: now.toISOString(), events_pruned: eventsPruned, documents_pruned: documentsPruned };
     this.logger.info('retention run', run);

@@ -137,9 +137,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adminToken: env.ADMIN_TOKEN || null,
     secretKey: env.SECRET_KEY || null,
     dnssecDdnsZones: env.DNSSEC_DDNS_ZONES === 'true',
-    dnssecPublishWaitSeconds: env.DNSSEC_PUBLISH_WAIT_SECONDS ? int(env.DNSSEC_PUBLISH_WAIT_SECONDS, 0, 'DNSSEC_PUBLISH_WAIT_SECONDS') : null,
-    dnssecRetireWaitSeconds: env.DNSSEC_RETIRE_WAIT_SECONDS ? int(env.DNSSEC_RETIRE_WAIT_SECONDS, 0, 'DNSSEC_RETIRE_WAIT_SECONDS') : null,
-    dnssecDsCheckSeconds: env.DNSSEC_DS_CHECK_SECONDS ? int(env.DNSSEC_DS_CHECK_SECONDS, 0, 'DNSSEC_DS_CHECK_SECONDS') : null,
+    dnssecPublishWaitSeconds: env.DNSSEC_PUBLISH_WAIT_SECONDS
+      ? int(env.DNSSEC_PUBLISH_WAIT_SECONDS, 0, 'DNSSEC_PUBLISH_WAIT_SECONDS')
+      : null,
+    dnssecRetireWaitSeconds: env.DNSSEC_RETIRE_WAIT_SECONDS
+      ? int(env.DNSSEC_RETIRE_WAIT_SECONDS, 0, 'DNSSEC_RETIRE_WAIT_SECONDS')
+      : null,
+    dnssecDsCheckSeconds: env.DNSSEC_DS_CHECK_SECONDS
+      ? int(env.DNSSEC_DS_CHECK_SECONDS, 0, 'DNSSEC_DS_CHECK_SECONDS')
+      : null,
     dnssecTimerPollMs: Math.max(50, int(env.DNSSEC_TIMER_POLL_MS, 1000, 'DNSSEC_TIMER_POLL_MS')),
     dnsHost: env.DNS_HOST || '127.0.0.1',
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
@@ -149,14 +155,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     queryLogThread: env.QUERY_LOG_THREAD !== 'off',
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),
     ddnsZones: list(env.DDNS_ZONES, ['dyn.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
-    nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) => z.toLowerCase().replace(/\.$/, '')),
+    nameservers: list(env.NAMESERVERS, ['ns1.example.net', 'ns2.example.net']).map((z) =>
+      z.toLowerCase().replace(/\.$/, ''),
+    ),
     secondaries: list(env.SECONDARIES),
     secondaryTsigKey: env.SECONDARY_TSIG_KEY || null,
     acmeDirectoryUrl: env.ACME_DIRECTORY_URL || null,
     acmeCaCert: env.ACME_CA_CERT || null,
     acmePropagationDelayMs: int(env.ACME_PROPAGATION_DELAY_MS, 5000, 'ACME_PROPAGATION_DELAY_MS'),
     verifyResolver: env.VERIFY_RESOLVER || null,
-    verifyAuthorityPort: int(env.VERIFY_AUTHORITY_PORT, resolverPort(env.VERIFY_RESOLVER) ?? 53, 'VERIFY_AUTHORITY_PORT'),
+    verifyAuthorityPort: int(
+      env.VERIFY_AUTHORITY_PORT,
+      resolverPort(env.VERIFY_RESOLVER) ?? 53,
+      'VERIFY_AUTHORITY_PORT',
+    ),
     uptimeIntervalSeconds: int(env.UPTIME_INTERVAL_SECONDS, 300, 'UPTIME_INTERVAL_SECONDS'),
     uptimeCheckPorts: list(env.UPTIME_CHECK_PORTS, ['443', '80']).map((p) => int(p, 0, 'UPTIME_CHECK_PORTS')),
     uptimeTimeoutMs: int(env.UPTIME_TIMEOUT_MS, 5000, 'UPTIME_TIMEOUT_MS'),

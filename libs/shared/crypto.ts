@@ -1,5 +1,13 @@
 import * as nodeCrypto from 'node:crypto';
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  hkdfSync,
+  randomBytes,
+  scrypt,
+  timingSafeEqual,
+} from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +19,9 @@ const scryptAsync = promisify(scrypt) as (p: string, s: Buffer, len: number, o: 
  * times faster than a Hash object; it runs on every API-key and session authentication.
  */
 export const sha256Hex: (value: string) => string =
-  typeof nodeCrypto.hash === 'function' ? (value) => nodeCrypto.hash('sha256', value, 'hex') : (value) => createHash('sha256').update(value, 'utf8').digest('hex');
+  typeof nodeCrypto.hash === 'function'
+    ? (value) => nodeCrypto.hash('sha256', value, 'hex')
+    : (value) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** Compares two strings without an early exit on the first differing byte. */
 export function constantTimeEqual(a: string, b: string): boolean {
@@ -73,7 +83,9 @@ export class SecretBox {
     const cipher = createCipheriv('aes-256-gcm', this.key(purpose), iv);
     cipher.setAAD(Buffer.from(purpose));
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join(
+      '.',
+    );
   }
 
   open(sealed: string, purpose: string): Buffer {

@@ -5,4 +5,5 @@ export const csvField = (v: string | number | boolean): string => {
 };
 
 /** One RFC 4180 record with its CRLF. */
-export const csvRecord = (fields: readonly (string | number | boolean)[]): string => fields.map(csvField).join(',') + '\r\n';
+export const csvRecord = (fields: readonly (string | number | boolean)[]): string =>
+  fields.map(csvField).join(',') + '\r\n';

@@ -14,8 +14,10 @@ export interface Decider<S, C, E extends DomainEvent> {
   decide(command: C, state: S): E[];
 }
 
-export const fold = <S, E extends DomainEvent>(decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>, events: E[]): S =>
-  events.reduce((s, e) => decider.evolve(s, e), decider.initialState());
+export const fold = <S, E extends DomainEvent>(
+  decider: Pick<Decider<S, any, E>, 'initialState' | 'evolve'>,
+  events: E[],
+): S => events.reduce((s, e) => decider.evolve(s, e), decider.initialState());
 
 /** Exhaustiveness guard for `switch` over event or command types. */
 export const unreachable = (x: never): never => {

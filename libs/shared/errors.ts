@@ -21,7 +21,8 @@ export class AppError extends Error {
 
 export const badRequest = (code: string, message: string) => new AppError(400, code, message);
 export const validationFailed = (message: string) => new AppError(400, 'validation_failed', message);
-export const unauthorized = (message = 'Authentication required', code = 'unauthorized') => new AppError(401, code, message);
+export const unauthorized = (message = 'Authentication required', code = 'unauthorized') =>
+  new AppError(401, code, message);
 export const forbidden = (code: string, message: string) => new AppError(403, code, message);
 export const notFound = (message = 'Not found', code = 'not_found') => new AppError(404, code, message);
 export const conflict = (code: string, message: string) => new AppError(409, code, message);

@@ -14,7 +14,10 @@ describe('limitHeapGrowth', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'heap-growth-'));
     const source = readFileSync(join(__dirname, 'heap-growth.ts'), 'utf8');
-    writeFileSync(join(dir, 'heap-growth.js'), transpileModule(source, { compilerOptions: { module: ModuleKind.CommonJS } }).outputText);
+    writeFileSync(
+      join(dir, 'heap-growth.js'),
+      transpileModule(source, { compilerOptions: { module: ModuleKind.CommonJS } }).outputText,
+    );
     writeFileSync(
       join(dir, 'run.js'),
       `require('./heap-growth').limitHeapGrowth(Number(process.argv[2]));
@@ -30,7 +33,8 @@ describe('limitHeapGrowth', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const peakHeap = (percent: number) => Number(execFileSync(process.execPath, [join(dir, 'run.js'), String(percent)], { encoding: 'utf8' }));
+  const peakHeap = (percent: number) =>
+    Number(execFileSync(process.execPath, [join(dir, 'run.js'), String(percent)], { encoding: 'utf8' }));
 
   it('keeps the committed heap closer to the live size than V8 does by default', () => {
     const byDefault = peakHeap(0);

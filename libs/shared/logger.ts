@@ -12,7 +12,9 @@ export const LOGGER = Symbol('LOGGER');
 export function jsonLogger(stream: NodeJS.WritableStream = process.stdout, enabled = true): Logger {
   const write = (level: string, msg: string, fields?: Record<string, unknown>) => {
     if (!enabled) return;
-    stream.write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...(fields ? redact(fields) : {}) }) + '\n');
+    stream.write(
+      JSON.stringify({ time: new Date().toISOString(), level, msg, ...(fields ? redact(fields) : {}) }) + '\n',
+    );
   };
   return {
     info: (m, f) => write('info', m, f),

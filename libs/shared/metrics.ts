@@ -28,7 +28,10 @@ export class Metrics {
     const key = `${method} ${status} ${route}`;
     let series = this.requestSeries.get(key);
     if (!series) {
-      series = { count: this.requests.labels(method, route, String(status)), duration: this.durations.labels(method, route) };
+      series = {
+        count: this.requests.labels(method, route, String(status)),
+        duration: this.durations.labels(method, route),
+      };
       this.requestSeries.set(key, series);
     }
     series.count.inc();
@@ -36,14 +39,25 @@ export class Metrics {
   }
 
   counter(name: string, help: string, labelNames: string[] = []): Counter<string> {
-    return (this.registry.getSingleMetric(name) as Counter<string>) ?? new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Counter<string>) ??
+      new Counter({ name, help, labelNames, registers: [this.registry] })
+    );
   }
 
   histogram(name: string, help: string, buckets: number[], labelNames: string[] = []): Histogram<string> {
-    return (this.registry.getSingleMetric(name) as Histogram<string>) ?? new Histogram({ name, help, labelNames, buckets, registers: [this.registry] });
+    return (
+      (this.registry.getSingleMetric(name) as Histogram<string>) ??
+      new Histogram({ name, help, labelNames, buckets, registers: [this.registry] })
+    );
   }
 
-  gauge(name: string, help: string, collect: (g: Gauge<string>) => void | Promise<void>, labelNames: string[] = []): Gauge<string> {
+  gauge(
+    name: string,
+    help: string,
+    collect: (g: Gauge<string>) => void | Promise<void>,
+    labelNames: string[] = [],
+  ): Gauge<string> {
     return (
       (this.registry.getSingleMetric(name) as Gauge<string>) ??
       new Gauge({

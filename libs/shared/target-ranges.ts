@@ -33,7 +33,9 @@ const REFUSED: Record<string, string> = {
  * anywhere, so they cannot reach the service's network either, and examples, tests and
  * placeholder records use them.
  */
-const DOCUMENTATION = ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20'].map((c) => ipaddr.parseCIDR(c));
+const DOCUMENTATION = ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32', '3fff::/20'].map((c) =>
+  ipaddr.parseCIDR(c),
+);
 
 /** NAT64 prefix for local use (RFC 8215): translates to whatever the local network chooses. */
 const LOCAL_NAT64 = ipaddr.parseCIDR('64:ff9b:1::/48');
@@ -47,7 +49,8 @@ const CARRIERS: Record<string, string> = {
   teredo: 'Teredo',
 };
 
-const inDocumentation = (ip: ipaddr.IPv4 | ipaddr.IPv6) => DOCUMENTATION.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
+const inDocumentation = (ip: ipaddr.IPv4 | ipaddr.IPv6) =>
+  DOCUMENTATION.some(([net, bits]) => net.kind() === ip.kind() && ip.match(net, bits));
 
 /** The IPv4 address an IPv6 form carries (mapped, translated, NAT64, 6to4, Teredo client), if any. */
 function embeddedIpv4(ip: ipaddr.IPv6, range: string): ipaddr.IPv4 | null {
@@ -90,4 +93,5 @@ export function refusedRange(address: string): string | null {
 }
 
 /** The same rule as a switch: refusals apply unless the operator allows private targets. */
-export const targetProblem = (address: string, allowPrivate: boolean): string | null => (allowPrivate ? null : refusedRange(address));
+export const targetProblem = (address: string, allowPrivate: boolean): string | null =>
+  allowPrivate ? null : refusedRange(address);

@@ -12,7 +12,14 @@ import { WebhooksController } from './http/webhooks.controller';
 @Module({
   imports: [AccountsModule],
   controllers: [WebhooksController],
-  providers: [WebhookQueries, ...WEBHOOK_COMMAND_HANDLERS, WebhookDeliverer, WebhookDeliveryProcess, OutboxFeeder, CertificateExpiryProcess],
+  providers: [
+    WebhookQueries,
+    ...WEBHOOK_COMMAND_HANDLERS,
+    WebhookDeliverer,
+    WebhookDeliveryProcess,
+    OutboxFeeder,
+    CertificateExpiryProcess,
+  ],
   exports: [WebhookDeliveryProcess],
 })
 export class WebhooksModule {}

@@ -13,7 +13,15 @@ import { ZonesController } from './http/zones.controller';
 @Module({
   imports: [AccountsModule],
   controllers: [ZonesController, ZonesAdminController],
-  providers: [ZoneQueries, ZoneQuota, ZoneHosts, ZoneVerifier, ZoneOwnership, ZoneOwnershipReport, ...ZONE_COMMAND_HANDLERS],
+  providers: [
+    ZoneQueries,
+    ZoneQuota,
+    ZoneHosts,
+    ZoneVerifier,
+    ZoneOwnership,
+    ZoneOwnershipReport,
+    ...ZONE_COMMAND_HANDLERS,
+  ],
   exports: [ZoneQueries, ZoneQuota],
 })
 export class ZonesModule {}

@@ -29,7 +29,16 @@ export async function launchDashboardBrowser(): Promise<DashboardBrowser> {
     headless: true,
     viewport: DESKTOP,
     acceptDownloads: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const page = context.pages()[0] ?? (await context.newPage());
@@ -72,7 +81,8 @@ export async function axeScan(page: Page): Promise<AxeViolation[]> {
   })()`)) as AxeViolation[];
 }
 
-export const serious = (violations: AxeViolation[]) => violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+export const serious = (violations: AxeViolation[]) =>
+  violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 
 /** Full-page screenshots of the current screen at desktop and phone width. */
 export async function screenshots(page: Page, name: string): Promise<void> {

@@ -15,12 +15,19 @@ export async function verifiedZone(http: HttpClient, world: ChallTestSrv, token:
 }
 
 /** Polls a certificate until its status is one of `statuses`. */
-export async function waitForStatus(http: HttpClient, token: string, id: string, statuses: string[], timeoutMs = 60_000): Promise<any> {
+export async function waitForStatus(
+  http: HttpClient,
+  token: string,
+  id: string,
+  statuses: string[],
+  timeoutMs = 60_000,
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await http.get(`/certificates/${id}`, token);
     if (statuses.includes(res.body?.status)) return res.body;
-    if (Date.now() > deadline) throw new Error(`certificate ${id}: still ${res.body?.status} (${res.text}); wanted ${statuses.join('/')}`);
+    if (Date.now() > deadline)
+      throw new Error(`certificate ${id}: still ${res.body?.status} (${res.text}); wanted ${statuses.join('/')}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -2,7 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { axeScan, AxeViolation, DashboardBrowser, horizontalOverflow, launchDashboardBrowser, PHONE, screenshots, serious } from './browser';
+import {
+  axeScan,
+  AxeViolation,
+  DashboardBrowser,
+  horizontalOverflow,
+  launchDashboardBrowser,
+  PHONE,
+  screenshots,
+  serious,
+} from './browser';
 import { registerAndLogin } from './http-client';
 import { ServerProcess, startServerProcess } from './server-process';
 
@@ -43,14 +52,19 @@ export interface SignedIn {
   token: string;
 }
 
-const describeViolation = (v: AxeViolation) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
+const describeViolation = (v: AxeViolation) =>
+  `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`;
 
 /**
  * The checks every screen gets: axe-core (serious and critical findings) at desktop and
  * phone width, elements wider than the phone, and screenshots at 1280 and 375 px. Findings
  * are recorded under the screen's name for the suite's final assertion.
  */
-export function screenChecker(page: Page, a11y: Record<string, string[]>, overflow: Record<string, string[]>): (name: string) => Promise<void> {
+export function screenChecker(
+  page: Page,
+  a11y: Record<string, string[]>,
+  overflow: Record<string, string[]>,
+): (name: string) => Promise<void> {
   return async (name) => {
     await page.waitForSelector('.loading', { state: 'detached', timeout: 10_000 }).catch(() => undefined);
     a11y[name] = serious(await axeScan(page)).map(describeViolation);
@@ -85,7 +99,9 @@ export async function startDashboardSuite(env: Record<string, string> = {}): Pro
     async signIn(options = {}) {
       const user = await registerAndLogin(server.http, { plan: options.plan });
       if (options.emailAuthDomains) {
-        const sub = await server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, { email_auth: { tier: 'standard', domains: options.emailAuthDomains } });
+        const sub = await server.http.admin('PUT', `/admin/accounts/${user.id}/subscription`, {
+          email_auth: { tier: 'standard', domains: options.emailAuthDomains },
+        });
         if (sub.status !== 200) throw new Error(`subscription: ${sub.status} ${sub.text}`);
       }
       await suite.go('/');

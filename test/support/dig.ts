@@ -43,7 +43,12 @@ export function dig(port: number, name: string, type: string, options: { tcp?: b
 }
 
 /** dig() without blocking the event loop: for a service whose DNS runs on the test's own thread (DNS_THREAD=off). */
-export async function digAsync(port: number, name: string, type: string, options: { tcp?: boolean } = {}): Promise<DigAnswer> {
+export async function digAsync(
+  port: number,
+  name: string,
+  type: string,
+  options: { tcp?: boolean } = {},
+): Promise<DigAnswer> {
   const { stdout } = await execFileAsync('dig', digArgs(port, name, type, options), { encoding: 'utf8' });
   return parseDig(stdout);
 }

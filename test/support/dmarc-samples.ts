@@ -19,16 +19,35 @@ export const samplesIn = (folder: string): string[] =>
  * must enrol for it. Fixtures that share a reporter and report id (the same report as
  * xml, gzip and zip) are duplicates of each other, by design of the pipeline.
  */
-export const FIXTURES: Record<string, { kind: 'aggregate' | 'failure' | 'tls'; records: number; zone: string; messages?: number }> = {
+export const FIXTURES: Record<
+  string,
+  { kind: 'aggregate' | 'failure' | 'tls'; records: number; zone: string; messages?: number }
+> = {
   'aggregate/!example.com!1538204542!1538463818.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
-  'aggregate/addisonfoods.com!example.com!1536105600!1536191999.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
+  'aggregate/addisonfoods.com!example.com!1536105600!1536191999.xml': {
+    kind: 'aggregate',
+    records: 1,
+    zone: 'example.com',
+  },
   'aggregate/empty_reason.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
-  'aggregate/estadocuenta1.infonacot.gob.mx!example.com!1536853302!1536939702!2940.xml.zip': { kind: 'aggregate', records: 1, zone: 'example.com' },
+  'aggregate/estadocuenta1.infonacot.gob.mx!example.com!1536853302!1536939702!2940.xml.zip': {
+    kind: 'aggregate',
+    records: 1,
+    zone: 'example.com',
+  },
   'aggregate/example.net!example.com!1529366400!1529452799.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
-  'aggregate/fastmail.com!example.com!1516060800!1516147199!102675056.xml.gz': { kind: 'aggregate', records: 1, zone: 'indemed.com' },
+  'aggregate/fastmail.com!example.com!1516060800!1516147199!102675056.xml.gz': {
+    kind: 'aggregate',
+    records: 1,
+    zone: 'indemed.com',
+  },
   'aggregate/invalid_xml.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
   'aggregate/old_draft_from_wiki.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
-  'aggregate/protection.outlook.com!example.com!1711756800!1711843200.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
+  'aggregate/protection.outlook.com!example.com!1711756800!1711843200.xml': {
+    kind: 'aggregate',
+    records: 1,
+    zone: 'example.com',
+  },
   'aggregate/rfc9990-sample.xml': { kind: 'aggregate', records: 1, zone: 'example.com', messages: 123 },
   'aggregate/twilight.eml': { kind: 'aggregate', records: 1, zone: 'twlnet.com' },
   'aggregate/usssa.com!example.com!1538784000!1538870399.xml': { kind: 'aggregate', records: 2, zone: 'example.com' },
@@ -36,7 +55,11 @@ export const FIXTURES: Record<string, { kind: 'aggregate' | 'failure' | 'tls'; r
   'aggregate_invalid/report_with_upper_cased_pass.xml': { kind: 'aggregate', records: 1, zone: 'example.com' },
   'extract_report/nice-input.xml': { kind: 'aggregate', records: 20, zone: 'example.com' },
   'extract_report/changed-input.xml': { kind: 'aggregate', records: 20, zone: 'example.com' },
-  'forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml': { kind: 'failure', records: 0, zone: 'domain.de' },
+  'forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml': {
+    kind: 'failure',
+    records: 0,
+    zone: 'domain.de',
+  },
   'forensic/dmarc_ruf_report_linkedin.eml': { kind: 'failure', records: 0, zone: 'example.com' },
   'forensic/exim_plain_text_only_no_arf_part.eml': { kind: 'failure', records: 0, zone: 'example.com' },
   'smtp_tls/rfc8460.json': { kind: 'tls', records: 0, zone: 'company-y.example' },
@@ -50,7 +73,8 @@ export const ENROLLED_ZONES = [...new Set(Object.values(FIXTURES).map((f) => f.z
 
 /** A gzip whose output is far above the 10 MiB limit from a few KB of input. */
 export const gzipBomb = (): Buffer => gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20));
-export const zipBomb = (): Buffer => Buffer.from(zipSync({ 'report.xml': new Uint8Array(64 * 1024 * 1024) }, { level: 9 }));
+export const zipBomb = (): Buffer =>
+  Buffer.from(zipSync({ 'report.xml': new Uint8Array(64 * 1024 * 1024) }, { level: 9 }));
 
 /** The classic "billion laughs" document. */
 export const billionLaughs = (): Buffer =>

@@ -3,7 +3,15 @@ import { ZoneIndex, type DnsServer, type ZoneDefinition } from '../../libs/dns-s
 export const testZone = (name: string, ownerAccountId: string | null): ZoneDefinition => ({
   name,
   ownerAccountId,
-  soa: { mname: 'ns1.dns.test', rname: 'hostmaster.dns.test', serial: 2024010101, refresh: 3600, retry: 600, expire: 1209600, minimum: 120 },
+  soa: {
+    mname: 'ns1.dns.test',
+    rname: 'hostmaster.dns.test',
+    serial: 2024010101,
+    refresh: 3600,
+    retry: 600,
+    expire: 1209600,
+    minimum: 120,
+  },
   ttl: 3600,
   nameservers: ['ns1.dns.test', 'ns2.dns.test'],
 });
@@ -21,7 +29,10 @@ export function testIndex(more: (index: ZoneIndex) => void): ZoneIndex {
   index.setRRset('example.com', 'alias', 'CNAME', 300, ['www.example.com.']);
   more(index);
   index.putZone(testZone('dyn.example.net', null));
-  index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], { accountId: 'acct-9', domain: 'home.dyn.example.net' });
+  index.setRRset('dyn.example.net', 'home', 'A', 60, ['198.51.100.7'], {
+    accountId: 'acct-9',
+    domain: 'home.dyn.example.net',
+  });
   return index;
 }
 

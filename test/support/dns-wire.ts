@@ -18,8 +18,23 @@ export type Decoded = dnsPacket.DecodedPacket & { rcode: string };
 let nextId = 100;
 
 export function encodeQuery(q: WireQuery, id: number): Buffer {
-  const additionals: dnsPacket.Answer[] = q.edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, flags: q.dnssecOk ? dnsPacket.DNSSEC_OK : 0 } as dnsPacket.Answer] : [];
-  return dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name: q.name, type: q.type }], additionals });
+  const additionals: dnsPacket.Answer[] = q.edns
+    ? [
+        {
+          type: 'OPT',
+          name: '.',
+          udpPayloadSize: 1232,
+          flags: q.dnssecOk ? dnsPacket.DNSSEC_OK : 0,
+        } as dnsPacket.Answer,
+      ]
+    : [];
+  return dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ name: q.name, type: q.type }],
+    additionals,
+  });
 }
 
 /** Sends one query as raw packets (UDP datagram or length-framed TCP) and decodes the answer. */

@@ -57,14 +57,24 @@ export async function enrolZone(
   world.putZone({
     name: zone,
     ownerAccountId: null,
-    soa: { mname: 'ns1.example.net', rname: `hostmaster.${zone}`, serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+    soa: {
+      mname: 'ns1.example.net',
+      rname: `hostmaster.${zone}`,
+      serial: 1,
+      refresh: 1,
+      retry: 1,
+      expire: 1,
+      minimum: 60,
+    },
     ttl: 60,
     nameservers: created.body.nameservers,
   });
   delegateInWorld(world, zone, created.body.nameservers);
   const verified = await http.post(`/zones/${zone}/verify`, undefined, owner.token);
   if (verified.body.status !== 'verified') throw new Error(`verify ${zone}: ${verified.text}`);
-  const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'standard', domains: options.addOnDomains ?? [zone] } });
+  const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, {
+    email_auth: { tier: 'standard', domains: options.addOnDomains ?? [zone] },
+  });
   if (sub.status !== 200) throw new Error(`subscription: ${sub.text}`);
 }
 
@@ -72,11 +82,22 @@ export async function enrolZone(
  * Makes `owner` an Email Authentication Enterprise customer for `domains`, turns 2FA on
  * (oathtool computes the code at the clock's time) and creates an `email_auth:read` key.
  */
-export async function emailAuthReadKey(http: HttpClient, owner: { id: number; token: string }, domains: string[], at: Date): Promise<string> {
-  const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, { email_auth: { tier: 'enterprise', domains } });
+export async function emailAuthReadKey(
+  http: HttpClient,
+  owner: { id: number; token: string },
+  domains: string[],
+  at: Date,
+): Promise<string> {
+  const sub = await http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, {
+    email_auth: { tier: 'enterprise', domains },
+  });
   if (sub.status !== 200) throw new Error(`enterprise: ${sub.text}`);
   const setup = await http.post('/2fa/setup', undefined, owner.token);
-  const code = execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, setup.body.secret], { encoding: 'utf8' }).trim();
+  const code = execFileSync(
+    'oathtool',
+    ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, setup.body.secret],
+    { encoding: 'utf8' },
+  ).trim();
   const verify = await http.post('/2fa/verify', { setup_token: setup.body.setup_token, code }, owner.token);
   if (verify.status !== 200) throw new Error(`2fa: ${verify.text}`);
   const key = await http.post('/api-keys', { name: 'integration', access: 'email_auth:read' }, owner.token);
@@ -85,7 +106,14 @@ export async function emailAuthReadKey(http: HttpClient, owner: { id: number; to
 }
 
 /** An RFC 8460 TLS report for `zone` covering the UTC day `day`, posted to the operators' intake. */
-export async function postTlsReport(baseUrl: string, zone: string, day: string, successful: number, failed: number, reportId = `tls-${zone}-${day}`): Promise<void> {
+export async function postTlsReport(
+  baseUrl: string,
+  zone: string,
+  day: string,
+  successful: number,
+  failed: number,
+  reportId = `tls-${zone}-${day}`,
+): Promise<void> {
   const report = {
     'organization-name': 'tls-test-reporter',
     'date-range': { 'start-datetime': `${day}T00:00:00Z`, 'end-datetime': `${day}T23:59:59Z` },
@@ -93,10 +121,23 @@ export async function postTlsReport(baseUrl: string, zone: string, day: string, 
     'report-id': reportId,
     policies: [
       {
-        policy: { 'policy-type': 'sts', 'policy-string': ['version: STSv1', 'mode: enforce', `mx: mx.${zone}`, 'max_age: 86400'], 'policy-domain': zone },
+        policy: {
+          'policy-type': 'sts',
+          'policy-string': ['version: STSv1', 'mode: enforce', `mx: mx.${zone}`, 'max_age: 86400'],
+          'policy-domain': zone,
+        },
         summary: { 'total-successful-session-count': successful, 'total-failure-session-count': failed },
         ...(failed > 0
-          ? { 'failure-details': [{ 'result-type': 'certificate-expired', 'sending-mta-ip': '192.0.2.33', 'receiving-mx-hostname': `mx.${zone}`, 'failed-session-count': failed }] }
+          ? {
+              'failure-details': [
+                {
+                  'result-type': 'certificate-expired',
+                  'sending-mta-ip': '192.0.2.33',
+                  'receiving-mx-hostname': `mx.${zone}`,
+                  'failed-session-count': failed,
+                },
+              ],
+            }
           : {}),
       },
     ],

@@ -11,7 +11,11 @@ export interface HttpResponse<T = any> {
 export class HttpClient {
   constructor(readonly baseUrl: string) {}
 
-  async request<T = any>(method: string, path: string, options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {}): Promise<HttpResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    options: { body?: unknown; raw?: string; token?: string; headers?: Record<string, string> } = {},
+  ): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let body: string | undefined;

@@ -10,7 +10,13 @@ export interface RawResponse {
 }
 
 /** POSTs raw bytes (a report file or a mail) over real HTTP. */
-export async function postRaw(baseUrl: string, path: string, body: Uint8Array, contentType: string, admin = true): Promise<RawResponse> {
+export async function postRaw(
+  baseUrl: string,
+  path: string,
+  body: Uint8Array,
+  contentType: string,
+  admin = true,
+): Promise<RawResponse> {
   const headers: Record<string, string> = { 'content-type': contentType };
   if (admin) headers['x-admin-token'] = ADMIN_TOKEN;
   const res = await fetch(baseUrl + path, { method: 'POST', headers, body });
@@ -41,12 +47,31 @@ export const mediaTypeOf = (file: string): string =>
  * (`attach`) a message swaks builds around a file attached with the given media type.
  * Resolves with its exit code and transcript.
  */
-export async function swaks(port: number, to: string, file: string, attach?: { type: string; name: string }): Promise<{ code: number; transcript: string }> {
-  const content = attach ? ['--attach-type', attach.type, '--attach-name', attach.name, '--attach', `@${file}`] : ['--data', `@${file}`];
+export async function swaks(
+  port: number,
+  to: string,
+  file: string,
+  attach?: { type: string; name: string },
+): Promise<{ code: number; transcript: string }> {
+  const content = attach
+    ? ['--attach-type', attach.type, '--attach-name', attach.name, '--attach', `@${file}`]
+    : ['--data', `@${file}`];
   try {
     const { stdout, stderr } = await run(
       'swaks',
-      ['--server', '127.0.0.1', '--port', String(port), '--to', to, '--from', 'reports@reporter.example', ...content, '--timeout', '20'],
+      [
+        '--server',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--to',
+        to,
+        '--from',
+        'reports@reporter.example',
+        ...content,
+        '--timeout',
+        '20',
+      ],
       { timeout: 30_000 },
     );
     return { code: 0, transcript: stdout + stderr };

@@ -10,7 +10,10 @@ export const reverseName = (ip: string): string => `${ip.split('.').reverse().jo
  * (the test's "world" DNS server, which has no PTR records), so one VERIFY_RESOLVER serves
  * both zone verification and sender identification.
  */
-export async function startReverseDns(upstreamPort: number, ptr: Record<string, string[]>): Promise<{ port: number; stop(): Promise<void> }> {
+export async function startReverseDns(
+  upstreamPort: number,
+  ptr: Record<string, string[]>,
+): Promise<{ port: number; stop(): Promise<void> }> {
   const byName = new Map(Object.entries(ptr).map(([ip, names]) => [reverseName(ip), names]));
   const socket = createSocket('udp4');
   socket.on('message', (msg: Buffer, from: RemoteInfo) => {
@@ -28,7 +31,13 @@ export async function startReverseDns(upstreamPort: number, ptr: Record<string, 
         id: query.id,
         flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (names ? 0 : 3),
         questions: query.questions,
-        answers: (names ?? []).map((data) => ({ type: 'PTR' as const, name: q.name, ttl: 60, class: 'IN' as const, data })),
+        answers: (names ?? []).map((data) => ({
+          type: 'PTR' as const,
+          name: q.name,
+          ttl: 60,
+          class: 'IN' as const,
+          data,
+        })),
       });
       socket.send(answer, from.port, from.address);
       return;

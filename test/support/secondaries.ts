@@ -29,7 +29,13 @@ export interface SecondaryZone {
   key: TsigSpec;
 }
 
-function started(name: Secondary['name'], port: number, dir: string, child: ChildProcess, log: () => string): Secondary {
+function started(
+  name: Secondary['name'],
+  port: number,
+  dir: string,
+  child: ChildProcess,
+  log: () => string,
+): Secondary {
   return {
     name,
     port,
@@ -96,16 +102,29 @@ export function startKnotSecondary(dir: string, port: number, primaryPort: numbe
       'key:',
       ...keys.flatMap((k) => [`  - id: ${k.name}`, `    algorithm: ${k.algorithm}`, `    secret: ${k.secret}`]),
       'remote:',
-      ...keys.flatMap((k) => [`  - id: primary-${k.name}`, `    address: 127.0.0.1@${primaryPort}`, `    key: ${k.name}`]),
+      ...keys.flatMap((k) => [
+        `  - id: primary-${k.name}`,
+        `    address: 127.0.0.1@${primaryPort}`,
+        `    key: ${k.name}`,
+      ]),
       'acl:',
-      ...keys.flatMap((k) => [`  - id: notify-${k.name}`, '    address: 127.0.0.1', `    key: ${k.name}`, '    action: notify']),
+      ...keys.flatMap((k) => [
+        `  - id: notify-${k.name}`,
+        '    address: 127.0.0.1',
+        `    key: ${k.name}`,
+        '    action: notify',
+      ]),
       'template:',
       '  - id: default',
       `    storage: "${root}"`,
       '    zonefile-sync: -1',
       '    journal-content: changes',
       'zone:',
-      ...zones.flatMap((z) => [`  - domain: ${z.name}`, `    master: primary-${z.key.name}`, `    acl: notify-${z.key.name}`]),
+      ...zones.flatMap((z) => [
+        `  - domain: ${z.name}`,
+        `    master: primary-${z.key.name}`,
+        `    acl: notify-${z.key.name}`,
+      ]),
       '',
     ].join('\n'),
   );

@@ -37,12 +37,22 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
 }
 
 async function startOnFreePorts(dataDir: string, env: Record<string, string>): Promise<ServerProcess> {
-  if (!existsSync(SERVER_MAIN)) throw new Error(`${SERVER_MAIN} is missing: run \`npm run build\` first (npm test does)`);
+  if (!existsSync(SERVER_MAIN))
+    throw new Error(`${SERVER_MAIN} is missing: run \`npm run build\` first (npm test does)`);
   const port = await freePort();
   const dnsPort = await freePort();
   let out = '';
   const child = spawn(process.execPath, [SERVER_MAIN], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_PORT: String(dnsPort), SMTP_PORT: '0', ADMIN_TOKEN, ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DNS_PORT: String(dnsPort),
+      SMTP_PORT: '0',
+      ADMIN_TOKEN,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (out += d));

@@ -24,7 +24,15 @@ export async function startSignedParent(child: string): Promise<SignedParent> {
   index.putZone({
     name: parent,
     ownerAccountId: null,
-    soa: { mname: 'ns.test', rname: 'hostmaster.test', serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 60 },
+    soa: {
+      mname: 'ns.test',
+      rname: 'hostmaster.test',
+      serial: 1,
+      refresh: 3600,
+      retry: 600,
+      expire: 604800,
+      minimum: 60,
+    },
     ttl: 3600,
     nameservers: ['ns.test'],
   });
@@ -32,8 +40,17 @@ export async function startSignedParent(child: string): Promise<SignedParent> {
   const key = generateKey(13);
   const dnskey = dnskeyRdata(CSK_FLAGS, 13, key.publicKey);
   const now = Math.floor(Date.now() / 1000);
-  const signer = { tag: keyTag(dnskey), algorithm: 13, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(13, key.privateKeyDer) };
-  index.setSigning(parent, zoneSigning(parent, [signer], { inception: now - 3600, expiration: now + 86400 }, { kind: 'none' }, 3600));
+  const signer = {
+    tag: keyTag(dnskey),
+    algorithm: 13,
+    flags: CSK_FLAGS,
+    publicKey: key.publicKey,
+    sign: signerFor(13, key.privateKeyDer),
+  };
+  index.setSigning(
+    parent,
+    zoneSigning(parent, [signer], { inception: now - 3600, expiration: now + 86400 }, { kind: 'none' }, 3600),
+  );
   const server = new DnsServer({ host: '127.0.0.1', port: 0, index });
   const { port } = await server.start();
   return {

@@ -31,13 +31,25 @@ export interface StartOptions {
 export async function startTestApp(options: StartOptions = {}): Promise<TestApp> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'adns-test-'));
   const config = loadConfig(
-    { DATA_DIR: dataDir, ADMIN_TOKEN, SECRET_KEY: 'test-secret-key', LOG_REQUESTS: 'false', DNS_PORT: '0', SMTP_PORT: '0', ...options.env },
+    {
+      DATA_DIR: dataDir,
+      ADMIN_TOKEN,
+      SECRET_KEY: 'test-secret-key',
+      LOG_REQUESTS: 'false',
+      DNS_PORT: '0',
+      SMTP_PORT: '0',
+      ...options.env,
+    },
     { port: 0, host: '127.0.0.1', ...options.config },
   );
   const clock = options.clock ?? new ManualClock(new Date());
   // Tests drive time explicitly only where they pass a clock; otherwise real time.
   const effectiveClock = options.clock ? clock : { now: () => new Date() };
-  const running = await createApp(config, { clock: effectiveClock, logger: jsonLogger(process.stdout, false), modules: options.modules });
+  const running = await createApp(config, {
+    clock: effectiveClock,
+    logger: jsonLogger(process.stdout, false),
+    modules: options.modules,
+  });
   await running.app.listen({ port: 0, host: '127.0.0.1' });
   const address = running.app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;

@@ -3,7 +3,12 @@
  * naming `what` and the last value seen. For waits on real servers (secondaries, validators)
  * whose timing is the thing under test, so the timeout is the target, not a guess.
  */
-export async function until<T>(what: string, timeoutMs: number, probe: () => T | Promise<T>, ok: (v: T) => boolean): Promise<T> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => T | Promise<T>,
+  ok: (v: T) => boolean,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

@@ -30,9 +30,11 @@ export async function delv(port: number, zone: string, ds: string[], name: strin
   const dir = mkdtempSync(join(tmpdir(), 'delv-'));
   const file = join(dir, 'anchors.conf');
   writeFileSync(file, anchors(ds));
-  const { stdout, stderr } = await run('delv', ['@127.0.0.1', '-p', String(port), '-a', file, `+root=${zone}`, '+tcp', '+mtrace', name, type], { encoding: 'utf8' }).catch(
-    (e: { stdout: string; stderr: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }),
-  );
+  const { stdout, stderr } = await run(
+    'delv',
+    ['@127.0.0.1', '-p', String(port), '-a', file, `+root=${zone}`, '+tcp', '+mtrace', name, type],
+    { encoding: 'utf8' },
+  ).catch((e: { stdout: string; stderr: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr ?? '' }));
   const output = `${stdout}\n${stderr}`;
   return { validated: /fully validated/.test(output), output };
 }
@@ -48,7 +50,12 @@ export interface Unbound {
  * `ds` are the trust anchors (DS lines, of `zone` or of a parent given in `stubs`); `stubs`
  * are further zones unbound asks at other servers (a signed parent holding the zone's DS).
  */
-export async function startUnbound(serverPort: number, zone: string, ds: string[], stubs: Array<{ zone: string; port: number }> = []): Promise<Unbound> {
+export async function startUnbound(
+  serverPort: number,
+  zone: string,
+  ds: string[],
+  stubs: Array<{ zone: string; port: number }> = [],
+): Promise<Unbound> {
   const dir = mkdtempSync(join(tmpdir(), 'unbound-'));
   const port = await freePort();
   const conf = join(dir, 'unbound.conf');
@@ -93,7 +100,11 @@ ${[{ zone, port: serverPort }, ...stubs].map((s) => `stub-zone:\n  name: "${s.zo
   child.stdout!.on('data', (c) => (log += c));
   child.stderr!.on('data', (c) => (log += c));
   const query = async (name: string, type: string) => {
-    const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+dnssec', '+time=3', '+tries=1', name, type], { encoding: 'utf8' }).catch((e: { stdout: string }) => ({
+    const { stdout } = await run(
+      'dig',
+      ['@127.0.0.1', '-p', String(port), '+dnssec', '+time=3', '+tries=1', name, type],
+      { encoding: 'utf8' },
+    ).catch((e: { stdout: string }) => ({
       stdout: e.stdout ?? '',
     }));
     const status = /status: ([A-Z]+)/.exec(stdout)?.[1] ?? 'NO_ANSWER';

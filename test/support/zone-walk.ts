@@ -4,16 +4,50 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 async function dig(port: number, name: string, type: string): Promise<string[]> {
-  const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+tcp', '+dnssec', '+norec', '+noall', '+answer', '+authority', '+nocrypto', name, type], {
-    encoding: 'utf8',
-  });
+  const { stdout } = await run(
+    'dig',
+    [
+      '@127.0.0.1',
+      '-p',
+      String(port),
+      '+tcp',
+      '+dnssec',
+      '+norec',
+      '+noall',
+      '+answer',
+      '+authority',
+      '+nocrypto',
+      name,
+      type,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   return stdout.split('\n').filter((l) => l && !l.startsWith(';'));
 }
 
 async function digFull(port: number, name: string, type: string): Promise<string[]> {
-  const { stdout } = await run('dig', ['@127.0.0.1', '-p', String(port), '+tcp', '+dnssec', '+norec', '+noall', '+answer', '+authority', '+additional', name, type], {
-    encoding: 'utf8',
-  });
+  const { stdout } = await run(
+    'dig',
+    [
+      '@127.0.0.1',
+      '-p',
+      String(port),
+      '+tcp',
+      '+dnssec',
+      '+norec',
+      '+noall',
+      '+answer',
+      '+authority',
+      '+additional',
+      name,
+      type,
+    ],
+    {
+      encoding: 'utf8',
+    },
+  );
   return stdout.split('\n').filter((l) => l && !l.startsWith(';'));
 }
 
@@ -26,7 +60,9 @@ export async function walkSignedZone(port: number, zone: string): Promise<string
   const lines = new Set<string>();
   let name = `${zone}.`;
   for (let guard = 0; guard < 10_000; guard++) {
-    const nsec = (await dig(port, name, 'NSEC')).map((l) => l.split(/\s+/)).find((f) => f[3] === 'NSEC' && f[0].toLowerCase() === name.toLowerCase());
+    const nsec = (await dig(port, name, 'NSEC'))
+      .map((l) => l.split(/\s+/))
+      .find((f) => f[3] === 'NSEC' && f[0].toLowerCase() === name.toLowerCase());
     if (!nsec) throw new Error(`no NSEC at ${name}`);
     const [, , , , next, ...types] = nsec;
     for (const type of types) {

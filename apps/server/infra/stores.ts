@@ -21,7 +21,12 @@ export async function createEventStore(config: AppConfig, clock: Clock = systemC
     const { EsdbEventStore } = await import('../../../libs/eventstore/esdb/esdb-event-store');
     return new EsdbEventStore(config.eventStoreUrl);
   }
-  return new SqliteEventStore({ file: dataPath(config, 'events.db'), now: () => clock.now().getTime(), pageCacheMiB: EVENT_STORE_PAGE_CACHE_MIB, commits: 'auto' });
+  return new SqliteEventStore({
+    file: dataPath(config, 'events.db'),
+    now: () => clock.now().getTime(),
+    pageCacheMiB: EVENT_STORE_PAGE_CACHE_MIB,
+    commits: 'auto',
+  });
 }
 
 /** MongoDB when MONGODB_URL is set, else the embedded engine: documents on disk under DATA_DIR, bounded caches in memory. */

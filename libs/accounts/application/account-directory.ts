@@ -12,7 +12,8 @@ const NAME: ReservationKind<{ account_id: number }> = {
   ownerStream: (d) => accountStream(d.account_id),
 };
 
-const nameStream = (kind: 'username' | 'email', name: string) => (kind === 'username' ? usernameStream(name) : emailStream(name));
+const nameStream = (kind: 'username' | 'email', name: string) =>
+  kind === 'username' ? usernameStream(name) : emailStream(name);
 
 /**
  * Write-side lookups and uniqueness: usernames and emails are claimed through

@@ -8,7 +8,14 @@ import { conflict, notFound } from '../../shared/errors';
 import { accountDecider, AccountState, invalidCredentials } from '../domain/account.decider';
 import { accountStream } from '../domain/account.events';
 import { AccountDirectory } from './account-directory';
-import { ChangePassword, ChangeSubscription, LoginWithPassword, Logout, RegisterAccount, SetAccountDisabled } from './account.commands';
+import {
+  ChangePassword,
+  ChangeSubscription,
+  LoginWithPassword,
+  Logout,
+  RegisterAccount,
+  SetAccountDisabled,
+} from './account.commands';
 import { LoginThrottle } from './login-throttle';
 import { LoginChallenge, SECOND_FACTOR_GATE, SecondFactorGate } from './second-factor.port';
 import { SessionIssuer, SessionToken } from './session-issuer';
@@ -103,7 +110,18 @@ export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPasswo
     await attempt.succeeded();
     if (state.disabled) {
       // Decided by the decider (403 account_disabled) without writing a session.
-      accountDecider.decide({ type: 'StartSession', passwordOk: true, sessionId: '', tokenHash: '', at: '', expiresAt: '', secondFactor: 'none' }, state);
+      accountDecider.decide(
+        {
+          type: 'StartSession',
+          passwordOk: true,
+          sessionId: '',
+          tokenHash: '',
+          at: '',
+          expiresAt: '',
+          secondFactor: 'none',
+        },
+        state,
+      );
     }
     if (this.secondFactor && (await this.secondFactor.required(accountId))) {
       return this.secondFactor.challenge(accountId, cmd.sourceIp);
@@ -183,10 +201,15 @@ export class SetAccountDisabledHandler implements ICommandHandler<SetAccountDisa
 
   async execute(cmd: SetAccountDisabled): Promise<void> {
     const at = this.clock.now().toISOString();
-    await this.runner.run(accountStream(cmd.accountId), accountDecider, cmd.disabled ? { type: 'Disable', at } : { type: 'Enable', at }, {
-      actor: 'operator',
-      account_id: cmd.accountId,
-    });
+    await this.runner.run(
+      accountStream(cmd.accountId),
+      accountDecider,
+      cmd.disabled ? { type: 'Disable', at } : { type: 'Enable', at },
+      {
+        actor: 'operator',
+        account_id: cmd.accountId,
+      },
+    );
   }
 }
 

@@ -46,7 +46,9 @@ export class AccountQueries {
   async audit(accountId: number, cursor: string | undefined, limit: number) {
     const filter: Record<string, unknown> = { account_id: accountId };
     if (cursor) filter.position = { $lt: decodeCursor(cursor) };
-    const docs = await this.projections.readModel(AUDIT_EVENTS).find(filter, { sort: { position: -1 }, limit: limit + 1 });
+    const docs = await this.projections
+      .readModel(AUDIT_EVENTS)
+      .find(filter, { sort: { position: -1 }, limit: limit + 1 });
     const page = docs.slice(0, limit);
     return {
       data: page.map((d) => auditEntryOf({ ...d, id: d._id })),

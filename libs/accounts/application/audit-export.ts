@@ -23,7 +23,10 @@ export const exportedEntry = (d: AuditEventDoc): ChainedAuditEntry => ({
 });
 
 /** The export's body in chunks of one page, pulled by the socket (Readable.from), so memory stays flat. */
-export async function* auditExportChunks(pages: AsyncIterable<AuditEventDoc[]>, format: AuditExportFormat): AsyncGenerator<string> {
+export async function* auditExportChunks(
+  pages: AsyncIterable<AuditEventDoc[]>,
+  format: AuditExportFormat,
+): AsyncGenerator<string> {
   if (format === 'csv') yield AUDIT_CSV_COLUMNS.join(',') + '\r\n';
   for await (const page of pages) {
     let chunk = '';
@@ -32,7 +35,18 @@ export async function* auditExportChunks(pages: AsyncIterable<AuditEventDoc[]>, 
       if (format === 'jsonl') chunk += JSON.stringify(e) + '\n';
       else {
         const { actor_type, actor_id } = actorToCsv(e.actor);
-        chunk += csvRecord([e.id, e.occurred_at, e.type, actor_type, actor_id, e.source_ip ?? '', e.correlation_id ?? '', JSON.stringify(e.data), e.prev_hash ?? '', e.hash]);
+        chunk += csvRecord([
+          e.id,
+          e.occurred_at,
+          e.type,
+          actor_type,
+          actor_id,
+          e.source_ip ?? '',
+          e.correlation_id ?? '',
+          JSON.stringify(e.data),
+          e.prev_hash ?? '',
+          e.hash,
+        ]);
       }
     }
     yield chunk;
@@ -58,7 +72,10 @@ export class AuditExportQueries {
     const events = this.projections.readModel(AUDIT_EVENTS);
     const firstAtOrAfter = async (instant: string | undefined): Promise<number | null> => {
       if (instant === undefined) return null;
-      const doc = await events.findOne({ account_id: accountId, occurred_at: { $gte: instant } }, { sort: { occurred_at: 1 }, projection: { position: 1 } });
+      const doc = await events.findOne(
+        { account_id: accountId, occurred_at: { $gte: instant } },
+        { sort: { occurred_at: 1 }, projection: { position: 1 } },
+      );
       return doc ? doc.position : Infinity;
     };
     const start = await firstAtOrAfter(window.from);

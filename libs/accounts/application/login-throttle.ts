@@ -2,7 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { COORDINATION, Coordination } from '../../consumers/coordination';
 import { CLOCK, Clock } from '../../shared/clock';
 import { tooManyRequests } from '../../shared/errors';
-import { abandoned, admit, Admission, expiry, failed, isEmpty, LOCK_MS, LockoutState, succeeded } from '../domain/login-lockout';
+import {
+  abandoned,
+  admit,
+  Admission,
+  expiry,
+  failed,
+  isEmpty,
+  LOCK_MS,
+  LockoutState,
+  succeeded,
+} from '../domain/login-lockout';
 
 /** The counter an attempt counts against: its account, or the name when it matches none. */
 export type LoginSubject = { accountId: number } | { unknownName: string };
@@ -13,7 +23,8 @@ export type LoginSubject = { accountId: number } | { unknownName: string };
  * name two different counters for a real account (an account and a miss), the lock would
  * tell which names exist.
  */
-const keyOf = (subject: LoginSubject) => ('accountId' in subject ? `login:account:${subject.accountId}` : `login:name:${subject.unknownName.toLowerCase()}`);
+const keyOf = (subject: LoginSubject) =>
+  'accountId' in subject ? `login:account:${subject.accountId}` : `login:name:${subject.unknownName.toLowerCase()}`;
 
 const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 
@@ -39,7 +50,10 @@ export class LoginThrottle {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  private change<R>(key: string, step: (state: LockoutState | null, now: number) => { state: LockoutState; result: R }): Promise<R> {
+  private change<R>(
+    key: string,
+    step: (state: LockoutState | null, now: number) => { state: LockoutState; result: R },
+  ): Promise<R> {
     const now = this.clock.now().getTime();
     return this.coordination.updateRecord<LockoutState, R>(key, now, (stored) => {
       const { state, result } = step(stored, now);
@@ -62,7 +76,11 @@ export class LoginThrottle {
             `Too many failed logins: password login is locked for ${minutes(LOCK_MS)} minutes; try again in ${minutes(admission.retryAfterMs)} minute(s)`,
             seconds,
           )
-        : tooManyRequests('too_many_attempts', `Too many login attempts at once; try again in ${Math.max(1, Math.ceil(seconds))} second(s)`, seconds);
+        : tooManyRequests(
+            'too_many_attempts',
+            `Too many login attempts at once; try again in ${Math.max(1, Math.ceil(seconds))} second(s)`,
+            seconds,
+          );
     }
     const ticket = admission.ticket;
     let settled = false;

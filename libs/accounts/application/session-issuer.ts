@@ -27,7 +27,11 @@ export class SessionIssuer {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async start(accountId: number, secondFactor: 'none' | 'totp' | 'backup_code', sourceIp: string): Promise<SessionToken> {
+  async start(
+    accountId: number,
+    secondFactor: 'none' | 'totp' | 'backup_code',
+    sourceIp: string,
+  ): Promise<SessionToken> {
     const token = SESSION_TOKEN_PREFIX + randomToken(32);
     const now = this.clock.now();
     const ttl = this.config.sessionTtlSeconds;

@@ -35,13 +35,20 @@ export class SessionList {
     const sessions = docs
       .filter((d) => this.active(d, now))
       .sort((a, b) => (a.started_at < b.started_at ? 1 : -1))
-      .map((d) => ({ id: d.session_id, started_at: d.started_at, expires_at: d.expires_at, source_ip: d.source_ip ?? null, current: d.session_id === currentSessionId }));
+      .map((d) => ({
+        id: d.session_id,
+        started_at: d.started_at,
+        expires_at: d.expires_at,
+        source_ip: d.source_ip ?? null,
+        current: d.session_id === currentSessionId,
+      }));
     return { sessions };
   }
 
   /** 404 unless `sessionId` is an active session of the account (another account's sessions do not exist for it). */
   async assertActive(accountId: number, sessionId: string): Promise<void> {
     const doc = await this.projections.readModel(SESSIONS).findOne({ session_id: sessionId });
-    if (!doc || doc.account_id !== accountId || !this.active(doc, this.clock.now().toISOString())) throw notFound(SESSION_NOT_FOUND);
+    if (!doc || doc.account_id !== accountId || !this.active(doc, this.clock.now().toISOString()))
+      throw notFound(SESSION_NOT_FOUND);
   }
 }

@@ -6,7 +6,14 @@ const spec = specFor(accountDecider);
 const at = '2026-01-01T00:00:00.000Z';
 const registered: AccountEvent = {
   type: 'AccountRegistered',
-  data: { account_id: 7, username: 'ann', email: 'ann@example.com', password_hash: 'h', plan: 'free', registered_at: at },
+  data: {
+    account_id: 7,
+    username: 'ann',
+    email: 'ann@example.com',
+    password_hash: 'h',
+    plan: 'free',
+    registered_at: at,
+  },
 };
 const session = (id: string): AccountEvent => ({
   type: 'SessionStarted',
@@ -15,31 +22,61 @@ const session = (id: string): AccountEvent => ({
 
 describe('account decider', () => {
   it('registers a new account on the free plan', () => {
-    spec.given([]).when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at }).then([registered]);
+    spec
+      .given([])
+      .when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at })
+      .then([registered]);
   });
 
   it('refuses to register an existing account stream', () => {
-    spec.given([registered]).when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at }).thenFails(409, 'username_taken');
+    spec
+      .given([registered])
+      .when({ type: 'Register', accountId: 7, username: 'ann', email: 'ann@example.com', passwordHash: 'h', at })
+      .thenFails(409, 'username_taken');
   });
 
   it('records a failed login instead of a session when the password was wrong', () => {
     spec
       .given([registered])
-      .when({ type: 'StartSession', passwordOk: false, sessionId: 's', tokenHash: 't', at, expiresAt: at, secondFactor: 'none' })
+      .when({
+        type: 'StartSession',
+        passwordOk: false,
+        sessionId: 's',
+        tokenHash: 't',
+        at,
+        expiresAt: at,
+        secondFactor: 'none',
+      })
       .then([{ type: 'LoginFailed', data: { at, reason: 'bad_password' } }]);
   });
 
   it('starts a session with the right password', () => {
     spec
       .given([registered])
-      .when({ type: 'StartSession', passwordOk: true, sessionId: '1', tokenHash: 't1', at, expiresAt: at, secondFactor: 'none' })
+      .when({
+        type: 'StartSession',
+        passwordOk: true,
+        sessionId: '1',
+        tokenHash: 't1',
+        at,
+        expiresAt: at,
+        secondFactor: 'none',
+      })
       .then([session('1')]);
   });
 
   it('refuses sessions for a disabled account', () => {
     spec
       .given([registered, { type: 'AccountDisabled', data: { at } }])
-      .when({ type: 'StartSession', passwordOk: true, sessionId: '1', tokenHash: 't1', at, expiresAt: at, secondFactor: 'none' })
+      .when({
+        type: 'StartSession',
+        passwordOk: true,
+        sessionId: '1',
+        tokenHash: 't1',
+        at,
+        expiresAt: at,
+        secondFactor: 'none',
+      })
       .thenFails(403, 'account_disabled');
   });
 
@@ -69,7 +106,12 @@ describe('account decider', () => {
     spec
       .given([registered])
       .when({ type: 'ChangeSubscription', plan: 'pro', at })
-      .then([{ type: 'SubscriptionChanged', data: { plan: 'pro', email_auth: { tier: 'none', domains: [] }, changed_at: at } }]);
+      .then([
+        {
+          type: 'SubscriptionChanged',
+          data: { plan: 'pro', email_auth: { tier: 'none', domains: [] }, changed_at: at },
+        },
+      ]);
     spec.given([registered]).when({ type: 'ChangeSubscription', plan: 'free', at }).then([]);
   });
 

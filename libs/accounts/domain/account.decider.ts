@@ -35,7 +35,13 @@ export type AccountCommand =
       secondFactor: 'none' | 'totp' | 'backup_code';
     }
   | { type: 'EndSession'; sessionId: string; at: string }
-  | { type: 'ChangePassword'; currentPasswordOk: boolean; newPasswordHash: string; keepSessionId: string | null; at: string }
+  | {
+      type: 'ChangePassword';
+      currentPasswordOk: boolean;
+      newPasswordHash: string;
+      keepSessionId: string | null;
+      at: string;
+    }
   | { type: 'ChangeSubscription'; plan?: Plan; emailAuth?: EmailAuthSubscription; at: string }
   | { type: 'Disable'; at: string }
   | { type: 'Enable'; at: string };
@@ -135,13 +141,19 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         ];
       case 'EndSession':
         if (!state.sessions.has(command.sessionId)) return [];
-        return [{ type: 'SessionEnded', data: { session_id: command.sessionId, ended_at: command.at, reason: 'logout' } }];
+        return [
+          { type: 'SessionEnded', data: { session_id: command.sessionId, ended_at: command.at, reason: 'logout' } },
+        ];
       case 'ChangePassword':
         if (!command.currentPasswordOk) throw invalidCredentials();
         return [
           {
             type: 'PasswordChanged',
-            data: { password_hash: command.newPasswordHash, changed_at: command.at, kept_session_id: command.keepSessionId },
+            data: {
+              password_hash: command.newPasswordHash,
+              changed_at: command.at,
+              kept_session_id: command.keepSessionId,
+            },
           },
         ];
       case 'ChangeSubscription': {

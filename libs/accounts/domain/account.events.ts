@@ -10,19 +10,42 @@ export interface EmailAuthSubscription {
   domains: string[];
 }
 
-export type AccountRegistered = DomainEvent<'AccountRegistered', { account_id: number; username: string; email: string; password_hash: string; plan: Plan; registered_at: string }>;
-export type PasswordChanged = DomainEvent<'PasswordChanged', { password_hash: string; changed_at: string; kept_session_id: string | null }>;
+export type AccountRegistered = DomainEvent<
+  'AccountRegistered',
+  { account_id: number; username: string; email: string; password_hash: string; plan: Plan; registered_at: string }
+>;
+export type PasswordChanged = DomainEvent<
+  'PasswordChanged',
+  { password_hash: string; changed_at: string; kept_session_id: string | null }
+>;
 export type SessionStarted = DomainEvent<
   'SessionStarted',
-  { session_id: string; token_hash: string; started_at: string; expires_at: string; second_factor: 'none' | 'totp' | 'backup_code' }
+  {
+    session_id: string;
+    token_hash: string;
+    started_at: string;
+    expires_at: string;
+    second_factor: 'none' | 'totp' | 'backup_code';
+  }
 >;
 export type SessionEnded = DomainEvent<'SessionEnded', { session_id: string; ended_at: string; reason: 'logout' }>;
 export type LoginFailed = DomainEvent<'LoginFailed', { at: string; reason: 'bad_password' | 'account_disabled' }>;
-export type SubscriptionChanged = DomainEvent<'SubscriptionChanged', { plan: Plan; email_auth: EmailAuthSubscription; changed_at: string }>;
+export type SubscriptionChanged = DomainEvent<
+  'SubscriptionChanged',
+  { plan: Plan; email_auth: EmailAuthSubscription; changed_at: string }
+>;
 export type AccountDisabled = DomainEvent<'AccountDisabled', { at: string }>;
 export type AccountEnabled = DomainEvent<'AccountEnabled', { at: string }>;
 
-export type AccountEvent = AccountRegistered | PasswordChanged | SessionStarted | SessionEnded | LoginFailed | SubscriptionChanged | AccountDisabled | AccountEnabled;
+export type AccountEvent =
+  | AccountRegistered
+  | PasswordChanged
+  | SessionStarted
+  | SessionEnded
+  | LoginFailed
+  | SubscriptionChanged
+  | AccountDisabled
+  | AccountEnabled;
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'AccountRegistered',

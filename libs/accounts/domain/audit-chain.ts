@@ -58,7 +58,18 @@ export const chained = (entry: AuditEntry, prevHash: string | null): ChainedAudi
 });
 
 /** CSV columns, in order (contract §19). */
-export const AUDIT_CSV_COLUMNS = ['id', 'occurred_at', 'type', 'actor_type', 'actor_id', 'source_ip', 'correlation_id', 'data', 'prev_hash', 'hash'] as const;
+export const AUDIT_CSV_COLUMNS = [
+  'id',
+  'occurred_at',
+  'type',
+  'actor_type',
+  'actor_id',
+  'source_ip',
+  'correlation_id',
+  'data',
+  'prev_hash',
+  'hash',
+] as const;
 
 /**
  * The metadata's actor (`user:<id>`, `key:<uuid>`, `ddns:<id>`, `system`, `admin`, …) as

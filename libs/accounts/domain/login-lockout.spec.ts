@@ -1,4 +1,13 @@
-import { admit, expiry, failed, FAILURE_WINDOW_MS, LOCK_MS, LockoutState, PENDING_TTL_MS, succeeded } from './login-lockout';
+import {
+  admit,
+  expiry,
+  failed,
+  FAILURE_WINDOW_MS,
+  LOCK_MS,
+  LockoutState,
+  PENDING_TTL_MS,
+  succeeded,
+} from './login-lockout';
 
 describe('login lockout rule', () => {
   const admitted = (state: LockoutState | null, now: number) => {
@@ -32,6 +41,9 @@ describe('login lockout rule', () => {
     expect(admit(state, 10 + PENDING_TTL_MS).admitted).toBe(true);
     expect(expiry(state)).toBe(3 + FAILURE_WINDOW_MS);
     // Five failures without a lock (not made by these rules) still refuse, with a finite wait.
-    expect(admit({ failures: [0, 1, 2, 3, 4], pending: [], lockedUntil: 0 }, 10)).toMatchObject({ admitted: false, retryAfterMs: FAILURE_WINDOW_MS - 10 });
+    expect(admit({ failures: [0, 1, 2, 3, 4], pending: [], lockedUntil: 0 }, 10)).toMatchObject({
+      admitted: false,
+      retryAfterMs: FAILURE_WINDOW_MS - 10,
+    });
   });
 });

@@ -26,7 +26,9 @@ export interface LockoutState {
   lockedUntil: number;
 }
 
-export type Admission = { admitted: true; state: LockoutState; ticket: number } | { admitted: false; state: LockoutState; reason: 'locked' | 'busy'; retryAfterMs: number };
+export type Admission =
+  | { admitted: true; state: LockoutState; ticket: number }
+  | { admitted: false; state: LockoutState; reason: 'locked' | 'busy'; retryAfterMs: number };
 
 const EMPTY: LockoutState = { failures: [], pending: [], lockedUntil: 0 };
 
@@ -88,4 +90,5 @@ export function expiry(state: LockoutState): number {
   return Math.max(state.lockedUntil, ...state.failures.map((t) => t + FAILURE_WINDOW_MS), ...state.pending);
 }
 
-export const isEmpty = (state: LockoutState): boolean => state.failures.length === 0 && state.pending.length === 0 && state.lockedUntil === 0;
+export const isEmpty = (state: LockoutState): boolean =>
+  state.failures.length === 0 && state.pending.length === 0 && state.lockedUntil === 0;

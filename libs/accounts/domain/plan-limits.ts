@@ -19,9 +19,23 @@ export interface PlanLimits {
 
 export const PLAN_LIMITS: Readonly<Record<Plan, Readonly<PlanLimits>>> = {
   free: { zones: 2, recordsPerZone: 500, ddnsHosts: 5, monitoredDomains: 5, tsigKeys: null, webhookEndpoints: null },
-  plus: { zones: 10, recordsPerZone: 2_000, ddnsHosts: 25, monitoredDomains: 5, tsigKeys: null, webhookEndpoints: null },
+  plus: {
+    zones: 10,
+    recordsPerZone: 2_000,
+    ddnsHosts: 25,
+    monitoredDomains: 5,
+    tsigKeys: null,
+    webhookEndpoints: null,
+  },
   pro: { zones: 50, recordsPerZone: 10_000, ddnsHosts: 100, monitoredDomains: 50, tsigKeys: 10, webhookEndpoints: 5 },
-  elite: { zones: 250, recordsPerZone: 100_000, ddnsHosts: 500, monitoredDomains: 500, tsigKeys: 50, webhookEndpoints: 20 },
+  elite: {
+    zones: 250,
+    recordsPerZone: 100_000,
+    ddnsHosts: 500,
+    monitoredDomains: 500,
+    tsigKeys: 50,
+    webhookEndpoints: 20,
+  },
 };
 
 export type CountedLimit = 'zones' | 'recordsPerZone' | 'ddnsHosts';
@@ -36,4 +50,5 @@ const LIMIT_NAMES: Record<NamedLimit, string> = {
 };
 
 /** 403 `limit_reached` naming the limit and its figure (contract §1, §16): "Zone limit reached for your plan (10)". */
-export const limitReached = (what: NamedLimit, limit: number) => forbidden('limit_reached', `${LIMIT_NAMES[what]} reached for your plan (${limit.toLocaleString('en-US')})`);
+export const limitReached = (what: NamedLimit, limit: number) =>
+  forbidden('limit_reached', `${LIMIT_NAMES[what]} reached for your plan (${limit.toLocaleString('en-US')})`);

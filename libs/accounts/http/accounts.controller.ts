@@ -1,7 +1,12 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
-import { clearBrowserSession, isIssuedSession, setBrowserSession, wantsCookieSession } from '../../auth/browser-session';
+import {
+  clearBrowserSession,
+  isIssuedSession,
+  setBrowserSession,
+  wantsCookieSession,
+} from '../../auth/browser-session';
 import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly, actorOf } from '../../auth/principal';
 import { parseLimit, parseOptionalString } from '../../shared/http/paging';
 import { ChangePassword, LoginWithPassword, Logout, RegisterAccount } from '../application/account.commands';
@@ -19,14 +24,21 @@ export class AccountsController {
   @Post('auth/register')
   @HttpCode(201)
   async register(@Body() body: RegisterDto, @ClientIp() ip: string) {
-    const id = await this.commands.execute(new RegisterAccount(body.username, body.email.toLowerCase(), body.password, ip));
+    const id = await this.commands.execute(
+      new RegisterAccount(body.username, body.email.toLowerCase(), body.password, ip),
+    );
     return this.queries.account(id);
   }
 
   @Public()
   @Post('auth/login')
   @HttpCode(200)
-  async login(@Body() body: LoginDto, @ClientIp() ip: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async login(
+    @Body() body: LoginDto,
+    @ClientIp() ip: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const result = await this.commands.execute(new LoginWithPassword(body.username, body.password, ip));
     return wantsCookieSession(req) && isIssuedSession(result) ? setBrowserSession(req, reply, result) : result;
   }
@@ -34,7 +46,12 @@ export class AccountsController {
   @SessionOnly()
   @Post('auth/logout')
   @HttpCode(204)
-  async logout(@CurrentPrincipal() p: Principal, @ClientIp() ip: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+  async logout(
+    @CurrentPrincipal() p: Principal,
+    @ClientIp() ip: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
     await this.commands.execute(new Logout(p.accountId, p.sessionId!, ip));
     clearBrowserSession(req, reply);
   }
@@ -48,7 +65,9 @@ export class AccountsController {
   @Post('account/password')
   @HttpCode(204)
   async changePassword(@CurrentPrincipal() p: Principal, @Body() body: ChangePasswordDto, @ClientIp() ip: string) {
-    await this.commands.execute(new ChangePassword(p.accountId, body.current_password, body.new_password, p.sessionId ?? null, actorOf(p), ip));
+    await this.commands.execute(
+      new ChangePassword(p.accountId, body.current_password, body.new_password, p.sessionId ?? null, actorOf(p), ip),
+    );
   }
 
   @Get('account/audit')

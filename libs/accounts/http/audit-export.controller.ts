@@ -7,7 +7,10 @@ import { auditExportChunks, AuditExportQueries } from '../application/audit-expo
 import { AUDIT_CSV_COLUMNS } from '../domain/audit-chain';
 import { parseAuditExportQuery } from './audit-export.dto';
 
-const nullableString = (description?: string) => ({ anyOf: [{ type: 'string' }, { type: 'null' }], ...(description ? { description } : {}) });
+const nullableString = (description?: string) => ({
+  anyOf: [{ type: 'string' }, { type: 'null' }],
+  ...(description ? { description } : {}),
+});
 
 const ENTRY_PROPERTIES = {
   id: { type: 'string', description: 'The event id' },
@@ -20,7 +23,10 @@ const ENTRY_PROPERTIES = {
   correlation_id: nullableString(),
   data: { description: 'The event’s data, secrets redacted' },
   prev_hash: nullableString('The account’s previous entry’s hash; null for its first ever entry'),
-  hash: { type: 'string', description: 'Hex SHA-256 of this entry without `hash` (with `prev_hash`) as RFC 8785 canonical JSON' },
+  hash: {
+    type: 'string',
+    description: 'Hex SHA-256 of this entry without `hash` (with `prev_hash`) as RFC 8785 canonical JSON',
+  },
 };
 
 /** `GET /account/audit/export` (contract §19): the account's audit entries with their hash chain, streamed. */
@@ -37,7 +43,11 @@ export class AuditExportController {
       'links from the entry before it; `npm run cli -- audit:verify <file>` checks a file against the store. ' +
       `CSV columns: ${AUDIT_CSV_COLUMNS.join(', ')} (\`data\` as JSON text; \`actor_type\`/\`actor_id\` split \`actor\` at its first colon, \`key\` named \`api_key\`).`,
   })
-  @ApiQuery({ name: 'from', required: false, description: 'Inclusive: ISO 8601 date (UTC midnight) or date-time with Z or an offset' })
+  @ApiQuery({
+    name: 'from',
+    required: false,
+    description: 'Inclusive: ISO 8601 date (UTC midnight) or date-time with Z or an offset',
+  })
   @ApiQuery({ name: 'to', required: false, description: 'Exclusive, same form; not before `from`' })
   @ApiQuery({ name: 'format', required: false, enum: ['jsonl', 'csv'], description: 'Default jsonl' })
   @ApiProduces('application/x-ndjson', 'text/csv')
@@ -45,15 +55,23 @@ export class AuditExportController {
     status: 200,
     description: 'JSON Lines (one entry per line) or RFC 4180 CSV with a header, streamed',
     content: {
-      'application/x-ndjson': { schema: { type: 'object', properties: ENTRY_PROPERTIES, required: Object.keys(ENTRY_PROPERTIES) } },
+      'application/x-ndjson': {
+        schema: { type: 'object', properties: ENTRY_PROPERTIES, required: Object.keys(ENTRY_PROPERTIES) },
+      },
       'text/csv': { schema: { type: 'string', description: `Header: ${AUDIT_CSV_COLUMNS.join(',')}` } },
     },
   })
   export(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>, @Res() reply: FastifyReply) {
     const { format, window } = parseAuditExportQuery(query);
-    const name = `audit-${p.accountId}${window.from ? `-from-${window.from}` : ''}${window.to ? `-to-${window.to}` : ''}.${format}`.replace(/:/g, '');
+    const name =
+      `audit-${p.accountId}${window.from ? `-from-${window.from}` : ''}${window.to ? `-to-${window.to}` : ''}.${format}`.replace(
+        /:/g,
+        '',
+      );
     // One page waiting at most: the next is read from the store only once the socket has taken this one.
-    const body = Readable.from(auditExportChunks(this.queries.pages(p.accountId, window), format), { highWaterMark: 1 });
+    const body = Readable.from(auditExportChunks(this.queries.pages(p.accountId, window), format), {
+      highWaterMark: 1,
+    });
     return reply
       .header('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="${name}"`)

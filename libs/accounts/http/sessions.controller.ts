@@ -24,7 +24,9 @@ export class SessionsController {
   @SessionOnly()
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Ends one session of the account at once (its token stops working; an open dashboard signs out)' })
+  @ApiOperation({
+    summary: 'Ends one session of the account at once (its token stops working; an open dashboard signs out)',
+  })
   async revoke(@CurrentPrincipal() p: Principal, @Param('id') id: string, @ClientIp() ip: string): Promise<void> {
     await this.sessions.assertActive(p.accountId, id);
     await this.commands.execute(new Logout(p.accountId, id, ip));

@@ -17,7 +17,9 @@ export function keyView(doc: Omit<ApiKeyDoc, '_id' | 'key_hash'>, lastUsedAt: st
     is_active: doc.is_active,
     access: doc.access,
     expires_at: doc.expires_at,
-    ...(doc.access === 'email_auth:read' ? { domains: doc.domains, failure_report_subjects: doc.failure_report_subjects } : {}),
+    ...(doc.access === 'email_auth:read'
+      ? { domains: doc.domains, failure_report_subjects: doc.failure_report_subjects }
+      : {}),
   };
 }
 

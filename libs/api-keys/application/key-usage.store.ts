@@ -30,7 +30,9 @@ export class SqliteKeyUsageStore implements KeyUsageStore {
     this.db.pragma('journal_mode = WAL');
     // NORMAL: the WAL write reaches the OS before we answer, which a process crash cannot undo.
     this.db.pragma('synchronous = NORMAL');
-    this.db.exec('CREATE TABLE IF NOT EXISTS key_usage (key_id TEXT PRIMARY KEY, last_used_at TEXT NOT NULL) WITHOUT ROWID');
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS key_usage (key_id TEXT PRIMARY KEY, last_used_at TEXT NOT NULL) WITHOUT ROWID',
+    );
     this.upsert = this.db.prepare(
       'INSERT INTO key_usage (key_id, last_used_at) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET last_used_at = max(last_used_at, excluded.last_used_at)',
     );

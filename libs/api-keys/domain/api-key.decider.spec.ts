@@ -4,7 +4,13 @@ import { ApiKeyEvent } from './api-key.events';
 
 const spec = specFor(keyringDecider);
 const at = '2026-01-01T00:00:00.000Z';
-const pro: AccountSnapshot = { accountId: 1, plan: 'pro', emailAuthTier: 'none', emailAuthDomains: [], twoFactorEnabled: false };
+const pro: AccountSnapshot = {
+  accountId: 1,
+  plan: 'pro',
+  emailAuthTier: 'none',
+  emailAuthDomains: [],
+  twoFactorEnabled: false,
+};
 
 const create = (keyId: string, account: AccountSnapshot = pro, extra: Partial<KeyringCommand> = {}): KeyringCommand =>
   ({
@@ -82,7 +88,12 @@ describe('keyring decider', () => {
       twoFactorEnabled: true,
     };
     const emailKey = (account: AccountSnapshot, domains = ['example.com']) =>
-      create('m', account, { access: 'email_auth:read', domains, failureReportSubjects: true, expiresInDays: 30 } as never);
+      create('m', account, {
+        access: 'email_auth:read',
+        domains,
+        failureReportSubjects: true,
+        expiresInDays: 30,
+      } as never);
 
     it('needs the Enterprise tier', () => {
       spec
@@ -128,7 +139,10 @@ describe('keyring decider', () => {
     });
 
     it('shares the 5-key limit with account keys', () => {
-      spec.given(['a', 'b', 'c', 'd', 'e'].map(created)).when(emailKey(enterprise)).thenFails(400, 'Maximum number of API keys reached (5)');
+      spec
+        .given(['a', 'b', 'c', 'd', 'e'].map(created))
+        .when(emailKey(enterprise))
+        .thenFails(400, 'Maximum number of API keys reached (5)');
     });
   });
 });

@@ -69,7 +69,10 @@ export const keyringDecider: Decider<KeyringState, KeyringCommand, ApiKeyEvent> 
           if (!account.twoFactorEnabled) throw forbidden('two_factor_required', TWO_FACTOR_MESSAGE);
           const outside = command.domains.filter((d) => !account.emailAuthDomains.includes(d));
           if (outside.length) {
-            throw badRequest('validation_failed', `domains: not in the account's Email Authentication subscription: ${outside.join(', ')}`);
+            throw badRequest(
+              'validation_failed',
+              `domains: not in the account's Email Authentication subscription: ${outside.join(', ')}`,
+            );
           }
         }
         const active = [...state.keys.values()].filter((k) => k.active).length;
@@ -77,7 +80,9 @@ export const keyringDecider: Decider<KeyringState, KeyringCommand, ApiKeyEvent> 
           throw badRequest('limit_reached', `Maximum number of API keys reached (${MAX_ACTIVE_KEYS})`);
         }
         const emailAuth = command.access === 'email_auth:read';
-        const expiresAt = emailAuth ? new Date(Date.parse(command.at) + command.expiresInDays * 86_400_000).toISOString() : null;
+        const expiresAt = emailAuth
+          ? new Date(Date.parse(command.at) + command.expiresInDays * 86_400_000).toISOString()
+          : null;
         return [
           {
             type: 'ApiKeyCreated',

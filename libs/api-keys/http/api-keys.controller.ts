@@ -20,11 +20,23 @@ export class ApiKeysController {
   @HttpCode(201)
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateApiKeyDto, @ClientIp() ip: string) {
     const access = body.access ?? 'account';
-    if (access === 'account' && (body.domains !== undefined || body.failure_report_subjects !== undefined || body.expires_in_days !== undefined)) {
+    if (
+      access === 'account' &&
+      (body.domains !== undefined || body.failure_report_subjects !== undefined || body.expires_in_days !== undefined)
+    ) {
       throw validationFailed('domains, failure_report_subjects and expires_in_days apply only to email_auth:read keys');
     }
     const created: CreatedKey = await this.commands.execute(
-      new CreateApiKey(p.accountId, body.name, access, body.domains ?? [], body.failure_report_subjects ?? false, body.expires_in_days ?? 365, actorOf(p), ip),
+      new CreateApiKey(
+        p.accountId,
+        body.name,
+        access,
+        body.domains ?? [],
+        body.failure_report_subjects ?? false,
+        body.expires_in_days ?? 365,
+        actorOf(p),
+        ip,
+      ),
     );
     const e = created.event;
     const { id, user_id, ...rest } = keyView({ ...e, id: e.key_id, is_active: true }, null, true);

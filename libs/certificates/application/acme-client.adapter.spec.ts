@@ -29,7 +29,11 @@ describe('AcmeClientAdapter: busy and rate-limiting answers', () => {
   const adapter = () => new AcmeClientAdapter(url, null, AcmeClientAdapter.createAccountKey);
 
   it('HTTP 429 with Retry-After: AcmeRetryLater carrying it, after one request', async () => {
-    answer = { status: 429, headers: { 'retry-after': '7' }, body: { type: 'urn:ietf:params:acme:error:rateLimited', detail: 'too many new orders' } };
+    answer = {
+      status: 429,
+      headers: { 'retry-after': '7' },
+      body: { type: 'urn:ietf:params:acme:error:rateLimited', detail: 'too many new orders' },
+    };
     const error = await adapter()
       .placeOrder(['a.example'])
       .catch((e: unknown) => e);

@@ -36,7 +36,10 @@ function interceptBusyAnswers(): void {
   acme.axios.interceptors.response.use((response) => {
     if (response.status !== 429 && response.status < 500) return response;
     const problem = response.data as ProblemLike;
-    throw new AcmeRetryLater(`HTTP ${response.status}: ${problemText(problem)}`, retryAfterMs(response.headers?.['retry-after']));
+    throw new AcmeRetryLater(
+      `HTTP ${response.status}: ${problemText(problem)}`,
+      retryAfterMs(response.headers?.['retry-after']),
+    );
   });
 }
 
@@ -87,7 +90,10 @@ export class AcmeClientAdapter implements AcmePort {
   async placeOrder(names: string[]): Promise<PlacedOrder> {
     const client = await this.acme();
     try {
-      return await this.describe(client, await client.createOrder({ identifiers: names.map((value) => ({ type: 'dns', value })) }));
+      return await this.describe(
+        client,
+        await client.createOrder({ identifiers: names.map((value) => ({ type: 'dns', value })) }),
+      );
     } catch (e) {
       throw e instanceof AcmeRefusal ? e : asRefusal(e);
     }
@@ -125,7 +131,12 @@ export class AcmeClientAdapter implements AcmePort {
         const challenge = a.challenges.find((c) => c.type === 'dns-01');
         if (!challenge) throw new AcmeRefusal(`no dns-01 challenge offered for ${a.identifier.value}`);
         const identifier = a.wildcard ? `*.${a.identifier.value}` : a.identifier.value;
-        return { identifier, authzUrl: a.url, challengeUrl: challenge.url, value: await client.getChallengeKeyAuthorization(challenge) };
+        return {
+          identifier,
+          authzUrl: a.url,
+          challengeUrl: challenge.url,
+          value: await client.getChallengeKeyAuthorization(challenge),
+        };
       }),
     );
     return { orderUrl: order.url, finalizeUrl: order.finalize, authorizations };
@@ -153,15 +164,20 @@ export class AcmeClientAdapter implements AcmePort {
     const [authz] = await client.getAuthorizations({ authorizations: [authzUrl] } as acme.Order);
     if (authz.status === 'valid') return { status: 'valid' };
     if (authz.status === 'pending') return { status: 'pending' };
-    const failed = authz.challenges.find((c) => c.type === 'dns-01' && c.error) ?? authz.challenges.find((c) => c.error);
-    return { status: 'invalid', error: `${authz.identifier.value}: ${authz.status}: ${problemText(failed?.error as ProblemLike)}` };
+    const failed =
+      authz.challenges.find((c) => c.type === 'dns-01' && c.error) ?? authz.challenges.find((c) => c.error);
+    return {
+      status: 'invalid',
+      error: `${authz.identifier.value}: ${authz.status}: ${problemText(failed?.error as ProblemLike)}`,
+    };
   }
 
   async finalize(orderUrl: string, csrPem: string): Promise<string> {
     const client = await this.acme();
     try {
       let order = await client.getOrder({ url: orderUrl } as acme.Order);
-      if (order.status === 'invalid') throw new AcmeRefusal(`order invalid: ${problemText(order.error as ProblemLike)}`);
+      if (order.status === 'invalid')
+        throw new AcmeRefusal(`order invalid: ${problemText(order.error as ProblemLike)}`);
       // Finalized already (before a crash): only the download is left.
       if (order.status === 'ready') order = await client.finalizeOrder(order, csrPem);
       return await client.getCertificate(order);
@@ -197,7 +213,11 @@ const accountUrlOf = (client: acme.Client): string | null => {
 };
 
 interface RawApi {
-  apiRequest(url: string, payload: null, validStatusCodes: number[]): Promise<{ data: any; headers: Record<string, string | undefined> }>;
+  apiRequest(
+    url: string,
+    payload: null,
+    validStatusCodes: number[],
+  ): Promise<{ data: any; headers: Record<string, string | undefined> }>;
 }
 
 /** An order's identifiers as the CA lists them: wildcards appear as `*.name` in the order. */

@@ -13,17 +13,35 @@ import { zoneStream } from '../../zones/domain/zone.events';
 import { ZONES } from '../../../projections/zones.projection';
 import { CA_WINDOW_MS, checkCaLimits, namesKey } from '../domain/ca-limits';
 import { certificateDecider, CertificateState } from '../domain/certificate.decider';
-import { certificateNotFound, checkRequest, MAX_CERTIFICATES, normalizeName, requirePaid } from '../domain/certificate-rules';
+import {
+  certificateNotFound,
+  checkRequest,
+  MAX_CERTIFICATES,
+  normalizeName,
+  requirePaid,
+} from '../domain/certificate-rules';
 import { certificateStream } from '../domain/certificate.events';
 import { LedgerCommand, ledgerDecider, ledgerStream } from '../domain/certificate-ledger';
 import { ACME_PORT, AcmePort } from './acme.port';
 import { CERTIFICATE_ISSUANCES, CERTIFICATES } from '../../../projections/certificates.projection';
-import { CertificateCaller, CreateCertificate, DeleteCertificate, ExpireCertificate, RenewCertificate, RunIssuanceStep, SetCertificateAutoRenew } from './certificate.commands';
+import {
+  CertificateCaller,
+  CreateCertificate,
+  DeleteCertificate,
+  ExpireCertificate,
+  RenewCertificate,
+  RunIssuanceStep,
+  SetCertificateAutoRenew,
+} from './certificate.commands';
 import { CertificateQueries } from './certificate.queries';
 import { IssuanceSteps } from './issuance-steps';
 
 const READ_MODELS = [CERTIFICATES.projection];
-const metadataOf = (c: CertificateCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
+const metadataOf = (c: CertificateCaller): EventMetadata => ({
+  actor: c.actor,
+  account_id: c.accountId,
+  source_ip: c.sourceIp,
+});
 const SYSTEM = (accountId: number): EventMetadata => ({ actor: 'system:certificates', account_id: accountId });
 
 /**
@@ -52,7 +70,8 @@ export class CertificateWriter {
   async load(certificateId: string, accountId: number | null): Promise<{ state: CertificateState }> {
     if (!/^[0-9a-f-]{36}$/.test(certificateId)) throw certificateNotFound();
     const { state } = await this.runner.streams.loadState(certificateStream(certificateId), certificateDecider);
-    if (state.status === 'none' || state.status === 'deleted' || (accountId !== null && state.accountId !== accountId)) throw certificateNotFound();
+    if (state.status === 'none' || state.status === 'deleted' || (accountId !== null && state.accountId !== accountId))
+      throw certificateNotFound();
     return { state };
   }
 
@@ -65,25 +84,34 @@ export class CertificateWriter {
   }
 
   async checkCaLimits(registeredDomain: string, names: string[], now: number): Promise<void> {
-    const past = await this.projections
-      .readModel(CERTIFICATE_ISSUANCES)
-      .find({ issued_at: { $gt: new Date(now - CA_WINDOW_MS).toISOString() }, $or: [{ registered_domain: registeredDomain }, { names_key: namesKey(names) }] });
+    const past = await this.projections.readModel(CERTIFICATE_ISSUANCES).find({
+      issued_at: { $gt: new Date(now - CA_WINDOW_MS).toISOString() },
+      $or: [{ registered_domain: registeredDomain }, { names_key: namesKey(names) }],
+    });
     try {
       checkCaLimits(past, registeredDomain, names, now);
     } catch (e) {
       // Counted beside the CA's outcomes: an order the CA would have refused, never sent.
-      this.metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome']).inc({ outcome: 'rate_limited' });
+      this.metrics
+        .counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome'])
+        .inc({ outcome: 'rate_limited' });
       throw e;
     }
   }
 
   async releaseSlot(accountId: number, certificateId: string): Promise<void> {
-    await this.ledger(accountId, { type: 'ReleaseSlot', accountId, certificateId, at: this.clock.now().toISOString() }, SYSTEM(accountId));
+    await this.ledger(
+      accountId,
+      { type: 'ReleaseSlot', accountId, certificateId, at: this.clock.now().toISOString() },
+      SYSTEM(accountId),
+    );
   }
 
   /** Ledger decisions of one account run one at a time in this process (no revision fights on a burst of creates). */
   ledger(accountId: number, command: LedgerCommand, metadata: EventMetadata) {
-    return this.lock.run(`ledger-${accountId}`, () => this.runner.streams.handle(ledgerStream(accountId), ledgerDecider, command, metadata));
+    return this.lock.run(`ledger-${accountId}`, () =>
+      this.runner.streams.handle(ledgerStream(accountId), ledgerDecider, command, metadata),
+    );
   }
 }
 
@@ -96,14 +124,28 @@ export class CreateCertificateHandler implements ICommandHandler<CreateCertifica
     const plan = await this.w.queries.planOf(caller.accountId);
     requirePaid(plan);
     const zone = await this.w.verifiedZone(caller.accountId, input.zone);
-    const names = checkRequest({ plan, zone, domain: input.domain, sans: input.sans, wildcard: input.wildcard, autoRenew: input.autoRenew });
+    const names = checkRequest({
+      plan,
+      zone,
+      domain: input.domain,
+      sans: input.sans,
+      wildcard: input.wildcard,
+      autoRenew: input.autoRenew,
+    });
     const at = this.w.clock.now();
     await this.w.checkCaLimits(zone!.name, names, at.getTime());
     const certificateId = randomUUID();
     const domain = names[0];
     await this.w.ledger(
       caller.accountId,
-      { type: 'TakeSlot', accountId: caller.accountId, certificateId, domain, limit: MAX_CERTIFICATES[plan], at: at.toISOString() },
+      {
+        type: 'TakeSlot',
+        accountId: caller.accountId,
+        certificateId,
+        domain,
+        limit: MAX_CERTIFICATES[plan],
+        at: at.toISOString(),
+      },
       metadataOf(caller),
     );
     try {
@@ -147,11 +189,22 @@ export class RenewCertificateHandler implements ICommandHandler<RenewCertificate
     if (state.status === 'expired') {
       await this.w.ledger(
         state.accountId,
-        { type: 'TakeSlot', accountId: state.accountId, certificateId, domain: state.domain, limit: MAX_CERTIFICATES[plan], at: at.toISOString() },
+        {
+          type: 'TakeSlot',
+          accountId: state.accountId,
+          certificateId,
+          domain: state.domain,
+          limit: MAX_CERTIFICATES[plan],
+          at: at.toISOString(),
+        },
         metadata,
       );
     }
-    await this.w.run(certificateId, { type: 'RenewCertificate', accountId: caller?.accountId ?? null, plan, trigger, at: at.toISOString() }, metadata);
+    await this.w.run(
+      certificateId,
+      { type: 'RenewCertificate', accountId: caller?.accountId ?? null, plan, trigger, at: at.toISOString() },
+      metadata,
+    );
   }
 }
 
@@ -162,7 +215,11 @@ export class SetCertificateAutoRenewHandler implements ICommandHandler<SetCertif
   async execute({ caller, certificateId, autoRenew }: SetCertificateAutoRenew): Promise<void> {
     await this.w.load(certificateId, caller.accountId);
     const plan = await this.w.queries.planOf(caller.accountId);
-    await this.w.run(certificateId, { type: 'SetAutoRenew', accountId: caller.accountId, plan, autoRenew, at: this.w.clock.now().toISOString() }, metadataOf(caller));
+    await this.w.run(
+      certificateId,
+      { type: 'SetAutoRenew', accountId: caller.accountId, plan, autoRenew, at: this.w.clock.now().toISOString() },
+      metadataOf(caller),
+    );
   }
 }
 
@@ -184,7 +241,11 @@ export class DeleteCertificateHandler implements ICommandHandler<DeleteCertifica
       revokedSerial = state.current.serial;
     }
     const at = this.w.clock.now().toISOString();
-    await this.w.run(certificateId, { type: 'DeleteCertificate', accountId: caller.accountId, revokedSerial, at }, metadataOf(caller));
+    await this.w.run(
+      certificateId,
+      { type: 'DeleteCertificate', accountId: caller.accountId, revokedSerial, at },
+      metadataOf(caller),
+    );
     await this.w.releaseSlot(caller.accountId, certificateId);
   }
 }
@@ -204,7 +265,11 @@ export class ExpireCertificateHandler implements ICommandHandler<ExpireCertifica
       SYSTEM(state.accountId),
     );
     if (result.events.length === 0) return false;
-    await this.w.ledger(state.accountId, { type: 'ParkSlot', accountId: state.accountId, certificateId, at: now.toISOString() }, SYSTEM(state.accountId));
+    await this.w.ledger(
+      state.accountId,
+      { type: 'ParkSlot', accountId: state.accountId, certificateId, at: now.toISOString() },
+      SYSTEM(state.accountId),
+    );
     return true;
   }
 }

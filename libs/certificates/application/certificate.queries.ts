@@ -33,8 +33,10 @@ export class CertificateQueries {
   async download(accountId: number, certificateId: string) {
     if (!/^[0-9a-f-]{36}$/.test(certificateId)) throw certificateNotFound();
     const { state } = await this.streams.loadState(certificateStream(certificateId), certificateDecider);
-    if (state.status === 'none' || state.status === 'deleted' || state.accountId !== accountId) throw certificateNotFound();
-    if (!state.current || state.status === 'revoked') throw conflict('not_issued', 'The certificate has not been issued yet');
+    if (state.status === 'none' || state.status === 'deleted' || state.accountId !== accountId)
+      throw certificateNotFound();
+    if (!state.current || state.status === 'revoked')
+      throw conflict('not_issued', 'The certificate has not been issued yet');
     return {
       certificate_pem: state.current.certificatePem,
       chain_pem: state.current.chainPem,
@@ -75,7 +77,12 @@ export class CertificateQueries {
 
   /** Certificates whose automatic renewal is due (issued, or failed on a previous renewal). */
   dueForRenewal(now: Date): Promise<CertificateDoc[]> {
-    return this.docs.find({ status: { $in: ['issued', 'failed'] }, auto_renew: true, next_renewal_at: { $lte: now.toISOString() }, ...LIVE });
+    return this.docs.find({
+      status: { $in: ['issued', 'failed'] },
+      auto_renew: true,
+      next_renewal_at: { $lte: now.toISOString() },
+      ...LIVE,
+    });
   }
 
   pastExpiry(now: Date): Promise<CertificateDoc[]> {

@@ -45,8 +45,15 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
       at: T0,
     },
   };
-  const orderRequested: CertificateEvent = { type: 'AcmeOrderRequested', data: { certificate_id: ID, attempt: 1, at: T0 } };
-  const events = async () => (await store.readStream(certificateStream(ID))).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
+  const orderRequested: CertificateEvent = {
+    type: 'AcmeOrderRequested',
+    data: { certificate_id: ID, attempt: 1, at: T0 },
+  };
+  const events = async () =>
+    (await store.readStream(certificateStream(ID))).map((e) => ({
+      type: e.type,
+      data: e.data as Record<string, unknown>,
+    }));
   const revision = async () => (await streams.loadState(certificateStream(ID), certificateDecider)).revision;
   const given = (history: CertificateEvent[]) => store.appendToStream(certificateStream(ID), history, 'no_stream');
 
@@ -58,7 +65,16 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     acme = { findOpenOrder: jest.fn(), placeOrder: jest.fn(), authorization: jest.fn() };
     const config = { acmePropagationDelayMs: 0, acmeDirectoryUrl: 'https://ca.test/dir' } as AppConfig;
     const logger = { info: () => undefined, warn: () => undefined, error: () => undefined };
-    steps = new IssuanceSteps(streams, {} as ChallengeRecords, acme as unknown as AcmePort, {} as SecretBox, clock, config, logger, new Metrics());
+    steps = new IssuanceSteps(
+      streams,
+      {} as ChallengeRecords,
+      acme as unknown as AcmePort,
+      {} as SecretBox,
+      clock,
+      config,
+      logger,
+      new Metrics(),
+    );
   });
   afterEach(async () => {
     await store.close();
@@ -72,7 +88,15 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     const last = (await events()).at(-1)!;
     expect(last).toEqual({
       type: 'IssuanceStepDeferred',
-      data: { certificate_id: ID, attempt: 1, step: 'place_order', tries: 1, error: 'HTTP 429: rateLimited', retry_at: '2026-01-01T00:00:07.000Z', at: T0 },
+      data: {
+        certificate_id: ID,
+        attempt: 1,
+        step: 'place_order',
+        tries: 1,
+        error: 'HTTP 429: rateLimited',
+        retry_at: '2026-01-01T00:00:07.000Z',
+        at: T0,
+      },
     });
     await steps.run(ID, 1); // decided on revision 1; the stream is at 2 now
     expect(await events()).toHaveLength(3);
@@ -84,7 +108,11 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     for (let tries = 1; tries <= 4; tries++) {
       await steps.run(ID, await revision());
       const last = (await events()).at(-1)!;
-      expect([last.type, last.data.tries, last.data.retry_at]).toEqual(['IssuanceStepDeferred', tries, new Date(Date.parse(T0) + tries * 1000).toISOString()]);
+      expect([last.type, last.data.tries, last.data.retry_at]).toEqual([
+        'IssuanceStepDeferred',
+        tries,
+        new Date(Date.parse(T0) + tries * 1000).toISOString(),
+      ]);
     }
     await steps.run(ID, await revision());
     expect((await events()).at(-1)).toEqual({
@@ -97,7 +125,10 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     await given([requested, orderRequested]);
     acme.findOpenOrder.mockRejectedValue(new AcmeRetryLater('HTTP 429: rateLimited for a week', 7 * 86_400_000));
     await steps.run(ID, 1);
-    expect((await events()).at(-1)).toMatchObject({ type: 'IssuanceFailed', data: { step: 'place_order', error: 'HTTP 429: rateLimited for a week' } });
+    expect((await events()).at(-1)).toMatchObject({
+      type: 'IssuanceFailed',
+      data: { step: 'place_order', error: 'HTTP 429: rateLimited for a week' },
+    });
     expect(acme.placeOrder).not.toHaveBeenCalled();
   });
 
@@ -105,7 +136,11 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     await given([requested]);
     acme.placeOrder.mockRejectedValue(new AcmeRefusal('urn:ietf:params:acme:error:rejectedIdentifier: no'));
     await steps.run(ID, 0);
-    expect((await events()).map((e) => e.type)).toEqual(['CertificateRequested', 'AcmeOrderRequested', 'IssuanceFailed']);
+    expect((await events()).map((e) => e.type)).toEqual([
+      'CertificateRequested',
+      'AcmeOrderRequested',
+      'IssuanceFailed',
+    ]);
     // Requested by this very command: no earlier order of it can exist at the CA, so none is looked for.
     expect(acme.findOpenOrder).not.toHaveBeenCalled();
   });
@@ -125,7 +160,14 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     const order: PlacedOrder = {
       orderUrl: 'https://ca.test/order/1',
       finalizeUrl: 'https://ca.test/finalize/1',
-      authorizations: [{ identifier: 'example.com', authzUrl: 'https://ca.test/authz/1', challengeUrl: 'https://ca.test/chall/1', value: 'v' }],
+      authorizations: [
+        {
+          identifier: 'example.com',
+          authzUrl: 'https://ca.test/authz/1',
+          challengeUrl: 'https://ca.test/chall/1',
+          value: 'v',
+        },
+      ],
     };
     await given([
       requested,
@@ -137,7 +179,15 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
           attempt: 1,
           order_url: order.orderUrl,
           finalize_url: order.finalizeUrl,
-          challenges: [{ identifier: 'example.com', authz_url: 'https://ca.test/authz/1', challenge_url: 'https://ca.test/chall/1', subname: '_acme-challenge', value: 'v' }],
+          challenges: [
+            {
+              identifier: 'example.com',
+              authz_url: 'https://ca.test/authz/1',
+              challenge_url: 'https://ca.test/chall/1',
+              subname: '_acme-challenge',
+              value: 'v',
+            },
+          ],
           at: T0,
         },
       },
@@ -147,7 +197,9 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
     acme.authorization.mockResolvedValue({ status: 'pending' });
     await steps.run(ID, 4);
     await steps.run(ID, 5);
-    const pending = (await events()).filter((e) => e.type === 'AuthorizationsPending').map((e) => [e.data.poll, e.data.next_poll_at]);
+    const pending = (await events())
+      .filter((e) => e.type === 'AuthorizationsPending')
+      .map((e) => [e.data.poll, e.data.next_poll_at]);
     expect(pending).toEqual([
       [1, '2026-01-01T00:00:00.250Z'],
       [2, '2026-01-01T00:00:02.000Z'],

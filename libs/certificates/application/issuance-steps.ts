@@ -8,7 +8,13 @@ import { LOGGER, Logger } from '../../shared/logger';
 import { Metrics, METRICS } from '../../shared/metrics';
 import { certificateDecider, CertificateState, IssuanceCommand } from '../domain/certificate.decider';
 import { certificateStream, CERTIFICATE_KEY_PURPOSE, ChallengeRecord } from '../domain/certificate.events';
-import { AUTHZ_POLL_ATTEMPTS, challengeSubname, IssuanceStep, nextIssuanceStep, nextPollDelayMs } from '../domain/issuance-plan';
+import {
+  AUTHZ_POLL_ATTEMPTS,
+  challengeSubname,
+  IssuanceStep,
+  nextIssuanceStep,
+  nextPollDelayMs,
+} from '../domain/issuance-plan';
 import { ACME_PORT, AcmePort, AcmeRefusal, AcmeRetryLater } from './acme.port';
 import { ChallengeRecords } from './challenge-records';
 
@@ -55,8 +61,14 @@ export class IssuanceSteps {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: Metrics,
   ) {
-    this.orders = metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', ['outcome']);
-    this.duration = metrics.histogram('acme_issuance_duration_seconds', 'Time from request (or renewal) to issued', [1, 2, 5, 10, 20, 30, 60, 120, 300]);
+    this.orders = metrics.counter('acme_orders_total', 'ACME orders by outcome (issued, failed, rate_limited)', [
+      'outcome',
+    ]);
+    this.duration = metrics.histogram(
+      'acme_issuance_duration_seconds',
+      'Time from request (or renewal) to issued',
+      [1, 2, 5, 10, 20, 30, 60, 120, 300],
+    );
   }
 
   /**
@@ -83,7 +95,8 @@ export class IssuanceSteps {
       if (step.kind === 'wait_propagation' && expected !== revision) return;
       const command = await this.attempt(state, step);
       const recorded = await this.record(state, command);
-      if (recorded === null || command.type === 'RecordStepDeferred' || command.type === 'RecordAuthorizationsPending') return;
+      if (recorded === null || command.type === 'RecordStepDeferred' || command.type === 'RecordAuthorizationsPending')
+        return;
       expected = recorded;
     }
   }
@@ -97,7 +110,14 @@ export class IssuanceSteps {
   private async attempt(state: CertificateState, step: Step): Promise<IssuanceCommand> {
     if (step.kind === 'wait_propagation') {
       // Woken before the wait's end (the delay was raised since it was scheduled): wait for the rest.
-      return { type: 'RecordStepDeferred', attempt: step.attempt, step: step.kind, error: 'waiting for DNS propagation', retryAt: iso(step.until), at: this.now() };
+      return {
+        type: 'RecordStepDeferred',
+        attempt: step.attempt,
+        step: step.kind,
+        error: 'waiting for DNS propagation',
+        retryAt: iso(step.until),
+        at: this.now(),
+      };
     }
     try {
       return await this.perform(state, step);
@@ -111,8 +131,21 @@ export class IssuanceSteps {
       const retryAfter = e instanceof AcmeRetryLater ? e.retryAfterMs : null;
       if (retryAfter !== null && retryAfter > MAX_RETRY_AFTER_MS && !cleanup) return this.failed(step, error);
       const retryAt = this.clock.now().getTime() + (retryAfter ?? retryDelayMs(tries));
-      this.logger.warn('certificate step will be retried', { certificate_id: state.id, step: step.kind, error, tries, retry_at: iso(retryAt) });
-      return { type: 'RecordStepDeferred', attempt: step.attempt, step: step.kind, error, retryAt: iso(retryAt), at: this.now() };
+      this.logger.warn('certificate step will be retried', {
+        certificate_id: state.id,
+        step: step.kind,
+        error,
+        tries,
+        retry_at: iso(retryAt),
+      });
+      return {
+        type: 'RecordStepDeferred',
+        attempt: step.attempt,
+        step: step.kind,
+        error,
+        retryAt: iso(retryAt),
+        at: this.now(),
+      };
     }
   }
 
@@ -120,7 +153,10 @@ export class IssuanceSteps {
     return { type: 'RecordFailed', attempt: step.attempt, step: step.kind, error, at: this.now() };
   }
 
-  private async perform(state: CertificateState, step: Exclude<Step, { kind: 'wait_propagation' }>): Promise<IssuanceCommand> {
+  private async perform(
+    state: CertificateState,
+    step: Exclude<Step, { kind: 'wait_propagation' }>,
+  ): Promise<IssuanceCommand> {
     const zone = { zoneId: state.zoneId, accountId: state.accountId, certificateId: state.id };
     const attempt = step.attempt;
     switch (step.kind) {
@@ -131,11 +167,14 @@ export class IssuanceSteps {
         this.requestedHere.add(`${state.id}:${attempt}`);
         return { type: 'RecordOrderRequested', attempt, at: this.now() };
       case 'place_order': {
-        if (!this.config.acmeDirectoryUrl) throw new AcmeRefusal('ACME is not configured (ACME_DIRECTORY_URL is unset)');
+        if (!this.config.acmeDirectoryUrl)
+          throw new AcmeRefusal('ACME is not configured (ACME_DIRECTORY_URL is unset)');
         this.prefetchKey(state.id, attempt, step.names);
         // Requested by an earlier run that may have crashed after the CA created the order: adopt that one.
         const requestedHere = this.requestedHere.delete(`${state.id}:${attempt}`);
-        const order = (requestedHere ? null : await this.acme.findOpenOrder(step.names)) ?? (await this.acme.placeOrder(step.names));
+        const order =
+          (requestedHere ? null : await this.acme.findOpenOrder(step.names)) ??
+          (await this.acme.placeOrder(step.names));
         const challenges: ChallengeRecord[] = order.authorizations.map((a) => ({
           identifier: a.identifier,
           authz_url: a.authzUrl,
@@ -143,20 +182,35 @@ export class IssuanceSteps {
           subname: challengeSubname(a.identifier, state.zone),
           value: a.value,
         }));
-        return { type: 'RecordOrderPlaced', attempt, orderUrl: order.orderUrl, finalizeUrl: order.finalizeUrl, challenges, at: this.now() };
+        return {
+          type: 'RecordOrderPlaced',
+          attempt,
+          orderUrl: order.orderUrl,
+          finalizeUrl: order.finalizeUrl,
+          challenges,
+          at: this.now(),
+        };
       }
       case 'publish_records':
         await this.records.publish(zone, step.records, this.now());
         await this.records.waitUntilServed(state.zone, step.records);
         return { type: 'RecordRecordsPublished', attempt, at: this.now() };
       case 'answer_challenges':
-        await this.acme.answerChallenges(step.records.map((r) => ({ authzUrl: r.authz_url, challengeUrl: r.challenge_url })));
+        await this.acme.answerChallenges(
+          step.records.map((r) => ({ authzUrl: r.authz_url, challengeUrl: r.challenge_url })),
+        );
         return { type: 'RecordChallengesAnswered', attempt, at: this.now() };
       case 'poll_authorizations':
         return this.pollAuthorizations(attempt, step.records, step.polls);
       case 'generate_key': {
         const { privateKeyPem, csrPem } = await this.takeKey(state.id, attempt, step.names);
-        return { type: 'RecordKeyGenerated', attempt, sealedPrivateKey: this.box.seal(privateKeyPem, CERTIFICATE_KEY_PURPOSE), csrPem, at: this.now() };
+        return {
+          type: 'RecordKeyGenerated',
+          attempt,
+          sealedPrivateKey: this.box.seal(privateKeyPem, CERTIFICATE_KEY_PURPOSE),
+          csrPem,
+          at: this.now(),
+        };
       }
       case 'finalize': {
         const fullChain = await this.acme.finalize(step.orderUrl, step.csrPem);
@@ -199,7 +253,9 @@ export class IssuanceSteps {
   private generateKey(names: string[]) {
     const i = this.keygenQueued.indexOf(Math.min(...this.keygenQueued));
     this.keygenQueued[i] += 1;
-    const next = this.keygenLanes[i].then(() => this.acme.createKeyAndCsr(names)).finally(() => (this.keygenQueued[i] -= 1));
+    const next = this.keygenLanes[i]
+      .then(() => this.acme.createKeyAndCsr(names))
+      .finally(() => (this.keygenQueued[i] -= 1));
     this.keygenLanes[i] = next.catch(() => undefined);
     return next;
   }
@@ -212,17 +268,33 @@ export class IssuanceSteps {
   }
 
   /** One look at the authorizations; still pending, the next look is recorded as due (the first soon, then every 2 s). */
-  private async pollAuthorizations(attempt: number, records: ChallengeRecord[], polls: number): Promise<IssuanceCommand> {
+  private async pollAuthorizations(
+    attempt: number,
+    records: ChallengeRecord[],
+    polls: number,
+  ): Promise<IssuanceCommand> {
     const urls = [...new Set(records.map((r) => r.authz_url))];
     const outcomes = await Promise.all(urls.map((u) => this.acme.authorization(u)));
     const invalid = outcomes.find((o) => o.status === 'invalid');
-    if (invalid && invalid.status === 'invalid') return { type: 'RecordFailed', attempt, step: 'authorization', error: invalid.error, at: this.now() };
+    if (invalid && invalid.status === 'invalid')
+      return { type: 'RecordFailed', attempt, step: 'authorization', error: invalid.error, at: this.now() };
     if (outcomes.every((o) => o.status === 'valid')) return { type: 'RecordAuthorized', attempt, at: this.now() };
     const poll = polls + 1;
     if (poll >= AUTHZ_POLL_ATTEMPTS) {
-      return { type: 'RecordFailed', attempt, step: 'authorization', error: `authorizations still pending after ${AUTHZ_POLL_ATTEMPTS} polls`, at: this.now() };
+      return {
+        type: 'RecordFailed',
+        attempt,
+        step: 'authorization',
+        error: `authorizations still pending after ${AUTHZ_POLL_ATTEMPTS} polls`,
+        at: this.now(),
+      };
     }
-    return { type: 'RecordAuthorizationsPending', attempt, nextPollAt: iso(this.clock.now().getTime() + nextPollDelayMs(poll)), at: this.now() };
+    return {
+      type: 'RecordAuthorizationsPending',
+      attempt,
+      nextPollAt: iso(this.clock.now().getTime() + nextPollDelayMs(poll)),
+      at: this.now(),
+    };
   }
 
   /** Records a step's outcome; answers the stream's new revision, or null when nothing was recorded. */
@@ -236,10 +308,19 @@ export class IssuanceSteps {
     if (command.type === 'RecordIssued') {
       this.orders.inc({ outcome: 'issued' });
       this.duration.observe((Date.parse(command.at) - Date.parse(state.attemptStartedAt)) / 1000);
-      this.logger.info('certificate issued', { certificate_id: state.id, serial: command.serial, attempt: command.attempt });
+      this.logger.info('certificate issued', {
+        certificate_id: state.id,
+        serial: command.serial,
+        attempt: command.attempt,
+      });
     } else if (command.type === 'RecordFailed') {
       this.orders.inc({ outcome: 'failed' });
-      this.logger.warn('certificate issuance failed', { certificate_id: state.id, step: command.step, ca_error: command.error, attempt: command.attempt });
+      this.logger.warn('certificate issuance failed', {
+        certificate_id: state.id,
+        step: command.step,
+        ca_error: command.error,
+        attempt: command.attempt,
+      });
     }
     return result.revision;
   }
@@ -251,4 +332,5 @@ export class IssuanceSteps {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const splitPem = (pem: string): string[] => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*/g)?.map((p) => p.trim() + '\n') ?? [];
+export const splitPem = (pem: string): string[] =>
+  pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\s*/g)?.map((p) => p.trim() + '\n') ?? [];

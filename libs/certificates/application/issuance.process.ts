@@ -3,7 +3,13 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
-import { ISSUANCE_TIMER_POLL_MS, IssuanceFact, issuanceProcess, IssuanceProcessState, RunIssuanceStepCommand } from '../domain/issuance.process-manager';
+import {
+  ISSUANCE_TIMER_POLL_MS,
+  IssuanceFact,
+  issuanceProcess,
+  IssuanceProcessState,
+  RunIssuanceStepCommand,
+} from '../domain/issuance.process-manager';
 import { RunIssuanceStep } from './certificate.commands';
 import { IssuanceSteps } from './issuance-steps';
 
@@ -32,7 +38,11 @@ export class IssuanceProcess implements OnApplicationBootstrap, OnApplicationShu
         await this.commands.execute(new RunIssuanceStep(command.certificateId, command.revision, context));
       },
       // A lost lease stops this process's chains of steps before the next holder resumes them.
-      { timerPollMs: ISSUANCE_TIMER_POLL_MS, concurrentProcesses: true, onRunning: (running) => this.steps.setRunning(running) },
+      {
+        timerPollMs: ISSUANCE_TIMER_POLL_MS,
+        concurrentProcesses: true,
+        onRunning: (running) => this.steps.setRunning(running),
+      },
     );
   }
 

@@ -50,7 +50,8 @@ export class CertificateRenewalJob {
       }
     }
     for (const doc of await this.queries.pastExpiry(now)) {
-      if (await this.commands.execute<ExpireCertificate, boolean>(new ExpireCertificate(doc.id, now))) result.expired.push(doc.id);
+      if (await this.commands.execute<ExpireCertificate, boolean>(new ExpireCertificate(doc.id, now)))
+        result.expired.push(doc.id);
     }
     return result;
   }

@@ -1,5 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DAILY_JOB_TIMER_POLL_MS, DailyJobFact, DailyJobState, RunDailyJob } from '../../consumers/daily-job.process-manager';
+import {
+  DAILY_JOB_TIMER_POLL_MS,
+  DailyJobFact,
+  DailyJobState,
+  RunDailyJob,
+} from '../../consumers/daily-job.process-manager';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { LOGGER, Logger } from '../../shared/logger';
@@ -21,7 +26,11 @@ export class CertificateRenewalProcess implements OnApplicationBootstrap, OnAppl
       certificateRenewalProcess,
       async (command) => {
         const result = await this.job.run(new Date(command.at));
-        this.logger.info('certificate renewal job', { night: command.night, renewals: result.renewals_started.length, expired: result.expired.length });
+        this.logger.info('certificate renewal job', {
+          night: command.night,
+          renewals: result.renewals_started.length,
+          expired: result.expired.length,
+        });
       },
       { timerPollMs: DAILY_JOB_TIMER_POLL_MS },
     );

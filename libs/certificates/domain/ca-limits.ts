@@ -25,7 +25,11 @@ export function checkCaLimits(past: PastIssuance[], registeredDomain: string, na
   const check = (hits: PastIssuance[], limit: number, what: string) => {
     if (hits.length < limit) return;
     const oldest = Math.min(...hits.map((h) => Date.parse(h.issued_at)));
-    throw tooManyRequests('ca_rate_limited', `The certificate authority's limit of ${limit} ${what} per week is reached`, (oldest + CA_WINDOW_MS - now) / 1000);
+    throw tooManyRequests(
+      'ca_rate_limited',
+      `The certificate authority's limit of ${limit} ${what} per week is reached`,
+      (oldest + CA_WINDOW_MS - now) / 1000,
+    );
   };
   check(
     recent.filter((p) => p.registered_domain === registeredDomain),

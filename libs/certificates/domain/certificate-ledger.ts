@@ -52,7 +52,8 @@ export const ledgerDecider: Decider<LedgerState, LedgerCommand, LedgerEvent> = {
       case 'TakeSlot': {
         const own = s.get(c.certificateId);
         if (own?.counting) return [];
-        if (!own && [...s.values()].some((e) => e.domain === c.domain)) throw conflict('certificate_exists', MESSAGES.exists);
+        if (!own && [...s.values()].some((e) => e.domain === c.domain))
+          throw conflict('certificate_exists', MESSAGES.exists);
         if (countingSlots(s) >= c.limit) throw forbidden('limit_reached', MESSAGES.limitReached);
         return [{ type: 'CertificateSlotTaken', data: { ...base, domain: own?.domain ?? c.domain } }];
       }

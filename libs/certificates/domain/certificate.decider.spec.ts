@@ -34,27 +34,65 @@ const e = {
       at: T0,
     },
   }),
-  orderRequested: (attempt = 1): CertificateEvent => ({ type: 'AcmeOrderRequested', data: { certificate_id: ID, attempt, at: at(1) } }),
+  orderRequested: (attempt = 1): CertificateEvent => ({
+    type: 'AcmeOrderRequested',
+    data: { certificate_id: ID, attempt, at: at(1) },
+  }),
   ordered: (attempt = 1): CertificateEvent => ({
     type: 'AcmeOrderPlaced',
-    data: { certificate_id: ID, attempt, order_url: `https://ca/order/${attempt}`, finalize_url: `https://ca/finalize/${attempt}`, challenges: CHALLENGES, at: at(1) },
+    data: {
+      certificate_id: ID,
+      attempt,
+      order_url: `https://ca/order/${attempt}`,
+      finalize_url: `https://ca/finalize/${attempt}`,
+      challenges: CHALLENGES,
+      at: at(1),
+    },
   }),
-  published: (attempt = 1): CertificateEvent => ({ type: 'ChallengeRecordsPublished', data: { certificate_id: ID, attempt, at: at(2) } }),
-  answered: (attempt = 1): CertificateEvent => ({ type: 'ChallengesAnswered', data: { certificate_id: ID, attempt, at: at(8) } }),
-  authorized: (attempt = 1): CertificateEvent => ({ type: 'AuthorizationsValidated', data: { certificate_id: ID, attempt, at: at(10) } }),
+  published: (attempt = 1): CertificateEvent => ({
+    type: 'ChallengeRecordsPublished',
+    data: { certificate_id: ID, attempt, at: at(2) },
+  }),
+  answered: (attempt = 1): CertificateEvent => ({
+    type: 'ChallengesAnswered',
+    data: { certificate_id: ID, attempt, at: at(8) },
+  }),
+  authorized: (attempt = 1): CertificateEvent => ({
+    type: 'AuthorizationsValidated',
+    data: { certificate_id: ID, attempt, at: at(10) },
+  }),
   keyed: (attempt = 1): CertificateEvent => ({
     type: 'CertificateKeyGenerated',
     data: { certificate_id: ID, attempt, sealed_private_key: 'v1.sealed', csr_pem: 'CSR', at: at(11) },
   }),
   issued: (attempt = 1, nextRenewal: string | null = null, serial = 'ab'): CertificateEvent => ({
     type: 'CertificateIssued',
-    data: { certificate_id: ID, attempt, serial, certificate_pem: 'CERT', chain_pem: 'CHAIN', issued_at: at(12), expires_at: EXPIRES, next_renewal_at: nextRenewal, at: at(12) },
+    data: {
+      certificate_id: ID,
+      attempt,
+      serial,
+      certificate_pem: 'CERT',
+      chain_pem: 'CHAIN',
+      issued_at: at(12),
+      expires_at: EXPIRES,
+      next_renewal_at: nextRenewal,
+      at: at(12),
+    },
   }),
   failed: (attempt = 1): CertificateEvent => ({
     type: 'IssuanceFailed',
-    data: { certificate_id: ID, attempt, step: 'authorization', error: 'urn:ietf:params:acme:error:unauthorized: no TXT', at: at(9) },
+    data: {
+      certificate_id: ID,
+      attempt,
+      step: 'authorization',
+      error: 'urn:ietf:params:acme:error:unauthorized: no TXT',
+      at: at(9),
+    },
   }),
-  removed: (attempt = 1): CertificateEvent => ({ type: 'ChallengeRecordsRemoved', data: { certificate_id: ID, attempt, at: at(13) } }),
+  removed: (attempt = 1): CertificateEvent => ({
+    type: 'ChallengeRecordsRemoved',
+    data: { certificate_id: ID, attempt, at: at(13) },
+  }),
   renewal: (attempt = 2, trigger: 'manual' | 'automatic' = 'manual'): CertificateEvent => ({
     type: 'RenewalRequested',
     data: { certificate_id: ID, attempt, trigger, at: at(20) },
@@ -66,10 +104,27 @@ const e = {
   }),
   deferred: (step: string, tries: number, attempt = 1): CertificateEvent => ({
     type: 'IssuanceStepDeferred',
-    data: { certificate_id: ID, attempt, step, tries, error: 'HTTP 503: busy', retry_at: at(30 + tries), at: at(29 + tries) },
+    data: {
+      certificate_id: ID,
+      attempt,
+      step,
+      tries,
+      error: 'HTTP 503: busy',
+      retry_at: at(30 + tries),
+      at: at(29 + tries),
+    },
   }),
 };
-const ISSUED = [e.requested(), e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed(), e.issued(), e.removed()];
+const ISSUED = [
+  e.requested(),
+  e.ordered(),
+  e.published(),
+  e.answered(),
+  e.authorized(),
+  e.keyed(),
+  e.issued(),
+  e.removed(),
+];
 const RENEWAL_DATE = '2026-03-02T00:00:00.000Z';
 
 describe('certificate decider: the seed state table', () => {
@@ -111,7 +166,14 @@ describe('certificate decider: the seed state table', () => {
   it('pending → validating when the order is placed (challenge records owed from then on)', () => {
     spec
       .given([e.requested()])
-      .when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'https://ca/order/1', finalizeUrl: 'https://ca/finalize/1', challenges: CHALLENGES, at: at(1) })
+      .when({
+        type: 'RecordOrderPlaced',
+        attempt: 1,
+        orderUrl: 'https://ca/order/1',
+        finalizeUrl: 'https://ca/finalize/1',
+        challenges: CHALLENGES,
+        at: at(1),
+      })
       .then([e.ordered()]);
     const s = fold(certificateDecider, [e.requested(), e.ordered()]);
     expect(s.status).toBe('validating');
@@ -152,7 +214,12 @@ describe('certificate decider: the seed state table', () => {
     spec
       .given([e.requested()])
       .when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x', finalizeUrl: 'y', challenges: [], at: at(1) })
-      .then([{ type: 'AcmeOrderPlaced', data: { certificate_id: ID, attempt: 1, order_url: 'x', finalize_url: 'y', challenges: [], at: at(1) } }]);
+      .then([
+        {
+          type: 'AcmeOrderPlaced',
+          data: { certificate_id: ID, attempt: 1, order_url: 'x', finalize_url: 'y', challenges: [], at: at(1) },
+        },
+      ]);
     spec
       .given(base)
       .when({ type: 'RecordOrderPlaced', attempt: 1, orderUrl: 'x2', finalizeUrl: 'y2', challenges: [], at: at(1) })
@@ -201,7 +268,11 @@ describe('certificate decider: the seed state table', () => {
       .given([e.requested(), e.deferred('place_order', 1), e.ordered()])
       .when(defer('publish_records', 1))
       .then([e.deferred('publish_records', 1)]);
-    expect(fold(certificateDecider, [...base, e.deferred('finalize', 1), e.deferred('finalize', 2)]).deferral).toEqual({ attempt: 1, step: 'finalize', tries: 2 });
+    expect(fold(certificateDecider, [...base, e.deferred('finalize', 1), e.deferred('finalize', 2)]).deferral).toEqual({
+      attempt: 1,
+      step: 'finalize',
+      tries: 2,
+    });
     expect(fold(certificateDecider, [...base, e.deferred('finalize', 1), e.issued()]).deferral).toBeNull();
     // The cleanup an ended attempt owes may be deferred; an attempt with nothing left may not.
     spec
@@ -244,7 +315,13 @@ describe('certificate decider: the seed state table', () => {
     const base = [e.requested(), e.ordered(), e.published(), e.answered()];
     spec
       .given(base)
-      .when({ type: 'RecordFailed', attempt: 1, step: 'authorization', error: 'urn:ietf:params:acme:error:unauthorized: no TXT', at: at(9) })
+      .when({
+        type: 'RecordFailed',
+        attempt: 1,
+        step: 'authorization',
+        error: 'urn:ietf:params:acme:error:unauthorized: no TXT',
+        at: at(9),
+      })
       .then([e.failed()]);
     spec
       .given([...base, e.failed()])
@@ -270,7 +347,13 @@ describe('certificate decider: the seed state table', () => {
 
   it('issued → validating on manual or automatic renewal; failed and expired renew too (recovery)', () => {
     type Renew = Extract<CertificateCommand, { type: 'RenewCertificate' }>;
-    const renew = (trigger: 'manual' | 'automatic' = 'manual'): Renew => ({ type: 'RenewCertificate', accountId: 1, plan: 'plus', trigger, at: at(20) });
+    const renew = (trigger: 'manual' | 'automatic' = 'manual'): Renew => ({
+      type: 'RenewCertificate',
+      accountId: 1,
+      plan: 'plus',
+      trigger,
+      at: at(20),
+    });
     spec.given(ISSUED).when(renew()).then([e.renewal()]);
     spec
       .given(ISSUED)
@@ -299,7 +382,16 @@ describe('certificate decider: the seed state table', () => {
   });
 
   it('a renewal that succeeds returns to issued with new dates; the old attempt owes no cleanup', () => {
-    const second = [e.renewal(), e.ordered(2), e.published(2), e.answered(2), e.authorized(2), e.keyed(2), e.issued(2, null, 'cd'), e.removed(2)];
+    const second = [
+      e.renewal(),
+      e.ordered(2),
+      e.published(2),
+      e.answered(2),
+      e.authorized(2),
+      e.keyed(2),
+      e.issued(2, null, 'cd'),
+      e.removed(2),
+    ];
     const s = fold(certificateDecider, [...ISSUED, ...second]);
     expect([s.status, s.current?.serial, s.liveRecords.size]).toEqual(['issued', 'cd', 0]);
   });
@@ -318,8 +410,14 @@ describe('certificate decider: the seed state table', () => {
   });
 
   it('issued → revoked → removed on delete with revoke; any → removed on delete without', () => {
-    const revoked: CertificateEvent = { type: 'CertificateRevoked', data: { certificate_id: ID, serial: 'ab', at: at(30) } };
-    const deleted: CertificateEvent = { type: 'CertificateDeleted', data: { certificate_id: ID, account_id: 1, domain: 'example.com', at: at(30) } };
+    const revoked: CertificateEvent = {
+      type: 'CertificateRevoked',
+      data: { certificate_id: ID, serial: 'ab', at: at(30) },
+    };
+    const deleted: CertificateEvent = {
+      type: 'CertificateDeleted',
+      data: { certificate_id: ID, account_id: 1, domain: 'example.com', at: at(30) },
+    };
     spec
       .given(ISSUED)
       .when({ type: 'DeleteCertificate', accountId: 1, revokedSerial: 'ab', at: at(30) })
@@ -343,39 +441,77 @@ describe('certificate decider: the seed state table', () => {
   });
 
   it('auto-renew toggle: Pro/Elite to enable, any paid plan to disable; the renewal date follows', () => {
-    const set = (autoRenew: boolean, plan: 'free' | 'plus' | 'pro' | 'elite'): CertificateCommand => ({ type: 'SetAutoRenew', accountId: 1, plan, autoRenew, at: at(40) });
+    const set = (autoRenew: boolean, plan: 'free' | 'plus' | 'pro' | 'elite'): CertificateCommand => ({
+      type: 'SetAutoRenew',
+      accountId: 1,
+      plan,
+      autoRenew,
+      at: at(40),
+    });
     spec
       .given(ISSUED)
       .when(set(true, 'pro'))
-      .then([{ type: 'AutoRenewChanged', data: { certificate_id: ID, auto_renew: true, next_renewal_at: RENEWAL_DATE, at: at(40) } }]);
+      .then([
+        {
+          type: 'AutoRenewChanged',
+          data: { certificate_id: ID, auto_renew: true, next_renewal_at: RENEWAL_DATE, at: at(40) },
+        },
+      ]);
     spec.given(ISSUED).when(set(true, 'plus')).thenFails(403, 'Auto-renewal requires Pro or Elite plan');
     spec.given(ISSUED).when(set(false, 'free')).thenFails(403, 'Certificate management requires paid subscription');
     spec
       .given([e.requested(true)])
       .when(set(false, 'plus'))
-      .then([{ type: 'AutoRenewChanged', data: { certificate_id: ID, auto_renew: false, next_renewal_at: null, at: at(40) } }]);
+      .then([
+        {
+          type: 'AutoRenewChanged',
+          data: { certificate_id: ID, auto_renew: false, next_renewal_at: null, at: at(40) },
+        },
+      ]);
     spec.given(ISSUED).when(set(false, 'elite')).then([]);
   });
 });
 
 describe('issuance process manager: next step from the certificate stream alone', () => {
   const DELAY = 5000;
-  const step = (events: CertificateEvent[], now = Date.parse(at(100))) => nextIssuanceStep(fold(certificateDecider, events), now, DELAY);
+  const step = (events: CertificateEvent[], now = Date.parse(at(100))) =>
+    nextIssuanceStep(fold(certificateDecider, events), now, DELAY);
 
   it('walks the seed state table one recorded outcome at a time', () => {
     expect(step([e.requested()])).toEqual({ kind: 'request_order', attempt: 1 });
-    expect(step([e.requested(), e.orderRequested()])).toEqual({ kind: 'place_order', attempt: 1, names: ['example.com', '*.example.com'] });
+    expect(step([e.requested(), e.orderRequested()])).toEqual({
+      kind: 'place_order',
+      attempt: 1,
+      names: ['example.com', '*.example.com'],
+    });
     expect(step([e.requested(), e.ordered()])).toEqual({ kind: 'publish_records', attempt: 1, records: CHALLENGES });
-    expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(3)))).toEqual({ kind: 'wait_propagation', attempt: 1, until: Date.parse(at(2)) + DELAY });
-    expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(7)))).toEqual({ kind: 'answer_challenges', attempt: 1, records: CHALLENGES });
-    expect(step([e.requested(), e.ordered(), e.published(), e.answered()])).toEqual({ kind: 'poll_authorizations', attempt: 1, records: CHALLENGES, polls: 0 });
+    expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(3)))).toEqual({
+      kind: 'wait_propagation',
+      attempt: 1,
+      until: Date.parse(at(2)) + DELAY,
+    });
+    expect(step([e.requested(), e.ordered(), e.published()], Date.parse(at(7)))).toEqual({
+      kind: 'answer_challenges',
+      attempt: 1,
+      records: CHALLENGES,
+    });
+    expect(step([e.requested(), e.ordered(), e.published(), e.answered()])).toEqual({
+      kind: 'poll_authorizations',
+      attempt: 1,
+      records: CHALLENGES,
+      polls: 0,
+    });
     expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.pending(1), e.pending(2)])).toEqual({
       kind: 'poll_authorizations',
       attempt: 1,
       records: CHALLENGES,
       polls: 2,
     });
-    expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.authorized()])).toEqual({ kind: 'generate_key', attempt: 1, names: ['example.com', '*.example.com'] });
+    expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.authorized()])).toEqual({
+      kind: 'generate_key',
+      attempt: 1,
+      names: ['example.com', '*.example.com'],
+    });
     expect(step([e.requested(), e.ordered(), e.published(), e.answered(), e.authorized(), e.keyed()])).toEqual({
       kind: 'finalize',
       attempt: 1,
@@ -392,7 +528,10 @@ describe('issuance process manager: next step from the certificate stream alone'
     expect(step(failed)).toEqual({ kind: 'remove_records', attempt: 1, records: CHALLENGES });
     expect(step([...failed, e.removed()])).toEqual({ kind: 'idle' });
     expect(step([...failed, e.removed(), e.renewal()])).toEqual({ kind: 'request_order', attempt: 2 });
-    expect(step([...failed, e.removed(), e.renewal(), e.orderRequested(2)])).toMatchObject({ kind: 'place_order', attempt: 2 });
+    expect(step([...failed, e.removed(), e.renewal(), e.orderRequested(2)])).toMatchObject({
+      kind: 'place_order',
+      attempt: 2,
+    });
   });
 
   it('a crash right after the order but before publishing resumes at publishing, never a second order', () => {
@@ -405,8 +544,15 @@ describe('issuance process manager: next step from the certificate stream alone'
   it('cleanup of an earlier attempt comes before the new attempt; a deleted certificate still cleans up', () => {
     const renewedEarly = [...ISSUED.slice(0, 7), e.renewal()];
     expect(step(renewedEarly)).toEqual({ kind: 'remove_records', attempt: 1, records: CHALLENGES });
-    const deleted: CertificateEvent = { type: 'CertificateDeleted', data: { certificate_id: ID, account_id: 1, domain: 'example.com', at: at(30) } };
-    expect(step([e.requested(), e.ordered(), e.published(), deleted])).toEqual({ kind: 'remove_records', attempt: 1, records: CHALLENGES });
+    const deleted: CertificateEvent = {
+      type: 'CertificateDeleted',
+      data: { certificate_id: ID, account_id: 1, domain: 'example.com', at: at(30) },
+    };
+    expect(step([e.requested(), e.ordered(), e.published(), deleted])).toEqual({
+      kind: 'remove_records',
+      attempt: 1,
+      records: CHALLENGES,
+    });
     expect(step([e.requested(), deleted])).toEqual({ kind: 'idle' });
   });
 
@@ -414,6 +560,8 @@ describe('issuance process manager: next step from the certificate stream alone'
     expect(challengeSubname('example.com', 'example.com')).toBe('_acme-challenge');
     expect(challengeSubname('*.example.com', 'example.com')).toBe('_acme-challenge');
     expect(challengeSubname('www.shop.example.com', 'example.com')).toBe('_acme-challenge.www.shop');
-    expect(challengeTxtSets(CHALLENGES)).toEqual([{ subname: '_acme-challenge', values: ['v-example.com', 'v-*.example.com'] }]);
+    expect(challengeTxtSets(CHALLENGES)).toEqual([
+      { subname: '_acme-challenge', values: ['v-example.com', 'v-*.example.com'] },
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import { conflict } from '../../shared/errors';
 import { certificateNotFound, requireAutoRenewPlan, requirePaid } from './certificate-rules';
 import { CertificateEvent, ChallengeRecord, RENEW_BEFORE_MS } from './certificate.events';
 
-export type CertificateStatus = 'none' | 'pending' | 'validating' | 'issued' | 'failed' | 'expired' | 'revoked' | 'deleted';
+export type CertificateStatus =
+  'none' | 'pending' | 'validating' | 'issued' | 'failed' | 'expired' | 'revoked' | 'deleted';
 
 export interface IssuedCertificate {
   serial: string;
@@ -49,7 +50,15 @@ export interface CertificateState {
   deferral: { attempt: number; step: string; tries: number } | null;
 }
 
-const NO_PROGRESS: AttemptProgress = { orderRequested: false, order: null, publishedAt: null, answered: false, authorized: false, polls: 0, key: null };
+const NO_PROGRESS: AttemptProgress = {
+  orderRequested: false,
+  order: null,
+  publishedAt: null,
+  answered: false,
+  authorized: false,
+  polls: 0,
+  key: null,
+};
 
 /** Commands from the API and the renewal job. */
 export type CertificateCommand =
@@ -75,14 +84,30 @@ export type CertificateCommand =
 /** Commands of the issuance process manager: each records one step's outcome for one attempt. */
 export type IssuanceCommand =
   | { type: 'RecordOrderRequested'; attempt: number; at: string }
-  | { type: 'RecordOrderPlaced'; attempt: number; orderUrl: string; finalizeUrl: string; challenges: ChallengeRecord[]; at: string }
+  | {
+      type: 'RecordOrderPlaced';
+      attempt: number;
+      orderUrl: string;
+      finalizeUrl: string;
+      challenges: ChallengeRecord[];
+      at: string;
+    }
   | { type: 'RecordRecordsPublished'; attempt: number; at: string }
   | { type: 'RecordChallengesAnswered'; attempt: number; at: string }
   | { type: 'RecordAuthorizationsPending'; attempt: number; nextPollAt: string; at: string }
   | { type: 'RecordStepDeferred'; attempt: number; step: string; error: string; retryAt: string; at: string }
   | { type: 'RecordAuthorized'; attempt: number; at: string }
   | { type: 'RecordKeyGenerated'; attempt: number; sealedPrivateKey: string; csrPem: string; at: string }
-  | { type: 'RecordIssued'; attempt: number; serial: string; certificatePem: string; chainPem: string; issuedAt: string; expiresAt: string; at: string }
+  | {
+      type: 'RecordIssued';
+      attempt: number;
+      serial: string;
+      certificatePem: string;
+      chainPem: string;
+      issuedAt: string;
+      expiresAt: string;
+      at: string;
+    }
   | { type: 'RecordFailed'; attempt: number; step: string; error: string; at: string }
   | { type: 'RecordRecordsRemoved'; attempt: number; at: string };
 
@@ -140,7 +165,13 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         };
       }
       case 'RenewalRequested':
-        return { ...s, status: 'validating', attempt: e.data.attempt, attemptStartedAt: e.data.at, progress: NO_PROGRESS };
+        return {
+          ...s,
+          status: 'validating',
+          attempt: e.data.attempt,
+          attemptStartedAt: e.data.at,
+          progress: NO_PROGRESS,
+        };
       case 'AcmeOrderRequested':
         return { ...s, progress: { ...s.progress, orderRequested: true } };
       case 'AcmeOrderPlaced':
@@ -149,7 +180,10 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
           status: 'validating',
           // Cleanup is owed from here on: publication may begin at any moment after the order exists.
           liveRecords: new Map(s.liveRecords).set(e.data.attempt, e.data.challenges),
-          progress: { ...s.progress, order: { url: e.data.order_url, finalizeUrl: e.data.finalize_url, challenges: e.data.challenges } },
+          progress: {
+            ...s.progress,
+            order: { url: e.data.order_url, finalizeUrl: e.data.finalize_url, challenges: e.data.challenges },
+          },
         };
       case 'ChallengeRecordsPublished':
         return { ...s, progress: { ...s.progress, publishedAt: e.data.at } };
@@ -162,7 +196,10 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
       case 'AuthorizationsValidated':
         return { ...s, progress: { ...s.progress, authorized: true } };
       case 'CertificateKeyGenerated':
-        return { ...s, progress: { ...s.progress, key: { sealedPrivateKey: e.data.sealed_private_key, csrPem: e.data.csr_pem } } };
+        return {
+          ...s,
+          progress: { ...s.progress, key: { sealedPrivateKey: e.data.sealed_private_key, csrPem: e.data.csr_pem } },
+        };
       case 'CertificateIssued': {
         const d = e.data;
         return {
@@ -227,24 +264,41 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         if (s.status === 'revoked') throw certificateNotFound();
         if (inFlight(s)) throw conflict('issuance_in_progress', 'The certificate is already being issued');
         // Recovery: renewal from failed or expired re-runs the order, like a renewal of an issued one.
-        return [{ type: 'RenewalRequested', data: { certificate_id: id, attempt: s.attempt + 1, trigger: c.trigger, at: c.at } }];
+        return [
+          {
+            type: 'RenewalRequested',
+            data: { certificate_id: id, attempt: s.attempt + 1, trigger: c.trigger, at: c.at },
+          },
+        ];
       case 'SetAutoRenew': {
         requireOwned(s, c.accountId);
         requirePaid(c.plan);
         if (c.autoRenew) requireAutoRenewPlan(c.plan);
         if (s.autoRenew === c.autoRenew) return [];
         const next = c.autoRenew && s.current && s.status !== 'expired' ? renewalDate(s.current.expiresAt) : null;
-        return [{ type: 'AutoRenewChanged', data: { certificate_id: id, auto_renew: c.autoRenew, next_renewal_at: next, at: c.at } }];
+        return [
+          {
+            type: 'AutoRenewChanged',
+            data: { certificate_id: id, auto_renew: c.autoRenew, next_renewal_at: next, at: c.at },
+          },
+        ];
       }
       case 'ExpireCertificate':
         if (s.status !== 'issued' || !s.current || Date.parse(s.current.expiresAt) > Date.parse(c.at)) return [];
         return [{ type: 'CertificateExpired', data: { certificate_id: id, at: c.at } }];
       case 'DeleteCertificate': {
         requireOwned(s, c.accountId);
-        const deleted: CertificateEvent = { type: 'CertificateDeleted', data: { certificate_id: id, account_id: s.accountId, domain: s.domain, at: c.at } };
+        const deleted: CertificateEvent = {
+          type: 'CertificateDeleted',
+          data: { certificate_id: id, account_id: s.accountId, domain: s.domain, at: c.at },
+        };
         if (c.revokedSerial === null) return [deleted];
-        if (!s.current || s.current.serial !== c.revokedSerial) throw conflict('not_issued', 'The certificate has not been issued');
-        return [{ type: 'CertificateRevoked', data: { certificate_id: id, serial: c.revokedSerial, at: c.at } }, deleted];
+        if (!s.current || s.current.serial !== c.revokedSerial)
+          throw conflict('not_issued', 'The certificate has not been issued');
+        return [
+          { type: 'CertificateRevoked', data: { certificate_id: id, serial: c.revokedSerial, at: c.at } },
+          deleted,
+        ];
       }
       case 'RecordOrderRequested':
         if (!forCurrentAttempt(s, c.attempt) || s.progress.orderRequested) return [];
@@ -254,7 +308,14 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         return [
           {
             type: 'AcmeOrderPlaced',
-            data: { certificate_id: id, attempt: c.attempt, order_url: c.orderUrl, finalize_url: c.finalizeUrl, challenges: c.challenges, at: c.at },
+            data: {
+              certificate_id: id,
+              attempt: c.attempt,
+              order_url: c.orderUrl,
+              finalize_url: c.finalizeUrl,
+              challenges: c.challenges,
+              at: c.at,
+            },
           },
         ];
       case 'RecordRecordsPublished':
@@ -268,7 +329,13 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         return [
           {
             type: 'AuthorizationsPending',
-            data: { certificate_id: id, attempt: c.attempt, poll: s.progress.polls + 1, next_poll_at: c.nextPollAt, at: c.at },
+            data: {
+              certificate_id: id,
+              attempt: c.attempt,
+              poll: s.progress.polls + 1,
+              next_poll_at: c.nextPollAt,
+              at: c.at,
+            },
           },
         ];
       case 'RecordStepDeferred': {
@@ -279,7 +346,15 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         return [
           {
             type: 'IssuanceStepDeferred',
-            data: { certificate_id: id, attempt: c.attempt, step: c.step, tries, error: c.error, retry_at: c.retryAt, at: c.at },
+            data: {
+              certificate_id: id,
+              attempt: c.attempt,
+              step: c.step,
+              tries,
+              error: c.error,
+              retry_at: c.retryAt,
+              at: c.at,
+            },
           },
         ];
       }
@@ -291,7 +366,13 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         return [
           {
             type: 'CertificateKeyGenerated',
-            data: { certificate_id: id, attempt: c.attempt, sealed_private_key: c.sealedPrivateKey, csr_pem: c.csrPem, at: c.at },
+            data: {
+              certificate_id: id,
+              attempt: c.attempt,
+              sealed_private_key: c.sealedPrivateKey,
+              csr_pem: c.csrPem,
+              at: c.at,
+            },
           },
         ];
       case 'RecordIssued':
@@ -314,7 +395,12 @@ export const certificateDecider: Decider<CertificateState, CertificateCommand, C
         ];
       case 'RecordFailed':
         if (!forCurrentAttempt(s, c.attempt)) return [];
-        return [{ type: 'IssuanceFailed', data: { certificate_id: id, attempt: c.attempt, step: c.step, error: c.error, at: c.at } }];
+        return [
+          {
+            type: 'IssuanceFailed',
+            data: { certificate_id: id, attempt: c.attempt, step: c.step, error: c.error, at: c.at },
+          },
+        ];
       case 'RecordRecordsRemoved':
         if (!s.liveRecords.has(c.attempt)) return [];
         return [{ type: 'ChallengeRecordsRemoved', data: { certificate_id: id, attempt: c.attempt, at: c.at } }];

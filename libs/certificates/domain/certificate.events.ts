@@ -35,17 +35,39 @@ export type CertificateRequested = DomainEvent<
     at: string;
   }
 >;
-export type RenewalRequested = DomainEvent<'RenewalRequested', { certificate_id: string; attempt: number; trigger: 'manual' | 'automatic'; at: string }>;
+export type RenewalRequested = DomainEvent<
+  'RenewalRequested',
+  { certificate_id: string; attempt: number; trigger: 'manual' | 'automatic'; at: string }
+>;
 /** Written before the CA is asked for an order: a resumed process then looks for that order before placing one. */
-export type AcmeOrderRequested = DomainEvent<'AcmeOrderRequested', { certificate_id: string; attempt: number; at: string }>;
+export type AcmeOrderRequested = DomainEvent<
+  'AcmeOrderRequested',
+  { certificate_id: string; attempt: number; at: string }
+>;
 export type AcmeOrderPlaced = DomainEvent<
   'AcmeOrderPlaced',
-  { certificate_id: string; attempt: number; order_url: string; finalize_url: string; challenges: ChallengeRecord[]; at: string }
+  {
+    certificate_id: string;
+    attempt: number;
+    order_url: string;
+    finalize_url: string;
+    challenges: ChallengeRecord[];
+    at: string;
+  }
 >;
-export type ChallengeRecordsPublished = DomainEvent<'ChallengeRecordsPublished', { certificate_id: string; attempt: number; at: string }>;
-export type ChallengesAnswered = DomainEvent<'ChallengesAnswered', { certificate_id: string; attempt: number; at: string }>;
+export type ChallengeRecordsPublished = DomainEvent<
+  'ChallengeRecordsPublished',
+  { certificate_id: string; attempt: number; at: string }
+>;
+export type ChallengesAnswered = DomainEvent<
+  'ChallengesAnswered',
+  { certificate_id: string; attempt: number; at: string }
+>;
 /** A poll found the authorizations still pending; the process manager looks again at `next_poll_at`. */
-export type AuthorizationsPending = DomainEvent<'AuthorizationsPending', { certificate_id: string; attempt: number; poll: number; next_poll_at: string; at: string }>;
+export type AuthorizationsPending = DomainEvent<
+  'AuthorizationsPending',
+  { certificate_id: string; attempt: number; poll: number; next_poll_at: string; at: string }
+>;
 /**
  * A step met an outage (no answer from the CA or DNS, the CA busy or rate limiting): the
  * process manager runs it again at `retry_at` (the CA's Retry-After, else a backoff);
@@ -55,9 +77,15 @@ export type IssuanceStepDeferred = DomainEvent<
   'IssuanceStepDeferred',
   { certificate_id: string; attempt: number; step: string; tries: number; error: string; retry_at: string; at: string }
 >;
-export type AuthorizationsValidated = DomainEvent<'AuthorizationsValidated', { certificate_id: string; attempt: number; at: string }>;
+export type AuthorizationsValidated = DomainEvent<
+  'AuthorizationsValidated',
+  { certificate_id: string; attempt: number; at: string }
+>;
 /** The server-generated RSA 2048 key, sealed (SecretBox, purpose `certificate-key`), and its CSR. */
-export type CertificateKeyGenerated = DomainEvent<'CertificateKeyGenerated', { certificate_id: string; attempt: number; sealed_private_key: string; csr_pem: string; at: string }>;
+export type CertificateKeyGenerated = DomainEvent<
+  'CertificateKeyGenerated',
+  { certificate_id: string; attempt: number; sealed_private_key: string; csr_pem: string; at: string }
+>;
 export type CertificateIssued = DomainEvent<
   'CertificateIssued',
   {
@@ -72,12 +100,27 @@ export type CertificateIssued = DomainEvent<
     at: string;
   }
 >;
-export type IssuanceFailed = DomainEvent<'IssuanceFailed', { certificate_id: string; attempt: number; step: string; error: string; at: string }>;
-export type ChallengeRecordsRemoved = DomainEvent<'ChallengeRecordsRemoved', { certificate_id: string; attempt: number; at: string }>;
-export type AutoRenewChanged = DomainEvent<'AutoRenewChanged', { certificate_id: string; auto_renew: boolean; next_renewal_at: string | null; at: string }>;
+export type IssuanceFailed = DomainEvent<
+  'IssuanceFailed',
+  { certificate_id: string; attempt: number; step: string; error: string; at: string }
+>;
+export type ChallengeRecordsRemoved = DomainEvent<
+  'ChallengeRecordsRemoved',
+  { certificate_id: string; attempt: number; at: string }
+>;
+export type AutoRenewChanged = DomainEvent<
+  'AutoRenewChanged',
+  { certificate_id: string; auto_renew: boolean; next_renewal_at: string | null; at: string }
+>;
 export type CertificateExpired = DomainEvent<'CertificateExpired', { certificate_id: string; at: string }>;
-export type CertificateRevoked = DomainEvent<'CertificateRevoked', { certificate_id: string; serial: string; at: string }>;
-export type CertificateDeleted = DomainEvent<'CertificateDeleted', { certificate_id: string; account_id: number; domain: string; at: string }>;
+export type CertificateRevoked = DomainEvent<
+  'CertificateRevoked',
+  { certificate_id: string; serial: string; at: string }
+>;
+export type CertificateDeleted = DomainEvent<
+  'CertificateDeleted',
+  { certificate_id: string; account_id: number; domain: string; at: string }
+>;
 
 export type CertificateEvent =
   | CertificateRequested

@@ -39,7 +39,8 @@ export function nextIssuanceStep(s: CertificateState, now: number, propagationDe
   if (!inFlight) return { kind: 'idle' };
   const p = s.progress;
   const attempt = s.attempt;
-  if (!p.order) return p.orderRequested ? { kind: 'place_order', attempt, names: s.names } : { kind: 'request_order', attempt };
+  if (!p.order)
+    return p.orderRequested ? { kind: 'place_order', attempt, names: s.names } : { kind: 'request_order', attempt };
   if (!p.publishedAt) return { kind: 'publish_records', attempt, records: p.order.challenges };
   if (!p.answered) {
     const until = Date.parse(p.publishedAt) + propagationDelayMs;

@@ -13,21 +13,43 @@ const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
 
 const { given } = processSpecFor(processStreamDecider(pm));
 
-const fact = (event: IssuanceFact['event'], revision: number, waitUntil: string | null = null, when = at(revision * 100)): IssuanceFact => ({
+const fact = (
+  event: IssuanceFact['event'],
+  revision: number,
+  waitUntil: string | null = null,
+  when = at(revision * 100),
+): IssuanceFact => ({
   event,
   revision,
   at: when,
   wait_until: waitUntil,
 });
 const seen = (f: IssuanceFact): ProcessTrigger<IssuanceFact> => ({ kind: 'observed', process: CERT, fact: f });
-const observed = (f: IssuanceFact): Fact => ({ type: 'ProcessEventObserved', data: { process: CERT, event_id: `e${f.revision}`, fact: f } });
+const observed = (f: IssuanceFact): Fact => ({
+  type: 'ProcessEventObserved',
+  data: { process: CERT, event_id: `e${f.revision}`, fact: f },
+});
 const step = (revision: number): Fact => ({
   type: 'ProcessCommandIssued',
-  data: { command_id: `certificate-issuance:${CERT}:${revision}`, command: { type: 'RunIssuanceStep', certificateId: CERT, revision } },
+  data: {
+    command_id: `certificate-issuance:${CERT}:${revision}`,
+    command: { type: 'RunIssuanceStep', certificateId: CERT, revision },
+  },
 });
-const scheduled = (revision: number, dueAt: string): Fact => ({ type: 'ProcessTimerScheduled', data: { timer_id: `wait:${revision}`, due_at: dueAt } });
-const fired = (revision: number, when: string): ProcessTrigger<IssuanceFact> => ({ kind: 'timer', process: CERT, timerId: `wait:${revision}`, at: when });
-const firedFact = (revision: number, when: string): Fact => ({ type: 'ProcessTimerFired', data: { process: CERT, timer_id: `wait:${revision}`, at: when } });
+const scheduled = (revision: number, dueAt: string): Fact => ({
+  type: 'ProcessTimerScheduled',
+  data: { timer_id: `wait:${revision}`, due_at: dueAt },
+});
+const fired = (revision: number, when: string): ProcessTrigger<IssuanceFact> => ({
+  kind: 'timer',
+  process: CERT,
+  timerId: `wait:${revision}`,
+  at: when,
+});
+const firedFact = (revision: number, when: string): Fact => ({
+  type: 'ProcessTimerFired',
+  data: { process: CERT, timer_id: `wait:${revision}`, at: when },
+});
 
 /** Through the publication of the challenge records (revision 3), whose propagation wait is pending. */
 const published = fact('ChallengeRecordsPublished', 3, at(300 + DELAY_MS), at(300));
@@ -91,7 +113,12 @@ describe('certificate issuance process manager', () => {
     given(throughPublished)
       .when(seen(deleted), 'e4')
       .then([observed(deleted), { type: 'ProcessTimerCancelled', data: { timer_id: 'wait:3' } }, step(4)]);
-    given([...throughPublished, observed(deleted), { type: 'ProcessTimerCancelled', data: { timer_id: 'wait:3' } }, step(4)])
+    given([
+      ...throughPublished,
+      observed(deleted),
+      { type: 'ProcessTimerCancelled', data: { timer_id: 'wait:3' } },
+      step(4),
+    ])
       .when(fired(3, at(300 + DELAY_MS)))
       .then([]);
   });
@@ -105,18 +132,52 @@ describe('certificate issuance process manager', () => {
 
   it('observes every event of the stream with its revision, and when the next step may run', () => {
     const event = (revision: number, e: CertificateEvent) =>
-      ({ id: 'x', streamId: `certificate-${CERT}`, revision, type: e.type, data: e.data, metadata: {}, position: { commit: 1n, prepare: 1n }, created: new Date() }) as any;
-    expect(pm.observe(event(3, { type: 'ChallengeRecordsPublished', data: { certificate_id: CERT, attempt: 1, at: T0 } }))).toEqual({
+      ({
+        id: 'x',
+        streamId: `certificate-${CERT}`,
+        revision,
+        type: e.type,
+        data: e.data,
+        metadata: {},
+        position: { commit: 1n, prepare: 1n },
+        created: new Date(),
+      }) as any;
+    expect(
+      pm.observe(event(3, { type: 'ChallengeRecordsPublished', data: { certificate_id: CERT, attempt: 1, at: T0 } })),
+    ).toEqual({
       process: CERT,
       fact: { event: 'ChallengeRecordsPublished', revision: 3, at: T0, wait_until: at(DELAY_MS) },
     });
-    const pending = pm.observe(event(5, { type: 'AuthorizationsPending', data: { certificate_id: CERT, attempt: 1, poll: 1, next_poll_at: at(250), at: T0 } }));
+    const pending = pm.observe(
+      event(5, {
+        type: 'AuthorizationsPending',
+        data: { certificate_id: CERT, attempt: 1, poll: 1, next_poll_at: at(250), at: T0 },
+      }),
+    );
     expect(pending?.fact.wait_until).toBe(at(250));
     const retry = pm.observe(
-      event(6, { type: 'IssuanceStepDeferred', data: { certificate_id: CERT, attempt: 1, step: 'finalize', tries: 1, error: 'busy', retry_at: at(1000), at: T0 } }),
+      event(6, {
+        type: 'IssuanceStepDeferred',
+        data: {
+          certificate_id: CERT,
+          attempt: 1,
+          step: 'finalize',
+          tries: 1,
+          error: 'busy',
+          retry_at: at(1000),
+          at: T0,
+        },
+      }),
     );
     expect(retry?.fact.wait_until).toBe(at(1000));
-    expect(pm.observe(event(7, { type: 'AutoRenewChanged', data: { certificate_id: CERT, auto_renew: true, next_renewal_at: null, at: T0 } }))?.fact).toEqual({
+    expect(
+      pm.observe(
+        event(7, {
+          type: 'AutoRenewChanged',
+          data: { certificate_id: CERT, auto_renew: true, next_renewal_at: null, at: T0 },
+        }),
+      )?.fact,
+    ).toEqual({
       event: 'AutoRenewChanged',
       revision: 7,
       at: T0,

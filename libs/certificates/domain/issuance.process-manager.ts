@@ -66,7 +66,9 @@ function waitUntil(e: CertificateEvent, propagationDelayMs: number): string | nu
  * The propagation delay is configuration, so the manager is built with it (as daily jobs
  * are with their time); everything else comes in on the events.
  */
-export function issuanceProcess(propagationDelayMs: number): ProcessManager<IssuanceProcessState, IssuanceFact, RunIssuanceStepCommand> {
+export function issuanceProcess(
+  propagationDelayMs: number,
+): ProcessManager<IssuanceProcessState, IssuanceFact, RunIssuanceStepCommand> {
   return {
     // Not `certificate-issuance`: that stream family held the earlier start-only manager's facts.
     name: 'certificate-issuance-steps',
@@ -90,11 +92,18 @@ export function issuanceProcess(propagationDelayMs: number): ProcessManager<Issu
     },
 
     decide(trigger: ProcessTrigger<IssuanceFact>, state): ProcessDecision<RunIssuanceStepCommand>[] {
-      if (trigger.kind === 'timer') return trigger.timerId === state.timer ? [stepCommand(trigger.process, state.revision)] : [];
+      if (trigger.kind === 'timer')
+        return trigger.timerId === state.timer ? [stepCommand(trigger.process, state.revision)] : [];
       const f = trigger.fact;
       if (f.revision <= state.revision) return [];
-      const decisions: ProcessDecision<RunIssuanceStepCommand>[] = state.timer ? [{ type: 'cancel', timerId: state.timer }] : [];
-      decisions.push(waits(f) ? { type: 'schedule', timerId: waitTimer(f.revision), dueAt: f.wait_until! } : stepCommand(trigger.process, f.revision));
+      const decisions: ProcessDecision<RunIssuanceStepCommand>[] = state.timer
+        ? [{ type: 'cancel', timerId: state.timer }]
+        : [];
+      decisions.push(
+        waits(f)
+          ? { type: 'schedule', timerId: waitTimer(f.revision), dueAt: f.wait_until! }
+          : stepCommand(trigger.process, f.revision),
+      );
       return decisions;
     },
   };

@@ -6,4 +6,6 @@ import { dailyJobProcess } from '../../consumers/daily-job.process-manager';
  * command sent again after a crash is harmless: a renewal already started is refused by
  * the decider (and reported as skipped), an expired certificate does not expire twice.
  */
-export const certificateRenewalProcess = dailyJobProcess('certificate-renewals', { hour: 3, minute: 17 }, ['CertificateIssued']);
+export const certificateRenewalProcess = dailyJobProcess('certificate-renewals', { hour: 3, minute: 17 }, [
+  'CertificateIssued',
+]);

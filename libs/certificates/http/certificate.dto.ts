@@ -45,6 +45,7 @@ export function jobBody(body: unknown): { now?: string } {
   for (const key of Object.keys(body)) if (key !== 'now') throw validationFailed(`${key}: unknown field`);
   const now = (body as { now?: unknown }).now;
   if (now === undefined) return {};
-  if (typeof now !== 'string' || !ISO_TIMESTAMP.test(now) || Number.isNaN(Date.parse(now))) throw validationFailed('now must be an ISO 8601 timestamp');
+  if (typeof now !== 'string' || !ISO_TIMESTAMP.test(now) || Number.isNaN(Date.parse(now)))
+    throw validationFailed('now must be an ISO 8601 timestamp');
   return { now };
 }

@@ -3,13 +3,23 @@ import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { CLOCK, Clock } from '../../shared/clock';
 import { validationFailed } from '../../shared/errors';
-import { CertificateCaller, CreateCertificate, DeleteCertificate, RenewCertificate, SetCertificateAutoRenew } from '../application/certificate.commands';
+import {
+  CertificateCaller,
+  CreateCertificate,
+  DeleteCertificate,
+  RenewCertificate,
+  SetCertificateAutoRenew,
+} from '../application/certificate.commands';
 import { CertificateQueries } from '../application/certificate.queries';
 import { CertificateRenewalJob } from '../application/renewal.job';
 import { requirePaid } from '../domain/certificate-rules';
 import { AutoRenewDto, CreateCertificateDto, jobBody } from './certificate.dto';
 
-const callerOf = (p: Principal, ip: string): CertificateCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string): CertificateCaller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+});
 
 /** TLS certificates (seed "Certificates", contract §10). Every route needs a paid plan. */
 @Controller('certificates')
@@ -73,7 +83,12 @@ export class CertificatesController {
   }
 
   @Put(':id/auto-renew')
-  async autoRenew(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: AutoRenewDto, @ClientIp() ip: string) {
+  async autoRenew(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: AutoRenewDto,
+    @ClientIp() ip: string,
+  ) {
     await this.paid(p);
     await this.commands.execute(new SetCertificateAutoRenew(callerOf(p, ip), id, body.auto_renew));
     return this.queries.get(p.accountId, id);
@@ -81,8 +96,14 @@ export class CertificatesController {
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('revoke') revoke: string | undefined, @ClientIp() ip: string): Promise<void> {
-    if (revoke !== undefined && revoke !== 'true' && revoke !== 'false') throw validationFailed('revoke must be true or false');
+  async remove(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Query('revoke') revoke: string | undefined,
+    @ClientIp() ip: string,
+  ): Promise<void> {
+    if (revoke !== undefined && revoke !== 'true' && revoke !== 'false')
+      throw validationFailed('revoke must be true or false');
     await this.paid(p);
     await this.commands.execute(new DeleteCertificate(callerOf(p, ip), id, revoke === 'true'));
   }

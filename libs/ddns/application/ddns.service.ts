@@ -7,7 +7,15 @@ import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { isHostname } from '../../shared/fqdn';
 import { AppError } from '../../shared/errors';
 import { HostResult, ResultWord } from '../domain/answers';
-import { AddressChanges, addressChanges, BAD_IP, hostnames, isOffline, MAX_HOSTS, Params } from '../domain/ddns-request';
+import {
+  AddressChanges,
+  addressChanges,
+  BAD_IP,
+  hostnames,
+  isOffline,
+  MAX_HOSTS,
+  Params,
+} from '../domain/ddns-request';
 import { DdnsIdentity } from './ddns-authenticator';
 
 export interface DdnsOutcome {
@@ -33,7 +41,8 @@ export class DdnsService {
   async update(identity: DdnsIdentity, params: Params, sourceIp: string): Promise<DdnsOutcome> {
     const changes = addressChanges(params, sourceIp, this.config.allowPrivateTargets);
     // ddns.md: the whole request is refused, nothing changes, the caller's address is never used instead.
-    if (changes === BAD_IP) return { results: accountLevel('badip'), changes: { ipv4: { kind: 'keep' }, ipv6: { kind: 'keep' } } };
+    if (changes === BAD_IP)
+      return { results: accountLevel('badip'), changes: { ipv4: { kind: 'keep' }, ipv6: { kind: 'keep' } } };
     if (isOffline(params)) return { results: accountLevel('!donator'), changes };
     const requested = hostnames(params);
     const hosts = requested.length ? requested : identity.hostFromUsername ? [identity.hostFromUsername] : [];
@@ -53,7 +62,9 @@ export class DdnsService {
   private async updateHost(caller: Caller, fqdn: string, changes: AddressChanges): Promise<HostResult> {
     if (!isHostname(fqdn)) return { hostname: fqdn, result: 'notfqdn', addresses: null };
     try {
-      const outcome: DomainResult = await this.commands.execute(new DdnsUpdateHost(caller, fqdn, changes.ipv4, changes.ipv6));
+      const outcome: DomainResult = await this.commands.execute(
+        new DdnsUpdateHost(caller, fqdn, changes.ipv4, changes.ipv6),
+      );
       return { hostname: fqdn, result: outcome.changed ? 'good' : 'nochg', addresses: outcome.state.addresses };
     } catch (e) {
       return { hostname: fqdn, result: wordFor(e), addresses: null };

@@ -5,7 +5,8 @@ import { AddressChanges } from './ddns-request';
  * dyndns2 result words (ddns.md). None of the error words contains `ok`, `good`, `true`,
  * `updated` or `success`: inadyn's custom provider reads those substrings as success.
  */
-export type ResultWord = 'good' | 'nochg' | 'nohost' | 'notfqdn' | 'numhost' | 'abuse' | 'dnserr' | 'badauth' | 'badip' | '911' | '!donator';
+export type ResultWord =
+  'good' | 'nochg' | 'nohost' | 'notfqdn' | 'numhost' | 'abuse' | 'dnserr' | 'badauth' | 'badip' | '911' | '!donator';
 
 export interface HostResult {
   hostname: string | null;

@@ -58,7 +58,11 @@ export const BAD_IP = 'badip';
  * address to set, the source address included, is in a range refused for targets
  * (contract §16) unless `allowPrivate`.
  */
-export function addressChanges(params: Params, sourceIp: string, allowPrivate: boolean): AddressChanges | typeof BAD_IP {
+export function addressChanges(
+  params: Params,
+  sourceIp: string,
+  allowPrivate: boolean,
+): AddressChanges | typeof BAD_IP {
   const given = ALL_ADDRESS_KEYS.map((k) => param(params, k)).filter((v): v is string => v !== undefined && v !== '');
   if (given.some(malformed)) return BAD_IP;
   const result: AddressChanges = { ipv4: KEEP, ipv6: KEEP };

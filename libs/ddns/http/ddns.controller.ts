@@ -95,9 +95,11 @@ export class DdnsController {
   private badauth(protocol: Protocol, reply: FastifyReply): void {
     reply.code(401).header('www-authenticate', CHALLENGE);
     if (protocol === 'v2') {
-      reply
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify({ error: { code: 'badauth', message: 'The credentials are not valid for dynamic DNS updates' } }));
+      reply.header('content-type', 'application/json; charset=utf-8').send(
+        JSON.stringify({
+          error: { code: 'badauth', message: 'The credentials are not valid for dynamic DNS updates' },
+        }),
+      );
     } else reply.header('content-type', TEXT).send('badauth');
   }
 
@@ -107,7 +109,11 @@ export class DdnsController {
       reply
         .code(500)
         .header('content-type', 'application/json; charset=utf-8')
-        .send(JSON.stringify({ error: { code: 'server_error', message: '911: the service cannot take updates now; retry in 30 minutes' } }));
+        .send(
+          JSON.stringify({
+            error: { code: 'server_error', message: '911: the service cannot take updates now; retry in 30 minutes' },
+          }),
+        );
     } else reply.code(500).header('content-type', TEXT).send('911');
   }
 }

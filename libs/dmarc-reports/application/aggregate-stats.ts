@@ -15,7 +15,10 @@ export class ReadModelAggregateStats implements DmarcAggregateStats {
   async totals(zone: string, from: Date, to: Date): Promise<DmarcAggregateTotals> {
     const reports = await this.projections
       .readModel(DMARC_REPORTS)
-      .find({ zone: zone.toLowerCase().replace(/\.$/, ''), begin: { $gte: from.toISOString(), $lt: to.toISOString() } }, { projection: { message_count: 1, passing_count: 1 } });
+      .find(
+        { zone: zone.toLowerCase().replace(/\.$/, ''), begin: { $gte: from.toISOString(), $lt: to.toISOString() } },
+        { projection: { message_count: 1, passing_count: 1 } },
+      );
     let messages = 0;
     let passing = 0;
     for (const r of reports) {

@@ -20,7 +20,13 @@ describe('EnrolledZones over the email_auth_enrolments read model', () => {
     const revision = revisions.get(accountId) ?? -1;
     const r = await events.appendToStream(
       `account-${accountId}`,
-      [{ type: 'SubscriptionChanged', data: { plan: 'pro', email_auth: { tier, domains }, changed_at: '2026-01-01T00:00:00Z' }, metadata: { account_id: accountId } }],
+      [
+        {
+          type: 'SubscriptionChanged',
+          data: { plan: 'pro', email_auth: { tier, domains }, changed_at: '2026-01-01T00:00:00Z' },
+          metadata: { account_id: accountId },
+        },
+      ],
       revision === -1 ? 'no_stream' : revision,
     );
     revisions.set(accountId, revision + 1);

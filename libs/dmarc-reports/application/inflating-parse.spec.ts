@@ -23,11 +23,16 @@ const outcome = async (raw: Buffer): Promise<ParsedReport | { refused: string; m
 };
 
 /** A report of `records` records (~380 bytes each), so 3,000 or more declare over 1 MiB. */
-const large = (records: number, edit: (xml: string) => string = (x) => x): Buffer => Buffer.from(edit(generatedAggregateReport(records, { reportId: 'big' }).toString()));
+const large = (records: number, edit: (xml: string) => string = (x) => x): Buffer =>
+  Buffer.from(edit(generatedAggregateReport(records, { reportId: 'big' }).toString()));
 
 describe('large gzip reports, parsed while they inflate', () => {
   it('give the same report as the XML itself, multi-byte characters across inflated pieces included', async () => {
-    const xml = large(5000, (x) => x.replace(/<header_from>example\.com<\/header_from>/g, (m, at: number) => (at % 3 === 0 ? '<header_from>é€.example</header_from>' : m)));
+    const xml = large(5000, (x) =>
+      x.replace(/<header_from>example\.com<\/header_from>/g, (m, at: number) =>
+        at % 3 === 0 ? '<header_from>é€.example</header_from>' : m,
+      ),
+    );
     expect(gzipSync(xml).readUInt32LE(gzipSync(xml).length - 4)).toBeGreaterThan(1024 * 1024);
     const fromXml = await outcome(xml);
     const oneShot = jest.spyOn(unpack, 'gunzipLimited');
@@ -42,7 +47,9 @@ describe('large gzip reports, parsed while they inflate', () => {
   });
 
   it('are repaired as the XML is when only stray "<" make them not well-formed', async () => {
-    const xml = large(4000, (x) => x.replace('<header_from>example.com</header_from>', '<header_from>bad<xml.net</header_from>'));
+    const xml = large(4000, (x) =>
+      x.replace('<header_from>example.com</header_from>', '<header_from>bad<xml.net</header_from>'),
+    );
     const oneShot = jest.spyOn(unpack, 'gunzipLimited');
     let fromGzip;
     try {
@@ -58,7 +65,9 @@ describe('large gzip reports, parsed while they inflate', () => {
 
   it('are refused for the same reason and with the same message as the XML', async () => {
     const cases = [
-      large(4000, (x) => x.replace('<source_ip>10.0.11.183</source_ip><count>', '<source_ip>10.0.11.183</source_ip><count>x')),
+      large(4000, (x) =>
+        x.replace('<source_ip>10.0.11.183</source_ip><count>', '<source_ip>10.0.11.183</source_ip><count>x'),
+      ),
       large(4000, (x) => x.replace('</feedback>', '<!DOCTYPE x></feedback>')),
       large(4000, (x) => x.replace('</feedback>', '')),
       large(4000, (x) => x.replace('<policy_published><domain>example.com</domain>', '<policy_published>')),
@@ -72,14 +81,19 @@ describe('large gzip reports, parsed while they inflate', () => {
 
   it('over the limit: too_large (or a bomb), not whatever the XML cut there would have been', async () => {
     expect(await outcome(gzipSync(large(12_000)))).toMatchObject({ refused: 'too_large' });
-    expect(await outcome(gzipSync(Buffer.concat([Buffer.from('<feedback>'), Buffer.alloc(5 * 1024 * 1024, 0x20)])))).toMatchObject({ refused: 'decompression_bomb' });
+    expect(
+      await outcome(gzipSync(Buffer.concat([Buffer.from('<feedback>'), Buffer.alloc(5 * 1024 * 1024, 0x20)]))),
+    ).toMatchObject({ refused: 'decompression_bomb' });
   });
 
   it('not XML inside, or corrupt: refused as the one-shot path refuses them', async () => {
     expect(await outcome(gzipSync(Buffer.alloc(2 * 1024 * 1024, 'x')))).toMatchObject({ refused: 'unsupported' });
     const corrupt = gzipSync(large(4000));
     corrupt[Math.floor(corrupt.length / 2)] ^= 0xff;
-    expect(await outcome(corrupt)).toMatchObject({ refused: 'malformed', message: expect.stringMatching(/^gzip content is corrupt/) });
+    expect(await outcome(corrupt)).toMatchObject({
+      refused: 'malformed',
+      message: expect.stringMatching(/^gzip content is corrupt/),
+    });
   });
 });
 
@@ -96,7 +110,9 @@ describe('gunzipStreaming', () => {
 
   it('stops at the limit, and when the sink throws', async () => {
     let seen = 0;
-    await expect(gunzipStreaming(gz, (p) => (seen += p.length), 100_000)).rejects.toMatchObject({ reason: 'too_large' });
+    await expect(gunzipStreaming(gz, (p) => (seen += p.length), 100_000)).rejects.toMatchObject({
+      reason: 'too_large',
+    });
     expect(seen).toBeLessThanOrEqual(100_000);
     let calls = 0;
     await expect(

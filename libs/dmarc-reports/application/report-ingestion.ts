@@ -69,18 +69,29 @@ export class ReportIngestion {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.parser = new ReportParser(config.reportMaxUnpackedBytes);
-    this.accepted = metrics.counter('dmarc_reports_accepted_total', 'Reports stored, by kind and intake path', ['kind', 'source']);
-    this.refused = metrics.counter('dmarc_reports_refused_total', 'Reports refused, by reason and intake path', ['reason', 'source']);
+    this.accepted = metrics.counter('dmarc_reports_accepted_total', 'Reports stored, by kind and intake path', [
+      'kind',
+      'source',
+    ]);
+    this.refused = metrics.counter('dmarc_reports_refused_total', 'Reports refused, by reason and intake path', [
+      'reason',
+      'source',
+    ]);
     this.records = metrics.counter('dmarc_report_records_total', 'Aggregate report records stored', ['source']);
   }
 
   async ingest(raw: Uint8Array, options: IngestOptions): Promise<IngestResult> {
     try {
       const report = await this.parser.parse(raw, options.hints);
-      if (options.only && report.kind !== options.only) throw refuse('unsupported', `only ${options.only} reports are accepted here, this is a ${report.kind} report`);
+      if (options.only && report.kind !== options.only)
+        throw refuse('unsupported', `only ${options.only} reports are accepted here, this is a ${report.kind} report`);
       return await this.store(report, raw, options);
     } catch (e) {
-      if (e instanceof ReportRefused) this.noteRefusal(e.reason, options.source, e.message, { bytes: raw.length, correlation_id: options.correlationId });
+      if (e instanceof ReportRefused)
+        this.noteRefusal(e.reason, options.source, e.message, {
+          bytes: raw.length,
+          correlation_id: options.correlationId,
+        });
       throw e;
     }
   }
@@ -92,7 +103,12 @@ export class ReportIngestion {
   }
 
   private async store(report: ParsedReport, raw: Uint8Array, options: IngestOptions): Promise<IngestResult> {
-    const domains = report.kind === 'aggregate' ? [report.policy.domain] : report.kind === 'failure' ? [report.reported_domain] : report.policies.map((p) => p.policy_domain);
+    const domains =
+      report.kind === 'aggregate'
+        ? [report.policy.domain]
+        : report.kind === 'failure'
+          ? [report.reported_domain]
+          : report.policies.map((p) => p.policy_domain);
     const owner = await this.ownerOf(domains, options.zone);
     const receivedAt = this.clock.now().toISOString();
     // Only primitives are used once the append is under way: the report's records (tens of
@@ -157,8 +173,24 @@ export class ReportIngestion {
     }
     this.accepted.inc({ kind, source: options.source });
     if (recordCount) this.records.inc({ source: options.source }, recordCount);
-    this.logger.info('report accepted', { kind, source: options.source, zone: owner.zone, reporter, report_key: key, records: recordCount, correlation_id: options.correlationId });
-    return { kind, report_key: key, zone: owner.zone, reporter, report_id: reportId, record_count: recordCount, position };
+    this.logger.info('report accepted', {
+      kind,
+      source: options.source,
+      zone: owner.zone,
+      reporter,
+      report_key: key,
+      records: recordCount,
+      correlation_id: options.correlationId,
+    });
+    return {
+      kind,
+      report_key: key,
+      zone: owner.zone,
+      reporter,
+      report_id: reportId,
+      record_count: recordCount,
+      position,
+    };
   }
 
   private async ownerOf(domains: string[], addressedZone: string | undefined): Promise<ZoneOwner> {

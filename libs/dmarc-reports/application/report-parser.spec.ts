@@ -1,5 +1,15 @@
 import { gzipSync } from 'node:zlib';
-import { ACCEPTED_QUIRKS, billionLaughs, FIXTURES, generatedAggregateReport, gzipBomb, quirk, REFUSED_QUIRKS, sample, zipBomb } from '../../../test/support/dmarc-samples';
+import {
+  ACCEPTED_QUIRKS,
+  billionLaughs,
+  FIXTURES,
+  generatedAggregateReport,
+  gzipBomb,
+  quirk,
+  REFUSED_QUIRKS,
+  sample,
+  zipBomb,
+} from '../../../test/support/dmarc-samples';
 import { ReportRefused } from '../domain/report-refusal';
 import { ReportParser } from './report-parser';
 
@@ -40,7 +50,8 @@ describe('ReportParser over the shared fixtures', () => {
     if (upper.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(upper.org_name).toBe('example.com');
     expect([upper.records.toArray()[0].dkim, upper.records.toArray()[0].spf]).toEqual(expect.arrayContaining(['pass']));
-    for (const r of upper.records.toArray()) for (const d of [...r.dkim_results, ...r.spf_results]) expect(d.result).toBe(d.result.toLowerCase());
+    for (const r of upper.records.toArray())
+      for (const d of [...r.dkim_results, ...r.spf_results]) expect(d.result).toBe(d.result.toLowerCase());
     const noOrg = await parser.parse(sample('aggregate/!example.com!1538204542!1538463818.xml'));
     if (noOrg.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(noOrg.org_name).not.toBe('');
@@ -50,9 +61,23 @@ describe('ReportParser over the shared fixtures', () => {
     const r = await parser.parse(sample('aggregate/rfc9990-sample.xml'));
     if (r.kind !== 'aggregate') throw new Error('aggregate expected');
     expect(r.generator).toBe('Example DMARC Aggregate Reporter v1.2');
-    expect(r.policy).toMatchObject({ domain: 'example.com', p: 'quarantine', np: 'none', testing: 'n', discovery_method: 'treewalk' });
-    expect(r.records.toArray()[0]).toMatchObject({ source_ip: '192.0.2.123', count: 123, disposition: 'pass', dkim: 'pass', spf: 'fail' });
-    expect(r.records.toArray()[0].dkim_results).toEqual([{ domain: 'example.com', selector: 'abc123', result: 'pass' }]);
+    expect(r.policy).toMatchObject({
+      domain: 'example.com',
+      p: 'quarantine',
+      np: 'none',
+      testing: 'n',
+      discovery_method: 'treewalk',
+    });
+    expect(r.records.toArray()[0]).toMatchObject({
+      source_ip: '192.0.2.123',
+      count: 123,
+      disposition: 'pass',
+      dkim: 'pass',
+      spf: 'fail',
+    });
+    expect(r.records.toArray()[0].dkim_results).toEqual([
+      { domain: 'example.com', selector: 'abc123', result: 'pass' },
+    ]);
   });
 
   it('recovers stray "<" in text the way upstream does', async () => {
@@ -63,7 +88,9 @@ describe('ReportParser over the shared fixtures', () => {
   });
 
   it('keeps failure-report privacy fields apart and maps non-RFC delivery results', async () => {
-    const r = await parser.parse(sample('forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml'));
+    const r = await parser.parse(
+      sample('forensic/DMARC Failure Report for domain.de (mail-from=sharepoint@domain.de, ip=10.10.10.10).eml'),
+    );
     if (r.kind !== 'failure') throw new Error('failure expected');
     expect(r).toMatchObject({
       reported_domain: 'domain.de',
@@ -76,15 +103,29 @@ describe('ReportParser over the shared fixtures', () => {
     });
     expect(JSON.stringify(r)).not.toContain('38.E7.30937.BD6E1BB5');
     const exim = await parser.parse(sample('forensic/exim_plain_text_only_no_arf_part.eml'));
-    expect(exim).toMatchObject({ kind: 'failure', reported_domain: 'example.com', source_ip: '203.0.113.68', subject: 'Payment from your account.' });
+    expect(exim).toMatchObject({
+      kind: 'failure',
+      reported_domain: 'example.com',
+      source_ip: '203.0.113.68',
+      subject: 'Payment from your account.',
+    });
     const linkedin = await parser.parse(sample('forensic/dmarc_ruf_report_linkedin.eml'));
-    expect(linkedin).toMatchObject({ kind: 'failure', reported_domain: 'example.com', mail_from: 'sender@example.com', delivery_result: 'delivered' });
+    expect(linkedin).toMatchObject({
+      kind: 'failure',
+      reported_domain: 'example.com',
+      mail_from: 'sender@example.com',
+      delivery_result: 'delivered',
+    });
   });
 
   it('reads both TLS-RPT field spellings', async () => {
     const r = await parser.parse(sample('smtp_tls/rfc8460.json'));
     if (r.kind !== 'tls') throw new Error('tls expected');
-    expect(r.policies[0]).toMatchObject({ successful_sessions: 5326, failed_sessions: 303, mx_host: ['*.mail.company-y.example'] });
+    expect(r.policies[0]).toMatchObject({
+      successful_sessions: 5326,
+      failed_sessions: 303,
+      mx_host: ['*.mail.company-y.example'],
+    });
     expect(r.policies[0].failure_details[2].failure_reason_code).toBe('X509_V_ERR_PROXY_PATH_LENGTH_EXCEEDED');
     expect(await parser.parse(gzipSync(sample('smtp_tls/rfc8460.json')))).toEqual(r);
   });
@@ -104,8 +145,14 @@ describe('ReportParser over the real-world quirks (test/fixtures/dmarc-quirks)',
   it.each(Object.entries(ACCEPTED_QUIRKS).filter(([, q]) => !q.mail))('recovers %s', async (file, expected) => {
     const report = await parser.parse(quirk(file));
     if (report.kind !== 'aggregate') throw new Error('aggregate expected');
-    expect(report).toMatchObject({ report_id: expected.reportId, org_name: expected.org ?? 'quirks.example', policy: { domain: 'example.com' } });
-    expect(report.records.toArray()).toEqual([expect.objectContaining({ source_ip: '192.0.2.25', count: 3, header_from: 'example.com' })]);
+    expect(report).toMatchObject({
+      report_id: expected.reportId,
+      org_name: expected.org ?? 'quirks.example',
+      policy: { domain: 'example.com' },
+    });
+    expect(report.records.toArray()).toEqual([
+      expect.objectContaining({ source_ip: '192.0.2.25', count: 3, header_from: 'example.com' }),
+    ]);
   });
 
   it.each(Object.entries(REFUSED_QUIRKS))('refuses %s', async (file, expected) => {
@@ -114,8 +161,12 @@ describe('ReportParser over the real-world quirks (test/fixtures/dmarc-quirks)',
 
   it('stays safe while lenient: entity declarations in UTF-16 or behind a repair, and bombs behind a rewritten gzip header', async () => {
     const laughs = billionLaughs().toString();
-    expect(await refusalOf(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(laughs, 'utf16le')]))).toBe('xml_entities');
-    expect(await refusalOf(Buffer.from(`<?xml version="1.0"?>"\n<xs:schema>${laughs.replace('<?xml version="1.0"?>', '')}`))).toBe('xml_entities');
+    expect(await refusalOf(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(laughs, 'utf16le')]))).toBe(
+      'xml_entities',
+    );
+    expect(
+      await refusalOf(Buffer.from(`<?xml version="1.0"?>"\n<xs:schema>${laughs.replace('<?xml version="1.0"?>', '')}`)),
+    ).toBe('xml_entities');
     const bomb = gzipBomb();
     bomb[3] |= 0xe0; // reserved flags: taken through lenientGzip, still counted against the limit
     expect(await refusalOf(Buffer.concat([bomb, Buffer.from('\r\n')]))).toBe('decompression_bomb');

@@ -6,7 +6,15 @@ import { refuse } from '../domain/report-refusal';
 import { TlsReport, tlsReportFrom } from '../domain/tls-report';
 import { PackedRecordList } from '../domain/packed-records';
 import { isUtf16Xml, parseReportXml, RecordCollector, StreamingReportXml, XmlNode } from './report-xml';
-import { gunzipLimited, gunzipStreaming, gzipDeclaredSize, isGzip, isZip, MAX_UNPACKED_BYTES, unzipFirst } from './unpack';
+import {
+  gunzipLimited,
+  gunzipStreaming,
+  gzipDeclaredSize,
+  isGzip,
+  isZip,
+  MAX_UNPACKED_BYTES,
+  unzipFirst,
+} from './unpack';
 
 /** A parsed report with what identifies its delivery (failure reports need the mail's Message-ID for their key). */
 export type ParsedReport = AggregateReport | TlsReport | (FailureReport & { report_message_id: string | null });
@@ -19,7 +27,8 @@ export interface ParseHints {
 }
 
 const REPORT_FILE = /\.(xml|json|gz|gzip|zip)$/i;
-const ARCHIVE_OR_REPORT_TYPES = /^(application\/(gzip|x-gzip|zip|x-zip|x-zip-compressed|xml|octet-stream|tlsrpt\+json|tlsrpt\+gzip|json)|text\/xml)$/i;
+const ARCHIVE_OR_REPORT_TYPES =
+  /^(application\/(gzip|x-gzip|zip|x-zip|x-zip-compressed|xml|octet-stream|tlsrpt\+json|tlsrpt\+gzip|json)|text\/xml)$/i;
 const HEADERS_MARKER = /^-{2,}\s*This is a copy of the headers[^\n]*\n/im;
 /**
  * gzip content declared larger than this is parsed while it inflates: below it, one-shot
@@ -46,16 +55,20 @@ export class ReportParser {
         const streamed = await this.inflatingAggregate(raw);
         if (streamed) return streamed;
       }
-      const inner = isGzip(raw) ? { name: name.replace(/\.(gz|gzip)$/i, ''), content: gunzipLimited(raw, this.maxUnpacked) } : unzipFirst(raw, isReportEntry, this.maxUnpacked);
+      const inner = isGzip(raw)
+        ? { name: name.replace(/\.(gz|gzip)$/i, ''), content: gunzipLimited(raw, this.maxUnpacked) }
+        : unzipFirst(raw, isReportEntry, this.maxUnpacked);
       const parsed = await this.payload(inner.content, depth + 1, inner.name);
-      if (!parsed) throw refuse('unsupported', `archive entry ${inner.name || '(unnamed)'} is not an XML or JSON report`);
+      if (!parsed)
+        throw refuse('unsupported', `archive entry ${inner.name || '(unnamed)'} is not an XML or JSON report`);
       return parsed;
     }
     if (isUtf16Xml(raw)) return this.aggregate(raw);
     const start = firstSignificantByte(raw);
     if (start < 0) throw refuse('malformed', 'the report is empty');
     if (raw[start] === LT) return this.aggregate(raw);
-    if (raw[start] === LBRACE) return this.tls(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8', start));
+    if (raw[start] === LBRACE)
+      return this.tls(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8', start));
     return null;
   }
 
@@ -106,15 +119,21 @@ export class ReportParser {
 
   private async fromMail(raw: Uint8Array, hints: ParseHints): Promise<ParsedReport> {
     const mail = await parseMime(raw);
-    if (mail.headers.length === 0) throw refuse('unsupported', 'not a report file (xml, json, gzip, zip) nor a mail message');
+    if (mail.headers.length === 0)
+      throw refuse('unsupported', 'not a report file (xml, json, gzip, zip) nor a mail message');
     const reporter = mail.from && 'address' in mail.from && mail.from.address ? mail.from.address : '';
     const parts = mail.attachments;
     const feedback = parts.find((a) => a.mimeType.toLowerCase() === 'message/feedback-report');
     if (feedback) {
       const arf = await headerFields(bytes(feedback.content));
-      const originalPart = parts.find((a) => /^(message\/rfc822|text\/rfc822-headers|message\/rfc822-headers)$/i.test(a.mimeType));
+      const originalPart = parts.find((a) =>
+        /^(message\/rfc822|text\/rfc822-headers|message\/rfc822-headers)$/i.test(a.mimeType),
+      );
       const original = originalPart ? await originalHeaders(bytes(originalPart.content)) : null;
-      return { ...failureReportFrom({ reporter, arf, summary: null, original }), report_message_id: mail.messageId ?? null };
+      return {
+        ...failureReportFrom({ reporter, arf, summary: null, original }),
+        report_message_id: mail.messageId ?? null,
+      };
     }
     for (const part of parts) {
       if (!ARCHIVE_OR_REPORT_TYPES.test(part.mimeType) && !REPORT_FILE.test(part.filename ?? '')) continue;
@@ -124,9 +143,14 @@ export class ReportParser {
     const text = mail.text ?? '';
     if (hints.expect !== 'aggregate' && hints.expect !== 'tls' && /^\s*Sender Domain:/im.test(text)) {
       const marker = HEADERS_MARKER.exec(text);
-      const original = marker ? await originalHeaders(Buffer.from(text.slice(marker.index + marker[0].length).trimStart() + '\r\n\r\n')) : null;
+      const original = marker
+        ? await originalHeaders(Buffer.from(text.slice(marker.index + marker[0].length).trimStart() + '\r\n\r\n'))
+        : null;
       const summary = summaryFields(marker ? text.slice(0, marker.index) : text);
-      return { ...failureReportFrom({ reporter, arf: null, summary, original }), report_message_id: mail.messageId ?? null };
+      return {
+        ...failureReportFrom({ reporter, arf: null, summary, original }),
+        report_message_id: mail.messageId ?? null,
+      };
     }
     throw refuse('unsupported', 'the message carries no aggregate, failure or TLS report');
   }
@@ -145,7 +169,8 @@ class PackedXmlRecords implements RecordCollector {
  * A zip entry that may be the report: XML, JSON or a name without extension; not the
  * metadata archivers add (`__MACOSX/._report.xml`, dot-files), which would be taken first.
  */
-const isReportEntry = (name: string): boolean => !/(^|\/)(__MACOSX\/|\.)/.test(name) && (/\.(xml|json)$/i.test(name) || !name.includes('.'));
+const isReportEntry = (name: string): boolean =>
+  !/(^|\/)(__MACOSX\/|\.)/.test(name) && (/\.(xml|json)$/i.test(name) || !name.includes('.'));
 
 const LT = 0x3c;
 const LBRACE = 0x7b;
@@ -161,11 +186,19 @@ function firstSignificantByte(raw: Uint8Array): number {
 }
 
 const bytes = (content: ArrayBuffer | Uint8Array | string): Uint8Array =>
-  typeof content === 'string' ? Buffer.from(content) : content instanceof Uint8Array ? content : new Uint8Array(content);
+  typeof content === 'string'
+    ? Buffer.from(content)
+    : content instanceof Uint8Array
+      ? content
+      : new Uint8Array(content);
 
 async function parseMime(raw: Uint8Array): Promise<Email> {
   try {
-    return await PostalMime.parse(raw, { attachmentEncoding: 'arraybuffer', forceRfc822Attachments: true, maxNestingDepth: 20 });
+    return await PostalMime.parse(raw, {
+      attachmentEncoding: 'arraybuffer',
+      forceRfc822Attachments: true,
+      maxNestingDepth: 20,
+    });
   } catch (e) {
     throw refuse('malformed', `the message could not be parsed: ${(e as Error).message}`);
   }

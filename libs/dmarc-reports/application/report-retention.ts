@@ -28,7 +28,10 @@ export class ReportRetention {
 
   async apply(now: Date): Promise<string> {
     const cutoff = retentionCutoff(now).toISOString();
-    const event: ReportRetentionApplied = { type: 'DmarcReportRetentionApplied', data: { cutoff, applied_at: now.toISOString() } };
+    const event: ReportRetentionApplied = {
+      type: 'DmarcReportRetentionApplied',
+      data: { cutoff, applied_at: now.toISOString() },
+    };
     await this.streams.append(REPORT_RETENTION_STREAM, [event], 'any', { actor: 'system' });
     this.logger.info('report retention applied', { cutoff });
     return cutoff;

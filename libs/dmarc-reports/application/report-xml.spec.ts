@@ -38,7 +38,9 @@ describe('streaming report XML reader', () => {
     const r = await aggregate(gzipSync(generatedAggregateReport(5000)));
     expect(r.records).toHaveLength(5000);
     expect(r.records.toArray()[4999].source_ip).toBe('10.0.19.135');
-    expect(r.records.toArray().reduce((n, x) => n + x.count, 0)).toBe(Array.from({ length: 5000 }, (_, i) => (i % 7) + 1).reduce((a, b) => a + b, 0));
+    expect(r.records.toArray().reduce((n, x) => n + x.count, 0)).toBe(
+      Array.from({ length: 5000 }, (_, i) => (i % 7) + 1).reduce((a, b) => a + b, 0),
+    );
   });
 
   it('keeps a multi-byte character whole when it straddles a slice boundary', async () => {
@@ -62,12 +64,16 @@ describe('streaming report XML reader', () => {
       const comment = `<!--${'x'.repeat(SLICE - 7 - shift)}-->`;
       expect(await refusalOf(Buffer.from(`${comment}<!DOCTYPE feedback><feedback/>`))).toBe('xml_entities');
     }
-    expect(await refusalOf(Buffer.from(`${header}${' '.repeat(SLICE)}<!ENTITY a "b"></feedback>`))).toBe('xml_entities');
+    expect(await refusalOf(Buffer.from(`${header}${' '.repeat(SLICE)}<!ENTITY a "b"></feedback>`))).toBe(
+      'xml_entities',
+    );
   });
 
   it('repairs stray "<" in text of a report larger than one slice', async () => {
     const records = Array.from({ length: 400 }, () => record('example.com')).join('');
-    const xml = Buffer.from(`${header.replace('dmarc@x.example', '<dmarc@x.example>')}${records}${record('bad<xml.net')}</feedback>`);
+    const xml = Buffer.from(
+      `${header.replace('dmarc@x.example', '<dmarc@x.example>')}${records}${record('bad<xml.net')}</feedback>`,
+    );
     expect(xml.length).toBeGreaterThan(SLICE);
     const r = await aggregate(xml);
     expect(r.email).toBe('<dmarc@x.example>');
@@ -79,7 +85,10 @@ describe('streaming report XML reader', () => {
     const xml = `<d:feedback xmlns:d="urn:ietf:params:xml:ns:dmarc-2.0">${header
       .replace('<feedback>', '')
       .replace(/<(\/?)([a-z_]+)>/g, '<$1d:$2>')
-      .replace('ORG', 'A &amp;amp; B&#x21; &nbsp;')}${record('<![CDATA[cdata.example]]>').replace(/<(\/?)([a-z_]+)>/g, '<$1d:$2>')}</d:feedback>`;
+      .replace(
+        'ORG',
+        'A &amp;amp; B&#x21; &nbsp;',
+      )}${record('<![CDATA[cdata.example]]>').replace(/<(\/?)([a-z_]+)>/g, '<$1d:$2>')}</d:feedback>`;
     const r = await aggregate(Buffer.from(xml));
     expect(r.org_name).toBe('A &amp; B! &nbsp;');
     expect(r.policy.domain).toBe('example.com');
@@ -87,7 +96,9 @@ describe('streaming report XML reader', () => {
   });
 
   it('keeps the slips the earlier parser let through as text: control characters and "]]>"', async () => {
-    const r = await aggregate(Buffer.from(`${header.replace('ORG', 'A\x0bB\x00 a]]>b')}${record('example.com')}</feedback>`));
+    const r = await aggregate(
+      Buffer.from(`${header.replace('ORG', 'A\x0bB\x00 a]]>b')}${record('example.com')}</feedback>`),
+    );
     expect(r.org_name).toBe('A\x0bB\x00 a]]>b');
   });
 
@@ -100,14 +111,21 @@ describe('streaming report XML reader', () => {
 
   it('reads a report with a UTF-8 BOM, and a TLS report with one', async () => {
     const bom = Buffer.from([0xef, 0xbb, 0xbf]);
-    expect((await aggregate(Buffer.concat([bom, Buffer.from(`${header}${record('example.com')}</feedback>`)]))).records).toHaveLength(1);
+    expect(
+      (await aggregate(Buffer.concat([bom, Buffer.from(`${header}${record('example.com')}</feedback>`)]))).records,
+    ).toHaveLength(1);
     const tls = Buffer.from(
       JSON.stringify({
         'organization-name': 'x',
         'date-range': { 'start-datetime': '2024-01-01T00:00:00Z', 'end-datetime': '2024-01-01T23:59:59Z' },
         'contact-info': 'tls@x.example',
         'report-id': 'r1',
-        policies: [{ policy: { 'policy-type': 'sts', 'policy-domain': 'example.com' }, summary: { 'total-successful-session-count': 1, 'total-failure-session-count': 0 } }],
+        policies: [
+          {
+            policy: { 'policy-type': 'sts', 'policy-domain': 'example.com' },
+            summary: { 'total-successful-session-count': 1, 'total-failure-session-count': 0 },
+          },
+        ],
       }),
     );
     expect((await parser.parse(Buffer.concat([bom, tls]))).kind).toBe('tls');
@@ -117,6 +135,10 @@ describe('streaming report XML reader', () => {
     expect(await refusalOf(Buffer.from(`${header}<record><row></feedback>`))).toBe('malformed');
     expect(await refusalOf(Buffer.from('<feedback/><feedback/>'))).toBe('malformed');
     expect(await refusalOf(Buffer.from('<other><feedback/></other>'))).toBe('unsupported');
-    expect(await refusalOf(Buffer.from(`${header}${record('example.com').replace('<count>2</count>', '<count>two</count>')}</feedback>`))).toBe('malformed');
+    expect(
+      await refusalOf(
+        Buffer.from(`${header}${record('example.com').replace('<count>2</count>', '<count>two</count>')}</feedback>`),
+      ),
+    ).toBe('malformed');
   });
 });

@@ -54,7 +54,9 @@ const DECLARED_ENCODING = /^(?:\xef\xbb\xbf)?\s*<\?xml[^>]*?\bencoding\s*=\s*["'
  */
 export function xmlDecoder(head: Uint8Array): TextDecoder {
   if (isUtf16Xml(head)) return new TextDecoder(head[0] === 0xfe || head[0] === 0 ? 'utf-16be' : 'utf-16le');
-  const declared = DECLARED_ENCODING.exec(Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 256)).toString('latin1'))?.[1];
+  const declared = DECLARED_ENCODING.exec(
+    Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, 256)).toString('latin1'),
+  )?.[1];
   if (declared && !/^utf-?16/i.test(declared)) {
     try {
       return new TextDecoder(declared);
@@ -182,7 +184,8 @@ class ReportXmlScanner<C extends RecordCollector> {
       }
       const parent = stack[stack.length - 1];
       if (!parent) return;
-      if (open.name === 'record' && stack.length === 1 && this.rootName === 'feedback') records.record(value, this.recordCount++);
+      if (open.name === 'record' && stack.length === 1 && this.rootName === 'feedback')
+        records.record(value, this.recordCount++);
       else attach(parent, open.name, value);
     });
   }
@@ -197,7 +200,10 @@ class ReportXmlScanner<C extends RecordCollector> {
   end(): ReportXml<C> {
     this.parser.close();
     const top = this.root;
-    return { feedback: this.rootName === 'feedback' && top?.children ? top.children : undefined, records: this.records };
+    return {
+      feedback: this.rootName === 'feedback' && top?.children ? top.children : undefined,
+      records: this.records,
+    };
   }
 }
 

@@ -13,7 +13,11 @@ import { ByteBudget, HeldMessage, SessionTable } from './smtp-limits';
 import { YoungCollector } from '../../shared/young-collection';
 
 /** Report mailboxes and what each expects (contract §8). */
-const MAILBOXES: Record<string, ParseHints['expect']> = { 'dmarc-rua': 'aggregate', 'dmarc-ruf': 'failure', 'tls-rpt': 'tls' };
+const MAILBOXES: Record<string, ParseHints['expect']> = {
+  'dmarc-rua': 'aggregate',
+  'dmarc-ruf': 'failure',
+  'tls-rpt': 'tls',
+};
 
 /** How far past the size limit a sender may go before it is cut off rather than read to the end. */
 const OVERRUN_BEFORE_CUTOFF = 1024 * 1024;
@@ -134,12 +138,19 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
         stream.on('end', () => {
           if (message.refused === 'too_large' || stream.sizeExceeded) {
             message.release();
-            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, { session: session.id, bytes: message.size });
+            this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes)`, {
+              session: session.id,
+              bytes: message.size,
+            });
             callback(smtpError(552, `5.3.4 Message larger than ${maxBytes} bytes`));
             return;
           }
           if (message.refused === 'no_room') {
-            this.logger.warn('smtp intake busy: message refused for now', { session: session.id, held: this.held.held, cap: this.held.cap });
+            this.logger.warn('smtp intake busy: message refused for now', {
+              session: session.id,
+              held: this.held.held,
+              cap: this.held.cap,
+            });
             callback(smtpError(452, '4.3.1 Too many messages in progress, try again later'));
             return;
           }
@@ -178,7 +189,12 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
       const socket = (connection as unknown as { _socket?: Socket })._socket;
       if (!socket || socket.destroyed) return;
       socket.pause();
-      this.ingestion.noteRefusal('too_large', 'smtp', `message over the SMTP size limit (${maxBytes} bytes), sender cut off`, { session: sessionId });
+      this.ingestion.noteRefusal(
+        'too_large',
+        'smtp',
+        `message over the SMTP size limit (${maxBytes} bytes), sender cut off`,
+        { session: sessionId },
+      );
       connection.send(552, `5.3.4 Message larger than ${maxBytes} bytes, closing connection`);
       connection.close();
       setTimeout(() => socket.destroy(), 1000).unref();
@@ -190,13 +206,18 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     const address = clientKey(session.remoteAddress);
     const admission = this.sessions.enter(session.id, address, Date.now());
     if (!admission.admit) {
-      this.logger.warn('smtp intake: session refused', { address, reason: admission.reason, sessions: this.sessions.size });
+      this.logger.warn('smtp intake: session refused', {
+        address,
+        reason: admission.reason,
+        sessions: this.sessions.size,
+      });
       return admission.reason === 'address_full'
         ? smtpError(421, '4.7.0 Too many connections from your address, try again later')
         : smtpError(421, '4.7.0 Too many connected clients, try again in a moment');
     }
     if (admission.evict !== null) {
-      for (const connection of this.server?.connections ?? []) if (connection.id === admission.evict) connection.close();
+      for (const connection of this.server?.connections ?? [])
+        if (connection.id === admission.evict) connection.close();
       this.logger.warn('smtp intake: stalled session closed to make room', { session: admission.evict });
     }
     return undefined;
@@ -207,7 +228,12 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
     if (!recipient) throw smtpError(550, `5.1.1 <${address}>: no such report mailbox`);
     const owner = await this.zones.owner(recipient.zone);
     if (!owner || owner.zone !== recipient.zone) {
-      this.ingestion.noteRefusal('unknown_domain', 'smtp', `recipient ${address} is not a report address of an enrolled zone`, { session: session.id });
+      this.ingestion.noteRefusal(
+        'unknown_domain',
+        'smtp',
+        `recipient ${address} is not a report address of an enrolled zone`,
+        { session: session.id },
+      );
       throw smtpError(550, `5.1.1 <${address}>: ${recipient.zone} is not enrolled in Email Authentication`);
     }
     const recipients = ((session as unknown as { reportRecipients?: Recipient[] }).reportRecipients ??= []);
@@ -217,12 +243,20 @@ export class SmtpIntake implements OnModuleInit, OnApplicationShutdown {
   private async deliver(raw: Buffer, session: SMTPServerSession): Promise<string> {
     const [recipient] = (session as unknown as { reportRecipients?: Recipient[] }).reportRecipients ?? [];
     try {
-      const result = await this.ingestion.ingest(raw, { source: 'smtp', hints: { expect: recipient?.expect }, zone: recipient?.zone, correlationId: session.id });
+      const result = await this.ingestion.ingest(raw, {
+        source: 'smtp',
+        hints: { expect: recipient?.expect },
+        zone: recipient?.zone,
+        correlationId: session.id,
+      });
       return `2.0.0 ${result.kind} report ${result.report_key} accepted for ${result.zone} (${result.record_count} records)`;
     } catch (e) {
       if (e instanceof ReportRefused) {
         if (e.reason === 'duplicate') return `2.0.0 Duplicate report ignored: ${e.message}`;
-        throw smtpError(e.reason === 'too_large' || e.reason === 'decompression_bomb' ? 552 : 550, `5.6.0 Report refused (${e.reason}): ${e.message}`);
+        throw smtpError(
+          e.reason === 'too_large' || e.reason === 'decompression_bomb' ? 552 : 550,
+          `5.6.0 Report refused (${e.reason}): ${e.message}`,
+        );
       }
       this.logger.error('smtp intake failed', { error: (e as Error).message });
       throw smtpError(451, '4.3.0 Temporary failure storing the report, try again later');

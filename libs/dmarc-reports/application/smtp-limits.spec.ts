@@ -10,7 +10,8 @@ describe('HeldMessage', () => {
     const whole = bytes(1000);
     const chunks: Buffer[] = [];
     // Chunks of odd sizes: some end inside a block, some span several.
-    for (let at = 0, size = 1; at < whole.length; at += size, size = (size * 7) % 53 || 1) chunks.push(Buffer.from(whole.subarray(at, at + size)));
+    for (let at = 0, size = 1; at < whole.length; at += size, size = (size * 7) % 53 || 1)
+      chunks.push(Buffer.from(whole.subarray(at, at + size)));
     for (const c of chunks) message.add(c);
     // The chunks are copied, not kept: changing them afterwards does not change the message.
     for (const c of chunks) c.fill(0);

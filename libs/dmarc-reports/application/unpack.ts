@@ -12,11 +12,15 @@ export const MAX_UNPACKED_BYTES = 10 * 1024 * 1024;
 const BOMB_RATIO = 100;
 
 export const isGzip = (b: Uint8Array): boolean => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
-export const isZip = (b: Uint8Array): boolean => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+export const isZip = (b: Uint8Array): boolean =>
+  b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
 
 const oversize = (compressed: number, limit: number, what: string): ReportRefused =>
   limit / Math.max(1, compressed) > BOMB_RATIO
-    ? refuse('decompression_bomb', `${what} inflates beyond ${limit} bytes from ${compressed} bytes (decompression bomb)`)
+    ? refuse(
+        'decompression_bomb',
+        `${what} inflates beyond ${limit} bytes from ${compressed} bytes (decompression bomb)`,
+      )
     : refuse('too_large', `${what} is larger than ${limit} bytes unpacked`);
 
 /** zlib stops at `maxOutputLength`, so a bomb never gets past the limit in memory. */
@@ -34,7 +38,8 @@ function gunzipOnce(data: Uint8Array, limit: number): Buffer {
   try {
     return gunzipSync(data, { maxOutputLength: limit });
   } catch (e) {
-    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError) throw oversize(data.length, limit, 'gzip content');
+    if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || e instanceof RangeError)
+      throw oversize(data.length, limit, 'gzip content');
     throw refuse('malformed', `gzip content is corrupt: ${(e as Error).message}`);
   }
 }
@@ -57,7 +62,12 @@ export function lenientGzip(data: Uint8Array): Uint8Array {
   let end = data.length;
   while (end > 18 && TRAILING_WHITESPACE.has(data[end - 1])) end--;
   const flags = data[3];
-  if (!isGzip(data) || data.length < 10 || (end === data.length && (flags & ~(FTEXT | FEXTRA | FNAME | FCOMMENT)) === 0)) return data;
+  if (
+    !isGzip(data) ||
+    data.length < 10 ||
+    (end === data.length && (flags & ~(FTEXT | FEXTRA | FNAME | FCOMMENT)) === 0)
+  )
+    return data;
   let at = 10;
   if (flags & FEXTRA) at += 2 + (data[at] | (data[at + 1] << 8));
   if (flags & FNAME) at = data.indexOf(0, at) + 1;
@@ -86,7 +96,11 @@ const STREAM_CHUNK = 64 * 1024;
  * as gunzipLimited's: past it the inflating stops with the same refusal. A `sink` that
  * throws stops it too and the promise rejects with its error.
  */
-export function gunzipStreaming(data: Uint8Array, sink: (chunk: Buffer) => void, limit = MAX_UNPACKED_BYTES): Promise<void> {
+export function gunzipStreaming(
+  data: Uint8Array,
+  sink: (chunk: Buffer) => void,
+  limit = MAX_UNPACKED_BYTES,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const gunzip = createGunzip({ chunkSize: STREAM_CHUNK });
     let size = 0;
@@ -120,7 +134,11 @@ export function gunzipStreaming(data: Uint8Array, sink: (chunk: Buffer) => void,
  * declared size is checked before inflating and the real output is counted as it comes,
  * so an entry that lies about its size is stopped at the limit too.
  */
-export function unzipFirst(data: Uint8Array, wanted: (name: string) => boolean, limit = MAX_UNPACKED_BYTES): { name: string; content: Buffer } {
+export function unzipFirst(
+  data: Uint8Array,
+  wanted: (name: string) => boolean,
+  limit = MAX_UNPACKED_BYTES,
+): { name: string; content: Buffer } {
   const unzip = new Unzip();
   unzip.register(UnzipInflate);
   let picked: { name: string; chunks: Uint8Array[]; size: number; done: boolean } | null = null;

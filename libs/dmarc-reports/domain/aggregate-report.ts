@@ -73,7 +73,8 @@ const text = (node: unknown): string => {
 };
 
 const child = (node: Node, name: string): Node => (node && typeof node === 'object' ? (node[name] as Node) : undefined);
-const list = (node: unknown): Node[] => (node === undefined || node === '' ? [] : Array.isArray(node) ? node : [node]) as Node[];
+const list = (node: unknown): Node[] =>
+  (node === undefined || node === '' ? [] : Array.isArray(node) ? node : [node]) as Node[];
 const optional = (value: string): string | undefined => (value === '' ? undefined : value);
 
 /**
@@ -130,11 +131,19 @@ export function aggregateRecordFrom(node: unknown, index: number): AggregateReco
     header_from: domainText(child(identifiers, 'header_from')),
     dkim_results: list(child(auth, 'dkim')).map((d) => {
       const selector = optional(text(child(d, 'selector')));
-      return { domain: domainText(child(d, 'domain')), ...(selector ? { selector: intern(selector) } : {}), result: keyword(child(d, 'result')) };
+      return {
+        domain: domainText(child(d, 'domain')),
+        ...(selector ? { selector: intern(selector) } : {}),
+        result: keyword(child(d, 'result')),
+      };
     }),
     spf_results: list(child(auth, 'spf')).map((s) => {
       const scope = optional(keyword(child(s, 'scope')));
-      return { domain: domainText(child(s, 'domain')), ...(scope ? { scope } : {}), result: keyword(child(s, 'result')) };
+      return {
+        domain: domainText(child(s, 'domain')),
+        ...(scope ? { scope } : {}),
+        result: keyword(child(s, 'result')),
+      };
     }),
   };
   if (reasons.length) out.reasons = reasons;

@@ -82,7 +82,8 @@ const tags = (raw: string | undefined): Fields =>
       .map(([k, ...v]) => [k.trim().toLowerCase(), v.join('=').replace(/\s+/g, '')]),
   );
 
-const headerFromDomain = (authResults: string | undefined): string | null => domainOfAddress(/header\.from=([^\s;]+)/i.exec(authResults ?? '')?.[1] ?? null);
+const headerFromDomain = (authResults: string | undefined): string | null =>
+  domainOfAddress(/header\.from=([^\s;]+)/i.exec(authResults ?? '')?.[1] ?? null);
 
 const ipOf = (raw: string | undefined): string | null => {
   const value = (raw ?? '').trim();
@@ -103,10 +104,15 @@ export function failureReportFrom(input: FailureReportInput): FailureReport {
   const arf = input.arf;
   const summary = input.summary ?? {};
   const original = input.original ?? {};
-  if (!arf && !summary['sender domain']) throw refuse('unsupported', 'no message/feedback-report part and no failure summary');
+  if (!arf && !summary['sender domain'])
+    throw refuse('unsupported', 'no message/feedback-report part and no failure summary');
   const authResults = arf?.['authentication-results'] ?? original['authentication-results'];
   const reportedDomain = normalizeDomain(
-    arf?.['reported-domain'] ?? summary['sender domain'] ?? headerFromDomain(authResults) ?? domainOfAddress(emailAddress(original.from)) ?? '',
+    arf?.['reported-domain'] ??
+      summary['sender domain'] ??
+      headerFromDomain(authResults) ??
+      domainOfAddress(emailAddress(original.from)) ??
+      '',
   );
   if (!reportedDomain) throw refuse('malformed', 'failure report names no reported domain');
   const originalFrom = emailAddress(original.from);

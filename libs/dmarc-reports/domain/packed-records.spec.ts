@@ -20,7 +20,16 @@ const full: AggregateRecord = {
   envelope_from: 'bounce.example.net',
   envelope_to: 'example.org',
 };
-const bare: AggregateRecord = { source_ip: '192.0.2.1', count: 1, disposition: 'none', dkim: 'pass', spf: 'fail', header_from: 'example.com', dkim_results: [], spf_results: [] };
+const bare: AggregateRecord = {
+  source_ip: '192.0.2.1',
+  count: 1,
+  disposition: 'none',
+  dkim: 'pass',
+  spf: 'fail',
+  header_from: 'example.com',
+  dkim_results: [],
+  spf_results: [],
+};
 const envelopeToOnly: AggregateRecord = { ...bare, source_ip: '192.0.2.2', envelope_to: 'example.org' };
 
 describe('packed aggregate records', () => {
@@ -63,7 +72,12 @@ describe('packed aggregate records', () => {
   });
 
   it('a report’s list packs its records in chunks of RECORDS_PER_CHUNK as they come, with the totals of its header', () => {
-    const records = Array.from({ length: 2 * RECORDS_PER_CHUNK + 1 }, (_, i) => ({ ...bare, source_ip: `10.1.${i >> 8}.${i & 255}`, count: 2, dkim: i % 2 ? 'pass' : 'fail' }));
+    const records = Array.from({ length: 2 * RECORDS_PER_CHUNK + 1 }, (_, i) => ({
+      ...bare,
+      source_ip: `10.1.${i >> 8}.${i & 255}`,
+      count: 2,
+      dkim: i % 2 ? 'pass' : 'fail',
+    }));
     const list = PackedRecordList.of(records);
     expect(list).toHaveLength(records.length);
     expect([list.messages, list.passing]).toEqual([2 * records.length, 2 * RECORDS_PER_CHUNK]);
@@ -74,7 +88,13 @@ describe('packed aggregate records', () => {
   });
 
   it('a chunk stored before version 2 (records as objects) is read as version 2 with the same records', () => {
-    const v1: AggregateRecordsAddedV1['data'] = { report_key: 'k', zone: 'example.com', begin: '2026-03-01T00:00:00.000Z', offset: 1000, records: [full, bare] };
+    const v1: AggregateRecordsAddedV1['data'] = {
+      report_key: 'k',
+      zone: 'example.com',
+      begin: '2026-03-01T00:00:00.000Z',
+      offset: 1000,
+      records: [full, bare],
+    };
     const stored: RecordedEvent = {
       id: 'e1',
       streamId: 'dmarc-report-k',
@@ -87,7 +107,12 @@ describe('packed aggregate records', () => {
     };
     const lifted = upcast(stored);
     expect(lifted.metadata.version).toBe(2);
-    expect(lifted.data).toMatchObject({ report_key: 'k', zone: 'example.com', begin: '2026-03-01T00:00:00.000Z', offset: 1000 });
+    expect(lifted.data).toMatchObject({
+      report_key: 'k',
+      zone: 'example.com',
+      begin: '2026-03-01T00:00:00.000Z',
+      offset: 1000,
+    });
     expect('records' in lifted.data).toBe(false);
     expect(chunkRecords(lifted.data)).toEqual([full, bare]);
     // Version 2 events are left as they are.

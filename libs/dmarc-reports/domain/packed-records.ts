@@ -45,7 +45,14 @@ export class RecordPacker {
 
   add(r: AggregateRecord): void {
     const v = this.values;
-    v.push(this.ref(r.source_ip), r.count, this.ref(r.disposition), this.ref(r.dkim), this.ref(r.spf), this.ref(r.header_from));
+    v.push(
+      this.ref(r.source_ip),
+      r.count,
+      this.ref(r.disposition),
+      this.ref(r.dkim),
+      this.ref(r.spf),
+      this.ref(r.header_from),
+    );
     v.push(this.optional(r.envelope_from), this.optional(r.envelope_to));
     const reasons = r.reasons ?? [];
     v.push(reasons.length);
@@ -139,7 +146,16 @@ export function unpackRecords({ strings, values }: PackedRecords): AggregateReco
       spf_results.push(scope === undefined ? { domain, result } : { domain, scope, result });
     }
     // The parser's field order: the documents written from these read the same as before.
-    const record: AggregateRecord = { source_ip, count, disposition, dkim, spf, header_from, dkim_results, spf_results };
+    const record: AggregateRecord = {
+      source_ip,
+      count,
+      disposition,
+      dkim,
+      spf,
+      header_from,
+      dkim_results,
+      spf_results,
+    };
     if (reasons.length) record.reasons = reasons;
     if (envelope_from !== undefined) record.envelope_from = envelope_from;
     if (envelope_to !== undefined) record.envelope_to = envelope_to;

@@ -5,7 +5,8 @@ import { AppError } from '../../shared/errors';
  * `dmarc_reports_refused_total` and part of every refusal log line, so it stays a small
  * closed set.
  */
-export type RefusalReason = 'malformed' | 'unsupported' | 'xml_entities' | 'too_large' | 'decompression_bomb' | 'unknown_domain' | 'duplicate';
+export type RefusalReason =
+  'malformed' | 'unsupported' | 'xml_entities' | 'too_large' | 'decompression_bomb' | 'unknown_domain' | 'duplicate';
 
 const HTTP: Record<RefusalReason, { status: number; code: string }> = {
   malformed: { status: 400, code: 'malformed_report' },

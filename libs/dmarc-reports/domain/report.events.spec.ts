@@ -1,7 +1,14 @@
 import { AggregateReport } from './aggregate-report';
 import { PackedRecordList } from './packed-records';
 import { deliveryResult } from './failure-report';
-import { AggregateRecordsAdded, aggregateReportEvents, aggregateReportKey, chunkRecords, RECORDS_PER_CHUNK, SEED_EVENT_NAME } from './report.events';
+import {
+  AggregateRecordsAdded,
+  aggregateReportEvents,
+  aggregateReportKey,
+  chunkRecords,
+  RECORDS_PER_CHUNK,
+  SEED_EVENT_NAME,
+} from './report.events';
 import { reportRecipient } from '../application/smtp-intake';
 
 const report = (records: number): AggregateReport => ({
@@ -28,8 +35,19 @@ const report = (records: number): AggregateReport => ({
 
 describe('aggregate report events', () => {
   it('given a report of 2,500 records, makes a header and three chunks covering every record once', () => {
-    const events = aggregateReportEvents(report(2500), 'k', { zone: 'example.com', account_id: 7 }, '2024-06-14T00:00:00.000Z', 'smtp');
-    expect(events.map((e) => e.type)).toEqual(['DmarcAggregateReportReceived', 'DmarcAggregateRecordsAdded', 'DmarcAggregateRecordsAdded', 'DmarcAggregateRecordsAdded']);
+    const events = aggregateReportEvents(
+      report(2500),
+      'k',
+      { zone: 'example.com', account_id: 7 },
+      '2024-06-14T00:00:00.000Z',
+      'smtp',
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      'DmarcAggregateReportReceived',
+      'DmarcAggregateRecordsAdded',
+      'DmarcAggregateRecordsAdded',
+      'DmarcAggregateRecordsAdded',
+    ]);
     const chunks = events.slice(1).map((e) => e.data as AggregateRecordsAdded['data']);
     expect(chunks.map((c) => [c.offset, chunkRecords(c).length])).toEqual([
       [0, RECORDS_PER_CHUNK],
@@ -39,16 +57,28 @@ describe('aggregate report events', () => {
     expect(chunks.flatMap((c) => chunkRecords(c))).toEqual(report(2500).records.toArray());
     // DMARC passes when either aligned result passed: i odd (dkim) or i % 3 == 0 (spf).
     const passing = Array.from({ length: 2500 }, (_, i) => i % 2 === 1 || i % 3 === 0).filter(Boolean).length * 2;
-    expect(events[0].data).toMatchObject({ zone: 'example.com', account_id: 7, record_count: 2500, message_count: 5000, passing_count: passing, chunk_count: 3, source: 'smtp' });
+    expect(events[0].data).toMatchObject({
+      zone: 'example.com',
+      account_id: 7,
+      record_count: 2500,
+      message_count: 5000,
+      passing_count: passing,
+      chunk_count: 3,
+      source: 'smtp',
+    });
   });
 
   it('given a report without records, makes only the header', () => {
-    expect(aggregateReportEvents(report(0), 'k', { zone: 'example.com', account_id: 1 }, 'now', 'admin').map((e) => e.type)).toEqual(['DmarcAggregateReportReceived']);
+    expect(
+      aggregateReportEvents(report(0), 'k', { zone: 'example.com', account_id: 1 }, 'now', 'admin').map((e) => e.type),
+    ).toEqual(['DmarcAggregateReportReceived']);
   });
 
   it('keys a report by reporter and report id whatever the letter case, and apart from other reporters', () => {
     const base = report(1);
-    expect(aggregateReportKey(base)).toBe(aggregateReportKey({ ...base, org_name: 'google.com ', email: 'NoReply@google.com' }));
+    expect(aggregateReportKey(base)).toBe(
+      aggregateReportKey({ ...base, org_name: 'google.com ', email: 'NoReply@google.com' }),
+    );
     expect(aggregateReportKey(base)).not.toBe(aggregateReportKey({ ...base, org_name: 'fred.com' }));
     expect(aggregateReportKey(base)).not.toBe(aggregateReportKey({ ...base, report_id: '43' }));
   });

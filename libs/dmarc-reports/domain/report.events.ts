@@ -54,7 +54,10 @@ interface RecordsChunk {
 export type AggregateRecordsAdded = DomainEvent<'DmarcAggregateRecordsAdded', RecordsChunk & PackedRecords>;
 
 /** The same slice as stored before version 2: the records as objects. Lifted to version 2 on read. */
-export type AggregateRecordsAddedV1 = DomainEvent<'DmarcAggregateRecordsAdded', RecordsChunk & { records: AggregateRecord[] }>;
+export type AggregateRecordsAddedV1 = DomainEvent<
+  'DmarcAggregateRecordsAdded',
+  RecordsChunk & { records: AggregateRecord[] }
+>;
 
 /**
  * Schema version of an aggregate report's events (metadata `version`, stamped on the
@@ -63,10 +66,14 @@ export type AggregateRecordsAddedV1 = DomainEvent<'DmarcAggregateRecordsAdded', 
  */
 export const AGGREGATE_REPORT_EVENTS_VERSION = 2;
 
-registerUpcaster('DmarcAggregateRecordsAdded', 1, (data: AggregateRecordsAddedV1['data']): AggregateRecordsAdded['data'] => {
-  const { records, ...chunk } = data;
-  return { ...chunk, ...packRecords(records) };
-});
+registerUpcaster(
+  'DmarcAggregateRecordsAdded',
+  1,
+  (data: AggregateRecordsAddedV1['data']): AggregateRecordsAdded['data'] => {
+    const { records, ...chunk } = data;
+    return { ...chunk, ...packRecords(records) };
+  },
+);
 
 /** The records of a chunk event, as objects (a chunk at a time: never a whole large report). */
 export const chunkRecords = (data: PackedRecords): AggregateRecord[] => unpackRecords(data);
@@ -131,7 +138,8 @@ export const SEED_EVENT_NAME: Record<ReportEvent['type'], 'dmarc.report.received
 
 export const FAILURE_REPORT_SEAL = 'dmarc-failure-report';
 
-const hash = (...parts: string[]): string => createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 40);
+const hash = (...parts: string[]): string =>
+  createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 40);
 
 /**
  * A report's identity: reporter (org and contact address, case-folded) plus its report
@@ -145,13 +153,21 @@ export const tlsReportKey = (r: Pick<TlsReport, 'org_name' | 'contact_info' | 'r
 
 /** Failure reports have no report id: the report mail's own Message-ID (hashed, never kept) or its bytes stand in. */
 export const failureReportKey = (reporter: string, reportMessageId: string | null, raw: Uint8Array): string =>
-  reportMessageId ? hash('failure', reporter.toLowerCase(), reportMessageId.trim()) : hash('failure-body', createHash('sha256').update(raw).digest('hex'));
+  reportMessageId
+    ? hash('failure', reporter.toLowerCase(), reportMessageId.trim())
+    : hash('failure-body', createHash('sha256').update(raw).digest('hex'));
 
 /** Stream of one report; created with NO_STREAM, so a second copy of the report cannot be stored. */
 export const reportStream = (key: string): string => `dmarc-report-${key}`;
 
 /** The events of one accepted aggregate report: its header and its records in chunks, appended in one append. */
-export function aggregateReportEvents(report: AggregateReport, key: string, owner: ZoneOwner, receivedAt: string, source: ReportSource): ReportEvent[] {
+export function aggregateReportEvents(
+  report: AggregateReport,
+  key: string,
+  owner: ZoneOwner,
+  receivedAt: string,
+  source: ReportSource,
+): ReportEvent[] {
   const chunks: AggregateRecordsAdded[] = report.records.chunks().map((packed, i) => ({
     type: 'DmarcAggregateRecordsAdded',
     data: { report_key: key, zone: owner.zone, begin: report.begin, offset: i * RECORDS_PER_CHUNK, ...packed },
@@ -180,7 +196,13 @@ export function aggregateReportEvents(report: AggregateReport, key: string, owne
   return [header, ...chunks];
 }
 
-export function tlsReportEvent(report: TlsReport, key: string, owner: ZoneOwner, receivedAt: string, source: ReportSource): TlsReportReceived {
+export function tlsReportEvent(
+  report: TlsReport,
+  key: string,
+  owner: ZoneOwner,
+  receivedAt: string,
+  source: ReportSource,
+): TlsReportReceived {
   return {
     type: 'TlsReportReceived',
     data: {

@@ -36,10 +36,12 @@ type Json = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
 const count = (v: unknown, field: string): number => {
   if (v === undefined) return 0;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw refuse('malformed', `${field} must be a non-negative integer`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw refuse('malformed', `${field} must be a non-negative integer`);
   return v;
 };
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : typeof v === 'string' ? [v] : []);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : typeof v === 'string' ? [v] : [];
 const time = (v: unknown, field: string): string => {
   const t = typeof v === 'string' ? Date.parse(v) : NaN;
   if (Number.isNaN(t)) throw refuse('malformed', `date-range ${field} must be an RFC 3339 date-time`);
@@ -52,14 +54,16 @@ const time = (v: unknown, field: string): string => {
  * `additional-info-uri`); both are read.
  */
 export function tlsReportFrom(json: unknown): TlsReport {
-  if (!json || typeof json !== 'object' || Array.isArray(json)) throw refuse('malformed', 'TLS report must be a JSON object');
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw refuse('malformed', 'TLS report must be a JSON object');
   const body = json as Json;
   const range = (body['date-range'] ?? {}) as Json;
   const org = str(body['organization-name']);
   const reportId = str(body['report-id']);
   if (!org) throw refuse('malformed', 'organization-name is required');
   if (!reportId || reportId.length > 256) throw refuse('malformed', 'report-id is required (at most 256 characters)');
-  if (!Array.isArray(body.policies) || body.policies.length === 0) throw refuse('malformed', 'policies must be a non-empty array');
+  if (!Array.isArray(body.policies) || body.policies.length === 0)
+    throw refuse('malformed', 'policies must be a non-empty array');
   const policies = body.policies.map((raw, i): TlsPolicyResult => {
     const entry = (raw ?? {}) as Json;
     const policy = (entry.policy ?? {}) as Json;

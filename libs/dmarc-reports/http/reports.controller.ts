@@ -57,7 +57,9 @@ export class ReportsController {
   @Post('reports/tls-rpt')
   @HttpCode(201)
   async tlsReport(@Req() req: RawRequest) {
-    return view(await this.run(req, 'https', { expect: 'tls', contentType: String(req.headers['content-type'] ?? '') }, 'tls'));
+    return view(
+      await this.run(req, 'https', { expect: 'tls', contentType: String(req.headers['content-type'] ?? '') }, 'tls'),
+    );
   }
 
   @AdminOnly()

@@ -7,7 +7,19 @@
  */
 import type { IpInfo, QueryRow } from '../domain/query-row';
 import { QueryRows } from '../domain/query-rows';
-import { ACCOUNT, CLIENT, columnsOf, DeferredColumns, DOMAIN, FLAGS, NAME, RCODE, TYPE, U32_COLUMNS, type LoggedQuery } from './query-batch';
+import {
+  ACCOUNT,
+  CLIENT,
+  columnsOf,
+  DeferredColumns,
+  DOMAIN,
+  FLAGS,
+  NAME,
+  RCODE,
+  TYPE,
+  U32_COLUMNS,
+  type LoggedQuery,
+} from './query-batch';
 
 export interface Enricher {
   ready(): Promise<void>;

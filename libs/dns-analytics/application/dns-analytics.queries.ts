@@ -70,7 +70,8 @@ export class DnsAnalyticsQueries {
   async summary(filter: RawFilter, window: Window) {
     const now = this.clock.now().getTime();
     const domain = filter.domain ?? ALL_DOMAINS;
-    const sum = (g: 'hour' | 'day', from: number, to: number) => this.store.sumRollups(filter.accountId, domain, g, from, to);
+    const sum = (g: 'hour' | 'day', from: number, to: number) =>
+      this.store.sumRollups(filter.accountId, domain, g, from, to);
     const hour = bucketStart(now, 'hour');
     const day = bucketStart(now, 'day');
     const first24 = hour - 23 * HOUR;
@@ -97,7 +98,9 @@ export class DnsAnalyticsQueries {
   async volume(filter: RawFilter, window: Window) {
     const { granularity, starts } = volumeSlots(this.clock.now().getTime(), window);
     const domain = filter.domain ?? ALL_DOMAINS;
-    const counts = await Promise.all(starts.map((start) => this.store.sumRollups(filter.accountId, domain, granularity, start, start)));
+    const counts = await Promise.all(
+      starts.map((start) => this.store.sumRollups(filter.accountId, domain, granularity, start, start)),
+    );
     return {
       window,
       domain: filter.domain,

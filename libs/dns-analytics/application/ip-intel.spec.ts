@@ -32,7 +32,12 @@ const KNOWN: [ip: string, country: string, asn: string, asOrg: string][] = [
   ['2a02:6b8::1', 'RS', 'AS13238', 'YANDEX LLC'],
   ['2c0f:fb50:4003::1', 'US', 'AS15169', 'Google LLC'],
   ['2001:67c:2e8:22::c100:68b', 'NL', 'AS3333', 'Reseaux IP Europeens Network Coordination Centre (RIPE NCC)'],
-  ['2001:678:13::5', 'Unknown', 'AS49199', 'Autonomous Nonprofit Organisation "Russian Scientific-Research Institute for Pu'],
+  [
+    '2001:678:13::5',
+    'Unknown',
+    'AS49199',
+    'Autonomous Nonprofit Organisation "Russian Scientific-Research Institute for Pu',
+  ],
   ['223.255.255.255', 'Unknown', 'Unknown', 'Unknown'],
   ['255.255.255.255', 'Unknown', 'Unknown', 'Unknown'],
   ['0.0.0.0', 'Unknown', 'Unknown', 'Unknown'],
@@ -44,11 +49,19 @@ const KNOWN: [ip: string, country: string, asn: string, asOrg: string][] = [
 /** The CSV read the straightforward way (strings and BigInts): the oracle for random addresses. */
 async function referenceRows(file: string) {
   const rows: { start: bigint; end: bigint; asn: string; org: string }[] = [];
-  for await (const line of createInterface({ input: createReadStream(require.resolve(`@ip-location-db/asn/${file}`)), crlfDelay: Infinity })) {
+  for await (const line of createInterface({
+    input: createReadStream(require.resolve(`@ip-location-db/asn/${file}`)),
+    crlfDelay: Infinity,
+  })) {
     const [start, end, asn, ...rest] = line.split(',');
     if (rest.length === 0) continue;
     const org = rest.join(',');
-    rows.push({ start: BigInt(start), end: BigInt(end), asn: `AS${asn}`, org: org.startsWith('"') ? org.slice(1, -1).replace(/""/g, '"') : org });
+    rows.push({
+      start: BigInt(start),
+      end: BigInt(end),
+      asn: `AS${asn}`,
+      org: org.startsWith('"') ? org.slice(1, -1).replace(/""/g, '"') : org,
+    });
   }
   return rows;
 }
@@ -88,8 +101,10 @@ describe('IpIntel', () => {
         // Just past the range: the next row's, or nobody's.
         const after = row.end + 1n;
         const next = rows[at + 1];
-        const expected = next && next.start === after ? { asn: next.asn, asOrg: next.org } : { asn: 'Unknown', asOrg: 'Unknown' };
-        if (after < (text === v4Text ? 2n ** 32n : 2n ** 128n)) expect(intel.lookup(text(after))).toMatchObject(expected);
+        const expected =
+          next && next.start === after ? { asn: next.asn, asOrg: next.org } : { asn: 'Unknown', asOrg: 'Unknown' };
+        if (after < (text === v4Text ? 2n ** 32n : 2n ** 128n))
+          expect(intel.lookup(text(after))).toMatchObject(expected);
       }
     }
   }, 120_000);

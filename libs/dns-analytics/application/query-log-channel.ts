@@ -57,7 +57,21 @@ export class QueryLogChannel implements FieldQuerySink {
     edns: boolean,
     nameSlot?: LoggedNameSlot,
   ): void {
-    if (this.writer.write(timestamp, 0, accountId, domain, name, type, rcode, clientIp, (dnssecOk ? DO : 0) | (edns ? EDNS : 0), nameSlot)) this.udpPending = true;
+    if (
+      this.writer.write(
+        timestamp,
+        0,
+        accountId,
+        domain,
+        name,
+        type,
+        rcode,
+        clientIp,
+        (dnssecOk ? DO : 0) | (edns ? EDNS : 0),
+        nameSlot,
+      )
+    )
+      this.udpPending = true;
   }
 
   udpBatchSent(durationMs: number): void {

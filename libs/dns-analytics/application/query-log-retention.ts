@@ -21,7 +21,10 @@ export class QueryLogRetention implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.config.roles.includes('worker')) return;
-    this.timer = setInterval(() => void this.run().catch((e: Error) => this.logger.warn('query log retention failed', { error: e.message })), EVERY_MS);
+    this.timer = setInterval(
+      () => void this.run().catch((e: Error) => this.logger.warn('query log retention failed', { error: e.message })),
+      EVERY_MS,
+    );
     this.timer.unref();
   }
 

@@ -9,7 +9,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteQueryLogStore } from '../infrastructure/sqlite-query-log.store';
 import { IpIntel } from './ip-intel';
 import { QueryRingReader, WireStrings } from './query-ring';
-import { THREAD_WRITER, type QueryLogCommand, type QueryLogReport, type QueryLogThreadData } from './query-log-thread.protocol';
+import {
+  THREAD_WRITER,
+  type QueryLogCommand,
+  type QueryLogReport,
+  type QueryLogThreadData,
+} from './query-log-thread.protocol';
 import { QueryLogWriter } from './query-log-writer';
 import { lowerThreadPriority } from './thread-priority';
 import { nameThisThread } from '../../shared/thread-name';
@@ -26,7 +31,9 @@ const DRAIN_INTERVAL_MS = 50;
 
 /** The MongoDB driver is loaded only when the log goes there: the thread starts sooner. */
 const openStore = async (data: QueryLogThreadData): Promise<QueryLogStore> =>
-  data.target.kind === 'mongo' ? (await import('../infrastructure/mongo-query-log.store')).MongoQueryLogStore.connect(data.target.url) : new SqliteQueryLogStore(data.target.file);
+  data.target.kind === 'mongo'
+    ? (await import('../infrastructure/mongo-query-log.store')).MongoQueryLogStore.connect(data.target.url)
+    : new SqliteQueryLogStore(data.target.file);
 
 async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThreadData): Promise<void> {
   const post = (m: QueryLogReport) => parent.postMessage(m);
@@ -38,10 +45,16 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
   // Loading the IP databases takes a second or two of CPU (more on a busy machine): on this
   // thread, from the start, so the first queries' rows are not held back behind it.
   void intel.ready();
-  const writer = new QueryLogWriter(store, intel, null, (e) => post({ type: 'error', error: e instanceof Error ? e.message : String(e) }), {
-    ...THREAD_WRITER,
-    ...data.writer,
-  });
+  const writer = new QueryLogWriter(
+    store,
+    intel,
+    null,
+    (e) => post({ type: 'error', error: e instanceof Error ? e.message : String(e) }),
+    {
+      ...THREAD_WRITER,
+      ...data.writer,
+    },
+  );
   const strings = new WireStrings();
   const rings = new Set<QueryRingReader>();
   /** Takes everything published on every ring; forgets the rings whose thread is gone. */
@@ -58,7 +71,12 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
 
   let last = '';
   const stats = setInterval(() => {
-    const report = { type: 'stats', written: writer.written, dropped: writer.dropped, pending: writer.pending } as const;
+    const report = {
+      type: 'stats',
+      written: writer.written,
+      dropped: writer.dropped,
+      pending: writer.pending,
+    } as const;
     const key = `${report.written}/${report.dropped}/${report.pending}`;
     if (key !== last) post(report);
     last = key;
@@ -72,7 +90,9 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
         drain();
         return void writer
           .flush()
-          .then(() => post({ type: 'stats', written: writer.written, dropped: writer.dropped, pending: writer.pending }))
+          .then(() =>
+            post({ type: 'stats', written: writer.written, dropped: writer.dropped, pending: writer.pending }),
+          )
           .finally(() => post({ type: 'flushed', id: m.id }));
       case 'close':
         return void (async () => {
@@ -91,5 +111,7 @@ async function main(parent: NonNullable<typeof parentPort>, data: QueryLogThread
 
 if (parentPort) {
   const parent = parentPort;
-  main(parent, workerData as QueryLogThreadData).catch((e: Error) => parent.postMessage({ type: 'failed', error: e.message } satisfies QueryLogReport));
+  main(parent, workerData as QueryLogThreadData).catch((e: Error) =>
+    parent.postMessage({ type: 'failed', error: e.message } satisfies QueryLogReport),
+  );
 }

@@ -74,7 +74,8 @@ describe('IP enrichment from the shipped databases', () => {
     expect(intel.lookup('8.8.8.8')).toMatchObject({ country: 'US', asn: 'AS15169' });
     expect(intel.lookup('::ffff:8.8.8.8')).toMatchObject({ country: 'US', asn: 'AS15169' });
     expect(intel.lookup('2001:4860:4860::8888')).toMatchObject({ country: 'US', asn: 'AS15169' });
-    for (const ip of ['127.0.0.1', '::1', '10.1.2.3', '192.168.1.1', 'not-an-ip']) expect(intel.lookup(ip)).toEqual({ country: 'Unknown', asn: 'Unknown', asOrg: 'Unknown' });
+    for (const ip of ['127.0.0.1', '::1', '10.1.2.3', '192.168.1.1', 'not-an-ip'])
+      expect(intel.lookup(ip)).toEqual({ country: 'Unknown', asn: 'Unknown', asOrg: 'Unknown' });
     expect(intel.countryName('DE')).toBe('Germany');
     expect(intel.countryName('Unknown')).toBe('Unknown');
   });
@@ -94,7 +95,11 @@ describe('query-log writer backpressure', () => {
     } as unknown as QueryLogStore;
     const metrics = new Metrics();
     const enricher = { ready: async () => undefined, lookup: () => info };
-    const writer = new QueryLogWriter(store, enricher, metrics, () => undefined, { maxBatch: 10, maxPending: 10, flushIntervalMs: 10 });
+    const writer = new QueryLogWriter(store, enricher, metrics, () => undefined, {
+      maxBatch: 10,
+      maxPending: 10,
+      flushIntervalMs: 10,
+    });
     for (let i = 0; i < 10; i++) writer.record(answered());
     await new Promise((r) => setTimeout(r, 30));
     // The first batch is held by the slow store: 10 more fill the queue, 5 beyond are dropped.
@@ -112,11 +117,17 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
   it('writes every query of received batches, in time order across batches, and drops whole batches beyond its queue', async () => {
     const stored: QueryRow[] = [];
     const store = { append: async (rows: QueryRows) => void stored.push(...objects(rows)) } as unknown as QueryLogStore;
-    const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, {
-      maxBatch: 100,
-      maxPending: 5,
-      flushIntervalMs: 10_000,
-    });
+    const writer = new QueryLogWriter(
+      store,
+      { ready: async () => undefined, lookup: () => info },
+      new Metrics(),
+      () => undefined,
+      {
+        maxBatch: 100,
+        maxPending: 5,
+        flushIntervalMs: 10_000,
+      },
+    );
     const ring = newQueryRing(64 * 1024);
     const channel = new QueryLogChannel({ ring, control: newControl() });
     const reader = new QueryRingReader(ring, new WireStrings());
@@ -126,13 +137,24 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
     };
     const t0 = 1_700_000_000_000;
     // Two answering threads' batches overlap in time.
-    send([answered({ timestamp: t0 + 1, name: 'one.example.com' }), answered({ timestamp: t0 + 3, name: 'three.example.com' })]);
-    send([answered({ timestamp: t0 + 2, name: 'two.example.com' }), answered({ timestamp: t0 + 4, name: 'four.example.com' })]);
+    send([
+      answered({ timestamp: t0 + 1, name: 'one.example.com' }),
+      answered({ timestamp: t0 + 3, name: 'three.example.com' }),
+    ]);
+    send([
+      answered({ timestamp: t0 + 2, name: 'two.example.com' }),
+      answered({ timestamp: t0 + 4, name: 'four.example.com' }),
+    ]);
     expect(writer.pending).toBe(4);
     send([answered({ timestamp: t0 + 5 }), answered({ timestamp: t0 + 6 })]);
     expect(writer.dropped).toBe(2);
     await writer.flush();
-    expect(stored.map((r) => r.qname)).toEqual(['one.example.com', 'two.example.com', 'three.example.com', 'four.example.com']);
+    expect(stored.map((r) => r.qname)).toEqual([
+      'one.example.com',
+      'two.example.com',
+      'three.example.com',
+      'four.example.com',
+    ]);
     // Columns from the rings make the same rows as the object path (the IPv4-mapped client logged as IPv4).
     expect(stored[0]).toEqual(toRow(answered({ timestamp: t0 + 1, name: 'one.example.com' }), info));
     expect(stored[0].clientIp).toBe('1.1.1.1');
@@ -144,16 +166,27 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
     const batches: QueryRows[] = [];
     const store = { append: async (rows: QueryRows) => void batches.push(rows) } as unknown as QueryLogStore;
     const lookups: string[] = [];
-    const infos: Record<string, IpInfo> = { '192.0.2.1': { country: 'DE', asn: 'AS3320', asOrg: 'DTAG' }, '2001:db8::9': { country: 'NL', asn: 'AS1136', asOrg: 'KPN' } };
+    const infos: Record<string, IpInfo> = {
+      '192.0.2.1': { country: 'DE', asn: 'AS3320', asOrg: 'DTAG' },
+      '2001:db8::9': { country: 'NL', asn: 'AS1136', asOrg: 'KPN' },
+    };
     const enricher = { ready: async () => undefined, lookup: (ip: string) => (lookups.push(ip), infos[ip]) };
-    const writer = new QueryLogWriter(store, enricher, new Metrics(), () => undefined, { maxBatch: 100, flushIntervalMs: 10_000 });
+    const writer = new QueryLogWriter(store, enricher, new Metrics(), () => undefined, {
+      maxBatch: 100,
+      flushIntervalMs: 10_000,
+    });
     const ring = newQueryRing(64 * 1024);
     const channel = new QueryLogChannel({ ring, control: newControl() });
     const reader = new QueryRingReader(ring, new WireStrings());
     const t0 = 1_700_000_000_000;
     const sent = [
       answered({ timestamp: t0, clientIp: '::ffff:192.0.2.1' }),
-      answered({ timestamp: t0 + 1, clientIp: '::ffff:192.0.2.1', rcode: 'NXDOMAIN', name: 'gone.home.dyn.example.net' }),
+      answered({
+        timestamp: t0 + 1,
+        clientIp: '::ffff:192.0.2.1',
+        rcode: 'NXDOMAIN',
+        name: 'gone.home.dyn.example.net',
+      }),
       answered({ timestamp: t0 + 2, clientIp: '::ffff:192.0.2.1', accountId: 'not-a-number' }),
       answered({ timestamp: t0 + 3, clientIp: '2001:db8::9', transport: 'tcp' }),
       answered({ timestamp: t0 + 4, clientIp: '2001:db8::9' }),
@@ -169,7 +202,14 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
     expect(lookups).toEqual(['192.0.2.1', '2001:db8::9']);
     // The batch's rollups count the shared enrichment once per query.
     const [hourly] = rollupsOf(batches[0]).filter((r) => r.granularity === 'hour' && r.domain !== '');
-    expect(hourly.counts).toMatchObject({ total: 4, tcp: 1, ipv6: 2, countries: { DE: 2, NL: 2 }, asns: { AS3320: 2, AS1136: 2 }, nxdomain: { 'gone.home.dyn.example.net': 1 } });
+    expect(hourly.counts).toMatchObject({
+      total: 4,
+      tcp: 1,
+      ipv6: 2,
+      countries: { DE: 2, NL: 2 },
+      asns: { AS3320: 2, AS1136: 2 },
+      nxdomain: { 'gone.home.dyn.example.net': 1 },
+    });
     await writer.close();
   });
 
@@ -182,7 +222,13 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
         stored.push(...objects(rows));
       },
     } as unknown as QueryLogStore;
-    const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, { maxBatch: 100, flushIntervalMs: 10_000 });
+    const writer = new QueryLogWriter(
+      store,
+      { ready: async () => undefined, lookup: () => info },
+      new Metrics(),
+      () => undefined,
+      { maxBatch: 100, flushIntervalMs: 10_000 },
+    );
     const ring = newQueryRing(64 * 1024);
     const channel = new QueryLogChannel({ ring, control: newControl() });
     const strings = new WireStrings();
@@ -214,12 +260,19 @@ describe('query-log writer rollups', () => {
         calls.push({ rows: asQueryRows(rows).count, rollups });
       },
     } as unknown as QueryLogStore;
-    const writer = new QueryLogWriter(store, { ready: async () => undefined, lookup: () => info }, new Metrics(), () => undefined, {
-      maxBatch: 5000,
-      flushIntervalMs: 10,
-    });
+    const writer = new QueryLogWriter(
+      store,
+      { ready: async () => undefined, lookup: () => info },
+      new Metrics(),
+      () => undefined,
+      {
+        maxBatch: 5000,
+        flushIntervalMs: 10,
+      },
+    );
     // 600 hosts of one account, one query each: an hourly and a daily bucket per host and for the account.
-    for (let i = 0; i < 600; i++) writer.record(answered({ name: `h${i}.dyn.example.net`, domain: `h${i}.dyn.example.net` }));
+    for (let i = 0; i < 600; i++)
+      writer.record(answered({ name: `h${i}.dyn.example.net`, domain: `h${i}.dyn.example.net` }));
     await writer.flush();
     await writer.close();
     const buckets = calls.flatMap((c) => c.rollups);

@@ -58,7 +58,12 @@ export class QueryLogWriter {
           written?.inc(rows.count);
         }
       },
-      { maxBatch: opts.maxBatch ?? 2000, flushIntervalMs: opts.flushIntervalMs ?? 250, maxPending: opts.maxPending ?? 200_000, onError },
+      {
+        maxBatch: opts.maxBatch ?? 2000,
+        flushIntervalMs: opts.flushIntervalMs ?? 250,
+        maxPending: opts.maxPending ?? 200_000,
+        onError,
+      },
       (item) => (item instanceof DeferredColumns ? item.count : 1),
     );
     // Quiet periods too: what accumulated reaches the store within an interval.
@@ -66,7 +71,11 @@ export class QueryLogWriter {
       if (this.rollups.size && Date.now() >= this.rollupsDueAt) void this.writeRollups([]).catch(onError);
     }, this.rollupIntervalMs);
     this.rollupTimer.unref();
-    metrics?.gauge('dns_query_log_dropped_total', 'Answered DNS queries the query log dropped because its queue was full', (g) => g.set(this.buffer.dropped));
+    metrics?.gauge(
+      'dns_query_log_dropped_total',
+      'Answered DNS queries the query log dropped because its queue was full',
+      (g) => g.set(this.buffer.dropped),
+    );
   }
 
   /**

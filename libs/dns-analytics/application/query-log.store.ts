@@ -34,7 +34,13 @@ export interface QueryLogStore {
   /** Adds pre-built rollups (history imports, benchmarks seeding a year of data). */
   addRollups(rollups: Rollup[]): Promise<void>;
   /** The sum of the account's (or one domain's) buckets with `from <= start <= to`. */
-  sumRollups(accountId: number, domain: string, granularity: Granularity, from: number, to: number): Promise<RollupCounts>;
+  sumRollups(
+    accountId: number,
+    domain: string,
+    granularity: Granularity,
+    from: number,
+    to: number,
+  ): Promise<RollupCounts>;
   /** Newest first, at or after `since`. */
   recent(filter: RawFilter, since: number, limit: number): Promise<StoredRow[]>;
   /** Oldest first, `from <= ts < to`, strictly after `after`: export pages. */

@@ -3,7 +3,18 @@ import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
 import type { LoggedNameSlot } from '../../dns-server';
-import { closeRing, HEAD, MAX_STRING_LENGTH, NAME_NUMBERS, TAIL, newQueryRing, QueryRingReader, ringBacklog, WireStrings, type QueryRing } from './query-ring';
+import {
+  closeRing,
+  HEAD,
+  MAX_STRING_LENGTH,
+  NAME_NUMBERS,
+  TAIL,
+  newQueryRing,
+  QueryRingReader,
+  ringBacklog,
+  WireStrings,
+  type QueryRing,
+} from './query-ring';
 
 const query = (over: Partial<LoggedQuery> = {}): LoggedQuery => ({
   timestamp: 1_700_000_000_000.25,
@@ -35,7 +46,18 @@ function pipe(bytes = 64 * 1024, strings = new WireStrings()) {
     return chunk.decode();
   };
   const udp = (q: LoggedQuery, nameSlot?: LoggedNameSlot) =>
-    channel.recordUdp(q.timestamp, q.accountId!, q.domain!, q.name, q.type, q.rcode, q.clientIp, q.dnssecOk, q.edns, nameSlot);
+    channel.recordUdp(
+      q.timestamp,
+      q.accountId!,
+      q.domain!,
+      q.name,
+      q.type,
+      q.rcode,
+      q.clientIp,
+      q.dnssecOk,
+      q.edns,
+      nameSlot,
+    );
   return { ring, control, channel, reader, drain, udp, drained, dropped: () => Atomics.load(control, DROPPED) };
 }
 
@@ -78,7 +100,9 @@ describe('query ring (answering thread to query-log thread)', () => {
       udpBatch(p, [[named('a.example.test'), a]]);
       // A numbered name's record holds no string: the header alone.
       expect(Atomics.load(p.ring.control, HEAD) - headBefore).toBe(24);
-      expect(p.drain().map((q) => q.name)).toEqual(['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`));
+      expect(p.drain().map((q) => q.name)).toEqual(
+        ['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`),
+      );
       expect(a.logNameId).not.toBe(b.logNameId);
     });
 
@@ -103,7 +127,11 @@ describe('query ring (answering thread to query-log thread)', () => {
         [named(`n${slots.length - 1}.example.test`), slots[slots.length - 1]],
       ]);
       expect(first.logNameEpoch).not.toBe(epoch);
-      expect(p.drain().map((q) => q.name)).toEqual(['n0.example.test', 'n1.example.test', `n${slots.length - 1}.example.test`]);
+      expect(p.drain().map((q) => q.name)).toEqual([
+        'n0.example.test',
+        'n1.example.test',
+        `n${slots.length - 1}.example.test`,
+      ]);
 
       // A full ring drops the record: the name stays unnumbered and goes as bytes next time.
       const small = pipe(1024);
@@ -166,7 +194,11 @@ describe('query ring (answering thread to query-log thread)', () => {
 
   it('shows a UDP batch only once it is sent, every answer with the batch answer time', () => {
     const p = pipe();
-    const batch = [query({ name: 'a.example.test' }), query({ name: 'b.example.test', dnssecOk: true }), query({ name: 'c.example.test', edns: false })];
+    const batch = [
+      query({ name: 'a.example.test' }),
+      query({ name: 'b.example.test', dnssecOk: true }),
+      query({ name: 'c.example.test', edns: false }),
+    ];
     for (const q of batch) p.udp(q);
     expect(p.drain()).toEqual([]);
     expect(ringBacklog(p.ring)).toBe(0);
@@ -184,7 +216,12 @@ describe('query ring (answering thread to query-log thread)', () => {
     const received: LoggedQuery[] = [];
     const sent: LoggedQuery[] = [];
     for (let i = 0; i < 2000; i++) {
-      const q = query({ name: `n${i}.${'x'.repeat(i % 37)}.example.test`, timestamp: 1_700_000_000_000 + i, type: i % 3 ? 'A' : 'TXT', clientIp: `10.0.0.${i % 5}` });
+      const q = query({
+        name: `n${i}.${'x'.repeat(i % 37)}.example.test`,
+        timestamp: 1_700_000_000_000 + i,
+        type: i % 3 ? 'A' : 'TXT',
+        clientIp: `10.0.0.${i % 5}`,
+      });
       p.udp(q);
       p.channel.udpBatchSent(i / 1000);
       sent.push({ ...q, durationMs: i / 1000 });
@@ -264,7 +301,11 @@ describe('query ring (answering thread to query-log thread)', () => {
     const all = p.drained.flatMap((c) => c.decode());
     expect(all).toHaveLength(sent + 1);
     expect(all.slice(0, 3).map((q) => q.name)).toEqual(['n0.example.test', 'n1.example.test', 'n2.example.test']);
-    expect(all.every((q, i) => q.name === (i < sent ? `n${i}.example.test` : 'after.example.test') && q.clientIp === '2001:db8::1')).toBe(true);
+    expect(
+      all.every(
+        (q, i) => q.name === (i < sent ? `n${i}.example.test` : 'after.example.test') && q.clientIp === '2001:db8::1',
+      ),
+    ).toBe(true);
   });
 
   it('forgets nothing of a closed ring before it is drained', () => {
@@ -307,7 +348,10 @@ describe('query rings with several answering threads', () => {
     const workers = rings.map(
       (ring, id) =>
         new Promise<void>((resolve, reject) => {
-          const w = new Worker(PRODUCER, { eval: true, workerData: { ring, control, id, count, channelModule: join(__dirname, 'query-log-channel.ts') } });
+          const w = new Worker(PRODUCER, {
+            eval: true,
+            workerData: { ring, control, id, count, channelModule: join(__dirname, 'query-log-channel.ts') },
+          });
           w.once('message', () => {
             closeRing(ring);
             producing--;

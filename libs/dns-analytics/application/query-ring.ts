@@ -25,7 +25,17 @@
  * epoch: every name is then sent and numbered once more.
  */
 import type { LoggedNameSlot } from '../../dns-server';
-import { CLIENT, columnsOf, DeferredColumns, FLAGS, MAX_TABLE_SIZE, NAME, newColumns, STRING_COLUMNS, U32_COLUMNS } from './query-batch';
+import {
+  CLIENT,
+  columnsOf,
+  DeferredColumns,
+  FLAGS,
+  MAX_TABLE_SIZE,
+  NAME,
+  newColumns,
+  STRING_COLUMNS,
+  U32_COLUMNS,
+} from './query-batch';
 
 /** Slots of a ring's control block (Int32Array); head and tail on cache lines of their own. */
 export const HEAD = 0;
@@ -66,12 +76,14 @@ export interface QueryRing {
 }
 
 export function newQueryRing(bytes = DEFAULT_RING_BYTES): QueryRing {
-  if (bytes < 1024 || (bytes & (bytes - 1)) !== 0 || bytes > 2 ** 30) throw new Error('ring size must be a power of two between 1 KiB and 1 GiB');
+  if (bytes < 1024 || (bytes & (bytes - 1)) !== 0 || bytes > 2 ** 30)
+    throw new Error('ring size must be a power of two between 1 KiB and 1 GiB');
   return { data: new SharedArrayBuffer(bytes), control: new Int32Array(new SharedArrayBuffer(4 * CONTROL_INTS)) };
 }
 
 /** Queries published to the ring and not drained yet. */
-export const ringBacklog = (ring: QueryRing): number => (Atomics.load(ring.control, PUBLISHED) - Atomics.load(ring.control, CONSUMED)) | 0;
+export const ringBacklog = (ring: QueryRing): number =>
+  (Atomics.load(ring.control, PUBLISHED) - Atomics.load(ring.control, CONSUMED)) | 0;
 
 export const closeRing = (ring: QueryRing): void => void Atomics.store(ring.control, CLOSED, 1);
 
@@ -465,7 +477,8 @@ export class QueryRingReader {
   /** The table started afresh: the strings the next record may repeat get numbers in the new one. */
   private renumberLast(): void {
     // The previous table lives on in the chunks drained before; the strings are read from it.
-    if (this.seen) for (let col = 0; col < STRING_COLUMNS; col++) this.last[col] = this.strings.idOf(this.table[this.last[col]]);
+    if (this.seen)
+      for (let col = 0; col < STRING_COLUMNS; col++) this.last[col] = this.strings.idOf(this.table[this.last[col]]);
     this.table = this.strings.table;
     this.tableNumber++;
   }

@@ -15,7 +15,9 @@ export const DEFAULT_QUERY_LOG_NICE = 0;
 /** The niceness QUERY_LOG_NICE asks for (0..19), else the default. */
 export function queryLogNice(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.QUERY_LOG_NICE);
-  return env.QUERY_LOG_NICE !== undefined && env.QUERY_LOG_NICE !== '' && Number.isInteger(n) && n >= 0 && n <= 19 ? n : DEFAULT_QUERY_LOG_NICE;
+  return env.QUERY_LOG_NICE !== undefined && env.QUERY_LOG_NICE !== '' && Number.isInteger(n) && n >= 0 && n <= 19
+    ? n
+    : DEFAULT_QUERY_LOG_NICE;
 }
 
 /** This thread's kernel id, or null where /proc/thread-self does not exist (not Linux). */

@@ -52,14 +52,29 @@ export class ThreadedQueryLog implements QueryLogPipeline {
     private readonly control: Int32Array,
   ) {}
 
-  static start(script: string, target: QueryLogTarget, metrics: Metrics, onError: (message: string) => void, writer?: QueryLogWriterOptions): Promise<ThreadedQueryLog> {
+  static start(
+    script: string,
+    target: QueryLogTarget,
+    metrics: Metrics,
+    onError: (message: string) => void,
+    writer?: QueryLogWriterOptions,
+  ): Promise<ThreadedQueryLog> {
     const control = newControl();
     const data: QueryLogThreadData = { target, control, writer, nice: queryLogNice() };
-    const worker = new Worker(script, { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: QUERY_LOG_THREAD_YOUNG_GENERATION_MB } });
+    const worker = new Worker(script, {
+      workerData: data,
+      resourceLimits: { maxYoungGenerationSizeMb: QUERY_LOG_THREAD_YOUNG_GENERATION_MB },
+    });
     const log = new ThreadedQueryLog(worker, control);
     const written = metrics.counter('dns_query_log_written_total', 'Answered DNS queries written to the query log');
-    metrics.gauge('dns_query_log_dropped_total', 'Answered DNS queries the query log dropped because its queue was full', (g) => g.set(log.dropped));
-    metrics.gauge('dns_query_log_backlog', 'Answered DNS queries on their way to the query log', (g) => g.set(log.backlog));
+    metrics.gauge(
+      'dns_query_log_dropped_total',
+      'Answered DNS queries the query log dropped because its queue was full',
+      (g) => g.set(log.dropped),
+    );
+    metrics.gauge('dns_query_log_backlog', 'Answered DNS queries on their way to the query log', (g) =>
+      g.set(log.backlog),
+    );
     return new Promise((resolve, reject) => {
       worker.on('message', (m: QueryLogReport) => {
         switch (m.type) {

@@ -13,7 +13,8 @@ export const TCP = 1;
 export const DO = 2;
 export const EDNS = 4;
 
-export const flagsOf = (q: Pick<QueryRow, 'transport' | 'dnssecOk' | 'edns'>): number => (q.transport === 'tcp' ? TCP : 0) | (q.dnssecOk ? DO : 0) | (q.edns ? EDNS : 0);
+export const flagsOf = (q: Pick<QueryRow, 'transport' | 'dnssecOk' | 'edns'>): number =>
+  (q.transport === 'tcp' ? TCP : 0) | (q.dnssecOk ? DO : 0) | (q.edns ? EDNS : 0);
 
 export class QueryRows {
   /** Rows filled so far (the columns may be longer). */
@@ -99,4 +100,5 @@ export class QueryRows {
 }
 
 /** Rows as columns, converting objects. */
-export const asQueryRows = (rows: readonly QueryRow[] | QueryRows): QueryRows => (rows instanceof QueryRows ? rows : QueryRows.of(rows));
+export const asQueryRows = (rows: readonly QueryRow[] | QueryRows): QueryRows =>
+  rows instanceof QueryRows ? rows : QueryRows.of(rows);

@@ -84,13 +84,30 @@ describe('rollups', () => {
   it('derives day and account-wide buckets from hourly domain buckets exactly as adding each row to all four', () => {
     const rows = [
       q(),
-      q({ rcode: 'NXDOMAIN', qname: 'gone.example.com', transport: 'tcp', clientIp: '2001:db8::1', country: 'DE', asn: 'AS64501', asOrg: 'Other' }),
-      q({ ts: Date.parse('2026-03-10T23:30:00Z'), domain: 'home.dyn.example.net', qtype: 'AAAA', dnssecOk: true, edns: true, responseMs: 4 }),
+      q({
+        rcode: 'NXDOMAIN',
+        qname: 'gone.example.com',
+        transport: 'tcp',
+        clientIp: '2001:db8::1',
+        country: 'DE',
+        asn: 'AS64501',
+        asOrg: 'Other',
+      }),
+      q({
+        ts: Date.parse('2026-03-10T23:30:00Z'),
+        domain: 'home.dyn.example.net',
+        qtype: 'AAAA',
+        dnssecOk: true,
+        edns: true,
+        responseMs: 4,
+      }),
       q({ ts: Date.parse('2026-03-11T00:00:00Z'), accountId: 2 }),
     ];
     // Two writer batches accumulated into one map, expanded once.
     const hourly = accumulateHourly(accumulateHourly(new Map(), rows.slice(0, 2)), rows.slice(2));
-    const expanded = new Map(expandRollups(hourly.values()).map((r) => [`${r.accountId}|${r.domain}|${r.granularity}|${r.start}`, r.counts]));
+    const expanded = new Map(
+      expandRollups(hourly.values()).map((r) => [`${r.accountId}|${r.domain}|${r.granularity}|${r.start}`, r.counts]),
+    );
     const direct = new Map<string, ReturnType<typeof emptyCounts>>();
     for (const row of rows) {
       for (const granularity of ['hour', 'day'] as const) {
@@ -105,8 +122,14 @@ describe('rollups', () => {
   });
 
   it('adds each query to its hour and day, for its domain and for the whole account', () => {
-    const rows = [q(), q({ ts: Date.parse('2026-03-10T11:59:59Z'), domain: 'home.dyn.example.net' }), q({ ts: Date.parse('2026-03-11T00:00:00Z') })];
-    const byKey = new Map(rollupsOf(rows).map((r) => [`${r.domain}|${r.granularity}|${new Date(r.start).toISOString()}`, r.counts.total]));
+    const rows = [
+      q(),
+      q({ ts: Date.parse('2026-03-10T11:59:59Z'), domain: 'home.dyn.example.net' }),
+      q({ ts: Date.parse('2026-03-11T00:00:00Z') }),
+    ];
+    const byKey = new Map(
+      rollupsOf(rows).map((r) => [`${r.domain}|${r.granularity}|${new Date(r.start).toISOString()}`, r.counts.total]),
+    );
     expect(byKey).toEqual(
       new Map([
         ['example.com|hour|2026-03-10T10:00:00.000Z', 1],
@@ -140,7 +163,14 @@ describe('rollups', () => {
         asOrg: 'Other',
         responseMs: 4,
       }),
-      q({ rcode: 'NXDOMAIN', qname: 'nx.example.com', qtype: 'AAAA', edns: true, clientIp: '::ffff:192.0.2.9', responseMs: 2000 }),
+      q({
+        rcode: 'NXDOMAIN',
+        qname: 'nx.example.com',
+        qtype: 'AAAA',
+        edns: true,
+        clientIp: '::ffff:192.0.2.9',
+        responseMs: 2000,
+      }),
     ];
     const whole = rollupsOf(rows).find((r) => r.domain === ALL_DOMAINS && r.granularity === 'day')!.counts;
     expect(whole).toMatchObject({
@@ -157,13 +187,20 @@ describe('rollups', () => {
       nxdomain: { 'nx.example.com': 2 },
     });
     expect(whole.latencySumMs).toBeCloseTo(2004.3);
-    const split = mergeCounts(mergeCounts(emptyCounts(), rollupsOf(rows.slice(0, 1))[0].counts), rollupsOf(rows.slice(1))[0].counts);
+    const split = mergeCounts(
+      mergeCounts(emptyCounts(), rollupsOf(rows.slice(0, 1))[0].counts),
+      rollupsOf(rows.slice(1))[0].counts,
+    );
     expect(split).toEqual(rollupsOf(rows)[0].counts);
   });
 
   it("reads latency percentiles from the histogram as the upper bound of the rank's slot", () => {
     const c = emptyCounts();
-    const rows = [...Array.from({ length: 95 }, () => q({ responseMs: 0.2 })), ...Array.from({ length: 4 }, () => q({ responseMs: 3 })), q({ responseMs: 40 })];
+    const rows = [
+      ...Array.from({ length: 95 }, () => q({ responseMs: 0.2 })),
+      ...Array.from({ length: 4 }, () => q({ responseMs: 3 })),
+      q({ responseMs: 40 }),
+    ];
     for (const r of rollupsOf(rows)) if (r.domain === ALL_DOMAINS && r.granularity === 'hour') mergeCounts(c, r.counts);
     expect(latencyPercentile(c, 0.95)).toBe(0.25);
     expect(latencyPercentile(c, 0.99)).toBe(5);
@@ -183,20 +220,49 @@ describe('rollups', () => {
 
 describe('trend and health signal', () => {
   it('is stable within ±5 %, up or down beyond, and signals beyond ±50 %', () => {
-    expect(trendOf(105, 700)).toMatchObject({ query_trend: 'stable', trend_percent: 5, health_signal: { status: 'normal' } });
-    expect(trendOf(94, 700)).toMatchObject({ query_trend: 'down', trend_percent: -6, health_signal: { status: 'normal' } });
-    expect(trendOf(150, 700)).toMatchObject({ query_trend: 'up', trend_percent: 50, health_signal: { status: 'normal' } });
-    expect(trendOf(151, 700)).toMatchObject({ query_trend: 'up', trend_percent: 51, health_signal: { status: 'spike' } });
-    expect(trendOf(49, 700)).toMatchObject({ query_trend: 'down', trend_percent: -51, health_signal: { status: 'drop' } });
-    expect(trendOf(0, 0)).toMatchObject({ query_trend: 'stable', trend_percent: 0, health_signal: { status: 'normal' } });
+    expect(trendOf(105, 700)).toMatchObject({
+      query_trend: 'stable',
+      trend_percent: 5,
+      health_signal: { status: 'normal' },
+    });
+    expect(trendOf(94, 700)).toMatchObject({
+      query_trend: 'down',
+      trend_percent: -6,
+      health_signal: { status: 'normal' },
+    });
+    expect(trendOf(150, 700)).toMatchObject({
+      query_trend: 'up',
+      trend_percent: 50,
+      health_signal: { status: 'normal' },
+    });
+    expect(trendOf(151, 700)).toMatchObject({
+      query_trend: 'up',
+      trend_percent: 51,
+      health_signal: { status: 'spike' },
+    });
+    expect(trendOf(49, 700)).toMatchObject({
+      query_trend: 'down',
+      trend_percent: -51,
+      health_signal: { status: 'drop' },
+    });
+    expect(trendOf(0, 0)).toMatchObject({
+      query_trend: 'stable',
+      trend_percent: 0,
+      health_signal: { status: 'normal' },
+    });
   });
 
   it('builds the seed summary with top lists capped and ordered', () => {
     const rows = Array.from({ length: 12 }, (_, i) =>
-      Array.from({ length: i + 1 }, () => q({ country: `C${String.fromCharCode(65 + i)}`, asn: `AS${i}`, asOrg: `Org ${i}` })),
+      Array.from({ length: i + 1 }, () =>
+        q({ country: `C${String.fromCharCode(65 + i)}`, asn: `AS${i}`, asOrg: `Org ${i}` }),
+      ),
     ).flat();
     const counts = rollupsOf(rows).find((r) => r.domain === ALL_DOMAINS && r.granularity === 'day')!.counts;
-    const s = buildSummary({ window: counts, total24h: 78, total7d: 78, total30d: 78, previous7d: 0 }, (c) => `name of ${c}`);
+    const s = buildSummary(
+      { window: counts, total24h: 78, total7d: 78, total30d: 78, previous7d: 0 },
+      (c) => `name of ${c}`,
+    );
     expect(s.top_countries).toHaveLength(10);
     expect(s.top_countries[0]).toEqual({ country_code: 'CL', country_name: 'name of CL', query_count: 12 });
     expect(s.top_asns.map((a) => a.asn)).toEqual(['AS11', 'AS10', 'AS9', 'AS8', 'AS7']);

@@ -182,7 +182,10 @@ class RunCount<K> {
  * batches merge before storage. Only one bucket per row: the day and account-wide buckets
  * follow from the hourly ones (expandRollups), once per write instead of once per row.
  */
-export function accumulateHourly(out: Map<string, Rollup>, given: readonly QueryRow[] | QueryRows): Map<string, Rollup> {
+export function accumulateHourly(
+  out: Map<string, Rollup>,
+  given: readonly QueryRow[] | QueryRows,
+): Map<string, Rollup> {
   const rows = asQueryRows(given);
   const t = rows.strings;
   const tallies = new Map<Rollup, KeyedTally>();
@@ -204,7 +207,8 @@ export function accumulateHourly(out: Map<string, Rollup>, given: readonly Query
     if (!last || !tally || last.start !== start || last.accountId !== accountId || lastDomain !== domain) {
       const key = `${accountId}|${t[domain]}|${start}`;
       last = out.get(key);
-      if (!last) out.set(key, (last = { accountId, domain: t[domain], granularity: 'hour', start, counts: emptyCounts() }));
+      if (!last)
+        out.set(key, (last = { accountId, domain: t[domain], granularity: 'hour', start, counts: emptyCounts() }));
       tally = tallies.get(last);
       if (!tally) tallies.set(last, (tally = new KeyedTally()));
       rcodes.into(tally.rcodes);

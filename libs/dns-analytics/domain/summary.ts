@@ -35,7 +35,10 @@ const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 *
 const pct = (part: number, total: number) => (total === 0 ? 0 : round((part / total) * 100, 2));
 
 /** Last 24 h against the daily average of the 7 days before. */
-export function trendOf(last24h: number, previous7d: number): { query_trend: 'up' | 'down' | 'stable'; trend_percent: number; health_signal: HealthSignal } {
+export function trendOf(
+  last24h: number,
+  previous7d: number,
+): { query_trend: 'up' | 'down' | 'stable'; trend_percent: number; health_signal: HealthSignal } {
   const baseline = previous7d / 7;
   if (baseline === 0) {
     // No history: nothing to compare against, so no alarm either way.
@@ -50,9 +53,15 @@ export function trendOf(last24h: number, previous7d: number): { query_trend: 'up
   const avg = round(baseline, 1);
   const health_signal: HealthSignal =
     change < -SIGNAL_PERCENT
-      ? { status: 'drop', message: `Query volume dropped ${Math.abs(change)}% below the 7-day daily average (${last24h} vs ${avg})` }
+      ? {
+          status: 'drop',
+          message: `Query volume dropped ${Math.abs(change)}% below the 7-day daily average (${last24h} vs ${avg})`,
+        }
       : change > SIGNAL_PERCENT
-        ? { status: 'spike', message: `Query volume spiked ${change}% above the 7-day daily average (${last24h} vs ${avg})` }
+        ? {
+            status: 'spike',
+            message: `Query volume spiked ${change}% above the 7-day daily average (${last24h} vs ${avg})`,
+          }
         : { status: 'normal', message: 'Query volume is within the usual range' };
   return { query_trend, trend_percent: change, health_signal };
 }
@@ -83,8 +92,15 @@ export function buildSummary(input: SummaryInputs, countryName: (code: string) =
       country_name: countryName(country_code),
       query_count,
     })),
-    top_asns: topEntries(Object.entries(c.asns), TOP_ASNS).map(([asn, query_count]) => ({ asn, organization: c.asOrgs[asn] ?? asn, query_count })),
-    top_nxdomain: topEntries(Object.entries(c.nxdomain), TOP_NXDOMAIN).map(([qname, query_count]) => ({ qname, query_count })),
+    top_asns: topEntries(Object.entries(c.asns), TOP_ASNS).map(([asn, query_count]) => ({
+      asn,
+      organization: c.asOrgs[asn] ?? asn,
+      query_count,
+    })),
+    top_nxdomain: topEntries(Object.entries(c.nxdomain), TOP_NXDOMAIN).map(([qname, query_count]) => ({
+      qname,
+      query_count,
+    })),
   };
 }
 

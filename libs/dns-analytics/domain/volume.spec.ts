@@ -34,6 +34,10 @@ describe('volume series slots', () => {
     c.total = 10;
     c.rcodes = { NOERROR: 6, NXDOMAIN: 2, SERVFAIL: 1, REFUSED: 1 };
     expect(volumePoint(at('2026-03-20T12:00:00Z'), c)).toEqual({ at: '2026-03-20T12:00:00Z', queries: 10, errors: 4 });
-    expect(volumePoint(at('2026-03-20T12:00:00Z'), emptyCounts())).toEqual({ at: '2026-03-20T12:00:00Z', queries: 0, errors: 0 });
+    expect(volumePoint(at('2026-03-20T12:00:00Z'), emptyCounts())).toEqual({
+      at: '2026-03-20T12:00:00Z',
+      queries: 0,
+      errors: 0,
+    });
   });
 });

@@ -56,7 +56,9 @@ const OBJECT_ID_B = '6566a0f0c2a1b2c3d4e5f6ff';
 describe('block readers', () => {
   it('find the newest rows reading only the blocks that can hold them', () => {
     const { refs, decoded } = blocks('desc');
-    expect(newestRows(refs, T0, 12).map((r) => r.qname)).toEqual(Array.from({ length: 12 }, (_, i) => `q${99 - i}.a.test`));
+    expect(newestRows(refs, T0, 12).map((r) => r.qname)).toEqual(
+      Array.from({ length: 12 }, (_, i) => `q${99 - i}.a.test`),
+    );
     expect(decoded()).toBe(2);
   });
 
@@ -71,13 +73,21 @@ describe('block readers', () => {
     const { refs, decoded } = blocks('desc');
     expect(newestRows(refs, T0, 0)).toEqual([]);
     expect(decoded()).toBe(0);
-    expect(newestRows(refs, T0 + 9_500, 100).map((r) => r.qname)).toEqual(['q99.a.test', 'q98.a.test', 'q97.a.test', 'q96.a.test', 'q95.a.test']);
+    expect(newestRows(refs, T0 + 9_500, 100).map((r) => r.qname)).toEqual([
+      'q99.a.test',
+      'q98.a.test',
+      'q97.a.test',
+      'q96.a.test',
+      'q95.a.test',
+    ]);
   });
 
   it('walk blocks from a cursor the same way, and close it when they stop early', async () => {
     const desc = blocks('desc');
     const recent = cursorOf(desc.refs);
-    expect((await newestRowsAsync(recent.cursor, T0, 12)).map((r) => r.qname)).toEqual(newestRows(blocks('desc').refs, T0, 12).map((r) => r.qname));
+    expect((await newestRowsAsync(recent.cursor, T0, 12)).map((r) => r.qname)).toEqual(
+      newestRows(blocks('desc').refs, T0, 12).map((r) => r.qname),
+    );
     expect(desc.decoded()).toBe(2);
     expect(recent.state).toEqual({ handedOut: 3, closed: true });
 
@@ -98,7 +108,9 @@ describe('block readers', () => {
     expect(compareRowIds('1', OBJECT_ID_A)).toBeGreaterThan(0);
     // An ObjectId that happens to be all decimal digits is still one.
     expect(compareRowIds('123456789012345678901234', '2')).toBeLessThan(0);
-    expect([OBJECT_ID_A, '123456789012345678901234', '42', '9007199254740991', 'zz'.repeat(12)].map(isLegacyRowId)).toEqual([true, true, false, false, false]);
+    expect(
+      [OBJECT_ID_A, '123456789012345678901234', '42', '9007199254740991', 'zz'.repeat(12)].map(isLegacyRowId),
+    ).toEqual([true, true, false, false, false]);
   });
 
   it('merge a former table’s rows with the blocks’ into one answer, keyset paging across both', () => {
@@ -106,13 +118,24 @@ describe('block readers', () => {
     const fresh = [stored('1', T0 + 1000), stored('2', T0 + 2000)];
     expect(mergeNewest(fresh, old, T0 + 1, 3).map((r) => r.id)).toEqual(['2', '1', OBJECT_ID_B]);
     expect(mergePage(old, fresh, T0, T0 + 5000, null, 2).map((r) => r.id)).toEqual([OBJECT_ID_A, OBJECT_ID_B]);
-    expect(mergePage(old, fresh, T0, T0 + 5000, { ts: T0 + 1000, id: OBJECT_ID_B }, 5).map((r) => r.id)).toEqual(['1', '2']);
+    expect(mergePage(old, fresh, T0, T0 + 5000, { ts: T0 + 1000, id: OBJECT_ID_B }, 5).map((r) => r.id)).toEqual([
+      '1',
+      '2',
+    ]);
     expect(mergePage(old, fresh, T0, T0 + 2000, { ts: T0 + 1000, id: '1' }, 5)).toEqual([]);
   });
 
   it('scan from the cursor (or the start) back by the longest block span, up to the end', () => {
-    expect(pageBlockRange(T0, T0 + 10_000, null)).toEqual({ minTsFrom: T0 - MAX_BLOCK_SPAN_MS, minTsBelow: T0 + 10_000, maxTsFrom: T0 });
-    expect(pageBlockRange(T0, T0 + 10_000, { ts: T0 + 5000, id: '3' })).toEqual({ minTsFrom: T0 + 5000 - MAX_BLOCK_SPAN_MS, minTsBelow: T0 + 10_000, maxTsFrom: T0 + 5000 });
+    expect(pageBlockRange(T0, T0 + 10_000, null)).toEqual({
+      minTsFrom: T0 - MAX_BLOCK_SPAN_MS,
+      minTsBelow: T0 + 10_000,
+      maxTsFrom: T0,
+    });
+    expect(pageBlockRange(T0, T0 + 10_000, { ts: T0 + 5000, id: '3' })).toEqual({
+      minTsFrom: T0 + 5000 - MAX_BLOCK_SPAN_MS,
+      minTsBelow: T0 + 10_000,
+      maxTsFrom: T0 + 5000,
+    });
     // A cursor before the window (a caller's odd input) does not widen the scan.
     expect(pageBlockRange(T0, T0 + 10_000, { ts: T0 - 99_000, id: '3' }).maxTsFrom).toBe(T0);
     expect(straddlingBlockRange(T0)).toEqual({ minTsFrom: T0 - MAX_BLOCK_SPAN_MS, minTsBelow: T0, maxTsFrom: T0 });
@@ -124,7 +147,9 @@ describe('block readers', () => {
     const all = blocksOf(rows, 1);
     for (const start of [T0 + 1, T0 + 59_999, T0 + 400_000]) {
       const range = pageBlockRange(start, T0 + DAY, null);
-      const scanned = all.filter((b) => b.minTs >= range.minTsFrom && b.minTs < range.minTsBelow && b.maxTs >= range.maxTsFrom);
+      const scanned = all.filter(
+        (b) => b.minTs >= range.minTsFrom && b.minTs < range.minTsBelow && b.maxTs >= range.maxTsFrom,
+      );
       const refs = scanned.map((b) => ({ minTs: b.minTs, maxTs: b.maxTs, rows: () => decodeBlock(b, b.data) }));
       expect(pageRows(refs, start, T0 + DAY, null, 3).map((r) => r.ts)).toEqual(
         rows

@@ -129,7 +129,10 @@ const newest = (since: number, limit: number) =>
 
 /** Oldest first, from <= ts < to, strictly after `after` in (ts, id) order; blocks come in ascending min_ts. */
 function oldest(from: number, to: number, after: LogCursor | null, limit: number): FirstRows {
-  const wanted = (r: StoredRow) => r.ts >= from && r.ts < to && (!after || r.ts > after.ts || (r.ts === after.ts && compareRowIds(r.id, after.id) > 0));
+  const wanted = (r: StoredRow) =>
+    r.ts >= from &&
+    r.ts < to &&
+    (!after || r.ts > after.ts || (r.ts === after.ts && compareRowIds(r.id, after.id) > 0));
   return new FirstRows(limit, wanted, ascending, (bound, block) => bound.ts < block.minTs);
 }
 
@@ -146,11 +149,23 @@ export function newestRowsAsync(blocks: AsyncIterable<BlockRef>, since: number, 
  * Oldest `limit` rows with from <= ts < to, strictly after `after` in (ts, id) order, from
  * blocks given in ascending minTs.
  */
-export function pageRows(blocks: Iterable<BlockRef>, from: number, to: number, after: LogCursor | null, limit: number): StoredRow[] {
+export function pageRows(
+  blocks: Iterable<BlockRef>,
+  from: number,
+  to: number,
+  after: LogCursor | null,
+  limit: number,
+): StoredRow[] {
   return walk(blocks, oldest(from, to, after, limit));
 }
 
-export function pageRowsAsync(blocks: AsyncIterable<BlockRef>, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
+export function pageRowsAsync(
+  blocks: AsyncIterable<BlockRef>,
+  from: number,
+  to: number,
+  after: LogCursor | null,
+  limit: number,
+): Promise<StoredRow[]> {
   return walkAsync(blocks, oldest(from, to, after, limit));
 }
 
@@ -163,6 +178,13 @@ export function mergeNewest(a: StoredRow[], b: StoredRow[], since: number, limit
 }
 
 /** The first `limit` of two answers to the same export-page read (blocks' and a former table's). */
-export function mergePage(a: StoredRow[], b: StoredRow[], from: number, to: number, after: LogCursor | null, limit: number): StoredRow[] {
+export function mergePage(
+  a: StoredRow[],
+  b: StoredRow[],
+  from: number,
+  to: number,
+  after: LogCursor | null,
+  limit: number,
+): StoredRow[] {
   return pageRows([unbounded([...a, ...b])], from, to, after, limit);
 }

@@ -24,10 +24,20 @@ const throughBson = <T extends object>(doc: T): T => BSON.deserialize(BSON.seria
 
 describe('MongoDB query-log documents', () => {
   it('carry a block through BSON: metadata as fields, the encoding as Binary, rows decoded unchanged', () => {
-    const rows = [row({ qname: 'ä.a.test', transport: 'tcp' }), row({ ts: T0 + 7, rcode: 'NXDOMAIN', responseMs: 3.25 })];
+    const rows = [
+      row({ qname: 'ä.a.test', transport: 'tcp' }),
+      row({ ts: T0 + 7, rcode: 'NXDOMAIN', responseMs: 3.25 }),
+    ];
     const [draft] = blocksOf(rows, 1001);
     const stored = throughBson(blockDoc(draft));
-    expect(stored).toMatchObject({ account_id: 1, domain: 'a.test', min_ts: T0, max_ts: T0 + 7, first_id: 1001, count: 2 });
+    expect(stored).toMatchObject({
+      account_id: 1,
+      domain: 'a.test',
+      min_ts: T0,
+      max_ts: T0 + 7,
+      first_id: 1001,
+      count: 2,
+    });
     expect(stored._id).toBeInstanceOf(ObjectId);
     const decoded = decodeBlock(blockMeta(stored), blockBytes(stored));
     expect(decoded.map((r) => r.id)).toEqual(['1001', '1002']);
@@ -38,7 +48,14 @@ describe('MongoDB query-log documents', () => {
     const [draft] = blocksOf([row(), row({ ts: T0 + 1 })], 5);
     const fields = throughBson(blockFields(draft));
     expect(fields).not.toHaveProperty('_id');
-    expect(blockMeta(fields)).toEqual({ accountId: 1, domain: 'a.test', minTs: T0, maxTs: T0 + 1, firstId: 5, count: 2 });
+    expect(blockMeta(fields)).toEqual({
+      accountId: 1,
+      domain: 'a.test',
+      minTs: T0,
+      maxTs: T0 + 1,
+      firstId: 5,
+      count: 2,
+    });
     expect(Buffer.from(blockBytes(fields))).toEqual(draft.data);
   });
 
@@ -108,8 +125,14 @@ describe('MongoDB documents of the former one-per-query layout', () => {
       account_id: 1,
       $or: [{ ts: { $gt: T0 + 5, $lt: T0 + 1000 } }, { ts: T0 + 5, _id: { $gt: doc._id } }],
     });
-    expect(legacyPageFilter(f, T0, T0 + 1000, { ts: T0 + 5, id: '42' })).toEqual({ account_id: 1, ts: { $gt: T0 + 5, $lt: T0 + 1000 } });
+    expect(legacyPageFilter(f, T0, T0 + 1000, { ts: T0 + 5, id: '42' })).toEqual({
+      account_id: 1,
+      ts: { $gt: T0 + 5, $lt: T0 + 1000 },
+    });
     // A cursor before the window cannot reach back before its start.
-    expect(legacyPageFilter(f, T0, T0 + 1000, { ts: T0 - 5, id: doc._id.toHexString() })).toEqual({ account_id: 1, ts: { $gte: T0, $lt: T0 + 1000 } });
+    expect(legacyPageFilter(f, T0, T0 + 1000, { ts: T0 - 5, id: doc._id.toHexString() })).toEqual({
+      account_id: 1,
+      ts: { $gte: T0, $lt: T0 + 1000 },
+    });
   });
 });

@@ -54,11 +54,26 @@ export function blockDoc(b: BlockDraft): BlockDoc {
 
 /** Everything of a block but its document id: what retention's rewrite sets. */
 export function blockFields(b: BlockDraft): Omit<BlockDoc, '_id'> {
-  return { account_id: b.accountId, domain: b.domain, min_ts: b.minTs, max_ts: b.maxTs, first_id: b.firstId, count: b.count, data: new Binary(b.data) };
+  return {
+    account_id: b.accountId,
+    domain: b.domain,
+    min_ts: b.minTs,
+    max_ts: b.maxTs,
+    first_id: b.firstId,
+    count: b.count,
+    data: new Binary(b.data),
+  };
 }
 
 export function blockMeta(d: Omit<BlockDoc, '_id' | 'data'>): BlockMeta {
-  return { accountId: d.account_id, domain: d.domain, minTs: d.min_ts, maxTs: d.max_ts, firstId: d.first_id, count: d.count };
+  return {
+    accountId: d.account_id,
+    domain: d.domain,
+    minTs: d.min_ts,
+    maxTs: d.max_ts,
+    firstId: d.first_id,
+    count: d.count,
+  };
 }
 
 /** The encoded bytes, without a copy. */
@@ -67,7 +82,8 @@ export const blockBytes = (d: Pick<BlockDoc, 'data'>): Uint8Array => d.data.valu
 /** The first id of `n` just reserved, given the counter after the increment. */
 export const firstReservedId = (counterAfter: number, n: number): number => counterAfter - n + 1;
 
-const owner = (f: RawFilter) => (f.domain === null ? { account_id: f.accountId } : { account_id: f.accountId, domain: f.domain });
+const owner = (f: RawFilter) =>
+  f.domain === null ? { account_id: f.accountId } : { account_id: f.accountId, domain: f.domain };
 
 export function inRange(r: BlockRange) {
   return { min_ts: { $gte: r.minTsFrom, $lt: r.minTsBelow }, max_ts: { $gte: r.maxTsFrom } };
@@ -134,7 +150,12 @@ export function legacyRecentFilter(f: RawFilter, since: number): Filter<LegacyRo
  * Former rows of an export page: from `from` (or strictly after the cursor) to `to`. A
  * cursor on a block row (a decimal id) lies after every former row of its millisecond.
  */
-export function legacyPageFilter(f: RawFilter, from: number, to: number, after: LogCursor | null): Filter<LegacyRowDoc> {
+export function legacyPageFilter(
+  f: RawFilter,
+  from: number,
+  to: number,
+  after: LogCursor | null,
+): Filter<LegacyRowDoc> {
   if (!after || after.ts < from) return { ...owner(f), ts: { $gte: from, $lt: to } };
   const later = { ts: { $gt: after.ts, $lt: to } };
   if (!isLegacyRowId(after.id) || after.ts >= to) return { ...owner(f), ...later };

@@ -10,7 +10,16 @@ import { find } from 'mingo';
 import { BSON } from 'mongodb';
 import type { LogCursor, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
-import { compareRowIds, mergeNewest, mergePage, newestRows, pageBlockRange, pageRows, straddlingBlockRange, type BlockRef } from './block-reads';
+import {
+  compareRowIds,
+  mergeNewest,
+  mergePage,
+  newestRows,
+  pageBlockRange,
+  pageRows,
+  straddlingBlockRange,
+  type BlockRef,
+} from './block-reads';
 import { trimBlock } from './block-retention';
 import { legacyRowDoc } from './conformance/legacy-row-doc';
 import { queryRows } from './conformance/query-row.builder';
@@ -48,10 +57,16 @@ const select = <T>(docs: T[], filter: object, sort: Record<string, 1 | -1>): T[]
   find(docs, filter as never)
     .sort(sort)
     .all() as T[];
-const asRef = (d: BlockDoc): BlockRef => ({ minTs: d.min_ts, maxTs: d.max_ts, rows: () => decodeBlock(blockMeta(d), blockBytes(d)) });
+const asRef = (d: BlockDoc): BlockRef => ({
+  minTs: d.min_ts,
+  maxTs: d.max_ts,
+  rows: () => decodeBlock(blockMeta(d), blockBytes(d)),
+});
 const ascending = (a: StoredRow, b: StoredRow) => a.ts - b.ts || compareRowIds(a.id, b.id);
-const owns = (f: RawFilter) => (r: StoredRow) => r.accountId === f.accountId && (f.domain === null || r.domain === f.domain);
-const after = (c: LogCursor | null) => (r: StoredRow) => !c || r.ts > c.ts || (r.ts === c.ts && compareRowIds(r.id, c.id) > 0);
+const owns = (f: RawFilter) => (r: StoredRow) =>
+  r.accountId === f.accountId && (f.domain === null || r.domain === f.domain);
+const after = (c: LogCursor | null) => (r: StoredRow) =>
+  !c || r.ts > c.ts || (r.ts === c.ts && compareRowIds(r.id, c.id) > 0);
 
 /**
  * Writer batches as the store appends them: 40 batches of 1 to 60 rows over two accounts
@@ -121,7 +136,9 @@ describe('MongoDB query-log reads, their filters evaluated by mingo', () => {
       ]) {
         const blocks = select(docs, recentBlocksFilter(f, since), { max_ts: -1 });
         const expected = all.filter((r) => owns(f)(r) && r.ts >= since).sort((a, b) => -ascending(a, b));
-        expect(newestRows(blocks.map(asRef), since, limit).map((r) => r.id)).toEqual(expected.slice(0, limit).map((r) => r.id));
+        expect(newestRows(blocks.map(asRef), since, limit).map((r) => r.id)).toEqual(
+          expected.slice(0, limit).map((r) => r.id),
+        );
       }
     }
   });
@@ -129,7 +146,9 @@ describe('MongoDB query-log reads, their filters evaluated by mingo', () => {
   it('prune exactly the rows before a cutoff: expired blocks deleted, straddling ones rewritten', () => {
     for (const cutoff of [T0 + 100_000, T0 + 333_333, T0 + 590_001]) {
       const expired = new Set(select(docs, expiredBlocksFilter(cutoff), { _id: 1 }).map((d) => d._id.toHexString()));
-      const straddling = new Set(select(docs, inRange(straddlingBlockRange(cutoff)), { _id: 1 }).map((d) => d._id.toHexString()));
+      const straddling = new Set(
+        select(docs, inRange(straddlingBlockRange(cutoff)), { _id: 1 }).map((d) => d._id.toHexString()),
+      );
       let removed = 0;
       const kept = docs.flatMap((d) => {
         const id = d._id.toHexString();
@@ -172,7 +191,13 @@ describe('MongoDB former per-query documents read beside blocks, filters evaluat
       const seen: StoredRow[] = [];
       let cursor: LogCursor | null = null;
       for (;;) {
-        const fromBlocks = pageRows(select(docs, pageBlocksFilter(f, pageBlockRange(from, to, cursor)), { min_ts: 1 }).map(asRef), from, to, cursor, 23);
+        const fromBlocks = pageRows(
+          select(docs, pageBlocksFilter(f, pageBlockRange(from, to, cursor)), { min_ts: 1 }).map(asRef),
+          from,
+          to,
+          cursor,
+          23,
+        );
         const old = select(legacy, legacyPageFilter(f, from, to, cursor), { ts: 1, _id: 1 })
           .slice(0, 23)
           .map(legacyRow);
@@ -181,9 +206,14 @@ describe('MongoDB former per-query documents read beside blocks, filters evaluat
         if (page.length < 23) break;
         cursor = { ts: page[22].ts, id: page[22].id };
       }
-      const expected = everything.filter((r) => owns(f)(r) && r.ts >= from && r.ts < to && after(null)(r)).sort(ascending);
+      const expected = everything
+        .filter((r) => owns(f)(r) && r.ts >= from && r.ts < to && after(null)(r))
+        .sort(ascending);
       expect(seen.map((r) => r.id)).toEqual(expected.map((r) => r.id));
-      if (f.accountId === 1) expect(seen.some((r) => r.qname.startsWith('old-')) && seen.some((r) => !r.qname.startsWith('old-'))).toBe(true);
+      if (f.accountId === 1)
+        expect(seen.some((r) => r.qname.startsWith('old-')) && seen.some((r) => !r.qname.startsWith('old-'))).toBe(
+          true,
+        );
     }
   });
 

@@ -3,7 +3,15 @@ import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../applicat
 import type { QueryRow } from '../domain/query-row';
 import { asQueryRows, type QueryRows } from '../domain/query-rows';
 import { capNxdomain, emptyCounts, Granularity, mergeCounts, Rollup, RollupCounts, rollupsOf } from '../domain/rollup';
-import { mergeNewest, mergePage, newestRowsAsync, pageBlockRange, pageRowsAsync, straddlingBlockRange, type BlockRef } from './block-reads';
+import {
+  mergeNewest,
+  mergePage,
+  newestRowsAsync,
+  pageBlockRange,
+  pageRowsAsync,
+  straddlingBlockRange,
+  type BlockRef,
+} from './block-reads';
 import { trimBlock } from './block-retention';
 import { DecodedBlocks } from './decoded-blocks';
 import {
@@ -123,7 +131,12 @@ export class MongoQueryLogStore implements QueryLogStore {
 
   /** Reserves `n` row ids for one batch, one round trip; returns the first. */
   private async reserveIds(n: number): Promise<number> {
-    const bump = () => this.meta.findOneAndUpdate({ _id: ROW_ID_COUNTER }, { $inc: { value: n } }, { upsert: true, returnDocument: 'after' });
+    const bump = () =>
+      this.meta.findOneAndUpdate(
+        { _id: ROW_ID_COUNTER },
+        { $inc: { value: n } },
+        { upsert: true, returnDocument: 'after' },
+      );
     let counter: CounterDoc | null;
     try {
       counter = await bump();
@@ -139,15 +152,28 @@ export class MongoQueryLogStore implements QueryLogStore {
   async addRollups(rollups: Rollup[]): Promise<void> {
     let pending = rollups;
     for (let attempt = 0; pending.length && attempt < MAX_RETRIES; attempt++) {
-      const prior = new Map((await this.rollups.find({ _id: { $in: pending.map(rollupId) } }).toArray()).map((d) => [d._id, d]));
+      const prior = new Map(
+        (await this.rollups.find({ _id: { $in: pending.map(rollupId) } }).toArray()).map((d) => [d._id, d]),
+      );
       const failed: Rollup[] = [];
       await Promise.all(
         pending.map(async (r) => {
           const doc = prior.get(rollupId(r));
-          const counts = doc ? mergeCounts(JSON.parse(doc.counts) as RollupCounts, r.counts) : structuredClone(r.counts);
-          const next = { account_id: r.accountId, domain: r.domain, granularity: r.granularity, start: r.start, counts: JSON.stringify(capNxdomain(counts)), v: (doc?.v ?? 0) + 1 };
+          const counts = doc
+            ? mergeCounts(JSON.parse(doc.counts) as RollupCounts, r.counts)
+            : structuredClone(r.counts);
+          const next = {
+            account_id: r.accountId,
+            domain: r.domain,
+            granularity: r.granularity,
+            start: r.start,
+            counts: JSON.stringify(capNxdomain(counts)),
+            v: (doc?.v ?? 0) + 1,
+          };
           try {
-            const res = doc ? await this.rollups.replaceOne({ _id: doc._id, v: doc.v }, next) : await this.rollups.insertOne({ _id: rollupId(r), ...next });
+            const res = doc
+              ? await this.rollups.replaceOne({ _id: doc._id, v: doc.v }, next)
+              : await this.rollups.insertOne({ _id: rollupId(r), ...next });
             if ('matchedCount' in res && res.matchedCount === 0) failed.push(r);
           } catch (e) {
             if (e instanceof MongoServerError && e.code === DUPLICATE_KEY) failed.push(r);
@@ -160,27 +186,50 @@ export class MongoQueryLogStore implements QueryLogStore {
     if (pending.length) throw new Error(`rollup update kept conflicting for ${pending.length} buckets`);
   }
 
-  async sumRollups(accountId: number, domain: string, granularity: Granularity, from: number, to: number): Promise<RollupCounts> {
+  async sumRollups(
+    accountId: number,
+    domain: string,
+    granularity: Granularity,
+    from: number,
+    to: number,
+  ): Promise<RollupCounts> {
     const sum = emptyCounts();
-    for await (const d of this.rollups.find({ account_id: accountId, domain, granularity, start: { $gte: from, $lte: to } }, { projection: { counts: 1 } })) {
+    for await (const d of this.rollups.find(
+      { account_id: accountId, domain, granularity, start: { $gte: from, $lte: to } },
+      { projection: { counts: 1 } },
+    )) {
       mergeCounts(sum, JSON.parse(d.counts) as RollupCounts);
     }
     return sum;
   }
 
   async recent(filter: RawFilter, since: number, limit: number): Promise<StoredRow[]> {
-    const rows = await newestRowsAsync(this.scan(this.blocks.find(recentBlocksFilter(filter, since), { sort: { max_ts: -1 } })), since, limit);
+    const rows = await newestRowsAsync(
+      this.scan(this.blocks.find(recentBlocksFilter(filter, since), { sort: { max_ts: -1 } })),
+      since,
+      limit,
+    );
     if (!this.legacy) return rows;
-    const old = await this.legacyRows.find(legacyRecentFilter(filter, since), { sort: { ts: -1, _id: -1 }, limit }).toArray();
+    const old = await this.legacyRows
+      .find(legacyRecentFilter(filter, since), { sort: { ts: -1, _id: -1 }, limit })
+      .toArray();
     return mergeNewest(rows, old.map(legacyRow), since, limit);
   }
 
-  async page(filter: RawFilter, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
+  async page(
+    filter: RawFilter,
+    from: number,
+    to: number,
+    after: LogCursor | null,
+    limit: number,
+  ): Promise<StoredRow[]> {
     // Sorted by min_ts alone, the index order (as in the SQLite store).
     const scan = this.blocks.find(pageBlocksFilter(filter, pageBlockRange(from, to, after)), { sort: { min_ts: 1 } });
     const rows = await pageRowsAsync(this.scan(scan), from, to, after, limit);
     if (!this.legacy) return rows;
-    const old = await this.legacyRows.find(legacyPageFilter(filter, from, to, after), { sort: { ts: 1, _id: 1 }, limit }).toArray();
+    const old = await this.legacyRows
+      .find(legacyPageFilter(filter, from, to, after), { sort: { ts: 1, _id: 1 }, limit })
+      .toArray();
     return mergePage(old.map(legacyRow), rows, from, to, after, limit);
   }
 
@@ -188,11 +237,19 @@ export class MongoQueryLogStore implements QueryLogStore {
   private async *scan(cursor: FindCursor<BlockDoc>): AsyncGenerator<BlockRef> {
     // Leaving the reader's loop early returns this generator, and the driver closes the cursor.
     for await (const d of cursor.batchSize(READ_BATCH)) {
-      yield { minTs: d.min_ts, maxTs: d.max_ts, rows: () => this.decoded.rowsOf(d._id.toHexString(), blockMeta(d), () => blockBytes(d)) };
+      yield {
+        minTs: d.min_ts,
+        maxTs: d.max_ts,
+        rows: () => this.decoded.rowsOf(d._id.toHexString(), blockMeta(d), () => blockBytes(d)),
+      };
     }
   }
 
-  async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
+  async prune(
+    rawBefore: number,
+    hourlyBefore: number,
+    dailyBefore: number,
+  ): Promise<{ rows: number; rollups: number }> {
     let rows = (await this.pruneExpiredBlocks(rawBefore)) + (await this.trimStraddling(rawBefore));
     this.decoded.clear();
     if (this.legacy) rows += await this.pruneLegacy(rawBefore);
@@ -209,7 +266,9 @@ export class MongoQueryLogStore implements QueryLogStore {
   private async pruneExpiredBlocks(cutoff: number): Promise<number> {
     let rows = 0;
     for (;;) {
-      const expired = await this.blocks.find(expiredBlocksFilter(cutoff), { projection: { _id: 1, count: 1 }, limit: PRUNE_CHUNK }).toArray();
+      const expired = await this.blocks
+        .find(expiredBlocksFilter(cutoff), { projection: { _id: 1, count: 1 }, limit: PRUNE_CHUNK })
+        .toArray();
       if (!expired.length) return rows;
       await this.blocks.deleteMany({ _id: { $in: expired.map((b) => b._id) } });
       rows += expired.reduce((sum, b) => sum + b.count, 0);
@@ -226,7 +285,10 @@ export class MongoQueryLogStore implements QueryLogStore {
     const trim = async (d: BlockDoc) => {
       const trimmed = trimBlock(decodeBlock(blockMeta(d), blockBytes(d)), cutoff);
       // A straddling block keeps its rows from the cutoff on (max_ts >= cutoff): never emptied.
-      const res = await this.blocks.updateOne({ _id: d._id, first_id: d.first_id, count: d.count }, { $set: blockFields(trimmed.block!) });
+      const res = await this.blocks.updateOne(
+        { _id: d._id, first_id: d.first_id, count: d.count },
+        { $set: blockFields(trimmed.block!) },
+      );
       if (res.modifiedCount) removed += trimmed.removed;
     };
     // A few at a time from the cursor: thousands of domains can each have one, with up to ~100 KB of data.

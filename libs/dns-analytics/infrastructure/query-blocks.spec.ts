@@ -18,8 +18,25 @@ const decodeAll = (rows: QueryRow[], firstId = 1) => blocksOf(rows, firstId).fla
 describe('query-log blocks', () => {
   it('give back every field of every row, with ids numbered in the order of the append', () => {
     const rows = [
-      row({ qname: 'a.a.test', clientIp: '2001:db8::1', country: 'DE', asn: 'AS3320', asOrg: 'Deutsche Telekom AG', transport: 'tcp', dnssecOk: true, responseMs: 12.345 }),
-      row({ ts: T0 + 5, domain: 'b.test', qname: 'ü.b.test', qtype: 'TYPE65', rcode: 'NXDOMAIN', edns: true, responseMs: 0 }),
+      row({
+        qname: 'a.a.test',
+        clientIp: '2001:db8::1',
+        country: 'DE',
+        asn: 'AS3320',
+        asOrg: 'Deutsche Telekom AG',
+        transport: 'tcp',
+        dnssecOk: true,
+        responseMs: 12.345,
+      }),
+      row({
+        ts: T0 + 5,
+        domain: 'b.test',
+        qname: 'ü.b.test',
+        qtype: 'TYPE65',
+        rcode: 'NXDOMAIN',
+        edns: true,
+        responseMs: 0,
+      }),
       row({ ts: T0 + 3, qname: 'a.a.test', responseMs: 1000.001 }),
       row({ ts: T0 + 7, accountId: 2, clientIp: '::ffff:192.0.2.9' }),
     ];
@@ -35,7 +52,14 @@ describe('query-log blocks', () => {
 
   it('give back rows numbered in a large shared table, block after block (as the writer hands them over)', () => {
     // 3,000 distinct names, every block of the batch drawing on the same table.
-    const rows = Array.from({ length: 3000 }, (_, i) => row({ ts: T0 + i, domain: `d${i % 3}.test`, qname: `q${i}.d${i % 3}.test`, rcode: i % 2 ? 'NXDOMAIN' : 'NOERROR' }));
+    const rows = Array.from({ length: 3000 }, (_, i) =>
+      row({
+        ts: T0 + i,
+        domain: `d${i % 3}.test`,
+        qname: `q${i}.d${i % 3}.test`,
+        rcode: i % 2 ? 'NXDOMAIN' : 'NOERROR',
+      }),
+    );
     const columns = QueryRows.of(rows);
     expect(columns.strings.length).toBeGreaterThan(3000);
     const blocks = blocksOf(columns, 1);
@@ -47,7 +71,13 @@ describe('query-log blocks', () => {
   });
 
   it('are one per account and domain, split past the row and time limits', () => {
-    expect(blocksOf([row(), row({ domain: 'b.test' }), row(), row({ accountId: 2 })], 1).map((b) => [b.accountId, b.domain, b.count])).toEqual([
+    expect(
+      blocksOf([row(), row({ domain: 'b.test' }), row(), row({ accountId: 2 })], 1).map((b) => [
+        b.accountId,
+        b.domain,
+        b.count,
+      ]),
+    ).toEqual([
       [1, 'a.test', 2],
       [1, 'b.test', 1],
       [2, 'a.test', 1],
@@ -81,7 +111,22 @@ describe('a query-log file written before blocks (one row per query)', () => {
       'INSERT INTO query_log (ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, transport, dnssec_ok, edns, response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of rows)
-      insert.run(r.ts, r.accountId, r.domain, r.qname, r.qtype, r.rcode, r.clientIp, r.country, r.asn, r.asOrg, r.transport, r.dnssecOk ? 1 : 0, r.edns ? 1 : 0, r.responseMs);
+      insert.run(
+        r.ts,
+        r.accountId,
+        r.domain,
+        r.qname,
+        r.qtype,
+        r.rcode,
+        r.clientIp,
+        r.country,
+        r.asn,
+        r.asOrg,
+        r.transport,
+        r.dnssecOk ? 1 : 0,
+        r.edns ? 1 : 0,
+        r.responseMs,
+      );
     db.close();
   }
 
@@ -92,10 +137,21 @@ describe('a query-log file written before blocks (one row per query)', () => {
     try {
       // Same instant as the newest old row: the new one's id orders it after.
       await store.append([row({ ts: T0 + 1000, qname: 'new1.a.test' }), row({ ts: T0 + 2000, qname: 'new2.a.test' })]);
-      expect((await store.recent({ accountId: 1, domain: null }, 0, 10)).map((r) => r.qname)).toEqual(['new2.a.test', 'new1.a.test', 'old2.a.test', 'old1.a.test']);
+      expect((await store.recent({ accountId: 1, domain: null }, 0, 10)).map((r) => r.qname)).toEqual([
+        'new2.a.test',
+        'new1.a.test',
+        'old2.a.test',
+        'old1.a.test',
+      ]);
       const first = await store.page({ accountId: 1, domain: 'a.test' }, 0, T0 + 10_000, null, 2);
       expect(first.map((r) => r.qname)).toEqual(['old1.a.test', 'old2.a.test']);
-      const next = await store.page({ accountId: 1, domain: 'a.test' }, 0, T0 + 10_000, { ts: first[1].ts, id: first[1].id }, 10);
+      const next = await store.page(
+        { accountId: 1, domain: 'a.test' },
+        0,
+        T0 + 10_000,
+        { ts: first[1].ts, id: first[1].id },
+        10,
+      );
       expect(next.map((r) => [r.qname, Number(r.id)])).toEqual([
         ['new1.a.test', 3],
         ['new2.a.test', 4],
@@ -106,7 +162,9 @@ describe('a query-log file written before blocks (one row per query)', () => {
       const tables = new Database(file, { readonly: true });
       expect(tables.prepare("SELECT name FROM sqlite_master WHERE name = 'query_log'").all()).toEqual([]);
       tables.close();
-      expect((await store.recent({ accountId: 1, domain: null }, 0, 10)).map((r) => [r.qname, Number(r.id)])).toEqual([['new2.a.test', 4]]);
+      expect((await store.recent({ accountId: 1, domain: null }, 0, 10)).map((r) => [r.qname, Number(r.id)])).toEqual([
+        ['new2.a.test', 4],
+      ]);
       expect((await store.prune(T0 + 2500, 0, 0)).rows).toBe(1);
       await store.append([row({ ts: T0 + 3000, qname: 'new3.a.test' })]);
       expect((await store.recent({ accountId: 1, domain: null }, 0, 10)).map((r) => Number(r.id))).toEqual([5]);

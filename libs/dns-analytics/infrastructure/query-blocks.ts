@@ -226,7 +226,8 @@ function encodeRows(rows: QueryRows, indices: ArrayLike<number>, ids: ArrayLike<
   return Buffer.concat([head.bytes(), strings.out.bytes(), middle.bytes(), clientTable.bytes(), body.bytes()]);
 }
 
-const sameInfo = (a: IpInfo, b: IpInfo): boolean => a === b || (a.country === b.country && a.asn === b.asn && a.asOrg === b.asOrg);
+const sameInfo = (a: IpInfo, b: IpInfo): boolean =>
+  a === b || (a.country === b.country && a.asn === b.asn && a.asOrg === b.asOrg);
 
 /** The rows of a block, in the order they were written, with their ids. */
 export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
@@ -236,7 +237,13 @@ export function decodeBlock(meta: BlockMeta, data: Uint8Array): StoredRow[] {
   const table: string[] = new Array(r.varint());
   for (let i = 0; i < table.length; i++) table[i] = r.string();
   const clients: Array<{ ip: string; country: string; asn: string; asOrg: string }> = new Array(r.varint());
-  for (let i = 0; i < clients.length; i++) clients[i] = { ip: table[r.varint()], country: table[r.varint()], asn: table[r.varint()], asOrg: table[r.varint()] };
+  for (let i = 0; i < clients.length; i++)
+    clients[i] = {
+      ip: table[r.varint()],
+      country: table[r.varint()],
+      asn: table[r.varint()],
+      asOrg: table[r.varint()],
+    };
   const rows: StoredRow[] = new Array(meta.count);
   let id = meta.firstId;
   for (let i = 0; i < meta.count; i++) {
@@ -291,7 +298,15 @@ export function blocksOf(given: readonly QueryRow[] | QueryRows, firstId: number
   const done: BlockDraft[] = [];
   const draft = (b: OpenBlock): BlockDraft => {
     const ids = b.indices.map((i) => firstId + i);
-    return { accountId: b.accountId, domain: b.domain, minTs: b.minTs, maxTs: b.maxTs, firstId: ids[0], count: ids.length, data: encodeRows(rows, b.indices, ids, b.minTs) };
+    return {
+      accountId: b.accountId,
+      domain: b.domain,
+      minTs: b.minTs,
+      maxTs: b.maxTs,
+      firstId: ids[0],
+      count: ids.length,
+      data: encodeRows(rows, b.indices, ids, b.minTs),
+    };
   };
   // Consecutive rows mostly go to the block the row before went to: no map lookup then.
   let b: OpenBlock | undefined;
@@ -304,7 +319,10 @@ export function blocksOf(given: readonly QueryRow[] | QueryRows, firstId: number
       if (!domains) open.set(accountId, (domains = new Map()));
       b = domains.get(domain);
     }
-    if (b && (b.indices.length >= MAX_BLOCK_ROWS || Math.max(b.maxTs, ts) - Math.min(b.minTs, ts) > MAX_BLOCK_SPAN_MS)) {
+    if (
+      b &&
+      (b.indices.length >= MAX_BLOCK_ROWS || Math.max(b.maxTs, ts) - Math.min(b.minTs, ts) > MAX_BLOCK_SPAN_MS)
+    ) {
       done.push(draft(b));
       b = undefined;
     }
@@ -327,5 +345,13 @@ export function blockOfStoredRows(stored: readonly StoredRow[]): BlockDraft {
   const indices = ids.map((_, i) => i);
   const minTs = Math.min(...stored.map((r) => r.ts));
   const maxTs = Math.max(...stored.map((r) => r.ts));
-  return { accountId: stored[0].accountId, domain: stored[0].domain, minTs, maxTs, firstId: ids[0], count: stored.length, data: encodeRows(rows, indices, ids, minTs) };
+  return {
+    accountId: stored[0].accountId,
+    domain: stored[0].domain,
+    minTs,
+    maxTs,
+    firstId: ids[0],
+    count: stored.length,
+    data: encodeRows(rows, indices, ids, minTs),
+  };
 }

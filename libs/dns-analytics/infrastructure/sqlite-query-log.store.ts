@@ -2,7 +2,16 @@ import Database from 'better-sqlite3';
 import type { LogCursor, QueryLogStore, RawFilter, StoredRow } from '../application/query-log.store';
 import type { QueryRow } from '../domain/query-row';
 import { asQueryRows, type QueryRows } from '../domain/query-rows';
-import { mergeNewest, mergePage, newestRows, pageBlockRange, pageRows, straddlingBlockRange, type BlockRange, type BlockRef } from './block-reads';
+import {
+  mergeNewest,
+  mergePage,
+  newestRows,
+  pageBlockRange,
+  pageRows,
+  straddlingBlockRange,
+  type BlockRange,
+  type BlockRef,
+} from './block-reads';
 import { trimBlock } from './block-retention';
 import { DecodedBlocks } from './decoded-blocks';
 import { blocksOf } from './query-blocks';
@@ -143,12 +152,20 @@ export class SqliteQueryLogStore implements QueryLogStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    this.legacy = this.db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', LEGACY_TABLE) !== undefined;
-    this.insertBlock = this.db.prepare('INSERT INTO query_blocks (account_id, domain, min_ts, max_ts, first_id, count, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.legacy =
+      this.db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', LEGACY_TABLE) !==
+      undefined;
+    this.insertBlock = this.db.prepare(
+      'INSERT INTO query_blocks (account_id, domain, min_ts, max_ts, first_id, count, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     this.getNextId = this.db.prepare("SELECT value FROM query_log_meta WHERE key = 'next_id'");
-    this.putNextId = this.db.prepare("INSERT INTO query_log_meta (key, value) VALUES ('next_id', ?) ON CONFLICT DO UPDATE SET value = excluded.value");
+    this.putNextId = this.db.prepare(
+      "INSERT INTO query_log_meta (key, value) VALUES ('next_id', ?) ON CONFLICT DO UPDATE SET value = excluded.value",
+    );
     this.blockData = this.db.prepare('SELECT data FROM query_blocks WHERE id = ?');
-    this.getRollup = this.db.prepare('SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start = ?');
+    this.getRollup = this.db.prepare(
+      'SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start = ?',
+    );
     this.putRollup = this.db.prepare(
       'INSERT INTO rollups (account_id, domain, granularity, start, counts) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET counts = excluded.counts',
     );
@@ -163,7 +180,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
       if (rows.count) {
         // Ids go on from the file's counter (after the former table's ids, so cursors keep their order).
         const firstId = this.getNextId.get()?.value ?? this.firstIdAfterLegacy();
-        for (const b of blocksOf(rows, firstId)) this.insertBlock.run(b.accountId, b.domain, b.minTs, b.maxTs, b.firstId, b.count, b.data);
+        for (const b of blocksOf(rows, firstId))
+          this.insertBlock.run(b.accountId, b.domain, b.minTs, b.maxTs, b.firstId, b.count, b.data);
         this.putNextId.run(firstId + rows.count);
       }
       this.rollupTx(rollups);
@@ -191,13 +209,21 @@ export class SqliteQueryLogStore implements QueryLogStore {
    * first (benchmarks seed a year of buckets this way). `serialized` is the JSON of each
    * bucket's counts, so identical buckets are serialised once by the caller.
    */
-  importRollups(rows: Array<{ accountId: number; domain: string; granularity: Granularity; start: number; serialized: string }>): void {
+  importRollups(
+    rows: Array<{ accountId: number; domain: string; granularity: Granularity; start: number; serialized: string }>,
+  ): void {
     this.db.transaction(() => {
       for (const r of rows) this.putRollup.run(r.accountId, r.domain, r.granularity, r.start, r.serialized);
     })();
   }
 
-  async sumRollups(accountId: number, domain: string, granularity: Granularity, from: number, to: number): Promise<RollupCounts> {
+  async sumRollups(
+    accountId: number,
+    domain: string,
+    granularity: Granularity,
+    from: number,
+    to: number,
+  ): Promise<RollupCounts> {
     const rows = this.db
       .prepare<[number, string, string, number, number], { counts: string }>(
         'SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start BETWEEN ? AND ?',
@@ -208,29 +234,51 @@ export class SqliteQueryLogStore implements QueryLogStore {
 
   async recent(filter: RawFilter, since: number, limit: number): Promise<StoredRow[]> {
     const [where, args] = this.where(filter);
-    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND max_ts >= ? ORDER BY max_ts DESC`, [...args, since]);
+    const blocks = this.blocks(
+      `SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND max_ts >= ? ORDER BY max_ts DESC`,
+      [...args, since],
+    );
     const rows = newestRows(blocks, since, limit);
     if (!this.legacy) return rows;
-    const old = this.legacyRows(`WHERE ${where} AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`, [...args, since, limit]);
+    const old = this.legacyRows(`WHERE ${where} AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?`, [
+      ...args,
+      since,
+      limit,
+    ]);
     return mergeNewest(rows, old, since, limit);
   }
 
-  async page(filter: RawFilter, from: number, to: number, after: LogCursor | null, limit: number): Promise<StoredRow[]> {
+  async page(
+    filter: RawFilter,
+    from: number,
+    to: number,
+    after: LogCursor | null,
+    limit: number,
+  ): Promise<StoredRow[]> {
     const [where, args] = this.where(filter);
     // Ordered by min_ts alone, the index order: a tie-break on id would sort every block of the range first.
-    const blocks = this.blocks(`SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND ${IN_RANGE} ORDER BY min_ts`, [
-      ...args,
-      ...rangeArgs(pageBlockRange(from, to, after)),
-    ]);
+    const blocks = this.blocks(
+      `SELECT ${BLOCK_COLUMNS} FROM query_blocks WHERE ${where} AND ${IN_RANGE} ORDER BY min_ts`,
+      [...args, ...rangeArgs(pageBlockRange(from, to, after))],
+    );
     const rows = pageRows(blocks, from, to, after, limit);
     if (!this.legacy) return rows;
     const start = after ? 'AND (ts > ? OR (ts = ? AND id > ?))' : 'AND ts >= ?';
     const startArgs = after ? [after.ts, after.ts, Number(after.id)] : [from];
-    const old = this.legacyRows(`WHERE ${where} ${start} AND ts < ? ORDER BY ts, id LIMIT ?`, [...args, ...startArgs, to, limit]);
+    const old = this.legacyRows(`WHERE ${where} ${start} AND ts < ? ORDER BY ts, id LIMIT ?`, [
+      ...args,
+      ...startArgs,
+      to,
+      limit,
+    ]);
     return mergePage(old, rows, from, to, after, limit);
   }
 
-  async prune(rawBefore: number, hourlyBefore: number, dailyBefore: number): Promise<{ rows: number; rollups: number }> {
+  async prune(
+    rawBefore: number,
+    hourlyBefore: number,
+    dailyBefore: number,
+  ): Promise<{ rows: number; rollups: number }> {
     let rows = this.db
       .transaction(() => {
         let n = this.db
@@ -243,15 +291,23 @@ export class SqliteQueryLogStore implements QueryLogStore {
       .immediate();
     this.decoded.clear();
     if (this.legacy) rows += this.pruneLegacy(rawBefore);
-    const hourly = this.db.prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?").run(hourlyBefore).changes;
-    const daily = this.db.prepare("DELETE FROM rollups WHERE granularity = 'day' AND start < ?").run(dailyBefore).changes;
+    const hourly = this.db
+      .prepare("DELETE FROM rollups WHERE granularity = 'hour' AND start < ?")
+      .run(hourlyBefore).changes;
+    const daily = this.db
+      .prepare("DELETE FROM rollups WHERE granularity = 'day' AND start < ?")
+      .run(dailyBefore).changes;
     return { rows, rollups: hourly + daily };
   }
 
   /** Rewrites the blocks holding rows on both sides of the cutoff with the newer rows only; returns the rows removed. */
   private trimStraddling(cutoff: number): number {
-    const straddling = this.db.prepare<[number, number, number], BlockRecord>(STRADDLING_BLOCKS).all(...rangeArgs(straddlingBlockRange(cutoff)));
-    const update = this.db.prepare('UPDATE query_blocks SET min_ts = ?, max_ts = ?, first_id = ?, count = ?, data = ? WHERE id = ?');
+    const straddling = this.db
+      .prepare<[number, number, number], BlockRecord>(STRADDLING_BLOCKS)
+      .all(...rangeArgs(straddlingBlockRange(cutoff)));
+    const update = this.db.prepare(
+      'UPDATE query_blocks SET min_ts = ?, max_ts = ?, first_id = ?, count = ?, data = ? WHERE id = ?',
+    );
     let removed = 0;
     for (const m of straddling) {
       // A straddling block keeps its rows from the cutoff on (max_ts >= cutoff): never emptied.
@@ -287,7 +343,14 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   private rowsOf(m: BlockRecord): StoredRow[] {
-    const meta = { accountId: m.account_id, domain: m.domain, minTs: m.min_ts, maxTs: m.max_ts, firstId: m.first_id, count: m.count };
+    const meta = {
+      accountId: m.account_id,
+      domain: m.domain,
+      minTs: m.min_ts,
+      maxTs: m.max_ts,
+      firstId: m.first_id,
+      count: m.count,
+    };
     return this.decoded.rowsOf(String(m.id), meta, () => m.data ?? this.blockData.get(m.id)?.data);
   }
 
@@ -312,6 +375,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
   }
 
   private where(filter: RawFilter): [string, unknown[]] {
-    return filter.domain === null ? ['account_id = ?', [filter.accountId]] : ['account_id = ? AND domain = ?', [filter.accountId, filter.domain]];
+    return filter.domain === null
+      ? ['account_id = ?', [filter.accountId]]
+      : ['account_id = ? AND domain = ?', [filter.accountId, filter.domain]];
   }
 }

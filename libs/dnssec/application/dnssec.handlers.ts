@@ -9,7 +9,14 @@ import { validationFailed } from '../../shared/errors';
 import { DEFAULT_ALGORITHM, DnssecCommand, dnssecDecider, NewKey, SignatureWindow } from '../domain/dnssec.decider';
 import { dnssecStream } from '../domain/dnssec.events';
 import { CSK_FLAGS, dnskeyRdata, generateKey, isAlgorithm, KEY_SEAL_PURPOSE, keyTag } from '../keys';
-import { AdvanceDnssecRollover, CheckParentDs, DnssecTarget, RefreshDnssecSignatures, SetDnssecEnabled, StartDnssecRollover } from './dnssec.commands';
+import {
+  AdvanceDnssecRollover,
+  CheckParentDs,
+  DnssecTarget,
+  RefreshDnssecSignatures,
+  SetDnssecEnabled,
+  StartDnssecRollover,
+} from './dnssec.commands';
 import { DnssecQueries } from './dnssec.queries';
 import { ParentDsLookup } from './parent-ds';
 import { signatureWindow } from './timings';
@@ -47,7 +54,12 @@ export class DnssecWriter {
     };
   }
 
-  async run(target: DnssecTarget, command: DistributiveOmit<DnssecCommand, 'zone' | 'zoneId' | 'at'>, metadata: EventMetadata, at = this.clock.now()): Promise<void> {
+  async run(
+    target: DnssecTarget,
+    command: DistributiveOmit<DnssecCommand, 'zone' | 'zoneId' | 'at'>,
+    metadata: EventMetadata,
+    at = this.clock.now(),
+  ): Promise<void> {
     const full = { ...command, zone: target.zone, zoneId: target.zoneId, at: at.toISOString() } as DnssecCommand;
     await this.runner.run(dnssecStream(target.zone), dnssecDecider, full, eventMetadata(metadata), []);
   }
@@ -61,12 +73,24 @@ export class SetDnssecEnabledHandler implements ICommandHandler<SetDnssecEnabled
     if (enabled) {
       const alg = algorithm ?? (await this.w.queries.state(target))?.algorithm ?? DEFAULT_ALGORITHM;
       if (!isAlgorithm(alg)) throw validationFailed('algorithm: must be 13 (ECDSAP256SHA256) or 15 (ED25519)');
-      await this.w.run(target, { type: 'EnableDnssec', accountId: target.accountId, algorithm: alg, key: this.w.newKey(alg), window: this.w.window() }, metadata);
+      await this.w.run(
+        target,
+        {
+          type: 'EnableDnssec',
+          accountId: target.accountId,
+          algorithm: alg,
+          key: this.w.newKey(alg),
+          window: this.w.window(),
+        },
+        metadata,
+      );
       return;
     }
-    if (algorithm !== undefined && !isAlgorithm(algorithm)) throw validationFailed('algorithm: must be 13 (ECDSAP256SHA256) or 15 (ED25519)');
+    if (algorithm !== undefined && !isAlgorithm(algorithm))
+      throw validationFailed('algorithm: must be 13 (ECDSAP256SHA256) or 15 (ED25519)');
     // Checked on every PUT (contract §17): a parent without DS lets the zone go unsigned at once.
-    const parentDs = (await this.w.queries.state(target))?.state === 'unsigned' ? null : await this.w.parent.keyTags(target.zone);
+    const parentDs =
+      (await this.w.queries.state(target))?.state === 'unsigned' ? null : await this.w.parent.keyTags(target.zone);
     await this.w.run(target, { type: 'DisableDnssec', parentDs }, metadata);
   }
 }
@@ -77,7 +101,11 @@ export class StartDnssecRolloverHandler implements ICommandHandler<StartDnssecRo
 
   async execute({ target, metadata }: StartDnssecRollover): Promise<void> {
     const alg = (await this.w.queries.state(target))?.algorithm ?? DEFAULT_ALGORITHM;
-    await this.w.run(target, { type: 'StartRollover', key: this.w.newKey(isAlgorithm(alg) ? alg : DEFAULT_ALGORITHM) }, metadata);
+    await this.w.run(
+      target,
+      { type: 'StartRollover', key: this.w.newKey(isAlgorithm(alg) ? alg : DEFAULT_ALGORITHM) },
+      metadata,
+    );
   }
 }
 
@@ -86,7 +114,12 @@ export class RefreshDnssecSignaturesHandler implements ICommandHandler<RefreshDn
   constructor(private readonly w: DnssecWriter) {}
 
   async execute({ target, at }: RefreshDnssecSignatures): Promise<void> {
-    await this.w.run(target, { type: 'RefreshSignatures', window: signatureWindow(at) }, eventMetadata({ actor: 'system:dnssec' }), at);
+    await this.w.run(
+      target,
+      { type: 'RefreshSignatures', window: signatureWindow(at) },
+      eventMetadata({ actor: 'system:dnssec' }),
+      at,
+    );
   }
 }
 
@@ -109,6 +142,12 @@ export class AdvanceDnssecRolloverHandler implements ICommandHandler<AdvanceDnss
   }
 }
 
-export const DNSSEC_COMMAND_HANDLERS = [SetDnssecEnabledHandler, StartDnssecRolloverHandler, RefreshDnssecSignaturesHandler, CheckParentDsHandler, AdvanceDnssecRolloverHandler];
+export const DNSSEC_COMMAND_HANDLERS = [
+  SetDnssecEnabledHandler,
+  StartDnssecRolloverHandler,
+  RefreshDnssecSignaturesHandler,
+  CheckParentDsHandler,
+  AdvanceDnssecRolloverHandler,
+];
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -3,7 +3,12 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
-import { DnssecFact, DnssecProcessCommand, DnssecProcessState, dnssecZoneProcess } from '../domain/dnssec.process-manager';
+import {
+  DnssecFact,
+  DnssecProcessCommand,
+  DnssecProcessState,
+  dnssecZoneProcess,
+} from '../domain/dnssec.process-manager';
 import { AdvanceDnssecRollover, CheckParentDs, RefreshDnssecSignatures } from './dnssec.commands';
 import { dnssecTimings } from './timings';
 

@@ -19,7 +19,8 @@ export class DnssecQueries {
   }
 }
 
-const rdataOf = (k: { flags: number; algorithm: number; public_key: string }) => dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.public_key, 'base64'));
+const rdataOf = (k: { flags: number; algorithm: number; public_key: string }) =>
+  dnskeyRdata(k.flags, k.algorithm, Buffer.from(k.public_key, 'base64'));
 
 /**
  * The dnssec object of contract §17. `ds` is what the parent should hold: the active
@@ -40,7 +41,14 @@ export function dnssecView(zone: string, found: DnssecState | null) {
     enabled: s.state === 'signed' || s.state === 'rolling',
     state: s.state,
     algorithm: s.algorithm,
-    keys: s.keys.map((k) => ({ key_tag: k.key_tag, algorithm: k.algorithm, flags: k.flags, role: k.role, state: k.state, created_at: k.created_at })),
+    keys: s.keys.map((k) => ({
+      key_tag: k.key_tag,
+      algorithm: k.algorithm,
+      flags: k.flags,
+      role: k.role,
+      state: k.state,
+      created_at: k.created_at,
+    })),
     ds: forParent.map((k) => dsText(zone, KEY_TTL_SECONDS, dsRdata(zone, rdataOf(k)))),
     dnskey: s.state === 'unsigned' ? [] : servedKeys(s).map((k) => dnskeyText(zone, KEY_TTL_SECONDS, rdataOf(k))),
     cds_published: s.cds !== 'none',

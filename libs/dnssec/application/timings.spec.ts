@@ -8,13 +8,17 @@ describe('DNSSEC timings', () => {
   });
 
   it('waits RFC 7583 intervals from the TTLs unless a test shortens them', () => {
-    expect(dnssecTimings({ dnssecPublishWaitSeconds: null, dnssecRetireWaitSeconds: null, dnssecDsCheckSeconds: null })).toEqual({
+    expect(
+      dnssecTimings({ dnssecPublishWaitSeconds: null, dnssecRetireWaitSeconds: null, dnssecDsCheckSeconds: null }),
+    ).toEqual({
       refreshBeforeSeconds: 7 * 86400,
       publishWaitSeconds: 3600 + 3600,
       retireWaitSeconds: 86400 + 3600,
       dsCheckSeconds: 3600,
     });
-    expect(dnssecTimings({ dnssecPublishWaitSeconds: 2, dnssecRetireWaitSeconds: 3, dnssecDsCheckSeconds: 1 })).toMatchObject({
+    expect(
+      dnssecTimings({ dnssecPublishWaitSeconds: 2, dnssecRetireWaitSeconds: 3, dnssecDsCheckSeconds: 1 }),
+    ).toMatchObject({
       publishWaitSeconds: 2,
       retireWaitSeconds: 3,
       dsCheckSeconds: 1,

@@ -25,7 +25,11 @@ export function signatureWindow(at: Date): { inception: number; expiration: numb
  * DNSSEC_*_SECONDS settings shorten them for tests (a "fast clock" whose validators cache
  * nothing), never for production zones.
  */
-export function dnssecTimings(config: { dnssecPublishWaitSeconds: number | null; dnssecRetireWaitSeconds: number | null; dnssecDsCheckSeconds: number | null }) {
+export function dnssecTimings(config: {
+  dnssecPublishWaitSeconds: number | null;
+  dnssecRetireWaitSeconds: number | null;
+  dnssecDsCheckSeconds: number | null;
+}) {
   return {
     refreshBeforeSeconds: REFRESH_BEFORE_EXPIRY_SECONDS,
     publishWaitSeconds: config.dnssecPublishWaitSeconds ?? KEY_TTL_SECONDS + PROPAGATION_SECONDS,

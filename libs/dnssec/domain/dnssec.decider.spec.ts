@@ -7,12 +7,36 @@ const at = '2026-01-01T00:00:00.000Z';
 const zone = 'example.com';
 const ref = { zone, zoneId: 'z1', at };
 const base = { zone, at };
-const key = (tag: number): NewKey => ({ key_tag: tag, algorithm: 13, flags: 257, public_key: `pub${tag}`, private_key_sealed: `sealed${tag}` });
+const key = (tag: number): NewKey => ({
+  key_tag: tag,
+  algorithm: 13,
+  flags: 257,
+  public_key: `pub${tag}`,
+  private_key_sealed: `sealed${tag}`,
+});
 const window = { inception: 100, expiration: 200 };
-const enable = (algorithm = 13, tag = 1): DnssecCommand => ({ ...ref, type: 'EnableDnssec', accountId: 7, algorithm, key: key(tag), window });
+const enable = (algorithm = 13, tag = 1): DnssecCommand => ({
+  ...ref,
+  type: 'EnableDnssec',
+  accountId: 7,
+  algorithm,
+  key: key(tag),
+  window,
+});
 const enabled: DnssecEvent[] = [
   { type: 'DnssecEnabled', data: { ...base, zone_id: 'z1', account_id: 7, algorithm: 13 } },
-  { type: 'DnssecKeyGenerated', data: { ...base, key_tag: 1, algorithm: 13, flags: 257, role: 'csk', public_key: 'pub1', private_key_sealed: 'sealed1' } },
+  {
+    type: 'DnssecKeyGenerated',
+    data: {
+      ...base,
+      key_tag: 1,
+      algorithm: 13,
+      flags: 257,
+      role: 'csk',
+      public_key: 'pub1',
+      private_key_sealed: 'sealed1',
+    },
+  },
   { type: 'DnssecKeyPublished', data: { ...base, key_tag: 1 } },
   { type: 'DnssecKeyActivated', data: { ...base, key_tag: 1 } },
   { type: 'DnssecSignaturesRefreshed', data: { ...base, ...window } },
@@ -102,7 +126,18 @@ describe('dnssec decider', () => {
   describe('rollover', () => {
     const started: DnssecEvent[] = [
       { type: 'DnssecRolloverStarted', data: { ...base, old_key_tag: 1, new_key_tag: 2 } },
-      { type: 'DnssecKeyGenerated', data: { ...base, key_tag: 2, algorithm: 13, flags: 257, role: 'csk', public_key: 'pub2', private_key_sealed: 'sealed2' } },
+      {
+        type: 'DnssecKeyGenerated',
+        data: {
+          ...base,
+          key_tag: 2,
+          algorithm: 13,
+          flags: 257,
+          role: 'csk',
+          public_key: 'pub2',
+          private_key_sealed: 'sealed2',
+        },
+      },
       { type: 'DnssecKeyPublished', data: { ...base, key_tag: 2 } },
     ];
     const activated: DnssecEvent[] = [

@@ -64,7 +64,13 @@ interface ZoneRef {
 }
 
 export type DnssecCommand =
-  | (ZoneRef & { type: 'EnableDnssec'; accountId: number | null; algorithm: number; key: NewKey; window: SignatureWindow })
+  | (ZoneRef & {
+      type: 'EnableDnssec';
+      accountId: number | null;
+      algorithm: number;
+      key: NewKey;
+      window: SignatureWindow;
+    })
   /** `parentDs`: the key tags the parent's DS names now, null when the lookup failed. */
   | (ZoneRef & { type: 'DisableDnssec'; parentDs: number[] | null })
   | (ZoneRef & { type: 'ObserveParentDs'; parentDs: number[] | null })
@@ -95,7 +101,8 @@ const setKey = (s: DnssecState, tag: number, state: KeyState): DnssecState => ({
 /** Keys the zone serves in DNSKEY (every state but removed). */
 export const servedKeys = (s: DnssecState): DnssecKey[] => s.keys.filter((k) => k.state !== 'removed');
 /** Keys that sign: active ones, and retired ones until removed (old DS may still be cached). */
-export const signingKeys = (s: DnssecState): DnssecKey[] => s.keys.filter((k) => k.state === 'active' || k.state === 'retired');
+export const signingKeys = (s: DnssecState): DnssecKey[] =>
+  s.keys.filter((k) => k.state === 'active' || k.state === 'retired');
 
 export const dnssecDecider: Decider<DnssecState, DnssecCommand, DnssecEvent> = {
   initialState: initial,
@@ -110,7 +117,13 @@ export const dnssecDecider: Decider<DnssecState, DnssecCommand, DnssecEvent> = {
 function evolveOnce(state: DnssecState, event: DnssecEvent): DnssecState {
   switch (event.type) {
     case 'DnssecEnabled':
-      return { ...initial(), zoneId: event.data.zone_id, accountId: event.data.account_id, algorithm: event.data.algorithm, state: 'signed' };
+      return {
+        ...initial(),
+        zoneId: event.data.zone_id,
+        accountId: event.data.account_id,
+        algorithm: event.data.algorithm,
+        state: 'signed',
+      };
     case 'DnssecKeyGenerated': {
       const k = event.data;
       const key: DnssecKey = {
@@ -142,7 +155,11 @@ function evolveOnce(state: DnssecState, event: DnssecEvent): DnssecState {
     case 'DnssecParentDsSeen':
       return { ...state, parentDs: event.data.key_tags };
     case 'DnssecRolloverStarted':
-      return { ...state, state: 'rolling', rollover: { oldTag: event.data.old_key_tag, newTag: event.data.new_key_tag, phase: 'publishing' } };
+      return {
+        ...state,
+        state: 'rolling',
+        rollover: { oldTag: event.data.old_key_tag, newTag: event.data.new_key_tag, phase: 'publishing' },
+      };
     case 'DnssecRolloverCompleted':
       return { ...state, state: 'signed', rollover: null };
     case 'DnssecUnsigningStarted':
@@ -150,7 +167,14 @@ function evolveOnce(state: DnssecState, event: DnssecEvent): DnssecState {
     case 'DnssecUnsigningCancelled':
       return { ...state, state: state.rollover ? 'rolling' : 'signed' };
     case 'DnssecDisabled':
-      return { ...state, state: 'unsigned', keys: state.keys.map((k) => ({ ...k, state: 'removed' as const })), window: null, cds: 'none', rollover: null };
+      return {
+        ...state,
+        state: 'unsigned',
+        keys: state.keys.map((k) => ({ ...k, state: 'removed' as const })),
+        window: null,
+        cds: 'none',
+        rollover: null,
+      };
     default:
       return unreachable(event);
   }
@@ -161,24 +185,42 @@ function decide(command: DnssecCommand, current: DnssecState): DnssecEvent[] {
   const base = { zone: command.zone, at: command.at };
   switch (command.type) {
     case 'EnableDnssec': {
-      if (!ALGORITHMS.includes(command.algorithm)) throw validationFailed('algorithm must be 13 (ECDSAP256SHA256) or 15 (ED25519)');
+      if (!ALGORITHMS.includes(command.algorithm))
+        throw validationFailed('algorithm must be 13 (ECDSAP256SHA256) or 15 (ED25519)');
       if (state.state === 'unsigning') {
         if (command.algorithm !== state.algorithm)
-          throw conflict('dnssec_algorithm_change', `The zone is signed with algorithm ${state.algorithm}; an algorithm change is not supported`);
+          throw conflict(
+            'dnssec_algorithm_change',
+            `The zone is signed with algorithm ${state.algorithm}; an algorithm change is not supported`,
+          );
         const cds: DnssecEvent[] = [{ type: 'DnssecCdsWithdrawn', data: base }];
         return [{ type: 'DnssecUnsigningCancelled', data: base }, ...cds];
       }
       if (state.state !== 'unsigned') {
         if (command.algorithm !== state.algorithm)
-          throw conflict('dnssec_algorithm_change', `The zone is signed with algorithm ${state.algorithm}; an algorithm change is not supported`);
+          throw conflict(
+            'dnssec_algorithm_change',
+            `The zone is signed with algorithm ${state.algorithm}; an algorithm change is not supported`,
+          );
         return [];
       }
       const k = command.key;
       return [
-        { type: 'DnssecEnabled', data: { ...base, zone_id: command.zoneId, account_id: command.accountId, algorithm: command.algorithm } },
+        {
+          type: 'DnssecEnabled',
+          data: { ...base, zone_id: command.zoneId, account_id: command.accountId, algorithm: command.algorithm },
+        },
         {
           type: 'DnssecKeyGenerated',
-          data: { ...base, key_tag: k.key_tag, algorithm: k.algorithm, flags: k.flags, role: 'csk', public_key: k.public_key, private_key_sealed: k.private_key_sealed },
+          data: {
+            ...base,
+            key_tag: k.key_tag,
+            algorithm: k.algorithm,
+            flags: k.flags,
+            role: 'csk',
+            public_key: k.public_key,
+            private_key_sealed: k.private_key_sealed,
+          },
         },
         // A zone the parent has no DS for is not validated yet: its first key can sign at once.
         { type: 'DnssecKeyPublished', data: { ...base, key_tag: k.key_tag } },
@@ -190,7 +232,10 @@ function decide(command: DnssecCommand, current: DnssecState): DnssecEvent[] {
       if (state.state === 'unsigned') return [];
       const events: DnssecEvent[] = [];
       if (state.state !== 'unsigning') {
-        events.push({ type: 'DnssecUnsigningStarted', data: base }, { type: 'DnssecCdsPublished', data: { ...base, key_tags: [], delete: true } });
+        events.push(
+          { type: 'DnssecUnsigningStarted', data: base },
+          { type: 'DnssecCdsPublished', data: { ...base, key_tags: [], delete: true } },
+        );
       }
       return [...events, ...parentDsEvents(state, command.parentDs, base, true)];
     }
@@ -207,12 +252,21 @@ function decide(command: DnssecCommand, current: DnssecState): DnssecEvent[] {
       if (state.rollover) throw conflict('dnssec_rollover_in_progress', DNSSEC_ROLLOVER_BUSY);
       const old = signingKeys(state)[0];
       const k = command.key;
-      if (state.keys.some((x) => x.key_tag === k.key_tag)) throw conflict('dnssec_key_tag_taken', 'The new key collides with a key tag of the zone; try again');
+      if (state.keys.some((x) => x.key_tag === k.key_tag))
+        throw conflict('dnssec_key_tag_taken', 'The new key collides with a key tag of the zone; try again');
       return [
         { type: 'DnssecRolloverStarted', data: { ...base, old_key_tag: old.key_tag, new_key_tag: k.key_tag } },
         {
           type: 'DnssecKeyGenerated',
-          data: { ...base, key_tag: k.key_tag, algorithm: k.algorithm, flags: k.flags, role: 'csk', public_key: k.public_key, private_key_sealed: k.private_key_sealed },
+          data: {
+            ...base,
+            key_tag: k.key_tag,
+            algorithm: k.algorithm,
+            flags: k.flags,
+            role: 'csk',
+            public_key: k.public_key,
+            private_key_sealed: k.private_key_sealed,
+          },
         },
         { type: 'DnssecKeyPublished', data: { ...base, key_tag: k.key_tag } },
       ];
@@ -240,17 +294,26 @@ function decide(command: DnssecCommand, current: DnssecState): DnssecEvent[] {
 }
 
 /** What a look at the parent's DS changes: a new observation, and the step it unlocks. */
-function parentDsEvents(state: DnssecState, parentDs: number[] | null, base: { zone: string; at: string }, unsigning: boolean): DnssecEvent[] {
+function parentDsEvents(
+  state: DnssecState,
+  parentDs: number[] | null,
+  base: { zone: string; at: string },
+  unsigning: boolean,
+): DnssecEvent[] {
   if (parentDs === null) return [];
   const tags = [...parentDs].sort((a, b) => a - b);
   const events: DnssecEvent[] = [];
-  if (JSON.stringify(tags) !== JSON.stringify(state.parentDs)) events.push({ type: 'DnssecParentDsSeen', data: { ...base, key_tags: tags } });
+  if (JSON.stringify(tags) !== JSON.stringify(state.parentDs))
+    events.push({ type: 'DnssecParentDsSeen', data: { ...base, key_tags: tags } });
   if (unsigning && tags.length === 0) {
     return [...events, { type: 'DnssecCdsWithdrawn', data: base }, { type: 'DnssecDisabled', data: base }];
   }
   const r = state.rollover;
   if (!unsigning && r && r.phase === 'awaiting_ds' && tags.includes(r.newTag) && !tags.includes(r.oldTag)) {
-    events.push({ type: 'DnssecKeyRetired', data: { ...base, key_tag: r.oldTag } }, { type: 'DnssecCdsWithdrawn', data: base });
+    events.push(
+      { type: 'DnssecKeyRetired', data: { ...base, key_tag: r.oldTag } },
+      { type: 'DnssecCdsWithdrawn', data: base },
+    );
   }
   return events;
 }

@@ -16,7 +16,10 @@ interface OfZone {
  * Signing turned on for one incarnation of a zone (`zone_id`: the imported zone's id, or
  * `ddns:<name>` for a dynamic-DNS zone). A zone deleted and imported again starts unsigned.
  */
-export type DnssecEnabled = DomainEvent<'DnssecEnabled', OfZone & { zone_id: string; account_id: number | null; algorithm: number }>;
+export type DnssecEnabled = DomainEvent<
+  'DnssecEnabled',
+  OfZone & { zone_id: string; account_id: number | null; algorithm: number }
+>;
 /**
  * A new key. `private_key_sealed` is the PKCS#8 key sealed with the SecretBox (AES-256-GCM
  * under a key derived from SECRET_KEY): the plain key is never in an event, a log or the
@@ -24,20 +27,33 @@ export type DnssecEnabled = DomainEvent<'DnssecEnabled', OfZone & { zone_id: str
  */
 export type DnssecKeyGenerated = DomainEvent<
   'DnssecKeyGenerated',
-  OfZone & { key_tag: number; algorithm: number; flags: number; role: KeyRole; public_key: string; private_key_sealed: string }
+  OfZone & {
+    key_tag: number;
+    algorithm: number;
+    flags: number;
+    role: KeyRole;
+    public_key: string;
+    private_key_sealed: string;
+  }
 >;
 export type DnssecKeyPublished = DomainEvent<'DnssecKeyPublished', OfZone & { key_tag: number }>;
 export type DnssecKeyActivated = DomainEvent<'DnssecKeyActivated', OfZone & { key_tag: number }>;
 export type DnssecKeyRetired = DomainEvent<'DnssecKeyRetired', OfZone & { key_tag: number }>;
 export type DnssecKeyRemoved = DomainEvent<'DnssecKeyRemoved', OfZone & { key_tag: number }>;
 /** The validity window of every signature from now on (seconds since the epoch). */
-export type DnssecSignaturesRefreshed = DomainEvent<'DnssecSignaturesRefreshed', OfZone & { inception: number; expiration: number }>;
+export type DnssecSignaturesRefreshed = DomainEvent<
+  'DnssecSignaturesRefreshed',
+  OfZone & { inception: number; expiration: number }
+>;
 /** CDS/CDNSKEY published: for these keys, or the delete form (`delete: true`). */
 export type DnssecCdsPublished = DomainEvent<'DnssecCdsPublished', OfZone & { key_tags: number[]; delete: boolean }>;
 export type DnssecCdsWithdrawn = DomainEvent<'DnssecCdsWithdrawn', OfZone>;
 /** What the parent's DS RRset was seen to name, through VERIFY_RESOLVER ([] = no DS). */
 export type DnssecParentDsSeen = DomainEvent<'DnssecParentDsSeen', OfZone & { key_tags: number[] }>;
-export type DnssecRolloverStarted = DomainEvent<'DnssecRolloverStarted', OfZone & { old_key_tag: number; new_key_tag: number }>;
+export type DnssecRolloverStarted = DomainEvent<
+  'DnssecRolloverStarted',
+  OfZone & { old_key_tag: number; new_key_tag: number }
+>;
 export type DnssecRolloverCompleted = DomainEvent<'DnssecRolloverCompleted', OfZone & { key_tag: number }>;
 /** Turning off began: CDS/CDNSKEY delete published, the zone stays signed until the parent's DS is gone. */
 export type DnssecUnsigningStarted = DomainEvent<'DnssecUnsigningStarted', OfZone>;

@@ -72,12 +72,15 @@ const OBSERVED = [
 
 const plus = (iso: string, seconds: number) => new Date(new Date(iso).getTime() + seconds * 1000).toISOString();
 
-export function dnssecZoneProcess(t: DnssecTimings): ProcessManager<DnssecProcessState, DnssecFact, DnssecProcessCommand> {
+export function dnssecZoneProcess(
+  t: DnssecTimings,
+): ProcessManager<DnssecProcessState, DnssecFact, DnssecProcessCommand> {
   return {
     name: 'dnssec-zone',
     observes: OBSERVED,
     observe(event: RecordedEvent) {
-      if (event.type === 'ZoneDeleted') return { process: (event.data as { name: string }).name, fact: { type: 'zone_deleted' } };
+      if (event.type === 'ZoneDeleted')
+        return { process: (event.data as { name: string }).name, fact: { type: 'zone_deleted' } };
       const e = { type: event.type, data: event.data } as DnssecEvent;
       const process = e.data.zone;
       switch (e.type) {
@@ -102,7 +105,15 @@ export function dnssecZoneProcess(t: DnssecTimings): ProcessManager<DnssecProces
           return null;
       }
     },
-    initialState: () => ({ zoneId: null, accountId: null, signed: false, rolloverTag: null, waitingForDs: false, dsChecks: 0, refreshTimer: null }),
+    initialState: () => ({
+      zoneId: null,
+      accountId: null,
+      signed: false,
+      rolloverTag: null,
+      waitingForDs: false,
+      dsChecks: 0,
+      refreshTimer: null,
+    }),
     evolve(s, trigger) {
       if (trigger.kind === 'timer') {
         if (trigger.timerId.startsWith('ds:')) return { ...s, dsChecks: s.dsChecks + 1 };
@@ -112,7 +123,14 @@ export function dnssecZoneProcess(t: DnssecTimings): ProcessManager<DnssecProces
       const f = trigger.fact;
       switch (f.type) {
         case 'enabled':
-          return { ...s, zoneId: f.zone_id, accountId: f.account_id, signed: true, rolloverTag: null, waitingForDs: false };
+          return {
+            ...s,
+            zoneId: f.zone_id,
+            accountId: f.account_id,
+            signed: true,
+            rolloverTag: null,
+            waitingForDs: false,
+          };
         case 'refreshed':
           return { ...s, refreshTimer: `refresh:${f.expiration}` };
         case 'rollover_started':
@@ -143,9 +161,12 @@ export function dnssecZoneProcess(t: DnssecTimings): ProcessManager<DnssecProces
       if (trigger.kind === 'timer') {
         const id = trigger.timerId;
         const key = `dnssec:${trigger.process}:${s.zoneId}:${id}`;
-        if (id.startsWith('refresh:')) return s.signed ? [{ type: 'send', commandId: key, command: command('RefreshSignatures', trigger.at) }] : [];
-        if (id.startsWith('publish:')) return [{ type: 'send', commandId: key, command: command('AdvanceRollover', trigger.at, 'publishing') }];
-        if (id.startsWith('retire:')) return [{ type: 'send', commandId: key, command: command('AdvanceRollover', trigger.at, 'retiring') }];
+        if (id.startsWith('refresh:'))
+          return s.signed ? [{ type: 'send', commandId: key, command: command('RefreshSignatures', trigger.at) }] : [];
+        if (id.startsWith('publish:'))
+          return [{ type: 'send', commandId: key, command: command('AdvanceRollover', trigger.at, 'publishing') }];
+        if (id.startsWith('retire:'))
+          return [{ type: 'send', commandId: key, command: command('AdvanceRollover', trigger.at, 'retiring') }];
         if (id.startsWith('ds:') && s.waitingForDs) {
           return [
             { type: 'send', commandId: key, command: command('ObserveParentDs', trigger.at) },
@@ -158,15 +179,22 @@ export function dnssecZoneProcess(t: DnssecTimings): ProcessManager<DnssecProces
       switch (f.type) {
         case 'refreshed': {
           const due = new Date((f.expiration - t.refreshBeforeSeconds) * 1000).toISOString();
-          const cancel = s.refreshTimer && s.refreshTimer !== `refresh:${f.expiration}` ? [{ type: 'cancel' as const, timerId: s.refreshTimer }] : [];
+          const cancel =
+            s.refreshTimer && s.refreshTimer !== `refresh:${f.expiration}`
+              ? [{ type: 'cancel' as const, timerId: s.refreshTimer }]
+              : [];
           return [...cancel, { type: 'schedule', timerId: `refresh:${f.expiration}`, dueAt: due }];
         }
         case 'rollover_started':
           return [{ type: 'schedule', timerId: `publish:${f.new_key_tag}`, dueAt: plus(f.at, t.publishWaitSeconds) }];
         case 'key_activated':
-          return f.key_tag === s.rolloverTag && !s.waitingForDs ? [{ type: 'schedule', timerId: dsTimer(s.dsChecks), dueAt: plus(f.at, t.dsCheckSeconds) }] : [];
+          return f.key_tag === s.rolloverTag && !s.waitingForDs
+            ? [{ type: 'schedule', timerId: dsTimer(s.dsChecks), dueAt: plus(f.at, t.dsCheckSeconds) }]
+            : [];
         case 'unsigning':
-          return s.waitingForDs ? [] : [{ type: 'schedule', timerId: dsTimer(s.dsChecks), dueAt: plus(f.at, t.dsCheckSeconds) }];
+          return s.waitingForDs
+            ? []
+            : [{ type: 'schedule', timerId: dsTimer(s.dsChecks), dueAt: plus(f.at, t.dsCheckSeconds) }];
         case 'key_retired':
           return [
             { type: 'cancel', timerId: dsTimer(s.dsChecks) },
@@ -176,7 +204,10 @@ export function dnssecZoneProcess(t: DnssecTimings): ProcessManager<DnssecProces
           return [{ type: 'cancel', timerId: dsTimer(s.dsChecks) }];
         case 'disabled':
         case 'zone_deleted':
-          return [{ type: 'cancel', timerId: dsTimer(s.dsChecks) }, ...(s.refreshTimer ? [{ type: 'cancel' as const, timerId: s.refreshTimer }] : [])];
+          return [
+            { type: 'cancel', timerId: dsTimer(s.dsChecks) },
+            ...(s.refreshTimer ? [{ type: 'cancel' as const, timerId: s.refreshTimer }] : []),
+          ];
         default:
           return [];
       }

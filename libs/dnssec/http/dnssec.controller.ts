@@ -35,7 +35,12 @@ export class DnssecController {
   }
 
   @Put(':zone/dnssec')
-  async set(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: SetDnssecDto, @ClientIp() ip: string) {
+  async set(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: SetDnssecDto,
+    @ClientIp() ip: string,
+  ) {
     const target = await this.target(p, zone);
     await this.commands.execute(new SetDnssecEnabled(target, body.enabled, body.algorithm, metadataOf(p, ip)));
     return this.view(target);
@@ -50,7 +55,11 @@ export class DnssecController {
   }
 }
 
-const metadataOf = (p: Principal, ip: string): EventMetadata => ({ actor: actorOf(p), account_id: p.accountId, source_ip: ip });
+const metadataOf = (p: Principal, ip: string): EventMetadata => ({
+  actor: actorOf(p),
+  account_id: p.accountId,
+  source_ip: ip,
+});
 
 /** The operator's view and switch for the dynamic-DNS zones (DDNS_ZONES). */
 @AdminOnly()
@@ -77,7 +86,9 @@ export class DnssecAdminController {
   @Put(':zone/dnssec')
   async set(@Param('zone') zone: string, @Body() body: SetDnssecDto, @ClientIp() ip: string) {
     const target = this.target(zone);
-    await this.commands.execute(new SetDnssecEnabled(target, body.enabled, body.algorithm, { actor: 'admin', source_ip: ip }));
+    await this.commands.execute(
+      new SetDnssecEnabled(target, body.enabled, body.algorithm, { actor: 'admin', source_ip: ip }),
+    );
     return dnssecView(target.zone, await this.queries.state(target));
   }
 

@@ -50,13 +50,23 @@ abstract class DomainCommandHandler {
     return this.registry.lookup(fqdn);
   }
 
-  protected async decideOn(caller: Caller, fqdn: string, command: (at: string) => Parameters<typeof domainDecider.decide>[0]): Promise<DomainResult> {
+  protected async decideOn(
+    caller: Caller,
+    fqdn: string,
+    command: (at: string) => Parameters<typeof domainDecider.decide>[0],
+  ): Promise<DomainResult> {
     const owner = await this.owner(normalizeFqdn(fqdn));
     if (!owner || owner.accountId !== caller.accountId) throw notFound(DOMAIN_NOT_FOUND);
     const stream = domainStream(owner.domainId);
     return this.lock.run(stream, async () => {
       // Read-your-writes for the domains read model only: the audit log may trail by milliseconds.
-      const result = await this.runner.run(stream, domainDecider, command(this.clock.now().toISOString()), metadataOf(caller), ['domains']);
+      const result = await this.runner.run(
+        stream,
+        domainDecider,
+        command(this.clock.now().toISOString()),
+        metadataOf(caller),
+        ['domains'],
+      );
       return { state: result.state, changed: result.events.length > 0 };
     });
   }
@@ -88,7 +98,9 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
     const verified = await this.zones.verifiedZoneNames(cmd.caller.accountId);
     if (!fqdnAllowed(fqdn, this.config.ddnsZones, verified)) throw badRequest('invalid_fqdn', INVALID_FQDN_MESSAGE);
     const domainId = await this.registry.nextDomainId();
-    if (!(await this.registry.claim(fqdn, { domainId, accountId: cmd.caller.accountId }, reservationMetadata(cmd.caller)))) {
+    if (
+      !(await this.registry.claim(fqdn, { domainId, accountId: cmd.caller.accountId }, reservationMetadata(cmd.caller)))
+    ) {
       throw conflict('fqdn_taken', `${fqdn} is already taken`);
     }
     try {
@@ -118,7 +130,10 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
 }
 
 @CommandHandler(SetDomainAddress)
-export class SetDomainAddressHandler extends DomainCommandHandler implements ICommandHandler<SetDomainAddress, DomainResult> {
+export class SetDomainAddressHandler
+  extends DomainCommandHandler
+  implements ICommandHandler<SetDomainAddress, DomainResult>
+{
   constructor(
     runner: CommandRunner,
     registry: FqdnRegistry,
@@ -132,12 +147,20 @@ export class SetDomainAddressHandler extends DomainCommandHandler implements ICo
 
   async execute(cmd: SetDomainAddress): Promise<DomainResult> {
     this.addresses.check(cmd.recordIp);
-    return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({ type: 'SetAddress', accountId: cmd.caller.accountId, ip: cmd.recordIp, at }));
+    return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({
+      type: 'SetAddress',
+      accountId: cmd.caller.accountId,
+      ip: cmd.recordIp,
+      at,
+    }));
   }
 }
 
 @CommandHandler(DdnsUpdateHost)
-export class DdnsUpdateHostHandler extends DomainCommandHandler implements ICommandHandler<DdnsUpdateHost, DomainResult> {
+export class DdnsUpdateHostHandler
+  extends DomainCommandHandler
+  implements ICommandHandler<DdnsUpdateHost, DomainResult>
+{
   constructor(
     runner: CommandRunner,
     registry: FqdnRegistry,
@@ -164,14 +187,29 @@ export class DdnsUpdateHostHandler extends DomainCommandHandler implements IComm
 
 @CommandHandler(DeleteDomain)
 export class DeleteDomainHandler extends DomainCommandHandler implements ICommandHandler<DeleteDomain, void> {
-  constructor(runner: CommandRunner, registry: FqdnRegistry, projections: ProjectionEngine, lock: KeyedLock, @Inject(CLOCK) clock: Clock) {
+  constructor(
+    runner: CommandRunner,
+    registry: FqdnRegistry,
+    projections: ProjectionEngine,
+    lock: KeyedLock,
+    @Inject(CLOCK) clock: Clock,
+  ) {
     super(runner, registry, projections, lock, clock);
   }
 
   async execute(cmd: DeleteDomain): Promise<void> {
-    const { state } = await this.decideOn(cmd.caller, cmd.fqdn, (at) => ({ type: 'DeleteDomain', accountId: cmd.caller.accountId, at }));
+    const { state } = await this.decideOn(cmd.caller, cmd.fqdn, (at) => ({
+      type: 'DeleteDomain',
+      accountId: cmd.caller.accountId,
+      at,
+    }));
     await this.registry.release(state.fqdn, state.id, reservationMetadata(cmd.caller));
   }
 }
 
-export const DOMAIN_COMMAND_HANDLERS = [CreateDomainHandler, SetDomainAddressHandler, DdnsUpdateHostHandler, DeleteDomainHandler];
+export const DOMAIN_COMMAND_HANDLERS = [
+  CreateDomainHandler,
+  SetDomainAddressHandler,
+  DdnsUpdateHostHandler,
+  DeleteDomainHandler,
+];

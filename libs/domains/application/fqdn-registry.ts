@@ -33,7 +33,12 @@ export class FqdnRegistry {
   }
 
   claim(fqdn: string, owner: FqdnOwner, metadata: EventMetadata): Promise<boolean> {
-    return this.reservations.claim(FQDN, fqdnStream(fqdn), { domain_id: owner.domainId, account_id: owner.accountId }, metadata);
+    return this.reservations.claim(
+      FQDN,
+      fqdnStream(fqdn),
+      { domain_id: owner.domainId, account_id: owner.accountId },
+      metadata,
+    );
   }
 
   release(fqdn: string, domainId: number, metadata: EventMetadata): Promise<void> {

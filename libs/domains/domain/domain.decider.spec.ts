@@ -9,7 +9,15 @@ const keep: FamilyChange = { kind: 'keep' };
 
 const created: DomainEventUnion = {
   type: 'DomainCreated',
-  data: { domain_id: 7, account_id: 1, fqdn: 'home.dyn.example.net', record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: at() },
+  data: {
+    domain_id: 7,
+    account_id: 1,
+    fqdn: 'home.dyn.example.net',
+    record_type: 'A',
+    record_ip: '192.0.2.1',
+    ttl: 60,
+    created_at: at(),
+  },
 };
 const changedTo = (ipv4: string | null, ipv6: string | null, source: 'api' | 'ddns', ms = 0): DomainEventUnion => ({
   type: 'DomainAddressesChanged',
@@ -28,11 +36,28 @@ describe('domain decider', () => {
   it('creates a host with a canonical address of the record type’s family', () => {
     spec
       .given([])
-      .when({ type: 'CreateDomain', domainId: 7, accountId: 1, fqdn: 'v6.dyn.example.net', recordType: 'AAAA', recordIp: '2001:DB8:0::1', ttl: 60, at: at() })
+      .when({
+        type: 'CreateDomain',
+        domainId: 7,
+        accountId: 1,
+        fqdn: 'v6.dyn.example.net',
+        recordType: 'AAAA',
+        recordIp: '2001:DB8:0::1',
+        ttl: 60,
+        at: at(),
+      })
       .then([
         {
           type: 'DomainCreated',
-          data: { domain_id: 7, account_id: 1, fqdn: 'v6.dyn.example.net', record_type: 'AAAA', record_ip: '2001:db8::1', ttl: 60, created_at: at() },
+          data: {
+            domain_id: 7,
+            account_id: 1,
+            fqdn: 'v6.dyn.example.net',
+            record_type: 'AAAA',
+            record_ip: '2001:db8::1',
+            ttl: 60,
+            created_at: at(),
+          },
         },
       ]);
   });
@@ -40,7 +65,16 @@ describe('domain decider', () => {
   it('refuses an address of the other family', () => {
     spec
       .given([])
-      .when({ type: 'CreateDomain', domainId: 7, accountId: 1, fqdn: 'a.dyn.example.net', recordType: 'A', recordIp: '2001:db8::1', ttl: 60, at: at() })
+      .when({
+        type: 'CreateDomain',
+        domainId: 7,
+        accountId: 1,
+        fqdn: 'a.dyn.example.net',
+        recordType: 'A',
+        recordIp: '2001:db8::1',
+        ttl: 60,
+        at: at(),
+      })
       .thenFails(400, 'validation_failed');
   });
 
@@ -63,7 +97,10 @@ describe('domain decider', () => {
       .given([created])
       .when(ddns(set('192.0.2.9'), keep, 0, 2))
       .thenFails(404, 'not_found');
-    const deleted: DomainEventUnion = { type: 'DomainDeleted', data: { domain_id: 7, account_id: 1, fqdn: 'home.dyn.example.net', at: at() } };
+    const deleted: DomainEventUnion = {
+      type: 'DomainDeleted',
+      data: { domain_id: 7, account_id: 1, fqdn: 'home.dyn.example.net', at: at() },
+    };
     spec.given([created, deleted]).when({ type: 'DeleteDomain', accountId: 1, at: at() }).thenFails(404, 'not_found');
   });
 

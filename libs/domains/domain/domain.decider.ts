@@ -23,7 +23,16 @@ export interface DomainState {
 export type FamilyChange = { kind: 'keep' } | { kind: 'set'; ip: string } | { kind: 'delete' };
 
 export type DomainCommand =
-  | { type: 'CreateDomain'; domainId: number; accountId: number; fqdn: string; recordType: RecordType; recordIp: string; ttl: number; at: string }
+  | {
+      type: 'CreateDomain';
+      domainId: number;
+      accountId: number;
+      fqdn: string;
+      recordType: RecordType;
+      recordIp: string;
+      ttl: number;
+      at: string;
+    }
   | { type: 'SetAddress'; accountId: number; ip: string; at: string }
   | { type: 'DdnsUpdate'; accountId: number; ipv4: FamilyChange; ipv6: FamilyChange; at: string }
   | { type: 'DeleteDomain'; accountId: number; at: string }
@@ -84,7 +93,10 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         };
       }
       case 'DomainAddressesChanged': {
-        const changes = event.data.source === 'ddns' ? [...state.ddnsChanges, Date.parse(event.data.at)].slice(-THROTTLE_MAX_CHANGES) : state.ddnsChanges;
+        const changes =
+          event.data.source === 'ddns'
+            ? [...state.ddnsChanges, Date.parse(event.data.at)].slice(-THROTTLE_MAX_CHANGES)
+            : state.ddnsChanges;
         return { ...state, addresses: { ...event.data.addresses }, ddnsChanges: changes };
       }
       case 'DomainDeleted':
@@ -100,7 +112,9 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         if (state.status !== 'none') throw conflict('fqdn_taken', 'The domain already exists');
         const ip = canonicalIp(command.recordIp);
         if (ip === null || familyOf(ip) !== familyOfType(command.recordType)) {
-          throw validationFailed(`record_ip must be an ${command.recordType === 'A' ? 'IPv4' : 'IPv6'} address for record_type ${command.recordType}`);
+          throw validationFailed(
+            `record_ip must be an ${command.recordType === 'A' ? 'IPv4' : 'IPv6'} address for record_type ${command.recordType}`,
+          );
         }
         return [
           {
@@ -123,7 +137,10 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         const family = ip === null ? null : familyOf(ip);
         if (ip === null || family === null) throw validationFailed('record_ip must be an IPv4 or IPv6 address');
         const other: FamilyChange = { kind: 'keep' };
-        const next = applyChanges(state, { ipv4: other, ipv6: other, [family]: { kind: 'set', ip } } as Record<Family, FamilyChange>);
+        const next = applyChanges(state, { ipv4: other, ipv6: other, [family]: { kind: 'set', ip } } as Record<
+          Family,
+          FamilyChange
+        >);
         return changed(state, next, 'api', command.at);
       }
       case 'DdnsUpdate': {
@@ -142,16 +159,23 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         for (const family of ['ipv4', 'ipv6'] as const) {
           const given = command.addresses[family];
           const ip = given === null ? null : canonicalIp(given);
-          if (given !== null && (ip === null || familyOf(ip) !== family)) throw validationFailed(`${family} must be an ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address`);
+          if (given !== null && (ip === null || familyOf(ip) !== family))
+            throw validationFailed(`${family} must be an ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address`);
           next[family] = ip;
         }
         // The record type's family is the host's record_ip: it always has an address.
-        if (next[primaryFamily(state)] === null) throw validationFailed(`${primaryFamily(state)}: the host's record type needs an address`);
+        if (next[primaryFamily(state)] === null)
+          throw validationFailed(`${primaryFamily(state)}: the host's record type needs an address`);
         return changed(state, next, 'api', command.at);
       }
       case 'DeleteDomain':
         requireOwned(state, command.accountId);
-        return [{ type: 'DomainDeleted', data: { domain_id: state.id, account_id: state.accountId, fqdn: state.fqdn, at: command.at } }];
+        return [
+          {
+            type: 'DomainDeleted',
+            data: { domain_id: state.id, account_id: state.accountId, fqdn: state.fqdn, at: command.at },
+          },
+        ];
       default:
         return unreachable(command);
     }

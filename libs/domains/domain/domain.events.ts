@@ -29,10 +29,17 @@ export type DomainAddressesChanged = DomainEvent<
   { domain_id: number; account_id: number; fqdn: string; addresses: Addresses; source: 'api' | 'ddns'; at: string }
 >;
 
-export type DomainDeleted = DomainEvent<'DomainDeleted', { domain_id: number; account_id: number; fqdn: string; at: string }>;
+export type DomainDeleted = DomainEvent<
+  'DomainDeleted',
+  { domain_id: number; account_id: number; fqdn: string; at: string }
+>;
 
 export type DomainEventUnion = DomainCreated | DomainAddressesChanged | DomainDeleted;
-export const DOMAIN_EVENT_TYPES: readonly DomainEventUnion['type'][] = ['DomainCreated', 'DomainAddressesChanged', 'DomainDeleted'];
+export const DOMAIN_EVENT_TYPES: readonly DomainEventUnion['type'][] = [
+  'DomainCreated',
+  'DomainAddressesChanged',
+  'DomainDeleted',
+];
 
 export const domainStream = (id: number) => `domain-${id}`;
 /** Reservation stream that makes an fqdn unique across all accounts. */

@@ -28,7 +28,12 @@ export class DomainsController {
   }
 
   @Put('api/domains/fqdn/:fqdn')
-  async update(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string, @Body() body: UpdateDomainDto, @ClientIp() ip: string) {
+  async update(
+    @CurrentPrincipal() p: Principal,
+    @Param('fqdn') fqdn: string,
+    @Body() body: UpdateDomainDto,
+    @ClientIp() ip: string,
+  ) {
     await this.commands.execute(new SetDomainAddress(callerOf(p, ip), fqdn, body.record_ip));
     return this.queries.get(p.accountId, fqdn);
   }

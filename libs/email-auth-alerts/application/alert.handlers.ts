@@ -15,7 +15,10 @@ export class ObserveAlertHandler implements ICommandHandler<ObserveAlert, AlertE
 
   execute({ observation, commandId }: ObserveAlert): Promise<AlertEvent[]> {
     const stream = alertStream(observation.account_id, observation.rule, observation.zone);
-    return this.runner.runOnce(stream, alertDecider, observation, commandId, { actor: 'system', account_id: observation.account_id });
+    return this.runner.runOnce(stream, alertDecider, observation, commandId, {
+      actor: 'system',
+      account_id: observation.account_id,
+    });
   }
 }
 

@@ -21,7 +21,13 @@ const DEFINITE_ABSENCE = new Set(['ENOTFOUND', 'ENODATA']);
 
 export interface RecordCheckResult {
   checked_at: string;
-  domains: Array<{ domain: string; needed: number; missing: string[]; outcome: 'clear' | 'firing' | 'inconclusive'; alert: string | null }>;
+  domains: Array<{
+    domain: string;
+    needed: number;
+    missing: string[];
+    outcome: 'clear' | 'firing' | 'inconclusive';
+    alert: string | null;
+  }>;
 }
 
 /**
@@ -57,7 +63,9 @@ export class RecordAlertJob {
 
   async run(now: Date = this.clock.now()): Promise<RecordCheckResult> {
     const at = now.toISOString();
-    const accounts = await this.projections.readModel(ACCOUNTS).find({ 'email_auth.tier': { $in: ['standard', 'enterprise'] } });
+    const accounts = await this.projections
+      .readModel(ACCOUNTS)
+      .find({ 'email_auth.tier': { $in: ['standard', 'enterprise'] } });
     const result: RecordCheckResult = { checked_at: at, domains: [] };
     const zones = accounts
       .filter((a) => !a.disabled)
@@ -79,7 +87,11 @@ export class RecordAlertJob {
     return result;
   }
 
-  private async checkZone(accountId: number, zone: string, at: string): Promise<RecordCheckResult['domains'][number] | null> {
+  private async checkZone(
+    accountId: number,
+    zone: string,
+    at: string,
+  ): Promise<RecordCheckResult['domains'][number] | null> {
     const { state } = await this.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     if (state.accountId !== accountId) return null; // settings an earlier owner left
     const needed = generatedRecords(state);
@@ -87,15 +99,29 @@ export class RecordAlertJob {
     const records = await this.live.check(zone, needed);
     const missing = records.filter((r) => !r.live).map((r) => r.name);
     const base = { domain: zone, needed: needed.length, missing };
-    if (records.some((r) => !r.live && r.error !== null && !DEFINITE_ABSENCE.has(r.error))) return { ...base, outcome: 'inconclusive', alert: null };
+    if (records.some((r) => !r.live && r.error !== null && !DEFINITE_ABSENCE.has(r.error)))
+      return { ...base, outcome: 'inconclusive', alert: null };
     const verdict = missing.length > 0 ? 'firing' : 'clear';
     const events: AlertEvent[] = await this.commands.execute(
       new ObserveAlert(
-        { type: 'EvaluateAlert', account_id: accountId, zone, rule: 'record_missing', observed: at, at, verdict, figures: { missing, needed: needed.length } },
+        {
+          type: 'EvaluateAlert',
+          account_id: accountId,
+          zone,
+          rule: 'record_missing',
+          observed: at,
+          at,
+          verdict,
+          figures: { missing, needed: needed.length },
+        },
         `alert:${accountId}-${zone}:record_missing:${at}`,
       ),
     );
     const logged = events.find((e) => e.type === 'AlertRaised' || e.type === 'AlertResolved');
-    return { ...base, outcome: verdict, alert: logged ? (logged.type === 'AlertRaised' ? 'raised' : 'resolved') : null };
+    return {
+      ...base,
+      outcome: verdict,
+      alert: logged ? (logged.type === 'AlertRaised' ? 'raised' : 'resolved') : null,
+    };
   }
 }

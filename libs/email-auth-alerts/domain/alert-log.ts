@@ -3,7 +3,9 @@ import { alertTitle } from './alert-rules';
 import type { AlertRaised, AlertResolved } from './alert.events';
 
 /** Alert facts that are event-log entries (`alert.raised` / `alert.resolved`); the streak bookkeeping is not. */
-export const ALERT_LOG_SOURCE_TYPES = ['AlertRaised', 'AlertResolved'] as const satisfies readonly (AlertRaised | AlertResolved)['type'][];
+export const ALERT_LOG_SOURCE_TYPES = ['AlertRaised', 'AlertResolved'] as const satisfies readonly (
+  AlertRaised | AlertResolved
+)['type'][];
 
 /** An alert fact as its event-log entry (the shape is `EventLogDoc` of libs/email-auth-api). */
 export function alertLogEntryOf(event: (AlertRaised | AlertResolved) & Pick<RecordedEvent, 'id'>) {

@@ -12,6 +12,11 @@ describe('alert rule thresholds (contract §9)', () => {
     expect(tlsFailuresVerdict(94, 6).verdict).toBe('firing');
     expect(tlsFailuresVerdict(95, 5).verdict).toBe('clear');
     expect(tlsFailuresVerdict(0, 0).verdict).toBe('no_data');
-    expect(tlsFailuresVerdict(90, 10).figures).toEqual({ sessions: 100, successful_sessions: 90, failed_sessions: 10, failed_ratio: 0.1 });
+    expect(tlsFailuresVerdict(90, 10).figures).toEqual({
+      sessions: 100,
+      successful_sessions: 90,
+      failed_sessions: 10,
+      failed_ratio: 0.1,
+    });
   });
 });

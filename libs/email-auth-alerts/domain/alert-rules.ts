@@ -25,8 +25,16 @@ export const TLS_MAX_FAILED_RATIO = 0.05;
 
 export const RULES: Record<AlertRule, RuleDefinition> = {
   record_missing: { severity: 'critical', threshold: { missing_records: 0 }, clearObservationsToResolve: 2 },
-  dmarc_pass_rate: { severity: 'warning', threshold: { min_pass_rate: DMARC_MIN_PASS_RATE, min_messages: DMARC_MIN_MESSAGES }, clearObservationsToResolve: 1 },
-  tls_failures: { severity: 'warning', threshold: { max_failed_ratio: TLS_MAX_FAILED_RATIO }, clearObservationsToResolve: 1 },
+  dmarc_pass_rate: {
+    severity: 'warning',
+    threshold: { min_pass_rate: DMARC_MIN_PASS_RATE, min_messages: DMARC_MIN_MESSAGES },
+    clearObservationsToResolve: 1,
+  },
+  tls_failures: {
+    severity: 'warning',
+    threshold: { max_failed_ratio: TLS_MAX_FAILED_RATIO },
+    clearObservationsToResolve: 1,
+  },
 };
 
 export type Verdict = 'firing' | 'clear' | 'no_data';
@@ -34,22 +42,38 @@ export type Verdict = 'firing' | 'clear' | 'no_data';
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 /** (b) A day's DMARC pass rate below 90% on 100 or more messages; fewer messages say nothing either way. */
-export function dmarcPassRateVerdict(messages: number, passing: number): { verdict: Verdict; figures: Record<string, number> } {
+export function dmarcPassRateVerdict(
+  messages: number,
+  passing: number,
+): { verdict: Verdict; figures: Record<string, number> } {
   const figures = { messages, passing, pass_rate: messages > 0 ? round4(passing / messages) : 0 };
   if (messages < DMARC_MIN_MESSAGES) return { verdict: 'no_data', figures };
   return { verdict: passing / messages < DMARC_MIN_PASS_RATE ? 'firing' : 'clear', figures };
 }
 
 /** (c) More than 5% of a day's TLS sessions failed; a day without sessions says nothing. */
-export function tlsFailuresVerdict(successful: number, failed: number): { verdict: Verdict; figures: Record<string, number> } {
+export function tlsFailuresVerdict(
+  successful: number,
+  failed: number,
+): { verdict: Verdict; figures: Record<string, number> } {
   const sessions = successful + failed;
-  const figures = { sessions, successful_sessions: successful, failed_sessions: failed, failed_ratio: sessions > 0 ? round4(failed / sessions) : 0 };
+  const figures = {
+    sessions,
+    successful_sessions: successful,
+    failed_sessions: failed,
+    failed_ratio: sessions > 0 ? round4(failed / sessions) : 0,
+  };
   if (sessions === 0) return { verdict: 'no_data', figures };
   return { verdict: failed / sessions > TLS_MAX_FAILED_RATIO ? 'firing' : 'clear', figures };
 }
 
 /** A human title for the log: what happened and where. */
-export function alertTitle(rule: AlertRule, zone: string, state: 'raised' | 'resolved', figures: Record<string, unknown>): string {
+export function alertTitle(
+  rule: AlertRule,
+  zone: string,
+  state: 'raised' | 'resolved',
+  figures: Record<string, unknown>,
+): string {
   const pct = (x: unknown) => `${Math.round(Number(x) * 1000) / 10}%`;
   switch (rule) {
     case 'record_missing':

@@ -4,9 +4,18 @@ import { alertDecider, EvaluateAlert } from './alert.decider';
 import { AlertEvent } from './alert.events';
 
 const spec = specFor(alertDecider);
-const fact = (rule: EvaluateAlert['rule'], observed: string) => ({ account_id: 7, zone: 'example.org', rule, observed });
+const fact = (rule: EvaluateAlert['rule'], observed: string) => ({
+  account_id: 7,
+  zone: 'example.org',
+  rule,
+  observed,
+});
 
-const check = (observed: string, verdict: 'firing' | 'clear', figures: Record<string, unknown> = {}): EvaluateAlert => ({
+const check = (
+  observed: string,
+  verdict: 'firing' | 'clear',
+  figures: Record<string, unknown> = {},
+): EvaluateAlert => ({
   type: 'EvaluateAlert',
   account_id: 7,
   zone: 'example.org',
@@ -29,7 +38,13 @@ const T4 = '2026-06-01T13:00:00.000Z';
 
 const raised = (observed: string, figures: Record<string, unknown>): AlertEvent => ({
   type: 'AlertRaised',
-  data: { ...fact('record_missing', observed), severity: 'critical', occurred_at: observed, figures, threshold: RULES.record_missing.threshold },
+  data: {
+    ...fact('record_missing', observed),
+    severity: 'critical',
+    occurred_at: observed,
+    figures,
+    threshold: RULES.record_missing.threshold,
+  },
 });
 const missing = { missing: ['_dmarc.example.org'], needed: 3 };
 const allLive = { missing: [], needed: 3 };
@@ -68,7 +83,10 @@ describe('alert decider (contract §9: raise once, resolve once, no flapping)', 
   });
 
   it('a live-record alert needs two consecutive clear checks to resolve', () => {
-    const firstClear: AlertEvent = { type: 'AlertClearObserved', data: { ...fact('record_missing', T2), clear_streak: 1 } };
+    const firstClear: AlertEvent = {
+      type: 'AlertClearObserved',
+      data: { ...fact('record_missing', T2), clear_streak: 1 },
+    };
     spec
       .given([raised(T1, missing)])
       .when(check(T2, 'clear', allLive))
@@ -79,13 +97,23 @@ describe('alert decider (contract §9: raise once, resolve once, no flapping)', 
       .then([
         {
           type: 'AlertResolved',
-          data: { ...fact('record_missing', T3), severity: 'critical', occurred_at: T3, raised_at: T1, figures: allLive, threshold: RULES.record_missing.threshold },
+          data: {
+            ...fact('record_missing', T3),
+            severity: 'critical',
+            occurred_at: T3,
+            raised_at: T1,
+            figures: allLive,
+            threshold: RULES.record_missing.threshold,
+          },
         },
       ]);
   });
 
   it('firing again between clear checks restarts the streak instead of raising twice', () => {
-    const firstClear: AlertEvent = { type: 'AlertClearObserved', data: { ...fact('record_missing', T2), clear_streak: 1 } };
+    const firstClear: AlertEvent = {
+      type: 'AlertClearObserved',
+      data: { ...fact('record_missing', T2), clear_streak: 1 },
+    };
     const recurred: AlertEvent = { type: 'AlertRecurred', data: { ...fact('record_missing', T3), figures: missing } };
     spec
       .given([raised(T1, missing), firstClear])

@@ -53,16 +53,36 @@ export const alertDecider: Decider<AlertState, EvaluateAlert, AlertEvent> = {
     const rule = RULES[c.rule];
     const fact = { account_id: c.account_id, zone: c.zone, rule: c.rule, observed: c.observed };
     if (c.verdict === 'firing') {
-      if (state.status === 'clear') return [{ type: 'AlertRaised', data: { ...fact, severity: rule.severity, occurred_at: c.at, figures: c.figures, threshold: rule.threshold } }];
+      if (state.status === 'clear')
+        return [
+          {
+            type: 'AlertRaised',
+            data: {
+              ...fact,
+              severity: rule.severity,
+              occurred_at: c.at,
+              figures: c.figures,
+              threshold: rule.threshold,
+            },
+          },
+        ];
       return state.clearStreak > 0 ? [{ type: 'AlertRecurred', data: { ...fact, figures: c.figures } }] : [];
     }
     if (state.status === 'clear') return [];
     const streak = state.clearStreak + 1;
-    if (streak < rule.clearObservationsToResolve) return [{ type: 'AlertClearObserved', data: { ...fact, clear_streak: streak } }];
+    if (streak < rule.clearObservationsToResolve)
+      return [{ type: 'AlertClearObserved', data: { ...fact, clear_streak: streak } }];
     return [
       {
         type: 'AlertResolved',
-        data: { ...fact, severity: rule.severity, occurred_at: c.at, raised_at: state.raisedAt!, figures: c.figures, threshold: rule.threshold },
+        data: {
+          ...fact,
+          severity: rule.severity,
+          occurred_at: c.at,
+          raised_at: state.raisedAt!,
+          figures: c.figures,
+          threshold: rule.threshold,
+        },
       },
     ];
   },

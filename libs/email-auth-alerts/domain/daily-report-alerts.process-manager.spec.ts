@@ -9,10 +9,30 @@ const { given } = processSpecFor(processStreamDecider(pm));
 
 const P = '7-example.org';
 const DAY = '2026-05-02';
-const dmarc = (messages: number, passing: number): DailyReportFact => ({ type: 'dmarc', account_id: 7, zone: 'example.org', day: DAY, messages, passing });
-const tls = (successful: number, failed: number): DailyReportFact => ({ type: 'tls', account_id: 7, zone: 'example.org', day: DAY, successful, failed });
-const observed = (id: string, fact: DailyReportFact): Fact => ({ type: 'ProcessEventObserved', data: { process: P, event_id: id, fact } });
-const scheduled: Fact = { type: 'ProcessTimerScheduled', data: { timer_id: `day:${DAY}`, due_at: '2026-05-04T00:00:00.000Z' } };
+const dmarc = (messages: number, passing: number): DailyReportFact => ({
+  type: 'dmarc',
+  account_id: 7,
+  zone: 'example.org',
+  day: DAY,
+  messages,
+  passing,
+});
+const tls = (successful: number, failed: number): DailyReportFact => ({
+  type: 'tls',
+  account_id: 7,
+  zone: 'example.org',
+  day: DAY,
+  successful,
+  failed,
+});
+const observed = (id: string, fact: DailyReportFact): Fact => ({
+  type: 'ProcessEventObserved',
+  data: { process: P, event_id: id, fact },
+});
+const scheduled: Fact = {
+  type: 'ProcessTimerScheduled',
+  data: { timer_id: `day:${DAY}`, due_at: '2026-05-04T00:00:00.000Z' },
+};
 const AT = '2026-05-04T00:01:00.000Z';
 const fires: ProcessTrigger<DailyReportFact> = { kind: 'timer', process: P, timerId: `day:${DAY}`, at: AT };
 const firedFact: Fact = { type: 'ProcessTimerFired', data: { process: P, timer_id: `day:${DAY}`, at: AT } };
@@ -40,14 +60,24 @@ describe('daily report alerts process manager (contract §9 rules b and c)', () 
           type: 'ProcessCommandIssued',
           data: {
             command_id: `alert:${P}:dmarc_pass_rate:${DAY}`,
-            command: { ...base, rule: 'dmarc_pass_rate', verdict: 'firing', figures: { day: DAY, messages: 120, passing: 80, pass_rate: 0.6667 } },
+            command: {
+              ...base,
+              rule: 'dmarc_pass_rate',
+              verdict: 'firing',
+              figures: { day: DAY, messages: 120, passing: 80, pass_rate: 0.6667 },
+            },
           },
         },
         {
           type: 'ProcessCommandIssued',
           data: {
             command_id: `alert:${P}:tls_failures:${DAY}`,
-            command: { ...base, rule: 'tls_failures', verdict: 'firing', figures: { day: DAY, sessions: 100, successful_sessions: 90, failed_sessions: 10, failed_ratio: 0.1 } },
+            command: {
+              ...base,
+              rule: 'tls_failures',
+              verdict: 'firing',
+              figures: { day: DAY, sessions: 100, successful_sessions: 90, failed_sessions: 10, failed_ratio: 0.1 },
+            },
           },
         },
       ]);

@@ -38,7 +38,8 @@ const dayTimer = (day: string) => `day:${day}`;
 const dayOfTimer = (timerId: string) => (timerId.startsWith('day:') ? timerId.slice(4) : null);
 /** A report's day is the UTC day its period begins (aggregate and TLS reports cover one day). */
 const dayOf = (begin: string) => begin.slice(0, 10);
-export const dayEvaluationDue = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS + DAY_EVALUATION_DELAY_MS).toISOString();
+export const dayEvaluationDue = (day: string): string =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS + DAY_EVALUATION_DELAY_MS).toISOString();
 
 const emptyDay = (): DayTotals => ({ messages: 0, passing: 0, successful: 0, failed: 0, evaluated: false });
 
@@ -58,14 +59,28 @@ export const dailyReportAlerts: ProcessManager<DailyReportState, DailyReportFact
       const d: AggregateReportReceived['data'] = event.data;
       return {
         process: `${d.account_id}-${d.zone}`,
-        fact: { type: 'dmarc', account_id: d.account_id, zone: d.zone, day: dayOf(d.begin), messages: d.message_count, passing: d.passing_count },
+        fact: {
+          type: 'dmarc',
+          account_id: d.account_id,
+          zone: d.zone,
+          day: dayOf(d.begin),
+          messages: d.message_count,
+          passing: d.passing_count,
+        },
       };
     }
     if (event.type === 'TlsReportReceived') {
       const d: TlsReportReceived['data'] = event.data;
       return {
         process: `${d.account_id}-${d.zone}`,
-        fact: { type: 'tls', account_id: d.account_id, zone: d.zone, day: dayOf(d.begin), successful: d.successful_sessions, failed: d.failed_sessions },
+        fact: {
+          type: 'tls',
+          account_id: d.account_id,
+          zone: d.zone,
+          day: dayOf(d.begin),
+          successful: d.successful_sessions,
+          failed: d.failed_sessions,
+        },
       };
     }
     return null;
@@ -95,12 +110,20 @@ export const dailyReportAlerts: ProcessManager<DailyReportState, DailyReportFact
 
   decide(trigger: ProcessTrigger<DailyReportFact>, state): ProcessDecision<EvaluateAlert>[] {
     if (trigger.kind === 'observed') {
-      return state.days[trigger.fact.day] ? [] : [{ type: 'schedule', timerId: dayTimer(trigger.fact.day), dueAt: dayEvaluationDue(trigger.fact.day) }];
+      return state.days[trigger.fact.day]
+        ? []
+        : [{ type: 'schedule', timerId: dayTimer(trigger.fact.day), dueAt: dayEvaluationDue(trigger.fact.day) }];
     }
     const day = dayOfTimer(trigger.timerId);
     const totals = day ? state.days[day] : undefined;
     if (!day || !totals || totals.evaluated || state.accountId === null || state.zone === null) return [];
-    const base = { type: 'EvaluateAlert' as const, account_id: state.accountId, zone: state.zone, observed: day, at: trigger.at };
+    const base = {
+      type: 'EvaluateAlert' as const,
+      account_id: state.accountId,
+      zone: state.zone,
+      observed: day,
+      at: trigger.at,
+    };
     const decisions: ProcessDecision<EvaluateAlert>[] = [];
     const dmarc = dmarcPassRateVerdict(totals.messages, totals.passing);
     if (dmarc.verdict !== 'no_data') {

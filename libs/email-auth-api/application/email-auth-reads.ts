@@ -14,7 +14,8 @@ import { entryView, EventLogType } from '../domain/event-log';
 import { LiveRecords } from '../../email-auth/application/live-records';
 import { VisibleDomains, VisibleZone } from './visible-domains';
 
-const hostingMode = (z: VisibleZone) => (z.verified_by === 'txt' ? 'records_only' : z.verified_by === 'ns' ? 'delegated' : null);
+const hostingMode = (z: VisibleZone) =>
+  z.verified_by === 'txt' ? 'records_only' : z.verified_by === 'ns' ? 'delegated' : null;
 
 /**
  * The read side of the email-auth API over what exists today: zone settings (the
@@ -35,11 +36,18 @@ export class EmailAuthReads {
   private async settings(p: Principal, zone: string): Promise<EmailAuthState> {
     const { state } = await this.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     // Settings an earlier owner of the name left are not this account's.
-    return state.accountId === p.accountId ? state : { ...emailAuthDecider.initialState(), zone, accountId: p.accountId };
+    return state.accountId === p.accountId
+      ? state
+      : { ...emailAuthDecider.initialState(), zone, accountId: p.accountId };
   }
 
   private summary(zone: VisibleZone, s: EmailAuthState) {
-    return { domain: zone.name, status: isParked(s) ? 'parked' : 'active', hosting_mode: hostingMode(zone), compliance: compliance(s) };
+    return {
+      domain: zone.name,
+      status: isParked(s) ? 'parked' : 'active',
+      hosting_mode: hostingMode(zone),
+      compliance: compliance(s),
+    };
   }
 
   async domains(p: Principal) {
@@ -88,7 +96,16 @@ export class EmailAuthReads {
     const s = await this.settings(p, zone.name);
     return {
       domain: zone.name,
-      spf: s.spf ? { record: spfRecord(s.spf), include: s.spf.include, ip4: s.spf.ip4, ip6: s.spf.ip6, all: s.spf.all, dns_lookups: s.spfLookups } : null,
+      spf: s.spf
+        ? {
+            record: spfRecord(s.spf),
+            include: s.spf.include,
+            ip4: s.spf.ip4,
+            ip6: s.spf.ip6,
+            all: s.spf.all,
+            dns_lookups: s.spfLookups,
+          }
+        : null,
       // Public values only: the service never stores a private key.
       dkim: s.dkim.map((k) => ({
         selector: k.selector,
@@ -101,7 +118,10 @@ export class EmailAuthReads {
     };
   }
 
-  async events(p: Principal, q: { since: string | null; types: EventLogType[]; cursor: CursorPosition | null; limit: number }) {
+  async events(
+    p: Principal,
+    q: { since: string | null; types: EventLogType[]; cursor: CursorPosition | null; limit: number },
+  ) {
     const zones = (await this.visible.list(p)).map((z) => z.name);
     const filter = {
       account_id: p.accountId,
@@ -110,7 +130,9 @@ export class EmailAuthReads {
       ...(q.since ? { occurred_at: { $gte: q.since } } : {}),
       ...afterCursor(q.cursor),
     };
-    const docs = await this.projections.readModel(EMAIL_AUTH_EVENTS).find(filter, { sort: { occurred_at: -1, _id: -1 }, limit: q.limit + 1 });
+    const docs = await this.projections
+      .readModel(EMAIL_AUTH_EVENTS)
+      .find(filter, { sort: { occurred_at: -1, _id: -1 }, limit: q.limit + 1 });
     const { items, next_cursor } = page(docs, q.limit, (d) => d.occurred_at);
     return { data: items.map(entryView), next_cursor };
   }

@@ -2,7 +2,12 @@ import { gunzipSync } from 'node:zlib';
 import { cachedRowPage, freshRowPage, heldFreshRowPage } from './encoded-row-page';
 import { RowPageCache } from './row-page-cache';
 
-const json = Buffer.from(JSON.stringify({ id: 'r', rows: { data: Array.from({ length: 100 }, (_, i) => ({ index: i, source_ip: `192.0.2.${i}`, note: 'é ✓' })) } }));
+const json = Buffer.from(
+  JSON.stringify({
+    id: 'r',
+    rows: { data: Array.from({ length: 100 }, (_, i) => ({ index: i, source_ip: `192.0.2.${i}`, note: 'é ✓' })) },
+  }),
+);
 
 describe('encoded row pages', () => {
   it('tags a page the same whether its tag comes from the JSON or from the gzip trailer', () => {

@@ -24,13 +24,16 @@ export const ROW_PAGE_GZIP_LEVEL = 3;
  * 40 KiB page, an eighth of building it); and a gzip body's trailer carries exactly this
  * CRC and length, so a compressed page has its tag for free.
  */
-export const rowPageEtag = (crc: number, length: number): string => weakEtag(`${crc.toString(16).padStart(8, '0')}-${length.toString(16)}`);
+export const rowPageEtag = (crc: number, length: number): string =>
+  weakEtag(`${crc.toString(16).padStart(8, '0')}-${length.toString(16)}`);
 
 /** CRC-32 of `data` (zlib.crc32 from Node 20.15; before, the trailer of a stored, uncompressed gzip member). */
-const crc32 = (data: Buffer): number => (typeof zlib.crc32 === 'function' ? zlib.crc32(data) : zlib.gzipSync(data, { level: 0 }).readUInt32LE(-8));
+const crc32 = (data: Buffer): number =>
+  typeof zlib.crc32 === 'function' ? zlib.crc32(data) : zlib.gzipSync(data, { level: 0 }).readUInt32LE(-8);
 
 /** The validator a gzip member states for its content: CRC-32 and length (mod 2^32) from its trailer. */
-const etagOfGzip = (gzip: Buffer): string => rowPageEtag(gzip.readUInt32LE(gzip.length - 8), gzip.readUInt32LE(gzip.length - 4));
+const etagOfGzip = (gzip: Buffer): string =>
+  rowPageEtag(gzip.readUInt32LE(gzip.length - 8), gzip.readUInt32LE(gzip.length - 4));
 
 /** A page just built: compressed only when asked, its validator from the gzip trailer if compressed, else from the JSON. */
 export const freshRowPage = (json: Buffer): EncodedRowPage => new FreshRowPage(json);
@@ -48,7 +51,9 @@ class FreshRowPage implements EncodedRowPage {
   constructor(private readonly body: Buffer) {}
 
   get etag(): string {
-    return (this.tag ??= this.compressed ? etagOfGzip(this.compressed) : rowPageEtag(crc32(this.body), this.body.length));
+    return (this.tag ??= this.compressed
+      ? etagOfGzip(this.compressed)
+      : rowPageEtag(crc32(this.body), this.body.length));
   }
 
   json(): Buffer {
@@ -69,7 +74,9 @@ class FreshRowPage implements EncodedRowPage {
 export function cachedRowPage(page: CachedRowPage, cache: RowPageCache): EncodedRowPage {
   return {
     etag: page.etag,
-    json: () => cache.identityBody(page) ?? keptJson(cache, page, zlib.gunzipSync(page.gzip, { chunkSize: Math.max(64, page.jsonBytes + 64) })),
+    json: () =>
+      cache.identityBody(page) ??
+      keptJson(cache, page, zlib.gunzipSync(page.gzip, { chunkSize: Math.max(64, page.jsonBytes + 64) })),
     gzip: () => page.gzip,
   };
 }

@@ -30,7 +30,9 @@ describe('SqliteRateLimitStore', () => {
     const store = new SqliteRateLimitStore(file);
     const start = windowStart(Date.parse('2026-06-01T10:00:30Z'));
     const order: string[] = [];
-    const hits = ['k1', 'k2', 'k1', 'k1', 'k2'].map((key, i) => store.hit(key, start).then((n) => (order.push(`${i}`), n)));
+    const hits = ['k1', 'k2', 'k1', 'k1', 'k2'].map((key, i) =>
+      store.hit(key, start).then((n) => (order.push(`${i}`), n)),
+    );
     expect(await Promise.all(hits)).toEqual([1, 1, 2, 3, 2]);
     expect(order).toHaveLength(5);
     // The batch left the shared table at the same totals as one hit at a time would.
@@ -48,8 +50,18 @@ describe('SqliteRateLimitStore', () => {
 describe('rateDecision', () => {
   it('gives remaining, reset (epoch seconds) and Retry-After to the window end', () => {
     const start = Date.parse('2026-06-01T10:00:00Z');
-    expect(rateDecision(1, start, start + 15_000)).toEqual({ allowed: true, limit: 60, remaining: 59, reset: start / 1000 + 60, retryAfterSeconds: 45 });
-    expect(rateDecision(61, start, start + 59_500)).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+    expect(rateDecision(1, start, start + 15_000)).toEqual({
+      allowed: true,
+      limit: 60,
+      remaining: 59,
+      reset: start / 1000 + 60,
+      retryAfterSeconds: 45,
+    });
+    expect(rateDecision(61, start, start + 59_500)).toMatchObject({
+      allowed: false,
+      remaining: 0,
+      retryAfterSeconds: 1,
+    });
   });
 });
 
@@ -60,7 +72,9 @@ describe('ReadStoreRateLimitStore (the MongoDB-shaped port, here on the embedded
     const readStore = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
     const store = new ReadStoreRateLimitStore(readStore);
     const start = windowStart(Date.parse('2026-06-01T10:00:30Z'));
-    expect([await store.hit('k', start), await store.hit('k', start), await store.hit('other', start)]).toEqual([1, 2, 1]);
+    expect([await store.hit('k', start), await store.hit('k', start), await store.hit('other', start)]).toEqual([
+      1, 2, 1,
+    ]);
     expect(await store.hit('k', start + 11 * 60_000)).toBe(1);
     expect(await readStore.collection('email_auth_api_rate_windows').countDocuments()).toBe(1);
     await readStore.close();

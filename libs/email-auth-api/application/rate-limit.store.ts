@@ -58,7 +58,9 @@ export class SqliteRateLimitStore implements RateLimitStore {
     );
     this.prune = this.db.prepare('DELETE FROM rate_windows WHERE window_start < ?');
     // IMMEDIATE: the write lock is taken up front, so a batch never fails half-way on a busy database.
-    this.commit = this.db.transaction((batch: PendingHits[]) => batch.map((p) => this.add.get(p.keyId, p.windowStart, p.waiters.length)!.count)).immediate;
+    this.commit = this.db.transaction((batch: PendingHits[]) =>
+      batch.map((p) => this.add.get(p.keyId, p.windowStart, p.waiters.length)!.count),
+    ).immediate;
   }
 
   hit(keyId: string, windowStart: number): Promise<number> {
@@ -114,7 +116,9 @@ export class ReadStoreRateLimitStore implements RateLimitStore {
   constructor(private readonly readStore: ReadStore) {}
 
   private get windows() {
-    return this.readStore.collection<{ _id: string; count: number; window_start: number }>('email_auth_api_rate_windows');
+    return this.readStore.collection<{ _id: string; count: number; window_start: number }>(
+      'email_auth_api_rate_windows',
+    );
   }
 
   private lastPrune = 0;
@@ -125,7 +129,11 @@ export class ReadStoreRateLimitStore implements RateLimitStore {
       await this.windows.deleteMany({ window_start: { $lt: windowStart - 60_000 } });
     }
     const id = `${keyId}:${windowStart}`;
-    await this.windows.updateOne({ _id: id }, { $inc: { count: 1 }, $set: { window_start: windowStart } }, { upsert: true });
+    await this.windows.updateOne(
+      { _id: id },
+      { $inc: { count: 1 }, $set: { window_start: windowStart } },
+      { upsert: true },
+    );
     const doc = await this.windows.findOne({ _id: id });
     return doc?.count ?? 1;
   }

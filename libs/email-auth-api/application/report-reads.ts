@@ -50,7 +50,8 @@ export const SOURCES_LISTED = 100;
 const rowCursor = (c: CursorPosition | null): number => {
   if (!c) return -1;
   const n = Number(c.at);
-  if (!/^\d+$/.test(c.at) || !Number.isSafeInteger(n)) throw validationFailed('cursor is not a cursor this API returned');
+  if (!/^\d+$/.test(c.at) || !Number.isSafeInteger(n))
+    throw validationFailed('cursor is not a cursor this API returned');
   return n;
 };
 
@@ -86,7 +87,10 @@ export class ReportReads {
     const [stats, latest, reports] = await Promise.all([
       this.projections
         .readModel(DMARC_REPORT_STATS)
-        .find({ zone, account_id: s.accountId, day: { $gte: dates[0] } }, { projection: { day: 1, messages: 1, passing: 1, disposition: 1, dkim: 1, spf: 1 } }),
+        .find(
+          { zone, account_id: s.accountId, day: { $gte: dates[0] } },
+          { projection: { day: 1, messages: 1, passing: 1, disposition: 1, dkim: 1, spf: 1 } },
+        ),
       this.reports().findOne({ zone, account_id: s.accountId }, { sort: { begin: -1, _id: -1 } }),
       this.reports().countDocuments({ zone, account_id: s.accountId, begin: { $gte: from } }),
     ]);
@@ -109,10 +113,17 @@ export class ReportReads {
   async dmarcSources(s: ReportScope, zone: string, days: number) {
     const { dates } = this.window(days);
     await this.senders.ready();
-    const stats = await this.projections.readModel(DMARC_REPORT_STATS).find({ zone, account_id: s.accountId, day: { $gte: dates[0] } }, { projection: { sources: 1 } });
+    const stats = await this.projections
+      .readModel(DMARC_REPORT_STATS)
+      .find({ zone, account_id: s.accountId, day: { $gte: dates[0] } }, { projection: { sources: 1 } });
     const sources = foldSources(stats);
-    const identities = await Promise.all(sources.map((src, i) => this.senders.identify(src.ip, i < PTR_LOOKUPS_PER_REQUEST)));
-    const services = new Map<string, { id: string; name: string; messages: number; passing: number; ips: Set<string> }>();
+    const identities = await Promise.all(
+      sources.map((src, i) => this.senders.identify(src.ip, i < PTR_LOOKUPS_PER_REQUEST)),
+    );
+    const services = new Map<
+      string,
+      { id: string; name: string; messages: number; passing: number; ips: Set<string> }
+    >();
     const unidentified: Array<Record<string, unknown>> = [];
     const domains = new Map<string, { messages: number; passing: number }>();
     let messages = 0;
@@ -154,13 +165,25 @@ export class ReportReads {
       unidentified_messages: unidentifiedMessages,
       services: [...services.values()]
         .sort((a, b) => b.messages - a.messages || (a.id < b.id ? -1 : 1))
-        .map((v) => ({ id: v.id, name: v.name, messages: v.messages, passing: v.passing, pass_rate: passRate(v.passing, v.messages), source_ips: v.ips.size })),
+        .map((v) => ({
+          id: v.id,
+          name: v.name,
+          messages: v.messages,
+          passing: v.passing,
+          pass_rate: passRate(v.passing, v.messages),
+          source_ips: v.ips.size,
+        })),
       unidentified_sources: unidentified.slice(0, SOURCES_LISTED),
       unidentified_source_count: unidentified.length,
       unidentified_sending_domains: [...domains.entries()]
         .sort((a, b) => b[1].messages - a[1].messages || (a[0] < b[0] ? -1 : 1))
         .slice(0, SOURCES_LISTED)
-        .map(([domain, d]) => ({ domain, messages: d.messages, passing: d.passing, pass_rate: passRate(d.passing, d.messages) })),
+        .map(([domain, d]) => ({
+          domain,
+          messages: d.messages,
+          passing: d.passing,
+          pass_rate: passRate(d.passing, d.messages),
+        })),
     };
   }
 
@@ -184,14 +207,19 @@ export class ReportReads {
   async dmarcReportPage(access: ReportAccess, id: string, q: Omit<ListQuery, 'days'>): Promise<EncodedRowPage> {
     const report = await this.reports().findOne({ _id: id });
     if (!report) this.pageCache.dropReport(id);
-    if (!report || report.account_id !== access.accountId || !(await access.sees(report.zone))) throw notFound(REPORT_NOT_FOUND, 'report_not_found');
+    if (!report || report.account_id !== access.accountId || !(await access.sees(report.zone)))
+      throw notFound(REPORT_NOT_FOUND, 'report_not_found');
     const after = rowCursor(q.cursor);
     const generation = this.projections.generationOf(DMARC_REPORTS.projection);
     const cached = this.pageCache.get(generation, id, after, q.limit);
     if (cached) return cachedRowPage(cached, this.pageCache);
     const rows = await this.rowPages.page(id, after, q.limit);
     const head = JSON.stringify(reportView(report));
-    const page = freshRowPage(Buffer.from(`${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`));
+    const page = freshRowPage(
+      Buffer.from(
+        `${head.slice(0, -1)},"rows":{"data":[${rows.dataJson}],"next_cursor":${JSON.stringify(rows.nextCursor)}}}`,
+      ),
+    );
     if (this.pageCache.enabled && pageIsFinal(report.record_count, after, q.limit, rows)) {
       // Compressed first: the ETag then comes from the gzip trailer instead of a pass over the JSON.
       const gzip = page.gzip();
@@ -205,12 +233,15 @@ export class ReportReads {
   async failureReports(s: ReportScope, zones: string[], q: ListQuery) {
     const { from } = this.window(q.days);
     await this.senders.ready();
-    const docs = await this.projections
-      .readModel(DMARC_FAILURE_REPORTS)
-      .find(
-        { account_id: s.accountId, zone: { $in: zones }, received_at: { $gte: from }, ...afterCursor(q.cursor, 'received_at') },
-        { sort: { received_at: -1, _id: -1 }, limit: q.limit + 1 },
-      );
+    const docs = await this.projections.readModel(DMARC_FAILURE_REPORTS).find(
+      {
+        account_id: s.accountId,
+        zone: { $in: zones },
+        received_at: { $gte: from },
+        ...afterCursor(q.cursor, 'received_at'),
+      },
+      { sort: { received_at: -1, _id: -1 }, limit: q.limit + 1 },
+    );
     const { items, next_cursor } = page(docs, q.limit, (d) => d.received_at);
     return { data: items.map((d) => this.failureView(d, s.subjects)), next_cursor };
   }
@@ -219,7 +250,10 @@ export class ReportReads {
     const { dates, from } = this.window(days);
     const reports = await this.projections
       .readModel(TLS_REPORTS)
-      .find({ zone, account_id: s.accountId, begin: { $gte: from } }, { projection: { begin: 1, successful_sessions: 1, failed_sessions: 1, policies: 1 } });
+      .find(
+        { zone, account_id: s.accountId, begin: { $gte: from } },
+        { projection: { begin: 1, successful_sessions: 1, failed_sessions: 1, policies: 1 } },
+      );
     return { domain: zone, days, ...foldTls(reports, dates) };
   }
 
@@ -243,7 +277,8 @@ export class ReportReads {
       rcpt_domain: d.rcpt_domain,
     };
     if (!subjects) return view;
-    const open = (sealed: string | null) => (sealed === null ? null : this.secretBox.openString(sealed, FAILURE_REPORT_SEAL));
+    const open = (sealed: string | null) =>
+      sealed === null ? null : this.secretBox.openString(sealed, FAILURE_REPORT_SEAL);
     return { ...view, subject: open(d.subject_sealed), mail_from: open(d.mail_from_sealed) };
   }
 }

@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { blockLines, DMARC_REPORT_ROW_BLOCKS, ROW_BLOCK_SIZE, rowBlockId, rowBlockOf } from '../../../projections/dmarc-report-row-blocks';
+import {
+  blockLines,
+  DMARC_REPORT_ROW_BLOCKS,
+  ROW_BLOCK_SIZE,
+  rowBlockId,
+  rowBlockOf,
+} from '../../../projections/dmarc-report-row-blocks';
 import { reportRowId } from '../../../projections/dmarc-reports.projection';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { encodeCursor } from '../domain/cursor';
@@ -19,7 +25,12 @@ export interface RowPage {
  * report's record count) is stored, and so is the row deciding its next cursor. A page
  * read while the report's rows are still being ingested is neither cached nor final.
  */
-export function pageIsFinal(recordCount: number, after: number, limit: number, page: Pick<RowPage, 'rows' | 'nextCursor'>): boolean {
+export function pageIsFinal(
+  recordCount: number,
+  after: number,
+  limit: number,
+  page: Pick<RowPage, 'rows' | 'nextCursor'>,
+): boolean {
   const start = after + 1;
   if (start >= recordCount) return false;
   const expected = Math.min(limit, recordCount - start);
@@ -81,12 +92,20 @@ export class ReportRowPages {
     return {
       dataJson,
       rows: index - start,
-      nextCursor: full && (await this.rowExists(reportKey, end, held, first)) ? encodeCursor({ at: String(lastIndex), id: reportRowId(reportKey, lastIndex) }) : null,
+      nextCursor:
+        full && (await this.rowExists(reportKey, end, held, first))
+          ? encodeCursor({ at: String(lastIndex), id: reportRowId(reportKey, lastIndex) })
+          : null,
     };
   }
 
   /** Whether row `index` is stored: in a block already read, or (first row of the next block) by that block's presence. */
-  private async rowExists(reportKey: string, index: number, held: Array<HeldBlock | null>, first: number): Promise<boolean> {
+  private async rowExists(
+    reportKey: string,
+    index: number,
+    held: Array<HeldBlock | null>,
+    first: number,
+  ): Promise<boolean> {
     const block = rowBlockOf(index);
     const read = held[block - first];
     if (read !== undefined) return !!read?.tails[index % ROW_BLOCK_SIZE];

@@ -48,7 +48,13 @@ export class ReportScopes {
     return { ...p, emailAuthDomains: addOn, keyDomains: undefined };
   }
 
-  private async scoped(p: Principal, view: Principal, subjects: boolean, message: string, code: string): Promise<ScopedCaller> {
+  private async scoped(
+    p: Principal,
+    view: Principal,
+    subjects: boolean,
+    message: string,
+    code: string,
+  ): Promise<ScopedCaller> {
     const zones = (await this.visible.list(view)).map((z) => z.name);
     const zone = (raw: string | undefined) => {
       const name = normalizeZone(raw ?? '');

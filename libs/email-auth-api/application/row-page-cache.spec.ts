@@ -2,7 +2,11 @@ import { CachedRowPage, RowPageCache } from './row-page-cache';
 
 /** A page whose cached cost is about `bytes` (body plus etag plus the fixed overhead). */
 // Cost of pageOf(1000): 1,000 bytes + 5 of etag + 200 of overhead = 1,205.
-const pageOf = (bytes: number, tag = 'W/"t"'): CachedRowPage => ({ etag: tag, gzip: Buffer.alloc(bytes), jsonBytes: bytes * 6 });
+const pageOf = (bytes: number, tag = 'W/"t"'): CachedRowPage => ({
+  etag: tag,
+  gzip: Buffer.alloc(bytes),
+  jsonBytes: bytes * 6,
+});
 
 describe('RowPageCache', () => {
   it('returns what was stored under generation, report, position and limit only', () => {

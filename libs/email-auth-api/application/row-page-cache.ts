@@ -180,7 +180,8 @@ export class RowPageCache {
 }
 
 // The numbers cannot hold a space, so the key is unambiguous whatever the report key holds.
-const pageKey = (generation: number, reportKey: string, after: number, limit: number) => `${generation} ${after} ${limit} ${reportKey}`;
+const pageKey = (generation: number, reportKey: string, after: number, limit: number) =>
+  `${generation} ${after} ${limit} ${reportKey}`;
 
 const costOf = (page: CachedRowPage) => page.gzip.length + page.etag.length + ENTRY_OVERHEAD_BYTES;
 
@@ -190,7 +191,11 @@ const costOf = (page: CachedRowPage) => page.gzip.length + page.etag.length + EN
  */
 export function rowPageCacheWithMetrics(budgetBytes: number, metrics: Metrics): RowPageCache {
   const cache = new RowPageCache(budgetBytes);
-  metrics.gauge('email_auth_row_page_cache_bytes', 'Bytes of compressed report-row pages held by the email-auth API page cache', (g) => g.set(cache.size));
+  metrics.gauge(
+    'email_auth_row_page_cache_bytes',
+    'Bytes of compressed report-row pages held by the email-auth API page cache',
+    (g) => g.set(cache.size),
+  );
   metrics.gauge(
     'email_auth_row_page_cache_lookups',
     'Report-row page cache lookups since the process started, by result (hit, miss)',
@@ -200,8 +205,10 @@ export function rowPageCacheWithMetrics(budgetBytes: number, metrics: Metrics): 
     },
     ['result'],
   );
-  metrics.gauge('email_auth_row_page_identity_bytes', 'Bytes of uncompressed report-row page JSON kept for clients that do not accept gzip (part of the cache bytes)', (g) =>
-    g.set(cache.identitySize),
+  metrics.gauge(
+    'email_auth_row_page_identity_bytes',
+    'Bytes of uncompressed report-row page JSON kept for clients that do not accept gzip (part of the cache bytes)',
+    (g) => g.set(cache.identitySize),
   );
   metrics.gauge(
     'email_auth_row_page_identity_lookups',

@@ -77,7 +77,12 @@ export class SenderIdentity {
     const net = this.network(ip);
     const names = withPtr ? await this.ptr(ip) : [];
     const { service, by } = identifySender(names, asnNumber(net.asn));
-    return { service: service ? { id: service.id, name: service.name } : null, identified_by: by, ptr: names[0] ?? null, ...net };
+    return {
+      service: service ? { id: service.id, name: service.name } : null,
+      identified_by: by,
+      ptr: names[0] ?? null,
+      ...net,
+    };
   }
 
   private async ptr(ip: string): Promise<string[]> {

@@ -22,7 +22,9 @@ export class VisibleDomains {
   constructor(private readonly projections: ProjectionEngine) {}
 
   async list(p: Principal): Promise<VisibleZone[]> {
-    const zones = await this.projections.readModel(ZONES).find({ account_id: p.accountId, status: 'verified' }, { sort: { name: 1 } });
+    const zones = await this.projections
+      .readModel(ZONES)
+      .find({ account_id: p.accountId, status: 'verified' }, { sort: { name: 1 } });
     return zones.filter((z) => admits(p, z.name)).map((z) => ({ name: z.name, verified_by: z.verified_by ?? null }));
   }
 
@@ -49,4 +51,5 @@ export class VisibleDomains {
 }
 
 /** In the account's add-on and in the key's selection (none: every domain of the add-on). */
-const admits = (p: Principal, name: string): boolean => (p.emailAuthDomains ?? []).includes(name) && (!p.keyDomains?.length || p.keyDomains.includes(name));
+const admits = (p: Principal, name: string): boolean =>
+  (p.emailAuthDomains ?? []).includes(name) && (!p.keyDomains?.length || p.keyDomains.includes(name));

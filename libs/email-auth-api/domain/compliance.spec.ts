@@ -12,11 +12,26 @@ const dmarc = (policy: 'none' | 'quarantine' | 'reject', percentage = 100) => ({
   aspf: 'r' as const,
   fo: '0',
 });
-const key = (bits: number) => ({ selector: 's', public_key: 'x', key_type: 'rsa' as const, key_bits: bits, generated: true, created_at: '2026-01-01T00:00:00Z' });
+const key = (bits: number) => ({
+  selector: 's',
+  public_key: 'x',
+  key_type: 'rsa' as const,
+  key_bits: bits,
+  generated: true,
+  created_at: '2026-01-01T00:00:00Z',
+});
 
 describe('compliance', () => {
   it('scores nothing published as 0 with every mechanism missing', () => {
-    expect(compliance(none)).toEqual({ score: 0, dmarc: 'missing', spf: 'missing', dkim: 'missing', bimi: 'missing', mta_sts: 'missing', tls_rpt: 'missing' });
+    expect(compliance(none)).toEqual({
+      score: 0,
+      dmarc: 'missing',
+      spf: 'missing',
+      dkim: 'missing',
+      bimi: 'missing',
+      mta_sts: 'missing',
+      tls_rpt: 'missing',
+    });
   });
 
   it('scores everything enforced as 100', () => {
@@ -28,7 +43,15 @@ describe('compliance', () => {
       tlsRpt: { rua: ['mailto:tls@example.org'] },
       bimi: { logo_url: 'https://example.org/l.svg', vmc_url: null },
     });
-    expect(c).toEqual({ score: 100, dmarc: 'enforced', spf: 'enforced', dkim: 'enforced', bimi: 'enforced', mta_sts: 'enforced', tls_rpt: 'enforced' });
+    expect(c).toEqual({
+      score: 100,
+      dmarc: 'enforced',
+      spf: 'enforced',
+      dkim: 'enforced',
+      bimi: 'enforced',
+      mta_sts: 'enforced',
+      tls_rpt: 'enforced',
+    });
   });
 
   it('counts monitoring, partial percentages, soft SPF, short keys and BIMI without enforcement as partial', () => {

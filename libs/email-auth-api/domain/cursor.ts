@@ -10,13 +10,19 @@ export interface CursorPosition {
   id: string;
 }
 
-export const encodeCursor = (p: CursorPosition): string => Buffer.from(JSON.stringify([p.at, p.id]), 'utf8').toString('base64url');
+export const encodeCursor = (p: CursorPosition): string =>
+  Buffer.from(JSON.stringify([p.at, p.id]), 'utf8').toString('base64url');
 
 export function decodeCursor(raw: string | undefined): CursorPosition | null {
   if (raw === undefined || raw === '') return null;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') {
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    ) {
       return { at: parsed[0], id: parsed[1] };
     }
   } catch {
@@ -26,7 +32,8 @@ export function decodeCursor(raw: string | undefined): CursorPosition | null {
 }
 
 /** Read-store filter for "after the cursor" in (at desc, id desc) order. */
-export const afterCursor = (c: CursorPosition | null, atField = 'occurred_at') => (c ? { $or: [{ [atField]: { $lt: c.at } }, { [atField]: c.at, _id: { $lt: c.id } }] } : {});
+export const afterCursor = (c: CursorPosition | null, atField = 'occurred_at') =>
+  c ? { $or: [{ [atField]: { $lt: c.at } }, { [atField]: c.at, _id: { $lt: c.id } }] } : {};
 
 /** `limit + 1` items read: a page of `limit` and whether more follow. */
 export function page<T extends { _id: string }>(docs: T[], limit: number, atOf: (d: T) => string) {
@@ -40,6 +47,7 @@ export const MAX_DAYS = 3 * 365 + 1;
 export function parseDays(raw: unknown): number {
   if (raw === undefined || raw === '') return 30;
   const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < 1 || n > MAX_DAYS) throw validationFailed(`days must be an integer from 1 to ${MAX_DAYS} (three years)`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DAYS)
+    throw validationFailed(`days must be an integer from 1 to ${MAX_DAYS} (three years)`);
   return n;
 }

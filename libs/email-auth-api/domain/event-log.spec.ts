@@ -2,7 +2,16 @@ import { LoggedFact, logEntryOf } from './event-log';
 
 // Any type, as the log also guards against facts it does not list.
 const recorded = (type: string, data: unknown): LoggedFact =>
-  ({ id: 'evt-1', streamId: 'emailauth-example.org', revision: 0, type, data, metadata: {}, position: 1n, created: new Date() }) as unknown as LoggedFact;
+  ({
+    id: 'evt-1',
+    streamId: 'emailauth-example.org',
+    revision: 0,
+    type,
+    data,
+    metadata: {},
+    position: 1n,
+    created: new Date(),
+  }) as unknown as LoggedFact;
 
 describe('logEntryOf', () => {
   const base = { zone: 'example.org', account_id: 7, at: '2026-06-01T10:00:00.000Z' };
@@ -26,7 +35,12 @@ describe('logEntryOf', () => {
       domain: 'example.org',
       severity: 'info',
       title: 'DMARC policy of example.org changed from none to quarantine (10%)',
-      data: { source: 'wizard', from: { policy: 'none', percentage: 100 }, to: { policy: 'quarantine', percentage: 10 }, stage: 'quarantine_partial' },
+      data: {
+        source: 'wizard',
+        from: { policy: 'none', percentage: 100 },
+        to: { policy: 'quarantine', percentage: 10 },
+        stage: 'quarantine_partial',
+      },
     });
   });
 
@@ -34,7 +48,13 @@ describe('logEntryOf', () => {
     expect(logEntryOf(recorded('SpfConfigured', { ...base }))).toBeNull();
   });
 
-  const received = { zone: 'example.org', account_id: 7, received_at: '2026-06-01T10:00:00.000Z', source: 'smtp', report_key: 'k1' };
+  const received = {
+    zone: 'example.org',
+    account_id: 7,
+    received_at: '2026-06-01T10:00:00.000Z',
+    source: 'smtp',
+    report_key: 'k1',
+  };
 
   it('logs an accepted aggregate report as dmarc.report.received: reporter, report id, period and counts', () => {
     const entry = logEntryOf(
@@ -52,7 +72,14 @@ describe('logEntryOf', () => {
         chunk_count: 1,
       }),
     );
-    expect(entry).toMatchObject({ id: 'evt-1', account_id: 7, type: 'dmarc.report.received', occurred_at: received.received_at, domain: 'example.org', severity: 'info' });
+    expect(entry).toMatchObject({
+      id: 'evt-1',
+      account_id: 7,
+      type: 'dmarc.report.received',
+      occurred_at: received.received_at,
+      domain: 'example.org',
+      severity: 'info',
+    });
     expect(entry!.title).toBe('DMARC aggregate report for example.org from google.com');
     expect(entry!.data).toEqual({
       kind: 'aggregate',
@@ -116,7 +143,11 @@ describe('logEntryOf', () => {
         failed_sessions: 5,
       }),
     );
-    expect(entry).toMatchObject({ type: 'tls.report.received', severity: 'info', title: 'TLS report for example.org from Microsoft' });
+    expect(entry).toMatchObject({
+      type: 'tls.report.received',
+      severity: 'info',
+      title: 'TLS report for example.org from Microsoft',
+    });
     expect(entry!.data).toEqual({
       reporter: 'Microsoft',
       report_id: 't-1',
@@ -131,8 +162,21 @@ describe('logEntryOf', () => {
   });
 
   it('logs alert facts as alert.raised / alert.resolved with rule, figures and threshold, not the streak bookkeeping', () => {
-    const alert = { account_id: 7, zone: 'example.org', rule: 'tls_failures', observed: '2026-05-31', severity: 'warning', threshold: { max_failed_ratio: 0.05 } };
-    const figures = { day: '2026-05-31', sessions: 100, successful_sessions: 90, failed_sessions: 10, failed_ratio: 0.1 };
+    const alert = {
+      account_id: 7,
+      zone: 'example.org',
+      rule: 'tls_failures',
+      observed: '2026-05-31',
+      severity: 'warning',
+      threshold: { max_failed_ratio: 0.05 },
+    };
+    const figures = {
+      day: '2026-05-31',
+      sessions: 100,
+      successful_sessions: 90,
+      failed_sessions: 10,
+      failed_ratio: 0.1,
+    };
     const raised = logEntryOf(recorded('AlertRaised', { ...alert, occurred_at: '2026-06-02T00:00:00.000Z', figures }));
     expect(raised).toMatchObject({
       type: 'alert.raised',
@@ -141,8 +185,18 @@ describe('logEntryOf', () => {
       title: 'TLS failures for example.org reached 10% of 100 sessions (2026-05-31)',
       data: { rule: 'tls_failures', observed: '2026-05-31', figures, threshold: { max_failed_ratio: 0.05 } },
     });
-    const resolved = logEntryOf(recorded('AlertResolved', { ...alert, occurred_at: '2026-06-03T00:00:00.000Z', raised_at: '2026-06-02T00:00:00.000Z', figures }));
-    expect(resolved).toMatchObject({ type: 'alert.resolved', data: { rule: 'tls_failures', raised_at: '2026-06-02T00:00:00.000Z' } });
+    const resolved = logEntryOf(
+      recorded('AlertResolved', {
+        ...alert,
+        occurred_at: '2026-06-03T00:00:00.000Z',
+        raised_at: '2026-06-02T00:00:00.000Z',
+        figures,
+      }),
+    );
+    expect(resolved).toMatchObject({
+      type: 'alert.resolved',
+      data: { rule: 'tls_failures', raised_at: '2026-06-02T00:00:00.000Z' },
+    });
     expect(logEntryOf(recorded('AlertClearObserved', { ...alert, clear_streak: 1 }))).toBeNull();
   });
 });

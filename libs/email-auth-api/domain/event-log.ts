@@ -1,6 +1,11 @@
 import { RecordedEvent } from '../../eventstore/event-store.port';
 import { DmarcPolicyChanged } from '../../email-auth/domain/email-auth.events';
-import { AggregateReportReceived, FailureReportReceived, SEED_EVENT_NAME, TlsReportReceived } from '../../dmarc-reports/domain/report.events';
+import {
+  AggregateReportReceived,
+  FailureReportReceived,
+  SEED_EVENT_NAME,
+  TlsReportReceived,
+} from '../../dmarc-reports/domain/report.events';
 import { ALERT_LOG_SOURCE_TYPES, alertLogEntryOf } from '../../email-auth-alerts/domain/alert-log';
 import { AlertRaised, AlertResolved } from '../../email-auth-alerts/domain/alert.events';
 
@@ -8,7 +13,13 @@ import { AlertRaised, AlertResolved } from '../../email-auth-alerts/domain/alert
  * The email-auth event log (seed: Event (email-authentication API)): the same shape the
  * integrations push. Recorded whatever the account's alert settings.
  */
-export const EVENT_LOG_TYPES = ['dmarc.report.received', 'tls.report.received', 'dmarc.policy.changed', 'alert.raised', 'alert.resolved'] as const;
+export const EVENT_LOG_TYPES = [
+  'dmarc.report.received',
+  'tls.report.received',
+  'dmarc.policy.changed',
+  'alert.raised',
+  'alert.resolved',
+] as const;
 export type EventLogType = (typeof EVENT_LOG_TYPES)[number];
 export type Severity = 'info' | 'warning' | 'critical';
 
@@ -25,7 +36,8 @@ export interface EventLogEntry {
 /** Stored form: owner for scoping, `_id` = `id` for the (occurred_at, id) sort key. */
 export type EventLogDoc = EventLogEntry & { _id: string; account_id: number };
 
-const describe = (p: { policy: string; percentage: number }) => (p.policy === 'none' || p.percentage === 100 ? p.policy : `${p.policy} (${p.percentage}%)`);
+const describe = (p: { policy: string; percentage: number }) =>
+  p.policy === 'none' || p.percentage === 100 ? p.policy : `${p.policy} (${p.percentage}%)`;
 
 /**
  * Maps a domain fact to its log entry, or null when it is not one. Report and alert facts
@@ -51,7 +63,9 @@ export function logEntryOf(event: LoggedFact): EventLogDoc | null {
         occurred_at: d.at,
         domain: d.zone,
         severity: 'info',
-        title: d.from ? `DMARC policy of ${d.zone} changed from ${describe(d.from)} to ${describe(d.to)}` : `DMARC policy of ${d.zone} published as ${describe(d.to)}`,
+        title: d.from
+          ? `DMARC policy of ${d.zone} changed from ${describe(d.from)} to ${describe(d.to)}`
+          : `DMARC policy of ${d.zone} published as ${describe(d.to)}`,
         data: { source: d.source, from: d.from, to: d.to, stage: d.stage },
       };
     }
@@ -61,7 +75,8 @@ export function logEntryOf(event: LoggedFact): EventLogDoc | null {
 }
 
 /** Share of messages passing DMARC, to four decimals (null without messages). */
-const ratio = (part: number, whole: number): number | null => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null);
+const ratio = (part: number, whole: number): number | null =>
+  whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null;
 
 /**
  * An accepted report as a log entry: who sent it, which report, its period and its

@@ -29,7 +29,11 @@ const full: AggregateRecord = {
 describe('report row JSON pieces', () => {
   it.each([
     ['only the required fields', minimal, { country: 'ZZ', asn: 'Unknown', as_org: 'Unknown' }],
-    ['every optional field, quotes, backslashes and non-ASCII text', full, { country: 'US', asn: 'AS15169', as_org: 'Google "LLC"' }],
+    [
+      'every optional field, quotes, backslashes and non-ASCII text',
+      full,
+      { country: 'US', asn: 'AS15169', as_org: 'Google "LLC"' },
+    ],
   ])('concatenated, they are the JSON of the row object, field for field and in order (%s)', (_, record, net) => {
     const json = rowJson(7, JSON.stringify(record.source_ip), rowNetworkJson(net), rowTailJson(record));
     expect(json).toBe(JSON.stringify(rowObject(7, record, net)));
@@ -51,8 +55,19 @@ describe('report row JSON pieces', () => {
   });
 
   it('shows absent optional fields as null or an empty list, and never the envelope_to the API does not serve', () => {
-    const row = JSON.parse(rowJson(0, JSON.stringify(minimal.source_ip), rowNetworkJson({ country: 'ZZ', asn: 'Unknown', as_org: 'Unknown' }), rowTailJson(minimal)));
-    expect(row).toMatchObject({ envelope_from: null, reasons: [], dkim_results: [{ domain: 'example.com', selector: null, result: 'pass' }] });
+    const row = JSON.parse(
+      rowJson(
+        0,
+        JSON.stringify(minimal.source_ip),
+        rowNetworkJson({ country: 'ZZ', asn: 'Unknown', as_org: 'Unknown' }),
+        rowTailJson(minimal),
+      ),
+    );
+    expect(row).toMatchObject({
+      envelope_from: null,
+      reasons: [],
+      dkim_results: [{ domain: 'example.com', selector: null, result: 'pass' }],
+    });
     expect(JSON.parse(`{${rowTailJson(full).slice(1)}`)).not.toHaveProperty('envelope_to');
   });
 

@@ -50,11 +50,13 @@ function rowTailObject(r: AggregateRecord) {
 export const rowTailJson = (record: AggregateRecord): string => ',' + JSON.stringify(rowTailObject(record)).slice(1);
 
 /** NETWORK: the value of `country` and the `network` member that follows it. */
-export const rowNetworkJson = (net: RowNetwork): string => `${JSON.stringify(net.country)},"network":${JSON.stringify({ asn: net.asn, org: net.as_org })}`;
+export const rowNetworkJson = (net: RowNetwork): string =>
+  `${JSON.stringify(net.country)},"network":${JSON.stringify({ asn: net.asn, org: net.as_org })}`;
 
 /** A whole row's JSON from its pieces (the source IP already as a JSON string). */
 export const rowJson = (index: number, sourceIpJson: string, networkJson: string, tailJson: string): string =>
   `{"index":${index},"source_ip":${sourceIpJson},"country":${networkJson}${tailJson}`;
 
 /** The address a JSON string holds (the parse skipped when it has no escapes, as addresses never do). */
-export const sourceIpOf = (sourceIpJson: string): string => (sourceIpJson.includes('\\') ? (JSON.parse(sourceIpJson) as string) : sourceIpJson.slice(1, -1));
+export const sourceIpOf = (sourceIpJson: string): string =>
+  sourceIpJson.includes('\\') ? (JSON.parse(sourceIpJson) as string) : sourceIpJson.slice(1, -1);

@@ -18,7 +18,14 @@ describe('report stats', () => {
     const stats = chunkStats([
       record({ count: 5 }),
       record({ count: 3, dkim: 'fail', spf: 'pass', envelope_from: 'bounce.example.net' }),
-      record({ count: 2, dkim: 'fail', spf: 'fail', disposition: 'reject', source_ip: '198.51.100.9', spf_results: [{ domain: 'spoof.example', result: 'fail' }] }),
+      record({
+        count: 2,
+        dkim: 'fail',
+        spf: 'fail',
+        disposition: 'reject',
+        source_ip: '198.51.100.9',
+        spf_results: [{ domain: 'spoof.example', result: 'fail' }],
+      }),
       record({ count: 1, disposition: '' }),
     ]);
     expect(stats).toEqual({
@@ -47,7 +54,10 @@ describe('report stats', () => {
   });
 
   it('merges sources across chunks, largest first', () => {
-    const one = chunkStats([record({ source_ip: '192.0.2.1', count: 2 }), record({ source_ip: '192.0.2.2', count: 1 })]);
+    const one = chunkStats([
+      record({ source_ip: '192.0.2.1', count: 2 }),
+      record({ source_ip: '192.0.2.2', count: 1 }),
+    ]);
     const two = chunkStats([record({ source_ip: '192.0.2.2', count: 5, dkim: 'fail', spf: 'fail' })]);
     const merged = foldSources([one, two]);
     expect(merged.map((s) => [s.ip, s.messages, s.passing])).toEqual([
@@ -109,7 +119,13 @@ describe('report stats', () => {
         { result_type: 'certificate-expired', failed_sessions: 7 },
         { result_type: 'starttls-not-supported', failed_sessions: 3 },
       ],
-      failing_senders: [{ sending_mta_ip: '192.0.2.7', failed_sessions: 10, result_types: ['certificate-expired', 'starttls-not-supported'] }],
+      failing_senders: [
+        {
+          sending_mta_ip: '192.0.2.7',
+          failed_sessions: 10,
+          result_types: ['certificate-expired', 'starttls-not-supported'],
+        },
+      ],
       policy_types: [{ policy_type: 'sts', sessions: 100 }],
       daily: [{ date: '2026-05-31', successful_sessions: 90, failed_sessions: 10 }],
     });

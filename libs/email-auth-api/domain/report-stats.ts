@@ -58,7 +58,8 @@ const addCounts = (into: Counts, from: Counts) => {
 };
 
 /** Share of passing messages, 4 decimals; null without messages. */
-export const passRate = (passing: number, messages: number): number | null => (messages > 0 ? Math.round((passing / messages) * 10_000) / 10_000 : null);
+export const passRate = (passing: number, messages: number): number | null =>
+  messages > 0 ? Math.round((passing / messages) * 10_000) / 10_000 : null;
 
 export interface DayStats {
   date: string;
@@ -92,7 +93,10 @@ export function foldStats(docs: Iterable<ChunkStats & { day: string }>, days: st
 
 /** Per source address: messages, passing and the sending domains seen from it. */
 export function foldSources(docs: Iterable<{ sources: SourceStat[] }>) {
-  const byIp = new Map<string, { ip: string; messages: number; passing: number; domains: Map<string, { messages: number; passing: number }> }>();
+  const byIp = new Map<
+    string,
+    { ip: string; messages: number; passing: number; domains: Map<string, { messages: number; passing: number }> }
+  >();
   for (const d of docs) {
     for (const s of d.sources) {
       const ip = byIp.get(s.ip) ?? { ip: s.ip, messages: 0, passing: 0, domains: new Map() };
@@ -111,7 +115,9 @@ export function foldSources(docs: Iterable<{ sources: SourceStat[] }>) {
 /** The UTC dates of the `days` days ending today, oldest first. */
 export function windowDays(now: Date, days: number): string[] {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) => new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10));
+  return Array.from({ length: days }, (_, i) =>
+    new Date(today - (days - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+  );
 }
 
 /** What the TLS-RPT summary reads of a report (a `tls_reports` document, projections/tls-reports.projection.ts). */
@@ -145,7 +151,11 @@ export function foldTls(reports: Iterable<TlsReportTotals>, days: string[]) {
       for (const f of p.failure_details) {
         bump(failureTypes, f.result_type, f.failed_session_count);
         if (!f.sending_mta_ip) continue;
-        const s = senders.get(f.sending_mta_ip) ?? { sending_mta_ip: f.sending_mta_ip, failed_sessions: 0, result_types: new Set<string>() };
+        const s = senders.get(f.sending_mta_ip) ?? {
+          sending_mta_ip: f.sending_mta_ip,
+          failed_sessions: 0,
+          result_types: new Set<string>(),
+        };
         s.failed_sessions += f.failed_session_count;
         s.result_types.add(f.result_type);
         senders.set(f.sending_mta_ip, s);
@@ -164,7 +174,11 @@ export function foldTls(reports: Iterable<TlsReportTotals>, days: string[]) {
     failing_senders: [...senders.values()]
       .sort((a, b) => b.failed_sessions - a.failed_sessions || (a.sending_mta_ip < b.sending_mta_ip ? -1 : 1))
       .slice(0, 100)
-      .map((s) => ({ sending_mta_ip: s.sending_mta_ip, failed_sessions: s.failed_sessions, result_types: [...s.result_types].sort() })),
+      .map((s) => ({
+        sending_mta_ip: s.sending_mta_ip,
+        failed_sessions: s.failed_sessions,
+        result_types: [...s.result_types].sort(),
+      })),
     policy_types: Object.entries(policyTypes).map(([policy_type, sessions]) => ({ policy_type, sessions })),
     daily: [...byDay.values()],
   };

@@ -27,6 +27,11 @@ describe('identifySender', () => {
   });
 
   it('reads ASNs as printed by the IP data', () => {
-    expect([asnNumber('AS15169'), asnNumber('8075'), asnNumber('Unknown'), asnNumber(null)]).toEqual([15169, 8075, null, null]);
+    expect([asnNumber('AS15169'), asnNumber('8075'), asnNumber('Unknown'), asnNumber(null)]).toEqual([
+      15169,
+      8075,
+      null,
+      null,
+    ]);
   });
 });

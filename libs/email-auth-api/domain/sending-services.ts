@@ -18,11 +18,21 @@ export interface SendingService {
 
 export const SENDING_SERVICES: readonly SendingService[] = [
   { id: 'google', name: 'Google Workspace / Gmail', ptrSuffixes: ['google.com', 'googlemail.com'], asns: [15169] },
-  { id: 'microsoft', name: 'Microsoft 365 / Outlook', ptrSuffixes: ['outbound.protection.outlook.com', 'protection.outlook.com', 'outlook.com', 'hotmail.com'], asns: [8075] },
+  {
+    id: 'microsoft',
+    name: 'Microsoft 365 / Outlook',
+    ptrSuffixes: ['outbound.protection.outlook.com', 'protection.outlook.com', 'outlook.com', 'hotmail.com'],
+    asns: [8075],
+  },
   { id: 'amazon_ses', name: 'Amazon SES', ptrSuffixes: ['amazonses.com', 'smtp-out.amazonses.com'], asns: [] },
   { id: 'sendgrid', name: 'SendGrid', ptrSuffixes: ['sendgrid.net'], asns: [11377] },
   { id: 'mailgun', name: 'Mailgun', ptrSuffixes: ['mailgun.net', 'mailgun.org'], asns: [] },
-  { id: 'mailchimp', name: 'Mailchimp / Mandrill', ptrSuffixes: ['mandrillapp.com', 'mcsv.net', 'mcdlv.net', 'rsgsv.net'], asns: [] },
+  {
+    id: 'mailchimp',
+    name: 'Mailchimp / Mandrill',
+    ptrSuffixes: ['mandrillapp.com', 'mcsv.net', 'mcdlv.net', 'rsgsv.net'],
+    asns: [],
+  },
   { id: 'postmark', name: 'Postmark', ptrSuffixes: ['mtasv.net'], asns: [] },
   { id: 'sparkpost', name: 'SparkPost', ptrSuffixes: ['sparkpostmail.com', 'mail.sparkpostmail.com'], asns: [] },
   { id: 'zoho', name: 'Zoho Mail', ptrSuffixes: ['zoho.com', 'zohomail.com', 'zoho.eu'], asns: [] },
@@ -46,7 +56,11 @@ export function asnNumber(asn: string | null | undefined): number | null {
 }
 
 /** The service a source belongs to, from its PTR names (any of them) and its ASN. */
-export function identifySender(ptrNames: readonly string[], asn: number | null, table: readonly SendingService[] = SENDING_SERVICES): Identification {
+export function identifySender(
+  ptrNames: readonly string[],
+  asn: number | null,
+  table: readonly SendingService[] = SENDING_SERVICES,
+): Identification {
   const names = ptrNames.map((n) => n.toLowerCase().replace(/\.$/, ''));
   for (const service of table) {
     if (names.some((n) => service.ptrSuffixes.some((s) => endsAtLabel(n, s)))) return { service, by: 'ptr' };

@@ -8,10 +8,27 @@ import { decodeCursor, parseDays } from '../domain/cursor';
 import { EVENT_LOG_TYPES, EventLogType } from '../domain/event-log';
 import { EmailAuthApi } from './email-auth-api.docs';
 import { DEFAULT_LIMIT } from './report-query';
-import { DomainDetail, DomainList, ErrorBody, EventPage, PolicySchema, SendersSchema, SpfSchema, WizardSchema } from './email-auth-api.schemas';
+import {
+  DomainDetail,
+  DomainList,
+  ErrorBody,
+  EventPage,
+  PolicySchema,
+  SendersSchema,
+  SpfSchema,
+  WizardSchema,
+} from './email-auth-api.schemas';
 
-const DOMAIN_QUERY = ApiQuery({ name: 'domain', required: true, description: 'A domain the key can see', example: 'example.com' });
-const NOT_FOUND = ApiNotFoundResponse({ type: ErrorBody, description: 'No Email Authentication domain by that name on this key.' });
+const DOMAIN_QUERY = ApiQuery({
+  name: 'domain',
+  required: true,
+  description: 'A domain the key can see',
+  example: 'example.com',
+});
+const NOT_FOUND = ApiNotFoundResponse({
+  type: ErrorBody,
+  description: 'No Email Authentication domain by that name on this key.',
+});
 
 /** Contract §9: default page size 50, at most 100 (shared with the report endpoints). */
 export { DEFAULT_LIMIT };
@@ -30,7 +47,8 @@ export function parseTypes(raw: unknown): EventLogType[] {
   if (raw === undefined) return [];
   const values = Array.isArray(raw) ? raw : [raw];
   for (const v of values) {
-    if (!EVENT_LOG_TYPES.includes(v as EventLogType)) throw validationFailed(`type must be one of ${EVENT_LOG_TYPES.join(', ')}`);
+    if (!EVENT_LOG_TYPES.includes(v as EventLogType))
+      throw validationFailed(`type must be one of ${EVENT_LOG_TYPES.join(', ')}`);
   }
   return [...new Set(values as EventLogType[])];
 }
@@ -89,7 +107,11 @@ export class EmailAuthApiController {
   @ApiQuery({ name: 'since', required: false, description: 'ISO 8601 UTC time; entries at or after it' })
   @ApiQuery({ name: 'type', required: false, isArray: true, enum: EVENT_LOG_TYPES, description: 'Repeatable' })
   @ApiQuery({ name: 'cursor', required: false, description: 'next_cursor of the previous page' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_LIMIT } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_LIMIT },
+  })
   @ApiQuery({ name: 'days', required: false, schema: { type: 'integer', minimum: 1, maximum: 1096, default: 30 } })
   @ApiOkResponse({ type: EventPage })
   events(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {

@@ -30,7 +30,9 @@ export class EmailAuthApiGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined>; principal?: Principal }>();
+    const request = context
+      .switchToHttp()
+      .getRequest<{ headers: Record<string, string | string[] | undefined>; principal?: Principal }>();
     request.principal = await this.admit(request.headers, context.switchToHttp().getResponse<FastifyReply>());
     return true;
   }
@@ -51,14 +53,22 @@ export class EmailAuthApiGuard implements CanActivate {
 
     const now = this.clock.now().getTime();
     const start = windowStart(now);
-    const decision = rateDecision(await this.rates.hit(principal.keyId!, start), start, now, this.config.emailAuthRateLimit);
+    const decision = rateDecision(
+      await this.rates.hit(principal.keyId!, start),
+      start,
+      now,
+      this.config.emailAuthRateLimit,
+    );
     const limits = {
       'X-RateLimit-Limit': String(decision.limit),
       'X-RateLimit-Remaining': String(decision.remaining),
       'X-RateLimit-Reset': String(decision.reset),
     };
     if (!decision.allowed) {
-      throw new AppError(429, 'rate_limited', RATE_LIMIT_MESSAGE, { ...limits, 'Retry-After': String(decision.retryAfterSeconds) });
+      throw new AppError(429, 'rate_limited', RATE_LIMIT_MESSAGE, {
+        ...limits,
+        'Retry-After': String(decision.retryAfterSeconds),
+      });
     }
     void reply.headers(limits);
     await this.authenticator.recordUse(principal);

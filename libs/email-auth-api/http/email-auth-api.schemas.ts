@@ -35,11 +35,13 @@ export class ComplianceSchema {
 
 export class DomainSummary {
   @ApiProperty({ example: 'example.com' }) domain!: string;
-  @ApiProperty({ enum: ['active', 'parked'], description: 'parked: the SPF record authorizes no sender (v=spf1 -all)' }) status!: string;
+  @ApiProperty({ enum: ['active', 'parked'], description: 'parked: the SPF record authorizes no sender (v=spf1 -all)' })
+  status!: string;
   @ApiProperty({
     enum: ['delegated', 'records_only', null],
     nullable: true,
-    description: 'delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere',
+    description:
+      'delegated: the zone is served by our name servers; records_only: verified by TXT, records published elsewhere',
   })
   hosting_mode!: string | null;
   @ApiProperty({ type: ComplianceSchema }) compliance!: ComplianceSchema;
@@ -53,8 +55,14 @@ export class LiveRecordSchema {
   @ApiProperty({ enum: ['TXT'] }) type!: string;
   @ApiProperty({ description: 'The text the record must hold' }) value!: string;
   @ApiProperty({ description: 'Whether VERIFY_RESOLVER answers exactly this text at the name now' }) live!: boolean;
-  @ApiProperty({ type: [String], description: 'TXT texts of the same family (version tag) found at the name' }) found!: string[];
-  @ApiProperty({ type: String, nullable: true, description: 'Resolver error code (e.g. ENODATA) when the lookup failed' }) error!: string | null;
+  @ApiProperty({ type: [String], description: 'TXT texts of the same family (version tag) found at the name' })
+  found!: string[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Resolver error code (e.g. ENODATA) when the lookup failed',
+  })
+  error!: string | null;
 }
 export class DomainDetail extends DomainSummary {
   @ApiProperty({ type: [LiveRecordSchema] }) records!: LiveRecordSchema[];
@@ -67,7 +75,8 @@ export class WizardSchema {
   @ApiProperty({ type: 'integer' }) recommended_min_days!: number;
   @ApiProperty({ type: 'integer' }) messages_at_stage!: number;
   @ApiProperty() pass_rate_at_stage!: number;
-  @ApiProperty({ enum: ['ready_advance', 'investigate', 'keep_monitoring', 'need_more_data', 'full_enforcement'] }) recommendation!: string;
+  @ApiProperty({ enum: ['ready_advance', 'investigate', 'keep_monitoring', 'need_more_data', 'full_enforcement'] })
+  recommendation!: string;
   @ApiProperty() reason!: string;
   @ApiProperty({ enum: [...STAGES, null], nullable: true }) next_stage!: string | null;
   @ApiProperty() ready_to_advance!: boolean;
@@ -87,7 +96,12 @@ export class SpfSchema {
   @ApiProperty({ type: [String] }) include!: string[];
   @ApiProperty({ type: [String] }) ip4!: string[];
   @ApiProperty({ type: [String] }) ip6!: string[];
-  @ApiProperty({ enum: ['-all', '~all', '?all'], nullable: true, description: 'null when the record ends in redirect= instead' }) all!: string | null;
+  @ApiProperty({
+    enum: ['-all', '~all', '?all'],
+    nullable: true,
+    description: 'null when the record ends in redirect= instead',
+  })
+  all!: string | null;
   @ApiProperty({ type: 'integer', nullable: true }) dns_lookups!: number | null;
 }
 export class DkimSenderKey {
@@ -115,5 +129,10 @@ export class EventSchema {
 }
 export class EventPage {
   @ApiProperty({ type: [EventSchema] }) data!: EventSchema[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as cursor= for the next page; null on the last page' }) next_cursor!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as cursor= for the next page; null on the last page',
+  })
+  next_cursor!: string | null;
 }

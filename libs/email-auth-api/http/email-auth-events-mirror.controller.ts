@@ -28,11 +28,18 @@ export class EmailAuthEventsMirrorController {
   @ApiQuery({ name: 'since', required: false, description: 'ISO 8601 UTC time; entries at or after it' })
   @ApiQuery({ name: 'type', required: false, isArray: true, enum: EVENT_LOG_TYPES, description: 'Repeatable' })
   @ApiQuery({ name: 'cursor', required: false })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_LIMIT } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_LIMIT },
+  })
   @ApiOkResponse({ type: EventPage })
   async events(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
     const view = await this.scopes.accountView(p);
-    const domain = typeof query.domain === 'string' && query.domain !== '' ? (await this.scopes.forAccount(p)).zone(query.domain) : null;
+    const domain =
+      typeof query.domain === 'string' && query.domain !== ''
+        ? (await this.scopes.forAccount(p)).zone(query.domain)
+        : null;
     return this.reads.events(domain ? { ...view, emailAuthDomains: [domain] } : view, {
       since: parseSince(query.since),
       types: parseTypes(query.type),

@@ -75,11 +75,20 @@ export class EmailAuthReportsMirrorController {
     const c = await this.scopes.forAccount(p);
     // Only the zone in the path: a report of another of the account's zones is not found here.
     const only = c.zone(zone);
-    return rowPageReply(request, reply, await this.reads.dmarcReportPage({ accountId: c.scope.accountId, sees: (z) => z === only }, id, pageOf(q)));
+    return rowPageReply(
+      request,
+      reply,
+      await this.reads.dmarcReportPage({ accountId: c.scope.accountId, sees: (z) => z === only }, id, pageOf(q)),
+    );
   }
 
   @Get('dmarc/forensic')
-  @ReportEndpoint('Failure reports of the zone, newest first, paged, with subjects and full mail-from', FailureReportPage, DaysQuery(), PageQueries())
+  @ReportEndpoint(
+    'Failure reports of the zone, newest first, paged, with subjects and full mail-from',
+    FailureReportPage,
+    DaysQuery(),
+    PageQueries(),
+  )
   @NotFound(ZONE_404)
   async forensic(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query() q: Q) {
     const c = await this.scopes.forAccount(p);

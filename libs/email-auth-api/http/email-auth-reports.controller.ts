@@ -35,7 +35,12 @@ export class EmailAuthReportsController {
   ) {}
 
   @Get('dmarc/summary')
-  @ReportEndpoint('DMARC messages, published policy, disposition, SPF and DKIM results, daily series', DmarcSummarySchema, domainQuery(true), DaysQuery())
+  @ReportEndpoint(
+    'DMARC messages, published policy, disposition, SPF and DKIM results, daily series',
+    DmarcSummarySchema,
+    domainQuery(true),
+    DaysQuery(),
+  )
   @NotFound(DOMAIN_NOT_FOUND)
   async summary(@CurrentPrincipal() p: Principal, @Query() q: Q) {
     const c = await this.scopes.forKey(p);
@@ -43,7 +48,12 @@ export class EmailAuthReportsController {
   }
 
   @Get('dmarc/sources')
-  @ReportEndpoint('Identified sending services, unidentified source IPs and sending domains, with pass rates', DmarcSourcesSchema, domainQuery(true), DaysQuery())
+  @ReportEndpoint(
+    'Identified sending services, unidentified source IPs and sending domains, with pass rates',
+    DmarcSourcesSchema,
+    domainQuery(true),
+    DaysQuery(),
+  )
   @NotFound(DOMAIN_NOT_FOUND)
   async sources(@CurrentPrincipal() p: Principal, @Query() q: Q) {
     const c = await this.scopes.forKey(p);
@@ -51,7 +61,13 @@ export class EmailAuthReportsController {
   }
 
   @Get('dmarc/reports')
-  @ReportEndpoint('Aggregate reports, newest first (by period start), paged', AggregateReportPage, domainQuery(false), DaysQuery(), PageQueries())
+  @ReportEndpoint(
+    'Aggregate reports, newest first (by period start), paged',
+    AggregateReportPage,
+    domainQuery(false),
+    DaysQuery(),
+    PageQueries(),
+  )
   @NotFound(DOMAIN_NOT_FOUND)
   async reports(@CurrentPrincipal() p: Principal, @Query() q: Q) {
     const c = await this.scopes.forKey(p);
@@ -59,11 +75,21 @@ export class EmailAuthReportsController {
   }
 
   @Get('dmarc/reports/:id')
-  @ReportEndpoint('One aggregate report with its rows (source IP, country, network, count, disposition, DKIM and SPF results), rows paged', AggregateReportDetail, PageQueries())
+  @ReportEndpoint(
+    'One aggregate report with its rows (source IP, country, network, count, disposition, DKIM and SPF results), rows paged',
+    AggregateReportDetail,
+    PageQueries(),
+  )
   @ApiParam({ name: 'id', description: 'id of a report from /dmarc/reports' })
   @NotFound(REPORT_NOT_FOUND)
   @RowPageValidators()
-  async report(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() q: Q, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async report(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Query() q: Q,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     return answerRowPage(this.reads, this.scopes, p, id, q, request, reply);
   }
 
@@ -82,7 +108,12 @@ export class EmailAuthReportsController {
   }
 
   @Get('tls-rpt/summary')
-  @ReportEndpoint('TLS sessions succeeded and failed, failure types, failing senders, policy types, daily series', TlsSummarySchema, domainQuery(true), DaysQuery())
+  @ReportEndpoint(
+    'TLS sessions succeeded and failed, failure types, failing senders, policy types, daily series',
+    TlsSummarySchema,
+    domainQuery(true),
+    DaysQuery(),
+  )
   @NotFound(DOMAIN_NOT_FOUND)
   async tls(@CurrentPrincipal() p: Principal, @Query() q: Q) {
     const c = await this.scopes.forKey(p);

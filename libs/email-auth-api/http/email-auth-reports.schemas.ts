@@ -14,7 +14,11 @@ const COUNTS: ApiPropertyOptions = {
   description: 'Messages by result keyword as reported (e.g. pass, fail; none, quarantine, reject)',
 };
 const RATE = (what: string) => nullableNumber(`Share of ${what} passing DMARC (0..1); null without messages`);
-const NEXT_CURSOR: ApiPropertyOptions = { type: String, nullable: true, description: 'Pass as cursor= for the next page; null on the last page' };
+const NEXT_CURSOR: ApiPropertyOptions = {
+  type: String,
+  nullable: true,
+  description: 'Pass as cursor= for the next page; null on the last page',
+};
 
 export class PublishedPolicySchema {
   @ApiProperty() domain!: string;
@@ -39,7 +43,9 @@ export class DmarcSummarySchema {
   @ApiProperty({ type: 'integer' }) messages!: number;
   @ApiProperty({ type: 'integer' }) passing!: number;
   @ApiProperty(RATE('messages')) pass_rate!: number | null;
-  @ApiProperty(nullableRef(() => PublishedPolicySchema, 'Policy published according to the newest report; null before any report'))
+  @ApiProperty(
+    nullableRef(() => PublishedPolicySchema, 'Policy published according to the newest report; null before any report'),
+  )
   published_policy!: PublishedPolicySchema | null;
   @ApiProperty(COUNTS) disposition!: Record<string, number>;
   @ApiProperty(COUNTS) dkim!: Record<string, number>;
@@ -68,7 +74,11 @@ export class UnidentifiedSource {
   @ApiProperty({ type: 'integer' }) messages!: number;
   @ApiProperty({ type: 'integer' }) passing!: number;
   @ApiProperty(RATE('the address’s messages')) pass_rate!: number | null;
-  @ApiProperty({ type: [String], description: 'Envelope (SPF) domains, else header From domains, sent from this address' }) sending_domains!: string[];
+  @ApiProperty({
+    type: [String],
+    description: 'Envelope (SPF) domains, else header From domains, sent from this address',
+  })
+  sending_domains!: string[];
 }
 export class SendingDomainSchema {
   @ApiProperty() domain!: string;
@@ -82,10 +92,13 @@ export class DmarcSourcesSchema {
   @ApiProperty({ type: 'integer' }) messages!: number;
   @ApiProperty({ type: 'integer' }) identified_messages!: number;
   @ApiProperty({ type: 'integer' }) unidentified_messages!: number;
-  @ApiProperty({ type: [SendingServiceSchema], description: 'Known sending services, from reverse DNS and network' }) services!: SendingServiceSchema[];
-  @ApiProperty({ type: [UnidentifiedSource], description: 'The 100 largest unidentified source addresses' }) unidentified_sources!: UnidentifiedSource[];
+  @ApiProperty({ type: [SendingServiceSchema], description: 'Known sending services, from reverse DNS and network' })
+  services!: SendingServiceSchema[];
+  @ApiProperty({ type: [UnidentifiedSource], description: 'The 100 largest unidentified source addresses' })
+  unidentified_sources!: UnidentifiedSource[];
   @ApiProperty({ type: 'integer' }) unidentified_source_count!: number;
-  @ApiProperty({ type: [SendingDomainSchema], description: 'The 100 largest sending domains of unidentified traffic' }) unidentified_sending_domains!: SendingDomainSchema[];
+  @ApiProperty({ type: [SendingDomainSchema], description: 'The 100 largest sending domains of unidentified traffic' })
+  unidentified_sending_domains!: SendingDomainSchema[];
 }
 
 export class AggregateReportSchema {
@@ -142,7 +155,8 @@ export class ReportRowPage {
   @ApiProperty(NEXT_CURSOR) next_cursor!: string | null;
 }
 export class AggregateReportDetail extends AggregateReportSchema {
-  @ApiProperty({ type: ReportRowPage, description: 'The report’s rows in report order, paged by limit and cursor' }) rows!: ReportRowPage;
+  @ApiProperty({ type: ReportRowPage, description: 'The report’s rows in report order, paged by limit and cursor' })
+  rows!: ReportRowPage;
 }
 
 export class FailureReportSchema {
@@ -150,7 +164,8 @@ export class FailureReportSchema {
   @ApiProperty() domain!: string;
   @ApiProperty() reporter!: string;
   @ApiProperty({ format: 'date-time' }) received_at!: string;
-  @ApiProperty({ ...nullableString('Arrival time of the failed message, when reported'), format: 'date-time' }) arrival_date!: string | null;
+  @ApiProperty({ ...nullableString('Arrival time of the failed message, when reported'), format: 'date-time' })
+  arrival_date!: string | null;
   @ApiProperty() feedback_type!: string;
   @ApiProperty(nullableString()) source_ip!: string | null;
   @ApiProperty(nullableString('ISO country code, or Unknown')) country!: string | null;
@@ -161,8 +176,17 @@ export class FailureReportSchema {
   @ApiProperty(nullableString()) dkim_selector!: string | null;
   @ApiProperty(nullableString()) mail_from_domain!: string | null;
   @ApiProperty(nullableString()) rcpt_domain!: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Only for keys with the failure-report-subjects setting (and the dashboard)' }) subject?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Full mail-from address; only for keys with the failure-report-subjects setting (and the dashboard)' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Only for keys with the failure-report-subjects setting (and the dashboard)',
+  })
+  subject?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'Full mail-from address; only for keys with the failure-report-subjects setting (and the dashboard)',
+  })
   mail_from?: string | null;
 }
 export class FailureReportPage {
@@ -194,9 +218,11 @@ export class TlsSummarySchema {
   @ApiProperty({ type: 'integer' }) reports!: number;
   @ApiProperty({ type: 'integer' }) successful_sessions!: number;
   @ApiProperty({ type: 'integer' }) failed_sessions!: number;
-  @ApiProperty(nullableNumber('Share of sessions that succeeded (0..1); null without sessions')) success_rate!: number | null;
+  @ApiProperty(nullableNumber('Share of sessions that succeeded (0..1); null without sessions')) success_rate!:
+    number | null;
   @ApiProperty({ type: [TlsFailureType] }) failure_types!: TlsFailureType[];
-  @ApiProperty({ type: [TlsFailingSender], description: 'The 100 sending MTAs with the most failed sessions' }) failing_senders!: TlsFailingSender[];
+  @ApiProperty({ type: [TlsFailingSender], description: 'The 100 sending MTAs with the most failed sessions' })
+  failing_senders!: TlsFailingSender[];
   @ApiProperty({ type: [TlsPolicyType] }) policy_types!: TlsPolicyType[];
   @ApiProperty({ type: [DailyTls], description: 'Every UTC day of the window, oldest first' }) daily!: DailyTls[];
 }

@@ -9,7 +9,9 @@ export const EMAIL_AUTH_OPENAPI_PATH = '/api/v1/openapi.json';
 export function emailAuthOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Email authentication read API')
-    .setDescription('Read-only email-authentication data under /api/v1/email-auth. Errors have the body {error: {code, message}}; 60 requests a minute per key.')
+    .setDescription(
+      'Read-only email-authentication data under /api/v1/email-auth. Errors have the body {error: {code, message}}; 60 requests a minute per key.',
+    )
     .setVersion('1')
     .setOpenAPIVersion('3.1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key with the email_auth:read scope' })

@@ -57,11 +57,18 @@ export class DmarcNightlyJob {
         this.logger.warn('dmarc nightly job: records not republished', { zone, error: (e as Error).message });
       }
     }
-    this.logger.info('dmarc nightly job done', { night, zones: result.zones.length, recorded: result.zones.filter((z) => z.recorded).length });
+    this.logger.info('dmarc nightly job done', {
+      night,
+      zones: result.zones.length,
+      recorded: result.zones.filter((z) => z.recorded).length,
+    });
     return result;
   }
 
   private count(result: 'recorded' | 'already_recorded' | 'failed', n = 1): void {
-    this.metrics.counter('dmarc_nightly_zones_total', 'DMARC wizard nightly job: zones by outcome', ['result']).labels(result).inc(n);
+    this.metrics
+      .counter('dmarc_nightly_zones_total', 'DMARC wizard nightly job: zones by outcome', ['result'])
+      .labels(result)
+      .inc(n);
   }
 }

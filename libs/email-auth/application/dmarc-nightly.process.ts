@@ -1,5 +1,10 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { DAILY_JOB_TIMER_POLL_MS, DailyJobFact, DailyJobState, RunDailyJob } from '../../consumers/daily-job.process-manager';
+import {
+  DAILY_JOB_TIMER_POLL_MS,
+  DailyJobFact,
+  DailyJobState,
+  RunDailyJob,
+} from '../../consumers/daily-job.process-manager';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import { dmarcNightlyProcess } from '../domain/dmarc-nightly.process-manager';

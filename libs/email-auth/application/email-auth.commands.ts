@@ -9,7 +9,11 @@ export interface EmailAuthCaller {
 }
 
 /** A settings command as the caller gives it; the handler adds the account, the zone's normalised name and the time. */
-export type EmailAuthChange = EmailAuthCommand extends infer C ? (C extends EmailAuthCommand ? Omit<C, 'accountId' | 'zone' | 'at'> : never) : never;
+export type EmailAuthChange = EmailAuthCommand extends infer C
+  ? C extends EmailAuthCommand
+    ? Omit<C, 'accountId' | 'zone' | 'at'>
+    : never
+  : never;
 
 /**
  * A change of a zone's email-authentication settings; answers the new settings. Every

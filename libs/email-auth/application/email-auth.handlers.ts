@@ -10,7 +10,16 @@ import { PublishManagedTxt } from '../../zones/application/zone.commands';
 import { ManagedTxt } from '../../zones/domain/zone.decider';
 import { EmailAuthCommand, emailAuthDecider, EmailAuthState } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
-import { BIMI_FAMILY, DKIM_FAMILY, DMARC_FAMILY, generatedRecords, MTA_STS_FAMILY, SPF_FAMILY, TLS_RPT_FAMILY, txtPresentation } from '../domain/records';
+import {
+  BIMI_FAMILY,
+  DKIM_FAMILY,
+  DMARC_FAMILY,
+  generatedRecords,
+  MTA_STS_FAMILY,
+  SPF_FAMILY,
+  TLS_RPT_FAMILY,
+  txtPresentation,
+} from '../domain/records';
 import { checkSpf } from '../domain/settings';
 import { countSpfLookups, parseSpf, spfRecord } from '../domain/spf';
 import {
@@ -40,7 +49,11 @@ const FAMILY_AT: Array<{ subname: string; family: string; configured: (s: EmailA
   { subname: 'default._bimi', family: BIMI_FAMILY, configured: (s) => s.bimi !== null },
 ];
 
-const metadataOf = (c: EmailAuthCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
+const metadataOf = (c: EmailAuthCaller): EventMetadata => ({
+  actor: c.actor,
+  account_id: c.accountId,
+  source_ip: c.sourceIp,
+});
 
 /**
  * What the email-authentication handlers share: enrolment check, the decision on the zone's
@@ -62,11 +75,23 @@ export class EmailAuthSettingsWriter {
   /** The publish in flight per zone (see `publish`). */
   private readonly publishing = new Map<string, Promise<void>>();
 
-  async change(caller: EmailAuthCaller, rawZone: string, change: EmailAuthChange, extraRemovals: ManagedTxt[] = []): Promise<EmailAuthState> {
+  async change(
+    caller: EmailAuthCaller,
+    rawZone: string,
+    change: EmailAuthChange,
+    extraRemovals: ManagedTxt[] = [],
+  ): Promise<EmailAuthState> {
     const zone = await this.enrolment.check(caller.accountId, rawZone);
-    const command = { ...change, accountId: caller.accountId, zone, at: this.clock.now().toISOString() } as EmailAuthCommand;
+    const command = {
+      ...change,
+      accountId: caller.accountId,
+      zone,
+      at: this.clock.now().toISOString(),
+    } as EmailAuthCommand;
     if (command.type !== 'OpenWizard') await this.checkPublishable(caller, zone, command, extraRemovals);
-    const { state } = await this.runner.run(emailAuthStream(zone), emailAuthDecider, command, metadataOf(caller), ['email_auth']);
+    const { state } = await this.runner.run(emailAuthStream(zone), emailAuthDecider, command, metadataOf(caller), [
+      'email_auth',
+    ]);
     // Opening the wizard changes no record; every other change (even a repeated one) republishes, which heals a cut-off publish.
     if (command.type !== 'OpenWizard') await this.publish(caller, zone, extraRemovals);
     return state;
@@ -90,11 +115,18 @@ export class EmailAuthSettingsWriter {
    * (contract §16) refuses the change as a whole instead of storing settings whose
    * records cannot be served.
    */
-  private async checkPublishable(caller: EmailAuthCaller, zone: string, command: EmailAuthCommand, extra: ManagedTxt[]): Promise<void> {
+  private async checkPublishable(
+    caller: EmailAuthCaller,
+    zone: string,
+    command: EmailAuthCommand,
+    extra: ManagedTxt[],
+  ): Promise<void> {
     const { state } = await this.runner.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     const next = emailAuthDecider.decide(command, state).reduce((s, e) => emailAuthDecider.evolve(s, e), state);
     if (next.accountId !== caller.accountId) return;
-    await this.commands.execute(new PublishManagedTxt(caller, zone, this.publishChanges(next, extra), RECORD_TTL, true));
+    await this.commands.execute(
+      new PublishManagedTxt(caller, zone, this.publishChanges(next, extra), RECORD_TTL, true),
+    );
   }
 
   /** The managed TXT changes for `state`; a removal of what the state holds again (a concurrent re-add) is dropped. */
@@ -132,9 +164,12 @@ export class EmailAuthSettingsWriter {
     const changes: ManagedTxt[] = FAMILY_AT.filter((f) => f.configured(state)).map((f) => ({
       subname: f.subname,
       family: f.family,
-      records: generated.filter((g) => g.subname === f.subname && g.family === f.family).map((g) => txtPresentation(g.value)),
+      records: generated
+        .filter((g) => g.subname === f.subname && g.family === f.family)
+        .map((g) => txtPresentation(g.value)),
     }));
-    for (const k of generated.filter((g) => g.family === DKIM_FAMILY)) changes.push({ subname: k.subname, family: k.family, records: [txtPresentation(k.value)] });
+    for (const k of generated.filter((g) => g.family === DKIM_FAMILY))
+      changes.push({ subname: k.subname, family: k.family, records: [txtPresentation(k.value)] });
     return changes;
   }
 }
@@ -167,20 +202,32 @@ export class ConfigureSpfHandler implements ICommandHandler<ConfigureSpf, EmailA
 
 /** RSA 2048 generated here; the private key is handed back once and never stored. */
 @CommandHandler(GenerateDkimKey)
-export class GenerateDkimKeyHandler implements ICommandHandler<GenerateDkimKey, { state: EmailAuthState; privateKey: string }> {
+export class GenerateDkimKeyHandler implements ICommandHandler<
+  GenerateDkimKey,
+  { state: EmailAuthState; privateKey: string }
+> {
   constructor(
     private readonly writer: EmailAuthSettingsWriter,
     private readonly enrolment: Enrolment,
   ) {}
 
-  async execute({ caller, zone: rawZone, selector }: GenerateDkimKey): Promise<{ state: EmailAuthState; privateKey: string }> {
+  async execute({
+    caller,
+    zone: rawZone,
+    selector,
+  }: GenerateDkimKey): Promise<{ state: EmailAuthState; privateKey: string }> {
     await this.enrolment.check(caller.accountId, rawZone);
     const { publicKey, privateKey } = generateKeyPairSync('rsa', {
       modulusLength: 2048,
       publicKeyEncoding: { type: 'spki', format: 'der' },
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
-    const state = await this.writer.change(caller, rawZone, { type: 'SetDkimKey', selector, publicKey: publicKey.toString('base64'), generated: true });
+    const state = await this.writer.change(caller, rawZone, {
+      type: 'SetDkimKey',
+      selector,
+      publicKey: publicKey.toString('base64'),
+      generated: true,
+    });
     return { state, privateKey };
   }
 }
@@ -191,7 +238,9 @@ export class RemoveDkimKeyHandler implements ICommandHandler<RemoveDkimKey, Emai
 
   execute({ caller, zone, selector }: RemoveDkimKey): Promise<EmailAuthState> {
     const s = selector.toLowerCase();
-    return this.writer.change(caller, zone, { type: 'RemoveDkimKey', selector: s }, [{ subname: `${s}._domainkey`, family: DKIM_FAMILY, records: [] }]);
+    return this.writer.change(caller, zone, { type: 'RemoveDkimKey', selector: s }, [
+      { subname: `${s}._domainkey`, family: DKIM_FAMILY, records: [] },
+    ]);
   }
 }
 
@@ -246,13 +295,24 @@ export class RecordDmarcNightHandler implements ICommandHandler<RecordDmarcNight
         },
         state,
       );
-      const summary = { zone, messages: totals.messages, passing: totals.passing, window_from: from.toISOString(), window_to: now.toISOString() };
+      const summary = {
+        zone,
+        messages: totals.messages,
+        passing: totals.passing,
+        window_from: from.toISOString(),
+        window_to: now.toISOString(),
+      };
       if (events.length === 0) return { ...summary, recorded: false };
       try {
         const id = nameBasedEventId(`dmarc-nightly:${zone}:${night}`);
         await this.store.appendToStream(
           stream,
-          events.map((e) => ({ id, type: e.type, data: e.data, metadata: { version: 1, actor: 'system', account_id: state.accountId, correlation_id: id } })),
+          events.map((e) => ({
+            id,
+            type: e.type,
+            data: e.data,
+            metadata: { version: 1, actor: 'system', account_id: state.accountId, correlation_id: id },
+          })),
           revision === -1 ? 'no_stream' : revision,
         );
         return { ...summary, recorded: true };

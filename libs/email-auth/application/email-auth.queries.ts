@@ -24,7 +24,9 @@ export class EmailAuthQueries {
     const zone = await this.enrolment.check(caller.accountId, rawZone);
     const { state } = await this.streams.loadState(emailAuthStream(zone), emailAuthDecider);
     // Settings of an earlier owner of the name are not this account's.
-    return state.accountId === caller.accountId ? state : { ...emailAuthDecider.initialState(), zone, accountId: caller.accountId };
+    return state.accountId === caller.accountId
+      ? state
+      : { ...emailAuthDecider.initialState(), zone, accountId: caller.accountId };
   }
 
   /**
@@ -50,11 +52,28 @@ export function settingsView(zone: string, s: EmailAuthState, published: Publish
     dmarc: s.dmarc,
     spf: s.spf && { a: [], mx: [], exists: [], redirect: null, ...s.spf, dns_lookups: s.spfLookups },
     published_spf: published,
-    dkim: s.dkim.map((k) => ({ selector: k.selector, key_type: k.key_type, key_bits: k.key_bits, public_key: k.public_key, generated: k.generated, created_at: k.created_at })),
-    mta_sts: s.mtaSts && { mode: s.mtaSts.mode, mx: s.mtaSts.mx, max_age: s.mtaSts.max_age, id: s.mtaSts.id, policy_url: `https://mta-sts.${zone}/.well-known/mta-sts.txt` },
+    dkim: s.dkim.map((k) => ({
+      selector: k.selector,
+      key_type: k.key_type,
+      key_bits: k.key_bits,
+      public_key: k.public_key,
+      generated: k.generated,
+      created_at: k.created_at,
+    })),
+    mta_sts: s.mtaSts && {
+      mode: s.mtaSts.mode,
+      mx: s.mtaSts.mx,
+      max_age: s.mtaSts.max_age,
+      id: s.mtaSts.id,
+      policy_url: `https://mta-sts.${zone}/.well-known/mta-sts.txt`,
+    },
     tls_rpt: s.tlsRpt,
     bimi: s.bimi,
-    records: generatedRecords(s).map((r) => ({ name: r.subname ? `${r.subname}.${zone}` : zone, type: 'TXT', value: r.value })),
+    records: generatedRecords(s).map((r) => ({
+      name: r.subname ? `${r.subname}.${zone}` : zone,
+      type: 'TXT',
+      value: r.value,
+    })),
     warnings: advisories(zone, s),
   };
 }

@@ -23,8 +23,10 @@ export class Enrolment {
     const doc = await this.zones.get(accountId, normalizeZone(rawZone));
     const zone = doc.name;
     const { state } = await this.accounts.load(accountId);
-    if (state.emailAuth.tier === 'none' || !state.emailAuth.domains.includes(zone)) throw forbidden('addon_required', ADDON_REQUIRED);
-    if (doc.status !== 'verified') throw conflict('zone_not_verified', `Verify the zone ${zone} before managing its email authentication`);
+    if (state.emailAuth.tier === 'none' || !state.emailAuth.domains.includes(zone))
+      throw forbidden('addon_required', ADDON_REQUIRED);
+    if (doc.status !== 'verified')
+      throw conflict('zone_not_verified', `Verify the zone ${zone} before managing its email authentication`);
     return zone;
   }
 }

@@ -44,7 +44,14 @@ export class LiveRecords {
       const name = fqdn(zone, r.subname);
       const answer = answers.get(name)!;
       const found = Array.isArray(answer) ? answer.filter((t) => t.startsWith(r.family)) : [];
-      return { name, type: 'TXT', value: r.value, live: found.includes(r.value), found, error: Array.isArray(answer) ? null : answer };
+      return {
+        name,
+        type: 'TXT',
+        value: r.value,
+        live: found.includes(r.value),
+        found,
+        error: Array.isArray(answer) ? null : answer,
+      };
     });
   }
 }

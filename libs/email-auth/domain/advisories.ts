@@ -8,7 +8,8 @@ export function advisories(zone: string, s: ZoneSettings): string[] {
   const out: string[] = [];
   const inZone = (domain: string) => domain === zone || domain.endsWith(`.${zone}`);
   if (s.dmarc) {
-    if (s.dmarc.rua.length === 0) out.push('dmarc.rua: no aggregate report address, so the DMARC wizard receives no data');
+    if (s.dmarc.rua.length === 0)
+      out.push('dmarc.rua: no aggregate report address, so the DMARC wizard receives no data');
     for (const [field, uris] of [
       ['rua', s.dmarc.rua],
       ['ruf', s.dmarc.ruf],
@@ -16,7 +17,9 @@ export function advisories(zone: string, s: ZoneSettings): string[] {
       for (const uri of uris) {
         const domain = uri.slice(uri.lastIndexOf('@') + 1);
         if (!inZone(domain)) {
-          out.push(`dmarc.${field}: receivers send reports to ${domain} only if it publishes "v=DMARC1" at ${zone}._report._dmarc.${domain} (RFC 7489 §7.1)`);
+          out.push(
+            `dmarc.${field}: receivers send reports to ${domain} only if it publishes "v=DMARC1" at ${zone}._report._dmarc.${domain} (RFC 7489 §7.1)`,
+          );
         }
       }
     }

@@ -9,16 +9,43 @@ const spec = specFor(emailAuthDecider);
 const zone = 'example.com';
 const at = '2026-03-01T10:00:00.000Z';
 const base = { zone, account_id: 1, at };
-const cmd = <C extends Omit<EmailAuthCommand, 'accountId' | 'zone' | 'at'>>(c: C, accountId = 1) => ({ ...c, accountId, zone, at }) as EmailAuthCommand;
+const cmd = <C extends Omit<EmailAuthCommand, 'accountId' | 'zone' | 'at'>>(c: C, accountId = 1) =>
+  ({ ...c, accountId, zone, at }) as EmailAuthCommand;
 
-const dmarc: DmarcSettings = { policy: 'none', subdomain_policy: null, percentage: 100, rua: ['mailto:rua@example.com'], ruf: [], adkim: 'r', aspf: 'r', fo: '0' };
+const dmarc: DmarcSettings = {
+  policy: 'none',
+  subdomain_policy: null,
+  percentage: 100,
+  rua: ['mailto:rua@example.com'],
+  ruf: [],
+  adkim: 'r',
+  aspf: 'r',
+  fo: '0',
+};
 const configured: EmailAuthEvent = { type: 'DmarcConfigured', data: { ...base, dmarc } };
-const started: EmailAuthEvent = { type: 'DmarcWizardStarted', data: { ...base, stage: 'monitoring', policy: 'none', percentage: 100 } };
+const started: EmailAuthEvent = {
+  type: 'DmarcWizardStarted',
+  data: { ...base, stage: 'monitoring', policy: 'none', percentage: 100 },
+};
 const metrics = (night: string, messages: number, passing: number, days: number): EmailAuthEvent => ({
   type: 'DmarcStageMetricsRecorded',
-  data: { ...base, night, window_from: at, window_to: at, messages, passing, pass_rate: Math.round((passing / messages) * 1000) / 10, days_at_stage: days },
+  data: {
+    ...base,
+    night,
+    window_from: at,
+    window_to: at,
+    messages,
+    passing,
+    pass_rate: Math.round((passing / messages) * 1000) / 10,
+    days_at_stage: days,
+  },
 });
-const advanced = (from: StageName, to: StageName, policy: 'quarantine' | 'reject', percentage: number): EmailAuthEvent => ({
+const advanced = (
+  from: StageName,
+  to: StageName,
+  policy: 'quarantine' | 'reject',
+  percentage: number,
+): EmailAuthEvent => ({
   type: 'DmarcStageAdvanced',
   data: {
     ...base,
@@ -26,7 +53,16 @@ const advanced = (from: StageName, to: StageName, policy: 'quarantine' | 'reject
     to_stage: to,
     policy,
     percentage,
-    history_entry: { stage: from, policy: 'none', percentage: 100, entered_at: at, exited_at: at, pass_rate: 100, messages: 500, days: 14 },
+    history_entry: {
+      stage: from,
+      policy: 'none',
+      percentage: 100,
+      entered_at: at,
+      exited_at: at,
+      pass_rate: 100,
+      messages: 500,
+      days: 14,
+    },
   },
 });
 
@@ -37,7 +73,10 @@ describe('email-auth decider: settings', () => {
       .when(cmd({ type: 'ConfigureDmarc', dmarc: { policy: 'none', rua: ['mailto:RUA@Example.COM'] } }))
       .then([
         { type: 'DmarcConfigured', data: { ...base, dmarc: { ...dmarc, rua: ['mailto:RUA@example.com'] } } },
-        { type: 'DmarcPolicyChanged', data: { ...base, source: 'settings', from: null, to: { policy: 'none', percentage: 100 }, stage: null } },
+        {
+          type: 'DmarcPolicyChanged',
+          data: { ...base, source: 'settings', from: null, to: { policy: 'none', percentage: 100 }, stage: null },
+        },
       ]);
   });
 
@@ -71,22 +110,50 @@ describe('email-auth decider: settings', () => {
     spec
       .given([])
       .when(cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'], all: '-all' }, dnsLookups: 10 }))
-      .then([{ type: 'SpfConfigured', data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 10 } }]);
-  });
-
-  it('records a, mx, exists and redirect when given; settings stored before them stay equal (issue 27)', () => {
-    const old: EmailAuthEvent = { type: 'SpfConfigured', data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 1 } };
-    spec
-      .given([old])
-      .when(cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'], all: '-all', a: [], mx: [] }, dnsLookups: 1 }))
-      .then([]);
-    spec
-      .given([old])
-      .when(cmd({ type: 'ConfigureSpf', spf: { mx: ['@'], exists: ['%{i}.spf.example.net'], redirect: '_spf.example.net', all: null }, dnsLookups: 3 }))
       .then([
         {
           type: 'SpfConfigured',
-          data: { ...base, spf: { include: [], ip4: [], ip6: [], all: null, mx: ['@'], exists: ['%{i}.spf.example.net'], redirect: '_spf.example.net' }, dns_lookups: 3 },
+          data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 10 },
+        },
+      ]);
+  });
+
+  it('records a, mx, exists and redirect when given; settings stored before them stay equal (issue 27)', () => {
+    const old: EmailAuthEvent = {
+      type: 'SpfConfigured',
+      data: { ...base, spf: { include: ['a.example.net'], ip4: [], ip6: [], all: '-all' }, dns_lookups: 1 },
+    };
+    spec
+      .given([old])
+      .when(
+        cmd({ type: 'ConfigureSpf', spf: { include: ['a.example.net'], all: '-all', a: [], mx: [] }, dnsLookups: 1 }),
+      )
+      .then([]);
+    spec
+      .given([old])
+      .when(
+        cmd({
+          type: 'ConfigureSpf',
+          spf: { mx: ['@'], exists: ['%{i}.spf.example.net'], redirect: '_spf.example.net', all: null },
+          dnsLookups: 3,
+        }),
+      )
+      .then([
+        {
+          type: 'SpfConfigured',
+          data: {
+            ...base,
+            spf: {
+              include: [],
+              ip4: [],
+              ip6: [],
+              all: null,
+              mx: ['@'],
+              exists: ['%{i}.spf.example.net'],
+              redirect: '_spf.example.net',
+            },
+            dns_lookups: 3,
+          },
         },
       ]);
     spec
@@ -112,7 +179,10 @@ describe('email-auth decider: settings', () => {
     const key = publicKey.toString('base64');
     const set: EmailAuthEvent = {
       type: 'DkimKeySet',
-      data: { ...base, key: { selector: 's1', public_key: key, key_type: 'rsa', key_bits: 2048, generated: true, created_at: at } },
+      data: {
+        ...base,
+        key: { selector: 's1', public_key: key, key_type: 'rsa', key_bits: 2048, generated: true, created_at: at },
+      },
     };
     spec
       .given([])
@@ -135,7 +205,10 @@ describe('email-auth decider: settings', () => {
   it('gives each MTA-STS policy change a new id, and none to an unchanged policy', () => {
     const first: EmailAuthEvent = {
       type: 'MtaStsConfigured',
-      data: { ...base, mta_sts: { mode: 'testing', mx: ['mx.example.com'], max_age: 86400, id: '202603011000000001', updated_at: at } },
+      data: {
+        ...base,
+        mta_sts: { mode: 'testing', mx: ['mx.example.com'], max_age: 86400, id: '202603011000000001', updated_at: at },
+      },
     };
     spec
       .given([])
@@ -148,7 +221,21 @@ describe('email-auth decider: settings', () => {
     spec
       .given([first])
       .when(cmd({ type: 'ConfigureMtaSts', mtaSts: { mode: 'enforce', mx: ['mx.example.com'], max_age: 86400 } }))
-      .then([{ type: 'MtaStsConfigured', data: { ...base, mta_sts: { mode: 'enforce', mx: ['mx.example.com'], max_age: 86400, id: '202603011000000002', updated_at: at } } }]);
+      .then([
+        {
+          type: 'MtaStsConfigured',
+          data: {
+            ...base,
+            mta_sts: {
+              mode: 'enforce',
+              mx: ['mx.example.com'],
+              max_age: 86400,
+              id: '202603011000000002',
+              updated_at: at,
+            },
+          },
+        },
+      ]);
   });
 
   it('starts from nothing when the zone name now belongs to another account', () => {
@@ -178,21 +265,57 @@ describe('email-auth decider: DMARC wizard', () => {
   it('records a night once, one more day each time', () => {
     spec
       .given([configured, started])
-      .when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 300, passing: 299 }))
+      .when(
+        cmd({
+          type: 'RecordNightlyMetrics',
+          night: '2026-03-02',
+          windowFrom: at,
+          windowTo: at,
+          messages: 300,
+          passing: 299,
+        }),
+      )
       .then([
         {
           type: 'DmarcStageMetricsRecorded',
-          data: { ...base, night: '2026-03-02', window_from: at, window_to: at, messages: 300, passing: 299, pass_rate: 99.7, days_at_stage: 1 },
+          data: {
+            ...base,
+            night: '2026-03-02',
+            window_from: at,
+            window_to: at,
+            messages: 300,
+            passing: 299,
+            pass_rate: 99.7,
+            days_at_stage: 1,
+          },
         },
       ]);
     const night = metrics('2026-03-02', 300, 299, 1);
     spec
       .given([configured, started, night])
-      .when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 999, passing: 0 }))
+      .when(
+        cmd({
+          type: 'RecordNightlyMetrics',
+          night: '2026-03-02',
+          windowFrom: at,
+          windowTo: at,
+          messages: 999,
+          passing: 0,
+        }),
+      )
       .then([]);
     spec
       .given([configured])
-      .when(cmd({ type: 'RecordNightlyMetrics', night: '2026-03-02', windowFrom: at, windowTo: at, messages: 1, passing: 1 }))
+      .when(
+        cmd({
+          type: 'RecordNightlyMetrics',
+          night: '2026-03-02',
+          windowFrom: at,
+          windowTo: at,
+          messages: 1,
+          passing: 1,
+        }),
+      )
       .then([]);
   });
 
@@ -215,7 +338,12 @@ describe('email-auth decider: DMARC wizard', () => {
       .when(cmd({ type: 'AdvanceStage', confirm: true }))
       .thenFails(409, /low_pass_rate/);
     spec
-      .given([configured, started, advanced('monitoring', 'quarantine_partial', 'quarantine', 10), metrics('2026-03-23', 500, 500, 7)])
+      .given([
+        configured,
+        started,
+        advanced('monitoring', 'quarantine_partial', 'quarantine', 10),
+        metrics('2026-03-23', 500, 500, 7),
+      ])
       .when(cmd({ type: 'AdvanceStage', confirm: true, percentage: 40 }))
       .thenFails(400, /only when entering quarantine_partial or reject_partial/);
   });
@@ -233,12 +361,27 @@ describe('email-auth decider: DMARC wizard', () => {
             to_stage: 'quarantine_partial',
             policy: 'quarantine',
             percentage: 25,
-            history_entry: { stage: 'monitoring', policy: 'none', percentage: 100, entered_at: at, exited_at: at, pass_rate: 99, messages: 500, days: 14 },
+            history_entry: {
+              stage: 'monitoring',
+              policy: 'none',
+              percentage: 100,
+              entered_at: at,
+              exited_at: at,
+              pass_rate: 99,
+              messages: 500,
+              days: 14,
+            },
           },
         },
         {
           type: 'DmarcPolicyChanged',
-          data: { ...base, source: 'wizard', from: { policy: 'none', percentage: 100 }, to: { policy: 'quarantine', percentage: 25 }, stage: 'quarantine_partial' },
+          data: {
+            ...base,
+            source: 'wizard',
+            from: { policy: 'none', percentage: 100 },
+            to: { policy: 'quarantine', percentage: 25 },
+            stage: 'quarantine_partial',
+          },
         },
       ]);
   });

@@ -43,7 +43,14 @@ export type EmailAuthCommand = { accountId: number; zone: string; at: string } &
   | { type: 'ConfigureBimi'; bimi: { logo_url: string; vmc_url?: string | null } }
   | { type: 'OpenWizard' }
   | { type: 'AdvanceStage'; confirm: unknown; percentage?: number }
-  | { type: 'RecordNightlyMetrics'; night: string; windowFrom: string; windowTo: string; messages: number; passing: number }
+  | {
+      type: 'RecordNightlyMetrics';
+      night: string;
+      windowFrom: string;
+      windowTo: string;
+      messages: number;
+      passing: number;
+    }
 );
 
 export const DMARC_CONFIG_NOT_FOUND = 'DMARC configuration not found for this zone';
@@ -79,7 +86,10 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
 
   evolve(previous, event) {
     // A zone name imported again by another account starts from nothing: settings belong to an owner.
-    const state = previous.accountId === event.data.account_id ? previous : { ...initial(), zone: event.data.zone, accountId: event.data.account_id };
+    const state =
+      previous.accountId === event.data.account_id
+        ? previous
+        : { ...initial(), zone: event.data.zone, accountId: event.data.account_id };
     switch (event.type) {
       case 'DmarcConfigured':
         return { ...state, dmarc: event.data.dmarc };
@@ -159,7 +169,10 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
       case 'ConfigureDmarc': {
         const dmarc = checkDmarc(command.dmarc as Parameters<typeof checkDmarc>[0]);
         if (same(dmarc, state.dmarc)) return [];
-        return [{ type: 'DmarcConfigured', data: { ...base, dmarc } }, ...policyChange(state.dmarc, dmarc, 'settings', null, base)];
+        return [
+          { type: 'DmarcConfigured', data: { ...base, dmarc } },
+          ...policyChange(state.dmarc, dmarc, 'settings', null, base),
+        ];
       }
       case 'ConfigureSpf': {
         const spf = checkSpf(command.spf);
@@ -170,7 +183,12 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
       }
       case 'SetDkimKey': {
         const selector = checkSelector(command.selector);
-        const key: DkimKey = { selector, ...checkPublicKey(command.publicKey), generated: command.generated, created_at: command.at };
+        const key: DkimKey = {
+          selector,
+          ...checkPublicKey(command.publicKey),
+          generated: command.generated,
+          created_at: command.at,
+        };
         const current = state.dkimKeys.get(selector);
         if (current && current.public_key === key.public_key) return [];
         return [{ type: 'DkimKeySet', data: { ...base, key } }];
@@ -183,7 +201,13 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
       case 'ConfigureMtaSts': {
         const policy = checkMtaSts(command.mtaSts);
         const current = state.mtaSts;
-        if (current && current.mode === policy.mode && same(current.mx, policy.mx) && current.max_age === policy.max_age) return [];
+        if (
+          current &&
+          current.mode === policy.mode &&
+          same(current.mx, policy.mx) &&
+          current.max_age === policy.max_age
+        )
+          return [];
         const mta_sts = { ...policy, id: mtaStsId(command.at, state.mtaStsChanges + 1), updated_at: command.at };
         return [{ type: 'MtaStsConfigured', data: { ...base, mta_sts } }];
       }
@@ -199,7 +223,12 @@ export const emailAuthDecider: Decider<EmailAuthState, EmailAuthCommand, EmailAu
         if (!state.dmarc) throw notFound(DMARC_CONFIG_NOT_FOUND);
         if (state.progression) return [];
         const first = STAGES[0];
-        return [{ type: 'DmarcWizardStarted', data: { ...base, stage: first.name, policy: first.policy, percentage: first.percentage } }];
+        return [
+          {
+            type: 'DmarcWizardStarted',
+            data: { ...base, stage: first.name, policy: first.policy, percentage: first.percentage },
+          },
+        ];
       }
       case 'AdvanceStage':
         return advance(state, command, base);
@@ -237,21 +266,35 @@ function policyChange(
 ): EmailAuthEvent[] {
   if (before && before.policy === after.policy && before.percentage === after.percentage) return [];
   const from = before ? { policy: before.policy, percentage: before.percentage } : null;
-  return [{ type: 'DmarcPolicyChanged', data: { ...base, source, from, to: { policy: after.policy, percentage: after.percentage }, stage } }];
+  return [
+    {
+      type: 'DmarcPolicyChanged',
+      data: { ...base, source, from, to: { policy: after.policy, percentage: after.percentage }, stage },
+    },
+  ];
 }
 
-function advance(state: EmailAuthState, command: Extract<EmailAuthCommand, { type: 'AdvanceStage' }>, base: { zone: string; account_id: number; at: string }): EmailAuthEvent[] {
+function advance(
+  state: EmailAuthState,
+  command: Extract<EmailAuthCommand, { type: 'AdvanceStage' }>,
+  base: { zone: string; account_id: number; at: string },
+): EmailAuthEvent[] {
   const p = state.progression;
   if (!p) throw notFound(PROGRESSION_NOT_FOUND);
   const next = nextStage(p.current_stage);
   if (!next) throw conflict('final_stage', FINAL_STAGE);
-  if (command.confirm !== true) throw badRequest('confirmation_required', 'Advancing changes the published DMARC policy: send "confirm": true');
+  if (command.confirm !== true)
+    throw badRequest('confirmation_required', 'Advancing changes the published DMARC policy: send "confirm": true');
   if (command.percentage !== undefined && !next.partial) {
-    throw validationFailed(`percentage: a custom percentage is allowed only when entering quarantine_partial or reject_partial, not ${next.name}`);
+    throw validationFailed(
+      `percentage: a custom percentage is allowed only when entering quarantine_partial or reject_partial, not ${next.name}`,
+    );
   }
-  const percentage = command.percentage === undefined ? next.percentage : checkPercentage(command.percentage, 'percentage');
+  const percentage =
+    command.percentage === undefined ? next.percentage : checkPercentage(command.percentage, 'percentage');
   const rec = recommend(p);
-  if (!rec.ready_to_advance) throw conflict('not_ready', `Not ready to advance to ${next.name}: ${rec.blockers.join(', ')}`);
+  if (!rec.ready_to_advance)
+    throw conflict('not_ready', `Not ready to advance to ${next.name}: ${rec.blockers.join(', ')}`);
   if (!state.dmarc) throw notFound(DMARC_CONFIG_NOT_FOUND);
   const current = stageConfig(p.current_stage);
   const history_entry = {
@@ -265,7 +308,10 @@ function advance(state: EmailAuthState, command: Extract<EmailAuthCommand, { typ
     days: p.days_at_current_stage,
   };
   return [
-    { type: 'DmarcStageAdvanced', data: { ...base, from_stage: current.name, to_stage: next.name, policy: next.policy, percentage, history_entry } },
+    {
+      type: 'DmarcStageAdvanced',
+      data: { ...base, from_stage: current.name, to_stage: next.name, policy: next.policy, percentage, history_entry },
+    },
     ...policyChange(state.dmarc, { policy: next.policy, percentage }, 'wizard', next.name, base),
   ];
 }

@@ -33,15 +33,32 @@ export type DkimKeyRemoved = DomainEvent<'DkimKeyRemoved', Base & { selector: st
 export type MtaStsConfigured = DomainEvent<'MtaStsConfigured', Base & { mta_sts: MtaStsSettings }>;
 export type TlsRptConfigured = DomainEvent<'TlsRptConfigured', Base & { tls_rpt: TlsRptSettings }>;
 export type BimiConfigured = DomainEvent<'BimiConfigured', Base & { bimi: BimiSettings }>;
-export type DmarcWizardStarted = DomainEvent<'DmarcWizardStarted', Base & { stage: StageName; policy: DmarcPolicy; percentage: number }>;
+export type DmarcWizardStarted = DomainEvent<
+  'DmarcWizardStarted',
+  Base & { stage: StageName; policy: DmarcPolicy; percentage: number }
+>;
 export type DmarcStageAdvanced = DomainEvent<
   'DmarcStageAdvanced',
-  Base & { from_stage: StageName; to_stage: StageName; policy: DmarcPolicy; percentage: number; history_entry: StageHistoryEntry }
+  Base & {
+    from_stage: StageName;
+    to_stage: StageName;
+    policy: DmarcPolicy;
+    percentage: number;
+    history_entry: StageHistoryEntry;
+  }
 >;
 /** The nightly job's figures for one zone and night (idempotent: one per night). */
 export type DmarcStageMetricsRecorded = DomainEvent<
   'DmarcStageMetricsRecorded',
-  Base & { night: string; window_from: string; window_to: string; messages: number; passing: number; pass_rate: number; days_at_stage: number }
+  Base & {
+    night: string;
+    window_from: string;
+    window_to: string;
+    messages: number;
+    passing: number;
+    pass_rate: number;
+    days_at_stage: number;
+  }
 >;
 
 export type EmailAuthEvent =

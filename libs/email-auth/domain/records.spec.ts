@@ -38,9 +38,15 @@ describe('TXT presentation', () => {
 
 describe('MTA-STS policy file', () => {
   it('is RFC 8461 §3.2 key/value lines with CRLF', () => {
-    expect(mtaStsPolicyFile({ mode: 'enforce', mx: ['mx1.example.com', '*.example.net'], max_age: 604800, id: '1', updated_at: '' })).toBe(
-      'version: STSv1\r\nmode: enforce\r\nmx: mx1.example.com\r\nmx: *.example.net\r\nmax_age: 604800\r\n',
-    );
+    expect(
+      mtaStsPolicyFile({
+        mode: 'enforce',
+        mx: ['mx1.example.com', '*.example.net'],
+        max_age: 604800,
+        id: '1',
+        updated_at: '',
+      }),
+    ).toBe('version: STSv1\r\nmode: enforce\r\nmx: mx1.example.com\r\nmx: *.example.net\r\nmax_age: 604800\r\n');
   });
 });
 
@@ -55,12 +61,16 @@ describe('SPF lookups (RFC 7208 §4.6.4)', () => {
 
   it('counts include, a, mx, ptr, exists and redirect through the records it can see', async () => {
     expect(await countSpfLookups(parseSpf('v=spf1 ip4:192.0.2.1 include:spf.a.example -all'), source)).toBe(1 + 3 + 1);
-    expect(await countSpfLookups(parseSpf('v=spf1 include:unseen.example redirect=spf.b.example'), source)).toBe(1 + 1 + 1);
+    expect(await countSpfLookups(parseSpf('v=spf1 include:unseen.example redirect=spf.b.example'), source)).toBe(
+      1 + 1 + 1,
+    );
   });
 
   it('refuses loops and malformed included records', async () => {
     await expect(countSpfLookups(parseSpf('v=spf1 include:loop.example -all'), source)).rejects.toThrow(/SPF loop/);
-    await expect(countSpfLookups(parseSpf('v=spf1 include:broken.example -all'), source)).rejects.toThrow(/broken.example is invalid/);
+    await expect(countSpfLookups(parseSpf('v=spf1 include:broken.example -all'), source)).rejects.toThrow(
+      /broken.example is invalid/,
+    );
   });
 });
 
@@ -84,13 +94,26 @@ describe('recommendation rules (seed order, contract wire values)', () => {
       recommendation: 'need_more_data',
       blockers: ['insufficient_data', 'low_pass_rate', 'min_days_not_met'],
     });
-    expect(recommend(at({ pass_rate_at_stage: 97.9, days_at_current_stage: 1 }))).toMatchObject({ recommendation: 'investigate', blockers: ['low_pass_rate', 'min_days_not_met'] });
-    expect(recommend(at({ pass_rate_at_stage: 98, days_at_current_stage: 13 }))).toMatchObject({ recommendation: 'keep_monitoring', blockers: ['min_days_not_met'] });
-    expect(recommend(at({ current_stage: 'reject_partial', pass_rate_at_stage: 10, days_at_current_stage: 7 }))).toMatchObject({
+    expect(recommend(at({ pass_rate_at_stage: 97.9, days_at_current_stage: 1 }))).toMatchObject({
+      recommendation: 'investigate',
+      blockers: ['low_pass_rate', 'min_days_not_met'],
+    });
+    expect(recommend(at({ pass_rate_at_stage: 98, days_at_current_stage: 13 }))).toMatchObject({
+      recommendation: 'keep_monitoring',
+      blockers: ['min_days_not_met'],
+    });
+    expect(
+      recommend(at({ current_stage: 'reject_partial', pass_rate_at_stage: 10, days_at_current_stage: 7 })),
+    ).toMatchObject({
       recommendation: 'ready_advance',
       next_stage: 'reject_full',
     });
-    expect(recommend(at({ current_stage: 'reject_full' }))).toMatchObject({ recommendation: 'full_enforcement', next_stage: null, next_config: null, blockers: [] });
+    expect(recommend(at({ current_stage: 'reject_full' }))).toMatchObject({
+      recommendation: 'full_enforcement',
+      next_stage: null,
+      next_config: null,
+      blockers: [],
+    });
   });
 
   it('computes the pass rate in percent with one decimal', () => {
@@ -102,10 +125,22 @@ describe('recommendation rules (seed order, contract wire values)', () => {
 describe('advisories', () => {
   it('warns about reports to other domains, no rua, and BIMI without enforcement', () => {
     const base = { spf: null, dkim: [], mtaSts: null, tlsRpt: null };
-    expect(advisories('example.com', { ...base, dmarc: { ...dmarc('reject', 100), rua: ['mailto:d@reports.example.com', 'mailto:d@vendor.net'] }, bimi: null })).toEqual([
+    expect(
+      advisories('example.com', {
+        ...base,
+        dmarc: { ...dmarc('reject', 100), rua: ['mailto:d@reports.example.com', 'mailto:d@vendor.net'] },
+        bimi: null,
+      }),
+    ).toEqual([
       'dmarc.rua: receivers send reports to vendor.net only if it publishes "v=DMARC1" at example.com._report._dmarc.vendor.net (RFC 7489 §7.1)',
     ]);
-    expect(advisories('example.com', { ...base, dmarc: dmarc('quarantine', 10), bimi: { logo_url: 'https://x.example.com/l.svg', vmc_url: null } })).toEqual([
+    expect(
+      advisories('example.com', {
+        ...base,
+        dmarc: dmarc('quarantine', 10),
+        bimi: { logo_url: 'https://x.example.com/l.svg', vmc_url: null },
+      }),
+    ).toEqual([
       'dmarc.rua: no aggregate report address, so the DMARC wizard receives no data',
       'bimi: mailbox providers show the logo only with DMARC at p=quarantine or p=reject for 100% of messages',
     ]);

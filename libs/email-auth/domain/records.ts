@@ -57,7 +57,9 @@ export const bimiRecord = (s: BimiSettings) => `v=BIMI1; l=${s.logo_url}` + (s.v
 
 /** RFC 8461 §3.2 policy file; CRLF line ends. */
 export function mtaStsPolicyFile(s: MtaStsSettings): string {
-  return ['version: STSv1', `mode: ${s.mode}`, ...s.mx.map((h) => `mx: ${h}`), `max_age: ${s.max_age}`].join('\r\n') + '\r\n';
+  return (
+    ['version: STSv1', `mode: ${s.mode}`, ...s.mx.map((h) => `mx: ${h}`), `max_age: ${s.max_age}`].join('\r\n') + '\r\n'
+  );
 }
 
 export interface ZoneSettings {

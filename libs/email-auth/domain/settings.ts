@@ -90,12 +90,14 @@ export const RSA_MIN_BITS = 1024;
 export const RSA_MAX_BITS = 4096;
 
 export function checkPolicy(value: string | null | undefined, field: string): DmarcPolicy {
-  if (!POLICIES.includes(value as DmarcPolicy)) throw validationFailed(`${field}: must be one of none, quarantine, reject`);
+  if (!POLICIES.includes(value as DmarcPolicy))
+    throw validationFailed(`${field}: must be one of none, quarantine, reject`);
   return value as DmarcPolicy;
 }
 
 export function checkPercentage(value: number, field: string): number {
-  if (!Number.isInteger(value) || value < 1 || value > 100) throw validationFailed(`${field}: must be an integer from 1 to 100`);
+  if (!Number.isInteger(value) || value < 1 || value > 100)
+    throw validationFailed(`${field}: must be an integer from 1 to 100`);
   return value;
 }
 
@@ -106,17 +108,25 @@ export function checkPercentage(value: number, field: string): number {
 export function checkReportUri(value: string, field: string, schemes: Array<'mailto' | 'https'>): string {
   const v = value.trim();
   if (v.length === 0 || v.length > 512) throw validationFailed(`${field}: must be a URI of 1 to 512 characters`);
-  if (/[,!;\s]/.test(v)) throw validationFailed(`${field}: "${v}" must not contain commas, exclamation marks, semicolons or spaces`);
+  if (/[,!;\s]/.test(v))
+    throw validationFailed(`${field}: "${v}" must not contain commas, exclamation marks, semicolons or spaces`);
   const lower = v.toLowerCase();
   if (lower.startsWith('mailto:') && schemes.includes('mailto')) {
     const address = v.slice('mailto:'.length);
     const at = address.lastIndexOf('@');
     const local = address.slice(0, at);
     const domain = address.slice(at + 1).toLowerCase();
-    if (at < 1 || !/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}$/.test(local) || local.startsWith('.') || local.endsWith('.') || local.includes('..')) {
+    if (
+      at < 1 ||
+      !/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}$/.test(local) ||
+      local.startsWith('.') ||
+      local.endsWith('.') ||
+      local.includes('..')
+    ) {
       throw validationFailed(`${field}: "${v}" is not a mailto: URI with one email address`);
     }
-    if (hostnameProblem(domain) || !domain.includes('.')) throw validationFailed(`${field}: "${v}" has an invalid mail domain`);
+    if (hostnameProblem(domain) || !domain.includes('.'))
+      throw validationFailed(`${field}: "${v}" has an invalid mail domain`);
     return `mailto:${local}@${domain}`;
   }
   if (lower.startsWith('https:') && schemes.includes('https')) {
@@ -126,8 +136,10 @@ export function checkReportUri(value: string, field: string, schemes: Array<'mai
     } catch {
       throw validationFailed(`${field}: "${v}" is not a valid https: URL`);
     }
-    if (url.protocol !== 'https:' || !url.hostname || url.username || url.password) throw validationFailed(`${field}: "${v}" is not a valid https: URL`);
-    if (hostnameProblem(url.hostname) && !isIP(url.hostname.replace(/^\[|\]$/g, ''))) throw validationFailed(`${field}: "${v}" has an invalid host`);
+    if (url.protocol !== 'https:' || !url.hostname || url.username || url.password)
+      throw validationFailed(`${field}: "${v}" is not a valid https: URL`);
+    if (hostnameProblem(url.hostname) && !isIP(url.hostname.replace(/^\[|\]$/g, '')))
+      throw validationFailed(`${field}: "${v}" has an invalid host`);
     return url.toString();
   }
   throw validationFailed(`${field}: "${v}" must be a ${schemes.map((s) => `${s}:`).join(' or ')} URI`);
@@ -179,7 +191,11 @@ export function checkHostname(value: string, field: string, opts: { wildcard?: b
 function cidr(value: string, field: string, family: 4 | 6): string {
   const [address, prefix, ...rest] = value.trim().split('/');
   const max = family === 4 ? 32 : 128;
-  if (rest.length || isIP(address) !== family || (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= max))) {
+  if (
+    rest.length ||
+    isIP(address) !== family ||
+    (prefix !== undefined && !(/^\d{1,3}$/.test(prefix) && Number(prefix) <= max))
+  ) {
     throw validationFailed(`${field}: "${value}" is not an IPv${family} address or network (address/0-${max})`);
   }
   return prefix === undefined ? address.toLowerCase() : `${address.toLowerCase()}/${Number(prefix)}`;
@@ -188,10 +204,15 @@ function cidr(value: string, field: string, family: 4 | 6): string {
 export function checkSpf(input: SpfInput): SpfSettings {
   const redirect = input.redirect ? checkHostname(input.redirect, 'redirect') : undefined;
   const all = input.all === undefined ? (redirect ? null : '~all') : input.all;
-  if (all === null ? !redirect : !['-all', '~all', '?all'].includes(all)) throw validationFailed('all: must be -all, ~all or ?all (or null beside redirect)');
-  if (all !== null && redirect) throw validationFailed('redirect: give either all or redirect; a redirect after all is never followed (RFC 7208 §6.1)');
+  if (all === null ? !redirect : !['-all', '~all', '?all'].includes(all))
+    throw validationFailed('all: must be -all, ~all or ?all (or null beside redirect)');
+  if (all !== null && redirect)
+    throw validationFailed(
+      'redirect: give either all or redirect; a redirect after all is never followed (RFC 7208 §6.1)',
+    );
   const dedupe = <T>(xs: T[]) => [...new Set(xs)];
-  const targets = (list: string[] | undefined, field: string) => dedupe((list ?? []).map((d, i) => (d.trim() === '@' ? '@' : checkHostname(d, `${field}[${i}]`))));
+  const targets = (list: string[] | undefined, field: string) =>
+    dedupe((list ?? []).map((d, i) => (d.trim() === '@' ? '@' : checkHostname(d, `${field}[${i}]`))));
   const optional = {
     a: targets(input.a, 'a'),
     mx: targets(input.mx, 'mx'),
@@ -211,14 +232,17 @@ export function checkSpf(input: SpfInput): SpfSettings {
 /** An `exists` target may hold RFC 7208 §7 macros (`%{i}`), so it is checked as visible ASCII, not as a host name. */
 function domainSpec(value: string, field: string): string {
   const spec = value.trim();
-  if (!/^[\x21-\x7e]{1,253}$/.test(spec) || !spec.includes('.')) throw validationFailed(`${field}: "${value}" is not an SPF domain-spec`);
+  if (!/^[\x21-\x7e]{1,253}$/.test(spec) || !spec.includes('.'))
+    throw validationFailed(`${field}: "${value}" is not an SPF domain-spec`);
   return spec;
 }
 
 export function checkSelector(value: string): string {
   const selector = value.toLowerCase();
   if (selector.length > 63 || !SELECTOR.test(selector)) {
-    throw validationFailed('selector: must be DNS labels of letters, digits and hyphens (RFC 6376 §3.1), at most 63 characters');
+    throw validationFailed(
+      'selector: must be DNS labels of letters, digits and hyphens (RFC 6376 §3.1), at most 63 characters',
+    );
   }
   return selector;
 }
@@ -226,7 +250,8 @@ export function checkSelector(value: string): string {
 /** Reads a base64 DER SubjectPublicKeyInfo and checks it is a DKIM-usable RSA or Ed25519 key. */
 export function checkPublicKey(base64: string): { public_key: string; key_type: 'rsa' | 'ed25519'; key_bits: number } {
   const compact = base64.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) throw validationFailed('public_key: must be base64 (DER SubjectPublicKeyInfo)');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(compact))
+    throw validationFailed('public_key: must be base64 (DER SubjectPublicKeyInfo)');
   let key: KeyObject;
   try {
     key = createPublicKey({ key: Buffer.from(compact, 'base64'), format: 'der', type: 'spki' });
@@ -237,23 +262,33 @@ export function checkPublicKey(base64: string): { public_key: string; key_type: 
   if (key.asymmetricKeyType !== 'rsa') throw validationFailed('public_key: must be an RSA or Ed25519 key');
   const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
   if (bits < RSA_MIN_BITS || bits > RSA_MAX_BITS) {
-    throw validationFailed(`public_key: an RSA key must have ${RSA_MIN_BITS} to ${RSA_MAX_BITS} bits (this one has ${bits})`);
+    throw validationFailed(
+      `public_key: an RSA key must have ${RSA_MIN_BITS} to ${RSA_MAX_BITS} bits (this one has ${bits})`,
+    );
   }
   return { public_key: compact, key_type: 'rsa', key_bits: bits };
 }
 
-export function checkMtaSts(input: { mode: string; mx?: string[]; max_age?: number }): Omit<MtaStsSettings, 'id' | 'updated_at'> {
-  if (!['enforce', 'testing', 'none'].includes(input.mode)) throw validationFailed('mode: must be enforce, testing or none');
+export function checkMtaSts(input: {
+  mode: string;
+  mx?: string[];
+  max_age?: number;
+}): Omit<MtaStsSettings, 'id' | 'updated_at'> {
+  if (!['enforce', 'testing', 'none'].includes(input.mode))
+    throw validationFailed('mode: must be enforce, testing or none');
   const mode = input.mode as MtaStsMode;
   const mx = [...new Set((input.mx ?? []).map((h, i) => checkHostname(h, `mx[${i}]`, { wildcard: true })))];
   // RFC 8461 §3.2: a wildcard matches exactly one left-most label, so only "*." at the start.
   mx.forEach((h, i) => {
-    if (h.indexOf('*') > 0 || (h.startsWith('*') && !h.startsWith('*.'))) throw validationFailed(`mx[${i}]: a wildcard must be the whole left-most label`);
+    if (h.indexOf('*') > 0 || (h.startsWith('*') && !h.startsWith('*.')))
+      throw validationFailed(`mx[${i}]: a wildcard must be the whole left-most label`);
   });
-  if (mode !== 'none' && mx.length === 0) throw validationFailed('mx: at least one MX host is needed for mode enforce or testing');
+  if (mode !== 'none' && mx.length === 0)
+    throw validationFailed('mx: at least one MX host is needed for mode enforce or testing');
   if (mx.length > 20) throw validationFailed('mx: at most 20 hosts');
   const maxAge = input.max_age ?? 604_800;
-  if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > MTA_STS_MAX_AGE) throw validationFailed(`max_age: must be an integer from 0 to ${MTA_STS_MAX_AGE} seconds`);
+  if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > MTA_STS_MAX_AGE)
+    throw validationFailed(`max_age: must be an integer from 0 to ${MTA_STS_MAX_AGE} seconds`);
   return { mode, mx, max_age: maxAge };
 }
 
@@ -266,6 +301,7 @@ export function checkBimi(input: { logo_url: string; vmc_url?: string | null }):
   const logo = checkReportUri(input.logo_url, 'logo_url', ['https']);
   // BIMI logos are SVG Tiny PS documents (draft-brand-indicators-for-message-identification §4.2).
   if (!/\.svg$/i.test(new URL(logo).pathname)) throw validationFailed('logo_url: must point to an SVG file (.svg)');
-  const vmc = input.vmc_url == null || input.vmc_url === '' ? null : checkReportUri(input.vmc_url, 'vmc_url', ['https']);
+  const vmc =
+    input.vmc_url == null || input.vmc_url === '' ? null : checkReportUri(input.vmc_url, 'vmc_url', ['https']);
   return { logo_url: logo, vmc_url: vmc };
 }

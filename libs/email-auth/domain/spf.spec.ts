@@ -33,11 +33,18 @@ describe('SPF settings beyond include/ip4/ip6/all (issue 27, bug 3)', () => {
   });
 
   it('keeps settings without the later fields exactly as before (stored events compare equal)', () => {
-    expect(checkSpf({ include: ['_spf.x.example'], ip4: ['192.0.2.1'] })).toEqual({ include: ['_spf.x.example'], ip4: ['192.0.2.1'], ip6: [], all: '~all' });
+    expect(checkSpf({ include: ['_spf.x.example'], ip4: ['192.0.2.1'] })).toEqual({
+      include: ['_spf.x.example'],
+      ip4: ['192.0.2.1'],
+      ip6: [],
+      all: '~all',
+    });
   });
 
   it('refuses all beside redirect, no all without redirect, and bad targets, naming the field', () => {
-    expect(() => checkSpf({ all: '-all', redirect: '_spf.y.example' })).toThrow(/redirect: give either all or redirect/);
+    expect(() => checkSpf({ all: '-all', redirect: '_spf.y.example' })).toThrow(
+      /redirect: give either all or redirect/,
+    );
     expect(() => checkSpf({ all: null })).toThrow(/^all: /);
     expect(() => checkSpf({ mx: ['not a host'] })).toThrow(/mx\[0\]/);
     expect(() => checkSpf({ exists: ['has space.example'] })).toThrow(/exists\[0\]/);

@@ -28,7 +28,8 @@ export function parseSpf(record: string): SpfTerm[] {
   });
 }
 
-const target = (name: string, list: string[] | undefined) => (list ?? []).map((d) => (d === '@' ? name : `${name}:${d}`));
+const target = (name: string, list: string[] | undefined) =>
+  (list ?? []).map((d) => (d === '@' ? name : `${name}:${d}`));
 
 /**
  * The record the service publishes for the settings: the zone's own hosts (`a`, `mx`),
@@ -64,15 +65,26 @@ export function publishedSpf(record: string, zone: string): PublishedSpf | null 
   } catch {
     return null;
   }
-  const settings: PublishedSpf['settings'] = { include: [], ip4: [], ip6: [], all: null, a: [], mx: [], exists: [], redirect: null };
+  const settings: PublishedSpf['settings'] = {
+    include: [],
+    ip4: [],
+    ip6: [],
+    all: null,
+    a: [],
+    mx: [],
+    exists: [],
+    redirect: null,
+  };
   const unsupported: string[] = [];
   const raw = record.trim().split(/ +/).slice(1);
   terms.forEach((t, i) => {
     const v = t.value?.toLowerCase().replace(/\.$/, '') ?? null;
     if (t.name === 'all' && t.qualifier !== '+') settings.all = `${t.qualifier}all` as SpfAll;
     else if (t.name === 'redirect' && v) settings.redirect = v;
-    else if (t.qualifier === '+' && (t.name === 'a' || t.name === 'mx') && !(v ?? '').includes('/')) settings[t.name].push(v === null || v === zone ? '@' : v);
-    else if (t.qualifier === '+' && (t.name === 'ip4' || t.name === 'ip6' || t.name === 'include') && v) settings[t.name].push(v);
+    else if (t.qualifier === '+' && (t.name === 'a' || t.name === 'mx') && !(v ?? '').includes('/'))
+      settings[t.name].push(v === null || v === zone ? '@' : v);
+    else if (t.qualifier === '+' && (t.name === 'ip4' || t.name === 'ip6' || t.name === 'include') && v)
+      settings[t.name].push(v);
     else if (t.qualifier === '+' && t.name === 'exists' && t.value) settings.exists.push(t.value);
     else unsupported.push(raw[i]);
   });
@@ -101,7 +113,8 @@ export async function countSpfLookups(root: SpfTerm[], source: SpfSource): Promi
       total += 1;
       if ((term.name === 'include' || term.name === 'redirect') && term.value && !term.value.includes('%')) {
         const target = term.value.toLowerCase().replace(/\.$/, '');
-        if (path.includes(target)) throw validationFailed(`include: SPF loop through ${[...path, target].join(' -> ')}`);
+        if (path.includes(target))
+          throw validationFailed(`include: SPF loop through ${[...path, target].join(' -> ')}`);
         const text = await source(target);
         if (text === null) continue;
         let inner: SpfTerm[];
@@ -132,6 +145,8 @@ export function checkSpfLength(record: string): void {
 
 export function checkSpfLookups(count: number): void {
   if (count > SPF_LOOKUP_LIMIT) {
-    throw validationFailed(`include: the SPF record needs ${count} DNS lookups; at most ${SPF_LOOKUP_LIMIT} are allowed (RFC 7208 §4.6.4)`);
+    throw validationFailed(
+      `include: the SPF record needs ${count} DNS lookups; at most ${SPF_LOOKUP_LIMIT} are allowed (RFC 7208 §4.6.4)`,
+    );
   }
 }

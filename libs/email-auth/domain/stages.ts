@@ -54,7 +54,8 @@ export interface Progression {
   auto_advance: boolean;
 }
 
-export type RecommendationValue = 'ready_advance' | 'investigate' | 'keep_monitoring' | 'need_more_data' | 'full_enforcement';
+export type RecommendationValue =
+  'ready_advance' | 'investigate' | 'keep_monitoring' | 'need_more_data' | 'full_enforcement';
 export type Blocker = 'insufficient_data' | 'low_pass_rate' | 'min_days_not_met';
 
 export interface Recommendation {
@@ -123,4 +124,5 @@ export function recommend(p: Progression): Recommendation {
 }
 
 /** Percent with one decimal (contract §7); no messages give 0. */
-export const passRate = (messages: number, passing: number): number => (messages > 0 ? Math.round((passing / messages) * 1000) / 10 : 0);
+export const passRate = (messages: number, passing: number): number =>
+  messages > 0 ? Math.round((passing / messages) * 1000) / 10 : 0;

@@ -19,13 +19,32 @@ const night = (account_id: number, n: string, messages: number, passing: number,
 describe('zone history views', () => {
   const events: StreamEvent[] = [
     // An earlier owner of the name: never shown to the new one.
-    { type: 'DmarcWizardStarted', data: { ...base(1, '2026-01-01T00:00:00Z'), stage: 'monitoring', policy: 'none', percentage: 100 } },
+    {
+      type: 'DmarcWizardStarted',
+      data: { ...base(1, '2026-01-01T00:00:00Z'), stage: 'monitoring', policy: 'none', percentage: 100 },
+    },
     night(1, '2026-01-02', 10, 1, 1),
-    { type: 'DmarcConfigured', data: { ...base(2, '2026-03-01T00:00:00Z'), dmarc: { policy: 'none' } }, metadata: { actor: 'user:alice' } },
-    { type: 'DmarcWizardStarted', data: { ...base(2, '2026-03-01T00:01:00Z'), stage: 'monitoring', policy: 'none', percentage: 100 } },
+    {
+      type: 'DmarcConfigured',
+      data: { ...base(2, '2026-03-01T00:00:00Z'), dmarc: { policy: 'none' } },
+      metadata: { actor: 'user:alice' },
+    },
+    {
+      type: 'DmarcWizardStarted',
+      data: { ...base(2, '2026-03-01T00:01:00Z'), stage: 'monitoring', policy: 'none', percentage: 100 },
+    },
     night(2, '2026-03-02', 100, 99, 1),
     night(2, '2026-03-03', 200, 196, 2),
-    { type: 'DmarcStageAdvanced', data: { ...base(2, '2026-03-04T09:00:00Z'), from_stage: 'monitoring', to_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 } },
+    {
+      type: 'DmarcStageAdvanced',
+      data: {
+        ...base(2, '2026-03-04T09:00:00Z'),
+        from_stage: 'monitoring',
+        to_stage: 'quarantine_partial',
+        policy: 'quarantine',
+        percentage: 25,
+      },
+    },
     night(2, '2026-03-05', 50, 50, 1),
   ];
 
@@ -40,7 +59,11 @@ describe('zone history views', () => {
 
   it('the event log is newest first, limited, with the actor and without the envelope fields', () => {
     const log = zoneEventLog(events, 2, 3);
-    expect(log.map((e) => e.type)).toEqual(['DmarcStageMetricsRecorded', 'DmarcStageAdvanced', 'DmarcStageMetricsRecorded']);
+    expect(log.map((e) => e.type)).toEqual([
+      'DmarcStageMetricsRecorded',
+      'DmarcStageAdvanced',
+      'DmarcStageMetricsRecorded',
+    ]);
     expect(log[1]).toEqual({
       type: 'DmarcStageAdvanced',
       occurred_at: '2026-03-04T09:00:00Z',

@@ -34,7 +34,14 @@ export function nightlySeries(events: StreamEvent[], accountId: number): NightPo
     if (e.type === 'DmarcWizardStarted') stage = e.data.stage;
     else if (e.type === 'DmarcStageAdvanced') stage = e.data.to_stage;
     else if (e.type === 'DmarcStageMetricsRecorded' && stage)
-      points.push({ night: e.data.night, stage, messages: e.data.messages, passing: e.data.passing, pass_rate: e.data.pass_rate, days_at_stage: e.data.days_at_stage });
+      points.push({
+        night: e.data.night,
+        stage,
+        messages: e.data.messages,
+        passing: e.data.passing,
+        pass_rate: e.data.pass_rate,
+        days_at_stage: e.data.days_at_stage,
+      });
   }
   return points;
 }

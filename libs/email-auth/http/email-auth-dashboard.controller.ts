@@ -12,19 +12,37 @@ import { emailAuthStream } from '../domain/email-auth.events';
 import { generatedRecords } from '../domain/records';
 import { nightlySeries, zoneEventLog } from '../domain/zone-history';
 
-const callerOf = (p: Principal, ip: string): EmailAuthCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string): EmailAuthCaller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+});
 
 const ERROR = {
   type: 'object',
   required: ['error'],
-  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'string' }, message: { type: 'string' } } } },
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
+  },
 };
 /** The answers every route here shares (contract §1, §7). */
 const ACCESS_ERRORS = applyDecorators(
   ApiResponse({ status: 401, description: 'unauthorized', schema: ERROR }),
-  ApiResponse({ status: 403, description: 'addon_required: "DMARC management requires the Email Authentication add-on"', schema: ERROR }),
+  ApiResponse({
+    status: 403,
+    description: 'addon_required: "DMARC management requires the Email Authentication add-on"',
+    schema: ERROR,
+  }),
 );
-const ZONE_NOT_FOUND = ApiResponse({ status: 404, description: 'not_found: the zone is not the account’s', schema: ERROR });
+const ZONE_NOT_FOUND = ApiResponse({
+  status: 404,
+  description: 'not_found: the zone is not the account’s',
+  schema: ERROR,
+});
 const ZONE_PARAM = ApiParam({ name: 'zone', description: 'A zone in the account’s Email Authentication add-on' });
 
 const LIVE_SCHEMA = {
@@ -135,19 +153,31 @@ export class EmailAuthDashboardController {
   @ApiResponse({ status: 400, description: 'validation_failed: limit out of range', schema: ERROR })
   @ACCESS_ERRORS
   @ZONE_NOT_FOUND
-  async events(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query() query: Record<string, unknown>, @ClientIp() ip: string) {
-    for (const key of Object.keys(query)) if (key !== 'limit') throw validationFailed(`unknown query parameter: ${key}`);
+  async events(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Query() query: Record<string, unknown>,
+    @ClientIp() ip: string,
+  ) {
+    for (const key of Object.keys(query))
+      if (key !== 'limit') throw validationFailed(`unknown query parameter: ${key}`);
     const limit = parseLimit(query.limit, 50);
     const { state, events } = await this.stream(p, ip, zone);
     return { zone: state.zone, events: zoneEventLog(events, p.accountId, limit) };
   }
 
   @Get('dmarc/wizard/:zone/nights')
-  @ApiOperation({ summary: 'The nightly job’s figures for the zone (messages, passing, pass rate, stage), oldest first' })
+  @ApiOperation({
+    summary: 'The nightly job’s figures for the zone (messages, passing, pass rate, stage), oldest first',
+  })
   @ZONE_PARAM
   @ApiOkResponse({ description: 'Nightly series', schema: NIGHTS_SCHEMA })
   @ACCESS_ERRORS
-  @ApiResponse({ status: 404, description: 'not_found: "DMARC progression not found", or the zone is not the account’s', schema: ERROR })
+  @ApiResponse({
+    status: 404,
+    description: 'not_found: "DMARC progression not found", or the zone is not the account’s',
+    schema: ERROR,
+  })
   async nights(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
     const { state, events } = await this.stream(p, ip, zone);
     if (!state.progression) throw notFound(PROGRESSION_NOT_FOUND);

@@ -3,7 +3,13 @@ import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal, Public } from '../../auth/principal';
 import { notFound, validationFailed } from '../../shared/errors';
 import { DmarcNightlyJob } from '../application/dmarc-nightly.job';
-import { ChangeEmailAuth, ConfigureSpf, EmailAuthCaller, GenerateDkimKey, RemoveDkimKey } from '../application/email-auth.commands';
+import {
+  ChangeEmailAuth,
+  ConfigureSpf,
+  EmailAuthCaller,
+  GenerateDkimKey,
+  RemoveDkimKey,
+} from '../application/email-auth.commands';
 import { EmailAuthQueries, progressionView } from '../application/email-auth.queries';
 import { EmailAuthState } from '../domain/email-auth.decider';
 import { MtaStsPolicies } from '../application/mta-sts-policies';
@@ -11,7 +17,11 @@ import { AdvanceDto, BimiDto, DkimDto, DmarcDto, MtaStsDto, NightlyJobDto, SpfDt
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
-const callerOf = (p: Principal, ip: string): EmailAuthCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string): EmailAuthCaller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+});
 
 /** Email-authentication settings of a zone (contract §7); session or account-key authentication. */
 @Controller('email-auth/domains')
@@ -28,56 +38,115 @@ export class EmailAuthSettingsController {
   }
 
   @Put(':zone/dmarc')
-  async dmarc(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: DmarcDto, @ClientIp() ip: string) {
-    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureDmarc', dmarc: body }));
+  async dmarc(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: DmarcDto,
+    @ClientIp() ip: string,
+  ) {
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureDmarc', dmarc: body }),
+    );
     return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/spf')
-  async spf(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: SpfDto, @ClientIp() ip: string) {
+  async spf(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: SpfDto,
+    @ClientIp() ip: string,
+  ) {
     const state: EmailAuthState = await this.commands.execute(new ConfigureSpf(callerOf(p, ip), zone, body));
     return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/dkim/:selector')
   @Header('Cache-Control', 'no-store')
-  async dkim(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('selector') selector: string, @Body() body: DkimDto, @ClientIp() ip: string) {
+  async dkim(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Param('selector') selector: string,
+    @Body() body: DkimDto,
+    @ClientIp() ip: string,
+  ) {
     const caller = callerOf(p, ip);
-    if ((body.generate === true) === (body.public_key !== undefined)) throw validationFailed('give either public_key or "generate": true');
+    if ((body.generate === true) === (body.public_key !== undefined))
+      throw validationFailed('give either public_key or "generate": true');
     if (body.generate === true) {
-      const { state, privateKey }: { state: EmailAuthState; privateKey: string } = await this.commands.execute(new GenerateDkimKey(caller, zone, selector));
+      const { state, privateKey }: { state: EmailAuthState; privateKey: string } = await this.commands.execute(
+        new GenerateDkimKey(caller, zone, selector),
+      );
       const key = state.dkim.find((k) => k.selector === selector.toLowerCase())!;
       // The only time the private key leaves the service: it is not stored anywhere.
       return {
         ...(await this.queries.view(state.zone, state)),
-        generated_key: { selector: key.selector, private_key: privateKey, public_key: key.public_key, key_bits: key.key_bits },
+        generated_key: {
+          selector: key.selector,
+          private_key: privateKey,
+          public_key: key.public_key,
+          key_bits: key.key_bits,
+        },
       };
     }
-    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(caller, zone, { type: 'SetDkimKey', selector, publicKey: body.public_key!, generated: false }));
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(caller, zone, {
+        type: 'SetDkimKey',
+        selector,
+        publicKey: body.public_key!,
+        generated: false,
+      }),
+    );
     return this.queries.view(state.zone, state);
   }
 
   @Delete(':zone/dkim/:selector')
   @HttpCode(204)
-  async removeDkim(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('selector') selector: string, @ClientIp() ip: string): Promise<void> {
+  async removeDkim(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Param('selector') selector: string,
+    @ClientIp() ip: string,
+  ): Promise<void> {
     await this.commands.execute(new RemoveDkimKey(callerOf(p, ip), zone, selector));
   }
 
   @Put(':zone/mta-sts')
-  async mtaSts(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: MtaStsDto, @ClientIp() ip: string) {
-    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureMtaSts', mtaSts: body }));
+  async mtaSts(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: MtaStsDto,
+    @ClientIp() ip: string,
+  ) {
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureMtaSts', mtaSts: body }),
+    );
     return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/tls-rpt')
-  async tlsRpt(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: TlsRptDto, @ClientIp() ip: string) {
-    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureTlsRpt', tlsRpt: body }));
+  async tlsRpt(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: TlsRptDto,
+    @ClientIp() ip: string,
+  ) {
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureTlsRpt', tlsRpt: body }),
+    );
     return this.queries.view(state.zone, state);
   }
 
   @Put(':zone/bimi')
-  async bimi(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: BimiDto, @ClientIp() ip: string) {
-    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureBimi', bimi: body }));
+  async bimi(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: BimiDto,
+    @ClientIp() ip: string,
+  ) {
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'ConfigureBimi', bimi: body }),
+    );
     return this.queries.view(state.zone, state);
   }
 }
@@ -93,7 +162,9 @@ export class DmarcWizardController {
   /** Opening the wizard creates the progression at monitoring (seed: DMARC stage progression). */
   @Get(':zone')
   async progression(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @ClientIp() ip: string) {
-    const state: EmailAuthState = await this.commands.execute(new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'OpenWizard' }));
+    const state: EmailAuthState = await this.commands.execute(
+      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'OpenWizard' }),
+    );
     return progressionView(state.zone, state);
   }
 
@@ -104,9 +175,18 @@ export class DmarcWizardController {
 
   @Post(':zone/advance')
   @HttpCode(200)
-  async advance(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: AdvanceDto, @ClientIp() ip: string) {
+  async advance(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: AdvanceDto,
+    @ClientIp() ip: string,
+  ) {
     const state: EmailAuthState = await this.commands.execute(
-      new ChangeEmailAuth(callerOf(p, ip), zone, { type: 'AdvanceStage', confirm: body.confirm, percentage: body.percentage }),
+      new ChangeEmailAuth(callerOf(p, ip), zone, {
+        type: 'AdvanceStage',
+        confirm: body.confirm,
+        percentage: body.percentage,
+      }),
     );
     const progression = state.progression!;
     return {
@@ -152,11 +232,18 @@ export class DmarcNightlyAdminController {
   @HttpCode(200)
   async run(@Body() body: unknown) {
     // The body is optional, so it is checked here rather than by the DTO pipe (which needs an object).
-    if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return this.job.run();
+    if (
+      body === undefined ||
+      body === null ||
+      (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)
+    )
+      return this.job.run();
     const dto = body as NightlyJobDto;
-    if (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).some((k) => k !== 'now')) throw validationFailed('the body may only hold "now"');
+    if (typeof body !== 'object' || Array.isArray(body) || Object.keys(body).some((k) => k !== 'now'))
+      throw validationFailed('the body may only hold "now"');
     const now = typeof dto.now === 'string' && ISO_TIME.test(dto.now) ? new Date(dto.now) : null;
-    if (!now || Number.isNaN(now.getTime())) throw validationFailed('now: must be an ISO 8601 time such as 2026-03-01T02:00:00Z');
+    if (!now || Number.isNaN(now.getTime()))
+      throw validationFailed('now: must be an ISO 8601 time such as 2026-03-01T02:00:00Z');
     return this.job.run(now);
   }
 }

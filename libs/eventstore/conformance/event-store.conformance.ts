@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { comparePositions, EventStore, NewEvent, Position, RecordedEvent, Subscription, WrongExpectedVersionError } from '../event-store.port';
+import {
+  comparePositions,
+  EventStore,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  Subscription,
+  WrongExpectedVersionError,
+} from '../event-store.port';
 
 export interface EventStoreHarness {
   store: EventStore;
@@ -34,7 +42,10 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
       await harness?.dispose();
     });
 
-    const expectConflict = async (promise: Promise<unknown>, actual: number | 'no_stream'): Promise<WrongExpectedVersionError> => {
+    const expectConflict = async (
+      promise: Promise<unknown>,
+      actual: number | 'no_stream',
+    ): Promise<WrongExpectedVersionError> => {
       const error = await promise.then(
         () => {
           throw new Error('append succeeded; a WrongExpectedVersionError was expected');
@@ -49,7 +60,11 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
     it('appends and reads back type, data, metadata, 0-based revisions and creation time', async () => {
       const s = streamName();
       const before = Date.now();
-      const result = await store.appendToStream(s, [ev('A', { n: 1, nested: { ok: true } }), ev('B', { n: 2 })], 'no_stream');
+      const result = await store.appendToStream(
+        s,
+        [ev('A', { n: 1, nested: { ok: true } }), ev('B', { n: 2 })],
+        'no_stream',
+      );
       expect(result.nextExpectedRevision).toBe(1);
       const events = await store.readStream(s);
       expect(events.map((e) => [e.type, e.revision, e.data.n])).toEqual([
@@ -131,7 +146,9 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
     it('lets exactly one of many concurrent appends with the same expected revision win', async () => {
       const s = streamName();
       await store.appendToStream(s, [ev('Created')], 'no_stream');
-      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Changed', { i })], 0)));
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Changed', { i })], 0)),
+      );
       const won = outcomes.filter((o) => o.status === 'fulfilled');
       const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
       expect(won).toHaveLength(1);
@@ -182,7 +199,8 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         await store.appendToStream(a, [ev('A2')], 1);
         const all = ours(await store.readAll({ after: head, maxCount: 10_000 }));
         expect(all.map((e) => e.type)).toEqual(['A0', 'A1', 'B0', 'A2']);
-        for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1].position, all[i].position)).toBeLessThan(0);
+        for (let i = 1; i < all.length; i++)
+          expect(comparePositions(all[i - 1].position, all[i].position)).toBeLessThan(0);
 
         const afterSecond = await store.readAll({ after: all[1].position, maxCount: 10_000 });
         expect(ours(afterSecond).map((e) => e.type)).toEqual(['B0', 'A2']);
@@ -197,7 +215,14 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         await store.appendToStream(s, [{ type: 'A', data: { n: 1 }, metadata: { actor: 'system' } }], 'no_stream');
         const [e] = await store.readStream(s);
         const copy = JSON.parse(JSON.stringify(e, (_, v) => (typeof v === 'bigint' ? v.toString() : v)));
-        expect(copy).toMatchObject({ id: e.id, streamId: s, revision: 0, type: 'A', data: { n: 1 }, metadata: { actor: 'system' } });
+        expect(copy).toMatchObject({
+          id: e.id,
+          streamId: s,
+          revision: 0,
+          type: 'A',
+          data: { n: 1 },
+          metadata: { actor: 'system' },
+        });
         expect(new Date(copy.created).getTime()).toBe(e.created.getTime());
         expect(copy.position.commit).toBe(e.position.commit.toString());
         const { id, streamId, revision, type, data, metadata, position, created } = e;
@@ -243,8 +268,13 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         const sub = store.subscribeToAll(head);
         const done = collect(sub, received, (e) => e.streamId.startsWith(prefix));
         // Sequential appends, then a burst of concurrent ones to distinct streams.
-        for (let i = 0; i < 10; i++) await store.appendToStream(`${prefix}-seq`, [ev('Seq', { i })], i === 0 ? 'no_stream' : i - 1);
-        await Promise.all(Array.from({ length: 20 }, (_, i) => store.appendToStream(`${prefix}-c${i}`, [ev('C', { i }), ev('C2', { i })], 'no_stream')));
+        for (let i = 0; i < 10; i++)
+          await store.appendToStream(`${prefix}-seq`, [ev('Seq', { i })], i === 0 ? 'no_stream' : i - 1);
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.appendToStream(`${prefix}-c${i}`, [ev('C', { i }), ev('C2', { i })], 'no_stream'),
+          ),
+        );
         await until(() => received.length >= 50);
         // Give duplicates a chance to show up before judging.
         await new Promise((r) => setTimeout(r, 300));
@@ -254,7 +284,9 @@ export function describeEventStoreConformance(name: string, factory: () => Promi
         expect(received).toHaveLength(50);
         expect(new Set(received.map((e) => e.id)).size).toBe(50);
         expect(received.filter((e) => e.type === 'Seq').map((e) => e.data.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        const logged = (await store.readAll({ after: head, maxCount: 10_000 })).filter((e) => e.streamId.startsWith(prefix));
+        const logged = (await store.readAll({ after: head, maxCount: 10_000 })).filter((e) =>
+          e.streamId.startsWith(prefix),
+        );
         expect(received.map((e) => e.id)).toEqual(logged.map((e) => e.id));
       });
 

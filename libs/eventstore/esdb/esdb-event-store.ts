@@ -50,7 +50,8 @@ const toExpected = (expected: ExpectedRevision): AppendExpectedRevision => {
 // EventStoreDB marks its own streams and event types with a leading `$`.
 const isSystem = (streamId: string, type: string) => streamId.startsWith('$') || type.startsWith('$');
 
-const asMetadata = (m: unknown): EventMetadata => (m !== null && typeof m === 'object' && !Array.isArray(m) && !(m instanceof Uint8Array) ? (m as EventMetadata) : {});
+const asMetadata = (m: unknown): EventMetadata =>
+  m !== null && typeof m === 'object' && !Array.isArray(m) && !(m instanceof Uint8Array) ? (m as EventMetadata) : {};
 
 /** Maps a resolved event to the port's shape; null for links whose target was deleted. */
 function toRecorded(resolved: ResolvedEvent): RecordedEvent | null {
@@ -102,7 +103,11 @@ export class EsdbEventStore implements EventStore {
     } catch (e) {
       if (e instanceof EsdbWrongExpectedVersionError) {
         const actual = e.actualVersion;
-        throw new WrongExpectedVersionError(stream, expected, typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+        throw new WrongExpectedVersionError(
+          stream,
+          expected,
+          typeof actual === 'bigint' ? Number(actual) : 'no_stream',
+        );
       }
       throw e;
     }
@@ -170,7 +175,8 @@ export class EsdbEventStore implements EventStore {
       filter: excludeSystemEvents(),
     });
     // A resumed subscription must never replay the checkpointed event itself.
-    const wanted = (event: RecordedEvent | null): event is RecordedEvent => event !== null && !(after && comparePositions(event.position, after) <= 0);
+    const wanted = (event: RecordedEvent | null): event is RecordedEvent =>
+      event !== null && !(after && comparePositions(event.position, after) <= 0);
     async function* iterate(): AsyncGenerator<RecordedEvent> {
       for await (const resolved of source) {
         const event = toRecorded(resolved);
@@ -258,7 +264,10 @@ export class EsdbEventStore implements EventStore {
 }
 
 /** The HTTP address of the first node of an `esdb://[user:pass@]host:port[,…][?tls=…]` connection string. */
-export function esdbAdminRequest(connectionString: string, path: string): { url: string; headers: Record<string, string> } {
+export function esdbAdminRequest(
+  connectionString: string,
+  path: string,
+): { url: string; headers: Record<string, string> } {
   const parsed = new URL(connectionString.replace(/^esdb(\+discover)?:/, 'http:').replace(/,[^/?]*/, ''));
   const tls = parsed.searchParams.get('tls') ?? parsed.searchParams.get('Tls') ?? 'true';
   const scheme = tls.toLowerCase() === 'false' ? 'http' : 'https';

@@ -26,7 +26,13 @@ export interface AppendRequest {
 /** What became of one append. */
 export type AppendOutcome =
   | { ok: true; revision: number; position: number }
-  | { ok: false; kind: 'wrong_expected_version'; stream: string; expected: ExpectedRevision; actual: number | 'no_stream' }
+  | {
+      ok: false;
+      kind: 'wrong_expected_version';
+      stream: string;
+      expected: ExpectedRevision;
+      actual: number | 'no_stream';
+    }
   | { ok: false; kind: 'id_conflict'; id: string }
   | { ok: false; kind: 'failed'; message: string };
 
@@ -95,7 +101,9 @@ export class BatchCommitter {
     private readonly now: () => number = Date.now,
   ) {
     this.lastRevision = db.prepare('SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1');
-    this.insert = db.prepare('INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    this.insert = db.prepare(
+      'INSERT INTO events (id, stream_id, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     this.byId = db.prepare('SELECT stream_id, revision, position FROM events WHERE id = ?');
     this.inSavepoint = db.transaction((req: AppendRequest) => this.write(req));
     this.commitAll = db.transaction((batch: AppendRequest[]) => batch.map((req) => this.commitOne(req)));
@@ -134,13 +142,22 @@ export class BatchCommitter {
       (expected === 'no_stream' && current === -1) ||
       (expected === 'stream_exists' && current >= 0) ||
       (typeof expected === 'number' && expected === current);
-    if (!ok) throw new Refusal({ ok: false, kind: 'wrong_expected_version', stream, expected, actual: current === -1 ? 'no_stream' : current });
+    if (!ok)
+      throw new Refusal({
+        ok: false,
+        kind: 'wrong_expected_version',
+        stream,
+        expected,
+        actual: current === -1 ? 'no_stream' : current,
+      });
     const now = this.batchTime;
     let revision = current;
     let position = 0;
     for (const e of events) {
       revision += 1;
-      position = Number(this.insert.run(e.id ?? uuidv7(now), stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
+      position = Number(
+        this.insert.run(e.id ?? uuidv7(now), stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid,
+      );
     }
     return { ok: true, revision, position };
   }
@@ -154,7 +171,8 @@ export class BatchCommitter {
     if (first.stream_id !== stream) throw new Refusal({ ok: false, kind: 'id_conflict', id: firstId });
     const lastId = events[events.length - 1].id;
     const last = lastId ? this.byId.get(lastId) : undefined;
-    if (!last) throw new Refusal({ ok: false, kind: 'wrong_expected_version', stream, expected: 'any', actual: first.revision });
+    if (!last)
+      throw new Refusal({ ok: false, kind: 'wrong_expected_version', stream, expected: 'any', actual: first.revision });
     return { ok: true, revision: last.revision, position: last.position };
   }
 }

@@ -67,8 +67,17 @@ class ThreadCommits implements Commits {
  * this module), else inline; `:memory:` databases are private to their connection, so
  * always inline.
  */
-export function createCommits(db: Database.Database, file: string, synchronous: Synchronous, mode: 'auto' | 'inline' | 'thread'): Commits {
-  const script = mode === 'inline' || file === ':memory:' ? null : compiledWorkerScript(__dirname, 'event-commit-worker');
-  if (mode === 'thread' && !script) throw new Error('the event-store commit thread script is not built (run npm run build)');
-  return script ? new ThreadCommits(script, { file, synchronous, pageCacheMiB: COMMIT_THREAD_PAGE_CACHE_MIB }) : new InlineCommits(db);
+export function createCommits(
+  db: Database.Database,
+  file: string,
+  synchronous: Synchronous,
+  mode: 'auto' | 'inline' | 'thread',
+): Commits {
+  const script =
+    mode === 'inline' || file === ':memory:' ? null : compiledWorkerScript(__dirname, 'event-commit-worker');
+  if (mode === 'thread' && !script)
+    throw new Error('the event-store commit thread script is not built (run npm run build)');
+  return script
+    ? new ThreadCommits(script, { file, synchronous, pageCacheMiB: COMMIT_THREAD_PAGE_CACHE_MIB })
+    : new InlineCommits(db);
 }

@@ -45,7 +45,9 @@ describe('SqliteEventStore: shared reading of $all', () => {
     const all = await store.readAll({ maxCount: 10_000 });
     const starts = [0, 1, 999, 1000, 1234, 4000, 5499];
     const reads = jest.spyOn((store as any).stmts.readRange, 'all');
-    const results = await Promise.all(starts.map((s) => take(store.subscribeToAll(s === 0 ? null : at(s)), all.length - s)));
+    const results = await Promise.all(
+      starts.map((s) => take(store.subscribeToAll(s === 0 ? null : at(s)), all.length - s)),
+    );
     results.forEach((got, i) => {
       const expected = all.filter((e) => Number(e.position.commit) > starts[i]);
       expect(got.map((e) => e.position.commit)).toEqual(expected.map((e) => e.position.commit));

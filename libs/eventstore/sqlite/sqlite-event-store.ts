@@ -23,7 +23,16 @@ import {
  * row; this column list and `EventRow` must stay in the same order.
  */
 const COLUMNS = 'position, id, stream_id, revision, type, data, metadata, created';
-type EventRow = [position: number, id: string, streamId: string, revision: number, type: string, data: string, metadata: string, created: number];
+type EventRow = [
+  position: number,
+  id: string,
+  streamId: string,
+  revision: number,
+  type: string,
+  data: string,
+  metadata: string,
+  created: number,
+];
 const CREATED = 7;
 /** How long after a commit a smaller batch waits for more appends to join it. */
 const GROUP_COMMIT_WINDOW_MS = 1;
@@ -221,18 +230,38 @@ export class SqliteEventStore implements EventStore {
   private prepare() {
     const db = this.db;
     return {
-      readForward: db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`).raw(true),
-      readBackward: db.prepare<[string, number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`).raw(true),
-      readAll: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`).raw(true),
-      readRange: db.prepare<[number, number], EventRow>(`SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position ASC`).raw(true),
-      nextPosition: db.prepare<[number], number>('SELECT position FROM events WHERE position > ? ORDER BY position ASC LIMIT 1').pluck(),
+      readForward: db
+        .prepare<[string, number, number], EventRow>(
+          `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision ASC LIMIT ?`,
+        )
+        .raw(true),
+      readBackward: db
+        .prepare<[string, number, number], EventRow>(
+          `SELECT ${COLUMNS} FROM events WHERE stream_id = ? AND revision <= ? ORDER BY revision DESC LIMIT ?`,
+        )
+        .raw(true),
+      readAll: db
+        .prepare<[number, number], EventRow>(
+          `SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position ASC LIMIT ?`,
+        )
+        .raw(true),
+      readRange: db
+        .prepare<[number, number], EventRow>(
+          `SELECT ${COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position ASC`,
+        )
+        .raw(true),
+      nextPosition: db
+        .prepare<[number], number>('SELECT position FROM events WHERE position > ? ORDER BY position ASC LIMIT 1')
+        .pluck(),
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       head: db.prepare<[], { position: number }>('SELECT MAX(position) AS position FROM events'),
       setMeta: db.prepare(
         'INSERT INTO stream_metadata (stream_id, max_age_seconds) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET max_age_seconds = excluded.max_age_seconds',
       ),
       // The newest event of a stream is kept so its revision numbering carries on.
-      scavenge: db.prepare('DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)'),
+      scavenge: db.prepare(
+        'DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)',
+      ),
     };
   }
 
@@ -253,7 +282,12 @@ export class SqliteEventStore implements EventStore {
     const request: AppendRequest = {
       stream,
       expected,
-      events: events.map((e) => ({ id: e.id, type: e.type, data: JSON.stringify(e.data ?? {}), metadata: JSON.stringify(e.metadata ?? {}) })),
+      events: events.map((e) => ({
+        id: e.id,
+        type: e.type,
+        data: JSON.stringify(e.data ?? {}),
+        metadata: JSON.stringify(e.metadata ?? {}),
+      })),
     };
     return new Promise((resolve, reject) => {
       this.queue.push({ request, resolve, reject });
@@ -333,7 +367,9 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    return this.stmts.readAll.all(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000).map((r) => new StoredEvent(r));
+    return this.stmts.readAll
+      .all(options.after ? Number(options.after.commit) : 0, options.maxCount ?? 1000)
+      .map((r) => new StoredEvent(r));
   }
 
   /**
@@ -509,7 +545,8 @@ export class SqliteEventStore implements EventStore {
     const removed = this.db
       .transaction(() => {
         let n = 0;
-        for (const [stream, maxAge] of this.maxAges) n += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;
+        for (const [stream, maxAge] of this.maxAges)
+          n += this.stmts.scavenge.run({ stream, cutoff: now - maxAge * 1000 }).changes;
         return n;
       })
       .immediate();

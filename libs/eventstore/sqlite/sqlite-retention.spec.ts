@@ -30,7 +30,15 @@ describe('SqliteEventStore retention on disk', () => {
     for (let day = 1; day <= 10; day++) {
       for (let i = 0; i < CHECKS_PER_STREAM_PER_DAY; i++) {
         now += DAY_MS / CHECKS_PER_STREAM_PER_DAY;
-        await Promise.all(streams.map((s) => store.appendToStream(s, [{ type: 'CheckRecorded', data: { at: now, is_up: true, pad: 'x'.repeat(300) } }], 'any')));
+        await Promise.all(
+          streams.map((s) =>
+            store.appendToStream(
+              s,
+              [{ type: 'CheckRecorded', data: { at: now, is_up: true, pad: 'x'.repeat(300) } }],
+              'any',
+            ),
+          ),
+        );
       }
       pruned.push(await store.pruneExpired(new Date(now)));
       // A restart checkpoints the WAL into the database file, whose size then says it all.

@@ -68,7 +68,13 @@ export class RestoreZoneHandler implements ICommandHandler<RestoreZone, void> {
     await this.runner.run(
       zoneStream(live.id),
       zoneDecider,
-      { type: 'RestoreRRsets', accountId: cmd.caller.accountId, rrsets: records, recordLimit, at: this.clock.now().toISOString() },
+      {
+        type: 'RestoreRRsets',
+        accountId: cmd.caller.accountId,
+        rrsets: records,
+        recordLimit,
+        at: this.clock.now().toISOString(),
+      },
       restoreMetadata(cmd.caller, cmd.at),
       ['zones', 'history'],
     );
@@ -94,7 +100,12 @@ export class RestoreHostHandler implements ICommandHandler<RestoreHost, void> {
     await this.runner.run(
       domainStream(live.id),
       domainDecider,
-      { type: 'RestoreAddresses', accountId: cmd.caller.accountId, addresses: { ipv4: then.host.ipv4, ipv6: then.host.ipv6 }, at: this.clock.now().toISOString() },
+      {
+        type: 'RestoreAddresses',
+        accountId: cmd.caller.accountId,
+        addresses: { ipv4: then.host.ipv4, ipv6: then.host.ipv6 },
+        at: this.clock.now().toISOString(),
+      },
       restoreMetadata(cmd.caller, cmd.at),
       ['domains', 'history'],
     );

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ACCOUNTS } from '../../../projections/accounts.projection';
 import { API_KEYS } from '../../../projections/api-keys.projection';
-import { HISTORY_CHANGES, HISTORY_SNAPSHOTS, HISTORY_SUBJECTS, HistoryChangeDoc, HistorySubjectDoc } from '../../../projections/history.projection';
+import {
+  HISTORY_CHANGES,
+  HISTORY_SNAPSHOTS,
+  HISTORY_SUBJECTS,
+  HistoryChangeDoc,
+  HistorySubjectDoc,
+} from '../../../projections/history.projection';
 import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { CLOCK, Clock } from '../../shared/clock';
@@ -68,8 +74,15 @@ export class HistoryQueries {
   }
 
   /** The account's zone or host of that name: the one alive at `at`, or (no instant) the latest. */
-  private async subjectOf(kind: 'zone' | 'host', accountId: number, name: string, at: number | null): Promise<HistorySubjectDoc> {
-    const lives = (await this.subjects.find({ account_id: accountId, name })).filter((s) => s.kind === kind).sort((a, b) => b.created_at - a.created_at);
+  private async subjectOf(
+    kind: 'zone' | 'host',
+    accountId: number,
+    name: string,
+    at: number | null,
+  ): Promise<HistorySubjectDoc> {
+    const lives = (await this.subjects.find({ account_id: accountId, name }))
+      .filter((s) => s.kind === kind)
+      .sort((a, b) => b.created_at - a.created_at);
     const message = kind === 'zone' ? 'Zone not found' : 'Domain not found';
     if (lives.length === 0) throw notFound(message);
     if (at === null) return lives.find((s) => s.deleted_at === null) ?? lives[0];
@@ -87,11 +100,22 @@ export class HistoryQueries {
   }
 
   /** An API key, certificate or email-auth zone of the account (404 otherwise, other accounts' too). */
-  async settingsSubject(kind: 'api_key' | 'certificate' | 'email_auth', accountId: number, id: string): Promise<HistorySubjectDoc> {
-    const key = kind === 'email_auth' ? `email_auth:${accountId}:${id.trim().toLowerCase().replace(/\.$/, '')}` : `${kind}:${id}`;
+  async settingsSubject(
+    kind: 'api_key' | 'certificate' | 'email_auth',
+    accountId: number,
+    id: string,
+  ): Promise<HistorySubjectDoc> {
+    const key =
+      kind === 'email_auth' ? `email_auth:${accountId}:${id.trim().toLowerCase().replace(/\.$/, '')}` : `${kind}:${id}`;
     const doc = await this.subjects.findOne({ _id: key });
     if (!doc || doc.account_id !== accountId)
-      throw notFound(kind === 'api_key' ? 'API key not found' : kind === 'certificate' ? 'Certificate not found' : 'No email-authentication settings for this zone');
+      throw notFound(
+        kind === 'api_key'
+          ? 'API key not found'
+          : kind === 'certificate'
+            ? 'Certificate not found'
+            : 'No email-authentication settings for this zone',
+      );
     return doc;
   }
 
@@ -107,9 +131,14 @@ export class HistoryQueries {
   async zoneAt(subject: HistorySubjectDoc, at: number): Promise<ZoneAt> {
     const last = await this.lastChangeAt(subject._id, at);
     if (!last || last.type === 'zone_deleted') throw notFound(ZONE_GONE);
-    const [snapshot] = await this.projections.readModel(HISTORY_SNAPSHOTS).find({ zone_id: subject.id, seq: { $lte: last.seq } }, { sort: { seq: -1 }, limit: 1 });
+    const [snapshot] = await this.projections
+      .readModel(HISTORY_SNAPSHOTS)
+      .find({ zone_id: subject.id, seq: { $lte: last.seq } }, { sort: { seq: -1 }, limit: 1 });
     const from = snapshot?.seq ?? -1;
-    const tail = from === last.seq ? [] : await this.changes.find({ subject: subject._id, seq: { $gt: from, $lte: last.seq } }, { sort: { seq: 1 } });
+    const tail =
+      from === last.seq
+        ? []
+        : await this.changes.find({ subject: subject._id, seq: { $gt: from, $lte: last.seq } }, { sort: { seq: 1 } });
     return { subject, records: foldRecords(snapshot?.rrsets ?? [], tail), changedAt: last.at };
   }
 
@@ -156,8 +185,12 @@ export class HistoryQueries {
     const parts = actors.map(actorParts);
     const users = [...new Set(parts.filter((a) => a.type === 'user' && a.id).map((a) => Number(a.id)))];
     const keys = [...new Set(parts.filter((a) => a.type === 'api_key' && a.id).map((a) => a.id!))];
-    if (users.length) for (const u of await this.projections.readModel(ACCOUNTS).find({ _id: { $in: users } })) names.set(`user:${u._id}`, u.username);
-    if (keys.length) for (const k of await this.projections.readModel(API_KEYS).find({ _id: { $in: keys } })) names.set(`api_key:${k._id}`, k.name);
+    if (users.length)
+      for (const u of await this.projections.readModel(ACCOUNTS).find({ _id: { $in: users } }))
+        names.set(`user:${u._id}`, u.username);
+    if (keys.length)
+      for (const k of await this.projections.readModel(API_KEYS).find({ _id: { $in: keys } }))
+        names.set(`api_key:${k._id}`, k.name);
     return names;
   }
 }

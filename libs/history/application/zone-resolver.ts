@@ -34,7 +34,9 @@ export class ZoneResolver {
       if (state) hosts.push({ fqdn: h.name, ...state });
     }
     const changedAt = Math.max(zone.changedAt, zone.subject.created_at, ...hosts.map((h) => h.changedAt));
-    index.putZone(servedZoneDefinition(zoneName, String(accountId), Math.floor(changedAt / 1000), this.config.nameservers));
+    index.putZone(
+      servedZoneDefinition(zoneName, String(accountId), Math.floor(changedAt / 1000), this.config.nameservers),
+    );
     const put = (owner: string, type: string, ttl: number, records: string[]) => {
       try {
         index.setRRset(zoneName, owner, type, ttl, records);

@@ -14,7 +14,15 @@ export const zoneSubject = (zoneId: string) => `zone:${zoneId}`;
 export const hostSubject = (domainId: number) => `host:${domainId}`;
 
 /** The §19 change types. */
-export type ChangeType = 'zone_imported' | 'records_changed' | 'restored' | 'zone_verified' | 'zone_deleted' | 'host_created' | 'address_updated' | 'host_deleted';
+export type ChangeType =
+  | 'zone_imported'
+  | 'records_changed'
+  | 'restored'
+  | 'zone_verified'
+  | 'zone_deleted'
+  | 'host_created'
+  | 'address_updated'
+  | 'host_deleted';
 
 /** One stored change of a zone or host, its diff computed once when projected. */
 export interface StoredChange {
@@ -47,7 +55,10 @@ export function foldRecords(snapshot: readonly RRset[], changes: readonly Pick<S
 }
 
 /** `user:7` → `{type: 'user', id: '7'}`; the name is looked up by the caller. */
-export function actorParts(actor: string | null): { type: 'user' | 'api_key' | 'system' | 'operator'; id: string | null } {
+export function actorParts(actor: string | null): {
+  type: 'user' | 'api_key' | 'system' | 'operator';
+  id: string | null;
+} {
   if (!actor || actor === 'system') return { type: 'system', id: null };
   // A DDNS client's update names the credential it used: `ddns:key:<uuid>`, `ddns:user:<id>`.
   if (actor.startsWith('ddns:')) return actorParts(actor.slice(5));

@@ -19,13 +19,21 @@ export interface RecordChange {
 /** The records of a zone by `subname|type`, as the events left them. */
 export type ZoneRecords = Map<string, RRset>;
 
-const sameRecords = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+const sameRecords = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
 function change(before: RRset | undefined, after: RRset | undefined): RecordChange | null {
   if (!before && !after) return null;
   if (before && after && before.ttl === after.ttl && sameRecords(before.records, after.records)) return null;
   const { subname, type } = (after ?? before)!;
-  return { subname, type, before: before?.records ?? null, after: after?.records ?? null, before_ttl: before?.ttl ?? null, after_ttl: after?.ttl ?? null };
+  return {
+    subname,
+    type,
+    before: before?.records ?? null,
+    after: after?.records ?? null,
+    before_ttl: before?.ttl ?? null,
+    after_ttl: after?.ttl ?? null,
+  };
 }
 
 const byName = (a: RecordChange, b: RecordChange) => a.subname.localeCompare(b.subname) || a.type.localeCompare(b.type);
@@ -92,8 +100,15 @@ function hostAfter(host: HostFields, event: DomainEventUnion): HostFields {
 }
 
 /** The host's fields after `event`, and which fields it changed (in ipv4, ipv6, ttl order). */
-export function applyHostEvent(host: HostFields, event: DomainEventUnion): { host: HostFields; changes: FieldChange[] } {
+export function applyHostEvent(
+  host: HostFields,
+  event: DomainEventUnion,
+): { host: HostFields; changes: FieldChange[] } {
   const next = hostAfter(host, event);
-  const changes = HOST_FIELDS.filter((f) => host[f] !== next[f]).map((field) => ({ field, before: host[field], after: next[field] }));
+  const changes = HOST_FIELDS.filter((f) => host[f] !== next[f]).map((field) => ({
+    field,
+    before: host[field],
+    after: next[field],
+  }));
   return { host: next, changes };
 }

@@ -51,7 +51,13 @@ describe('restoring a zone’s records (zone decider, RestoreRRsets)', () => {
       .thenFails(404, 'not_found');
     zone
       .given([imported([www]), changed([rr('www', 'A', [])])])
-      .when({ type: 'RestoreRRsets', accountId: 1, rrsets: [rr('www', 'A', ['192.0.2.1', '192.0.2.2'])], recordLimit: 1, at })
+      .when({
+        type: 'RestoreRRsets',
+        accountId: 1,
+        rrsets: [rr('www', 'A', ['192.0.2.1', '192.0.2.2'])],
+        recordLimit: 1,
+        at,
+      })
       .thenFails(403, 'limit_reached');
   });
 
@@ -66,7 +72,10 @@ describe('restoring a zone’s records (zone decider, RestoreRRsets)', () => {
 describe('restoring a host’s addresses (domain decider, RestoreAddresses)', () => {
   const host = specFor(domainDecider);
   const data = { domain_id: 7, account_id: 1, fqdn: 'home.dyn.example.net' };
-  const created: DomainEventUnion = { type: 'DomainCreated', data: { ...data, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: at } };
+  const created: DomainEventUnion = {
+    type: 'DomainCreated',
+    data: { ...data, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: at },
+  };
   const moved = (ipv4: string | null, ipv6: string | null, source: 'api' | 'ddns' = 'ddns'): DomainEventUnion => ({
     type: 'DomainAddressesChanged',
     data: { ...data, addresses: { ipv4, ipv6 }, source, at },

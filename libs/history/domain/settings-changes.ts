@@ -22,7 +22,11 @@ export type SettingsKind = 'api_key' | 'certificate' | 'email_auth';
 export const CERTIFICATE_HISTORY_TYPES = CERTIFICATE_MILESTONE_TYPES;
 /** The nightly wizard metrics are the job's telemetry, not a change of settings. */
 export const EMAIL_AUTH_HISTORY_TYPES = EMAIL_AUTH_EVENT_TYPES.filter((t) => t !== 'DmarcStageMetricsRecorded');
-export const SETTINGS_HISTORY_TYPES: readonly string[] = [...API_KEY_EVENT_TYPES, ...CERTIFICATE_HISTORY_TYPES, ...EMAIL_AUTH_HISTORY_TYPES];
+export const SETTINGS_HISTORY_TYPES: readonly string[] = [
+  ...API_KEY_EVENT_TYPES,
+  ...CERTIFICATE_HISTORY_TYPES,
+  ...EMAIL_AUTH_HISTORY_TYPES,
+];
 
 const KINDS = new Map<string, SettingsKind>([
   ...API_KEY_EVENT_TYPES.map((t) => [t, 'api_key'] as const),
@@ -31,17 +35,35 @@ const KINDS = new Map<string, SettingsKind>([
 ]);
 
 /** Identity, time and bulky fields: what a reviewer learns from the change's other columns, or nothing. */
-const LEFT_OUT = new Set(['key_id', 'certificate_id', 'account_id', 'zone_id', 'zone', 'at', 'created_at', 'attempt', 'certificate_pem', 'chain_pem', 'history_entry', 'key_hash']);
+const LEFT_OUT = new Set([
+  'key_id',
+  'certificate_id',
+  'account_id',
+  'zone_id',
+  'zone',
+  'at',
+  'created_at',
+  'attempt',
+  'certificate_pem',
+  'chain_pem',
+  'history_entry',
+  'key_hash',
+]);
 
 /** `ApiKeyCreated` → `api_key_created`. */
 export const changeTypeOf = (eventType: string) => eventType.replace(/(?<=[a-z0-9])(?=[A-Z])/g, '_').toLowerCase();
 
 /** The subject (`api_key:<id>`, `certificate:<id>`, `email_auth:<account>:<zone>`) an event belongs to, and its name. */
-export function settingsSubjectOf(type: string, data: Record<string, unknown>, accountId: number): { kind: SettingsKind; subject: string; name: string } | null {
+export function settingsSubjectOf(
+  type: string,
+  data: Record<string, unknown>,
+  accountId: number,
+): { kind: SettingsKind; subject: string; name: string } | null {
   const kind = KINDS.get(type);
   if (!kind) return null;
   if (kind === 'api_key') return { kind, subject: `api_key:${String(data.key_id)}`, name: String(data.key_id) };
-  if (kind === 'certificate') return { kind, subject: `certificate:${String(data.certificate_id)}`, name: String(data.certificate_id) };
+  if (kind === 'certificate')
+    return { kind, subject: `certificate:${String(data.certificate_id)}`, name: String(data.certificate_id) };
   return { kind, subject: `email_auth:${accountId}:${String(data.zone)}`, name: String(data.zone) };
 }
 
@@ -76,10 +98,17 @@ export function fieldsSetBy(type: string, data: Record<string, unknown>): Record
     case 'DkimKeyRemoved':
       return { [`dkim.${String(shown.selector)}`]: null };
     case 'DmarcPolicyChanged':
-      return { 'dmarc.policy': (shown.to as { policy: string }).policy, 'dmarc.percentage': (shown.to as { percentage: number }).percentage };
+      return {
+        'dmarc.policy': (shown.to as { policy: string }).policy,
+        'dmarc.percentage': (shown.to as { percentage: number }).percentage,
+      };
     case 'DmarcWizardStarted':
     case 'DmarcStageAdvanced':
-      return { 'dmarc_wizard.stage': shown.stage ?? shown.to_stage, 'dmarc.policy': shown.policy, 'dmarc.percentage': shown.percentage };
+      return {
+        'dmarc_wizard.stage': shown.stage ?? shown.to_stage,
+        'dmarc.policy': shown.policy,
+        'dmarc.percentage': shown.percentage,
+      };
     default:
       return plain(shown);
   }
@@ -92,7 +121,10 @@ function plain(data: Record<string, unknown>): Record<string, unknown> {
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /** The settings after `set` is applied to `before`, and the fields that changed (in the order set). */
-export function applySettings(before: Record<string, unknown>, set: Record<string, unknown>): { after: Record<string, unknown>; changes: SettingChange[] } {
+export function applySettings(
+  before: Record<string, unknown>,
+  set: Record<string, unknown>,
+): { after: Record<string, unknown>; changes: SettingChange[] } {
   const after = { ...before, ...set };
   const changes = Object.entries(set)
     .filter(([field, value]) => !same(before[field], value))

@@ -11,7 +11,11 @@ import { HistoryQueries, parseAsOf } from '../application/history.queries';
 import { ZoneResolver } from '../application/zone-resolver';
 import { RestoreDto } from './history.dto';
 
-const callerOf = (p: Principal, ip: string): HistoryCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string): HistoryCaller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+});
 
 function required(raw: unknown, name: string): string {
   const value = parseOptionalString(raw, name, 300);
@@ -33,7 +37,11 @@ export class HistoryController {
   @Get('zones/:zone/history')
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
-  async zoneHistory(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query() query: Record<string, unknown>) {
+  async zoneHistory(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     const cursor = parseOptionalString(query.cursor, 'cursor');
     const limit = parseLimit(query.limit, 50);
     await this.history.caughtUp();
@@ -44,7 +52,11 @@ export class HistoryController {
   @ApiQuery({ name: 'name', required: true, type: String, description: 'a name at or under the zone' })
   @ApiQuery({ name: 'type', required: true, type: String, example: 'A' })
   @ApiQuery({ name: 'as_of', required: false, type: String, description: 'ISO 8601 instant (default: now)' })
-  async resolve(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query() query: Record<string, unknown>) {
+  async resolve(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     const name = required(query.name, 'name');
     const type = required(query.type, 'type');
     const now = this.history.now();
@@ -56,7 +68,12 @@ export class HistoryController {
 
   @Post('zones/:zone/restore')
   @HttpCode(200)
-  async restoreZone(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: RestoreDto, @ClientIp() ip: string) {
+  async restoreZone(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: RestoreDto,
+    @ClientIp() ip: string,
+  ) {
     const at = parseAsOf(body.as_of, this.history.now());
     await this.commands.execute(new RestoreZone(callerOf(p, ip), zone, at));
     const doc = await this.zones.get(p.accountId, zone);
@@ -66,7 +83,11 @@ export class HistoryController {
   @Get('api/domains/fqdn/:fqdn/history')
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
-  async hostHistory(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string, @Query() query: Record<string, unknown>) {
+  async hostHistory(
+    @CurrentPrincipal() p: Principal,
+    @Param('fqdn') fqdn: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     const cursor = parseOptionalString(query.cursor, 'cursor');
     const limit = parseLimit(query.limit, 50);
     await this.history.caughtUp();
@@ -83,19 +104,32 @@ export class HistoryController {
   @Get('certificates/:id/history')
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
-  certificateHistory(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query() query: Record<string, unknown>) {
+  certificateHistory(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     return this.settingsPage('certificate', p, id, query);
   }
 
   @Get('email-auth/domains/:zone/history')
   @ApiQuery({ name: 'cursor', required: false, type: String })
   @ApiQuery({ name: 'limit', required: false, type: Number, description: '1–100, default 50' })
-  emailAuthHistory(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Query() query: Record<string, unknown>) {
+  emailAuthHistory(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Query() query: Record<string, unknown>,
+  ) {
     return this.settingsPage('email_auth', p, zone, query);
   }
 
   /** History only for these: no as_of and no restore (contract §19: restores cover records and host addresses). */
-  private async settingsPage(kind: 'api_key' | 'certificate' | 'email_auth', p: Principal, id: string, query: Record<string, unknown>) {
+  private async settingsPage(
+    kind: 'api_key' | 'certificate' | 'email_auth',
+    p: Principal,
+    id: string,
+    query: Record<string, unknown>,
+  ) {
     const cursor = parseOptionalString(query.cursor, 'cursor');
     const limit = parseLimit(query.limit, 50);
     await this.history.caughtUp();
@@ -104,7 +138,12 @@ export class HistoryController {
 
   @Post('api/domains/fqdn/:fqdn/restore')
   @HttpCode(200)
-  async restoreHost(@CurrentPrincipal() p: Principal, @Param('fqdn') fqdn: string, @Body() body: RestoreDto, @ClientIp() ip: string) {
+  async restoreHost(
+    @CurrentPrincipal() p: Principal,
+    @Param('fqdn') fqdn: string,
+    @Body() body: RestoreDto,
+    @ClientIp() ip: string,
+  ) {
     const at = parseAsOf(body.as_of, this.history.now());
     await this.commands.execute(new RestoreHost(callerOf(p, ip), fqdn, at));
     return this.domains.get(p.accountId, fqdn);

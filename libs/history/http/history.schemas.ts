@@ -10,7 +10,14 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
   RecordChange: {
     type: 'object',
     required: ['subname', 'type', 'before', 'after'],
-    properties: { subname: { type: 'string' }, type: { type: 'string' }, before: nullableStrings, after: nullableStrings, before_ttl: nullableInteger, after_ttl: nullableInteger },
+    properties: {
+      subname: { type: 'string' },
+      type: { type: 'string' },
+      before: nullableStrings,
+      after: nullableStrings,
+      before_ttl: nullableInteger,
+      after_ttl: nullableInteger,
+    },
   },
   FieldChange: {
     type: 'object',
@@ -52,7 +59,10 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
   HistoryPage: {
     type: 'object',
     required: ['data', 'next_cursor'],
-    properties: { data: { type: 'array', items: ref('HistoryChange') }, next_cursor: { oneOf: [{ type: 'string' }, { type: 'null' }] } },
+    properties: {
+      data: { type: 'array', items: ref('HistoryChange') },
+      next_cursor: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+    },
   },
   ResolvedRRset: {
     type: 'object',
@@ -83,7 +93,12 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
         items: {
           type: 'object',
           required: ['subname', 'type', 'ttl', 'records'],
-          properties: { subname: { type: 'string' }, type: { type: 'string' }, ttl: { type: 'integer' }, records: { type: 'array', items: { type: 'string' } } },
+          properties: {
+            subname: { type: 'string' },
+            type: { type: 'string' },
+            ttl: { type: 'integer' },
+            records: { type: 'array', items: { type: 'string' } },
+          },
         },
       },
     },

@@ -107,7 +107,14 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
       it('type brackets, null and missing fields', async () => {
         const t = fresh();
         await t.bulkWrite(
-          [{ _id: 1, v: 5 }, { _id: 2, v: '5' }, { _id: 3, v: null }, { _id: 4 }, { _id: 5, v: [1, 20] }, { _id: 6, v: true }].map((document) => ({ insertOne: { document } })),
+          [
+            { _id: 1, v: 5 },
+            { _id: 2, v: '5' },
+            { _id: 3, v: null },
+            { _id: 4 },
+            { _id: 5, v: [1, 20] },
+            { _id: 6, v: true },
+          ].map((document) => ({ insertOne: { document } })),
         );
         const m = async (filter: Record<string, unknown>) => ids(await t.find(filter, { sort: { _id: 1 } }));
         expect(await m({ v: { $lt: 10 } })).toEqual([1, 5]);
@@ -130,9 +137,25 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
       it('$set, $inc, $unset, $push, $max on a matched document', async () => {
         const c = fresh();
         await c.insertOne({ _id: 'd', n: 1, hi: 5, gone: true, log: ['a'], sub: { x: 1 } });
-        const r = await c.updateOne({ _id: 'd' }, { $set: { name: 'dee', 'sub.y': 2 }, $inc: { n: 2 }, $unset: { gone: '' }, $push: { log: 'b' }, $max: { hi: 3 } });
+        const r = await c.updateOne(
+          { _id: 'd' },
+          {
+            $set: { name: 'dee', 'sub.y': 2 },
+            $inc: { n: 2 },
+            $unset: { gone: '' },
+            $push: { log: 'b' },
+            $max: { hi: 3 },
+          },
+        );
         expect(r).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
-        expect(await c.findOne({ _id: 'd' })).toEqual({ _id: 'd', n: 3, hi: 5, log: ['a', 'b'], sub: { x: 1, y: 2 }, name: 'dee' });
+        expect(await c.findOne({ _id: 'd' })).toEqual({
+          _id: 'd',
+          n: 3,
+          hi: 5,
+          log: ['a', 'b'],
+          sub: { x: 1, y: 2 },
+          name: 'dee',
+        });
         await c.updateOne({ _id: 'd' }, { $max: { hi: 9 } });
         expect((await c.findOne({ _id: 'd' }))!.hi).toBe(9);
       });
@@ -146,10 +169,18 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
 
       it('upserts a document seeded from the equality filter, with $setOnInsert only on insert', async () => {
         const c = fresh();
-        const first = await c.updateOne({ _id: 'u', kind: 'k' }, { $set: { n: 1 }, $setOnInsert: { created: 'first' } }, { upsert: true });
+        const first = await c.updateOne(
+          { _id: 'u', kind: 'k' },
+          { $set: { n: 1 }, $setOnInsert: { created: 'first' } },
+          { upsert: true },
+        );
         expect(first.upsertedCount).toBe(1);
         expect(await c.findOne({ _id: 'u' })).toEqual({ _id: 'u', kind: 'k', n: 1, created: 'first' });
-        const second = await c.updateOne({ _id: 'u', kind: 'k' }, { $set: { n: 2 }, $setOnInsert: { created: 'second' } }, { upsert: true });
+        const second = await c.updateOne(
+          { _id: 'u', kind: 'k' },
+          { $set: { n: 2 }, $setOnInsert: { created: 'second' } },
+          { upsert: true },
+        );
         expect(second).toEqual({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
         expect(await c.findOne({ _id: 'u' })).toEqual({ _id: 'u', kind: 'k', n: 2, created: 'first' });
       });
@@ -158,14 +189,22 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         // Projections rely on this: a redelivered event's guarded upsert collides instead of applying twice.
         const c = fresh();
         await c.insertOne({ _id: 'g', _pos: 10, n: 1 });
-        const e = await rejection(c.updateOne({ _id: 'g', $or: [{ _pos: { $lt: 10 } }, { _pos: { $exists: false } }] }, { $inc: { n: 1 } }, { upsert: true }));
+        const e = await rejection(
+          c.updateOne(
+            { _id: 'g', $or: [{ _pos: { $lt: 10 } }, { _pos: { $exists: false } }] },
+            { $inc: { n: 1 } },
+            { upsert: true },
+          ),
+        );
         expect(isDuplicateKeyError(e)).toBe(true);
         expect(await c.findOne({ _id: 'g' })).toEqual({ _id: 'g', _pos: 10, n: 1 });
       });
 
       it('updateMany changes every match', async () => {
         const c = fresh();
-        await c.bulkWrite([1, 2, 3].map((i) => ({ insertOne: { document: { _id: i, odd: i % 2 === 1, seen: false } } })));
+        await c.bulkWrite(
+          [1, 2, 3].map((i) => ({ insertOne: { document: { _id: i, odd: i % 2 === 1, seen: false } } })),
+        );
         const r = await c.updateMany({ odd: true }, { $set: { seen: true } });
         expect(r.matchedCount).toBe(2);
         expect(ids(await c.find({ seen: true }, { sort: { _id: 1 } }))).toEqual([1, 3]);
@@ -186,7 +225,9 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
       let c: Collection;
       beforeAll(async () => {
         c = fresh();
-        await c.bulkWrite([5, 3, 9, 1, 7, 2, 8, 4, 6, 10].map((n) => ({ insertOne: { document: { _id: `d${n}`, n, group: n % 2 } } })));
+        await c.bulkWrite(
+          [5, 3, 9, 1, 7, 2, 8, 4, 6, 10].map((n) => ({ insertOne: { document: { _id: `d${n}`, n, group: n % 2 } } })),
+        );
       });
 
       it('sorts, skips and limits', async () => {
@@ -304,7 +345,8 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
             { _id: 7, v: 12.5, owner: { id: 1 }, at: 4 },
           ].map((document) => ({ insertOne: { document } })),
         );
-        const m = async (filter: Record<string, unknown>, sort: Record<string, 1 | -1> = { _id: 1 }, limit?: number) => ids(await t.find(filter, { sort, limit }));
+        const m = async (filter: Record<string, unknown>, sort: Record<string, 1 | -1> = { _id: 1 }, limit?: number) =>
+          ids(await t.find(filter, { sort, limit }));
         expect(await m({ v: 5 })).toEqual([1]);
         expect(await m({ v: '5' })).toEqual([2]);
         expect(await m({ v: true })).toEqual([6]);

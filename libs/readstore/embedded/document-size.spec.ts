@@ -5,8 +5,22 @@ describe('approximateJsonLength', () => {
     const docs = [
       {},
       [],
-      { _id: 'a', n: 12345678, m: -1234567, ok: true, no: false, none: null, list: [10000000, 'two', { three: 30000000 }, [], {}], nested: { deep: { er: 'x' } } },
-      { _id: 'block:b0', report_key: 'k', block: 10000000, tails: ',"count":1,"disposition":"none"};'.repeat(100).replace(/"/g, "'") },
+      {
+        _id: 'a',
+        n: 12345678,
+        m: -1234567,
+        ok: true,
+        no: false,
+        none: null,
+        list: [10000000, 'two', { three: 30000000 }, [], {}],
+        nested: { deep: { er: 'x' } },
+      },
+      {
+        _id: 'block:b0',
+        report_key: 'k',
+        block: 10000000,
+        tails: ',"count":1,"disposition":"none"};'.repeat(100).replace(/"/g, "'"),
+      },
       ['a', 'b', 'c'],
     ];
     for (const d of docs) expect(approximateJsonLength(d)).toBe(JSON.stringify(d).length);

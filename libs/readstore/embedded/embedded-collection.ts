@@ -1,11 +1,32 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { find as mingoFind, Query } from 'mingo';
-import { BulkOp, Collection, Doc, DuplicateKeyError, Filter, FindOptions, IndexOptions, Sort, Update, UpdateOptions, UpdateResult } from '../read-store.port';
+import {
+  BulkOp,
+  Collection,
+  Doc,
+  DuplicateKeyError,
+  Filter,
+  FindOptions,
+  IndexOptions,
+  Sort,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../read-store.port';
 import { cacheKey, CollectionHost, CollectionState, valueKey } from './collection-state';
 import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
-import { FieldInfo, fieldExpression, jsonPath, Key, keyOf, pathPrefixes, SqlCondition, sqlCondition } from './sql-filter';
+import {
+  FieldInfo,
+  fieldExpression,
+  jsonPath,
+  Key,
+  keyOf,
+  pathPrefixes,
+  SqlCondition,
+  sqlCondition,
+} from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
 
 /** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
@@ -24,7 +45,8 @@ const EMPTY: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 
 const INSERTED: UpdateResult = { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
 const MAX_STATEMENTS = 256;
 /** The values MongoDB and SQLite order alike (an ORDER BY may then cut a result short in SQL). */
-const sortsAlikeInSql = (v: unknown): boolean => v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
+const sortsAlikeInSql = (v: unknown): boolean =>
+  v === undefined || v === null || typeof v === 'string' || typeof v === 'number';
 
 /** A unique index constrains plain values only: missing, null, arrays and documents are left alone, as before. */
 const constrainable = (v: unknown): boolean => v !== undefined && v !== null && typeof v !== 'object';
@@ -39,7 +61,8 @@ const constrainable = (v: unknown): boolean => v !== undefined && v !== null && 
  */
 export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private readonly fieldInfo: FieldInfo = {
-    sqlFields: (field) => (this.state && this.state.indexed.has(field) && !this.state.multikey.has(field) ? jsonPath(field) : null),
+    sqlFields: (field) =>
+      this.state && this.state.indexed.has(field) && !this.state.multikey.has(field) ? jsonPath(field) : null,
   };
 
   constructor(
@@ -78,7 +101,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const ck = cacheKey(state, key);
     const cached = this.store.cache.get(ck) as T | undefined;
     if (cached) return { doc: cached, shared: true };
-    const json = this.statement(state, `SELECT json(doc) FROM ${state.table} WHERE key = ?`).pluck().get(key) as string | undefined;
+    const json = this.statement(state, `SELECT json(doc) FROM ${state.table} WHERE key = ?`).pluck().get(key) as
+      string | undefined;
     if (json === undefined) return undefined;
     const doc = JSON.parse(json) as T;
     this.store.cache.set(ck, doc, json.length);
@@ -219,7 +243,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (found !== undefined) return found ? [found] : [];
     }
     if (!options.sort) return this.matching(filter, end).slice(skip);
-    const candidates = (Number.isFinite(end) ? this.sortedBySql(filter, options.sort, end) : null) ?? this.matching(filter);
+    const candidates =
+      (Number.isFinite(end) ? this.sortedBySql(filter, options.sort, end) : null) ?? this.matching(filter);
     const byDoc = new Map(candidates.map((h) => [h.doc, h]));
     return sortDocuments(
       candidates.map((h) => h.doc),
@@ -368,7 +393,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const id = pinnedValue(filter, '_id');
     if (!id || id.value === null || typeof id.value === 'object') return false;
     const key = keyOf(id.value);
-    if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(cacheKey(state, key)) !== undefined) return false;
+    if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(cacheKey(state, key)) !== undefined)
+      return false;
     this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null);
     return true;
   }
@@ -408,7 +434,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if ('insertOne' in op) this.insert(clone(op.insertOne.document));
       else if ('updateOne' in op) this.update(op.updateOne.filter, op.updateOne.update, !!op.updateOne.upsert, false);
       else if ('updateMany' in op) this.update(op.updateMany.filter, op.updateMany.update, false, true);
-      else if ('replaceOne' in op) this.replace(op.replaceOne.filter, op.replaceOne.replacement, !!op.replaceOne.upsert);
+      else if ('replaceOne' in op)
+        this.replace(op.replaceOne.filter, op.replaceOne.replacement, !!op.replaceOne.upsert);
       else if ('deleteOne' in op) this.delete(op.deleteOne.filter, false);
       else if ('deleteMany' in op) this.delete(op.deleteMany.filter, true);
     }
@@ -439,7 +466,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const db = this.store.db;
     const expressions = paths.map((p) => fieldExpression(p!));
     if (unique) {
-      const plain = paths.map((p) => `json_type(doc, '${p}') IN ('text', 'integer', 'real', 'true', 'false')`).join(' AND ');
+      const plain = paths
+        .map((p) => `json_type(doc, '${p}') IN ('text', 'integer', 'real', 'true', 'false')`)
+        .join(' AND ');
       const clash = db
         .prepare(
           `SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`,
@@ -447,7 +476,12 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
         .get();
       if (clash) throw new DuplicateKeyError(this.name, `${fields.join(', ')} (existing documents)`);
     }
-    const index: CatalogueIndex = { collectionId: state.id, name: `${state.table}_i${state.indexes.length + 1}`, fields, unique };
+    const index: CatalogueIndex = {
+      collectionId: state.id,
+      name: `${state.table}_i${state.indexes.length + 1}`,
+      fields,
+      unique,
+    };
     this.store.commitHere(() => {
       db.exec(`CREATE INDEX IF NOT EXISTS ${index.name} ON ${state.table} (${expressions.join(', ')})`);
       db.prepare('INSERT OR REPLACE INTO rs_indexes (collection_id, name, fields, is_unique) VALUES (?, ?, ?, ?)').run(
@@ -462,7 +496,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (state.indexed.has(field)) continue;
       state.indexed.add(field);
       const arrays = pathPrefixes(field).some(
-        (prefix) => db.prepare(`SELECT 1 FROM ${state.table} WHERE json_type(doc, '${jsonPath(prefix)}') = 'array' LIMIT 1`).get() !== undefined,
+        (prefix) =>
+          db
+            .prepare(`SELECT 1 FROM ${state.table} WHERE json_type(doc, '${jsonPath(prefix)}') = 'array' LIMIT 1`)
+            .get() !== undefined,
       );
       if (arrays) this.store.markMultikey(state, field);
     }

@@ -55,10 +55,16 @@ describe('EmbeddedReadStore on disk', () => {
   it('writes an unseen upsert by _id as an upsert: new, over a stored document, and the usual way when it is in memory or an index is unique', async () => {
     let store = new EmbeddedReadStore({ file, cacheMiB: 1 });
     let log = store.collection('log');
-    expect(await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 }, { upsert: true, unseen: true })).toEqual({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
+    expect(await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 1 }, { upsert: true, unseen: true })).toEqual({
+      matchedCount: 0,
+      modifiedCount: 0,
+      upsertedCount: 1,
+    });
     expect(await log.findOne({ _id: 'a' })).toEqual({ _id: 'a', n: 1 });
     // Pending (in memory): the usual path, which finds it.
-    expect((await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 2 }, { upsert: true, unseen: true })).matchedCount).toBe(1);
+    expect((await log.replaceOne({ _id: 'a' }, { _id: 'a', n: 2 }, { upsert: true, unseen: true })).matchedCount).toBe(
+      1,
+    );
     await store.close();
     // Stored but neither pending nor cached: written blind, and the disk holds one document, the new content.
     store = new EmbeddedReadStore({ file, cacheMiB: 1 });
@@ -72,7 +78,9 @@ describe('EmbeddedReadStore on disk', () => {
     const unique = store.collection('unique_log');
     await unique.createIndex({ name: 1 }, { unique: true });
     await unique.insertOne({ _id: 'x', name: 'taken' });
-    const clash = await unique.replaceOne({ _id: 'y' }, { _id: 'y', name: 'taken' }, { upsert: true, unseen: true }).catch((e: unknown) => e);
+    const clash = await unique
+      .replaceOne({ _id: 'y' }, { _id: 'y', name: 'taken' }, { upsert: true, unseen: true })
+      .catch((e: unknown) => e);
     expect(isDuplicateKeyError(clash)).toBe(true);
     await store.close();
   });
@@ -96,7 +104,9 @@ describe('EmbeddedReadStore on disk', () => {
 
   it('imports the documents of the former single-table format once, checkpoints included', async () => {
     const legacy = new Database(file);
-    legacy.exec('CREATE TABLE documents (collection TEXT NOT NULL, key TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID');
+    legacy.exec(
+      'CREATE TABLE documents (collection TEXT NOT NULL, key TEXT NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (collection, key)) WITHOUT ROWID',
+    );
     const put = legacy.prepare('INSERT INTO documents VALUES (?, ?, ?)');
     put.run('domains__g2', 's:d1', JSON.stringify({ _id: 'd1', fqdn: 'a.example.net', _pos: 7 }));
     put.run('domains__g2', 'j:2', JSON.stringify({ _id: 2, fqdn: 'b.example.net', _pos: 9 }));
@@ -128,7 +138,9 @@ describe('EmbeddedReadStore on disk', () => {
     // A stand-in for a disk that refuses writes: triggers that fail every write to the table.
     const other = new Database(file);
     for (const op of ['INSERT', 'UPDATE']) {
-      other.exec(`CREATE TRIGGER refuse_${op} BEFORE ${op} ON c1 BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`);
+      other.exec(
+        `CREATE TRIGGER refuse_${op} BEFORE ${op} ON c1 BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`,
+      );
     }
     await hosts.updateOne({ _id: 'h1' }, { $set: { ip: '192.0.2.2' } });
     await hosts.insertOne({ _id: 'h2', ip: '192.0.2.3' });
@@ -174,7 +186,10 @@ describe('EmbeddedReadStore on disk', () => {
     expect(count()).toBe(0);
     await store.flush();
     expect(count()).toBe(1);
-    expect(JSON.parse(reader.prepare('SELECT json(doc) FROM c1').pluck().get() as string)).toEqual({ _id: 'h', ip: '192.0.2.1' });
+    expect(JSON.parse(reader.prepare('SELECT json(doc) FROM c1').pluck().get() as string)).toEqual({
+      _id: 'h',
+      ip: '192.0.2.1',
+    });
     reader.close();
     await store.close();
   });

@@ -103,7 +103,10 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     const writerId = `${process.pid}:${randomUUID()}`;
     this.countCommit = commitCounter(this.db, writerId);
     this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto', writerId);
-    this.watch = options.file === ':memory:' || options.followOtherProcesses === false ? null : new ForeignCommitWatch(this.db, writerId);
+    this.watch =
+      options.file === ':memory:' || options.followOtherProcesses === false
+        ? null
+        : new ForeignCommitWatch(this.db, writerId);
     const { collections, indexes } = readCatalogue(this.db);
     for (const c of collections)
       this.states.set(
@@ -215,7 +218,14 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   /** Records that an indexed field has held an array: queries on it are no longer answered by SQL alone. */
   markMultikey(state: CollectionState, field: string): void {
     state.multikey.add(field);
-    this.enqueue({ sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?', params: [JSON.stringify([...state.multikey]), state.id] }, null, 0);
+    this.enqueue(
+      {
+        sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?',
+        params: [JSON.stringify([...state.multikey]), state.id],
+      },
+      null,
+      0,
+    );
   }
 
   /**
@@ -367,7 +377,12 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * disk always holds a prefix of the writes in the order they were made (a checkpoint
    * never lands before the documents it covers, nor without a write that came before it).
    */
-  private retry(failed: WriteOp[], at: ({ state: CollectionState; key: Key } | null)[], failedNumbers: number[], failedBytes: number[]): void {
+  private retry(
+    failed: WriteOp[],
+    at: ({ state: CollectionState; key: Key } | null)[],
+    failedNumbers: number[],
+    failedBytes: number[],
+  ): void {
     // Their pending writes keep their op numbers: they settle with the batch that retries them.
     this.queue.unshift(...failed);
     this.queued.unshift(...at);

@@ -98,15 +98,19 @@ export type Verdict = boolean | undefined;
 /** Returned for a filter the fast path does not understand at all: mingo decides. */
 export const UNSUPPORTED = null;
 
-export const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+export const isScalar = (v: unknown): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 export const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 export const own = (doc: Doc, field: string): unknown => (Object.hasOwn(doc, field) ? doc[field] : undefined);
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
 
 /** Combines verdicts of a conjunction: false wins, then undefined. */
-const and = (a: Verdict, b: Verdict): Verdict => (a === false || b === false ? false : a === undefined || b === undefined ? undefined : true);
+const and = (a: Verdict, b: Verdict): Verdict =>
+  a === false || b === false ? false : a === undefined || b === undefined ? undefined : true;
 /** Combines verdicts of a disjunction: true wins, then undefined. */
-const or = (a: Verdict, b: Verdict): Verdict => (a === true || b === true ? true : a === undefined || b === undefined ? undefined : false);
+const or = (a: Verdict, b: Verdict): Verdict =>
+  a === true || b === true ? true : a === undefined || b === undefined ? undefined : false;
 
 /**
  * One top-level field against a scalar. Missing and null never equal (or compare

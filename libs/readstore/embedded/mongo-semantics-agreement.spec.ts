@@ -20,18 +20,50 @@ import { FieldInfo, sqlCondition } from './sql-filter';
 
 // ---- values: a small universe, so that generated filters often hit generated documents ----
 
-const str = fc.constantFrom('a', 'b', 'B', '', '1', '10', '2', 'd1', 'd3', '2026-01-01', '2026-01-02', '2026-01-01T12:00:00.000Z', 'issued', 'standard');
+const str = fc.constantFrom(
+  'a',
+  'b',
+  'B',
+  '',
+  '1',
+  '10',
+  '2',
+  'd1',
+  'd3',
+  '2026-01-01',
+  '2026-01-02',
+  '2026-01-01T12:00:00.000Z',
+  'issued',
+  'standard',
+);
 const num = fc.oneof(fc.integer({ min: -2, max: 11 }), fc.constantFrom(0.5, -1.5, 2 ** 53, 1e21));
-const scalar = fc.oneof({ weight: 3, arbitrary: str }, { weight: 3, arbitrary: num }, { weight: 1, arbitrary: fc.boolean() });
+const scalar = fc.oneof(
+  { weight: 3, arbitrary: str },
+  { weight: 3, arbitrary: num },
+  { weight: 1, arbitrary: fc.boolean() },
+);
 const leaf = fc.oneof({ weight: 6, arbitrary: scalar }, { weight: 1, arbitrary: fc.constant(null) });
 const sub = fc.record({ tier: leaf, n: leaf }, { requiredKeys: [], noNullPrototype: true });
 
 /** Fields the way read models fill them: mostly one type, now and then another, an array or nothing. */
 const fieldValues = {
-  a: fc.oneof({ weight: 12, arbitrary: num }, { weight: 2, arbitrary: str }, { weight: 2, arbitrary: leaf }, { weight: 1, arbitrary: fc.array(num, { maxLength: 3 }) }),
-  s: fc.oneof({ weight: 12, arbitrary: str }, { weight: 2, arbitrary: leaf }, { weight: 1, arbitrary: fc.array(str, { maxLength: 3 }) }),
+  a: fc.oneof(
+    { weight: 12, arbitrary: num },
+    { weight: 2, arbitrary: str },
+    { weight: 2, arbitrary: leaf },
+    { weight: 1, arbitrary: fc.array(num, { maxLength: 3 }) },
+  ),
+  s: fc.oneof(
+    { weight: 12, arbitrary: str },
+    { weight: 2, arbitrary: leaf },
+    { weight: 1, arbitrary: fc.array(str, { maxLength: 3 }) },
+  ),
   f: fc.oneof({ weight: 4, arbitrary: fc.boolean() }, { weight: 1, arbitrary: fc.constantFrom(0, 1, null, 'true') }),
-  e: fc.oneof({ weight: 5, arbitrary: sub }, { weight: 1, arbitrary: leaf }, { weight: 1, arbitrary: fc.array(sub, { maxLength: 2 }) }),
+  e: fc.oneof(
+    { weight: 5, arbitrary: sub },
+    { weight: 1, arbitrary: leaf },
+    { weight: 1, arbitrary: fc.array(sub, { maxLength: 2 }) },
+  ),
   t: fc.oneof({ weight: 3, arbitrary: fc.array(scalar, { maxLength: 3 }) }, { weight: 1, arbitrary: leaf }),
 };
 const FIELDS = ['a', 's', 'f', 'e', 't'] as const;
@@ -45,11 +77,15 @@ const docsArb = fc
 
 /** Retention compares dates, not only their ISO strings: documents evaluated in memory may hold them. */
 const DATES = [new Date('2026-01-01T00:00:00.000Z'), new Date('2026-01-02T00:00:00.000Z')];
-const withDates = (docs: Doc[], at: number[]): Doc[] => docs.map((d, i) => (at.includes(i) ? { ...d, s: DATES[i % 2], ...(i % 3 === 0 ? { a: DATES[(i + 1) % 2] } : {}) } : d));
+const withDates = (docs: Doc[], at: number[]): Doc[] =>
+  docs.map((d, i) =>
+    at.includes(i) ? { ...d, s: DATES[i % 2], ...(i % 3 === 0 ? { a: DATES[(i + 1) % 2] } : {}) } : d,
+  );
 
 // ---- filters ----
 
-const operand = (dates: boolean) => (dates ? fc.oneof({ weight: 8, arbitrary: leaf }, { weight: 1, arbitrary: fc.constantFrom(...DATES) }) : leaf);
+const operand = (dates: boolean) =>
+  dates ? fc.oneof({ weight: 8, arbitrary: leaf }, { weight: 1, arbitrary: fc.constantFrom(...DATES) }) : leaf;
 const rangeOps = ['$gt', '$gte', '$lt', '$lte'] as const;
 
 const conditionArb = (dates: boolean): fc.Arbitrary<unknown> => {
@@ -70,9 +106,15 @@ const conditionArb = (dates: boolean): fc.Arbitrary<unknown> => {
 };
 
 const filterArb = (dates: boolean): fc.Arbitrary<Filter> => {
-  const fields = fc.dictionary(fc.constantFrom(...PATHS), conditionArb(dates), { minKeys: 0, maxKeys: 3, noNullPrototype: true }) as fc.Arbitrary<Filter>;
+  const fields = fc.dictionary(fc.constantFrom(...PATHS), conditionArb(dates), {
+    minKeys: 0,
+    maxKeys: 3,
+    noNullPrototype: true,
+  }) as fc.Arbitrary<Filter>;
   const logical = (inner: fc.Arbitrary<Filter>) =>
-    fc.tuple(fc.constantFrom('$or', '$and'), fc.array(inner, { minLength: 1, maxLength: 3 }), fields).map(([op, subs, rest]) => ({ ...rest, [op]: subs }) as Filter);
+    fc
+      .tuple(fc.constantFrom('$or', '$and'), fc.array(inner, { minLength: 1, maxLength: 3 }), fields)
+      .map(([op, subs, rest]) => ({ ...rest, [op]: subs }) as Filter);
   // The read models' usual lookups: value tests on indexed fields, which SQL answers exactly.
   const v = operand(dates);
   const pushable = fc.oneof(
@@ -81,7 +123,11 @@ const filterArb = (dates: boolean): fc.Arbitrary<Filter> => {
     fc.array(v, { maxLength: 4 }).map(($in) => ({ $in })),
     fc.tuple(fc.constantFrom(...rangeOps), v).map(([op, arg]) => ({ [op]: arg })),
   );
-  const indexed = fc.dictionary(fc.constantFrom(...INDEXED, '_id'), pushable, { minKeys: 1, maxKeys: 2, noNullPrototype: true }) as fc.Arbitrary<Filter>;
+  const indexed = fc.dictionary(fc.constantFrom(...INDEXED, '_id'), pushable, {
+    minKeys: 1,
+    maxKeys: 2,
+    noNullPrototype: true,
+  }) as fc.Arbitrary<Filter>;
   return fc.oneof(
     { weight: 3, arbitrary: indexed },
     { weight: 3, arbitrary: fields },
@@ -94,7 +140,9 @@ const filterArb = (dates: boolean): fc.Arbitrary<Filter> => {
 const sortArb: fc.Arbitrary<Sort> = fc
   .uniqueArray(fc.constantFrom('a', 's', 'f', 'e.tier', 'e', 't'), { minLength: 0, maxLength: 2 })
   .chain((keys) =>
-    fc.tuple(...[...keys, '_id'].map(() => fc.constantFrom(1 as const, -1 as const))).map((dirs) => Object.fromEntries([...keys, '_id'].map((k, i) => [k, dirs[i]])) as Sort),
+    fc
+      .tuple(...[...keys, '_id'].map(() => fc.constantFrom(1 as const, -1 as const)))
+      .map((dirs) => Object.fromEntries([...keys, '_id'].map((k, i) => [k, dirs[i]])) as Sort),
   );
 
 // ---- the reference ----
@@ -103,7 +151,8 @@ const ids = (docs: readonly Doc[]) => docs.map((d) => d._id);
 const sortedIds = (docs: readonly Doc[]) => ids(docs).sort((x, y) => String(x).localeCompare(String(y)));
 const stored = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 const mingoMatches = (docs: Doc[], filter: Filter) => mingoFind<Doc>(docs, filter).all();
-const mingoSorted = (docs: Doc[], filter: Filter, sort: Sort, skip: number, limit: number) => mingoFind<Doc>(docs, filter).sort(sort).skip(skip).limit(limit).all();
+const mingoSorted = (docs: Doc[], filter: Filter, sort: Sort, skip: number, limit: number) =>
+  mingoFind<Doc>(docs, filter).sort(sort).skip(skip).limit(limit).all();
 
 const RUNS = { fast: 6000, sort: 3000, store: 1000 };
 const SEED = Number(process.env.AGREEMENT_SEED ?? 20261126);
@@ -130,7 +179,10 @@ describe('MongoDB semantics: fast path, SQL pushdown and mingo agree', () => {
     fc.assert(
       fc.property(docsArb, fc.array(fc.nat(11), { maxLength: 3 }), sortArb, (plain, dated, sort) => {
         const docs = withDates(plain, dated);
-        expect({ sort, ids: ids(sortDocuments(docs, sort)) }).toEqual({ sort, ids: ids(mingoFind<Doc>(docs, {}).sort(sort).all()) });
+        expect({ sort, ids: ids(sortDocuments(docs, sort)) }).toEqual({
+          sort,
+          ids: ids(mingoFind<Doc>(docs, {}).sort(sort).all()),
+        });
       }),
       { numRuns: RUNS.sort, seed: SEED },
     );
@@ -158,7 +210,10 @@ describe('MongoDB semantics: fast path, SQL pushdown and mingo agree', () => {
     it('sorts descending on an indexed field holding a boolean as MongoDB does: booleans above strings', async () => {
       const c = store.collection('regression_desc_boolean');
       await c.createIndex({ f: 1 });
-      await c.bulkWrite([{ insertOne: { document: { _id: 'd0', f: false } } }, { insertOne: { document: { _id: 'd1', f: 'a' } } }]);
+      await c.bulkWrite([
+        { insertOne: { document: { _id: 'd0', f: false } } },
+        { insertOne: { document: { _id: 'd1', f: 'a' } } },
+      ]);
       await store.flush();
       expect(ids(await c.find({}, { sort: { f: -1 }, limit: 1 }))).toEqual(['d0']);
       expect(ids(await c.find({}, { sort: { f: 1 }, limit: 1 }))).toEqual(['d1']);
@@ -181,13 +236,20 @@ describe('MongoDB semantics: fast path, SQL pushdown and mingo agree', () => {
     it('answers a sorted page of {field: 1} in SQL, without the documents holding true (account 1’s audit pages)', async () => {
       const c = store.collection('regression_one_sorted');
       await c.createIndex({ f: 1, p: -1 });
-      await c.bulkWrite(Array.from({ length: 20 }, (_, i) => ({ insertOne: { document: { _id: `d${i}`, f: i % 4 === 0 ? true : i % 2 === 0 ? 1 : 0, p: i } } })));
+      await c.bulkWrite(
+        Array.from({ length: 20 }, (_, i) => ({
+          insertOne: { document: { _id: `d${i}`, f: i % 4 === 0 ? true : i % 2 === 0 ? 1 : 0, p: i } },
+        })),
+      );
       await store.flush();
       const proto = EmbeddedCollection.prototype as unknown as { sortedBySql: (...args: unknown[]) => unknown };
       const sortedBySql = jest.spyOn(proto, 'sortedBySql');
       try {
         expect(ids(await c.find({ f: 1 }, { sort: { p: 1 }, limit: 3 }))).toEqual(['d2', 'd6', 'd10']);
-        expect(ids(await c.find({ f: { $eq: 0 }, p: { $gt: 10 } }, { sort: { p: 1 }, limit: 2 }))).toEqual(['d11', 'd13']);
+        expect(ids(await c.find({ f: { $eq: 0 }, p: { $gt: 10 } }, { sort: { p: 1 }, limit: 2 }))).toEqual([
+          'd11',
+          'd13',
+        ]);
         // Both pages were cut short by ORDER BY … LIMIT in SQL rather than sorted from every match.
         expect(sortedBySql.mock.results.map((r) => r.value !== null)).toEqual([true, true]);
       } finally {
@@ -205,7 +267,10 @@ describe('MongoDB semantics: fast path, SQL pushdown and mingo agree', () => {
         fc.asyncProperty(
           docsArb,
           fc.nat(3),
-          fc.array(fc.tuple(filterArb(false), sortArb, fc.nat(2), fc.integer({ min: 1, max: 5 })), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.tuple(filterArb(false), sortArb, fc.nat(2), fc.integer({ min: 1, max: 5 })), {
+            minLength: 1,
+            maxLength: 3,
+          }),
           async (docs, pendingCount, queries) => {
             const name = `c${run++}`;
             const c = store.collection(name);
@@ -227,9 +292,18 @@ describe('MongoDB semantics: fast path, SQL pushdown and mingo agree', () => {
               expect({ filter, found: sortedIds(found) }).toEqual({ filter, found: sortedIds(expected) });
               expect({ filter, count: await c.countDocuments(filter) }).toEqual({ filter, count: expected.length });
               const one = await c.findOne(filter);
-              expect({ filter, one: one === null ? null : ids(expected).includes(one._id) }).toEqual({ filter, one: expected.length === 0 ? null : true });
+              expect({ filter, one: one === null ? null : ids(expected).includes(one._id) }).toEqual({
+                filter,
+                one: expected.length === 0 ? null : true,
+              });
               const page = await c.find(filter, { sort, skip, limit });
-              expect({ filter, sort, skip, limit, page: ids(page) }).toEqual({ filter, sort, skip, limit, page: ids(mingoSorted(reference, filter, sort, skip, limit)) });
+              expect({ filter, sort, skip, limit, page: ids(page) }).toEqual({
+                filter,
+                sort,
+                skip,
+                limit,
+                page: ids(mingoSorted(reference, filter, sort, skip, limit)),
+              });
             }
             await store.dropCollection(name);
           },

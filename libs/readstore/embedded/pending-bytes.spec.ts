@@ -35,7 +35,9 @@ describe('EmbeddedReadStore: pending writes bounded by size', () => {
     let mostPending = 0;
     // 10 calls of 10 blocks (~400 KB each call): 4 MB in all.
     for (let call = 0; call < 10; call++) {
-      const ops = Array.from({ length: 10 }, (_, j) => block(call * 10 + j)).map((b) => ({ replaceOne: { filter: { _id: b._id }, replacement: b, upsert: true } }));
+      const ops = Array.from({ length: 10 }, (_, j) => block(call * 10 + j)).map((b) => ({
+        replaceOne: { filter: { _id: b._id }, replacement: b, upsert: true },
+      }));
       await rows.bulkWrite(ops);
       mostPending = Math.max(mostPending, store.pendingWrites().bytes);
       // Read-your-writes: this call's blocks are seen at once, committed or not.
@@ -123,7 +125,9 @@ describe('EmbeddedReadStore: pending writes bounded by size', () => {
     const other = new Database(file);
     const { id } = other.prepare("SELECT id FROM rs_collections WHERE name = 'rows'").get() as { id: number };
     // A disk that refuses one document of the third ~1 MiB batch.
-    other.exec(`CREATE TRIGGER refuse BEFORE INSERT ON c${id} WHEN NEW.key = 's:r:b55' BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`);
+    other.exec(
+      `CREATE TRIGGER refuse BEFORE INSERT ON c${id} WHEN NEW.key = 's:r:b55' BEGIN SELECT RAISE(ABORT, 'disk refuses writes'); END`,
+    );
     // 60 blocks (~2.4 MB, three batches), then a checkpoint-like document that must not land before them.
     await rows.bulkWrite(Array.from({ length: 60 }, (_, i) => ({ insertOne: { document: block(i) } })));
     await rows.insertOne({ _id: 'checkpoint', upTo: 59 });

@@ -52,7 +52,9 @@ export function openReadModelDatabase(file: string, pageCacheMiB: number): Datab
  * every other writer to tell their caches are stale (see ForeignCommitWatch).
  */
 export function commitCounter(db: Database.Database, writer: string): () => void {
-  const bump = db.prepare('INSERT INTO rs_writers (writer, commits) VALUES (?, 1) ON CONFLICT (writer) DO UPDATE SET commits = commits + 1');
+  const bump = db.prepare(
+    'INSERT INTO rs_writers (writer, commits) VALUES (?, 1) ON CONFLICT (writer) DO UPDATE SET commits = commits + 1',
+  );
   return () => bump.run(writer);
 }
 
@@ -68,8 +70,17 @@ export function dropCollectionTable(db: Database.Database, id: number): void {
   db.prepare('DELETE FROM rs_collections WHERE id = ?').run(id);
 }
 
-export function readCatalogue(db: Database.Database): { collections: CatalogueCollection[]; indexes: CatalogueIndex[] } {
-  const collections = (db.prepare('SELECT id, name, multikey FROM rs_collections').all() as { id: number; name: string; multikey: string }[]).map((r) => ({
+export function readCatalogue(db: Database.Database): {
+  collections: CatalogueCollection[];
+  indexes: CatalogueIndex[];
+} {
+  const collections = (
+    db.prepare('SELECT id, name, multikey FROM rs_collections').all() as {
+      id: number;
+      name: string;
+      multikey: string;
+    }[]
+  ).map((r) => ({
     id: r.id,
     name: r.name,
     multikey: JSON.parse(r.multikey) as string[],
@@ -81,7 +92,12 @@ export function readCatalogue(db: Database.Database): { collections: CatalogueCo
       fields: string;
       is_unique: number;
     }[]
-  ).map((r) => ({ collectionId: r.collection_id, name: r.name, fields: JSON.parse(r.fields) as string[], unique: r.is_unique === 1 }));
+  ).map((r) => ({
+    collectionId: r.collection_id,
+    name: r.name,
+    fields: JSON.parse(r.fields) as string[],
+    unique: r.is_unique === 1,
+  }));
   return { collections, indexes };
 }
 
@@ -99,9 +115,12 @@ function importLegacyDocuments(db: Database.Database): void {
   db.transaction(() => {
     const names = db.prepare('SELECT DISTINCT collection FROM documents').pluck().all() as string[];
     for (const name of names) {
-      const existing = db.prepare('SELECT id FROM rs_collections WHERE name = ?').pluck().get(name) as number | undefined;
+      const existing = db.prepare('SELECT id FROM rs_collections WHERE name = ?').pluck().get(name) as
+        number | undefined;
       const id = existing ?? createCollectionTable(db, name).id;
-      db.prepare(`INSERT OR REPLACE INTO ${tableName(id)} (key, doc) SELECT key, jsonb(doc) FROM documents WHERE collection = ?`).run(name);
+      db.prepare(
+        `INSERT OR REPLACE INTO ${tableName(id)} (key, doc) SELECT key, jsonb(doc) FROM documents WHERE collection = ?`,
+      ).run(name);
     }
     db.exec('DROP TABLE documents');
   })();

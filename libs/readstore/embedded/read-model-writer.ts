@@ -44,7 +44,11 @@ export function batchWriter(db: Database.Database, writer: string): (batches: Wr
           return 0;
         }
         const json = JSON.stringify(op.doc);
-        prepared(upserts, op.table, `INSERT INTO ${op.table} (key, doc) VALUES (?, jsonb(?)) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`).run(op.key, json);
+        prepared(
+          upserts,
+          op.table,
+          `INSERT INTO ${op.table} (key, doc) VALUES (?, jsonb(?)) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`,
+        ).run(op.key, json);
         return json.length;
       }),
     );
@@ -78,7 +82,11 @@ class ThreadWriter implements ReadModelWriter {
     // piling up in resident memory (hundreds of MiB under a rebuild without a limit). A
     // batch is at most ~1 MiB of documents (embedded-read-store.ts), so a 4 MB young
     // generation holds one; 16 MB let the thread's heap reach 25 MB on a large report.
-    this.worker = new WorkerClient(script, { file, pageCacheMiB, writer }, { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 4 });
+    this.worker = new WorkerClient(
+      script,
+      { file, pageCacheMiB, writer },
+      { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 4 },
+    );
   }
 
   write(ops: WriteOp[]): Promise<number[]> {
@@ -90,7 +98,13 @@ class ThreadWriter implements ReadModelWriter {
   }
 }
 
-export function createWriter(db: Database.Database, file: string, pageCacheMiB: number, mode: 'auto' | 'inline' | 'thread', writer: string): ReadModelWriter {
+export function createWriter(
+  db: Database.Database,
+  file: string,
+  pageCacheMiB: number,
+  mode: 'auto' | 'inline' | 'thread',
+  writer: string,
+): ReadModelWriter {
   const script = mode === 'inline' || file === ':memory:' ? null : compiledWorkerScript(__dirname, 'read-model-worker');
   if (mode === 'thread' && !script) throw new Error('the read-model writer script is not built (run npm run build)');
   return script ? new ThreadWriter(script, file, pageCacheMiB, writer) : new InlineWriter(db, writer);

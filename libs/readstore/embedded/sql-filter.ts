@@ -34,7 +34,8 @@ export function jsonPath(field: string): string | null {
 export const fieldExpression = (path: string): string => `json_extract(doc, '${path}')`;
 
 /** Every prefix of a dotted field: an array at any of them makes MongoDB match element by element. */
-export const pathPrefixes = (field: string): string[] => field.split('.').map((_, i, all) => all.slice(0, i + 1).join('.'));
+export const pathPrefixes = (field: string): string[] =>
+  field.split('.').map((_, i, all) => all.slice(0, i + 1).join('.'));
 
 export interface SqlCondition {
   where: string;
@@ -50,14 +51,24 @@ export interface FieldInfo {
 
 type Bindable = string | number;
 /** A JSON scalar as SQLite's json_extract returns it (true and false come back as 1 and 0). */
-const bindable = (v: unknown): Bindable | null => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'boolean' ? (v ? 1 : 0) : null);
+const bindable = (v: unknown): Bindable | null =>
+  typeof v === 'string'
+    ? v
+    : typeof v === 'number' && Number.isFinite(v)
+      ? v
+      : typeof v === 'boolean'
+        ? v
+          ? 1
+          : 0
+        : null;
 
 /**
  * Whether `= v` in SQL selects exactly the documents MongoDB's equality with v does. json_extract
  * returns true and false as 1 and 0, and a sub-document as its JSON text, so the numbers 0 and 1,
  * booleans and strings that could be a document's JSON only pick candidates.
  */
-const exactlyBound = (v: unknown): boolean => (typeof v === 'number' ? v !== 0 && v !== 1 : typeof v === 'string' && !v.startsWith('{'));
+const exactlyBound = (v: unknown): boolean =>
+  typeof v === 'number' ? v !== 0 && v !== 1 : typeof v === 'string' && !v.startsWith('{');
 
 const isZeroOrOne = (v: unknown): boolean => v === 0 || v === 1;
 
@@ -66,16 +77,23 @@ const isZeroOrOne = (v: unknown): boolean => v === 0 || v === 1;
  * is exact (account 1's audit pages and export may then be cut short by ORDER BY … LIMIT in
  * SQL, rather than read whole); the index on the value still finds the rows.
  */
-const numberEquals = (expr: string, path: string): string => `${expr} = ? AND json_type(doc, '${path}') IN ('integer', 'real')`;
+const numberEquals = (expr: string, path: string): string =>
+  `${expr} = ? AND json_type(doc, '${path}') IN ('integer', 'real')`;
 
 const RANGE_SQL: Record<string, string> = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' };
 
 /** Conditions for one field's value test, or null when none can be pushed down. */
-function fieldCondition(expr: string, path: string, cond: unknown): { sql: string[]; params: unknown[]; exact: boolean } | null {
+function fieldCondition(
+  expr: string,
+  path: string,
+  cond: unknown,
+): { sql: string[]; params: unknown[]; exact: boolean } | null {
   if (!isPlainObject(cond)) {
     const b = bindable(cond);
     if (b === null) return null;
-    return isZeroOrOne(cond) ? { sql: [numberEquals(expr, path)], params: [b], exact: true } : { sql: [`${expr} = ?`], params: [b], exact: exactlyBound(cond) };
+    return isZeroOrOne(cond)
+      ? { sql: [numberEquals(expr, path)], params: [b], exact: true }
+      : { sql: [`${expr} = ?`], params: [b], exact: exactlyBound(cond) };
   }
   const sql: string[] = [];
   const params: unknown[] = [];
@@ -117,7 +135,12 @@ export function sqlCondition(filter: Filter, fields: FieldInfo): SqlCondition | 
         params.push(keyOf(cond));
         continue;
       }
-      if (isPlainObject(cond) && Object.keys(cond).length === 1 && Array.isArray(cond.$in) && cond.$in.every((v) => bindable(v) !== null)) {
+      if (
+        isPlainObject(cond) &&
+        Object.keys(cond).length === 1 &&
+        Array.isArray(cond.$in) &&
+        cond.$in.every((v) => bindable(v) !== null)
+      ) {
         if (cond.$in.length === 0) sql.push('0');
         else sql.push(`key IN (${cond.$in.map(() => '?').join(', ')})`);
         params.push(...cond.$in.map(keyOf));

@@ -78,7 +78,8 @@ export function applyFast(target: Doc, op: string, expr: Record<string, unknown>
 }
 
 /** The operator an update key applies; `$setOnInsert` is `$set` when inserting and nothing otherwise. */
-export const effectiveOp = (key: string, inserting: boolean): string | null => (key === '$setOnInsert' ? (inserting ? '$set' : null) : key);
+export const effectiveOp = (key: string, inserting: boolean): string | null =>
+  key === '$setOnInsert' ? (inserting ? '$set' : null) : key;
 
 /**
  * How an update of an existing document must copy it first: SLOW when an operator

@@ -1,5 +1,16 @@
 import { AnyBulkWriteOperation, Db, MongoClient, MongoServerError, Collection as MongoCollection } from 'mongodb';
-import { BulkOp, Collection, Doc, Filter, FindOptions, IndexOptions, ReadStore, Update, UpdateOptions, UpdateResult } from '../read-store.port';
+import {
+  BulkOp,
+  Collection,
+  Doc,
+  Filter,
+  FindOptions,
+  IndexOptions,
+  ReadStore,
+  Update,
+  UpdateOptions,
+  UpdateResult,
+} from '../read-store.port';
 
 const counts = (r: { matchedCount: number; modifiedCount: number; upsertedCount: number }): UpdateResult => ({
   matchedCount: r.matchedCount,

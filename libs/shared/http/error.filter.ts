@@ -43,7 +43,11 @@ export function toAppError(exception: unknown): AppError {
       return new AppError(415, 'unsupported_media_type', 'Send the body as application/json');
     }
     if (status === 400) {
-      return new AppError(400, 'validation_failed', `Malformed request body: ${fastifyError.message ?? 'invalid JSON'}`);
+      return new AppError(
+        400,
+        'validation_failed',
+        `Malformed request body: ${fastifyError.message ?? 'invalid JSON'}`,
+      );
     }
     return new AppError(status, STATUS_CODES[status] ?? 'bad_request', fastifyError.message ?? 'Bad request');
   }
@@ -55,7 +59,12 @@ export function sendError(reply: FastifyReply, error: AppError): void {
 }
 
 /** Answers with whatever was thrown, as the contract's error body; unexpected errors (500) are logged with the request id. */
-export function answerError(reply: FastifyReply, exception: unknown, logger: Logger, requestId: string | undefined): void {
+export function answerError(
+  reply: FastifyReply,
+  exception: unknown,
+  logger: Logger,
+  requestId: string | undefined,
+): void {
   const error = toAppError(exception);
   if (error.status >= 500) {
     logger.error('unhandled error', {

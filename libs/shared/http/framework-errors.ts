@@ -17,10 +17,17 @@ export const MAX_PARAM_LENGTH = 1024;
  * MAX_PARAM_LENGTH, malformed percent-encoding in the path), in the contract's error
  * shape with the request id the hooks would have set (contract §1, §16).
  */
-export function answerFrameworkError(error: { code?: string; message?: string }, request: FastifyRequest, reply: FastifyReply): void {
+export function answerFrameworkError(
+  error: { code?: string; message?: string },
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
   void reply.header('X-Request-Id', request.id);
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    sendError(reply, new AppError(414, 'uri_too_long', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`));
+    sendError(
+      reply,
+      new AppError(414, 'uri_too_long', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`),
+    );
   } else if (error.code === 'FST_ERR_BAD_URL') {
     sendError(reply, new AppError(400, 'malformed_url', 'The request path is not valid percent-encoded UTF-8'));
   } else {

@@ -4,12 +4,14 @@ import { validationFailed } from '../errors';
 export function parseLimit(raw: unknown, fallback: number, min = 1, max = 100, name = 'limit'): number {
   if (raw === undefined || raw === '') return fallback;
   const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isInteger(n) || n < min || n > max) throw validationFailed(`${name} must be an integer from ${min} to ${max}`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw validationFailed(`${name} must be an integer from ${min} to ${max}`);
   return n;
 }
 
 export function parseOptionalString(raw: unknown, name: string, maxLength = 512): string | undefined {
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || raw.length > maxLength) throw validationFailed(`${name} must be a string of at most ${maxLength} characters`);
+  if (typeof raw !== 'string' || raw.length > maxLength)
+    throw validationFailed(`${name} must be a string of at most ${maxLength} characters`);
   return raw;
 }

@@ -73,19 +73,28 @@ export function installBodyParsers(app: NestFastifyApplication, bodyLimit: numbe
   const fastify = app.getHttpAdapter().getInstance();
   // secure-json-parse, refusing `__proto__` and `constructor.prototype` (Fastify's default).
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, (req, text: string, done: Done) => {
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      done(validationFailed(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`));
-      return;
-    }
-    parseJson(req, text, (error: Error | null, value?: unknown) => {
-      if (error) return done(error);
-      const at = illFormedTextAt(value);
-      if (at !== null) return done(validationFailed(`${at} must be well-formed Unicode text (it holds a lone surrogate)`));
-      done(null, value);
-    });
-  });
-  fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_req, text: string, done: Done) => {
-    done(null, { ...parseForm(text) });
-  });
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit },
+    (req, text: string, done: Done) => {
+      if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        done(validationFailed(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`));
+        return;
+      }
+      parseJson(req, text, (error: Error | null, value?: unknown) => {
+        if (error) return done(error);
+        const at = illFormedTextAt(value);
+        if (at !== null)
+          return done(validationFailed(`${at} must be well-formed Unicode text (it holds a lone surrogate)`));
+        done(null, value);
+      });
+    },
+  );
+  fastify.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit },
+    (_req, text: string, done: Done) => {
+      done(null, { ...parseForm(text) });
+    },
+  );
 }

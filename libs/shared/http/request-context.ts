@@ -18,7 +18,12 @@ export const requestIdFor = (req: { headers: Record<string, string | string[] | 
  * metrics. (Errors raised before a route runs — malformed JSON, bodies over 1 MiB,
  * unknown routes — reach Nest's handlers and so the global exception filter.)
  */
-export function installRequestContext(fastify: FastifyInstance, logger: Logger, metrics: Metrics, logRequests: boolean): void {
+export function installRequestContext(
+  fastify: FastifyInstance,
+  logger: Logger,
+  metrics: Metrics,
+  logRequests: boolean,
+): void {
   // Callback hooks, not async ones: they run on every request, and an async hook costs a
   // promise and a microtask turn each.
   fastify.addHook('onRequest', (req, reply, done) => {

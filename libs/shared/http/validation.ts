@@ -6,7 +6,11 @@ const describe = (errors: ValidationError[], parent = ''): string[] =>
   errors.flatMap((e) => {
     const path = parent ? `${parent}.${e.property}` : e.property;
     const own = e.constraints
-      ? Object.values(e.constraints).map((m) => (m.startsWith('property ') && m.endsWith('should not exist') ? `${path}: unknown field` : m.replace(e.property, path)))
+      ? Object.values(e.constraints).map((m) =>
+          m.startsWith('property ') && m.endsWith('should not exist')
+            ? `${path}: unknown field`
+            : m.replace(e.property, path),
+        )
       : [];
     return [...own, ...describe(e.children ?? [], path)];
   });

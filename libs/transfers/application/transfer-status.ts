@@ -23,7 +23,11 @@ export class TransferStatus {
 
   get(zone: string, address: string, port: number): SecondaryActivity {
     const transfer = this.transfers.get(`${zone}|${plain(address)}`);
-    return { last_notified_at: this.notifies.get(`${zone}|${plain(address)}|${port}`) ?? null, last_transfer_at: transfer?.at ?? null, last_serial: transfer?.serial ?? null };
+    return {
+      last_notified_at: this.notifies.get(`${zone}|${plain(address)}|${port}`) ?? null,
+      last_transfer_at: transfer?.at ?? null,
+      last_serial: transfer?.serial ?? null,
+    };
   }
 
   /** `target` is `address:port` (the last colon separates the port). */

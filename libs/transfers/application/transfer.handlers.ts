@@ -13,11 +13,24 @@ import { SECRET_BOX, SecretBox } from '../../shared/crypto';
 import { conflict, notFound, validationFailed } from '../../shared/errors';
 import { ZoneQueries } from '../../zones/application/zone.queries';
 import { secondariesDecider } from '../domain/secondaries.decider';
-import { KeyZone, secondariesStream, TSIG_SECRET_PURPOSE, TsigKeyCreated, tsigKeyNameStream, tsigKeyringStream, TsigKeyPurpose, UpdateAllow } from '../domain/transfer.events';
+import {
+  KeyZone,
+  secondariesStream,
+  TSIG_SECRET_PURPOSE,
+  TsigKeyCreated,
+  tsigKeyNameStream,
+  tsigKeyringStream,
+  TsigKeyPurpose,
+  UpdateAllow,
+} from '../domain/transfer.events';
 import { tsigKeyringDecider, TsigKeyringCommand } from '../domain/tsig-keyring.decider';
 import { AddSecondary, CreateTsigKey, DeleteTsigKey, RemoveSecondary, TransferCaller } from './transfer.commands';
 
-const metadataOf = (c: TransferCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
+const metadataOf = (c: TransferCaller): EventMetadata => ({
+  actor: c.actor,
+  account_id: c.accountId,
+  source_ip: c.sourceIp,
+});
 /** Secret sizes: the hash's output size (RFC 8945 §6: at least that much key material). */
 const SECRET_BYTES: Record<TsigAlgorithm, number> = { 'hmac-sha256': 32, 'hmac-sha512': 64 };
 
@@ -81,9 +94,12 @@ export class CreateTsigKeyHandler implements ICommandHandler<CreateTsigKey, Crea
     const name = canonicalKeyName(cmd.name);
     const problem = hostnameProblem(name);
     if (problem) throw validationFailed(`name: ${problem}`);
-    if (!TSIG_ALGORITHMS.includes(cmd.algorithm as TsigAlgorithm)) throw validationFailed(`algorithm: must be one of ${TSIG_ALGORITHMS.join(', ')}`);
-    if (cmd.purpose !== 'transfer' && cmd.purpose !== 'update') throw validationFailed('purpose: must be transfer or update');
-    if (cmd.purpose === 'transfer' && cmd.allow.length > 0) throw validationFailed('allow: only update keys are limited to names and types');
+    if (!TSIG_ALGORITHMS.includes(cmd.algorithm as TsigAlgorithm))
+      throw validationFailed(`algorithm: must be one of ${TSIG_ALGORITHMS.join(', ')}`);
+    if (cmd.purpose !== 'transfer' && cmd.purpose !== 'update')
+      throw validationFailed('purpose: must be transfer or update');
+    if (cmd.purpose === 'transfer' && cmd.allow.length > 0)
+      throw validationFailed('allow: only update keys are limited to names and types');
     const algorithm = cmd.algorithm as TsigAlgorithm;
     const { state: account } = await this.directory.load(cmd.caller.accountId);
     if (!account.exists) throw notFound('Account not found');
@@ -115,9 +131,15 @@ export class CreateTsigKeyHandler implements ICommandHandler<CreateTsigKey, Crea
     tsigKeyringDecider.decide(command(this.clock.now().toISOString()), state);
     const claim = { key_id: keyId, account_id: cmd.caller.accountId };
     const meta = metadataOf(cmd.caller);
-    if (!(await this.reservations.claim(KEY_NAME, tsigKeyNameStream(name), claim, meta))) throw conflict('key_name_taken', `A TSIG key named ${name} exists`);
+    if (!(await this.reservations.claim(KEY_NAME, tsigKeyNameStream(name), claim, meta)))
+      throw conflict('key_name_taken', `A TSIG key named ${name} exists`);
     try {
-      const result = await this.runner.streams.handle(stream, tsigKeyringDecider, command(this.clock.now().toISOString()), meta);
+      const result = await this.runner.streams.handle(
+        stream,
+        tsigKeyringDecider,
+        command(this.clock.now().toISOString()),
+        meta,
+      );
       return { event: (result.events[0] as TsigKeyCreated).data, secret: secret.toString('base64') };
     } catch (e) {
       await this.reservations.release(KEY_NAME, tsigKeyNameStream(name), { key_id: keyId }, meta);
@@ -160,7 +182,10 @@ export class AddSecondaryHandler implements ICommandHandler<AddSecondary, string
     const zone = await this.zones.get(cmd.caller.accountId, cmd.zone);
     const { address, port } = parseSecondaryAddress(cmd.address);
     const { state: account } = await this.directory.load(cmd.caller.accountId);
-    const { state: keyring } = await this.runner.streams.loadState(tsigKeyringStream(cmd.caller.accountId), tsigKeyringDecider);
+    const { state: keyring } = await this.runner.streams.loadState(
+      tsigKeyringStream(cmd.caller.accountId),
+      tsigKeyringDecider,
+    );
     const key = [...keyring.keys.values()].find((k) => k.name === canonicalKeyName(cmd.tsigKey));
     const secondaryId = randomUUID();
     await this.runner.streams.handle(
@@ -197,10 +222,22 @@ export class RemoveSecondaryHandler implements ICommandHandler<RemoveSecondary, 
     await this.runner.streams.handle(
       secondariesStream(zone.id),
       secondariesDecider,
-      { type: 'RemoveSecondary', accountId: cmd.caller.accountId, zoneId: zone.id, zoneName: zone.name, secondaryId: cmd.secondaryId, at: this.clock.now().toISOString() },
+      {
+        type: 'RemoveSecondary',
+        accountId: cmd.caller.accountId,
+        zoneId: zone.id,
+        zoneName: zone.name,
+        secondaryId: cmd.secondaryId,
+        at: this.clock.now().toISOString(),
+      },
       metadataOf(cmd.caller),
     );
   }
 }
 
-export const TRANSFER_COMMAND_HANDLERS = [CreateTsigKeyHandler, DeleteTsigKeyHandler, AddSecondaryHandler, RemoveSecondaryHandler];
+export const TRANSFER_COMMAND_HANDLERS = [
+  CreateTsigKeyHandler,
+  DeleteTsigKeyHandler,
+  AddSecondaryHandler,
+  RemoveSecondaryHandler,
+];

@@ -41,7 +41,9 @@ export class TransferQueries {
     await this.assertPlan(accountId);
     const { state } = await this.streams.loadState(tsigKeyringStream(accountId), tsigKeyringDecider);
     const live = new Set((await this.zones.list(accountId)).map((z) => z.id));
-    return [...state.keys.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name)).map((k) => tsigKeyView(k, live));
+    return [...state.keys.values()]
+      .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.name.localeCompare(b.name))
+      .map((k) => tsigKeyView(k, live));
   }
 
   async secondaries(accountId: number, zoneName: string) {
@@ -52,7 +54,8 @@ export class TransferQueries {
   }
 
   secondaryView(zone: string, s: Secondary) {
-    const address = s.port === 53 ? s.address : s.address.includes(':') ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
+    const address =
+      s.port === 53 ? s.address : s.address.includes(':') ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`;
     return { id: s.id, address, tsig_key: s.tsig_key, ...this.status.get(zone, s.address, s.port) };
   }
 }

@@ -57,10 +57,15 @@ export const secondariesDecider: Decider<SecondariesState, SecondariesCommand, S
     switch (command.type) {
       case 'AddSecondary': {
         if (!planAllowsTransfers(command.plan)) throw forbidden('plan_required', PLAN_MESSAGE);
-        if (!command.key || command.key.purpose !== 'transfer') throw badRequest('validation_failed', 'tsig_key: not a transfer key of the account');
-        const same = [...state.secondaries.values()].some((s) => s.address === command.address && s.port === command.port);
-        if (same) throw conflict('secondary_exists', `${command.address} is already a secondary of ${command.zoneName}`);
-        if (state.secondaries.size >= MAX_SECONDARIES_PER_ZONE) throw forbidden('limit_reached', `Secondaries: at most ${MAX_SECONDARIES_PER_ZONE} per zone`);
+        if (!command.key || command.key.purpose !== 'transfer')
+          throw badRequest('validation_failed', 'tsig_key: not a transfer key of the account');
+        const same = [...state.secondaries.values()].some(
+          (s) => s.address === command.address && s.port === command.port,
+        );
+        if (same)
+          throw conflict('secondary_exists', `${command.address} is already a secondary of ${command.zoneName}`);
+        if (state.secondaries.size >= MAX_SECONDARIES_PER_ZONE)
+          throw forbidden('limit_reached', `Secondaries: at most ${MAX_SECONDARIES_PER_ZONE} per zone`);
         return [
           {
             type: 'SecondaryAdded',
@@ -82,7 +87,13 @@ export const secondariesDecider: Decider<SecondariesState, SecondariesCommand, S
         return [
           {
             type: 'SecondaryRemoved',
-            data: { secondary_id: command.secondaryId, zone_id: command.zoneId, zone_name: command.zoneName, account_id: command.accountId, at: command.at },
+            data: {
+              secondary_id: command.secondaryId,
+              zone_id: command.zoneId,
+              zone_name: command.zoneName,
+              account_id: command.accountId,
+              at: command.at,
+            },
           },
         ];
       default:

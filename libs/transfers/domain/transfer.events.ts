@@ -32,14 +32,29 @@ export type TsigKeyCreated = DomainEvent<
     created_at: string;
   }
 >;
-export type TsigKeyDeleted = DomainEvent<'TsigKeyDeleted', { key_id: string; account_id: number; name: string; at: string }>;
+export type TsigKeyDeleted = DomainEvent<
+  'TsigKeyDeleted',
+  { key_id: string; account_id: number; name: string; at: string }
+>;
 export type TsigKeyEvent = TsigKeyCreated | TsigKeyDeleted;
 
 export type SecondaryAdded = DomainEvent<
   'SecondaryAdded',
-  { secondary_id: string; zone_id: string; zone_name: string; account_id: number; address: string; port: number; tsig_key: string; at: string }
+  {
+    secondary_id: string;
+    zone_id: string;
+    zone_name: string;
+    account_id: number;
+    address: string;
+    port: number;
+    tsig_key: string;
+    at: string;
+  }
 >;
-export type SecondaryRemoved = DomainEvent<'SecondaryRemoved', { secondary_id: string; zone_id: string; zone_name: string; account_id: number; at: string }>;
+export type SecondaryRemoved = DomainEvent<
+  'SecondaryRemoved',
+  { secondary_id: string; zone_id: string; zone_name: string; account_id: number; at: string }
+>;
 export type SecondaryEvent = SecondaryAdded | SecondaryRemoved;
 
 export const TSIG_KEY_EVENT_TYPES: readonly TsigKeyEvent['type'][] = ['TsigKeyCreated', 'TsigKeyDeleted'];

@@ -21,7 +21,17 @@ const create = (over: Partial<Extract<TsigKeyringCommand, { type: 'CreateTsigKey
 });
 const created = (id: string): TsigKeyCreated => ({
   type: 'TsigKeyCreated',
-  data: { key_id: id, account_id: 1, name: `${id}.example.com`, algorithm: 'hmac-sha256', purpose: 'transfer', zones: [], allow: [], secret_sealed: 's', created_at: AT },
+  data: {
+    key_id: id,
+    account_id: 1,
+    name: `${id}.example.com`,
+    algorithm: 'hmac-sha256',
+    purpose: 'transfer',
+    zones: [],
+    allow: [],
+    secret_sealed: 's',
+    created_at: AT,
+  },
 });
 
 describe('TSIG keyring decider', () => {
@@ -91,7 +101,16 @@ describe('secondaries decider', () => {
   });
   const added = (id: string, address: string): SecondaryAdded => ({
     type: 'SecondaryAdded',
-    data: { secondary_id: id, zone_id: 'z1', zone_name: 'example.com', account_id: 1, address, port: 53, tsig_key: 'xfr.example.com', at: AT },
+    data: {
+      secondary_id: id,
+      zone_id: 'z1',
+      zone_name: 'example.com',
+      account_id: 1,
+      address,
+      port: 53,
+      tsig_key: 'xfr.example.com',
+      at: AT,
+    },
   });
 
   it('adds a secondary with a transfer key of the account', () => {
@@ -126,7 +145,15 @@ describe('secondaries decider', () => {
     spec
       .given([added('s1', '192.0.2.53')])
       .when({ type: 'RemoveSecondary', accountId: 1, zoneId: 'z1', zoneName: 'example.com', secondaryId: 's1', at: AT })
-      .then([{ type: 'SecondaryRemoved', data: { secondary_id: 's1', zone_id: 'z1', zone_name: 'example.com', account_id: 1, at: AT } }]);
-    spec.given([]).when({ type: 'RemoveSecondary', accountId: 1, zoneId: 'z1', zoneName: 'example.com', secondaryId: 's1', at: AT }).thenFails(404, 'not_found');
+      .then([
+        {
+          type: 'SecondaryRemoved',
+          data: { secondary_id: 's1', zone_id: 'z1', zone_name: 'example.com', account_id: 1, at: AT },
+        },
+      ]);
+    spec
+      .given([])
+      .when({ type: 'RemoveSecondary', accountId: 1, zoneId: 'z1', zoneName: 'example.com', secondaryId: 's1', at: AT })
+      .thenFails(404, 'not_found');
   });
 });

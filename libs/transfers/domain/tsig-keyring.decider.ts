@@ -45,7 +45,15 @@ export const tsigKeyringDecider: Decider<TsigKeyringState, TsigKeyringCommand, T
     switch (event.type) {
       case 'TsigKeyCreated': {
         const d = event.data;
-        keys.set(d.key_id, { id: d.key_id, name: d.name, algorithm: d.algorithm, purpose: d.purpose, zones: d.zones, allow: d.allow, created_at: d.created_at });
+        keys.set(d.key_id, {
+          id: d.key_id,
+          name: d.name,
+          algorithm: d.algorithm,
+          purpose: d.purpose,
+          zones: d.zones,
+          allow: d.allow,
+          created_at: d.created_at,
+        });
         return { keys };
       }
       case 'TsigKeyDeleted':
@@ -82,7 +90,12 @@ export const tsigKeyringDecider: Decider<TsigKeyringState, TsigKeyringCommand, T
       case 'DeleteTsigKey': {
         const key = state.keys.get(command.keyId);
         if (!key) throw notFound('TSIG key not found');
-        return [{ type: 'TsigKeyDeleted', data: { key_id: key.id, account_id: command.accountId, name: key.name, at: command.at } }];
+        return [
+          {
+            type: 'TsigKeyDeleted',
+            data: { key_id: key.id, account_id: command.accountId, name: key.name, at: command.at },
+          },
+        ];
       }
       default:
         return unreachable(command);

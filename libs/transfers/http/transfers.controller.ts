@@ -2,13 +2,23 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/co
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { validationFailed } from '../../shared/errors';
-import { AddSecondary, CreateTsigKey, DeleteTsigKey, RemoveSecondary, TransferCaller } from '../application/transfer.commands';
+import {
+  AddSecondary,
+  CreateTsigKey,
+  DeleteTsigKey,
+  RemoveSecondary,
+  TransferCaller,
+} from '../application/transfer.commands';
 import { CreatedTsigKey } from '../application/transfer.handlers';
 import { TransferQueries } from '../application/transfer.queries';
 import { AddSecondaryDto, CreateTsigKeyDto } from './transfer.dto';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const callerOf = (p: Principal, ip: string): TransferCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string): TransferCaller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+});
 const requireId = (id: string, what: string) => {
   if (!UUID.test(id)) throw validationFailed(`id must be a ${what} id`);
   return id.toLowerCase();
@@ -26,7 +36,14 @@ export class TsigKeysController {
   @HttpCode(201)
   async create(@CurrentPrincipal() p: Principal, @Body() body: CreateTsigKeyDto, @ClientIp() ip: string) {
     const created: CreatedTsigKey = await this.commands.execute(
-      new CreateTsigKey(callerOf(p, ip), body.name, body.algorithm ?? 'hmac-sha256', body.purpose, body.zones, body.allow ?? []),
+      new CreateTsigKey(
+        callerOf(p, ip),
+        body.name,
+        body.algorithm ?? 'hmac-sha256',
+        body.purpose,
+        body.zones,
+        body.allow ?? [],
+      ),
     );
     const e = created.event;
     return {
@@ -68,15 +85,27 @@ export class SecondariesController {
 
   @Post()
   @HttpCode(201)
-  async add(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: AddSecondaryDto, @ClientIp() ip: string) {
-    const id: string = await this.commands.execute(new AddSecondary(callerOf(p, ip), zone, body.address, body.tsig_key));
+  async add(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: AddSecondaryDto,
+    @ClientIp() ip: string,
+  ) {
+    const id: string = await this.commands.execute(
+      new AddSecondary(callerOf(p, ip), zone, body.address, body.tsig_key),
+    );
     const added = (await this.queries.secondaries(p.accountId, zone)).find((s) => s.id === id);
     return added;
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Param('id') id: string, @ClientIp() ip: string): Promise<void> {
+  async remove(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Param('id') id: string,
+    @ClientIp() ip: string,
+  ): Promise<void> {
     await this.commands.execute(new RemoveSecondary(callerOf(p, ip), zone, requireId(id, 'secondary')));
   }
 }

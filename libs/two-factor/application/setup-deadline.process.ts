@@ -2,7 +2,12 @@ import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nest
 import { CommandBus } from '@nestjs/cqrs';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
-import { ExpireSetupCommand, SetupFact, setupDeadlineProcess, SetupDeadlineState } from '../domain/setup-deadline.process-manager';
+import {
+  ExpireSetupCommand,
+  SetupFact,
+  setupDeadlineProcess,
+  SetupDeadlineState,
+} from '../domain/setup-deadline.process-manager';
 import { ExpireTwoFactorSetup } from './two-factor.commands';
 
 /** How often due deadlines are looked for; the verify decision itself never waits for this. */

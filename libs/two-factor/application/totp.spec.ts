@@ -9,7 +9,10 @@ import { SecretBox } from '../../shared/crypto';
 import { backupCodeKey, normaliseBackupCode, TwoFactorCrypto } from './two-factor.crypto';
 import { matchTotpStep, newTotpSecret, provisioningUri, qrCodeDataUrl } from './totp';
 
-const oathtool = (secret: string, at: Date): string => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], { encoding: 'utf8' }).trim();
+const oathtool = (secret: string, at: Date): string =>
+  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
+    encoding: 'utf8',
+  }).trim();
 
 describe('TOTP (SHA-1, 30 s, 6 digits, window ±1 step)', () => {
   const secret = newTotpSecret();
@@ -53,7 +56,8 @@ describe('TOTP (SHA-1, 30 s, 6 digits, window ±1 step)', () => {
 
   it('renders the QR code as a readable 256×256 PNG for random emails and secrets of every length', async () => {
     const rand = seededRandom(20260301);
-    const pick = (alphabet: string, n: number) => Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+    const pick = (alphabet: string, n: number) =>
+      Array.from({ length: n }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
     const randomEmail = () => {
       // RFC 5321 bounds: local part up to 64, whole address up to 254 characters.
       const local = pick('abcdefghijklmnopqrstuvwxyz0123456789._+-', 1 + Math.floor(rand() * 64));
@@ -61,7 +65,8 @@ describe('TOTP (SHA-1, 30 s, 6 digits, window ±1 step)', () => {
       return `${local}@${domain}`.slice(0, 254);
     };
     const cases: Array<[string, string]> = [['ann@example.com', secret]];
-    for (let length = 1; length <= 128; length++) cases.push([randomEmail(), pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', length)]);
+    for (let length = 1; length <= 128; length++)
+      cases.push([randomEmail(), pick('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', length)]);
     for (let i = 0; i < 40; i++) cases.push([randomEmail(), newTotpSecret()]);
     for (const [i, [email, s]] of cases.entries()) {
       const uri = provisioningUri('Account DNS', email, s);

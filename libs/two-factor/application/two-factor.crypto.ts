@@ -10,7 +10,8 @@ export const BACKUP_CODE_KEY = Symbol('BACKUP_CODE_KEY');
  * A backup code has only 32 bits, so a plain SHA-256 of it could be reversed from the
  * event log in seconds; keyed with a server secret it cannot.
  */
-export const backupCodeKey = (secretKey: string): Buffer => Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), 'account-dns:backup-codes', 32));
+export const backupCodeKey = (secretKey: string): Buffer =>
+  Buffer.from(hkdfSync('sha256', Buffer.from(secretKey, 'utf8'), Buffer.alloc(0), 'account-dns:backup-codes', 32));
 
 export type TokenKind = 'setup' | 'login';
 
@@ -52,7 +53,10 @@ export class TwoFactorCrypto {
    * made-up one (400) without any lookup, and login needs no token index.
    */
   issueToken(kind: TokenKind, claims: TokenClaims): { token: string; hash: string } {
-    const token = this.box.seal(JSON.stringify({ a: claims.accountId, i: claims.id, n: randomBytes(16).toString('base64url') }), `2fa-${kind}-token`);
+    const token = this.box.seal(
+      JSON.stringify({ a: claims.accountId, i: claims.id, n: randomBytes(16).toString('base64url') }),
+      `2fa-${kind}-token`,
+    );
     return { token, hash: sha256Hex(token) };
   }
 

@@ -10,7 +10,15 @@ import { verifyPassword } from '../../shared/crypto';
 import { notFound } from '../../shared/errors';
 import { CommandRunner } from '../../eventstore/command-runner';
 import { EventMetadata } from '../../eventstore/event-store.port';
-import { invalidLoginToken, LOGIN_TOKEN_TTL_SECONDS, LoginProof, refusalOf, TwoFactorCommand, twoFactorDecider, TwoFactorState } from '../domain/two-factor.decider';
+import {
+  invalidLoginToken,
+  LOGIN_TOKEN_TTL_SECONDS,
+  LoginProof,
+  refusalOf,
+  TwoFactorCommand,
+  twoFactorDecider,
+  TwoFactorState,
+} from '../domain/two-factor.decider';
 import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 import {
   CompleteLoginChallenge,
@@ -71,7 +79,13 @@ export class StartTwoFactorSetupHandler implements ICommandHandler<StartTwoFacto
     await runOnStream(
       this.runner,
       cmd.accountId,
-      { type: 'StartSetup', setupId, secretSealed: this.crypto.sealSecret(secret), tokenHash: hash, at: this.clock.now().toISOString() },
+      {
+        type: 'StartSetup',
+        setupId,
+        secretSealed: this.crypto.sealSecret(secret),
+        tokenHash: hash,
+        at: this.clock.now().toISOString(),
+      },
       userMetadata(cmd.accountId, cmd.sourceIp),
     );
     const uri = provisioningUri(this.config.totpIssuer, account.email, secret);
@@ -80,7 +94,10 @@ export class StartTwoFactorSetupHandler implements ICommandHandler<StartTwoFacto
 }
 
 @CommandHandler(VerifyTwoFactorSetup)
-export class VerifyTwoFactorSetupHandler implements ICommandHandler<VerifyTwoFactorSetup, { success: true; backup_codes: string[] }> {
+export class VerifyTwoFactorSetupHandler implements ICommandHandler<
+  VerifyTwoFactorSetup,
+  { success: true; backup_codes: string[] }
+> {
   constructor(
     private readonly runner: CommandRunner,
     private readonly crypto: TwoFactorCrypto,
@@ -126,13 +143,21 @@ export class DisableTwoFactorHandler implements ICommandHandler<DisableTwoFactor
 
   async execute(cmd: DisableTwoFactor) {
     const passwordOk = await passwordMatches(this.directory, cmd.accountId, cmd.password);
-    await runOnStream(this.runner, cmd.accountId, { type: 'Disable', passwordOk, at: this.clock.now().toISOString() }, userMetadata(cmd.accountId, cmd.sourceIp));
+    await runOnStream(
+      this.runner,
+      cmd.accountId,
+      { type: 'Disable', passwordOk, at: this.clock.now().toISOString() },
+      userMetadata(cmd.accountId, cmd.sourceIp),
+    );
     return { success: true as const };
   }
 }
 
 @CommandHandler(RegenerateBackupCodes)
-export class RegenerateBackupCodesHandler implements ICommandHandler<RegenerateBackupCodes, { backup_codes: string[] }> {
+export class RegenerateBackupCodesHandler implements ICommandHandler<
+  RegenerateBackupCodes,
+  { backup_codes: string[] }
+> {
   constructor(
     private readonly runner: CommandRunner,
     private readonly directory: AccountDirectory,
@@ -215,7 +240,10 @@ export class CompleteLoginChallengeHandler implements ICommandHandler<CompleteLo
   private proof(state: TwoFactorState, accountId: number, input: string, now: Date): LoginProof {
     const totp = normaliseTotpCode(input);
     if (/^\d{6}$/.test(totp)) {
-      return { kind: 'totp', step: state.secretSealed ? matchTotpStep(this.crypto.openSecret(state.secretSealed), totp, now) : null };
+      return {
+        kind: 'totp',
+        step: state.secretSealed ? matchTotpStep(this.crypto.openSecret(state.secretSealed), totp, now) : null,
+      };
     }
     const backup = normaliseBackupCode(input);
     if (isBackupCodeShape(backup)) return { kind: 'backup_code', hash: this.crypto.hashBackupCode(accountId, backup) };

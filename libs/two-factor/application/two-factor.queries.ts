@@ -17,6 +17,9 @@ export class TwoFactorQueries {
 
   async status(accountId: number): Promise<TwoFactorStatus> {
     const doc = await this.docs.findOne({ _id: accountId });
-    return { enabled: doc?.enabled === true, backup_codes_remaining: doc?.enabled ? (doc.backup_codes_remaining ?? 0) : 0 };
+    return {
+      enabled: doc?.enabled === true,
+      backup_codes_remaining: doc?.enabled ? (doc.backup_codes_remaining ?? 0) : 0,
+    };
   }
 }

@@ -6,9 +6,20 @@ const { given } = processSpecFor(processStreamDecider(pm));
 
 const SETUP = 'setup-1';
 const started: SetupFact = { type: 'started', account_id: 7, expires_at: '2026-01-01T00:10:00.000Z' };
-const observedStart: ProcessFact<SetupFact, ExpireSetupCommand> = { type: 'ProcessEventObserved', data: { process: SETUP, event_id: 'e1', fact: started } };
-const scheduled: ProcessFact<SetupFact, ExpireSetupCommand> = { type: 'ProcessTimerScheduled', data: { timer_id: 'deadline', due_at: started.expires_at } };
-const fired = (at = '2026-01-01T00:10:00.000Z'): ProcessTrigger<SetupFact> => ({ kind: 'timer', process: SETUP, timerId: 'deadline', at });
+const observedStart: ProcessFact<SetupFact, ExpireSetupCommand> = {
+  type: 'ProcessEventObserved',
+  data: { process: SETUP, event_id: 'e1', fact: started },
+};
+const scheduled: ProcessFact<SetupFact, ExpireSetupCommand> = {
+  type: 'ProcessTimerScheduled',
+  data: { timer_id: 'deadline', due_at: started.expires_at },
+};
+const fired = (at = '2026-01-01T00:10:00.000Z'): ProcessTrigger<SetupFact> => ({
+  kind: 'timer',
+  process: SETUP,
+  timerId: 'deadline',
+  at,
+});
 
 describe('2FA setup deadline process manager', () => {
   it('a setup started schedules the deadline timer at its expires_at', () => {
@@ -26,13 +37,19 @@ describe('2FA setup deadline process manager', () => {
         { type: 'ProcessTimerFired', data: { process: SETUP, timer_id: 'deadline', at: '2026-01-01T00:10:00.000Z' } },
         {
           type: 'ProcessCommandIssued',
-          data: { command_id: `2fa-setup-expired:${SETUP}`, command: { type: 'ExpireTwoFactorSetup', accountId: 7, setupId: SETUP } },
+          data: {
+            command_id: `2fa-setup-expired:${SETUP}`,
+            command: { type: 'ExpireTwoFactorSetup', accountId: 7, setupId: SETUP },
+          },
         },
       ]);
   });
 
   it('a setup verified before its deadline cancels the timer; a later firing records nothing', () => {
-    const ended: ProcessFact<SetupFact, ExpireSetupCommand> = { type: 'ProcessEventObserved', data: { process: SETUP, event_id: 'e2', fact: { type: 'ended' } } };
+    const ended: ProcessFact<SetupFact, ExpireSetupCommand> = {
+      type: 'ProcessEventObserved',
+      data: { process: SETUP, event_id: 'e2', fact: { type: 'ended' } },
+    };
     given([observedStart, scheduled])
       .when({ kind: 'observed', process: SETUP, fact: { type: 'ended' } }, 'e2')
       .then([ended, { type: 'ProcessTimerCancelled', data: { timer_id: 'deadline' } }]);
@@ -42,18 +59,42 @@ describe('2FA setup deadline process manager', () => {
   });
 
   it('a timer that already fired does not fire again', () => {
-    given([observedStart, scheduled, { type: 'ProcessTimerFired', data: { process: SETUP, timer_id: 'deadline', at: '2026-01-01T00:10:00.000Z' } }])
+    given([
+      observedStart,
+      scheduled,
+      { type: 'ProcessTimerFired', data: { process: SETUP, timer_id: 'deadline', at: '2026-01-01T00:10:00.000Z' } },
+    ])
       .when(fired('2026-01-01T00:11:00.000Z'))
       .then([]);
   });
 
   it('observes only the 2FA streams, and records no secret of the setup', () => {
     const event = (type: string, streamId: string, data: object) =>
-      ({ id: 'x', streamId, revision: 0, type, data, metadata: {}, position: { commit: 1n, prepare: 1n }, created: new Date() }) as any;
+      ({
+        id: 'x',
+        streamId,
+        revision: 0,
+        type,
+        data,
+        metadata: {},
+        position: { commit: 1n, prepare: 1n },
+        created: new Date(),
+      }) as any;
     expect(
-      pm.observe(event('TwoFactorSetupStarted', 'twofactor-7', { setup_id: SETUP, secret_sealed: 's', token_hash: 'h', started_at: 'a', expires_at: started.expires_at })),
+      pm.observe(
+        event('TwoFactorSetupStarted', 'twofactor-7', {
+          setup_id: SETUP,
+          secret_sealed: 's',
+          token_hash: 'h',
+          started_at: 'a',
+          expires_at: started.expires_at,
+        }),
+      ),
     ).toEqual({ process: SETUP, fact: started });
-    expect(pm.observe(event('TwoFactorEnabled', 'twofactor-7', { setup_id: SETUP }))).toEqual({ process: SETUP, fact: { type: 'ended' } });
+    expect(pm.observe(event('TwoFactorEnabled', 'twofactor-7', { setup_id: SETUP }))).toEqual({
+      process: SETUP,
+      fact: { type: 'ended' },
+    });
     expect(pm.observe(event('TwoFactorSetupStarted', 'other-7', { setup_id: SETUP }))).toBeNull();
   });
 });

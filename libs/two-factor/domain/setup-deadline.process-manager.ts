@@ -5,7 +5,8 @@ import type { TwoFactorEnabled, TwoFactorSetupExpired, TwoFactorSetupStarted } f
 /** What the deadline process records of the 2FA events it observes (no secret, no token hash). */
 export type SetupFact = { type: 'started'; account_id: number; expires_at: string } | { type: 'ended' };
 
-export type SetupDeadlineState = { status: 'none' } | { status: 'pending'; accountId: number; expiresAt: string } | { status: 'ended' };
+export type SetupDeadlineState =
+  { status: 'none' } | { status: 'pending'; accountId: number; expiresAt: string } | { status: 'ended' };
 
 export interface ExpireSetupCommand {
   type: 'ExpireTwoFactorSetup';
@@ -52,7 +53,8 @@ export const setupDeadlineProcess: ProcessManager<SetupDeadlineState, SetupFact,
 
   evolve(state, trigger) {
     if (trigger.kind === 'timer') return state.status === 'pending' ? { status: 'ended' } : state;
-    if (trigger.fact.type === 'started') return { status: 'pending', accountId: trigger.fact.account_id, expiresAt: trigger.fact.expires_at };
+    if (trigger.fact.type === 'started')
+      return { status: 'pending', accountId: trigger.fact.account_id, expiresAt: trigger.fact.expires_at };
     return { status: 'ended' };
   },
 
@@ -68,7 +70,9 @@ export const setupDeadlineProcess: ProcessManager<SetupDeadlineState, SetupFact,
       ];
     }
     if (trigger.fact.type === 'started') {
-      return state.status === 'none' ? [{ type: 'schedule', timerId: SETUP_DEADLINE_TIMER, dueAt: trigger.fact.expires_at }] : [];
+      return state.status === 'none'
+        ? [{ type: 'schedule', timerId: SETUP_DEADLINE_TIMER, dueAt: trigger.fact.expires_at }]
+        : [];
     }
     return state.status === 'pending' ? [{ type: 'cancel', timerId: SETUP_DEADLINE_TIMER }] : [];
   },

@@ -1,7 +1,15 @@
 import { fold } from '../../shared/decider';
 import { AppError } from '../../shared/errors';
 import { specFor } from '../../shared/testing/decider-spec';
-import { ATTEMPT_WINDOW_SECONDS, backupCodesRemaining, MAX_FAILED_CODES, MAX_FAILED_PASSWORDS, refusalOf, TwoFactorCommand, twoFactorDecider } from './two-factor.decider';
+import {
+  ATTEMPT_WINDOW_SECONDS,
+  backupCodesRemaining,
+  MAX_FAILED_CODES,
+  MAX_FAILED_PASSWORDS,
+  refusalOf,
+  TwoFactorCommand,
+  twoFactorDecider,
+} from './two-factor.decider';
 import { TwoFactorEvent } from './two-factor.events';
 
 const spec = specFor(twoFactorDecider);
@@ -33,7 +41,13 @@ const ACCOUNT = 7;
 
 const setupStarted = (id = 'setup-1', startedAt = 0): TwoFactorEvent => ({
   type: 'TwoFactorSetupStarted',
-  data: { setup_id: id, secret_sealed: `sealed-${id}`, token_hash: `token-${id}`, started_at: at(startedAt), expires_at: at(startedAt + 600) },
+  data: {
+    setup_id: id,
+    secret_sealed: `sealed-${id}`,
+    token_hash: `token-${id}`,
+    started_at: at(startedAt),
+    expires_at: at(startedAt + 600),
+  },
 });
 const codeHashes = (batch: string) => Array.from({ length: 10 }, (_, i) => `${batch}-${i}`);
 /** What a completed verification appends: the accepted step, the enablement, the codes. */
@@ -147,7 +161,9 @@ describe('2FA verify (seed: disabled --verify--> enabled)', () => {
     const events = given([setupStarted()])
       .when(verify({ totpStep: null }))
       .thenFailedAttempt(400, 'invalid_code');
-    expect(events).toEqual([{ type: 'TwoFactorAttemptFailed', data: { kind: 'setup_code', challenge_id: null, at: at(10) } }]);
+    expect(events).toEqual([
+      { type: 'TwoFactorAttemptFailed', data: { kind: 'setup_code', challenge_id: null, at: at(10) } },
+    ]);
     expect(refusalOf(events)?.message).toBe('Invalid verification code');
   });
 
@@ -159,7 +175,11 @@ describe('2FA verify (seed: disabled --verify--> enabled)', () => {
 });
 
 describe('2FA setup deadline (process manager)', () => {
-  const expire = (seconds: number, setupId = 'setup-1'): TwoFactorCommand => ({ type: 'ExpireSetup', setupId, at: at(seconds) });
+  const expire = (seconds: number, setupId = 'setup-1'): TwoFactorCommand => ({
+    type: 'ExpireSetup',
+    setupId,
+    at: at(seconds),
+  });
 
   it('does nothing before the deadline and expires the setup at it', () => {
     given([setupStarted()]).when(expire(599)).then([]);
@@ -190,7 +210,11 @@ describe('2FA disable and backup-code regeneration (seed: enabled --disable--> d
     given(enabledWith())
       .when({ type: 'Disable', passwordOk: true, at: at(50) })
       .then([{ type: 'TwoFactorDisabled', data: { at: at(50) } }]);
-    const state = given([...enabledWith(), challengeIssued(), { type: 'TwoFactorDisabled', data: { at: at(50) } }]).state;
+    const state = given([
+      ...enabledWith(),
+      challengeIssued(),
+      { type: 'TwoFactorDisabled', data: { at: at(50) } },
+    ]).state;
     expect(state).toMatchObject({ enabled: false, secretSealed: null, pending: null });
     expect(backupCodesRemaining(state)).toBe(0);
     expect(state.challenges.size).toBe(0);
@@ -218,11 +242,18 @@ describe('2FA disable and backup-code regeneration (seed: enabled --disable--> d
     given(enabledWith())
       .when({ type: 'RegenerateBackupCodes', passwordOk: true, codeHashes: codeHashes('b2'), at: at(50) })
       .then([{ type: 'BackupCodesIssued', data: { code_hashes: codeHashes('b2'), at: at(50) } }]);
-    const regenerated = [...enabledWith(), { type: 'BackupCodesIssued', data: { code_hashes: codeHashes('b2'), at: at(50) } } as TwoFactorEvent, challengeIssued('c1', 60)];
+    const regenerated = [
+      ...enabledWith(),
+      { type: 'BackupCodesIssued', data: { code_hashes: codeHashes('b2'), at: at(50) } } as TwoFactorEvent,
+      challengeIssued('c1', 60),
+    ];
     given(regenerated)
       .when(login({ kind: 'backup_code', hash: 'b1-0' }, { at: at(70) }))
       .thenFailedAttempt(400, 'invalid_code');
-    expect(twoFactorDecider.decide(login({ kind: 'backup_code', hash: 'b2-0' }, { at: at(70) }), given(regenerated).state)[0].type).toBe('BackupCodeUsed');
+    expect(
+      twoFactorDecider.decide(login({ kind: 'backup_code', hash: 'b2-0' }, { at: at(70) }), given(regenerated).state)[0]
+        .type,
+    ).toBe('BackupCodeUsed');
   });
 });
 
@@ -254,15 +285,28 @@ describe('login second step', () => {
     given(enabledWithChallenge)
       .when(login({ kind: 'totp', step: 99 }))
       .thenFailedAttempt(400, 'invalid_code');
-    const afterLogin = [...enabledWithChallenge, { type: 'TotpCodeAccepted', data: { time_step: 101, at: at(30) } } as TwoFactorEvent, challengeIssued('c2', 31)];
+    const afterLogin = [
+      ...enabledWithChallenge,
+      { type: 'TotpCodeAccepted', data: { time_step: 101, at: at(30) } } as TwoFactorEvent,
+      challengeIssued('c2', 31),
+    ];
     given(afterLogin)
       .when(login({ kind: 'totp', step: 101 }, { challengeId: 'c2', tokenHash: 'login-c2', at: at(35) }))
       .thenFailedAttempt(400, 'invalid_code');
   });
 
   it('a new secret starts a fresh step history (re-enabling within the same minute works)', () => {
-    const reEnabled = [...enabledWith(100), { type: 'TwoFactorDisabled', data: { at: at(20) } } as TwoFactorEvent, setupStarted('setup-2', 21)];
-    expect(twoFactorDecider.decide(verify({ tokenHash: 'token-setup-2', totpStep: 100, at: at(25) }), given(reEnabled).state)).toHaveLength(3);
+    const reEnabled = [
+      ...enabledWith(100),
+      { type: 'TwoFactorDisabled', data: { at: at(20) } } as TwoFactorEvent,
+      setupStarted('setup-2', 21),
+    ];
+    expect(
+      twoFactorDecider.decide(
+        verify({ tokenHash: 'token-setup-2', totpStep: 100, at: at(25) }),
+        given(reEnabled).state,
+      ),
+    ).toHaveLength(3);
   });
 
   it('uses an unused backup code once, recording used_at (seed: backup code unused --used at login--> used)', () => {
@@ -272,7 +316,11 @@ describe('login second step', () => {
         { type: 'BackupCodeUsed', data: { code_hash: 'b1-3', used_at: at(30), challenge_id: 'c1' } },
         { type: 'LoginChallengeCompleted', data: { challenge_id: 'c1', method: 'backup_code', at: at(30) } },
       ]);
-    const used = [...enabledWithChallenge, ...twoFactorDecider.decide(login({ kind: 'backup_code', hash: 'b1-3' }), given(enabledWithChallenge).state), challengeIssued('c2', 40)];
+    const used = [
+      ...enabledWithChallenge,
+      ...twoFactorDecider.decide(login({ kind: 'backup_code', hash: 'b1-3' }), given(enabledWithChallenge).state),
+      challengeIssued('c2', 40),
+    ];
     const state = given(used).state;
     expect(state.backupCodes.get('b1-3')).toBe(at(30));
     expect(backupCodesRemaining(state)).toBe(9);
@@ -282,7 +330,10 @@ describe('login second step', () => {
   });
 
   it('a completed challenge cannot be used again', () => {
-    const completed = [...enabledWithChallenge, ...twoFactorDecider.decide(login({ kind: 'totp', step: 101 }), given(enabledWithChallenge).state)];
+    const completed = [
+      ...enabledWithChallenge,
+      ...twoFactorDecider.decide(login({ kind: 'totp', step: 101 }), given(enabledWithChallenge).state),
+    ];
     given(completed)
       .when(login({ kind: 'totp', step: 102 }, { at: at(60) }))
       .thenFails(401, 'invalid_login_token');
@@ -295,7 +346,12 @@ describe('login second step', () => {
     given(enabledWithChallenge)
       .when(login({ kind: 'totp', step: 101 }, { tokenHash: 'other' }))
       .thenFails(401, 'invalid_login_token');
-    expect(twoFactorDecider.decide(login({ kind: 'totp', step: 101 }, { at: at(319.999) }), given(enabledWithChallenge).state)).toHaveLength(2);
+    expect(
+      twoFactorDecider.decide(
+        login({ kind: 'totp', step: 101 }, { at: at(319.999) }),
+        given(enabledWithChallenge).state,
+      ),
+    ).toHaveLength(2);
     given(enabledWithChallenge)
       .when(login({ kind: 'totp', step: 101 }, { at: at(320) }))
       .thenFails(401, 'invalid_login_token');
@@ -309,7 +365,10 @@ describe('login second step', () => {
         { type: 'TwoFactorAttemptFailed', data: { kind: 'login_code', challenge_id: 'c1', at: at(35) } },
         { type: 'LoginChallengeRevoked', data: { challenge_id: 'c1', reason: 'too_many_failures', at: at(35) } },
       ]);
-    const fiveWrong = [...fourWrong, ...twoFactorDecider.decide(login({ kind: 'malformed' }, { at: at(35) }), given(fourWrong).state)];
+    const fiveWrong = [
+      ...fourWrong,
+      ...twoFactorDecider.decide(login({ kind: 'malformed' }, { at: at(35) }), given(fourWrong).state),
+    ];
     given(fiveWrong)
       .when(login({ kind: 'totp', step: 101 }, { at: at(36) }))
       .thenFails(401, 'invalid_login_token');
@@ -359,7 +418,10 @@ describe('per-account attempt limit', () => {
   it(`answers 429 to password confirmations after ${MAX_FAILED_PASSWORDS} wrong passwords, and still takes login codes`, () => {
     const wrongPasswords = [
       ...enabledWith(),
-      ...[100, 101, 102, 103, 104].map((s): TwoFactorEvent => ({ type: 'TwoFactorAttemptFailed', data: { kind: 'password', challenge_id: null, at: at(s) } })),
+      ...[100, 101, 102, 103, 104].map((s): TwoFactorEvent => ({
+        type: 'TwoFactorAttemptFailed',
+        data: { kind: 'password', challenge_id: null, at: at(s) },
+      })),
       challengeIssued('c1', 110),
     ];
     given(wrongPasswords)
@@ -379,16 +441,27 @@ describe('per-account attempt limit', () => {
   it('lets attempts through again once the window has passed', () => {
     const later = [...tenFailures, challengeIssued('c4', 100 + ATTEMPT_WINDOW_SECONDS)];
     given(later)
-      .when(login({ kind: 'totp', step: 101 }, { challengeId: 'c4', tokenHash: 'login-c4', at: at(100 + ATTEMPT_WINDOW_SECONDS + 1) }))
+      .when(
+        login(
+          { kind: 'totp', step: 101 },
+          { challengeId: 'c4', tokenHash: 'login-c4', at: at(100 + ATTEMPT_WINDOW_SECONDS + 1) },
+        ),
+      )
       .then([
         { type: 'TotpCodeAccepted', data: { time_step: 101, at: at(100 + ATTEMPT_WINDOW_SECONDS + 1) } },
-        { type: 'LoginChallengeCompleted', data: { challenge_id: 'c4', method: 'totp', at: at(100 + ATTEMPT_WINDOW_SECONDS + 1) } },
+        {
+          type: 'LoginChallengeCompleted',
+          data: { challenge_id: 'c4', method: 'totp', at: at(100 + ATTEMPT_WINDOW_SECONDS + 1) },
+        },
       ]);
   });
 
   it('counts wrong setup codes with login codes, not wrong passwords', () => {
     const codes = (n: number, kind: 'setup_code' | 'login_code'): TwoFactorEvent[] =>
-      Array.from({ length: n }, (_, i) => ({ type: 'TwoFactorAttemptFailed', data: { kind, challenge_id: null, at: at(i) } }));
+      Array.from({ length: n }, (_, i) => ({
+        type: 'TwoFactorAttemptFailed',
+        data: { kind, challenge_id: null, at: at(i) },
+      }));
     given([setupStarted(), ...codes(5, 'setup_code'), ...codes(5, 'login_code')])
       .when(verify({ at: at(20) }))
       .thenFails(429, 'too_many_attempts');
@@ -396,6 +469,8 @@ describe('per-account attempt limit', () => {
       type: 'TwoFactorAttemptFailed',
       data: { kind: 'password', challenge_id: null, at: at(i) },
     }));
-    expect(() => twoFactorDecider.decide(verify({ at: at(20) }), given([setupStarted(), ...passwords]).state)).not.toThrow();
+    expect(() =>
+      twoFactorDecider.decide(verify({ at: at(20) }), given([setupStarted(), ...passwords]).state),
+    ).not.toThrow();
   });
 });

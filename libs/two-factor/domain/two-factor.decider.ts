@@ -52,7 +52,8 @@ export interface TwoFactorState {
 }
 
 /** A code the handler has already checked against the secret or hashed (crypto stays outside). */
-export type LoginProof = { kind: 'totp'; step: number | null } | { kind: 'backup_code'; hash: string } | { kind: 'malformed' };
+export type LoginProof =
+  { kind: 'totp'; step: number | null } | { kind: 'backup_code'; hash: string } | { kind: 'malformed' };
 
 export type TwoFactorCommand =
   | { type: 'StartSetup'; setupId: string; secretSealed: string; tokenHash: string; at: string }
@@ -82,17 +83,23 @@ export const invalidLoginToken = () => new AppError(401, 'invalid_login_token', 
 
 const ms = (iso: string) => Date.parse(iso);
 const addSeconds = (iso: string, seconds: number) => new Date(ms(iso) + seconds * 1000).toISOString();
-const withinWindow = (failures: string[], at: string) => failures.filter((t) => ms(at) - ms(t) < ATTEMPT_WINDOW_SECONDS * 1000);
+const withinWindow = (failures: string[], at: string) =>
+  failures.filter((t) => ms(at) - ms(t) < ATTEMPT_WINDOW_SECONDS * 1000);
 
 /** 429 while the account has used up these failed attempts; Retry-After is when the oldest one that counts leaves the window. */
 function assertNotThrottled(failures: string[], max: number, at: string): void {
   const recent = withinWindow(failures, at);
   if (recent.length < max) return;
   const freesAt = ms(recent[recent.length - max]) + ATTEMPT_WINDOW_SECONDS * 1000;
-  throw tooManyRequests('too_many_attempts', 'Too many failed verification attempts; try again later', (freesAt - ms(at)) / 1000);
+  throw tooManyRequests(
+    'too_many_attempts',
+    'Too many failed verification attempts; try again later',
+    (freesAt - ms(at)) / 1000,
+  );
 }
 
-const acceptsStep = (state: TwoFactorState, step: number | null): step is number => step !== null && (state.lastAcceptedStep === null || step > state.lastAcceptedStep);
+const acceptsStep = (state: TwoFactorState, step: number | null): step is number =>
+  step !== null && (state.lastAcceptedStep === null || step > state.lastAcceptedStep);
 
 /**
  * A refused attempt is still a fact (it counts towards the limits), so the decider
@@ -123,7 +130,12 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
         // A new secret starts a new step history; the replay guard is per secret.
         return {
           ...state,
-          pending: { setupId: d.setup_id, secretSealed: d.secret_sealed, tokenHash: d.token_hash, expiresAt: d.expires_at },
+          pending: {
+            setupId: d.setup_id,
+            secretSealed: d.secret_sealed,
+            tokenHash: d.token_hash,
+            expiresAt: d.expires_at,
+          },
           lastAcceptedStep: null,
         };
       }
@@ -132,7 +144,14 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
       case 'TwoFactorEnabled':
         return { ...state, enabled: true, secretSealed: event.data.secret_sealed, pending: null };
       case 'TwoFactorDisabled':
-        return { ...state, enabled: false, secretSealed: null, pending: null, backupCodes: new Map(), challenges: new Map() };
+        return {
+          ...state,
+          enabled: false,
+          secretSealed: null,
+          pending: null,
+          backupCodes: new Map(),
+          challenges: new Map(),
+        };
       case 'BackupCodesIssued':
         return { ...state, backupCodes: new Map(event.data.code_hashes.map((h) => [h, null])) };
       case 'BackupCodeUsed': {
@@ -204,7 +223,10 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
         }
         return [
           { type: 'TotpCodeAccepted', data: { time_step: command.totpStep, at: command.at } },
-          { type: 'TwoFactorEnabled', data: { setup_id: pending.setupId, secret_sealed: pending.secretSealed, at: command.at } },
+          {
+            type: 'TwoFactorEnabled',
+            data: { setup_id: pending.setupId, secret_sealed: pending.secretSealed, at: command.at },
+          },
           { type: 'BackupCodesIssued', data: { code_hashes: command.backupCodeHashes, at: command.at } },
         ];
       }
@@ -244,7 +266,12 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
 
       case 'CompleteLogin': {
         const challenge = state.challenges.get(command.challengeId);
-        if (!state.enabled || !challenge || challenge.tokenHash !== command.tokenHash || ms(command.at) >= ms(challenge.expiresAt)) {
+        if (
+          !state.enabled ||
+          !challenge ||
+          challenge.tokenHash !== command.tokenHash ||
+          ms(command.at) >= ms(challenge.expiresAt)
+        ) {
           throw invalidLoginToken();
         }
         assertNotThrottled(state.recentCodeFailures, MAX_FAILED_CODES, command.at);
@@ -261,9 +288,14 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
             { type: 'LoginChallengeCompleted', data: { challenge_id: challengeId, method: 'backup_code', at } },
           ];
         }
-        const failed: TwoFactorEvent[] = [{ type: 'TwoFactorAttemptFailed', data: { kind: 'login_code', challenge_id: challengeId, at } }];
+        const failed: TwoFactorEvent[] = [
+          { type: 'TwoFactorAttemptFailed', data: { kind: 'login_code', challenge_id: challengeId, at } },
+        ];
         if (challenge.failures + 1 >= MAX_FAILURES_PER_LOGIN_TOKEN) {
-          failed.push({ type: 'LoginChallengeRevoked', data: { challenge_id: challengeId, reason: 'too_many_failures', at } });
+          failed.push({
+            type: 'LoginChallengeRevoked',
+            data: { challenge_id: challengeId, reason: 'too_many_failures', at },
+          });
         }
         return failed;
       }
@@ -274,4 +306,5 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
   },
 };
 
-export const backupCodesRemaining = (state: TwoFactorState): number => [...state.backupCodes.values()].filter((usedAt) => usedAt === null).length;
+export const backupCodesRemaining = (state: TwoFactorState): number =>
+  [...state.backupCodes.values()].filter((usedAt) => usedAt === null).length;

@@ -9,7 +9,10 @@ import { DomainEvent } from '../../shared/decider';
  */
 
 /** Setup began; `expires_at` is the process deadline (the scheduled expiry, stored as a fact). */
-export type TwoFactorSetupStarted = DomainEvent<'TwoFactorSetupStarted', { setup_id: string; secret_sealed: string; token_hash: string; started_at: string; expires_at: string }>;
+export type TwoFactorSetupStarted = DomainEvent<
+  'TwoFactorSetupStarted',
+  { setup_id: string; secret_sealed: string; token_hash: string; started_at: string; expires_at: string }
+>;
 /** The setup process reached its deadline without verification; appended by the deadline process. */
 export type TwoFactorSetupExpired = DomainEvent<'TwoFactorSetupExpired', { setup_id: string; at: string }>;
 /** Verification completed the setup: the pending secret becomes the account's one secret. */
@@ -18,13 +21,28 @@ export type TwoFactorEnabled = DomainEvent<'TwoFactorEnabled', { setup_id: strin
 export type TwoFactorDisabled = DomainEvent<'TwoFactorDisabled', { at: string }>;
 /** A new set of backup codes; every earlier code stops working. */
 export type BackupCodesIssued = DomainEvent<'BackupCodesIssued', { code_hashes: string[]; at: string }>;
-export type BackupCodeUsed = DomainEvent<'BackupCodeUsed', { code_hash: string; used_at: string; challenge_id: string }>;
+export type BackupCodeUsed = DomainEvent<
+  'BackupCodeUsed',
+  { code_hash: string; used_at: string; challenge_id: string }
+>;
 /** The replay guard: a TOTP time step at or before this one is never accepted again. */
 export type TotpCodeAccepted = DomainEvent<'TotpCodeAccepted', { time_step: number; at: string }>;
-export type TwoFactorAttemptFailed = DomainEvent<'TwoFactorAttemptFailed', { kind: 'setup_code' | 'login_code' | 'password'; challenge_id: string | null; at: string }>;
-export type LoginChallengeIssued = DomainEvent<'LoginChallengeIssued', { challenge_id: string; token_hash: string; issued_at: string; expires_at: string }>;
-export type LoginChallengeCompleted = DomainEvent<'LoginChallengeCompleted', { challenge_id: string; method: 'totp' | 'backup_code'; at: string }>;
-export type LoginChallengeRevoked = DomainEvent<'LoginChallengeRevoked', { challenge_id: string; reason: 'too_many_failures'; at: string }>;
+export type TwoFactorAttemptFailed = DomainEvent<
+  'TwoFactorAttemptFailed',
+  { kind: 'setup_code' | 'login_code' | 'password'; challenge_id: string | null; at: string }
+>;
+export type LoginChallengeIssued = DomainEvent<
+  'LoginChallengeIssued',
+  { challenge_id: string; token_hash: string; issued_at: string; expires_at: string }
+>;
+export type LoginChallengeCompleted = DomainEvent<
+  'LoginChallengeCompleted',
+  { challenge_id: string; method: 'totp' | 'backup_code'; at: string }
+>;
+export type LoginChallengeRevoked = DomainEvent<
+  'LoginChallengeRevoked',
+  { challenge_id: string; reason: 'too_many_failures'; at: string }
+>;
 
 export type TwoFactorEvent =
   | TwoFactorSetupStarted

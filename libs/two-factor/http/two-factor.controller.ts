@@ -3,7 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isIssuedSession, setBrowserSession, wantsCookieSession } from '../../auth/browser-session';
 import { CommandBus } from '@nestjs/cqrs';
 import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly } from '../../auth/principal';
-import { CompleteLoginChallenge, DisableTwoFactor, RegenerateBackupCodes, StartTwoFactorSetup, VerifyTwoFactorSetup } from '../application/two-factor.commands';
+import {
+  CompleteLoginChallenge,
+  DisableTwoFactor,
+  RegenerateBackupCodes,
+  StartTwoFactorSetup,
+  VerifyTwoFactorSetup,
+} from '../application/two-factor.commands';
 import { TwoFactorQueries } from '../application/two-factor.queries';
 import { LoginSecondStepDto, PasswordConfirmationDto, VerifySetupDto } from './two-factor.dto';
 
@@ -54,7 +60,12 @@ export class LoginSecondStepController {
   @Public()
   @Post('2fa')
   @HttpCode(200)
-  async complete(@Body() body: LoginSecondStepDto, @ClientIp() ip: string, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async complete(
+    @Body() body: LoginSecondStepDto,
+    @ClientIp() ip: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
     const result = await this.commands.execute(new CompleteLoginChallenge(body.login_token, body.code, ip));
     return wantsCookieSession(req) && isIssuedSession(result) ? setBrowserSession(req, reply, result) : result;
   }

@@ -37,6 +37,9 @@ export class EventStoreCheckSink implements CheckSink {
         port: result.port,
       },
     };
-    await this.streams.append(uptimeStream(target.domainId), [event], 'any', { actor: this.actor, account_id: target.accountId });
+    await this.streams.append(uptimeStream(target.domainId), [event], 'any', {
+      actor: this.actor,
+      account_id: target.accountId,
+    });
   }
 }

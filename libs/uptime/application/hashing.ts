@@ -24,4 +24,5 @@ export interface Partition {
   count: number;
 }
 
-export const ownsDomain = (p: Partition, domainId: number): boolean => mix32(domainId, PARTITION_SEED) % p.count === p.index;
+export const ownsDomain = (p: Partition, domainId: number): boolean =>
+  mix32(domainId, PARTITION_SEED) % p.count === p.index;

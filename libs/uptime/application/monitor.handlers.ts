@@ -48,11 +48,24 @@ export class SetMonitoringHandler implements ICommandHandler<SetMonitoring, Moni
       await this.runner.run(
         monitorsStream(cmd.accountId),
         monitorsDecider,
-        { type: 'EnableMonitor', accountId: cmd.accountId, plan, domainId: cmd.domainId, fqdn: domain.fqdn, deletedDomainIds, at },
+        {
+          type: 'EnableMonitor',
+          accountId: cmd.accountId,
+          plan,
+          domainId: cmd.domainId,
+          fqdn: domain.fqdn,
+          deletedDomainIds,
+          at,
+        },
         metadata,
       );
     } else {
-      await this.runner.run(monitorsStream(cmd.accountId), monitorsDecider, { type: 'DisableMonitor', accountId: cmd.accountId, domainId: cmd.domainId, at }, metadata);
+      await this.runner.run(
+        monitorsStream(cmd.accountId),
+        monitorsDecider,
+        { type: 'DisableMonitor', accountId: cmd.accountId, domainId: cmd.domainId, at },
+        metadata,
+      );
     }
     return { success: true, monitor_enabled: cmd.enabled, domain_id: cmd.domainId, fqdn: domain.fqdn };
   }
@@ -63,7 +76,9 @@ export class SetMonitoringHandler implements ICommandHandler<SetMonitoring, Moni
    * limit stricter for a moment, never looser.
    */
   private async deletedDomainsOf(accountId: number): Promise<number[]> {
-    const docs = await this.projections.readModel(UPTIME_DOMAINS).find({ account_id: accountId, deleted: true }, { projection: { _id: 1 } });
+    const docs = await this.projections
+      .readModel(UPTIME_DOMAINS)
+      .find({ account_id: accountId, deleted: true }, { projection: { _id: 1 } });
     return docs.map((d) => d._id);
   }
 }

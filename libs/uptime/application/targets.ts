@@ -28,11 +28,19 @@ export class ReadModelTargets implements TargetSource {
   async changesSince(cursor: number) {
     const docs = await this.projections
       .readModel(UPTIME_DOMAINS)
-      .find({ target_pos: { $gt: cursor } }, { projection: { _id: 1, account_id: 1, monitor_enabled: 1, deleted: 1, ipv4: 1, ipv6: 1, target_pos: 1 } });
+      .find(
+        { target_pos: { $gt: cursor } },
+        { projection: { _id: 1, account_id: 1, monitor_enabled: 1, deleted: 1, ipv4: 1, ipv6: 1, target_pos: 1 } },
+      );
     let next = cursor;
     const changes = docs.map((d) => {
       next = Math.max(next, d.target_pos);
-      return { domainId: d._id, accountId: d.account_id, monitored: d.monitor_enabled && !d.deleted, ip: checkAddress(d) };
+      return {
+        domainId: d._id,
+        accountId: d.account_id,
+        monitored: d.monitor_enabled && !d.deleted,
+        ip: checkAddress(d),
+      };
     });
     return { changes, cursor: next };
   }

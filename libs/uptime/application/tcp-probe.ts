@@ -42,20 +42,34 @@ export const tcpProbe: Probe = (ip, port, timeoutMs) =>
       else socket.resetAndDestroy();
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ up: false, responseTimeMs: null, error: ERROR_TEXTS.ETIMEDOUT, port }), timeoutMs);
-    socket.once('connect', () => finish({ up: true, responseTimeMs: Math.max(0, Math.round(performance.now() - started)), error: null, port }));
-    socket.once('error', (e: NodeJS.ErrnoException) => finish({ up: false, responseTimeMs: null, error: errorText(e), port }));
+    const timer = setTimeout(
+      () => finish({ up: false, responseTimeMs: null, error: ERROR_TEXTS.ETIMEDOUT, port }),
+      timeoutMs,
+    );
+    socket.once('connect', () =>
+      finish({ up: true, responseTimeMs: Math.max(0, Math.round(performance.now() - started)), error: null, port }),
+    );
+    socket.once('error', (e: NodeJS.ErrnoException) =>
+      finish({ up: false, responseTimeMs: null, error: errorText(e), port }),
+    );
   });
 
 /**
  * The contract's check: each port in turn, up at the first that connects within the
  * timeout. When none does, the result is the last port's failure.
  */
-export async function checkHost(ip: string, ports: readonly number[], timeoutMs: number, probe: Probe = tcpProbe, allowPrivate = false): Promise<ProbeResult> {
+export async function checkHost(
+  ip: string,
+  ports: readonly number[],
+  timeoutMs: number,
+  probe: Probe = tcpProbe,
+  allowPrivate = false,
+): Promise<ProbeResult> {
   // Checked again here, not only when the address is stored: it may predate the rule (or
   // the operator may have turned ALLOW_PRIVATE_TARGETS off since). Nothing is connected to.
   const refused = targetProblem(ip, allowPrivate);
-  if (refused) return { up: false, responseTimeMs: null, error: `target refused: ${ip} is ${refused}`, port: ports[0] ?? 0 };
+  if (refused)
+    return { up: false, responseTimeMs: null, error: `target refused: ${ip} is ${refused}`, port: ports[0] ?? 0 };
   let result: ProbeResult = { up: false, responseTimeMs: null, error: 'no port to check', port: 0 };
   for (const port of ports) {
     result = await probe(ip, port, timeoutMs);

@@ -19,7 +19,8 @@ export class TimingWheel {
     readonly intervalMs: number,
     readonly slotCount: number,
   ) {
-    if (!(intervalMs > 0) || !Number.isInteger(slotCount) || slotCount < 1) throw new Error('timing wheel needs a positive interval and slot count');
+    if (!(intervalMs > 0) || !Number.isInteger(slotCount) || slotCount < 1)
+      throw new Error('timing wheel needs a positive interval and slot count');
     this.slotMs = intervalMs / slotCount;
     this.slots = Array.from({ length: slotCount }, () => new Set<number>());
   }

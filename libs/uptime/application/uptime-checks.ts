@@ -29,12 +29,22 @@ export class UptimeChecks {
     const newestFirst: CheckFact[] = [];
     let from: number | undefined;
     for (;;) {
-      const page = await this.store.readStream(uptimeStream(domainId), { direction: 'backwards', fromRevision: from, maxCount: PAGE });
+      const page = await this.store.readStream(uptimeStream(domainId), {
+        direction: 'backwards',
+        fromRevision: from,
+        maxCount: PAGE,
+      });
       for (const e of page) {
         if (e.type !== 'CheckRecorded') continue;
         const d = (e as unknown as CheckRecorded).data;
         if (Date.parse(d.checked_at) < since) return { checks: newestFirst.reverse(), complete: true };
-        newestFirst.push({ at: d.checked_at, is_up: d.is_up, response_time_ms: d.response_time_ms, error: d.error, port: d.port ?? null });
+        newestFirst.push({
+          at: d.checked_at,
+          is_up: d.is_up,
+          response_time_ms: d.response_time_ms,
+          error: d.error,
+          port: d.port ?? null,
+        });
         if (newestFirst.length >= MAX_CHECKS_READ) return { checks: newestFirst.reverse(), complete: false };
       }
       const last = page.at(-1);

@@ -28,14 +28,25 @@ const settings = (index = 0, count = 1): UptimeSettings => ({
   allowPrivateTargets: true,
 });
 
-function harness(probe: Probe, index = 0, count = 1, source = new MemoryTargets(), clock = new ManualClock(new Date('2026-01-01T00:00:00Z'))) {
+function harness(
+  probe: Probe,
+  index = 0,
+  count = 1,
+  source = new MemoryTargets(),
+  clock = new ManualClock(new Date('2026-01-01T00:00:00Z')),
+) {
   const recorded: Array<{ domainId: number; ip: string; up: boolean; port: number }> = [];
   const sink: CheckSink = {
     async record(target, _at, result) {
       recorded.push({ domainId: target.domainId, ip: target.ip, up: result.up, port: result.port });
     },
   };
-  return { scheduler: new UptimeScheduler(settings(index, count), source, sink, clock, undefined, probe), recorded, source, clock };
+  return {
+    scheduler: new UptimeScheduler(settings(index, count), source, sink, clock, undefined, probe),
+    recorded,
+    source,
+    clock,
+  };
 }
 
 const upProbe: Probe = async (_ip, port) => ({ up: true, responseTimeMs: 1, error: null, port });
@@ -43,7 +54,13 @@ const upProbe: Probe = async (_ip, port) => ({ up: true, responseTimeMs: 1, erro
 describe('uptime scheduler', () => {
   it('checks each monitored domain with an address once per interval, and nothing else', async () => {
     const h = harness(upProbe);
-    for (let id = 1; id <= 300; id++) h.source.put({ domainId: id, accountId: 1, monitored: id % 3 !== 0, ip: id % 10 === 1 ? null : `127.0.0.${id % 200}` });
+    for (let id = 1; id <= 300; id++)
+      h.source.put({
+        domainId: id,
+        accountId: 1,
+        monitored: id % 3 !== 0,
+        ip: id % 10 === 1 ? null : `127.0.0.${id % 200}`,
+      });
     // The first call hands out only the current slot; from then on one interval covers every slot once.
     await h.scheduler.runDue();
     h.recorded.length = 0;

@@ -127,12 +127,21 @@ export class UptimeScheduler {
     // Read at the check, not at dispatch: a DDNS change that arrived while queued is honoured.
     const current = this.targets.get(target.domainId) ?? target;
     const at = this.clock.now();
-    const result = await checkHost(current.ip, this.settings.ports, this.settings.timeoutMs, this.probe, this.settings.allowPrivateTargets);
+    const result = await checkHost(
+      current.ip,
+      this.settings.ports,
+      this.settings.timeoutMs,
+      this.probe,
+      this.settings.allowPrivateTargets,
+    );
     try {
       await this.sink.record(current, at, result);
     } catch (e) {
       this.stats.failedRecords += 1;
-      this.onError('uptime check not recorded', { domain_id: current.domainId, error: e instanceof Error ? e.message : String(e) });
+      this.onError('uptime check not recorded', {
+        domain_id: current.domainId,
+        error: e instanceof Error ? e.message : String(e),
+      });
     }
   }
 

@@ -37,4 +37,5 @@ export function uptimeSettings(config: AppConfig): UptimeSettings {
 export const SLOT_MS = 50;
 /** Long intervals get longer slots rather than an unbounded wheel (36k slots: 50 ms up to a 30-minute interval). */
 export const MAX_SLOTS = 36_000;
-export const slotCountFor = (intervalMs: number): number => Math.min(MAX_SLOTS, Math.max(1, Math.round(intervalMs / SLOT_MS)));
+export const slotCountFor = (intervalMs: number): number =>
+  Math.min(MAX_SLOTS, Math.max(1, Math.round(intervalMs / SLOT_MS)));

@@ -10,7 +10,13 @@ import { DOMAIN_NOT_FOUND } from './uptime-access';
 import { checkAddress } from './uptime-read-model';
 import { UPTIME_DOMAINS, UptimeDomainDoc } from '../../../projections/uptime-domains.projection';
 
-const statusOf = (d: UptimeDomainDoc) => currentStatus({ monitorEnabled: d.monitor_enabled, enabledAt: d.enabled_at, hasIp: checkAddress(d) !== null, last: d.last });
+const statusOf = (d: UptimeDomainDoc) =>
+  currentStatus({
+    monitorEnabled: d.monitor_enabled,
+    enabledAt: d.enabled_at,
+    hasIp: checkAddress(d) !== null,
+    last: d.last,
+  });
 
 /** The seed's uptime record of one domain at `now`. */
 export function uptimeRecord(d: UptimeDomainDoc, now: Date) {
@@ -81,17 +87,34 @@ export class UptimeQueries {
   /** The plan's monitoring limit and how much of it is used. */
   async limits(accountId: number, plan: Plan) {
     const docs = await this.live(accountId);
-    return { plan, monitor_limit: MONITOR_LIMITS[plan], monitors_enabled: docs.filter((d) => d.monitor_enabled).length };
+    return {
+      plan,
+      monitor_limit: MONITOR_LIMITS[plan],
+      monitors_enabled: docs.filter((d) => d.monitor_enabled).length,
+    };
   }
 
   async dashboard(accountId: number) {
     const now = this.clock.now();
     const docs = await this.live(accountId);
-    return dashboard(docs.map((d) => ({ status: statusOf(d), last: d.last, windows: windowTallies(unpackBuckets(d.hourly), unpackBuckets(d.daily), now) })));
+    return dashboard(
+      docs.map((d) => ({
+        status: statusOf(d),
+        last: d.last,
+        windows: windowTallies(unpackBuckets(d.hourly), unpackBuckets(d.daily), now),
+      })),
+    );
   }
 
   async realtime(accountId: number) {
     const docs = await this.live(accountId);
-    return docs.filter((d) => d.monitor_enabled).map((d) => ({ domain_id: d.domain_id, fqdn: d.fqdn, is_up: d.last?.is_up ?? false, last_check_time: d.last?.at ?? null }));
+    return docs
+      .filter((d) => d.monitor_enabled)
+      .map((d) => ({
+        domain_id: d.domain_id,
+        fqdn: d.fqdn,
+        is_up: d.last?.is_up ?? false,
+        last_check_time: d.last?.at ?? null,
+      }));
   }
 }

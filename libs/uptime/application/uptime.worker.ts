@@ -37,7 +37,9 @@ export class UptimeWorker implements OnApplicationBootstrap, OnApplicationShutdo
         checks.inc({ result: result.up ? 'up' : 'down' });
       },
     };
-    this.scheduler = new UptimeScheduler(settings, new ReadModelTargets(projections), sink, clock, (msg, fields) => logger.warn(msg, fields));
+    this.scheduler = new UptimeScheduler(settings, new ReadModelTargets(projections), sink, clock, (msg, fields) =>
+      logger.warn(msg, fields),
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -1,4 +1,17 @@
-import { addDaily, addDailyPacked, addHourly, addHourlyPacked, Bucket, dayKey, historySeries, hourKey, packBuckets, percentage, unpackBuckets, windowTallies } from './history';
+import {
+  addDaily,
+  addDailyPacked,
+  addHourly,
+  addHourlyPacked,
+  Bucket,
+  dayKey,
+  historySeries,
+  hourKey,
+  packBuckets,
+  percentage,
+  unpackBuckets,
+  windowTallies,
+} from './history';
 import { currentStatus, dashboard, LastCheck } from './status';
 
 const H = 3_600_000;
@@ -6,7 +19,10 @@ const D = 24 * H;
 const now = Date.parse('2026-03-31T12:30:00Z');
 
 const fold = (checks: Array<[number, boolean]>) =>
-  checks.reduce((acc, [at, up]) => ({ hourly: addHourly(acc.hourly, at, up), daily: addDaily(acc.daily, at, up) }), { hourly: [] as Bucket[], daily: [] as Bucket[] });
+  checks.reduce((acc, [at, up]) => ({ hourly: addHourly(acc.hourly, at, up), daily: addDaily(acc.daily, at, up) }), {
+    hourly: [] as Bucket[],
+    daily: [] as Bucket[],
+  });
 
 describe('uptime history buckets', () => {
   it('keys buckets by UTC hour and day', () => {
@@ -53,7 +69,12 @@ describe('uptime history buckets', () => {
 
 describe('current status and dashboard', () => {
   const up: LastCheck = { at: '2026-03-31T12:00:00.000Z', is_up: true, response_time_ms: 12, error: null };
-  const down: LastCheck = { at: '2026-03-31T12:00:00.000Z', is_up: false, response_time_ms: null, error: 'connection refused' };
+  const down: LastCheck = {
+    at: '2026-03-31T12:00:00.000Z',
+    is_up: false,
+    response_time_ms: null,
+    error: 'connection refused',
+  };
   const facts = { monitorEnabled: true, enabledAt: '2026-03-31T11:00:00.000Z', hasIp: true };
 
   it('orders disabled, no_ip, pending, then the last check', () => {
@@ -67,7 +88,11 @@ describe('current status and dashboard', () => {
   });
 
   it('pools checks of monitored domains only and averages the latest up response times', () => {
-    const w = (checks: number, upCount: number) => ({ h24: { checks, up: upCount }, d7: { checks, up: upCount }, d30: { checks, up: upCount } });
+    const w = (checks: number, upCount: number) => ({
+      h24: { checks, up: upCount },
+      d7: { checks, up: upCount },
+      d30: { checks, up: upCount },
+    });
     const result = dashboard([
       { status: 'operational', last: up, windows: w(10, 10) },
       { status: 'operational', last: { ...up, response_time_ms: 30 }, windows: w(10, 9) },
@@ -84,7 +109,11 @@ describe('current status and dashboard', () => {
       domains_down: 1,
       average_response_time_ms: 21,
     });
-    expect(dashboard([])).toMatchObject({ overall_uptime_24h: null, domains_monitored: 0, average_response_time_ms: null });
+    expect(dashboard([])).toMatchObject({
+      overall_uptime_24h: null,
+      domains_monitored: 0,
+      average_response_time_ms: null,
+    });
   });
 });
 
@@ -96,23 +125,45 @@ describe('uptime history series (chart data)', () => {
     [now - 60_000, false, null],
     [now - 2 * D, true, 50],
   ];
-  const { hourly, daily } = checks.reduce((acc, [at, up, rt]) => ({ hourly: addHourly(acc.hourly, at, up, rt), daily: addDaily(acc.daily, at, up, rt) }), {
-    hourly: [] as Bucket[],
-    daily: [] as Bucket[],
-  });
+  const { hourly, daily } = checks.reduce(
+    (acc, [at, up, rt]) => ({ hourly: addHourly(acc.hourly, at, up, rt), daily: addDaily(acc.daily, at, up, rt) }),
+    {
+      hourly: [] as Bucket[],
+      daily: [] as Bucket[],
+    },
+  );
 
   it('gives every hour of the last 24, oldest first, with uptime and the mean response time of up checks', () => {
     const series = historySeries(hourly, daily, '24h', new Date(now));
     expect(series).toHaveLength(24);
     expect(series[0].at).toBe('2026-03-30T13:00:00Z');
-    expect(series[23]).toEqual({ at: '2026-03-31T12:00:00Z', checks: 3, uptime_percentage: 66.67, avg_response_time_ms: 20 });
-    expect(series[22]).toEqual({ at: '2026-03-31T11:00:00Z', checks: 0, uptime_percentage: null, avg_response_time_ms: null });
+    expect(series[23]).toEqual({
+      at: '2026-03-31T12:00:00Z',
+      checks: 3,
+      uptime_percentage: 66.67,
+      avg_response_time_ms: 20,
+    });
+    expect(series[22]).toEqual({
+      at: '2026-03-31T11:00:00Z',
+      checks: 0,
+      uptime_percentage: null,
+      avg_response_time_ms: null,
+    });
   });
 
   it('gives days for 7 and 30 days, with empty days as nulls', () => {
     const week = historySeries(hourly, daily, '7d', new Date(now));
-    expect(week.map((p) => p.at)).toEqual(['2026-03-25', '2026-03-26', '2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', '2026-03-31'].map((d) => `${d}T00:00:00Z`));
-    expect(week[4]).toEqual({ at: '2026-03-29T00:00:00Z', checks: 1, uptime_percentage: 100, avg_response_time_ms: 50 });
+    expect(week.map((p) => p.at)).toEqual(
+      ['2026-03-25', '2026-03-26', '2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', '2026-03-31'].map(
+        (d) => `${d}T00:00:00Z`,
+      ),
+    );
+    expect(week[4]).toEqual({
+      at: '2026-03-29T00:00:00Z',
+      checks: 1,
+      uptime_percentage: 100,
+      avg_response_time_ms: 50,
+    });
     expect(week[6]).toMatchObject({ checks: 3, avg_response_time_ms: 20 });
     expect(week[5].uptime_percentage).toBeNull();
     expect(historySeries(hourly, daily, '30d', new Date(now))).toHaveLength(30);
@@ -120,7 +171,12 @@ describe('uptime history series (chart data)', () => {
 
   it('reads buckets written before response times were kept as having none', () => {
     const old: Bucket[] = [{ t: '2026-03-31T12:00:00Z', checks: 2, up: 2 }];
-    expect(historySeries(old, [], '24h', new Date(now))[23]).toEqual({ at: '2026-03-31T12:00:00Z', checks: 2, uptime_percentage: 100, avg_response_time_ms: null });
+    expect(historySeries(old, [], '24h', new Date(now))[23]).toEqual({
+      at: '2026-03-31T12:00:00Z',
+      checks: 2,
+      uptime_percentage: 100,
+      avg_response_time_ms: null,
+    });
   });
 });
 

@@ -40,7 +40,13 @@ function countInto(bucket: Bucket, up: boolean, responseTimeMs: number | null): 
  * Adds one check to the bucket `key`, then drops buckets older than the retention counted
  * from the newest bucket. A check older than that (a very late delivery) is dropped too.
  */
-function addTo(buckets: readonly Bucket[], key: string, up: boolean, responseTimeMs: number | null, cutoffFrom: (newest: string) => string): Bucket[] {
+function addTo(
+  buckets: readonly Bucket[],
+  key: string,
+  up: boolean,
+  responseTimeMs: number | null,
+  cutoffFrom: (newest: string) => string,
+): Bucket[] {
   const newest = buckets.length && buckets[buckets.length - 1].t > key ? buckets[buckets.length - 1].t : key;
   const cutoff = cutoffFrom(newest);
   const out = buckets.filter((b) => b.t >= cutoff).map((b) => ({ ...b }));
@@ -55,10 +61,20 @@ function addTo(buckets: readonly Bucket[], key: string, up: boolean, responseTim
   return out.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
 }
 
-export const addHourly = (buckets: readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): Bucket[] =>
+export const addHourly = (
+  buckets: readonly Bucket[],
+  at: Date | number,
+  up: boolean,
+  responseTimeMs: number | null = null,
+): Bucket[] =>
   addTo(buckets, hourKey(at), up, responseTimeMs, (newest) => firstHourOf(Date.parse(newest), HOURLY_RETENTION));
 
-export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): Bucket[] =>
+export const addDaily = (
+  buckets: readonly Bucket[],
+  at: Date | number,
+  up: boolean,
+  responseTimeMs: number | null = null,
+): Bucket[] =>
   addTo(buckets, dayKey(at), up, responseTimeMs, (newest) => firstDayOf(Date.parse(newest), DAILY_RETENTION));
 
 /**
@@ -72,7 +88,8 @@ export const addDaily = (buckets: readonly Bucket[], at: Date | number, up: bool
  */
 export type PackedBuckets = string;
 
-const packOne = (b: Bucket): string => (b.rt_n === undefined ? `${b.t},${b.checks},${b.up}` : `${b.t},${b.checks},${b.up},${b.rt_sum ?? 0},${b.rt_n}`);
+const packOne = (b: Bucket): string =>
+  b.rt_n === undefined ? `${b.t},${b.checks},${b.up}` : `${b.t},${b.checks},${b.up},${b.rt_sum ?? 0},${b.rt_n}`;
 
 function unpackOne(segment: string): Bucket {
   const [t, checks, up, rtSum, rtN] = segment.split(',');
@@ -117,11 +134,19 @@ function addPacked(
   return packBuckets(add(unpackBuckets(stored)));
 }
 
-export const addHourlyPacked = (stored: PackedBuckets | readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): PackedBuckets =>
-  addPacked(stored, hourKey(at), up, responseTimeMs, (b) => addHourly(b, at, up, responseTimeMs));
+export const addHourlyPacked = (
+  stored: PackedBuckets | readonly Bucket[],
+  at: Date | number,
+  up: boolean,
+  responseTimeMs: number | null = null,
+): PackedBuckets => addPacked(stored, hourKey(at), up, responseTimeMs, (b) => addHourly(b, at, up, responseTimeMs));
 
-export const addDailyPacked = (stored: PackedBuckets | readonly Bucket[], at: Date | number, up: boolean, responseTimeMs: number | null = null): PackedBuckets =>
-  addPacked(stored, dayKey(at), up, responseTimeMs, (b) => addDaily(b, at, up, responseTimeMs));
+export const addDailyPacked = (
+  stored: PackedBuckets | readonly Bucket[],
+  at: Date | number,
+  up: boolean,
+  responseTimeMs: number | null = null,
+): PackedBuckets => addPacked(stored, dayKey(at), up, responseTimeMs, (b) => addDaily(b, at, up, responseTimeMs));
 
 export interface Tally {
   checks: number;
@@ -129,12 +154,16 @@ export interface Tally {
 }
 
 export const tallyFrom = (buckets: readonly Bucket[], fromKey: string): Tally =>
-  buckets.reduce((t, b) => (b.t >= fromKey ? { checks: t.checks + b.checks, up: t.up + b.up } : t), { checks: 0, up: 0 });
+  buckets.reduce((t, b) => (b.t >= fromKey ? { checks: t.checks + b.checks, up: t.up + b.up } : t), {
+    checks: 0,
+    up: 0,
+  });
 
 export const addTallies = (a: Tally, b: Tally): Tally => ({ checks: a.checks + b.checks, up: a.up + b.up });
 
 /** Successful checks over total checks, in percent with two decimals; null when the window holds no check. */
-export const percentage = (t: Tally): number | null => (t.checks === 0 ? null : Math.round((t.up / t.checks) * 10_000) / 100);
+export const percentage = (t: Tally): number | null =>
+  t.checks === 0 ? null : Math.round((t.up / t.checks) * 10_000) / 100;
 
 export interface WindowTallies {
   h24: Tally;
@@ -164,7 +193,12 @@ export interface HistoryPoint {
  * The chart series of one window at `now`: one point per hour (24h) or per day (7d, 30d),
  * oldest first, every slot present; a slot without checks has null values.
  */
-export function historySeries(hourly: readonly Bucket[], daily: readonly Bucket[], window: HistoryWindow, now: Date): HistoryPoint[] {
+export function historySeries(
+  hourly: readonly Bucket[],
+  daily: readonly Bucket[],
+  window: HistoryWindow,
+  now: Date,
+): HistoryPoint[] {
   const hours = window === '24h';
   const slots = hours ? HOURLY_RETENTION : window === '7d' ? 7 : DAILY_RETENTION;
   const step = hours ? HOUR_MS : DAY_MS;

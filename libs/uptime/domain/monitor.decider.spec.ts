@@ -4,7 +4,11 @@ import { MonitorEvent } from './uptime.events';
 
 const spec = specFor(monitorsDecider);
 const at = '2026-01-01T00:00:00.000Z';
-const enable = (domainId: number, plan: 'free' | 'plus' | 'pro' | 'elite' = 'plus', deletedDomainIds: number[] = []): MonitorsCommand => ({
+const enable = (
+  domainId: number,
+  plan: 'free' | 'plus' | 'pro' | 'elite' = 'plus',
+  deletedDomainIds: number[] = [],
+): MonitorsCommand => ({
   type: 'EnableMonitor',
   accountId: 1,
   plan,

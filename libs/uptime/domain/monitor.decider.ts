@@ -5,7 +5,10 @@ import { forbidden } from '../../shared/errors';
 import { MonitorEvent } from './uptime.events';
 
 /** Seed limits: monitored domains per plan (from the one table of plan limits). */
-export const MONITOR_LIMITS = Object.fromEntries(PLANS.map((p) => [p, PLAN_LIMITS[p].monitoredDomains])) as Record<Plan, number>;
+export const MONITOR_LIMITS = Object.fromEntries(PLANS.map((p) => [p, PLAN_LIMITS[p].monitoredDomains])) as Record<
+  Plan,
+  number
+>;
 export const LIMIT_MESSAGE = 'Monitoring limit reached for your plan';
 
 export interface MonitorsState {
@@ -55,9 +58,16 @@ export const monitorsDecider: Decider<MonitorsState, MonitorsCommand, MonitorEve
           .filter((id) => state.monitored.has(id))
           .map((id) => ({
             type: 'MonitorDisabled',
-            data: { account_id: command.accountId, domain_id: id, fqdn: state.monitored.get(id)!, reason: 'domain_deleted', at: command.at },
+            data: {
+              account_id: command.accountId,
+              domain_id: id,
+              fqdn: state.monitored.get(id)!,
+              reason: 'domain_deleted',
+              at: command.at,
+            },
           }));
-        if (state.monitored.size - released.length >= MONITOR_LIMITS[command.plan]) throw forbidden('limit_reached', LIMIT_MESSAGE);
+        if (state.monitored.size - released.length >= MONITOR_LIMITS[command.plan])
+          throw forbidden('limit_reached', LIMIT_MESSAGE);
         return [
           ...released,
           {

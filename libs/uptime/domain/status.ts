@@ -54,7 +54,9 @@ const ZERO: Tally = { checks: 0, up: 0 };
 export function dashboard(domains: readonly DashboardInput[]): Dashboard {
   const monitored = domains.filter((d) => d.status !== 'disabled');
   const sum = (pick: (w: WindowTallies) => Tally) => monitored.reduce((t, d) => addTallies(t, pick(d.windows)), ZERO);
-  const times = monitored.filter((d) => d.status === 'operational' && d.last?.response_time_ms != null).map((d) => d.last!.response_time_ms!);
+  const times = monitored
+    .filter((d) => d.status === 'operational' && d.last?.response_time_ms != null)
+    .map((d) => d.last!.response_time_ms!);
   return {
     overall_uptime_24h: percentage(sum((w) => w.h24)),
     overall_uptime_7d: percentage(sum((w) => w.d7)),

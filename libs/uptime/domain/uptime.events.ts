@@ -5,10 +5,16 @@ import { DomainEvent } from '../../shared/decider';
  * per-plan limit is decided on one consistent set: two concurrent enables cannot both
  * see room for one more domain.
  */
-export type MonitorEnabled = DomainEvent<'MonitorEnabled', { account_id: number; domain_id: number; fqdn: string; at: string }>;
+export type MonitorEnabled = DomainEvent<
+  'MonitorEnabled',
+  { account_id: number; domain_id: number; fqdn: string; at: string }
+>;
 
 /** `reason` tells a user's toggle from the release of a domain that was deleted while monitored. */
-export type MonitorDisabled = DomainEvent<'MonitorDisabled', { account_id: number; domain_id: number; fqdn: string; reason: 'user' | 'domain_deleted'; at: string }>;
+export type MonitorDisabled = DomainEvent<
+  'MonitorDisabled',
+  { account_id: number; domain_id: number; fqdn: string; reason: 'user' | 'domain_deleted'; at: string }
+>;
 
 export type MonitorEvent = MonitorEnabled | MonitorDisabled;
 export const MONITOR_EVENT_TYPES: readonly MonitorEvent['type'][] = ['MonitorEnabled', 'MonitorDisabled'];
@@ -35,7 +41,12 @@ export type CheckRecorded = DomainEvent<
   }
 >;
 
-export const CHECK_ERRORS = ['connection timeout', 'connection refused', 'host unreachable', 'network unreachable'] as const;
+export const CHECK_ERRORS = [
+  'connection timeout',
+  'connection refused',
+  'host unreachable',
+  'network unreachable',
+] as const;
 
 export const monitorsStream = (accountId: number) => `monitors-${accountId}`;
 export const uptimeStream = (domainId: number) => `uptime-${domainId}`;

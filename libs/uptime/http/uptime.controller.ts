@@ -24,7 +24,12 @@ export class UptimeController {
 
   @Post('domain/:id/monitor')
   @HttpCode(200)
-  async monitor(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() body: SetMonitorDto, @ClientIp() ip: string): Promise<MonitoringSet> {
+  async monitor(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() body: SetMonitorDto,
+    @ClientIp() ip: string,
+  ): Promise<MonitoringSet> {
     // The plan gate comes before any id is looked at, on every route.
     await this.access.planOf(p.accountId);
     return this.commands.execute(new SetMonitoring(p.accountId, parseDomainId(id), body.enabled, actorOf(p), ip));
@@ -53,11 +58,15 @@ export class UptimeController {
   }
 
   @Get('domain/:id/checks')
-  @ApiOperation({ summary: 'Uptime of one host from its raw checks: a series per minute (1h), 5 minutes (6h) or 15 minutes (24h), and its incidents (down periods)' })
+  @ApiOperation({
+    summary:
+      'Uptime of one host from its raw checks: a series per minute (1h), 5 minutes (6h) or 15 minutes (24h), and its incidents (down periods)',
+  })
   async checks(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Query('window') window: unknown) {
     await this.access.planOf(p.accountId);
     const w = window ?? '1h';
-    if (typeof w !== 'string' || !CHECK_WINDOWS.includes(w as CheckWindow)) throw validationFailed('window must be one of 1h, 6h, 24h');
+    if (typeof w !== 'string' || !CHECK_WINDOWS.includes(w as CheckWindow))
+      throw validationFailed('window must be one of 1h, 6h, 24h');
     return this.checksReader.checks(p.accountId, parseDomainId(id), w as CheckWindow);
   }
 

@@ -6,7 +6,14 @@ import { nameBasedEventId } from '../../eventstore/event-id';
 import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { upcast } from '../../eventstore/upcasters';
 import { CLOCK, Clock } from '../../shared/clock';
-import { CertificateExpiring, certificateExpiringStream, certificateExpiryProcess, ExpiryCommand, ExpiryFact, ExpiryState } from '../domain/certificate-expiry.process-manager';
+import {
+  CertificateExpiring,
+  certificateExpiringStream,
+  certificateExpiryProcess,
+  ExpiryCommand,
+  ExpiryFact,
+  ExpiryState,
+} from '../domain/certificate-expiry.process-manager';
 import { foldCertificateEvents } from '../domain/certificate-view';
 
 /** Notices are due to the minute at most; an hourly look is plenty for a 14-day warning, a minute keeps tests short. */
@@ -30,16 +37,30 @@ export class CertificateExpiryProcess implements OnApplicationBootstrap, OnAppli
     this.runtime = await this.processManagers.start(
       certificateExpiryProcess,
       async (command, context) => {
-        const view = foldCertificateEvents((await this.store.readStream(certificateStream(command.certificateId))).map(upcast));
+        const view = foldCertificateEvents(
+          (await this.store.readStream(certificateStream(command.certificateId))).map(upcast),
+        );
         if (!view || view.status !== 'issued' || view.expires_at !== command.expiresAt) return;
         const { account_id, ...certificate } = view;
         const expiring: CertificateExpiring = {
           type: 'CertificateExpiring',
-          data: { certificate_id: command.certificateId, account_id, expires_at: command.expiresAt, certificate, at: this.clock.now().toISOString() },
+          data: {
+            certificate_id: command.certificateId,
+            account_id,
+            expires_at: command.expiresAt,
+            certificate,
+            at: this.clock.now().toISOString(),
+          },
         };
         await this.store.appendToStream(
           certificateExpiringStream(command.certificateId),
-          [{ id: nameBasedEventId(context.commandId), ...expiring, metadata: { version: 1, actor: 'system', account_id, causation_id: context.causationId } }],
+          [
+            {
+              id: nameBasedEventId(context.commandId),
+              ...expiring,
+              metadata: { version: 1, actor: 'system', account_id, causation_id: context.causationId },
+            },
+          ],
           'any',
         );
       },

@@ -74,7 +74,10 @@ export class WebhookDeliverer {
     if (!endpoint || !endpoint.enabled) return;
     const secret = this.box.openString(endpoint.secret_sealed, WEBHOOK_SECRET_PURPOSE);
     // Sent again after a crash: what this command already reported is not sent again (only what was under way at the crash is).
-    const [lastOutcome] = await this.store.readStream(attemptsStream(c.webhookId), { direction: 'backwards', maxCount: 1 });
+    const [lastOutcome] = await this.store.readStream(attemptsStream(c.webhookId), {
+      direction: 'backwards',
+      maxCount: 1,
+    });
     const previous = lastOutcome?.data as WebhookDeliveryAttempted['data'] | undefined;
     let after = c.after;
     if (previous && previous.command_id === context.commandId) {
@@ -88,7 +91,11 @@ export class WebhookDeliverer {
       const attempt = i === 0 && after === c.after && c.headAttempt > 0 ? c.headAttempt : item.attempt;
       const body = JSON.stringify(item.payload);
       const started = this.clock.now();
-      const result = await this.send(endpoint.url, signedHeaders(secret, item.payload.id, Math.floor(started.getTime() / 1000), body), body);
+      const result = await this.send(
+        endpoint.url,
+        signedHeaders(secret, item.payload.id, Math.floor(started.getTime() / 1000), body),
+        body,
+      );
       const attempted: WebhookDeliveryAttempted = {
         type: 'WebhookDeliveryAttempted',
         data: {
@@ -106,7 +113,13 @@ export class WebhookDeliverer {
           response_status: result.status,
           duration_ms: result.durationMs,
           attempted_at: started.toISOString(),
-          next_attempt_at: result.ok ? null : new Date(started.getTime() + result.durationMs + retryDelayMs(attempt, Math.random(), this.config.webhookMaxRetryMs)).toISOString(),
+          next_attempt_at: result.ok
+            ? null
+            : new Date(
+                started.getTime() +
+                  result.durationMs +
+                  retryDelayMs(attempt, Math.random(), this.config.webhookMaxRetryMs),
+              ).toISOString(),
           error: result.error,
         },
       };
@@ -134,12 +147,25 @@ export class WebhookDeliverer {
       for (const e of page) {
         if (items.length >= MAX_BATCH) break;
         if (e.type === 'WebhookEventQueued') {
-          items.push({ revision: e.revision, queuedRevision: e.revision, attempt: 1, payload: (e.data as WebhookEventQueued['data']).payload });
+          items.push({
+            revision: e.revision,
+            queuedRevision: e.revision,
+            attempt: 1,
+            payload: (e.data as WebhookEventQueued['data']).payload,
+          });
         } else if (e.type === 'WebhookRedeliveryRequested') {
           const r = e.data as WebhookRedeliveryRequested['data'];
-          const [queued] = await this.store.readStream(outboxStream(webhookId), { fromRevision: r.queued_revision, maxCount: 1 });
+          const [queued] = await this.store.readStream(outboxStream(webhookId), {
+            fromRevision: r.queued_revision,
+            maxCount: 1,
+          });
           if (queued?.type === 'WebhookEventQueued')
-            items.push({ revision: e.revision, queuedRevision: r.queued_revision, attempt: r.attempt, payload: (queued.data as WebhookEventQueued['data']).payload });
+            items.push({
+              revision: e.revision,
+              queuedRevision: r.queued_revision,
+              attempt: r.attempt,
+              payload: (queued.data as WebhookEventQueued['data']).payload,
+            });
         }
       }
       if (page.length < READ_PAGE) break;

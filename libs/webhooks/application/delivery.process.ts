@@ -1,7 +1,12 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
-import { DeliveryCommand, DeliveryFact, DeliveryState, webhookDeliveryProcess } from '../domain/delivery.process-manager';
+import {
+  DeliveryCommand,
+  DeliveryFact,
+  DeliveryState,
+  webhookDeliveryProcess,
+} from '../domain/delivery.process-manager';
 import { WebhookDeliverer } from './deliverer';
 import { CommandBus } from '@nestjs/cqrs';
 import { DisableFailingWebhook } from './webhook.commands';

@@ -3,13 +3,28 @@ import { CheckpointedConsumer } from '../../consumers/checkpointed-consumer';
 import { COORDINATION, Coordination } from '../../consumers/coordination';
 import { LeasedWork, newHolderId } from '../../consumers/lease';
 import { nameBasedEventId } from '../../eventstore/event-id';
-import { comparePositions, EVENT_STORE, EventStore, NewEvent, Position, positionFromString, positionToString, RecordedEvent } from '../../eventstore/event-store.port';
+import {
+  comparePositions,
+  EVENT_STORE,
+  EventStore,
+  NewEvent,
+  Position,
+  positionFromString,
+  positionToString,
+  RecordedEvent,
+} from '../../eventstore/event-store.port';
 import { upcast } from '../../eventstore/upcasters';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { LOGGER, Logger } from '../../shared/logger';
 import { subscribes } from '../domain/event-types';
 import { SOURCE_EVENT_TYPES, SOURCE_TYPES } from '../domain/source-events';
-import { outboxStream, WEBHOOK_ENDPOINT_EVENT_TYPES, WebhookEvent, WebhookEventQueued, webhooksStream } from '../domain/webhook.events';
+import {
+  outboxStream,
+  WEBHOOK_ENDPOINT_EVENT_TYPES,
+  WebhookEvent,
+  WebhookEventQueued,
+  webhooksStream,
+} from '../domain/webhook.events';
 import { webhooksDecider, WebhooksState } from '../domain/webhooks.decider';
 import { PayloadBuilder } from './payloads';
 
@@ -113,19 +128,31 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
       const accountId = (event.data as WebhookEvent['data']).account_id;
       const known = this.accounts.get(accountId);
       // Known: carried on in log order. Unknown: read up to this event when first needed.
-      if (known) this.accounts.set(accountId, webhooksDecider.evolve(known, { type: event.type, data: event.data } as WebhookEvent));
+      if (known)
+        this.accounts.set(
+          accountId,
+          webhooksDecider.evolve(known, { type: event.type, data: event.data } as WebhookEvent),
+        );
       return;
     }
     const candidates = SOURCE_TYPES[event.type];
     const accountId = await this.payloads.accountOf(event);
     if (accountId === null) return;
     const endpoints = await this.endpointsAt(accountId, event.position);
-    const live = [...endpoints.endpoints.values()].filter((e) => e.enabled && candidates.some((t) => subscribes(e.event_types, t)));
+    const live = [...endpoints.endpoints.values()].filter(
+      (e) => e.enabled && candidates.some((t) => subscribes(e.event_types, t)),
+    );
     if (live.length === 0) return;
     const built = await this.payloads.build(event);
     if (!built) return;
     const targets = live.filter((e) => subscribes(e.event_types, built.type));
-    const payload = { id: event.id, type: built.type, occurred_at: event.created.toISOString(), account_id: accountId, data: built.data };
+    const payload = {
+      id: event.id,
+      type: built.type,
+      occurred_at: event.created.toISOString(),
+      account_id: accountId,
+      data: built.data,
+    };
     const metadata = {
       version: 1,
       actor: 'system',
@@ -134,7 +161,10 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
       ...(event.metadata.correlation_id ? { correlation_id: event.metadata.correlation_id } : {}),
     };
     for (const e of targets) {
-      const queued: WebhookEventQueued = { type: 'WebhookEventQueued', data: { webhook_id: e.id, account_id: accountId, payload } };
+      const queued: WebhookEventQueued = {
+        type: 'WebhookEventQueued',
+        data: { webhook_id: e.id, account_id: accountId, payload },
+      };
       const stream = outboxStream(e.id);
       const list = this.pending.get(stream) ?? [];
       list.push({ id: nameBasedEventId(`webhook-queued:${e.id}:${event.id}`), ...queued, metadata });
@@ -174,7 +204,11 @@ export class OutboxFeeder implements OnApplicationBootstrap, OnApplicationShutdo
           for (const e of events) await this.store.appendToStream(stream, [e], 'any');
           return;
         } catch (e) {
-          this.logger.warn('webhook outbox: append failed; trying again', { stream, error: String(e), backoff_ms: backoff });
+          this.logger.warn('webhook outbox: append failed; trying again', {
+            stream,
+            error: String(e),
+            backoff_ms: backoff,
+          });
           await new Promise((r) => setTimeout(r, backoff));
         }
       }

@@ -8,7 +8,14 @@ import { CheckRecorded } from '../../uptime/domain/uptime.events';
 import { ZoneEvent } from '../../zones/domain/zone.events';
 import { CertificateExpiring } from '../domain/certificate-expiry.process-manager';
 import { CertificateView, foldCertificateEvents } from '../domain/certificate-view';
-import { accountInData, alertData, dmarcReportData, tlsReportData, uptimeData, uptimeTransition } from '../domain/source-events';
+import {
+  accountInData,
+  alertData,
+  dmarcReportData,
+  tlsReportData,
+  uptimeData,
+  uptimeTransition,
+} from '../domain/source-events';
 
 /** What a source event becomes: the webhook event type and its `data`; null when it is no news (a check that changed nothing). */
 export interface BuiltPayload {
@@ -42,7 +49,8 @@ export class PayloadBuilder {
   async accountOf(event: RecordedEvent): Promise<number | null> {
     const inData = accountInData(event.data);
     if (inData !== null) return inData;
-    if (event.type === 'CertificateIssued' || event.type === 'IssuanceFailed') return (await this.certificate(event))?.account_id ?? null;
+    if (event.type === 'CertificateIssued' || event.type === 'IssuanceFailed')
+      return (await this.certificate(event))?.account_id ?? null;
     return null;
   }
 
@@ -60,7 +68,9 @@ export class PayloadBuilder {
         );
         const changes = applyZoneEvent(records.state, e);
         records.revision = event.revision;
-        return changes.length ? { type: 'zone.changed', data: { zone: (e.data as { name: string }).name, changes } } : null;
+        return changes.length
+          ? { type: 'zone.changed', data: { zone: (e.data as { name: string }).name, changes } }
+          : null;
       }
       case 'DomainAddressesChanged': {
         const e = { type: event.type, data: event.data } as DomainEventUnion;
@@ -77,7 +87,10 @@ export class PayloadBuilder {
       }
       case 'CheckRecorded': {
         const check = event.data as CheckRecorded['data'];
-        const [previous] = event.revision > 0 ? await this.store.readStream(event.streamId, { fromRevision: event.revision - 1, maxCount: 1 }) : [];
+        const [previous] =
+          event.revision > 0
+            ? await this.store.readStream(event.streamId, { fromRevision: event.revision - 1, maxCount: 1 })
+            : [];
         const type = uptimeTransition((previous?.data as CheckRecorded['data'] | undefined) ?? null, check);
         return type ? { type, data: uptimeData(check, await this.fqdnOf(check.domain_id)) } : null;
       }
@@ -99,7 +112,10 @@ export class PayloadBuilder {
       case 'AlertRaised':
       case 'AlertResolved': {
         const e = { type: event.type, data: event.data } as AlertRaised | AlertResolved;
-        return { type: e.type === 'AlertRaised' ? 'email_auth.alert.raised' : 'email_auth.alert.resolved', data: alertData(e) };
+        return {
+          type: e.type === 'AlertRaised' ? 'email_auth.alert.raised' : 'email_auth.alert.resolved',
+          data: alertData(e),
+        };
       }
       default:
         return null;
@@ -110,11 +126,19 @@ export class PayloadBuilder {
    * The subject's state just before `event`: the cached fold carried on through the events
    * of its stream in between (all of them after a restart or an eviction).
    */
-  private async foldTo<S>(cache: Map<string, Folded<S>>, event: RecordedEvent, initial: () => S, apply: (s: S, prior: { type: string; data: unknown }) => S): Promise<Folded<S>> {
+  private async foldTo<S>(
+    cache: Map<string, Folded<S>>,
+    event: RecordedEvent,
+    initial: () => S,
+    apply: (s: S, prior: { type: string; data: unknown }) => S,
+  ): Promise<Folded<S>> {
     let folded = cache.get(event.streamId);
     if (!folded || folded.revision >= event.revision) folded = { revision: -1, state: initial() };
     if (folded.revision < event.revision - 1) {
-      const between = await this.store.readStream(event.streamId, { fromRevision: folded.revision + 1, maxCount: event.revision - 1 - folded.revision });
+      const between = await this.store.readStream(event.streamId, {
+        fromRevision: folded.revision + 1,
+        maxCount: event.revision - 1 - folded.revision,
+      });
       for (const raw of between) {
         const r = upcast(raw);
         folded.state = apply(folded.state, { type: r.type, data: r.data });
@@ -138,6 +162,8 @@ export class PayloadBuilder {
 
   /** The certificate as it stood right after `event` (its stream up to the event's revision). */
   private async certificate(event: RecordedEvent): Promise<CertificateView | null> {
-    return foldCertificateEvents((await this.store.readStream(event.streamId, { maxCount: event.revision + 1 })).map(upcast));
+    return foldCertificateEvents(
+      (await this.store.readStream(event.streamId, { maxCount: event.revision + 1 })).map(upcast),
+    );
   }
 }

@@ -22,10 +22,18 @@ export interface SendResult {
  * non-2xx. The whole exchange has DELIVERY_TIMEOUT_MS, the answer is read up to
  * MAX_RESPONSE_BYTES. Never throws: every outcome is a result.
  */
-export function sendWebhook(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendResult> {
+export function sendWebhook(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<SendResult> {
   const started = performance.now();
   const pinned: LookupFunction = (_host, options, callback) => {
-    if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if (options.all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else callback(null, target.address, target.family);
   };
   return new Promise<SendResult>((resolve) => {
@@ -35,7 +43,12 @@ export function sendWebhook(target: ResolvedTarget, headers: Record<string, stri
       settled = true;
       clearTimeout(timer);
       const ok = error === null && status !== null && status >= 200 && status < 300;
-      resolve({ ok, status, durationMs: Math.round(performance.now() - started), error: ok ? null : (error ?? `HTTP ${status}`) });
+      resolve({
+        ok,
+        status,
+        durationMs: Math.round(performance.now() - started),
+        error: ok ? null : (error ?? `HTTP ${status}`),
+      });
     };
     const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = request(
@@ -43,7 +56,12 @@ export function sendWebhook(target: ResolvedTarget, headers: Record<string, stri
       {
         method: 'POST',
         lookup: pinned,
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'account-dns-webhooks/1' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'account-dns-webhooks/1',
+        },
         agent: false,
       },
       (res: IncomingMessage) => {

@@ -26,7 +26,8 @@ export function parseEndpointUrl(raw: string, allowPrivate: boolean): URL {
   } catch {
     throw validationFailed('url: not an absolute URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivate)) throw validationFailed('url: must be https');
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allowPrivate))
+    throw validationFailed('url: must be https');
   if (url.username || url.password) throw validationFailed('url: must not carry credentials');
   if (!url.hostname) throw validationFailed('url: has no host');
   return url;

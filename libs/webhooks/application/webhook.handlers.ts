@@ -9,18 +9,38 @@ import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
 import { SECRET_BOX, SecretBox } from '../../shared/crypto';
 import { forbidden, notFound, validationFailed } from '../../shared/errors';
-import { checkEventTypes, PLAN_REQUIRED_MESSAGE, requireEnabled, WebhooksCommand, webhooksDecider } from '../domain/webhooks.decider';
-import { outboxStream, WEBHOOK_SECRET_PURPOSE, WebhookEventQueued, WebhookRedeliveryRequested, webhooksStream } from '../domain/webhook.events';
+import {
+  checkEventTypes,
+  PLAN_REQUIRED_MESSAGE,
+  requireEnabled,
+  WebhooksCommand,
+  webhooksDecider,
+} from '../domain/webhooks.decider';
+import {
+  outboxStream,
+  WEBHOOK_SECRET_PURPOSE,
+  WebhookEventQueued,
+  WebhookRedeliveryRequested,
+  webhooksStream,
+} from '../domain/webhook.events';
 import { newSecret } from './signature';
 import { parseEndpointUrl, resolveTarget } from './target';
-import { CreateWebhook, DeleteWebhook, DisableFailingWebhook, RedeliverWebhook, TestWebhook, UpdateWebhook } from './webhook.commands';
+import {
+  CreateWebhook,
+  DeleteWebhook,
+  DisableFailingWebhook,
+  RedeliverWebhook,
+  TestWebhook,
+  UpdateWebhook,
+} from './webhook.commands';
 import { WebhookQueries, webhookView } from './webhook.queries';
 
 export const MAX_DESCRIPTION_LENGTH = 500;
 
 function description(raw: string | null | undefined): string | null | undefined {
   if (raw === undefined || raw === null) return raw;
-  if (raw.length > MAX_DESCRIPTION_LENGTH) throw validationFailed(`description: at most ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (raw.length > MAX_DESCRIPTION_LENGTH)
+    throw validationFailed(`description: at most ${MAX_DESCRIPTION_LENGTH} characters`);
   return raw;
 }
 
@@ -70,14 +90,33 @@ export class CreateWebhookHandler extends WebhookHandler implements ICommandHand
     const secret = newSecret();
     const webhookId = randomUUID();
     const secretSealed = this.box.seal(secret, WEBHOOK_SECRET_PURPOSE);
-    const { state } = await this.run(accountId, { type: 'CreateWebhook', webhookId, accountId, limit, url, eventTypes, description: text, secretSealed, at: this.now() }, metadata);
+    const { state } = await this.run(
+      accountId,
+      {
+        type: 'CreateWebhook',
+        webhookId,
+        accountId,
+        limit,
+        url,
+        eventTypes,
+        description: text,
+        secretSealed,
+        at: this.now(),
+      },
+      metadata,
+    );
     return { ...webhookView(state.endpoints.get(webhookId)!), secret };
   }
 }
 
 @CommandHandler(UpdateWebhook)
 export class UpdateWebhookHandler extends WebhookHandler implements ICommandHandler<UpdateWebhook> {
-  constructor(runner: CommandRunner, queries: WebhookQueries, @Inject(CLOCK) clock: Clock, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    runner: CommandRunner,
+    queries: WebhookQueries,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     super(runner, queries, clock, config);
   }
 
@@ -89,7 +128,16 @@ export class UpdateWebhookHandler extends WebhookHandler implements ICommandHand
     const url = input.url === undefined ? undefined : await this.checkedUrl(input.url);
     const { state } = await this.run(
       accountId,
-      { type: 'UpdateWebhook', webhookId, accountId, url, eventTypes, description: text, enabled: input.enabled, at: this.now() },
+      {
+        type: 'UpdateWebhook',
+        webhookId,
+        accountId,
+        url,
+        eventTypes,
+        description: text,
+        enabled: input.enabled,
+        at: this.now(),
+      },
       metadata,
     );
     return webhookView(state.endpoints.get(webhookId)!);
@@ -98,7 +146,12 @@ export class UpdateWebhookHandler extends WebhookHandler implements ICommandHand
 
 @CommandHandler(DeleteWebhook)
 export class DeleteWebhookHandler extends WebhookHandler implements ICommandHandler<DeleteWebhook> {
-  constructor(runner: CommandRunner, queries: WebhookQueries, @Inject(CLOCK) clock: Clock, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    runner: CommandRunner,
+    queries: WebhookQueries,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     super(runner, queries, clock, config);
   }
 
@@ -111,12 +164,21 @@ export class DeleteWebhookHandler extends WebhookHandler implements ICommandHand
 /** Idempotent: the decider ignores an endpoint already disabled. */
 @CommandHandler(DisableFailingWebhook)
 export class DisableFailingWebhookHandler extends WebhookHandler implements ICommandHandler<DisableFailingWebhook> {
-  constructor(runner: CommandRunner, queries: WebhookQueries, @Inject(CLOCK) clock: Clock, @Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    runner: CommandRunner,
+    queries: WebhookQueries,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     super(runner, queries, clock, config);
   }
 
   async execute({ accountId, webhookId }: DisableFailingWebhook): Promise<void> {
-    await this.run(accountId, { type: 'DisableFailingWebhook', webhookId, accountId, at: this.now() }, eventMetadata({ actor: 'system:webhooks', account_id: accountId }));
+    await this.run(
+      accountId,
+      { type: 'DisableFailingWebhook', webhookId, accountId, at: this.now() },
+      eventMetadata({ actor: 'system:webhooks', account_id: accountId }),
+    );
   }
 }
 
@@ -135,14 +197,29 @@ abstract class OutboxHandler extends WebhookHandler {
     super(runner, queries, clock, config);
   }
 
-  protected async queue(webhookId: string, event: (WebhookEventQueued | WebhookRedeliveryRequested) & { id?: string }, metadata: EventMetadata, accountId: number): Promise<void> {
-    await this.store.appendToStream(outboxStream(webhookId), [{ ...event, metadata: eventMetadata({ ...metadata, account_id: accountId }) }], 'any');
+  protected async queue(
+    webhookId: string,
+    event: (WebhookEventQueued | WebhookRedeliveryRequested) & { id?: string },
+    metadata: EventMetadata,
+    accountId: number,
+  ): Promise<void> {
+    await this.store.appendToStream(
+      outboxStream(webhookId),
+      [{ ...event, metadata: eventMetadata({ ...metadata, account_id: accountId }) }],
+      'any',
+    );
   }
 }
 
 @CommandHandler(TestWebhook)
 export class TestWebhookHandler extends OutboxHandler implements ICommandHandler<TestWebhook> {
-  constructor(runner: CommandRunner, queries: WebhookQueries, @Inject(CLOCK) clock: Clock, @Inject(APP_CONFIG) config: AppConfig, @Inject(EVENT_STORE) store: EventStore) {
+  constructor(
+    runner: CommandRunner,
+    queries: WebhookQueries,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(EVENT_STORE) store: EventStore,
+  ) {
     super(runner, queries, clock, config, store);
   }
 
@@ -152,15 +229,32 @@ export class TestWebhookHandler extends OutboxHandler implements ICommandHandler
     requireEnabled((await this.queries.state(accountId)).state, webhookId);
     const id = uuidv7();
     const at = this.now();
-    const payload = { id, type: 'webhook.test', occurred_at: at, account_id: accountId, data: { webhook_id: webhookId, message: 'A test delivery from Account DNS' } };
-    await this.queue(webhookId, { id, type: 'WebhookEventQueued', data: { webhook_id: webhookId, account_id: accountId, payload } }, metadata, accountId);
+    const payload = {
+      id,
+      type: 'webhook.test',
+      occurred_at: at,
+      account_id: accountId,
+      data: { webhook_id: webhookId, message: 'A test delivery from Account DNS' },
+    };
+    await this.queue(
+      webhookId,
+      { id, type: 'WebhookEventQueued', data: { webhook_id: webhookId, account_id: accountId, payload } },
+      metadata,
+      accountId,
+    );
     return { event_id: id };
   }
 }
 
 @CommandHandler(RedeliverWebhook)
 export class RedeliverWebhookHandler extends OutboxHandler implements ICommandHandler<RedeliverWebhook> {
-  constructor(runner: CommandRunner, queries: WebhookQueries, @Inject(CLOCK) clock: Clock, @Inject(APP_CONFIG) config: AppConfig, @Inject(EVENT_STORE) store: EventStore) {
+  constructor(
+    runner: CommandRunner,
+    queries: WebhookQueries,
+    @Inject(CLOCK) clock: Clock,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(EVENT_STORE) store: EventStore,
+  ) {
     super(runner, queries, clock, config, store);
   }
 
@@ -170,7 +264,10 @@ export class RedeliverWebhookHandler extends OutboxHandler implements ICommandHa
     const row = await rows.findOne({ _id: deliveryId });
     if (!row || row.webhook_id !== webhookId || row.account_id !== accountId) throw notFound('Delivery not found');
     requireEnabled((await this.queries.state(accountId)).state, webhookId);
-    const [last] = await rows.find({ webhook_id: webhookId, event_id: row.event_id }, { sort: { attempt: -1 }, limit: 1 });
+    const [last] = await rows.find(
+      { webhook_id: webhookId, event_id: row.event_id },
+      { sort: { attempt: -1 }, limit: 1 },
+    );
     const data = {
       webhook_id: webhookId,
       account_id: accountId,

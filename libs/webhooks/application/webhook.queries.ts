@@ -5,7 +5,13 @@ import { EventStreams } from '../../eventstore/event-streams';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { forbidden, notFound, validationFailed } from '../../shared/errors';
 import { WEBHOOK_DELIVERIES, WebhookDeliveryDoc } from '../../../projections/webhook-deliveries.projection';
-import { Endpoint, PLAN_REQUIRED_MESSAGE, WEBHOOK_NOT_FOUND, webhooksDecider, WebhooksState } from '../domain/webhooks.decider';
+import {
+  Endpoint,
+  PLAN_REQUIRED_MESSAGE,
+  WEBHOOK_NOT_FOUND,
+  webhooksDecider,
+  WebhooksState,
+} from '../domain/webhooks.decider';
 import { webhooksStream } from '../domain/webhook.events';
 
 /** A webhook as the API shows it (contract §19); the secret only in the creation answer. */
@@ -76,7 +82,11 @@ export class WebhookQueries {
   async list(accountId: number) {
     await this.gate(accountId);
     const { state } = await this.state(accountId);
-    return { webhooks: [...state.endpoints.values()].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)).map(webhookView) };
+    return {
+      webhooks: [...state.endpoints.values()]
+        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+        .map(webhookView),
+    };
   }
 
   async get(accountId: number, webhookId: string) {
@@ -87,13 +97,19 @@ export class WebhookQueries {
   async deliveries(accountId: number, webhookId: string, q: { cursor?: string; limit: number; status?: string }) {
     await this.gate(accountId);
     await this.endpoint(accountId, webhookId);
-    if (q.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(q.status)) throw validationFailed(`status: one of ${DELIVERY_STATUSES.join(', ')}`);
+    if (q.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(q.status))
+      throw validationFailed(`status: one of ${DELIVERY_STATUSES.join(', ')}`);
     const filter: Record<string, unknown> = { webhook_id: webhookId, account_id: accountId };
     if (q.status) filter.status = q.status;
     if (q.cursor) filter.seq = { $lt: decodeCursor(q.cursor) };
-    const docs = await this.projections.readModel(WEBHOOK_DELIVERIES).find(filter, { sort: { seq: -1 }, limit: q.limit + 1 });
+    const docs = await this.projections
+      .readModel(WEBHOOK_DELIVERIES)
+      .find(filter, { sort: { seq: -1 }, limit: q.limit + 1 });
     const page = docs.slice(0, q.limit);
-    return { data: page.map(deliveryView), next_cursor: docs.length > q.limit ? encodeCursor(page[page.length - 1].seq) : null };
+    return {
+      data: page.map(deliveryView),
+      next_cursor: docs.length > q.limit ? encodeCursor(page[page.length - 1].seq) : null,
+    };
   }
 
   deliveryRows() {

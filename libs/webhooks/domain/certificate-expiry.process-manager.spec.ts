@@ -5,7 +5,10 @@ import { certificateExpiryProcess as pm, ExpiryCommand, ExpiryFact } from './cer
 const { given } = processSpecFor(processStreamDecider(pm));
 type Fact = ProcessFact<ExpiryFact, ExpiryCommand>;
 const C = 'cert-1';
-const issued = (id: string, expires: string): Fact => ({ type: 'ProcessEventObserved', data: { process: C, event_id: id, fact: { type: 'issued', expires_at: expires } } });
+const issued = (id: string, expires: string): Fact => ({
+  type: 'ProcessEventObserved',
+  data: { process: C, event_id: id, fact: { type: 'issued', expires_at: expires } },
+});
 
 describe('certificate expiry notice process manager', () => {
   it('an issuance schedules the notice 14 days before expiry', () => {
@@ -13,26 +16,38 @@ describe('certificate expiry notice process manager', () => {
       .when({ kind: 'observed', process: C, fact: { type: 'issued', expires_at: '2026-06-01T00:00:00.000Z' } }, 'i1')
       .then([
         issued('i1', '2026-06-01T00:00:00.000Z'),
-        { type: 'ProcessTimerScheduled', data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z', due_at: '2026-05-18T00:00:00.000Z' } },
+        {
+          type: 'ProcessTimerScheduled',
+          data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z', due_at: '2026-05-18T00:00:00.000Z' },
+        },
       ]);
   });
 
   it('a renewal replaces the notice; the firing sends one MarkCertificateExpiring for the expiry it was set for', () => {
     const first = [
       issued('i1', '2026-06-01T00:00:00.000Z'),
-      { type: 'ProcessTimerScheduled', data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z', due_at: '2026-05-18T00:00:00.000Z' } } as Fact,
+      {
+        type: 'ProcessTimerScheduled',
+        data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z', due_at: '2026-05-18T00:00:00.000Z' },
+      } as Fact,
     ];
     given(first)
       .when({ kind: 'observed', process: C, fact: { type: 'issued', expires_at: '2026-08-30T00:00:00.000Z' } }, 'i2')
       .then([
         issued('i2', '2026-08-30T00:00:00.000Z'),
         { type: 'ProcessTimerCancelled', data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z' } },
-        { type: 'ProcessTimerScheduled', data: { timer_id: 'expiring:2026-08-30T00:00:00.000Z', due_at: '2026-08-16T00:00:00.000Z' } },
+        {
+          type: 'ProcessTimerScheduled',
+          data: { timer_id: 'expiring:2026-08-30T00:00:00.000Z', due_at: '2026-08-16T00:00:00.000Z' },
+        },
       ]);
     given(first)
       .when({ kind: 'timer', process: C, timerId: 'expiring:2026-06-01T00:00:00.000Z', at: '2026-05-18T00:00:01.000Z' })
       .then([
-        { type: 'ProcessTimerFired', data: { process: C, timer_id: 'expiring:2026-06-01T00:00:00.000Z', at: '2026-05-18T00:00:01.000Z' } },
+        {
+          type: 'ProcessTimerFired',
+          data: { process: C, timer_id: 'expiring:2026-06-01T00:00:00.000Z', at: '2026-05-18T00:00:01.000Z' },
+        },
         {
           type: 'ProcessCommandIssued',
           data: {
@@ -46,7 +61,10 @@ describe('certificate expiry notice process manager', () => {
   it('deletion cancels the notice', () => {
     const first = [
       issued('i1', '2026-06-01T00:00:00.000Z'),
-      { type: 'ProcessTimerScheduled', data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z', due_at: '2026-05-18T00:00:00.000Z' } } as Fact,
+      {
+        type: 'ProcessTimerScheduled',
+        data: { timer_id: 'expiring:2026-06-01T00:00:00.000Z', due_at: '2026-05-18T00:00:00.000Z' },
+      } as Fact,
     ];
     given(first)
       .when({ kind: 'observed', process: C, fact: { type: 'ended' } }, 'd')

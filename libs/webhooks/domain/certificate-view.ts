@@ -41,7 +41,14 @@ export function foldCertificate(view: CertificateView | null, e: CertificateEven
     case 'RenewalRequested':
       return { ...view, status: 'validating' };
     case 'CertificateIssued':
-      return { ...view, status: 'issued', issued_at: e.data.issued_at, expires_at: e.data.expires_at, next_renewal_at: e.data.next_renewal_at, serial: e.data.serial };
+      return {
+        ...view,
+        status: 'issued',
+        issued_at: e.data.issued_at,
+        expires_at: e.data.expires_at,
+        next_renewal_at: e.data.next_renewal_at,
+        serial: e.data.serial,
+      };
     case 'IssuanceFailed':
       return { ...view, status: 'failed' };
     case 'AutoRenewChanged':
@@ -57,4 +64,7 @@ export function foldCertificate(view: CertificateView | null, e: CertificateEven
 
 /** A certificate stream's events folded into the view (null before its request). */
 export const foldCertificateEvents = (events: readonly { type: string; data: unknown }[]): CertificateView | null =>
-  events.reduce<CertificateView | null>((view, r) => foldCertificate(view, { type: r.type, data: r.data } as CertificateEvent), null);
+  events.reduce<CertificateView | null>(
+    (view, r) => foldCertificate(view, { type: r.type, data: r.data } as CertificateEvent),
+    null,
+  );

@@ -5,4 +5,5 @@ import { nameBasedEventId } from '../../eventstore/event-id';
  * request, at its outbox revision), so the row a failure schedules (`pending`) and that
  * attempt's outcome meet, and an attempt sent again after a crash is one row.
  */
-export const deliveryId = (webhookId: string, revision: number, attempt: number): string => nameBasedEventId(`delivery:${webhookId}:${revision}:${attempt}`);
+export const deliveryId = (webhookId: string, revision: number, attempt: number): string =>
+  nameBasedEventId(`delivery:${webhookId}:${revision}:${attempt}`);

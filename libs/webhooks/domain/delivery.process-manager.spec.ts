@@ -14,7 +14,15 @@ const DAY = 24 * HOUR;
 
 const cmd = (after: number, headAttempt = 0) => `webhook-deliver:${W}:${after}:${headAttempt}`;
 const queued = (revision: number): DeliveryFact => ({ type: 'queued', account_id: 7, revision });
-const attempted = (command: string, revision: number, attempt: number, ok: boolean, last: boolean, atMs: number, nextMs: number | null = null): DeliveryFact => ({
+const attempted = (
+  command: string,
+  revision: number,
+  attempt: number,
+  ok: boolean,
+  last: boolean,
+  atMs: number,
+  nextMs: number | null = null,
+): DeliveryFact => ({
   type: 'attempted',
   account_id: 7,
   command_id: command,
@@ -25,10 +33,16 @@ const attempted = (command: string, revision: number, attempt: number, ok: boole
   attempted_at: at(atMs),
   next_attempt_at: nextMs === null ? null : at(nextMs),
 });
-const observed = (id: string, fact: DeliveryFact): Fact => ({ type: 'ProcessEventObserved', data: { process: W, event_id: id, fact } });
+const observed = (id: string, fact: DeliveryFact): Fact => ({
+  type: 'ProcessEventObserved',
+  data: { process: W, event_id: id, fact },
+});
 const issued = (after: number, headAttempt = 0): Fact => ({
   type: 'ProcessCommandIssued',
-  data: { command_id: cmd(after, headAttempt), command: { type: 'DeliverWebhook', webhookId: W, accountId: 7, after, headAttempt } },
+  data: {
+    command_id: cmd(after, headAttempt),
+    command: { type: 'DeliverWebhook', webhookId: W, accountId: 7, after, headAttempt },
+  },
 });
 const scheduled = (revision: number, attempt: number, dueMs: number): Fact => ({
   type: 'ProcessTimerScheduled',
@@ -38,7 +52,8 @@ const firedFact = (revision: number, attempt: number, atMs: number): Fact => ({
   type: 'ProcessTimerFired',
   data: { process: W, timer_id: `retry:${revision}:${attempt}`, at: at(atMs) },
 });
-const when = (id: string, fact: DeliveryFact) => [{ kind: 'observed', process: W, fact } as ProcessTrigger<DeliveryFact>, id] as const;
+const when = (id: string, fact: DeliveryFact) =>
+  [{ kind: 'observed', process: W, fact } as ProcessTrigger<DeliveryFact>, id] as const;
 const fire = (revision: number, attempt: number, atMs: number): ProcessTrigger<DeliveryFact> => ({
   kind: 'timer',
   process: W,
@@ -66,7 +81,11 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
   });
 
   it('items the batch already sent beyond what the process had heard of are not sent again', () => {
-    const done = [...first, observed('a0', attempted(cmd(-1), 0, 1, true, false, 100)), observed('a1', attempted(cmd(-1), 1, 1, true, true, 110))];
+    const done = [
+      ...first,
+      observed('a0', attempted(cmd(-1), 0, 1, true, false, 100)),
+      observed('a1', attempted(cmd(-1), 1, 1, true, true, 110)),
+    ];
     given(done)
       .when(...when('q1', queued(1)))
       .then([observed('q1', queued(1))]);
@@ -91,17 +110,28 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
 
   it('an endpoint failing for 5 days is disabled (the 5-day rule runs on the facts’ clock)', () => {
     // Failures from T0, retried hourly.
-    const history: Fact[] = [...first, observed('a1', attempted(cmd(-1), 0, 1, false, true, 0, HOUR)), scheduled(0, 1, HOUR)];
+    const history: Fact[] = [
+      ...first,
+      observed('a1', attempted(cmd(-1), 0, 1, false, true, 0, HOUR)),
+      scheduled(0, 1, HOUR),
+    ];
     let attempt = 1;
     for (let t = HOUR; t < 5 * DAY; t += HOUR) {
       attempt += 1;
       history.push(firedFact(0, attempt - 1, t), issued(-1, attempt));
-      if (t + HOUR < 5 * DAY) history.push(observed(`a${attempt}`, attempted(cmd(-1, attempt), 0, attempt, false, true, t, t + HOUR)), scheduled(0, attempt, t + HOUR));
+      if (t + HOUR < 5 * DAY)
+        history.push(
+          observed(`a${attempt}`, attempted(cmd(-1, attempt), 0, attempt, false, true, t, t + HOUR)),
+          scheduled(0, attempt, t + HOUR),
+        );
     }
     const lastTry = 5 * DAY - HOUR;
     given(history)
       .when(...when('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)))
-      .then([observed('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)), scheduled(0, attempt, 5 * DAY)]);
+      .then([
+        observed('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)),
+        scheduled(0, attempt, 5 * DAY),
+      ]);
     const more = [
       ...history,
       observed('short', attempted(cmd(-1, attempt), 0, attempt, false, true, lastTry, 5 * DAY)),
@@ -113,7 +143,13 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
       .when(...when('five-days', attempted(cmd(-1, attempt + 1), 0, attempt + 1, false, true, 5 * DAY, 5 * DAY + HOUR)))
       .then([
         observed('five-days', attempted(cmd(-1, attempt + 1), 0, attempt + 1, false, true, 5 * DAY, 5 * DAY + HOUR)),
-        { type: 'ProcessCommandIssued', data: { command_id: `webhook-disable:${W}:${at(0)}`, command: { type: 'DisableFailingWebhook', webhookId: W, accountId: 7 } } },
+        {
+          type: 'ProcessCommandIssued',
+          data: {
+            command_id: `webhook-disable:${W}:${at(0)}`,
+            command: { type: 'DisableFailingWebhook', webhookId: W, accountId: 7 },
+          },
+        },
       ]);
   });
 
@@ -130,7 +166,10 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
     ];
     given(facts)
       .when(...when('a3', attempted(cmd(0), 1, 1, false, true, 5 * DAY + 10, 5 * DAY + 2_000)))
-      .then([observed('a3', attempted(cmd(0), 1, 1, false, true, 5 * DAY + 10, 5 * DAY + 2_000)), scheduled(1, 1, 5 * DAY + 2_000)]);
+      .then([
+        observed('a3', attempted(cmd(0), 1, 1, false, true, 5 * DAY + 10, 5 * DAY + 2_000)),
+        scheduled(1, 1, 5 * DAY + 2_000),
+      ]);
   });
 
   it('disabling cancels the pending retry and skips what was queued; what is queued while disabled is never sent, even after enabling', () => {
@@ -138,7 +177,11 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
     given(failed)
       .when(...when('d', { type: 'disabled' }))
       .then([observed('d', { type: 'disabled' }), { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:0:1' } }]);
-    const disabled = [...failed, observed('d', { type: 'disabled' }), { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:0:1' } } as Fact];
+    const disabled = [
+      ...failed,
+      observed('d', { type: 'disabled' }),
+      { type: 'ProcessTimerCancelled', data: { timer_id: 'retry:0:1' } } as Fact,
+    ];
     given(disabled)
       .when(...when('q1', queued(1)))
       .then([observed('q1', queued(1))]);
@@ -149,18 +192,51 @@ describe('webhook delivery process manager (one endpoint; its outbox stream is t
 
   it('observes the outbox and the endpoint switches, each in the endpoint’s process', () => {
     const event = (type: string, data: object, revision = 0) =>
-      ({ id: 'x', streamId: 's', revision, type, data, metadata: {}, position: { commit: 1n, prepare: 1n }, created: new Date() }) as any;
-    expect(pm.observe(event('WebhookEventQueued', { webhook_id: W, account_id: 7, payload: { id: 'e1', type: 'zone.changed' } }, 3))).toEqual({
+      ({
+        id: 'x',
+        streamId: 's',
+        revision,
+        type,
+        data,
+        metadata: {},
+        position: { commit: 1n, prepare: 1n },
+        created: new Date(),
+      }) as any;
+    expect(
+      pm.observe(
+        event('WebhookEventQueued', { webhook_id: W, account_id: 7, payload: { id: 'e1', type: 'zone.changed' } }, 3),
+      ),
+    ).toEqual({
       process: W,
       fact: { type: 'queued', account_id: 7, revision: 3 },
     });
-    expect(pm.observe(event('WebhookRedeliveryRequested', { webhook_id: W, account_id: 7, queued_revision: 3 }, 9))).toEqual({
+    expect(
+      pm.observe(event('WebhookRedeliveryRequested', { webhook_id: W, account_id: 7, queued_revision: 3 }, 9)),
+    ).toEqual({
       process: W,
       fact: { type: 'queued', account_id: 7, revision: 9 },
     });
     // Only the last event of an append, and only a batch's last outcome, wake the process.
-    expect(pm.observe(event('WebhookEventQueued', { webhook_id: W, account_id: 7, payload: { id: 'e1', type: 'zone.changed' }, wake: false }, 2))).toBeNull();
-    expect(pm.observe(event('WebhookDeliveryAttempted', { webhook_id: W, account_id: 7, last: false, status: 'succeeded', revision: 2 }))).toBeNull();
+    expect(
+      pm.observe(
+        event(
+          'WebhookEventQueued',
+          { webhook_id: W, account_id: 7, payload: { id: 'e1', type: 'zone.changed' }, wake: false },
+          2,
+        ),
+      ),
+    ).toBeNull();
+    expect(
+      pm.observe(
+        event('WebhookDeliveryAttempted', {
+          webhook_id: W,
+          account_id: 7,
+          last: false,
+          status: 'succeeded',
+          revision: 2,
+        }),
+      ),
+    ).toBeNull();
     expect(pm.observe(event('WebhookDisabled', { webhook_id: W }))).toEqual({ process: W, fact: { type: 'disabled' } });
     expect(pm.observe(event('WebhookCreated', { webhook_id: W }))).toBeNull();
   });

@@ -30,7 +30,8 @@ export type DeliveryCommand =
    * MAX_BATCH items), one at a time, stopping at the first failure; `headAttempt` (> 0)
    * numbers the first item's try when it is a retry.
    */
-  { type: 'DeliverWebhook'; webhookId: string; accountId: number; after: number; headAttempt: number } | { type: 'DisableFailingWebhook'; webhookId: string; accountId: number };
+  | { type: 'DeliverWebhook'; webhookId: string; accountId: number; after: number; headAttempt: number }
+  | { type: 'DisableFailingWebhook'; webhookId: string; accountId: number };
 
 export interface DeliveryState {
   accountId: number | null;
@@ -48,7 +49,8 @@ export interface DeliveryState {
   failingSince: string | null;
 }
 
-export const deliverCommandId = (webhookId: string, after: number, headAttempt: number) => `webhook-deliver:${webhookId}:${after}:${headAttempt}`;
+export const deliverCommandId = (webhookId: string, after: number, headAttempt: number) =>
+  `webhook-deliver:${webhookId}:${after}:${headAttempt}`;
 const retryTimer = (r: { revision: number; attempt: number }) => `retry:${r.revision}:${r.attempt}`;
 
 const deliver = (webhookId: string, accountId: number, after: number, headAttempt: number) => ({
@@ -57,7 +59,8 @@ const deliver = (webhookId: string, accountId: number, after: number, headAttemp
   command: { type: 'DeliverWebhook' as const, webhookId, accountId, after, headAttempt },
 });
 
-const givesUp = (s: DeliveryState, failedAt: string) => Date.parse(failedAt) - Date.parse(s.failingSince ?? failedAt) >= GIVE_UP_AFTER_MS;
+const givesUp = (s: DeliveryState, failedAt: string) =>
+  Date.parse(failedAt) - Date.parse(s.failingSince ?? failedAt) >= GIVE_UP_AFTER_MS;
 const idle = (s: DeliveryState) => s.open && s.batch === null && s.retry === null;
 const matches = (s: DeliveryState, f: { command_id: string }) => s.batch !== null && s.batch === f.command_id;
 
@@ -73,16 +76,31 @@ const matches = (s: DeliveryState, f: { command_id: string }) => s.batch !== nul
  */
 export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact, DeliveryCommand> = {
   name: 'webhook-deliveries',
-  observes: ['WebhookEventQueued', 'WebhookRedeliveryRequested', 'WebhookDeliveryAttempted', 'WebhookEnabled', 'WebhookDisabled', 'WebhookDeleted'],
+  observes: [
+    'WebhookEventQueued',
+    'WebhookRedeliveryRequested',
+    'WebhookDeliveryAttempted',
+    'WebhookEnabled',
+    'WebhookDisabled',
+    'WebhookDeleted',
+  ],
 
   observe(event: RecordedEvent) {
     const e = { type: event.type, data: event.data } as OutboxEvent | WebhookEvent;
     switch (e.type) {
       case 'WebhookEventQueued':
         // Only the last event of an append wakes the process: it says how far the queue goes.
-        return e.data.wake === false ? null : { process: e.data.webhook_id, fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision } };
+        return e.data.wake === false
+          ? null
+          : {
+              process: e.data.webhook_id,
+              fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision },
+            };
       case 'WebhookRedeliveryRequested':
-        return { process: e.data.webhook_id, fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision } };
+        return {
+          process: e.data.webhook_id,
+          fact: { type: 'queued', account_id: e.data.account_id, revision: event.revision },
+        };
       case 'WebhookDeliveryAttempted': {
         const d = e.data;
         // The batch's items before its last say nothing the last does not (it carries the highest revision, or the failure).
@@ -113,27 +131,51 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
     }
   },
 
-  initialState: () => ({ accountId: null, open: true, lastQueued: -1, deliveredUpTo: -1, batch: null, retry: null, failingSince: null }),
+  initialState: () => ({
+    accountId: null,
+    open: true,
+    lastQueued: -1,
+    deliveredUpTo: -1,
+    batch: null,
+    retry: null,
+    failingSince: null,
+  }),
 
   evolve(s, t: ProcessTrigger<DeliveryFact>) {
     if (t.kind === 'timer') {
-      return s.retry && t.timerId === retryTimer(s.retry) ? { ...s, retry: null, batch: deliverCommandId(t.process, s.deliveredUpTo, s.retry.attempt + 1) } : s;
+      return s.retry && t.timerId === retryTimer(s.retry)
+        ? { ...s, retry: null, batch: deliverCommandId(t.process, s.deliveredUpTo, s.retry.attempt + 1) }
+        : s;
     }
     const f = t.fact;
     switch (f.type) {
       case 'queued': {
         const next = { ...s, accountId: f.account_id, lastQueued: Math.max(s.lastQueued, f.revision) };
         if (!s.open) return { ...next, deliveredUpTo: next.lastQueued };
-        return idle(s) && f.revision > s.deliveredUpTo ? { ...next, batch: deliverCommandId(t.process, s.deliveredUpTo, 0) } : next;
+        return idle(s) && f.revision > s.deliveredUpTo
+          ? { ...next, batch: deliverCommandId(t.process, s.deliveredUpTo, 0) }
+          : next;
       }
       case 'attempted': {
         if (!matches(s, f)) return s;
         if (f.succeeded) {
-          const done = { ...s, failingSince: null, deliveredUpTo: Math.max(s.deliveredUpTo, f.revision), batch: f.last ? null : s.batch };
-          return f.last && done.lastQueued > done.deliveredUpTo ? { ...done, batch: deliverCommandId(t.process, done.deliveredUpTo, 0) } : done;
+          const done = {
+            ...s,
+            failingSince: null,
+            deliveredUpTo: Math.max(s.deliveredUpTo, f.revision),
+            batch: f.last ? null : s.batch,
+          };
+          return f.last && done.lastQueued > done.deliveredUpTo
+            ? { ...done, batch: deliverCommandId(t.process, done.deliveredUpTo, 0) }
+            : done;
         }
         if (givesUp(s, f.attempted_at)) return { ...s, open: false, batch: null, deliveredUpTo: s.lastQueued };
-        return { ...s, batch: null, failingSince: s.failingSince ?? f.attempted_at, retry: { revision: f.revision, attempt: f.attempt } };
+        return {
+          ...s,
+          batch: null,
+          failingSince: s.failingSince ?? f.attempted_at,
+          retry: { revision: f.revision, attempt: f.attempt },
+        };
       }
       case 'enabled':
         return { ...s, open: true, failingSince: null };
@@ -160,7 +202,13 @@ export const webhookDeliveryProcess: ProcessManager<DeliveryState, DeliveryFact,
           return f.last && s.lastQueued > upTo ? [deliver(webhookId, f.account_id, upTo, 0)] : [];
         }
         if (givesUp(s, f.attempted_at))
-          return [{ type: 'send', commandId: `webhook-disable:${webhookId}:${s.failingSince}`, command: { type: 'DisableFailingWebhook', webhookId, accountId: f.account_id } }];
+          return [
+            {
+              type: 'send',
+              commandId: `webhook-disable:${webhookId}:${s.failingSince}`,
+              command: { type: 'DisableFailingWebhook', webhookId, accountId: f.account_id },
+            },
+          ];
         return [{ type: 'schedule', timerId: retryTimer(f), dueAt: f.next_attempt_at ?? f.attempted_at }];
       }
       case 'disabled':

@@ -28,4 +28,5 @@ export const isWebhookEventType = (t: string): t is WebhookEventType => KNOWN.ha
 export const ALL_TYPES = '*';
 
 /** Whether an endpoint subscribed to `subscribed` receives an event of `type`. */
-export const subscribes = (subscribed: readonly string[], type: string): boolean => subscribed.includes(ALL_TYPES) || subscribed.includes(type);
+export const subscribes = (subscribed: readonly string[], type: string): boolean =>
+  subscribed.includes(ALL_TYPES) || subscribed.includes(type);

@@ -35,7 +35,10 @@ export const accountInData = (data: unknown): number | null => {
  * A check is news only when it changes the domain's state: down after up (or after no
  * check at all: the monitor's first answer), up after down.
  */
-export function uptimeTransition(previous: CheckRecorded['data'] | null, check: CheckRecorded['data']): 'uptime.down' | 'uptime.up' | null {
+export function uptimeTransition(
+  previous: CheckRecorded['data'] | null,
+  check: CheckRecorded['data'],
+): 'uptime.down' | 'uptime.up' | null {
   if (!check.is_up) return previous === null || previous.is_up ? 'uptime.down' : null;
   return previous !== null && !previous.is_up ? 'uptime.up' : null;
 }

@@ -8,15 +8,33 @@ import { DomainEvent } from '../../shared/decider';
  */
 export type WebhookCreated = DomainEvent<
   'WebhookCreated',
-  { webhook_id: string; account_id: number; url: string; event_types: string[]; description: string | null; secret_sealed: string; created_at: string }
+  {
+    webhook_id: string;
+    account_id: number;
+    url: string;
+    event_types: string[];
+    description: string | null;
+    secret_sealed: string;
+    created_at: string;
+  }
 >;
 export type WebhookUpdated = DomainEvent<
   'WebhookUpdated',
-  { webhook_id: string; account_id: number; url?: string; event_types?: string[]; description?: string | null; at: string }
+  {
+    webhook_id: string;
+    account_id: number;
+    url?: string;
+    event_types?: string[];
+    description?: string | null;
+    at: string;
+  }
 >;
 export type WebhookEnabled = DomainEvent<'WebhookEnabled', { webhook_id: string; account_id: number; at: string }>;
 /** `reason` tells a user's switch from the delivery process giving up after 5 days of failure (the notice). */
-export type WebhookDisabled = DomainEvent<'WebhookDisabled', { webhook_id: string; account_id: number; reason: 'user' | 'failing'; disabled_reason: string | null; at: string }>;
+export type WebhookDisabled = DomainEvent<
+  'WebhookDisabled',
+  { webhook_id: string; account_id: number; reason: 'user' | 'failing'; disabled_reason: string | null; at: string }
+>;
 export type WebhookDeleted = DomainEvent<'WebhookDeleted', { webhook_id: string; account_id: number; at: string }>;
 
 export type WebhookEvent = WebhookCreated | WebhookUpdated | WebhookEnabled | WebhookDisabled | WebhookDeleted;
@@ -51,12 +69,23 @@ export interface WebhookPayload {
  * `wake: false` on all but the last event of one append: the delivery process needs to hear
  * only of the highest revision queued, so a busy batch costs it one step, not one per event.
  */
-export type WebhookEventQueued = DomainEvent<'WebhookEventQueued', { webhook_id: string; account_id: number; payload: WebhookPayload; wake?: boolean }>;
+export type WebhookEventQueued = DomainEvent<
+  'WebhookEventQueued',
+  { webhook_id: string; account_id: number; payload: WebhookPayload; wake?: boolean }
+>;
 
 /** A manual redelivery of an event already queued on this endpoint (its queued event's revision names it). */
 export type WebhookRedeliveryRequested = DomainEvent<
   'WebhookRedeliveryRequested',
-  { webhook_id: string; account_id: number; event_id: string; event_type: string; queued_revision: number; attempt: number; at: string }
+  {
+    webhook_id: string;
+    account_id: number;
+    event_id: string;
+    event_type: string;
+    queued_revision: number;
+    attempt: number;
+    at: string;
+  }
 >;
 
 export type DeliveryStatus = 'succeeded' | 'failed';
@@ -90,7 +119,11 @@ export type WebhookDeliveryAttempted = DomainEvent<
 >;
 
 export type OutboxEvent = WebhookEventQueued | WebhookRedeliveryRequested | WebhookDeliveryAttempted;
-export const OUTBOX_EVENT_TYPES = ['WebhookEventQueued', 'WebhookRedeliveryRequested', 'WebhookDeliveryAttempted'] as const satisfies readonly OutboxEvent['type'][];
+export const OUTBOX_EVENT_TYPES = [
+  'WebhookEventQueued',
+  'WebhookRedeliveryRequested',
+  'WebhookDeliveryAttempted',
+] as const satisfies readonly OutboxEvent['type'][];
 
 export const outboxStream = (webhookId: string) => `webhook-outbox-${webhookId}`;
 /** The outcomes, apart from the queue: the sender finds its own last one at the stream's end (a command sent again after a crash skips what it already sent). */

@@ -17,7 +17,15 @@ const create = (id: string, limit: number | null = 5): WebhooksCommand => ({
 });
 const created = (id: string): WebhookCreated => ({
   type: 'WebhookCreated',
-  data: { webhook_id: id, account_id: 7, url: 'https://hooks.example.com/in', event_types: ['zone.changed'], description: null, secret_sealed: 'sealed', created_at: AT },
+  data: {
+    webhook_id: id,
+    account_id: 7,
+    url: 'https://hooks.example.com/in',
+    event_types: ['zone.changed'],
+    description: null,
+    secret_sealed: 'sealed',
+    created_at: AT,
+  },
 });
 
 describe('webhooks decider (an account’s endpoints)', () => {
@@ -43,10 +51,21 @@ describe('webhooks decider (an account’s endpoints)', () => {
 
   it('an update records only what changed; enabling and disabling are their own events', () => {
     given([created('w1')])
-      .when({ type: 'UpdateWebhook', webhookId: 'w1', accountId: 7, url: 'https://hooks.example.com/in', description: 'ops', enabled: false, at: AT })
+      .when({
+        type: 'UpdateWebhook',
+        webhookId: 'w1',
+        accountId: 7,
+        url: 'https://hooks.example.com/in',
+        description: 'ops',
+        enabled: false,
+        at: AT,
+      })
       .then([
         { type: 'WebhookUpdated', data: { webhook_id: 'w1', account_id: 7, description: 'ops', at: AT } },
-        { type: 'WebhookDisabled', data: { webhook_id: 'w1', account_id: 7, reason: 'user', disabled_reason: null, at: AT } },
+        {
+          type: 'WebhookDisabled',
+          data: { webhook_id: 'w1', account_id: 7, reason: 'user', disabled_reason: null, at: AT },
+        },
       ]);
     given([created('w1')])
       .when({ type: 'UpdateWebhook', webhookId: 'w1', accountId: 7, enabled: true, at: AT })
@@ -55,7 +74,10 @@ describe('webhooks decider (an account’s endpoints)', () => {
 
   it('the delivery process disables a failing endpoint once, with the reason', () => {
     const disable: WebhooksCommand = { type: 'DisableFailingWebhook', webhookId: 'w1', accountId: 7, at: AT };
-    const disabled: WebhookEvent = { type: 'WebhookDisabled', data: { webhook_id: 'w1', account_id: 7, reason: 'failing', disabled_reason: DISABLED_FOR_FAILURE, at: AT } };
+    const disabled: WebhookEvent = {
+      type: 'WebhookDisabled',
+      data: { webhook_id: 'w1', account_id: 7, reason: 'failing', disabled_reason: DISABLED_FOR_FAILURE, at: AT },
+    };
     given([created('w1')])
       .when(disable)
       .then([disabled]);
@@ -66,8 +88,12 @@ describe('webhooks decider (an account’s endpoints)', () => {
   });
 
   it('unknown ids are 404', () => {
-    given([]).when({ type: 'DeleteWebhook', webhookId: 'nope', accountId: 7, at: AT }).thenFails(404, 'Webhook not found');
-    given([]).when({ type: 'UpdateWebhook', webhookId: 'nope', accountId: 7, enabled: true, at: AT }).thenFails(404, 'Webhook not found');
+    given([])
+      .when({ type: 'DeleteWebhook', webhookId: 'nope', accountId: 7, at: AT })
+      .thenFails(404, 'Webhook not found');
+    given([])
+      .when({ type: 'UpdateWebhook', webhookId: 'nope', accountId: 7, enabled: true, at: AT })
+      .thenFails(404, 'Webhook not found');
   });
 
   it('event types: known ones or "*" alone; an unknown type is a 400 naming it', () => {

@@ -36,7 +36,16 @@ export type WebhooksCommand =
       secretSealed: string;
       at: string;
     }
-  | { type: 'UpdateWebhook'; webhookId: string; accountId: number; url?: string; eventTypes?: string[]; description?: string | null; enabled?: boolean; at: string }
+  | {
+      type: 'UpdateWebhook';
+      webhookId: string;
+      accountId: number;
+      url?: string;
+      eventTypes?: string[];
+      description?: string | null;
+      enabled?: boolean;
+      at: string;
+    }
   | { type: 'DeleteWebhook'; webhookId: string; accountId: number; at: string }
   /** The delivery process giving up: a no-op when the endpoint is gone or already disabled. */
   | { type: 'DisableFailingWebhook'; webhookId: string; accountId: number; at: string };
@@ -52,7 +61,8 @@ export function checkEventTypes(types: readonly string[]): string[] {
     return [ALL_TYPES];
   }
   const unknown = types.filter((t) => !isWebhookEventType(t));
-  if (unknown.length) throw validationFailed(`event_types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
+  if (unknown.length)
+    throw validationFailed(`event_types: unknown event type ${unknown.map((t) => JSON.stringify(t)).join(', ')}`);
   return [...new Set(types)];
 }
 
@@ -98,7 +108,11 @@ export const webhooksDecider: Decider<WebhooksState, WebhooksCommand, WebhookEve
       case 'WebhookEnabled':
         return withEndpoint(s, e.data.webhook_id, (x) => ({ ...x, enabled: true, disabled_reason: null }));
       case 'WebhookDisabled':
-        return withEndpoint(s, e.data.webhook_id, (x) => ({ ...x, enabled: false, disabled_reason: e.data.disabled_reason }));
+        return withEndpoint(s, e.data.webhook_id, (x) => ({
+          ...x,
+          enabled: false,
+          disabled_reason: e.data.disabled_reason,
+        }));
       case 'WebhookDeleted':
         return withEndpoint(s, e.data.webhook_id, () => null);
       default:
@@ -111,7 +125,8 @@ export const webhooksDecider: Decider<WebhooksState, WebhooksCommand, WebhookEve
       case 'CreateWebhook': {
         if (c.limit === null) throw forbidden('plan_required', PLAN_REQUIRED_MESSAGE);
         if (s.endpoints.has(c.webhookId)) return [];
-        if (s.endpoints.size >= c.limit) throw forbidden('limit_reached', `Webhook endpoint limit reached for your plan (${c.limit})`);
+        if (s.endpoints.size >= c.limit)
+          throw forbidden('limit_reached', `Webhook endpoint limit reached for your plan (${c.limit})`);
         return [
           {
             type: 'WebhookCreated',
@@ -133,13 +148,23 @@ export const webhooksDecider: Decider<WebhooksState, WebhooksCommand, WebhookEve
         const events: WebhookEvent[] = [];
         const changed = {
           ...(c.url !== undefined && c.url !== x.url ? { url: c.url } : {}),
-          ...(c.eventTypes !== undefined && c.eventTypes.join('\n') !== x.event_types.join('\n') ? { event_types: c.eventTypes } : {}),
+          ...(c.eventTypes !== undefined && c.eventTypes.join('\n') !== x.event_types.join('\n')
+            ? { event_types: c.eventTypes }
+            : {}),
           ...(c.description !== undefined && c.description !== x.description ? { description: c.description } : {}),
         };
-        if (Object.keys(changed).length) events.push({ type: 'WebhookUpdated', data: { webhook_id: c.webhookId, account_id: c.accountId, ...changed, at: c.at } });
-        if (c.enabled === true && !x.enabled) events.push({ type: 'WebhookEnabled', data: { webhook_id: c.webhookId, account_id: c.accountId, at: c.at } });
+        if (Object.keys(changed).length)
+          events.push({
+            type: 'WebhookUpdated',
+            data: { webhook_id: c.webhookId, account_id: c.accountId, ...changed, at: c.at },
+          });
+        if (c.enabled === true && !x.enabled)
+          events.push({ type: 'WebhookEnabled', data: { webhook_id: c.webhookId, account_id: c.accountId, at: c.at } });
         if (c.enabled === false && x.enabled)
-          events.push({ type: 'WebhookDisabled', data: { webhook_id: c.webhookId, account_id: c.accountId, reason: 'user', disabled_reason: null, at: c.at } });
+          events.push({
+            type: 'WebhookDisabled',
+            data: { webhook_id: c.webhookId, account_id: c.accountId, reason: 'user', disabled_reason: null, at: c.at },
+          });
         return events;
       }
       case 'DeleteWebhook':
@@ -148,7 +173,18 @@ export const webhooksDecider: Decider<WebhooksState, WebhooksCommand, WebhookEve
       case 'DisableFailingWebhook': {
         const x = s.endpoints.get(c.webhookId);
         if (!x || !x.enabled) return [];
-        return [{ type: 'WebhookDisabled', data: { webhook_id: c.webhookId, account_id: c.accountId, reason: 'failing', disabled_reason: DISABLED_FOR_FAILURE, at: c.at } }];
+        return [
+          {
+            type: 'WebhookDisabled',
+            data: {
+              webhook_id: c.webhookId,
+              account_id: c.accountId,
+              reason: 'failing',
+              disabled_reason: DISABLED_FOR_FAILURE,
+              at: c.at,
+            },
+          },
+        ];
       }
       default:
         return unreachable(c);

@@ -47,7 +47,9 @@ export function askNs(address: string, port: number, name: string, timeoutMs = 2
       if (packet.id !== id) return;
       const authoritative = Boolean(packet.flag_aa);
       const section = authoritative ? (packet.answers ?? []) : (packet.authorities ?? []);
-      const nameservers = section.filter((r) => r.type === 'NS' && norm(r.name) === norm(name)).map((r) => norm((r as { data: string }).data));
+      const nameservers = section
+        .filter((r) => r.type === 'NS' && norm(r.name) === norm(name))
+        .map((r) => norm((r as { data: string }).data));
       finish(null, { authoritative, rcode: packet.rcode ?? 'NOERROR', nameservers });
     });
     socket.send(query, port, address);

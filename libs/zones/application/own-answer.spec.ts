@@ -6,9 +6,17 @@ const NAME = '_account-dns-verify.victim.test';
 
 describe('ownZonesAnswer: what this service answers from the claimant’s own zones', () => {
   it('sees the token at the name, through a wildcard, and through CNAMEs within and across the zones', () => {
-    expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [txt('_account-dns-verify', 'tok')] }], NAME, 'tok')).toBe(true);
+    expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [txt('_account-dns-verify', 'tok')] }], NAME, 'tok')).toBe(
+      true,
+    );
     expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [txt('*', 'tok')] }], NAME, 'tok')).toBe(true);
-    expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [cname('_account-dns-verify', 'holder.victim.test'), txt('holder', 'tok')] }], NAME, 'tok')).toBe(true);
+    expect(
+      ownZonesAnswer(
+        [{ name: 'victim.test', rrsets: [cname('_account-dns-verify', 'holder.victim.test'), txt('holder', 'tok')] }],
+        NAME,
+        'tok',
+      ),
+    ).toBe(true);
     const across = [
       { name: 'victim.test', rrsets: [cname('_account-dns-verify', 'a.mine.test')] },
       { name: 'mine.test', rrsets: [cname('a', 'b.mine.test'), txt('b', 'tok')] },
@@ -22,9 +30,17 @@ describe('ownZonesAnswer: what this service answers from the claimant’s own zo
   });
 
   it('does not see other text, other names, or a CNAME leaving the account’s zones', () => {
-    expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [txt('_account-dns-verify', 'other')] }], NAME, 'tok')).toBe(false);
+    expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [txt('_account-dns-verify', 'other')] }], NAME, 'tok')).toBe(
+      false,
+    );
     expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [txt('elsewhere', 'tok')] }], NAME, 'tok')).toBe(false);
-    expect(ownZonesAnswer([{ name: 'victim.test', rrsets: [cname('_account-dns-verify', 'x.someone-else.test')] }], NAME, 'tok')).toBe(false);
+    expect(
+      ownZonesAnswer(
+        [{ name: 'victim.test', rrsets: [cname('_account-dns-verify', 'x.someone-else.test')] }],
+        NAME,
+        'tok',
+      ),
+    ).toBe(false);
     expect(ownZonesAnswer([], NAME, 'tok')).toBe(false);
   });
 });

@@ -21,7 +21,15 @@ export function ownZonesAnswer(zones: readonly OwnZone[], name: string, token: s
     index.putZone({
       name: z.name,
       ownerAccountId: null,
-      soa: { mname: 'ns.invalid', rname: 'hostmaster.invalid', serial: 1, refresh: 1, retry: 1, expire: 1, minimum: 60 },
+      soa: {
+        mname: 'ns.invalid',
+        rname: 'hostmaster.invalid',
+        serial: 1,
+        refresh: 1,
+        retry: 1,
+        expire: 1,
+        minimum: 60,
+      },
       ttl: 60,
       nameservers: ['ns.invalid'],
     });
@@ -36,7 +44,9 @@ export function ownZonesAnswer(zones: readonly OwnZone[], name: string, token: s
   let qname = name;
   for (let hop = 0; hop < MAX_CHASE; hop++) {
     const { answers } = index.lookup(qname, 'TXT');
-    const texts = answers.filter((a) => a.type === 'TXT').map((a) => ((a as { data: Buffer[] }).data ?? []).map((b) => b.toString()).join(''));
+    const texts = answers
+      .filter((a) => a.type === 'TXT')
+      .map((a) => ((a as { data: Buffer[] }).data ?? []).map((b) => b.toString()).join(''));
     if (texts.includes(token)) return true;
     const cnames = answers.filter((a) => a.type === 'CNAME');
     if (texts.length > 0 || cnames.length === 0) return false;

@@ -26,8 +26,10 @@ export class ZoneOwnershipReport implements OnApplicationBootstrap {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) metrics: Metrics,
   ) {
-    metrics.gauge('zone_ownership_conflicts', 'Pairs of existing data breaking the zone ownership rules (zone vs zone, DDNS zone or name server), found at start-up', (g) =>
-      g.set(this.count),
+    metrics.gauge(
+      'zone_ownership_conflicts',
+      'Pairs of existing data breaking the zone ownership rules (zone vs zone, DDNS zone or name server), found at start-up',
+      (g) => g.set(this.count),
     );
   }
 

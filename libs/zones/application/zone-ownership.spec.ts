@@ -26,7 +26,10 @@ describe('ZoneOwnership claims under a race', () => {
       await new Promise((r) => setImmediate(r));
       return append(...args);
     });
-    const nothingProjected = { readModel: () => ({ find: async () => [] }), waitFor: async () => true } as unknown as ProjectionEngine;
+    const nothingProjected = {
+      readModel: () => ({ find: async () => [] }),
+      waitFor: async () => true,
+    } as unknown as ProjectionEngine;
     const config = loadConfig({ DATA_DIR: '/tmp/unused' });
     const clock = { now: () => new Date() };
     bob = new ZoneOwnership(new EventStreams(store), nothingProjected, config, clock);

@@ -45,13 +45,21 @@ export class ZoneOwnership {
   ) {}
 
   async allowances(): Promise<OverlapAllowances> {
-    return OverlapAllowances.of((await this.streams.load(OVERLAP_ALLOWANCES_STREAM, { initialState: () => null, evolve: () => null })).events);
+    return OverlapAllowances.of(
+      (await this.streams.load(OVERLAP_ALLOWANCES_STREAM, { initialState: () => null, evolve: () => null })).events,
+    );
   }
 
   async allowOverlap(zone: string, accountId: number, metadata: EventMetadata): Promise<ZoneOverlapAllowed['data']> {
-    if (this.config.ddnsZones.includes(zone)) throw validationFailed(`zone: ${zone} is a dynamic-DNS zone of the service; no account can hold it`);
+    if (this.config.ddnsZones.includes(zone))
+      throw validationFailed(`zone: ${zone} is a dynamic-DNS zone of the service; no account can hold it`);
     const data = { zone, account_id: accountId, at: this.clock.now().toISOString() };
-    const { position } = await this.streams.append(OVERLAP_ALLOWANCES_STREAM, [{ type: 'ZoneOverlapAllowed', data }], 'any', metadata);
+    const { position } = await this.streams.append(
+      OVERLAP_ALLOWANCES_STREAM,
+      [{ type: 'ZoneOverlapAllowed', data }],
+      'any',
+      metadata,
+    );
     // Read-your-writes for the account's audit log, like every other command.
     await this.projections.waitFor(position, 5000, ['audit']);
     return data;
@@ -68,24 +76,54 @@ export class ZoneOwnership {
    * account's zone; on a refusal the claims already written are taken back. `holder` reads
    * the name reservations (zones imported before the claim tree existed).
    */
-  async claim(zone: string, zoneId: string, accountId: number, allowances: OverlapAllowances, holder: HolderLookup, metadata: EventMetadata): Promise<void> {
+  async claim(
+    zone: string,
+    zoneId: string,
+    accountId: number,
+    allowances: OverlapAllowances,
+    holder: HolderLookup,
+    metadata: EventMetadata,
+  ): Promise<void> {
     const claimant = { zone, account_id: accountId };
     const written: string[] = [];
     try {
       for (const above of zoneAncestors(zone)) {
         const held = await holder(above);
-        if (held && held.account_id !== accountId && !allowances.pairAllowed(claimant, { zone: above, account_id: held.account_id })) {
-          throw zoneConflict({ zone, account_id: accountId, relation: 'under', with: { kind: 'zone', name: above, account_id: held.account_id } });
+        if (
+          held &&
+          held.account_id !== accountId &&
+          !allowances.pairAllowed(claimant, { zone: above, account_id: held.account_id })
+        ) {
+          throw zoneConflict({
+            zone,
+            account_id: accountId,
+            relation: 'under',
+            with: { kind: 'zone', name: above, account_id: held.account_id },
+          });
         }
       }
       const below = await this.projections.readModel(ZONES).find({ ancestors: zone });
-      const other = below.find((z) => z.account_id !== accountId && !allowances.pairAllowed(claimant, { zone: z.name, account_id: z.account_id }));
-      if (other) throw zoneConflict({ zone, account_id: accountId, relation: 'above', with: { kind: 'zone', name: other.name, account_id: other.account_id } });
+      const other = below.find(
+        (z) =>
+          z.account_id !== accountId && !allowances.pairAllowed(claimant, { zone: z.name, account_id: z.account_id }),
+      );
+      if (other)
+        throw zoneConflict({
+          zone,
+          account_id: accountId,
+          relation: 'above',
+          with: { kind: 'zone', name: other.name, account_id: other.account_id },
+        });
       for (const tree of [zone, ...zoneAncestors(zone)]) {
         const settled = await this.settledClaims(tree, zone, accountId, allowances);
         const at = this.clock.now().toISOString();
         written.push(tree);
-        await this.streams.handle(zoneTreeStream(tree), zoneTreeDecider, { type: 'Claim', tree, zone, zoneId, accountId, settled, at }, metadata);
+        await this.streams.handle(
+          zoneTreeStream(tree),
+          zoneTreeDecider,
+          { type: 'Claim', tree, zone, zoneId, accountId, settled, at },
+          metadata,
+        );
       }
     } catch (e) {
       await this.release(written, zoneId, metadata);
@@ -95,7 +133,8 @@ export class ZoneOwnership {
 
   /** Takes back a zone's claims (on delete, or after a refused import). */
   async release(trees: string[], zoneId: string, metadata: EventMetadata): Promise<void> {
-    for (const tree of trees) await this.streams.handle(zoneTreeStream(tree), zoneTreeDecider, { type: 'Release', tree, zoneId }, metadata);
+    for (const tree of trees)
+      await this.streams.handle(zoneTreeStream(tree), zoneTreeDecider, { type: 'Release', tree, zoneId }, metadata);
   }
 
   releaseAll(zone: string, zoneId: string, metadata: EventMetadata): Promise<void> {
@@ -103,11 +142,17 @@ export class ZoneOwnership {
   }
 
   /** Claims that stand against the zone on paper but do not count: allowed, or of a zone that no longer lives. */
-  private async settledClaims(tree: string, zone: string, accountId: number, allowances: OverlapAllowances): Promise<string[]> {
+  private async settledClaims(
+    tree: string,
+    zone: string,
+    accountId: number,
+    allowances: OverlapAllowances,
+  ): Promise<string[]> {
     const { state } = await this.streams.load(zoneTreeStream(tree), zoneTreeDecider);
     const settled: string[] = [];
     for (const [id, claim] of claimsAgainst(state, tree, zone, accountId)) {
-      if (allowances.pairAllowed({ zone, account_id: accountId }, claim) || !(await this.lives(id, claim.at))) settled.push(id);
+      if (allowances.pairAllowed({ zone, account_id: accountId }, claim) || !(await this.lives(id, claim.at)))
+        settled.push(id);
     }
     return settled;
   }

@@ -46,7 +46,8 @@ export class ZoneVerifier {
     const seen = Array.isArray(txt) && txt.includes(token);
     if (seen && !servedHere) return { ok: true, method: 'txt' };
     const ours = this.config.nameservers.map(norm);
-    if ('nameservers' in delegation && ours.every((n) => delegation.nameservers.includes(n))) return { ok: true, method: 'ns' };
+    if ('nameservers' in delegation && ours.every((n) => delegation.nameservers.includes(n)))
+      return { ok: true, method: 'ns' };
     const nsSeen =
       'problem' in delegation
         ? delegation.problem
@@ -79,7 +80,9 @@ export class ZoneVerifier {
         break;
       }
       if (!Array.isArray(found) && found !== 'ENODATA' && found !== 'ENOTFOUND')
-        return { problem: `the parent zone of ${zone} could not be found: NS lookup of ${candidate} failed (${found})` };
+        return {
+          problem: `the parent zone of ${zone} could not be found: NS lookup of ${candidate} failed (${found})`,
+        };
     }
     if (!parent) return { problem: `the parent zone of ${zone} could not be found through the resolver` };
     const hostedHere = servers.some((s) => this.config.nameservers.includes(s));
@@ -90,7 +93,8 @@ export class ZoneVerifier {
     };
     const addressesOf = async (names: string[]) => (await Promise.all(names.map(addressOf))).flat();
     const addresses = (await addressesOf(servers.slice(0, MAX_PARENT_SERVERS))).slice(0, MAX_PARENT_SERVERS);
-    if (addresses.length === 0) return { problem: `the name servers of the parent zone ${parent} (${servers.join(', ')}) have no address` };
+    if (addresses.length === 0)
+      return { problem: `the name servers of the parent zone ${parent} (${servers.join(', ')}) have no address` };
     const ourAddresses = hostedHere ? [] : await addressesOf(this.config.nameservers);
     const port = this.config.verifyAuthorityPort;
     for (const address of addresses) {
@@ -98,7 +102,9 @@ export class ZoneVerifier {
       if (!answer) continue;
       const fromHere = hostedHere || ourAddresses.includes(address) || this.isOwnListener(address, port);
       if (answer.authoritative && fromHere) {
-        return { problem: `the parent zone ${parent} is served by this service, which answers for ${zone} from your own zone: delegate ${zone} at its parent's DNS provider` };
+        return {
+          problem: `the parent zone ${parent} is served by this service, which answers for ${zone} from your own zone: delegate ${zone} at its parent's DNS provider`,
+        };
       }
       return { parent, nameservers: answer.nameservers };
     }
@@ -107,6 +113,9 @@ export class ZoneVerifier {
 
   private isOwnListener(address: string, port: number): boolean {
     const host = this.config.dnsHost;
-    return port === this.config.dnsPort && (host === address || ((host === '0.0.0.0' || host === '::') && address.startsWith('127.')));
+    return (
+      port === this.config.dnsPort &&
+      (host === address || ((host === '0.0.0.0' || host === '::') && address.startsWith('127.')))
+    );
   }
 }

@@ -55,5 +55,7 @@ export class PublishManagedTxt {
 
 /** An RFC 2136 UPDATE the DNS role read and authorised (TSIG key covering the zone); answers the RCODE. */
 export class ApplyDnsUpdate {
-  constructor(readonly request: { zone: string; update: DnsUpdate; allow: UpdatePermission[]; keyName: string; client: string }) {}
+  constructor(
+    readonly request: { zone: string; update: DnsUpdate; allow: UpdatePermission[]; keyName: string; client: string },
+  ) {}
 }

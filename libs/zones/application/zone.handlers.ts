@@ -20,9 +20,21 @@ import { conflictMessage } from '../domain/zone-ownership';
 import { ownZonesAnswer } from './own-answer';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { ZONES } from '../../../projections/zones.projection';
-import { ApplyDnsUpdate, DeleteZone, ImportZone, PublishManagedTxt, UpsertZoneRecords, VerifyZone, ZoneCaller } from './zone.commands';
+import {
+  ApplyDnsUpdate,
+  DeleteZone,
+  ImportZone,
+  PublishManagedTxt,
+  UpsertZoneRecords,
+  VerifyZone,
+  ZoneCaller,
+} from './zone.commands';
 
-const metadataOf = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp });
+const metadataOf = (c: ZoneCaller): EventMetadata => ({
+  actor: c.actor,
+  account_id: c.accountId,
+  source_ip: c.sourceIp,
+});
 const reservationMetadata = (c: ZoneCaller): EventMetadata => ({ actor: c.actor, source_ip: c.sourceIp });
 export const normalizeZoneName = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
 
@@ -48,7 +60,13 @@ abstract class ZoneCommandBase {
   }
 
   protected run(caller: ZoneCaller, zoneId: string, command: (at: string) => ZoneCommand) {
-    return this.runner.run(zoneStream(zoneId), zoneDecider, command(this.clock.now().toISOString()), metadataOf(caller), ['zones']);
+    return this.runner.run(
+      zoneStream(zoneId),
+      zoneDecider,
+      command(this.clock.now().toISOString()),
+      metadataOf(caller),
+      ['zones'],
+    );
   }
 }
 
@@ -73,7 +91,8 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
     const name = normalizeZoneName(cmd.name);
     const problem = hostnameProblem(name);
-    if (problem || !name.includes('.')) throw validationFailed(`name: ${problem ?? 'a zone name needs at least two labels'}`);
+    if (problem || !name.includes('.'))
+      throw validationFailed(`name: ${problem ?? 'a zone name needs at least two labels'}`);
     const allowances = await this.ownership.allowances();
     // The service's own names first (a DDNS zone, a name-server host): contract §4, 409 zone_conflict.
     this.ownership.checkServiceNames(name, cmd.caller.accountId, allowances);
@@ -97,16 +116,33 @@ export class ImportZoneHandler extends ZoneCommandBase implements ICommandHandle
     if (!(await this.reservations.claim(ZONE_NAME, zoneNameStream(name), claim, reservationMetadata(cmd.caller)))) {
       const holder = await this.reservations.holder(ZONE_NAME, zoneNameStream(name));
       if (holder && holder.account_id !== cmd.caller.accountId) {
-        const message = conflictMessage({ zone: name, account_id: cmd.caller.accountId, relation: 'equal', with: { kind: 'zone', name, account_id: holder.account_id } });
+        const message = conflictMessage({
+          zone: name,
+          account_id: cmd.caller.accountId,
+          relation: 'equal',
+          with: { kind: 'zone', name, account_id: holder.account_id },
+        });
         throw conflict('zone_conflict', message);
       }
       throw conflict('zone_taken', `${name} is already imported`);
     }
     try {
       const holderOf = (n: string) => this.reservations.holder(ZONE_NAME, zoneNameStream(n));
-      await this.ownership.claim(name, zoneId, cmd.caller.accountId, allowances, holderOf, reservationMetadata(cmd.caller));
+      await this.ownership.claim(
+        name,
+        zoneId,
+        cmd.caller.accountId,
+        allowances,
+        holderOf,
+        reservationMetadata(cmd.caller),
+      );
     } catch (e) {
-      await this.reservations.release(ZONE_NAME, zoneNameStream(name), { zone_id: zoneId }, reservationMetadata(cmd.caller));
+      await this.reservations.release(
+        ZONE_NAME,
+        zoneNameStream(name),
+        { zone_id: zoneId },
+        reservationMetadata(cmd.caller),
+      );
       throw e;
     }
     await this.run(cmd.caller, zoneId, command);
@@ -128,7 +164,13 @@ export class UpsertZoneRecordsHandler extends ZoneCommandBase implements IComman
   async execute(cmd: UpsertZoneRecords): Promise<void> {
     const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
     const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
-    await this.run(cmd.caller, id, (at) => ({ type: 'UpsertRRsets', accountId: cmd.caller.accountId, rrsets: cmd.rrsets, recordLimit, at }));
+    await this.run(cmd.caller, id, (at) => ({
+      type: 'UpsertRRsets',
+      accountId: cmd.caller.accountId,
+      rrsets: cmd.rrsets,
+      recordLimit,
+      at,
+    }));
   }
 }
 
@@ -154,7 +196,12 @@ export class VerifyZoneHandler extends ZoneCommandBase implements ICommandHandle
     const servedHere = await this.servedFromOwnRecords(recordName, token, cmd.caller.accountId);
     const outcome = await this.verifier.verify(name, recordName, token, servedHere);
     if (!outcome.ok) throw badRequest('not_verified', `The zone is not verified: ${outcome.reason}`);
-    await this.run(cmd.caller, id, (at) => ({ type: 'MarkVerified', accountId: cmd.caller.accountId, method: outcome.method, at }));
+    await this.run(cmd.caller, id, (at) => ({
+      type: 'MarkVerified',
+      accountId: cmd.caller.accountId,
+      method: outcome.method,
+      at,
+    }));
   }
 
   /**
@@ -202,7 +249,14 @@ export class PublishManagedTxtHandler extends ZoneCommandBase implements IComman
   async execute(cmd: PublishManagedTxt): Promise<void> {
     const id = await this.zoneIdOf(cmd.name, cmd.caller.accountId);
     const recordLimit = await this.quota.recordLimit(cmd.caller.accountId);
-    const command = (at: string): ZoneCommand => ({ type: 'SetManagedTxt', accountId: cmd.caller.accountId, changes: cmd.changes, ttl: cmd.ttl, recordLimit, at });
+    const command = (at: string): ZoneCommand => ({
+      type: 'SetManagedTxt',
+      accountId: cmd.caller.accountId,
+      changes: cmd.changes,
+      ttl: cmd.ttl,
+      recordLimit,
+      at,
+    });
     if (cmd.dryRun) {
       const { state } = await this.runner.streams.loadState(zoneStream(id), zoneDecider);
       zoneDecider.decide(command(this.clock.now().toISOString()), state);
@@ -228,11 +282,22 @@ export class ApplyDnsUpdateHandler extends ZoneCommandBase implements ICommandHa
     const claim = await this.reservations.holder(ZONE_NAME, zoneNameStream(normalizeZoneName(request.zone)));
     if (!claim) return UPDATE_RCODE.NOTAUTH;
     // One command, so the update is in the audit log, analytics, signing and transfers like any API change.
-    const caller: ZoneCaller = { accountId: claim.account_id, actor: `tsig:${request.keyName}`, sourceIp: request.client };
+    const caller: ZoneCaller = {
+      accountId: claim.account_id,
+      actor: `tsig:${request.keyName}`,
+      sourceIp: request.client,
+    };
     try {
       const recordLimit = await this.quota.recordLimit(claim.account_id);
       const hosts = await this.hosts.addressRRsets(claim.account_id, normalizeZoneName(request.zone));
-      await this.run(caller, claim.zone_id, (at) => ({ type: 'ApplyDnsUpdate', update: request.update, allow: request.allow, hosts, recordLimit, at }));
+      await this.run(caller, claim.zone_id, (at) => ({
+        type: 'ApplyDnsUpdate',
+        update: request.update,
+        allow: request.allow,
+        hosts,
+        recordLimit,
+        at,
+      }));
       return UPDATE_RCODE.NOERROR;
     } catch (e) {
       if (e instanceof DnsUpdateRefused) return e.rcode;
@@ -241,4 +306,11 @@ export class ApplyDnsUpdateHandler extends ZoneCommandBase implements ICommandHa
   }
 }
 
-export const ZONE_COMMAND_HANDLERS = [ImportZoneHandler, UpsertZoneRecordsHandler, VerifyZoneHandler, DeleteZoneHandler, PublishManagedTxtHandler, ApplyDnsUpdateHandler];
+export const ZONE_COMMAND_HANDLERS = [
+  ImportZoneHandler,
+  UpsertZoneRecordsHandler,
+  VerifyZoneHandler,
+  DeleteZoneHandler,
+  PublishManagedTxtHandler,
+  ApplyDnsUpdateHandler,
+];

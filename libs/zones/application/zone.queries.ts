@@ -19,7 +19,8 @@ export const zoneView = (z: ZoneDoc) => ({
   verified_at: z.verified_at,
 });
 
-export const recordsView = (z: ZoneDoc) => [...z.rrsets].sort(byOwner).map((r) => ({ subname: r.subname, type: r.type, ttl: r.ttl, records: r.records }));
+export const recordsView = (z: ZoneDoc) =>
+  [...z.rrsets].sort(byOwner).map((r) => ({ subname: r.subname, type: r.type, ttl: r.ttl, records: r.records }));
 
 @Injectable()
 export class ZoneQueries {
@@ -49,7 +50,10 @@ export class ZoneQueries {
    */
   async exportZone(accountId: number, name: string): Promise<string> {
     const doc = await this.get(accountId, name);
-    return formatMasterFile({ zone: doc.name, nameservers: doc.nameservers, serial: Math.floor(this.clock.now().getTime() / 1000) }, doc.rrsets);
+    return formatMasterFile(
+      { zone: doc.name, nameservers: doc.nameservers, serial: Math.floor(this.clock.now().getTime() / 1000) },
+      doc.rrsets,
+    );
   }
 
   /** Zones under which the account may create dynamic-DNS hosts (contract §4). */

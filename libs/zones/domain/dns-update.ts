@@ -7,7 +7,19 @@
 import { MAX_TTL, MIN_TTL, RRsetInput } from './rrsets';
 import { RRset, rrsetKey } from './zone.events';
 
-export const UPDATE_RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, YXRRSET: 7, NXRRSET: 8, NOTAUTH: 9, NOTZONE: 10 } as const;
+export const UPDATE_RCODE = {
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
+  NOTAUTH: 9,
+  NOTZONE: 10,
+} as const;
 
 /** Names are relative to the zone ("" for the apex), types upper case, records canonical presentation text. */
 export type Prerequisite =
@@ -47,12 +59,14 @@ export class DnsUpdateRefused extends Error {
 }
 
 const covers = (p: UpdatePermission, name: string, type: string): boolean => {
-  const nameOk = p.name === '*' ? name !== '' : p.name.startsWith('*.') ? name.endsWith(`.${p.name.slice(2)}`) : name === p.name;
+  const nameOk =
+    p.name === '*' ? name !== '' : p.name.startsWith('*.') ? name.endsWith(`.${p.name.slice(2)}`) : name === p.name;
   return nameOk && (p.types.length === 0 || p.types.includes(type));
 };
 
 /** Whether `allow` (empty: the whole zone) lets an update change `type` at `name`. */
-export const permitted = (allow: UpdatePermission[], name: string, type: string): boolean => allow.length === 0 || allow.some((p) => covers(p, name, type));
+export const permitted = (allow: UpdatePermission[], name: string, type: string): boolean =>
+  allow.length === 0 || allow.some((p) => covers(p, name, type));
 
 /**
  * Checks the prerequisites (RFC 2136 §3.2) on `rrsets`, then the permissions (§3.3), then
@@ -61,7 +75,12 @@ export const permitted = (allow: UpdatePermission[], name: string, type: string)
  * service's and always exist; `hosts` are the A/AAAA RRsets of the account's dynamic-DNS
  * hosts in the zone, which prerequisites see and updates may not change.
  */
-export function planDnsUpdate(zoneRRsets: ReadonlyMap<string, RRset>, update: DnsUpdate, allow: UpdatePermission[], hosts: readonly RRset[] = []): RRsetInput[] {
+export function planDnsUpdate(
+  zoneRRsets: ReadonlyMap<string, RRset>,
+  update: DnsUpdate,
+  allow: UpdatePermission[],
+  hosts: readonly RRset[] = [],
+): RRsetInput[] {
   // Prerequisites see the zone as the DNS server serves it: a dynamic-DNS host's addresses win
   // over zone records at its name (dns-index-feeder.ts).
   const served = new Map(zoneRRsets);
@@ -69,21 +88,26 @@ export function planDnsUpdate(zoneRRsets: ReadonlyMap<string, RRset>, update: Dn
   const hostNames = new Set(hosts.map((h) => h.subname));
   const rrsets: ReadonlyMap<string, RRset> = served;
   const at = (name: string) => [...rrsets.values()].filter((r) => r.subname === name);
-  const exists = (name: string, type: string) => (name === '' && (type === 'SOA' || type === 'NS')) || rrsets.has(rrsetKey({ subname: name, type }));
+  const exists = (name: string, type: string) =>
+    (name === '' && (type === 'SOA' || type === 'NS')) || rrsets.has(rrsetKey({ subname: name, type }));
   const byRRset = new Map<string, { name: string; type: string; records: string[] }>();
   for (const p of update.prerequisites) {
     switch (p.kind) {
       case 'name-in-use':
-        if (p.name !== '' && at(p.name).length === 0) throw new DnsUpdateRefused(UPDATE_RCODE.NXDOMAIN, `${p.name || '@'} is not in use`);
+        if (p.name !== '' && at(p.name).length === 0)
+          throw new DnsUpdateRefused(UPDATE_RCODE.NXDOMAIN, `${p.name || '@'} is not in use`);
         break;
       case 'name-not-in-use':
-        if (p.name === '' || at(p.name).length > 0) throw new DnsUpdateRefused(UPDATE_RCODE.YXDOMAIN, `${p.name || '@'} is in use`);
+        if (p.name === '' || at(p.name).length > 0)
+          throw new DnsUpdateRefused(UPDATE_RCODE.YXDOMAIN, `${p.name || '@'} is in use`);
         break;
       case 'rrset-exists':
-        if (!exists(p.name, p.type)) throw new DnsUpdateRefused(UPDATE_RCODE.NXRRSET, `no ${p.type} at ${p.name || '@'}`);
+        if (!exists(p.name, p.type))
+          throw new DnsUpdateRefused(UPDATE_RCODE.NXRRSET, `no ${p.type} at ${p.name || '@'}`);
         break;
       case 'rrset-absent':
-        if (exists(p.name, p.type)) throw new DnsUpdateRefused(UPDATE_RCODE.YXRRSET, `${p.type} exists at ${p.name || '@'}`);
+        if (exists(p.name, p.type))
+          throw new DnsUpdateRefused(UPDATE_RCODE.YXRRSET, `${p.type} exists at ${p.name || '@'}`);
         break;
       case 'rrset-exists-value': {
         const key = rrsetKey({ subname: p.name, type: p.type });
@@ -103,13 +127,20 @@ export function planDnsUpdate(zoneRRsets: ReadonlyMap<string, RRset>, update: Dn
 
   for (const u of update.updates) {
     const type = u.kind === 'delete-name' ? null : u.type;
-    if (type && DNSSEC_TYPES.has(type)) throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `${type} records are the signer's`);
-    if (u.name === '' && (type === 'SOA' || type === 'NS')) throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, 'the apex SOA and NS are the service’s');
+    if (type && DNSSEC_TYPES.has(type))
+      throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `${type} records are the signer's`);
+    if (u.name === '' && (type === 'SOA' || type === 'NS'))
+      throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, 'the apex SOA and NS are the service’s');
     const types = type ? [type] : at(u.name).map((r) => r.type);
     if (hostNames.has(u.name) && types.some((t) => t === 'A' || t === 'AAAA')) {
-      throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `${u.name} is a dynamic-DNS host: its addresses change through DDNS or the hosts API`);
+      throw new DnsUpdateRefused(
+        UPDATE_RCODE.REFUSED,
+        `${u.name} is a dynamic-DNS host: its addresses change through DDNS or the hosts API`,
+      );
     }
-    for (const t of types) if (!permitted(allow, u.name, t)) throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `the key may not change ${t} at ${u.name || '@'}`);
+    for (const t of types)
+      if (!permitted(allow, u.name, t))
+        throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, `the key may not change ${t} at ${u.name || '@'}`);
   }
 
   const next = new Map<string, RRsetInput>();
@@ -133,7 +164,10 @@ export function planDnsUpdate(zoneRRsets: ReadonlyMap<string, RRset>, update: Dn
         next.set(rrsetKey({ subname: u.name, type: u.type }), { ...current(u.name, u.type), records: [] });
         break;
       case 'delete-name':
-        for (const r of [...[...zoneRRsets.values()].filter((z) => z.subname === u.name), ...[...next.values()].filter((n) => n.subname === u.name)])
+        for (const r of [
+          ...[...zoneRRsets.values()].filter((z) => z.subname === u.name),
+          ...[...next.values()].filter((n) => n.subname === u.name),
+        ])
           next.set(rrsetKey(r), { ...current(u.name, r.type), records: [] });
         break;
       case 'delete-record': {

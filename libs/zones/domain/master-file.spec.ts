@@ -56,12 +56,16 @@ describe('BIND master file export', () => {
       { subname: 'sub', type: 'NS', ttl: 86400, records: ['ns.sub.example.com.'] },
       { subname: '', type: 'CAA', ttl: 3600, records: ['0 issue "letsencrypt.org"'] },
     ];
-    const text = formatMasterFile({ zone: 'example.com', nameservers: ['ns1.example.net', 'ns2.example.net'], serial: 1_700_000_000 }, rrsets);
+    const text = formatMasterFile(
+      { zone: 'example.com', nameservers: ['ns1.example.net', 'ns2.example.net'], serial: 1_700_000_000 },
+      rrsets,
+    );
     expect(text).toContain('$ORIGIN example.com.\n');
     expect(text).toContain('@ 3600 IN SOA ns1.example.net. hostmaster.example.com. 1700000000 3600 600 604800 60\n');
     expect(text).toContain('@ 3600 IN NS ns2.example.net.\n');
     expect(text).toContain('www 300 IN A 192.0.2.2\n');
-    const byKey = (list: Array<{ subname: string; type: string }>) => [...list].sort((a, b) => `${a.subname}|${a.type}`.localeCompare(`${b.subname}|${b.type}`));
+    const byKey = (list: Array<{ subname: string; type: string }>) =>
+      [...list].sort((a, b) => `${a.subname}|${a.type}`.localeCompare(`${b.subname}|${b.type}`));
     expect(byKey(parse(text))).toEqual(byKey(rrsets));
   });
 

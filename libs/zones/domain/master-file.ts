@@ -81,7 +81,9 @@ export function parseMasterFile(text: string, options: MasterFileOptions): RRset
     const subname = owner === zone ? '' : owner.slice(0, -(zone.length + 1));
     if (type === 'SOA' || (type === 'NS' && subname === '')) continue;
     const nameField = NAME_FIELD[type];
-    const data = tokens.map((t, i) => (t.quoted ? t.text : i === nameField ? `${absoluteName(t.text, origin, fail)}.` : t.text));
+    const data = tokens.map((t, i) =>
+      t.quoted ? t.text : i === nameField ? `${absoluteName(t.text, origin, fail)}.` : t.text,
+    );
     const key = `${subname}|${type}`;
     const rrset = rrsets.get(key) ?? { subname, type, ttl: clampTtl(recordTtl), records: [] };
     rrset.records.push(data.join(' '));

@@ -1,4 +1,11 @@
-import { formatRecord, hostnameProblem, isSupportedType, parseRecord, recordWireSize, SUPPORTED_TYPES } from '../../dns-server';
+import {
+  formatRecord,
+  hostnameProblem,
+  isSupportedType,
+  parseRecord,
+  recordWireSize,
+  SUPPORTED_TYPES,
+} from '../../dns-server';
 import { validationFailed } from '../../shared/errors';
 import { RRset, rrsetKey } from './zone.events';
 
@@ -36,13 +43,16 @@ export function canonicalRRset(zone: string, input: RRsetInput, field: string): 
   if (!Number.isInteger(input.ttl) || input.ttl < MIN_TTL || input.ttl > MAX_TTL) {
     throw validationFailed(`${field}.ttl: must be an integer from ${MIN_TTL} to ${MAX_TTL}`);
   }
-  if (input.records.length > MAX_RECORDS_PER_RRSET) throw validationFailed(`${field}.records: at most ${MAX_RECORDS_PER_RRSET} records`);
+  if (input.records.length > MAX_RECORDS_PER_RRSET)
+    throw validationFailed(`${field}.records: at most ${MAX_RECORDS_PER_RRSET} records`);
   if (subname === '' && type === 'NS' && input.records.length > 0) {
     throw validationFailed(`${field}: the apex NS records come from the service's name servers and cannot be set`);
   }
-  if (subname === '' && type === 'CNAME' && input.records.length > 0) throw validationFailed(`${field}: a CNAME cannot be at the zone apex`);
+  if (subname === '' && type === 'CNAME' && input.records.length > 0)
+    throw validationFailed(`${field}: a CNAME cannot be at the zone apex`);
   // The DS of the zone itself lives in its parent; a zone holds DS only for its delegated children.
-  if (subname === '' && type === 'DS' && input.records.length > 0) throw validationFailed(`${field}: a DS record cannot be at the zone apex (it belongs in the parent zone)`);
+  if (subname === '' && type === 'DS' && input.records.length > 0)
+    throw validationFailed(`${field}: a DS record cannot be at the zone apex (it belongs in the parent zone)`);
   const records = new Set<string>();
   let wireBytes = 0;
   input.records.forEach((text, i) => {
@@ -62,7 +72,8 @@ export function canonicalRRset(zone: string, input: RRsetInput, field: string): 
       throw validationFailed(`${field}.records[${i}]: cannot be served: ${(e as Error).message}`);
     }
   });
-  if (type === 'CNAME' && records.size > 1) throw validationFailed(`${field}.records: a CNAME RRset holds exactly one record`);
+  if (type === 'CNAME' && records.size > 1)
+    throw validationFailed(`${field}.records: a CNAME RRset holds exactly one record`);
   if (wireBytes > MAX_RRSET_WIRE_BYTES) {
     throw validationFailed(
       `${field}.records: the RRset is ${wireBytes.toLocaleString('en-US')} bytes in DNS wire format; at most ${MAX_RRSET_WIRE_BYTES.toLocaleString('en-US')} fit in a DNS message`,
@@ -92,7 +103,9 @@ export function applyRRsets(current: ReadonlyMap<string, RRset>, changes: RRset[
       throw validationFailed(`records: "${subname}" has a DS but no NS: DS records belong at a delegation`);
     }
     if (types.includes('CNAME') && types.length > 1) {
-      throw validationFailed(`records: "${subname || '@'}" has a CNAME, which cannot coexist with ${types.filter((t) => t !== 'CNAME').join(', ')}`);
+      throw validationFailed(
+        `records: "${subname || '@'}" has a CNAME, which cannot coexist with ${types.filter((t) => t !== 'CNAME').join(', ')}`,
+      );
     }
   }
   return next;

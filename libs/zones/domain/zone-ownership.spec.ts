@@ -32,7 +32,9 @@ describe('zone ownership rules', () => {
       "example.net is above the service's name server ns1.example.net",
       "example.net is above the service's name server ns2.example.net",
     ]);
-    expect(serviceConflicts('x.dyn.example.net', 1, names).map(conflictMessage)).toEqual(["x.dyn.example.net is under the service's dynamic-DNS zone dyn.example.net"]);
+    expect(serviceConflicts('x.dyn.example.net', 1, names).map(conflictMessage)).toEqual([
+      "x.dyn.example.net is under the service's dynamic-DNS zone dyn.example.net",
+    ]);
     expect(serviceConflicts('example.org', 1, names)).toEqual([]);
   });
 
@@ -42,7 +44,9 @@ describe('zone ownership rules', () => {
     allowances.add('dyn.example.net', 1);
     expect(unallowedServiceConflicts('example.net', 1, names, allowances)).toEqual([]);
     expect(unallowedServiceConflicts('example.net', 2, names, allowances)).toHaveLength(3);
-    expect(unallowedServiceConflicts('dyn.example.net', 1, names, allowances).map(conflictMessage)).toEqual(["dyn.example.net is the service's dynamic-DNS zone dyn.example.net"]);
+    expect(unallowedServiceConflicts('dyn.example.net', 1, names, allowances).map(conflictMessage)).toEqual([
+      "dyn.example.net is the service's dynamic-DNS zone dyn.example.net",
+    ]);
   });
 
   it('reports each pair of existing data once, against the earlier zone, skipping same-account delegation and allowed overlaps', () => {
@@ -58,9 +62,24 @@ describe('zone ownership rules', () => {
     const allowances = new OverlapAllowances();
     allowances.add('ok.alice.test', 4);
     expect(findOwnershipConflicts(zones, names, allowances)).toEqual([
-      { zone: 'mail.alice.test', account_id: 2, relation: 'under', with: { kind: 'zone', name: 'alice.test', account_id: 1 } },
-      { zone: 'ns1.example.net', account_id: 2, relation: 'equal', with: { kind: 'nameserver', name: 'ns1.example.net', account_id: null } },
-      { zone: 'parent.test', account_id: 3, relation: 'above', with: { kind: 'zone', name: 'x.parent.test', account_id: 1 } },
+      {
+        zone: 'mail.alice.test',
+        account_id: 2,
+        relation: 'under',
+        with: { kind: 'zone', name: 'alice.test', account_id: 1 },
+      },
+      {
+        zone: 'ns1.example.net',
+        account_id: 2,
+        relation: 'equal',
+        with: { kind: 'nameserver', name: 'ns1.example.net', account_id: null },
+      },
+      {
+        zone: 'parent.test',
+        account_id: 3,
+        relation: 'above',
+        with: { kind: 'zone', name: 'x.parent.test', account_id: 1 },
+      },
     ]);
   });
 });

@@ -70,9 +70,16 @@ export function serviceConflicts(zone: string, accountId: number | null, names: 
  * dynamic-DNS zone itself (the service serves that zone; an account's zone of the same name
  * would replace it, and deleting it would take the service's zone down).
  */
-export function unallowedServiceConflicts(zone: string, accountId: number | null, names: ServiceNames, allowances: OverlapAllowances): OwnershipConflict[] {
+export function unallowedServiceConflicts(
+  zone: string,
+  accountId: number | null,
+  names: ServiceNames,
+  allowances: OverlapAllowances,
+): OwnershipConflict[] {
   const allowed = allowances.has(zone, accountId);
-  return serviceConflicts(zone, accountId, names).filter((c) => !allowed || (c.with.kind === 'ddns_zone' && c.relation === 'equal'));
+  return serviceConflicts(zone, accountId, names).filter(
+    (c) => !allowed || (c.with.kind === 'ddns_zone' && c.relation === 'equal'),
+  );
 }
 
 const RELATION_WORDS: Record<Relation, string> = { equal: 'is', under: 'is under', above: 'is above' };
@@ -84,7 +91,8 @@ const KIND_WORDS: Record<ConflictKind, string> = {
 
 /** The 409 message: names the conflict ("mail.example.com is under example.com, a zone of another account"). */
 export function conflictMessage(c: OwnershipConflict): string {
-  if (c.with.kind === 'zone') return `${c.zone} ${RELATION_WORDS[c.relation]} ${c.relation === 'equal' ? '' : `${c.with.name}, `}${KIND_WORDS.zone}`;
+  if (c.with.kind === 'zone')
+    return `${c.zone} ${RELATION_WORDS[c.relation]} ${c.relation === 'equal' ? '' : `${c.with.name}, `}${KIND_WORDS.zone}`;
   return `${c.zone} ${RELATION_WORDS[c.relation]} ${KIND_WORDS[c.with.kind]} ${c.with.name}`;
 }
 
@@ -116,7 +124,9 @@ export class OverlapAllowances {
 
   static of(events: Array<{ type: string; data: unknown }>): OverlapAllowances {
     const allowances = new OverlapAllowances();
-    for (const e of events) if (e.type === 'ZoneOverlapAllowed') allowances.add((e.data as ZoneOverlapAllowed['data']).zone, (e.data as ZoneOverlapAllowed['data']).account_id);
+    for (const e of events)
+      if (e.type === 'ZoneOverlapAllowed')
+        allowances.add((e.data as ZoneOverlapAllowed['data']).zone, (e.data as ZoneOverlapAllowed['data']).account_id);
     return allowances;
   }
 }
@@ -134,7 +144,11 @@ export interface ZoneHolding {
  * Every pair of existing data that breaks the rules, each reported once against the earlier
  * zone (or the service name): O(zones × labels), by walking each zone's ancestors.
  */
-export function findOwnershipConflicts(zones: readonly ZoneHolding[], names: ServiceNames, allowances: OverlapAllowances): OwnershipConflict[] {
+export function findOwnershipConflicts(
+  zones: readonly ZoneHolding[],
+  names: ServiceNames,
+  allowances: OverlapAllowances,
+): OwnershipConflict[] {
   const byName = new Map(zones.map((z) => [z.zone, z]));
   const out: OwnershipConflict[] = [];
   for (const z of [...zones].sort((a, b) => a.zone.localeCompare(b.zone))) {
@@ -180,10 +194,24 @@ export type ZoneTreeState = Map<string, TreeClaim>;
 
 export type ZoneTreeCommand =
   /** `settled`: ids of claims the caller found dead (zone deleted, import never completed) or allowed. */
-  { type: 'Claim'; tree: string; zone: string; zoneId: string; accountId: number; settled: readonly string[]; at: string } | { type: 'Release'; tree: string; zoneId: string };
+  | {
+      type: 'Claim';
+      tree: string;
+      zone: string;
+      zoneId: string;
+      accountId: number;
+      settled: readonly string[];
+      at: string;
+    }
+  | { type: 'Release'; tree: string; zoneId: string };
 
 /** Claims in a tree stream that stand against `zone` of `accountId`; `tree` is the zone or one of its ancestors. */
-export function claimsAgainst(state: ZoneTreeState, tree: string, zone: string, accountId: number): Array<[string, TreeClaim]> {
+export function claimsAgainst(
+  state: ZoneTreeState,
+  tree: string,
+  zone: string,
+  accountId: number,
+): Array<[string, TreeClaim]> {
   return [...state].filter(([, c]) => c.account_id !== accountId && (tree === zone ? true : c.zone === tree));
 }
 
@@ -206,7 +234,9 @@ export const zoneTreeDecider: Decider<ZoneTreeState, ZoneTreeCommand, ZoneTreeEv
     switch (command.type) {
       case 'Claim': {
         if (state.has(command.zoneId)) return [];
-        const against = claimsAgainst(state, command.tree, command.zone, command.accountId).find(([id]) => !command.settled.includes(id));
+        const against = claimsAgainst(state, command.tree, command.zone, command.accountId).find(
+          ([id]) => !command.settled.includes(id),
+        );
         if (against) {
           const [, c] = against;
           throw zoneConflict({
@@ -220,7 +250,9 @@ export const zoneTreeDecider: Decider<ZoneTreeState, ZoneTreeCommand, ZoneTreeEv
         return [{ type: 'ZoneTreeClaimed', data: { tree, zone, zone_id: zoneId, account_id: accountId, at } }];
       }
       case 'Release':
-        return state.has(command.zoneId) ? [{ type: 'ZoneTreeReleased', data: { tree: command.tree, zone_id: command.zoneId } }] : [];
+        return state.has(command.zoneId)
+          ? [{ type: 'ZoneTreeReleased', data: { tree: command.tree, zone_id: command.zoneId } }]
+          : [];
       default:
         return unreachable(command);
     }

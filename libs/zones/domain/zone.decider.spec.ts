@@ -7,7 +7,15 @@ const spec = specFor(zoneDecider);
 const at = '2026-01-01T00:00:00.000Z';
 const imported = (rrsets: RRset[] = []): ZoneEvent => ({
   type: 'ZoneImported',
-  data: { zone_id: 'z1', account_id: 1, name: 'example.com', verification_token: 'tok', nameservers: ['ns1.example.net'], rrsets, created_at: at },
+  data: {
+    zone_id: 'z1',
+    account_id: 1,
+    name: 'example.com',
+    verification_token: 'tok',
+    nameservers: ['ns1.example.net'],
+    rrsets,
+    created_at: at,
+  },
 });
 const upsert = (rrsets: RRsetInput[], accountId = 1): ZoneCommand => ({ type: 'UpsertRRsets', accountId, rrsets, at });
 
@@ -95,7 +103,10 @@ describe('zone decider', () => {
 
   it('hides other accounts’ zones and verifies once', () => {
     spec.given([imported()]).when(upsert([], 2)).thenFails(404, 'not_found');
-    const verified: ZoneEvent = { type: 'ZoneVerified', data: { zone_id: 'z1', account_id: 1, name: 'example.com', method: 'txt', at } };
+    const verified: ZoneEvent = {
+      type: 'ZoneVerified',
+      data: { zone_id: 'z1', account_id: 1, name: 'example.com', method: 'txt', at },
+    };
     spec.given([imported()]).when({ type: 'MarkVerified', accountId: 1, method: 'txt', at }).then([verified]);
     spec.given([imported(), verified]).when({ type: 'MarkVerified', accountId: 1, method: 'ns', at }).then([]);
   });
@@ -122,7 +133,12 @@ describe('zone decider', () => {
             account_id: 1,
             name: 'example.com',
             rrsets: [
-              { subname: '', type: 'TXT', ttl: 300, records: ['"google-site-verification=abc"', '"v=spf1 ip4:192.0.2.1 -all"'] },
+              {
+                subname: '',
+                type: 'TXT',
+                ttl: 300,
+                records: ['"google-site-verification=abc"', '"v=spf1 ip4:192.0.2.1 -all"'],
+              },
               { subname: '_dmarc', type: 'TXT', ttl: 3600, records: ['"v=DMARC1; p=none"'] },
             ],
             at,
@@ -132,7 +148,13 @@ describe('zone decider', () => {
     // Removing a family that is not there changes nothing; another account's zone is not found.
     spec
       .given([imported([apex])])
-      .when({ type: 'SetManagedTxt', accountId: 1, ttl: 3600, at, changes: [{ subname: 'x._domainkey', family: 'v=DKIM1', records: [] }] })
+      .when({
+        type: 'SetManagedTxt',
+        accountId: 1,
+        ttl: 3600,
+        at,
+        changes: [{ subname: 'x._domainkey', family: 'v=DKIM1', records: [] }],
+      })
       .then([]);
     spec
       .given([imported([apex])])
@@ -142,9 +164,25 @@ describe('zone decider', () => {
 });
 
 describe('zone decider: record values the service publishes itself (ACME challenges)', () => {
-  const changed = (rrsets: RRset[]): ZoneEvent => ({ type: 'ZoneRRsetsChanged', data: { zone_id: 'z1', account_id: 1, name: 'example.com', rrsets, at } });
-  const add = (values: string[]): ZoneCommand => ({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values }], at });
-  const remove = (values: string[]): ZoneCommand => ({ type: 'RemoveRecordValues', accountId: 1, rrtype: 'TXT', sets: [{ subname: '_acme-challenge', values }], at });
+  const changed = (rrsets: RRset[]): ZoneEvent => ({
+    type: 'ZoneRRsetsChanged',
+    data: { zone_id: 'z1', account_id: 1, name: 'example.com', rrsets, at },
+  });
+  const add = (values: string[]): ZoneCommand => ({
+    type: 'AddRecordValues',
+    accountId: 1,
+    rrtype: 'TXT',
+    ttl: 60,
+    sets: [{ subname: '_acme-challenge', values }],
+    at,
+  });
+  const remove = (values: string[]): ZoneCommand => ({
+    type: 'RemoveRecordValues',
+    accountId: 1,
+    rrtype: 'TXT',
+    sets: [{ subname: '_acme-challenge', values }],
+    at,
+  });
   const txt = (records: string[]): RRset => ({ subname: '_acme-challenge', type: 'TXT', ttl: 60, records });
 
   it('adds values beside existing ones; adding them again appends nothing', () => {
@@ -206,8 +244,19 @@ describe('zone decider: record values the service publishes itself (ACME challen
 describe('zone decider: limits (contract §16)', () => {
   describe('records per zone', () => {
     const values = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `192.0.2.${from + i}`);
-    const a = (subname: string, n: number, from = 1): RRset => ({ subname, type: 'A', ttl: 300, records: values(n, from) });
-    const limited = (rrsets: RRsetInput[], recordLimit: number): ZoneCommand => ({ type: 'UpsertRRsets', accountId: 1, rrsets, recordLimit, at });
+    const a = (subname: string, n: number, from = 1): RRset => ({
+      subname,
+      type: 'A',
+      ttl: 300,
+      records: values(n, from),
+    });
+    const limited = (rrsets: RRsetInput[], recordLimit: number): ZoneCommand => ({
+      type: 'UpsertRRsets',
+      accountId: 1,
+      rrsets,
+      recordLimit,
+      at,
+    });
 
     it('counts every record of every RRset and refuses growth past the limit', () => {
       spec
@@ -239,7 +288,17 @@ describe('zone decider: limits (contract §16)', () => {
     it('refuses an import above the limit', () => {
       spec
         .given([])
-        .when({ type: 'ImportZone', zoneId: 'z1', accountId: 1, name: 'example.com', token: 't', nameservers: [], rrsets: [a('a', 6)], recordLimit: 5, at })
+        .when({
+          type: 'ImportZone',
+          zoneId: 'z1',
+          accountId: 1,
+          name: 'example.com',
+          token: 't',
+          nameservers: [],
+          rrsets: [a('a', 6)],
+          recordLimit: 5,
+          at,
+        })
         .thenFails(403, /\(5\)/);
     });
 
@@ -247,17 +306,32 @@ describe('zone decider: limits (contract §16)', () => {
       const full = [imported([a('a', 5)])];
       spec
         .given(full)
-        .when({ type: 'SetManagedTxt', accountId: 1, changes: [{ subname: '', family: 'v=spf1', records: ['"v=spf1 -all"'] }], ttl: 3600, recordLimit: 5, at })
+        .when({
+          type: 'SetManagedTxt',
+          accountId: 1,
+          changes: [{ subname: '', family: 'v=spf1', records: ['"v=spf1 -all"'] }],
+          ttl: 3600,
+          recordLimit: 5,
+          at,
+        })
         .thenFails(403, /Record limit/);
       spec
         .given(full)
-        .when({ type: 'AddRecordValues', accountId: 1, rrtype: 'TXT', ttl: 60, sets: [{ subname: '_acme-challenge', values: ['"token"'] }], at })
+        .when({
+          type: 'AddRecordValues',
+          accountId: 1,
+          rrtype: 'TXT',
+          ttl: 60,
+          sets: [{ subname: '_acme-challenge', values: ['"token"'] }],
+          at,
+        })
         .then([expect.objectContaining({ type: 'ZoneRRsetsChanged' }) as never]);
     });
   });
 
   describe('RRset wire size', () => {
-    const strings = (count: number, bytes: number) => Array.from({ length: count }, (_, i) => `"${String(i).padStart(4, '0')}${'x'.repeat(bytes - 4)}"`);
+    const strings = (count: number, bytes: number) =>
+      Array.from({ length: count }, (_, i) => `"${String(i).padStart(4, '0')}${'x'.repeat(bytes - 4)}"`);
 
     it('refuses a record whose data is over 65,535 bytes, naming it', () => {
       const huge = `${strings(290, 250).join(' ')}`; // 290 strings of 251 bytes: 72,790 bytes of data
@@ -273,7 +347,12 @@ describe('zone decider: limits (contract §16)', () => {
         strings(15, 251)
           .map((s) => s.replace(/^"\d{4}/, `"${String(i).padStart(4, '0')}`))
           .join(' ');
-      const rrset = (n: number) => ({ subname: 'big', type: 'TXT', ttl: 300, records: Array.from({ length: n }, (_, i) => record(i)) });
+      const rrset = (n: number) => ({
+        subname: 'big',
+        type: 'TXT',
+        ttl: 300,
+        records: Array.from({ length: n }, (_, i) => record(i)),
+      });
       spec
         .given([imported()])
         .when(upsert([rrset(20)]))

@@ -43,7 +43,14 @@ export type ZoneCommand =
   | { type: 'RestoreRRsets'; accountId: number; rrsets: RRset[]; recordLimit?: number; at: string }
   | { type: 'SetManagedTxt'; accountId: number; changes: ManagedTxt[]; ttl: number; recordLimit?: number; at: string }
   /** RFC 2136 UPDATE (contract §18): all or nothing; refusals throw DnsUpdateRefused with the RCODE. */
-  | { type: 'ApplyDnsUpdate'; update: DnsUpdate; allow: UpdatePermission[]; hosts?: RRset[]; recordLimit?: number; at: string };
+  | {
+      type: 'ApplyDnsUpdate';
+      update: DnsUpdate;
+      allow: UpdatePermission[];
+      hosts?: RRset[];
+      recordLimit?: number;
+      at: string;
+    };
 
 /**
  * TXT data another context manages at one name (email authentication: `v=spf1` at the apex,
@@ -77,7 +84,8 @@ function requireOwned(state: ZoneState, accountId: number): void {
   if (!live(state) || state.accountId !== accountId) throw notFound(ZONE_NOT_FOUND);
 }
 
-const canonicalAll = (zone: string, inputs: RRsetInput[]) => inputs.map((r, i) => canonicalRRset(zone, r, `records[${i}]`));
+const canonicalAll = (zone: string, inputs: RRsetInput[]) =>
+  inputs.map((r, i) => canonicalRRset(zone, r, `records[${i}]`));
 
 export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
   initialState: () => ({ status: 'none', id: '', accountId: 0, name: '', rrsets: new Map() }),
@@ -110,7 +118,9 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
       case 'ImportZone': {
         if (state.status !== 'none') throw conflict('zone_taken', `${command.name} is already imported`);
         // Imported RRsets are named by owner and type: the zone file has no `records` field.
-        const canonical = command.rrsets.map((r) => canonicalRRset(command.name, r, `zone_file (${r.type.toUpperCase()} at ${r.subname || '@'})`));
+        const canonical = command.rrsets.map((r) =>
+          canonicalRRset(command.name, r, `zone_file (${r.type.toUpperCase()} at ${r.subname || '@'})`),
+        );
         const rrsets = [...applyRRsets(new Map(), canonical).values()];
         checkRecordLimit([], rrsets, command.recordLimit);
         return [
@@ -139,7 +149,18 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
           return c.records.length === 0 ? now !== undefined : JSON.stringify(now) !== JSON.stringify(c);
         });
         if (effective.length === 0) return [];
-        return [{ type: 'ZoneRRsetsChanged', data: { zone_id: state.id, account_id: state.accountId, name: state.name, rrsets: effective, at: command.at } }];
+        return [
+          {
+            type: 'ZoneRRsetsChanged',
+            data: {
+              zone_id: state.id,
+              account_id: state.accountId,
+              name: state.name,
+              rrsets: effective,
+              at: command.at,
+            },
+          },
+        ];
       }
       case 'AddRecordValues':
       case 'RemoveRecordValues': {
@@ -151,30 +172,63 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
         const rrsets = [...merged].map(([subname, values]) => {
           const current = state.rrsets.get(rrsetKey({ subname, type: command.rrtype }));
           const ttl = current?.ttl ?? (adding ? command.ttl : MIN_TTL);
-          const given = canonicalRRset(state.name, { subname, type: command.rrtype, ttl, records: values }, 'records[0]').records;
+          const given = canonicalRRset(
+            state.name,
+            { subname, type: command.rrtype, ttl, records: values },
+            'records[0]',
+          ).records;
           const had = current?.records ?? [];
-          const records = adding ? [...had, ...given.filter((r) => !had.includes(r))] : had.filter((r) => !given.includes(r));
+          const records = adding
+            ? [...had, ...given.filter((r) => !had.includes(r))]
+            : had.filter((r) => !given.includes(r));
           return { subname, type: command.rrtype, ttl, records };
         });
         // Delegates to the upsert, whose "only what differs" rule makes a repeated add or remove a no-op.
-        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at }, state);
+        return zoneDecider.decide(
+          { type: 'UpsertRRsets', accountId: command.accountId, rrsets, at: command.at },
+          state,
+        );
       }
       case 'RestoreRRsets': {
         requireOwned(state, command.accountId);
         const wanted = new Set(command.rrsets.map(rrsetKey));
-        const removals = [...state.rrsets.values()].filter((r) => !wanted.has(rrsetKey(r))).map((r) => ({ subname: r.subname, type: r.type, ttl: r.ttl, records: [] }));
+        const removals = [...state.rrsets.values()]
+          .filter((r) => !wanted.has(rrsetKey(r)))
+          .map((r) => ({ subname: r.subname, type: r.type, ttl: r.ttl, records: [] }));
         return zoneDecider.decide(
-          { type: 'UpsertRRsets', accountId: command.accountId, rrsets: [...removals, ...command.rrsets], recordLimit: command.recordLimit, at: command.at },
+          {
+            type: 'UpsertRRsets',
+            accountId: command.accountId,
+            rrsets: [...removals, ...command.rrsets],
+            recordLimit: command.recordLimit,
+            at: command.at,
+          },
           state,
         );
       }
       case 'MarkVerified':
         requireOwned(state, command.accountId);
         if (state.status === 'verified') return [];
-        return [{ type: 'ZoneVerified', data: { zone_id: state.id, account_id: state.accountId, name: state.name, method: command.method, at: command.at } }];
+        return [
+          {
+            type: 'ZoneVerified',
+            data: {
+              zone_id: state.id,
+              account_id: state.accountId,
+              name: state.name,
+              method: command.method,
+              at: command.at,
+            },
+          },
+        ];
       case 'DeleteZone':
         requireOwned(state, command.accountId);
-        return [{ type: 'ZoneDeleted', data: { zone_id: state.id, account_id: state.accountId, name: state.name, at: command.at } }];
+        return [
+          {
+            type: 'ZoneDeleted',
+            data: { zone_id: state.id, account_id: state.accountId, name: state.name, at: command.at },
+          },
+        ];
       case 'SetManagedTxt': {
         requireOwned(state, command.accountId);
         // Grouped by name: several families may share one (and a name may be named twice).
@@ -183,15 +237,38 @@ export const zoneDecider: Decider<ZoneState, ZoneCommand, ZoneEvent> = {
         const rrsets = [...byName].map(([subname, changes]): RRsetInput => {
           const current = state.rrsets.get(rrsetKey({ subname, type: 'TXT' }));
           const kept = (current?.records ?? []).filter((r) => !changes.some((c) => txtInFamily(r, c.family)));
-          return { subname, type: 'TXT', ttl: current?.ttl ?? command.ttl, records: [...new Set([...kept, ...changes.flatMap((c) => c.records)])] };
+          return {
+            subname,
+            type: 'TXT',
+            ttl: current?.ttl ?? command.ttl,
+            records: [...new Set([...kept, ...changes.flatMap((c) => c.records)])],
+          };
         });
-        return zoneDecider.decide({ type: 'UpsertRRsets', accountId: command.accountId, rrsets, recordLimit: command.recordLimit, at: command.at }, state);
+        return zoneDecider.decide(
+          {
+            type: 'UpsertRRsets',
+            accountId: command.accountId,
+            rrsets,
+            recordLimit: command.recordLimit,
+            at: command.at,
+          },
+          state,
+        );
       }
       case 'ApplyDnsUpdate': {
         if (!live(state)) throw new DnsUpdateRefused(UPDATE_RCODE.NOTAUTH, 'not a zone of the service');
         const rrsets = planDnsUpdate(state.rrsets, command.update, command.allow, command.hosts);
         try {
-          return zoneDecider.decide({ type: 'UpsertRRsets', accountId: state.accountId, rrsets, recordLimit: command.recordLimit, at: command.at }, state);
+          return zoneDecider.decide(
+            {
+              type: 'UpsertRRsets',
+              accountId: state.accountId,
+              rrsets,
+              recordLimit: command.recordLimit,
+              at: command.at,
+            },
+            state,
+          );
         } catch (e) {
           // What the records API refuses (a CNAME beside other data, bad rdata): refused as a whole.
           throw new DnsUpdateRefused(UPDATE_RCODE.REFUSED, (e as Error).message);

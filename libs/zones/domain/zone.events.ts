@@ -21,12 +21,23 @@ export type ZoneImported = DomainEvent<
   }
 >;
 /** Bulk upsert: each RRset replaces the one with its subname and type; `records: []` deletes it. */
-export type ZoneRRsetsChanged = DomainEvent<'ZoneRRsetsChanged', { zone_id: string; account_id: number; name: string; rrsets: RRset[]; at: string }>;
-export type ZoneVerified = DomainEvent<'ZoneVerified', { zone_id: string; account_id: number; name: string; method: 'ns' | 'txt'; at: string }>;
+export type ZoneRRsetsChanged = DomainEvent<
+  'ZoneRRsetsChanged',
+  { zone_id: string; account_id: number; name: string; rrsets: RRset[]; at: string }
+>;
+export type ZoneVerified = DomainEvent<
+  'ZoneVerified',
+  { zone_id: string; account_id: number; name: string; method: 'ns' | 'txt'; at: string }
+>;
 export type ZoneDeleted = DomainEvent<'ZoneDeleted', { zone_id: string; account_id: number; name: string; at: string }>;
 
 export type ZoneEvent = ZoneImported | ZoneRRsetsChanged | ZoneVerified | ZoneDeleted;
-export const ZONE_EVENT_TYPES: readonly ZoneEvent['type'][] = ['ZoneImported', 'ZoneRRsetsChanged', 'ZoneVerified', 'ZoneDeleted'];
+export const ZONE_EVENT_TYPES: readonly ZoneEvent['type'][] = [
+  'ZoneImported',
+  'ZoneRRsetsChanged',
+  'ZoneVerified',
+  'ZoneDeleted',
+];
 
 export const zoneStream = (id: string) => `zone-${id}`;
 /** Reservation stream that makes a zone name unique across accounts. */

@@ -30,16 +30,21 @@ export class ZonesAdminController {
   async allowOverlap(@Param('zone') raw: string, @Body() body: AllowOverlapDto) {
     const zone = normalizeZoneName(raw);
     const problem = hostnameProblem(zone);
-    if (problem || !zone.includes('.')) throw validationFailed(`zone: ${problem ?? 'a zone name needs at least two labels'}`);
+    if (problem || !zone.includes('.'))
+      throw validationFailed(`zone: ${problem ?? 'a zone name needs at least two labels'}`);
     if (!(await this.accounts.load(body.account_id)).state.exists) throw notFound('Account not found');
-    const allowed = await this.ownership.allowOverlap(zone, body.account_id, { actor: 'operator', account_id: body.account_id });
+    const allowed = await this.ownership.allowOverlap(zone, body.account_id, {
+      actor: 'operator',
+      account_id: body.account_id,
+    });
     return { zone: allowed.zone, account_id: allowed.account_id, allowed_at: allowed.at };
   }
 
   /** Existing data breaking the ownership rules, each conflicting pair once (also refreshes the gauge). */
   @Get('conflicts')
   @ApiOperation({
-    summary: 'Existing zones breaking the ownership rules (imported before they were enforced): {conflicts: [{zone, account_id, relation, with: {kind, name, account_id}}]}',
+    summary:
+      'Existing zones breaking the ownership rules (imported before they were enforced): {conflicts: [{zone, account_id, relation, with: {kind, name, account_id}}]}',
   })
   async conflicts() {
     return { conflicts: await this.report.list() };

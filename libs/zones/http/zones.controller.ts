@@ -1,4 +1,17 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Optional, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Optional,
+  Param,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import { ApiProduces, ApiResponse } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
@@ -7,7 +20,11 @@ import { recordsView, ZoneQueries, zoneView } from '../application/zone.queries'
 import { ZONE_TIME_TRAVEL, ZoneTimeTravel } from '../application/zone-time-travel.port';
 import { CreateZoneDto, UpsertRecordsDto } from './zone.dto';
 
-const callerOf = (p: Principal, ip: string): ZoneCaller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string): ZoneCaller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+});
 
 /** Imported DNS zones (contract §4). */
 @Controller('zones')
@@ -41,7 +58,11 @@ export class ZonesController {
   @Get(':zone/export')
   @Header('Content-Type', 'text/dns; charset=utf-8')
   @ApiProduces('text/dns')
-  @ApiResponse({ status: 200, description: 'The zone in BIND master-file format (RFC 1035 §5), without DNSSEC records', content: { 'text/dns': { schema: { type: 'string' } } } })
+  @ApiResponse({
+    status: 200,
+    description: 'The zone in BIND master-file format (RFC 1035 §5), without DNSSEC records',
+    content: { 'text/dns': { schema: { type: 'string' } } },
+  })
   async export(@CurrentPrincipal() p: Principal, @Param('zone') zone: string): Promise<string> {
     return this.queries.exportZone(p.accountId, zone);
   }
@@ -65,7 +86,12 @@ export class ZonesController {
   }
 
   @Put(':zone/records')
-  async upsert(@CurrentPrincipal() p: Principal, @Param('zone') zone: string, @Body() body: UpsertRecordsDto, @ClientIp() ip: string) {
+  async upsert(
+    @CurrentPrincipal() p: Principal,
+    @Param('zone') zone: string,
+    @Body() body: UpsertRecordsDto,
+    @ClientIp() ip: string,
+  ) {
     await this.commands.execute(new UpsertZoneRecords(callerOf(p, ip), zone, body.records));
     return { records: recordsView(await this.queries.get(p.accountId, zone)) };
   }

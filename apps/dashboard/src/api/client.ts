@@ -40,7 +40,12 @@ export interface RequestOptions {
   quiet401?: boolean;
 }
 
-export async function request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: RequestOptions = {},
+): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (!SAFE.has(method)) {
@@ -69,7 +74,8 @@ export async function request<T>(method: string, path: string, body?: unknown, o
   if (!res.ok) {
     const err = (json as { error?: { code?: string; message?: string } } | null)?.error;
     // Only a lost session signs the page out; a wrong password (invalid_credentials) is an answer to show.
-    if (res.status === 401 && err?.code === 'unauthorized' && !options.quiet401) unauthorizedListeners.forEach((l) => l());
+    if (res.status === 401 && err?.code === 'unauthorized' && !options.quiet401)
+      unauthorizedListeners.forEach((l) => l());
     const retryAfter = Number(res.headers.get('Retry-After'));
     throw new ApiError(
       res.status,

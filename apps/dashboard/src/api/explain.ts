@@ -55,9 +55,11 @@ function sentence(field: string, text: string, code: string, value: unknown, lin
   if ((m = /is an? ([\w\s()-]+?) address, which is not accepted/.exec(text))) {
     return `${v || 'This'} is a ${m[1].replace(/\s*\(.*\)/, '')} address, which the internet cannot reach. Enter the host's public address.`;
   }
-  if (/must be an IPv4 address/.test(text)) return 'Enter an IPv4 address, for example 203.0.113.7 (for an IPv6 address choose AAAA).';
+  if (/must be an IPv4 address/.test(text))
+    return 'Enter an IPv4 address, for example 203.0.113.7 (for an IPv6 address choose AAAA).';
   if (/must be an IPv6 address/.test(text)) return 'Enter an IPv6 address, for example 2001:db8::7.';
-  if (/must be an IPv4 or IPv6 address/.test(text)) return 'Enter an IPv4 address (for example 203.0.113.7) or an IPv6 address (for example 2001:db8::7).';
+  if (/must be an IPv4 or IPv6 address/.test(text))
+    return 'Enter an IPv4 address (for example 203.0.113.7) or an IPv6 address (for example 2001:db8::7).';
   if ((m = /invalid (\w+) record "([^"]*)"(?::\s*(.*))?/.exec(text))) {
     const example = EXAMPLES[m[1]];
     // The value, not a line number: an added record is sent beside those already there, so the index is not the line typed.
@@ -70,16 +72,22 @@ function sentence(field: string, text: string, code: string, value: unknown, lin
       : 'Use letters, digits and hyphens in each part of the name, with dots between the parts; for example example.com.';
   }
   if ((m = /integer from (\d+) to (\d+)/.exec(text))) {
-    return field === 'ttl' ? `Use a TTL from ${m[1]} to ${m[2]} seconds (one minute to one day).` : `${at}Use a whole number from ${m[1]} to ${m[2]}.`;
+    return field === 'ttl'
+      ? `Use a TTL from ${m[1]} to ${m[2]} seconds (one minute to one day).`
+      : `${at}Use a whole number from ${m[1]} to ${m[2]}.`;
   }
-  if (field === 'username' && /characters/.test(text)) return 'Use 3 to 32 characters: lowercase letters, digits, _ and -; for example home_office.';
+  if (field === 'username' && /characters/.test(text))
+    return 'Use 3 to 32 characters: lowercase letters, digits, _ and -; for example home_office.';
   if (/must be an email/.test(text)) return 'Enter an email address, for example you@example.com.';
   if ((m = /must be (\d+) to (\d+) characters/.exec(text))) {
-    return /password/.test(field) ? `Use at least ${m[1]} characters (at most ${m[2]}). A few unrelated words make a good password.` : `Use ${m[1]} to ${m[2]} characters.`;
+    return /password/.test(field)
+      ? `Use at least ${m[1]} characters (at most ${m[2]}). A few unrelated words make a good password.`
+      : `Use ${m[1]} to ${m[2]} characters.`;
   }
   if ((m = /must be at most (\d+) characters/.exec(text))) return `Use at most ${m[1]} characters.`;
   if ((m = /must be one of (.*)$/.exec(text))) return `${at}Choose one of: ${m[1]}.`;
-  if (/unknown field/.test(text)) return 'The page sent something the service does not know. Reload the page and try again.';
+  if (/unknown field/.test(text))
+    return 'The page sent something the service does not know. Reload the page and try again.';
   if (/must not be null|should not be empty|must not be empty/.test(text)) return 'Fill this in.';
   // No rule: the service's own words, from a capital letter.
   const rest = text.replace(/^[:\s]+/, '');
@@ -90,7 +98,12 @@ function sentence(field: string, text: string, code: string, value: unknown, lin
 const PROBLEM = /^([a-z_]+(?:\[\d+\])?(?:\.[a-z_]+(?:\[\d+\])?)*)(?:\s\([^)]*\))?(?:\.[a-z_]+)*(?::\s*|\s+)(.*)$/i;
 
 /** Codes whose message names a field of the form though the code is not `validation_failed`. */
-const FIELD_OF_CODE: Record<string, string> = { invalid_fqdn: 'fqdn', fqdn_taken: 'fqdn', username_taken: 'username', email_taken: 'email' };
+const FIELD_OF_CODE: Record<string, string> = {
+  invalid_fqdn: 'fqdn',
+  fqdn_taken: 'fqdn',
+  username_taken: 'username',
+  email_taken: 'email',
+};
 
 function untilText(seconds: number): string {
   const at = new Date(Date.now() + seconds * 1000);
@@ -117,7 +130,12 @@ export function explain(error: ApiError, values: Record<string, unknown> = {}): 
     };
   }
   const codeField = FIELD_OF_CODE[error.code];
-  if (codeField) return { fields: { [codeField]: sentence(codeField, wire, error.code, values[codeField], null) }, general: null, wire };
+  if (codeField)
+    return {
+      fields: { [codeField]: sentence(codeField, wire, error.code, values[codeField], null) },
+      general: null,
+      wire,
+    };
   if (error.code !== 'validation_failed') return { fields: {}, general: wire, wire: null };
   const fields: Record<string, string> = {};
   const general: string[] = [];

@@ -12,7 +12,8 @@ export interface Account {
   created_at: string;
 }
 
-export type LoginAnswer = { token_type: 'cookie'; expires_in: number } | { requires_2fa: true; login_token: string; expires_in: number };
+export type LoginAnswer =
+  { token_type: 'cookie'; expires_in: number } | { requires_2fa: true; login_token: string; expires_in: number };
 
 export interface TwoFactorSetup {
   secret: string;

@@ -20,7 +20,8 @@ function resolve(path: string): { screen: ScreenDef; params: Record<string, stri
   return null;
 }
 
-const titleOf = (s: ScreenDef, params: Record<string, string>) => (typeof s.title === 'function' ? s.title(params) : s.title);
+const titleOf = (s: ScreenDef, params: Record<string, string>) =>
+  typeof s.title === 'function' ? s.title(params) : s.title;
 
 export function App() {
   const path = usePath();
@@ -93,7 +94,8 @@ export function App() {
         There is no page at this address. <Link to="/">Go to the overview</Link>.
       </p>
     );
-  else if (account && match.screen.requires && !match.screen.requires.allows(account)) body = <PlanGate requirement={match.screen.requires} title={title} />;
+  else if (account && match.screen.requires && !match.screen.requires.allows(account))
+    body = <PlanGate requirement={match.screen.requires} title={title} />;
   else if (account || match.screen.public) {
     const Screen = match.screen.component;
     body = <Screen params={match.params} account={account!} />;

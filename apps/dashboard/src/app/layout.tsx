@@ -8,7 +8,17 @@ import { PLAN_NAMES } from './screen';
 import { useSession } from './session';
 
 /** Signed-in frame: skip link, navigation (a toggled menu on narrow screens), the screen. */
-export function Layout({ screens, active, account, children }: { screens: ScreenDef[]; active: ScreenDef | null; account: Account; children: ComponentChildren }) {
+export function Layout({
+  screens,
+  active,
+  account,
+  children,
+}: {
+  screens: ScreenDef[];
+  active: ScreenDef | null;
+  account: Account;
+  children: ComponentChildren;
+}) {
   const { logout } = useSession();
   const [menuOpen, setMenuOpen] = useState(false);
   const nav = screens.filter((s) => s.nav && !s.public).sort((a, b) => a.nav!.order - b.nav!.order);
@@ -21,7 +31,13 @@ export function Layout({ screens, active, account, children }: { screens: Screen
         <Link to="/" class="brand">
           Account DNS
         </Link>
-        <button type="button" class="menu-toggle button-secondary" aria-expanded={menuOpen} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+        <button
+          type="button"
+          class="menu-toggle button-secondary"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
           Menu
         </button>
         <div class="account-box">

@@ -2,7 +2,19 @@ import type { ComponentChildren } from 'preact';
 import { href, navigate } from './router';
 
 /** An in-app link: a real <a href> (open in new tab works), navigated without a reload. */
-export function Link({ to, children, class: cls, onClick, ...aria }: { to: string; children: ComponentChildren; class?: string; onClick?: () => void; 'aria-current'?: 'page' }) {
+export function Link({
+  to,
+  children,
+  class: cls,
+  onClick,
+  ...aria
+}: {
+  to: string;
+  children: ComponentChildren;
+  class?: string;
+  onClick?: () => void;
+  'aria-current'?: 'page';
+}) {
   return (
     <a
       href={href(to)}

@@ -49,7 +49,10 @@ export function TimeChart({
           width,
           height: 220,
           title: undefined,
-          scales: { x: { time: true, ...(xRange ? { range: xRange } : {}) }, y: yRange ? { range: yRange } : empty ? { range: [0, 1] } : {} },
+          scales: {
+            x: { time: true, ...(xRange ? { range: xRange } : {}) },
+            y: yRange ? { range: yRange } : empty ? { range: [0, 1] } : {},
+          },
           axes: [
             {
               label: 'Time (UTC)',
@@ -59,17 +62,32 @@ export function TimeChart({
             },
             { label: `${series.label} (${series.unit})`, stroke: '#374151', grid: { stroke: '#e5e7eb' }, size: 60 },
           ],
-          series: [{}, { label: series.label, stroke: '#1d4ed8', width: 2, fill: 'rgba(29,78,216,0.08)', points: { show: true }, value: (_u, v) => fmt(v), spanGaps: false }],
+          series: [
+            {},
+            {
+              label: series.label,
+              stroke: '#1d4ed8',
+              width: 2,
+              fill: 'rgba(29,78,216,0.08)',
+              points: { show: true },
+              value: (_u, v) => fmt(v),
+              spanGaps: false,
+            },
+          ],
           legend: { show: true },
           // Read by the browser tests: the range the x axis was drawn with.
-          hooks: { ready: [(u) => u.root.parentElement?.setAttribute('data-x-range', `${u.scales.x.min}-${u.scales.x.max}`)] },
+          hooks: {
+            ready: [(u) => u.root.parentElement?.setAttribute('data-x-range', `${u.scales.x.min}-${u.scales.x.max}`)],
+          },
           tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         },
         [times, series.values],
         host.current,
       );
       setReady(true);
-      observer = new ResizeObserver(() => host.current && plot?.setSize({ width: Math.max(240, host.current.clientWidth), height: 220 }));
+      observer = new ResizeObserver(
+        () => host.current && plot?.setSize({ width: Math.max(240, host.current.clientWidth), height: 220 }),
+      );
       observer.observe(host.current);
     });
     return () => {

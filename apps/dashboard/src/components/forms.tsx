@@ -95,7 +95,15 @@ export function TextArea({
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <textarea id={id} rows={rows} value={value} onInput={(e) => onValue(e.currentTarget.value)} aria-describedby={p.describedBy} aria-invalid={p.invalid} {...rest} />
+      <textarea
+        id={id}
+        rows={rows}
+        value={value}
+        onInput={(e) => onValue(e.currentTarget.value)}
+        aria-describedby={p.describedBy}
+        aria-invalid={p.invalid}
+        {...rest}
+      />
       {p.message}
       {hint && (
         <p class="hint" id={`${id}-hint`}>
@@ -125,7 +133,14 @@ export function SelectField<T extends string>({
     <div class="field">
       <label for={id}>{label}</label>
       {p.message}
-      <select id={id} name={name} value={value} onChange={(e) => onValue(e.currentTarget.value as T)} aria-describedby={p.describedBy} aria-invalid={p.invalid}>
+      <select
+        id={id}
+        name={name}
+        value={value}
+        onChange={(e) => onValue(e.currentTarget.value as T)}
+        aria-describedby={p.describedBy}
+        aria-invalid={p.invalid}
+      >
         {options.map((o) => (
           <option key={o.value} value={o.value}>
             {o.label}

@@ -102,7 +102,11 @@ export function coalesce(action: () => Promise<unknown>): () => void {
  * Calls `onChange` when the server says data of one of `topics` changed (and after a
  * reconnect). `filter` narrows to the notices that concern the screen (a monitor's id).
  */
-export function useLive(topics: readonly LiveTopic[], onChange: () => Promise<unknown>, filter?: (c: LiveChange) => boolean): void {
+export function useLive(
+  topics: readonly LiveTopic[],
+  onChange: () => Promise<unknown>,
+  filter?: (c: LiveChange) => boolean,
+): void {
   const latest = useRef({ onChange, filter });
   latest.current = { onChange, filter };
   const key = topics.join(' ');

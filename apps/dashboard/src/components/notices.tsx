@@ -15,7 +15,15 @@ export const Loading = ({ label = 'Loading…' }: { label?: string }) => (
  * `fieldsShown` are the form fields that say their own problem beside the input: the notice
  * then only points at them.
  */
-export function ErrorNotice({ error, onRetry, fieldsShown = [] }: { error: ApiError | null; onRetry?: () => void; fieldsShown?: string[] }) {
+export function ErrorNotice({
+  error,
+  onRetry,
+  fieldsShown = [],
+}: {
+  error: ApiError | null;
+  onRetry?: () => void;
+  fieldsShown?: string[];
+}) {
   if (!error) return null;
   const e = explain(error);
   const elsewhere = Object.entries(e.fields).filter(([f]) => !fieldsShown.includes(f));
@@ -48,14 +56,28 @@ export function ErrorNotice({ error, onRetry, fieldsShown = [] }: { error: ApiEr
   );
 }
 
-export const Notice = ({ kind = 'info', children }: { kind?: 'info' | 'success' | 'warning'; children: ComponentChildren }) => (
+export const Notice = ({
+  kind = 'info',
+  children,
+}: {
+  kind?: 'info' | 'success' | 'warning';
+  children: ComponentChildren;
+}) => (
   <div class={`notice notice-${kind}`} role={kind === 'success' ? 'status' : undefined}>
     {children}
   </div>
 );
 
 /** Renders a resource's loading and error states, and its data through `children` once loaded. */
-export function Loaded<T>({ resource, children, label }: { resource: Resource<T>; children: (data: T) => ComponentChildren; label?: string }) {
+export function Loaded<T>({
+  resource,
+  children,
+  label,
+}: {
+  resource: Resource<T>;
+  children: (data: T) => ComponentChildren;
+  label?: string;
+}) {
   if (resource.data === undefined) {
     if (resource.error) return <ErrorNotice error={resource.error} onRetry={() => void resource.reload()} />;
     return <Loading label={label} />;

@@ -25,7 +25,17 @@ export function download(filename: string, text: string, type = 'text/plain'): v
  * Text the user must take away (a new API key, backup codes, client configuration): shown
  * in a labelled read-only block with Copy and, optionally, Download.
  */
-export function CopyBlock({ label, text, filename, note }: { label: string; text: string; filename?: string; note?: string }) {
+export function CopyBlock({
+  label,
+  text,
+  filename,
+  note,
+}: {
+  label: string;
+  text: string;
+  filename?: string;
+  note?: string;
+}) {
   const id = useId();
   const [status, setStatus] = useState('');
   return (
@@ -41,7 +51,13 @@ export function CopyBlock({ label, text, filename, note }: { label: string; text
         <button
           type="button"
           class="button-secondary"
-          onClick={async () => setStatus((await copyText(text)) ? 'Copied to the clipboard.' : 'Copying is blocked here: select the text and copy it.')}
+          onClick={async () =>
+            setStatus(
+              (await copyText(text))
+                ? 'Copied to the clipboard.'
+                : 'Copying is blocked here: select the text and copy it.',
+            )
+          }
         >
           Copy
         </button>

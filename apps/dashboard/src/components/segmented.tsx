@@ -13,7 +13,13 @@ export function Segmented<T extends string | number>({
   return (
     <div class="segmented" role="group" aria-label={label}>
       {options.map((o) => (
-        <button key={o.value} type="button" class={o.value === value ? 'active' : 'button-secondary'} aria-pressed={o.value === value} onClick={() => onValue(o.value)}>
+        <button
+          key={o.value}
+          type="button"
+          class={o.value === value ? 'active' : 'button-secondary'}
+          aria-pressed={o.value === value}
+          onClick={() => onValue(o.value)}
+        >
           {o.label}
         </button>
       ))}

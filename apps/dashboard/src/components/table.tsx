@@ -49,7 +49,11 @@ export function DataTable<T>({
           {rows.map((row, i) => (
             <tr key={rowKey(row)}>
               {columns.map((c) => (
-                <td class={[c.numeric && 'num', c.phone && `cell-${c.phone}`].filter(Boolean).join(' ') || undefined} key={c.header} data-label={c.header}>
+                <td
+                  class={[c.numeric && 'num', c.phone && `cell-${c.phone}`].filter(Boolean).join(' ') || undefined}
+                  key={c.header}
+                  data-label={c.header}
+                >
                   {c.cell(row, i)}
                 </td>
               ))}

@@ -53,12 +53,24 @@ export function describeQueryLogStoreConformance(name: string, open: () => Promi
     });
 
     it('returns recent rows newest first, from `since`, up to the limit, by account or domain', async () => {
-      await ctx.store.append(Array.from({ length: 30 }, (_, i) => row({ ts: T0 + i * 1000, qname: `q${i}.a.test`, domain: i % 2 ? 'b.test' : 'a.test' })));
+      await ctx.store.append(
+        Array.from({ length: 30 }, (_, i) =>
+          row({ ts: T0 + i * 1000, qname: `q${i}.a.test`, domain: i % 2 ? 'b.test' : 'a.test' }),
+        ),
+      );
       await ctx.store.append([row({ accountId: 2, ts: T0 + 99_000 })]);
       const recent = await ctx.store.recent({ accountId: 1, domain: null }, T0 + 10_000, 5);
-      expect(recent.map((r) => r.qname)).toEqual(['q29.a.test', 'q28.a.test', 'q27.a.test', 'q26.a.test', 'q25.a.test']);
+      expect(recent.map((r) => r.qname)).toEqual([
+        'q29.a.test',
+        'q28.a.test',
+        'q27.a.test',
+        'q26.a.test',
+        'q25.a.test',
+      ]);
       expect(await ctx.store.recent({ accountId: 1, domain: null }, T0 + 25_000, 100)).toHaveLength(5);
-      expect((await ctx.store.recent({ accountId: 1, domain: 'b.test' }, T0, 100)).every((r) => r.domain === 'b.test')).toBe(true);
+      expect(
+        (await ctx.store.recent({ accountId: 1, domain: 'b.test' }, T0, 100)).every((r) => r.domain === 'b.test'),
+      ).toBe(true);
       expect(recent[0]).toMatchObject({
         accountId: 1,
         domain: 'b.test',
@@ -73,7 +85,9 @@ export function describeQueryLogStoreConformance(name: string, open: () => Promi
     });
 
     it('pages the raw log in (ts, id) order without skipping or repeating rows of the same instant', async () => {
-      await ctx.store.append(Array.from({ length: 25 }, (_, i) => row({ ts: T0 + Math.floor(i / 10) * 1000, qname: `q${i}.a.test` })));
+      await ctx.store.append(
+        Array.from({ length: 25 }, (_, i) => row({ ts: T0 + Math.floor(i / 10) * 1000, qname: `q${i}.a.test` })),
+      );
       await ctx.store.append([row({ ts: T0 + DAY, qname: 'outside.a.test' })]);
       const seen: string[] = [];
       let after = null;

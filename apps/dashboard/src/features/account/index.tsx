@@ -18,7 +18,8 @@ async function withCurrentPassword<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (e) {
-    if (e instanceof ApiError && e.code === 'invalid_credentials') throw new ApiError(e.status, e.code, 'The current password is wrong.');
+    if (e instanceof ApiError && e.code === 'invalid_credentials')
+      throw new ApiError(e.status, e.code, 'The current password is wrong.');
     throw e;
   }
 }
@@ -29,7 +30,10 @@ function BackupCodes({ codes, onDone }: { codes: string[]; onDone: () => void })
     <div class="card">
       <h3>Your backup codes</h3>
       <Notice kind="warning">
-        <p>Each code logs you in once if you lose your authenticator. They are shown only now: copy or download them and keep them somewhere safe.</p>
+        <p>
+          Each code logs you in once if you lose your authenticator. They are shown only now: copy or download them and
+          keep them somewhere safe.
+        </p>
       </Notice>
       <CopyBlock label="Backup codes" text={codes.join('\n')} filename="account-dns-backup-codes.txt" />
       <button type="button" onClick={onDone}>
@@ -48,7 +52,10 @@ function TwoFactorSection() {
   const [password, setPassword] = useState('');
   const start = useAction(async () => setSetup(await api.post<TwoFactorSetup>('/2fa/setup')));
   const verify = useAction(async () => {
-    const r = await api.post<{ backup_codes: string[] }>('/2fa/verify', { setup_token: setup!.setup_token, code: code.trim() });
+    const r = await api.post<{ backup_codes: string[] }>('/2fa/verify', {
+      setup_token: setup!.setup_token,
+      code: code.trim(),
+    });
     setSetup(null);
     setCode('');
     setCodes(r.backup_codes);
@@ -95,7 +102,12 @@ function TwoFactorSection() {
                   hint="Needed to make new backup codes or to turn two-factor authentication off."
                 />
                 <div class="button-row">
-                  <button type="button" class="button-danger-outline" disabled={disable.busy || !password} onClick={() => void disable.run()}>
+                  <button
+                    type="button"
+                    class="button-danger-outline"
+                    disabled={disable.busy || !password}
+                    onClick={() => void disable.run()}
+                  >
                     Turn off two-factor authentication
                   </button>
                 </div>
@@ -107,18 +119,39 @@ function TwoFactorSection() {
                 <li>Scan the QR code with an authenticator app (or type the secret key in).</li>
                 <li>Enter the 6-digit code it shows.</li>
               </ol>
-              <img src={setup.qr_code} width={200} height={200} alt={`QR code for the authenticator app. Secret key: ${setup.secret}`} />
+              <img
+                src={setup.qr_code}
+                width={200}
+                height={200}
+                alt={`QR code for the authenticator app. Secret key: ${setup.secret}`}
+              />
               <p>
                 Secret key: <code class="secret">{setup.secret}</code>
               </p>
-              <Form onSubmit={() => void verify.run()} busy={verify.busy} error={verify.error} submitLabel="Turn on" busyLabel="Verifying…" label="Confirm two-factor setup">
-                <TextField label="6-digit code" name="code" value={code} onValue={setCode} autocomplete="one-time-code" inputMode="numeric" required />
+              <Form
+                onSubmit={() => void verify.run()}
+                busy={verify.busy}
+                error={verify.error}
+                submitLabel="Turn on"
+                busyLabel="Verifying…"
+                label="Confirm two-factor setup"
+              >
+                <TextField
+                  label="6-digit code"
+                  name="code"
+                  value={code}
+                  onValue={setCode}
+                  autocomplete="one-time-code"
+                  inputMode="numeric"
+                  required
+                />
               </Form>
             </div>
           ) : (
             <>
               <p>
-                <span class="status status-off">Off</span> Protect your account with a code from an authenticator app at each login.
+                <span class="status status-off">Off</span> Protect your account with a code from an authenticator app at
+                each login.
               </p>
               {start.error && <Notice kind="warning">{start.error.message}</Notice>}
               <button type="button" disabled={start.busy} onClick={() => void start.run()}>
@@ -146,8 +179,22 @@ function PasswordSection() {
     <section class="card" aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
       {done && <Notice kind="success">Password changed. Your other sessions have been logged out.</Notice>}
-      <Form onSubmit={() => void change.run()} busy={change.busy} error={change.error} submitLabel="Change password" label="Change password">
-        <TextField label="Current password" name="current_password" type="password" value={current} onValue={setCurrent} autocomplete="current-password" required />
+      <Form
+        onSubmit={() => void change.run()}
+        busy={change.busy}
+        error={change.error}
+        submitLabel="Change password"
+        label="Change password"
+      >
+        <TextField
+          label="Current password"
+          name="current_password"
+          type="password"
+          value={current}
+          onValue={setCurrent}
+          autocomplete="current-password"
+          required
+        />
         <TextField
           label="New password"
           name="new_password"
@@ -174,4 +221,6 @@ function SecurityScreen(_: ScreenProps) {
   );
 }
 
-export const accountScreens: ScreenDef[] = [{ path: '/account/security', title: 'Security', nav: { label: 'Security', order: 80 }, component: SecurityScreen }];
+export const accountScreens: ScreenDef[] = [
+  { path: '/account/security', title: 'Security', nav: { label: 'Security', order: 80 }, component: SecurityScreen },
+];

@@ -26,7 +26,10 @@ export function SessionsSection() {
   return (
     <section class="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Signed-in sessions</h2>
-      <p class="hint">Each login starts a session that lasts 24 hours. End any you do not recognise; changing your password ends all but this one.</p>
+      <p class="hint">
+        Each login starts a session that lasts 24 hours. End any you do not recognise; changing your password ends all
+        but this one.
+      </p>
       <ErrorNotice error={end.error} />
       <Loaded resource={sessions}>
         {(d) => (
@@ -45,7 +48,12 @@ export function SessionsSection() {
                   s.current ? (
                     <strong>This browser</strong>
                   ) : (
-                    <ConfirmButton label="End session" confirmLabel={`End the session started ${dateTime(s.started_at)}`} busy={end.busy} onConfirm={() => void end.run(s.id)} />
+                    <ConfirmButton
+                      label="End session"
+                      confirmLabel={`End the session started ${dateTime(s.started_at)}`}
+                      busy={end.busy}
+                      onConfirm={() => void end.run(s.id)}
+                    />
                   ),
               },
             ]}

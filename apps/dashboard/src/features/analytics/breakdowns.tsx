@@ -101,7 +101,11 @@ export function Breakdowns({ s }: { s: AnalyticsSummary }) {
         caption="Country by queries"
         rows={s.top_countries}
         rowKey={(r) => r.country_code}
-        name={(r) => (r.country_code === 'Unknown' ? 'Unknown (private or unlisted address)' : `${r.country_name} (${r.country_code})`)}
+        name={(r) =>
+          r.country_code === 'Unknown'
+            ? 'Unknown (private or unlisted address)'
+            : `${r.country_name} (${r.country_code})`
+        }
         count={(r) => r.query_count}
         empty="No queries in this window."
       />

@@ -19,16 +19,34 @@ export function ExportCard({ account, query }: { account: Account; query: (extra
   const [end, setEnd] = useState(today);
   const [format, setFormat] = useState<'csv' | 'json'>('csv');
   const span = (Date.parse(end) - Date.parse(start)) / DAY + 1;
-  const problem = !start || !end ? 'Choose both dates.' : span < 1 ? 'The end date is before the start date.' : span > MAX_DAYS ? `At most ${MAX_DAYS} days at a time.` : null;
+  const problem =
+    !start || !end
+      ? 'Choose both dates.'
+      : span < 1
+        ? 'The end date is before the start date.'
+        : span > MAX_DAYS
+          ? `At most ${MAX_DAYS} days at a time.`
+          : null;
   return (
     <section class="card" aria-labelledby="export">
       <h2 id="export">Export the query log</h2>
       {account.plan !== 'elite' ? (
-        <p class="plan-note">Data export needs the Elite plan; you are on {PLAN_NAMES[account.plan]}. Plans are changed by the service's operators.</p>
+        <p class="plan-note">
+          Data export needs the Elite plan; you are on {PLAN_NAMES[account.plan]}. Plans are changed by the service's
+          operators.
+        </p>
       ) : (
         <div class="form">
           <div class="form-grid form-grid-3">
-            <TextField label="From (UTC day)" name="start" type="date" value={start} onValue={setStart} max={undefined} required />
+            <TextField
+              label="From (UTC day)"
+              name="start"
+              type="date"
+              value={start}
+              onValue={setStart}
+              max={undefined}
+              required
+            />
             <TextField label="To (UTC day, included)" name="end" type="date" value={end} onValue={setEnd} required />
             <SelectField
               label="Format"

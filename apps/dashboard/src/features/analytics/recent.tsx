@@ -12,7 +12,10 @@ const LIMITS = [10, 25, 50, 100].map((n) => ({ value: n, label: String(n) }));
 /** The newest queries of the current month (the API keeps no older raw rows for this view). */
 export function RecentQueries({ query }: { query: (extra: Record<string, string>) => string }) {
   const [limit, setLimit] = useState(25);
-  const recent = useResource(() => api.get<{ queries: RecentQuery[] }>(`/dns-analytics/queries${query({ limit: String(limit) })}`), [limit, query]);
+  const recent = useResource(
+    () => api.get<{ queries: RecentQuery[] }>(`/dns-analytics/queries${query({ limit: String(limit) })}`),
+    [limit, query],
+  );
   return (
     <section class="card" aria-labelledby="recent">
       <h2 id="recent">Recent queries</h2>

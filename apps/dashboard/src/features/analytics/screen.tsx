@@ -20,7 +20,8 @@ const TREND: Record<AnalyticsSummary['query_trend'], string> = { up: '▲ up', d
  * comes with a change beyond ±50 % when there is one, and with none the service reports
  * +100 % for any traffic or 0 % for none. Either way there is no trend to show.
  */
-const noHistory = (s: AnalyticsSummary) => s.health_signal.status === 'normal' && (Math.abs(s.trend_percent) > 50 || s.total_queries_24h === 0);
+const noHistory = (s: AnalyticsSummary) =>
+  s.health_signal.status === 'normal' && (Math.abs(s.trend_percent) > 50 || s.total_queries_24h === 0);
 
 function Totals({ s }: { s: AnalyticsSummary }) {
   return (
@@ -46,7 +47,9 @@ function Totals({ s }: { s: AnalyticsSummary }) {
             {s.trend_percent}%
           </span>
         )}
-        <span>{noHistory(s) ? 'trend: no earlier week to compare with yet' : 'last 24 h against the 7-day daily average'}</span>
+        <span>
+          {noHistory(s) ? 'trend: no earlier week to compare with yet' : 'last 24 h against the 7-day daily average'}
+        </span>
       </li>
       <li class="tile">
         <span class="tile-figure">{Math.round(s.error_rate * 1000) / 10}%</span>
@@ -92,14 +95,22 @@ export function AnalyticsScreen({ account }: ScreenProps) {
     },
     [domain, refreshes],
   );
-  const summary = useResource(() => api.get<AnalyticsSummary>(`/dns-analytics/summary${query({ window })}`), [query, window]);
+  const summary = useResource(
+    () => api.get<AnalyticsSummary>(`/dns-analytics/summary${query({ window })}`),
+    [query, window],
+  );
   const volume = useResource(() => api.get<VolumeSeries>(`/dns-analytics/volume${query({ window })}`), [query, window]);
   return (
     <div class="stack">
       <section class="card filters" aria-label="Filters">
         <Loaded resource={domains}>
           {(names) => (
-            <SelectField label="Domain" value={domain} onValue={setDomain} options={[{ value: ALL, label: 'All domains' }, ...names.map((n) => ({ value: n, label: n }))]} />
+            <SelectField
+              label="Domain"
+              value={domain}
+              onValue={setDomain}
+              options={[{ value: ALL, label: 'All domains' }, ...names.map((n) => ({ value: n, label: n }))]}
+            />
           )}
         </Loaded>
         <div class="field">

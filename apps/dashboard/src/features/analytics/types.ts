@@ -11,7 +11,14 @@ export interface AnalyticsSummary {
   health_signal: { status: 'normal' | 'drop' | 'spike'; message: string };
   error_rate: number;
   response_codes: Record<string, number>;
-  protocol_posture: { dnssec_pct: number; ipv6_pct: number; edns_pct: number; tcp_fallback_pct: number; p95_ms: number; p99_ms: number };
+  protocol_posture: {
+    dnssec_pct: number;
+    ipv6_pct: number;
+    edns_pct: number;
+    tcp_fallback_pct: number;
+    p95_ms: number;
+    p99_ms: number;
+  };
   query_types: { type: string; query_count: number }[];
   top_countries: { country_code: string; country_name: string; query_count: number }[];
   top_asns: { asn: string; organization: string; query_count: number }[];

@@ -13,7 +13,12 @@ export function VolumeCharts({ v }: { v: VolumeSeries }) {
   return (
     <div class="charts">
       <TimeChart title={`Queries ${per}`} times={times} series={queries} tickFormat={tickFormat} />
-      <TimeChart title={`Error answers (NXDOMAIN, SERVFAIL, REFUSED) ${per}`} times={times} series={errors} tickFormat={tickFormat} />
+      <TimeChart
+        title={`Error answers (NXDOMAIN, SERVFAIL, REFUSED) ${per}`}
+        times={times}
+        series={errors}
+        tickFormat={tickFormat}
+      />
     </div>
   );
 }

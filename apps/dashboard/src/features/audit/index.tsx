@@ -29,7 +29,11 @@ const humanType = (t: string) =>
 function summary(data: Record<string, unknown>): string {
   // PEM blocks (a certificate and its chain) and other long texts say nothing in a table cell.
   const scalar = Object.entries(data ?? {}).filter(
-    ([, v]) => v !== null && typeof v !== 'object' && v !== '[redacted]' && !(typeof v === 'string' && (v.includes('-----BEGIN') || v.length > 200)),
+    ([, v]) =>
+      v !== null &&
+      typeof v !== 'object' &&
+      v !== '[redacted]' &&
+      !(typeof v === 'string' && (v.includes('-----BEGIN') || v.length > 200)),
   );
   const telling = scalar.filter(([k]) => !k.endsWith('_id') && !k.endsWith('_at') && k !== 'at');
   return (telling.length ? telling : scalar)
@@ -44,10 +48,17 @@ type CertificateNames = Map<string, string[]>;
 /** "Certificate issued": the names, the expiry and the serial instead of the PEM files. */
 function certificateSummary(data: Record<string, unknown>, names: CertificateNames): string {
   const of = names.get(String(data.certificate_id));
-  return [of && `names: ${of.join(', ')}`, `expires: ${dateTime(data.expires_at as string)}`, `serial: ${String(data.serial)}`].filter(Boolean).join(' · ');
+  return [
+    of && `names: ${of.join(', ')}`,
+    `expires: ${dateTime(data.expires_at as string)}`,
+    `serial: ${String(data.serial)}`,
+  ]
+    .filter(Boolean)
+    .join(' · ');
 }
 
-const details = (e: AuditEntry, names: CertificateNames) => (e.type === 'CertificateIssued' ? certificateSummary(e.data, names) : summary(e.data));
+const details = (e: AuditEntry, names: CertificateNames) =>
+  e.type === 'CertificateIssued' ? certificateSummary(e.data, names) : summary(e.data);
 
 async function certificateNames(entries: AuditEntry[]): Promise<CertificateNames> {
   if (!entries.some((e) => e.type === 'CertificateIssued')) return new Map();
@@ -94,7 +105,9 @@ function AuditScreen({ account }: ScreenProps) {
   const [entries, setEntries] = useState<AuditEntry[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const load = useAction(async (from?: string) => {
-    const page = await api.get<{ data: AuditEntry[]; next_cursor: string | null }>(`/account/audit?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`);
+    const page = await api.get<{ data: AuditEntry[]; next_cursor: string | null }>(
+      `/account/audit?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`,
+    );
     const found = await certificateNames(page.data);
     setNames((prev) => new Map([...prev, ...found]));
     setEntries((prev) => (from ? [...prev, ...page.data] : page.data));
@@ -162,4 +175,6 @@ function AuditScreen({ account }: ScreenProps) {
   );
 }
 
-export const auditScreens: ScreenDef[] = [{ path: '/audit', title: 'Audit log', nav: { label: 'Audit log', order: 90 }, component: AuditScreen }];
+export const auditScreens: ScreenDef[] = [
+  { path: '/audit', title: 'Audit log', nav: { label: 'Audit log', order: 90 }, component: AuditScreen },
+];

@@ -27,8 +27,14 @@ describe('audit in words', () => {
   });
 
   it('says record changes as before → after from the older entries of the same zone', () => {
-    const imported = entry('ZoneImported', { name: 'x.example', rrsets: [{ subname: '', type: 'A', ttl: 300, records: ['192.0.2.1'] }] });
-    const added = entry('ZoneRRsetsChanged', { name: 'x.example', rrsets: [{ subname: '', type: 'A', ttl: 300, records: ['192.0.2.1', '192.0.2.2'] }] });
+    const imported = entry('ZoneImported', {
+      name: 'x.example',
+      rrsets: [{ subname: '', type: 'A', ttl: 300, records: ['192.0.2.1'] }],
+    });
+    const added = entry('ZoneRRsetsChanged', {
+      name: 'x.example',
+      rrsets: [{ subname: '', type: 'A', ttl: 300, records: ['192.0.2.1', '192.0.2.2'] }],
+    });
     const moved = entry('ZoneRRsetsChanged', {
       name: 'x.example',
       rrsets: [

@@ -54,14 +54,17 @@ interface RRsetData {
 }
 
 const rrsetKey = (r: { subname: string; type: string }) => `${r.subname || '@'} ${r.type}`;
-const rrsetText = (r: RRsetData | undefined) => (r && r.records.length ? `${r.records.join(', ')} (TTL ${r.ttl} s)` : null);
+const rrsetText = (r: RRsetData | undefined) =>
+  r && r.records.length ? `${r.records.join(', ')} (TTL ${r.ttl} s)` : null;
 const zoneOf = (e: AuditEntry) => (e.data.name ?? e.data.zone) as string | undefined;
 
 /** The RRset `key` of the zone as the older entries (newest first) left it, if they say. */
 function rrsetBefore(zone: string, key: string, older: readonly AuditEntry[]): RRsetData | undefined | null {
   for (const e of older) {
     if (zoneOf(e) !== zone) continue;
-    const sets = (e.type === 'ZoneRRsetsChanged' ? e.data.rrsets : e.type === 'ZoneImported' ? e.data.rrsets : undefined) as RRsetData[] | undefined;
+    const sets = (
+      e.type === 'ZoneRRsetsChanged' ? e.data.rrsets : e.type === 'ZoneImported' ? e.data.rrsets : undefined
+    ) as RRsetData[] | undefined;
     const found = sets?.find((r) => rrsetKey(r) === key);
     if (found) return found;
     // An import states the whole zone: a set it lacks did not exist.
@@ -80,7 +83,10 @@ function addressesBefore(domainId: unknown, older: readonly AuditEntry[]): Addre
     if (e.data.domain_id !== domainId) continue;
     if (e.type === 'DomainAddressesChanged') return e.data.addresses as Addresses;
     if (e.type === 'DomainCreated')
-      return { ipv4: e.data.record_type === 'A' ? (e.data.record_ip as string) : null, ipv6: e.data.record_type === 'AAAA' ? (e.data.record_ip as string) : null };
+      return {
+        ipv4: e.data.record_type === 'A' ? (e.data.record_ip as string) : null,
+        ipv6: e.data.record_type === 'AAAA' ? (e.data.record_ip as string) : null,
+      };
   }
   return null;
 }
@@ -93,7 +99,11 @@ export function changesOf(entry: AuditEntry, older: readonly AuditEntry[]): Chan
       const zone = zoneOf(entry)!;
       return (d.rrsets as RRsetData[]).map((r) => {
         const before = rrsetBefore(zone, rrsetKey(r), older);
-        return { what: rrsetKey(r), before: before === null ? null : (rrsetText(before) ?? 'none'), after: rrsetText(r) ?? 'removed' };
+        return {
+          what: rrsetKey(r),
+          before: before === null ? null : (rrsetText(before) ?? 'none'),
+          after: rrsetText(r) ?? 'removed',
+        };
       });
     }
     case 'DomainAddressesChanged': {
@@ -101,7 +111,11 @@ export function changesOf(entry: AuditEntry, older: readonly AuditEntry[]): Chan
       const before = addressesBefore(d.domain_id, older);
       return (['ipv4', 'ipv6'] as const)
         .filter((f) => !before || before[f] !== after[f])
-        .map((f) => ({ what: f === 'ipv4' ? 'IPv4' : 'IPv6', before: before ? (before[f] ?? 'none') : null, after: after[f] ?? 'removed' }));
+        .map((f) => ({
+          what: f === 'ipv4' ? 'IPv4' : 'IPv6',
+          before: before ? (before[f] ?? 'none') : null,
+          after: after[f] ?? 'removed',
+        }));
     }
     case 'SubscriptionChanged': {
       const prior = older.find((e) => e.type === 'SubscriptionChanged' || e.type === 'AccountRegistered');

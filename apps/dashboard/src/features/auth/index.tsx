@@ -47,7 +47,16 @@ function LoginScreen() {
           busyLabel="Verifying…"
           label="Two-factor code"
         >
-          <TextField label="Code" name="code" value={code} onValue={setCode} autocomplete="one-time-code" inputMode="numeric" required autoFocus />
+          <TextField
+            label="Code"
+            name="code"
+            value={code}
+            onValue={setCode}
+            autocomplete="one-time-code"
+            inputMode="numeric"
+            required
+            autoFocus
+          />
         </Form>
         <p>
           <button type="button" class="link-button" onClick={() => setChallenge(null)}>
@@ -60,12 +69,37 @@ function LoginScreen() {
     <section class="card narrow">
       {returning && (
         <Notice kind="warning">
-          <p>Your session has ended: it expired, or it was ended elsewhere (a logout or a password change). Log in again to go back to the page you were on.</p>
+          <p>
+            Your session has ended: it expired, or it was ended elsewhere (a logout or a password change). Log in again
+            to go back to the page you were on.
+          </p>
         </Notice>
       )}
-      <Form onSubmit={() => void login.run()} busy={login.busy} error={login.error} submitLabel="Log in" busyLabel="Logging in…" label="Log in">
-        <TextField label="Username or email" name="username" value={username} onValue={setUsername} autocomplete="username" required />
-        <TextField label="Password" name="password" type="password" value={password} onValue={setPassword} autocomplete="current-password" required />
+      <Form
+        onSubmit={() => void login.run()}
+        busy={login.busy}
+        error={login.error}
+        submitLabel="Log in"
+        busyLabel="Logging in…"
+        label="Log in"
+      >
+        <TextField
+          label="Username or email"
+          name="username"
+          value={username}
+          onValue={setUsername}
+          autocomplete="username"
+          required
+        />
+        <TextField
+          label="Password"
+          name="password"
+          type="password"
+          value={password}
+          onValue={setPassword}
+          autocomplete="current-password"
+          required
+        />
       </Form>
       <p>
         New here? <Link to="/signup">Create an account</Link>
@@ -87,7 +121,14 @@ function SignUpScreen() {
   });
   return (
     <section class="card narrow">
-      <Form onSubmit={() => void signup.run()} busy={signup.busy} error={signup.error} submitLabel="Create account" busyLabel="Creating…" label="Sign up">
+      <Form
+        onSubmit={() => void signup.run()}
+        busy={signup.busy}
+        error={signup.error}
+        submitLabel="Create account"
+        busyLabel="Creating…"
+        label="Sign up"
+      >
         <TextField
           label="Username"
           name="username"
@@ -100,7 +141,15 @@ function SignUpScreen() {
           pattern="[a-z0-9_\-]{3,32}"
           hint="3 to 32 characters: lowercase letters, digits, _ and -."
         />
-        <TextField label="Email" name="email" type="email" value={email} onValue={setEmail} autocomplete="email" required />
+        <TextField
+          label="Email"
+          name="email"
+          type="email"
+          value={email}
+          onValue={setEmail}
+          autocomplete="email"
+          required
+        />
         <TextField
           label="Password"
           name="password"

@@ -20,13 +20,20 @@ const PEM = 'application/x-pem-file';
 /** The PEM files a server needs, fetched on demand (the private key never sits in the page longer than asked). */
 function Downloads({ cert }: { cert: Certificate }) {
   const [files, setFiles] = useState<CertificateFiles | null>(null);
-  const fetchFiles = useAction(async () => setFiles(await api.get<CertificateFiles>(`/certificates/${seg(cert.id)}/download`)));
+  const fetchFiles = useAction(async () =>
+    setFiles(await api.get<CertificateFiles>(`/certificates/${seg(cert.id)}/download`)),
+  );
   const base = cert.domain;
   if (!files)
     return (
       <>
         <ErrorNotice error={fetchFiles.error} />
-        <button type="button" onClick={() => void fetchFiles.run()} disabled={fetchFiles.busy} aria-busy={fetchFiles.busy}>
+        <button
+          type="button"
+          onClick={() => void fetchFiles.run()}
+          disabled={fetchFiles.busy}
+          aria-busy={fetchFiles.busy}
+        >
           {fetchFiles.busy ? 'Fetching…' : 'Get the PEM files'}
         </button>
       </>
@@ -35,16 +42,34 @@ function Downloads({ cert }: { cert: Certificate }) {
     <div class="stack">
       <p class="hint">Install the full chain and the private key on your server. Keep the private key secret.</p>
       <div class="button-row">
-        <button type="button" class="button-secondary" onClick={() => download(`${base}.crt.pem`, files.certificate_pem, PEM)}>
+        <button
+          type="button"
+          class="button-secondary"
+          onClick={() => download(`${base}.crt.pem`, files.certificate_pem, PEM)}
+        >
           Download certificate
         </button>
-        <button type="button" class="button-secondary" onClick={() => download(`${base}.chain.pem`, files.chain_pem, PEM)}>
+        <button
+          type="button"
+          class="button-secondary"
+          onClick={() => download(`${base}.chain.pem`, files.chain_pem, PEM)}
+        >
           Download chain
         </button>
-        <button type="button" class="button-secondary" onClick={() => download(`${base}.fullchain.pem`, files.certificate_pem.trimEnd() + '\n' + files.chain_pem, PEM)}>
+        <button
+          type="button"
+          class="button-secondary"
+          onClick={() =>
+            download(`${base}.fullchain.pem`, files.certificate_pem.trimEnd() + '\n' + files.chain_pem, PEM)
+          }
+        >
           Download full chain
         </button>
-        <button type="button" class="button-secondary" onClick={() => download(`${base}.key.pem`, files.private_key_pem, PEM)}>
+        <button
+          type="button"
+          class="button-secondary"
+          onClick={() => download(`${base}.key.pem`, files.private_key_pem, PEM)}
+        >
           Download private key
         </button>
       </div>
@@ -63,7 +88,19 @@ function Logs({ logs }: { logs: CertificateLog[] }) {
         { header: 'Time', cell: (l) => dateTime(l.at) },
         {
           header: 'Level',
-          cell: (l) => <span class={l.level === 'error' ? 'status status-bad' : l.level === 'warn' ? 'status status-warn' : 'status status-off'}>{l.level}</span>,
+          cell: (l) => (
+            <span
+              class={
+                l.level === 'error'
+                  ? 'status status-bad'
+                  : l.level === 'warn'
+                    ? 'status status-warn'
+                    : 'status status-off'
+              }
+            >
+              {l.level}
+            </span>
+          ),
         },
         { header: 'Message', cell: (l) => <span class="details">{l.message}</span> },
       ]}
@@ -124,7 +161,12 @@ export function CertificateScreen({ params, account }: ScreenProps) {
             <ErrorNotice error={act.error ?? remove.error} />
             <div class="button-row">
               {!working && (
-                <button type="button" class="button-secondary" disabled={act.busy} onClick={() => void act.run(() => api.post<Certificate>(`${path}/renew`))}>
+                <button
+                  type="button"
+                  class="button-secondary"
+                  disabled={act.busy}
+                  onClick={() => void act.run(() => api.post<Certificate>(`${path}/renew`))}
+                >
                   Renew now
                 </button>
               )}
@@ -133,7 +175,9 @@ export function CertificateScreen({ params, account }: ScreenProps) {
                   type="button"
                   class="button-secondary"
                   disabled={act.busy}
-                  onClick={() => void act.run(() => api.put<Certificate>(`${path}/auto-renew`, { auto_renew: !c.auto_renew }))}
+                  onClick={() =>
+                    void act.run(() => api.put<Certificate>(`${path}/auto-renew`, { auto_renew: !c.auto_renew }))
+                  }
                 >
                   {c.auto_renew ? 'Turn automatic renewal off' : 'Turn automatic renewal on'}
                 </button>
@@ -144,7 +188,11 @@ export function CertificateScreen({ params, account }: ScreenProps) {
           </section>
           <section class="card" aria-labelledby="cert-files">
             <h2 id="cert-files">Files</h2>
-            {c.status === 'issued' ? <Downloads cert={c} /> : <Notice>The PEM files can be downloaded once the certificate is issued.</Notice>}
+            {c.status === 'issued' ? (
+              <Downloads cert={c} />
+            ) : (
+              <Notice>The PEM files can be downloaded once the certificate is issued.</Notice>
+            )}
           </section>
           <section class="card" aria-labelledby="cert-log">
             <h2 id="cert-log">Log</h2>
@@ -152,10 +200,25 @@ export function CertificateScreen({ params, account }: ScreenProps) {
           </section>
           <section class="card" aria-labelledby="cert-remove">
             <h2 id="cert-remove">Remove</h2>
-            <p class="hint">Revoking tells the CA the certificate must no longer be trusted (for example after a key leak); either way it is deleted here.</p>
+            <p class="hint">
+              Revoking tells the CA the certificate must no longer be trusted (for example after a key leak); either way
+              it is deleted here.
+            </p>
             <div class="button-row">
-              {c.status === 'issued' && <ConfirmButton label="Revoke and delete" confirmLabel={`Revoke ${c.domain}`} busy={remove.busy} onConfirm={() => void remove.run(true)} />}
-              <ConfirmButton label="Delete" confirmLabel={`Delete ${c.domain}`} busy={remove.busy} onConfirm={() => void remove.run(false)} />
+              {c.status === 'issued' && (
+                <ConfirmButton
+                  label="Revoke and delete"
+                  confirmLabel={`Revoke ${c.domain}`}
+                  busy={remove.busy}
+                  onConfirm={() => void remove.run(true)}
+                />
+              )}
+              <ConfirmButton
+                label="Delete"
+                confirmLabel={`Delete ${c.domain}`}
+                busy={remove.busy}
+                onConfirm={() => void remove.run(false)}
+              />
             </div>
           </section>
         </div>

@@ -57,13 +57,26 @@ function RequestForm({ zones, limits }: { zones: Zone[]; limits: CertificateLimi
   if (verified.length === 0)
     return (
       <p class="empty">
-        Certificates are issued for names in your verified zones. <Link to="/zones">Import and verify a zone</Link> first.
+        Certificates are issued for names in your verified zones. <Link to="/zones">Import and verify a zone</Link>{' '}
+        first.
       </p>
     );
   if (limits.current_count >= limits.max_certificates)
-    return <Notice kind="warning">You have used all {limits.max_certificates} certificates of your plan. Delete one, or ask the operators for a larger plan.</Notice>;
+    return (
+      <Notice kind="warning">
+        You have used all {limits.max_certificates} certificates of your plan. Delete one, or ask the operators for a
+        larger plan.
+      </Notice>
+    );
   return (
-    <Form onSubmit={() => void request.run()} busy={request.busy} error={request.error} submitLabel="Request certificate" busyLabel="Requesting…" label="Request a certificate">
+    <Form
+      onSubmit={() => void request.run()}
+      busy={request.busy}
+      error={request.error}
+      submitLabel="Request certificate"
+      busyLabel="Requesting…"
+      label="Request a certificate"
+    >
       <div class="form-grid">
         <SelectField
           label="Zone"
@@ -76,9 +89,24 @@ function RequestForm({ zones, limits }: { zones: Zone[]; limits: CertificateLimi
           }}
           options={verified.map((z) => ({ value: z.name, label: z.name }))}
         />
-        <TextField label="Domain" name="domain" value={domain} onValue={setDomain} required hint="The main name: the zone itself or a name under it." />
+        <TextField
+          label="Domain"
+          name="domain"
+          value={domain}
+          onValue={setDomain}
+          required
+          hint="The main name: the zone itself or a name under it."
+        />
       </div>
-      <TextArea label="Additional names (SANs)" name="sans" value={sans} onValue={setSans} rows={3} spellcheck={false} hint="Optional: one name per line, each under the zone." />
+      <TextArea
+        label="Additional names (SANs)"
+        name="sans"
+        value={sans}
+        onValue={setSans}
+        rows={3}
+        spellcheck={false}
+        hint="Optional: one name per line, each under the zone."
+      />
       <Checkbox
         label="Wildcard (also covers *.domain)"
         name="wildcard"
@@ -95,14 +123,20 @@ function RequestForm({ zones, limits }: { zones: Zone[]; limits: CertificateLimi
         disabled={!limits.auto_renew_enabled}
         hint={limits.auto_renew_enabled ? undefined : 'Needs the Pro or Elite plan.'}
       />
-      <p class="hint">The certificate is issued by the ACME CA after it checks a DNS-01 challenge that this service publishes in your zone; it takes a few seconds to a minute.</p>
+      <p class="hint">
+        The certificate is issued by the ACME CA after it checks a DNS-01 challenge that this service publishes in your
+        zone; it takes a few seconds to a minute.
+      </p>
     </Form>
   );
 }
 
 export function CertificatesScreen(_: ScreenProps) {
   const data = useResource(async () => {
-    const [list, zones] = await Promise.all([api.get<{ certificates: Certificate[]; limits: CertificateLimits }>('/certificates'), api.get<{ zones: Zone[] }>('/zones')]);
+    const [list, zones] = await Promise.all([
+      api.get<{ certificates: Certificate[]; limits: CertificateLimits }>('/certificates'),
+      api.get<{ zones: Zone[] }>('/zones'),
+    ]);
     return { ...list, zones: zones.zones };
   });
   useLive(['certificates', 'zones'], data.reload);
@@ -119,7 +153,10 @@ export function CertificatesScreen(_: ScreenProps) {
               rowKey={(c) => c.id}
               empty="No certificates yet. Request one below."
               columns={[
-                { header: 'Names', cell: (c) => <Link to={`/certificates/${seg(c.id)}`}>{namesOf(c).join(', ')}</Link> },
+                {
+                  header: 'Names',
+                  cell: (c) => <Link to={`/certificates/${seg(c.id)}`}>{namesOf(c).join(', ')}</Link>,
+                },
                 { header: 'Status', cell: (c) => <CertificateStatusBadge status={c.status} /> },
                 { header: 'Expires', cell: (c) => dateTime(c.expires_at) },
                 { header: 'Auto-renew', cell: (c) => (c.auto_renew ? 'On' : 'Off') },

@@ -20,7 +20,9 @@ const CLASS: Record<CertificateStatus, string> = {
 /** States the service is still working through: the screen polls while one holds. */
 export const IN_PROGRESS: CertificateStatus[] = ['pending', 'validating'];
 
-export const CertificateStatusBadge = ({ status }: { status: CertificateStatus }) => <span class={`status ${CLASS[status]}`}>{TEXT[status]}</span>;
+export const CertificateStatusBadge = ({ status }: { status: CertificateStatus }) => (
+  <span class={`status ${CLASS[status]}`}>{TEXT[status]}</span>
+);
 
 /** The issuance path of the state machine; an end state off the path replaces its last step. */
 const PATH: CertificateStatus[] = ['pending', 'validating', 'issued'];
@@ -40,7 +42,11 @@ export function StatusSteps({ status }: { status: CertificateStatus }) {
   return (
     <ol class="steps" aria-label="Issuance progress">
       {steps.map((s, i) => (
-        <li key={s} class={i < at ? 'step-done' : i === at ? `step-current ${CLASS[s]}` : 'step-todo'} aria-current={i === at ? 'step' : undefined}>
+        <li
+          key={s}
+          class={i < at ? 'step-done' : i === at ? `step-current ${CLASS[s]}` : 'step-todo'}
+          aria-current={i === at ? 'step' : undefined}
+        >
           <strong>{TEXT[s]}</strong>
           {i === at && <span class="hint"> — {STEP_HINT[s]}</span>}
         </li>

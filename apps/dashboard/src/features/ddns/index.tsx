@@ -15,19 +15,38 @@ import { DataTable } from '../../components/table';
 import { curlCommand, ddclientConfig, inadynConfig, KEY_PLACEHOLDER, routerUrl } from './client-config';
 
 const addressesOf = (h: DdnsHost) =>
-  [h.addresses?.ipv4 ?? (h.record_type === 'A' ? h.record_ip : null), h.addresses?.ipv6 ?? (h.record_type === 'AAAA' ? h.record_ip : null)].filter(Boolean).join(', ');
+  [
+    h.addresses?.ipv4 ?? (h.record_type === 'A' ? h.record_ip : null),
+    h.addresses?.ipv6 ?? (h.record_type === 'AAAA' ? h.record_ip : null),
+  ]
+    .filter(Boolean)
+    .join(', ');
 
 function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
   const [fqdn, setFqdn] = useState('');
   const [type, setType] = useState<'A' | 'AAAA'>('A');
   const [ip, setIp] = useState('');
   const create = useAction(async () => {
-    onCreated(await api.post<DdnsHost>('/api/domains', { fqdn: fqdn.trim().toLowerCase(), record_type: type, record_ip: ip.trim() }));
+    onCreated(
+      await api.post<DdnsHost>('/api/domains', {
+        fqdn: fqdn.trim().toLowerCase(),
+        record_type: type,
+        record_ip: ip.trim(),
+      }),
+    );
     setFqdn('');
     setIp('');
   });
   return (
-    <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Create host" busyLabel="Creating…" label="Create a DDNS host" class="form-inline">
+    <Form
+      onSubmit={() => void create.run()}
+      busy={create.busy}
+      error={create.error}
+      submitLabel="Create host"
+      busyLabel="Creating…"
+      label="Create a DDNS host"
+      class="form-inline"
+    >
       <TextField
         label="Host name"
         name="fqdn"
@@ -46,7 +65,14 @@ function CreateHost({ onCreated }: { onCreated: (h: DdnsHost) => void }) {
           { value: 'AAAA', label: 'AAAA (IPv6)' },
         ]}
       />
-      <TextField label="Address" name="record_ip" value={ip} onValue={setIp} required placeholder={type === 'A' ? '203.0.113.7' : '2001:db8::7'} />
+      <TextField
+        label="Address"
+        name="record_ip"
+        value={ip}
+        onValue={setIp}
+        required
+        placeholder={type === 'A' ? '203.0.113.7' : '2001:db8::7'}
+      />
     </Form>
   );
 }
@@ -96,22 +122,29 @@ function ClientConfigs({ fqdn, account }: { fqdn: string; account: Account }) {
     const made = await api.post<{ key: string }>('/api-keys/', { name: `DDNS clients of ${fqdn}` });
     setKey(made.key);
   });
-  const input = { fqdn, username: account.username, host: location.host, https: location.protocol === 'https:', key: key ?? undefined };
+  const input = {
+    fqdn,
+    username: account.username,
+    host: location.host,
+    https: location.protocol === 'https:',
+    key: key ?? undefined,
+  };
   return (
     <section class="card" aria-labelledby="client-config">
       <h2 id="client-config">Update clients</h2>
       {key ? (
         <Notice kind="success">
           <p>
-            A key named “DDNS clients of {fqdn}” was made and filled in below. It is shown only now: copy the configuration you need before leaving this page. You can revoke it
-            under <Link to="/keys">API keys</Link>.
+            A key named “DDNS clients of {fqdn}” was made and filled in below. It is shown only now: copy the
+            configuration you need before leaving this page. You can revoke it under <Link to="/keys">API keys</Link>.
           </p>
         </Notice>
       ) : keysAllowed(account) ? (
         <>
           <p>
-            Clients sign in with an account API key. Make one for this host's clients, and it is filled into every configuration below; or replace <code>{KEY_PLACEHOLDER}</code>{' '}
-            with a key you have (<Link to="/keys">API keys</Link>).
+            Clients sign in with an account API key. Make one for this host's clients, and it is filled into every
+            configuration below; or replace <code>{KEY_PLACEHOLDER}</code> with a key you have (
+            <Link to="/keys">API keys</Link>).
           </p>
           <ErrorNotice error={create.error} />
           <div class="button-row">
@@ -122,13 +155,18 @@ function ClientConfigs({ fqdn, account }: { fqdn: string; account: Account }) {
         </>
       ) : (
         <p>
-          Clients sign in with an account API key, which needs the Pro or Elite plan. With one, replace <code>{KEY_PLACEHOLDER}</code> below.
+          Clients sign in with an account API key, which needs the Pro or Elite plan. With one, replace{' '}
+          <code>{KEY_PLACEHOLDER}</code> below.
         </p>
       )}
       <p class="hint">Each client updates the address whenever it changes.</p>
       <CopyBlock label="ddclient" text={ddclientConfig(input)} filename="ddclient.conf" />
       <CopyBlock label="inadyn" text={inadynConfig(input)} filename="inadyn.conf" />
-      <CopyBlock label="Router update URL" text={routerUrl(input)} note="For routers with a custom DynDNS URL; <ipaddr> is filled in by the router." />
+      <CopyBlock
+        label="Router update URL"
+        text={routerUrl(input)}
+        note="For routers with a custom DynDNS URL; <ipaddr> is filled in by the router."
+      />
       <CopyBlock label="Script (curl)" text={curlCommand(input)} />
     </section>
   );
@@ -168,7 +206,14 @@ function HostScreen({ params, account }: ScreenProps) {
               </dd>
             </dl>
             {saved && <Notice kind="success">Address saved; the DNS server answers with it within a second.</Notice>}
-            <Form onSubmit={() => void update.run()} busy={update.busy} error={update.error} submitLabel="Save address" label="Change the address" class="form-inline">
+            <Form
+              onSubmit={() => void update.run()}
+              busy={update.busy}
+              error={update.error}
+              submitLabel="Save address"
+              label="Change the address"
+              class="form-inline"
+            >
               <TextField
                 label="New address (IPv4 or IPv6)"
                 name="record_ip"
@@ -180,7 +225,12 @@ function HostScreen({ params, account }: ScreenProps) {
             </Form>
             <ErrorNotice error={remove.error} />
             <div class="button-row">
-              <ConfirmButton label="Delete host" confirmLabel={`Delete ${h.fqdn}`} busy={remove.busy} onConfirm={() => void remove.run()} />
+              <ConfirmButton
+                label="Delete host"
+                confirmLabel={`Delete ${h.fqdn}`}
+                busy={remove.busy}
+                onConfirm={() => void remove.run()}
+              />
             </div>
           </section>
           <ClientConfigs fqdn={h.fqdn} account={account} />

@@ -34,7 +34,9 @@ export function DkimKeys(props: SettingsFormProps) {
   const [selector, setSelector] = useState('');
   const [generated, setGenerated] = useState<GeneratedKey | null>(null);
   const generate = useAction(async () => {
-    const answer = await api.put<EmailAuthSettings>(`${props.base}/dkim/${seg(selector.trim().toLowerCase())}`, { generate: true });
+    const answer = await api.put<EmailAuthSettings>(`${props.base}/dkim/${seg(selector.trim().toLowerCase())}`, {
+      generate: true,
+    });
     const { generated_key, ...settings } = answer;
     props.onSaved(settings);
     setGenerated(generated_key ?? null);
@@ -46,7 +48,9 @@ export function DkimKeys(props: SettingsFormProps) {
   });
   return (
     <div class="stack">
-      {generated && <PrivateKeyOnce generated={generated} zone={props.settings.zone} onDone={() => setGenerated(null)} />}
+      {generated && (
+        <PrivateKeyOnce generated={generated} zone={props.settings.zone} onDone={() => setGenerated(null)} />
+      )}
       <ErrorNotice error={remove.error} />
       <DataTable
         caption="DKIM keys"
@@ -55,15 +59,32 @@ export function DkimKeys(props: SettingsFormProps) {
         empty="No DKIM keys yet."
         columns={[
           { header: 'Selector', cell: (k) => <code>{k.selector}</code> },
-          { header: 'Key', cell: (k) => `${k.key_type.toUpperCase()} ${k.key_bits} bits${k.generated ? ', generated here' : ''}` },
+          {
+            header: 'Key',
+            cell: (k) => `${k.key_type.toUpperCase()} ${k.key_bits} bits${k.generated ? ', generated here' : ''}`,
+          },
           { header: 'Added', cell: (k) => dateTime(k.created_at) },
           {
             header: 'Remove',
-            cell: (k) => <ConfirmButton label="Remove" confirmLabel={`Remove key ${k.selector}`} busy={remove.busy} onConfirm={() => void remove.run(k.selector)} />,
+            cell: (k) => (
+              <ConfirmButton
+                label="Remove"
+                confirmLabel={`Remove key ${k.selector}`}
+                busy={remove.busy}
+                onConfirm={() => void remove.run(k.selector)}
+              />
+            ),
           },
         ]}
       />
-      <Form label="Generate a DKIM key" submitLabel="Generate key" busyLabel="Generating…" busy={generate.busy} error={generate.error} onSubmit={() => void generate.run()}>
+      <Form
+        label="Generate a DKIM key"
+        submitLabel="Generate key"
+        busyLabel="Generating…"
+        busy={generate.busy}
+        error={generate.error}
+        onSubmit={() => void generate.run()}
+      >
         <TextField
           label="Selector"
           name="selector"

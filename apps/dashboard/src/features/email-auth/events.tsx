@@ -7,7 +7,8 @@ import { DataTable } from '../../components/table';
 import type { ZoneEvent } from './types';
 
 /** "DmarcStageAdvanced" → "Dmarc stage advanced". */
-const words = (type: string) => type.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^(\w)(.*)$/, (_m, a: string, b: string) => a + b.toLowerCase());
+const words = (type: string) =>
+  type.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/^(\w)(.*)$/, (_m, a: string, b: string) => a + b.toLowerCase());
 
 const details = (data: Record<string, unknown>) =>
   Object.entries(data)

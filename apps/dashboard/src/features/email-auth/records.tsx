@@ -29,7 +29,10 @@ export function GeneratedRecords({ settings, live }: { settings: EmailAuthSettin
                   r.live ? (
                     <span class="status status-ok">Live</span>
                   ) : (
-                    <span class="status status-warn" title={r.found.length ? `DNS has: ${r.found.join(' | ')}` : (r.error ?? undefined)}>
+                    <span
+                      class="status status-warn"
+                      title={r.found.length ? `DNS has: ${r.found.join(' | ')}` : (r.error ?? undefined)}
+                    >
                       Not yet{r.found.length ? ' (differs)' : ''}
                     </span>
                   ),

@@ -69,8 +69,23 @@ export function DmarcForm(props: SettingsFormProps) {
     >
       <div class="form-grid form-grid-3">
         <SelectField label="Policy" name="policy" value={policy} onValue={setPolicy} options={POLICIES} />
-        <SelectField label="Subdomain policy" name="subdomain_policy" value={sp} onValue={setSp} options={[{ value: 'same', label: 'same as policy' }, ...POLICIES]} />
-        <TextField label="Percentage of mail" name="percentage" type="number" min={1} max={100} value={pct} onValue={setPct} required />
+        <SelectField
+          label="Subdomain policy"
+          name="subdomain_policy"
+          value={sp}
+          onValue={setSp}
+          options={[{ value: 'same', label: 'same as policy' }, ...POLICIES]}
+        />
+        <TextField
+          label="Percentage of mail"
+          name="percentage"
+          type="number"
+          min={1}
+          max={100}
+          value={pct}
+          onValue={setPct}
+          required
+        />
         <SelectField label="DKIM alignment" name="adkim" value={adkim} onValue={setAdkim} options={[...ALIGNMENT]} />
         <SelectField label="SPF alignment" name="aspf" value={aspf} onValue={setAspf} options={[...ALIGNMENT]} />
       </div>
@@ -83,7 +98,15 @@ export function DmarcForm(props: SettingsFormProps) {
         spellcheck={false}
         hint="mailto: URIs, one per line. Without one the DMARC wizard gets no data."
       />
-      <TextArea label="Failure report addresses (ruf)" name="ruf" rows={2} value={ruf} onValue={setRuf} spellcheck={false} hint="Optional mailto: URIs, one per line." />
+      <TextArea
+        label="Failure report addresses (ruf)"
+        name="ruf"
+        rows={2}
+        value={ruf}
+        onValue={setRuf}
+        spellcheck={false}
+        hint="Optional mailto: URIs, one per line."
+      />
       {note}
     </Form>
   );
@@ -125,7 +148,13 @@ export function SpfForm(props: SettingsFormProps) {
     ...(all === 'redirect' ? { all: null, redirect: redirect.trim() } : { all }),
   });
   return (
-    <Form label="SPF" submitLabel="Save SPF" busy={save.busy} error={save.error} onSubmit={() => (dropped.length ? setAsking(true) : void save.run(body()))}>
+    <Form
+      label="SPF"
+      submitLabel="Save SPF"
+      busy={save.busy}
+      error={save.error}
+      onSubmit={() => (dropped.length ? setAsking(true) : void save.run(body()))}
+    >
       {published && (
         <p class="hint">
           Published now: <code>{published.record}</code>
@@ -134,7 +163,8 @@ export function SpfForm(props: SettingsFormProps) {
       {dropped.length > 0 && (
         <Notice kind="warning">
           <p>
-            The published record has terms this form cannot keep: <code>{dropped.join(' ')}</code>. Saving publishes the record without them.
+            The published record has terms this form cannot keep: <code>{dropped.join(' ')}</code>. Saving publishes the
+            record without them.
           </p>
         </Notice>
       )}
@@ -150,8 +180,24 @@ export function SpfForm(props: SettingsFormProps) {
       <div class="form-grid form-grid-3">
         <TextArea label="IPv4 senders" name="ip4" rows={2} value={ip4} onValue={setIp4} spellcheck={false} />
         <TextArea label="IPv6 senders" name="ip6" rows={2} value={ip6} onValue={setIp6} spellcheck={false} />
-        <TextArea label="Mail servers (mx) of" name="mx" rows={2} value={mx} onValue={setMx} spellcheck={false} hint="@ for this zone's own MX hosts, or domains." />
-        <TextArea label="Addresses (a) of" name="a" rows={2} value={a} onValue={setA} spellcheck={false} hint="@ for this zone's own addresses, or host names." />
+        <TextArea
+          label="Mail servers (mx) of"
+          name="mx"
+          rows={2}
+          value={mx}
+          onValue={setMx}
+          spellcheck={false}
+          hint="@ for this zone's own MX hosts, or domains."
+        />
+        <TextArea
+          label="Addresses (a) of"
+          name="a"
+          rows={2}
+          value={a}
+          onValue={setA}
+          spellcheck={false}
+          hint="@ for this zone's own addresses, or host names."
+        />
         <TextArea
           label="Exists checks"
           name="exists"
@@ -163,7 +209,16 @@ export function SpfForm(props: SettingsFormProps) {
         />
         <SelectField label="Everything else" name="all" value={all} onValue={setAll} options={ALL_OPTIONS} />
       </div>
-      {all === 'redirect' && <TextField label="Redirect to" name="redirect" value={redirect} onValue={setRedirect} required placeholder="_spf.example.com" />}
+      {all === 'redirect' && (
+        <TextField
+          label="Redirect to"
+          name="redirect"
+          value={redirect}
+          onValue={setRedirect}
+          required
+          placeholder="_spf.example.com"
+        />
+      )}
       {props.settings.spf && <p class="hint">DNS lookups used: {props.settings.spf.dns_lookups} of 10.</p>}
       {asking && (
         <ConfirmPanel
@@ -193,7 +248,13 @@ export function MtaStsForm(props: SettingsFormProps) {
   const [maxAge, setMaxAge] = useState(String(m?.max_age ?? 604800));
   const { save, note } = useSave(props, 'mta-sts', 'MTA-STS');
   return (
-    <Form label="MTA-STS" submitLabel="Save MTA-STS" busy={save.busy} error={save.error} onSubmit={() => void save.run({ mode, mx: splitList(mx), max_age: Number(maxAge) })}>
+    <Form
+      label="MTA-STS"
+      submitLabel="Save MTA-STS"
+      busy={save.busy}
+      error={save.error}
+      onSubmit={() => void save.run({ mode, mx: splitList(mx), max_age: Number(maxAge) })}
+    >
       <div class="form-grid form-grid-3">
         <SelectField
           label="Mode"
@@ -206,7 +267,16 @@ export function MtaStsForm(props: SettingsFormProps) {
             { value: 'none', label: 'none (withdraw)' },
           ]}
         />
-        <TextField label="Max age (seconds)" name="max_age" type="number" min={1} max={31557600} value={maxAge} onValue={setMaxAge} required />
+        <TextField
+          label="Max age (seconds)"
+          name="max_age"
+          type="number"
+          min={1}
+          max={31557600}
+          value={maxAge}
+          onValue={setMaxAge}
+          required
+        />
       </div>
       <TextArea
         label="Mail servers (MX patterns)"
@@ -227,8 +297,22 @@ export function TlsRptForm(props: SettingsFormProps) {
   const [rua, setRua] = useState(joinLines(props.settings.tls_rpt?.rua));
   const { save, note } = useSave(props, 'tls-rpt', 'TLS-RPT');
   return (
-    <Form label="TLS-RPT" submitLabel="Save TLS-RPT" busy={save.busy} error={save.error} onSubmit={() => void save.run({ rua: splitList(rua) })}>
-      <TextArea label="TLS report addresses" name="tls_rua" rows={2} value={rua} onValue={setRua} spellcheck={false} hint="mailto: or https: URIs, one per line." />
+    <Form
+      label="TLS-RPT"
+      submitLabel="Save TLS-RPT"
+      busy={save.busy}
+      error={save.error}
+      onSubmit={() => void save.run({ rua: splitList(rua) })}
+    >
+      <TextArea
+        label="TLS report addresses"
+        name="tls_rua"
+        rows={2}
+        value={rua}
+        onValue={setRua}
+        spellcheck={false}
+        hint="mailto: or https: URIs, one per line."
+      />
       {note}
     </Form>
   );
@@ -240,10 +324,31 @@ export function BimiForm(props: SettingsFormProps) {
   const [vmc, setVmc] = useState(b?.vmc_url ?? '');
   const { save, note } = useSave(props, 'bimi', 'BIMI');
   return (
-    <Form label="BIMI" submitLabel="Save BIMI" busy={save.busy} error={save.error} onSubmit={() => void save.run({ logo_url: logo.trim(), vmc_url: vmc.trim() || null })}>
+    <Form
+      label="BIMI"
+      submitLabel="Save BIMI"
+      busy={save.busy}
+      error={save.error}
+      onSubmit={() => void save.run({ logo_url: logo.trim(), vmc_url: vmc.trim() || null })}
+    >
       <div class="form-grid form-grid-3">
-        <TextField label="Logo URL (SVG)" name="logo_url" type="url" value={logo} onValue={setLogo} required placeholder="https://…/logo.svg" />
-        <TextField label="Certificate (VMC) URL" name="vmc_url" type="url" value={vmc} onValue={setVmc} placeholder="optional" />
+        <TextField
+          label="Logo URL (SVG)"
+          name="logo_url"
+          type="url"
+          value={logo}
+          onValue={setLogo}
+          required
+          placeholder="https://…/logo.svg"
+        />
+        <TextField
+          label="Certificate (VMC) URL"
+          name="vmc_url"
+          type="url"
+          value={vmc}
+          onValue={setVmc}
+          placeholder="optional"
+        />
       </div>
       {note}
     </Form>

@@ -33,8 +33,21 @@ export interface EmailAuthSettings {
   spf: (SpfFields & { dns_lookups: number }) | null;
   /** The SPF record the zone serves at its apex now (imported, or edited among the zone's records), read into the fields. */
   published_spf: { record: string; settings: SpfFields; unsupported: string[] } | null;
-  dkim: { selector: string; key_type: string; key_bits: number; public_key: string; generated: boolean; created_at: string }[];
-  mta_sts: { mode: 'enforce' | 'testing' | 'none'; mx: string[]; max_age: number; id: string; policy_url: string } | null;
+  dkim: {
+    selector: string;
+    key_type: string;
+    key_bits: number;
+    public_key: string;
+    generated: boolean;
+    created_at: string;
+  }[];
+  mta_sts: {
+    mode: 'enforce' | 'testing' | 'none';
+    mx: string[];
+    max_age: number;
+    id: string;
+    policy_url: string;
+  } | null;
   tls_rpt: { rua: string[] } | null;
   bimi: { logo_url: string; vmc_url: string | null } | null;
   records: { name: string; type: 'TXT'; value: string }[];
@@ -65,7 +78,16 @@ export interface Progression {
   messages_at_stage: number;
   pass_rate_at_stage: number;
   entered_at: string;
-  stage_history: { stage: StageName; policy: DmarcPolicy; percentage: number; entered_at: string; exited_at: string; pass_rate: number; messages: number; days: number }[];
+  stage_history: {
+    stage: StageName;
+    policy: DmarcPolicy;
+    percentage: number;
+    entered_at: string;
+    exited_at: string;
+    pass_rate: number;
+    messages: number;
+    days: number;
+  }[];
 }
 
 export type Blocker = 'insufficient_data' | 'low_pass_rate' | 'min_days_not_met';

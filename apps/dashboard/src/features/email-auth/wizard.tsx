@@ -27,14 +27,19 @@ const BLOCKERS: Record<Blocker, string> = {
 };
 
 /** low_pass_rate with no mail at the stage: there is no rate to be low (the service's 0 means nothing to divide). */
-const NO_PASS_RATE = 'No pass rate yet: the next stage needs a measured DMARC pass rate, and no mail has been reported at this stage.';
+const NO_PASS_RATE =
+  'No pass rate yet: the next stage needs a measured DMARC pass rate, and no mail has been reported at this stage.';
 
 function StageSteps({ current }: { current: StageName }) {
   const at = STAGES.findIndex((s) => s.name === current);
   return (
     <ol class="steps" aria-label="DMARC stages">
       {STAGES.map((s, i) => (
-        <li key={s.name} class={i < at ? 'step-done' : i === at ? 'step-current status-ok' : 'step-todo'} aria-current={i === at ? 'step' : undefined}>
+        <li
+          key={s.name}
+          class={i < at ? 'step-done' : i === at ? 'step-current status-ok' : 'step-todo'}
+          aria-current={i === at ? 'step' : undefined}
+        >
           <strong>{s.label}</strong>
         </li>
       ))}
@@ -45,12 +50,31 @@ function StageSteps({ current }: { current: StageName }) {
 /** A night without reported messages has no pass rate (the API's 0 means "nothing to divide"): a gap, not a 0. */
 function PassRateChart({ nights }: { nights: NightPoint[] }) {
   const times = useMemo(() => nights.map((n) => Date.parse(`${n.night}T02:00:00Z`) / 1000), [nights]);
-  const series = useMemo(() => ({ label: 'DMARC pass rate', unit: '%', values: nights.map((n) => (n.messages > 0 ? n.pass_rate : null)) }), [nights]);
-  if (nights.length === 0) return <p class="empty">No nightly figures yet: the nightly job runs at 02:00 UTC once aggregate reports arrive.</p>;
+  const series = useMemo(
+    () => ({ label: 'DMARC pass rate', unit: '%', values: nights.map((n) => (n.messages > 0 ? n.pass_rate : null)) }),
+    [nights],
+  );
+  if (nights.length === 0)
+    return (
+      <p class="empty">No nightly figures yet: the nightly job runs at 02:00 UTC once aggregate reports arrive.</p>
+    );
   if (!nights.some((n) => n.messages > 0)) {
-    return <p class="empty">No pass rate yet: no aggregate report has counted mail for this zone at this stage. The nightly job (02:00 UTC) adds a point once reports arrive.</p>;
+    return (
+      <p class="empty">
+        No pass rate yet: no aggregate report has counted mail for this zone at this stage. The nightly job (02:00 UTC)
+        adds a point once reports arrive.
+      </p>
+    );
   }
-  return <TimeChart title="DMARC pass rate per night (%), over the job's 7-day window" times={times} series={series} yRange={[0, 100]} tickFormat="{MM}-{DD}" />;
+  return (
+    <TimeChart
+      title="DMARC pass rate per night (%), over the job's 7-day window"
+      times={times}
+      series={series}
+      yRange={[0, 100]}
+      tickFormat="{MM}-{DD}"
+    />
+  );
 }
 
 /** Advancing changes the published policy: a modal dialog says what will change and asks again. */
@@ -77,7 +101,8 @@ function AdvanceDialog({
         <h2 id="advance-title">Advance to {stageOf(next.stage).label}?</h2>
         <p id="advance-what">
           The <code>_dmarc</code> record will ask receivers to apply <strong>p={next.policy}</strong> to{' '}
-          {partial ? 'the share of failing mail you choose' : `${next.percentage}% of failing mail`}. Mail that fails DMARC
+          {partial ? 'the share of failing mail you choose' : `${next.percentage}% of failing mail`}. Mail that fails
+          DMARC
           {next.policy === 'reject' ? ' will be refused.' : ' will go to spam folders.'}
         </p>
         {partial && (
@@ -114,12 +139,18 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
   const progression = useResource(() => api.get<Progression>(base), [base]);
   const advice = useResource(async () => {
     if (!progression.data) return null;
-    const [recommendation, nights] = await Promise.all([api.get<Recommendation>(`${base}/recommendation`), api.get<{ nights: NightPoint[] }>(`${base}/nights`)]);
+    const [recommendation, nights] = await Promise.all([
+      api.get<Recommendation>(`${base}/recommendation`),
+      api.get<{ nights: NightPoint[] }>(`${base}/nights`),
+    ]);
     return { recommendation, nights: nights.nights };
   }, [base, progression.data]);
   const [advanced, setAdvanced] = useState<string | null>(null);
   const onAdvance = async (percentage: number | undefined) => {
-    const answer = await api.post<{ message: string }>(`${base}/advance`, { confirm: true, ...(percentage === undefined ? {} : { percentage }) });
+    const answer = await api.post<{ message: string }>(`${base}/advance`, {
+      confirm: true,
+      ...(percentage === undefined ? {} : { percentage }),
+    });
     setAdvanced(answer.message);
     await progression.reload();
   };
@@ -141,12 +172,17 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
               <dt>Days counted at this stage</dt>
               <dd>
                 {/* The service counts a day per nightly run (02:00 UTC), not hours since entering. */}
-                {p.days_at_current_stage} of {p.recommended_min_days} recommended days (one per nightly run at 02:00 UTC)
+                {p.days_at_current_stage} of {p.recommended_min_days} recommended days (one per nightly run at 02:00
+                UTC)
               </dd>
               <dt>Messages reported</dt>
               <dd>{p.messages_at_stage}</dd>
               <dt>DMARC pass rate</dt>
-              <dd>{p.messages_at_stage > 0 ? `${p.pass_rate_at_stage}%` : 'No data yet: no reported messages at this stage'}</dd>
+              <dd>
+                {p.messages_at_stage > 0
+                  ? `${p.pass_rate_at_stage}%`
+                  : 'No data yet: no reported messages at this stage'}
+              </dd>
             </dl>
             <p>
               <Link to={`/email-auth/${seg(zone)}`}>Email authentication settings of {zone}</Link>
@@ -158,7 +194,13 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
                 <>
                   <section class="card" aria-labelledby="recommendation">
                     <h2 id="recommendation">Recommendation</h2>
-                    <Notice kind={a.recommendation.ready_to_advance || a.recommendation.recommendation === 'full_enforcement' ? 'success' : 'info'}>
+                    <Notice
+                      kind={
+                        a.recommendation.ready_to_advance || a.recommendation.recommendation === 'full_enforcement'
+                          ? 'success'
+                          : 'info'
+                      }
+                    >
                       <p>{a.recommendation.reason}</p>
                     </Notice>
                     {a.recommendation.blockers.length > 0 && (
@@ -166,14 +208,21 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
                         <h3>Before advancing</h3>
                         <ul class="blockers">
                           {a.recommendation.blockers.map((b) => (
-                            <li key={b}>{b === 'low_pass_rate' && p.messages_at_stage === 0 ? NO_PASS_RATE : BLOCKERS[b]}</li>
+                            <li key={b}>
+                              {b === 'low_pass_rate' && p.messages_at_stage === 0 ? NO_PASS_RATE : BLOCKERS[b]}
+                            </li>
                           ))}
                         </ul>
                       </>
                     )}
-                    {a.recommendation.ready_to_advance && a.recommendation.next_stage && a.recommendation.next_config && (
-                      <AdvanceDialog next={{ ...a.recommendation.next_config, stage: a.recommendation.next_stage }} onAdvance={onAdvance} />
-                    )}
+                    {a.recommendation.ready_to_advance &&
+                      a.recommendation.next_stage &&
+                      a.recommendation.next_config && (
+                        <AdvanceDialog
+                          next={{ ...a.recommendation.next_config, stage: a.recommendation.next_stage }}
+                          onAdvance={onAdvance}
+                        />
+                      )}
                   </section>
                   <section class="card" aria-labelledby="pass-rate">
                     <h2 id="pass-rate">Pass rate</h2>

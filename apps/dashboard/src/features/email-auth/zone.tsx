@@ -37,11 +37,16 @@ export function EmailAuthZoneScreen({ params }: ScreenProps) {
           <section class="card" aria-labelledby="records">
             <h2 id="records">{s.zone}: records</h2>
             <p class="hint">
-              These TXT records are served by this service's DNS at once. If the zone is hosted elsewhere, publish them there too; “Live in DNS” says what the world sees.
+              These TXT records are served by this service's DNS at once. If the zone is hosted elsewhere, publish them
+              there too; “Live in DNS” says what the world sees.
             </p>
             <GeneratedRecords settings={s} live={live} />
             <p>
-              {s.dmarc ? <Link to={`/email-auth/${seg(s.zone)}/wizard`}>Open the DMARC wizard</Link> : <span class="hint">Save a DMARC policy to start the DMARC wizard.</span>}
+              {s.dmarc ? (
+                <Link to={`/email-auth/${seg(s.zone)}/wizard`}>Open the DMARC wizard</Link>
+              ) : (
+                <span class="hint">Save a DMARC policy to start the DMARC wizard.</span>
+              )}
             </p>
           </section>
           {SECTIONS.map(({ id, title, Form }) => (

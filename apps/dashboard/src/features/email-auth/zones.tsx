@@ -12,7 +12,8 @@ export function EmailAuthZonesScreen({ account }: ScreenProps) {
     <section class="card" aria-labelledby="ea-zones">
       <h2 id="ea-zones">Zones in your add-on</h2>
       <p class="hint">
-        Email Authentication add-on: {TIER[account.email_auth.tier]} tier. Zones are added to it by the service's operators; each must be one of your verified zones.
+        Email Authentication add-on: {TIER[account.email_auth.tier]} tier. Zones are added to it by the service's
+        operators; each must be one of your verified zones.
       </p>
       <DataTable
         caption="Email authentication zones"
@@ -21,7 +22,10 @@ export function EmailAuthZonesScreen({ account }: ScreenProps) {
         empty="No zones in your add-on yet. Ask the operators to add one."
         columns={[
           { header: 'Zone', cell: (z) => <Link to={`/email-auth/${seg(z.name)}`}>{z.name}</Link> },
-          { header: 'DMARC wizard', cell: (z) => <Link to={`/email-auth/${seg(z.name)}/wizard`}>Wizard for {z.name}</Link> },
+          {
+            header: 'DMARC wizard',
+            cell: (z) => <Link to={`/email-auth/${seg(z.name)}/wizard`}>Wizard for {z.name}</Link>,
+          },
         ]}
       />
     </section>

@@ -10,7 +10,17 @@ import { Loaded } from '../../components/notices';
 import { useResource } from '../../components/resource';
 import { DataTable } from '../../components/table';
 import { PagedTable } from './paged-table';
-import type { AggregateReport, AggregateReportDetail, Counts, DmarcSources, DmarcSummary, EmailAuthEvent, FailureReport, ReportRow, TlsSummary } from './types';
+import type {
+  AggregateReport,
+  AggregateReportDetail,
+  Counts,
+  DmarcSources,
+  DmarcSummary,
+  EmailAuthEvent,
+  FailureReport,
+  ReportRow,
+  TlsSummary,
+} from './types';
 
 export const EMAIL_AUTH_ADDON: PlanRequirement = {
   allows: (a: Account) => a.email_auth.tier !== 'none' && a.email_auth.domains.length > 0,
@@ -25,7 +35,11 @@ const day = (date: string): number => Date.parse(`${date}T00:00:00Z`) / 1000;
 const network = (n: { asn: string; org: string }): string => (n.asn === 'Unknown' ? 'Unknown' : `${n.asn} ${n.org}`);
 const base = (zone: string) => `/email-auth/domains/${seg(zone)}`;
 
-const SEVERITY_CLASS: Record<EmailAuthEvent['severity'], string> = { info: 'status-off', warning: 'status-warn', critical: 'status-bad' };
+const SEVERITY_CLASS: Record<EmailAuthEvent['severity'], string> = {
+  info: 'status-off',
+  warning: 'status-warn',
+  critical: 'status-bad',
+};
 
 const DAYS = [
   { value: '7', label: '7 days' },
@@ -59,7 +73,11 @@ function DmarcResults({ zone, days }: { zone: string; days: Days }) {
       <Loaded resource={summary}>
         {(s) => {
           const times = s.daily.map((d) => day(d.date));
-          const rates = { label: 'DMARC pass rate', unit: '%', values: s.daily.map((d) => (d.pass_rate == null ? null : Math.round(d.pass_rate * 1000) / 10)) };
+          const rates = {
+            label: 'DMARC pass rate',
+            unit: '%',
+            values: s.daily.map((d) => (d.pass_rate == null ? null : Math.round(d.pass_rate * 1000) / 10)),
+          };
           const volume = { label: 'Reported', unit: 'messages', values: s.daily.map((d) => d.messages) };
           return (
             <div class="stack">
@@ -82,7 +100,13 @@ function DmarcResults({ zone, days }: { zone: string; days: Days }) {
                 </li>
               </ul>
               <div class="charts">
-                <TimeChart title="DMARC pass rate per day (%)" times={times} series={rates} yRange={[0, 100]} tickFormat="{MM}-{DD}" />
+                <TimeChart
+                  title="DMARC pass rate per day (%)"
+                  times={times}
+                  series={rates}
+                  yRange={[0, 100]}
+                  tickFormat="{MM}-{DD}"
+                />
                 <TimeChart title="Messages reported per day" times={times} series={volume} tickFormat="{MM}-{DD}" />
               </div>
               <div class="columns">
@@ -107,7 +131,8 @@ function Sources({ zone, days }: { zone: string; days: Days }) {
         {(s) => (
           <div class="stack">
             <p class="hint">
-              {s.identified_messages} of {s.messages} messages came from known sending services; {s.unidentified_source_count} other addresses sent {s.unidentified_messages}.
+              {s.identified_messages} of {s.messages} messages came from known sending services;{' '}
+              {s.unidentified_source_count} other addresses sent {s.unidentified_messages}.
             </p>
             <DataTable
               caption="Sending services"
@@ -222,7 +247,10 @@ function EmailReportsScreen({ account, params }: ScreenProps) {
           empty="No aggregate report received in this window."
           more="Show older reports"
           columns={[
-            { header: 'Reporter', cell: (r) => <Link to={`/email-reports/${seg(zone)}/reports/${seg(r.id)}`}>{r.org_name}</Link> },
+            {
+              header: 'Reporter',
+              cell: (r) => <Link to={`/email-reports/${seg(zone)}/reports/${seg(r.id)}`}>{r.org_name}</Link>,
+            },
             { header: 'Period', cell: (r) => `${dateTime(r.begin)} – ${dateTime(r.end)}` },
             { header: 'Messages', cell: (r) => r.messages, numeric: true },
             { header: 'Passed', cell: (r) => share(r.pass_rate), numeric: true },
@@ -245,14 +273,20 @@ function EmailReportsScreen({ account, params }: ScreenProps) {
             { header: 'Failure', cell: (r) => r.auth_failure ?? r.feedback_type },
             { header: 'Mail from', cell: (r) => r.mail_from ?? r.mail_from_domain ?? '—' },
             { header: 'Subject', cell: (r) => r.subject ?? '—' },
-            { header: 'DKIM', cell: (r) => (r.dkim_domain ? `${r.dkim_domain}${r.dkim_selector ? ` (${r.dkim_selector})` : ''}` : '—') },
+            {
+              header: 'DKIM',
+              cell: (r) => (r.dkim_domain ? `${r.dkim_domain}${r.dkim_selector ? ` (${r.dkim_selector})` : ''}` : '—'),
+            },
           ]}
         />
       </section>
       <TlsReports zone={zone} days={days} />
       <section class="card" aria-labelledby="events">
         <h2 id="events">Events, newest first</h2>
-        <p class="hint">Reports received, policy changes and alerts for {zone}, the same entries the email-authentication API's event log gives integrations.</p>
+        <p class="hint">
+          Reports received, policy changes and alerts for {zone}, the same entries the email-authentication API's event
+          log gives integrations.
+        </p>
         <PagedTable<EmailAuthEvent>
           path={`/email-auth/events?domain=${encodeURIComponent(zone)}`}
           caption="Events"
@@ -261,7 +295,10 @@ function EmailReportsScreen({ account, params }: ScreenProps) {
           more="Show older events"
           columns={[
             { header: 'When', cell: (e) => dateTime(e.occurred_at) },
-            { header: 'Severity', cell: (e) => <span class={`status ${SEVERITY_CLASS[e.severity]}`}>{e.severity}</span> },
+            {
+              header: 'Severity',
+              cell: (e) => <span class={`status ${SEVERITY_CLASS[e.severity]}`}>{e.severity}</span>,
+            },
             { header: 'Event', cell: (e) => e.title },
           ]}
         />
@@ -325,6 +362,17 @@ function ReportScreen({ params }: ScreenProps) {
 }
 
 export const emailReportScreens: ScreenDef[] = [
-  { path: '/email-reports', title: 'Email reports', nav: { label: 'Email reports', order: 65 }, requires: EMAIL_AUTH_ADDON, component: EmailReportsScreen },
-  { path: '/email-reports/:zone/reports/:id', title: (p) => `Aggregate report for ${p.zone}`, requires: EMAIL_AUTH_ADDON, component: ReportScreen },
+  {
+    path: '/email-reports',
+    title: 'Email reports',
+    nav: { label: 'Email reports', order: 65 },
+    requires: EMAIL_AUTH_ADDON,
+    component: EmailReportsScreen,
+  },
+  {
+    path: '/email-reports/:zone/reports/:id',
+    title: (p) => `Aggregate report for ${p.zone}`,
+    requires: EMAIL_AUTH_ADDON,
+    component: ReportScreen,
+  },
 ];

@@ -30,7 +30,11 @@ export function PagedTable<T, B = Page<T>>({
   const [rows, setRows] = useState<T[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const load = useAction(async (from?: string) => {
-    const page = pageOf(await api.get<B>(`${path}${path.includes('?') ? '&' : '?'}limit=25${from ? `&cursor=${encodeURIComponent(from)}` : ''}`));
+    const page = pageOf(
+      await api.get<B>(
+        `${path}${path.includes('?') ? '&' : '?'}limit=25${from ? `&cursor=${encodeURIComponent(from)}` : ''}`,
+      ),
+    );
     setRows((prev) => (from ? [...prev, ...page.data] : page.data));
     setCursor(page.next_cursor);
   });
@@ -41,7 +45,11 @@ export function PagedTable<T, B = Page<T>>({
   return (
     <>
       <ErrorNotice error={load.error} onRetry={() => void load.run()} />
-      {cursor === undefined && !load.error ? <Loading /> : <DataTable caption={caption} rows={rows} rowKey={rowKey} empty={empty} columns={columns} />}
+      {cursor === undefined && !load.error ? (
+        <Loading />
+      ) : (
+        <DataTable caption={caption} rows={rows} rowKey={rowKey} empty={empty} columns={columns} />
+      )}
       {cursor && (
         <button type="button" class="button-secondary" disabled={load.busy} onClick={() => void load.run(cursor)}>
           {load.busy ? 'Loading…' : more}

@@ -31,8 +31,23 @@ export interface DmarcSources {
   messages: number;
   identified_messages: number;
   unidentified_messages: number;
-  services: { id: string; name: string; messages: number; passing: number; pass_rate: number | null; source_ips: number }[];
-  unidentified_sources: { source_ip: string; ptr: string | null; country: string; network: Network; messages: number; pass_rate: number | null; sending_domains: string[] }[];
+  services: {
+    id: string;
+    name: string;
+    messages: number;
+    passing: number;
+    pass_rate: number | null;
+    source_ips: number;
+  }[];
+  unidentified_sources: {
+    source_ip: string;
+    ptr: string | null;
+    country: string;
+    network: Network;
+    messages: number;
+    pass_rate: number | null;
+    sending_domains: string[];
+  }[];
   unidentified_source_count: number;
 }
 

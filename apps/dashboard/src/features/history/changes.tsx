@@ -41,7 +41,8 @@ function RecordDiff({ change }: { change: RecordChange }) {
 
 const FieldDiff = ({ change }: { change: FieldChange }) => (
   <li>
-    <strong>{change.field === 'ttl' ? 'TTL' : change.field === 'ipv4' ? 'IPv4' : 'IPv6'}</strong>: <code>{change.before ?? 'none'}</code> → <code>{change.after ?? 'none'}</code>
+    <strong>{change.field === 'ttl' ? 'TTL' : change.field === 'ipv4' ? 'IPv4' : 'IPv6'}</strong>:{' '}
+    <code>{change.before ?? 'none'}</code> → <code>{change.after ?? 'none'}</code>
   </li>
 );
 
@@ -50,11 +51,21 @@ export const ChangeDiff = ({ change }: { change: HistoryChange }) =>
   change.changes.length === 0 ? (
     <span class="hint">No record changed</span>
   ) : (
-    <ul class="plain diff">{change.changes.map((c) => (isRecordChange(c) ? <RecordDiff key={`${c.subname}/${c.type}`} change={c} /> : <FieldDiff key={c.field} change={c} />))}</ul>
+    <ul class="plain diff">
+      {change.changes.map((c) =>
+        isRecordChange(c) ? (
+          <RecordDiff key={`${c.subname}/${c.type}`} change={c} />
+        ) : (
+          <FieldDiff key={c.field} change={c} />
+        ),
+      )}
+    </ul>
   );
 
 const who = (c: HistoryChange) =>
-  c.actor.type === 'system' ? 'The service' : `${c.actor.name ?? c.actor.id ?? ''} (${c.actor.type === 'api_key' ? 'API key' : c.actor.type === 'operator' ? 'operator' : 'user'})`;
+  c.actor.type === 'system'
+    ? 'The service'
+    : `${c.actor.name ?? c.actor.id ?? ''} (${c.actor.type === 'api_key' ? 'API key' : c.actor.type === 'operator' ? 'operator' : 'user'})`;
 
 /**
  * A zone's or host's changes, newest first, 50 at a time, each with its diff and a button that
@@ -65,7 +76,9 @@ export function HistoryList({ path, subject, restorable }: { path: string; subje
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const [restored, setRestored] = useState<string | null>(null);
   const load = useAction(async (from?: string) => {
-    const page = await api.get<HistoryPage>(`${path}/history?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`);
+    const page = await api.get<HistoryPage>(
+      `${path}/history?limit=50${from ? `&cursor=${encodeURIComponent(from)}` : ''}`,
+    );
     setChanges((prev) => (from ? [...prev, ...page.data] : page.data));
     setCursor(page.next_cursor);
   });
@@ -81,7 +94,12 @@ export function HistoryList({ path, subject, restorable }: { path: string; subje
   return (
     <>
       <ErrorNotice error={load.error ?? restore.error} onRetry={load.error ? () => void load.run() : undefined} />
-      {restored && <Notice kind="success">Brought back to how it was at {dateTime(restored)}. The restore is in the list below, and can be undone the same way.</Notice>}
+      {restored && (
+        <Notice kind="success">
+          Brought back to how it was at {dateTime(restored)}. The restore is in the list below, and can be undone the
+          same way.
+        </Notice>
+      )}
       <DataTable
         caption={`Changes of ${subject}`}
         rows={changes}
@@ -115,7 +133,12 @@ export function HistoryList({ path, subject, restorable }: { path: string; subje
                   // The newest change is how things are now; a deletion leaves nothing to restore.
                   cell: (c: HistoryChange) =>
                     c.type.endsWith('_deleted') || c.id === changes[0]?.id ? null : (
-                      <ConfirmButton label="Restore to here" confirmLabel={`Restore to ${dateTime(c.occurred_at)}`} busy={restore.busy} onConfirm={() => void restore.run(c)} />
+                      <ConfirmButton
+                        label="Restore to here"
+                        confirmLabel={`Restore to ${dateTime(c.occurred_at)}`}
+                        busy={restore.busy}
+                        onConfirm={() => void restore.run(c)}
+                      />
                     ),
                 },
               ]

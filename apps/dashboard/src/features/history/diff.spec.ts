@@ -3,12 +3,23 @@ import { recordDiff, removesValues } from './diff';
 
 describe('history diffs', () => {
   it('shows removed and added values and a TTL change', () => {
-    expect(recordDiff({ subname: 'www', type: 'A', before: ['192.0.2.1', '192.0.2.2'], after: ['192.0.2.2', '192.0.2.3'], before_ttl: 300, after_ttl: 60 })).toEqual({
+    expect(
+      recordDiff({
+        subname: 'www',
+        type: 'A',
+        before: ['192.0.2.1', '192.0.2.2'],
+        after: ['192.0.2.2', '192.0.2.3'],
+        before_ttl: 300,
+        after_ttl: 60,
+      }),
+    ).toEqual({
       removed: ['192.0.2.1'],
       added: ['192.0.2.3'],
       ttl: 'TTL 300 s → 60 s',
     });
-    expect(recordDiff({ subname: 'www', type: 'A', before: null, after: ['192.0.2.1'], before_ttl: null, after_ttl: 300 })).toEqual({
+    expect(
+      recordDiff({ subname: 'www', type: 'A', before: null, after: ['192.0.2.1'], before_ttl: null, after_ttl: 300 }),
+    ).toEqual({
       removed: [],
       added: ['192.0.2.1'],
       ttl: null,

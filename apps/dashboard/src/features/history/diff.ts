@@ -6,12 +6,18 @@ export const isRecordChange = (c: RecordChange | FieldChange): c is RecordChange
 export function recordDiff(c: RecordChange): { removed: string[]; added: string[]; ttl: string | null } {
   const before = c.before ?? [];
   const after = c.after ?? [];
-  const ttl = c.before_ttl != null && c.after_ttl != null && c.before_ttl !== c.after_ttl ? `TTL ${c.before_ttl} s → ${c.after_ttl} s` : null;
+  const ttl =
+    c.before_ttl != null && c.after_ttl != null && c.before_ttl !== c.after_ttl
+      ? `TTL ${c.before_ttl} s → ${c.after_ttl} s`
+      : null;
   return { removed: before.filter((v) => !after.includes(v)), added: after.filter((v) => !before.includes(v)), ttl };
 }
 
 /** Whether a record PUT takes away any value the zone has now: the edits the zone screen offers to undo. */
-export function removesValues(existing: Array<{ subname: string; type: string; records: string[] }>, put: Array<{ subname: string; type: string; records: string[] }>): boolean {
+export function removesValues(
+  existing: Array<{ subname: string; type: string; records: string[] }>,
+  put: Array<{ subname: string; type: string; records: string[] }>,
+): boolean {
   return put.some((p) => {
     const now = existing.find((e) => e.subname === p.subname && e.type === p.type);
     return !!now && now.records.some((v) => !p.records.includes(v));

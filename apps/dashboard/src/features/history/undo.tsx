@@ -8,7 +8,15 @@ import type { HistoryPage } from './types';
  * before the latest change (its time as the server recorded it, so the browser's clock
  * plays no part). The undo is itself a change in the zone's history, undone the same way.
  */
-export function UndoLastChange({ path, onUndone, onDismiss }: { path: string; onUndone: () => Promise<void>; onDismiss: () => void }) {
+export function UndoLastChange({
+  path,
+  onUndone,
+  onDismiss,
+}: {
+  path: string;
+  onUndone: () => Promise<void>;
+  onDismiss: () => void;
+}) {
   const undo = useAction(async () => {
     const { data } = await api.get<HistoryPage>(`${path}/history?limit=1`);
     if (!data[0]) return;

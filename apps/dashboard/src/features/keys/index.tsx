@@ -17,7 +17,8 @@ const emailAuthKeysAllowed = (a: Account) => a.email_auth.tier === 'enterprise';
 const KEYS_REQUIREMENT: PlanRequirement = {
   allows: (a) => accountKeysAllowed(a) || emailAuthKeysAllowed(a),
   badge: 'Pro',
-  message: 'API keys need the Pro or Elite plan (or, for read-only email-authentication keys, the Email Authentication Enterprise tier).',
+  message:
+    'API keys need the Pro or Elite plan (or, for read-only email-authentication keys, the Email Authentication Enterprise tier).',
 };
 
 type Access = ApiKey['access'];
@@ -29,18 +30,38 @@ function CreateKey({ account, onCreated }: { account: Account; onCreated: (k: Ap
   const [subjects, setSubjects] = useState(false);
   const [days, setDays] = useState('365');
   const choices = [
-    ...(accountKeysAllowed(account) ? [{ value: 'account' as Access, label: 'Account (full management API and DDNS updates)' }] : []),
-    ...(emailAuthKeysAllowed(account) ? [{ value: 'email_auth:read' as Access, label: 'Email authentication, read only' }] : []),
+    ...(accountKeysAllowed(account)
+      ? [{ value: 'account' as Access, label: 'Account (full management API and DDNS updates)' }]
+      : []),
+    ...(emailAuthKeysAllowed(account)
+      ? [{ value: 'email_auth:read' as Access, label: 'Email authentication, read only' }]
+      : []),
   ];
   const create = useAction(async () => {
     const body: Record<string, unknown> = { name };
-    if (access !== 'account') Object.assign(body, { access, domains, failure_report_subjects: subjects, expires_in_days: Number(days) });
+    if (access !== 'account')
+      Object.assign(body, { access, domains, failure_report_subjects: subjects, expires_in_days: Number(days) });
     onCreated(await api.post<ApiKey>('/api-keys/', body));
     setName('');
   });
   return (
-    <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Create key" busyLabel="Creating…" label="Create an API key">
-      <TextField label="Name" name="name" value={name} onValue={setName} required maxLength={255} hint="What the key is for, e.g. “home router”." />
+    <Form
+      onSubmit={() => void create.run()}
+      busy={create.busy}
+      error={create.error}
+      submitLabel="Create key"
+      busyLabel="Creating…"
+      label="Create an API key"
+    >
+      <TextField
+        label="Name"
+        name="name"
+        value={name}
+        onValue={setName}
+        required
+        maxLength={255}
+        hint="What the key is for, e.g. “home router”."
+      />
       {choices.length > 1 && <SelectField label="Access" value={access} onValue={setAccess} options={choices} />}
       {access === 'email_auth:read' && (
         <fieldset>
@@ -50,13 +71,26 @@ function CreateKey({ account, onCreated }: { account: Account; onCreated: (k: Ap
           ) : (
             <>
               {account.email_auth.domains.map((d) => (
-                <Checkbox key={d} label={d} checked={domains.includes(d)} onChecked={(on) => setDomains(on ? [...domains, d] : domains.filter((x) => x !== d))} />
+                <Checkbox
+                  key={d}
+                  label={d}
+                  checked={domains.includes(d)}
+                  onChecked={(on) => setDomains(on ? [...domains, d] : domains.filter((x) => x !== d))}
+                />
               ))}
               <p class="hint">No zone ticked: all zones of the subscription.</p>
             </>
           )}
           <Checkbox label="Show subjects of failure reports" checked={subjects} onChecked={setSubjects} />
-          <TextField label="Expires after (days)" type="number" min={1} max={1095} value={days} onValue={setDays} required />
+          <TextField
+            label="Expires after (days)"
+            type="number"
+            min={1}
+            max={1095}
+            value={days}
+            onValue={setDays}
+            required
+          />
         </fieldset>
       )}
     </Form>
@@ -112,13 +146,26 @@ function KeysScreen({ account }: ScreenProps) {
               empty="No active keys."
               columns={[
                 { header: 'Name', cell: (k) => k.name },
-                { header: 'Access', cell: (k) => (k.access === 'account' ? 'Account' : `Email auth (read)${k.domains?.length ? `: ${k.domains.join(', ')}` : ''}`) },
+                {
+                  header: 'Access',
+                  cell: (k) =>
+                    k.access === 'account'
+                      ? 'Account'
+                      : `Email auth (read)${k.domains?.length ? `: ${k.domains.join(', ')}` : ''}`,
+                },
                 { header: 'Created', cell: (k) => dateTime(k.created_at) },
                 { header: 'Last used', cell: (k) => dateTime(k.last_used_at) },
                 { header: 'Expires', cell: (k) => dateTime(k.expires_at) },
                 {
                   header: 'Actions',
-                  cell: (k) => <ConfirmButton label="Deactivate" confirmLabel={`Deactivate ${k.name}`} busy={deactivate.busy} onConfirm={() => void deactivate.run(k.id)} />,
+                  cell: (k) => (
+                    <ConfirmButton
+                      label="Deactivate"
+                      confirmLabel={`Deactivate ${k.name}`}
+                      busy={deactivate.busy}
+                      onConfirm={() => void deactivate.run(k.id)}
+                    />
+                  ),
                 },
               ]}
             />
@@ -129,4 +176,12 @@ function KeysScreen({ account }: ScreenProps) {
   );
 }
 
-export const keyScreens: ScreenDef[] = [{ path: '/keys', title: 'API keys', nav: { label: 'API keys', order: 60 }, requires: KEYS_REQUIREMENT, component: KeysScreen }];
+export const keyScreens: ScreenDef[] = [
+  {
+    path: '/keys',
+    title: 'API keys',
+    nav: { label: 'API keys', order: 60 },
+    requires: KEYS_REQUIREMENT,
+    component: KeysScreen,
+  },
+];

@@ -34,8 +34,22 @@ export function certificateProblems(certs: readonly Certificate[], now: number):
   for (const c of certs) {
     const to = `/certificates/${encodeURIComponent(c.id)}`;
     const action = `Open the certificate for ${c.domain}`;
-    if (c.status === 'failed') items.push({ key: `cert-${c.id}`, severity: 'critical', text: `The certificate for ${names(c)} failed to issue.`, to, action });
-    else if (c.status === 'expired') items.push({ key: `cert-${c.id}`, severity: 'critical', text: `The certificate for ${names(c)} has expired.`, to, action });
+    if (c.status === 'failed')
+      items.push({
+        key: `cert-${c.id}`,
+        severity: 'critical',
+        text: `The certificate for ${names(c)} failed to issue.`,
+        to,
+        action,
+      });
+    else if (c.status === 'expired')
+      items.push({
+        key: `cert-${c.id}`,
+        severity: 'critical',
+        text: `The certificate for ${names(c)} has expired.`,
+        to,
+        action,
+      });
     else if (c.status === 'issued' && c.expires_at) {
       const days = Math.floor((Date.parse(c.expires_at) - now) / DAY_MS);
       if (days <= EXPIRY_WARNING_DAYS) {

@@ -25,12 +25,17 @@ function Attention({ items, unknown }: { items: AttentionItem[]; unknown: string
     <section class="card" aria-labelledby="attention">
       <h2 id="attention">Needs your attention</h2>
       {items.length === 0 ? (
-        <p role="status">Nothing needs your attention: hosts are up, certificates are valid, zones are verified and no email-authentication alert is open.</p>
+        <p role="status">
+          Nothing needs your attention: hosts are up, certificates are valid, zones are verified and no
+          email-authentication alert is open.
+        </p>
       ) : (
         <ul class="attention-list">
           {items.map((i) => (
             <li key={i.key} class={`attention attention-${i.severity}`}>
-              <span class={`status ${i.severity === 'critical' ? 'status-bad' : 'status-warn'}`}>{SEVERITY_TEXT[i.severity]}</span>
+              <span class={`status ${i.severity === 'critical' ? 'status-bad' : 'status-warn'}`}>
+                {SEVERITY_TEXT[i.severity]}
+              </span>
               <span class="attention-text">{i.text}</span>
               <Link to={i.to}>{i.action}</Link>
             </li>
@@ -53,7 +58,11 @@ function OverviewScreen({ account }: ScreenProps) {
       plus ? orUnknown('uptime', () => api.get<{ domains: UptimeRecord[] }>('/uptime/domains'), unknown) : null,
       plus ? orUnknown('certificates', () => api.get<{ certificates: Certificate[] }>('/certificates'), unknown) : null,
       emailAuth
-        ? orUnknown('email-authentication alerts', () => api.get<{ data: AlertEntry[] }>('/email-auth/events?type=alert.raised&type=alert.resolved&limit=100'), unknown)
+        ? orUnknown(
+            'email-authentication alerts',
+            () => api.get<{ data: AlertEntry[] }>('/email-auth/events?type=alert.raised&type=alert.resolved&limit=100'),
+            unknown,
+          )
         : null,
     ]);
     const items = [
@@ -76,7 +85,8 @@ function OverviewScreen({ account }: ScreenProps) {
   return (
     <>
       <p>
-        Signed in as <strong>{account.username}</strong> ({account.email}) on the <strong>{PLAN_NAMES[account.plan]}</strong> plan.
+        Signed in as <strong>{account.username}</strong> ({account.email}) on the{' '}
+        <strong>{PLAN_NAMES[account.plan]}</strong> plan.
       </p>
       {!account.two_factor_enabled && (
         <div class="notice notice-warning">
@@ -112,4 +122,6 @@ function OverviewScreen({ account }: ScreenProps) {
   );
 }
 
-export const overviewScreens: ScreenDef[] = [{ path: '/', title: 'Overview', nav: { label: 'Overview', order: 0 }, component: OverviewScreen }];
+export const overviewScreens: ScreenDef[] = [
+  { path: '/', title: 'Overview', nav: { label: 'Overview', order: 0 }, component: OverviewScreen },
+];

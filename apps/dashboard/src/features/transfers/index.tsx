@@ -49,14 +49,35 @@ function CreateTsigKey({ zones, onCreated }: { zones: string[]; onCreated: (k: T
   const [chosen, setChosen] = useState<string[]>([]);
   const [allow, setAllow] = useState('');
   const create = useAction(async () => {
-    const body = { name: name.trim(), algorithm, purpose, zones: chosen, ...(purpose === 'update' && allow.trim() ? { allow: parseAllow(allow) } : {}) };
+    const body = {
+      name: name.trim(),
+      algorithm,
+      purpose,
+      zones: chosen,
+      ...(purpose === 'update' && allow.trim() ? { allow: parseAllow(allow) } : {}),
+    };
     onCreated(await api.post<TsigKey>('/tsig-keys', body));
     setName('');
     setAllow('');
   });
   return (
-    <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Create TSIG key" busyLabel="Creating…" label="Create a TSIG key">
-      <TextField label="Key name" name="name" value={name} onValue={setName} required maxLength={253} hint="A DNS name, unique in the service, e.g. ns2-transfer.example.com." />
+    <Form
+      onSubmit={() => void create.run()}
+      busy={create.busy}
+      error={create.error}
+      submitLabel="Create TSIG key"
+      busyLabel="Creating…"
+      label="Create a TSIG key"
+    >
+      <TextField
+        label="Key name"
+        name="name"
+        value={name}
+        onValue={setName}
+        required
+        maxLength={253}
+        hint="A DNS name, unique in the service, e.g. ns2-transfer.example.com."
+      />
       <div class="form-grid">
         <SelectField
           label="Algorithm"
@@ -81,7 +102,12 @@ function CreateTsigKey({ zones, onCreated }: { zones: string[]; onCreated: (k: T
         <legend>Zones the key covers</legend>
         {zones.length === 0 && <p class="hint">No zones yet.</p>}
         {zones.map((z) => (
-          <Checkbox key={z} label={z} checked={chosen.includes(z)} onChecked={(on) => setChosen(on ? [...chosen, z] : chosen.filter((x) => x !== z))} />
+          <Checkbox
+            key={z}
+            label={z}
+            checked={chosen.includes(z)}
+            onChecked={(on) => setChosen(on ? [...chosen, z] : chosen.filter((x) => x !== z))}
+          />
         ))}
       </fieldset>
       {purpose === 'update' && (
@@ -113,7 +139,9 @@ function TsigKeysScreen(_: ScreenProps) {
         <section class="card" aria-labelledby="new-tsig-key">
           <h2 id="new-tsig-key">TSIG key “{created.name}” created</h2>
           <Notice kind="warning">
-            <p>This is the only time the secret is shown. Copy it into your secondary's or client's configuration now.</p>
+            <p>
+              This is the only time the secret is shown. Copy it into your secondary's or client's configuration now.
+            </p>
           </Notice>
           <CopyBlock label="Secret (base64)" text={created.secret!} />
           <CopyBlock label="For nsupdate / dig" text={`-y ${created.algorithm}:${created.name}:${created.secret!}`} />
@@ -151,9 +179,23 @@ function TsigKeysScreen(_: ScreenProps) {
                 { header: 'Algorithm', cell: (k) => k.algorithm },
                 { header: 'Purpose', cell: (k) => (k.purpose === 'transfer' ? 'Transfers' : 'Updates') },
                 { header: 'Zones', cell: (k) => k.zones.join(', ') || '—' },
-                { header: 'Limited to', cell: (k) => k.allow.map((a) => `${a.name || '@'} ${a.types.join(' ') || 'any type'}`).join('; ') || '—' },
+                {
+                  header: 'Limited to',
+                  cell: (k) =>
+                    k.allow.map((a) => `${a.name || '@'} ${a.types.join(' ') || 'any type'}`).join('; ') || '—',
+                },
                 { header: 'Created', cell: (k) => dateTime(k.created_at) },
-                { header: 'Actions', cell: (k) => <ConfirmButton label="Delete" confirmLabel={`Delete ${k.name}`} busy={remove.busy} onConfirm={() => void remove.run(k.id)} /> },
+                {
+                  header: 'Actions',
+                  cell: (k) => (
+                    <ConfirmButton
+                      label="Delete"
+                      confirmLabel={`Delete ${k.name}`}
+                      busy={remove.busy}
+                      onConfirm={() => void remove.run(k.id)}
+                    />
+                  ),
+                },
               ]}
             />
           )}
@@ -197,7 +239,17 @@ export function ZoneSecondaries({ zone }: { zone: string }) {
               { header: 'Last NOTIFY', cell: (s) => dateTime(s.last_notified_at) },
               { header: 'Last transfer', cell: (s) => dateTime(s.last_transfer_at) },
               { header: 'Serial', cell: (s) => (s.last_serial === null ? '—' : String(s.last_serial)), numeric: true },
-              { header: 'Actions', cell: (s) => <ConfirmButton label="Remove" confirmLabel={`Remove ${s.address}`} busy={remove.busy} onConfirm={() => void remove.run(s.id)} /> },
+              {
+                header: 'Actions',
+                cell: (s) => (
+                  <ConfirmButton
+                    label="Remove"
+                    confirmLabel={`Remove ${s.address}`}
+                    busy={remove.busy}
+                    onConfirm={() => void remove.run(s.id)}
+                  />
+                ),
+              },
             ]}
           />
         )}
@@ -205,13 +257,32 @@ export function ZoneSecondaries({ zone }: { zone: string }) {
       <Loaded resource={keys}>
         {(d) => {
           const transferKeys = d.tsig_keys.filter((k) => k.purpose === 'transfer');
-          if (transferKeys.length === 0) return <p class="hint">Create a transfer TSIG key (TSIG keys screen) to add a secondary.</p>;
+          if (transferKeys.length === 0)
+            return <p class="hint">Create a transfer TSIG key (TSIG keys screen) to add a secondary.</p>;
           const chosen = key || transferKeys[0].name;
           return (
-            <Form onSubmit={() => void add.run(chosen)} busy={add.busy} error={add.error} submitLabel="Add secondary" label="Add a secondary server">
+            <Form
+              onSubmit={() => void add.run(chosen)}
+              busy={add.busy}
+              error={add.error}
+              submitLabel="Add secondary"
+              label="Add a secondary server"
+            >
               <div class="form-grid">
-                <TextField label="Address" name="address" value={address} onValue={setAddress} required placeholder="192.0.2.53 or [2001:db8::53]:5353" />
-                <SelectField label="TSIG key" value={chosen} onValue={setKey} options={transferKeys.map((k) => ({ value: k.name, label: k.name }))} />
+                <TextField
+                  label="Address"
+                  name="address"
+                  value={address}
+                  onValue={setAddress}
+                  required
+                  placeholder="192.0.2.53 or [2001:db8::53]:5353"
+                />
+                <SelectField
+                  label="TSIG key"
+                  value={chosen}
+                  onValue={setKey}
+                  options={transferKeys.map((k) => ({ value: k.name, label: k.name }))}
+                />
               </div>
             </Form>
           );
@@ -222,5 +293,11 @@ export function ZoneSecondaries({ zone }: { zone: string }) {
 }
 
 export const transferScreens: ScreenDef[] = [
-  { path: '/tsig-keys', title: 'TSIG keys', nav: { label: 'TSIG keys', order: 65 }, requires: planAtLeast('pro', 'TSIG keys'), component: TsigKeysScreen },
+  {
+    path: '/tsig-keys',
+    title: 'TSIG keys',
+    nav: { label: 'TSIG keys', order: 65 },
+    requires: planAtLeast('pro', 'TSIG keys'),
+    component: TsigKeysScreen,
+  },
 ];

@@ -1,6 +1,14 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg } from '../../api/client';
-import type { CheckWindow, HistoryWindow, UptimeChecks, UptimeDashboard, UptimeHistory, UptimeLimits, UptimeRecord } from '../../api/types';
+import type {
+  CheckWindow,
+  HistoryWindow,
+  UptimeChecks,
+  UptimeDashboard,
+  UptimeHistory,
+  UptimeLimits,
+  UptimeRecord,
+} from '../../api/types';
 import { Link } from '../../app/link';
 import { planAtLeast, type ScreenDef, type ScreenProps } from '../../app/screen';
 import { TimeChart } from '../../components/chart';
@@ -33,7 +41,9 @@ const STATUS_CLASS: Record<UptimeRecord['current_status'], string> = {
  */
 const FALLBACK_REFRESH_MS = 60_000;
 
-const Status = ({ s }: { s: UptimeRecord['current_status'] }) => <span class={`status ${STATUS_CLASS[s]}`}>{STATUS_TEXT[s]}</span>;
+const Status = ({ s }: { s: UptimeRecord['current_status'] }) => (
+  <span class={`status ${STATUS_CLASS[s]}`}>{STATUS_TEXT[s]}</span>
+);
 
 function Totals({ d, limits }: { d: UptimeDashboard; limits: UptimeLimits }) {
   return (
@@ -92,7 +102,10 @@ function UptimeScreen(_: ScreenProps) {
           <Totals d={d.dashboard} limits={d.limits} />
           <section class="card" aria-labelledby="monitors">
             <h2 id="monitors">Hosts</h2>
-            <p class="hint">Each monitored host's address is checked by a TCP connection every few minutes. Your plan monitors up to {d.limits.monitor_limit} hosts.</p>
+            <p class="hint">
+              Each monitored host's address is checked by a TCP connection every few minutes. Your plan monitors up to{' '}
+              {d.limits.monitor_limit} hosts.
+            </p>
             <ErrorNotice error={toggle.error} />
             <DataTable
               caption="Uptime per host"
@@ -104,12 +117,18 @@ function UptimeScreen(_: ScreenProps) {
                 </>
               }
               columns={[
-                { header: 'Host', cell: (r) => (r.monitor_enabled ? <Link to={`/uptime/${r.domain_id}`}>{r.fqdn}</Link> : r.fqdn) },
+                {
+                  header: 'Host',
+                  cell: (r) => (r.monitor_enabled ? <Link to={`/uptime/${r.domain_id}`}>{r.fqdn}</Link> : r.fqdn),
+                },
                 { header: 'Status', cell: (r) => <Status s={r.current_status} /> },
                 { header: '24 h', cell: (r) => percent(r.uptime_percentage_24h), numeric: true },
                 { header: '7 days', cell: (r) => percent(r.uptime_percentage_7d), numeric: true },
                 { header: 'Response', cell: (r) => ms(r.last_response_time_ms), numeric: true },
-                { header: 'Last check', cell: (r) => (r.error ? `${dateTime(r.last_check_time)} (${r.error})` : dateTime(r.last_check_time)) },
+                {
+                  header: 'Last check',
+                  cell: (r) => (r.error ? `${dateTime(r.last_check_time)} (${r.error})` : dateTime(r.last_check_time)),
+                },
                 {
                   header: 'Monitoring',
                   cell: (r) => (
@@ -152,18 +171,32 @@ function per(bucketSeconds: number): string {
 
 function HistoryCharts({ points, bucketSeconds }: { points: UptimeHistory['points']; bucketSeconds: number }) {
   const times = useMemo(() => points.map((p) => Date.parse(p.at) / 1000), [points]);
-  const uptime = useMemo(() => ({ label: 'Uptime', unit: '%', values: points.map((p) => p.uptime_percentage) }), [points]);
-  const response = useMemo(() => ({ label: 'Response time', unit: 'ms', values: points.map((p) => p.avg_response_time_ms) }), [points]);
+  const uptime = useMemo(
+    () => ({ label: 'Uptime', unit: '%', values: points.map((p) => p.uptime_percentage) }),
+    [points],
+  );
+  const response = useMemo(
+    () => ({ label: 'Response time', unit: 'ms', values: points.map((p) => p.avg_response_time_ms) }),
+    [points],
+  );
   const tickFormat = bucketSeconds < 86_400 ? '{HH}:{mm}' : '{MM}-{DD}';
   return (
     <div class="charts">
-      <TimeChart title={`Uptime ${per(bucketSeconds)} (%)`} times={times} series={uptime} yRange={[0, 100]} tickFormat={tickFormat} />
+      <TimeChart
+        title={`Uptime ${per(bucketSeconds)} (%)`}
+        times={times}
+        series={uptime}
+        yRange={[0, 100]}
+        tickFormat={tickFormat}
+      />
       <TimeChart
         title={`Average response time ${per(bucketSeconds)} (ms)`}
         times={times}
         series={response}
         tickFormat={tickFormat}
-        empty={points.some((p) => p.checks > 0) ? 'No response times: the host answered no check in this window.' : undefined}
+        empty={
+          points.some((p) => p.checks > 0) ? 'No response times: the host answered no check in this window.' : undefined
+        }
       />
     </div>
   );
@@ -172,7 +205,9 @@ function HistoryCharts({ points, bucketSeconds }: { points: UptimeHistory['point
 function Incidents({ c }: { c: UptimeChecks }) {
   return (
     <>
-      {!c.complete && <p class="hint">Checks are very frequent: only the most recent part of the last 24 hours is shown.</p>}
+      {!c.complete && (
+        <p class="hint">Checks are very frequent: only the most recent part of the last 24 hours is shown.</p>
+      )}
       <DataTable
         caption="Down periods in the last 24 hours, newest first"
         rows={c.incidents}
@@ -180,7 +215,10 @@ function Incidents({ c }: { c: UptimeChecks }) {
         empty="No down periods in the last 24 hours."
         columns={[
           { header: 'Went down', cell: (i) => dateTime(i.started_at) },
-          { header: 'Back up', cell: (i) => (i.ended_at ? dateTime(i.ended_at) : <span class="status status-bad">Still down</span>) },
+          {
+            header: 'Back up',
+            cell: (i) => (i.ended_at ? dateTime(i.ended_at) : <span class="status status-bad">Still down</span>),
+          },
           { header: 'Lasted', cell: (i) => duration(i.duration_seconds), numeric: true },
           { header: 'Failed checks', cell: (i) => i.failed_checks, numeric: true },
           { header: 'Error', cell: (i) => i.error ?? '—' },
@@ -191,7 +229,9 @@ function Incidents({ c }: { c: UptimeChecks }) {
 }
 
 const portsText = (c: UptimeChecks) =>
-  c.ports.length === 1 ? `TCP port ${c.ports[0]}` : `TCP ports ${c.ports.join(', ')} in turn (up when any accepts)${c.last_port ? `; last check: port ${c.last_port}` : ''}`;
+  c.ports.length === 1
+    ? `TCP port ${c.ports[0]}`
+    : `TCP ports ${c.ports.join(', ')} in turn (up when any accepts)${c.last_port ? `; last check: port ${c.last_port}` : ''}`;
 
 function UptimeHostScreen({ params }: ScreenProps) {
   const [window, setWindow] = useState<Window>('1h');
@@ -231,7 +271,8 @@ function UptimeHostScreen({ params }: ScreenProps) {
               <dd>{ms(r.last_response_time_ms)}</dd>
               <dt>Uptime</dt>
               <dd>
-                24 h {percent(r.uptime_percentage_24h)} · 7 days {percent(r.uptime_percentage_7d)} · 30 days {percent(r.uptime_percentage_30d)}
+                24 h {percent(r.uptime_percentage_24h)} · 7 days {percent(r.uptime_percentage_7d)} · 30 days{' '}
+                {percent(r.uptime_percentage_30d)}
               </dd>
             </dl>
           </section>
@@ -240,7 +281,9 @@ function UptimeHostScreen({ params }: ScreenProps) {
       <section class="card" aria-labelledby="history">
         <h2 id="history">History</h2>
         <Segmented label="Time window" options={WINDOWS} value={window} onValue={setWindow} />
-        <Loaded resource={history}>{(h) => <HistoryCharts points={h.points} bucketSeconds={h.bucket_seconds} />}</Loaded>
+        <Loaded resource={history}>
+          {(h) => <HistoryCharts points={h.points} bucketSeconds={h.bucket_seconds} />}
+        </Loaded>
       </section>
       <section class="card" aria-labelledby="incidents">
         <h2 id="incidents">Incidents</h2>

@@ -18,14 +18,18 @@ export function WebhookScreen({ params }: ScreenProps) {
   const hook = useResource(() => api.get<Webhook>(`/webhooks/${seg(id)}`), [id]);
   const [pages, setPages] = useState<{ data: Delivery[]; next_cursor: string | null } | null>(null);
   const log = useResource(async () => {
-    const first = await api.get<{ data: Delivery[]; next_cursor: string | null }>(`/webhooks/${seg(id)}/deliveries?limit=${PAGE}`);
+    const first = await api.get<{ data: Delivery[]; next_cursor: string | null }>(
+      `/webhooks/${seg(id)}/deliveries?limit=${PAGE}`,
+    );
     setPages(first);
     return first;
   }, [id]);
   const [notice, setNotice] = useState<string | null>(null);
   const more = useAction(async () => {
     if (!pages?.next_cursor) return;
-    const next = await api.get<{ data: Delivery[]; next_cursor: string | null }>(`/webhooks/${seg(id)}/deliveries?limit=${PAGE}&cursor=${seg(pages.next_cursor)}`);
+    const next = await api.get<{ data: Delivery[]; next_cursor: string | null }>(
+      `/webhooks/${seg(id)}/deliveries?limit=${PAGE}&cursor=${seg(pages.next_cursor)}`,
+    );
     setPages({ data: [...pages.data, ...next.data], next_cursor: next.next_cursor });
   });
   const save = useAction(async (fields: { url: string; event_types: string[]; description: string | null }) => {
@@ -49,7 +53,15 @@ export function WebhookScreen({ params }: ScreenProps) {
             <p>
               {statusText(w)} · {typesLabel(w.event_types)} · created {dateTime(w.created_at)}
             </p>
-            <WebhookForm initial={w} label="Edit the webhook" submitLabel="Save" busyLabel="Saving…" busy={save.busy} error={save.error} onSubmit={(f) => void save.run(f)} />
+            <WebhookForm
+              initial={w}
+              label="Edit the webhook"
+              submitLabel="Save"
+              busyLabel="Saving…"
+              busy={save.busy}
+              error={save.error}
+              onSubmit={(f) => void save.run(f)}
+            />
           </section>
         )}
       </Loaded>
@@ -75,11 +87,18 @@ export function WebhookScreen({ params }: ScreenProps) {
                 rowKey={(d) => d.id}
                 empty="Nothing delivered yet."
                 columns={[
-                  { header: 'Attempted', cell: (d) => (d.attempted_at ? dateTime(d.attempted_at) : `due ${dateTime(d.next_attempt_at)}`) },
+                  {
+                    header: 'Attempted',
+                    cell: (d) => (d.attempted_at ? dateTime(d.attempted_at) : `due ${dateTime(d.next_attempt_at)}`),
+                  },
                   { header: 'Event', cell: (d) => d.event_type },
                   { header: 'Attempt', cell: (d) => d.attempt, numeric: true },
                   { header: 'Status', cell: (d) => d.status },
-                  { header: 'Response', cell: (d) => (d.response_status === null ? '—' : d.response_status), numeric: true },
+                  {
+                    header: 'Response',
+                    cell: (d) => (d.response_status === null ? '—' : d.response_status),
+                    numeric: true,
+                  },
                   { header: 'Time', cell: (d) => ms(d.duration_ms), numeric: true },
                   { header: 'Next attempt', cell: (d) => (d.status === 'failed' ? dateTime(d.next_attempt_at) : '—') },
                   {

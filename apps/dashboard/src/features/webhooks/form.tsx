@@ -32,7 +32,9 @@ export function WebhookForm({
 }) {
   const [url, setUrl] = useState(initial?.url ?? '');
   const [all, setAll] = useState(initial ? initial.event_types.includes('*') : true);
-  const [types, setTypes] = useState<string[]>(initial && !initial.event_types.includes('*') ? initial.event_types : []);
+  const [types, setTypes] = useState<string[]>(
+    initial && !initial.event_types.includes('*') ? initial.event_types : [],
+  );
   const [description, setDescription] = useState(initial?.description ?? '');
   return (
     <Form
@@ -42,15 +44,30 @@ export function WebhookForm({
       submitLabel={submitLabel}
       busyLabel={busyLabel}
       actions={actions}
-      onSubmit={() => onSubmit({ url, event_types: all ? ['*'] : types, description: description.trim() ? description : null })}
+      onSubmit={() =>
+        onSubmit({ url, event_types: all ? ['*'] : types, description: description.trim() ? description : null })
+      }
     >
-      <TextField label="Endpoint URL" type="url" value={url} onValue={setUrl} required maxLength={2048} hint="An https URL that resolves to a public address." />
+      <TextField
+        label="Endpoint URL"
+        type="url"
+        value={url}
+        onValue={setUrl}
+        required
+        maxLength={2048}
+        hint="An https URL that resolves to a public address."
+      />
       <fieldset>
         <legend>Events</legend>
         <Checkbox label="All events" checked={all} onChecked={setAll} />
         {!all &&
           EVENT_TYPES.map((e) => (
-            <Checkbox key={e.type} label={e.label} checked={types.includes(e.type)} onChecked={(on) => setTypes(on ? [...types, e.type] : types.filter((t) => t !== e.type))} />
+            <Checkbox
+              key={e.type}
+              label={e.label}
+              checked={types.includes(e.type)}
+              onChecked={(on) => setTypes(on ? [...types, e.type] : types.filter((t) => t !== e.type))}
+            />
           ))}
       </fieldset>
       <TextField label="Description (optional)" value={description} onValue={setDescription} maxLength={500} />

@@ -5,6 +5,12 @@ import { WebhooksScreen } from './list';
 const WEBHOOKS = planAtLeast('pro', 'Webhooks');
 
 export const webhookScreens: ScreenDef[] = [
-  { path: '/webhooks', title: 'Webhooks', nav: { label: 'Webhooks', order: 62 }, requires: WEBHOOKS, component: WebhooksScreen },
+  {
+    path: '/webhooks',
+    title: 'Webhooks',
+    nav: { label: 'Webhooks', order: 62 },
+    requires: WEBHOOKS,
+    component: WebhooksScreen,
+  },
   { path: '/webhooks/:id', title: 'Webhook', requires: WEBHOOKS, component: WebhookScreen },
 ];

@@ -10,7 +10,8 @@ import { DataTable } from '../../components/table';
 import { WebhookForm } from './form';
 import { typesLabel, type Webhook } from './types';
 
-export const statusText = (w: Webhook) => (w.enabled ? 'Enabled' : `Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`);
+export const statusText = (w: Webhook) =>
+  w.enabled ? 'Enabled' : `Disabled${w.disabled_reason ? `: ${w.disabled_reason}` : ''}`;
 
 /** The account's endpoints: register one (its signing secret shown once), switch, test or delete them. */
 export function WebhooksScreen() {
@@ -38,7 +39,10 @@ export function WebhooksScreen() {
         <section class="card" aria-labelledby="new-webhook">
           <h2 id="new-webhook">Webhook created</h2>
           <Notice kind="warning">
-            <p>This is the only time the signing secret is shown. Copy it now; your receiver checks each delivery’s signature with it.</p>
+            <p>
+              This is the only time the signing secret is shown. Copy it now; your receiver checks each delivery’s
+              signature with it.
+            </p>
           </Notice>
           <CopyBlock label="Signing secret" text={created.secret} />
           <button type="button" onClick={() => setCreated(null)}>
@@ -60,7 +64,10 @@ export function WebhooksScreen() {
       </section>
       <section class="card" aria-labelledby="webhook-list">
         <h2 id="webhook-list">Webhooks</h2>
-        <p class="hint">Deliveries are signed (Standard Webhooks), retried with back-off for at least a day, and an endpoint failing for 5 days is disabled.</p>
+        <p class="hint">
+          Deliveries are signed (Standard Webhooks), retried with back-off for at least a day, and an endpoint failing
+          for 5 days is disabled.
+        </p>
         <ErrorNotice error={act.error} />
         {tested && (
           <Notice kind="success">
@@ -75,7 +82,12 @@ export function WebhooksScreen() {
               rowKey={(w) => w.id}
               empty="No webhooks yet."
               columns={[
-                { header: 'Endpoint', cell: (w) => <Link to={`/webhooks/${w.id}`}>{w.description ? `${w.description} (${w.url})` : w.url}</Link> },
+                {
+                  header: 'Endpoint',
+                  cell: (w) => (
+                    <Link to={`/webhooks/${w.id}`}>{w.description ? `${w.description} (${w.url})` : w.url}</Link>
+                  ),
+                },
                 { header: 'Events', cell: (w) => typesLabel(w.event_types) },
                 { header: 'Status', cell: (w) => statusText(w) },
                 { header: 'Created', cell: (w) => dateTime(w.created_at) },
@@ -83,7 +95,13 @@ export function WebhooksScreen() {
                   header: 'Actions',
                   cell: (w) => (
                     <div class="button-row">
-                      <button type="button" class="button-secondary" disabled={!w.enabled || act.busy} onClick={() => void act.run('test', w)} aria-label={`Send test to ${w.url}`}>
+                      <button
+                        type="button"
+                        class="button-secondary"
+                        disabled={!w.enabled || act.busy}
+                        onClick={() => void act.run('test', w)}
+                        aria-label={`Send test to ${w.url}`}
+                      >
                         Send test
                       </button>
                       <button
@@ -95,7 +113,12 @@ export function WebhooksScreen() {
                       >
                         {w.enabled ? 'Disable' : 'Enable'}
                       </button>
-                      <ConfirmButton label="Delete" confirmLabel={`Delete webhook ${w.url}`} busy={act.busy} onConfirm={() => void act.run('delete', w)} />
+                      <ConfirmButton
+                        label="Delete"
+                        confirmLabel={`Delete webhook ${w.url}`}
+                        busy={act.busy}
+                        onConfirm={() => void act.run('delete', w)}
+                      />
                     </div>
                   ),
                 },

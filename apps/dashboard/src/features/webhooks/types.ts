@@ -37,4 +37,5 @@ export const EVENT_TYPES: { type: string; label: string }[] = [
   { type: 'email_auth.alert.resolved', label: 'Email-auth alert resolved' },
 ];
 
-export const typesLabel = (types: string[]): string => (types.includes('*') ? 'All events' : types.map((t) => EVENT_TYPES.find((e) => e.type === t)?.label ?? t).join(', '));
+export const typesLabel = (types: string[]): string =>
+  types.includes('*') ? 'All events' : types.map((t) => EVENT_TYPES.find((e) => e.type === t)?.label ?? t).join(', ');

@@ -63,8 +63,8 @@ function NextStep({ d }: { d: Dnssec }) {
     return (
       <>
         <p>
-          The zone is signed. Add this DS record in your registrar's DNSSEC settings (most ask for the key tag, algorithm, digest type and digest). Until the DS is at the
-          registrar, resolvers treat the zone as unsigned.
+          The zone is signed. Add this DS record in your registrar's DNSSEC settings (most ask for the key tag,
+          algorithm, digest type and digest). Until the DS is at the registrar, resolvers treat the zone as unsigned.
         </p>
         <RegistrarSteps d={d} />
       </>
@@ -73,8 +73,8 @@ function NextStep({ d }: { d: Dnssec }) {
     return d.cds_published ? (
       <>
         <p>
-          The new key signs the zone. Replace the DS record at your registrar with the one below. Registrars that read CDS records do this by themselves. The old key is removed
-          once the registrar shows only the new DS.
+          The new key signs the zone. Replace the DS record at your registrar with the one below. Registrars that read
+          CDS records do this by themselves. The old key is removed once the registrar shows only the new DS.
         </p>
         <RegistrarSteps d={d} />
       </>
@@ -84,11 +84,16 @@ function NextStep({ d }: { d: Dnssec }) {
   if (d.state === 'unsigning')
     return (
       <p>
-        Remove the DS record for <code>{d.zone}</code> at your registrar (registrars that read CDS records do this by themselves). The zone stays signed until the DS is gone, so it
-        keeps resolving; the service checks every hour.
+        Remove the DS record for <code>{d.zone}</code> at your registrar (registrars that read CDS records do this by
+        themselves). The zone stays signed until the DS is gone, so it keeps resolving; the service checks every hour.
       </p>
     );
-  return <p>DNSSEC lets resolvers check that answers for this zone come from you, unaltered. Turn it on, then add the DS record it gives you at your registrar.</p>;
+  return (
+    <p>
+      DNSSEC lets resolvers check that answers for this zone come from you, unaltered. Turn it on, then add the DS
+      record it gives you at your registrar.
+    </p>
+  );
 }
 
 /** DNSSEC of one zone: state, keys, the DS to copy, rollover and turning off (contract §17). */
@@ -145,10 +150,20 @@ export function DnssecCard({ zone }: { zone: string }) {
             )}
             {(d.state === 'signed' || d.state === 'rolling') && (
               <span class="button-row">
-                <button type="button" class="button-secondary" disabled={rollover.busy || d.state === 'rolling'} onClick={() => void rollover.run()}>
+                <button
+                  type="button"
+                  class="button-secondary"
+                  disabled={rollover.busy || d.state === 'rolling'}
+                  onClick={() => void rollover.run()}
+                >
                   {rollover.busy ? 'Starting…' : 'Start key rollover'}
                 </button>
-                <ConfirmButton label="Turn off DNSSEC" confirmLabel={`Turn off DNSSEC for ${d.zone}`} busy={set.busy} onConfirm={() => void set.run(false)} />
+                <ConfirmButton
+                  label="Turn off DNSSEC"
+                  confirmLabel={`Turn off DNSSEC for ${d.zone}`}
+                  busy={set.busy}
+                  onConfirm={() => void set.run(false)}
+                />
               </span>
             )}
           </div>

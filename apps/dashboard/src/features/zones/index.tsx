@@ -31,17 +31,31 @@ const RecordValues = ({ values }: { values: string[] }) => (
 const RR_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SRV', 'CAA', 'DS'] as const;
 
 const StatusBadge = ({ zone }: { zone: Zone }) =>
-  zone.status === 'verified' ? <span class="status status-ok">Verified</span> : <span class="status status-warn">Waiting for verification</span>;
+  zone.status === 'verified' ? (
+    <span class="status status-ok">Verified</span>
+  ) : (
+    <span class="status status-warn">Waiting for verification</span>
+  );
 
 function ImportZone() {
   const [name, setName] = useState('');
   const [file, setFile] = useState('');
   const create = useAction(async () => {
-    const zone = await api.post<Zone>('/zones', { name: name.trim().toLowerCase().replace(/\.$/, ''), ...(file.trim() ? { zone_file: file } : {}) });
+    const zone = await api.post<Zone>('/zones', {
+      name: name.trim().toLowerCase().replace(/\.$/, ''),
+      ...(file.trim() ? { zone_file: file } : {}),
+    });
     navigate(`/zones/${seg(zone.name)}`);
   });
   return (
-    <Form onSubmit={() => void create.run()} busy={create.busy} error={create.error} submitLabel="Import zone" busyLabel="Importing…" label="Import a zone">
+    <Form
+      onSubmit={() => void create.run()}
+      busy={create.busy}
+      error={create.error}
+      submitLabel="Import zone"
+      busyLabel="Importing…"
+      label="Import a zone"
+    >
       <TextField label="Zone name" name="name" value={name} onValue={setName} required placeholder="example.com" />
       <div class="field">
         <label for="zone-file-upload">BIND zone file (optional)</label>
@@ -156,10 +170,17 @@ function RRsetEditor({
           value={subname}
           onValue={setSubname}
           hint={
-            initial ? 'Changing the name or type moves these records; you confirm what is removed.' : 'Empty or @ for the zone apex. Records are added beside any already there.'
+            initial
+              ? 'Changing the name or type moves these records; you confirm what is removed.'
+              : 'Empty or @ for the zone apex. Records are added beside any already there.'
           }
         />
-        <SelectField label="Type" value={type} onValue={setType} options={RR_TYPES.map((t) => ({ value: t, label: t }))} />
+        <SelectField
+          label="Type"
+          value={type}
+          onValue={setType}
+          options={RR_TYPES.map((t) => ({ value: t, label: t }))}
+        />
         <TextField
           label="TTL (seconds)"
           name="ttl"
@@ -184,7 +205,11 @@ function RRsetEditor({
       />
       {pending && (
         <ConfirmPanel
-          title={pending.movedTo ? `Move ${rrsetLabel(pending.removals[0])} to ${rrsetLabel(pending.movedTo)}? Saving removes:` : 'Saving removes:'}
+          title={
+            pending.movedTo
+              ? `Move ${rrsetLabel(pending.removals[0])} to ${rrsetLabel(pending.movedTo)}? Saving removes:`
+              : 'Saving removes:'
+          }
           confirmLabel={pending.movedTo ? 'Move and save' : 'Remove and save'}
           busy={save.busy}
           onBack={() => setPending(null)}
@@ -210,13 +235,37 @@ function RRsetEditor({
 }
 
 /** Search and type filter above the records table; says how many RRsets it shows. */
-function RecordFilter({ records, query, type, onQuery, onType }: { records: RRset[]; query: string; type: string; onQuery(v: string): void; onType(v: string): void }) {
+function RecordFilter({
+  records,
+  query,
+  type,
+  onQuery,
+  onType,
+}: {
+  records: RRset[];
+  query: string;
+  type: string;
+  onQuery(v: string): void;
+  onType(v: string): void;
+}) {
   const types = [...new Set(records.map((r) => r.type))].sort();
   const shown = filterRRsets(records, query, type).length;
   return (
     <div class="record-filter" role="search" aria-label="Record search">
-      <TextField label="Find records" name="q" type="search" value={query} onValue={onQuery} placeholder="name, type or value" />
-      <SelectField label="Show only" value={type} onValue={onType} options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]} />
+      <TextField
+        label="Find records"
+        name="q"
+        type="search"
+        value={query}
+        onValue={onQuery}
+        placeholder="name, type or value"
+      />
+      <SelectField
+        label="Show only"
+        value={type}
+        onValue={onType}
+        options={[{ value: '', label: 'All types' }, ...types.map((t) => ({ value: t, label: t }))]}
+      />
       <p class="hint" role="status">
         {query || type ? `${shown} of ${records.length} record sets shown` : `${records.length} record sets`}
       </p>
@@ -261,11 +310,18 @@ function ZoneScreen({ params, account }: ScreenProps) {
             </p>
             {z.status !== 'verified' && (
               <>
-                <p>Verified zones unlock certificates and DDNS hosts under them. Prove you control the zone in one of two ways:</p>
+                <p>
+                  Verified zones unlock certificates and DDNS hosts under them. Prove you control the zone in one of two
+                  ways:
+                </p>
                 <ol>
                   <li>
-                    Add this TXT record at your current DNS provider (or in the records below once the zone is delegated here):
-                    <CopyBlock label="Verification TXT record" text={`${z.verification.record_name}. 300 IN TXT "${z.verification.record_value}"`} />
+                    Add this TXT record at your current DNS provider (or in the records below once the zone is delegated
+                    here):
+                    <CopyBlock
+                      label="Verification TXT record"
+                      text={`${z.verification.record_name}. 300 IN TXT "${z.verification.record_value}"`}
+                    />
                   </li>
                   <li>
                     Or delegate the zone to the service's name servers:
@@ -282,11 +338,26 @@ function ZoneScreen({ params, account }: ScreenProps) {
           <section class="card" aria-labelledby="records">
             <h2 id="records">Records</h2>
             <p class="hint">
-              The service's DNS server answers with these records from the moment the zone is imported. <Link to={`${path}/history`}>History of the records</Link>
+              The service's DNS server answers with these records from the moment the zone is imported.{' '}
+              <Link to={`${path}/history`}>History of the records</Link>
             </p>
-            {undoable && <UndoLastChange path={path} onUndone={async () => (setUndoable(false), await zone.reload())} onDismiss={() => setUndoable(false)} />}
+            {undoable && (
+              <UndoLastChange
+                path={path}
+                onUndone={async () => (setUndoable(false), await zone.reload())}
+                onDismiss={() => setUndoable(false)}
+              />
+            )}
             <ErrorNotice error={removeSet.error} />
-            {(z.records ?? []).length > 0 && <RecordFilter records={z.records ?? []} query={query} type={typeFilter} onQuery={setQuery} onType={setTypeFilter} />}
+            {(z.records ?? []).length > 0 && (
+              <RecordFilter
+                records={z.records ?? []}
+                query={query}
+                type={typeFilter}
+                onQuery={setQuery}
+                onType={setTypeFilter}
+              />
+            )}
             <DataTable
               caption={`Records of ${z.name}`}
               rows={filterRRsets(z.records ?? [], query, typeFilter)}
@@ -304,10 +375,19 @@ function ZoneScreen({ params, account }: ScreenProps) {
                   header: 'Actions',
                   cell: (r) => (
                     <span class="button-row">
-                      <button type="button" class="button-secondary" onClick={() => setEditing(r)} aria-label={`Edit ${r.subname || '@'} ${r.type}`}>
+                      <button
+                        type="button"
+                        class="button-secondary"
+                        onClick={() => setEditing(r)}
+                        aria-label={`Edit ${r.subname || '@'} ${r.type}`}
+                      >
                         Edit
                       </button>
-                      <ConfirmButton label="Delete" confirmLabel={`Delete ${r.subname || '@'} ${r.type}`} onConfirm={() => void removeSet.run(r)} />
+                      <ConfirmButton
+                        label="Delete"
+                        confirmLabel={`Delete ${r.subname || '@'} ${r.type}`}
+                        onConfirm={() => void removeSet.run(r)}
+                      />
                     </span>
                   ),
                 },
@@ -341,7 +421,12 @@ function ZoneScreen({ params, account }: ScreenProps) {
             <h2 id="danger">Delete the zone</h2>
             <p>The DNS server stops answering for it at once.</p>
             <ErrorNotice error={remove.error} />
-            <ConfirmButton label="Delete zone" confirmLabel={`Delete ${z.name}`} busy={remove.busy} onConfirm={() => void remove.run()} />
+            <ConfirmButton
+              label="Delete zone"
+              confirmLabel={`Delete ${z.name}`}
+              busy={remove.busy}
+              onConfirm={() => void remove.run()}
+            />
           </section>
         </div>
       )}

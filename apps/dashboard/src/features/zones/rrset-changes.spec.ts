@@ -18,14 +18,18 @@ describe('what saving the record form does (issue 27, bugs 1 and 2)', () => {
     expect(planChange(zone, null, { subname: 'www', type: 'A', ttl: 0, records: ['192.0.2.9'] }).rrsets).toEqual([
       { subname: 'www', type: 'A', ttl: 3600, records: ['192.0.2.9'] },
     ]);
-    expect(planChange(zone, null, { subname: '', type: 'A', ttl: 120, records: ['192.0.2.2'] }).rrsets[0].ttl).toBe(120);
+    expect(planChange(zone, null, { subname: '', type: 'A', ttl: 120, records: ['192.0.2.2'] }).rrsets[0].ttl).toBe(
+      120,
+    );
   });
 
   it('names the records an edit drops, and the whole RRset when it empties it', () => {
     expect(planChange(zone, zone[0], { subname: '', type: 'A', ttl: 300, records: ['192.0.2.3'] }).removals).toEqual([
       { subname: '', type: 'A', records: ['192.0.2.1'], whole: false },
     ]);
-    expect(planChange(zone, zone[0], { subname: '', type: 'A', ttl: 300, records: [] }).removals).toEqual([{ subname: '', type: 'A', records: ['192.0.2.1'], whole: true }]);
+    expect(planChange(zone, zone[0], { subname: '', type: 'A', ttl: 300, records: [] }).removals).toEqual([
+      { subname: '', type: 'A', records: ['192.0.2.1'], whole: true },
+    ]);
     expect(planChange(zone, zone[0], { subname: '', type: 'A', ttl: 60, records: ['192.0.2.1'] }).removals).toEqual([]);
   });
 
@@ -41,6 +45,11 @@ describe('what saving the record form does (issue 27, bugs 1 and 2)', () => {
   });
 
   it('reads @, the zone name and names ending in it as subnames', () => {
-    expect(['@', 'Example.com.', ' www.example.com ', 'www'].map((n) => subnameOf(n, 'example.com'))).toEqual(['', '', 'www', 'www']);
+    expect(['@', 'Example.com.', ' www.example.com ', 'www'].map((n) => subnameOf(n, 'example.com'))).toEqual([
+      '',
+      '',
+      'www',
+      'www',
+    ]);
   });
 });

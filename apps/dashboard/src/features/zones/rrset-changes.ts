@@ -26,7 +26,8 @@ export const DEFAULT_TTL = 3600;
 
 /** Presentation strings compared as the server stores them: outer spaces trimmed, runs of spaces outside quotes don't matter. */
 const norm = (r: string) => r.trim().replace(/\s+/g, ' ');
-const sameKey = (a: { subname: string; type: string }, b: { subname: string; type: string }) => a.subname === b.subname && a.type === b.type;
+const sameKey = (a: { subname: string; type: string }, b: { subname: string; type: string }) =>
+  a.subname === b.subname && a.type === b.type;
 const union = (base: string[], added: string[]) => {
   const seen = new Set(base.map(norm));
   return [...base, ...added.filter((r) => !seen.has(norm(r)) && seen.add(norm(r)))];
@@ -48,14 +49,20 @@ export function planChange(existing: RRset[], original: RRset | null, edited: RR
   if (!original) {
     // Added records take the RRset's TTL unless one was typed (a TTL belongs to the whole RRset).
     const ttl = edited.ttl || target?.ttl || DEFAULT_TTL;
-    return { rrsets: [{ ...edited, ttl, records: union(target?.records ?? [], edited.records) }], removals: [], movedTo: null };
+    return {
+      rrsets: [{ ...edited, ttl, records: union(target?.records ?? [], edited.records) }],
+      removals: [],
+      movedTo: null,
+    };
   }
   if (sameKey(original, edited)) {
     const kept = new Set(edited.records.map(norm));
     const dropped = original.records.filter((r) => !kept.has(norm(r)));
     return {
       rrsets: [edited],
-      removals: dropped.length ? [{ subname: original.subname, type: original.type, records: dropped, whole: edited.records.length === 0 }] : [],
+      removals: dropped.length
+        ? [{ subname: original.subname, type: original.type, records: dropped, whole: edited.records.length === 0 }]
+        : [],
       movedTo: null,
     };
   }
