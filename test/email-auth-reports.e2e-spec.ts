@@ -252,7 +252,7 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
       allKey,
       (b) => b.rows.data.length === 1,
     );
-  });
+  }, 180_000); // ingests a dozen real reports through SMTP and the parser; slow on a loaded machine
   afterAll(async () => {
     await app?.close();
     await reverse?.stop();
