@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { AccountDeletionProcess } from './application/account-deletion.process';
-import { RemoveAccountDataHandler } from './application/account-deletion.handlers';
+import { AccountDataRemovalJob } from './application/account-data-removal.job';
 
 /** Account deletion's cross-context part (decision 0090): the process manager and the removal it sends. */
 @Module({
-  providers: [AccountDeletionProcess, RemoveAccountDataHandler],
+  providers: [AccountDeletionProcess, AccountDataRemovalJob],
 })
 export class AccountDeletionModule {}

@@ -1,5 +1,4 @@
 import { Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
 import { ProcessManagerRuntime } from '../../consumers/process-manager-runtime';
 import { WorkerProcessManagers } from '../../consumers/worker-process-manager';
 import {
@@ -8,7 +7,7 @@ import {
   DeletionState,
   RemoveAccountDataCommand,
 } from '../domain/account-deletion.process-manager';
-import { RemoveAccountData } from './account-deletion.commands';
+import { AccountDataRemovalJob } from './account-data-removal.job';
 
 /**
  * Runs the account-deletion process manager in the worker holding its lease: a worker
@@ -20,13 +19,13 @@ export class AccountDeletionProcess implements OnApplicationBootstrap, OnApplica
   private runtime: ProcessManagerRuntime<DeletionState, DeletionFact, RemoveAccountDataCommand> | null = null;
 
   constructor(
-    private readonly commands: CommandBus,
+    private readonly removal: AccountDataRemovalJob,
     private readonly processManagers: WorkerProcessManagers,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.runtime = await this.processManagers.start(accountDeletionProcess, async (command, context) => {
-      await this.commands.execute(new RemoveAccountData(command.accountId, command.sourceIp, context.commandId));
+      await this.removal.run(command.accountId, command.sourceIp, context.commandId);
     });
   }
 

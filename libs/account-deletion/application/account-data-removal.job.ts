@@ -1,5 +1,5 @@
-import { Inject, Logger } from '@nestjs/common';
-import { CommandBus, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { CompleteAccountDeletion } from '../../accounts/application/account.commands';
 import { ACCOUNT_DELETION_ACTOR } from '../../accounts/application/account.handlers';
 import { DeactivateApiKey } from '../../api-keys/application/api-key.commands';
@@ -21,7 +21,6 @@ import { API_KEYS } from '../../../projections/api-keys.projection';
 import { CERTIFICATES } from '../../../projections/certificates.projection';
 import { DOMAINS } from '../../../projections/domains.projection';
 import { ZONES } from '../../../projections/zones.projection';
-import { RemoveAccountData } from './account-deletion.commands';
 
 /** The read models the removal lists resources from: they must hold everything created before the deletion. */
 const LISTED_FROM = ['domains', 'zones', 'certificates', 'api_keys'];
@@ -35,8 +34,8 @@ const CATCH_UP_MS = 30_000;
  * TSIG keys. Run again after a crash it finds what is left: a resource already gone answers
  * 404, which is skipped.
  */
-@CommandHandler(RemoveAccountData)
-export class RemoveAccountDataHandler implements ICommandHandler<RemoveAccountData, void> {
+@Injectable()
+export class AccountDataRemovalJob {
   private readonly logger = new Logger('AccountDeletion');
 
   constructor(
@@ -46,9 +45,9 @@ export class RemoveAccountDataHandler implements ICommandHandler<RemoveAccountDa
     @Inject(EVENT_STORE) private readonly store: EventStore,
   ) {}
 
-  async execute(cmd: RemoveAccountData): Promise<void> {
-    const { accountId } = cmd;
-    const sourceIp = cmd.sourceIp ?? '';
+  /** Run by the account-deletion process for its `RemoveAccountData` command; `commandId` is that command's id. */
+  async run(accountId: number, requestIp: string | null, commandId: string): Promise<void> {
+    const sourceIp = requestIp ?? '';
     const caller = { accountId, actor: ACCOUNT_DELETION_ACTOR, sourceIp };
     const metadata = { actor: ACCOUNT_DELETION_ACTOR, account_id: accountId, source_ip: sourceIp };
     if (!(await this.projections.waitFor(await this.store.headPosition(), CATCH_UP_MS, LISTED_FROM)))
@@ -76,7 +75,7 @@ export class RemoveAccountDataHandler implements ICommandHandler<RemoveAccountDa
     const keyring = (await this.streams.loadState(tsigKeyringStream(accountId), tsigKeyringDecider)).state;
     for (const id of keyring.keys.keys()) await this.gone(new DeleteTsigKey(caller, id));
 
-    await this.commands.execute(new CompleteAccountDeletion(accountId, `${cmd.commandId}:complete`));
+    await this.commands.execute(new CompleteAccountDeletion(accountId, `${commandId}:complete`));
   }
 
   /** Sends one removal; "not found" means an earlier run (or the user) removed it already. */
