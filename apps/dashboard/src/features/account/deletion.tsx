@@ -60,7 +60,7 @@ export function DeleteAccountSection({ account }: { account: Account }) {
       <p>Deleting the account cannot be undone.</p>
       <div class="deletion-lists">
         <div>
-          <h3>Removed</h3>
+          <h3>What is removed</h3>
           <ul>
             {REMOVED_ON_DELETION.map((t) => (
               <li key={t}>{t}</li>
@@ -68,7 +68,7 @@ export function DeleteAccountSection({ account }: { account: Account }) {
           </ul>
         </div>
         <div>
-          <h3>Kept</h3>
+          <h3>What is kept</h3>
           <ul>
             {KEPT_ON_DELETION.map((t) => (
               <li key={t}>{t}</li>

@@ -232,9 +232,7 @@ function TtlForm({ host, onEdit }: { host: DdnsHost; onEdit: (body: HostEditRequ
       <TextField
         label="TTL (seconds)"
         name="ttl"
-        type="number"
-        min={HOST_TTL_MIN}
-        max={HOST_TTL_MAX}
+        inputMode="numeric"
         value={ttl}
         onValue={setTtl}
         required
@@ -256,7 +254,7 @@ function HostScreen({ params, account }: ScreenProps) {
     setSaved(what);
   };
   const update = useAction(async () => {
-    await edit({ record_ip: ip.trim() }, 'Address saved');
+    await edit({ record_ip: ip.trim() }, 'Address saved: the DNS server answers with it within a second.');
     setIp('');
   });
   const remove = useAction(async () => {
@@ -271,13 +269,18 @@ function HostScreen({ params, account }: ScreenProps) {
             <h2 id="host-record">Record</h2>
             {saved && (
               <Notice kind="success">
-                {saved}; the DNS server answers with it within a second. Undo from the{' '}
-                <Link to={`/ddns/${seg(h.fqdn)}/history`}>history</Link>.
+                {saved} Undo from the <Link to={`/ddns/${seg(h.fqdn)}/history`}>history</Link>.
               </Notice>
             )}
             <Addresses
               host={h}
-              onEdit={(body) => edit(body, `${FAMILY_LABEL[Object.keys(body)[0] as AddressFamily]} address removed`)}
+              onEdit={(body) => {
+                const family = Object.keys(body)[0] as AddressFamily;
+                return edit(
+                  body,
+                  `${FAMILY_LABEL[family]} address removed: the DNS server stops answering ${family === 'ipv4' ? 'A' : 'AAAA'} queries within a second.`,
+                );
+              }}
             />
             <dl class="facts">
               <dt>TTL</dt>
@@ -304,7 +307,11 @@ function HostScreen({ params, account }: ScreenProps) {
                 hint="An address of the other family adds it beside the current one."
               />
             </Form>
-            <TtlForm key={h.ttl} host={h} onEdit={(body) => edit(body, `TTL set to ${body.ttl} s`)} />
+            <TtlForm
+              key={h.ttl}
+              host={h}
+              onEdit={(body) => edit(body, `TTL set to ${body.ttl} s: the DNS server answers with it within a second.`)}
+            />
             <ErrorNotice error={remove.error} />
             <div class="button-row">
               <ConfirmButton
