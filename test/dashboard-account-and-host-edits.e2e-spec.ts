@@ -71,6 +71,44 @@ describe('dashboard: host TTL and address families, account deletion (issue 27)'
     await screenshotsAt(page, 'ddns-host-edits', [1280, 390]);
   });
 
+  it('the host history lists the TTL change and the removed family in words', async () => {
+    const { page } = s;
+    await s.go(`/ddns/${fqdn}/history`);
+    await s.h1(`History of ${fqdn}`);
+    const rows = page.getByRole('region', { name: `Changes of ${fqdn}` }).locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.nth(0).innerText()).toMatch(/Address updated[\s\S]*IPv6: 2001:db8::10 → (none|—|removed)/);
+    expect(await rows.nth(1).innerText()).toMatch(/TTL changed[\s\S]*TTL: 60 → 300/);
+    await s.checkScreen('ddns-host-history-ttl');
+  });
+
+  it('shows one record set’s history from its row in the zone (per-record history)', async () => {
+    const { page } = s;
+    const zone = 'records.test';
+    const imported = await s.server.http.post(
+      '/zones',
+      { name: zone, zone_file: 'www 300 IN A 192.0.2.1\nmail 300 IN A 192.0.2.2\n' },
+      user.token,
+    );
+    expect(imported.status).toBe(201);
+    for (const records of [
+      [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.3'] }],
+      [{ subname: 'mail', type: 'A', ttl: 300, records: ['192.0.2.4'] }],
+    ])
+      expect((await s.server.http.put(`/zones/${zone}/records`, { records }, user.token)).status).toBe(200);
+    await s.go(`/zones/${zone}`);
+    await page.getByRole('link', { name: 'History of www A' }).click();
+    await s.h1(`History of www A in ${zone}`);
+    const rows = page.getByRole('region', { name: `Changes of www A in ${zone}` }).locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).innerText()).toMatch(/Records changed[\s\S]*www A[\s\S]*192\.0\.2\.3/);
+    expect(await rows.nth(1).innerText()).toMatch(/Zone imported[\s\S]*www A/);
+    expect(await page.locator('main').innerText()).not.toContain('192.0.2.4');
+    await s.checkScreen('zone-record-history');
+    await screenshotsAt(page, 'zone-record-history', [1280, 390]);
+  });
+
   it('deletes the account: says what is removed and kept, asks for the username typed out and the password', async () => {
     const { page } = s;
     await s.go('/account/security');
