@@ -249,8 +249,7 @@ export class DeleteAccountHandler implements ICommandHandler<DeleteAccount, void
       }
     } catch (e) {
       // A wrong code counts like a wrong password; a missing one or an error counts as nothing.
-      if (passwordOk && cmd.code && e instanceof AppError && e.code === 'invalid_code')
-        await attempt.failed();
+      if (passwordOk && cmd.code && e instanceof AppError && e.code === 'invalid_code') await attempt.failed();
       else await attempt.abandon();
       throw e;
     }
