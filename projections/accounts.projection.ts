@@ -14,7 +14,15 @@ export interface AccountDoc {
   two_factor_enabled: boolean;
   disabled: boolean;
   created_at: string;
+  /** Set when the owner deleted the account (decision 0090); the document stays as a tombstone. */
+  deleted_at?: string | null;
 }
+
+/**
+ * The deleted account's names in its tombstone: they cannot be a username or an email
+ * (`#`), so the names released for registration never collide with it in the unique indexes.
+ */
+export const deletedAccountName = (id: number) => `#deleted-${id}`;
 
 export const ACCOUNTS = defineReadModel<AccountDoc>('accounts', 'accounts', [
   { keys: { username: 1 }, options: { unique: true } },
@@ -53,6 +61,14 @@ export const accountsProjection = defineProjection<AccountEvent | TwoFactorEnabl
         return set({ disabled: true });
       case 'AccountEnabled':
         return set({ disabled: false });
+      case 'AccountDeleted':
+        // Authentication reads `disabled`; the plan stays for the deletion process's own commands.
+        return set({
+          disabled: true,
+          deleted_at: event.data.at,
+          username: deletedAccountName(id),
+          email: deletedAccountName(id),
+        });
       case 'TwoFactorEnabled':
         return set({ two_factor_enabled: true });
       case 'TwoFactorDisabled':

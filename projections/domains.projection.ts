@@ -58,14 +58,26 @@ export const domainsProjection = defineProjection<DomainEventUnion | MonitorEven
       }
       case 'DomainAddressesChanged': {
         const d = event.data;
+        // One family left: it is the record type (decision 0091); with both, the type stays as it was.
+        const { ipv4, ipv6 } = d.addresses;
+        const type =
+          ipv6 === null ? { record_type: 'A' as const } : ipv4 === null ? { record_type: 'AAAA' as const } : {};
         return guardedUpdate(
           domains,
           d.domain_id,
           ctx.position,
-          { $set: { addresses: d.addresses, updated_at: d.at } },
+          { $set: { addresses: d.addresses, updated_at: d.at, ...type } },
           { upsert: false },
         );
       }
+      case 'DomainTtlChanged':
+        return guardedUpdate(
+          domains,
+          event.data.domain_id,
+          ctx.position,
+          { $set: { ttl: event.data.ttl, updated_at: event.data.at } },
+          { upsert: false },
+        );
       case 'DomainDeleted':
         await domains.deleteOne({ _id: event.data.domain_id });
         return;

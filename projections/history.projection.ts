@@ -125,7 +125,9 @@ const hostChangeType = (event: DomainEventUnion, restored: boolean): ChangeType 
       ? 'host_deleted'
       : restored
         ? 'restored'
-        : 'address_updated';
+        : event.type === 'DomainTtlChanged'
+          ? 'ttl_updated'
+          : 'address_updated';
 
 function changeDoc(
   event: ProjectedEvent<HistoryEvent>,

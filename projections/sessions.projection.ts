@@ -1,4 +1,10 @@
-import { AccountDisabled, PasswordChanged, SessionEnded, SessionStarted } from '../libs/accounts/domain/account.events';
+import {
+  AccountDeleted,
+  AccountDisabled,
+  PasswordChanged,
+  SessionEnded,
+  SessionStarted,
+} from '../libs/accounts/domain/account.events';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { guardedUpdate } from './guard';
 
@@ -20,11 +26,13 @@ export const SESSIONS = defineReadModel<SessionDoc>('sessions', 'sessions', [
 ]);
 
 /** sessions: token hash → session, for authenticating session bearer tokens. */
-export const sessionsProjection = defineProjection<SessionStarted | SessionEnded | PasswordChanged | AccountDisabled>({
+export const sessionsProjection = defineProjection<
+  SessionStarted | SessionEnded | PasswordChanged | AccountDisabled | AccountDeleted
+>({
   name: 'sessions',
   version: 1,
   readModels: [SESSIONS],
-  handles: ['SessionStarted', 'SessionEnded', 'PasswordChanged', 'AccountDisabled'],
+  handles: ['SessionStarted', 'SessionEnded', 'PasswordChanged', 'AccountDisabled', 'AccountDeleted'],
   async apply(event, ctx) {
     const sessions = ctx.collection(SESSIONS);
     const accountId = event.metadata.account_id;
@@ -50,6 +58,7 @@ export const sessionsProjection = defineProjection<SessionStarted | SessionEnded
         );
         return;
       case 'AccountDisabled':
+      case 'AccountDeleted':
         await sessions.updateMany({ account_id: accountId }, { $set: { active: false } });
         return;
       default:

@@ -116,7 +116,7 @@ describe('dashboard: record search, DDNS keys, audit in words (issue 27)', () =>
       ),
     ).toEqual(['127.0.0.1']);
     // No reload: the open screen shows the client's update.
-    await s.page.locator('dt:has-text("Addresses") + dd', { hasText: '127.0.0.1' }).waitFor({ timeout: 5000 });
+    await s.page.getByRole('list', { name: 'Addresses' }).filter({ hasText: '127.0.0.1' }).waitFor({ timeout: 5000 });
   });
 
   it('says the audit log in words: who by name, dates on one line, changes as before → after', async () => {

@@ -162,4 +162,19 @@ describe('live events stream (decision 0085)', () => {
     while (!s.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(s.closed).toBe(true);
   });
+
+  it('ends the stream when the account is deleted (decision 0090), with a session_ended frame', async () => {
+    const erin = await registerAndLogin(app.http);
+    const s = await stream(erin.token);
+    await s.next((f) => f.event === 'ready');
+    const deleted = await app.http.request('DELETE', '/account', {
+      body: { password: erin.password },
+      token: erin.token,
+    });
+    expect(deleted.status).toBe(204);
+    expect(await s.next((f) => f.event === 'session_ended')).toBeDefined();
+    const deadline = Date.now() + 5000;
+    while (!s.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(s.closed).toBe(true);
+  });
 });

@@ -87,6 +87,19 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     expect(overlap.security).toEqual([{ admin_token: [] }]);
   });
 
+  it('describes account deletion and the additive host edit (decisions 0090, 0091)', () => {
+    const bodyOf = (o: Operation) =>
+      doc.components.schemas[o.requestBody.content['application/json'].schema.$ref.split('/').pop()];
+    const deletion = bodyOf(op('/account', 'delete'));
+    expect(Object.keys(deletion.properties).sort()).toEqual(['code', 'password']);
+    expect(deletion.required).toEqual(['password']);
+    const edit = bodyOf(op('/api/domains/fqdn/{fqdn}', 'put'));
+    expect(Object.keys(edit.properties).sort()).toEqual(['ipv4', 'ipv6', 'record_ip', 'ttl']);
+    expect(edit.properties.ttl).toMatchObject({ minimum: 60, maximum: 86400 });
+    expect(edit.required ?? []).toEqual([]);
+    expect(op('/admin/accounts/{id}/audit', 'get').security).toEqual([{ admin_token: [] }]);
+  });
+
   it('names each route’s authentication and its error responses in the contract’s shape', () => {
     expect(op('/auth/login', 'post').security).toEqual([]);
     expect(op('/account', 'get').security).toEqual([{ bearer: [] }]);

@@ -34,6 +34,7 @@ import { DmarcReportsModule } from '../../libs/dmarc-reports/dmarc-reports.modul
 import { CertificatesModule } from '../../libs/certificates/certificates.module';
 import { LiveEventsModule } from '../../libs/live-events/live-events.module';
 import { DnsAnalyticsModule } from '../../libs/dns-analytics/dns-analytics.module';
+import { AccountDeletionModule } from '../../libs/account-deletion/account-deletion.module';
 import { WebhooksModule } from '../../libs/webhooks/webhooks.module';
 import { ProjectionEngine } from '../../libs/projection-engine/projection-engine';
 import { ProjectionDefinition } from '../../libs/projection-engine/projection';
@@ -97,6 +98,7 @@ const FEATURE_MODULES: Array<Type | DynamicModule> = [
   EmailAuthDashboardModule,
   LiveEventsModule,
   WebhooksModule,
+  AccountDeletionModule,
 ];
 
 @Module({})

@@ -234,6 +234,13 @@ export class DnsIndexFeeder {
         this.placeHost(e.data.fqdn, families);
         return;
       }
+      case 'DomainTtlChanged': {
+        const host = this.hosts.get(e.data.fqdn);
+        if (!host) return;
+        host.ttl = e.data.ttl;
+        this.placeHost(e.data.fqdn);
+        return;
+      }
       case 'DomainDeleted': {
         const zone = longestZoneOf(e.data.fqdn, this.zones.keys());
         this.hosts.delete(e.data.fqdn);

@@ -67,6 +67,28 @@ export class Reservations {
     await this.streams.append(stream, [{ type: kind.released, data }], 'stream_exists', metadata);
   }
 
+  /**
+   * Releases the claim only while `held(data)` says it is the caller's own: run again after a
+   * crash (the account-deletion process), it must not free a name someone else has claimed since.
+   */
+  async releaseIfHeld<D extends object>(
+    kind: ReservationKind<D>,
+    stream: string,
+    held: (data: D) => boolean,
+    metadata: EventMetadata,
+  ): Promise<boolean> {
+    for (;;) {
+      const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+      if (!last || last.type !== kind.reserved || !held(last.data as D)) return false;
+      try {
+        await this.streams.append(stream, [{ type: kind.released, data: {} }], last.revision, metadata);
+        return true;
+      } catch (e) {
+        if (!(e instanceof WrongExpectedVersionError)) throw e;
+      }
+    }
+  }
+
   /** The data of the live claim on a name, or null when it is free. */
   async holder<D extends object>(kind: ReservationKind<D>, stream: string): Promise<D | null> {
     const [last] = await this.store.readStream(stream, { direction: 'backwards', maxCount: 1 });

@@ -44,7 +44,7 @@ interface Connection {
 }
 
 /** Account events after which a session may no longer be valid. */
-const SESSION_ENDINGS = new Set(['SessionEnded', 'PasswordChanged', 'AccountDisabled']);
+const SESSION_ENDINGS = new Set(['SessionEnded', 'PasswordChanged', 'AccountDisabled', 'AccountDeleted']);
 /** What session verification reads. */
 const SESSION_READ_MODELS = ['sessions', 'accounts'];
 

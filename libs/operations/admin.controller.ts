@@ -7,7 +7,7 @@ import { AccountQueries } from '../accounts/application/account.queries';
 import { EVENT_STORE, EventStore, positionToString } from '../eventstore/event-store.port';
 import { ProjectionEngine } from '../projection-engine/projection-engine';
 import { notFound, validationFailed } from '../shared/errors';
-import { parseLimit } from '../shared/http/paging';
+import { parseLimit, parseOptionalString } from '../shared/http/paging';
 import { redact } from '../shared/redact';
 import { SubscriptionDto } from './admin.dto';
 
@@ -59,6 +59,16 @@ export class AdminController {
     const id = await this.existing(raw);
     await this.commands.execute(new SetAccountDisabled(id, false));
     return this.accounts.account(id);
+  }
+
+  /**
+   * An account's audit log for operators, the same pages as `/account/audit`: after the owner
+   * deleted the account it is kept (decision 0090) and this is where it is read.
+   */
+  @Get('accounts/:id/audit')
+  async audit(@Param('id') raw: string, @Query() query: Record<string, unknown>) {
+    const id = await this.existing(raw);
+    return this.accounts.audit(id, parseOptionalString(query.cursor, 'cursor'), parseLimit(query.limit, 50));
   }
 
   @Get('projections')

@@ -39,6 +39,11 @@ export class AccountDirectory {
     return this.reservations.release(NAME, nameStream(kind, name), {}, metadata);
   }
 
+  /** Frees a name the account still holds (a deleted account's, decision 0090); idempotent. */
+  releaseHeld(kind: 'username' | 'email', name: string, accountId: number, metadata: EventMetadata): Promise<boolean> {
+    return this.reservations.releaseIfHeld(NAME, nameStream(kind, name), (d) => d.account_id === accountId, metadata);
+  }
+
   /** The account id a username or email belongs to, from the reservation streams. */
   async resolve(login: string): Promise<number | null> {
     const holder = await this.reservations.holder(NAME, nameStream(login.includes('@') ? 'email' : 'username', login));

@@ -50,3 +50,25 @@ export class SetAccountDisabled {
     readonly disabled: boolean,
   ) {}
 }
+
+/** The owner deletes the account (decision 0090): the current password, and a TOTP code when 2FA is on. */
+export class DeleteAccount {
+  constructor(
+    readonly accountId: number,
+    readonly password: string,
+    readonly code: string | undefined,
+    readonly actor: string,
+    readonly sourceIp: string,
+  ) {}
+}
+
+/**
+ * Sent once by the account-deletion process after it removed the account's resources:
+ * releases the username and email and records AccountDataRemoved. `commandId` makes a resend a no-op.
+ */
+export class CompleteAccountDeletion {
+  constructor(
+    readonly accountId: number,
+    readonly commandId: string,
+  ) {}
+}

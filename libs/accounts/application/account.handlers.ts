@@ -4,13 +4,15 @@ import { EventStreams } from '../../eventstore/event-streams';
 import { CommandRunner } from '../../eventstore/command-runner';
 import { CLOCK, Clock } from '../../shared/clock';
 import { dummyPasswordHash, hashPassword, verifyPassword } from '../../shared/crypto';
-import { conflict, notFound } from '../../shared/errors';
+import { AppError, badRequest, conflict, notFound } from '../../shared/errors';
 import { accountDecider, AccountState, invalidCredentials } from '../domain/account.decider';
 import { accountStream } from '../domain/account.events';
 import { AccountDirectory } from './account-directory';
 import {
   ChangePassword,
   ChangeSubscription,
+  CompleteAccountDeletion,
+  DeleteAccount,
   LoginWithPassword,
   Logout,
   RegisterAccount,
@@ -81,7 +83,7 @@ export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPasswo
         await verifyPassword(cmd.password, await dummyPasswordHash());
       } else {
         state = (await this.directory.load(accountId)).state;
-        passwordOk = state.exists && (await verifyPassword(cmd.password, state.passwordHash));
+        passwordOk = state.exists && !state.deleted && (await verifyPassword(cmd.password, state.passwordHash));
       }
     } catch (e) {
       await attempt.abandon();
@@ -89,7 +91,8 @@ export class LoginWithPasswordHandler implements ICommandHandler<LoginWithPasswo
     }
     if (!passwordOk || accountId === null || !state) {
       await attempt.failed();
-      if (accountId !== null) {
+      // A deleted account (its name not yet released) records nothing more: it answers as an unknown name.
+      if (accountId !== null && state?.exists && !state.deleted) {
         await this.streams.handle(
           accountStream(accountId),
           accountDecider,
@@ -213,6 +216,84 @@ export class SetAccountDisabledHandler implements ICommandHandler<SetAccountDisa
   }
 }
 
+/** The deletion process's actor: the events removing a deleted account's data name it (decision 0090). */
+export const ACCOUNT_DELETION_ACTOR = 'system:account-deletion';
+
+@CommandHandler(DeleteAccount)
+export class DeleteAccountHandler implements ICommandHandler<DeleteAccount, void> {
+  constructor(
+    private readonly directory: AccountDirectory,
+    private readonly runner: CommandRunner,
+    private readonly throttle: LoginThrottle,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Optional() @Inject(SECOND_FACTOR_GATE) private readonly secondFactor?: SecondFactorGate,
+  ) {}
+
+  /**
+   * The password is checked under the login lockout of the account (contract §2): a stolen
+   * session cannot guess it faster than a login could, and five wrong ones lock both.
+   */
+  async execute(cmd: DeleteAccount): Promise<void> {
+    const attempt = await this.throttle.begin({ accountId: cmd.accountId });
+    let passwordOk = false;
+    try {
+      const { state } = await this.directory.load(cmd.accountId);
+      passwordOk = state.exists && !state.deleted && (await verifyPassword(cmd.password, state.passwordHash));
+      if (passwordOk && this.secondFactor && (await this.secondFactor.required(cmd.accountId))) {
+        if (!cmd.code)
+          throw badRequest(
+            'invalid_code',
+            'Two-factor authentication is on: send code, a 6-digit code from your authenticator app',
+          );
+        await this.secondFactor.confirm(cmd.accountId, cmd.code, cmd.sourceIp);
+      }
+    } catch (e) {
+      // A wrong code counts like a wrong password; a missing one or an error counts as nothing.
+      if (passwordOk && cmd.code && e instanceof AppError && e.code === 'invalid_code') await attempt.failed();
+      else await attempt.abandon();
+      throw e;
+    }
+    if (!passwordOk) {
+      await attempt.failed();
+      throw invalidCredentials();
+    }
+    await attempt.succeeded();
+    await this.runner.run(
+      accountStream(cmd.accountId),
+      accountDecider,
+      { type: 'Delete', at: this.clock.now().toISOString() },
+      { actor: cmd.actor, account_id: cmd.accountId, source_ip: cmd.sourceIp },
+      // Sessions and keys are refused from the read models: the answer waits until they know.
+      ['accounts', 'sessions'],
+    );
+  }
+}
+
+@CommandHandler(CompleteAccountDeletion)
+export class CompleteAccountDeletionHandler implements ICommandHandler<CompleteAccountDeletion, void> {
+  constructor(
+    private readonly directory: AccountDirectory,
+    private readonly runner: CommandRunner,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: CompleteAccountDeletion): Promise<void> {
+    const { state } = await this.directory.load(cmd.accountId);
+    if (!state.deleted) throw conflict('not_deleted', 'The account has not been deleted');
+    // Bookkeeping of the uniqueness rule, like registration's claims: no account_id, out of the audit log.
+    const reservation = { actor: ACCOUNT_DELETION_ACTOR };
+    await this.directory.releaseHeld('username', state.username, cmd.accountId, reservation);
+    await this.directory.releaseHeld('email', state.email, cmd.accountId, reservation);
+    await this.runner.runOnce(
+      accountStream(cmd.accountId),
+      accountDecider,
+      { type: 'CompleteDeletion', at: this.clock.now().toISOString() },
+      cmd.commandId,
+      { actor: ACCOUNT_DELETION_ACTOR, account_id: cmd.accountId },
+    );
+  }
+}
+
 export const ACCOUNT_COMMAND_HANDLERS = [
   RegisterAccountHandler,
   LoginWithPasswordHandler,
@@ -220,4 +301,6 @@ export const ACCOUNT_COMMAND_HANDLERS = [
   ChangePasswordHandler,
   ChangeSubscriptionHandler,
   SetAccountDisabledHandler,
+  DeleteAccountHandler,
+  CompleteAccountDeletionHandler,
 ];

@@ -11,6 +11,8 @@ export interface LoginChallenge {
 export interface SecondFactorGate {
   required(accountId: number): Promise<boolean>;
   challenge(accountId: number, sourceIp: string): Promise<LoginChallenge>;
+  /** A signed-in user's TOTP code for a sensitive operation; rejects with 400 `invalid_code` when wrong. */
+  confirm(accountId: number, code: string, sourceIp: string): Promise<void>;
 }
 
 export const SECOND_FACTOR_GATE = Symbol('SECOND_FACTOR_GATE');

@@ -134,4 +134,43 @@ describe('account decider', () => {
   it('refuses commands on an account that does not exist', () => {
     spec.given([]).when({ type: 'Disable', at }).thenFails(404, 'Account not found');
   });
+
+  describe('deletion (decision 0090)', () => {
+    const deleted: AccountEvent = { type: 'AccountDeleted', data: { at } };
+
+    it('deletes the account in one event', () => {
+      spec
+        .given([registered, session('s1')])
+        .when({ type: 'Delete', at })
+        .then([deleted]);
+    });
+
+    it('refuses every later command but the completion: the account no longer exists', () => {
+      for (const command of [
+        { type: 'Delete', at } as const,
+        { type: 'Enable', at } as const,
+        { type: 'ChangeSubscription', plan: 'pro', at } as const,
+        { type: 'EndSession', sessionId: 's1', at } as const,
+      ])
+        spec
+          .given([registered, session('s1'), deleted])
+          .when(command)
+          .thenFails(404, 'Account not found');
+    });
+
+    it('completes once: the data removed is recorded, a resend appends nothing', () => {
+      spec
+        .given([registered, deleted])
+        .when({ type: 'CompleteDeletion', at })
+        .then([{ type: 'AccountDataRemoved', data: { at } }]);
+      spec
+        .given([registered, deleted, { type: 'AccountDataRemoved', data: { at } }])
+        .when({ type: 'CompleteDeletion', at })
+        .then([]);
+    });
+
+    it('refuses to complete the deletion of an account not deleted', () => {
+      spec.given([registered]).when({ type: 'CompleteDeletion', at }).thenFails(409, 'not_deleted');
+    });
+  });
 });

@@ -13,6 +13,9 @@ export interface AccountState {
   disabled: boolean;
   sessions: Set<string>;
   createdAt: string | null;
+  /** Deleted by its owner: no command but the deletion process's completion applies (decision 0090). */
+  deleted: boolean;
+  dataRemoved: boolean;
 }
 
 export type AccountCommand =
@@ -44,7 +47,10 @@ export type AccountCommand =
     }
   | { type: 'ChangeSubscription'; plan?: Plan; emailAuth?: EmailAuthSubscription; at: string }
   | { type: 'Disable'; at: string }
-  | { type: 'Enable'; at: string };
+  | { type: 'Enable'; at: string }
+  /** Password (and second factor) already verified by the handler. */
+  | { type: 'Delete'; at: string }
+  | { type: 'CompleteDeletion'; at: string };
 
 export const invalidCredentials = () => new AppError(401, 'invalid_credentials', 'Invalid username or password');
 export const accountDisabled = () => forbidden('account_disabled', 'This account is disabled');
@@ -61,6 +67,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
     disabled: false,
     sessions: new Set(),
     createdAt: null,
+    deleted: false,
+    dataRemoved: false,
   }),
 
   evolve(state, event) {
@@ -99,6 +107,10 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         return { ...state, disabled: true, sessions: new Set() };
       case 'AccountEnabled':
         return { ...state, disabled: false };
+      case 'AccountDeleted':
+        return { ...state, deleted: true, sessions: new Set() };
+      case 'AccountDataRemoved':
+        return { ...state, dataRemoved: true };
       default:
         return unreachable(event);
     }
@@ -106,6 +118,8 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
 
   decide(command, state) {
     if (command.type !== 'Register' && !state.exists) throw notFound('Account not found');
+    // A deleted account no longer exists for anyone (logins, operators, its own sessions).
+    if (state.deleted && command.type !== 'CompleteDeletion') throw notFound('Account not found');
     switch (command.type) {
       case 'Register':
         if (state.exists) throw conflict('username_taken', 'That username is taken');
@@ -166,6 +180,11 @@ export const accountDecider: Decider<AccountState, AccountCommand, AccountEvent>
         return state.disabled ? [] : [{ type: 'AccountDisabled', data: { at: command.at } }];
       case 'Enable':
         return state.disabled ? [{ type: 'AccountEnabled', data: { at: command.at } }] : [];
+      case 'Delete':
+        return [{ type: 'AccountDeleted', data: { at: command.at } }];
+      case 'CompleteDeletion':
+        if (!state.deleted) throw conflict('not_deleted', 'The account has not been deleted');
+        return state.dataRemoved ? [] : [{ type: 'AccountDataRemoved', data: { at: command.at } }];
       default:
         return unreachable(command);
     }

@@ -36,6 +36,13 @@ export type SubscriptionChanged = DomainEvent<
 >;
 export type AccountDisabled = DomainEvent<'AccountDisabled', { at: string }>;
 export type AccountEnabled = DomainEvent<'AccountEnabled', { at: string }>;
+/**
+ * The owner deleted the account (decision 0090): every session and key stops at once; the
+ * account-deletion process then removes its resources and appends AccountDataRemoved.
+ */
+export type AccountDeleted = DomainEvent<'AccountDeleted', { at: string }>;
+/** The account-deletion process has removed every resource of the deleted account and released its names. */
+export type AccountDataRemoved = DomainEvent<'AccountDataRemoved', { at: string }>;
 
 export type AccountEvent =
   | AccountRegistered
@@ -45,7 +52,9 @@ export type AccountEvent =
   | LoginFailed
   | SubscriptionChanged
   | AccountDisabled
-  | AccountEnabled;
+  | AccountEnabled
+  | AccountDeleted
+  | AccountDataRemoved;
 
 export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'AccountRegistered',
@@ -56,6 +65,8 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'SubscriptionChanged',
   'AccountDisabled',
   'AccountEnabled',
+  'AccountDeleted',
+  'AccountDataRemoved',
 ];
 
 export const accountStream = (id: number) => `account-${id}`;

@@ -1,4 +1,5 @@
 import { IsEmail, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { OptionalField } from '../../shared/http/validation';
 
 export class RegisterDto {
   @IsString()
@@ -33,4 +34,16 @@ export class ChangePasswordDto {
   @IsString()
   @Length(10, 256, { message: 'new_password must be 10 to 256 characters' })
   new_password: string;
+}
+
+/** `DELETE /account` (decision 0090): the current password, and `code` (TOTP) when 2FA is on. */
+export class DeleteAccountDto {
+  @IsString()
+  @Length(1, 256)
+  password: string;
+
+  @OptionalField()
+  @IsString()
+  @Length(1, 32, { message: 'code must be the 6-digit code from your authenticator app' })
+  code?: string;
 }

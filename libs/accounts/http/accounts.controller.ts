@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import {
@@ -9,9 +9,15 @@ import {
 } from '../../auth/browser-session';
 import { ClientIp, CurrentPrincipal, Principal, Public, SessionOnly, actorOf } from '../../auth/principal';
 import { parseLimit, parseOptionalString } from '../../shared/http/paging';
-import { ChangePassword, LoginWithPassword, Logout, RegisterAccount } from '../application/account.commands';
+import {
+  ChangePassword,
+  DeleteAccount,
+  LoginWithPassword,
+  Logout,
+  RegisterAccount,
+} from '../application/account.commands';
 import { AccountQueries } from '../application/account.queries';
-import { ChangePasswordDto, LoginDto, RegisterDto } from './account.dto';
+import { ChangePasswordDto, DeleteAccountDto, LoginDto, RegisterDto } from './account.dto';
 
 @Controller()
 export class AccountsController {
@@ -68,6 +74,25 @@ export class AccountsController {
     await this.commands.execute(
       new ChangePassword(p.accountId, body.current_password, body.new_password, p.sessionId ?? null, actorOf(p), ip),
     );
+  }
+
+  /**
+   * Deletes the account (decision 0090): sessions and keys stop at once, the account's hosts,
+   * zones, certificates, monitors and webhooks are removed by the account-deletion process,
+   * the audit log is kept. A browser's session cookie is cleared with the answer.
+   */
+  @SessionOnly()
+  @Delete('account')
+  @HttpCode(204)
+  async deleteAccount(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: DeleteAccountDto,
+    @ClientIp() ip: string,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<void> {
+    await this.commands.execute(new DeleteAccount(p.accountId, body.password, body.code, actorOf(p), ip));
+    clearBrowserSession(req, reply);
   }
 
   @Get('account/audit')

@@ -17,11 +17,19 @@ export class CreateDomain {
   ) {}
 }
 
-export class SetDomainAddress {
+/** What a management edit asks (decision 0091): each field left out is kept; an address family sent as null is removed. */
+export interface HostEdit {
+  recordIp?: string;
+  ipv4?: string | null;
+  ipv6?: string | null;
+  ttl?: number;
+}
+
+export class EditDomain {
   constructor(
     readonly caller: Caller,
     readonly fqdn: string,
-    readonly recordIp: string,
+    readonly edit: HostEdit,
   ) {}
 }
 

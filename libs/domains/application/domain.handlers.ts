@@ -6,13 +6,14 @@ import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { DOMAINS } from '../../../projections/domains.projection';
 import { CLOCK, Clock } from '../../shared/clock';
 import { APP_CONFIG, AppConfig } from '../../shared/config';
-import { badRequest, conflict, notFound } from '../../shared/errors';
+import { badRequest, conflict, notFound, validationFailed } from '../../shared/errors';
 import { ZoneQueries } from '../../zones/application/zone.queries';
 import { PlanQuota } from '../../accounts/application/plan-quota';
 import { DOMAIN_NOT_FOUND, domainDecider, DomainState } from '../domain/domain.decider';
 import { DEFAULT_TTL, domainStream } from '../domain/domain.events';
 import { fqdnAllowed, normalizeFqdn } from '../../shared/fqdn';
-import { Caller, CreateDomain, DdnsUpdateHost, DeleteDomain, SetDomainAddress } from './domain.commands';
+import { canonicalIp, Family, familyOf } from '../domain/addresses';
+import { Caller, CreateDomain, DdnsUpdateHost, DeleteDomain, EditDomain, HostEdit } from './domain.commands';
 import { AddressPolicy } from './address-policy';
 import { FqdnRegistry } from './fqdn-registry';
 import { KeyedLock } from './keyed-lock';
@@ -129,11 +130,24 @@ export class CreateDomainHandler implements ICommandHandler<CreateDomain, Domain
   }
 }
 
-@CommandHandler(SetDomainAddress)
-export class SetDomainAddressHandler
-  extends DomainCommandHandler
-  implements ICommandHandler<SetDomainAddress, DomainResult>
-{
+/** `record_ip` names its family by its form; `ipv4`/`ipv6` name theirs. Both for one family: which one wins is unclear, so 400. */
+function familiesOf(edit: HostEdit): Partial<Record<Family, string | null>> {
+  const families: Partial<Record<Family, string | null>> = {};
+  if (edit.ipv4 !== undefined) families.ipv4 = edit.ipv4;
+  if (edit.ipv6 !== undefined) families.ipv6 = edit.ipv6;
+  if (edit.recordIp !== undefined) {
+    const ip = canonicalIp(edit.recordIp);
+    const family = ip === null ? null : familyOf(ip);
+    if (family === null) throw validationFailed('record_ip must be an IPv4 or IPv6 address');
+    if (families[family] !== undefined)
+      throw validationFailed(`record_ip and ${family} both set the ${family} address`);
+    families[family] = edit.recordIp;
+  }
+  return families;
+}
+
+@CommandHandler(EditDomain)
+export class EditDomainHandler extends DomainCommandHandler implements ICommandHandler<EditDomain, DomainResult> {
   constructor(
     runner: CommandRunner,
     registry: FqdnRegistry,
@@ -145,12 +159,25 @@ export class SetDomainAddressHandler
     super(runner, registry, projections, lock, clock);
   }
 
-  async execute(cmd: SetDomainAddress): Promise<DomainResult> {
-    this.addresses.check(cmd.recordIp);
+  async execute(cmd: EditDomain): Promise<DomainResult> {
+    const { ttl } = cmd.edit;
+    if (
+      cmd.edit.recordIp === undefined &&
+      cmd.edit.ipv4 === undefined &&
+      cmd.edit.ipv6 === undefined &&
+      ttl === undefined
+    )
+      throw validationFailed('Send at least one of record_ip, ipv4, ipv6 or ttl');
+    const families = familiesOf(cmd.edit);
+    for (const family of ['ipv4', 'ipv6'] as const) {
+      const ip = families[family];
+      if (typeof ip === 'string') this.addresses.check(ip, cmd.edit.recordIp === ip ? 'record_ip' : family);
+    }
     return this.decideOn(cmd.caller, cmd.fqdn, (at) => ({
-      type: 'SetAddress',
+      type: 'EditHost',
       accountId: cmd.caller.accountId,
-      ip: cmd.recordIp,
+      families,
+      ...(ttl === undefined ? {} : { ttl }),
       at,
     }));
   }
@@ -209,7 +236,7 @@ export class DeleteDomainHandler extends DomainCommandHandler implements IComman
 
 export const DOMAIN_COMMAND_HANDLERS = [
   CreateDomainHandler,
-  SetDomainAddressHandler,
+  EditDomainHandler,
   DdnsUpdateHostHandler,
   DeleteDomainHandler,
 ];

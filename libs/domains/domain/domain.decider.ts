@@ -1,7 +1,7 @@
 import { Decider, unreachable } from '../../shared/decider';
 import { AppError, conflict, notFound, validationFailed } from '../../shared/errors';
 import { canonicalIp, Family, familyOf, familyOfType, RecordType } from './addresses';
-import { Addresses, DomainEventUnion } from './domain.events';
+import { Addresses, DomainEventUnion, MAX_HOST_TTL, MIN_HOST_TTL, recordTypeAfter } from './domain.events';
 
 /** ddns.md: more than 10 changing updates in 10 minutes throttle a host. */
 export const THROTTLE_MAX_CHANGES = 10;
@@ -33,11 +33,15 @@ export type DomainCommand =
       ttl: number;
       at: string;
     }
-  | { type: 'SetAddress'; accountId: number; ip: string; at: string }
   | { type: 'DdnsUpdate'; accountId: number; ipv4: FamilyChange; ipv6: FamilyChange; at: string }
   | { type: 'DeleteDomain'; accountId: number; at: string }
-  /** Sets both families back to earlier addresses (history restore); a management change, outside the DDNS throttle. */
-  | { type: 'RestoreAddresses'; accountId: number; addresses: Addresses; at: string };
+  /**
+   * A management edit (decision 0091): a family given an address is set, given null is
+   * removed (the other family must remain), left out is kept; `ttl` when given. One append.
+   */
+  | { type: 'EditHost'; accountId: number; families: Partial<Record<Family, string | null>>; ttl?: number; at: string }
+  /** Sets both families (and the TTL) back to earlier values (history restore); outside the DDNS throttle. */
+  | { type: 'RestoreAddresses'; accountId: number; addresses: Addresses; ttl?: number; at: string };
 
 export const DOMAIN_NOT_FOUND = 'Domain not found';
 
@@ -63,6 +67,29 @@ function applyChanges(state: DomainState, changes: Record<Family, FamilyChange>)
 }
 
 const sameAddresses = (a: Addresses, b: Addresses) => a.ipv4 === b.ipv4 && a.ipv6 === b.ipv6;
+
+const FAMILY_NAME: Record<Family, string> = { ipv4: 'IPv4', ipv6: 'IPv6' };
+
+/** The canonical address for `family`, or a 400 naming the field. */
+function addressOf(family: Family, given: string): string {
+  const ip = canonicalIp(given);
+  if (ip === null || familyOf(ip) !== family)
+    throw validationFailed(`${family} must be an ${FAMILY_NAME[family]} address`);
+  return ip;
+}
+
+function checkTtl(ttl: number): void {
+  if (!Number.isInteger(ttl) || ttl < MIN_HOST_TTL || ttl > MAX_HOST_TTL)
+    throw validationFailed(`ttl must be a whole number of seconds from ${MIN_HOST_TTL} to ${MAX_HOST_TTL}`);
+}
+
+/** A host always answers with at least one address: the last one cannot be removed (delete the host instead). */
+function requireAnAddress(next: Addresses): void {
+  if (next.ipv4 === null && next.ipv6 === null)
+    throw validationFailed(
+      'A host needs at least one address: it cannot remove its only one (delete the host instead)',
+    );
+}
 
 export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion> = {
   initialState: () => ({
@@ -97,8 +124,11 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
           event.data.source === 'ddns'
             ? [...state.ddnsChanges, Date.parse(event.data.at)].slice(-THROTTLE_MAX_CHANGES)
             : state.ddnsChanges;
-        return { ...state, addresses: { ...event.data.addresses }, ddnsChanges: changes };
+        const addresses = { ...event.data.addresses };
+        return { ...state, addresses, recordType: recordTypeAfter(state.recordType, addresses), ddnsChanges: changes };
       }
+      case 'DomainTtlChanged':
+        return { ...state, ttl: event.data.ttl };
       case 'DomainDeleted':
         return { ...state, status: 'deleted' };
       default:
@@ -131,18 +161,6 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
           },
         ];
       }
-      case 'SetAddress': {
-        requireOwned(state, command.accountId);
-        const ip = canonicalIp(command.ip);
-        const family = ip === null ? null : familyOf(ip);
-        if (ip === null || family === null) throw validationFailed('record_ip must be an IPv4 or IPv6 address');
-        const other: FamilyChange = { kind: 'keep' };
-        const next = applyChanges(state, { ipv4: other, ipv6: other, [family]: { kind: 'set', ip } } as Record<
-          Family,
-          FamilyChange
-        >);
-        return changed(state, next, 'api', command.at);
-      }
       case 'DdnsUpdate': {
         requireOwned(state, command.accountId);
         const next = applyChanges(state, { ipv4: command.ipv4, ipv6: command.ipv6 });
@@ -153,20 +171,27 @@ export const domainDecider: Decider<DomainState, DomainCommand, DomainEventUnion
         if (recent.length >= THROTTLE_MAX_CHANGES) throw throttled();
         return changed(state, next, 'ddns', command.at);
       }
+      case 'EditHost': {
+        requireOwned(state, command.accountId);
+        const next = { ...state.addresses };
+        for (const family of ['ipv4', 'ipv6'] as const) {
+          const given = command.families[family];
+          if (given !== undefined) next[family] = given === null ? null : addressOf(family, given);
+        }
+        requireAnAddress(next);
+        if (command.ttl !== undefined) checkTtl(command.ttl);
+        return [...changed(state, next, 'api', command.at), ...ttlChanged(state, command.ttl, command.at)];
+      }
       case 'RestoreAddresses': {
         requireOwned(state, command.accountId);
         const next: Addresses = { ipv4: null, ipv6: null };
         for (const family of ['ipv4', 'ipv6'] as const) {
           const given = command.addresses[family];
-          const ip = given === null ? null : canonicalIp(given);
-          if (given !== null && (ip === null || familyOf(ip) !== family))
-            throw validationFailed(`${family} must be an ${family === 'ipv4' ? 'IPv4' : 'IPv6'} address`);
-          next[family] = ip;
+          next[family] = given === null ? null : addressOf(family, given);
         }
-        // The record type's family is the host's record_ip: it always has an address.
-        if (next[primaryFamily(state)] === null)
-          throw validationFailed(`${primaryFamily(state)}: the host's record type needs an address`);
-        return changed(state, next, 'api', command.at);
+        requireAnAddress(next);
+        if (command.ttl !== undefined) checkTtl(command.ttl);
+        return [...changed(state, next, 'api', command.at), ...ttlChanged(state, command.ttl, command.at)];
       }
       case 'DeleteDomain':
         requireOwned(state, command.accountId);
@@ -188,6 +213,16 @@ function changed(state: DomainState, next: Addresses, source: 'api' | 'ddns', at
     {
       type: 'DomainAddressesChanged',
       data: { domain_id: state.id, account_id: state.accountId, fqdn: state.fqdn, addresses: next, source, at },
+    },
+  ];
+}
+
+function ttlChanged(state: DomainState, ttl: number | undefined, at: string): DomainEventUnion[] {
+  if (ttl === undefined || ttl === state.ttl) return [];
+  return [
+    {
+      type: 'DomainTtlChanged',
+      data: { domain_id: state.id, account_id: state.accountId, fqdn: state.fqdn, ttl, at },
     },
   ];
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
-import { Caller, CreateDomain, DeleteDomain, SetDomainAddress } from '../application/domain.commands';
+import { Caller, CreateDomain, DeleteDomain, EditDomain } from '../application/domain.commands';
 import { DomainQueries } from '../application/domain.queries';
 import { CreateDomainDto, UpdateDomainDto } from './domain.dto';
 
@@ -34,7 +34,8 @@ export class DomainsController {
     @Body() body: UpdateDomainDto,
     @ClientIp() ip: string,
   ) {
-    await this.commands.execute(new SetDomainAddress(callerOf(p, ip), fqdn, body.record_ip));
+    const edit = { recordIp: body.record_ip, ipv4: body.ipv4, ipv6: body.ipv6, ttl: body.ttl };
+    await this.commands.execute(new EditDomain(callerOf(p, ip), fqdn, edit));
     return this.queries.get(p.accountId, fqdn);
   }
 

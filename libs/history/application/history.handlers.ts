@@ -104,6 +104,7 @@ export class RestoreHostHandler implements ICommandHandler<RestoreHost, void> {
         type: 'RestoreAddresses',
         accountId: cmd.caller.accountId,
         addresses: { ipv4: then.host.ipv4, ipv6: then.host.ipv6 },
+        ttl: then.host.ttl ?? undefined,
         at: this.clock.now().toISOString(),
       },
       restoreMetadata(cmd.caller, cmd.at),

@@ -22,6 +22,7 @@ export type ChangeType =
   | 'zone_deleted'
   | 'host_created'
   | 'address_updated'
+  | 'ttl_updated'
   | 'host_deleted';
 
 /** One stored change of a zone or host, its diff computed once when projected. */

@@ -94,6 +94,8 @@ function hostAfter(host: HostFields, event: DomainEventUnion): HostFields {
     }
     case 'DomainAddressesChanged':
       return { ...host, ...event.data.addresses };
+    case 'DomainTtlChanged':
+      return { ...host, ttl: event.data.ttl };
     case 'DomainDeleted':
       return { ...NO_HOST };
   }

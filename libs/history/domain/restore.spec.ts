@@ -88,7 +88,7 @@ describe('restoring a host’s addresses (domain decider, RestoreAddresses)', ()
       .then([moved('192.0.2.1', null, 'api')]);
   });
 
-  it('appends nothing when nothing differs; refuses another account and a missing record-type address', () => {
+  it('appends nothing when nothing differs; refuses another account and a state without any address', () => {
     host
       .given([created])
       .when({ type: 'RestoreAddresses', accountId: 1, addresses: { ipv4: '192.0.2.1', ipv6: null }, at })
@@ -99,7 +99,14 @@ describe('restoring a host’s addresses (domain decider, RestoreAddresses)', ()
       .thenFails(404, 'not_found');
     host
       .given([created])
-      .when({ type: 'RestoreAddresses', accountId: 1, addresses: { ipv4: null, ipv6: '2001:db8::1' }, at })
+      .when({ type: 'RestoreAddresses', accountId: 1, addresses: { ipv4: null, ipv6: null }, at })
       .thenFails(400, 'validation_failed');
+  });
+
+  it('restores a state whose only address is the other family (decision 0091: it becomes the record type)', () => {
+    host
+      .given([created])
+      .when({ type: 'RestoreAddresses', accountId: 1, addresses: { ipv4: null, ipv6: '2001:db8::1' }, at })
+      .then([moved(null, '2001:db8::1', 'api')]);
   });
 });

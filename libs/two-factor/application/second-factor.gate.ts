@@ -4,7 +4,7 @@ import { LoginChallenge, SecondFactorGate } from '../../accounts/application/sec
 import { EventStreams } from '../../eventstore/event-streams';
 import { twoFactorDecider } from '../domain/two-factor.decider';
 import { twoFactorStream } from '../domain/two-factor.events';
-import { IssueLoginChallenge } from './two-factor.commands';
+import { ConfirmSecondFactor, IssueLoginChallenge } from './two-factor.commands';
 
 /**
  * What password login asks of 2FA. Whether the second step is required is read from
@@ -24,5 +24,9 @@ export class TwoFactorLoginGate implements SecondFactorGate {
 
   challenge(accountId: number, sourceIp: string): Promise<LoginChallenge> {
     return this.commands.execute(new IssueLoginChallenge(accountId, sourceIp));
+  }
+
+  confirm(accountId: number, code: string, sourceIp: string): Promise<void> {
+    return this.commands.execute(new ConfirmSecondFactor(accountId, code, sourceIp));
   }
 }

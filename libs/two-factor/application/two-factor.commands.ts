@@ -64,3 +64,12 @@ export interface SetupStarted {
   setup_token: string;
   otpauth_url: string;
 }
+
+/** A signed-in user's TOTP code confirming a sensitive operation (account deletion); 400 invalid_code when wrong. */
+export class ConfirmSecondFactor {
+  constructor(
+    readonly accountId: number,
+    readonly code: string,
+    readonly sourceIp: string,
+  ) {}
+}

@@ -22,6 +22,7 @@ import {
 import { TwoFactorEvent, twoFactorStream } from '../domain/two-factor.events';
 import {
   CompleteLoginChallenge,
+  ConfirmSecondFactor,
   DisableTwoFactor,
   ExpireTwoFactorSetup,
   IssueLoginChallenge,
@@ -251,6 +252,33 @@ export class CompleteLoginChallengeHandler implements ICommandHandler<CompleteLo
   }
 }
 
+@CommandHandler(ConfirmSecondFactor)
+export class ConfirmSecondFactorHandler implements ICommandHandler<ConfirmSecondFactor, void> {
+  constructor(
+    private readonly runner: CommandRunner,
+    private readonly crypto: TwoFactorCrypto,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async execute(cmd: ConfirmSecondFactor): Promise<void> {
+    const now = this.clock.now();
+    const code = normaliseTotpCode(cmd.code);
+    await runOnStream(
+      this.runner,
+      cmd.accountId,
+      (state) => ({
+        type: 'ConfirmCode',
+        totpStep:
+          /^\d{6}$/.test(code) && state.secretSealed
+            ? matchTotpStep(this.crypto.openSecret(state.secretSealed), code, now)
+            : null,
+        at: now.toISOString(),
+      }),
+      userMetadata(cmd.accountId, cmd.sourceIp),
+    );
+  }
+}
+
 @CommandHandler(ExpireTwoFactorSetup)
 export class ExpireTwoFactorSetupHandler implements ICommandHandler<ExpireTwoFactorSetup, boolean> {
   constructor(
@@ -283,5 +311,6 @@ export const TWO_FACTOR_COMMAND_HANDLERS = [
   RegenerateBackupCodesHandler,
   IssueLoginChallengeHandler,
   CompleteLoginChallengeHandler,
+  ConfirmSecondFactorHandler,
   ExpireTwoFactorSetupHandler,
 ];

@@ -473,4 +473,30 @@ describe('per-account attempt limit', () => {
       twoFactorDecider.decide(verify({ at: at(20) }), given([setupStarted(), ...passwords]).state),
     ).not.toThrow();
   });
+
+  describe('confirming an operation with a TOTP code (account deletion, decision 0090)', () => {
+    const confirm = (step: number | null, seconds = 40): TwoFactorCommand => ({
+      type: 'ConfirmCode',
+      totpStep: step,
+      at: at(seconds),
+    });
+
+    it('accepts a code of a step not used before', () => {
+      given(enabledWith(100))
+        .when(confirm(101))
+        .then([{ type: 'TotpCodeAccepted', data: { time_step: 101, at: at(40) } }]);
+    });
+
+    it('refuses a step already used (a replayed code) and a wrong code, recording the attempt', () => {
+      const failed = given(enabledWith(100)).when(confirm(100)).thenFailedAttempt(400, 'invalid_code');
+      expect(failed).toEqual([
+        { type: 'TwoFactorAttemptFailed', data: { kind: 'confirm_code', challenge_id: null, at: at(40) } },
+      ]);
+      given(enabledWith(100)).when(confirm(null)).thenFailedAttempt(400, 'invalid_code');
+    });
+
+    it('answers 409 when 2FA is off', () => {
+      given([]).when(confirm(101)).thenFails(409, 'not_enabled');
+    });
+  });
 });

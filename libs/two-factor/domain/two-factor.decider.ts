@@ -72,7 +72,12 @@ export type TwoFactorCommand =
   | { type: 'Disable'; passwordOk: boolean; at: string }
   | { type: 'RegenerateBackupCodes'; passwordOk: boolean; codeHashes: string[]; at: string }
   | { type: 'IssueLoginChallenge'; challengeId: string; tokenHash: string; at: string }
-  | { type: 'CompleteLogin'; challengeId: string; tokenHash: string; proof: LoginProof; at: string };
+  | { type: 'CompleteLogin'; challengeId: string; tokenHash: string; proof: LoginProof; at: string }
+  /**
+   * A TOTP code confirming an operation of a signed-in user (account deletion, decision 0090):
+   * accepted once per time step like a login code, a wrong one counts towards the same limit.
+   */
+  | { type: 'ConfirmCode'; totpStep: number | null; at: string };
 
 export const alreadyEnabled = () => badRequest('already_enabled', '2FA already enabled');
 export const invalidCode = () => badRequest('invalid_code', 'Invalid verification code');
@@ -298,6 +303,14 @@ export const twoFactorDecider: Decider<TwoFactorState, TwoFactorCommand, TwoFact
           });
         }
         return failed;
+      }
+
+      case 'ConfirmCode': {
+        if (!state.enabled) throw notEnabled();
+        assertNotThrottled(state.recentCodeFailures, MAX_FAILED_CODES, command.at);
+        if (acceptsStep(state, command.totpStep))
+          return [{ type: 'TotpCodeAccepted', data: { time_step: command.totpStep, at: command.at } }];
+        return [{ type: 'TwoFactorAttemptFailed', data: { kind: 'confirm_code', challenge_id: null, at: command.at } }];
       }
 
       default:

@@ -29,7 +29,7 @@ export type BackupCodeUsed = DomainEvent<
 export type TotpCodeAccepted = DomainEvent<'TotpCodeAccepted', { time_step: number; at: string }>;
 export type TwoFactorAttemptFailed = DomainEvent<
   'TwoFactorAttemptFailed',
-  { kind: 'setup_code' | 'login_code' | 'password'; challenge_id: string | null; at: string }
+  { kind: 'setup_code' | 'login_code' | 'confirm_code' | 'password'; challenge_id: string | null; at: string }
 >;
 export type LoginChallengeIssued = DomainEvent<
   'LoginChallengeIssued',

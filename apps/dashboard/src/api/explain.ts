@@ -71,7 +71,7 @@ function sentence(field: string, text: string, code: string, value: unknown, lin
       ? 'Use letters, digits, hyphens and underscores, with dots between parts, or @ for the zone itself; for example www.'
       : 'Use letters, digits and hyphens in each part of the name, with dots between the parts; for example example.com.';
   }
-  if ((m = /integer from (\d+) to (\d+)/.exec(text))) {
+  if ((m = /(?:integer|whole number of seconds) from (\d+) to (\d+)/.exec(text))) {
     return field === 'ttl'
       ? `Use a TTL from ${m[1]} to ${m[2]} seconds (one minute to one day).`
       : `${at}Use a whole number from ${m[1]} to ${m[2]}.`;

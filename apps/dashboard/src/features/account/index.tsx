@@ -7,6 +7,7 @@ import { Form, TextField } from '../../components/forms';
 import { Loaded, Notice } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
+import { DeleteAccountSection } from './deletion';
 import { SessionsSection } from './sessions';
 
 /**
@@ -211,12 +212,13 @@ function PasswordSection() {
   );
 }
 
-function SecurityScreen(_: ScreenProps) {
+function SecurityScreen({ account }: ScreenProps) {
   return (
     <div class="stack">
       <TwoFactorSection />
       <PasswordSection />
       <SessionsSection />
+      <DeleteAccountSection account={account} />
     </div>
   );
 }

@@ -55,4 +55,13 @@ describe('audit in words', () => {
     const changed = entry('DomainAddressesChanged', { domain_id: 7, addresses: { ipv4: '192.0.2.77', ipv6: null } });
     expect(changesOf(changed, [created])).toEqual([{ what: 'IPv4', before: '192.0.2.10', after: '192.0.2.77' }]);
   });
+
+  it('says a host TTL change as before → after, from the creation or the previous change', () => {
+    const created = entry('DomainCreated', { domain_id: 7, record_type: 'A', record_ip: '192.0.2.10', ttl: 60 });
+    const first = entry('DomainTtlChanged', { domain_id: 7, ttl: 300 });
+    const second = entry('DomainTtlChanged', { domain_id: 7, ttl: 120 });
+    expect(changesOf(first, [created])).toEqual([{ what: 'TTL', before: '60 s', after: '300 s' }]);
+    expect(changesOf(second, [first, created])).toEqual([{ what: 'TTL', before: '300 s', after: '120 s' }]);
+    expect(changesOf(first, [])).toEqual([{ what: 'TTL', before: null, after: '300 s' }]);
+  });
 });

@@ -117,6 +117,12 @@ export function changesOf(entry: AuditEntry, older: readonly AuditEntry[]): Chan
           after: after[f] ?? 'removed',
         }));
     }
+    case 'DomainTtlChanged': {
+      const prior = older.find(
+        (e) => e.data.domain_id === d.domain_id && (e.type === 'DomainTtlChanged' || e.type === 'DomainCreated'),
+      );
+      return [{ what: 'TTL', before: prior ? `${String(prior.data.ttl)} s` : null, after: `${String(d.ttl)} s` }];
+    }
     case 'SubscriptionChanged': {
       const prior = older.find((e) => e.type === 'SubscriptionChanged' || e.type === 'AccountRegistered');
       return [{ what: 'Plan', before: prior ? String(prior.data.plan) : null, after: String(d.plan) }];

@@ -8,6 +8,7 @@ import type { ScreenDef } from '../../app/screen';
 import { useSession } from '../../app/session';
 import { Form, TextField } from '../../components/forms';
 import { Notice } from '../../components/notices';
+import { takeDeletedNotice } from '../account/deletion';
 import { useAction } from '../../components/resource';
 
 /** Asks the service for a cookie session instead of a token in the body (contract §14). */
@@ -22,6 +23,8 @@ function LoginScreen() {
   // Signed in, the app leaves the login screen: for the page the session ended on, or the overview.
   const finish = () => refresh();
   const returning = pendingReturn();
+  // Read once per visit to the screen: the notice is for the page the deletion led to.
+  const [deleted] = useState(takeDeletedNotice);
   const login = useAction(async () => {
     const answer = await api.post<LoginAnswer>('/auth/login', { username, password }, COOKIE_LOGIN);
     if ('requires_2fa' in answer) setChallenge(answer.login_token);
@@ -67,6 +70,11 @@ function LoginScreen() {
     );
   return (
     <section class="card narrow">
+      {deleted && (
+        <Notice kind="success">
+          <p>Your account has been deleted. Its hosts and zones are being removed; the audit log is kept.</p>
+        </Notice>
+      )}
       {returning && (
         <Notice kind="warning">
           <p>

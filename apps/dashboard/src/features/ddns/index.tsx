@@ -13,6 +13,7 @@ import { useAction, useResource } from '../../components/resource';
 import { CopyBlock } from '../../components/secret';
 import { DataTable } from '../../components/table';
 import { curlCommand, ddclientConfig, inadynConfig, KEY_PLACEHOLDER, routerUrl } from './client-config';
+import { AddressFamily, FAMILY_LABEL, HOST_TTL_MAX, HOST_TTL_MIN, HostEditRequest } from './host-edit-types';
 
 const addressesOf = (h: DdnsHost) =>
   [
@@ -172,19 +173,92 @@ function ClientConfigs({ fqdn, account }: { fqdn: string; account: Account }) {
   );
 }
 
+const familyAddress = (h: DdnsHost, f: AddressFamily) =>
+  h.addresses?.[f] ?? (h.record_type === (f === 'ipv4' ? 'A' : 'AAAA') ? h.record_ip : null);
+
+/**
+ * The host's addresses, one line per family, each with "Remove" asking again in place and
+ * naming the address. The only address cannot be removed (the service refuses it): the
+ * line says to delete the host instead.
+ */
+function Addresses({ host, onEdit }: { host: DdnsHost; onEdit: (body: HostEditRequest) => Promise<void> }) {
+  const [removing, setRemoving] = useState<AddressFamily | null>(null);
+  const remove = useAction(async (family: AddressFamily) => {
+    setRemoving(family);
+    try {
+      await onEdit({ [family]: null });
+    } finally {
+      setRemoving(null);
+    }
+  });
+  const present = (['ipv4', 'ipv6'] as const).filter((f) => familyAddress(host, f));
+  return (
+    <>
+      <ul class="host-addresses" aria-label="Addresses">
+        {present.map((f) => (
+          <li key={f}>
+            <span class="family">{FAMILY_LABEL[f]}</span>
+            <code>{familyAddress(host, f)}</code>
+            {present.length > 1 ? (
+              <ConfirmButton
+                label={`Remove ${FAMILY_LABEL[f]} address`}
+                confirmLabel={`Remove ${familyAddress(host, f)}: stop answering ${f === 'ipv4' ? 'A' : 'AAAA'} queries`}
+                busy={remove.busy && removing === f}
+                onConfirm={() => void remove.run(f)}
+              />
+            ) : (
+              <span class="hint">The only address: delete the host to stop answering.</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      <ErrorNotice error={remove.error} />
+    </>
+  );
+}
+
+function TtlForm({ host, onEdit }: { host: DdnsHost; onEdit: (body: HostEditRequest) => Promise<void> }) {
+  const [ttl, setTtl] = useState(String(host.ttl));
+  const save = useAction(async () => onEdit({ ttl: Number(ttl) }));
+  return (
+    <Form
+      onSubmit={() => void save.run()}
+      busy={save.busy}
+      error={save.error}
+      submitLabel="Save TTL"
+      label="Change the TTL"
+      class="form-inline"
+    >
+      <TextField
+        label="TTL (seconds)"
+        name="ttl"
+        inputMode="numeric"
+        value={ttl}
+        onValue={setTtl}
+        required
+        hint={`How long resolvers may cache the answer: ${HOST_TTL_MIN} to ${HOST_TTL_MAX} seconds. Short suits a changing address.`}
+      />
+    </Form>
+  );
+}
+
 function HostScreen({ params, account }: ScreenProps) {
-  const host = useResource(() => api.get<DdnsHost>(`/api/domains/fqdn/${seg(params.fqdn)}`), [params.fqdn]);
+  const path = `/api/domains/fqdn/${seg(params.fqdn)}`;
+  const host = useResource(() => api.get<DdnsHost>(path), [params.fqdn]);
   // A client's update (router, ddclient) shows here as it happens.
   useLive(['ddns'], host.reload);
   const [ip, setIp] = useState('');
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState<string | null>(null);
+  const edit = async (body: HostEditRequest, what: string) => {
+    host.set(await api.put<DdnsHost>(path, body));
+    setSaved(what);
+  };
   const update = useAction(async () => {
-    host.set(await api.put<DdnsHost>(`/api/domains/fqdn/${seg(params.fqdn)}`, { record_ip: ip.trim() }));
+    await edit({ record_ip: ip.trim() }, 'Address saved: the DNS server answers with it within a second.');
     setIp('');
-    setSaved(true);
   });
   const remove = useAction(async () => {
-    await api.del(`/api/domains/fqdn/${seg(params.fqdn)}`);
+    await api.del(path);
     navigate('/ddns');
   });
   return (
@@ -193,11 +267,22 @@ function HostScreen({ params, account }: ScreenProps) {
         <div class="stack">
           <section class="card" aria-labelledby="host-record">
             <h2 id="host-record">Record</h2>
+            {saved && (
+              <Notice kind="success">
+                {saved} Undo from the <Link to={`/ddns/${seg(h.fqdn)}/history`}>history</Link>.
+              </Notice>
+            )}
+            <Addresses
+              host={h}
+              onEdit={(body) => {
+                const family = Object.keys(body)[0] as AddressFamily;
+                return edit(
+                  body,
+                  `${FAMILY_LABEL[family]} address removed: the DNS server stops answering ${family === 'ipv4' ? 'A' : 'AAAA'} queries within a second.`,
+                );
+              }}
+            />
             <dl class="facts">
-              <dt>Addresses</dt>
-              <dd>
-                <code>{addressesOf(h)}</code>
-              </dd>
               <dt>TTL</dt>
               <dd>{h.ttl} s</dd>
               <dt>Updated</dt>
@@ -205,7 +290,6 @@ function HostScreen({ params, account }: ScreenProps) {
                 {dateTime(h.updated_at)} (<Link to={`/ddns/${seg(h.fqdn)}/history`}>history</Link>)
               </dd>
             </dl>
-            {saved && <Notice kind="success">Address saved; the DNS server answers with it within a second.</Notice>}
             <Form
               onSubmit={() => void update.run()}
               busy={update.busy}
@@ -223,6 +307,11 @@ function HostScreen({ params, account }: ScreenProps) {
                 hint="An address of the other family adds it beside the current one."
               />
             </Form>
+            <TtlForm
+              key={h.ttl}
+              host={h}
+              onEdit={(body) => edit(body, `TTL set to ${body.ttl} s: the DNS server answers with it within a second.`)}
+            />
             <ErrorNotice error={remove.error} />
             <div class="button-row">
               <ConfirmButton

@@ -71,7 +71,18 @@ const who = (c: HistoryChange) =>
  * A zone's or host's changes, newest first, 50 at a time, each with its diff and a button that
  * brings the records (or addresses) back to how they were right after it.
  */
-export function HistoryList({ path, subject, restorable }: { path: string; subject: string; restorable: boolean }) {
+export function HistoryList({
+  path,
+  subject,
+  restorable,
+  record,
+}: {
+  path: string;
+  subject: string;
+  restorable: boolean;
+  /** One RRset's history (`{subname, type}`): only the changes that touched it, and only its diff. */
+  record?: { subname: string; type: string };
+}) {
   const [changes, setChanges] = useState<HistoryChange[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>(undefined);
   const [restored, setRestored] = useState<string | null>(null);
@@ -91,6 +102,14 @@ export function HistoryList({ path, subject, restorable }: { path: string; subje
     void load.run();
   }, [path]);
   if (cursor === undefined && !load.error) return <Loading />;
+  const only = (c: HistoryChange): HistoryChange =>
+    record === undefined
+      ? c
+      : {
+          ...c,
+          changes: c.changes.filter((d) => isRecordChange(d) && d.subname === record.subname && d.type === record.type),
+        };
+  const rows = changes.map(only).filter((c) => record === undefined || c.changes.length > 0);
   return (
     <>
       <ErrorNotice error={load.error ?? restore.error} onRetry={load.error ? () => void load.run() : undefined} />
@@ -102,7 +121,7 @@ export function HistoryList({ path, subject, restorable }: { path: string; subje
       )}
       <DataTable
         caption={`Changes of ${subject}`}
-        rows={changes}
+        rows={rows}
         rowKey={(c) => c.id}
         empty="No changes yet."
         columns={[

@@ -32,6 +32,7 @@ const LABELS: Record<string, string> = {
   zone_deleted: 'Zone deleted',
   host_created: 'Host created',
   address_updated: 'Address updated',
+  ttl_updated: 'TTL changed',
   host_deleted: 'Host deleted',
 };
 export const changeLabel = (type: string) => LABELS[type] ?? type;

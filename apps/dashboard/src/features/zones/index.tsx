@@ -388,6 +388,12 @@ function ZoneScreen({ params, account }: ScreenProps) {
                         confirmLabel={`Delete ${r.subname || '@'} ${r.type}`}
                         onConfirm={() => void removeSet.run(r)}
                       />
+                      <Link
+                        to={`${path}/history/${seg(`${r.subname || '@'} ${r.type}`)}`}
+                        aria-label={`History of ${r.subname || '@'} ${r.type}`}
+                      >
+                        History
+                      </Link>
                     </span>
                   ),
                 },
