@@ -8,7 +8,8 @@
  * other threads of the process (V8's helpers: GC, compiler) are printed beside it.
  *
  * Run: npm run build && node dist/bench/query-log-thread.bench.js
- *   (env: QLOG_BENCH_QPS (80000), QLOG_BENCH_SECONDS (10), QLOG_BENCH_ROUNDS (3))
+ *   (env: QLOG_BENCH_QPS (80000), QLOG_BENCH_SECONDS (10), QLOG_BENCH_ROUNDS (3), QLOG_BENCH_MAX_BATCH: the
+ *   writer's batch, THREAD_WRITER's by default)
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,20 +52,24 @@ const queries = dnsperfQueries(200_000)
   });
 
 /** ns on a CPU of this process's threads: the query-log thread's, and all others' but this (main) thread's. */
-function threadNs(): { log: number; other: number } {
+function threadNs(): { log: number; other: number; logKernelTicks: number } {
   let log = 0;
   let other = 0;
+  let logKernelTicks = 0;
   for (const tid of readdirSync('/proc/self/task')) {
     try {
       const comm = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
       const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-      if (comm === 'query-log') log += ns;
-      else if (Number(tid) !== process.pid) other += ns;
+      if (comm === 'query-log') {
+        log += ns;
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        logKernelTicks += Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[12]);
+      } else if (Number(tid) !== process.pid) other += ns;
     } catch {
       // the thread ended
     }
   }
-  return { log, other };
+  return { log, other, logKernelTicks };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,8 +79,12 @@ async function main(): Promise<void> {
   if (!script) throw new Error('build first: npm run build');
   const dir = mkdtempSync(join(tmpdir(), 'qlog-bench-'));
   const file = join(dir, 'dns-query-log.db');
-  const log = await ThreadedQueryLog.start(script, { kind: 'sqlite', file }, new Metrics(), (e) =>
-    console.error(`log: ${e}`),
+  const log = await ThreadedQueryLog.start(
+    script,
+    { kind: 'sqlite', file },
+    new Metrics(),
+    (e) => console.error(`log: ${e}`),
+    process.env.QLOG_BENCH_MAX_BATCH ? { maxBatch: Number(process.env.QLOG_BENCH_MAX_BATCH) } : undefined,
   );
   const sink = new QueryLogChannel(log.openChannel());
   const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchIndex(), sink });
@@ -119,8 +128,10 @@ async function main(): Promise<void> {
     const n = answered - from;
     perK.push(((after.log - before.log) / 1e6 / n) * 1000);
     otherPerK.push(((after.other - before.other) / 1e6 / n) * 1000);
+    // USER_HZ ticks (10 ms): coarse, but says how much of the thread's time is system calls (SQLite's writes).
+    const kernelPerK = (((after.logKernelTicks - before.logKernelTicks) * 10) / n) * 1000;
     console.log(
-      `round ${round + 1}: ${n} queries, query-log thread ${perK[round].toFixed(3)} ms CPU per 1,000 queries, other threads ${otherPerK[round].toFixed(3)}`,
+      `round ${round + 1}: ${n} queries, query-log thread ${perK[round].toFixed(3)} ms CPU per 1,000 queries (of which in the kernel ${kernelPerK.toFixed(3)}), other threads ${otherPerK[round].toFixed(3)}`,
     );
   }
   const dropped = log.dropped;
