@@ -47,7 +47,7 @@ export interface BlockDraft extends BlockMeta {
  * first; returns where the next byte goes. The caller makes room (at most 8 bytes).
  */
 function putVarint(buf: Uint8Array, at: number, v: number): number {
-  // Most of a block's numbers are below 2^14: no division for them.
+  // Most of a block's numbers are below 2^14: no loop for them.
   if (v < 0x80) {
     buf[at] = v;
     return at + 1;
@@ -56,6 +56,15 @@ function putVarint(buf: Uint8Array, at: number, v: number): number {
     buf[at] = (v & 0x7f) | 0x80;
     buf[at + 1] = v >>> 7;
     return at + 2;
+  }
+  // Times within a block (up to 60,000 ms): integer arithmetic, not a double's modulo.
+  if (v < 0x80000000) {
+    while (v >= 0x80) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[at] = v;
+    return at + 1;
   }
   while (v >= 0x80) {
     buf[at++] = (v % 0x80) | 0x80;
