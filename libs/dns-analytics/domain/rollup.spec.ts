@@ -218,6 +218,20 @@ describe('rollups', () => {
     expect(c.nxdomain[`n${MAX_NXDOMAIN_NAMES + 49}.example.com`]).toBe(MAX_NXDOMAIN_NAMES + 49);
   });
 
+  it('cuts an increment to its heaviest NXDOMAIN names before adding it to the day and account buckets', () => {
+    const flood: QueryRow[] = [];
+    for (let i = 0; i < 3 * MAX_NXDOMAIN_NAMES; i++) flood.push(q({ rcode: 'NXDOMAIN', qname: `r${i}.example.com` }));
+    for (let i = 0; i < 3; i++) flood.push(q({ rcode: 'NXDOMAIN', qname: 'typo.example.com' }));
+    const buckets = rollupsOf(flood);
+    expect(buckets).toHaveLength(4);
+    for (const b of buckets) {
+      expect(Object.keys(b.counts.nxdomain)).toHaveLength(MAX_NXDOMAIN_NAMES);
+      expect(b.counts.nxdomain['typo.example.com']).toBe(3);
+      // Every query is still counted: only the list of names is cut.
+      expect(b.counts.total).toBe(flood.length);
+    }
+  });
+
   it('keeps, of a flood of names mostly seen once, the heaviest and then the first by name, in order', () => {
     // Many more entries than kept: the heap path, checked against a full sort.
     const entries: Array<[string, number]> = [];

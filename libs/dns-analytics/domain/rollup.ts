@@ -294,6 +294,11 @@ export function accumulateHourly(
 export function expandRollups(hourly: Iterable<Rollup>): Rollup[] {
   const out = new Map<string, Rollup>();
   for (const h of hourly) {
+    // An increment's lighter names are cut before it is added to four buckets: a random-name
+    // flood brings thousands a second, each otherwise merged into every bucket and sorted out
+    // of each again. A bucket with fewer distinct names than the cap loses none (its increments
+    // have fewer still), so its top lists stay exact, as before.
+    capNxdomain(h.counts);
     for (const granularity of ['hour', 'day'] as const) {
       const start = granularity === 'hour' ? h.start : bucketStart(h.start, 'day');
       for (const domain of [h.domain, ALL_DOMAINS]) {
