@@ -11,7 +11,7 @@
  *   (env: QLOG_BENCH_QPS (80000), QLOG_BENCH_SECONDS (10), QLOG_BENCH_ROUNDS (3), QLOG_BENCH_MAX_BATCH: the
  *   writer's batch, THREAD_WRITER's by default)
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
@@ -139,9 +139,11 @@ async function main(): Promise<void> {
   const store = new SqliteQueryLogStore(file);
   const stored = (await store.recent({ accountId: 1, domain: null }, 0, 10)).length;
   await store.close();
+  // Closed: the WAL is checkpointed into the file. Rows are every query answered (less the dropped).
+  const bytesPerQuery = statSync(file).size / (answered - dropped);
   rmSync(dir, { recursive: true, force: true });
   console.log(
-    `query-log thread: ${median(perK).toFixed(3)} ms CPU per 1,000 logged queries (median of ${ROUNDS} rounds at ${QPS} qps); other threads ${median(otherPerK).toFixed(3)}; dropped ${dropped}; recent rows read back ${stored}`,
+    `query-log thread: ${median(perK).toFixed(3)} ms CPU per 1,000 logged queries (median of ${ROUNDS} rounds at ${QPS} qps); other threads ${median(otherPerK).toFixed(3)}; dropped ${dropped}; ${bytesPerQuery.toFixed(1)} bytes of file per query; recent rows read back ${stored}`,
   );
   process.exit(0);
 }

@@ -167,9 +167,11 @@ class ByteReader {
  * table twice (as a name and as a country, say); readers only index the table.
  */
 class BlockStrings {
-  /** Per table number: the block number + 1 when `stamp` holds this block's generation (module scratch, reused). */
-  private static local = new Int32Array(1024);
-  private static stamp = new Uint32Array(1024);
+  /**
+   * Per table number, side by side (one cache line per lookup in a table of 100,000): the
+   * generation of the block that numbered it, and that number (module scratch, reused).
+   */
+  private static slots = new Int32Array(2 * 1024);
   private static generation = 0;
   size = 0;
   private readonly byText = new Map<string, number>();
@@ -180,25 +182,22 @@ class BlockStrings {
     /** Where the strings' bytes go (module scratch, reused). */
     readonly out: ByteWriter,
   ) {
-    BlockStrings.generation = (BlockStrings.generation + 1) >>> 0;
-    if (BlockStrings.generation === 0) {
-      // Wrapped: stamps of 4 billion blocks ago must not pass for this block's.
-      BlockStrings.stamp.fill(0);
+    BlockStrings.generation = (BlockStrings.generation + 1) | 0;
+    if (BlockStrings.generation <= 0) {
+      // Wrapped: generations of 2 billion blocks ago must not pass for this block's.
+      BlockStrings.slots.fill(0);
       BlockStrings.generation = 1;
     }
     this.generation = BlockStrings.generation;
-    if (BlockStrings.local.length < table.length) {
-      const length = Math.max(table.length, 2 * BlockStrings.local.length);
-      BlockStrings.local = new Int32Array(length);
-      BlockStrings.stamp = new Uint32Array(length);
-    }
+    if (BlockStrings.slots.length < 2 * table.length)
+      BlockStrings.slots = new Int32Array(2 * Math.max(table.length, BlockStrings.slots.length));
   }
 
   ofNumber(n: number): number {
-    const stamp = BlockStrings.stamp;
-    if (stamp[n] === this.generation) return BlockStrings.local[n];
-    stamp[n] = this.generation;
-    return (BlockStrings.local[n] = this.add(this.table[n]));
+    const slots = BlockStrings.slots;
+    if (slots[2 * n] === this.generation) return slots[2 * n + 1];
+    slots[2 * n] = this.generation;
+    return (slots[2 * n + 1] = this.add(this.table[n]));
   }
 
   ofText(s: string): number {
