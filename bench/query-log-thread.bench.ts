@@ -7,7 +7,7 @@
  * on a CPU), so the machine's other load changes the figure far less than it changes qps; the
  * other threads of the process (V8's helpers: GC, compiler) are printed beside it.
  *
- * Run: npm run build && node dist/bench/query-log-thread.bench.js
+ * Run: npm run bench:query-log-thread
  *   (env: QLOG_BENCH_QPS (80000), QLOG_BENCH_SECONDS (10), QLOG_BENCH_ROUNDS (3), QLOG_BENCH_MAX_BATCH: the
  *   writer's batch, THREAD_WRITER's by default)
  */
