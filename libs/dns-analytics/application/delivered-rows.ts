@@ -89,11 +89,34 @@ function rowsOfObjects(queries: LoggedQuery[], enricher: Enricher): QueryRows {
   return QueryRows.of(rows);
 }
 
+/**
+ * The delivery's chunks side by side, reused from delivery to delivery (rowsOfChunks and
+ * receiptOrder are synchronous; the rows they make are new columns): a second of queries is
+ * megabytes, which fresh typed arrays would zero and the allocator map anew every time.
+ */
+const joined = {
+  ts: new Float64Array(0),
+  duration: new Float64Array(0),
+  u32: new Uint32Array(0),
+  from: new Uint32Array(0),
+  to: new Uint32Array(0),
+};
+
+function joinedFor(n: number): typeof joined {
+  if (joined.ts.length < n) {
+    const capacity = Math.max(n, 2 * joined.ts.length);
+    joined.ts = new Float64Array(capacity);
+    joined.duration = new Float64Array(capacity);
+    joined.u32 = new Uint32Array(capacity * U32_COLUMNS);
+    joined.from = new Uint32Array(capacity);
+    joined.to = new Uint32Array(capacity);
+  }
+  return joined;
+}
+
 function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher): QueryRows {
   const n = chunks.reduce((sum, c) => sum + c.count, 0);
-  const ts = new Float64Array(n);
-  const duration = new Float64Array(n);
-  const u32 = new Uint32Array(n * U32_COLUMNS);
+  const { ts, duration, u32 } = joinedFor(n);
   let at = 0;
   for (const chunk of chunks) {
     const c = columnsOf(chunk.buffer, chunk.count);
@@ -102,7 +125,7 @@ function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher): QueryRows 
     u32.set(c.u32, at * U32_COLUMNS);
     at += chunk.count;
   }
-  const order = receiptOrder(ts);
+  const order = receiptOrder(ts.subarray(0, n));
   const table = chunks[0].table;
   const rows = new QueryRows(n, table);
   let lastAccount = -1;
@@ -151,7 +174,7 @@ function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher): QueryRows 
  * Indices in order of time, stable; null when already in order. Each chunk is mostly in
  * order (one answering thread's receipts; TCP queries are recorded when answered), so this
  * merges the ascending runs pairwise (natural merge sort): a few passes over typed arrays,
- * no comparator calls.
+ * no comparator calls. The indices are scratch, valid until the next call.
  */
 export function receiptOrder(ts: Float64Array): Uint32Array | null {
   const n = ts.length;
@@ -160,8 +183,8 @@ export function receiptOrder(ts: Float64Array): Uint32Array | null {
   for (let i = 1; i < n; i++) if (ts[i] < ts[i - 1]) bounds.push(i);
   if (bounds.length === 1) return null;
   bounds.push(n);
-  let from = new Uint32Array(n);
-  let to = new Uint32Array(n);
+  let from = joinedFor(n).from;
+  let to = joined.to;
   for (let i = 0; i < n; i++) from[i] = i;
   let runs = bounds;
   while (runs.length > 2) {
@@ -182,5 +205,5 @@ export function receiptOrder(ts: Float64Array): Uint32Array | null {
     [from, to] = [to, from];
     runs = merged;
   }
-  return from;
+  return from.subarray(0, n);
 }

@@ -125,9 +125,9 @@ export class QueryRingWriter {
   private pending = 0;
   private published = 0;
   private droppedSinceReport = 0;
-  /** The strings of the last record written, per column. */
-  private readonly last: Array<string | null> = new Array<string | null>(STRING_COLUMNS).fill(null);
-  private readonly strings: string[] = new Array<string>(STRING_COLUMNS);
+  /** The strings of the last record written, per column; and the record's being written (the two swap). */
+  private last: Array<string | null> = new Array<string | null>(STRING_COLUMNS).fill(null);
+  private strings: Array<string | null> = new Array<string | null>(STRING_COLUMNS).fill(null);
   /** The current numbering of names (see the file comment) and the next number in it. */
   private epoch = ++epochs;
   private nextName = 0;
@@ -160,7 +160,7 @@ export class QueryRingWriter {
     flags: number,
     nameSlot?: LoggedNameSlot,
   ): boolean {
-    const s = this.strings;
+    const s = this.strings as string[];
     s[0] = account;
     s[1] = domain;
     s[2] = name;
@@ -196,7 +196,8 @@ export class QueryRingWriter {
       if ((present & (1 << c)) === 0) continue;
       at = this.writeString(u8, at, s[c]);
     }
-    for (let c = 0; c < STRING_COLUMNS; c++) this.last[c] = s[c];
+    this.strings = this.last;
+    this.last = s;
     let numberBits = 0;
     if (byNumber) {
       numberBits = NAME_BY_NUMBER;

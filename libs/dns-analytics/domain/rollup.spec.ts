@@ -11,6 +11,7 @@ import {
   MAX_NXDOMAIN_NAMES,
   mergeCounts,
   rollupsOf,
+  topEntries,
   type RollupCounts,
 } from './rollup';
 import { buildSummary, trendOf } from './summary';
@@ -215,6 +216,30 @@ describe('rollups', () => {
     expect(Object.keys(c.nxdomain)).toHaveLength(MAX_NXDOMAIN_NAMES);
     expect(c.nxdomain['n0.example.com']).toBeUndefined();
     expect(c.nxdomain[`n${MAX_NXDOMAIN_NAMES + 49}.example.com`]).toBe(MAX_NXDOMAIN_NAMES + 49);
+  });
+
+  it('cuts an increment to its heaviest NXDOMAIN names before adding it to the day and account buckets', () => {
+    const flood: QueryRow[] = [];
+    for (let i = 0; i < 3 * MAX_NXDOMAIN_NAMES; i++) flood.push(q({ rcode: 'NXDOMAIN', qname: `r${i}.example.com` }));
+    for (let i = 0; i < 3; i++) flood.push(q({ rcode: 'NXDOMAIN', qname: 'typo.example.com' }));
+    const buckets = rollupsOf(flood);
+    expect(buckets).toHaveLength(4);
+    for (const b of buckets) {
+      expect(Object.keys(b.counts.nxdomain)).toHaveLength(MAX_NXDOMAIN_NAMES);
+      expect(b.counts.nxdomain['typo.example.com']).toBe(3);
+      // Every query is still counted: only the list of names is cut.
+      expect(b.counts.total).toBe(flood.length);
+    }
+  });
+
+  it('keeps, of a flood of names mostly seen once, the heaviest and then the first by name, in order', () => {
+    // Many more entries than kept: the heap path, checked against a full sort.
+    const entries: Array<[string, number]> = [];
+    for (let i = 0; i < 5000; i++) entries.push([`r${(i * 7919) % 5000}.example.com`, i % 97 === 0 ? 1 + (i % 5) : 1]);
+    const sorted = [...entries].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+    expect(topEntries(entries, MAX_NXDOMAIN_NAMES)).toEqual(sorted.slice(0, MAX_NXDOMAIN_NAMES));
+    expect(topEntries(entries, 5)).toEqual(sorted.slice(0, 5));
+    expect(topEntries(entries, 0)).toEqual([]);
   });
 });
 

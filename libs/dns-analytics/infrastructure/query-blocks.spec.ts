@@ -84,6 +84,20 @@ describe('query-log blocks', () => {
     ]);
     const many = Array.from({ length: MAX_BLOCK_ROWS + 1 }, (_, i) => row({ ts: T0 + i }));
     expect(blocksOf(many, 1).map((b) => b.count)).toEqual([MAX_BLOCK_ROWS, 1]);
+    // Two domains taking turns, one of them past the row limit: each block keeps its own rows, in order, with their ids.
+    const turns = Array.from({ length: 2 * MAX_BLOCK_ROWS + 2 }, (_, i) =>
+      row({ ts: T0 + i, domain: i % 2 ? 'b.test' : 'a.test', qname: `q${i}.test` }),
+    );
+    const split = blocksOf(turns, 10);
+    expect(split.map((b) => [b.domain, b.count, b.firstId])).toEqual([
+      ['a.test', MAX_BLOCK_ROWS, 10],
+      ['b.test', MAX_BLOCK_ROWS, 11],
+      ['a.test', 1, 10 + 2 * MAX_BLOCK_ROWS],
+      ['b.test', 1, 11 + 2 * MAX_BLOCK_ROWS],
+    ]);
+    const back = split.flatMap((b) => decodeBlock(b, b.data)).sort((a, b) => Number(a.id) - Number(b.id));
+    expect(back.map((r) => Number(r.id))).toEqual(turns.map((_, i) => 10 + i));
+    expect(back.map(withoutId)).toEqual(turns);
     const spread = blocksOf([row(), row({ ts: T0 + MAX_BLOCK_SPAN_MS }), row({ ts: T0 + MAX_BLOCK_SPAN_MS + 1 })], 1);
     expect(spread.map((b) => [b.minTs - T0, b.maxTs - T0])).toEqual([
       [0, MAX_BLOCK_SPAN_MS],

@@ -42,9 +42,41 @@ export interface BlockDraft extends BlockMeta {
   data: Buffer;
 }
 
-/** A growable byte buffer written with varints and UTF-8 strings. */
+/**
+ * Writes a non-negative integer (up to 2^53) as a varint at `at`, seven bits a byte, low bits
+ * first; returns where the next byte goes. The caller makes room (at most 8 bytes).
+ */
+function putVarint(buf: Uint8Array, at: number, v: number): number {
+  // Most of a block's numbers are below 2^14: no loop for them.
+  if (v < 0x80) {
+    buf[at] = v;
+    return at + 1;
+  }
+  if (v < 0x4000) {
+    buf[at] = (v & 0x7f) | 0x80;
+    buf[at + 1] = v >>> 7;
+    return at + 2;
+  }
+  // Times within a block (up to 60,000 ms): integer arithmetic, not a double's modulo.
+  if (v < 0x80000000) {
+    while (v >= 0x80) {
+      buf[at++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[at] = v;
+    return at + 1;
+  }
+  while (v >= 0x80) {
+    buf[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  buf[at++] = v;
+  return at;
+}
+
+/** A growable byte buffer written with varints and UTF-8 strings; reset() reuses it. */
 class ByteWriter {
-  private buf: Buffer;
+  buf: Buffer;
   length = 0;
 
   // Small by default: a block of a quiet domain holds a few rows; doubling is cheap.
@@ -52,45 +84,52 @@ class ByteWriter {
     this.buf = Buffer.allocUnsafe(initialBytes);
   }
 
-  private room(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
-    this.buf.copy(bigger, 0, 0, this.length);
-    this.buf = bigger;
+  reset(): this {
+    this.length = 0;
+    return this;
   }
 
-  /** Non-negative integers up to 2^53, seven bits a byte, low bits first. */
+  /** Makes room for `n` more bytes; returns the buffer (it may be a new one). */
+  room(n: number): Buffer {
+    if (this.length + n <= this.buf.length) return this.buf;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    this.buf.copy(bigger, 0, 0, this.length);
+    return (this.buf = bigger);
+  }
+
   varint(v: number): void {
-    this.room(8);
-    const buf = this.buf;
-    let at = this.length;
-    while (v >= 0x80) {
-      buf[at++] = (v % 0x80) | 0x80;
-      v = Math.floor(v / 0x80);
-    }
-    buf[at++] = v;
-    this.length = at;
+    this.length = putVarint(this.room(8), this.length, v);
   }
 
   byte(v: number): void {
-    this.room(1);
-    this.buf[this.length++] = v;
+    this.room(1)[this.length++] = v;
   }
 
   string(s: string): void {
-    this.room(5 + 3 * s.length);
+    const buf = this.room(5 + 3 * s.length);
     const at = this.length;
     // Length first: written after the bytes, as a varint of at most 3 bytes (block strings are short).
-    const bytes = this.buf.write(s, at + 3, 'utf8');
+    // Names, addresses and types are ASCII: copied by char code, without Buffer.write's call.
+    let bytes = s.length;
+    for (let i = 0; i < bytes; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) {
+        bytes = buf.write(s, at + 3, 'utf8');
+        break;
+      }
+      buf[at + 3 + i] = c;
+    }
     if (bytes >= 0x200000) throw new Error('string too long for a query-log block');
-    this.buf[at] = (bytes & 0x7f) | 0x80;
-    this.buf[at + 1] = ((bytes >> 7) & 0x7f) | 0x80;
-    this.buf[at + 2] = bytes >> 14;
+    buf[at] = (bytes & 0x7f) | 0x80;
+    buf[at + 1] = ((bytes >> 7) & 0x7f) | 0x80;
+    buf[at + 2] = bytes >> 14;
     this.length = at + 3 + bytes;
   }
 
-  bytes(): Buffer {
-    return this.buf.subarray(0, this.length);
+  /** Copies what was written into `target` at `at`; returns where the next byte goes. */
+  copyTo(target: Buffer, at: number): number {
+    this.buf.copy(target, at, 0, this.length);
+    return at + this.length;
   }
 }
 
@@ -128,35 +167,37 @@ class ByteReader {
  * table twice (as a name and as a country, say); readers only index the table.
  */
 class BlockStrings {
-  /** Per table number: the block number + 1 when `stamp` holds this block's generation (module scratch, reused). */
-  private static local = new Int32Array(1024);
-  private static stamp = new Uint32Array(1024);
+  /**
+   * Per table number, side by side (one cache line per lookup in a table of 100,000): the
+   * generation of the block that numbered it, and that number (module scratch, reused).
+   */
+  private static slots = new Int32Array(2 * 1024);
   private static generation = 0;
-  readonly out = new ByteWriter();
   size = 0;
   private readonly byText = new Map<string, number>();
   private readonly generation: number;
 
-  constructor(private readonly table: readonly string[]) {
-    BlockStrings.generation = (BlockStrings.generation + 1) >>> 0;
-    if (BlockStrings.generation === 0) {
-      // Wrapped: stamps of 4 billion blocks ago must not pass for this block's.
-      BlockStrings.stamp.fill(0);
+  constructor(
+    private readonly table: readonly string[],
+    /** Where the strings' bytes go (module scratch, reused). */
+    readonly out: ByteWriter,
+  ) {
+    BlockStrings.generation = (BlockStrings.generation + 1) | 0;
+    if (BlockStrings.generation <= 0) {
+      // Wrapped: generations of 2 billion blocks ago must not pass for this block's.
+      BlockStrings.slots.fill(0);
       BlockStrings.generation = 1;
     }
     this.generation = BlockStrings.generation;
-    if (BlockStrings.local.length < table.length) {
-      const length = Math.max(table.length, 2 * BlockStrings.local.length);
-      BlockStrings.local = new Int32Array(length);
-      BlockStrings.stamp = new Uint32Array(length);
-    }
+    if (BlockStrings.slots.length < 2 * table.length)
+      BlockStrings.slots = new Int32Array(2 * Math.max(table.length, BlockStrings.slots.length));
   }
 
   ofNumber(n: number): number {
-    const stamp = BlockStrings.stamp;
-    if (stamp[n] === this.generation) return BlockStrings.local[n];
-    stamp[n] = this.generation;
-    return (BlockStrings.local[n] = this.add(this.table[n]));
+    const slots = BlockStrings.slots;
+    if (slots[2 * n] === this.generation) return slots[2 * n + 1];
+    slots[2 * n] = this.generation;
+    return (slots[2 * n + 1] = this.add(this.table[n]));
   }
 
   ofText(s: string): number {
@@ -172,15 +213,22 @@ class BlockStrings {
 }
 
 /**
+ * Scratch of the encoder, reused block after block (a block is encoded synchronously): the
+ * string table, the client table and the rows, copied once into the block's own buffer.
+ */
+const scratch = { strings: new ByteWriter(64 * 1024), clients: new ByteWriter(), body: new ByteWriter(64 * 1024) };
+/** The most bytes one row takes in the body: five varints of table numbers and deltas, a flags byte, the time. */
+const MAX_ROW_BYTES = 8 * 8;
+
+/**
  * Encodes one block: the rows at `indices` of `rows` (all of one account and domain), with
- * the ids `ids`. Country and network follow from the client address, so a row refers to
- * one client entry (address, country, ASN, organisation) rather than to four strings.
+ * the ids `ids` (stored as deltas: any base will do). Country and network follow from the client address, so a row
+ * refers to one client entry (address, country, ASN, organisation) rather than to four strings.
  */
 function encodeRows(rows: QueryRows, indices: ArrayLike<number>, ids: ArrayLike<number>, minTs: number): Buffer {
-  const strings = new BlockStrings(rows.strings);
-  const clientTable = new ByteWriter();
-  // A query takes about 8-12 bytes: room for most blocks at once.
-  const body = new ByteWriter(16 * indices.length + 64);
+  const strings = new BlockStrings(rows.strings, scratch.strings.reset());
+  const clientTable = scratch.clients.reset();
+  const body = scratch.body.reset();
   // Client entry per address number (-1: none yet), and each entry's enrichment.
   const clientOf = new Map<number, number>();
   const infos: IpInfo[] = [];
@@ -198,32 +246,41 @@ function encodeRows(rows: QueryRows, indices: ArrayLike<number>, ids: ArrayLike<
     clientTable.varint(strings.ofText(info.asOrg));
     return entry;
   };
+  const { ts, qname, qtype, rcode, clientIp, info: infoOf, flags, responseMs } = rows;
   let lastId = ids[0];
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k];
-    body.varint(rows.ts[i] - minTs);
-    body.varint(ids[k] - lastId);
-    lastId = ids[k];
-    body.varint(strings.ofNumber(rows.qname[i]));
-    body.varint(strings.ofNumber(rows.qtype[i]));
-    body.varint(strings.ofNumber(rows.rcode[i]));
+    // Table numbers first: a new string grows the table, not the body.
+    const name = strings.ofNumber(qname[i]);
+    const type = strings.ofNumber(qtype[i]);
+    const code = strings.ofNumber(rcode[i]);
     // Consecutive queries mostly come from one client.
-    const client = rows.clientIp[i];
-    const info = rows.info[i];
+    const client = clientIp[i];
+    const info = infoOf[i];
     if (client !== lastClient || infos[lastEntry] !== info) {
       lastEntry = clientRef(client, info);
       lastClient = client;
     }
-    body.varint(lastEntry);
-    body.byte(rows.flags[i]);
-    body.varint(Math.round(rows.responseMs[i] * 1000));
+    const buf = body.room(MAX_ROW_BYTES);
+    let at = putVarint(buf, body.length, ts[i] - minTs);
+    at = putVarint(buf, at, ids[k] - lastId);
+    lastId = ids[k];
+    at = putVarint(buf, at, name);
+    at = putVarint(buf, at, type);
+    at = putVarint(buf, at, code);
+    at = putVarint(buf, at, lastEntry);
+    buf[at++] = flags[i];
+    body.length = putVarint(buf, at, Math.round(responseMs[i] * 1000));
   }
-  const head = new ByteWriter();
-  head.byte(VERSION);
-  head.varint(strings.size);
-  const middle = new ByteWriter();
-  middle.varint(infos.length);
-  return Buffer.concat([head.bytes(), strings.out.bytes(), middle.bytes(), clientTable.bytes(), body.bytes()]);
+  // Version, the string table's size and strings, the client table's size and entries, the rows.
+  const out = Buffer.allocUnsafeSlow(1 + 8 + strings.out.length + 8 + clientTable.length + body.length);
+  out[0] = VERSION;
+  let at = putVarint(out, 1, strings.size);
+  at = strings.out.copyTo(out, at);
+  at = putVarint(out, at, infos.length);
+  at = clientTable.copyTo(out, at);
+  at = body.copyTo(out, at);
+  return out.subarray(0, at);
 }
 
 const sameInfo = (a: IpInfo, b: IpInfo): boolean =>
@@ -280,11 +337,19 @@ interface OpenBlock {
   accountId: number;
   domain: string;
   domainNumber: number;
-  /** Rows of the batch, by index. */
-  indices: number[];
+  /** Its place in the order blocks were opened. */
+  number: number;
+  /** Its rows so far, and where its row indices start in the batch's grouped order (blocksOf). */
+  count: number;
+  start: number;
   minTs: number;
   maxTs: number;
 }
+
+/** Per row of a batch: the number of the block it goes to (module scratch, reused; blocksOf is synchronous). */
+let blockOfRow = new Int32Array(16 * 1024);
+/** The batch's row indices grouped by block, in row order within each. */
+let grouped = new Uint32Array(16 * 1024);
 
 /**
  * Cuts appended rows into blocks, one per account and domain (more when a block would
@@ -293,24 +358,19 @@ interface OpenBlock {
  */
 export function blocksOf(given: readonly QueryRow[] | QueryRows, firstId: number): BlockDraft[] {
   const rows = asQueryRows(given);
+  const n = rows.count;
+  if (blockOfRow.length < n) {
+    blockOfRow = new Int32Array(n);
+    grouped = new Uint32Array(n);
+  }
   // Account -> domain number -> the block being filled (no key string built per row).
   const open = new Map<number, Map<number, OpenBlock>>();
-  const done: BlockDraft[] = [];
-  const draft = (b: OpenBlock): BlockDraft => {
-    const ids = b.indices.map((i) => firstId + i);
-    return {
-      accountId: b.accountId,
-      domain: b.domain,
-      minTs: b.minTs,
-      maxTs: b.maxTs,
-      firstId: ids[0],
-      count: ids.length,
-      data: encodeRows(rows, b.indices, ids, b.minTs),
-    };
-  };
+  /** Every block, in the order it was opened (its number); and the order blocks are stored in. */
+  const blocks: OpenBlock[] = [];
+  const done: OpenBlock[] = [];
   // Consecutive rows mostly go to the block the row before went to: no map lookup then.
   let b: OpenBlock | undefined;
-  for (let i = 0; i < rows.count; i++) {
+  for (let i = 0; i < n; i++) {
     const accountId = rows.accountId[i];
     const domain = rows.domain[i];
     const ts = rows.ts[i];
@@ -319,23 +379,52 @@ export function blocksOf(given: readonly QueryRow[] | QueryRows, firstId: number
       if (!domains) open.set(accountId, (domains = new Map()));
       b = domains.get(domain);
     }
-    if (
-      b &&
-      (b.indices.length >= MAX_BLOCK_ROWS || Math.max(b.maxTs, ts) - Math.min(b.minTs, ts) > MAX_BLOCK_SPAN_MS)
-    ) {
-      done.push(draft(b));
+    if (b && (b.count >= MAX_BLOCK_ROWS || Math.max(b.maxTs, ts) - Math.min(b.minTs, ts) > MAX_BLOCK_SPAN_MS)) {
+      done.push(b);
       b = undefined;
     }
     if (!b) {
-      b = { accountId, domain: rows.strings[domain], domainNumber: domain, indices: [], minTs: ts, maxTs: ts };
+      const number = blocks.length;
+      b = {
+        accountId,
+        domain: rows.strings[domain],
+        domainNumber: domain,
+        number,
+        count: 0,
+        start: 0,
+        minTs: ts,
+        maxTs: ts,
+      };
+      blocks.push(b);
       open.get(accountId)!.set(domain, b);
     }
-    b.indices.push(i);
+    blockOfRow[i] = b.number;
+    b.count++;
     if (ts < b.minTs) b.minTs = ts;
     if (ts > b.maxTs) b.maxTs = ts;
   }
-  for (const domains of open.values()) for (const b of domains.values()) done.push(draft(b));
-  return done;
+  for (const domains of open.values()) for (const o of domains.values()) done.push(o);
+  // Row indices grouped by block (a counting sort, stable), then each block encoded from its slice.
+  let at = 0;
+  for (const o of blocks) {
+    o.start = at;
+    at += o.count;
+  }
+  const fill = blocks.map((o) => o.start);
+  for (let i = 0; i < n; i++) grouped[fill[blockOfRow[i]]++] = i;
+  return done.map((o) => {
+    const indices = grouped.subarray(o.start, o.start + o.count);
+    return {
+      accountId: o.accountId,
+      domain: o.domain,
+      minTs: o.minTs,
+      maxTs: o.maxTs,
+      firstId: firstId + indices[0],
+      count: o.count,
+      // Ids are firstId + index: the indices serve as ids (stored as deltas).
+      data: encodeRows(rows, indices, indices, o.minTs),
+    };
+  });
 }
 
 /** A block of the given rows of one account and domain, keeping their ids (pruning rewrites the block a cutoff falls in). */
