@@ -248,7 +248,8 @@ export async function run(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) stalls.push(await stalledReading(s, token));
     console.log(
       `export jsonl, client stalled ${STALL_SECONDS} s after its first chunk: RSS ${Math.round(median(stalls.map((x) => x.rssBefore)))} → peak ` +
-        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall, the server read ${median(stalls.map((x) => x.storeReadMB)).toFixed(1)} MB ` +
+        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall, the server read ` +
+        `${median(stalls.map((x) => x.storeReadMB)).toFixed(1)} MB ` +
         `from its files meanwhile (the export is ${(results.get(cases[0][0])![0].bytes / 1e6).toFixed(1)} MB)`,
     );
     if (VERIFY) {

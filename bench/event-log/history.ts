@@ -176,11 +176,13 @@ export async function run(): Promise<void> {
       const past = [...r.past].sort((a, b) => a - b);
       const now = [...r.now].sort((a, b) => a - b);
       console.log(
-        `${name.padEnd(48)}${ms(percentile(past, 50))}${ms(percentile(past, 99))}   ${ms(percentile(now, 50)).padStart(11)}${ms(percentile(now, 99))}`,
+        `${name.padEnd(48)}${ms(percentile(past, 50))}${ms(percentile(past, 99))}   ` +
+          `${ms(percentile(now, 50)).padStart(11)}${ms(percentile(now, 99))}`,
       );
     }
     console.log(
-      `(${ROUNDS} rounds × ${READS} reads of each kind, one at a time over HTTP keep-alive; as_of at ${instants.length} instants spread over the history)`,
+      `(${ROUNDS} rounds × ${READS} reads of each kind, one at a time over HTTP keep-alive; as_of at ` +
+        `${instants.length} instants spread over the history)`,
     );
     await http.close();
   } finally {

@@ -205,14 +205,17 @@ export async function run(): Promise<void> {
       '/lat/',
     );
     console.log(
-      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s over ${LATENCY_ENDPOINTS} endpoints (${spread.count} deliveries, occurred_at → received): p50 ${spread.p50} ms, p99 ${spread.p99} ms`,
+      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s over ${LATENCY_ENDPOINTS} endpoints ` +
+        `(${spread.count} deliveries, occurred_at → received): p50 ${spread.p50} ms, p99 ${spread.p99} ms`,
     );
     const single = await latency(service, receiver, await latencyAccounts(service, receiver, 1, 'one'), '/one/');
     console.log(
-      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s to one endpoint (${single.count} deliveries): p50 ${single.p50} ms, p99 ${single.p99} ms`,
+      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s to one endpoint (${single.count} ` +
+        `deliveries): p50 ${single.p50} ms, p99 ${single.p99} ms`,
     );
     console.log(
-      `\nwebhooks: ${rate.toFixed(0)} deliveries/s (target ≥ 1,000); delivery latency p99 ${spread.p99} ms at ${LATENCY_RATE}/s over ${LATENCY_ENDPOINTS} endpoints, ` +
+      `\nwebhooks: ${rate.toFixed(0)} deliveries/s (target ≥ 1,000); delivery latency p99 ${spread.p99} ms at ` +
+        `${LATENCY_RATE}/s over ${LATENCY_ENDPOINTS} endpoints, ` +
         `${single.p99} ms to one endpoint (target ≤ 1,000 ms)`,
     );
   } finally {

@@ -83,7 +83,8 @@ export const zipBomb = (): Buffer =>
 export const billionLaughs = (): Buffer =>
   Buffer.from(
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
-      '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><feedback><report_metadata><org_name>&lol3;</org_name></report_metadata></feedback>',
+      '<!ENTITY lol3 ' +
+      '"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><feedback><report_metadata><org_name>&lol3;</org_name></report_metadata></feedback>',
   );
 
 /**

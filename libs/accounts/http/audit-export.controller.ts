@@ -39,9 +39,11 @@ export class AuditExportController {
   @ApiOperation({
     summary: 'Export the account’s audit entries, oldest first, with their hash chain (streamed)',
     description:
-      'Each entry as GET /account/audit gives it plus `prev_hash` and `hash`. The chain runs over the account’s whole life, so an export of any window ' +
+      'Each entry as GET /account/audit gives it plus `prev_hash` and `hash`. The chain runs over the account’s ' +
+      'whole life, so an export of any window ' +
       'links from the entry before it; `npm run cli -- audit:verify <file>` checks a file against the store. ' +
-      `CSV columns: ${AUDIT_CSV_COLUMNS.join(', ')} (\`data\` as JSON text; \`actor_type\`/\`actor_id\` split \`actor\` at its first colon, \`key\` named \`api_key\`).`,
+      `CSV columns: ${AUDIT_CSV_COLUMNS.join(', ')} (\`data\` as JSON text; \`actor_type\`/\`actor_id\` split ` +
+      `\`actor\` at its first colon, \`key\` named \`api_key\`).`,
   })
   @ApiQuery({
     name: 'from',
