@@ -234,14 +234,14 @@ async function main(): Promise<void> {
             : ''
         ).padStart(27);
       }).join('');
-      console.log(
-        `${c.name.padEnd(7)} ${fmt(median(rs.map((r) => r.throughput.qps))).padStart(10)}  ${list(
-          rs.map((r) => r.throughput.qps),
-          0,
-        ).padEnd(
-          26,
-        )} ${fmt(median(rs.map((r) => r.perThousandMs)), 2).padStart(10)}   ${(ours ? fmt(median(rs.map((r) => r.mainPerThousandMs)), 2) : '').padStart(10)}${cells}`,
-      );
+      const qps = fmt(median(rs.map((r) => r.throughput.qps))).padStart(10);
+      const qpsRounds = list(
+        rs.map((r) => r.throughput.qps),
+        0,
+      ).padEnd(26);
+      const perThousand = fmt(median(rs.map((r) => r.perThousandMs)), 2).padStart(10);
+      const mainPerThousand = (ours ? fmt(median(rs.map((r) => r.mainPerThousandMs)), 2) : '').padStart(10);
+      console.log(`${c.name.padEnd(7)} ${qps}  ${qpsRounds} ${perThousand}   ${mainPerThousand}${cells}`);
     }
     console.log('(medians over the rounds; CPU of the whole process tree per 1,000 answered queries)');
 

@@ -56,7 +56,11 @@ function startListeners(): Promise<{ child: ChildProcess; port: number }> {
       });
       if (hosts.length === 1) process.stdout.write(port + '\\n');
     });
-    process.on('SIGTERM', () => { const u = process.cpuUsage(); process.stderr.write('listeners cpu ' + ((u.user + u.system) / 1e6).toFixed(2) + ' s\\n'); process.exit(0); });`;
+    process.on('SIGTERM', () => {
+      const u = process.cpuUsage();
+      process.stderr.write('listeners cpu ' + ((u.user + u.system) / 1e6).toFixed(2) + ' s\\n');
+      process.exit(0);
+    });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Whatever way the bench ends (deadline, error), the listeners go with it.
   process.on('exit', () => child.kill('SIGKILL'));
