@@ -177,6 +177,17 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     );
     check('/zones/{zone}/records', 'get', await app.http.get('/zones/openapi-check.example/records', user.token));
     check('/zones/{zone}', 'get', await app.http.get('/zones/openapi-check.example', user.token));
+    const plus = await registerAndLogin(app.http, { plan: 'plus' });
+    const monitored = await app.http.post(
+      '/api/domains',
+      { fqdn: 'openapi-up.dyn.example.net', record_type: 'A', record_ip: '192.0.2.10' },
+      plus.token,
+    );
+    await app.http.post(`/uptime/domain/${monitored.body.id}/monitor`, { enabled: true }, plus.token);
+    check('/uptime/domain/{id}', 'get', await app.http.get(`/uptime/domain/${monitored.body.id}`, plus.token));
+    check('/uptime/domains', 'get', await app.http.get('/uptime/domains', plus.token));
+    check('/uptime/dashboard', 'get', await app.http.get('/uptime/dashboard', plus.token));
+    check('/uptime/limits', 'get', await app.http.get('/uptime/limits', plus.token));
   });
 
   it('serves Swagger UI at /docs with a CSP of its own', async () => {

@@ -1,6 +1,7 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { DOMAIN_OPERATION_RESPONSES, DOMAIN_RESPONSE_SCHEMAS } from '../../libs/domains/http/domain.schemas';
 import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
+import { UPTIME_OPERATION_RESPONSES, UPTIME_RESPONSE_SCHEMAS } from '../../libs/uptime/http/uptime.schemas';
 import { ZONE_OPERATION_RESPONSES, ZONE_RESPONSE_SCHEMAS } from '../../libs/zones/http/zone.schemas';
 
 /**
@@ -15,6 +16,7 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
   ...HISTORY_RESPONSE_SCHEMAS,
   ...DOMAIN_RESPONSE_SCHEMAS,
   ...ZONE_RESPONSE_SCHEMAS,
+  ...UPTIME_RESPONSE_SCHEMAS,
   AccountView: {
     type: 'object',
     required: ['id', 'username', 'email', 'plan', 'email_auth', 'two_factor_enabled', 'disabled', 'created_at'],
@@ -110,4 +112,5 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ...HISTORY_OPERATION_RESPONSES,
   ...DOMAIN_OPERATION_RESPONSES,
   ...ZONE_OPERATION_RESPONSES,
+  ...UPTIME_OPERATION_RESPONSES,
 };

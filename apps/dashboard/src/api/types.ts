@@ -50,36 +50,9 @@ export interface Dnssec {
   next_rollover_at: string | null;
 }
 
-export interface UptimeRecord {
-  domain_id: number;
-  fqdn: string;
-  is_up: boolean;
-  uptime_percentage_24h: number | null;
-  uptime_percentage_7d: number | null;
-  uptime_percentage_30d: number | null;
-  last_check_time: string | null;
-  last_response_time_ms: number | null;
-  current_status: 'operational' | 'down' | 'pending' | 'no_ip' | 'disabled';
-  error: string | null;
-  monitor_enabled: boolean;
-  has_ip: boolean;
-}
-
-export interface UptimeDashboard {
-  overall_uptime_24h: number | null;
-  overall_uptime_7d: number | null;
-  overall_uptime_30d: number | null;
-  domains_monitored: number;
-  domains_up: number;
-  domains_down: number;
-  average_response_time_ms: number | null;
-}
-
-export interface UptimeLimits {
-  plan: Plan;
-  monitor_limit: number;
-  monitors_enabled: number;
-}
+export type UptimeRecord = Schema<'UptimeRecord'>;
+export type UptimeDashboard = Schema<'UptimeDashboard'>;
+export type UptimeLimits = Schema<'UptimeLimits'>;
 
 export type HistoryWindow = '24h' | '7d' | '30d';
 export type CheckWindow = '1h' | '6h' | '24h';

@@ -2333,6 +2333,45 @@ export interface components {
         ZoneRecords: {
             records: components["schemas"]["RRset"][];
         };
+        UptimeRecord: {
+            domain_id: number;
+            fqdn: string;
+            is_up: boolean;
+            /** @description null until a check falls in the window */
+            uptime_percentage_24h: number | null;
+            /** @description null until a check falls in the window */
+            uptime_percentage_7d: number | null;
+            /** @description null until a check falls in the window */
+            uptime_percentage_30d: number | null;
+            last_check_time: string | null;
+            last_response_time_ms: number | null;
+            /** @enum {string} */
+            current_status: "operational" | "down" | "pending" | "no_ip" | "disabled";
+            error: string | null;
+            monitor_enabled: boolean;
+            has_ip: boolean;
+        };
+        UptimeDomains: {
+            domains: components["schemas"]["UptimeRecord"][];
+        };
+        UptimeDashboard: {
+            /** @description null until a check falls in the window */
+            overall_uptime_24h: number | null;
+            /** @description null until a check falls in the window */
+            overall_uptime_7d: number | null;
+            /** @description null until a check falls in the window */
+            overall_uptime_30d: number | null;
+            domains_monitored: number;
+            domains_up: number;
+            domains_down: number;
+            average_response_time_ms: number | null;
+        };
+        UptimeLimits: {
+            /** @enum {string} */
+            plan: "free" | "plus" | "pro" | "elite";
+            monitor_limit: number;
+            monitors_enabled: number;
+        };
         AccountView: {
             id: number;
             username: string;
@@ -6918,11 +6957,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UptimeDashboard"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
@@ -6973,11 +7015,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UptimeRecord"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -7190,11 +7235,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UptimeDomains"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
@@ -7243,11 +7291,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UptimeLimits"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
