@@ -188,6 +188,7 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     check('/uptime/domains', 'get', await app.http.get('/uptime/domains', plus.token));
     check('/uptime/dashboard', 'get', await app.http.get('/uptime/dashboard', plus.token));
     check('/uptime/limits', 'get', await app.http.get('/uptime/limits', plus.token));
+    check('/account/audit', 'get', await app.http.get('/account/audit', plus.token));
   });
 
   it('serves Swagger UI at /docs with a CSP of its own', async () => {

@@ -1,4 +1,5 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { AUDIT_OPERATION_RESPONSES, AUDIT_RESPONSE_SCHEMAS } from '../../libs/accounts/http/audit.schemas';
 import { DOMAIN_OPERATION_RESPONSES, DOMAIN_RESPONSE_SCHEMAS } from '../../libs/domains/http/domain.schemas';
 import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
 import { UPTIME_OPERATION_RESPONSES, UPTIME_RESPONSE_SCHEMAS } from '../../libs/uptime/http/uptime.schemas';
@@ -17,6 +18,7 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
   ...DOMAIN_RESPONSE_SCHEMAS,
   ...ZONE_RESPONSE_SCHEMAS,
   ...UPTIME_RESPONSE_SCHEMAS,
+  ...AUDIT_RESPONSE_SCHEMAS,
   AccountView: {
     type: 'object',
     required: ['id', 'username', 'email', 'plan', 'email_auth', 'two_factor_enabled', 'disabled', 'created_at'],
@@ -113,4 +115,5 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ...DOMAIN_OPERATION_RESPONSES,
   ...ZONE_OPERATION_RESPONSES,
   ...UPTIME_OPERATION_RESPONSES,
+  ...AUDIT_OPERATION_RESPONSES,
 };

@@ -6,28 +6,7 @@ import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { auditExportChunks, AuditExportQueries } from '../application/audit-export';
 import { AUDIT_CSV_COLUMNS } from '../domain/audit-chain';
 import { parseAuditExportQuery } from './audit-export.dto';
-
-const nullableString = (description?: string) => ({
-  anyOf: [{ type: 'string' }, { type: 'null' }],
-  ...(description ? { description } : {}),
-});
-
-const ENTRY_PROPERTIES = {
-  id: { type: 'string', description: 'The event id' },
-  type: { type: 'string' },
-  occurred_at: { type: 'string', format: 'date-time' },
-  stream: { type: 'string' },
-  revision: { type: 'integer' },
-  actor: nullableString('`user:<id>`, `key:<uuid>`, `system`, …'),
-  source_ip: nullableString(),
-  correlation_id: nullableString(),
-  data: { description: 'The event’s data, secrets redacted' },
-  prev_hash: nullableString('The account’s previous entry’s hash; null for its first ever entry'),
-  hash: {
-    type: 'string',
-    description: 'Hex SHA-256 of this entry without `hash` (with `prev_hash`) as RFC 8785 canonical JSON',
-  },
-};
+import { EXPORT_ENTRY_PROPERTIES } from './audit.schemas';
 
 /** `GET /account/audit/export` (contract §19): the account's audit entries with their hash chain, streamed. */
 @ApiTags('account')
@@ -58,7 +37,11 @@ export class AuditExportController {
     description: 'JSON Lines (one entry per line) or RFC 4180 CSV with a header, streamed',
     content: {
       'application/x-ndjson': {
-        schema: { type: 'object', properties: ENTRY_PROPERTIES, required: Object.keys(ENTRY_PROPERTIES) },
+        schema: {
+          type: 'object',
+          properties: EXPORT_ENTRY_PROPERTIES,
+          required: Object.keys(EXPORT_ENTRY_PROPERTIES),
+        },
       },
       'text/csv': { schema: { type: 'string', description: `Header: ${AUDIT_CSV_COLUMNS.join(',')}` } },
     },

@@ -83,13 +83,4 @@ export interface UptimeHistory {
   points: { at: string; checks: number; uptime_percentage: number | null; avg_response_time_ms: number | null }[];
 }
 
-export interface AuditEntry {
-  id: string;
-  type: string;
-  occurred_at: string;
-  stream: string;
-  revision: number;
-  actor: string | null;
-  source_ip: string | null;
-  data: Record<string, unknown>;
-}
+export type AuditEntry = Schema<'AuditEntry'>;

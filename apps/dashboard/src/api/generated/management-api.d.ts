@@ -2372,6 +2372,28 @@ export interface components {
             monitor_limit: number;
             monitors_enabled: number;
         };
+        AuditEntry: {
+            /** @description The event id */
+            id: string;
+            type: string;
+            /** Format: date-time */
+            occurred_at: string;
+            stream: string;
+            revision: number;
+            /** @description `user:<id>`, `key:<uuid>`, `system`, … */
+            actor: string | null;
+            source_ip: string | null;
+            correlation_id: string | null;
+            /** @description The event’s data, secrets redacted */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        AuditPage: {
+            data: components["schemas"]["AuditEntry"][];
+            /** @description older entries: pass as cursor= */
+            next_cursor: string | null;
+        };
         AccountView: {
             id: number;
             username: string;
@@ -2720,11 +2742,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
