@@ -1,6 +1,7 @@
 /** Unit specs live beside the code (libs/, projections/); end-to-end specs under test/. */
 module.exports = {
-  testEnvironment: 'node',
+  // Node's, closing what a suite left open (test/support/suite-resources.ts).
+  testEnvironment: '<rootDir>/test/support/closing-environment.js',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.jest.json', diagnostics: false }] },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testMatch: [

@@ -111,9 +111,12 @@ async function run(build: Build, template: string, day: number, behind: number, 
       const calls = traced ? `, ${await traced}` : '';
       const cpuS = busy.cpuMs / 1000;
       console.log(
-        `${build.name.padEnd(6)} caught up ${behind.toLocaleString('en-US')} events in ${wallS.toFixed(1)} s (${Math.round(behind / wallS).toLocaleString('en-US')} events/s), ` +
+        `${build.name.padEnd(6)} caught up ${behind.toLocaleString('en-US')} events in ${wallS.toFixed(1)} s ` +
+          `(${Math.round(behind / wallS).toLocaleString('en-US')} events/s), ` +
           `CPU ${cpuS.toFixed(1)} s (${Math.round(behind / cpuS).toLocaleString('en-US')} events per CPU-second); ` +
-          `idle: ${((idle.cpuMs - busy.cpuMs) / IDLE_S).toFixed(1)} CPU ms/s, ${((idle.syscr - busy.syscr) / IDLE_S).toFixed(0)} read calls/s${calls}  [load ${loadBefore} → ${load()}]`,
+          `idle: ${((idle.cpuMs - busy.cpuMs) / IDLE_S).toFixed(1)} CPU ms/s, ` +
+          `${((idle.syscr - busy.syscr) / IDLE_S).toFixed(0)} read calls/s${calls}  [load ${loadBefore} → ` +
+          `${load()}]`,
       );
     } finally {
       await stopService(svc);
@@ -131,7 +134,8 @@ async function main(): Promise<void> {
   try {
     const { behind, day } = await prepare(template, checkPort);
     console.log(
-      `catch-up: ${HOSTS} DDNS hosts, ${MONITORED} monitored, ${FILL_DAYS} days (${behind.toLocaleString('en-US')} events) written while stopped; load ${load()}`,
+      `catch-up: ${HOSTS} DDNS hosts, ${MONITORED} monitored, ${FILL_DAYS} days ` +
+        `(${behind.toLocaleString('en-US')} events) written while stopped; load ${load()}`,
     );
     const builds: Build[] = [{ name: 'this', script: join(__dirname, 'soak', 'clocked-service.js') }];
     if (OTHER) builds.push({ name: 'other', script: join(OTHER, 'bench', 'soak', 'clocked-service.js') });

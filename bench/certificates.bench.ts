@@ -140,7 +140,8 @@ async function main(): Promise<void> {
       `  throughput               ${(issued.length / seconds).toFixed(2)} certificates/s (${seconds.toFixed(2)} s first request to last issued)`,
     );
     console.log(
-      `  request → issued         p50 ${(pct(50) / 1000).toFixed(2)} s   p99 ${(pct(99) / 1000).toFixed(2)} s   max ${(latencies[latencies.length - 1] / 1000).toFixed(2)} s`,
+      `  request → issued         p50 ${(pct(50) / 1000).toFixed(2)} s   p99 ${(pct(99) / 1000).toFixed(2)} s   ` +
+        `max ${(latencies[latencies.length - 1] / 1000).toFixed(2)} s`,
     );
     console.log(
       `  server metric            ${metrics

@@ -48,7 +48,9 @@ if (require.main === module) {
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
   const row = (label: string, files: FileSize[]) =>
     console.log(
-      `${label.padEnd(22)} raw ${kb(total(files, 'raw')).padStart(9)}  gzip ${kb(total(files, 'gzip')).padStart(9)}  brotli ${kb(total(files, 'brotli')).padStart(9)}  (${files.map((f) => f.file).join(', ')})`,
+      `${label.padEnd(22)} raw ${kb(total(files, 'raw')).padStart(9)}  gzip ` +
+        `${kb(total(files, 'gzip')).padStart(9)}  brotli ${kb(total(files, 'brotli')).padStart(9)}  ` +
+        `(${files.map((f) => f.file).join(', ')})`,
     );
   row('first-load JavaScript', sizes.firstLoadJs);
   row('first-load CSS', sizes.firstLoadCss);

@@ -269,7 +269,8 @@ const cpuPerUpdateMs = (r: Round) => (r.serverCores * 1000) / Math.max(1, r.rate
 
 const describe = (r: Round) =>
   `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p50 ${r.p50.toFixed(1)} / p99 ${r.p99.toFixed(1)} ms, ` +
-  `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB` +
+  `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ` +
+  `${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB` +
   (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
 
 /** One build of the service, running, set up with an account, a key and its hosts. */
@@ -368,19 +369,23 @@ function summary(s: Server): void {
   console.log(`\n${s.name}: ${rounds.length} rounds`);
   console.log(
     `  updates/s: median ${median(rounds.map((r) => r.rate)).toFixed(0)}, best ${best.rate.toFixed(0)}; ` +
-      `latency ms (median of rounds): p50 ${median(rounds.map((r) => r.p50)).toFixed(1)}, p90 ${median(rounds.map((r) => r.p90)).toFixed(1)}, p99 ${median(rounds.map((r) => r.p99)).toFixed(1)}`,
+      `latency ms (median of rounds): p50 ${median(rounds.map((r) => r.p50)).toFixed(1)}, p90 ` +
+      `${median(rounds.map((r) => r.p90)).toFixed(1)}, p99 ${median(rounds.map((r) => r.p99)).toFixed(1)}`,
   );
   console.log(
-    `  server CPU (median of rounds): ${median(rounds.map((r) => r.serverCores)).toFixed(2)} cores, ${median(rounds.map(cpuPerUpdateMs)).toFixed(3)} ms per update; ` +
+    `  server CPU (median of rounds): ${median(rounds.map((r) => r.serverCores)).toFixed(2)} cores, ` +
+      `${median(rounds.map(cpuPerUpdateMs)).toFixed(3)} ms per update; ` +
       `load generator ${median(rounds.map((r) => r.clientCores)).toFixed(2)} cores`,
   );
   const threads = [...new Set(rounds.flatMap((r) => Object.keys(r.threads)))].sort();
   console.log(
-    `  server CPU per update by thread, ms (median of rounds): ${threads.map((t) => `${t} ${median(rounds.map((r) => r.threads[t] ?? 0)).toFixed(3)}`).join(', ')}`,
+    `  server CPU per update by thread, ms (median of rounds): ` +
+      `${threads.map((t) => `${t} ${median(rounds.map((r) => r.threads[t] ?? 0)).toFixed(3)}`).join(', ')}`,
   );
   console.log(`  best round: ${describe(best)}`);
   console.log(
-    `  answers (best round): ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ${best.pollsPerUpdate.toFixed(2)} per update`,
+    `  answers (best round): ${JSON.stringify(best.answers)}; DNS queries until the new address was served: ` +
+      `${best.pollsPerUpdate.toFixed(2)} per update`,
   );
 }
 

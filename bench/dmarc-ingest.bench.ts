@@ -192,9 +192,12 @@ async function main(): Promise<void> {
     const afterLarge = memoryOf(pid);
     console.log(
       `(a) ${large.record_count} records (${mib(largeXml.length)} MiB XML, ${(largeGz.length / 1024).toFixed(0)} KiB gzip): ` +
-        `${largeSeconds.toFixed(2)} s (server CPU ${largeCpu.toFixed(2)} s), ${(large.record_count / largeSeconds).toFixed(0)} records/s, server peak RSS ${mbAndMib(afterLarge.peak)}, ` +
+        `${largeSeconds.toFixed(2)} s (server CPU ${largeCpu.toFixed(2)} s), ` +
+        `${(large.record_count / largeSeconds).toFixed(0)} records/s, server peak RSS ` +
+        `${mbAndMib(afterLarge.peak)}, ` +
         `+${mbAndMib(afterLarge.peak - idle.rss)} over its RSS before the report (${mbAndMib(idle.rss)}; start-up peak ${mbAndMib(idle.peak)}) ` +
-        `[targets: < 3 s ${largeSeconds < 3 ? 'met' : 'NOT met'}, peak < 300 MB = ${mib(PEAK_TARGET_BYTES)} MiB ${afterLarge.peak < PEAK_TARGET_BYTES ? 'met' : 'NOT met'}]`,
+        `[targets: < 3 s ${largeSeconds < 3 ? 'met' : 'NOT met'}, peak < 300 MB = ${mib(PEAK_TARGET_BYTES)} MiB ` +
+        `${afterLarge.peak < PEAK_TARGET_BYTES ? 'met' : 'NOT met'}]`,
     );
     if (TYPICAL === 0) return;
 
@@ -224,11 +227,13 @@ async function main(): Promise<void> {
     const typicalSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
     const typicalCpu = cpuSecondsOf(pid) - cpu1;
     console.log(
-      `(b) ${TYPICAL} reports, ${records} records, ${CONCURRENCY} in flight: ${typicalSeconds.toFixed(2)} s (server CPU ${typicalCpu.toFixed(2)} s, ` +
+      `(b) ${TYPICAL} reports, ${records} records, ${CONCURRENCY} in flight: ${typicalSeconds.toFixed(2)} s ` +
+        `(server CPU ${typicalCpu.toFixed(2)} s, ` +
         `${((typicalCpu / TYPICAL) * 1000).toFixed(2)} ms per report, ${(TYPICAL / typicalCpu).toFixed(0)} reports per CPU-second), ` +
         `${(TYPICAL / typicalSeconds).toFixed(0)} reports/s, ${(records / typicalSeconds).toFixed(0)} records/s, ` +
         `server peak RSS ${mbAndMib(memoryOf(pid).peak)} ` +
-        `[target: >= 300 reports/s: ${TYPICAL / typicalSeconds >= 300 ? 'met' : 'NOT met'} in wall time, ${TYPICAL / typicalCpu >= 300 ? 'met' : 'NOT met'} per server CPU-second]`,
+        `[target: >= 300 reports/s: ${TYPICAL / typicalSeconds >= 300 ? 'met' : 'NOT met'} in wall time, ` +
+        `${TYPICAL / typicalCpu >= 300 ? 'met' : 'NOT met'} per server CPU-second]`,
     );
 
     // Parse speed against dmarc-cat on the same files.

@@ -339,7 +339,9 @@ async function main(): Promise<void> {
       results.set('ours, log on', await measureDns(on.child.pid!, on.dnsPort, queryFile, on.port));
       const written = (await metric(on.port, 'dns_query_log_written_total')) - written0;
       console.log(
-        `query log in the service: ${written} rows written during the dnsperf phases (${f(written / ((performance.now() - t0) / 1000))} rows/s averaged), dropped ${await metric(on.port, 'dns_query_log_dropped_total')}`,
+        `query log in the service: ${written} rows written during the dnsperf phases ` +
+          `(${f(written / ((performance.now() - t0) / 1000))} rows/s averaged), dropped ` +
+          `${await metric(on.port, 'dns_query_log_dropped_total')}`,
       );
       await new Promise((r) => setTimeout(r, 1000));
       const exp = await exportRate(on);
@@ -351,7 +353,8 @@ async function main(): Promise<void> {
       const seeded = await seedYear(store, on.accountId, Date.now());
       await store.close();
       console.log(
-        `seeded ${seeded.buckets} rollup buckets (${DOMAINS} domains x ${DAYS} days, 35 days hourly for the account and one zone) in ${f(seeded.seconds, 1)} s`,
+        `seeded ${seeded.buckets} rollup buckets (${DOMAINS} domains x ${DAYS} days, 35 days hourly for the ` +
+          `account and one zone) in ${f(seeded.seconds, 1)} s`,
       );
       const summaryPaths = [
         '/dns-analytics/summary',
@@ -416,7 +419,9 @@ async function main(): Promise<void> {
       const main = name === 'nsd' ? '' : f(r.mainCpuMsPer1000, 2);
       const dropped = r.droppedPct === null ? '' : `${f(r.droppedPct, 2)} %`;
       console.log(
-        `${name.padEnd(15)} ${f(r.qps).padStart(8)}   ${dropped.padStart(11)}   ${f(r.cpuMsPer1000, 2).padStart(9)}   ${main.padStart(19)}   ${f(r.p50Ms, 3).padStart(7)} ms  ${f(r.p99Ms, 3).padStart(7)} ms`,
+        `${name.padEnd(15)} ${f(r.qps).padStart(8)}   ${dropped.padStart(11)}   ` +
+          `${f(r.cpuMsPer1000, 2).padStart(9)}   ${main.padStart(19)}   ${f(r.p50Ms, 3).padStart(7)} ms  ` +
+          `${f(r.p99Ms, 3).padStart(7)} ms`,
       );
     }
     const logOn = results.get('ours, log on')!;
@@ -427,7 +432,8 @@ async function main(): Promise<void> {
 
     const w = await writerRate();
     console.log(
-      `log writer alone (enrich + rollups + SQLite append): ${w.rows} rows in ${f(w.seconds, 2)} s = ${f(w.rows / w.seconds)} rows/s, ${f(w.cpuMicrosPerRow, 2)} µs CPU per row, dropped ${w.dropped}`,
+      `log writer alone (enrich + rollups + SQLite append): ${w.rows} rows in ${f(w.seconds, 2)} s = ` +
+        `${f(w.rows / w.seconds)} rows/s, ${f(w.cpuMicrosPerRow, 2)} µs CPU per row, dropped ${w.dropped}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -109,7 +109,8 @@ async function main(): Promise<void> {
       `${name.padEnd(7)} ${median(xs).toFixed(3)} µs CPU per answered query (median of ${xs.length}: ${xs.map((x) => x.toFixed(3)).join(', ')})`,
     );
   console.log(
-    `the log on the answering thread: ${(median(perQuery['log on']) - median(perQuery['log off'])).toFixed(3)} µs per query; the log thread's drain: ${median(perQuery.drain).toFixed(3)} µs per query`,
+    `the log on the answering thread: ${(median(perQuery['log on']) - median(perQuery['log off'])).toFixed(3)} ` +
+      `µs per query; the log thread's drain: ${median(perQuery.drain).toFixed(3)} µs per query`,
   );
   process.exit(0);
 }

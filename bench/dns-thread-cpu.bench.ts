@@ -129,7 +129,8 @@ async function main(): Promise<void> {
         figures.set('wake-ups/1k q', [...(figures.get('wake-ups/1k q') ?? []), wakeups]);
         figures.set('qps', [...(figures.get('qps') ?? []), r.qps]);
         console.log(
-          `round ${round} ${c.name.padEnd(7)} ${Math.round(r.qps)} qps, ms CPU/1k q: total ${total.toFixed(2)} (${parts.join(', ')}); ${wakeups.toFixed(1)} wake-ups/1k q`,
+          `round ${round} ${c.name.padEnd(7)} ${Math.round(r.qps)} qps, ms CPU/1k q: total ${total.toFixed(2)} ` +
+            `(${parts.join(', ')}); ${wakeups.toFixed(1)} wake-ups/1k q`,
         );
       }
     }
@@ -151,7 +152,8 @@ async function main(): Promise<void> {
       if (!ta || !tb) continue;
       const ratios = ta.map((x, i) => x / tb[i]);
       console.log(
-        `CPU per query ${a}/${b}: ${median(ratios).toFixed(2)}x (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})${a === 'service' && b === 'knot' ? '; issue 31: <= 1.0x' : ''}`,
+        `CPU per query ${a}/${b}: ${median(ratios).toFixed(2)}x (rounds ` +
+          `${ratios.map((r) => r.toFixed(2)).join(', ')})${a === 'service' && b === 'knot' ? '; issue 31: <= 1.0x' : ''}`,
       );
     }
   } finally {

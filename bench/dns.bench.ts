@@ -40,7 +40,10 @@ const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 3);
 /** Fixed rates for the latency rounds: a modest one (issue 31's p99 target) and a busier one. */
 const RATES = (process.env.DNS_BENCH_RATES ?? '5000,20000').split(',').map(Number);
-/** Latency at fixed rates: rounds alternate between the servers, all started once, so a burst of load elsewhere hits one round of each, not one server. */
+/**
+ * Latency at fixed rates: rounds alternate between the servers, all started once, so a burst of load elsewhere hits one
+ * round of each, not one server.
+ */
 const LATENCY_SECONDS = Number(process.env.DNS_BENCH_LATENCY_SECONDS ?? 5);
 const LATENCY_ROUNDS = Number(process.env.DNS_BENCH_LATENCY_ROUNDS ?? 3);
 const cores = availableParallelism();
@@ -159,7 +162,8 @@ async function latencyRounds(contenders: Contender[], queryFile: string): Promis
           };
           results.set(key(c.name, rate), [...(results.get(key(c.name, rate)) ?? []), l]);
           console.log(
-            `latency round ${round + 1} @${rate} qps ${c.name.padEnd(7)} p50 ${fmt(l.p50Ms, 3)} ms  p99 ${fmt(l.p99Ms, 3)} ms  (lost ${l.lost} of ${l.sent}), ${fmt(l.perThousandMs, 2)} ms CPU/1k q`,
+            `latency round ${round + 1} @${rate} qps ${c.name.padEnd(7)} p50 ${fmt(l.p50Ms, 3)} ms  p99 ` +
+              `${fmt(l.p99Ms, 3)} ms  (lost ${l.lost} of ${l.sent}), ${fmt(l.perThousandMs, 2)} ms CPU/1k q`,
           );
         }
       }
@@ -193,7 +197,9 @@ async function main(): Promise<void> {
       ...(nsdInstalled() ? [nsd(dir)] : []),
     ].filter((c) => c.name === 'before' || wanted.includes(c.name));
     console.log(
-      `zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; dnsperf ${FLOWS} flows; ${ROUNDS} alternating rounds of ${SECONDS}s at saturation, then ${LATENCY_ROUNDS} alternating rounds of ${LATENCY_SECONDS}s at ${RATES.join(' and ')} qps`,
+      `zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; dnsperf ${FLOWS} flows; ${ROUNDS} alternating ` +
+        `rounds of ${SECONDS}s at saturation, then ${LATENCY_ROUNDS} alternating rounds of ${LATENCY_SECONDS}s ` +
+        `at ${RATES.join(' and ')} qps`,
     );
 
     const rounds = new Map<string, ThroughputRound[]>();
@@ -201,7 +207,8 @@ async function main(): Promise<void> {
       for (const c of contenders) {
         const r = await measure(c, queryFile);
         console.log(
-          `round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ${r.throughput.sent}), ${fmt(r.perThousandMs, 2)} ms CPU/1k q`,
+          `round ${round + 1} ${c.name.padEnd(7)} ${fmt(r.throughput.qps)} qps (lost ${r.throughput.lost} of ` +
+            `${r.throughput.sent}), ${fmt(r.perThousandMs, 2)} ms CPU/1k q`,
         );
         rounds.set(c.name, [...(rounds.get(c.name) ?? []), r]);
       }
@@ -222,18 +229,19 @@ async function main(): Promise<void> {
         const runs = latency.get(key(c.name, rate));
         return (
           runs
-            ? `${fmt(median(runs.map((r) => r.p50Ms)), 3)} / ${fmt(median(runs.map((r) => r.p99Ms)), 3)} / ${fmt(median(runs.map((r) => r.perThousandMs)), 2)}`
+            ? `${fmt(median(runs.map((r) => r.p50Ms)), 3)} / ${fmt(median(runs.map((r) => r.p99Ms)), 3)} / ` +
+              `${fmt(median(runs.map((r) => r.perThousandMs)), 2)}`
             : ''
         ).padStart(27);
       }).join('');
-      console.log(
-        `${c.name.padEnd(7)} ${fmt(median(rs.map((r) => r.throughput.qps))).padStart(10)}  ${list(
-          rs.map((r) => r.throughput.qps),
-          0,
-        ).padEnd(
-          26,
-        )} ${fmt(median(rs.map((r) => r.perThousandMs)), 2).padStart(10)}   ${(ours ? fmt(median(rs.map((r) => r.mainPerThousandMs)), 2) : '').padStart(10)}${cells}`,
-      );
+      const qps = fmt(median(rs.map((r) => r.throughput.qps))).padStart(10);
+      const qpsRounds = list(
+        rs.map((r) => r.throughput.qps),
+        0,
+      ).padEnd(26);
+      const perThousand = fmt(median(rs.map((r) => r.perThousandMs)), 2).padStart(10);
+      const mainPerThousand = (ours ? fmt(median(rs.map((r) => r.mainPerThousandMs)), 2) : '').padStart(10);
+      console.log(`${c.name.padEnd(7)} ${qps}  ${qpsRounds} ${perThousand}   ${mainPerThousand}${cells}`);
     }
     console.log('(medians over the rounds; CPU of the whole process tree per 1,000 answered queries)');
 
@@ -264,7 +272,8 @@ async function main(): Promise<void> {
         const diffs = ra.map((r, i) => r.p99Ms - rb[i].p99Ms);
         const cpu = ra.map((r, i) => r.perThousandMs / rb[i].perThousandMs);
         console.log(
-          `@${rate} qps ${a} vs ${b}: p99 ${fmt(median(diffs), 3)} ms apart (rounds ${list(diffs, 3)}), CPU per query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`,
+          `@${rate} qps ${a} vs ${b}: p99 ${fmt(median(diffs), 3)} ms apart (rounds ${list(diffs, 3)}), CPU per ` +
+            `query ${fmt(median(cpu), 2)}x (rounds ${list(cpu, 2)})`,
         );
       }
     }

@@ -118,7 +118,8 @@ async function main(): Promise<void> {
       for (const c of chosen) {
         const r = await measure(c, queryFile, dir);
         console.log(
-          `round ${round + 1} ${c.name.padEnd(10)} ${r.qps.toFixed(0)} qps (lost ${r.lost} of ${r.sent}), ${r.cpuPerThousandMs.toFixed(2)} ms CPU/1k q`,
+          `round ${round + 1} ${c.name.padEnd(10)} ${r.qps.toFixed(0)} qps (lost ${r.lost} of ${r.sent}), ` +
+            `${r.cpuPerThousandMs.toFixed(2)} ms CPU/1k q`,
         );
         rounds.set(c.name, [...(rounds.get(c.name) ?? []), { qps: r.qps, cpu: r.cpuPerThousandMs }]);
       }
@@ -142,7 +143,9 @@ async function main(): Promise<void> {
       console.log(`CPU per query signed/nsd pre-signed: ${cpuRatio('signed', 'nsd').toFixed(2)}x (target <= 1.2x)`);
     if (rounds.has('signed-do0') && rounds.has('unsigned'))
       console.log(
-        `DO=0 on the signed zone vs the unsigned zone: qps ${(best('signed-do0') / best('unsigned')).toFixed(2)}x, CPU ${cpuRatio('signed-do0', 'unsigned').toFixed(2)}x`,
+        `DO=0 on the signed zone vs the unsigned zone: qps ` +
+          `${(best('signed-do0') / best('unsigned')).toFixed(2)}x, CPU ` +
+          `${cpuRatio('signed-do0', 'unsigned').toFixed(2)}x`,
       );
     if (rounds.has('signed') && rounds.has('unsigned'))
       console.log(`qps signed(DO=1)/unsigned(DO=0): ${(best('signed') / best('unsigned')).toFixed(2)}x`);

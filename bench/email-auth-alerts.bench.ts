@@ -145,7 +145,8 @@ async function openApi(): Promise<void> {
     const doc = managementOpenApi(running.app);
     const operations = Object.values(doc.paths).reduce((n, item) => n + Object.keys(item).length, 0);
     console.log(
-      `OpenAPI at start (median of ${runs}, CPU): /openapi.json ${mgmt.toFixed(1)} ms (${operations} operations, ${JSON.stringify(doc).length} bytes); /api/v1/openapi.json ${ea.toFixed(1)} ms`,
+      `OpenAPI at start (median of ${runs}, CPU): /openapi.json ${mgmt.toFixed(1)} ms (${operations} operations, ` +
+        `${JSON.stringify(doc).length} bytes); /api/v1/openapi.json ${ea.toFixed(1)} ms`,
     );
   } finally {
     await running.close();

@@ -223,8 +223,10 @@ async function groupRound(
       });
       // CPU per request is the steadier comparison on a shared machine: req/s depends on what else runs.
       console.log(
-        `  round ${r}, ${v.name}: ${result.rps.toFixed(0)} req/s (p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, errors ${result.errors}, server CPU ${cpuMs.toFixed(3)} ms/req) | ` +
-          `bare Fastify hello ${bare.result.rps.toFixed(0)} req/s (p99 ${ms(bare.result.p99)}, CPU ${bare.cpuMs.toFixed(3)} ms/req) | ratio ${(result.rps / bare.result.rps).toFixed(2)}x by req/s; ` +
+        `  round ${r}, ${v.name}: ${result.rps.toFixed(0)} req/s (p50 ${ms(result.p50)}, p99 ${ms(result.p99)}, ` +
+          `errors ${result.errors}, server CPU ${cpuMs.toFixed(3)} ms/req) | ` +
+          `bare Fastify hello ${bare.result.rps.toFixed(0)} req/s (p99 ${ms(bare.result.p99)}, CPU ` +
+          `${bare.cpuMs.toFixed(3)} ms/req) | ratio ${(result.rps / bare.result.rps).toFixed(2)}x by req/s; ` +
           `load generator CPU ${perReqMs(result)} vs ${perReqMs(bare.result)} ms/req; load average ${loadavg()[0].toFixed(1)}`,
       );
     }
@@ -338,7 +340,8 @@ async function main(): Promise<void> {
       ids.push(((await res.json()) as { id: string }).id);
     }
     console.log(
-      `stored ${REPORTS * ROWS_PER_REPORT} aggregate rows in ${REPORTS} reports through POST /admin/reports in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      `stored ${REPORTS * ROWS_PER_REPORT} aggregate rows in ${REPORTS} reports through POST /admin/reports in ` +
+        `${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
 
     // Every page of every report (limit=100), following next_cursor: the URLs the load cycles through.
@@ -363,7 +366,8 @@ async function main(): Promise<void> {
     ).byteLength;
     const gzipBytes = await wireBytes(url + paths[1], { ...auth, 'accept-encoding': 'gzip' });
     console.log(
-      `${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`,
+      `${paths.length} row pages of 100 (each answer ~${(pageBytes / 1024).toFixed(0)} KiB of JSON, ` +
+        `~${(gzipBytes / 1024).toFixed(1)} KiB gzip-compressed)`,
     );
     // The encoding steps alone, before and after (in this process, on 100 of the real pages).
     const bodies: Buffer[] = [];
@@ -389,7 +393,8 @@ async function main(): Promise<void> {
       return times.sort((a, b) => a - b)[25];
     };
     console.log(
-      `sequential medians: /health ${ms(await sequential('/health', {}))}, /api/v1/email-auth/domains ${ms(await sequential('/api/v1/email-auth/domains', auth))}, ` +
+      `sequential medians: /health ${ms(await sequential('/health', {}))}, /api/v1/email-auth/domains ` +
+        `${ms(await sequential('/api/v1/email-auth/domains', auth))}, ` +
         `row page ${ms(await sequential(paths[5], auth))}, report list ${ms(await sequential('/api/v1/email-auth/dmarc/reports?limit=100', auth))}`,
     );
 
@@ -460,9 +465,13 @@ async function main(): Promise<void> {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
     for (const [name, rounds] of [...cold, ...cached]) {
       console.log(
-        `authenticated GET /dmarc/reports/{id}?limit=100&cursor=… ${name}: median ratio ${median(rounds.map((x) => x.ratio)).toFixed(2)}x of bare Fastify hello by req/s ` +
-          `(rounds ${rounds.map((x) => x.ratio.toFixed(2)).join(', ')}) [target >= 0.3x], ${CONCURRENCY} connections; median ${median(rounds.map((x) => x.rps)).toFixed(0)} req/s ` +
-          `vs ${median(rounds.map((x) => x.bareRps)).toFixed(0)}; server CPU per request, median ${median(rounds.map((x) => x.cpuMs)).toFixed(3)} ms vs ${median(rounds.map((x) => x.bareCpuMs)).toFixed(3)} ms`,
+        `authenticated GET /dmarc/reports/{id}?limit=100&cursor=… ${name}: median ratio ` +
+          `${median(rounds.map((x) => x.ratio)).toFixed(2)}x of bare Fastify hello by req/s ` +
+          `(rounds ${rounds.map((x) => x.ratio.toFixed(2)).join(', ')}) [target >= 0.3x], ${CONCURRENCY} ` +
+          `connections; median ${median(rounds.map((x) => x.rps)).toFixed(0)} req/s ` +
+          `vs ${median(rounds.map((x) => x.bareRps)).toFixed(0)}; server CPU per request, median ` +
+          `${median(rounds.map((x) => x.cpuMs)).toFixed(3)} ms vs ` +
+          `${median(rounds.map((x) => x.bareCpuMs)).toFixed(3)} ms`,
       );
     }
 
@@ -481,7 +490,9 @@ async function main(): Promise<void> {
     ] as const) {
       const fixed = await load({ ...spec, rate: RATE });
       console.log(
-        `fixed ${RATE} req/s for ${SECONDS} s, ${name}: service ${fixed.requests} requests, errors ${fixed.errors}, p50 ${ms(fixed.p50)}, p90 ${ms(fixed.p90)}, p99 ${ms(fixed.p99)}, max ${ms(fixed.max)} [target p99 <= 20 ms]`,
+        `fixed ${RATE} req/s for ${SECONDS} s, ${name}: service ${fixed.requests} requests, errors ` +
+          `${fixed.errors}, p50 ${ms(fixed.p50)}, p90 ${ms(fixed.p90)}, p99 ${ms(fixed.p99)}, max ` +
+          `${ms(fixed.max)} [target p99 <= 20 ms]`,
       );
     }
     const fixedBare = await load({ ...baseline, rate: RATE });

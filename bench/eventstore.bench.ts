@@ -131,7 +131,8 @@ async function main(): Promise<void> {
   );
   const many = await appendThroughput(64, APPENDS);
   console.log(
-    `append, 64 concurrent writers:  ${fmt(many)} events/s (${perCpu(APPENDS)})  [${verdict(many >= TARGETS.concurrentAppend)} ≥ ${fmt(TARGETS.concurrentAppend)}]`,
+    `append, 64 concurrent writers:  ${fmt(many)} events/s (${perCpu(APPENDS)})  ` +
+      `[${verdict(many >= TARGETS.concurrentAppend)} ≥ ${fmt(TARGETS.concurrentAppend)}]`,
   );
   const relaxed = await appendThroughput(64, APPENDS, 'NORMAL');
   console.log(
@@ -143,7 +144,8 @@ async function main(): Promise<void> {
   let store = new SqliteEventStore({ file: eventsFile, synchronous: 'NORMAL' });
   const [, seedMs] = await timed(() => seed(store, EVENTS));
   console.log(
-    `seeded ${fmt(EVENTS)} events in ${(seedMs / 1000).toFixed(1)} s (${fmt(rate(EVENTS, seedMs))} events/s in 25-event appends); file ${(statSync(eventsFile).size / 2 ** 20).toFixed(0)} MiB`,
+    `seeded ${fmt(EVENTS)} events in ${(seedMs / 1000).toFixed(1)} s (${fmt(rate(EVENTS, seedMs))} events/s in ` +
+      `25-event appends); file ${(statSync(eventsFile).size / 2 ** 20).toFixed(0)} MiB`,
   );
 
   console.log(`readAll, pages of 1000:         ${fmt(await readAllThroughput(store))} events/s (${perCpu(EVENTS)})`);
@@ -163,7 +165,9 @@ async function main(): Promise<void> {
   const [, rebuildMs] = await timed(() => engine.rebuild('bench_hosts', { wait: true }));
   const rebuild = rate(EVENTS, rebuildMs);
   console.log(
-    `projection rebuild (new generation beside the live one): ${fmt(rebuild)} events/s (${(rebuildMs / 1000).toFixed(1)} s; ${perCpu(EVENTS)})  [${verdict(rebuild >= TARGETS.rebuild)} ≥ ${fmt(TARGETS.rebuild)}]`,
+    `projection rebuild (new generation beside the live one): ${fmt(rebuild)} events/s ` +
+      `(${(rebuildMs / 1000).toFixed(1)} s; ${perCpu(EVENTS)})  [${verdict(rebuild >= TARGETS.rebuild)} ≥ ` +
+      `${fmt(TARGETS.rebuild)}]`,
   );
   const docs = await engine.collection('bench_hosts', 'hosts').countDocuments();
   if (docs !== Math.min(STREAMS, EVENTS)) throw new Error(`expected ${STREAMS} documents, found ${docs}`);
@@ -180,7 +184,8 @@ async function main(): Promise<void> {
     if (!(await engine.waitFor(await store.headPosition(), 60_000))) throw new Error('projection did not resume');
   });
   console.log(
-    `boot with ${fmt(EVENTS)} events (open stores, start engine at its checkpoint): ${fmt(Math.round(bootMs))} ms  [${verdict(bootMs <= TARGETS.bootMs)} ≤ ${fmt(TARGETS.bootMs)} ms]`,
+    `boot with ${fmt(EVENTS)} events (open stores, start engine at its checkpoint): ${fmt(Math.round(bootMs))} ` +
+      `ms  [${verdict(bootMs <= TARGETS.bootMs)} ≤ ${fmt(TARGETS.bootMs)} ms]`,
   );
   await engine.stop();
   await reads.close();

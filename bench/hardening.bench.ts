@@ -169,7 +169,10 @@ async function tricklingTcp(dnsPort: number): Promise<void> {
   console.log(
     `(b) ${TRICKLE_ADDRESSES * TRICKLE_PER_ADDRESS} trickling TCP connections from ${TRICKLE_ADDRESSES} addresses for ${TRICKLE_SECONDS} s ` +
       `(${stats.opened} opened, ${stats.closedByServer} closed by the server): dig +tcp every 0.5 s, ${samples.length} samples, ` +
-      `${failures} failed, answer time (dig's whole run) max ${times.length ? times[times.length - 1].toFixed(0) : '-'} ms, p99 ${times.length ? pct(times, 99).toFixed(0) : '-'} ms, p50 ${times.length ? pct(times, 50).toFixed(0) : '-'} ms ` +
+      `${failures} failed, answer time (dig's whole run) max ` +
+      `${times.length ? times[times.length - 1].toFixed(0) : '-'} ms, p99 ` +
+      `${times.length ? pct(times, 99).toFixed(0) : '-'} ms, p50 ` +
+      `${times.length ? pct(times, 50).toFixed(0) : '-'} ms ` +
       `(status ${[...new Set(samples.map((s) => s.status))].join('/')})`,
   );
 }
@@ -241,7 +244,8 @@ async function bigMessages(smtpPort: number, pid: number, probeFile: string): Pr
   const memAfter = serviceMemory(probeFile);
   peak = Math.max(peak, after);
   console.log(
-    `(c) 4 × ${MESSAGE_MB} MB SMTP messages at once (${seconds.toFixed(1)} s): service RSS before ${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)}), ` +
+    `(c) 4 × ${MESSAGE_MB} MB SMTP messages at once (${seconds.toFixed(1)} s): service RSS before ` +
+      `${before.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(0)}), ` +
       `after ${after.toFixed(0)} MB (+${(after - before).toFixed(0)}); answers: ${[...new Set(replies.map((r) => r.slice(0, 40)))].join(' | ')}`,
   );
   if (memBefore && memAfter)

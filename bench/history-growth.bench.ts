@@ -129,7 +129,8 @@ async function restart(inst: Installation, checkPort: number): Promise<void> {
   const started = Date.now();
   await settle(inst);
   console.log(
-    `  ${inst.name}: restarted on ${mb(sizeOf(inst.dataDir, 'events.db'))} MB of events, caught up in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `  ${inst.name}: restarted on ${mb(sizeOf(inst.dataDir, 'events.db'))} MB of events, caught up in ` +
+      `${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
 }
 
@@ -169,7 +170,11 @@ async function measure(inst: Installation, profile: boolean): Promise<Round> {
 }
 
 const row = (inst: Installation, r: Round) =>
-  `${inst.name.padEnd(6)} ${String(inst.day).padStart(4)}  ${mb(sizeOf(inst.dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(inst.dataDir, 'readmodels')).padStart(13)}  ${r.p50.toFixed(1).padStart(6)}  ${r.p99.toFixed(1).padStart(6)}  ${r.cpuMsPerUpdate.toFixed(3).padStart(10)}  ${r.readCallsPerUpdate.toFixed(1).padStart(12)}  ${r.readKiBPerUpdate.toFixed(1).padStart(12)}  ${r.catchUpS.toFixed(0).padStart(10)}`;
+  `${inst.name.padEnd(6)} ${String(inst.day).padStart(4)}  ${mb(sizeOf(inst.dataDir, 'events.db')).padStart(9)}  ` +
+  `${mb(sizeOf(inst.dataDir, 'readmodels')).padStart(13)}  ${r.p50.toFixed(1).padStart(6)}  ` +
+  `${r.p99.toFixed(1).padStart(6)}  ${r.cpuMsPerUpdate.toFixed(3).padStart(10)}  ` +
+  `${r.readCallsPerUpdate.toFixed(1).padStart(12)}  ${r.readKiBPerUpdate.toFixed(1).padStart(12)}  ` +
+  `${r.catchUpS.toFixed(0).padStart(10)}`;
 
 async function main(): Promise<void> {
   const listener = createServer((s) => s.destroy());

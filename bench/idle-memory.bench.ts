@@ -30,7 +30,7 @@ const VARIANTS: { name: string; env: Record<string, string>; nodeArgs: string[] 
   { name: 'plain node', env: {}, nodeArgs: [] },
 ];
 
-/** `Key:   1234 kB` lines of a /proc file, in MB. */
+/** `Key:   1234 kB` lines of a /proc file (kB there means KiB), in MiB. */
 function procFields(file: string): Record<string, number> {
   const fields: Record<string, number> = {};
   for (const line of readFileSync(file, 'utf8').split('\n')) {
@@ -79,7 +79,7 @@ async function measure(env: Record<string, string>, nodeArgs: string[]) {
 async function main(): Promise<void> {
   const only = process.env.IDLE_VARIANTS?.split(',');
   console.log(`idle service memory, ${SETTLE_MS / 1000} s after /health; load average ${loadavg()[0].toFixed(1)}`);
-  console.log('variant                 rss MB  peak MB  anon MB  file MB  threads');
+  console.log('variant                rss MiB peak MiB anon MiB file MiB  threads');
   for (const v of VARIANTS) {
     if (only && !only.includes(v.name)) continue;
     const m = await measure(v.env, v.nodeArgs);

@@ -170,7 +170,9 @@ async function walkFigures(): Promise<void> {
       remember(await pageRowsAsync(asCursor(scan(after)), T0, end, after, PAGE)),
     );
     console.log(
-      `walk over ${blocks.length} blocks in memory, round ${round + 1}: synchronous (SQLite) ${f(sync.micros / sync.value)} µs CPU per row, asynchronous (MongoDB cursor) ${f(async.micros / async.value)} µs (${sync.value} rows each)`,
+      `walk over ${blocks.length} blocks in memory, round ${round + 1}: synchronous (SQLite) ` +
+        `${f(sync.micros / sync.value)} µs CPU per row, asynchronous (MongoDB cursor) ` +
+        `${f(async.micros / async.value)} µs (${sync.value} rows each)`,
     );
   }
 }
@@ -214,7 +216,10 @@ function mongoSizes(): void {
   const blockBytes = docs.reduce((sum, d) => sum + BSON.calculateObjectSize(d), 0);
   const indexEntries = (docs.length * (BLOCK_INDEXES.length + 1)) / rows.length;
   console.log(
-    `MongoDB BSON per query (${rows.length} queries over ${DOMAINS} domains, ${BATCH}-row batches): one document per query ${f(perQuery / rows.length, 1)} bytes and 4 index entries; blocks ${f(blockBytes / rows.length, 1)} bytes and ${f(indexEntries, 3)} index entries (${docs.length} blocks of ${f(rows.length / docs.length, 1)} queries)`,
+    `MongoDB BSON per query (${rows.length} queries over ${DOMAINS} domains, ${BATCH}-row batches): one document ` +
+      `per query ${f(perQuery / rows.length, 1)} bytes and 4 index entries; blocks ` +
+      `${f(blockBytes / rows.length, 1)} bytes and ${f(indexEntries, 3)} index entries (${docs.length} blocks of ` +
+      `${f(rows.length / docs.length, 1)} queries)`,
   );
 }
 

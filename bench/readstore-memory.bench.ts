@@ -98,13 +98,15 @@ async function main(): Promise<void> {
         const { rss, heapUsed } = process.memoryUsage();
         const rate = Math.round(STEP / ((Date.now() - stepStarted) / 1000));
         console.log(
-          `${i.toLocaleString('en-US').padStart(9)}   ${mib(rss)}      ${mib(heapUsed)}      ${mib(fileSize(file))}    ${String(rate).padStart(6)}   ${pageMs.toFixed(2)}`,
+          `${i.toLocaleString('en-US').padStart(9)}   ${mib(rss)}      ${mib(heapUsed)}      ` +
+            `${mib(fileSize(file))}    ${String(rate).padStart(6)}   ${pageMs.toFixed(2)}`,
         );
         stepStarted = Date.now();
       }
     }
     console.log(
-      `total ${((Date.now() - started) / 1000).toFixed(1)} s; document cache holds ${store.cache.size.entries} entries, ${mib(store.cache.size.bytes)} MiB of JSON`,
+      `total ${((Date.now() - started) / 1000).toFixed(1)} s; document cache holds ${store.cache.size.entries} ` +
+        `entries, ${mib(store.cache.size.bytes)} MiB of JSON`,
     );
   } finally {
     await store.close();

@@ -57,7 +57,9 @@ async function main(): Promise<void> {
   }
   const best = (xs: number[]) => Math.min(...xs);
   console.log(
-    `cached _id lookup, nobody else writing: ${best(quiet.following).toFixed(2)} µs CPU following other processes, ${best(quiet.blind).toFixed(2)} µs without (${(best(quiet.following) / best(quiet.blind)).toFixed(2)}×)`,
+    `cached _id lookup, nobody else writing: ${best(quiet.following).toFixed(2)} µs CPU following other ` +
+      `processes, ${best(quiet.blind).toFixed(2)} µs without ` +
+      `(${(best(quiet.following) / best(quiet.blind)).toFixed(2)}×)`,
   );
 
   // Another process commits every 20 ms (a worker applying a live stream).
@@ -83,7 +85,8 @@ async function main(): Promise<void> {
   }
   delays.sort((a, b) => a - b);
   console.log(
-    `a commit in another process is read here after ${delays[Math.floor(delays.length / 2)].toFixed(3)} ms (median of 50; max ${delays.at(-1)!.toFixed(3)} ms)`,
+    `a commit in another process is read here after ${delays[Math.floor(delays.length / 2)].toFixed(3)} ms ` +
+      `(median of 50; max ${delays.at(-1)!.toFixed(3)} ms)`,
   );
 
   await following.close();

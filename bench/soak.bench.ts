@@ -82,7 +82,12 @@ async function main(): Promise<void> {
       const dayP99 = p99(latencies);
       p99s.push(dayP99);
       console.log(
-        `${String(day).padStart(3)}  ${mb(mem.rss).padStart(7)}  ${mb(mem.heapUsed).padStart(7)}  ${mb(mem.heapTotal).padStart(5)}  ${mb(mem.external).padStart(6)}  ${mb(sizeOf(dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(dataDir, 'readmodels')).padStart(13)}  ${String(checks).padStart(6)}  ${String(hosts.length).padStart(4)}  ${dayP99.toFixed(1).padStart(10)}  ${String(pruned.events_pruned ?? 'n/a').padStart(6)}  ${((Date.now() - dayStarted) / 1000).toFixed(0).padStart(6)}`,
+        `${String(day).padStart(3)}  ${mb(mem.rss).padStart(7)}  ${mb(mem.heapUsed).padStart(7)}  ` +
+          `${mb(mem.heapTotal).padStart(5)}  ${mb(mem.external).padStart(6)}  ` +
+          `${mb(sizeOf(dataDir, 'events.db')).padStart(9)}  ${mb(sizeOf(dataDir, 'readmodels')).padStart(13)}  ` +
+          `${String(checks).padStart(6)}  ${String(hosts.length).padStart(4)}  ` +
+          `${dayP99.toFixed(1).padStart(10)}  ${String(pruned.events_pruned ?? 'n/a').padStart(6)}  ` +
+          `${((Date.now() - dayStarted) / 1000).toFixed(0).padStart(6)}`,
       );
     }
     console.log(`API p99: day 1 ${p99s[0].toFixed(1)} ms, day ${DAYS} ${p99s[p99s.length - 1].toFixed(1)} ms`);

@@ -243,7 +243,9 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   const theirs = await axfr(nsdPrimaryPort, false);
   console.log(
-    `AXFR ${ours.records} records: service ${ours.medianMs.toFixed(0)} ms (median of 5, RSS ${rssBefore.toFixed(0)} → peak ${rssPeak.toFixed(0)} MiB), NSD ${theirs.medianMs.toFixed(0)} ms: ratio ${(ours.medianMs / theirs.medianMs).toFixed(2)} (target ≤ 1.5)`,
+    `AXFR ${ours.records} records: service ${ours.medianMs.toFixed(0)} ms (median of 5, RSS ` +
+      `${rssBefore.toFixed(0)} → peak ${rssPeak.toFixed(0)} MiB), NSD ${theirs.medianMs.toFixed(0)} ms: ratio ` +
+      `${(ours.medianMs / theirs.medianMs).toFixed(2)} (target ≤ 1.5)`,
   );
 
   // 2. IXFR after 1,000 changes.
@@ -292,7 +294,8 @@ async function main(): Promise<void> {
   }
   // NSD applies a transfer after its xfrd-reload-timeout (1 s by default): most of this is NSD's.
   console.log(
-    `change → served by the NSD secondary (NOTIFY + IXFR, NSD's default 1 s reload timeout included): p50 ${pct(latencies, 0.5).toFixed(0)} ms, p99 ${pct(latencies, 0.99).toFixed(0)} ms (target p99 ≤ 2000)`,
+    `change → served by the NSD secondary (NOTIFY + IXFR, NSD's default 1 s reload timeout included): p50 ` +
+      `${pct(latencies, 0.5).toFixed(0)} ms, p99 ${pct(latencies, 0.99).toFixed(0)} ms (target p99 ≤ 2000)`,
   );
 
   // 4. Query qps without and during 10 concurrent AXFR loops.
@@ -315,7 +318,8 @@ async function main(): Promise<void> {
     const idle = (await maxThroughput(port, queries, 5)).qps;
     const busy = await during(port, signed);
     console.log(
-      `${label}: ${idle.toFixed(0)} qps without transfers, ${busy.toFixed(0)} qps during 10 concurrent AXFRs: ratio ${(busy / idle).toFixed(2)} (target ≥ 0.8)`,
+      `${label}: ${idle.toFixed(0)} qps without transfers, ${busy.toFixed(0)} qps during 10 concurrent AXFRs: ` +
+        `ratio ${(busy / idle).toFixed(2)} (target ≥ 0.8)`,
     );
   }
 

@@ -104,7 +104,8 @@ async function main(): Promise<void> {
       const doc = await store.collection(UPTIME_DOMAINS.name).findOne({ _id: 1 });
       if (day === 0 || (day + 1) % 5 === 0)
         console.log(
-          `${String(day + 1).padStart(3)}  ${String(checks).padStart(6)}  ${cpuUs.toFixed(1).padStart(12)}  ${String(JSON.stringify(doc).length).padStart(9)}`,
+          `${String(day + 1).padStart(3)}  ${String(checks).padStart(6)}  ${cpuUs.toFixed(1).padStart(12)}  ` +
+            `${String(JSON.stringify(doc).length).padStart(9)}`,
         );
     }
     const lastDay = perDay[perDay.length - 1];

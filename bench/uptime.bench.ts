@@ -56,7 +56,11 @@ function startListeners(): Promise<{ child: ChildProcess; port: number }> {
       });
       if (hosts.length === 1) process.stdout.write(port + '\\n');
     });
-    process.on('SIGTERM', () => { const u = process.cpuUsage(); process.stderr.write('listeners cpu ' + ((u.user + u.system) / 1e6).toFixed(2) + ' s\\n'); process.exit(0); });`;
+    process.on('SIGTERM', () => {
+      const u = process.cpuUsage();
+      process.stderr.write('listeners cpu ' + ((u.user + u.system) / 1e6).toFixed(2) + ' s\\n');
+      process.exit(0);
+    });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   // Whatever way the bench ends (deadline, error), the listeners go with it.
   process.on('exit', () => child.kill('SIGKILL'));
@@ -173,10 +177,12 @@ async function main(): Promise<void> {
     `spread: max ${maxSlot} checks in a 1-s slot vs mean ${mean.toFixed(0)} → ${(maxSlot / mean).toFixed(2)}× (min ${Math.min(...inner)})`,
   );
   console.log(
-    `connect time: p50 ${percentile(responseTimes, 0.5)} ms, p99 ${percentile(responseTimes, 0.99)} ms, max ${responseTimes[responseTimes.length - 1]} ms`,
+    `connect time: p50 ${percentile(responseTimes, 0.5)} ms, p99 ${percentile(responseTimes, 0.99)} ms, max ` +
+      `${responseTimes[responseTimes.length - 1]} ms`,
   );
   console.log(
-    `cpu (worker process): ${cpuS.toFixed(2)} s over ${wallS.toFixed(1)} s = ${(cpuS / wallS).toFixed(2)} cores; ${((cpuS / checks) * 1e6).toFixed(0)} µs per check`,
+    `cpu (worker process): ${cpuS.toFixed(2)} s over ${wallS.toFixed(1)} s = ${(cpuS / wallS).toFixed(2)} cores; ` +
+      `${((cpuS / checks) * 1e6).toFixed(0)} µs per check`,
   );
   console.log(
     `at the production rate (${DOMAINS} per ${PRODUCTION_INTERVAL_S} s): ${productionCores.toFixed(2)} cores`,

@@ -119,7 +119,8 @@ async function main(): Promise<void> {
     for (const [name] of builds) {
       const [ms, cpuMs] = [median(times.get(name)!), median(cpuTimes.get(name)!)];
       console.log(
-        `${name}: feeder start to caught up ${ms.toFixed(0)} ms wall, ${cpuMs.toFixed(0)} ms CPU (medians; ${((cpuMs * 1000) / events).toFixed(1)} µs CPU per zone), zones served ${served.get(name)}`,
+        `${name}: feeder start to caught up ${ms.toFixed(0)} ms wall, ${cpuMs.toFixed(0)} ms CPU (medians; ` +
+          `${((cpuMs * 1000) / events).toFixed(1)} µs CPU per zone), zones served ${served.get(name)}`,
       );
     }
   } finally {

@@ -1,9 +1,7 @@
-import { Server } from 'node:net';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { ManualClock } from '../libs/shared/clock';
-import { listeningUpTarget } from './support/uptime-target';
-import { freePort } from './support/server-process';
-import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { AppWithUpTarget, startAppWithUpTarget } from './support/uptime-target';
+import { registerAndLogin, TestApp } from './support/test-app';
 
 /**
  * The audit log lists account state changes only (contract §15): every kind of change
@@ -13,31 +11,16 @@ import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 describe('account audit log (contract §2, §15)', () => {
   let app: TestApp;
   let clock: ManualClock;
-  let upServer: Server;
+  let started: AppWithUpTarget;
   let worker: UptimeWorker;
 
   beforeAll(async () => {
-    const checkPort = await freePort();
-    upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date('2026-03-01T00:00:00Z'));
-    app = await startTestApp({
-      clock,
-      // The uptime target is a loopback listener: allowed here only (contract §16).
-      env: {
-        UPTIME_INTERVAL_SECONDS: '300',
-        UPTIME_CHECK_PORTS: String(checkPort),
-        SESSION_TTL_SECONDS: String(400 * 86_400),
-        ALLOW_PRIVATE_TARGETS: 'true',
-      },
-    });
-    worker = app.running.app.get(UptimeWorker);
-    worker.stopTimer();
+    started = await startAppWithUpTarget(clock, { SESSION_TTL_SECONDS: String(400 * 86_400) });
+    ({ app, worker } = started);
   });
 
-  afterAll(async () => {
-    await app?.close();
-    await new Promise((r) => upServer?.close(r));
-  });
+  afterAll(() => started?.close());
 
   it('lists state changes with actor and source IP, and no uptime checks', async () => {
     const u = await registerAndLogin(app.http, { plan: 'pro' });

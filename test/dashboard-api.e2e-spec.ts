@@ -5,14 +5,12 @@
  * first-load size.
  */
 import { execFileSync } from 'node:child_process';
-import { Server } from 'node:net';
 import { measureBundle, total } from '../bench/dashboard-bundle.bench';
 import { ManualClock } from '../libs/shared/clock';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { dashboardDir } from '../libs/dashboard/web-front';
-import { listeningUpTarget } from './support/uptime-target';
-import { freePort } from './support/server-process';
-import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { AppWithUpTarget, startAppWithUpTarget } from './support/uptime-target';
+import { registerAndLogin, TestApp } from './support/test-app';
 
 const COOKIE_LOGIN = { 'x-session-transport': 'cookie' };
 
@@ -36,31 +34,15 @@ function cookiesOf(headers: Headers): Record<string, { value: string; attrs: str
 describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)', () => {
   let app: TestApp;
   let clock: ManualClock;
-  let upServer: Server;
+  let started: AppWithUpTarget;
   let worker: UptimeWorker;
 
   beforeAll(async () => {
-    const checkPort = await freePort();
-    upServer = await listeningUpTarget('127.0.0.1', checkPort);
     clock = new ManualClock(new Date('2026-03-01T10:20:00Z'));
-    app = await startTestApp({
-      clock,
-      // The uptime target is a loopback listener: allowed here only (contract §16).
-      env: {
-        UPTIME_INTERVAL_SECONDS: '300',
-        UPTIME_CHECK_PORTS: String(checkPort),
-        UPTIME_TIMEOUT_MS: '500',
-        TRUSTED_PROXIES: '127.0.0.1',
-        ALLOW_PRIVATE_TARGETS: 'true',
-      },
-    });
-    worker = app.running.app.get(UptimeWorker);
-    worker.stopTimer();
+    started = await startAppWithUpTarget(clock, { UPTIME_TIMEOUT_MS: '500', TRUSTED_PROXIES: '127.0.0.1' });
+    ({ app, worker } = started);
   });
-  afterAll(async () => {
-    await app?.close();
-    await new Promise((r) => upServer?.close(r));
-  });
+  afterAll(() => started?.close());
 
   async function cookieLogin(username: string, password: string, headers: Record<string, string> = {}) {
     const res = await app.http.post('/auth/login', { username, password }, undefined, { ...COOKIE_LOGIN, ...headers });

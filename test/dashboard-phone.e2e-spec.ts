@@ -64,7 +64,8 @@ describe('dashboard: phone layouts (issue 27)', () => {
     );
     const recentHeight = (await recent.boundingBox())!.height;
     console.log(
-      `analytics page at 390 px with 100 recent queries: ${height} px tall; recent queries ${Math.round(recentHeight)} px, rows ${rowHeights.map(Math.round).join('/')} px`,
+      `analytics page at 390 px with 100 recent queries: ${height} px tall; recent queries ` +
+        `${Math.round(recentHeight)} px, rows ${rowHeights.map(Math.round).join('/')} px`,
     );
     await screenshotsAt(s.page, 'analytics-phone', [390]);
     // At most three short lines per query (name; time, type, answer; client, response), not a card of six label/value blocks.

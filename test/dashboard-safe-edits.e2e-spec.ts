@@ -329,7 +329,8 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     // In-page code as text: this file compiles without the DOM library.
     const wrapped = () =>
       s.page.evaluate(
-        `[...document.querySelectorAll('.badge, .status')].filter((el) => el.getBoundingClientRect().height > 2 * parseFloat(getComputedStyle(el).fontSize)).map((el) => el.textContent)`,
+        `[...document.querySelectorAll('.badge, .status')].filter((el) => el.getBoundingClientRect().height > 2 ` +
+          `* parseFloat(getComputedStyle(el).fontSize)).map((el) => el.textContent)`,
       );
     expect(
       (

@@ -200,7 +200,8 @@ describe('email-auth event log and alerts (seed: Events; contract §8, §9)', ()
     expect((await runAlerts()).days_evaluated).toBe(0);
     const june1 = Date.parse('2026-06-01T00:00:00Z') / 1000;
     const xml = Buffer.from(
-      `<?xml version="1.0"?><feedback><report_metadata><org_name>dup</org_name><email>d@r.example</email><report_id>same-1</report_id><date_range><begin>${june1}</begin><end>${june1 + 86_399}</end></date_range></report_metadata><policy_published><domain>${ZONE}</domain><p>none</p></policy_published><record><row><source_ip>198.51.100.1</source_ip><count>150</count><policy_evaluated><disposition>none</disposition><dkim>fail</dkim><spf>fail</spf></policy_evaluated></row><identifiers><header_from>${ZONE}</header_from></identifiers><auth_results><spf><domain>${ZONE}</domain><result>fail</result></spf></auth_results></record></feedback>`,
+      `<?xml ` +
+        `version="1.0"?><feedback><report_metadata><org_name>dup</org_name><email>d@r.example</email><report_id>same-1</report_id><date_range><begin>${june1}</begin><end>${june1 + 86_399}</end></date_range></report_metadata><policy_published><domain>${ZONE}</domain><p>none</p></policy_published><record><row><source_ip>198.51.100.1</source_ip><count>150</count><policy_evaluated><disposition>none</disposition><dkim>fail</dkim><spf>fail</spf></policy_evaluated></row><identifiers><header_from>${ZONE}</header_from></identifiers><auth_results><spf><domain>${ZONE}</domain><result>fail</result></spf></auth_results></record></feedback>`,
     );
     expect((await postRaw(app.url, '/admin/reports', xml, 'application/xml')).status).toBe(201);
     expect((await postRaw(app.url, '/admin/reports', xml, 'application/xml')).status).toBe(409);

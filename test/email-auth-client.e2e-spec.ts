@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import createClient from 'openapi-fetch';
-import { EMAIL_AUTH_CLIENT_TYPES, generateEmailAuthClientTypes } from '../apps/server/gen-email-auth-client';
+import { EMAIL_AUTH_CLIENT_TYPES, generateApiTypes } from '../apps/server/gen-api-types';
 import { DnsServer } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import type { paths } from './generated/email-auth-api';
@@ -170,9 +170,9 @@ describe('client generated from /api/v1/openapi.json (openapi-typescript + opena
   it(`the checked-in types (${EMAIL_AUTH_CLIENT_TYPES}) are what the live document generates`, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'client-types-'));
     try {
-      await generateEmailAuthClientTypes(`${app.url}/api/v1/openapi.json`, join(dir, 'types.d.ts'));
+      await generateApiTypes(`${app.url}/api/v1/openapi.json`, join(dir, 'types.d.ts'));
       const fresh = readFileSync(join(dir, 'types.d.ts'), 'utf8');
-      // Stale? Run `npm run gen:email-auth-client`.
+      // Stale? Run `npm run gen:api-types`.
       expect(readFileSync(join(__dirname, '..', EMAIL_AUTH_CLIENT_TYPES), 'utf8')).toBe(fresh);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -61,7 +61,8 @@ describe('email-authentication settings (contract §7)', () => {
       {
         name: 'heavy-sender.test',
         zone_file:
-          '_spf 300 IN TXT "v=spf1 a mx ptr exists:x.heavy-sender.test include:one.heavy-sender.test a:b.heavy-sender.test mx:c.heavy-sender.test -all"\none 300 IN TXT "v=spf1 a mx -all"\n',
+          '_spf 300 IN TXT "v=spf1 a mx ptr exists:x.heavy-sender.test include:one.heavy-sender.test ' +
+          'a:b.heavy-sender.test mx:c.heavy-sender.test -all"\none 300 IN TXT "v=spf1 a mx -all"\n',
       },
       other.token,
     );

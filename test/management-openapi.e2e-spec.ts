@@ -1,5 +1,10 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { DASHBOARD_API_TYPES, generateApiTypes } from '../apps/server/gen-api-types';
 import { DOCS_CSP } from '../apps/server/management-openapi';
 import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
@@ -37,6 +42,19 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
   it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
     expect(doc.openapi).toBe('3.1.0');
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
+  });
+
+  it(`the dashboard's checked-in types (${DASHBOARD_API_TYPES}) are what the live document generates`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dashboard-types-'));
+    try {
+      await generateApiTypes(`${app.url}/openapi.json`, join(dir, 'types.d.ts'));
+      // Stale? Run `npm run gen:api-types`.
+      expect(readFileSync(join(__dirname, '..', DASHBOARD_API_TYPES), 'utf8')).toBe(
+        readFileSync(join(dir, 'types.d.ts'), 'utf8'),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('describes the management endpoints and leaves the email-auth read API to its own document', () => {
@@ -122,7 +140,8 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
   });
 
   it('describes what the listed endpoints really return, errors included (ajv)', async () => {
-    const ajv = new Ajv({ strict: false, allErrors: true });
+    // With formats: date-time fields are checked, not ignored with a warning each.
+    const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
     ajv.addSchema(doc, 'openapi.json');
     const check = (path: string, method: string, res: { status: number; body: unknown }) => {
       const schema = op(path, method).responses[String(res.status)]?.content?.['application/json']?.schema;
@@ -144,6 +163,45 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     check('/api-keys', 'post', await app.http.post('/api-keys', { name: 'ci' }, user.token));
     check('/api-keys', 'get', await app.http.get('/api-keys', user.token));
     check('/health', 'get', await app.http.get('/health'));
+    const host = await app.http.post(
+      '/api/domains',
+      { fqdn: 'openapi.dyn.example.net', record_type: 'A', record_ip: '192.0.2.7' },
+      user.token,
+    );
+    check('/api/domains', 'post', host);
+    check(
+      '/api/domains/fqdn/{fqdn}',
+      'get',
+      await app.http.get('/api/domains/fqdn/openapi.dyn.example.net', user.token),
+    );
+    check(
+      '/api/domains/fqdn/{fqdn}',
+      'put',
+      await app.http.put('/api/domains/fqdn/openapi.dyn.example.net', { record_ip: '192.0.2.8' }, user.token),
+    );
+    check('/domains', 'get', await app.http.get('/domains', user.token));
+    check('/zones', 'post', await app.http.post('/zones', { name: 'openapi-check.example' }, user.token));
+    check('/zones', 'get', await app.http.get('/zones', user.token));
+    const records = { records: [{ subname: 'www', type: 'A', ttl: 300, records: ['192.0.2.9'] }] };
+    check(
+      '/zones/{zone}/records',
+      'put',
+      await app.http.put('/zones/openapi-check.example/records', records, user.token),
+    );
+    check('/zones/{zone}/records', 'get', await app.http.get('/zones/openapi-check.example/records', user.token));
+    check('/zones/{zone}', 'get', await app.http.get('/zones/openapi-check.example', user.token));
+    const plus = await registerAndLogin(app.http, { plan: 'plus' });
+    const monitored = await app.http.post(
+      '/api/domains',
+      { fqdn: 'openapi-up.dyn.example.net', record_type: 'A', record_ip: '192.0.2.10' },
+      plus.token,
+    );
+    await app.http.post(`/uptime/domain/${monitored.body.id}/monitor`, { enabled: true }, plus.token);
+    check('/uptime/domain/{id}', 'get', await app.http.get(`/uptime/domain/${monitored.body.id}`, plus.token));
+    check('/uptime/domains', 'get', await app.http.get('/uptime/domains', plus.token));
+    check('/uptime/dashboard', 'get', await app.http.get('/uptime/dashboard', plus.token));
+    check('/uptime/limits', 'get', await app.http.get('/uptime/limits', plus.token));
+    check('/account/audit', 'get', await app.http.get('/account/audit', plus.token));
   });
 
   it('serves Swagger UI at /docs with a CSP of its own', async () => {

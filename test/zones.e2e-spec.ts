@@ -181,7 +181,10 @@ describe('zones (contract §4)', () => {
 
   it('exports a zone as a BIND master file that imports back unchanged (§18)', async () => {
     const zone = 'export-me.org';
-    const file = `${ZONE_FILE.replace(/example\.com/g, zone)}wild 600 IN CAA 0 issue "letsencrypt.org"\n*.dyn 60 IN A 192.0.2.9\n_sip._tcp 120 IN SRV 1 2 5060 sip.${zone}.\nlong 60 IN TXT "a \\"quoted\\" word; not a comment" "second"\n`;
+    const file =
+      `${ZONE_FILE.replace(/example\.com/g, zone)}wild 600 IN CAA 0 issue "letsencrypt.org"\n*.dyn 60 ` +
+      `IN A 192.0.2.9\n_sip._tcp 120 IN SRV 1 2 5060 sip.${zone}.\nlong 60 IN TXT "a \\"quoted\\" word; not a ` +
+      `comment" "second"\n`;
     expect((await app.http.post('/zones', { name: zone, zone_file: file }, owner.token)).status).toBe(201);
     const res = await app.http.get(`/zones/${zone}/export`, owner.token);
     expect(res.status).toBe(200);

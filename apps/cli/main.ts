@@ -52,7 +52,8 @@ const need = (args: string[], n: number, usage: string) => {
 const COMMANDS: Record<string, CommandSpec> = {
   'accounts:subscription': {
     usage:
-      'accounts:subscription <account-id> [--plan free|plus|pro|elite] [--email-auth-tier none|standard|enterprise] [--email-auth-domains a.com,b.com]',
+      'accounts:subscription <account-id> [--plan free|plus|pro|elite] [--email-auth-tier ' +
+      'none|standard|enterprise] [--email-auth-domains a.com,b.com]',
     async run(args, flags) {
       need(args, 1, this.usage);
       const body: Record<string, unknown> = {};
@@ -135,7 +136,8 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'audit:verify': {
     usage:
-      'audit:verify <file>   (an audit export, JSON Lines or CSV: the chain links and every entry matches the store; fails naming the first bad line)',
+      'audit:verify <file>   (an audit export, JSON Lines or CSV: the chain links and every entry matches the ' +
+      'store; fails naming the first bad line)',
     async run(args) {
       need(args, 1, this.usage);
       return verifyAuditExport(

@@ -125,7 +125,8 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Account DNS Service management API')
     .setDescription(
-      'Accounts, API keys, 2FA, DDNS hosts, zones, uptime, email authentication settings, reports intake, certificates, DNS analytics and operator endpoints. ' +
+      'Accounts, API keys, 2FA, DDNS hosts, zones, uptime, email authentication settings, reports intake, ' +
+        'certificates, DNS analytics and operator endpoints. ' +
         'JSON with snake_case fields; every error has the body {error: {code, message}}.',
     )
     .setVersion('1')
@@ -193,7 +194,8 @@ export function managementOpenApi(app: INestApplication): OpenAPIObject {
 }
 
 const docsPage = (title: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>` +
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, ` +
+  `initial-scale=1"><title>${title}</title>` +
   `<link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css"><link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png"></head>` +
   `<body><div id="swagger-ui"></div><script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>` +
   `<script src="${DOCS_PATH}/swagger-ui-standalone-preset.js"></script><script src="${DOCS_PATH}/swagger-ui-init.js"></script></body></html>`;

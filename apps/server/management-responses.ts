@@ -1,5 +1,9 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { AUDIT_OPERATION_RESPONSES, AUDIT_RESPONSE_SCHEMAS } from '../../libs/accounts/http/audit.schemas';
+import { DOMAIN_OPERATION_RESPONSES, DOMAIN_RESPONSE_SCHEMAS } from '../../libs/domains/http/domain.schemas';
 import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
+import { UPTIME_OPERATION_RESPONSES, UPTIME_RESPONSE_SCHEMAS } from '../../libs/uptime/http/uptime.schemas';
+import { ZONE_OPERATION_RESPONSES, ZONE_RESPONSE_SCHEMAS } from '../../libs/zones/http/zone.schemas';
 
 /**
  * Response bodies of the most used management endpoints, for /openapi.json. The views are
@@ -11,6 +15,10 @@ const ISO_TIME = { type: 'string', format: 'date-time' } as const;
 
 export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
   ...HISTORY_RESPONSE_SCHEMAS,
+  ...DOMAIN_RESPONSE_SCHEMAS,
+  ...ZONE_RESPONSE_SCHEMAS,
+  ...UPTIME_RESPONSE_SCHEMAS,
+  ...AUDIT_RESPONSE_SCHEMAS,
   AccountView: {
     type: 'object',
     required: ['id', 'username', 'email', 'plan', 'email_auth', 'two_factor_enabled', 'disabled', 'created_at'],
@@ -104,4 +112,8 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ApiKeysController_create: { '201': 'CreatedApiKey' },
   OpsController_health: { '200': 'Health', '503': 'Health' },
   ...HISTORY_OPERATION_RESPONSES,
+  ...DOMAIN_OPERATION_RESPONSES,
+  ...ZONE_OPERATION_RESPONSES,
+  ...UPTIME_OPERATION_RESPONSES,
+  ...AUDIT_OPERATION_RESPONSES,
 };

@@ -42,7 +42,8 @@ export class KeepAliveConnection {
   sendJson(method: string, path: string, headers: string, body: unknown): Promise<{ status: number; body: string }> {
     const json = JSON.stringify(body);
     return this.send(
-      `${method} ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}content-type: application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+      `${method} ${path} HTTP/1.1\r\nhost: ${this.host}\r\n${headers}content-type: ` +
+        `application/json\r\ncontent-length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
     );
   }
 

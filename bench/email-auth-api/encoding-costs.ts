@@ -54,6 +54,8 @@ export function encodingCosts(bodies: Buffer[], rounds = 5): string[] {
   return [
     ...[...totals.keys()].map((name) => `  ${name}: ${perPage(name).toFixed(1)} µs CPU per page`),
     `  cached page, identity client, JSON kept (after): a map lookup, no per-page work`,
-    `  gzip size of these ${bodies.length} pages: level 6 ${(sum(level6) / bodies.length / 1024).toFixed(2)} KiB, level 3 ${(sum(level3) / bodies.length / 1024).toFixed(2)} KiB per page (JSON ${(sum(bodies) / bodies.length / 1024).toFixed(1)} KiB)`,
+    `  gzip size of these ${bodies.length} pages: level 6 ${(sum(level6) / bodies.length / 1024).toFixed(2)} ` +
+      `KiB, level 3 ${(sum(level3) / bodies.length / 1024).toFixed(2)} KiB per page (JSON ` +
+      `${(sum(bodies) / bodies.length / 1024).toFixed(1)} KiB)`,
   ];
 }

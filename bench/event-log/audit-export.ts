@@ -16,15 +16,13 @@
  *   env: AUDIT_BENCH_ENTRIES (50000), AUDIT_BENCH_ROUNDS (3), AUDIT_BENCH_CONCURRENCY (32),
  *        AUDIT_BENCH_ZONES (32), AUDIT_BENCH_VERIFY (1; 0 skips the CLI), AUDIT_BENCH_STALL_SECONDS (8)
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { Client, Dispatcher, Pool } from 'undici';
-import { freePort } from '../dns/processes';
-import { deployedSpawn, localServiceEnv } from '../support/start-command';
+import { BENCH_ADMIN_TOKEN as ADMIN, BenchService, eliteAccount, startBenchService } from '../support/bench-service';
 
 const ENTRIES = Number(process.env.AUDIT_BENCH_ENTRIES ?? 50_000);
 const ROUNDS = Number(process.env.AUDIT_BENCH_ROUNDS ?? 3);
@@ -33,10 +31,7 @@ const ZONES = Number(process.env.AUDIT_BENCH_ZONES ?? 32);
 const VERIFY = process.env.AUDIT_BENCH_VERIFY !== '0';
 /** How long the stalled client stops reading: longer than a whole export takes. */
 const STALL_SECONDS = Number(process.env.AUDIT_BENCH_STALL_SECONDS ?? 8);
-const ADMIN = 'bench-admin-token-0123456789';
-const DIST = resolve(__dirname, '..', '..');
-const MAIN = join(DIST, 'apps', 'server', 'main.js');
-const CLI = join(DIST, 'apps', 'cli', 'main.js');
+const CLI = resolve(__dirname, '..', '..', 'apps', 'cli', 'main.js');
 
 const rssMiB = (pid: number): number => {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -49,11 +44,8 @@ const rcharMB = (pid: number): number => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-interface Service {
-  child: ChildProcess;
-  port: number;
+interface Service extends BenchService {
   pool: Pool;
-  dataDir: string;
 }
 
 async function request(s: Service, method: string, path: string, headers: Record<string, string> = {}, body?: unknown) {
@@ -68,47 +60,18 @@ async function request(s: Service, method: string, path: string, headers: Record
 }
 
 async function start(): Promise<Service> {
-  if (!existsSync(MAIN)) throw new Error('run `npm run build` first');
-  const dataDir = mkdtempSync(join(tmpdir(), 'audit-export-bench-'));
-  const [port, dnsPort] = [await freePort(), await freePort()];
-  const deployed = deployedSpawn(MAIN, {
-    ...localServiceEnv(dataDir, port, dnsPort),
-    ADMIN_TOKEN: ADMIN,
-    LOG_REQUESTS: 'false',
-  });
-  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const s: Service = {
-    child,
-    port,
-    pool: new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY + 4 }),
-    dataDir,
-  };
-  for (let i = 0; ; i++) {
-    if ((await request(s, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) return s;
-    if (child.exitCode !== null || i > 600) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const service = await startBenchService('audit-export');
+  return { ...service, pool: new Pool(service.base, { connections: CONCURRENCY + 4 }) };
 }
 
 async function stop(s: Service): Promise<void> {
   await s.pool.close();
-  if (s.child.exitCode === null && s.child.signalCode === null) {
-    s.child.kill('SIGTERM');
-    await new Promise((r) => s.child.once('exit', r));
-  }
-  rmSync(s.dataDir, { recursive: true, force: true });
+  await s.stop();
 }
 
 /** An Elite account whose audit log holds at least ENTRIES entries; answers its token and the instant before the last ~1%. */
 async function populate(s: Service): Promise<{ token: string; tailFrom: string }> {
-  const user = { username: 'auditbench', email: 'auditbench@example.com', password: 'a-long-enough-password' };
-  const reg = JSON.parse((await request(s, 'POST', '/auth/register', {}, user)).text) as { id: number };
-  await request(s, 'PUT', `/admin/accounts/${reg.id}/subscription`, { 'x-admin-token': ADMIN }, { plan: 'elite' });
-  const token = (
-    JSON.parse(
-      (await request(s, 'POST', '/auth/login', {}, { username: user.username, password: user.password })).text,
-    ) as { access_token: string }
-  ).access_token;
+  const { token } = await eliteAccount(s.base, 'auditbench');
   const auth = { authorization: `Bearer ${token}` };
   const zones = Array.from({ length: ZONES }, (_, i) => `z${i}.audit-bench.example`);
   for (const name of zones) {
@@ -285,7 +248,8 @@ export async function run(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) stalls.push(await stalledReading(s, token));
     console.log(
       `export jsonl, client stalled ${STALL_SECONDS} s after its first chunk: RSS ${Math.round(median(stalls.map((x) => x.rssBefore)))} → peak ` +
-        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall, the server read ${median(stalls.map((x) => x.storeReadMB)).toFixed(1)} MB ` +
+        `${Math.round(Math.max(...stalls.map((x) => x.rssPeak)))} MiB during the stall, the server read ` +
+        `${median(stalls.map((x) => x.storeReadMB)).toFixed(1)} MB ` +
         `from its files meanwhile (the export is ${(results.get(cases[0][0])![0].bytes / 1e6).toFixed(1)} MB)`,
     );
     if (VERIFY) {

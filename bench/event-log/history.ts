@@ -15,13 +15,8 @@
  *   env: HISTORY_BENCH_EVENTS (100000), HISTORY_BENCH_RRSETS (100), HISTORY_BENCH_CONCURRENCY (2),
  *        HISTORY_BENCH_READS (400 per kind and round), HISTORY_BENCH_ROUNDS (3)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Dispatcher, Pool } from 'undici';
-import { freePort } from '../dns/processes';
-import { deployedSpawn, localServiceEnv } from '../support/start-command';
+import { eliteAccount, percentile, startBenchService } from '../support/bench-service';
 
 const EVENTS = Number(process.env.HISTORY_BENCH_EVENTS ?? 100_000);
 const RRSETS = Number(process.env.HISTORY_BENCH_RRSETS ?? 100);
@@ -29,7 +24,6 @@ const CONCURRENCY = Number(process.env.HISTORY_BENCH_CONCURRENCY ?? 2);
 const READS = Number(process.env.HISTORY_BENCH_READS ?? 400);
 const ROUNDS = Number(process.env.HISTORY_BENCH_ROUNDS ?? 3);
 const ZONE = 'history-bench.test';
-const ADMIN = 'bench-admin-token-0123456789';
 
 interface Http {
   (method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
@@ -54,8 +48,6 @@ function client(port: number, token: string | null): Http {
   return Object.assign(request, { close: () => pool.close() });
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const ms = (n: number) => n.toFixed(2).padStart(8);
 
 async function timed(http: Http, paths: string[]): Promise<number[]> {
@@ -69,47 +61,11 @@ async function timed(http: Http, paths: string[]): Promise<number[]> {
   return times;
 }
 
-async function startService(): Promise<{ child: ChildProcess; port: number; dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'history-bench-'));
-  const [port, dnsPort] = [await freePort(), await freePort()];
-  const mainJs = join(__dirname, '..', '..', 'apps', 'server', 'main.js');
-  const deployed = deployedSpawn(mainJs, {
-    ...localServiceEnv(dataDir, port, dnsPort),
-    ADMIN_TOKEN: ADMIN,
-    LOG_REQUESTS: 'false',
-  });
-  const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const probe = client(port, null);
-  for (let i = 0; ; i++) {
-    if ((await probe('GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
-    if (child.exitCode !== null || i > 600) throw new Error('the service did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await probe.close();
-  return { child, port, dataDir };
-}
-
 export async function run(): Promise<void> {
-  const { child, port, dataDir } = await startService();
+  const service = await startBenchService('history');
   try {
-    const anon = client(port, null);
-    const user = { username: 'historybench', email: 'historybench@example.com', password: 'a-long-enough-password' };
-    const reg = JSON.parse((await anon('POST', '/auth/register', user)).text);
-    const admin = new Pool(`http://127.0.0.1:${port}`);
-    await (
-      await admin.request({
-        method: 'PUT',
-        path: `/admin/accounts/${reg.id}/subscription`,
-        headers: { 'x-admin-token': ADMIN, 'content-type': 'application/json' },
-        body: JSON.stringify({ plan: 'elite' }),
-      })
-    ).body.text();
-    await admin.close();
-    const token = JSON.parse(
-      (await anon('POST', '/auth/login', { username: user.username, password: user.password })).text,
-    ).access_token as string;
-    await anon.close();
-    const http = client(port, token);
+    const { token } = await eliteAccount(service.base, 'historybench');
+    const http = client(service.port, token);
 
     const zoneFile = Array.from({ length: RRSETS }, (_, i) => `h${i} 300 IN A 10.0.${i >> 8}.${i & 255}\n`).join('');
     const created = await http('POST', '/zones', { name: ZONE, zone_file: zoneFile });
@@ -220,17 +176,17 @@ export async function run(): Promise<void> {
       const past = [...r.past].sort((a, b) => a - b);
       const now = [...r.now].sort((a, b) => a - b);
       console.log(
-        `${name.padEnd(48)}${ms(percentile(past, 50))}${ms(percentile(past, 99))}   ${ms(percentile(now, 50)).padStart(11)}${ms(percentile(now, 99))}`,
+        `${name.padEnd(48)}${ms(percentile(past, 50))}${ms(percentile(past, 99))}   ` +
+          `${ms(percentile(now, 50)).padStart(11)}${ms(percentile(now, 99))}`,
       );
     }
     console.log(
-      `(${ROUNDS} rounds × ${READS} reads of each kind, one at a time over HTTP keep-alive; as_of at ${instants.length} instants spread over the history)`,
+      `(${ROUNDS} rounds × ${READS} reads of each kind, one at a time over HTTP keep-alive; as_of at ` +
+        `${instants.length} instants spread over the history)`,
     );
     await http.close();
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
-    rmSync(dataDir, { recursive: true, force: true });
+    await service.stop();
   }
 }
 

@@ -18,12 +18,7 @@
  *   env: WEBHOOK_BENCH_ACCOUNTS (10), WEBHOOK_BENCH_UPDATES (1000), WEBHOOK_BENCH_CONCURRENCY (16),
  *        WEBHOOK_BENCH_LATENCY_SECONDS (10), WEBHOOK_BENCH_LATENCY_ENDPOINTS (10)
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../dns/processes';
-import { deployedSpawn, localServiceEnv } from '../support/start-command';
+import { BenchService, eliteAccount, percentile, startBenchService } from '../support/bench-service';
 import { Received, WebhookReceiver } from '../support/webhook-receiver';
 
 const ACCOUNTS = Number(process.env.WEBHOOK_BENCH_ACCOUNTS ?? 10);
@@ -37,7 +32,6 @@ const ENDPOINTS_PER_ACCOUNT = 20;
 const CHANGES_PER_HOST = 5;
 const LATENCY_RATE = 100;
 const ZONE = 'bench.example.net';
-const ADMIN = 'bench-admin-token-0123456789';
 
 interface Account {
   token: string;
@@ -53,48 +47,19 @@ async function pool<T>(items: T[], width: number, task: (item: T) => Promise<voi
   );
 }
 
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-
 class Service {
-  private constructor(
-    readonly child: ChildProcess,
-    readonly base: string,
-    readonly dataDir: string,
-  ) {}
+  private constructor(private readonly process: BenchService) {}
 
   static async start(): Promise<Service> {
-    const dataDir = mkdtempSync(join(tmpdir(), 'webhook-bench-'));
-    const [port, dnsPort] = [await freePort(), await freePort()];
-    const mainJs = join(__dirname, '..', '..', 'apps', 'server', 'main.js');
-    const deployed = deployedSpawn(mainJs, {
-      ...localServiceEnv(dataDir, port, dnsPort),
-      DDNS_ZONES: ZONE,
-      ADMIN_TOKEN: ADMIN,
-      LOG_REQUESTS: 'false',
-    });
-    const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-    const service = new Service(child, `http://127.0.0.1:${port}`, dataDir);
-    for (let i = 0; ; i++) {
-      if ((await service.call('GET', '/health').catch(() => ({ status: 0 }))).status === 200) return service;
-      if (child.exitCode !== null || i > 600) throw new Error('webhook bench: the service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    return new Service(await startBenchService('webhook', { DDNS_ZONES: ZONE }));
   }
 
-  async call(
-    method: string,
-    path: string,
-    body?: unknown,
-    token?: string,
-    admin = false,
-  ): Promise<{ status: number; body: any }> {
-    const res = await fetch(this.base + path, {
+  async call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(this.process.base + path, {
       method,
       headers: {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(admin ? { 'x-admin-token': ADMIN } : {}),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -103,11 +68,7 @@ class Service {
   }
 
   async account(name: string, hosts: number): Promise<Account> {
-    const user = { username: name, email: `${name}@example.com`, password: 'a-long-enough-password' };
-    const reg = await this.call('POST', '/auth/register', user);
-    await this.call('PUT', `/admin/accounts/${reg.body.id}/subscription`, { plan: 'elite' }, undefined, true);
-    const token = (await this.call('POST', '/auth/login', { username: user.username, password: user.password })).body
-      .access_token;
+    const { token } = await eliteAccount(this.process.base, name);
     const names = Array.from({ length: hosts }, (_, i) => `${name}-h${i}.${ZONE}`);
     await pool(names, 8, async (fqdn) => {
       const res = await this.call('POST', '/api/domains', { fqdn, record_type: 'A', record_ip: '192.0.2.1' }, token);
@@ -121,13 +82,8 @@ class Service {
     if (res.status !== 201) throw new Error(`webhook: ${res.status} ${JSON.stringify(res.body)}`);
   }
 
-  async stop(): Promise<void> {
-    if (this.child.exitCode === null) {
-      const exited = new Promise((r) => this.child.once('exit', r));
-      this.child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(this.dataDir, { recursive: true, force: true });
+  stop(): Promise<void> {
+    return this.process.stop();
   }
 }
 
@@ -249,14 +205,17 @@ export async function run(): Promise<void> {
       '/lat/',
     );
     console.log(
-      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s over ${LATENCY_ENDPOINTS} endpoints (${spread.count} deliveries, occurred_at → received): p50 ${spread.p50} ms, p99 ${spread.p99} ms`,
+      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s over ${LATENCY_ENDPOINTS} endpoints ` +
+        `(${spread.count} deliveries, occurred_at → received): p50 ${spread.p50} ms, p99 ${spread.p99} ms`,
     );
     const single = await latency(service, receiver, await latencyAccounts(service, receiver, 1, 'one'), '/one/');
     console.log(
-      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s to one endpoint (${single.count} deliveries): p50 ${single.p50} ms, p99 ${single.p99} ms`,
+      `latency at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s to one endpoint (${single.count} ` +
+        `deliveries): p50 ${single.p50} ms, p99 ${single.p99} ms`,
     );
     console.log(
-      `\nwebhooks: ${rate.toFixed(0)} deliveries/s (target ≥ 1,000); delivery latency p99 ${spread.p99} ms at ${LATENCY_RATE}/s over ${LATENCY_ENDPOINTS} endpoints, ` +
+      `\nwebhooks: ${rate.toFixed(0)} deliveries/s (target ≥ 1,000); delivery latency p99 ${spread.p99} ms at ` +
+        `${LATENCY_RATE}/s over ${LATENCY_ENDPOINTS} endpoints, ` +
         `${single.p99} ms to one endpoint (target ≤ 1,000 ms)`,
     );
   } finally {

@@ -27,7 +27,8 @@ export class SqliteCoordination implements Coordination {
       CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS consumer_positions (name TEXT PRIMARY KEY, position TEXT, updated_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS generations (projection TEXT PRIMARY KEY, generation INTEGER NOT NULL) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS timers (owner TEXT NOT NULL, stream TEXT NOT NULL, id TEXT NOT NULL, due_at INTEGER NOT NULL, PRIMARY KEY (owner, stream, id)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS timers (owner TEXT NOT NULL, stream TEXT NOT NULL, id TEXT NOT NULL,
+        due_at INTEGER NOT NULL, PRIMARY KEY (owner, stream, id)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS rebuild_requests (projection TEXT PRIMARY KEY, requested_at INTEGER NOT NULL) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS timers_due ON timers (owner, due_at);
       CREATE TABLE IF NOT EXISTS shared_records (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;

@@ -5,8 +5,11 @@ import { zipSync } from 'fflate';
 
 export { generatedAggregateReport, generatedTotals } from '../../bench/dmarc/generated-report';
 
-/** The shared fixture folder (`../shared/dmarc-samples`, see its SOURCE.md). */
-export const SAMPLES_DIR = resolve(__dirname, '../../../shared/dmarc-samples');
+/**
+ * The parsedmarc sample reports (Apache-2.0, licence and provenance in the folder's SOURCE.md),
+ * kept in the repository so a fresh clone runs the suites that read them.
+ */
+export const SAMPLES_DIR = resolve(__dirname, '../fixtures/dmarc-samples');
 
 export const sample = (relative: string): Buffer => readFileSync(join(SAMPLES_DIR, relative));
 export const samplesIn = (folder: string): string[] =>
@@ -80,7 +83,8 @@ export const zipBomb = (): Buffer =>
 export const billionLaughs = (): Buffer =>
   Buffer.from(
     '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">' +
-      '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><feedback><report_metadata><org_name>&lol3;</org_name></report_metadata></feedback>',
+      '<!ENTITY lol3 ' +
+      '"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]><feedback><report_metadata><org_name>&lol3;</org_name></report_metadata></feedback>',
   );
 
 /**

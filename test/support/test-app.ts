@@ -6,6 +6,7 @@ import { AppConfig, loadConfig } from '../../libs/shared/config';
 import { Clock, ManualClock } from '../../libs/shared/clock';
 import { jsonLogger } from '../../libs/shared/logger';
 import { ADMIN_TOKEN, HttpClient } from './http-client';
+import { openUntilClosed, starting } from './suite-resources';
 
 export { ADMIN_TOKEN, HttpClient, registerAndLogin } from './http-client';
 
@@ -45,12 +46,17 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
   const clock = options.clock ?? new ManualClock(new Date());
   // Tests drive time explicitly only where they pass a clock; otherwise real time.
   const effectiveClock = options.clock ? clock : { now: () => new Date() };
-  const running = await createApp(config, {
-    clock: effectiveClock,
-    logger: jsonLogger(process.stdout, false),
-    modules: options.modules,
-  });
-  await running.app.listen({ port: 0, host: '127.0.0.1' });
+  const running = await starting(
+    createApp(config, { clock: effectiveClock, logger: jsonLogger(process.stdout, false), modules: options.modules }),
+  );
+  const forget = openUntilClosed(() => running.close());
+  try {
+    await starting(running.app.listen({ port: 0, host: '127.0.0.1' }));
+  } catch (e) {
+    forget();
+    await running.close();
+    throw e;
+  }
   const address = running.app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}`;
   return {
@@ -60,6 +66,7 @@ export async function startTestApp(options: StartOptions = {}): Promise<TestApp>
     clock: effectiveClock,
     http: new HttpClient(url),
     async close(wipe = true) {
+      forget();
       await running.close();
       if (wipe) rmSync(dataDir, { recursive: true, force: true });
     },

@@ -73,7 +73,8 @@ export class LoginThrottle {
       throw admission.reason === 'locked'
         ? tooManyRequests(
             'too_many_attempts',
-            `Too many failed logins: password login is locked for ${minutes(LOCK_MS)} minutes; try again in ${minutes(admission.retryAfterMs)} minute(s)`,
+            `Too many failed logins: password login is locked for ${minutes(LOCK_MS)} minutes; try again in ` +
+              `${minutes(admission.retryAfterMs)} minute(s)`,
             seconds,
           )
         : tooManyRequests(

@@ -6,28 +6,7 @@ import { CurrentPrincipal, Principal } from '../../auth/principal';
 import { auditExportChunks, AuditExportQueries } from '../application/audit-export';
 import { AUDIT_CSV_COLUMNS } from '../domain/audit-chain';
 import { parseAuditExportQuery } from './audit-export.dto';
-
-const nullableString = (description?: string) => ({
-  anyOf: [{ type: 'string' }, { type: 'null' }],
-  ...(description ? { description } : {}),
-});
-
-const ENTRY_PROPERTIES = {
-  id: { type: 'string', description: 'The event id' },
-  type: { type: 'string' },
-  occurred_at: { type: 'string', format: 'date-time' },
-  stream: { type: 'string' },
-  revision: { type: 'integer' },
-  actor: nullableString('`user:<id>`, `key:<uuid>`, `system`, …'),
-  source_ip: nullableString(),
-  correlation_id: nullableString(),
-  data: { description: 'The event’s data, secrets redacted' },
-  prev_hash: nullableString('The account’s previous entry’s hash; null for its first ever entry'),
-  hash: {
-    type: 'string',
-    description: 'Hex SHA-256 of this entry without `hash` (with `prev_hash`) as RFC 8785 canonical JSON',
-  },
-};
+import { EXPORT_ENTRY_PROPERTIES } from './audit.schemas';
 
 /** `GET /account/audit/export` (contract §19): the account's audit entries with their hash chain, streamed. */
 @ApiTags('account')
@@ -39,9 +18,11 @@ export class AuditExportController {
   @ApiOperation({
     summary: 'Export the account’s audit entries, oldest first, with their hash chain (streamed)',
     description:
-      'Each entry as GET /account/audit gives it plus `prev_hash` and `hash`. The chain runs over the account’s whole life, so an export of any window ' +
+      'Each entry as GET /account/audit gives it plus `prev_hash` and `hash`. The chain runs over the account’s ' +
+      'whole life, so an export of any window ' +
       'links from the entry before it; `npm run cli -- audit:verify <file>` checks a file against the store. ' +
-      `CSV columns: ${AUDIT_CSV_COLUMNS.join(', ')} (\`data\` as JSON text; \`actor_type\`/\`actor_id\` split \`actor\` at its first colon, \`key\` named \`api_key\`).`,
+      `CSV columns: ${AUDIT_CSV_COLUMNS.join(', ')} (\`data\` as JSON text; \`actor_type\`/\`actor_id\` split ` +
+      `\`actor\` at its first colon, \`key\` named \`api_key\`).`,
   })
   @ApiQuery({
     name: 'from',
@@ -56,7 +37,11 @@ export class AuditExportController {
     description: 'JSON Lines (one entry per line) or RFC 4180 CSV with a header, streamed',
     content: {
       'application/x-ndjson': {
-        schema: { type: 'object', properties: ENTRY_PROPERTIES, required: Object.keys(ENTRY_PROPERTIES) },
+        schema: {
+          type: 'object',
+          properties: EXPORT_ENTRY_PROPERTIES,
+          required: Object.keys(EXPORT_ENTRY_PROPERTIES),
+        },
       },
       'text/csv': { schema: { type: 'string', description: `Header: ${AUDIT_CSV_COLUMNS.join(',')}` } },
     },

@@ -34,7 +34,8 @@ export class SqliteKeyUsageStore implements KeyUsageStore {
       'CREATE TABLE IF NOT EXISTS key_usage (key_id TEXT PRIMARY KEY, last_used_at TEXT NOT NULL) WITHOUT ROWID',
     );
     this.upsert = this.db.prepare(
-      'INSERT INTO key_usage (key_id, last_used_at) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET last_used_at = max(last_used_at, excluded.last_used_at)',
+      'INSERT INTO key_usage (key_id, last_used_at) VALUES (?, ?) ON CONFLICT (key_id) DO UPDATE SET ' +
+        'last_used_at = max(last_used_at, excluded.last_used_at)',
     );
     this.select = this.db.prepare('SELECT key_id, last_used_at FROM key_usage WHERE key_id = ?');
     this.writeAll = this.db.transaction((uses: Map<string, string>) => {

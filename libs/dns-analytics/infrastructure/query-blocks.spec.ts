@@ -122,7 +122,8 @@ describe('a query-log file written before blocks (one row per query)', () => {
       CREATE INDEX query_log_account ON query_log (account_id, ts, id);
       CREATE INDEX query_log_domain ON query_log (account_id, domain, ts, id);`);
     const insert = db.prepare(
-      'INSERT INTO query_log (ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, transport, dnssec_ok, edns, response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO query_log (ts, account_id, domain, qname, qtype, rcode, client_ip, country, asn, as_org, ' +
+        'transport, dnssec_ok, edns, response_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     for (const r of rows)
       insert.run(

@@ -177,7 +177,8 @@ export class SqliteQueryLogStore implements QueryLogStore {
       'SELECT counts FROM rollups WHERE account_id = ? AND domain = ? AND granularity = ? AND start = ?',
     );
     this.putRollup = this.db.prepare(
-      'INSERT INTO rollups (account_id, domain, granularity, start, counts) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET counts = excluded.counts',
+      'INSERT INTO rollups (account_id, domain, granularity, start, counts) VALUES (?, ?, ?, ?, ?) ON CONFLICT ' +
+        'DO UPDATE SET counts = excluded.counts',
     );
     this.rollupTx = this.db.transaction((rollups: Rollup[]) => {
       for (const r of rollups) {

@@ -51,10 +51,12 @@ export class SqliteRateLimitStore implements RateLimitStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(
-      'CREATE TABLE IF NOT EXISTS rate_windows (key_id TEXT NOT NULL, window_start INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (key_id, window_start)) WITHOUT ROWID',
+      'CREATE TABLE IF NOT EXISTS rate_windows (key_id TEXT NOT NULL, window_start INTEGER NOT NULL, count ' +
+        'INTEGER NOT NULL, PRIMARY KEY (key_id, window_start)) WITHOUT ROWID',
     );
     this.add = this.db.prepare(
-      'INSERT INTO rate_windows (key_id, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key_id, window_start) DO UPDATE SET count = count + excluded.count RETURNING count',
+      'INSERT INTO rate_windows (key_id, window_start, count) VALUES (?, ?, ?) ON CONFLICT (key_id, ' +
+        'window_start) DO UPDATE SET count = count + excluded.count RETURNING count',
     );
     this.prune = this.db.prepare('DELETE FROM rate_windows WHERE window_start < ?');
     // IMMEDIATE: the write lock is taken up front, so a batch never fails half-way on a busy database.

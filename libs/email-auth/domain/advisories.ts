@@ -18,7 +18,8 @@ export function advisories(zone: string, s: ZoneSettings): string[] {
         const domain = uri.slice(uri.lastIndexOf('@') + 1);
         if (!inZone(domain)) {
           out.push(
-            `dmarc.${field}: receivers send reports to ${domain} only if it publishes "v=DMARC1" at ${zone}._report._dmarc.${domain} (RFC 7489 §7.1)`,
+            `dmarc.${field}: receivers send reports to ${domain} only if it publishes "v=DMARC1" at ` +
+              `${zone}._report._dmarc.${domain} (RFC 7489 §7.1)`,
           );
         }
       }

@@ -9,7 +9,8 @@ describe('SPF settings beyond include/ip4/ip6/all (issue 27, bug 3)', () => {
       unsupported: [],
     });
     const p = publishedSpf(
-      'v=spf1 a a:ex.example mx:mail.other.example ip4:192.0.2.0/24 include:_spf.x.example exists:%{i}.e.example ptr ~ip4:198.51.100.1 redirect=_spf.y.example',
+      'v=spf1 a a:ex.example mx:mail.other.example ip4:192.0.2.0/24 include:_spf.x.example exists:%{i}.e.example ' +
+        'ptr ~ip4:198.51.100.1 redirect=_spf.y.example',
       'ex.example',
     )!;
     expect(p.settings).toEqual({

@@ -138,7 +138,8 @@ export const SPF_MAX_LENGTH = 450;
 export function checkSpfLength(record: string): void {
   if (record.length > SPF_MAX_LENGTH) {
     throw validationFailed(
-      `spf: the record would be ${record.length} characters; at most ${SPF_MAX_LENGTH} keep the DNS answer within 512 bytes (RFC 7208 §3.4): move networks behind an include`,
+      `spf: the record would be ${record.length} characters; at most ${SPF_MAX_LENGTH} keep the DNS answer ` +
+        `within 512 bytes (RFC 7208 §3.4): move networks behind an include`,
     );
   }
 }

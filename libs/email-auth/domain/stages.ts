@@ -103,7 +103,10 @@ export function recommend(p: Progression): Recommendation {
     return {
       ...base,
       recommendation: 'investigate',
-      reason: `Investigation needed: the pass rate ${p.pass_rate_at_stage.toFixed(1)}% is below the ${next.threshold!.toFixed(1)}% that ${next.name} needs. Find the senders that fail SPF and DKIM alignment.`,
+      reason:
+        `Investigation needed: the pass rate ${p.pass_rate_at_stage.toFixed(1)}% is below the ` +
+        `${next.threshold!.toFixed(1)}% that ${next.name} needs. Find the senders that fail SPF and DKIM ` +
+        `alignment.`,
       ready_to_advance: false,
     };
   }
@@ -111,14 +114,18 @@ export function recommend(p: Progression): Recommendation {
     return {
       ...base,
       recommendation: 'keep_monitoring',
-      reason: `Keep monitoring: ${p.days_at_current_stage} of the ${current.minDays} days at ${current.name} have passed and the pass rate is acceptable.`,
+      reason:
+        `Keep monitoring: ${p.days_at_current_stage} of the ${current.minDays} days at ${current.name} ` +
+        `have passed and the pass rate is acceptable.`,
       ready_to_advance: false,
     };
   }
   return {
     ...base,
     recommendation: 'ready_advance',
-    reason: `Ready to advance to ${next.name}: ${p.messages_at_stage} messages at a ${p.pass_rate_at_stage.toFixed(1)}% pass rate over ${p.days_at_current_stage} days.`,
+    reason:
+      `Ready to advance to ${next.name}: ${p.messages_at_stage} messages at a ` +
+      `${p.pass_rate_at_stage.toFixed(1)}% pass rate over ${p.days_at_current_stage} days.`,
     ready_to_advance: true,
   };
 }

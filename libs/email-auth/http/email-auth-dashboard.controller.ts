@@ -10,6 +10,7 @@ import { EmailAuthQueries } from '../application/email-auth.queries';
 import { emailAuthDecider, PROGRESSION_NOT_FOUND } from '../domain/email-auth.decider';
 import { emailAuthStream } from '../domain/email-auth.events';
 import { generatedRecords } from '../domain/records';
+import { STAGES } from '../domain/stages';
 import { nightlySeries, zoneEventLog } from '../domain/zone-history';
 
 const callerOf = (p: Principal, ip: string): EmailAuthCaller => ({
@@ -82,7 +83,7 @@ const EVENTS_SCHEMA = {
           type: { type: 'string' },
           occurred_at: { type: 'string', format: 'date-time' },
           actor: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-          data: { type: 'object' },
+          data: { type: 'object', additionalProperties: true, description: 'the event’s fields as stored' },
         },
       },
     },
@@ -100,7 +101,7 @@ const NIGHTS_SCHEMA = {
         required: ['night', 'stage', 'messages', 'passing', 'pass_rate', 'days_at_stage'],
         properties: {
           night: { type: 'string', format: 'date' },
-          stage: { type: 'string' },
+          stage: { type: 'string', enum: STAGES.map((s) => s.name) },
           messages: { type: 'integer' },
           passing: { type: 'integer' },
           pass_rate: { type: 'number' },

@@ -256,11 +256,13 @@ export class SqliteEventStore implements EventStore {
       dataVersion: db.prepare('PRAGMA data_version').pluck(),
       head: db.prepare<[], { position: number }>('SELECT MAX(position) AS position FROM events'),
       setMeta: db.prepare(
-        'INSERT INTO stream_metadata (stream_id, max_age_seconds) VALUES (?, ?) ON CONFLICT (stream_id) DO UPDATE SET max_age_seconds = excluded.max_age_seconds',
+        'INSERT INTO stream_metadata (stream_id, max_age_seconds) VALUES (?, ?) ON CONFLICT (stream_id) DO ' +
+          'UPDATE SET max_age_seconds = excluded.max_age_seconds',
       ),
       // The newest event of a stream is kept so its revision numbering carries on.
       scavenge: db.prepare(
-        'DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) FROM events WHERE stream_id = @stream)',
+        'DELETE FROM events WHERE stream_id = @stream AND created < @cutoff AND revision < (SELECT MAX(revision) ' +
+          'FROM events WHERE stream_id = @stream)',
       ),
     };
   }

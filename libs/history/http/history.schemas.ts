@@ -38,7 +38,9 @@ export const HISTORY_RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
       type: {
         type: 'string',
         description:
-          'zones and hosts: zone_imported, records_changed, restored, zone_verified, zone_deleted, host_created, address_updated, ttl_updated, host_deleted; API keys, certificates and email-auth settings: the event type in snake case (api_key_created, certificate_issued, spf_configured, …)',
+          'zones and hosts: zone_imported, records_changed, restored, zone_verified, zone_deleted, host_created, ' +
+          'address_updated, ttl_updated, host_deleted; API keys, certificates and email-auth settings: the event type in ' +
+          'snake case (api_key_created, certificate_issued, spf_configured, …)',
       },
       occurred_at: { type: 'string', format: 'date-time' },
       actor: {

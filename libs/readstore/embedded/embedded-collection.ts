@@ -168,7 +168,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (direction === -1 && this.holdsBooleanOrDocument(state, condition, path)) return null;
       order.push(`${fieldExpression(path)} ${direction === -1 ? 'DESC' : 'ASC'}`);
     }
-    const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ORDER BY ${order.join(', ')} LIMIT ?`;
+    const sql =
+      `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''} ` +
+      `ORDER BY ${order.join(', ')} LIMIT ?`;
     const test = this.tester(filter);
     const paths = Object.keys(sort).map((f) => f.split('.'));
     const hits: Hit<T>[] = [];
@@ -196,7 +198,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const params = condition?.params ?? [];
     const sql =
       path === '$._id'
-        ? `SELECT 1 FROM ${state.table} WHERE ${where}key IN ('j:true', 'j:false') UNION ALL SELECT 1 FROM ${state.table} WHERE ${where}key >= 'j:{' AND key < 'j:|' LIMIT 1`
+        ? `SELECT 1 FROM ${state.table} WHERE ${where}key IN ('j:true', 'j:false') UNION ALL SELECT 1 FROM ` +
+          `${state.table} WHERE ${where}key >= 'j:{' AND key < 'j:|' LIMIT 1`
         : `SELECT 1 FROM ${state.table} WHERE ${where}${fieldExpression(path)} IN (0, 1) AND json_type(doc, '${path}') IN ('true', 'false')` +
           ` UNION ALL SELECT 1 FROM ${state.table} WHERE ${where}${fieldExpression(path)} >= '{' AND json_type(doc, '${path}') = 'object' LIMIT 1`;
     return this.statement(state, sql).get(...params, ...params) !== undefined;
@@ -471,7 +474,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
         .join(' AND ');
       const clash = db
         .prepare(
-          `SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`,
+          `SELECT 1 FROM ${state.table} WHERE ${plain} GROUP BY ${expressions.join(', ')}, ` +
+            `${paths.map((p) => `json_type(doc, '${p}')`).join(', ')} HAVING count(*) > 1 LIMIT 1`,
         )
         .get();
       if (clash) throw new DuplicateKeyError(this.name, `${fields.join(', ')} (existing documents)`);

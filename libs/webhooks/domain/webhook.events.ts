@@ -126,6 +126,9 @@ export const OUTBOX_EVENT_TYPES = [
 ] as const satisfies readonly OutboxEvent['type'][];
 
 export const outboxStream = (webhookId: string) => `webhook-outbox-${webhookId}`;
-/** The outcomes, apart from the queue: the sender finds its own last one at the stream's end (a command sent again after a crash skips what it already sent). */
+/**
+ * The outcomes, apart from the queue: the sender finds its own last one at the stream's end (a command sent again after
+ * a crash skips what it already sent).
+ */
 export const attemptsStream = (webhookId: string) => `webhook-attempts-${webhookId}`;
 export const OUTBOX_STREAM_PREFIX = 'webhook-outbox-';

@@ -51,9 +51,11 @@ export class ZoneVerifier {
     const nsSeen =
       'problem' in delegation
         ? delegation.problem
-        : `the parent zone ${delegation.parent} delegates ${zone} to ${delegation.nameservers.join(', ') || 'no name servers'}, expected ${ours.join(', ')}`;
+        : `the parent zone ${delegation.parent} delegates ${zone} to ` +
+          `${delegation.nameservers.join(', ') || 'no name servers'}, expected ${ours.join(', ')}`;
     const txtSeen = seen
-      ? `the token at ${recordName} is in this zone's own records here, and this service's own answer proves nothing: remove it here and publish it at the zone's current DNS provider`
+      ? `the token at ${recordName} is in this zone's own records here, and this service's own answer proves ` +
+        `nothing: remove it here and publish it at the zone's current DNS provider`
       : Array.isArray(txt)
         ? `no TXT at ${recordName} holds the token`
         : `TXT lookup of ${recordName} failed (${txt})`;
@@ -103,7 +105,9 @@ export class ZoneVerifier {
       const fromHere = hostedHere || ourAddresses.includes(address) || this.isOwnListener(address, port);
       if (answer.authoritative && fromHere) {
         return {
-          problem: `the parent zone ${parent} is served by this service, which answers for ${zone} from your own zone: delegate ${zone} at its parent's DNS provider`,
+          problem:
+            `the parent zone ${parent} is served by this service, which answers for ${zone} from your own ` +
+            `zone: delegate ${zone} at its parent's DNS provider`,
         };
       }
       return { parent, nameservers: answer.nameservers };

@@ -76,7 +76,8 @@ export function canonicalRRset(zone: string, input: RRsetInput, field: string): 
     throw validationFailed(`${field}.records: a CNAME RRset holds exactly one record`);
   if (wireBytes > MAX_RRSET_WIRE_BYTES) {
     throw validationFailed(
-      `${field}.records: the RRset is ${wireBytes.toLocaleString('en-US')} bytes in DNS wire format; at most ${MAX_RRSET_WIRE_BYTES.toLocaleString('en-US')} fit in a DNS message`,
+      `${field}.records: the RRset is ${wireBytes.toLocaleString('en-US')} bytes in DNS wire format; at most ` +
+        `${MAX_RRSET_WIRE_BYTES.toLocaleString('en-US')} fit in a DNS message`,
     );
   }
   return { subname, type, ttl: input.ttl, records: [...records] };

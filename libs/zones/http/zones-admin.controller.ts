@@ -24,7 +24,8 @@ export class ZonesAdminController {
   @HttpCode(200)
   @ApiOperation({
     summary:
-      'Allows account_id to hold the zone although it is equal to, under or above another account’s zone, a dynamic-DNS zone or a name-server host (contract §4); ' +
+      'Allows account_id to hold the zone although it is equal to, under or above another account’s zone, a ' +
+      'dynamic-DNS zone or a name-server host (contract §4); ' +
       'answers {zone, account_id, allowed_at}; 404 for an unknown account',
   })
   async allowOverlap(@Param('zone') raw: string, @Body() body: AllowOverlapDto) {
@@ -44,7 +45,8 @@ export class ZonesAdminController {
   @Get('conflicts')
   @ApiOperation({
     summary:
-      'Existing zones breaking the ownership rules (imported before they were enforced): {conflicts: [{zone, account_id, relation, with: {kind, name, account_id}}]}',
+      'Existing zones breaking the ownership rules (imported before they were enforced): {conflicts: [{zone, ' +
+      'account_id, relation, with: {kind, name, account_id}}]}',
   })
   async conflicts() {
     return { conflicts: await this.report.list() };

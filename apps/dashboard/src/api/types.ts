@@ -1,16 +1,12 @@
-/** Shapes of the management API (contract §2–§6, §11, §15) as the dashboard uses them. */
-export type Plan = 'free' | 'plus' | 'pro' | 'elite';
+/**
+ * Shapes of the management API (contract §2–§6, §11, §15) as the dashboard uses them. Those the
+ * service's /openapi.json describes come from it (./schema.ts); the rest are declared here until
+ * the document describes them.
+ */
+import type { Schema } from './schema';
 
-export interface Account {
-  id: number;
-  username: string;
-  email: string;
-  plan: Plan;
-  email_auth: { tier: 'none' | 'standard' | 'enterprise'; domains: string[] };
-  two_factor_enabled: boolean;
-  disabled: boolean;
-  created_at: string;
-}
+export type Account = Schema<'AccountView'>;
+export type Plan = Account['plan'];
 
 export type LoginAnswer =
   { token_type: 'cookie'; expires_in: number } | { requires_2fa: true; login_token: string; expires_in: number };
@@ -22,48 +18,15 @@ export interface TwoFactorSetup {
   otpauth_url: string;
 }
 
-export interface ApiKey {
-  id: string;
-  key?: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-  is_active: boolean;
-  access: 'account' | 'email_auth:read';
-  expires_at: string | null;
-  domains?: string[];
-  failure_report_subjects?: boolean;
-}
+/** A key as listed; `key` (the secret) only in the creation answer. */
+export type ApiKey = Schema<'ApiKeyView'> & { key?: Schema<'CreatedApiKey'>['key'] };
 
-export interface DdnsHost {
-  id: number;
-  fqdn: string;
-  record_type: 'A' | 'AAAA';
-  record_ip: string;
-  ttl: number;
-  monitor_enabled: boolean;
-  addresses?: { ipv4: string | null; ipv6: string | null };
-  created_at: string;
-  updated_at: string;
-}
+export type DdnsHost = Schema<'DdnsHost'>;
 
-export interface RRset {
-  subname: string;
-  type: string;
-  ttl: number;
-  records: string[];
-}
+export type RRset = Schema<'RRset'>;
 
-export interface Zone {
-  id: string;
-  name: string;
-  status: 'pending_verification' | 'verified';
-  verification: { record_name: string; record_value: string };
-  nameservers: string[];
-  created_at: string;
-  verified_at: string | null;
-  records?: RRset[];
-}
+/** A zone as listed; `records` in its GET. */
+export type Zone = Schema<'ZoneView'> & { records?: RRset[] };
 
 export interface DnssecKey {
   key_tag: number;
@@ -87,36 +50,9 @@ export interface Dnssec {
   next_rollover_at: string | null;
 }
 
-export interface UptimeRecord {
-  domain_id: number;
-  fqdn: string;
-  is_up: boolean;
-  uptime_percentage_24h: number | null;
-  uptime_percentage_7d: number | null;
-  uptime_percentage_30d: number | null;
-  last_check_time: string | null;
-  last_response_time_ms: number | null;
-  current_status: 'operational' | 'down' | 'pending' | 'no_ip' | 'disabled';
-  error: string | null;
-  monitor_enabled: boolean;
-  has_ip: boolean;
-}
-
-export interface UptimeDashboard {
-  overall_uptime_24h: number | null;
-  overall_uptime_7d: number | null;
-  overall_uptime_30d: number | null;
-  domains_monitored: number;
-  domains_up: number;
-  domains_down: number;
-  average_response_time_ms: number | null;
-}
-
-export interface UptimeLimits {
-  plan: Plan;
-  monitor_limit: number;
-  monitors_enabled: number;
-}
+export type UptimeRecord = Schema<'UptimeRecord'>;
+export type UptimeDashboard = Schema<'UptimeDashboard'>;
+export type UptimeLimits = Schema<'UptimeLimits'>;
 
 export type HistoryWindow = '24h' | '7d' | '30d';
 export type CheckWindow = '1h' | '6h' | '24h';
@@ -147,13 +83,4 @@ export interface UptimeHistory {
   points: { at: string; checks: number; uptime_percentage: number | null; avg_response_time_ms: number | null }[];
 }
 
-export interface AuditEntry {
-  id: string;
-  type: string;
-  occurred_at: string;
-  stream: string;
-  revision: number;
-  actor: string | null;
-  source_ip: string | null;
-  data: Record<string, unknown>;
-}
+export type AuditEntry = Schema<'AuditEntry'>;

@@ -1,4 +1,6 @@
 /** Shapes of the DNS analytics API (contract §12, docs/dns-analytics-volume.md) as the dashboard uses them. */
+import type { Body } from '../../api/schema';
+
 export type AnalyticsWindow = '24h' | '7d' | '30d';
 
 export interface AnalyticsSummary {
@@ -25,12 +27,7 @@ export interface AnalyticsSummary {
   top_nxdomain: { qname: string; query_count: number }[];
 }
 
-export interface VolumeSeries {
-  window: AnalyticsWindow;
-  domain: string | null;
-  bucket_seconds: number;
-  points: { at: string; queries: number; errors: number }[];
-}
+export type VolumeSeries = Body<'DnsAnalyticsController_volume'>;
 
 export interface RecentQuery {
   qname: string;

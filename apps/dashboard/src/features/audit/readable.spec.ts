@@ -12,6 +12,7 @@ const entry = (type: string, data: Record<string, unknown>): AuditEntry => ({
   revision: 0,
   actor: null,
   source_ip: null,
+  correlation_id: null,
   data,
 });
 

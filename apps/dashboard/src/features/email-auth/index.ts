@@ -8,7 +8,8 @@ const ADD_ON: PlanRequirement = {
   allows: (a) => a.email_auth.tier !== 'none',
   badge: 'Add-on',
   message:
-    'Email authentication (DMARC, SPF, DKIM, MTA-STS, TLS-RPT, BIMI and the DMARC wizard) needs the Email Authentication add-on, available with any plan.',
+    'Email authentication (DMARC, SPF, DKIM, MTA-STS, TLS-RPT, BIMI and the DMARC wizard) needs the Email ' +
+    'Authentication add-on, available with any plan.',
 };
 
 export const emailAuthScreens: ScreenDef[] = [

@@ -1,4 +1,9 @@
-/** Shapes of the email-authentication API (contract §7, docs/email-auth-dashboard-reads.md) as the dashboard uses them. */
+/**
+ * Shapes of the email-authentication API (contract §7, docs/email-auth-dashboard-reads.md) as the
+ * dashboard uses them: from the service's /openapi.json where it describes them (./schema.ts).
+ */
+import type { Body } from '../../api/schema';
+
 export type DmarcPolicy = 'none' | 'quarantine' | 'reject';
 export type StageName = 'monitoring' | 'quarantine_partial' | 'quarantine_full' | 'reject_partial' | 'reject_full';
 
@@ -55,18 +60,9 @@ export interface EmailAuthSettings {
   generated_key?: { selector: string; private_key: string; public_key: string; key_bits: number };
 }
 
-export interface LiveRecords {
-  zone: string;
-  all_live: boolean;
-  records: { name: string; type: 'TXT'; value: string; live: boolean; found: string[]; error: string | null }[];
-}
+export type LiveRecords = Body<'EmailAuthDashboardController_liveRecords'>;
 
-export interface ZoneEvent {
-  type: string;
-  occurred_at: string;
-  actor: string | null;
-  data: Record<string, unknown>;
-}
+export type ZoneEvent = Body<'EmailAuthDashboardController_events'>['events'][number];
 
 export interface Progression {
   zone: string;
@@ -101,11 +97,4 @@ export interface Recommendation {
   blockers: Blocker[];
 }
 
-export interface NightPoint {
-  night: string;
-  stage: StageName;
-  messages: number;
-  passing: number;
-  pass_rate: number;
-  days_at_stage: number;
-}
+export type NightPoint = Body<'EmailAuthDashboardController_nights'>['nights'][number];

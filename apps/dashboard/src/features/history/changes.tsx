@@ -6,7 +6,7 @@ import { ErrorNotice, Loading, Notice } from '../../components/notices';
 import { useAction } from '../../components/resource';
 import { DataTable } from '../../components/table';
 import { changeLabel, isRecordChange, recordDiff } from './diff';
-import type { FieldChange, HistoryChange, HistoryPage, RecordChange } from './types';
+import type { FieldChange, HistoryChange, HistoryPage, RecordChange, SettingChange } from './types';
 
 const Values = ({ values, kind }: { values: string[]; kind: 'removed' | 'added' }) => (
   <>
@@ -39,10 +39,15 @@ function RecordDiff({ change }: { change: RecordChange }) {
   );
 }
 
-const FieldDiff = ({ change }: { change: FieldChange }) => (
+const FIELD_LABELS: Record<string, string> = { ttl: 'TTL', ipv4: 'IPv4', ipv6: 'IPv6' };
+const shown = (v: unknown) =>
+  v === null || v === undefined ? 'none' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/** A host's address or TTL, or a setting's field (API keys, certificates, email authentication). */
+const FieldDiff = ({ change }: { change: FieldChange | SettingChange }) => (
   <li>
-    <strong>{change.field === 'ttl' ? 'TTL' : change.field === 'ipv4' ? 'IPv4' : 'IPv6'}</strong>:{' '}
-    <code>{change.before ?? 'none'}</code> → <code>{change.after ?? 'none'}</code>
+    <strong>{FIELD_LABELS[change.field] ?? change.field}</strong>: <code>{shown(change.before)}</code> →{' '}
+    <code>{shown(change.after)}</code>
   </li>
 );
 

@@ -1,6 +1,6 @@
-import type { FieldChange, RecordChange } from './types';
+import type { Change, RecordChange } from './types';
 
-export const isRecordChange = (c: RecordChange | FieldChange): c is RecordChange => 'subname' in c;
+export const isRecordChange = (c: Change): c is RecordChange => 'subname' in c;
 
 /** What a record change removed and added, value by value (an RRset's order carries no meaning). */
 export function recordDiff(c: RecordChange): { removed: string[]; added: string[]; ttl: string | null } {

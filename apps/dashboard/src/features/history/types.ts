@@ -1,31 +1,10 @@
-/** A change as `GET …/history` lists it (contract §19). */
-export interface RecordChange {
-  subname: string;
-  type: string;
-  before: string[] | null;
-  after: string[] | null;
-  before_ttl?: number | null;
-  after_ttl?: number | null;
-}
+/** A change as `GET …/history` lists it (contract §19), from the service's /openapi.json. */
+import type { Schema } from '../../api/schema';
 
-export interface FieldChange {
-  field: 'ipv4' | 'ipv6' | 'ttl';
-  before: string | number | null;
-  after: string | number | null;
-}
-
-export interface HistoryChange {
-  id: string;
-  type: string;
-  occurred_at: string;
-  actor: { type: 'user' | 'api_key' | 'system' | 'operator'; id: string | null; name: string | null };
-  source_ip: string | null;
-  correlation_id: string | null;
-  changes: Array<RecordChange | FieldChange>;
-  restored_from?: string;
-}
-
-export interface HistoryPage {
-  data: HistoryChange[];
-  next_cursor: string | null;
-}
+export type RecordChange = Schema<'RecordChange'>;
+export type FieldChange = Schema<'FieldChange'>;
+/** API keys, certificates, email-auth settings: a field the change set (secrets redacted). */
+export type SettingChange = Schema<'SettingChange'>;
+export type Change = HistoryChange['changes'][number];
+export type HistoryChange = Schema<'HistoryChange'>;
+export type HistoryPage = Schema<'HistoryPage'>;

@@ -56,7 +56,9 @@ export function certificateProblems(certs: readonly Certificate[], now: number):
         items.push({
           key: `cert-${c.id}`,
           severity: days <= 3 ? 'critical' : 'warning',
-          text: `The certificate for ${names(c)} expires ${days <= 0 ? 'today' : `in ${days} day${days === 1 ? '' : 's'}`}${c.auto_renew ? '' : ' and does not renew by itself'}.`,
+          text:
+            `The certificate for ${names(c)} expires ` +
+            `${days <= 0 ? 'today' : `in ${days} day${days === 1 ? '' : 's'}`}${c.auto_renew ? '' : ' and does not renew by itself'}.`,
           to,
           action,
         });

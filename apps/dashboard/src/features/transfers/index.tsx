@@ -118,7 +118,10 @@ function CreateTsigKey({ zones, onCreated }: { zones: string[]; onCreated: (k: T
           onValue={setAllow}
           rows={3}
           spellcheck={false}
-          hint="One per line: a name relative to the zone (or *.name for the names below it), then types, e.g. “*._acme-challenge TXT”. Empty: the whole zone."
+          hint={
+            'One per line: a name relative to the zone (or *.name for the names below it), then types, ' +
+            'e.g. “*._acme-challenge TXT”. Empty: the whole zone.'
+          }
         />
       )}
     </Form>

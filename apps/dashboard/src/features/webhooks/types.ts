@@ -1,26 +1,9 @@
-/** A webhook endpoint as the API gives it (contract §19); `secret` only in the creation answer. */
-export interface Webhook {
-  id: string;
-  url: string;
-  event_types: string[];
-  description: string | null;
-  enabled: boolean;
-  disabled_reason: string | null;
-  created_at: string;
-  secret?: string;
-}
+import type { Body } from '../../api/schema';
 
-export interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status: 'pending' | 'succeeded' | 'failed';
-  response_status: number | null;
-  duration_ms: number | null;
-  attempted_at: string | null;
-  next_attempt_at: string | null;
-}
+/** A webhook endpoint as the API gives it (contract §19); `secret` only in the creation answer. */
+export type Webhook = Body<'WebhooksController_list'>['webhooks'][number] & { secret?: string };
+
+export type Delivery = Body<'WebhooksController_deliveries'>['data'][number];
 
 /** The types an endpoint can subscribe to, with the words the screen uses for them (`webhook.test` is sent on request only). */
 export const EVENT_TYPES: { type: string; label: string }[] = [

@@ -7,16 +7,25 @@ import { loadConfig } from '../../libs/shared/config';
 import { jsonLogger } from '../../libs/shared/logger';
 import { EMAIL_AUTH_OPENAPI_PATH } from '../../libs/email-auth-api/http/openapi';
 import { createApp } from './app';
+import { MANAGEMENT_OPENAPI_PATH } from './management-openapi';
 
 /** Where the generated client types live (checked in; test/email-auth-client.e2e-spec.ts checks they are current). */
 export const EMAIL_AUTH_CLIENT_TYPES = 'test/generated/email-auth-api.d.ts';
 
 /**
- * Types for the email-auth read API's client from the live document: starts the service
- * (API role, throwaway DATA_DIR, no DNS or SMTP listener), runs openapi-typescript on its
- * /api/v1/openapi.json over HTTP, and stops it. `npm run gen:email-auth-client`.
+ * The dashboard's types of the management API (checked in; test/management-openapi.e2e-spec.ts
+ * checks they are current). The dashboard's typecheck runs in `npm run build`, so a server
+ * change that breaks a screen fails the build.
  */
-export async function generateEmailAuthClientTypes(documentUrl: string, outFile: string): Promise<void> {
+export const DASHBOARD_API_TYPES = 'apps/dashboard/src/api/generated/management-api.d.ts';
+
+/**
+ * Types from the live documents: starts the service (API role, throwaway DATA_DIR, no DNS
+ * or SMTP listener), runs openapi-typescript on its /api/v1/openapi.json (the email-auth read
+ * API's client) and /openapi.json (the dashboard) over HTTP, and stops it.
+ * `npm run gen:api-types`.
+ */
+export async function generateApiTypes(documentUrl: string, outFile: string): Promise<void> {
   const cli = join(resolve(require.resolve('openapi-typescript'), '..', '..'), 'bin', 'cli.js');
   // Asynchronous: the service answering the generator runs in this same process.
   await promisify(execFile)(process.execPath, [cli, documentUrl, '--output', outFile]);
@@ -39,10 +48,9 @@ async function main(): Promise<void> {
   try {
     await running.app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = running.app.getHttpServer().address() as { port: number };
-    await generateEmailAuthClientTypes(
-      `http://127.0.0.1:${port}${EMAIL_AUTH_OPENAPI_PATH}`,
-      resolve(process.argv[2] ?? EMAIL_AUTH_CLIENT_TYPES),
-    );
+    const base = `http://127.0.0.1:${port}`;
+    await generateApiTypes(base + EMAIL_AUTH_OPENAPI_PATH, resolve(EMAIL_AUTH_CLIENT_TYPES));
+    await generateApiTypes(base + MANAGEMENT_OPENAPI_PATH, resolve(DASHBOARD_API_TYPES));
   } finally {
     await running.close();
     rmSync(dataDir, { recursive: true, force: true });
