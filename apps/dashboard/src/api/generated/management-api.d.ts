@@ -62,7 +62,7 @@ export interface paths {
         get: operations["AccountsController_account"];
         put?: never;
         post?: never;
-        delete?: never;
+        delete: operations["AccountsController_deleteAccount"];
         options?: never;
         head?: never;
         patch?: never;
@@ -341,6 +341,22 @@ export interface paths {
         get?: never;
         put?: never;
         post: operations["AdminController_enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/accounts/{id}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["AdminController_audit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1767,6 +1783,10 @@ export interface components {
             current_password: string;
             new_password: string;
         };
+        DeleteAccountDto: {
+            password: string;
+            code?: string;
+        };
         AuditEntryIdsDto: {
             ids: string[];
         };
@@ -1828,7 +1848,10 @@ export interface components {
             record_ip: string;
         };
         UpdateDomainDto: {
-            record_ip: string;
+            record_ip?: string;
+            ipv4?: string;
+            ipv6?: string;
+            ttl?: number;
         };
         RestoreDto: {
             as_of: string;
@@ -2237,7 +2260,7 @@ export interface components {
         HistoryChange: {
             /** @description the event id (as in the audit log and webhook deliveries) */
             id: string;
-            /** @description zones and hosts: zone_imported, records_changed, restored, zone_verified, zone_deleted, host_created, address_updated, host_deleted; API keys, certificates and email-auth settings: the event type in snake case (api_key_created, certificate_issued, spf_configured, …) */
+            /** @description zones and hosts: zone_imported, records_changed, restored, zone_verified, zone_deleted, host_created, address_updated, ttl_updated, host_deleted; API keys, certificates and email-auth settings: the event type in snake case (api_key_created, certificate_issued, spf_configured, …) */
             type: string;
             /** Format: date-time */
             occurred_at: string;
@@ -2627,6 +2650,72 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccountView"];
+                };
+            };
+            /** @description unauthorized: missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_scope, plan_required, tier_required, addon_required or limit_reached */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limited; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other refusal (409 on state conflicts), always in this shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AccountsController_deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteAccountDto"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description unauthorized: missing or invalid credentials */
@@ -3755,6 +3844,70 @@ export interface operations {
         };
     };
     AdminController_enable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Admin endpoints answer 404 when ADMIN_TOKEN is unset, 401 on a wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: unknown resource, or ADMIN_TOKEN unset */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate limited; Retry-After says when to retry */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Any other refusal (409 on state conflicts), always in this shape */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    AdminController_audit: {
         parameters: {
             query?: never;
             header?: never;
