@@ -75,7 +75,11 @@ const serialAt = async (port: number, zone: string): Promise<number | null> => {
  * TSIG-signed, fed by AXFR, then NOTIFY + IXFR.
  */
 describe('zone transfers to NSD and Knot secondaries (§18)', () => {
-  const zones = ['alpha-xfr.example', 'beta-xfr.example'];
+  // The third zone is large: its transfer takes several 64 KiB messages, owners compressed within them, each signed.
+  const zones = ['alpha-xfr.example', 'beta-xfr.example', 'gamma-xfr.example'];
+  const big = { zone: zones[2], names: 90, perName: 100 };
+  const bigName = (i: number) => `h${i}.${big.zone}`;
+  const bigValues = (i: number) => Array.from({ length: big.perName }, (_, j) => `10.20.${i}.${j + 1}`);
   let app: TestApp;
   let dnsPort: number;
   let dir: string;
@@ -101,6 +105,13 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
     owner = await registerAndLogin(app.http, { plan: 'pro' });
     for (const zone of zones)
       expect((await app.http.post('/zones', { name: zone, zone_file: zoneFile(zone) }, owner.token)).status).toBe(201);
+    const bigRecords = Array.from({ length: big.names }, (_, i) => ({
+      subname: `h${i}`,
+      type: 'A',
+      ttl: 300,
+      records: bigValues(i),
+    }));
+    expect((await app.http.put(`/zones/${big.zone}/records`, { records: bigRecords }, owner.token)).status).toBe(200);
     const key = await app.http.post(
       '/tsig-keys',
       { name: 'acct-xfr.example', algorithm: 'hmac-sha512', purpose: 'transfer', zones },
@@ -159,6 +170,35 @@ describe('zone transfers to NSD and Knot secondaries (§18)', () => {
           expect({ server: s.name, name, type, ...got[i] }).toEqual({ server: s.name, name, type, ...want });
         });
       }
+    }
+  });
+
+  it('transfers a zone of several 64 KiB messages whole to both secondaries', async () => {
+    const { stdout } = await run(
+      'dig',
+      [
+        '@127.0.0.1',
+        '-p',
+        String(dnsPort),
+        '-y',
+        `hmac-sha256:${OPERATOR_KEY.name}:${OPERATOR_KEY.secret}`,
+        big.zone,
+        'AXFR',
+      ],
+      { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    );
+    // dig checks every message's TSIG; a failure shows as "tsig verify failure" or "Transfer failed".
+    expect(stdout).not.toMatch(/failed|failure/i);
+    const size = /XFR size: (\d+) records \(messages (\d+), bytes (\d+)\)/.exec(stdout)!;
+    expect(Number(size[1])).toBeGreaterThan(big.names * big.perName);
+    expect(Number(size[2])).toBeGreaterThanOrEqual(2);
+    expect(Number(size[3]) / Number(size[2])).toBeGreaterThan(40_000);
+    for (let i = 0; i < big.names; i += 11) {
+      const [want, ...got] = await Promise.all(
+        [dnsPort, nsd.port, knot.port].map((port) => dig(port, bigName(i), 'A')),
+      );
+      expect(want.answers.sort()).toEqual(bigValues(i).sort());
+      for (const g of got) expect(g.answers.sort()).toEqual(want.answers);
     }
   });
 

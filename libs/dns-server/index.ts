@@ -13,6 +13,7 @@ export {
   type IndexChange,
   type EncodedRRset,
   type ZoneContents,
+  type ZoneVersion,
   type Explained,
   type ExplainedRRset,
   type ZoneDefinition,

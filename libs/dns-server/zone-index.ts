@@ -104,13 +104,23 @@ export type IndexChange =
   | { kind: 'rrset'; zone: string; owner: string; before: EncodedRRset | null; after: EncodedRRset | null }
   | { kind: 'removed'; zone: string };
 
-/** Everything a zone serves, for a full transfer (AXFR): the apex SOA apart. */
-export interface ZoneContents {
+/** A zone's SOA and where it stands: what NOTIFY and the transfer cache need, without a walk of the zone. */
+export interface ZoneVersion {
   zone: string;
   /** Wire key of the apex. */
   apex: string;
   serial: number;
+  /**
+   * Moves on every change of what the zone serves (a record, a signature, its SOA), serial or
+   * not (signing a zone changes it before the serial moves): what was built from the contents
+   * at one revision (a transfer's wire form) is the zone's as long as the revision is the same.
+   */
+  revision: number;
   soa: EncodedRRset;
+}
+
+/** Everything a zone serves, for a full transfer (AXFR): the apex SOA apart. */
+export interface ZoneContents extends ZoneVersion {
   rrsets: Array<{ owner: string; rrset: EncodedRRset }>;
 }
 
@@ -137,6 +147,8 @@ export interface Zone {
   def: ZoneDefinition;
   owner: AnswerOwner;
   nodes: Map<string, Node>;
+  /** The index's change count when the zone last changed (ZoneContents.revision). */
+  revision: number;
   /** Every name at or below which data exists (so empty non-terminals count), apex excluded. */
   existing: Map<string, number>;
   /** Non-apex names holding NS: delegation points. */
@@ -223,16 +235,24 @@ export class ZoneIndex {
     for (const observer of this.observers) observer(change);
   }
 
-  /** The zone's records as served now, for AXFR; null when the index has no such zone. */
-  contents(zoneName: string): ZoneContents | null {
+  /** The zone's SOA, serial and revision; null when the index has no such zone. */
+  zoneVersion(zoneName: string): ZoneVersion | null {
     const zone = this.zones.get(wireKey(canonicalName(zoneName)));
     if (!zone) return null;
     const soa = zone.nodes.get(zone.key)!.rrsets.get(QTYPE.SOA)!;
+    return { zone: zone.name, apex: zone.key, serial: zone.def.soa.serial, revision: zone.revision, soa };
+  }
+
+  /** The zone's records as served now, for AXFR (a walk of the whole zone); null when the index has no such zone. */
+  contents(zoneName: string): ZoneContents | null {
+    const version = this.zoneVersion(zoneName);
+    if (!version) return null;
+    const zone = this.zones.get(version.apex)!;
     const rrsets: ZoneContents['rrsets'] = [];
     for (const node of zone.nodes.values()) {
-      for (const rrset of node.rrsets.values()) if (rrset !== soa) rrsets.push({ owner: node.key, rrset });
+      for (const rrset of node.rrsets.values()) if (rrset !== version.soa) rrsets.push({ owner: node.key, rrset });
     }
-    return { zone: zone.name, apex: zone.key, serial: zone.def.soa.serial, soa, rrsets };
+    return { ...version, rrsets };
   }
 
   /**
@@ -267,6 +287,7 @@ export class ZoneIndex {
       def: { ...def, name },
       owner: { zone: name, domain: name, accountId: def.ownerAccountId },
       nodes: existing?.nodes ?? new Map(),
+      revision: 0,
       existing: existing?.existing ?? new Map(),
       cuts: existing?.cuts ?? new Set(),
       negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
@@ -285,7 +306,7 @@ export class ZoneIndex {
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
     signApex(zone);
-    this.changed();
+    this.changed(zone);
     if (!existing || existing.def.soa.serial !== def.soa.serial)
       this.emit({ kind: 'zone', zone: name, serial: def.soa.serial, soa, created: !existing });
   }
@@ -342,7 +363,7 @@ export class ZoneIndex {
 
   private resigned(zone: Zone): void {
     zone.cache = new Map();
-    this.changed();
+    this.changed(zone);
   }
 
   isSigned(zoneName: string): boolean {
@@ -418,7 +439,7 @@ export class ZoneIndex {
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
     signChange(zone, key, typeNumber, newCut);
     zone.cache = new Map();
-    this.changed();
+    this.changed(zone);
     this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after });
   }
 
@@ -445,7 +466,7 @@ export class ZoneIndex {
     }
     signChange(zone, key, typeNumber, typeNumber === QTYPE.NS);
     zone.cache = new Map();
-    this.changed();
+    this.changed(zone);
     this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after: null });
   }
 
@@ -536,9 +557,10 @@ export class ZoneIndex {
     return prepared;
   }
 
-  /** After a change: no answer computed before it may be served again. */
-  private changed(): void {
+  /** After a change (of `zone`'s contents when given): no answer computed before it may be served again. */
+  private changed(zone?: Zone): void {
     this.changes++;
+    if (zone) zone.revision = this.changes;
     this.forgetAnswers();
   }
 

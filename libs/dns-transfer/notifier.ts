@@ -90,7 +90,7 @@ export class Notifier {
   }
 
   private notifyAll(zone: string): void {
-    const contents = this.index.contents(zone);
+    const contents = this.index.zoneVersion(zone);
     if (!contents) return;
     for (const target of this.acl.notifyTargets(zone)) {
       const key = `${zone}|${targetKey(target)}`;
@@ -107,7 +107,7 @@ export class Notifier {
     // A secondary removed meanwhile gets no more retries.
     if (!this.acl.notifyTargets(p.zone).some((t) => targetKey(t) === targetKey(p.target)))
       return void this.pending.delete(key);
-    const contents = this.index.contents(p.zone);
+    const contents = this.index.zoneVersion(p.zone);
     if (!contents) return void this.pending.delete(key);
     p.id = this.nextId = (this.nextId + 1) & 0xffff;
     const apex = nameToWire(p.zone);

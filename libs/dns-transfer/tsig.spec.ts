@@ -56,6 +56,19 @@ describe('TSIG (RFC 8945)', () => {
     });
   });
 
+  it("signs a message given in parts (a transfer's header, question and shared body) as the whole", () => {
+    const request = signMessage(query(), key(), { nowSeconds: NOW });
+    const whole = new TsigStream(key(), request.mac, () => NOW);
+    const parts = new TsigStream(key(), request.mac, () => NOW);
+    for (const id of [1, 2]) {
+      const msg = query(id);
+      const record = parts.record([msg.subarray(0, 12), msg.subarray(12, 20), msg.subarray(20)]);
+      const joined = Buffer.concat([msg, record]);
+      joined.writeUInt16BE(1, 10);
+      expect(joined).toEqual(whole.sign(msg));
+    }
+  });
+
   it('reads key specs as SECONDARY_TSIG_KEY and dig -y write them', () => {
     expect(parseKeySpec(`ns2-key.:hmac-sha512:${SECRET}`)).toEqual({
       name: 'ns2-key',

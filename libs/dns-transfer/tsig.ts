@@ -50,6 +50,14 @@ export interface TsigRecord {
 
 const algorithmKey = (a: TsigAlgorithm) => nameToWire(a).toString('latin1');
 const ALGORITHM_BY_KEY = new Map<string, TsigAlgorithm>(TSIG_ALGORITHMS.map((a) => [algorithmKey(a), a]));
+const ALGORITHM_WIRE = new Map<TsigAlgorithm, Buffer>(TSIG_ALGORITHMS.map((a) => [a, nameToWire(a)]));
+/** Key names in wire form, by key: a transfer signs every message with the same key. */
+const keyNameWire = new WeakMap<TsigKey, Buffer>();
+function keyWire(key: TsigKey): Buffer {
+  let wire = keyNameWire.get(key);
+  if (!wire) keyNameWire.set(key, (wire = nameToWire(key.name)));
+  return wire;
+}
 
 /**
  * The TSIG record of a parsed message, or null when it has none. A TSIG anywhere but last
@@ -131,7 +139,7 @@ function variables(v: Variables): Buffer {
     Buffer.from(v.keyKey, 'latin1'),
     u16(CLASS.ANY),
     Buffer.alloc(4),
-    Buffer.from(algorithmKey(v.algorithm), 'latin1'),
+    ALGORITHM_WIRE.get(v.algorithm)!,
     u48(v.timeSigned),
     u16(v.fudge),
     u16(v.error),
@@ -204,9 +212,21 @@ export interface SignOptions {
 
 /** Appends a TSIG record to `msg` (a complete message without one); returns the signed message and its MAC. */
 export function signMessage(msg: Buffer, key: TsigKey, options: SignOptions): { message: Buffer; mac: Buffer } {
-  const keyKey = nameToWire(key.name).toString('latin1');
+  const { record, mac } = tsigRecord([msg], key, options);
+  const message = Buffer.concat([msg, record]);
+  message.writeUInt16BE(msg.readUInt16BE(10) + 1, 10);
+  return { message, mac };
+}
+
+/**
+ * The TSIG record for a message given in parts (the header first, its ARCOUNT not yet
+ * counting the TSIG), and its MAC: a transfer signs a header, a question and a shared body
+ * without copying them into one buffer. The caller appends the record and adds 1 to ARCOUNT.
+ */
+export function tsigRecord(parts: Buffer[], key: TsigKey, options: SignOptions): { record: Buffer; mac: Buffer } {
+  const keyName = keyWire(key);
   const v: Variables = {
-    keyKey,
+    keyKey: keyName.toString('latin1'),
     algorithm: key.algorithm,
     timeSigned: options.nowSeconds,
     fudge: FUDGE_SECONDS,
@@ -215,27 +235,19 @@ export function signMessage(msg: Buffer, key: TsigKey, options: SignOptions): { 
   };
   let mac: Buffer;
   if (options.unsignedError) mac = Buffer.alloc(0);
-  else if (options.priorMac) mac = hmac(key, [withLength(options.priorMac), msg, timers(v.timeSigned, v.fudge)]);
-  else mac = hmac(key, [...(options.requestMac ? [withLength(options.requestMac)] : []), msg, variables(v)]);
+  else if (options.priorMac) mac = hmac(key, [withLength(options.priorMac), ...parts, timers(v.timeSigned, v.fudge)]);
+  else mac = hmac(key, [...(options.requestMac ? [withLength(options.requestMac)] : []), ...parts, variables(v)]);
   const rdata = Buffer.concat([
-    Buffer.from(algorithmKey(key.algorithm), 'latin1'),
+    ALGORITHM_WIRE.get(key.algorithm)!,
     u48(v.timeSigned),
     u16(v.fudge),
     withLength(mac),
-    msg.subarray(0, 2),
+    parts[0].subarray(0, 2),
     u16(v.error),
     withLength(v.other),
   ]);
-  const record = Buffer.concat([
-    Buffer.from(keyKey, 'latin1'),
-    u16(TSIG_TYPE),
-    u16(CLASS.ANY),
-    Buffer.alloc(4),
-    withLength(rdata),
-  ]);
-  const message = Buffer.concat([msg, record]);
-  message.writeUInt16BE(msg.readUInt16BE(10) + 1, 10);
-  return { message, mac };
+  const record = Buffer.concat([keyName, u16(TSIG_TYPE), u16(CLASS.ANY), Buffer.alloc(4), withLength(rdata)]);
+  return { record, mac };
 }
 
 /** Signs the messages of one multi-message answer in order (§5.3.1: every message signed). */
@@ -249,15 +261,22 @@ export class TsigStream {
   ) {}
 
   sign(msg: Buffer): Buffer {
-    const signed = signMessage(
-      msg,
+    const record = this.record([msg]);
+    const message = Buffer.concat([msg, record]);
+    message.writeUInt16BE(msg.readUInt16BE(10) + 1, 10);
+    return message;
+  }
+
+  /** The TSIG record of the next message, given in parts (see tsigRecord). */
+  record(parts: Buffer[]): Buffer {
+    const now = this.now();
+    const signed = tsigRecord(
+      parts,
       this.key,
-      this.prior
-        ? { nowSeconds: this.now(), priorMac: this.prior }
-        : { nowSeconds: this.now(), requestMac: this.requestMac },
+      this.prior ? { nowSeconds: now, priorMac: this.prior } : { nowSeconds: now, requestMac: this.requestMac },
     );
     this.prior = signed.mac;
-    return signed.message;
+    return signed.record;
   }
 }
 
