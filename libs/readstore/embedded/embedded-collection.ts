@@ -269,13 +269,23 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const state = this.state;
     if (!state) return 0;
     const condition = sqlCondition(filter, this.fieldInfo);
-    if (state.overlay.size === 0 && (Object.keys(filter).length === 0 || condition?.exact)) {
-      const sql = `SELECT count(*) FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
-      return this.statement(state, sql)
+    if (!(Object.keys(filter).length === 0 || condition?.exact)) return this.matching(filter).length;
+    const where = condition ? ` WHERE ${condition.where}` : '';
+    const params = condition?.params ?? [];
+    const overlay = state.overlay;
+    if (overlay.size === 0)
+      return this.statement(state, `SELECT count(*) FROM ${state.table}${where}`)
         .pluck()
-        .get(...(condition?.params ?? [])) as number;
-    }
-    return this.matching(filter).length;
+        .get(...params) as number;
+    // Pending writes override their rows: the rows' keys only (no document read or parsed), then the pending documents.
+    let n = 0;
+    for (const key of this.statement(state, `SELECT key FROM ${state.table}${where}`)
+      .pluck()
+      .iterate(...params) as Iterable<Key>)
+      if (!overlay.has(key)) n++;
+    const test = this.tester(filter);
+    for (const pending of overlay.values()) if (pending.doc && test(pending.doc as T)) n++;
+    return n;
   }
 
   /**

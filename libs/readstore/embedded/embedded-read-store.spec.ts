@@ -33,6 +33,27 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('counts by an index in SQL with pending writes folded in: moved in, moved out, deleted, inserted', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 10_000 });
+    const c = store.collection<{ _id: string; account_id: number }>('domains');
+    await c.createIndex({ account_id: 1 });
+    for (let i = 0; i < 40; i++) await c.insertOne({ _id: `h${i}`, account_id: i % 2 });
+    await store.flush();
+    expect(await c.countDocuments({ account_id: 1 })).toBe(20);
+    // Pending (not yet on disk: the writer's interval is long): each kind of change to a counted row.
+    await c.updateOne({ _id: 'h0' }, { $set: { account_id: 1 } });
+    await c.updateOne({ _id: 'h1' }, { $set: { account_id: 0 } });
+    await c.deleteOne({ _id: 'h3' });
+    await c.updateOne({ _id: 'h5' }, { $set: { account_id: 1 } });
+    await c.insertOne({ _id: 'new', account_id: 1 });
+    expect(await c.countDocuments({ account_id: 1 })).toBe(20 + 1 - 1 - 1 + 1);
+    expect(await c.countDocuments({ account_id: 0 })).toBe(20 - 1 + 1);
+    expect(await c.countDocuments({ account_id: 1 })).toBe((await c.find({ account_id: 1 })).length);
+    await store.flush();
+    expect(await c.countDocuments({ account_id: 1 })).toBe(20);
+    await store.close();
+  });
+
   it('caches the documents it updates, not those only inserted (write-once entries would push them out)', async () => {
     const store = new EmbeddedReadStore({ file, cacheMiB: 1 });
     const audit = store.collection('audit');
