@@ -73,6 +73,28 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('caches a document found by an indexed value, so the read by its _id that follows takes no SQL read', async () => {
+    const store = new EmbeddedReadStore({ file, cacheMiB: 1 });
+    const domains = store.collection<{ _id: number; fqdn: string; ip: string }>('domains');
+    await domains.createIndex({ fqdn: 1 });
+    for (let i = 0; i < 10; i++) await domains.insertOne({ _id: i, fqdn: `h${i}.example.net`, ip: '192.0.2.1' });
+    await store.flush();
+    expect(store.cache.size.entries).toBe(0);
+    const found = await domains.findOne({ fqdn: 'h3.example.net' });
+    expect(found).toEqual({ _id: 3, fqdn: 'h3.example.net', ip: '192.0.2.1' });
+    expect(store.cache.size.entries).toBe(1);
+    // The caller's copy is its own: changing it changes neither the cache nor the next answer.
+    found!.ip = 'changed';
+    expect(await domains.findOne({ _id: 3 })).toEqual({ _id: 3, fqdn: 'h3.example.net', ip: '192.0.2.1' });
+    expect(await domains.findOne({ fqdn: 'h3.example.net' })).toEqual({
+      _id: 3,
+      fqdn: 'h3.example.net',
+      ip: '192.0.2.1',
+    });
+    expect(store.cache.size.entries).toBe(1);
+    await store.close();
+  });
+
   it('writes an unseen upsert by _id as an upsert: new, over a stored document, and the usual way when it is in memory or an index is unique', async () => {
     let store = new EmbeddedReadStore({ file, cacheMiB: 1 });
     let log = store.collection('log');
