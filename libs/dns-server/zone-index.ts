@@ -223,6 +223,17 @@ export class ZoneIndex {
     for (const observer of this.observers) observer(change);
   }
 
+  /**
+   * The zone's SOA as served now and its serial, without walking its names (a NOTIFY needs
+   * only these, and `contents` of a zone of 20,000 hosts costs a walk of all of them); null
+   * when the index has no such zone.
+   */
+  soa(zoneName: string): { serial: number; soa: EncodedRRset } | null {
+    const zone = this.zones.get(wireKey(canonicalName(zoneName)));
+    if (!zone) return null;
+    return { serial: zone.def.soa.serial, soa: zone.nodes.get(zone.key)!.rrsets.get(QTYPE.SOA)! };
+  }
+
   /** The zone's records as served now, for AXFR; null when the index has no such zone. */
   contents(zoneName: string): ZoneContents | null {
     const zone = this.zones.get(wireKey(canonicalName(zoneName)));
