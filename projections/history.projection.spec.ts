@@ -114,7 +114,7 @@ describe('history projection', () => {
     }
   });
 
-  it('given a host’s life: field changes with the host after each; a restore is marked', async () => {
+  it('given a host’s life: field changes with the host after each; a restore is marked; replaying changes nothing', async () => {
     const host = { domain_id: 3, account_id: 7, fqdn: 'home.example.test' };
     const h = await project<DomainEventUnion>(historyProjection, [
       { type: 'DomainCreated', data: { ...host, record_type: 'A', record_ip: '192.0.2.1', ttl: 60, created_at: 't' } },
@@ -165,6 +165,11 @@ describe('history projection', () => {
         record_type: 'A',
       }),
     ]);
+    // The first pass wrote without reading (first deliveries); a replay reads and finds every change in place.
+    const [subjectsBefore, changesBefore] = [await h.documents(HISTORY_SUBJECTS), await h.documents(HISTORY_CHANGES)];
+    await h.replayed();
+    expect(await h.documents(HISTORY_SUBJECTS)).toEqual(subjectsBefore);
+    expect(await h.documents(HISTORY_CHANGES)).toEqual(changesBefore);
   });
 
   it('given settings events (email-auth, certificates): field diffs per subject, telemetry and issuance steps left out; replaying changes nothing', async () => {

@@ -233,6 +233,7 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
     .collection(HISTORY_CHANGES)
     .replaceOne({ _id: event.id }, changeDoc(event, ctx, subject, zoneChangeType(event, restored), changes), {
       upsert: true,
+      unseen: ctx.firstDelivery,
     });
   if (event.type !== 'ZoneDeleted' && event.revision % SNAPSHOT_EVERY === 0) {
     const live = (await rrsets.find({ zone_id: zoneId })).filter((r) => r.records.length > 0);
@@ -242,7 +243,10 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
       seq: event.revision,
       rrsets: live.map((r) => ({ subname: r.subname, type: r.type, ttl: r.ttl, records: r.records })),
     };
-    await ctx.collection(HISTORY_SNAPSHOTS).replaceOne({ _id: snapshot._id }, snapshot, { upsert: true });
+    // Keyed by the event's revision: at its first delivery there is no snapshot to look for.
+    await ctx
+      .collection(HISTORY_SNAPSHOTS)
+      .replaceOne({ _id: snapshot._id }, snapshot, { upsert: true, unseen: ctx.firstDelivery });
   }
 }
 
@@ -250,7 +254,8 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
   const d = event.data;
   const subject = hostSubject(d.domain_id);
   const subjects = ctx.collection(HISTORY_SUBJECTS);
-  const doc = await subjects.findOne({ _id: subject });
+  // A host's subject is created by its first event: at that event's first delivery there is none to read.
+  const doc = event.type === 'DomainCreated' && ctx.firstDelivery ? null : await subjects.findOne({ _id: subject });
   const before = doc ? (doc._pos === ctx.position ? doc.host_prev : doc.host) : null;
   const { host, changes } = applyHostEvent(before ?? NO_HOST, event);
   const at = event.created.getTime();
@@ -274,7 +279,7 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
       host_prev: NO_HOST,
       _pos: ctx.position,
     };
-    await subjects.replaceOne({ _id: subject }, created, { upsert: true });
+    await subjects.replaceOne({ _id: subject }, created, { upsert: true, unseen: ctx.firstDelivery });
   } else if (doc) {
     const deleted = event.type === 'DomainDeleted' ? { deleted_at: at } : {};
     await subjects.updateOne({ _id: subject }, { $set: { host, host_prev: before, _pos: ctx.position, ...deleted } });
@@ -287,7 +292,10 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
     changes,
   );
   change.host = host;
-  await ctx.collection(HISTORY_CHANGES).replaceOne({ _id: event.id }, change, { upsert: true });
+  // Keyed by the event: at its first delivery there is no change document to look for (as the audit log).
+  await ctx
+    .collection(HISTORY_CHANGES)
+    .replaceOne({ _id: event.id }, change, { upsert: true, unseen: ctx.firstDelivery });
 }
 
 const ZONE_TYPES = new Set<string>(ZONE_EVENT_TYPES);
@@ -351,7 +359,7 @@ async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: Projec
         changes,
         accountId,
       ),
-      { upsert: true },
+      { upsert: true, unseen: ctx.firstDelivery },
     );
 }
 

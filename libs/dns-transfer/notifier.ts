@@ -90,9 +90,12 @@ export class Notifier {
   }
 
   private notifyAll(zone: string): void {
+    // Most zones have no secondary: nothing to look up then (this runs for every zone changed in the last 20 ms).
+    const targets = this.acl.notifyTargets(zone);
+    if (targets.length === 0) return;
     const contents = this.index.zoneVersion(zone);
     if (!contents) return;
-    for (const target of this.acl.notifyTargets(zone)) {
+    for (const target of targets) {
       const key = `${zone}|${targetKey(target)}`;
       const old = this.pending.get(key);
       if (old?.timer) clearTimeout(old.timer);

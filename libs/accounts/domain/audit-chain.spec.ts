@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { actorFromCsv, actorToCsv, AuditEntry, chained, chainHash } from './audit-chain';
+import canonicalize from 'canonicalize';
+import { actorFromCsv, actorToCsv, AuditEntry, canonicalEntry, chained, chainHash } from './audit-chain';
 
 const entry: AuditEntry = {
   id: '0190f0f0-0000-7000-8000-000000000001',
@@ -21,6 +22,37 @@ describe('audit chain', () => {
       '"id":"0190f0f0-0000-7000-8000-000000000001","occurred_at":"2026-05-01T00:00:00.000Z","prev_hash":null,"revision":3,' +
       '"source_ip":"192.0.2.1","stream":"zone-7","type":"RecordsChanged"}';
     expect(chainHash(entry, null)).toBe(createHash('sha256').update(canonical, 'utf8').digest('hex'));
+  });
+
+  it('writes the same canonical form as canonicalize of the whole entry, for every shape an entry takes', () => {
+    const shapes: [AuditEntry, string | null][] = [
+      [entry, null],
+      [entry, 'ab'.repeat(32)],
+      [{ ...entry, actor: null, source_ip: null, correlation_id: 'c-1', data: null }, null],
+      [{ ...entry, data: 'text "quoted" \u2028 \n' }, 'x'],
+      [{ ...entry, data: [{ b: 1, a: [true, false, null] }, 0.1, -5e-7] }, null],
+      [{ ...entry, data: {}, type: 'Ünïcode\u0000', stream: '' }, null],
+      [{ ...entry, revision: 2 ** 53 - 1 }, null],
+      // Outside the known shape: the library decides (fields missing are left out).
+      [{ ...entry, actor: undefined as unknown as null, data: undefined }, null],
+    ];
+    for (const [e, prev] of shapes) {
+      const { id, type, occurred_at, stream, revision, actor, source_ip, correlation_id, data } = e;
+      const whole = {
+        id,
+        type,
+        occurred_at,
+        stream,
+        revision,
+        actor,
+        source_ip,
+        correlation_id,
+        data,
+        prev_hash: prev,
+      };
+      expect(canonicalEntry(e, prev)).toBe(canonicalize(whole));
+    }
+    expect(() => canonicalEntry({ ...entry, revision: NaN }, null)).toThrow();
   });
 
   it('links: the hash depends on prev_hash and on every field shown, and on nothing else', () => {

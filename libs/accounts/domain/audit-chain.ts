@@ -4,7 +4,7 @@
  * entry, so an export proves that nothing between its first and last line was removed,
  * inserted or changed. Pure: the projection, the export and the verifier share it.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** One entry as `/account/audit` gives it. */
@@ -44,11 +44,41 @@ export const auditEntryOf = (d: AuditEntry): AuditEntry => ({
   data: d.data,
 });
 
+/**
+ * RFC 8785 canonical JSON of the entry with `prev_hash`: what `canonicalize` gives for the
+ * whole object, written out for the entry's known fields (their names in RFC 8785 order,
+ * UTF-16 code units; strings and finite numbers as `JSON.stringify` writes them, which is
+ * RFC 8785's own serialisation), and `canonicalize` for `data`, whose shape varies by
+ * event type. It is the projection's cost per audited event (decision 0093); the spec
+ * checks it against `canonicalize` of the whole entry.
+ */
+export function canonicalEntry(entry: AuditEntry, prevHash: string | null): string {
+  const e = auditEntryOf(entry);
+  const data = e.data;
+  const known =
+    typeof e.revision === 'number' &&
+    Number.isFinite(e.revision) &&
+    [e.actor, e.correlation_id, e.id, e.occurred_at, e.source_ip, e.stream, e.type, prevHash].every(stringOrNull) &&
+    (data === null || ['object', 'string', 'number', 'boolean'].includes(typeof data));
+  // Anything else (a field missing, a number JSON cannot write) takes the library's path, which decides it.
+  if (!known) {
+    const text = canonicalize({ ...e, prev_hash: prevHash });
+    if (text === undefined) throw new Error('audit entry has no JSON form');
+    return text;
+  }
+  const s = JSON.stringify;
+  return (
+    `{"actor":${s(e.actor)},"correlation_id":${s(e.correlation_id)},"data":${canonicalize(data)}` +
+    `,"id":${s(e.id)},"occurred_at":${s(e.occurred_at)},"prev_hash":${s(prevHash)},"revision":${s(e.revision)}` +
+    `,"source_ip":${s(e.source_ip)},"stream":${s(e.stream)},"type":${s(e.type)}}`
+  );
+}
+
+const stringOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+
 /** The hash of `entry` linked to `prevHash` (RFC 8785 JSON Canonicalization Scheme, then SHA-256). */
 export function chainHash(entry: AuditEntry, prevHash: string | null): string {
-  const text = canonicalize({ ...auditEntryOf(entry), prev_hash: prevHash });
-  if (text === undefined) throw new Error('audit entry has no JSON form');
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', canonicalEntry(entry, prevHash), 'hex');
 }
 
 export const chained = (entry: AuditEntry, prevHash: string | null): ChainedAuditEntry => ({

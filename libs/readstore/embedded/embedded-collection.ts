@@ -109,10 +109,18 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return { doc, shared: true };
   }
 
-  /** A row of a query, as the cache's object when it holds one (no parse). */
-  private hitOf(state: CollectionState, row: Row): Hit<T> {
-    const cached = this.store.cache.get(cacheKey(state, row.key)) as T | undefined;
-    return cached ? { doc: cached, shared: true } : { doc: JSON.parse(row.doc) as T, shared: false };
+  /**
+   * A row of a query, as the cache's object when it holds one (no parse). `keep`: a row
+   * parsed here goes into the cache, as `lookup` does with what it reads.
+   */
+  private hitOf(state: CollectionState, row: Row, keep = false): Hit<T> {
+    const ck = cacheKey(state, row.key);
+    const cached = this.store.cache.get(ck) as T | undefined;
+    if (cached) return { doc: cached, shared: true };
+    const doc = JSON.parse(row.doc) as T;
+    if (!keep) return { doc, shared: false };
+    this.store.cache.set(ck, doc, row.doc.length);
+    return { doc, shared: true };
   }
 
   private tester(filter: Filter): (doc: T) => boolean {
@@ -121,17 +129,17 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   /** Table rows (overridden ones skipped), then pending documents: the collection as readers see it. */
-  private *candidates(state: CollectionState, sql: string, params: unknown[]): Generator<Hit<T>> {
+  private *candidates(state: CollectionState, sql: string, params: unknown[], keep = false): Generator<Hit<T>> {
     const overlay = state.overlay;
     for (const row of this.statement(state, sql).iterate(...params) as Iterable<Row>) {
       if (overlay.size > 0 && overlay.has(row.key)) continue;
-      yield this.hitOf(state, row);
+      yield this.hitOf(state, row, keep);
     }
     for (const pending of overlay.values()) if (pending.doc) yield { doc: pending.doc as T, shared: true };
   }
 
-  /** The documents matching `filter`, at most `limit`. */
-  private matching(filter: Filter, limit = Infinity): Hit<T>[] {
+  /** The documents matching `filter`, at most `limit`; `keep`: rows read from disk go into the cache. */
+  private matching(filter: Filter, limit = Infinity, keep = false): Hit<T>[] {
     const state = this.state;
     if (!state || limit <= 0) return [];
     const test = this.tester(filter);
@@ -143,7 +151,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const condition = sqlCondition(filter, this.fieldInfo);
     const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
     const out: Hit<T>[] = [];
-    for (const hit of this.candidates(state, sql, condition?.params ?? [])) {
+    for (const hit of this.candidates(state, sql, condition?.params ?? [], keep)) {
       if (test(hit.doc) && out.push(hit) >= limit) break;
     }
     return out;
@@ -231,7 +239,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       const hit = this.lookup(state, key);
       if (hit && valueAt(hit.doc, fieldPath(field)) === value) return hit;
     }
-    const [hit] = this.matching(filter, 1);
+    // Cached as found: the document is read by its key next (DDNS: the domains projection updates the host it found).
+    const [hit] = this.matching(filter, 1, true);
     if (known.size >= MAX_LOOKUPS_PER_FIELD) known.clear();
     known.set(vk, hit ? keyOf(hit.doc._id) : null);
     return hit ?? null;
@@ -272,13 +281,23 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const state = this.state;
     if (!state) return 0;
     const condition = sqlCondition(filter, this.fieldInfo);
-    if (state.overlay.size === 0 && (Object.keys(filter).length === 0 || condition?.exact)) {
-      const sql = `SELECT count(*) FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
-      return this.statement(state, sql)
+    if (!(Object.keys(filter).length === 0 || condition?.exact)) return this.matching(filter).length;
+    const where = condition ? ` WHERE ${condition.where}` : '';
+    const params = condition?.params ?? [];
+    const overlay = state.overlay;
+    if (overlay.size === 0)
+      return this.statement(state, `SELECT count(*) FROM ${state.table}${where}`)
         .pluck()
-        .get(...(condition?.params ?? [])) as number;
-    }
-    return this.matching(filter).length;
+        .get(...params) as number;
+    // Pending writes override their rows: the rows' keys only (no document read or parsed), then the pending documents.
+    let n = 0;
+    for (const key of this.statement(state, `SELECT key FROM ${state.table}${where}`)
+      .pluck()
+      .iterate(...params) as Iterable<Key>)
+      if (!overlay.has(key)) n++;
+    const test = this.tester(filter);
+    for (const pending of overlay.values()) if (pending.doc && test(pending.doc as T)) n++;
+    return n;
   }
 
   /**

@@ -33,6 +33,27 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('counts by an index in SQL with pending writes folded in: moved in, moved out, deleted, inserted', async () => {
+    const store = new EmbeddedReadStore({ file, flushIntervalMs: 10_000 });
+    const c = store.collection<{ _id: string; account_id: number }>('domains');
+    await c.createIndex({ account_id: 1 });
+    for (let i = 0; i < 40; i++) await c.insertOne({ _id: `h${i}`, account_id: i % 2 });
+    await store.flush();
+    expect(await c.countDocuments({ account_id: 1 })).toBe(20);
+    // Pending (not yet on disk: the writer's interval is long): each kind of change to a counted row.
+    await c.updateOne({ _id: 'h0' }, { $set: { account_id: 1 } });
+    await c.updateOne({ _id: 'h1' }, { $set: { account_id: 0 } });
+    await c.deleteOne({ _id: 'h3' });
+    await c.updateOne({ _id: 'h5' }, { $set: { account_id: 1 } });
+    await c.insertOne({ _id: 'new', account_id: 1 });
+    expect(await c.countDocuments({ account_id: 1 })).toBe(20 + 1 - 1 - 1 + 1);
+    expect(await c.countDocuments({ account_id: 0 })).toBe(20 - 1 + 1);
+    expect(await c.countDocuments({ account_id: 1 })).toBe((await c.find({ account_id: 1 })).length);
+    await store.flush();
+    expect(await c.countDocuments({ account_id: 1 })).toBe(20);
+    await store.close();
+  });
+
   it('caches the documents it updates, not those only inserted (write-once entries would push them out)', async () => {
     const store = new EmbeddedReadStore({ file, cacheMiB: 1 });
     const audit = store.collection('audit');
@@ -49,6 +70,28 @@ describe('EmbeddedReadStore on disk', () => {
     expect((await audit.findOne({ _id: 'e999' }))!.payload).toHaveLength(200);
     // A document read once is cached like before.
     expect(store.cache.size.entries).toBe(2);
+    await store.close();
+  });
+
+  it('caches a document found by an indexed value, so the read by its _id that follows takes no SQL read', async () => {
+    const store = new EmbeddedReadStore({ file, cacheMiB: 1 });
+    const domains = store.collection<{ _id: number; fqdn: string; ip: string }>('domains');
+    await domains.createIndex({ fqdn: 1 });
+    for (let i = 0; i < 10; i++) await domains.insertOne({ _id: i, fqdn: `h${i}.example.net`, ip: '192.0.2.1' });
+    await store.flush();
+    expect(store.cache.size.entries).toBe(0);
+    const found = await domains.findOne({ fqdn: 'h3.example.net' });
+    expect(found).toEqual({ _id: 3, fqdn: 'h3.example.net', ip: '192.0.2.1' });
+    expect(store.cache.size.entries).toBe(1);
+    // The caller's copy is its own: changing it changes neither the cache nor the next answer.
+    found!.ip = 'changed';
+    expect(await domains.findOne({ _id: 3 })).toEqual({ _id: 3, fqdn: 'h3.example.net', ip: '192.0.2.1' });
+    expect(await domains.findOne({ fqdn: 'h3.example.net' })).toEqual({
+      _id: 3,
+      fqdn: 'h3.example.net',
+      ip: '192.0.2.1',
+    });
+    expect(store.cache.size.entries).toBe(1);
     await store.close();
   });
 
