@@ -10,11 +10,10 @@
  *
  * Run: npm run build && node dist/bench/dns-answer-path.bench.js   (env: ANSWER_BENCH_ROUNDS)
  */
-import * as dnsPacket from 'dns-packet';
-import { DnsServer, ZoneIndex, type QuerySink } from '../libs/dns-server';
+import { DnsServer, type QuerySink } from '../libs/dns-server';
 import { DROPPED, newControl, QueryLogChannel } from '../libs/dns-analytics/application/query-log-channel';
 import { newQueryRing, QueryRingReader, WireStrings } from '../libs/dns-analytics/application/query-ring';
-import { BENCH_ZONE, NAMESERVERS, SOA, benchRRsets, dnsperfQueries } from './dns/zone';
+import { benchZoneIndex, encodedBenchQueries } from './dns/in-process';
 
 const ROUNDS = Number(process.env.ANSWER_BENCH_ROUNDS ?? 7);
 const BATCH = 64;
@@ -22,32 +21,10 @@ const BATCHES_PER_ROUND = 10_000;
 const SLOT = 512;
 const MAX_RESPONSE = 1232;
 
-function benchIndex(): ZoneIndex {
-  const index = new ZoneIndex();
-  index.putZone({ name: BENCH_ZONE, ownerAccountId: '1', soa: SOA, ttl: 3600, nameservers: NAMESERVERS });
-  for (const r of benchRRsets()) index.setRRset(BENCH_ZONE, r.subname, r.type, 300, r.records);
-  return index;
-}
-
-/**
- * dnsperf's mix (bench/dns/zone.ts): A, AAAA and TXT of the zone's names and 10 % missing
- * names, most of them seen once (new strings for the log channel's table, full-path answers).
- */
-const queries = dnsperfQueries(200_000)
-  .trim()
-  .split('\n')
-  .map((line, i) => {
-    const [name, type] = line.split(' ');
-    return dnsPacket.encode({
-      type: 'query',
-      id: i & 0xffff,
-      flags: dnsPacket.RECURSION_DESIRED,
-      questions: [{ name, type: type as 'A' }],
-    });
-  });
+const queries = encodedBenchQueries(200_000);
 
 function answerer(sink: QuerySink | undefined): (batches: number) => void {
-  const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchIndex(), sink });
+  const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchZoneIndex(), sink });
   const { answer, sent } = server.udpResponder;
   const input = Buffer.alloc(BATCH * SLOT);
   const out = Buffer.alloc(BATCH * MAX_RESPONSE);

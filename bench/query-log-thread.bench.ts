@@ -14,14 +14,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as dnsPacket from 'dns-packet';
-import { DnsServer, ZoneIndex } from '../libs/dns-server';
+import { DnsServer } from '../libs/dns-server';
 import { QueryLogChannel } from '../libs/dns-analytics/application/query-log-channel';
 import { queryLogThreadScript, ThreadedQueryLog } from '../libs/dns-analytics/application/threaded-query-log';
 import { SqliteQueryLogStore } from '../libs/dns-analytics/infrastructure/sqlite-query-log.store';
 import { Metrics } from '../libs/shared/metrics';
 import { median } from './dns/stats';
-import { BENCH_ZONE, NAMESERVERS, SOA, benchRRsets, dnsperfQueries } from './dns/zone';
+import { benchZoneIndex, encodedBenchQueries } from './dns/in-process';
 
 const QPS = Number(process.env.QLOG_BENCH_QPS ?? 80_000);
 const SECONDS = Number(process.env.QLOG_BENCH_SECONDS ?? 10);
@@ -31,25 +30,7 @@ const TICK_MS = 10;
 const SLOT = 512;
 const MAX_RESPONSE = 1232;
 
-function benchIndex(): ZoneIndex {
-  const index = new ZoneIndex();
-  index.putZone({ name: BENCH_ZONE, ownerAccountId: '1', soa: SOA, ttl: 3600, nameservers: NAMESERVERS });
-  for (const r of benchRRsets()) index.setRRset(BENCH_ZONE, r.subname, r.type, 300, r.records);
-  return index;
-}
-
-const queries = dnsperfQueries(200_000)
-  .trim()
-  .split('\n')
-  .map((line, i) => {
-    const [name, type] = line.split(' ');
-    return dnsPacket.encode({
-      type: 'query',
-      id: i & 0xffff,
-      flags: dnsPacket.RECURSION_DESIRED,
-      questions: [{ name, type: type as 'A' }],
-    });
-  });
+const queries = encodedBenchQueries(200_000);
 
 /** ns on a CPU of this process's threads: the query-log thread's, and all others' but this (main) thread's. */
 function threadNs(): { log: number; other: number; logKernelTicks: number } {
@@ -87,7 +68,7 @@ async function main(): Promise<void> {
     process.env.QLOG_BENCH_MAX_BATCH ? { maxBatch: Number(process.env.QLOG_BENCH_MAX_BATCH) } : undefined,
   );
   const sink = new QueryLogChannel(log.openChannel());
-  const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchIndex(), sink });
+  const server = new DnsServer({ host: '127.0.0.1', port: 0, index: benchZoneIndex(), sink });
   const { answer, sent } = server.udpResponder;
   const input = Buffer.alloc(BATCH * SLOT);
   const out = Buffer.alloc(BATCH * MAX_RESPONSE);
