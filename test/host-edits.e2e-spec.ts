@@ -1,29 +1,11 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
+import { digAsync } from './support/dig';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
-const execFileAsync = promisify(execFile);
-
 /** dig's answer lines for one name and type as `[ttl, data]`, from Debian's dig over UDP. */
 async function digRecords(port: number, name: string, type: string): Promise<[number, string][]> {
-  const { stdout } = await execFileAsync('dig', [
-    '@127.0.0.1',
-    '-p',
-    String(port),
-    '+time=2',
-    '+tries=1',
-    '+noall',
-    '+answer',
-    name,
-    type,
-  ]);
-  return stdout
-    .split('\n')
-    .filter((l) => l && !l.startsWith(';'))
-    .map((l) => l.split(/\s+/))
-    .filter((f) => f[3] === type)
-    .map((f) => [Number(f[1]), f.slice(4).join(' ')]);
+  const { records } = await digAsync(port, name, type);
+  return records.filter((r) => r.type === type).map((r) => [r.ttl, r.data]);
 }
 
 /** Polls dig until it answers `expected`; the time it took (the contract's 1 s is asserted by the caller). */

@@ -10,6 +10,8 @@ export interface DigAnswer {
   answers: string[];
   /** The header flags dig printed (qr, aa, tc, ...). */
   flags: string[];
+  /** The answer section's records with their TTL and type. */
+  records: { ttl: number; type: string; data: string }[];
 }
 
 const digArgs = (port: number, name: string, type: string, options: { tcp?: boolean }) => [
@@ -29,12 +31,13 @@ const digArgs = (port: number, name: string, type: string, options: { tcp?: bool
 function parseDig(out: string): DigAnswer {
   const status = /status: ([A-Z]+)/.exec(out)?.[1];
   if (!status) throw new Error(`dig gave no status: ${out}`);
-  const answers = out
+  const records = out
     .split('\n')
     .filter((l) => l && !l.startsWith(';'))
-    .map((l) => l.split(/\s+/).slice(4).join(' '));
+    .map((l) => l.split(/\s+/))
+    .map((f) => ({ ttl: Number(f[1]), type: f[3], data: f.slice(4).join(' ') }));
   const flags = (/;; flags: ([a-z ]*);/.exec(out)?.[1] ?? '').split(' ').filter(Boolean);
-  return { status, answers, flags };
+  return { status, answers: records.map((r) => r.data), flags, records };
 }
 
 /** One query with Debian's `dig` to the service's DNS server on 127.0.0.1 (UDP unless `tcp`). */
