@@ -1,10 +1,5 @@
-import {
-  evolveProcess,
-  initialProcessState,
-  ProcessFact,
-  ProcessTrigger,
-  recordTrigger,
-} from '../../consumers/process-manager';
+import { ProcessFact, ProcessTrigger, processStreamDecider } from '../../consumers/process-manager';
+import { processSpecFor } from '../../shared/testing/process-manager-spec';
 import { DnssecFact, DnssecProcessCommand, dnssecZoneProcess } from './dnssec.process-manager';
 
 const pm = dnssecZoneProcess({
@@ -23,13 +18,11 @@ const observed = (fact: DnssecFact): Fact => ({
   type: 'ProcessEventObserved',
   data: { process: ZONE, event_id: `e${++n}`, fact },
 });
-const given = (facts: Fact[]) => {
-  const state = facts.reduce((s, f) => evolveProcess(pm, s, f), initialProcessState(pm));
-  return {
-    when: (trigger: ProcessTrigger<DnssecFact>, eventId = `new${++n}`) =>
-      recordTrigger(pm, state, trigger, eventId).slice(1),
-  };
-};
+const spec = processSpecFor(processStreamDecider(pm));
+/** The decisions a trigger leads to, each observed event under an id not seen before. */
+const given = (facts: Fact[]) => ({
+  when: (trigger: ProcessTrigger<DnssecFact>) => spec.given(facts).decisions(trigger, `new${++n}`),
+});
 const on = (fact: DnssecFact): ProcessTrigger<DnssecFact> => ({ kind: 'observed', process: ZONE, fact });
 const fire = (timerId: string, at: string): ProcessTrigger<DnssecFact> => ({
   kind: 'timer',

@@ -1,4 +1,4 @@
-import { Decider, DomainEvent } from '../decider';
+import { Decider, DomainEvent, fold } from '../decider';
 import { specFor } from './decider-spec';
 
 /**
@@ -14,6 +14,8 @@ export function processSpecFor<S, T, E extends DomainEvent>(stream: Decider<S, {
   return {
     given: (facts: E[]) => ({
       when: (trigger: T, eventId?: string) => spec.given(facts).when({ trigger, eventId }),
+      /** The facts recorded after the trigger's own (the decisions), for specs that look into them. */
+      decisions: (trigger: T, eventId?: string) => stream.decide({ trigger, eventId }, fold(stream, facts)).slice(1),
     }),
   };
 }
