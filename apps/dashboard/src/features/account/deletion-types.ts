@@ -16,4 +16,6 @@ export const REMOVED_ON_DELETION: readonly string[] = [
 /** What it keeps. */
 export const KEPT_ON_DELETION: readonly string[] = [
   'The audit log of the account (every change, who made it and from where, and the deletion itself). It is kept after the account is gone, for the service’s legal retention, and only operators can read it then: download your copy first.',
+  'Your username, email and a hash of your password as recorded at sign-up, in the service’s permanent history of changes (it is append-only); no one can sign in with them any more.',
+  'Usage data until it ages out: DNS query logs (two months), uptime checks (31 days), DMARC and TLS reports (three years).',
 ];
