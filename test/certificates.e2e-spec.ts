@@ -2,6 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { AcmeClientAdapter } from '../libs/certificates/application/acme-client.adapter';
 import { answerData, queryDns } from './support/dns-client';
+import { openApiChecker } from './support/openapi-check';
 import { openssl, verifiedZone, waitForStatus } from './support/certificates';
 import { ChallTestSrv, Pebble, startChallTestSrv, startPebble } from './support/pebble';
 import { freePort } from './support/server-process';
@@ -394,5 +395,36 @@ describe('certificates (contract §10) against pebble', () => {
     const early = await app.http.get(`/certificates/${created.body.id}/download`, elite.token);
     expect([early.status, early.body.error.code]).toEqual([409, 'not_issued']);
     await waitForStatus(app.http, elite.token, created.body.id, ['issued']);
+  });
+
+  it('answers what /openapi.json describes, an issued certificate and its PEMs included (issue 30, ajv)', async () => {
+    const check = openApiChecker((await app.http.get('/openapi.json')).body);
+    const created = await app.http.post(
+      '/certificates',
+      { zone: 'example.com', domain: 'openapi.example.com' },
+      elite.token,
+    );
+    expect(created.status).toBe(202);
+    check('/certificates', 'post', created);
+    const id: string = created.body.id;
+    await waitForStatus(app.http, elite.token, id, ['issued']);
+    const path = `/certificates/${id}`;
+    const answers = {
+      get: await app.http.get(path, elite.token),
+      list: await app.http.get('/certificates', elite.token),
+      logs: await app.http.get(`${path}/logs`, elite.token),
+      download: await app.http.get(`${path}/download`, elite.token),
+      autoRenew: await app.http.put(`${path}/auto-renew`, { auto_renew: true }, elite.token),
+      renew: await app.http.post(`${path}/renew`, undefined, elite.token),
+    };
+    expect(Object.values(answers).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 202]);
+    expect(answers.get.body.status).toBe('issued');
+    check('/certificates/{id}', 'get', answers.get);
+    check('/certificates', 'get', answers.list);
+    check('/certificates/{id}/logs', 'get', answers.logs);
+    check('/certificates/{id}/download', 'get', answers.download);
+    check('/certificates/{id}/auto-renew', 'put', answers.autoRenew);
+    check('/certificates/{id}/renew', 'post', answers.renew);
+    await waitForStatus(app.http, elite.token, id, ['issued']);
   });
 });

@@ -1,12 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import { DASHBOARD_API_TYPES, generateApiTypes } from '../apps/server/gen-api-types';
 import { DOCS_CSP } from '../apps/server/management-openapi';
 import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
+import { openApiChecker } from './support/openapi-check';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 type Operation = {
@@ -140,16 +140,7 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
   });
 
   it('describes what the listed endpoints really return, errors included (ajv)', async () => {
-    // With formats: date-time fields are checked, not ignored with a warning each.
-    const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
-    ajv.addSchema(doc, 'openapi.json');
-    const check = (path: string, method: string, res: { status: number; body: unknown }) => {
-      const schema = op(path, method).responses[String(res.status)]?.content?.['application/json']?.schema;
-      if (!schema) throw new Error(`${method.toUpperCase()} ${path} does not describe a ${res.status} body`);
-      const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-      if (!validate(res.body))
-        throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
-    };
+    const check = openApiChecker(doc);
     const reg = await app.http.post('/auth/register', {
       username: 'openapi-check',
       email: 'openapi-check@example.com',
@@ -202,6 +193,44 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     check('/uptime/dashboard', 'get', await app.http.get('/uptime/dashboard', plus.token));
     check('/uptime/limits', 'get', await app.http.get('/uptime/limits', plus.token));
     check('/account/audit', 'get', await app.http.get('/account/audit', plus.token));
+
+    // types-a (issue 30): uptime history and checks, DNSSEC, two-factor set-up. Certificates: certificates.e2e-spec.ts.
+    const ok = (status: number, res: { status: number; body: unknown }) => {
+      expect([res.status, res.body]).toEqual([status, expect.anything()]);
+      return res;
+    };
+    const uptimePath = `/uptime/domain/${monitored.body.id}`;
+    for (const window of ['24h', '7d', '30d'])
+      check(
+        '/uptime/domain/{id}/history',
+        'get',
+        ok(200, await app.http.get(`${uptimePath}/history?window=${window}`, plus.token)),
+      );
+    for (const window of ['1h', '6h', '24h'])
+      check(
+        '/uptime/domain/{id}/checks',
+        'get',
+        ok(200, await app.http.get(`${uptimePath}/checks?window=${window}`, plus.token)),
+      );
+    const dnssec = '/zones/openapi-check.example/dnssec';
+    check('/zones/{zone}/dnssec', 'get', ok(200, await app.http.get(dnssec, user.token)));
+    const signed = ok(200, await app.http.put(dnssec, { enabled: true }, user.token));
+    expect((signed.body as { keys: unknown[] }).keys.length).toBeGreaterThan(0);
+    check('/zones/{zone}/dnssec', 'put', signed);
+    check(
+      '/zones/{zone}/dnssec/rollover',
+      'post',
+      ok(202, await app.http.post(`${dnssec}/rollover`, undefined, user.token)),
+    );
+    const setup = ok(200, await app.http.post('/2fa/setup', undefined, user.token));
+    check('/2fa/setup', 'post', setup);
+    check('/2fa/status', 'get', ok(200, await app.http.get('/2fa/status', user.token)));
+    const { secret, setup_token } = setup.body as { secret: string; setup_token: string };
+    const code = execFileSync('oathtool', ['--totp', '-b', secret], { encoding: 'utf8' }).trim();
+    check('/2fa/verify', 'post', ok(200, await app.http.post('/2fa/verify', { setup_token, code }, user.token)));
+    const confirm = { password: user.password };
+    check('/2fa/backup-codes', 'post', ok(200, await app.http.post('/2fa/backup-codes', confirm, user.token)));
+    check('/2fa/disable', 'post', ok(200, await app.http.post('/2fa/disable', confirm, user.token)));
   });
 
   it('serves Swagger UI at /docs with a CSP of its own', async () => {

@@ -2395,6 +2395,50 @@ export interface components {
             monitor_limit: number;
             monitors_enabled: number;
         };
+        UptimeHistoryPoint: {
+            /**
+             * Format: date-time
+             * @description start of the bucket (UTC)
+             */
+            at: string;
+            checks: number;
+            /** @description null when no check fell in the bucket */
+            uptime_percentage: number | null;
+            avg_response_time_ms: number | null;
+        };
+        UptimeHistory: {
+            domain_id: number;
+            fqdn: string;
+            /** @enum {string} */
+            window: "24h" | "7d" | "30d";
+            bucket_seconds: number;
+            points: components["schemas"]["UptimeHistoryPoint"][];
+        };
+        UptimeIncident: {
+            /** Format: date-time */
+            started_at: string;
+            /** @description null while the host is still down */
+            ended_at: string | null;
+            duration_seconds: number;
+            failed_checks: number;
+            error: string | null;
+        };
+        UptimeChecks: {
+            domain_id: number;
+            fqdn: string;
+            /** @enum {string} */
+            window: "1h" | "6h" | "24h";
+            bucket_seconds: number;
+            points: components["schemas"]["UptimeHistoryPoint"][];
+        } & {
+            /** @description the ports a check tries, in order */
+            ports: number[];
+            /** @description the port that answered the last check, or last tried */
+            last_port: number | null;
+            incidents: components["schemas"]["UptimeIncident"][];
+            /** @description false when the window held more checks than one answer reads */
+            complete: boolean;
+        };
         AuditEntry: {
             /** @description The event id */
             id: string;
@@ -2472,6 +2516,112 @@ export interface components {
                 position: unknown;
                 lag: number;
             }[];
+        };
+        DnssecKey: {
+            key_tag: number;
+            /**
+             * @description 13 ECDSAP256SHA256, 15 ED25519
+             * @enum {integer}
+             */
+            algorithm: 13 | 15;
+            /** @description 257 for a key signing the key set */
+            flags: number;
+            /** @enum {string} */
+            role: "csk" | "ksk" | "zsk";
+            /** @enum {string} */
+            state: "published" | "active" | "retired" | "removed";
+            /** Format: date-time */
+            created_at: string;
+        };
+        Dnssec: {
+            zone: string;
+            enabled: boolean;
+            /** @enum {string} */
+            state: "unsigned" | "signed" | "rolling" | "unsigning";
+            /**
+             * @description 13 ECDSAP256SHA256, 15 ED25519
+             * @enum {integer}
+             */
+            algorithm: 13 | 15;
+            keys: components["schemas"]["DnssecKey"][];
+            /** @description the DS records the parent should hold, in presentation format */
+            ds: string[];
+            /** @description the DNSKEY records the zone serves */
+            dnskey: string[];
+            cds_published: boolean;
+            /** @description no scheduled rollover yet: null */
+            next_rollover_at: string | null;
+        };
+        Certificate: {
+            /** Format: uuid */
+            id: string;
+            zone: string;
+            domain: string;
+            sans: string[];
+            is_wildcard: boolean;
+            auto_renew: boolean;
+            /** @enum {string} */
+            status: "pending" | "validating" | "issued" | "failed" | "expired" | "revoked";
+            issued_at: string | null;
+            expires_at: string | null;
+            next_renewal_at: string | null;
+            serial: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CertificateLimits: {
+            max_certificates: number;
+            /** @description certificates holding a plan slot (pending to failed) */
+            current_count: number;
+            wildcard_enabled: boolean;
+            auto_renew_enabled: boolean;
+        };
+        CertificateList: {
+            certificates: components["schemas"]["Certificate"][];
+            limits: components["schemas"]["CertificateLimits"];
+        };
+        CertificateLog: {
+            /** Format: date-time */
+            at: string;
+            /** @enum {string} */
+            level: "info" | "warn" | "error";
+            message: string;
+        };
+        CertificateLogs: {
+            logs: components["schemas"]["CertificateLog"][];
+        };
+        CertificateFiles: {
+            certificate_pem: string;
+            chain_pem: string;
+            /** @description unsealed for this answer only */
+            private_key_pem: string;
+        };
+        TwoFactorSetup: {
+            /** @description base32 */
+            secret: string;
+            /** @description a 256×256 PNG as a data: URL */
+            qr_code: string;
+            /** @description what POST /2fa/verify confirms */
+            setup_token: string;
+            otpauth_url: string;
+        };
+        TwoFactorEnabled: {
+            /** @enum {boolean} */
+            success: true;
+            /** @description shown once, never again */
+            backup_codes: string[];
+        };
+        TwoFactorStatus: {
+            enabled: boolean;
+            backup_codes_remaining: number;
+        };
+        TwoFactorDisabled: {
+            /** @enum {boolean} */
+            success: true;
+        };
+        BackupCodes: {
+            /** @description shown once, never again */
+            backup_codes: string[];
         };
     };
     responses: never;
@@ -3368,11 +3518,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TwoFactorSetup"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
@@ -3425,11 +3578,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TwoFactorEnabled"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -3487,11 +3643,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TwoFactorStatus"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
@@ -3544,11 +3703,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TwoFactorDisabled"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -3610,11 +3772,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["BackupCodes"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -4952,11 +5117,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Dnssec"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -5029,11 +5197,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Dnssec"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -5102,11 +5273,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Dnssec"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -5175,11 +5349,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Dnssec"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -5243,11 +5420,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Dnssec"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -5307,11 +5487,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Dnssec"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -7269,11 +7452,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UptimeHistory"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -7342,11 +7528,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["UptimeChecks"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8640,11 +8829,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CertificateList"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
@@ -8697,11 +8889,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8761,11 +8956,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8907,11 +9105,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CertificateLogs"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8980,11 +9181,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["CertificateFiles"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -9053,11 +9257,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             202: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -9130,11 +9337,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Certificate"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {

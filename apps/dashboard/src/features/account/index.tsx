@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../../api/client';
-import type { TwoFactorSetup } from '../../api/types';
+import type { BackupCodes, TwoFactorEnabled, TwoFactorSetup, TwoFactorStatus } from '../../api/types';
 import type { ScreenDef, ScreenProps } from '../../app/screen';
 import { useSession } from '../../app/session';
 import { Form, TextField } from '../../components/forms';
@@ -46,14 +46,14 @@ function BackupCodes({ codes, onDone }: { codes: string[]; onDone: () => void })
 
 function TwoFactorSection() {
   const { refresh } = useSession();
-  const status = useResource(() => api.get<{ enabled: boolean; backup_codes_remaining: number }>('/2fa/status'));
+  const status = useResource(() => api.get<TwoFactorStatus>('/2fa/status'));
   const [setup, setSetup] = useState<TwoFactorSetup | null>(null);
   const [code, setCode] = useState('');
   const [codes, setCodes] = useState<string[] | null>(null);
   const [password, setPassword] = useState('');
   const start = useAction(async () => setSetup(await api.post<TwoFactorSetup>('/2fa/setup')));
   const verify = useAction(async () => {
-    const r = await api.post<{ backup_codes: string[] }>('/2fa/verify', {
+    const r = await api.post<TwoFactorEnabled>('/2fa/verify', {
       setup_token: setup!.setup_token,
       code: code.trim(),
     });
@@ -68,7 +68,7 @@ function TwoFactorSection() {
     await Promise.all([status.reload(), refresh()]);
   });
   const regenerate = useAction(async () => {
-    const r = await withCurrentPassword(() => api.post<{ backup_codes: string[] }>('/2fa/backup-codes', { password }));
+    const r = await withCurrentPassword(() => api.post<BackupCodes>('/2fa/backup-codes', { password }));
     setPassword('');
     setCodes(r.backup_codes);
     await status.reload();

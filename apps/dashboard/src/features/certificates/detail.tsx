@@ -12,7 +12,7 @@ import { download } from '../../components/secret';
 import { DataTable } from '../../components/table';
 import { namesOf } from './list';
 import { CertificateStatusBadge, IN_PROGRESS, StatusSteps } from './status';
-import type { Certificate, CertificateFiles, CertificateLog } from './types';
+import type { Certificate, CertificateFiles, CertificateLog, CertificateLogs } from './types';
 
 const POLL_MS = 1000;
 const PEM = 'application/x-pem-file';
@@ -111,7 +111,7 @@ function Logs({ logs }: { logs: CertificateLog[] }) {
 export function CertificateScreen({ params, account }: ScreenProps) {
   const path = `/certificates/${seg(params.id)}`;
   const cert = useResource(() => api.get<Certificate>(path), [params.id]);
-  const logs = useResource(() => api.get<{ logs: CertificateLog[] }>(`${path}/logs`), [params.id]);
+  const logs = useResource(() => api.get<CertificateLogs>(`${path}/logs`), [params.id]);
   const working = cert.data !== undefined && IN_PROGRESS.includes(cert.data.status);
   usePolling(working, POLL_MS, () => Promise.all([cert.reload(), logs.reload()]));
   // Issued, failed, renewed or expired while the page is open: the server says so.

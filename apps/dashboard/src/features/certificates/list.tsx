@@ -11,7 +11,7 @@ import { useLive } from '../../components/live';
 import { useAction, useResource } from '../../components/resource';
 import { DataTable } from '../../components/table';
 import { CertificateStatusBadge } from './status';
-import type { Certificate, CertificateLimits } from './types';
+import type { Certificate, CertificateLimits, CertificateList } from './types';
 
 /** Names on a certificate, as the CA sees them (wildcard adds `*.<domain>`). */
 export const namesOf = (c: Certificate): string[] => [c.domain, ...(c.is_wildcard ? [`*.${c.domain}`] : []), ...c.sans];
@@ -134,7 +134,7 @@ function RequestForm({ zones, limits }: { zones: Zone[]; limits: CertificateLimi
 export function CertificatesScreen(_: ScreenProps) {
   const data = useResource(async () => {
     const [list, zones] = await Promise.all([
-      api.get<{ certificates: Certificate[]; limits: CertificateLimits }>('/certificates'),
+      api.get<CertificateList>('/certificates'),
       api.get<{ zones: Zone[] }>('/zones'),
     ]);
     return { ...list, zones: zones.zones };
