@@ -4,6 +4,15 @@ import { DOMAIN_OPERATION_RESPONSES, DOMAIN_RESPONSE_SCHEMAS } from '../../libs/
 import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
 import { UPTIME_OPERATION_RESPONSES, UPTIME_RESPONSE_SCHEMAS } from '../../libs/uptime/http/uptime.schemas';
 import { ZONE_OPERATION_RESPONSES, ZONE_RESPONSE_SCHEMAS } from '../../libs/zones/http/zone.schemas';
+// Issue #30, types-b: DNS analytics and email-auth settings/wizard.
+import {
+  DNS_ANALYTICS_OPERATION_RESPONSES,
+  DNS_ANALYTICS_RESPONSE_SCHEMAS,
+} from '../../libs/dns-analytics/http/dns-analytics.schemas';
+import {
+  EMAIL_AUTH_OPERATION_RESPONSES,
+  EMAIL_AUTH_RESPONSE_SCHEMAS,
+} from '../../libs/email-auth/http/email-auth.schemas';
 
 /**
  * Response bodies of the most used management endpoints, for /openapi.json. The views are
@@ -102,6 +111,9 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
       },
     },
   },
+  // Issue #30, types-b: DNS analytics and email-auth settings/wizard.
+  ...DNS_ANALYTICS_RESPONSE_SCHEMAS,
+  ...EMAIL_AUTH_RESPONSE_SCHEMAS,
 };
 
 /** operationId → status → the schema of its body. */
@@ -116,4 +128,7 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ...ZONE_OPERATION_RESPONSES,
   ...UPTIME_OPERATION_RESPONSES,
   ...AUDIT_OPERATION_RESPONSES,
+  // Issue #30, types-b: DNS analytics and email-auth settings/wizard.
+  ...DNS_ANALYTICS_OPERATION_RESPONSES,
+  ...EMAIL_AUTH_OPERATION_RESPONSES,
 };
