@@ -2,8 +2,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import { DASHBOARD_API_TYPES, generateApiTypes } from '../apps/server/gen-api-types';
 import { QUERY_LOG_STORE, QueryLogStore } from '../libs/dns-analytics/application/query-log.store';
 import { queryRows } from '../libs/dns-analytics/infrastructure/conformance/query-row.builder';
@@ -11,6 +9,7 @@ import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { DOCS_CSP } from '../apps/server/management-openapi';
 import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
 import { enrolZone, startWorld } from './support/email-auth';
+import { answerChecker, AnswerCheck } from './support/openapi-answers';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -21,24 +20,6 @@ type Operation = {
   parameters?: any[];
   responses: Record<string, any>;
 };
-
-/**
- * Checks a real answer against the body the document describes for its status (ajv; with
- * formats, so date-time fields are checked, not ignored with a warning each).
- */
-function answerChecker(doc: any) {
-  const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
-  ajv.addSchema(doc, 'openapi.json');
-  return (path: string, method: string, res: { status: number; body: unknown }) => {
-    const operation = doc.paths[path]?.[method];
-    if (!operation) throw new Error(`${method.toUpperCase()} ${path} is not in the document`);
-    const schema = operation.responses[String(res.status)]?.content?.['application/json']?.schema;
-    if (!schema) throw new Error(`${method.toUpperCase()} ${path} does not describe a ${res.status} body`);
-    const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-    if (!validate(res.body))
-      throw new Error(`${path} ${res.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
-  };
-}
 
 /**
  * The management API's OpenAPI 3.1 document at /openapi.json (contract §14: every endpoint
@@ -257,7 +238,7 @@ describe('management API OpenAPI document: DNS analytics and email authenticatio
   let app: TestApp;
   let world: ZoneIndex;
   let worldServer: DnsServer;
-  let check: ReturnType<typeof answerChecker>;
+  let check: AnswerCheck;
 
   beforeAll(async () => {
     const w = await startWorld();
