@@ -2,7 +2,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { join } from 'node:path';
 import { AcmeClientAdapter } from '../libs/certificates/application/acme-client.adapter';
 import { answerData, queryDns } from './support/dns-client';
-import { openApiChecker } from './support/openapi-check';
+import { answerChecker } from './support/openapi-answers';
 import { openssl, verifiedZone, waitForStatus } from './support/certificates';
 import { ChallTestSrv, Pebble, startChallTestSrv, startPebble } from './support/pebble';
 import { freePort } from './support/server-process';
@@ -398,7 +398,7 @@ describe('certificates (contract §10) against pebble', () => {
   });
 
   it('answers what /openapi.json describes, an issued certificate and its PEMs included (issue 30, ajv)', async () => {
-    const check = openApiChecker((await app.http.get('/openapi.json')).body);
+    const check = answerChecker((await app.http.get('/openapi.json')).body);
     const created = await app.http.post(
       '/certificates',
       { zone: 'example.com', domain: 'openapi.example.com' },

@@ -6,6 +6,7 @@ import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import { waitForDns } from './support/dns-client';
 import { AggregateReportSender, enrolZone, startWorld } from './support/email-auth';
+import { answerChecker } from './support/openapi-answers';
 import { freePort } from './support/server-process';
 import { ADMIN_TOKEN, registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
@@ -169,6 +170,9 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
     expect(toQuarantine.status).toBe(200);
     expect(toQuarantine.body).toMatchObject({ new_stage: 'quarantine_partial', policy: 'quarantine', percentage: 25 });
     expect(toQuarantine.body.message).toBe('Advanced to quarantine_partial: policy quarantine for 25% of messages');
+    // The answer is what /openapi.json describes (the dashboard's types come from it).
+    const check = answerChecker((await app.http.get('/openapi.json')).body);
+    check('/email-auth/dmarc/wizard/{zone}/advance', 'post', toQuarantine);
     await waitForDns(dnsPort, `_dmarc.${ZONE}`, 'TXT', [
       `v=DMARC1; p=quarantine; pct=25; t=y; rua=mailto:dmarc-rua@${ZONE}`,
     ]);
@@ -263,7 +267,9 @@ describe('DMARC wizard (seed: DMARC stage progression; contract §7)', () => {
       { code: 'final_stage', message: 'Already at final policy stage' },
     ]);
 
-    p = (await app.http.get(wizard(), owner.token)).body;
+    const progression = await app.http.get(wizard(), owner.token);
+    check('/email-auth/dmarc/wizard/{zone}', 'get', progression);
+    p = progression.body;
     expect(p.stage_history.map((h: { stage: string }) => h.stage)).toEqual([
       'monitoring',
       'quarantine_partial',

@@ -4,9 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { DASHBOARD_API_TYPES, generateApiTypes } from '../apps/server/gen-api-types';
+import { QUERY_LOG_STORE, QueryLogStore } from '../libs/dns-analytics/application/query-log.store';
+import { queryRows } from '../libs/dns-analytics/infrastructure/conformance/query-row.builder';
+import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { DOCS_CSP } from '../apps/server/management-openapi';
 import { DashboardBrowser, launchDashboardBrowser } from './support/browser';
-import { openApiChecker } from './support/openapi-check';
+import { enrolZone, startWorld } from './support/email-auth';
+import { answerChecker, AnswerCheck } from './support/openapi-answers';
+import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 type Operation = {
@@ -140,7 +145,7 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
   });
 
   it('describes what the listed endpoints really return, errors included (ajv)', async () => {
-    const check = openApiChecker(doc);
+    const check = answerChecker(doc);
     const reg = await app.http.post('/auth/register', {
       username: 'openapi-check',
       email: 'openapi-check@example.com',
@@ -263,5 +268,84 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
       expect(paths.map((p) => p.replace(/\u200b/g, ''))).toEqual(expect.arrayContaining(['/auth/login', '/zones']));
       expect(browser.problems).toEqual([]);
     });
+  });
+});
+
+// Issue #30, types-b: DNS analytics and email-auth settings/wizard answers, from an app that verifies zones.
+describe('management API OpenAPI document: DNS analytics and email authentication answers (issue 30)', () => {
+  const ZONE = 'openapi-mail.test';
+  let app: TestApp;
+  let world: ZoneIndex;
+  let worldServer: DnsServer;
+  let check: AnswerCheck;
+
+  beforeAll(async () => {
+    const w = await startWorld();
+    world = w.world;
+    worldServer = w.server;
+    const dnsPort = await freePort();
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), VERIFY_RESOLVER: `127.0.0.1:${w.port}` } });
+    check = answerChecker((await app.http.get('/openapi.json')).body);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await worldServer?.stop();
+  });
+
+  it('describes the analytics summary and recent queries, empty and with queries logged', async () => {
+    const pro = await registerAndLogin(app.http, { plan: 'pro' });
+    check('/dns-analytics/summary', 'get', await app.http.get('/dns-analytics/summary', pro.token));
+    check('/dns-analytics/queries', 'get', await app.http.get('/dns-analytics/queries', pro.token));
+    expect((await app.http.post('/zones', { name: 'openapi-analytics.test' }, pro.token)).status).toBe(201);
+    const row = queryRows({ accountId: pro.id, domain: 'openapi-analytics.test', qname: 'www.openapi-analytics.test' });
+    const now = Date.now();
+    await app.running.app
+      .get<QueryLogStore>(QUERY_LOG_STORE)
+      .append([
+        row({ ts: now - 1000 }),
+        row({ ts: now - 500, rcode: 'NXDOMAIN', qname: 'nope.openapi-analytics.test' }),
+      ]);
+    const summary = await app.http.get('/dns-analytics/summary?window=7d', pro.token);
+    expect(summary.body.total_queries_24h).toBe(2);
+    check('/dns-analytics/summary', 'get', summary);
+    const recent = await app.http.get('/dns-analytics/queries?limit=10', pro.token);
+    expect(recent.body.queries).toHaveLength(2);
+    check('/dns-analytics/queries', 'get', recent);
+    check('/dns-analytics/summary', 'get', await app.http.get('/dns-analytics/summary?window=1y', pro.token));
+  });
+
+  it('describes the email-auth settings after each kind of change, and the DMARC wizard', async () => {
+    const owner = await registerAndLogin(app.http);
+    await enrolZone(app.http, world, owner, ZONE, {
+      zoneFile: 'mx1 300 IN A 192.0.2.25\n@ 300 IN TXT "v=spf1 a -all"',
+    });
+    const base = `/email-auth/domains/${ZONE}`;
+    check('/email-auth/domains/{zone}', 'get', await app.http.get(base, owner.token));
+    const dmarc = { policy: 'none', rua: [`mailto:dmarc@${ZONE}`] };
+    check('/email-auth/domains/{zone}/dmarc', 'put', await app.http.put(`${base}/dmarc`, dmarc, owner.token));
+    const spf = { include: ['_spf.example.net'], ip4: ['203.0.113.0/24'], all: '-all' };
+    check('/email-auth/domains/{zone}/spf', 'put', await app.http.put(`${base}/spf`, spf, owner.token));
+    const dkim = await app.http.put(`${base}/dkim/mail2026`, { generate: true }, owner.token);
+    expect(dkim.body.generated_key.selector).toBe('mail2026');
+    check('/email-auth/domains/{zone}/dkim/{selector}', 'put', dkim);
+    const mtaSts = { mode: 'enforce', mx: [`mx1.${ZONE}`], max_age: 604800 };
+    check('/email-auth/domains/{zone}/mta-sts', 'put', await app.http.put(`${base}/mta-sts`, mtaSts, owner.token));
+    const tlsRpt = { rua: ['mailto:tls@reports.example.net'] };
+    check('/email-auth/domains/{zone}/tls-rpt', 'put', await app.http.put(`${base}/tls-rpt`, tlsRpt, owner.token));
+    const bimi = { logo_url: 'https://brand.example.net/logo.svg', vmc_url: null };
+    check('/email-auth/domains/{zone}/bimi', 'put', await app.http.put(`${base}/bimi`, bimi, owner.token));
+    const settings = await app.http.get(base, owner.token);
+    expect(settings.body.published_spf).not.toBeNull();
+    check('/email-auth/domains/{zone}', 'get', settings);
+
+    const wizard = `/email-auth/dmarc/wizard/${ZONE}`;
+    check('/email-auth/dmarc/wizard/{zone}', 'get', await app.http.get(wizard, owner.token));
+    const recommendation = await app.http.get(`${wizard}/recommendation`, owner.token);
+    expect(recommendation.body.recommendation).toBe('need_more_data');
+    check('/email-auth/dmarc/wizard/{zone}/recommendation', 'get', recommendation);
+    // Advancing needs weeks of reports (test/email-auth.e2e-spec.ts): here its refusal's shape.
+    const advance = await app.http.post(`${wizard}/advance`, { confirm: true }, owner.token);
+    expect(advance.status).toBe(409);
+    check('/email-auth/dmarc/wizard/{zone}/advance', 'post', advance);
   });
 });

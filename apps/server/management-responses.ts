@@ -4,7 +4,6 @@ import { DOMAIN_OPERATION_RESPONSES, DOMAIN_RESPONSE_SCHEMAS } from '../../libs/
 import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
 import { UPTIME_OPERATION_RESPONSES, UPTIME_RESPONSE_SCHEMAS } from '../../libs/uptime/http/uptime.schemas';
 import { ZONE_OPERATION_RESPONSES, ZONE_RESPONSE_SCHEMAS } from '../../libs/zones/http/zone.schemas';
-// types-a (issue 30): DNSSEC, certificates, two-factor set-up.
 import { DNSSEC_OPERATION_RESPONSES, DNSSEC_RESPONSE_SCHEMAS } from '../../libs/dnssec/http/dnssec.schemas';
 import {
   CERTIFICATE_OPERATION_RESPONSES,
@@ -14,6 +13,14 @@ import {
   TWO_FACTOR_OPERATION_RESPONSES,
   TWO_FACTOR_RESPONSE_SCHEMAS,
 } from '../../libs/two-factor/http/two-factor.schemas';
+import {
+  DNS_ANALYTICS_OPERATION_RESPONSES,
+  DNS_ANALYTICS_RESPONSE_SCHEMAS,
+} from '../../libs/dns-analytics/http/dns-analytics.schemas';
+import {
+  EMAIL_AUTH_OPERATION_RESPONSES,
+  EMAIL_AUTH_RESPONSE_SCHEMAS,
+} from '../../libs/email-auth/http/email-auth.schemas';
 
 /**
  * Response bodies of the most used management endpoints, for /openapi.json. The views are
@@ -112,10 +119,11 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
       },
     },
   },
-  // types-a (issue 30)
   ...DNSSEC_RESPONSE_SCHEMAS,
   ...CERTIFICATE_RESPONSE_SCHEMAS,
   ...TWO_FACTOR_RESPONSE_SCHEMAS,
+  ...DNS_ANALYTICS_RESPONSE_SCHEMAS,
+  ...EMAIL_AUTH_RESPONSE_SCHEMAS,
 };
 
 /** operationId → status → the schema of its body. */
@@ -130,8 +138,9 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ...ZONE_OPERATION_RESPONSES,
   ...UPTIME_OPERATION_RESPONSES,
   ...AUDIT_OPERATION_RESPONSES,
-  // types-a (issue 30)
   ...DNSSEC_OPERATION_RESPONSES,
   ...CERTIFICATE_OPERATION_RESPONSES,
   ...TWO_FACTOR_OPERATION_RESPONSES,
+  ...DNS_ANALYTICS_OPERATION_RESPONSES,
+  ...EMAIL_AUTH_OPERATION_RESPONSES,
 };

@@ -83,6 +83,8 @@ export class DnsAnalyticsController {
   constructor(private readonly queries: DnsAnalyticsQueries) {}
 
   @Get('summary')
+  @ApiQuery({ name: 'window', required: false, enum: WINDOWS, description: 'The breakdowns’ window; default 24h' })
+  @ApiQuery({ name: 'domain', required: false, description: 'One of the account’s zones or dynamic-DNS hosts' })
   async summary(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
     await this.queries.requirePlan(p.accountId, ['pro', 'elite'], SUMMARY_PLAN_MESSAGE);
     onlyParams(query, ['domain', 'window']);
@@ -119,6 +121,8 @@ export class DnsAnalyticsController {
   }
 
   @Get('queries')
+  @ApiQuery({ name: 'limit', required: false, description: '10–100, default 50' })
+  @ApiQuery({ name: 'domain', required: false, description: 'One of the account’s zones or dynamic-DNS hosts' })
   async recent(@CurrentPrincipal() p: Principal, @Query() query: Record<string, unknown>) {
     await this.queries.requirePlan(p.accountId, ['pro', 'elite'], QUERIES_PLAN_MESSAGE);
     onlyParams(query, ['domain', 'limit']);

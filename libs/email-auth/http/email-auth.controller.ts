@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, Header, Headers, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
+import { ApiResponse } from '@nestjs/swagger';
 import { actorOf, AdminOnly, ClientIp, CurrentPrincipal, Principal, Public } from '../../auth/principal';
 import { notFound, validationFailed } from '../../shared/errors';
 import { DmarcNightlyJob } from '../application/dmarc-nightly.job';
@@ -175,6 +176,11 @@ export class DmarcWizardController {
 
   @Post(':zone/advance')
   @HttpCode(200)
+  @ApiResponse({
+    status: 409,
+    description: 'not_ready: the recommendation’s blockers remain; final_stage: already at reject_full',
+    schema: { $ref: '#/components/schemas/Error' },
+  })
   async advance(
     @CurrentPrincipal() p: Principal,
     @Param('zone') zone: string,

@@ -2623,6 +2623,204 @@ export interface components {
             /** @description shown once, never again */
             backup_codes: string[];
         };
+        AnalyticsSummary: {
+            total_queries_24h: number;
+            total_queries_7d: number;
+            total_queries_30d: number;
+            /** @description Over the window; 0 when it holds no query */
+            avg_response_ms: number;
+            /** @enum {string} */
+            query_trend: "up" | "down" | "stable";
+            /** @description Last 24 h against the daily average of the 7 days before */
+            trend_percent: number;
+            health_signal: {
+                /** @enum {string} */
+                status: "normal" | "drop" | "spike";
+                message: string;
+            };
+            /** @description NXDOMAIN, SERVFAIL and REFUSED answers */
+            error_rate: number;
+            response_codes: {
+                NOERROR: number;
+                NXDOMAIN: number;
+                SERVFAIL: number;
+                REFUSED: number;
+            };
+            protocol_posture: {
+                dnssec_pct: number;
+                ipv6_pct: number;
+                edns_pct: number;
+                tcp_fallback_pct: number;
+                p95_ms: number;
+                p99_ms: number;
+            };
+            /** @description Every type asked, most asked first */
+            query_types: {
+                type: string;
+                query_count: number;
+            }[];
+            top_countries: {
+                country_code: string;
+                country_name: string;
+                query_count: number;
+            }[];
+            top_asns: {
+                asn: string;
+                organization: string;
+                query_count: number;
+            }[];
+            top_nxdomain: {
+                qname: string;
+                query_count: number;
+            }[];
+        };
+        RecentQuery: {
+            qname: string;
+            qtype: string;
+            rcode: string;
+            client_ip: string;
+            country_code: string;
+            /** Format: date-time */
+            timestamp: string;
+            response_ms: number;
+            domain: string;
+        };
+        RecentQueries: {
+            /** @description Newest first */
+            queries: components["schemas"]["RecentQuery"][];
+        };
+        /** @enum {string} */
+        DmarcPolicy: "none" | "quarantine" | "reject";
+        /** @enum {string} */
+        DmarcStage: "monitoring" | "quarantine_partial" | "quarantine_full" | "reject_partial" | "reject_full";
+        /** @enum {string} */
+        SpfAll: "-all" | "~all" | "?all";
+        DmarcSettings: {
+            policy: components["schemas"]["DmarcPolicy"];
+            subdomain_policy: components["schemas"]["DmarcPolicy"] | null;
+            percentage: number;
+            rua: string[];
+            ruf: string[];
+            /** @enum {string} */
+            adkim: "r" | "s";
+            /** @enum {string} */
+            aspf: "r" | "s";
+            fo: string;
+        };
+        SpfFields: {
+            include: string[];
+            ip4: string[];
+            ip6: string[];
+            /** @description null only beside redirect */
+            all: components["schemas"]["SpfAll"] | null;
+            /** @description `@` is the zone itself */
+            a: string[];
+            /** @description `@` is the zone itself */
+            mx: string[];
+            exists: string[];
+            redirect: string | null;
+        };
+        GeneratedDkimKey: {
+            selector: string;
+            /** @description PEM: shown once, never stored */
+            private_key: string;
+            public_key: string;
+            key_bits: number;
+        };
+        EmailAuthSettings: {
+            zone: string;
+            dmarc: components["schemas"]["DmarcSettings"] | null;
+            spf: (components["schemas"]["SpfFields"] & {
+                dns_lookups: number;
+            }) | null;
+            /** @description The SPF record the zone serves at its apex now, read into the fields */
+            published_spf: {
+                record: string;
+                settings: components["schemas"]["SpfFields"];
+                /** @description Terms the fields cannot hold: saving drops them */
+                unsupported: string[];
+            } | null;
+            dkim: {
+                selector: string;
+                /** @enum {string} */
+                key_type: "rsa" | "ed25519";
+                key_bits: number;
+                /** @description Base64 DER SubjectPublicKeyInfo */
+                public_key: string;
+                generated: boolean;
+                /** Format: date-time */
+                created_at: string;
+            }[];
+            mta_sts: {
+                /** @enum {string} */
+                mode: "enforce" | "testing" | "none";
+                mx: string[];
+                max_age: number;
+                id: string;
+                policy_url: string;
+            } | null;
+            tls_rpt: {
+                rua: string[];
+            } | null;
+            bimi: {
+                logo_url: string;
+                vmc_url: string | null;
+            } | null;
+            records: {
+                name: string;
+                /** @enum {string} */
+                type: "TXT";
+                value: string;
+            }[];
+            warnings: string[];
+            /** @description Only in the answer of PUT …/dkim/{selector} with "generate": true */
+            generated_key?: components["schemas"]["GeneratedDkimKey"];
+        };
+        DmarcProgression: {
+            zone: string;
+            current_stage: components["schemas"]["DmarcStage"];
+            policy: components["schemas"]["DmarcPolicy"];
+            percentage: number;
+            days_at_current_stage: number;
+            recommended_min_days: number;
+            messages_at_stage: number;
+            /** @description Percent of reported messages */
+            pass_rate_at_stage: number;
+            /** Format: date-time */
+            entered_at: string;
+            /** @description The stages left, oldest first (the last 5) */
+            stage_history: {
+                stage: components["schemas"]["DmarcStage"];
+                policy: components["schemas"]["DmarcPolicy"];
+                percentage: number;
+                /** Format: date-time */
+                entered_at: string;
+                /** Format: date-time */
+                exited_at: string;
+                /** @description Percent of reported messages */
+                pass_rate: number;
+                messages: number;
+                days: number;
+            }[];
+        };
+        DmarcRecommendation: {
+            /** @enum {string} */
+            recommendation: "ready_advance" | "investigate" | "keep_monitoring" | "need_more_data" | "full_enforcement";
+            reason: string;
+            next_stage: components["schemas"]["DmarcStage"] | null;
+            next_config: {
+                policy: components["schemas"]["DmarcPolicy"];
+                percentage: number;
+            } | null;
+            ready_to_advance: boolean;
+            blockers: ("insufficient_data" | "low_pass_rate" | "min_days_not_met")[];
+        };
+        DmarcAdvanced: {
+            message: string;
+            new_stage: components["schemas"]["DmarcStage"];
+            policy: components["schemas"]["DmarcPolicy"];
+            percentage: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -7769,11 +7967,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -7846,11 +8047,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -7923,11 +8127,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8001,11 +8208,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8152,11 +8362,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8229,11 +8442,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8306,11 +8522,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EmailAuthSettings"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8379,11 +8598,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DmarcProgression"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8452,11 +8674,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DmarcRecommendation"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8529,11 +8754,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DmarcAdvanced"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -8564,6 +8792,15 @@ export interface operations {
             };
             /** @description not_found: unknown resource, or another account’s */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_ready: the recommendation’s blockers remain; final_stage: already at reject_full */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9457,18 +9694,35 @@ export interface operations {
     };
     DnsAnalyticsController_summary: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One of the account’s zones or dynamic-DNS hosts */
+                domain?: unknown;
+                /** @description The breakdowns’ window; default 24h */
+                window?: "24h" | "7d" | "30d";
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AnalyticsSummary"];
+                };
+            };
+            /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {
@@ -9622,18 +9876,35 @@ export interface operations {
     };
     DnsAnalyticsController_recent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description One of the account’s zones or dynamic-DNS hosts */
+                domain?: unknown;
+                /** @description 10–100, default 50 */
+                limit?: unknown;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RecentQueries"];
+                };
+            };
+            /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             /** @description unauthorized: missing or invalid credentials */
             401: {

@@ -8,7 +8,7 @@ import { TextField } from '../../components/forms';
 import { ErrorNotice, Loaded, Notice } from '../../components/notices';
 import { useAction, useResource } from '../../components/resource';
 import { DataTable } from '../../components/table';
-import type { Blocker, NightPoint, Progression, Recommendation, StageName } from './types';
+import type { Advanced, Blocker, NightPoint, Progression, Recommendation, StageName } from './types';
 
 /** The seed's five stages, in order, as the owner reads them. */
 const STAGES: { name: StageName; label: string; partial: boolean }[] = [
@@ -147,7 +147,7 @@ export function DmarcWizardScreen({ params }: ScreenProps) {
   }, [base, progression.data]);
   const [advanced, setAdvanced] = useState<string | null>(null);
   const onAdvance = async (percentage: number | undefined) => {
-    const answer = await api.post<{ message: string }>(`${base}/advance`, {
+    const answer = await api.post<Advanced>(`${base}/advance`, {
       confirm: true,
       ...(percentage === undefined ? {} : { percentage }),
     });
