@@ -5,22 +5,12 @@
  * (dns-server/wire.ts); this one is for the few messages that need every section.
  */
 import { wireKeyToName } from '../dns-server/names';
+import { UPDATE_RCODE } from '../zones/domain/dns-update';
 
 export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 export const CLASS = { IN: 1, NONE: 254, ANY: 255 } as const;
-export const RCODE = {
-  NOERROR: 0,
-  FORMERR: 1,
-  SERVFAIL: 2,
-  NXDOMAIN: 3,
-  NOTIMP: 4,
-  REFUSED: 5,
-  YXDOMAIN: 6,
-  YXRRSET: 7,
-  NXRRSET: 8,
-  NOTAUTH: 9,
-  NOTZONE: 10,
-} as const;
+/** The response codes of RFC 1035 and RFC 2136 (one table, kept with the update's domain). */
+export const RCODE = UPDATE_RCODE;
 const HEADER = 12;
 const MAX_POINTERS = 64;
 
