@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { answerData, queryDns } from './support/dns-client';
+import { waitForDns, waitForRcode } from './support/dns-client';
 import { HttpClient } from './support/http-client';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
@@ -105,7 +105,7 @@ describe('DELETE /account (decision 0090)', () => {
       user.token,
     );
     expect(hook.status).toBe(201);
-    expect(answerData(await queryDns(dnsPort, 'www.leaving.test', 'A'), 'A')).toEqual(['192.0.2.60']);
+    await waitForDns(dnsPort, 'www.leaving.test', 'A', ['192.0.2.60']);
 
     const res = await del(user, { password: user.password });
     expect(res.status).toBe(204);
@@ -134,8 +134,8 @@ describe('DELETE /account (decision 0090)', () => {
     expect(entries.find((e) => e.type === 'AccountDeleted')!.actor).toBe(`user:${user.id}`);
     expect(entries.find((e) => e.type === 'ZoneDeleted')!.actor).toBe('system:account-deletion');
 
-    expect((await queryDns(dnsPort, 'gone.dyn.example.net', 'A')).rcode).toBe('NXDOMAIN');
-    expect((await queryDns(dnsPort, 'www.leaving.test', 'A')).rcode).toBe('REFUSED');
+    await waitForRcode(dnsPort, 'gone.dyn.example.net', 'A', 'NXDOMAIN');
+    await waitForRcode(dnsPort, 'www.leaving.test', 'A', 'REFUSED');
 
     // The names are free again: the same username and email register a new, empty account.
     const again = await app.http.post('/auth/register', {

@@ -544,8 +544,14 @@ describe('dashboard in a real browser (contract §14)', () => {
     await checkScreen('uptime');
     await page.getByRole('link', { name: 'web.dyn.example.net' }).click();
     await h1('Uptime history');
-    await page.locator('.chart canvas').first().waitFor();
-    expect(await page.locator('.chart canvas').count()).toBe(2);
+    // Both charts load uPlot on their own; the second may draw a moment after the first.
+    expect(
+      await eventually(
+        () => page.locator('.chart canvas').count(),
+        (n) => n === 2,
+        10_000,
+      ),
+    ).toBe(2);
     // Units in the captions and in the figures' text alternative (uPlot draws the axis labels on the canvas).
     // The last hour by the minute (issue 27: a useful resolution for the range).
     expect(await page.locator('.chart figcaption').allInnerTexts()).toEqual([

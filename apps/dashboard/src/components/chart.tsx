@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type UPlotChart from 'uplot';
 import { Loading } from './notices';
 
 export interface Series {
@@ -30,9 +31,16 @@ export function TimeChart({
   tickFormat: string;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const plot = useRef<UPlotChart | null>(null);
+  // Read by the scale range at every redraw: new points (a reload, a live notice) only set
+  // the data of the chart that is there, so the chart never vanishes while it is redrawn.
+  const latest = useRef(times);
+  latest.current = times;
   const [ready, setReady] = useState(false);
+  const noValues = series.values.every((v) => v == null);
+  const [yMin, yMax] = yRange ?? [];
   useEffect(() => {
-    let plot: { destroy(): void; setSize(s: { width: number; height: number }): void } | null = null;
+    let drawn: { destroy(): void; setSize(s: { width: number; height: number }): void } | null = null;
     let observer: ResizeObserver | null = null;
     let cancelled = false;
     void Promise.all([import('uplot'), import('uplot/dist/uPlot.min.css')]).then(([{ default: UPlot }]) => {
@@ -42,16 +50,20 @@ export function TimeChart({
       const fmt = (v: number | null) => (v == null ? '–' : `${v} ${series.unit}`);
       // The x axis is the window itself (first to last bucket), not the span of the points
       // with values: charts of one window line up, an empty series included.
-      const xRange: [number, number] | undefined = times.length ? [times[0], times[times.length - 1]] : undefined;
-      const empty = series.values.every((v) => v == null);
-      plot = new UPlot(
+      const xRange = (_u: unknown, min: number, max: number): [number, number] => {
+        const t = latest.current;
+        return t.length ? [t[0], t[t.length - 1]] : [min, max];
+      };
+      const showXRange = (u: { root: HTMLElement; scales: Record<string, { min?: number; max?: number }> }) =>
+        u.root.parentElement?.setAttribute('data-x-range', `${u.scales.x.min}-${u.scales.x.max}`);
+      const made = new UPlot(
         {
           width,
           height: 220,
           title: undefined,
           scales: {
-            x: { time: true, ...(xRange ? { range: xRange } : {}) },
-            y: yRange ? { range: yRange } : empty ? { range: [0, 1] } : {},
+            x: { time: true, range: xRange },
+            y: yMin != null && yMax != null ? { range: [yMin, yMax] } : noValues ? { range: [0, 1] } : {},
           },
           axes: [
             {
@@ -76,26 +88,29 @@ export function TimeChart({
           ],
           legend: { show: true },
           // Read by the browser tests: the range the x axis was drawn with.
-          hooks: {
-            ready: [(u) => u.root.parentElement?.setAttribute('data-x-range', `${u.scales.x.min}-${u.scales.x.max}`)],
-          },
+          hooks: { ready: [showXRange], setScale: [(u, key) => key === 'x' && showXRange(u)] },
           tzDate: (ts) => UPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         },
-        [times, series.values],
+        [latest.current, series.values],
         host.current,
       );
+      drawn = made;
+      plot.current = made;
       setReady(true);
       observer = new ResizeObserver(
-        () => host.current && plot?.setSize({ width: Math.max(240, host.current.clientWidth), height: 220 }),
+        () => host.current && drawn?.setSize({ width: Math.max(240, host.current.clientWidth), height: 220 }),
       );
       observer.observe(host.current);
     });
     return () => {
       cancelled = true;
       observer?.disconnect();
-      plot?.destroy();
+      drawn?.destroy();
+      plot.current = null;
     };
-  }, [times, series, yRange, tickFormat]);
+    // Built again only when what the chart is changes; new figures go through setData below.
+  }, [tickFormat, yMin, yMax, series.label, series.unit, noValues]);
+  useEffect(() => plot.current?.setData([times, series.values] as UPlotChart.AlignedData), [times, series.values]);
   const withData = series.values.filter((v) => v != null).length;
   return (
     <figure class="chart">
