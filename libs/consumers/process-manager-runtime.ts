@@ -374,11 +374,21 @@ export class ProcessManagerRuntime<S, F, C> {
     return fired;
   }
 
+  /**
+   * Waits until the consumer has met everything in the store, including what meeting it
+   * appended: an observed event is recorded with its scheduled timer in a new append, and
+   * the timer reaches the timer table only once the consumer meets that one too.
+   */
   private async caughtUp(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    const head = await this.options.store.headPosition();
-    while (head && this.consumer && (this.consumer.position?.commit ?? -1n) < head.commit && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 10));
+    for (let head = await this.options.store.headPosition(); head && Date.now() < deadline;) {
+      while (this.consumer && (this.consumer.position?.commit ?? -1n) < head.commit && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await this.workSettled();
+      const now = await this.options.store.headPosition();
+      if (!now || now.commit === head.commit) return;
+      head = now;
     }
   }
 }
