@@ -2,7 +2,7 @@ import { ZoneIndex, type ZoneDefinition } from '../dns-server';
 import { CheckpointedConsumer } from '../consumers/checkpointed-consumer';
 import { EventStore, Position, RecordedEvent } from '../eventstore/event-store.port';
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../domains/domain/domain.events';
-import { isAtOrUnder, isStrictlyUnder, longestZoneOf } from '../shared/fqdn';
+import { isAtOrUnder, isStrictlyUnder } from '../shared/fqdn';
 import { applyRRsets } from '../zones/domain/rrsets';
 import {
   OverlapAllowances,
@@ -242,7 +242,7 @@ export class DnsIndexFeeder {
         return;
       }
       case 'DomainDeleted': {
-        const zone = longestZoneOf(e.data.fqdn, this.zones.keys());
+        const zone = this.zoneHolding(e.data.fqdn);
         this.hosts.delete(e.data.fqdn);
         if (zone) {
           this.index.removeRRset(zone, `${e.data.fqdn}.`, 'A');
@@ -298,7 +298,7 @@ export class DnsIndexFeeder {
 
   private placeHost(fqdn: string, families: Family[] = ['A', 'AAAA']): void {
     const host = this.hosts.get(fqdn);
-    const zone = longestZoneOf(fqdn, this.zones.keys());
+    const zone = this.zoneHolding(fqdn);
     if (!host || !zone) return; // a host whose zone was deleted is kept but not served
     // Only in a service zone or a zone of the host's own account: a host of a zone held out of
     // the index (ownership rules) is not served in the zone of the account it would shadow.
@@ -310,6 +310,20 @@ export class DnsIndexFeeder {
       this.index.setRRset(zone, `${fqdn}.`, type, host.ttl, address ? [address] : [], owner);
     }
     this.touched.add(zone);
+  }
+
+  /**
+   * The longest served zone at or above `fqdn`: a walk up its labels (a few lookups), not a
+   * scan of every zone, since every DDNS update asks.
+   */
+  private zoneHolding(fqdn: string): string | null {
+    for (let at = 0; ;) {
+      const candidate = at === 0 ? fqdn : fqdn.slice(at);
+      if (this.zones.has(candidate)) return candidate;
+      const dot = fqdn.indexOf('.', at);
+      if (dot < 0) return null;
+      at = dot + 1;
+    }
   }
 
   private replaceHostsUnder(zone: string): void {
