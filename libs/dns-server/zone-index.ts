@@ -283,11 +283,21 @@ export class ZoneIndex {
       rname: canonicalName(def.soa.rname),
     };
     const soa = encodeRRset('SOA', def.ttl, [soaData]);
-    const ns = encodeRRset(
-      'NS',
-      def.ttl,
-      def.nameservers.map((n) => parseRecord('NS', n)),
-    );
+    // A new serial of an unsigned zone (once per batch of changes) keeps its NS and ANY answers.
+    const kept =
+      existing &&
+      !existing.signing &&
+      existing.def.ttl === def.ttl &&
+      sameNames(existing.def.nameservers, def.nameservers)
+        ? existing
+        : null;
+    const ns =
+      kept?.nodes.get(kept.key)?.rrsets.get(QTYPE.NS) ??
+      encodeRRset(
+        'NS',
+        def.ttl,
+        def.nameservers.map((n) => parseRecord('NS', n)),
+      );
     const zone: Zone = {
       name,
       key,
@@ -298,7 +308,7 @@ export class ZoneIndex {
       existing: existing?.existing ?? new Map(),
       cuts: existing?.cuts ?? new Set(),
       negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
-      anyAnswer: encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
+      anyAnswer: kept?.anyAnswer ?? encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
       cache: new Map(),
       signing: existing?.signing ?? null,
       chain: existing?.chain ?? [],
@@ -737,6 +747,9 @@ const sameOwner = (current: Node['owner'], zone: Zone, owner: RecordOwner | null
       current.zone === zone.name &&
       current.domain === owner.domain &&
       current.accountId === owner.accountId;
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((n, i) => n === b[i]);
 
 function countExisting(zone: Zone, key: string, delta: 1 | -1): void {
   for (let at = 0; key.length - at > zone.key.length; at = parentOffset(key, at)) {
