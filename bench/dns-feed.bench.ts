@@ -31,7 +31,7 @@ const ROUNDS = Number(process.env.DNS_FEED_ROUNDS ?? 3);
 const ZONE = 'dyn.bench.test';
 const TICKS = 100; // USER_HZ
 
-/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+/* eslint-disable @typescript-eslint/no-require-imports */
 interface Build {
   name: string;
   store: any;
@@ -44,7 +44,7 @@ function loadBuild(name: string, dist: string): Build {
   const { ThreadedDns } = require(join(dist, 'libs/dns-role/threaded-dns'));
   return { name, store: SqliteEventStore, threadedDns: ThreadedDns, script: join(dist, 'libs/dns-role/dns-thread.js') };
 }
-/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** CPU seconds of this process's threads named `dns` (the DNS threads name themselves). */
 function dnsThreadSeconds(): number {
