@@ -886,12 +886,35 @@ export function prepare(
   };
 }
 
+// dns-packet's rdata encoders for addresses (RDLENGTH, then the address), public but missing from its type definitions.
+const addressEncoders = dnsPacket as unknown as Record<
+  'a' | 'aaaa',
+  { encode(host: string, buf: Buffer, at: number): Buffer }
+>;
+
+/**
+ * An A or AAAA record from its type field on, written in one buffer: what every DDNS update
+ * encodes, so without the general encoder's owner byte cut off afterwards (a second buffer
+ * object per record). The same bytes (zone-index.spec.ts).
+ */
+function addressRecord(type: 'A' | 'AAAA', ttl: number, address: string): Buffer {
+  const v4 = type === 'A';
+  const out = Buffer.allocUnsafe(v4 ? 14 : 26);
+  out.writeUInt16BE(v4 ? QTYPE.A : QTYPE.AAAA, 0);
+  out.writeUInt16BE(1, 2); // IN
+  out.writeUInt32BE(ttl, 4);
+  addressEncoders[v4 ? 'a' : 'aaaa'].encode(address, out, 8);
+  return out;
+}
+
 function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
   const encoded = records.map((data) =>
     data instanceof RawRdata
       ? rawRecord(TYPE_NUMBERS.get(type)!, ttl, data.rdata)
-      : // Encoded with the root as owner (one zero byte), which is then cut off.
-        rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
+      : (type === 'A' || type === 'AAAA') && typeof data === 'string'
+        ? addressRecord(type, ttl, data)
+        : // Encoded with the root as owner (one zero byte), which is then cut off.
+          rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
   const targets = records.map((d) =>
     d instanceof RawRdata
