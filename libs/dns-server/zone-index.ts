@@ -448,7 +448,7 @@ export class ZoneIndex {
     }
     const target = node ?? { key, rrsets: new Map(), owner: null };
     const before = target.rrsets.get(typeNumber) ?? null;
-    const after = encodeRRset(typeName, ttl, [...unique.values()]);
+    const after = encodeRRset(typeName, ttl, [...unique.values()], [...unique.keys()]);
     target.rrsets.set(typeNumber, after);
     if (owner !== undefined && !sameOwner(target.owner, zone, owner))
       target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
@@ -907,7 +907,14 @@ function addressRecord(type: 'A' | 'AAAA', ttl: number, address: string): Buffer
   return out;
 }
 
-function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
+/**
+ * Shared by every RRset that has none: the index keeps one RRset per name and type, and a DDNS
+ * update replaces one, so each array it holds is an object that outlives the young generation.
+ * Never written to (signing assigns a new array).
+ */
+const NONE = Object.freeze([]) as unknown as never[];
+
+function encodeRRset(type: string, ttl: number, records: unknown[], formatted?: string[]): RRset {
   const encoded = records.map((data) =>
     data instanceof RawRdata
       ? rawRecord(TYPE_NUMBERS.get(type)!, ttl, data.rdata)
@@ -916,15 +923,20 @@ function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
         : // Encoded with the root as owner (one zero byte), which is then cut off.
           rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
-  const targets = records.map((d) =>
-    d instanceof RawRdata
-      ? d.target
-      : typeof d === 'string'
-        ? d
-        : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
-  );
-  const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
-  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: [] };
+  // Addresses name no other owner (targets serve CNAME, NS, MX, SRV).
+  const targets =
+    type === 'A' || type === 'AAAA'
+      ? NONE
+      : records.map((d) =>
+          d instanceof RawRdata
+            ? d.target
+            : typeof d === 'string'
+              ? d
+              : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
+        );
+  const texts =
+    type === 'SOA' || type === 'HINFO' ? [] : (formatted ?? records.map((d) => formatRecord(type, d as RecordData)));
+  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: NONE };
 }
 
 /** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts, the signer's records). */
