@@ -51,7 +51,7 @@ const EVENT_OVERHEAD_BYTES = 200;
  * Stored text of the recent events shared between subscriptions at different cursors
  * (recent-events.ts): a few thousand of the usual events, several batches of every consumer.
  */
-const RECENT_EVENTS_MIB = 2;
+const RECENT_EVENTS_MIB = 1;
 
 /** A head page of `$all` after a cursor, valid while no commit has happened since it was read. */
 interface SharedPage {
@@ -104,7 +104,7 @@ export interface SqliteEventStoreOptions {
   pageCacheMiB?: number;
   /**
    * Recent events kept for subscriptions at different cursors to share (recent-events.ts), in
-   * MiB of stored text; 0 for a store with one subscription (a DNS thread). Default 2.
+   * MiB of stored text; 0 for a store with one subscription (a DNS thread). Default 1.
    */
   recentEventsMiB?: number;
   /**
