@@ -225,10 +225,8 @@ export class DnsIndexFeeder {
         if (!host) return;
         const { ipv4, ipv6 } = e.data.addresses;
         // A DDNS update usually changes one family: only its answers are re-encoded.
-        const families: Family[] = [
-          ...(host.ipv4 !== ipv4 ? ['A' as const] : []),
-          ...(host.ipv6 !== ipv6 ? ['AAAA' as const] : []),
-        ];
+        const families: Family[] = host.ipv4 === ipv4 ? [] : ['A'];
+        if (host.ipv6 !== ipv6) families.push('AAAA');
         host.ipv4 = ipv4;
         host.ipv6 = ipv6;
         this.placeHost(e.data.fqdn, families);
