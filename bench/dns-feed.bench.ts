@@ -11,7 +11,7 @@
  * the same events (before/after on the same machine state). DNS_FEED_SECONDARIES=<ip> gives the
  * zones an operator secondary (every zone transferable: the journal records them).
  *
- * Run: npm run build && node dist/bench/dns-feed.bench.js
+ * Run: npm run bench:dns-feed (npm run build && node dist/bench/dns-feed.bench.js)
  *   env: DNS_FEED_HOSTS (10000), DNS_FEED_UPDATES (15000), DNS_FEED_RATE (3000),
  *        DNS_FEED_BATCH (32), DNS_FEED_ROUNDS (3)
  */
