@@ -80,7 +80,7 @@ if (parentPort) {
     pollIntervalMs: settings.pollIntervalMs,
     pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB,
     // One subscription (the index feeder): nothing to share between cursors.
-    recentEventsMiB: 0,
+    singleSubscription: true,
   });
   const tally = new QueryTally();
   const reporter = setInterval(() => {

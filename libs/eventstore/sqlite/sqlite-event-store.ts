@@ -103,10 +103,11 @@ export interface SqliteEventStoreOptions {
    */
   pageCacheMiB?: number;
   /**
-   * Recent events kept for subscriptions at different cursors to share (recent-events.ts), in
-   * MiB of stored text; 0 for a store with one subscription (a DNS thread). Default 1.
+   * One subscription reads this store (a DNS thread's index feeder): nothing is kept for
+   * others to share, neither head pages nor recent events (recent-events.ts), which would only
+   * keep read events alive past their use.
    */
-  recentEventsMiB?: number;
+  singleSubscription?: boolean;
   /**
    * Where group commits run: `inline` on the event loop (the default), `thread` on the
    * store's commit thread, `auto` the thread when its script is built. On the thread the
@@ -212,6 +213,7 @@ export class SqliteEventStore implements EventStore {
   private readonly pages = new Map<number, SharedPage>();
   private readonly blocks = new CatchUpBlocks<StoredEvent>(CATCH_UP_CACHE_BYTES);
   private readonly recent: RecentEvents<StoredEvent>;
+  private readonly single: boolean;
   /** Subscriptions at the head; one poll of data_version serves them all. */
   private readonly idle = new Set<IdleSubscription>();
   private pollTimer: NodeJS.Timeout | null = null;
@@ -227,7 +229,8 @@ export class SqliteEventStore implements EventStore {
     this.db = openEventDatabase(options.file, synchronous);
     if (options.pageCacheMiB !== undefined) this.db.pragma(`cache_size = ${-Math.round(options.pageCacheMiB * 1024)}`);
     this.now = options.now ?? Date.now;
-    this.recent = new RecentEvents((options.recentEventsMiB ?? RECENT_EVENTS_MIB) * 2 ** 20);
+    this.single = options.singleSubscription ?? false;
+    this.recent = new RecentEvents(this.single ? 0 : RECENT_EVENTS_MIB * 2 ** 20);
     this.commits = createCommits(this.db, options.file, synchronous, options.commits ?? 'inline');
     this.appended.setMaxListeners(0);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
@@ -424,7 +427,7 @@ export class SqliteEventStore implements EventStore {
     }
     if (complete && cursor === start) {
       this.blocks.keep(start, events, bytes);
-    } else {
+    } else if (!this.single) {
       if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
       this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, complete, events });
     }
