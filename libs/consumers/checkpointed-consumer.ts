@@ -62,6 +62,16 @@ export class CheckpointedConsumer {
   private async loop(): Promise<void> {
     const { store, handles, apply, applied, batchDone } = this.options;
     let backoff = FIRST_BACKOFF_MS;
+    /**
+     * The last event applied synchronously whose position is not yet in `position`: nothing
+     * can look at `position` between two synchronous applies, so an in-memory consumer (a DNS
+     * thread's index) records it once per batch rather than building a position per event.
+     */
+    let unrecorded: RecordedEvent | null = null;
+    const record = () => {
+      if (unrecorded) this.position = unrecorded.position;
+      unrecorded = null;
+    };
     while (!this.stopped) {
       try {
         const subscription = (this.subscription = store.subscribeToAll(this.position));
@@ -74,13 +84,21 @@ export class CheckpointedConsumer {
             if (!handles || handles.has(raw.type)) {
               // A synchronous apply (an in-memory consumer) costs no microtask turn per event.
               const pending = apply(upcast(raw));
-              if (pending) await pending;
-              this.position = raw.position;
-              applied?.();
+              if (pending || applied) {
+                if (pending) {
+                  // Others may look while it runs: the events applied before it are recorded first.
+                  record();
+                  await pending;
+                }
+                unrecorded = null;
+                this.position = raw.position;
+                applied?.();
+              } else unrecorded = raw;
             }
             last = raw;
             count += 1;
           }
+          unrecorded = null;
           if (last !== null) {
             this.position = last.position;
             this.state = 'live';
@@ -91,6 +109,8 @@ export class CheckpointedConsumer {
           if (this.stopped) break;
         }
       } catch (e) {
+        // A synchronous apply failed: the retry resumes after the last event applied before it.
+        record();
         if (this.stopped) break;
         this.state = 'failed';
         this.error = e instanceof Error ? e.message : String(e);

@@ -2,7 +2,7 @@ import { ZoneIndex, type ZoneDefinition } from '../dns-server';
 import { CheckpointedConsumer } from '../consumers/checkpointed-consumer';
 import { EventStore, Position, RecordedEvent } from '../eventstore/event-store.port';
 import { DomainEventUnion, DOMAIN_EVENT_TYPES } from '../domains/domain/domain.events';
-import { isAtOrUnder, isStrictlyUnder, longestZoneOf } from '../shared/fqdn';
+import { isAtOrUnder, isStrictlyUnder } from '../shared/fqdn';
 import { applyRRsets } from '../zones/domain/rrsets';
 import {
   OverlapAllowances,
@@ -225,10 +225,8 @@ export class DnsIndexFeeder {
         if (!host) return;
         const { ipv4, ipv6 } = e.data.addresses;
         // A DDNS update usually changes one family: only its answers are re-encoded.
-        const families: Family[] = [
-          ...(host.ipv4 !== ipv4 ? ['A' as const] : []),
-          ...(host.ipv6 !== ipv6 ? ['AAAA' as const] : []),
-        ];
+        const families: Family[] = host.ipv4 === ipv4 ? [] : ['A'];
+        if (host.ipv6 !== ipv6) families.push('AAAA');
         host.ipv4 = ipv4;
         host.ipv6 = ipv6;
         this.placeHost(e.data.fqdn, families);
@@ -242,7 +240,7 @@ export class DnsIndexFeeder {
         return;
       }
       case 'DomainDeleted': {
-        const zone = longestZoneOf(e.data.fqdn, this.zones.keys());
+        const zone = this.zoneHolding(e.data.fqdn);
         this.hosts.delete(e.data.fqdn);
         if (zone) {
           this.index.removeRRset(zone, `${e.data.fqdn}.`, 'A');
@@ -298,7 +296,7 @@ export class DnsIndexFeeder {
 
   private placeHost(fqdn: string, families: Family[] = ['A', 'AAAA']): void {
     const host = this.hosts.get(fqdn);
-    const zone = longestZoneOf(fqdn, this.zones.keys());
+    const zone = this.zoneHolding(fqdn);
     if (!host || !zone) return; // a host whose zone was deleted is kept but not served
     // Only in a service zone or a zone of the host's own account: a host of a zone held out of
     // the index (ownership rules) is not served in the zone of the account it would shadow.
@@ -310,6 +308,20 @@ export class DnsIndexFeeder {
       this.index.setRRset(zone, `${fqdn}.`, type, host.ttl, address ? [address] : [], owner);
     }
     this.touched.add(zone);
+  }
+
+  /**
+   * The longest served zone at or above `fqdn`: a walk up its labels (a few lookups), not a
+   * scan of every zone, since every DDNS update asks.
+   */
+  private zoneHolding(fqdn: string): string | null {
+    for (let at = 0; ;) {
+      const candidate = at === 0 ? fqdn : fqdn.slice(at);
+      if (this.zones.has(candidate)) return candidate;
+      const dot = fqdn.indexOf('.', at);
+      if (dot < 0) return null;
+      at = dot + 1;
+    }
   }
 
   private replaceHostsUnder(zone: string): void {

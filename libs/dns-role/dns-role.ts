@@ -1,5 +1,5 @@
 import { DnsServer, ZoneIndex, type AnswerTally, type QuerySink } from '../dns-server';
-import { Journal } from '../dns-transfer/journal';
+import { DEFAULT_JOURNAL_BOUNDS, Journal } from '../dns-transfer/journal';
 import { Notifier, type NotifyReport } from '../dns-transfer/notifier';
 import { ACL_EVENT_TYPES, parseEndpoint, TransferAcl } from '../dns-transfer/transfer-acl';
 import { TransferService, type TransferReport, type UpdateApplier } from '../dns-transfer/transfer-service';
@@ -82,7 +82,9 @@ export class DnsRole implements DnsRoleRunner {
         open: (sealed, purpose) => box.open(sealed, purpose),
         log: this.log,
       });
-      const journal = new Journal();
+      const aclNow = acl;
+      // Only zones someone may transfer keep a history (journal.ts); the others answer IXFR with the whole zone.
+      const journal = new Journal(DEFAULT_JOURNAL_BOUNDS, (zone) => aclNow.transferable(zone));
       this.index.observe(journal.apply);
       const activity = this.hooks.activity;
       special = new TransferService(this.index, journal, acl, {

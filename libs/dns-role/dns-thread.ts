@@ -79,6 +79,8 @@ if (parentPort) {
     file: settings.eventsFile,
     pollIntervalMs: settings.pollIntervalMs,
     pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB,
+    // One subscription (the index feeder): nothing to share between cursors.
+    singleSubscription: true,
   });
   const tally = new QueryTally();
   const reporter = setInterval(() => {

@@ -53,7 +53,27 @@ export function nameToWire(name: string): Buffer {
   return out.subarray(0, at);
 }
 
-export const wireKey = (name: string): string => nameToWire(name).toString('latin1');
+/**
+ * The wire key of a canonical name: built as a string, the same characters `nameToWire` would
+ * write read back as latin1, without a buffer in between (the index computes one per change and
+ * per lookup by name). Names with characters past latin1 or labels too long for a length byte
+ * (never accepted by hostnameProblem) take the buffer's path, which truncates them as it does.
+ */
+export function wireKey(name: string): string {
+  if (name === '') return '\0';
+  let key = '';
+  let start = 0;
+  for (let i = 0; i <= name.length; i++) {
+    const c = i === name.length ? 46 : name.charCodeAt(i);
+    if (c > 0xff) return nameToWire(name).toString('latin1');
+    if (c !== 46) continue;
+    const length = i - start;
+    if (length > 0xff) return nameToWire(name).toString('latin1');
+    key += String.fromCharCode(length) + name.slice(start, i);
+    start = i + 1;
+  }
+  return key + '\0';
+}
 
 /** True when `key` equals `ancestorKey` or is a name below it (suffix at a label boundary). */
 export function isAtOrBelow(key: string, ancestorKey: string): boolean {

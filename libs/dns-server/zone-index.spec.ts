@@ -1,3 +1,4 @@
+import * as dnsPacket from 'dns-packet';
 import type { Answer } from 'dns-packet';
 import { ZoneIndex, type ZoneDefinition } from './zone-index';
 
@@ -43,6 +44,31 @@ describe('ZoneIndex', () => {
     });
     expect(r.answers.map((a) => ('data' in a ? a.data : null)).sort()).toEqual(['192.0.2.10', '192.0.2.11']);
     expect(r.authorities).toEqual([]);
+  });
+
+  it('encodes address records (the DDNS path, written directly) byte for byte as dns-packet does', () => {
+    const v6 = ['2001:db8::1', '::ffff:192.0.2.1', '2001:db8:0:0:1:0:0:1', 'fe80::1234:5678:9abc:def0'];
+    index.setRRset('example.com', 'v4', 'A', 86400, ['203.0.113.7', '0.0.0.0', '255.255.255.255']);
+    index.setRRset('example.com', 'v6', 'AAAA', 60, v6);
+    const encoded = (owner: string) =>
+      index
+        .contents('example.com')!
+        .rrsets.filter((r) => r.owner === owner)
+        .flatMap((r) => r.rrset.encoded.map((b) => b.toString('hex')));
+    const expected = (type: 'A' | 'AAAA', ttl: number, data: string[]) =>
+      data.map((d) =>
+        (dnsPacket as unknown as { answer: { encode(a: Answer): Buffer } }).answer
+          .encode({ type, name: '.', ttl, class: 'IN', data: d } as Answer)
+          .subarray(1)
+          .toString('hex'),
+      );
+    const key = (name: string) =>
+      name
+        .split('.')
+        .map((l) => String.fromCharCode(l.length) + l)
+        .join('') + '\0';
+    expect(encoded(key('v4.example.com'))).toEqual(expected('A', 86400, ['203.0.113.7', '0.0.0.0', '255.255.255.255']));
+    expect(encoded(key('v6.example.com'))).toEqual(expected('AAAA', 60, v6));
   });
 
   it('serves SOA and NS at the apex from the zone definition', () => {

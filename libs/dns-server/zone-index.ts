@@ -213,6 +213,8 @@ const MAX_FRONT_ENTRIES = 100_000;
 
 export class ZoneIndex {
   private readonly zones = new Map<string, Zone>();
+  /** The same zones by canonical name: the feeder names a zone on every change. */
+  private readonly byName = new Map<string, Zone>();
   /**
    * (key, qtype) → answer for the whole index, in front of the per-zone caches: a repeated
    * question costs one lookup by the query's own key instead of a walk up its labels. Any
@@ -233,6 +235,11 @@ export class ZoneIndex {
 
   private emit(change: IndexChange): void {
     for (const observer of this.observers) observer(change);
+  }
+
+  /** A zone's answers are stale: dropped (a new map only when there were any). */
+  private static forgetZoneAnswers(zone: Zone): void {
+    if (zone.cache.size > 0) zone.cache = new Map();
   }
 
   /** The zone's SOA, serial and revision; null when the index has no such zone. */
@@ -276,11 +283,21 @@ export class ZoneIndex {
       rname: canonicalName(def.soa.rname),
     };
     const soa = encodeRRset('SOA', def.ttl, [soaData]);
-    const ns = encodeRRset(
-      'NS',
-      def.ttl,
-      def.nameservers.map((n) => parseRecord('NS', n)),
-    );
+    // A new serial of an unsigned zone (once per batch of changes) keeps its NS and ANY answers.
+    const kept =
+      existing &&
+      !existing.signing &&
+      existing.def.ttl === def.ttl &&
+      sameNames(existing.def.nameservers, def.nameservers)
+        ? existing
+        : null;
+    const ns =
+      kept?.nodes.get(kept.key)?.rrsets.get(QTYPE.NS) ??
+      encodeRRset(
+        'NS',
+        def.ttl,
+        def.nameservers.map((n) => parseRecord('NS', n)),
+      );
     const zone: Zone = {
       name,
       key,
@@ -291,7 +308,7 @@ export class ZoneIndex {
       existing: existing?.existing ?? new Map(),
       cuts: existing?.cuts ?? new Set(),
       negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
-      anyAnswer: encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
+      anyAnswer: kept?.anyAnswer ?? encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
       cache: new Map(),
       signing: existing?.signing ?? null,
       chain: existing?.chain ?? [],
@@ -305,6 +322,7 @@ export class ZoneIndex {
     apex.rrsets.set(QTYPE.NS, ns);
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
+    this.byName.set(name, zone);
     signApex(zone);
     this.changed(zone);
     if (!existing || existing.def.soa.serial !== def.soa.serial)
@@ -372,6 +390,7 @@ export class ZoneIndex {
 
   removeZone(name: string): void {
     if (!this.zones.delete(wireKey(canonicalName(name)))) return;
+    this.byName.delete(canonicalName(name));
     this.changed();
     this.emit({ kind: 'removed', zone: canonicalName(name) });
   }
@@ -399,37 +418,39 @@ export class ZoneIndex {
     owner?: RecordOwner | null,
   ): void {
     const zone = this.requireZone(zoneName);
-    const name = ownerIn(zone, ownerName);
+    const key = ownerKeyIn(zone, ownerName);
     const typeName = type.toUpperCase();
     if (!isSupportedType(typeName)) throw new Error(`type ${type} is not served`);
     if (records.length === 0) return this.removeRRset(zoneName, ownerName, type);
     if (!Number.isInteger(ttl) || ttl < 0 || ttl > MAX_TTL) throw new Error(`ttl must be an integer 0-${MAX_TTL}`);
-    const key = wireKey(name);
     const atApex = key === zone.key;
     if (atApex && typeName === 'NS') return;
-    if (atApex && typeName === 'CNAME') throw new Error(`${name}: a CNAME cannot be at the zone apex`);
+    if (atApex && typeName === 'CNAME') throw new Error(`${wireKeyToName(key)}: a CNAME cannot be at the zone apex`);
 
     const unique = new Map<string, RecordData>();
     for (const text of records) {
       const data = parseRecord(typeName, text);
       unique.set(formatRecord(typeName, data), data);
     }
-    if (typeName === 'CNAME' && unique.size !== 1) throw new Error(`${name}: a CNAME RRset has exactly one record`);
+    if (typeName === 'CNAME' && unique.size !== 1)
+      throw new Error(`${wireKeyToName(key)}: a CNAME RRset has exactly one record`);
 
     const typeNumber = TYPE_NUMBERS.get(typeName)!;
     const node = zone.nodes.get(key);
     if (node) {
-      const others = [...node.rrsets.keys()].filter((t) => t !== typeNumber && t !== QTYPE.RRSIG && t !== QTYPE.NSEC);
-      if (typeName === 'CNAME' && others.length > 0)
-        throw new Error(`${name}: a CNAME cannot coexist with other records`);
+      if (
+        typeName === 'CNAME' &&
+        [...node.rrsets.keys()].some((t) => t !== typeNumber && t !== QTYPE.RRSIG && t !== QTYPE.NSEC)
+      )
+        throw new Error(`${wireKeyToName(key)}: a CNAME cannot coexist with other records`);
       if (typeName !== 'CNAME' && node.rrsets.has(QTYPE.CNAME))
-        throw new Error(`${name}: has a CNAME, which cannot coexist with ${typeName}`);
+        throw new Error(`${wireKeyToName(key)}: has a CNAME, which cannot coexist with ${typeName}`);
     }
     const target = node ?? { key, rrsets: new Map(), owner: null };
     const before = target.rrsets.get(typeNumber) ?? null;
-    const after = encodeRRset(typeName, ttl, [...unique.values()]);
+    const after = encodeRRset(typeName, ttl, [...unique.values()], [...unique.keys()]);
     target.rrsets.set(typeNumber, after);
-    if (owner !== undefined)
+    if (owner !== undefined && !sameOwner(target.owner, zone, owner))
       target.owner = owner && { zone: zone.name, domain: canonicalName(owner.domain), accountId: owner.accountId };
     if (!node) {
       zone.nodes.set(key, target);
@@ -438,15 +459,15 @@ export class ZoneIndex {
     const newCut = typeNumber === QTYPE.NS && !zone.cuts.has(key);
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
     signChange(zone, key, typeNumber, newCut);
-    zone.cache = new Map();
+    ZoneIndex.forgetZoneAnswers(zone);
     this.changed(zone);
-    this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after });
+    if (this.observers.length > 0) this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after });
   }
 
   removeRRset(zoneName: string, ownerName: string, type: string): void {
     const zone = this.zones.get(wireKey(canonicalName(zoneName)));
     if (!zone) return;
-    const key = wireKey(ownerIn(zone, ownerName));
+    const key = ownerKeyIn(zone, ownerName);
     const typeNumber = TYPE_NUMBERS.get(type.toUpperCase());
     const node = zone.nodes.get(key);
     if (
@@ -465,15 +486,15 @@ export class ZoneIndex {
       countExisting(zone, key, -1);
     }
     signChange(zone, key, typeNumber, typeNumber === QTYPE.NS);
-    zone.cache = new Map();
+    ZoneIndex.forgetZoneAnswers(zone);
     this.changed(zone);
-    this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after: null });
+    if (this.observers.length > 0) this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after: null });
   }
 
   /** The records at one name, as presentation text, for tests and diagnostics. */
   rrsets(zoneName: string, ownerName: string): Array<{ type: string; ttl: number; records: string[] }> {
     const zone = this.requireZone(zoneName);
-    const node = zone.nodes.get(wireKey(ownerIn(zone, ownerName)));
+    const node = zone.nodes.get(ownerKeyIn(zone, ownerName));
     if (!node) return [];
     const names = new Map([...TYPE_NUMBERS].map(([n, t]) => [t, n]));
     return [...node.rrsets.values()].map((r) => ({ type: names.get(r.type)!, ttl: r.ttl, records: r.texts }));
@@ -669,7 +690,7 @@ export class ZoneIndex {
   }
 
   private requireZone(name: string): Zone {
-    const zone = this.zones.get(wireKey(canonicalName(name)));
+    const zone = this.byName.get(name) ?? this.zones.get(wireKey(canonicalName(name)));
     if (!zone) throw new Error(`zone ${name} is not in the index`);
     return zone;
   }
@@ -698,7 +719,11 @@ function routeOf(zone: Zone | undefined, key: string, qtype: number): Route {
 const soaText = (soa: SoaFields) =>
   `${canonicalName(soa.mname)}. ${canonicalName(soa.rname)}. ${soa.serial >>> 0} ${soa.refresh} ${soa.retry} ${soa.expire} ${soa.minimum}`;
 
-function ownerIn(zone: Zone, ownerName: string): string {
+/**
+ * The wire key of an owner name in `zone`. A name the zone already holds was checked when it
+ * came in: a change to it (every DDNS update) skips the label checks.
+ */
+function ownerKeyIn(zone: Zone, ownerName: string): string {
   const raw = ownerName.trim();
   const name =
     raw === '' || raw === '@'
@@ -706,11 +731,25 @@ function ownerIn(zone: Zone, ownerName: string): string {
       : raw.endsWith('.')
         ? canonicalName(raw)
         : `${canonicalName(raw)}.${zone.name}`;
+  const key = wireKey(name);
+  if (zone.nodes.has(key)) return key;
   const problem = hostnameProblem(name, { wildcard: true });
   if (problem) throw new Error(`owner name: ${problem}`);
-  if (!isAtOrBelow(wireKey(name), zone.key)) throw new Error(`owner name ${name} is not in zone ${zone.name}`);
-  return name;
+  if (!isAtOrBelow(key, zone.key)) throw new Error(`owner name ${name} is not in zone ${zone.name}`);
+  return key;
 }
+
+/** Whether a node's attribution is already `owner` (a DDNS update keeps its host's): no new object then. */
+const sameOwner = (current: Node['owner'], zone: Zone, owner: RecordOwner | null): boolean =>
+  owner === null
+    ? current === null
+    : current !== null &&
+      current.zone === zone.name &&
+      current.domain === owner.domain &&
+      current.accountId === owner.accountId;
+
+const sameNames = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((n, i) => n === b[i]);
 
 function countExisting(zone: Zone, key: string, delta: 1 | -1): void {
   for (let at = 0; key.length - at > zone.key.length; at = parentOffset(key, at)) {
@@ -847,22 +886,57 @@ export function prepare(
   };
 }
 
-function encodeRRset(type: string, ttl: number, records: unknown[]): RRset {
+// dns-packet's rdata encoders for addresses (RDLENGTH, then the address), public but missing from its type definitions.
+const addressEncoders = dnsPacket as unknown as Record<
+  'a' | 'aaaa',
+  { encode(host: string, buf: Buffer, at: number): Buffer }
+>;
+
+/**
+ * An A or AAAA record from its type field on, written in one buffer: what every DDNS update
+ * encodes, so without the general encoder's owner byte cut off afterwards (a second buffer
+ * object per record). The same bytes (zone-index.spec.ts).
+ */
+function addressRecord(type: 'A' | 'AAAA', ttl: number, address: string): Buffer {
+  const v4 = type === 'A';
+  const out = Buffer.allocUnsafe(v4 ? 14 : 26);
+  out.writeUInt16BE(v4 ? QTYPE.A : QTYPE.AAAA, 0);
+  out.writeUInt16BE(1, 2); // IN
+  out.writeUInt32BE(ttl, 4);
+  addressEncoders[v4 ? 'a' : 'aaaa'].encode(address, out, 8);
+  return out;
+}
+
+/**
+ * Shared by every RRset that has none: the index keeps one RRset per name and type, and a DDNS
+ * update replaces one, so each array it holds is an object that outlives the young generation.
+ * Never written to (signing assigns a new array).
+ */
+const NONE = Object.freeze([]) as unknown as never[];
+
+function encodeRRset(type: string, ttl: number, records: unknown[], formatted?: string[]): RRset {
   const encoded = records.map((data) =>
     data instanceof RawRdata
       ? rawRecord(TYPE_NUMBERS.get(type)!, ttl, data.rdata)
-      : // Encoded with the root as owner (one zero byte), which is then cut off.
-        rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
+      : (type === 'A' || type === 'AAAA') && typeof data === 'string'
+        ? addressRecord(type, ttl, data)
+        : // Encoded with the root as owner (one zero byte), which is then cut off.
+          rrEncoder.encode({ type, name: '.', ttl, class: 'IN', data } as Answer).subarray(1),
   );
-  const targets = records.map((d) =>
-    d instanceof RawRdata
-      ? d.target
-      : typeof d === 'string'
-        ? d
-        : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
-  );
-  const texts = type === 'SOA' || type === 'HINFO' ? [] : records.map((d) => formatRecord(type, d as RecordData));
-  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: [] };
+  // Addresses name no other owner (targets serve CNAME, NS, MX, SRV).
+  const targets =
+    type === 'A' || type === 'AAAA'
+      ? NONE
+      : records.map((d) =>
+          d instanceof RawRdata
+            ? d.target
+            : typeof d === 'string'
+              ? d
+              : ((d as { exchange?: string; target?: string }).exchange ?? (d as { target?: string }).target ?? ''),
+        );
+  const texts =
+    type === 'SOA' || type === 'HINFO' ? [] : (formatted ?? records.map((d) => formatRecord(type, d as RecordData)));
+  return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: NONE };
 }
 
 /** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts, the signer's records). */

@@ -8,6 +8,15 @@
  * at its first SOA change after creation (the records it was created with are its baseline,
  * not a delta). Record-level differences are kept (an RRset rewritten with the same records
  * is no change), as references to the index's immutable encoded records.
+ *
+ * Only zones someone may transfer are recorded (`transferable`: the zone has a secondary, or
+ * the operator's SECONDARIES take every zone): the dynamic-DNS zones' stream of address
+ * changes, with nobody to ask for it, cost every DNS thread a diff per update and up to
+ * `maxRecords` records of heap each (decision 0107). A zone that becomes transferable starts
+ * its history where it stands: at its current serial when nothing changed since it (the
+ * history starts then), else at its next serial (the changes so far are its baseline). An IXFR
+ * from a serial before that start is answered with the whole zone, as RFC 1995 §2 allows when
+ * the history does not reach back (the same answer as for a history past its bounds).
  */
 import type { EncodedRRset, IndexChange } from '../dns-server';
 
@@ -36,27 +45,53 @@ export interface JournalBounds {
 /** 1,000 changes answer an IXFR after a day of hourly edits many times over; 100k records bound memory per zone (~10 MB). */
 export const DEFAULT_JOURNAL_BOUNDS: JournalBounds = { maxDeltas: 2_000, maxRecords: 100_000 };
 
+/**
+ * `off`: not transferable, nothing recorded (`dirty` says whether it changed since `serial`);
+ * `fresh`: changes so far are the baseline, the history starts at the next SOA change;
+ * `on`: recording.
+ */
+type Recording = 'off' | 'fresh' | 'on';
+
 interface ZoneJournal {
   serial: number;
   soa: Buffer;
-  /** No SOA change since the zone appeared: changes so far are its baseline. */
-  fresh: boolean;
+  recording: Recording;
+  /** A record changed since `serial` (kept while `off`, to know where a history may start). */
+  dirty: boolean;
+  /** The zone was just created: its baseline is announced to nobody (no secondary has it yet). */
+  created: boolean;
   removed: Map<string, JournalRecord>;
   added: Map<string, JournalRecord>;
   deltas: Delta[];
   records: number;
 }
 
+const emptyHistory = () => ({
+  removed: new Map<string, JournalRecord>(),
+  added: new Map<string, JournalRecord>(),
+  deltas: [] as Delta[],
+  records: 0,
+});
+
 const recordId = (owner: string, record: Buffer) => owner + '\0' + record.toString('latin1');
+
+const everyZone = () => true;
 
 export class Journal {
   private readonly zones = new Map<string, ZoneJournal>();
-  private readonly listeners: Array<(zone: string, delta: Delta) => void> = [];
+  private readonly listeners: Array<(zone: string, delta: Delta | null) => void> = [];
 
-  constructor(private readonly bounds: JournalBounds = DEFAULT_JOURNAL_BOUNDS) {}
+  constructor(
+    private readonly bounds: JournalBounds = DEFAULT_JOURNAL_BOUNDS,
+    /** Whether anyone may transfer the zone now (TransferAcl.transferable); only those are recorded. */
+    private readonly transferable: (zone: string) => boolean = everyZone,
+  ) {}
 
-  /** Called once per closed delta (a new serial): NOTIFY hangs here. */
-  onDelta(listener: (zone: string, delta: Delta) => void): void {
+  /**
+   * Called on each new serial of a recorded zone: with the closed delta, or null when its
+   * history starts there (it just became transferable). NOTIFY hangs here.
+   */
+  onDelta(listener: (zone: string, delta: Delta | null) => void): void {
     this.listeners.push(listener);
   }
 
@@ -70,8 +105,16 @@ export class Journal {
         return this.serialChanged(change.zone, change.serial, change.soa, change.created);
       case 'rrset': {
         const zone = this.zones.get(change.zone);
-        if (!zone || zone.fresh) return;
-        this.diff(zone, change.owner, change.before, change.after);
+        if (!zone) return;
+        if (zone.recording === 'off') {
+          if (!this.transferable(change.zone)) {
+            zone.dirty = true;
+            return;
+          }
+          // Transferable from now on: the history starts at the current serial if the zone is still as it was then.
+          this.startRecording(zone, zone.dirty ? 'fresh' : 'on');
+        }
+        if (zone.recording === 'on') this.diff(zone, change.owner, change.before, change.after);
         return;
       }
     }
@@ -98,20 +141,22 @@ export class Journal {
     const soaRecord = soa.encoded[0];
     const zone = this.zones.get(name);
     if (created || !zone) {
-      this.zones.set(name, {
-        serial,
-        soa: soaRecord,
-        fresh: true,
-        removed: new Map(),
-        added: new Map(),
-        deltas: [],
-        records: 0,
-      });
+      const recording = this.transferable(name) ? 'fresh' : 'off';
+      this.zones.set(name, { ...emptyHistory(), serial, soa: soaRecord, recording, dirty: false, created: true });
       return;
     }
-    if (zone.fresh) {
-      // The first SOA change after creation: what came before it is the zone's baseline.
-      Object.assign(zone, { serial, soa: soaRecord, fresh: false, removed: new Map(), added: new Map() });
+    const announced = !zone.created;
+    zone.created = false;
+    if (!this.transferable(name)) {
+      // Nobody may transfer it (any more): nothing kept.
+      if (zone.recording !== 'off') Object.assign(zone, emptyHistory(), { recording: 'off' });
+      Object.assign(zone, { serial, soa: soaRecord, dirty: false });
+      return;
+    }
+    if (zone.recording !== 'on') {
+      // The zone as it stands at this serial is the baseline; the history starts here.
+      Object.assign(zone, emptyHistory(), { serial, soa: soaRecord, recording: 'on', dirty: false });
+      if (announced) for (const listener of this.listeners) listener(name, null);
       return;
     }
     const delta: Delta = {
@@ -136,6 +181,10 @@ export class Journal {
       zone.records -= old.removed.length + old.added.length;
     }
     for (const listener of this.listeners) listener(name, delta);
+  }
+
+  private startRecording(zone: ZoneJournal, recording: 'fresh' | 'on'): void {
+    Object.assign(zone, emptyHistory(), { recording });
   }
 
   /** Record-level difference of one RRset change, netted against the pending delta. */

@@ -89,6 +89,16 @@ export class TransferAcl {
     return [...(this.secondaries.get(zoneId)?.values() ?? [])].some((s) => s.address === from && s.key === keyName);
   }
 
+  /**
+   * Whether anyone may ask for the zone (the IXFR journal keeps history only for those): the
+   * operator's secondaries take every zone, an account's only the zones it added them to.
+   */
+  transferable(zone: string): boolean {
+    if (this.options.operatorSecondaries.length > 0) return true;
+    const zoneId = this.zoneIds.get(zone);
+    return zoneId !== undefined && (this.secondaries.get(zoneId)?.size ?? 0) > 0;
+  }
+
   /** The update key `keyName` when it covers `zone` (names and types are checked per record by the caller). */
   updateKey(zone: string, keyName: string): AclKey | undefined {
     const key = this.keys.get(keyName);

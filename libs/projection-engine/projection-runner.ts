@@ -67,9 +67,9 @@ export class ProjectionRunner {
         return definition.apply(event, ctx);
       },
       // Read-your-writes: a waiter learns of its event as soon as it is applied, not at the end of the batch.
-      applied: () => progress.emit('progress'),
+      applied: () => progress.emit('progress', definition.name),
       batchDone: (events) => {
-        progress.emit('progress');
+        progress.emit('progress', definition.name);
         this.publishSoon();
         return this.noteProgress(events);
       },

@@ -6,12 +6,21 @@ export const REMOTE_POLL_MS = 10;
 
 interface Waiter {
   target: bigint;
-  /** The projections waited on; null: all. */
-  only: string[] | null;
-  /** `only` as one string, so waiters on the same projections share one computation. */
-  key: string;
   resolve: (caughtUp: boolean) => void;
   timer: NodeJS.Timeout;
+}
+
+/**
+ * The waiters on the same projections (a DDNS update waits on `domains`, most writes on a
+ * few): their lowest position is worked out once per group, and a group whose projections
+ * have not reached its lowest target is passed over without looking at its waiters.
+ */
+interface WaiterGroup {
+  /** The projections waited on; null: all. */
+  only: string[] | null;
+  waiters: Set<Waiter>;
+  /** At most the lowest target of `waiters` (exact after each settle). */
+  minTarget: bigint;
 }
 
 /**
@@ -22,11 +31,13 @@ interface Waiter {
 export class ReadYourWrites {
   /** Positions published by the processes that run the projections this one does not. */
   private readonly remotePositions = new Map<string, bigint>();
-  private readonly waiters = new Set<Waiter>();
+  /** By `only` joined into one string ('*' for all). */
+  private readonly groups = new Map<string, WaiterGroup>();
   private remotePoll: NodeJS.Timeout | null = null;
 
   constructor(private readonly set: ProjectionSet) {
-    set.progress.on('progress', () => this.settleWaiters());
+    // A runner's progress can only release the groups that wait on it.
+    set.progress.on('progress', (name?: string) => this.settleWaiters(name));
   }
 
   /**
@@ -39,19 +50,22 @@ export class ReadYourWrites {
     if (!position) return true;
     const target = position.commit;
     if (this.lowestPosition(only ?? null) >= target) return true;
+    const key = only ? only.join(' ') : '*';
+    let group = this.groups.get(key);
+    if (!group) this.groups.set(key, (group = { only: only ?? null, waiters: new Set(), minTarget: target }));
+    if (target < group.minTarget) group.minTarget = target;
+    const waiters = group.waiters;
     return new Promise<boolean>((resolve) => {
       const waiter: Waiter = {
         target,
-        only: only ?? null,
-        key: only ? only.join(' ') : '*',
         resolve,
         timer: setTimeout(() => {
-          this.waiters.delete(waiter);
+          waiters.delete(waiter);
           resolve(false);
         }, timeoutMs),
       };
-      this.waiters.add(waiter);
-      if (this.waitsOnRemote(waiter.only)) this.pollRemote();
+      waiters.add(waiter);
+      if (this.waitsOnRemote(only ?? null)) this.pollRemote();
     });
   }
 
@@ -78,26 +92,37 @@ export class ReadYourWrites {
         }
         this.remotePoll = null;
         this.settleWaiters();
-        if ([...this.waiters].some((w) => this.waitsOnRemote(w.only))) this.pollRemote();
+        if ([...this.groups.values()].some((g) => g.waiters.size > 0 && this.waitsOnRemote(g.only))) this.pollRemote();
       })();
     }, REMOTE_POLL_MS);
   }
 
   /**
-   * On every progress of any runner: resolves the waiters whose projections have all
-   * passed their position. The lowest position is worked out once per set of projections
-   * waited on, not once per waiter (many requests wait at once under load).
+   * On progress of a runner (`name`; every group when absent): resolves the waiters whose
+   * projections have all passed their position. Per group of waiters on the same projections,
+   * the lowest position is worked out once, and compared first with the group's lowest target.
    */
-  private settleWaiters(): void {
-    if (this.waiters.size === 0) return;
-    const lowest = new Map<string, bigint>();
-    for (const w of this.waiters) {
-      let reached = lowest.get(w.key);
-      if (reached === undefined) lowest.set(w.key, (reached = this.lowestPosition(w.only)));
-      if (reached < w.target) continue;
-      clearTimeout(w.timer);
-      this.waiters.delete(w);
-      w.resolve(true);
+  private settleWaiters(name?: string): void {
+    for (const [key, group] of this.groups) {
+      if (group.waiters.size === 0) {
+        this.groups.delete(key);
+        continue;
+      }
+      if (name !== undefined && group.only && !group.only.includes(name)) continue;
+      const reached = this.lowestPosition(group.only);
+      if (reached < group.minTarget) continue;
+      let min: bigint | null = null;
+      for (const w of group.waiters) {
+        if (reached < w.target) {
+          if (min === null || w.target < min) min = w.target;
+          continue;
+        }
+        clearTimeout(w.timer);
+        group.waiters.delete(w);
+        w.resolve(true);
+      }
+      if (min === null) this.groups.delete(key);
+      else group.minTarget = min;
     }
   }
 

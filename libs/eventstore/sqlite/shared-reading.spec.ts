@@ -90,6 +90,39 @@ describe('SqliteEventStore: shared reading of $all', () => {
     await store.close();
   });
 
+  it('hands subscriptions at different cursors near the head the same event objects, each decoded once (decision 0107)', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    await fill(store, 10);
+    const ahead = store.subscribeToAll(null);
+    const behind = store.subscribeToAll(null);
+    const aheadBatches = ahead.batches!()[Symbol.asyncIterator]();
+    const behindBatches = behind.batches!()[Symbol.asyncIterator]();
+    expect(((await aheadBatches.next()).value as RecordedEvent[]).length).toBe(10);
+    // One more append: the leader reads from 10, the follower (still at 0) from the start; no shared page serves both.
+    await store.appendToStream('late', [{ type: 'Counted', data: { n: 10 } }], 'no_stream');
+    const leader = (await aheadBatches.next()).value as RecordedEvent[];
+    const follower = (await behindBatches.next()).value as RecordedEvent[];
+    expect(leader.map((e) => e.data.n)).toEqual([10]);
+    expect(follower.map((e) => e.data.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const parse = jest.spyOn(JSON, 'parse');
+    expect(follower[10]).toBe(leader[0]);
+    expect(follower[10].data).toEqual({ n: 10 });
+    expect(parse).not.toHaveBeenCalled();
+    parse.mockRestore();
+    await ahead.close();
+    await behind.close();
+    await store.close();
+  });
+
+  it('keeps nothing for others where it is told there is one subscription (a DNS thread)', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db'), singleSubscription: true });
+    await fill(store, 10);
+    await take(store.subscribeToAll(null), 10);
+    expect((store as any).recent.size()).toEqual({ events: 0, bytes: 0 });
+    expect((store as any).pages.size).toBe(0);
+    await store.close();
+  });
+
   it('skips the gaps retention leaves in $all', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
     const store = new SqliteEventStore({ file: join(dir, 'events.db'), now: () => now });

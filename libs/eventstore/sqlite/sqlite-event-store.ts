@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch';
 import { Commits, createCommits } from './commit-thread';
 import { BLOCK_SIZE, BlockCursor, blockStart, CatchUpBlocks } from './catch-up-blocks';
+import { RecentEvents } from './recent-events';
 import {
   AppendResult,
   EventMetadata,
@@ -46,6 +47,11 @@ const SHARED_PAGES = 4;
 const CATCH_UP_CACHE_BYTES = 4 * 2 ** 20;
 /** Counted per event besides its JSON text: ids, stream, type, the objects around them. */
 const EVENT_OVERHEAD_BYTES = 200;
+/**
+ * Stored text of the recent events shared between subscriptions at different cursors
+ * (recent-events.ts): a few thousand of the usual events, several batches of every consumer.
+ */
+const RECENT_EVENTS_MIB = 1;
 
 /** A head page of `$all` after a cursor, valid while no commit has happened since it was read. */
 interface SharedPage {
@@ -96,6 +102,12 @@ export interface SqliteEventStoreOptions {
    * needs little: the OS page cache holds the file anyway.
    */
   pageCacheMiB?: number;
+  /**
+   * One subscription reads this store (a DNS thread's index feeder): nothing is kept for
+   * others to share, neither head pages nor recent events (recent-events.ts), which would only
+   * keep read events alive past their use.
+   */
+  singleSubscription?: boolean;
   /**
    * Where group commits run: `inline` on the event loop (the default), `thread` on the
    * store's commit thread, `auto` the thread when its script is built. On the thread the
@@ -200,6 +212,8 @@ export class SqliteEventStore implements EventStore {
   private inFlight: Promise<void> | null = null;
   private readonly pages = new Map<number, SharedPage>();
   private readonly blocks = new CatchUpBlocks<StoredEvent>(CATCH_UP_CACHE_BYTES);
+  private readonly recent: RecentEvents<StoredEvent>;
+  private readonly single: boolean;
   /** Subscriptions at the head; one poll of data_version serves them all. */
   private readonly idle = new Set<IdleSubscription>();
   private pollTimer: NodeJS.Timeout | null = null;
@@ -215,6 +229,8 @@ export class SqliteEventStore implements EventStore {
     this.db = openEventDatabase(options.file, synchronous);
     if (options.pageCacheMiB !== undefined) this.db.pragma(`cache_size = ${-Math.round(options.pageCacheMiB * 1024)}`);
     this.now = options.now ?? Date.now;
+    this.single = options.singleSubscription ?? false;
+    this.recent = new RecentEvents(this.single ? 0 : RECENT_EVENTS_MIB * 2 ** 20);
     this.commits = createCommits(this.db, options.file, synchronous, options.commits ?? 'inline');
     this.appended.setMaxListeners(0);
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
@@ -401,12 +417,17 @@ export class SqliteEventStore implements EventStore {
     const events = new Array<StoredEvent>(rows.length);
     let bytes = 0;
     for (let i = 0; i < rows.length; i++) {
-      events[i] = new StoredEvent(rows[i]);
-      bytes += rows[i][5].length + rows[i][6].length + EVENT_OVERHEAD_BYTES;
+      const row = rows[i];
+      const size = row[5].length + row[6].length + EVENT_OVERHEAD_BYTES;
+      bytes += size;
+      // Another subscription read it a moment ago: the same object, decoded at most once.
+      let event = this.recent.get(row[0]);
+      if (!event) this.recent.keep(row[0], (event = new StoredEvent(row)), size);
+      events[i] = event;
     }
     if (complete && cursor === start) {
       this.blocks.keep(start, events, bytes);
-    } else {
+    } else if (!this.single) {
       if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
       this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, complete, events });
     }
@@ -553,7 +574,10 @@ export class SqliteEventStore implements EventStore {
       })
       .immediate();
     this.localCommits++;
-    if (removed > 0) this.blocks.clear();
+    if (removed > 0) {
+      this.blocks.clear();
+      this.recent.clear();
+    }
     return removed;
   }
 
