@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
+import { deliveredRows } from './delivered-rows';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
 import type { LoggedNameSlot } from '../../dns-server';
 import {
@@ -306,6 +307,28 @@ describe('query ring (answering thread to query-log thread)', () => {
         (q, i) => q.name === (i < sent ? `n${i}.example.test` : 'after.example.test') && q.clientIp === '2001:db8::1',
       ),
     ).toBe(true);
+  });
+
+  it('drains into a buffer handed back by an earlier chunk, reading none of its stale rows', () => {
+    const p = pipe();
+    const first = [query(), query({ name: 'a.example.test' }), query({ name: 'b.example.test', type: 'TXT' })];
+    for (const q of first) p.channel.record(q);
+    const chunk = p.reader.drain()!;
+    const enricher = { ready: async () => undefined, lookup: () => ({ country: 'NL', asn: 'AS1', asOrg: 'Org' }) };
+    const [rows] = deliveredRows([chunk], enricher);
+    expect(Array.from({ length: rows.count }, (_, i) => rows.row(i).qname)).toEqual(first.map((q) => q.name));
+    // The writer has copied the chunk: its buffer serves the next drain, which holds only the new queries.
+    const second = [query({ name: 'c.example.test', rcode: 'NXDOMAIN' })];
+    for (const q of second) p.channel.record(q);
+    const next = p.reader.drain()!;
+    expect(next.buffer).toBe(chunk.buffer);
+    expect(next.decode()).toEqual(second);
+    // The next delivery's rows reuse the first's columns: they hold its queries only.
+    const [again] = deliveredRows([next], enricher);
+    expect(again).toBe(rows);
+    expect(Array.from({ length: again.count }, (_, i) => again.row(i))).toEqual([
+      expect.objectContaining({ qname: 'c.example.test', rcode: 'NXDOMAIN', country: 'NL', accountId: 42 }),
+    ]);
   });
 
   it('forgets nothing of a closed ring before it is drained', () => {

@@ -26,13 +26,13 @@
  */
 import type { LoggedNameSlot } from '../../dns-server';
 import {
+  chunkBuffers,
   CLIENT,
   columnsOf,
   DeferredColumns,
   FLAGS,
   MAX_TABLE_SIZE,
   NAME,
-  newColumns,
   STRING_COLUMNS,
   U32_COLUMNS,
 } from './query-batch';
@@ -405,10 +405,12 @@ export class QueryRingReader {
     if (head === this.tail) return null;
     if (this.table !== this.strings.table) this.renumberLast();
     const { u32: words, f64, bytes, capacity, mask } = this.v;
-    const count = this.countTo(head);
-    if (count === 0) return null;
-    const buffer = newColumns(count);
-    const { ts, duration, u32 } = columnsOf(buffer, count);
+    // The producer counts what it publishes before it moves the head: the count read after the
+    // head covers every record up to it (and maybe more, left for the next drain), so no pass
+    // over the records is needed to size the chunk.
+    const atMost = (Atomics.load(control, PUBLISHED) - this.consumed) | 0;
+    const buffer = chunkBuffers.take(atMost);
+    const { ts, duration, u32 } = columnsOf(buffer);
     const last = this.last;
     let i = 0;
     for (let c = this.tail; c !== head;) {
@@ -440,25 +442,16 @@ export class QueryRingReader {
       i++;
       c = (c + size) | 0;
     }
-    if (i > 0) this.seen = true;
     this.tail = head;
-    this.consumed = (this.consumed + count) | 0;
+    this.consumed = (this.consumed + i) | 0;
     Atomics.store(control, TAIL, head);
     Atomics.store(control, CONSUMED, this.consumed);
-    return new DeferredColumns(buffer, count, this.strings.table);
-  }
-
-  /** Records between the tail and `head` (the producer may have published more since: they wait for the next drain). */
-  private countTo(head: number): number {
-    const { u32, capacity, mask } = this.v;
-    let count = 0;
-    for (let c = this.tail; c !== head;) {
-      const pos = c & mask;
-      const size = (u32[pos >> 2] & 0xffff) << 3;
-      if (size > 0) count++;
-      c = (c + (size > 0 ? size : capacity - pos)) | 0;
+    if (i === 0) {
+      chunkBuffers.give(buffer);
+      return null;
     }
-    return count;
+    this.seen = true;
+    return new DeferredColumns(buffer, i, this.strings.table);
   }
 
   private numberName(n: number, string: number): void {
