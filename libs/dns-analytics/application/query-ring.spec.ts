@@ -99,10 +99,18 @@ describe('query ring (answering thread to query-log thread)', () => {
       ]);
       const headBefore = Atomics.load(p.ring.control, HEAD);
       udpBatch(p, [[named('a.example.test'), a]]);
-      // A numbered name's record holds no string: the header alone.
-      expect(Atomics.load(p.ring.control, HEAD) - headBefore).toBe(24);
+      // A numbered name's record holds no string: the header alone (8 bytes), after its batch's mark (24).
+      expect(Atomics.load(p.ring.control, HEAD) - headBefore).toBe(24 + 8);
+      const headThen = Atomics.load(p.ring.control, HEAD);
+      udpBatch(p, [
+        [named('a.example.test'), a],
+        [named('b.example.test'), b],
+        [named('a.example.test'), a],
+      ]);
+      // One mark per batch: its queries hold neither time.
+      expect(Atomics.load(p.ring.control, HEAD) - headThen).toBe(24 + 3 * 8);
       expect(p.drain().map((q) => q.name)).toEqual(
-        ['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`),
+        ['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`),
       );
       expect(a.logNameId).not.toBe(b.logNameId);
     });
@@ -212,7 +220,8 @@ describe('query ring (answering thread to query-log thread)', () => {
   });
 
   it('wraps around the end of the ring, records never split, over many rounds', () => {
-    // 1 KiB holds about 15 of these records: every few drains a record meets the end.
+    // 1 KiB holds about 8 of these one-query batches (a mark and a record each, up to ~110 bytes, and the
+    // writer reserves room for the worst case of UTF-8): every few drains a record meets the end.
     const p = pipe(1024);
     const received: LoggedQuery[] = [];
     const sent: LoggedQuery[] = [];
@@ -226,7 +235,7 @@ describe('query ring (answering thread to query-log thread)', () => {
       p.udp(q);
       p.channel.udpBatchSent(i / 1000);
       sent.push({ ...q, durationMs: i / 1000 });
-      if (i % 7 === 6) received.push(...p.drain());
+      if (i % 5 === 4) received.push(...p.drain());
     }
     received.push(...p.drain());
     expect(p.dropped()).toBe(0);

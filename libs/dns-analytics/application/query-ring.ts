@@ -9,14 +9,21 @@
  *
  * Record (8-byte aligned, never across the ring's end):
  *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | name by number (19) |
- *        name numbered (20) | strings present (24-29)
+ *        name numbered (20) | timed (21) | batch mark (22) | strings present (24-29)
  *   u32  the query name's number (bits 19 and 20), else unused
- *   f64  time (ms since the epoch, with the fraction)
- *   f64  answer time (ms)
+ *   f64  time (ms since the epoch, with the fraction)  } timed records and batch marks only
+ *   f64  answer time (ms)                              }
  *   per string column present, in column order: u16 length (bit 15: UTF-8, else ASCII), bytes
  * A column absent from a record repeats the previous record's string (account, domain, type,
  * rcode and the client address mostly do). A size of 0 marks the rest of the ring as unused:
  * the next record starts at offset 0.
+ *
+ * The queries of a UDP batch share their time (the batch's receipt) and their answer time
+ * (known once the batch is sent): a batch mark, a record of its own holding only those two,
+ * comes before the batch's first query, whose records then hold neither (8 bytes and
+ * strings, not 24 and strings: half the ring's bytes per query, to write and to read), and
+ * the answer time is set once, in the mark, when the batch is sent. TCP and object records
+ * carry their own times (timed).
  *
  * Query names of cached responses are numbered per ring: the first record of such a name
  * carries its bytes and the number it gets (bit 20), later ones only the number (bit 19), so
@@ -48,11 +55,18 @@ export const TAIL = 16;
 const CONSUMED = 17;
 const CONTROL_INTS = 32;
 
-const RECORD_HEADER = 24;
+/** A record's fixed part: the header word and the name's number; timed records and marks add TIMES. */
+const RECORD_HEADER = 8;
+const TIMES = 16;
+/** A batch mark: the header, then the times (see the file comment). */
+const MARK_BYTES = RECORD_HEADER + TIMES;
 const UTF8 = 0x8000;
 /** Header bits: the name column is absent and word 1 holds the name's number; or present and numbered by word 1. */
 const NAME_BY_NUMBER = 1 << 19;
 const NAME_NUMBERED = 1 << 20;
+/** Header bits: the record carries its own times; the record is a batch mark, not a query. */
+const TIMED = 1 << 21;
+const MARK = 1 << 22;
 /** The record flags proper (TCP, DO, EDNS) within the header's bits 16-23. */
 const RECORD_FLAGS = 0x7;
 /** Names numbered per ring and epoch (the log thread keeps two 32-bit words and the text per number). */
@@ -111,15 +125,14 @@ class RingViews {
 }
 
 /**
- * The answering thread's end. write() appends a record without publishing it, so a UDP
- * batch's answer time can still be set (setPendingDurations) before publish() shows the
- * batch to the log thread.
+ * The answering thread's end. write() and writeBatched() append a record without publishing
+ * it, so a UDP batch's answer time can still be set (setPendingDurations) before publish()
+ * shows the batch to the log thread.
  */
 export class QueryRingWriter {
   private readonly v: RingViews;
   /** Byte counters (int32, wrapping): written including unpublished records, and published. */
   private head: number;
-  private publishedHead: number;
   /** The consumer's tail as last read: re-read only when the ring looks full. */
   private tail: number;
   private pending = 0;
@@ -131,6 +144,9 @@ export class QueryRingWriter {
   /** The current numbering of names (see the file comment) and the next number in it. */
   private epoch = ++epochs;
   private nextName = 0;
+  /** Where the batch marks written since the last publish() are (ring offsets), and the time of the last. */
+  private readonly marks: number[] = [];
+  private markTime = NaN;
 
   constructor(
     ring: QueryRing,
@@ -139,14 +155,15 @@ export class QueryRingWriter {
     private readonly droppedSlot: number,
   ) {
     this.v = new RingViews(ring);
-    this.head = this.publishedHead = Atomics.load(ring.control, HEAD);
+    this.head = Atomics.load(ring.control, HEAD);
     this.tail = Atomics.load(ring.control, TAIL);
     this.published = Atomics.load(ring.control, PUBLISHED);
   }
 
   /**
-   * Appends one query (not yet published); false when the ring is full or a string too long
-   * (the query is counted as dropped). `nameSlot`: the name's note of its number (see the file comment).
+   * Appends one query with its own times (not yet published); false when the ring is full or
+   * a string too long (the query is counted as dropped). `nameSlot`: the name's note of its
+   * number (see the file comment).
    */
   write(
     timestamp: number,
@@ -160,6 +177,40 @@ export class QueryRingWriter {
     flags: number,
     nameSlot?: LoggedNameSlot,
   ): boolean {
+    return this.append(true, timestamp, durationMs, account, domain, name, type, rcode, client, flags, nameSlot);
+  }
+
+  /**
+   * Appends one query of the UDP batch under way: its time is `timestamp`, its answer time
+   * the batch's (setPendingDurations). The batch's first query brings a batch mark with it.
+   */
+  writeBatched(
+    timestamp: number,
+    account: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: string,
+    client: string,
+    flags: number,
+    nameSlot?: LoggedNameSlot,
+  ): boolean {
+    return this.append(false, timestamp, 0, account, domain, name, type, rcode, client, flags, nameSlot);
+  }
+
+  private append(
+    timed: boolean,
+    timestamp: number,
+    durationMs: number,
+    account: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: string,
+    client: string,
+    flags: number,
+    nameSlot: LoggedNameSlot | undefined,
+  ): boolean {
     const s = this.strings as string[];
     s[0] = account;
     s[1] = domain;
@@ -171,7 +222,7 @@ export class QueryRingWriter {
     const byNumber = nameSlot !== undefined && nameSlot.logNameEpoch === this.epoch;
     const numbering = nameSlot !== undefined && !byNumber;
     let present = 0;
-    let room = RECORD_HEADER;
+    let room = timed ? RECORD_HEADER + TIMES : RECORD_HEADER;
     for (let c = 0; c < STRING_COLUMNS; c++) {
       if (c === NAME ? byNumber || (!numbering && s[c] === this.last[c]) : s[c] === this.last[c]) continue;
       const length = s[c].length;
@@ -180,6 +231,9 @@ export class QueryRingWriter {
       // Room for the worst case (3 UTF-8 bytes per UTF-16 unit); the record takes what it uses.
       room += 2 + 3 * length;
     }
+    // The batch's first query (or one of another time): a mark first, in the same room, so both go or neither.
+    const marked = !timed && (this.marks.length === 0 || timestamp !== this.markTime);
+    if (marked) room += MARK_BYTES;
     const { u8, u32, f64, capacity, mask } = this.v;
     let pos = this.head & mask;
     const skip = pos + room > capacity ? capacity - pos : 0;
@@ -189,9 +243,23 @@ export class QueryRingWriter {
       this.head = (this.head + skip) | 0;
       pos = 0;
     }
-    f64[(pos + 8) >> 3] = timestamp;
-    f64[(pos + 16) >> 3] = durationMs;
+    if (marked) {
+      u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
+      f64[(pos + RECORD_HEADER) >> 3] = timestamp;
+      f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
+      this.marks.push(pos);
+      this.markTime = timestamp;
+      this.head = (this.head + MARK_BYTES) | 0;
+      pos += MARK_BYTES;
+    }
     let at = pos + RECORD_HEADER;
+    let timedBit = 0;
+    if (timed) {
+      f64[at >> 3] = timestamp;
+      f64[(at + 8) >> 3] = durationMs;
+      at += TIMES;
+      timedBit = TIMED;
+    }
     for (let c = 0; c < STRING_COLUMNS; c++) {
       if ((present & (1 << c)) === 0) continue;
       at = this.writeString(u8, at, s[c]);
@@ -207,7 +275,7 @@ export class QueryRingWriter {
       u32[(pos >> 2) + 1] = this.number(nameSlot);
     }
     const size = align8(at - pos);
-    u32[pos >> 2] = (size >> 3) | (flags << 16) | numberBits | (present << 24);
+    u32[pos >> 2] = (size >> 3) | (flags << 16) | numberBits | timedBit | (present << 24);
     this.head = (this.head + size) | 0;
     this.pending++;
     return true;
@@ -255,19 +323,10 @@ export class QueryRingWriter {
     return start + (length & ~UTF8);
   }
 
-  /** Sets the answer time of every record written since the last publish(). */
+  /** Sets the answer time of the batch written since the last publish() (its marks'). */
   setPendingDurations(durationMs: number): void {
-    const { u32, f64, capacity, mask } = this.v;
-    for (let c = this.publishedHead; c !== this.head;) {
-      const pos = c & mask;
-      const size = (u32[pos >> 2] & 0xffff) << 3;
-      if (size === 0) {
-        c = (c + capacity - pos) | 0;
-        continue;
-      }
-      f64[(pos + 16) >> 3] = durationMs;
-      c = (c + size) | 0;
-    }
+    const f64 = this.v.f64;
+    for (let m = 0; m < this.marks.length; m++) f64[(this.marks[m] + RECORD_HEADER + 8) >> 3] = durationMs;
   }
 
   /** Shows the records written so far to the consumer, and adds up drops. */
@@ -279,8 +338,9 @@ export class QueryRingWriter {
       Atomics.store(control, PUBLISHED, this.published);
       // Last: the consumer reads up to the head it sees, and the records' bytes before it.
       Atomics.store(control, HEAD, this.head);
-      this.publishedHead = this.head;
     }
+    // The next batch brings a mark of its own.
+    this.marks.length = 0;
     if (this.droppedSinceReport > 0) {
       Atomics.add(this.dropped, this.droppedSlot, this.droppedSinceReport);
       this.droppedSinceReport = 0;
@@ -374,6 +434,9 @@ export class QueryRingReader {
   /** The previous record's string numbers per column (none before the first record), and the table they are in. */
   private readonly last = new Uint32Array(STRING_COLUMNS);
   private seen = false;
+  /** The times of the last batch mark read (a batch's mark is published with its queries, so in the same drain). */
+  private markTime = NaN;
+  private markDuration = NaN;
   private table: string[];
   /**
    * Numbered names (see the file comment): each number's string number, valid while
@@ -421,11 +484,24 @@ export class QueryRingReader {
         c = (c + capacity - pos) | 0;
         continue;
       }
-      ts[i] = f64[(pos + 8) >> 3];
-      duration[i] = f64[(pos + 16) >> 3];
+      let at = pos + RECORD_HEADER;
+      if (word & MARK) {
+        // Not a query: the time and answer time of the untimed records after it.
+        this.markTime = f64[at >> 3];
+        this.markDuration = f64[(at + 8) >> 3];
+        c = (c + size) | 0;
+        continue;
+      }
+      if (word & TIMED) {
+        ts[i] = f64[at >> 3];
+        duration[i] = f64[(at + 8) >> 3];
+        at += TIMES;
+      } else {
+        ts[i] = this.markTime;
+        duration[i] = this.markDuration;
+      }
       const present = word >>> 24;
       if (word & NAME_BY_NUMBER) last[NAME] = this.numberedName(words[(pos >> 2) + 1]);
-      let at = pos + RECORD_HEADER;
       for (let col = 0; col < STRING_COLUMNS; col++) {
         if ((present & (1 << col)) === 0) continue;
         const length = bytes[at] | (bytes[at + 1] << 8);
