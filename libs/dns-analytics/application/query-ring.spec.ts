@@ -219,6 +219,17 @@ describe('query ring (answering thread to query-log thread)', () => {
     expect(ringBacklog(p.ring)).toBe(0);
   });
 
+  it('keeps each time of a UDP batch whose queries came with different times, all with the batch answer time', () => {
+    const p = pipe();
+    // More times than the writer first keeps marks for (4): each its own mark.
+    const batch = Array.from({ length: 7 }, (_, i) =>
+      query({ timestamp: 1_700_000_000_000 + (i >> 1), name: `t${i}.example.test` }),
+    );
+    for (const q of batch) p.udp(q);
+    p.channel.udpBatchSent(0.5);
+    expect(p.drain()).toEqual(batch.map((q) => ({ ...q, durationMs: 0.5 })));
+  });
+
   it('wraps around the end of the ring, records never split, over many rounds', () => {
     // 1 KiB holds about 8 of these one-query batches (a mark and a record each, up to ~110 bytes, and the
     // writer reserves room for the worst case of UTF-8): every few drains a record meets the end.

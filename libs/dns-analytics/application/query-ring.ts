@@ -144,8 +144,13 @@ export class QueryRingWriter {
   /** The current numbering of names (see the file comment) and the next number in it. */
   private epoch = ++epochs;
   private nextName = 0;
-  /** Where the batch marks written since the last publish() are (ring offsets), and the time of the last. */
-  private readonly marks: number[] = [];
+  /**
+   * Where the batch marks written since the last publish() are (ring offsets; one per batch in
+   * practice, more only if a batch's queries came with different times), how many, and the
+   * time of the last. A typed array: emptying a JS array per batch gave its storage up.
+   */
+  private marks = new Int32Array(4);
+  private markCount = 0;
   private markTime = NaN;
 
   constructor(
@@ -232,7 +237,7 @@ export class QueryRingWriter {
       room += 2 + 3 * length;
     }
     // The batch's first query (or one of another time): a mark first, in the same room, so both go or neither.
-    const marked = !timed && (this.marks.length === 0 || timestamp !== this.markTime);
+    const marked = !timed && (this.markCount === 0 || timestamp !== this.markTime);
     if (marked) room += MARK_BYTES;
     const { u8, u32, f64, capacity, mask } = this.v;
     let pos = this.head & mask;
@@ -247,7 +252,7 @@ export class QueryRingWriter {
       u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
       f64[(pos + RECORD_HEADER) >> 3] = timestamp;
       f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
-      this.marks.push(pos);
+      this.noteMark(pos);
       this.markTime = timestamp;
       this.head = (this.head + MARK_BYTES) | 0;
       pos += MARK_BYTES;
@@ -279,6 +284,15 @@ export class QueryRingWriter {
     this.head = (this.head + size) | 0;
     this.pending++;
     return true;
+  }
+
+  private noteMark(pos: number): void {
+    if (this.markCount === this.marks.length) {
+      const more = new Int32Array(2 * this.marks.length);
+      more.set(this.marks);
+      this.marks = more;
+    }
+    this.marks[this.markCount++] = pos;
   }
 
   /** Gives the slot's name the next number (its record is written: a dropped one never numbers a name). */
@@ -326,7 +340,7 @@ export class QueryRingWriter {
   /** Sets the answer time of the batch written since the last publish() (its marks'). */
   setPendingDurations(durationMs: number): void {
     const f64 = this.v.f64;
-    for (let m = 0; m < this.marks.length; m++) f64[(this.marks[m] + RECORD_HEADER + 8) >> 3] = durationMs;
+    for (let m = 0; m < this.markCount; m++) f64[(this.marks[m] + RECORD_HEADER + 8) >> 3] = durationMs;
   }
 
   /** Shows the records written so far to the consumer, and adds up drops. */
@@ -340,7 +354,7 @@ export class QueryRingWriter {
       Atomics.store(control, HEAD, this.head);
     }
     // The next batch brings a mark of its own.
-    this.marks.length = 0;
+    this.markCount = 0;
     if (this.droppedSinceReport > 0) {
       Atomics.add(this.dropped, this.droppedSlot, this.droppedSinceReport);
       this.droppedSinceReport = 0;
