@@ -77,12 +77,14 @@ let epochs = 0;
 export const MAX_STRING_LENGTH = 4096;
 
 /**
- * 8 MiB: about 150,000 queries of the bench's mix, so at 100,000 queries/s into one ring the
- * log thread may fall 1.5 s behind (a write burst, a collection, a lower priority) before a
- * query is dropped; the former channels allowed 200,000 in flight over all threads. With
- * 4 MiB a query-log thread at niceness 10 dropped 1.4 % at max qps.
+ * 4 MiB: about 300,000 queries of the bench's mix (13 bytes each with batch marks; 28.5
+ * before them, when the ring was 8 MiB and held as many), so at 100,000 queries/s into one
+ * ring the log thread may fall 3 s behind (a write burst, a collection, a lower priority)
+ * before a query is dropped; the former channels allowed 200,000 in flight over all threads.
+ * A ring of 4 MiB at 28.5 bytes a query with the log thread at niceness 10 dropped 1.4 % at
+ * max qps. Half the memory the answering threads stream through (and the process keeps).
  */
-export const DEFAULT_RING_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_RING_BYTES = 4 * 1024 * 1024;
 
 export interface QueryRing {
   data: SharedArrayBuffer;
