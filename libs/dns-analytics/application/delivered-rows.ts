@@ -131,7 +131,10 @@ function scratchRows(slot: number, n: number, table: readonly string[]): QueryRo
   return rows.reuse(table);
 }
 
-function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher, slot: number): QueryRows {
+function rowsOfChunks(drained: DeferredColumns[], enricher: Enricher, slot: number): QueryRows {
+  // Each ring's chunks side by side (a stable sort: in the order drained): a ring's queries are
+  // mostly in order across its chunks, so the merge sees one run per ring, not one per drain.
+  const chunks = bySource(drained);
   const n = chunks.reduce((sum, c) => sum + c.count, 0);
   const { ts, duration, u32 } = joinedFor(n);
   let at = 0;
@@ -187,6 +190,12 @@ function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher, slot: numbe
   }
   rows.count = m;
   return rows;
+}
+
+function bySource(chunks: DeferredColumns[]): DeferredColumns[] {
+  for (let i = 1; i < chunks.length; i++)
+    if (chunks[i].source < chunks[i - 1].source) return [...chunks].sort((a, b) => a.source - b.source);
+  return chunks;
 }
 
 /**

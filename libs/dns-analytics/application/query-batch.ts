@@ -108,6 +108,8 @@ export class DeferredColumns {
     readonly buffer: ArrayBuffer,
     readonly count: number,
     readonly table: readonly string[],
+    /** The ring it was drained from (its queries follow those of its earlier chunks); 0 when unknown. */
+    readonly source = 0,
   ) {}
 
   /** Hands the buffer back for another drain (chunkBuffers); the chunk must not be read after. */

@@ -351,6 +351,25 @@ describe('query ring (answering thread to query-log thread)', () => {
     ]);
   });
 
+  it("puts a delivery's rows in order of receipt across rings, each ring's chunks drained in turns", () => {
+    const strings = new WireStrings();
+    const [a, b] = [pipe(64 * 1024, strings), pipe(64 * 1024, strings)];
+    const drained: DeferredColumns[] = [];
+    // Two answering threads, their batches interleaved in time, drained alternately: a, b, a, b.
+    for (let turn = 0; turn < 4; turn++)
+      for (const [k, p] of [a, b].entries()) {
+        for (let i = 0; i < 3; i++)
+          p.udp(query({ timestamp: 1000 + 10 * turn + 2 * i + k, name: `q${turn}.${k}.${i}.test` }));
+        p.channel.udpBatchSent(0.1);
+        drained.push(p.reader.drain()!);
+      }
+    const enricher = { ready: async () => undefined, lookup: () => ({ country: '', asn: '', asOrg: '' }) };
+    const [rows] = deliveredRows(drained, enricher);
+    const ts = Array.from({ length: rows.count }, (_, i) => rows.ts[i]);
+    expect(ts).toEqual([...ts].sort((x, y) => x - y));
+    expect(rows.count).toBe(24);
+  });
+
   it('forgets nothing of a closed ring before it is drained', () => {
     const p = pipe();
     p.channel.record(query());

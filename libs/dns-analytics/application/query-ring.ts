@@ -439,6 +439,9 @@ function sameAscii(s: string, bytes: Buffer, start: number, length: number): boo
   return true;
 }
 
+/** Readers made on this thread so far (their numbers). */
+let readers = 0;
+
 /**
  * The log thread's end of one ring: drain() takes everything published, as columns of string
  * numbers (the writer reads them as columns, see delivered-rows.ts).
@@ -462,6 +465,8 @@ export class QueryRingReader {
   private readonly nameTable = new Uint32Array(NAME_NUMBERS);
   private readonly nameText: string[] = [];
   private tableNumber = 1;
+  /** This reader's number, on its chunks: a delivery puts each ring's chunks together (delivered-rows.ts). */
+  private readonly source = ++readers;
 
   constructor(
     readonly ring: QueryRing,
@@ -543,7 +548,7 @@ export class QueryRingReader {
       return null;
     }
     this.seen = true;
-    return new DeferredColumns(buffer, i, this.strings.table);
+    return new DeferredColumns(buffer, i, this.strings.table, this.source);
   }
 
   private numberName(n: number, string: number): void {
