@@ -61,7 +61,9 @@ export function toRow(q: LoggedQuery, info: IpInfo): QueryRow | null {
  * (a table starts afresh every 100,000 strings) or are objects. Within a batch rows are
  * put in order of receipt across threads, so that ids (the tie-break within a millisecond)
  * follow the order clients asked in; as across deliveries, a query answered late (TCP) may
- * get its id after a later one's where a table starts afresh.
+ * get its id after a later one's where a table starts afresh. The rows of chunks are scratch,
+ * valid until the next call (the writer stores them before it takes its next delivery); the
+ * chunks' buffers go back to the drains.
  */
 export function deliveredRows(items: ReadonlyArray<LoggedQuery | DeferredColumns>, enricher: Enricher): QueryRows[] {
   const out: QueryRows[] = [];
@@ -70,7 +72,7 @@ export function deliveredRows(items: ReadonlyArray<LoggedQuery | DeferredColumns
     const first = items[i];
     if (first instanceof DeferredColumns) {
       while (j < items.length && (items[j] as DeferredColumns).table === first.table) j++;
-      out.push(rowsOfChunks(items.slice(i, j) as DeferredColumns[], enricher));
+      out.push(rowsOfChunks(items.slice(i, j) as DeferredColumns[], enricher, out.length));
     } else {
       while (j < items.length && !(items[j] instanceof DeferredColumns)) j++;
       out.push(rowsOfObjects(items.slice(i, j) as LoggedQuery[], enricher));
@@ -114,20 +116,40 @@ function joinedFor(n: number): typeof joined {
   return joined;
 }
 
-function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher): QueryRows {
+/**
+ * The rows a delivery makes, reused from delivery to delivery: a second of queries is a few
+ * MB of columns and an array of 65,536 references, which fresh would be zeroed and mapped by
+ * the kernel, then collected, every second. One per batch of the delivery (a delivery makes
+ * more than one only where a string table starts afresh).
+ */
+const rowsScratch: QueryRows[] = [];
+
+function scratchRows(slot: number, n: number, table: readonly string[]): QueryRows {
+  const held = rowsScratch[slot];
+  const rows = held && held.capacity >= n ? held : new QueryRows(Math.max(n, 2 * (held?.capacity ?? 0)), table);
+  rowsScratch[slot] = rows;
+  return rows.reuse(table);
+}
+
+function rowsOfChunks(drained: DeferredColumns[], enricher: Enricher, slot: number): QueryRows {
+  // Each ring's chunks side by side (a stable sort: in the order drained): a ring's queries are
+  // mostly in order across its chunks, so the merge sees one run per ring, not one per drain.
+  const chunks = bySource(drained);
   const n = chunks.reduce((sum, c) => sum + c.count, 0);
   const { ts, duration, u32 } = joinedFor(n);
   let at = 0;
   for (const chunk of chunks) {
-    const c = columnsOf(chunk.buffer, chunk.count);
-    ts.set(c.ts, at);
-    duration.set(c.duration, at);
-    u32.set(c.u32, at * U32_COLUMNS);
+    const c = columnsOf(chunk.buffer);
+    ts.set(c.ts.subarray(0, chunk.count), at);
+    duration.set(c.duration.subarray(0, chunk.count), at);
+    u32.set(c.u32.subarray(0, chunk.count * U32_COLUMNS), at * U32_COLUMNS);
     at += chunk.count;
+    // Copied: the chunk's buffer serves the next drains.
+    chunk.release();
   }
   const order = receiptOrder(ts.subarray(0, n));
   const table = chunks[0].table;
-  const rows = new QueryRows(n, table);
+  const rows = scratchRows(slot, n, table);
   let lastAccount = -1;
   let accountId = NaN;
   let lastClient = -1;
@@ -168,6 +190,12 @@ function rowsOfChunks(chunks: DeferredColumns[], enricher: Enricher): QueryRows 
   }
   rows.count = m;
   return rows;
+}
+
+function bySource(chunks: DeferredColumns[]): DeferredColumns[] {
+  for (let i = 1; i < chunks.length; i++)
+    if (chunks[i].source < chunks[i - 1].source) return [...chunks].sort((a, b) => a.source - b.source);
+  return chunks;
 }
 
 /**

@@ -58,9 +58,8 @@ export class QueryLogChannel implements FieldQuerySink {
     nameSlot?: LoggedNameSlot,
   ): void {
     if (
-      this.writer.write(
+      this.writer.writeBatched(
         timestamp,
-        0,
         accountId,
         domain,
         name,

@@ -24,7 +24,7 @@ import type { QueryLogStore } from './query-log.store';
 const STATS_INTERVAL_MS = 250;
 /**
  * How often the thread drains the answering threads' rings: often enough that a ring
- * (query-ring.ts, 8 MiB) never fills at full speed, rarely enough that draining costs
+ * (query-ring.ts, 4 MiB) never fills at full speed, rarely enough that draining costs
  * little per query and never wakes for a handful.
  */
 const DRAIN_INTERVAL_MS = 50;

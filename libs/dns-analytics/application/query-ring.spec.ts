@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
+import { deliveredRows } from './delivered-rows';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
 import type { LoggedNameSlot } from '../../dns-server';
 import {
@@ -98,10 +99,18 @@ describe('query ring (answering thread to query-log thread)', () => {
       ]);
       const headBefore = Atomics.load(p.ring.control, HEAD);
       udpBatch(p, [[named('a.example.test'), a]]);
-      // A numbered name's record holds no string: the header alone.
-      expect(Atomics.load(p.ring.control, HEAD) - headBefore).toBe(24);
+      // A numbered name's record holds no string: the header alone (8 bytes), after its batch's mark (24).
+      expect(Atomics.load(p.ring.control, HEAD) - headBefore).toBe(24 + 8);
+      const headThen = Atomics.load(p.ring.control, HEAD);
+      udpBatch(p, [
+        [named('a.example.test'), a],
+        [named('b.example.test'), b],
+        [named('a.example.test'), a],
+      ]);
+      // One mark per batch: its queries hold neither time.
+      expect(Atomics.load(p.ring.control, HEAD) - headThen).toBe(24 + 3 * 8);
       expect(p.drain().map((q) => q.name)).toEqual(
-        ['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`),
+        ['a', 'b', 'a', 'c', 'a', 'a', 'b', 'a', 'a', 'b', 'a'].map((n) => `${n}.example.test`),
       );
       expect(a.logNameId).not.toBe(b.logNameId);
     });
@@ -210,8 +219,20 @@ describe('query ring (answering thread to query-log thread)', () => {
     expect(ringBacklog(p.ring)).toBe(0);
   });
 
+  it('keeps each time of a UDP batch whose queries came with different times, all with the batch answer time', () => {
+    const p = pipe();
+    // More times than the writer first keeps marks for (4): each its own mark.
+    const batch = Array.from({ length: 7 }, (_, i) =>
+      query({ timestamp: 1_700_000_000_000 + (i >> 1), name: `t${i}.example.test` }),
+    );
+    for (const q of batch) p.udp(q);
+    p.channel.udpBatchSent(0.5);
+    expect(p.drain()).toEqual(batch.map((q) => ({ ...q, durationMs: 0.5 })));
+  });
+
   it('wraps around the end of the ring, records never split, over many rounds', () => {
-    // 1 KiB holds about 15 of these records: every few drains a record meets the end.
+    // 1 KiB holds about 8 of these one-query batches (a mark and a record each, up to ~110 bytes, and the
+    // writer reserves room for the worst case of UTF-8): every few drains a record meets the end.
     const p = pipe(1024);
     const received: LoggedQuery[] = [];
     const sent: LoggedQuery[] = [];
@@ -225,7 +246,7 @@ describe('query ring (answering thread to query-log thread)', () => {
       p.udp(q);
       p.channel.udpBatchSent(i / 1000);
       sent.push({ ...q, durationMs: i / 1000 });
-      if (i % 7 === 6) received.push(...p.drain());
+      if (i % 5 === 4) received.push(...p.drain());
     }
     received.push(...p.drain());
     expect(p.dropped()).toBe(0);
@@ -306,6 +327,47 @@ describe('query ring (answering thread to query-log thread)', () => {
         (q, i) => q.name === (i < sent ? `n${i}.example.test` : 'after.example.test') && q.clientIp === '2001:db8::1',
       ),
     ).toBe(true);
+  });
+
+  it('drains into a buffer handed back by an earlier chunk, reading none of its stale rows', () => {
+    const p = pipe();
+    const first = [query(), query({ name: 'a.example.test' }), query({ name: 'b.example.test', type: 'TXT' })];
+    for (const q of first) p.channel.record(q);
+    const chunk = p.reader.drain()!;
+    const enricher = { ready: async () => undefined, lookup: () => ({ country: 'NL', asn: 'AS1', asOrg: 'Org' }) };
+    const [rows] = deliveredRows([chunk], enricher);
+    expect(Array.from({ length: rows.count }, (_, i) => rows.row(i).qname)).toEqual(first.map((q) => q.name));
+    // The writer has copied the chunk: its buffer serves the next drain, which holds only the new queries.
+    const second = [query({ name: 'c.example.test', rcode: 'NXDOMAIN' })];
+    for (const q of second) p.channel.record(q);
+    const next = p.reader.drain()!;
+    expect(next.buffer).toBe(chunk.buffer);
+    expect(next.decode()).toEqual(second);
+    // The next delivery's rows reuse the first's columns: they hold its queries only.
+    const [again] = deliveredRows([next], enricher);
+    expect(again).toBe(rows);
+    expect(Array.from({ length: again.count }, (_, i) => again.row(i))).toEqual([
+      expect.objectContaining({ qname: 'c.example.test', rcode: 'NXDOMAIN', country: 'NL', accountId: 42 }),
+    ]);
+  });
+
+  it("puts a delivery's rows in order of receipt across rings, each ring's chunks drained in turns", () => {
+    const strings = new WireStrings();
+    const [a, b] = [pipe(64 * 1024, strings), pipe(64 * 1024, strings)];
+    const drained: DeferredColumns[] = [];
+    // Two answering threads, their batches interleaved in time, drained alternately: a, b, a, b.
+    for (let turn = 0; turn < 4; turn++)
+      for (const [k, p] of [a, b].entries()) {
+        for (let i = 0; i < 3; i++)
+          p.udp(query({ timestamp: 1000 + 10 * turn + 2 * i + k, name: `q${turn}.${k}.${i}.test` }));
+        p.channel.udpBatchSent(0.1);
+        drained.push(p.reader.drain()!);
+      }
+    const enricher = { ready: async () => undefined, lookup: () => ({ country: '', asn: '', asOrg: '' }) };
+    const [rows] = deliveredRows(drained, enricher);
+    const ts = Array.from({ length: rows.count }, (_, i) => rows.ts[i]);
+    expect(ts).toEqual([...ts].sort((x, y) => x - y));
+    expect(rows.count).toBe(24);
   });
 
   it('forgets nothing of a closed ring before it is drained', () => {

@@ -9,14 +9,21 @@
  *
  * Record (8-byte aligned, never across the ring's end):
  *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | name by number (19) |
- *        name numbered (20) | strings present (24-29)
+ *        name numbered (20) | timed (21) | batch mark (22) | strings present (24-29)
  *   u32  the query name's number (bits 19 and 20), else unused
- *   f64  time (ms since the epoch, with the fraction)
- *   f64  answer time (ms)
+ *   f64  time (ms since the epoch, with the fraction)  } timed records and batch marks only
+ *   f64  answer time (ms)                              }
  *   per string column present, in column order: u16 length (bit 15: UTF-8, else ASCII), bytes
  * A column absent from a record repeats the previous record's string (account, domain, type,
  * rcode and the client address mostly do). A size of 0 marks the rest of the ring as unused:
  * the next record starts at offset 0.
+ *
+ * The queries of a UDP batch share their time (the batch's receipt) and their answer time
+ * (known once the batch is sent): a batch mark, a record of its own holding only those two,
+ * comes before the batch's first query, whose records then hold neither (8 bytes and
+ * strings, not 24 and strings: half the ring's bytes per query, to write and to read), and
+ * the answer time is set once, in the mark, when the batch is sent. TCP and object records
+ * carry their own times (timed).
  *
  * Query names of cached responses are numbered per ring: the first record of such a name
  * carries its bytes and the number it gets (bit 20), later ones only the number (bit 19), so
@@ -26,13 +33,13 @@
  */
 import type { LoggedNameSlot } from '../../dns-server';
 import {
+  chunkBuffers,
   CLIENT,
   columnsOf,
   DeferredColumns,
   FLAGS,
   MAX_TABLE_SIZE,
   NAME,
-  newColumns,
   STRING_COLUMNS,
   U32_COLUMNS,
 } from './query-batch';
@@ -48,11 +55,18 @@ export const TAIL = 16;
 const CONSUMED = 17;
 const CONTROL_INTS = 32;
 
-const RECORD_HEADER = 24;
+/** A record's fixed part: the header word and the name's number; timed records and marks add TIMES. */
+const RECORD_HEADER = 8;
+const TIMES = 16;
+/** A batch mark: the header, then the times (see the file comment). */
+const MARK_BYTES = RECORD_HEADER + TIMES;
 const UTF8 = 0x8000;
 /** Header bits: the name column is absent and word 1 holds the name's number; or present and numbered by word 1. */
 const NAME_BY_NUMBER = 1 << 19;
 const NAME_NUMBERED = 1 << 20;
+/** Header bits: the record carries its own times; the record is a batch mark, not a query. */
+const TIMED = 1 << 21;
+const MARK = 1 << 22;
 /** The record flags proper (TCP, DO, EDNS) within the header's bits 16-23. */
 const RECORD_FLAGS = 0x7;
 /** Names numbered per ring and epoch (the log thread keeps two 32-bit words and the text per number). */
@@ -63,12 +77,14 @@ let epochs = 0;
 export const MAX_STRING_LENGTH = 4096;
 
 /**
- * 8 MiB: about 150,000 queries of the bench's mix, so at 100,000 queries/s into one ring the
- * log thread may fall 1.5 s behind (a write burst, a collection, a lower priority) before a
- * query is dropped; the former channels allowed 200,000 in flight over all threads. With
- * 4 MiB a query-log thread at niceness 10 dropped 1.4 % at max qps.
+ * 4 MiB: about 300,000 queries of the bench's mix (13 bytes each with batch marks; 28.5
+ * before them, when the ring was 8 MiB and held as many), so at 100,000 queries/s into one
+ * ring the log thread may fall 3 s behind (a write burst, a collection, a lower priority)
+ * before a query is dropped; the former channels allowed 200,000 in flight over all threads.
+ * A ring of 4 MiB at 28.5 bytes a query with the log thread at niceness 10 dropped 1.4 % at
+ * max qps. Half the memory the answering threads stream through (and the process keeps).
  */
-export const DEFAULT_RING_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_RING_BYTES = 4 * 1024 * 1024;
 
 export interface QueryRing {
   data: SharedArrayBuffer;
@@ -111,15 +127,14 @@ class RingViews {
 }
 
 /**
- * The answering thread's end. write() appends a record without publishing it, so a UDP
- * batch's answer time can still be set (setPendingDurations) before publish() shows the
- * batch to the log thread.
+ * The answering thread's end. write() and writeBatched() append a record without publishing
+ * it, so a UDP batch's answer time can still be set (setPendingDurations) before publish()
+ * shows the batch to the log thread.
  */
 export class QueryRingWriter {
   private readonly v: RingViews;
   /** Byte counters (int32, wrapping): written including unpublished records, and published. */
   private head: number;
-  private publishedHead: number;
   /** The consumer's tail as last read: re-read only when the ring looks full. */
   private tail: number;
   private pending = 0;
@@ -131,6 +146,14 @@ export class QueryRingWriter {
   /** The current numbering of names (see the file comment) and the next number in it. */
   private epoch = ++epochs;
   private nextName = 0;
+  /**
+   * Where the batch marks written since the last publish() are (ring offsets; one per batch in
+   * practice, more only if a batch's queries came with different times), how many, and the
+   * time of the last. A typed array: emptying a JS array per batch gave its storage up.
+   */
+  private marks = new Int32Array(4);
+  private markCount = 0;
+  private markTime = NaN;
 
   constructor(
     ring: QueryRing,
@@ -139,14 +162,15 @@ export class QueryRingWriter {
     private readonly droppedSlot: number,
   ) {
     this.v = new RingViews(ring);
-    this.head = this.publishedHead = Atomics.load(ring.control, HEAD);
+    this.head = Atomics.load(ring.control, HEAD);
     this.tail = Atomics.load(ring.control, TAIL);
     this.published = Atomics.load(ring.control, PUBLISHED);
   }
 
   /**
-   * Appends one query (not yet published); false when the ring is full or a string too long
-   * (the query is counted as dropped). `nameSlot`: the name's note of its number (see the file comment).
+   * Appends one query with its own times (not yet published); false when the ring is full or
+   * a string too long (the query is counted as dropped). `nameSlot`: the name's note of its
+   * number (see the file comment).
    */
   write(
     timestamp: number,
@@ -160,6 +184,40 @@ export class QueryRingWriter {
     flags: number,
     nameSlot?: LoggedNameSlot,
   ): boolean {
+    return this.append(true, timestamp, durationMs, account, domain, name, type, rcode, client, flags, nameSlot);
+  }
+
+  /**
+   * Appends one query of the UDP batch under way: its time is `timestamp`, its answer time
+   * the batch's (setPendingDurations). The batch's first query brings a batch mark with it.
+   */
+  writeBatched(
+    timestamp: number,
+    account: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: string,
+    client: string,
+    flags: number,
+    nameSlot?: LoggedNameSlot,
+  ): boolean {
+    return this.append(false, timestamp, 0, account, domain, name, type, rcode, client, flags, nameSlot);
+  }
+
+  private append(
+    timed: boolean,
+    timestamp: number,
+    durationMs: number,
+    account: string,
+    domain: string,
+    name: string,
+    type: string,
+    rcode: string,
+    client: string,
+    flags: number,
+    nameSlot: LoggedNameSlot | undefined,
+  ): boolean {
     const s = this.strings as string[];
     s[0] = account;
     s[1] = domain;
@@ -171,7 +229,7 @@ export class QueryRingWriter {
     const byNumber = nameSlot !== undefined && nameSlot.logNameEpoch === this.epoch;
     const numbering = nameSlot !== undefined && !byNumber;
     let present = 0;
-    let room = RECORD_HEADER;
+    let room = timed ? RECORD_HEADER + TIMES : RECORD_HEADER;
     for (let c = 0; c < STRING_COLUMNS; c++) {
       if (c === NAME ? byNumber || (!numbering && s[c] === this.last[c]) : s[c] === this.last[c]) continue;
       const length = s[c].length;
@@ -180,6 +238,9 @@ export class QueryRingWriter {
       // Room for the worst case (3 UTF-8 bytes per UTF-16 unit); the record takes what it uses.
       room += 2 + 3 * length;
     }
+    // The batch's first query (or one of another time): a mark first, in the same room, so both go or neither.
+    const marked = !timed && (this.markCount === 0 || timestamp !== this.markTime);
+    if (marked) room += MARK_BYTES;
     const { u8, u32, f64, capacity, mask } = this.v;
     let pos = this.head & mask;
     const skip = pos + room > capacity ? capacity - pos : 0;
@@ -189,9 +250,23 @@ export class QueryRingWriter {
       this.head = (this.head + skip) | 0;
       pos = 0;
     }
-    f64[(pos + 8) >> 3] = timestamp;
-    f64[(pos + 16) >> 3] = durationMs;
+    if (marked) {
+      u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
+      f64[(pos + RECORD_HEADER) >> 3] = timestamp;
+      f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
+      this.noteMark(pos);
+      this.markTime = timestamp;
+      this.head = (this.head + MARK_BYTES) | 0;
+      pos += MARK_BYTES;
+    }
     let at = pos + RECORD_HEADER;
+    let timedBit = 0;
+    if (timed) {
+      f64[at >> 3] = timestamp;
+      f64[(at + 8) >> 3] = durationMs;
+      at += TIMES;
+      timedBit = TIMED;
+    }
     for (let c = 0; c < STRING_COLUMNS; c++) {
       if ((present & (1 << c)) === 0) continue;
       at = this.writeString(u8, at, s[c]);
@@ -207,10 +282,19 @@ export class QueryRingWriter {
       u32[(pos >> 2) + 1] = this.number(nameSlot);
     }
     const size = align8(at - pos);
-    u32[pos >> 2] = (size >> 3) | (flags << 16) | numberBits | (present << 24);
+    u32[pos >> 2] = (size >> 3) | (flags << 16) | numberBits | timedBit | (present << 24);
     this.head = (this.head + size) | 0;
     this.pending++;
     return true;
+  }
+
+  private noteMark(pos: number): void {
+    if (this.markCount === this.marks.length) {
+      const more = new Int32Array(2 * this.marks.length);
+      more.set(this.marks);
+      this.marks = more;
+    }
+    this.marks[this.markCount++] = pos;
   }
 
   /** Gives the slot's name the next number (its record is written: a dropped one never numbers a name). */
@@ -255,19 +339,10 @@ export class QueryRingWriter {
     return start + (length & ~UTF8);
   }
 
-  /** Sets the answer time of every record written since the last publish(). */
+  /** Sets the answer time of the batch written since the last publish() (its marks'). */
   setPendingDurations(durationMs: number): void {
-    const { u32, f64, capacity, mask } = this.v;
-    for (let c = this.publishedHead; c !== this.head;) {
-      const pos = c & mask;
-      const size = (u32[pos >> 2] & 0xffff) << 3;
-      if (size === 0) {
-        c = (c + capacity - pos) | 0;
-        continue;
-      }
-      f64[(pos + 16) >> 3] = durationMs;
-      c = (c + size) | 0;
-    }
+    const f64 = this.v.f64;
+    for (let m = 0; m < this.markCount; m++) f64[(this.marks[m] + RECORD_HEADER + 8) >> 3] = durationMs;
   }
 
   /** Shows the records written so far to the consumer, and adds up drops. */
@@ -279,8 +354,9 @@ export class QueryRingWriter {
       Atomics.store(control, PUBLISHED, this.published);
       // Last: the consumer reads up to the head it sees, and the records' bytes before it.
       Atomics.store(control, HEAD, this.head);
-      this.publishedHead = this.head;
     }
+    // The next batch brings a mark of its own.
+    this.markCount = 0;
     if (this.droppedSinceReport > 0) {
       Atomics.add(this.dropped, this.droppedSlot, this.droppedSinceReport);
       this.droppedSinceReport = 0;
@@ -363,6 +439,9 @@ function sameAscii(s: string, bytes: Buffer, start: number, length: number): boo
   return true;
 }
 
+/** Readers made on this thread so far (their numbers). */
+let readers = 0;
+
 /**
  * The log thread's end of one ring: drain() takes everything published, as columns of string
  * numbers (the writer reads them as columns, see delivered-rows.ts).
@@ -374,6 +453,9 @@ export class QueryRingReader {
   /** The previous record's string numbers per column (none before the first record), and the table they are in. */
   private readonly last = new Uint32Array(STRING_COLUMNS);
   private seen = false;
+  /** The times of the last batch mark read (a batch's mark is published with its queries, so in the same drain). */
+  private markTime = NaN;
+  private markDuration = NaN;
   private table: string[];
   /**
    * Numbered names (see the file comment): each number's string number, valid while
@@ -383,6 +465,8 @@ export class QueryRingReader {
   private readonly nameTable = new Uint32Array(NAME_NUMBERS);
   private readonly nameText: string[] = [];
   private tableNumber = 1;
+  /** This reader's number, on its chunks: a delivery puts each ring's chunks together (delivered-rows.ts). */
+  private readonly source = ++readers;
 
   constructor(
     readonly ring: QueryRing,
@@ -405,10 +489,12 @@ export class QueryRingReader {
     if (head === this.tail) return null;
     if (this.table !== this.strings.table) this.renumberLast();
     const { u32: words, f64, bytes, capacity, mask } = this.v;
-    const count = this.countTo(head);
-    if (count === 0) return null;
-    const buffer = newColumns(count);
-    const { ts, duration, u32 } = columnsOf(buffer, count);
+    // The producer counts what it publishes before it moves the head: the count read after the
+    // head covers every record up to it (and maybe more, left for the next drain), so no pass
+    // over the records is needed to size the chunk.
+    const atMost = (Atomics.load(control, PUBLISHED) - this.consumed) | 0;
+    const buffer = chunkBuffers.take(atMost);
+    const { ts, duration, u32 } = columnsOf(buffer);
     const last = this.last;
     let i = 0;
     for (let c = this.tail; c !== head;) {
@@ -419,11 +505,24 @@ export class QueryRingReader {
         c = (c + capacity - pos) | 0;
         continue;
       }
-      ts[i] = f64[(pos + 8) >> 3];
-      duration[i] = f64[(pos + 16) >> 3];
+      let at = pos + RECORD_HEADER;
+      if (word & MARK) {
+        // Not a query: the time and answer time of the untimed records after it.
+        this.markTime = f64[at >> 3];
+        this.markDuration = f64[(at + 8) >> 3];
+        c = (c + size) | 0;
+        continue;
+      }
+      if (word & TIMED) {
+        ts[i] = f64[at >> 3];
+        duration[i] = f64[(at + 8) >> 3];
+        at += TIMES;
+      } else {
+        ts[i] = this.markTime;
+        duration[i] = this.markDuration;
+      }
       const present = word >>> 24;
       if (word & NAME_BY_NUMBER) last[NAME] = this.numberedName(words[(pos >> 2) + 1]);
-      let at = pos + RECORD_HEADER;
       for (let col = 0; col < STRING_COLUMNS; col++) {
         if ((present & (1 << col)) === 0) continue;
         const length = bytes[at] | (bytes[at + 1] << 8);
@@ -440,25 +539,16 @@ export class QueryRingReader {
       i++;
       c = (c + size) | 0;
     }
-    if (i > 0) this.seen = true;
     this.tail = head;
-    this.consumed = (this.consumed + count) | 0;
+    this.consumed = (this.consumed + i) | 0;
     Atomics.store(control, TAIL, head);
     Atomics.store(control, CONSUMED, this.consumed);
-    return new DeferredColumns(buffer, count, this.strings.table);
-  }
-
-  /** Records between the tail and `head` (the producer may have published more since: they wait for the next drain). */
-  private countTo(head: number): number {
-    const { u32, capacity, mask } = this.v;
-    let count = 0;
-    for (let c = this.tail; c !== head;) {
-      const pos = c & mask;
-      const size = (u32[pos >> 2] & 0xffff) << 3;
-      if (size > 0) count++;
-      c = (c + (size > 0 ? size : capacity - pos)) | 0;
+    if (i === 0) {
+      chunkBuffers.give(buffer);
+      return null;
     }
-    return count;
+    this.seen = true;
+    return new DeferredColumns(buffer, i, this.strings.table, this.source);
   }
 
   private numberName(n: number, string: number): void {

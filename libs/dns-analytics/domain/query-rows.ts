@@ -32,9 +32,10 @@ export class QueryRows {
   readonly info: IpInfo[];
 
   constructor(
-    capacity: number,
-    /** Read only here: it may be a table others still append to. */
-    readonly strings: readonly string[],
+    /** Rows the columns hold. */
+    readonly capacity: number,
+    /** Read only here: it may be a table others still append to. Replaced when the rows are reused. */
+    public strings: readonly string[],
   ) {
     this.ts = new Float64Array(capacity);
     this.responseMs = new Float64Array(capacity);
@@ -46,6 +47,13 @@ export class QueryRows {
     this.clientIp = new Uint32Array(capacity);
     this.flags = new Uint8Array(capacity);
     this.info = new Array<IpInfo>(capacity);
+  }
+
+  /** Empties the rows for reuse (their columns are overwritten as rows are added), numbered in `table`. */
+  reuse(table: readonly string[]): this {
+    this.strings = table;
+    this.count = 0;
+    return this;
   }
 
   /** Rows given as objects (imports, tests, the rare object path), strings numbered in a table of their own. */
