@@ -17,7 +17,7 @@ import {
   readCatalogue,
   tableName,
 } from './read-model-database';
-import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
+import { createWriter, encodeBatch, ReadModelWriter, WriteOp } from './read-model-writer';
 import { Key } from './sql-filter';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
@@ -265,8 +265,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       state.overlay.set(key, { doc, op, bytes, recache: previous !== null });
       this.pendingCount += 1;
       this.pendingBytes += bytes;
+      // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
+      this.cache.delete(cacheKey(state, key));
     }
-    this.cache.delete(cacheKey(state, key));
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
   }
 
@@ -330,12 +331,20 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.queuedNumbers = [];
       this.queuedBytes = [];
     }
-    this.inFlight = this.writer.write(ops).then(
+    // A document written again later in this batch is written once, as it ends: the batch
+    // is one transaction, so nobody sees the difference (its overlay entry names the later op).
+    const last = numbers[numbers.length - 1];
+    const superseded = (i: number) => {
+      const where = at[i];
+      const pending = where ? where.state.overlay.get(where.key) : undefined;
+      return pending !== undefined && pending.op !== numbers[i] && pending.op <= last;
+    };
+    this.inFlight = this.encodeAndWrite(ops, superseded).then(
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
         this.batchBytesLimit = Math.min(MAX_BATCH_BYTES, this.batchBytesLimit * 2);
-        this.writtenUpTo = Math.max(this.writtenUpTo, numbers[numbers.length - 1]);
+        this.writtenUpTo = Math.max(this.writtenUpTo, last);
         this.settle(at, numbers, lengths);
         this.releaseCommittedWaiters();
       },
@@ -347,16 +356,34 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         if (!this.closed) this.retry(ops, at, numbers, bytes);
       },
     );
+    const sentAt = performance.now();
     void this.inFlight.finally(() => {
       this.inFlight = null;
-      if (this.queue.length === 0 || this.closed) return;
-      if (!this.persistError) this.sendBatch();
-      else if (!this.timer) {
+      if (this.queue.length === 0 || this.closed || this.timer) return;
+      if (!this.persistError) {
+        // At most one batch per interval: what came meanwhile goes together. Sent at once, a
+        // batch per commit made many small transactions under load, each writing the pages
+        // of the indexes it touched and each a call to the thread (drain and flush still send at once).
+        const wait = this.flushIntervalMs - (performance.now() - sentAt);
+        if (wait <= 0) this.sendBatch();
+        else {
+          this.timer = setTimeout(() => this.sendBatch(), wait);
+          this.timer.unref();
+        }
+      } else {
         // Tried again after a pause (a full disk may be freed), not in a tight loop.
         this.timer = setTimeout(() => this.sendBatch(), RETRY_MS);
         this.timer.unref();
       }
     });
+  }
+
+  /** Hands `ops` to the writer; answers each one's JSON length once they are on disk. */
+  private async encodeAndWrite(ops: WriteOp[], skip: (i: number) => boolean): Promise<number[]> {
+    // In here, so that a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
+    const { batch, lengths } = encodeBatch(ops, skip);
+    await this.writer.write(batch);
+    return lengths;
   }
 
   /** A batch is on disk: its writes leave the overlay (unless written again since), updated documents for the cache. */
