@@ -17,7 +17,7 @@ import {
   readCatalogue,
   tableName,
 } from './read-model-database';
-import { createWriter, encodeBatch, ReadModelWriter, WriteOp } from './read-model-writer';
+import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
 import { Key } from './sql-filter';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
@@ -232,7 +232,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * Makes `doc` (null: deleted) the document under `key` in place of `previous`, at once
    * for readers, on disk with the next batch.
    */
-  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void {
+  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null, uncached = false): void {
     if (this.closed) throw new Error('the read store is closed');
     // A value a write keeps (most updates: an address, not the fqdn) still leads to the same document.
     for (const [field, known] of state.lookups) {
@@ -266,7 +266,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.pendingCount += 1;
       this.pendingBytes += bytes;
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
-      this.cache.delete(cacheKey(state, key));
+      if (!uncached) this.cache.delete(cacheKey(state, key));
     }
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
   }
@@ -339,7 +339,8 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       const pending = where ? where.state.overlay.get(where.key) : undefined;
       return pending !== undefined && pending.op !== numbers[i] && pending.op <= last;
     };
-    this.inFlight = this.encodeAndWrite(ops, superseded).then(
+    // An async call: a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
+    this.inFlight = this.writer.write(ops, superseded).then(
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
@@ -376,14 +377,6 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.timer.unref();
       }
     });
-  }
-
-  /** Hands `ops` to the writer; answers each one's JSON length once they are on disk. */
-  private async encodeAndWrite(ops: WriteOp[], skip: (i: number) => boolean): Promise<number[]> {
-    // In here, so that a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
-    const { batch, lengths } = encodeBatch(ops, skip);
-    await this.writer.write(batch);
-    return lengths;
   }
 
   /** A batch is on disk: its writes leave the overlay (unless written again since), updated documents for the cache. */
