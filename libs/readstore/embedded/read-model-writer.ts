@@ -38,9 +38,8 @@ const encoder = new TextEncoder();
 
 /**
  * Buffers a batch was encoded in, back from the writer thread to encode the next one in:
- * a new pair per batch, freed in the thread, left hundreds of MiB of dead ArrayBuffers
- * (outside the heap: a thread that allocates little collects them late) and measured
- * ~55 MB more resident memory under the DDNS bench.
+ * a new pair per batch, freed in the thread, would be garbage outside any heap, collected
+ * late by a thread that allocates little.
  */
 export interface Scratch {
   bytes: ArrayBuffer;
