@@ -361,8 +361,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.inFlight = null;
       if (this.queue.length === 0 || this.closed) return;
       // The next batch goes at once: holding it back to one per interval (larger
-      // transactions) saved the writer thread ~8 % but cost ~60 MB of resident memory
-      // under the DDNS bench (decision 0105).
+      // transactions) saved the writer thread little and delayed every commit (decision 0105).
       if (!this.persistError) this.sendBatch();
       else if (!this.timer) {
         // Tried again after a pause (a full disk may be freed), not in a tight loop.
