@@ -255,7 +255,11 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
   const subject = hostSubject(d.domain_id);
   const subjects = ctx.collection(HISTORY_SUBJECTS);
   // A host's subject is created by its first event: at that event's first delivery there is none to read.
-  const doc = event.type === 'DomainCreated' && ctx.firstDelivery ? null : await subjects.findOne({ _id: subject });
+  // Only the fields the diff needs are read (the store copies those, not the whole subject).
+  const doc =
+    event.type === 'DomainCreated' && ctx.firstDelivery
+      ? null
+      : await subjects.findOne({ _id: subject }, { projection: { host: 1, host_prev: 1, _pos: 1 } });
   const before = doc ? (doc._pos === ctx.position ? doc.host_prev : doc.host) : null;
   const { host, changes } = applyHostEvent(before ?? NO_HOST, event);
   const at = event.created.getTime();

@@ -28,7 +28,8 @@ export class WorkerClient<Req, Res> {
     private readonly resourceLimits?: ResourceLimits,
   ) {}
 
-  call(request: Req): Promise<Res> {
+  /** `transfer`: buffers of the request moved to the thread rather than copied (unusable here afterwards). */
+  call(request: Req, transfer?: readonly ArrayBuffer[]): Promise<Res> {
     if (this.closing) return Promise.reject(new Error('worker is closed'));
     const id = this.nextId++;
     const worker = this.ensureWorker();
@@ -36,7 +37,7 @@ export class WorkerClient<Req, Res> {
     worker.ref();
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, request } satisfies Call<Req>);
+      worker.postMessage({ id, request } satisfies Call<Req>, transfer);
     });
   }
 
@@ -86,7 +87,12 @@ export class WorkerClient<Req, Res> {
  * in the same order; if it throws, every call of the batch gets the error. `onClose` runs
  * once the calls already received are handled.
  */
-export function serveWorkerCalls<Req, Res>(handle: (requests: Req[]) => Res[], onClose: () => void): void {
+export function serveWorkerCalls<Req, Res>(
+  handle: (requests: Req[]) => Res[],
+  onClose: () => void,
+  /** Buffers of a result moved back to the caller rather than copied (a buffer it lent, to use again). */
+  transferOf?: (result: Res) => readonly ArrayBuffer[],
+): void {
   const port = parentPort;
   if (!port) throw new Error('serveWorkerCalls must run in a worker thread');
   let queue: Call<Req>[] = [];
@@ -98,7 +104,9 @@ export function serveWorkerCalls<Req, Res>(handle: (requests: Req[]) => Res[], o
     if (calls.length === 0) return;
     try {
       const results = handle(calls.map((c) => c.request));
-      calls.forEach((c, i) => port.postMessage({ id: c.id, result: results[i] } satisfies Reply<Res>));
+      calls.forEach((c, i) =>
+        port.postMessage({ id: c.id, result: results[i] } satisfies Reply<Res>, transferOf?.(results[i])),
+      );
     } catch (e) {
       for (const c of calls) port.postMessage({ id: c.id, error: (e as Error).message } satisfies Reply<Res>);
     }

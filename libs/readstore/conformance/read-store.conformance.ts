@@ -130,6 +130,23 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
       });
       it('projection', async () => {
         expect(await c.findOne({ _id: 1 }, { projection: { kind: 1 } })).toEqual({ _id: 1, kind: 'a' });
+        // Without _id, a field the document lacks left out, a sub-document the caller may change without changing the store's.
+        const owner = await c.findOne({ _id: 1 }, { projection: { _id: 0, owner: 1, deleted: 1 } });
+        expect(owner).toEqual({ owner: { id: 7, name: 'ann' } });
+        (owner as unknown as { owner: { id: number } }).owner.id = 99;
+        expect((await c.findOne({ _id: 1 }))!.owner).toEqual({ id: 7, name: 'ann' });
+        expect(await c.find({ kind: 'a' }, { projection: { n: 1 }, sort: { _id: 1 } })).toEqual([
+          { _id: 1, n: 5 },
+          { _id: 3, n: 15 },
+        ]);
+        // Exclusions and `{}` keep the rest.
+        expect(await c.findOne({ _id: 2 }, { projection: { _id: 0 } })).toEqual({
+          kind: 'b',
+          n: 10,
+          tags: ['y'],
+          owner: { id: 8, name: 'bob' },
+        });
+        expect(await c.findOne({ _id: 2 }, { projection: {} })).toMatchObject({ _id: 2, kind: 'b' });
       });
     });
 

@@ -74,8 +74,8 @@ export interface CollectionHost {
   /** Drops what other processes' commits made stale; at most one check per event-loop turn. */
   noticeOtherProcesses(): void;
   markMultikey(state: CollectionState, field: string): void;
-  /** Makes `doc` (null: deleted) the document under `key` in place of `previous`. */
-  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void;
+  /** Makes `doc` (null: deleted) the document under `key` in place of `previous`; `uncached`: the caller saw it is not cached. */
+  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null, uncached?: boolean): void;
   /**
    * Writers wait here while too many writes are pending: a promise only then, so the usual
    * write awaits nothing (each promise also runs the async-context hooks).

@@ -266,14 +266,23 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       .map((doc) => byDoc.get(doc)!);
   }
 
-  async findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
-    const [doc] = await this.find(filter, { ...options, limit: 1 });
-    return doc ?? null;
+  findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
+    // Not an async function calling find: one promise and no options copy (projections read this way per event).
+    try {
+      const [hit] = this.select(filter, options.limit === 1 ? options : { ...options, limit: 1 });
+      if (!hit) return Promise.resolve(null);
+      return Promise.resolve(resultOf(hit, options.projection));
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
   }
 
   async find(filter: Filter, options: FindOptions = {}): Promise<T[]> {
+    const projection = options.projection;
+    const fields = projection ? includedFields(projection) : null;
+    if (fields) return this.select(filter, options).map((h) => fieldsOf(h.doc, fields));
     const docs = this.select(filter, options).map(ownCopy);
-    return options.projection ? mingoFind<T>(docs, {}, options.projection).all() : docs;
+    return projection ? mingoFind<T>(docs, {}, projection).all() : docs;
   }
 
   async countDocuments(filter: Filter = {}): Promise<number> {
@@ -417,7 +426,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const key = keyOf(id.value);
     if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(cacheKey(state, key)) !== undefined)
       return false;
-    this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null);
+    this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null, true);
     return true;
   }
 
@@ -538,3 +547,40 @@ const onlyPinsId = (filter: Filter, key: Key): boolean => {
 
 /** A result the caller may change: the cache's documents are copied, freshly parsed ones handed over. */
 const ownCopy = <T>(hit: Hit<T>): T => (hit.shared ? clone(hit.doc) : hit.doc);
+
+/**
+ * The fields an inclusion projection of top-level fields keeps (`_id` unless it says
+ * `_id: 0`), or null for any other projection (mingo's then).
+ */
+function includedFields(projection: Record<string, 0 | 1>): Set<string> | null {
+  const fields = new Set(['_id']);
+  let includes = false;
+  for (const k in projection) {
+    const v: unknown = projection[k];
+    if (k === '_id' && (v === 0 || v === false)) fields.delete('_id');
+    else if ((v === 1 || v === true) && !k.includes('.') && !k.startsWith('$')) {
+      fields.add(k);
+      includes = true;
+    } else return null;
+  }
+  // `{}` and `{_id: 0}` alone keep everything (else): not an inclusion.
+  return includes ? fields : null;
+}
+
+/**
+ * A result as the caller gets it: with an inclusion projection of top-level fields, a
+ * copy of those fields only (a projection reading three fields of a large document copies
+ * three), in the document's order as MongoDB gives them; otherwise through mingo.
+ */
+function resultOf<T extends Doc>(hit: Hit<T>, projection: Record<string, 0 | 1> | undefined): T {
+  if (!projection) return ownCopy(hit);
+  const fields = includedFields(projection);
+  return fields ? fieldsOf(hit.doc, fields) : mingoFind<T>([ownCopy(hit)], {}, projection).all()[0];
+}
+
+/** Copies of `doc`'s fields named in `fields`, in the document's order. */
+function fieldsOf<T extends Doc>(doc: T, fields: Set<string>): T {
+  const out: Doc = {} as Doc;
+  for (const k in doc) if (fields.has(k) && Object.hasOwn(doc, k)) out[k] = clone(doc[k]);
+  return out as T;
+}

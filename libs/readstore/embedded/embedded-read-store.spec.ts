@@ -221,6 +221,42 @@ describe('EmbeddedReadStore on disk', () => {
     await reopened.close();
   });
 
+  for (const writer of ['thread', 'inline'] as const) {
+    it(`leaves each document of one batch as its last write, whatever came before in the batch (${writer} writer)`, async () => {
+      const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000, writer });
+      const c = store.collection<{ _id: string; n: number; text?: string }>('rows');
+      // More rows than one multi-row statement takes, with every sequence of writes to one row in one batch.
+      for (let i = 0; i < 40; i++) await c.insertOne({ _id: `r${i}`, n: i });
+      await c.updateOne({ _id: 'r1' }, { $set: { n: 100 } });
+      await c.deleteOne({ _id: 'r2' });
+      await c.deleteOne({ _id: 'r3' });
+      await c.insertOne({ _id: 'r3', n: 300 });
+      await c.updateOne({ _id: 'r4' }, { $set: { n: 400 } });
+      await c.deleteOne({ _id: 'r4' });
+      // JSON beyond one byte a character: the encoding grows its buffer.
+      const text = 'é€😀'.repeat(2000);
+      await c.updateOne({ _id: 'r5' }, { $set: { text } });
+      await store.flush();
+      await store.close();
+      const reader = new Database(file, { readonly: true });
+      const rows = new Map(
+        (reader.prepare('SELECT key, json(doc) AS doc FROM c1').all() as { key: string; doc: string }[]).map((r) => [
+          r.key,
+          JSON.parse(r.doc),
+        ]),
+      );
+      reader.close();
+      expect(rows.size).toBe(38);
+      const doc = (id: string) => [...rows.values()].find((d) => d._id === id);
+      expect(doc('r1')).toEqual({ _id: 'r1', n: 100 });
+      expect(doc('r2')).toBeUndefined();
+      expect(doc('r3')).toEqual({ _id: 'r3', n: 300 });
+      expect(doc('r4')).toBeUndefined();
+      expect(doc('r5')).toEqual({ _id: 'r5', n: 5, text });
+      expect(doc('r39')).toEqual({ _id: 'r39', n: 39 });
+    });
+  }
+
   it('commits writes together and a flush makes them visible to another connection', async () => {
     const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000 });
     await store.collection('hosts').insertOne({ _id: 'h', ip: '192.0.2.1' });

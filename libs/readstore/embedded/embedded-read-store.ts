@@ -232,7 +232,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * Makes `doc` (null: deleted) the document under `key` in place of `previous`, at once
    * for readers, on disk with the next batch.
    */
-  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null): void {
+  write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null, uncached = false): void {
     if (this.closed) throw new Error('the read store is closed');
     // A value a write keeps (most updates: an address, not the fqdn) still leads to the same document.
     for (const [field, known] of state.lookups) {
@@ -265,8 +265,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       state.overlay.set(key, { doc, op, bytes, recache: previous !== null });
       this.pendingCount += 1;
       this.pendingBytes += bytes;
+      // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
+      if (!uncached) this.cache.delete(cacheKey(state, key));
     }
-    this.cache.delete(cacheKey(state, key));
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
   }
 
@@ -330,12 +331,21 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.queuedNumbers = [];
       this.queuedBytes = [];
     }
-    this.inFlight = this.writer.write(ops).then(
+    // A document written again later in this batch is written once, as it ends: the batch
+    // is one transaction, so nobody sees the difference (its overlay entry names the later op).
+    const last = numbers[numbers.length - 1];
+    const superseded = (i: number) => {
+      const where = at[i];
+      const pending = where ? where.state.overlay.get(where.key) : undefined;
+      return pending !== undefined && pending.op !== numbers[i] && pending.op <= last;
+    };
+    // An async call: a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
+    this.inFlight = this.writer.write(ops, superseded).then(
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
         this.batchBytesLimit = Math.min(MAX_BATCH_BYTES, this.batchBytesLimit * 2);
-        this.writtenUpTo = Math.max(this.writtenUpTo, numbers[numbers.length - 1]);
+        this.writtenUpTo = Math.max(this.writtenUpTo, last);
         this.settle(at, numbers, lengths);
         this.releaseCommittedWaiters();
       },
@@ -350,6 +360,8 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     void this.inFlight.finally(() => {
       this.inFlight = null;
       if (this.queue.length === 0 || this.closed) return;
+      // The next batch goes at once: holding it back to one per interval (larger
+      // transactions) saved the writer thread little and delayed every commit (decision 0105).
       if (!this.persistError) this.sendBatch();
       else if (!this.timer) {
         // Tried again after a pause (a full disk may be freed), not in a tight loop.

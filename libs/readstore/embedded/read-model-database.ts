@@ -35,6 +35,11 @@ export function openReadModelDatabase(file: string, pageCacheMiB: number): Datab
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma(`cache_size = ${-Math.round(pageCacheMiB * 1024)}`);
+  // Checkpoints every 8192 pages (32 MiB of WAL) rather than SQLite's 1000: DDNS updates
+  // rewrite the same index and table pages over and over, and a checkpoint copies each
+  // page once however often it was written since the last one (measured on the writer's
+  // upserts: 19.5 µs a row at 1000, 13.6 at 16000). The WAL is a file: memory is not its size.
+  db.pragma('wal_autocheckpoint = 8192');
   // The WAL is cut back to this size after a checkpoint instead of staying as large as it grew.
   db.pragma('journal_size_limit = 67108864');
   db.exec(`CREATE TABLE IF NOT EXISTS rs_collections (

@@ -10,7 +10,13 @@ import { isPlainObject } from './filter-evaluation';
 
 export type Key = string;
 /** A document's row key: strings as they are, other `_id`s by their JSON (the format stored since the first release). */
-export const keyOf = (v: unknown): Key => (typeof v === 'string' ? `s:${v}` : `j:${JSON.stringify(v)}`);
+export const keyOf = (v: unknown): Key =>
+  typeof v === 'string'
+    ? `s:${v}`
+    : // A finite number's JSON is its string form (numeric ids: the hosts'), without the call.
+      typeof v === 'number' && Number.isFinite(v)
+      ? `j:${v}`
+      : `j:${JSON.stringify(v)}`;
 
 /** jsonPath's answers by field: asked on every indexed lookup and filter (fields are the code's own, a few dozen). */
 const JSON_PATHS = new Map<string, string | null>();
