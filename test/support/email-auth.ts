@@ -1,6 +1,6 @@
 import { DnsServer, ZoneIndex } from '../../libs/dns-server';
 import { HttpClient } from './http-client';
-import { delegateInWorld } from '../../bench/support/world-dns';
+import { delegateInWorld, putWorldZone } from '../../bench/support/world-dns';
 import { postRaw } from './report-intake';
 import { enableTwoFactor } from './totp';
 
@@ -54,21 +54,7 @@ export async function enrolZone(
 ): Promise<void> {
   const created = await http.post('/zones', { name: zone, zone_file: options.zoneFile }, owner.token);
   if (created.status !== 201) throw new Error(`import ${zone}: ${created.status} ${created.text}`);
-  world.putZone({
-    name: zone,
-    ownerAccountId: null,
-    soa: {
-      mname: 'ns1.example.net',
-      rname: `hostmaster.${zone}`,
-      serial: 1,
-      refresh: 1,
-      retry: 1,
-      expire: 1,
-      minimum: 60,
-    },
-    ttl: 60,
-    nameservers: created.body.nameservers,
-  });
+  putWorldZone(world, zone, created.body.nameservers, 'ns1.example.net');
   delegateInWorld(world, zone, created.body.nameservers);
   const verified = await http.post(`/zones/${zone}/verify`, undefined, owner.token);
   if (verified.body.status !== 'verified') throw new Error(`verify ${zone}: ${verified.text}`);
