@@ -4,21 +4,15 @@
  * uptime history and limits endpoints (docs/uptime-history.md), and the static app's
  * first-load size.
  */
-import { execFileSync } from 'node:child_process';
 import { measureBundle, total } from '../bench/dashboard-bundle.bench';
 import { ManualClock } from '../libs/shared/clock';
 import { UptimeWorker } from '../libs/uptime/application/uptime.worker';
 import { dashboardDir } from '../libs/dashboard/web-front';
 import { AppWithUpTarget, startAppWithUpTarget } from './support/uptime-target';
 import { registerAndLogin, TestApp } from './support/test-app';
+import { enableTwoFactor, totpAt } from './support/totp';
 
 const COOKIE_LOGIN = { 'x-session-transport': 'cookie' };
-
-/** The code oathtool (Debian) computes for `secret` at `at`. */
-const totpAt = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
-    encoding: 'utf8',
-  }).trim();
 
 /** `name=value` pairs of Set-Cookie headers, plus each header's attributes. */
 function cookiesOf(headers: Headers): Record<string, { value: string; attrs: string }> {
@@ -123,13 +117,7 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
 
   it('sets the cookie on the second login step when 2FA is on', async () => {
     const user = await registerAndLogin(app.http);
-    const setup = await app.http.post('/2fa/setup', undefined, user.token);
-    const verify = await app.http.post(
-      '/2fa/verify',
-      { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) },
-      user.token,
-    );
-    expect(verify.status).toBe(200);
+    const { secret } = await enableTwoFactor(app.http, user.token, clock.now());
     const first = await app.http.post(
       '/auth/login',
       { username: user.username, password: user.password },
@@ -141,7 +129,7 @@ describe('dashboard API: cookie sessions, CSRF, uptime history (contract §14)',
     clock.advance(30_000);
     const second = await app.http.post(
       '/auth/login/2fa',
-      { login_token: first.body.login_token, code: totpAt(setup.body.secret, clock.now()) },
+      { login_token: first.body.login_token, code: totpAt(secret, clock.now()) },
       undefined,
       COOKIE_LOGIN,
     );

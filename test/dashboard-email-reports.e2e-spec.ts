@@ -8,7 +8,7 @@
  */
 import { sample } from './support/dmarc-samples';
 import { DashboardSuite, findings, startDashboardSuite } from './support/dashboard-suite';
-import { AggregateReportSender, enrolZone, startWorld } from './support/email-auth';
+import { AggregateReportSender, enrolZone, startWorld, tlsReport } from './support/email-auth';
 import { registerAndLogin } from './support/http-client';
 import { mediaTypeOf, postRaw } from './support/report-intake';
 
@@ -17,35 +17,6 @@ jest.setTimeout(120_000);
 const ZONE = 'example.com'; // the shared failure-report fixture's domain
 const FAILURE = 'forensic/dmarc_ruf_report_linkedin.eml';
 const today = new Date().toISOString().slice(0, 10);
-
-const tlsReport = (domain: string) =>
-  Buffer.from(
-    JSON.stringify({
-      'organization-name': 'TLS Reporter',
-      'date-range': { 'start-datetime': `${today}T00:00:00Z`, 'end-datetime': `${today}T23:59:59Z` },
-      'contact-info': 'tls@reporter.example',
-      'report-id': `dash-tls-${today}`,
-      policies: [
-        {
-          policy: {
-            'policy-type': 'sts',
-            'policy-string': ['version: STSv1', 'mode: testing'],
-            'policy-domain': domain,
-            'mx-host': [`mx.${domain}`],
-          },
-          summary: { 'total-successful-session-count': 90, 'total-failure-session-count': 10 },
-          'failure-details': [
-            {
-              'result-type': 'certificate-expired',
-              'sending-mta-ip': '198.51.100.20',
-              'receiving-mx-hostname': `mx.${domain}`,
-              'failed-session-count': 10,
-            },
-          ],
-        },
-      ],
-    }),
-  );
 
 describe('dashboard: email-authentication reports (issue 15)', () => {
   let suite: DashboardSuite;
@@ -69,7 +40,12 @@ describe('dashboard: email-authentication reports (issue 15)', () => {
     await new AggregateReportSender(suite.server.url).add(ZONE, `${today}T00:00:00Z`, 200, 150);
     for (const [body, type] of [
       [sample(FAILURE), mediaTypeOf(FAILURE)],
-      [tlsReport(ZONE), 'application/tlsrpt+json'],
+      [
+        tlsReport(ZONE, today, `dash-tls-${today}`, [
+          { successful: 90, failures: [{ type: 'certificate-expired', ip: '198.51.100.20', sessions: 10 }] },
+        ]),
+        'application/tlsrpt+json',
+      ],
     ] as const) {
       const res = await postRaw(suite.server.url, '/admin/reports', body, type);
       expect(res.status).toBe(201);

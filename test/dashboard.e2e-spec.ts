@@ -16,6 +16,7 @@ import { eventually, screenChecker } from './support/dashboard-suite';
 import { ADMIN_TOKEN } from './support/http-client';
 import { listeningUpTarget } from './support/uptime-target';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
+import { putWorldZone } from '../bench/support/world-dns';
 
 jest.setTimeout(120_000);
 
@@ -455,21 +456,7 @@ describe('dashboard in a real browser (contract §14)', () => {
     const value = /"([^"]+)"/.exec(txt)![1];
     expect(txt).toBe(`_account-dns-verify.example.org. 300 IN TXT "${value}"`);
     // The user adds the record at the old provider, as the screen says.
-    world.putZone({
-      name: 'example.org',
-      ownerAccountId: null,
-      soa: {
-        mname: 'ns1.old-provider.net',
-        rname: 'hostmaster.example.org',
-        serial: 1,
-        refresh: 1,
-        retry: 1,
-        expire: 1,
-        minimum: 60,
-      },
-      ttl: 60,
-      nameservers: ['ns1.old-provider.net'],
-    });
+    putWorldZone(world, 'example.org', ['ns1.old-provider.net']);
     world.setRRset('example.org', '_account-dns-verify', 'TXT', 300, [`"${value}"`]);
     await page.getByRole('button', { name: 'Check verification now' }).click();
     await page.locator('.status-ok', { hasText: 'Verified' }).waitFor();

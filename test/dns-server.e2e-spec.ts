@@ -93,9 +93,12 @@ function tcpExchange(
     const answers: Buffer[] = [];
     let pending = Buffer.alloc(0);
     let closed = false;
+    // The pause between chunks is cleared with the rest: a timer left running keeps the jest worker alive.
+    let pause: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => finish(), timeoutMs);
     const finish = () => {
       clearTimeout(timer);
+      clearTimeout(pause);
       socket.destroy();
       resolve({ answers, closed });
     };
@@ -114,8 +117,9 @@ function tcpExchange(
     });
     socket.on('connect', async () => {
       for (const chunk of chunks) {
+        if (socket.destroyed) return;
         socket.write(chunk);
-        await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => (pause = setTimeout(r, 5)));
       }
     });
   });

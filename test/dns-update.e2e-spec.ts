@@ -7,6 +7,7 @@ import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { digAsync } from './support/dig';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { putWorldZone } from '../bench/support/world-dns';
 
 /** Runs a command with `input` on stdin; resolves with its exit code and output (never rejects). */
 function runWithInput(command: string, args: string[], input: string): Promise<{ code: number; output: string }> {
@@ -210,21 +211,7 @@ describe('RFC 2136 UPDATE with nsupdate and knsupdate (§18)', () => {
 
   it('prerequisites see the dynamic-DNS hosts in the zone, and their addresses are not the UPDATE’s to change', async () => {
     const { verification } = (await app.http.get(`/zones/${zone}`, owner.token)).body;
-    world.putZone({
-      name: zone,
-      ownerAccountId: null,
-      soa: {
-        mname: 'ns1.old-provider.net',
-        rname: `hostmaster.${zone}`,
-        serial: 1,
-        refresh: 1,
-        retry: 1,
-        expire: 1,
-        minimum: 60,
-      },
-      ttl: 60,
-      nameservers: ['ns1.old-provider.net'],
-    });
+    putWorldZone(world, zone, ['ns1.old-provider.net']);
     world.setRRset(zone, '_account-dns-verify', 'TXT', 60, [`"${verification.record_value}"`]);
     expect((await app.http.post(`/zones/${zone}/verify`, undefined, owner.token)).body.status).toBe('verified');
     const host = await app.http.post(

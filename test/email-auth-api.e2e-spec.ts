@@ -1,11 +1,10 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
-import { execFileSync } from 'node:child_process';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import { enrolZone, startWorld } from './support/email-auth';
 import { HttpResponse } from './support/http-client';
+import { answerChecker } from './support/openapi-answers';
+import { enableTwoFactor } from './support/totp';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 const ZONE = 'api-main.test';
@@ -13,11 +12,6 @@ const ZONE2 = 'api-second.test';
 const OTHER = 'api-foreign.test';
 const UA = { 'user-agent': 'email-auth-api-e2e/1.0 (+https://example.test/integration)' };
 const BASE = '/api/v1/email-auth';
-
-const totpAt = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
-    encoding: 'utf8',
-  }).trim();
 
 /**
  * The read-only email-authentication API end to end (seed: Email-authentication read
@@ -36,15 +30,6 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
   let oneKey: string;
   let accountKey: string;
 
-  const enableTwoFactor = async (user: { token: string }) => {
-    const setup = await app.http.post('/2fa/setup', undefined, user.token);
-    const verify = await app.http.post(
-      '/2fa/verify',
-      { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) },
-      user.token,
-    );
-    expect(verify.status).toBe(200);
-  };
   const enterprise = (id: number, domains: string[]) =>
     app.http.admin('PUT', `/admin/accounts/${id}/subscription`, { email_auth: { tier: 'enterprise', domains } });
   const createKey = async (token: string, body: Record<string, unknown>) => {
@@ -79,7 +64,7 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
     await enrolZone(app.http, world, owner, ZONE, { addOnDomains: [ZONE, ZONE2] });
     await enrolZone(app.http, world, owner, ZONE2, { addOnDomains: [ZONE, ZONE2] });
     expect((await enterprise(owner.id, [ZONE, ZONE2])).status).toBe(200);
-    await enableTwoFactor(owner);
+    await enableTwoFactor(app.http, owner.token, clock.now());
     other = await registerAndLogin(app.http);
     await enrolZone(app.http, world, other, OTHER);
     await enterprise(other.id, [OTHER]);
@@ -373,37 +358,26 @@ describe('email-auth read API (seed: Email-authentication read API; contract §9
       const doc = res.body;
       await SwaggerParser.validate(structuredClone(doc));
       // Formats (date-time, date) are checked too, not only warned about.
-      const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
-      ajv.addSchema(doc, 'openapi.json');
-      const schemaOf = (path: string, status: string) => {
-        const op = doc.paths[path]?.get;
-        expect(op).toBeDefined();
-        return op.responses[status].content['application/json'].schema;
-      };
-      const check = (path: string, status: string, body: unknown) => {
-        const schema = schemaOf(path, status);
-        const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-        if (!validate(body))
-          throw new Error(`${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`);
-      };
-      check(`${BASE}/domains`, '200', (await get('/domains', allKey)).body);
-      check(`${BASE}/domains/{domain}`, '200', (await get(`/domains/${ZONE}`, allKey)).body);
-      check(`${BASE}/domains/{domain}`, '404', (await get(`/domains/${OTHER}`, allKey)).body);
-      check(`${BASE}/dmarc/policy`, '200', (await get(`/dmarc/policy?domain=${ZONE}`, allKey)).body);
-      check(`${BASE}/dmarc/policy`, '200', (await get(`/dmarc/policy?domain=${ZONE2}`, allKey)).body);
-      check(`${BASE}/senders`, '200', (await get(`/senders?domain=${ZONE}`, allKey)).body);
-      check(`${BASE}/senders`, '200', (await get(`/senders?domain=${ZONE2}`, allKey)).body);
-      check(`${BASE}/events`, '200', (await get('/events?limit=3', allKey)).body);
-      check(`${BASE}/events`, '401', (await get('/events', 'ak_unknownunknownunknown')).body);
-      check(`${BASE}/events`, '403', (await get('/events', accountKey)).body);
+      const answer = answerChecker(doc);
+      const check = (path: string, status: number, res: HttpResponse) => answer(path, 'get', res, status);
+      check(`${BASE}/domains`, 200, await get('/domains', allKey));
+      check(`${BASE}/domains/{domain}`, 200, await get(`/domains/${ZONE}`, allKey));
+      check(`${BASE}/domains/{domain}`, 404, await get(`/domains/${OTHER}`, allKey));
+      check(`${BASE}/dmarc/policy`, 200, await get(`/dmarc/policy?domain=${ZONE}`, allKey));
+      check(`${BASE}/dmarc/policy`, 200, await get(`/dmarc/policy?domain=${ZONE2}`, allKey));
+      check(`${BASE}/senders`, 200, await get(`/senders?domain=${ZONE}`, allKey));
+      check(`${BASE}/senders`, 200, await get(`/senders?domain=${ZONE2}`, allKey));
+      check(`${BASE}/events`, 200, await get('/events?limit=3', allKey));
+      check(`${BASE}/events`, 401, await get('/events', 'ak_unknownunknownunknown'));
+      check(`${BASE}/events`, 403, await get('/events', accountKey));
       // Report endpoints before any report arrives (test/email-auth-reports.e2e-spec.ts checks them with reports).
-      check(`${BASE}/dmarc/summary`, '200', (await get(`/dmarc/summary?domain=${ZONE}`, allKey)).body);
-      check(`${BASE}/dmarc/sources`, '200', (await get(`/dmarc/sources?domain=${ZONE}`, allKey)).body);
-      check(`${BASE}/dmarc/reports`, '200', (await get('/dmarc/reports', allKey)).body);
-      check(`${BASE}/dmarc/reports/{id}`, '404', (await get('/dmarc/reports/unknown', allKey)).body);
-      check(`${BASE}/dmarc/forensic`, '200', (await get('/dmarc/forensic', allKey)).body);
-      check(`${BASE}/tls-rpt/summary`, '200', (await get(`/tls-rpt/summary?domain=${ZONE}`, allKey)).body);
-      check(`${BASE}/tls-rpt/summary`, '404', (await get(`/tls-rpt/summary?domain=${OTHER}`, allKey)).body);
+      check(`${BASE}/dmarc/summary`, 200, await get(`/dmarc/summary?domain=${ZONE}`, allKey));
+      check(`${BASE}/dmarc/sources`, 200, await get(`/dmarc/sources?domain=${ZONE}`, allKey));
+      check(`${BASE}/dmarc/reports`, 200, await get('/dmarc/reports', allKey));
+      check(`${BASE}/dmarc/reports/{id}`, 404, await get('/dmarc/reports/unknown', allKey));
+      check(`${BASE}/dmarc/forensic`, 200, await get('/dmarc/forensic', allKey));
+      check(`${BASE}/tls-rpt/summary`, 200, await get(`/tls-rpt/summary?domain=${ZONE}`, allKey));
+      check(`${BASE}/tls-rpt/summary`, 404, await get(`/tls-rpt/summary?domain=${OTHER}`, allKey));
       expect(Object.keys(doc.paths).every((p) => p.startsWith(BASE))).toBe(true);
     });
   });

@@ -1,12 +1,11 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
-import { execFileSync } from 'node:child_process';
 import { DnsServer } from '../libs/dns-server';
 import { ManualClock } from '../libs/shared/clock';
 import { sample } from './support/dmarc-samples';
-import { enrolZone, startWorld } from './support/email-auth';
+import { enrolZone, startWorld, tlsReport } from './support/email-auth';
 import { HttpResponse } from './support/http-client';
+import { answerChecker } from './support/openapi-answers';
+import { enableTwoFactor } from './support/totp';
 import { mediaTypeOf, postRaw } from './support/report-intake';
 import { startReverseDns } from './support/reverse-dns';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
@@ -18,11 +17,6 @@ const UA = { 'user-agent': 'email-auth-reports-e2e/1.0' };
 const BASE = '/api/v1/email-auth';
 const NOW = new Date('2026-06-01T10:00:00Z');
 const epoch = (iso: string) => Math.floor(Date.parse(iso) / 1000);
-
-const totpAt = (secret: string, at: Date): string =>
-  execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, secret], {
-    encoding: 'utf8',
-  }).trim();
 
 interface Row {
   ip: string;
@@ -68,45 +62,18 @@ const bulkRows = (n: number): Row[] =>
     spf: 'fail',
   }));
 
-/** A TLS report (RFC 8460) for `domain` on `day`. */
+/** A TLS report (RFC 8460) for `domain` on `day`: 1,000 sessions under MTA-STS (100 failing), 50 without a policy. */
 const tlsJson = (domain: string, day: string, reportId: string) =>
-  Buffer.from(
-    JSON.stringify({
-      'organization-name': 'TLS Reporter',
-      'date-range': { 'start-datetime': `${day}T00:00:00Z`, 'end-datetime': `${day}T23:59:59Z` },
-      'contact-info': 'tls@reporter.example',
-      'report-id': reportId,
-      policies: [
-        {
-          policy: {
-            'policy-type': 'sts',
-            'policy-string': ['version: STSv1', 'mode: testing'],
-            'policy-domain': domain,
-            'mx-host': [`mx.${domain}`],
-          },
-          summary: { 'total-successful-session-count': 900, 'total-failure-session-count': 100 },
-          'failure-details': [
-            {
-              'result-type': 'certificate-expired',
-              'sending-mta-ip': '198.51.100.20',
-              'receiving-mx-hostname': `mx.${domain}`,
-              'failed-session-count': 70,
-            },
-            {
-              'result-type': 'starttls-not-supported',
-              'sending-mta-ip': '198.51.100.21',
-              'receiving-mx-hostname': `mx.${domain}`,
-              'failed-session-count': 30,
-            },
-          ],
-        },
-        {
-          policy: { 'policy-type': 'no-policy-found', 'policy-domain': domain },
-          summary: { 'total-successful-session-count': 50, 'total-failure-session-count': 0 },
-        },
+  tlsReport(domain, day, reportId, [
+    {
+      successful: 900,
+      failures: [
+        { type: 'certificate-expired', ip: '198.51.100.20', sessions: 70 },
+        { type: 'starttls-not-supported', ip: '198.51.100.21', sessions: 30 },
       ],
-    }),
-  );
+    },
+    { type: 'no-policy-found', successful: 50 },
+  ]);
 
 /**
  * The report endpoints of the email-auth read API and their dashboard mirrors, end to
@@ -172,16 +139,7 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     await app.http.admin('PUT', `/admin/accounts/${owner.id}/subscription`, {
       email_auth: { tier: 'enterprise', domains: [ZONE, ZONE2] },
     });
-    const setup = await app.http.post('/2fa/setup', undefined, owner.token);
-    expect(
-      (
-        await app.http.post(
-          '/2fa/verify',
-          { setup_token: setup.body.setup_token, code: totpAt(setup.body.secret, clock.now()) },
-          owner.token,
-        )
-      ).status,
-    ).toBe(200);
+    await enableTwoFactor(app.http, owner.token, clock.now());
     other = await registerAndLogin(app.http);
     await enrolZone(app.http, w.world, other, OTHER);
 
@@ -718,37 +676,26 @@ describe('email-auth read API: report endpoints (seed: Email-authentication read
     it('describes what every report endpoint returns, errors included, and still validates', async () => {
       const doc = (await app.http.get('/api/v1/openapi.json')).body;
       await SwaggerParser.validate(structuredClone(doc));
-      const ajv = new Ajv({ strict: false, allErrors: true });
-      addFormats(ajv); // dates and date-times are checked, not just typed
-      ajv.addSchema(doc, 'openapi.json');
-      const check = (path: string, status: string, res: HttpResponse) => {
-        expect(res.status).toBe(Number(status));
-        const op = doc.paths[`${BASE}${path}`]?.get;
-        expect(op).toBeDefined();
-        const schema = op.responses[status].content['application/json'].schema;
-        const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-        if (!validate(res.body))
-          throw new Error(
-            `${path} ${status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body).slice(0, 2000)}`,
-          );
-      };
-      check('/dmarc/summary', '200', await get(`/dmarc/summary?domain=${ZONE}`, allKey));
-      check('/dmarc/summary', '200', await get(`/dmarc/summary?domain=${ZONE2}&days=1`, allKey));
-      check('/dmarc/summary', '404', await get(`/dmarc/summary?domain=${OTHER}`, allKey));
-      check('/dmarc/summary', '400', await get('/dmarc/summary', allKey));
-      check('/dmarc/sources', '200', await get(`/dmarc/sources?domain=${ZONE}`, allKey));
-      check('/dmarc/sources', '404', await get(`/dmarc/sources?domain=${OTHER}`, allKey));
-      check('/dmarc/reports', '200', await get('/dmarc/reports?days=1096&limit=100', allKey));
-      check('/dmarc/reports', '400', await get('/dmarc/reports?limit=0', allKey));
-      check('/dmarc/reports/{id}', '200', await get(`/dmarc/reports/${ids.recent}`, allKey));
-      check('/dmarc/reports/{id}', '200', await get(`/dmarc/reports/${ids.outlook}`, allKey));
-      check('/dmarc/reports/{id}', '404', await get(`/dmarc/reports/${ids.foreign}`, allKey));
-      check('/dmarc/forensic', '200', await get('/dmarc/forensic', allKey));
-      check('/dmarc/forensic', '200', await get('/dmarc/forensic', subjectsKey));
-      check('/dmarc/forensic', '403', await get('/dmarc/forensic', accountKey));
-      check('/tls-rpt/summary', '200', await get(`/tls-rpt/summary?domain=${ZONE}&days=1096`, allKey));
-      check('/tls-rpt/summary', '200', await get(`/tls-rpt/summary?domain=${ZONE2}`, allKey));
-      check('/tls-rpt/summary', '401', await get(`/tls-rpt/summary?domain=${ZONE}`, 'ak_unknownunknownunknown'));
+      // Formats (date-time, date) are checked too, not only typed.
+      const answer = answerChecker(doc);
+      const check = (path: string, status: number, res: HttpResponse) => answer(`${BASE}${path}`, 'get', res, status);
+      check('/dmarc/summary', 200, await get(`/dmarc/summary?domain=${ZONE}`, allKey));
+      check('/dmarc/summary', 200, await get(`/dmarc/summary?domain=${ZONE2}&days=1`, allKey));
+      check('/dmarc/summary', 404, await get(`/dmarc/summary?domain=${OTHER}`, allKey));
+      check('/dmarc/summary', 400, await get('/dmarc/summary', allKey));
+      check('/dmarc/sources', 200, await get(`/dmarc/sources?domain=${ZONE}`, allKey));
+      check('/dmarc/sources', 404, await get(`/dmarc/sources?domain=${OTHER}`, allKey));
+      check('/dmarc/reports', 200, await get('/dmarc/reports?days=1096&limit=100', allKey));
+      check('/dmarc/reports', 400, await get('/dmarc/reports?limit=0', allKey));
+      check('/dmarc/reports/{id}', 200, await get(`/dmarc/reports/${ids.recent}`, allKey));
+      check('/dmarc/reports/{id}', 200, await get(`/dmarc/reports/${ids.outlook}`, allKey));
+      check('/dmarc/reports/{id}', 404, await get(`/dmarc/reports/${ids.foreign}`, allKey));
+      check('/dmarc/forensic', 200, await get('/dmarc/forensic', allKey));
+      check('/dmarc/forensic', 200, await get('/dmarc/forensic', subjectsKey));
+      check('/dmarc/forensic', 403, await get('/dmarc/forensic', accountKey));
+      check('/tls-rpt/summary', 200, await get(`/tls-rpt/summary?domain=${ZONE}&days=1096`, allKey));
+      check('/tls-rpt/summary', 200, await get(`/tls-rpt/summary?domain=${ZONE2}`, allKey));
+      check('/tls-rpt/summary', 401, await get(`/tls-rpt/summary?domain=${ZONE}`, 'ak_unknownunknownunknown'));
       expect(Object.keys(doc.paths).every((p) => p.startsWith(BASE))).toBe(true);
     });
   });

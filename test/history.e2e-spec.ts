@@ -4,6 +4,7 @@ import { answerChecker } from './support/openapi-answers';
 import { waitForDns } from './support/dns-client';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { putWorldZone } from '../bench/support/world-dns';
 
 const ZONE = 'history.test';
 const ZONE_FILE = `$ORIGIN history.test.
@@ -341,21 +342,7 @@ describe('history and time travel (contract §19)', () => {
     const zone = (
       await app.http.post('/zones', { name: 'hosts.test', zone_file: 'www 300 IN A 192.0.2.1\n' }, owner.token)
     ).body;
-    world.putZone({
-      name: 'hosts.test',
-      ownerAccountId: null,
-      soa: {
-        mname: 'ns1.elsewhere.test',
-        rname: 'hostmaster.hosts.test',
-        serial: 1,
-        refresh: 1,
-        retry: 1,
-        expire: 1,
-        minimum: 60,
-      },
-      ttl: 60,
-      nameservers: ['ns1.elsewhere.test'],
-    });
+    putWorldZone(world, 'hosts.test', ['ns1.elsewhere.test']);
     world.setRRset('hosts.test', '_account-dns-verify', 'TXT', 60, [`"${zone.verification.record_value}"`]);
     expect((await app.http.post('/zones/hosts.test/verify', undefined, owner.token)).body.status).toBe('verified');
     expect(

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { enrolZone, startWorld } from './support/email-auth';
 import { answerChecker, AnswerCheck } from './support/openapi-answers';
 import { freePort } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { totpAt } from './support/totp';
 
 type Operation = {
   operationId: string;
@@ -231,8 +231,25 @@ describe('management API OpenAPI document and Swagger UI (issue 14; contract §1
     check('/2fa/setup', 'post', setup);
     check('/2fa/status', 'get', ok(200, await app.http.get('/2fa/status', user.token)));
     const { secret, setup_token } = setup.body as { secret: string; setup_token: string };
-    const code = execFileSync('oathtool', ['--totp', '-b', secret], { encoding: 'utf8' }).trim();
-    check('/2fa/verify', 'post', ok(200, await app.http.post('/2fa/verify', { setup_token, code }, user.token)));
+    const enabled = ok(200, await app.http.post('/2fa/verify', { setup_token, code: totpAt(secret) }, user.token));
+    check('/2fa/verify', 'post', enabled);
+    // Login answers, each kind (issue 30): a bearer session, the cookie transport, a 2FA challenge and its step.
+    const credentials = (u: { username: string; password: string }) => ({ username: u.username, password: u.password });
+    check('/auth/login', 'post', await app.http.post('/auth/login', credentials(plus)), 200);
+    const cookie = { 'X-Session-Transport': 'cookie' };
+    const inCookie = await app.http.post('/auth/login', credentials(plus), undefined, cookie);
+    check('/auth/login', 'post', inCookie, 200);
+    expect(inCookie.body).toEqual({ token_type: 'cookie', expires_in: expect.any(Number) });
+    const challenge = await app.http.post('/auth/login', credentials(user));
+    check('/auth/login', 'post', challenge, 200);
+    expect(challenge.body.requires_2fa).toBe(true);
+    const [backup1, backup2] = (enabled.body as { backup_codes: string[] }).backup_codes;
+    const secondStep = async (code: string, headers?: Record<string, string>) => {
+      const { login_token } = (await app.http.post('/auth/login', credentials(user))).body;
+      return app.http.post('/auth/login/2fa', { login_token, code }, undefined, headers);
+    };
+    check('/auth/login/2fa', 'post', await secondStep(backup1), 200);
+    check('/auth/login/2fa', 'post', await secondStep(backup2, cookie), 200);
     const confirm = { password: user.password };
     check('/2fa/backup-codes', 'post', ok(200, await app.http.post('/2fa/backup-codes', confirm, user.token)));
     check('/2fa/disable', 'post', ok(200, await app.http.post('/2fa/disable', confirm, user.token)));

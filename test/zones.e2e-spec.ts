@@ -1,4 +1,4 @@
-import { delegateInWorld } from '../bench/support/world-dns';
+import { delegateInWorld, putWorldZone } from '../bench/support/world-dns';
 import { DnsServer, ZoneIndex } from '../libs/dns-server';
 import { answerData, queryDns, waitForDns, waitForRcode } from './support/dns-client';
 import { freePort } from './support/server-process';
@@ -126,21 +126,7 @@ describe('zones (contract §4)', () => {
     );
     expect(refused.body.error.code).toBe('invalid_fqdn');
 
-    world.putZone({
-      name: 'example.com',
-      ownerAccountId: null,
-      soa: {
-        mname: 'ns1.old-provider.net',
-        rname: 'hostmaster.example.com',
-        serial: 1,
-        refresh: 1,
-        retry: 1,
-        expire: 1,
-        minimum: 60,
-      },
-      ttl: 60,
-      nameservers: ['ns1.old-provider.net'],
-    });
+    putWorldZone(world, 'example.com', ['ns1.old-provider.net']);
     world.setRRset('example.com', '_account-dns-verify', 'TXT', 60, [`"${zone.verification.record_value}"`]);
     const ok = await app.http.post('/zones/example.com/verify', undefined, owner.token);
     expect(ok.status).toBe(200);

@@ -219,6 +219,7 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
         () => deps.readStore.close(),
         () => deps.eventStore.close(),
         () => deps.coordination.close(),
+        async () => deps.metrics.close(),
       ]) {
         await step().catch((e: unknown) => failures.push(e));
       }

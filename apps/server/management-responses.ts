@@ -1,5 +1,6 @@
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { AUDIT_OPERATION_RESPONSES, AUDIT_RESPONSE_SCHEMAS } from '../../libs/accounts/http/audit.schemas';
+import { SESSION_OPERATION_RESPONSES, SESSION_RESPONSE_SCHEMAS } from '../../libs/accounts/http/session.schemas';
 import { DOMAIN_OPERATION_RESPONSES, DOMAIN_RESPONSE_SCHEMAS } from '../../libs/domains/http/domain.schemas';
 import { HISTORY_OPERATION_RESPONSES, HISTORY_RESPONSE_SCHEMAS } from '../../libs/history/http/history.schemas';
 import { UPTIME_OPERATION_RESPONSES, UPTIME_RESPONSE_SCHEMAS } from '../../libs/uptime/http/uptime.schemas';
@@ -36,6 +37,7 @@ export const RESPONSE_SCHEMAS: Record<string, SchemaObject> = {
   ...ZONE_RESPONSE_SCHEMAS,
   ...UPTIME_RESPONSE_SCHEMAS,
   ...AUDIT_RESPONSE_SCHEMAS,
+  ...SESSION_RESPONSE_SCHEMAS,
   AccountView: {
     type: 'object',
     required: ['id', 'username', 'email', 'plan', 'email_auth', 'two_factor_enabled', 'disabled', 'created_at'],
@@ -138,6 +140,7 @@ export const OPERATION_RESPONSES: Record<string, Record<string, string>> = {
   ...ZONE_OPERATION_RESPONSES,
   ...UPTIME_OPERATION_RESPONSES,
   ...AUDIT_OPERATION_RESPONSES,
+  ...SESSION_OPERATION_RESPONSES,
   ...DNSSEC_OPERATION_RESPONSES,
   ...CERTIFICATE_OPERATION_RESPONSES,
   ...TWO_FACTOR_OPERATION_RESPONSES,

@@ -2,34 +2,21 @@
 // suite left open (test/support/suite-resources.ts says when that happens). Plain JS: Jest loads
 // the environment before any transform.
 const { TestEnvironment } = require('jest-environment-node');
+const openHandles = require('./open-handles');
 
 /** How long teardown waits for starts still under way (a timed-out beforeAll's app) before closing. */
 const START_WAIT_MS = 60_000;
-
-/**
- * JEST_LIST_HANDLES=1: after each suite, what still keeps the worker alive 300 ms later (jest
- * force-exits a worker that has not exited 500 ms after its last suite), on stderr. Stdio and the
- * IPC channel are left out.
- */
-async function listHandles(file) {
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  // Timers are not handles since Node 11: the resource list names them (without detail).
-  const resources = process.getActiveResourcesInfo().filter((r) => !['PipeWrap', 'TTYWrap'].includes(r));
-  const sockets = process
-    ._getActiveHandles()
-    .filter((h) => ['Server', 'Socket'].includes(h?.constructor?.name))
-    .filter((h) => !(h === process.stdout || h === process.stderr))
-    .map((h) => `${h.constructor.name} ${JSON.stringify(h.address?.() ?? null)}`);
-  if (resources.length)
-    process.stderr.write(
-      `open after ${file}: ${resources.join(', ')}${sockets.length ? `; ${sockets.join(', ')}` : ''}\n`,
-    );
-}
 
 class ClosingEnvironment extends TestEnvironment {
   constructor(config, context) {
     super(config, context);
     this.testPath = context.testPath;
+  }
+
+  async setup() {
+    // JEST_OPEN_HANDLES=1: after each suite, what it left holding the worker and where it was made.
+    if (process.env.JEST_OPEN_HANDLES) openHandles.track(this.testPath);
+    await super.setup();
   }
 
   async teardown() {
@@ -45,7 +32,10 @@ class ClosingEnvironment extends TestEnvironment {
       }
     }
     await super.teardown();
-    if (process.env.JEST_LIST_HANDLES === '1') await listHandles(this.testPath);
+    if (process.env.JEST_OPEN_HANDLES) {
+      const open = await openHandles.leftOpen(this.testPath);
+      if (open.length) process.stderr.write(`left open by ${this.testPath}:\n  ${open.join('\n  ')}\n`);
+    }
   }
 }
 

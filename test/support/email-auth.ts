@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { DnsServer, ZoneIndex } from '../../libs/dns-server';
 import { HttpClient } from './http-client';
-import { delegateInWorld } from '../../bench/support/world-dns';
+import { delegateInWorld, putWorldZone } from '../../bench/support/world-dns';
 import { postRaw } from './report-intake';
+import { enableTwoFactor } from './totp';
 
 /**
  * Aggregate reports for the DMARC nightly job in tests: each `add` is a real RFC 7489
@@ -54,21 +54,7 @@ export async function enrolZone(
 ): Promise<void> {
   const created = await http.post('/zones', { name: zone, zone_file: options.zoneFile }, owner.token);
   if (created.status !== 201) throw new Error(`import ${zone}: ${created.status} ${created.text}`);
-  world.putZone({
-    name: zone,
-    ownerAccountId: null,
-    soa: {
-      mname: 'ns1.example.net',
-      rname: `hostmaster.${zone}`,
-      serial: 1,
-      refresh: 1,
-      retry: 1,
-      expire: 1,
-      minimum: 60,
-    },
-    ttl: 60,
-    nameservers: created.body.nameservers,
-  });
+  putWorldZone(world, zone, created.body.nameservers, 'ns1.example.net');
   delegateInWorld(world, zone, created.body.nameservers);
   const verified = await http.post(`/zones/${zone}/verify`, undefined, owner.token);
   if (verified.body.status !== 'verified') throw new Error(`verify ${zone}: ${verified.text}`);
@@ -92,20 +78,71 @@ export async function emailAuthReadKey(
     email_auth: { tier: 'enterprise', domains },
   });
   if (sub.status !== 200) throw new Error(`enterprise: ${sub.text}`);
-  const setup = await http.post('/2fa/setup', undefined, owner.token);
-  const code = execFileSync(
-    'oathtool',
-    ['--totp', '-b', '-N', `@${Math.floor(at.getTime() / 1000)}`, setup.body.secret],
-    { encoding: 'utf8' },
-  ).trim();
-  const verify = await http.post('/2fa/verify', { setup_token: setup.body.setup_token, code }, owner.token);
-  if (verify.status !== 200) throw new Error(`2fa: ${verify.text}`);
+  await enableTwoFactor(http, owner.token, at);
   const key = await http.post('/api-keys', { name: 'integration', access: 'email_auth:read' }, owner.token);
   if (key.status !== 201) throw new Error(`key: ${key.text}`);
   return key.body.key;
 }
 
-/** An RFC 8460 TLS report for `zone` covering the UTC day `day`, posted to the operators' intake. */
+/** A failure a TLS report's policy result lists: its result type, the sending MTA and how many sessions failed. */
+export interface TlsFailure {
+  type: string;
+  ip: string;
+  sessions: number;
+}
+
+/** One policy result of a TLS report: an MTA-STS policy (the default) or none found. */
+export interface TlsPolicyResult {
+  type?: 'sts' | 'no-policy-found';
+  successful: number;
+  failures?: TlsFailure[];
+}
+
+/** An RFC 8460 TLS report (JSON) by `reporter` for `zone` covering the UTC day `day`, one policy result each. */
+export function tlsReport(
+  zone: string,
+  day: string,
+  reportId: string,
+  results: TlsPolicyResult[],
+  reporter = 'TLS Reporter',
+): Buffer {
+  const policy = (type: TlsPolicyResult['type']) =>
+    type === 'no-policy-found'
+      ? { 'policy-type': type, 'policy-domain': zone }
+      : {
+          'policy-type': 'sts',
+          'policy-string': ['version: STSv1', 'mode: testing', `mx: mx.${zone}`, 'max_age: 86400'],
+          'policy-domain': zone,
+          'mx-host': [`mx.${zone}`],
+        };
+  return Buffer.from(
+    JSON.stringify({
+      'organization-name': reporter,
+      'date-range': { 'start-datetime': `${day}T00:00:00Z`, 'end-datetime': `${day}T23:59:59Z` },
+      'contact-info': 'tlsrpt@reporter.example',
+      'report-id': reportId,
+      policies: results.map(({ type, successful, failures = [] }) => ({
+        policy: policy(type),
+        summary: {
+          'total-successful-session-count': successful,
+          'total-failure-session-count': failures.reduce((sum, f) => sum + f.sessions, 0),
+        },
+        ...(failures.length
+          ? {
+              'failure-details': failures.map((f) => ({
+                'result-type': f.type,
+                'sending-mta-ip': f.ip,
+                'receiving-mx-hostname': `mx.${zone}`,
+                'failed-session-count': f.sessions,
+              })),
+            }
+          : {}),
+      })),
+    }),
+  );
+}
+
+/** A TLS report for `zone` covering the UTC day `day`, posted to the operators' intake. */
 export async function postTlsReport(
   baseUrl: string,
   zone: string,
@@ -114,34 +151,8 @@ export async function postTlsReport(
   failed: number,
   reportId = `tls-${zone}-${day}`,
 ): Promise<void> {
-  const report = {
-    'organization-name': 'tls-test-reporter',
-    'date-range': { 'start-datetime': `${day}T00:00:00Z`, 'end-datetime': `${day}T23:59:59Z` },
-    'contact-info': 'tlsrpt@reporter.example',
-    'report-id': reportId,
-    policies: [
-      {
-        policy: {
-          'policy-type': 'sts',
-          'policy-string': ['version: STSv1', 'mode: enforce', `mx: mx.${zone}`, 'max_age: 86400'],
-          'policy-domain': zone,
-        },
-        summary: { 'total-successful-session-count': successful, 'total-failure-session-count': failed },
-        ...(failed > 0
-          ? {
-              'failure-details': [
-                {
-                  'result-type': 'certificate-expired',
-                  'sending-mta-ip': '192.0.2.33',
-                  'receiving-mx-hostname': `mx.${zone}`,
-                  'failed-session-count': failed,
-                },
-              ],
-            }
-          : {}),
-      },
-    ],
-  };
-  const res = await postRaw(baseUrl, '/admin/reports', Buffer.from(JSON.stringify(report)), 'application/tlsrpt+json');
+  const failures = failed > 0 ? [{ type: 'certificate-expired', ip: '192.0.2.33', sessions: failed }] : [];
+  const report = tlsReport(zone, day, reportId, [{ successful, failures }], 'tls-test-reporter');
+  const res = await postRaw(baseUrl, '/admin/reports', report, 'application/tlsrpt+json');
   if (res.status !== 201) throw new Error(`TLS report for ${zone}: ${res.status} ${JSON.stringify(res.body)}`);
 }

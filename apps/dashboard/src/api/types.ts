@@ -8,8 +8,8 @@ import type { Schema } from './schema';
 export type Account = Schema<'AccountView'>;
 export type Plan = Account['plan'];
 
-export type LoginAnswer =
-  { token_type: 'cookie'; expires_in: number } | { requires_2fa: true; login_token: string; expires_in: number };
+/** `POST /auth/login`: a session (a cookie with `X-Session-Transport: cookie`), or the 2FA challenge. */
+export type LoginAnswer = Schema<'LoginAnswer'>;
 
 export type TwoFactorSetup = Schema<'TwoFactorSetup'>;
 export type TwoFactorStatus = Schema<'TwoFactorStatus'>;

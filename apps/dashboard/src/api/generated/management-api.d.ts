@@ -2461,6 +2461,31 @@ export interface components {
             /** @description older entries: pass as cursor= */
             next_cursor: string | null;
         };
+        BearerSession: {
+            /** @description st_…: sent as `Authorization: Bearer` */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "bearer";
+            /** @description seconds the session (or the challenge) lasts */
+            expires_in: number;
+        };
+        /** @description With `X-Session-Transport: cookie`: the token is in an HttpOnly cookie, never in the body */
+        CookieSession: {
+            /** @enum {string} */
+            token_type: "cookie";
+            /** @description seconds the session (or the challenge) lasts */
+            expires_in: number;
+        };
+        /** @description Two-factor authentication is on: POST /auth/login/2fa with this token and a code */
+        LoginChallenge: {
+            /** @enum {boolean} */
+            requires_2fa: true;
+            login_token: string;
+            /** @description seconds the session (or the challenge) lasts */
+            expires_in: number;
+        };
+        IssuedSession: components["schemas"]["BearerSession"] | components["schemas"]["CookieSession"];
+        LoginAnswer: components["schemas"]["BearerSession"] | components["schemas"]["CookieSession"] | components["schemas"]["LoginChallenge"];
         AccountView: {
             id: number;
             username: string;
@@ -2894,11 +2919,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["LoginAnswer"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
@@ -4039,11 +4067,14 @@ export interface operations {
             };
         };
         responses: {
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["IssuedSession"];
+                };
             };
             /** @description validation_failed: a parameter or body field is invalid (the message names it); 413 for bodies over 1 MiB */
             400: {
