@@ -54,9 +54,10 @@ function addQuery(c: RollupCounts, q: QueryRow): void {
 }
 
 describe('rollups', () => {
-  it('count every key of every row, whatever runs of equal keys and changes of bucket the rows come in', () => {
+  it('count every key of every row, whatever runs of equal keys, changes of bucket and distinct types the rows come in', () => {
     let seed = 7;
     const pick = <T>(xs: T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length];
+    const types = ['TXT', 'NS', 'SOA', 'CAA', 'SRV', 'PTR', 'HTTPS', 'TYPE65534', 'DS'];
     const rows = Array.from({ length: 400 }, (_, i) => {
       const client = pick([
         { clientIp: '192.0.2.1', country: 'US', asn: 'AS64500', asOrg: 'Example Net' },
@@ -67,7 +68,8 @@ describe('rollups', () => {
         ts: Date.parse('2026-03-10T10:00:00Z') + (i % 7) * 1_800_000,
         domain: pick(['a.test', 'a.test', 'b.test']),
         rcode: pick(['NOERROR', 'NOERROR', 'NXDOMAIN']),
-        qtype: pick(['A', 'A', 'AAAA', 'MX']),
+        // More distinct types and codes than a bucket's first tally holds (CodeCounts grows).
+        qtype: i % 3 ? pick(['A', 'A', 'AAAA', 'MX']) : types[(i / 3) % types.length],
         qname: `n${i % 5}.a.test`,
         ...client,
       });

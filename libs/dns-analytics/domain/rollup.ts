@@ -163,19 +163,74 @@ export function rollupsOf(rows: readonly QueryRow[] | QueryRows): Rollup[] {
 }
 
 /**
+ * Dense numbers, within one call of accumulateHourly, for the few distinct strings that
+ * types and response codes take: a bucket counts them in a small typed array indexed by
+ * that number, with no map lookup per query. Scratch, shared by the calls (they are
+ * synchronous); `done` clears only the entries it set.
+ */
+class CodeSlots {
+  /** String number → its slot + 1 (0: none yet). */
+  private slotOf = new Int32Array(0);
+  /** Slot → string number. */
+  readonly ids: number[] = [];
+
+  begin(tableSize: number): void {
+    // A call that threw may have left its slots.
+    this.done();
+    if (this.slotOf.length < tableSize) this.slotOf = new Int32Array(Math.max(tableSize, 2 * this.slotOf.length));
+  }
+
+  of(id: number): number {
+    const s = this.slotOf[id];
+    return s !== 0 ? s - 1 : this.add(id);
+  }
+
+  private add(id: number): number {
+    this.slotOf[id] = this.ids.push(id);
+    return this.ids.length - 1;
+  }
+
+  done(): void {
+    for (const id of this.ids) this.slotOf[id] = 0;
+    this.ids.length = 0;
+  }
+}
+
+const codeSlots = new CodeSlots();
+
+/** Counts by CodeSlots' slot: a typed array, grown when a call meets more distinct codes. */
+class CodeCounts {
+  counts = new Uint32Array(8);
+
+  add(slot: number): void {
+    if (slot >= this.counts.length) {
+      const grown = new Uint32Array(2 * slot + 2);
+      grown.set(this.counts);
+      this.counts = grown;
+    }
+    this.counts[slot]++;
+  }
+
+  foldInto(into: Record<string, number>, ids: readonly number[], t: readonly string[]): void {
+    const counts = this.counts;
+    for (let s = 0; s < counts.length && s < ids.length; s++) if (counts[s] > 0) bump(into, t[ids[s]], counts[s]);
+  }
+}
+
+/**
  * A bucket's keyed counts within one call of accumulateHourly, by string number (or by the
- * IP data's answer): a map of small integers per query, instead of a property of a string
- * the table never made canonical; the bucket's records get each distinct key once.
+ * IP data's answer): small integers per query, instead of a property of a string the table
+ * never made canonical; the bucket's records get each distinct key once.
  */
 class KeyedTally {
-  readonly rcodes = new Map<number, number>();
-  readonly qtypes = new Map<number, number>();
+  readonly rcodes = new CodeCounts();
+  readonly qtypes = new CodeCounts();
   readonly clients = new Map<IpInfo, number>();
   readonly nxdomain = new Map<number, number>();
 
-  foldInto(c: RollupCounts, t: readonly string[]): void {
-    for (const [id, n] of this.rcodes) bump(c.rcodes, t[id], n);
-    for (const [id, n] of this.qtypes) bump(c.qtypes, t[id], n);
+  foldInto(c: RollupCounts, t: readonly string[], ids: readonly number[]): void {
+    this.rcodes.foldInto(c.rcodes, ids, t);
+    this.qtypes.foldInto(c.qtypes, ids, t);
     for (const [info, n] of this.clients) {
       bump(c.countries, info.country, n);
       bump(c.asns, info.asn, n);
@@ -187,7 +242,7 @@ class KeyedTally {
 
 const add = <K>(m: Map<K, number>, k: K, n: number) => m.set(k, (m.get(k) ?? 0) + n);
 
-/** Counts keys into a map a run of equal keys at a time: consecutive queries mostly repeat their response code, type and client. */
+/** Counts keys into a map a run of equal keys at a time: consecutive queries mostly repeat their client. */
 class RunCount<K> {
   private key: K | undefined;
   private n = 0;
@@ -235,8 +290,8 @@ export function accumulateHourly(
   let ipv6 = false;
   let lastRcode = -1;
   let nx = false;
-  const rcodes = new RunCount<number>();
-  const qtypes = new RunCount<number>();
+  const slots = codeSlots;
+  slots.begin(t.length);
   const clients = new RunCount<IpInfo>();
   const { ts, accountId: accounts, domain: domains, clientIp, rcode: rcodesOf, qtype, qname, responseMs: times } = rows;
   const { flags: flagsOf, info } = rows;
@@ -254,8 +309,6 @@ export function accumulateHourly(
         out.set(key, (last = { accountId, domain: t[domain], granularity: 'hour', start, counts: emptyCounts() }));
       tally = tallies.get(last);
       if (!tally) tallies.set(last, (tally = new KeyedTally()));
-      rcodes.into(tally.rcodes);
-      qtypes.into(tally.qtypes);
       clients.into(tally.clients);
       lastDomain = domain;
     }
@@ -279,15 +332,14 @@ export function accumulateHourly(
     if (flags & DO) c.dnssecOk++;
     if (flags & EDNS) c.edns++;
     if (ipv6) c.ipv6++;
-    rcodes.add(rcode);
-    qtypes.add(qtype[i]);
+    tally.rcodes.add(slots.of(rcode));
+    tally.qtypes.add(slots.of(qtype[i]));
     clients.add(info[i]);
     if (nx) add(tally.nxdomain, qname[i], 1);
   }
-  rcodes.flush();
-  qtypes.flush();
   clients.flush();
-  foldTallies(tallies, t);
+  foldTallies(tallies, t, slots.ids);
+  slots.done();
   return out;
 }
 
@@ -297,8 +349,8 @@ export function accumulateHourly(
  * feedback sent each call back to the interpreter ("insufficient type feedback", a
  * deoptimisation per delivery on the query-log thread).
  */
-function foldTallies(tallies: Map<Rollup, KeyedTally>, t: readonly string[]): void {
-  for (const [rollup, keyed] of tallies) keyed.foldInto(rollup.counts, t);
+function foldTallies(tallies: Map<Rollup, KeyedTally>, t: readonly string[], ids: readonly number[]): void {
+  for (const [rollup, keyed] of tallies) keyed.foldInto(rollup.counts, t, ids);
 }
 
 /** Every bucket the hourly domain buckets add to: per hour and per day, for the domain and for the account. */
