@@ -51,7 +51,6 @@ export interface Pending<T> {
 
 /** A plain value as a map key that keeps 1 and "1" apart. */
 export const valueKey = (v: string | number): string => (typeof v === 'string' ? `s${v}` : `n${v}`);
-export const cacheKey = (state: CollectionState, key: Key): string => `${state.id}\u0000${key}`;
 
 /** Whether any step of `field`'s path in `doc` is an array. */
 export function touchesArray(doc: unknown, field: string): boolean {
