@@ -18,6 +18,8 @@ export interface CollectionState {
   indexed: Set<string>;
   multikey: Set<string>;
   statements: Map<string, Database.Statement>;
+  /** The read of one document by key (every cache miss), prepared once: not looked up by its SQL text each time. */
+  pointRead?: Database.Statement;
   /**
    * Writes the writer thread has not committed yet, by key (null: deleted). They
    * override the table: queries skip these keys' rows and test these documents instead.

@@ -100,8 +100,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (pending) return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
     const cached = this.store.cache.get(state.id, key) as T | undefined;
     if (cached) return { doc: cached, shared: true };
-    const json = this.statement(state, `SELECT json(doc) FROM ${state.table} WHERE key = ?`).pluck().get(key) as
-      string | undefined;
+    const read = (state.pointRead ??= this.store.db
+      .prepare(`SELECT json(doc) FROM ${state.table} WHERE key = ?`)
+      .pluck());
+    const json = read.get(key) as string | undefined;
     if (json === undefined) return undefined;
     const doc = JSON.parse(json) as T;
     this.store.cache.set(state.id, key, doc, json.length);
