@@ -18,6 +18,8 @@ export interface CollectionState {
   indexed: Set<string>;
   multikey: Set<string>;
   statements: Map<string, Database.Statement>;
+  /** The read of one document by key (every cache miss), prepared once: not looked up by its SQL text each time. */
+  pointRead?: Database.Statement;
   /**
    * Writes the writer thread has not committed yet, by key (null: deleted). They
    * override the table: queries skip these keys' rows and test these documents instead.
@@ -51,7 +53,6 @@ export interface Pending<T> {
 
 /** A plain value as a map key that keeps 1 and "1" apart. */
 export const valueKey = (v: string | number): string => (typeof v === 'string' ? `s${v}` : `n${v}`);
-export const cacheKey = (state: CollectionState, key: Key): string => `${state.id}\u0000${key}`;
 
 /** Whether any step of `field`'s path in `doc` is an array. */
 export function touchesArray(doc: unknown, field: string): boolean {

@@ -14,7 +14,7 @@ import {
   UpdateOptions,
   UpdateResult,
 } from '../read-store.port';
-import { cacheKey, CollectionHost, CollectionState, valueKey } from './collection-state';
+import { CollectionHost, CollectionState, valueKey } from './collection-state';
 import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import {
@@ -98,14 +98,15 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private lookup(state: CollectionState, key: Key): Hit<T> | undefined {
     const pending = state.overlay.get(key);
     if (pending) return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
-    const ck = cacheKey(state, key);
-    const cached = this.store.cache.get(ck) as T | undefined;
+    const cached = this.store.cache.get(state.id, key) as T | undefined;
     if (cached) return { doc: cached, shared: true };
-    const json = this.statement(state, `SELECT json(doc) FROM ${state.table} WHERE key = ?`).pluck().get(key) as
-      string | undefined;
+    const read = (state.pointRead ??= this.store.db
+      .prepare(`SELECT json(doc) FROM ${state.table} WHERE key = ?`)
+      .pluck());
+    const json = read.get(key) as string | undefined;
     if (json === undefined) return undefined;
     const doc = JSON.parse(json) as T;
-    this.store.cache.set(ck, doc, json.length);
+    this.store.cache.set(state.id, key, doc, json.length);
     return { doc, shared: true };
   }
 
@@ -114,12 +115,11 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
    * parsed here goes into the cache, as `lookup` does with what it reads.
    */
   private hitOf(state: CollectionState, row: Row, keep = false): Hit<T> {
-    const ck = cacheKey(state, row.key);
-    const cached = this.store.cache.get(ck) as T | undefined;
+    const cached = this.store.cache.get(state.id, row.key) as T | undefined;
     if (cached) return { doc: cached, shared: true };
     const doc = JSON.parse(row.doc) as T;
     if (!keep) return { doc, shared: false };
-    this.store.cache.set(ck, doc, row.doc.length);
+    this.store.cache.set(state.id, row.key, doc, row.doc.length);
     return { doc, shared: true };
   }
 
@@ -424,7 +424,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const id = pinnedValue(filter, '_id');
     if (!id || id.value === null || typeof id.value === 'object') return false;
     const key = keyOf(id.value);
-    if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(cacheKey(state, key)) !== undefined)
+    if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(state.id, key) !== undefined)
       return false;
     this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null, true);
     return true;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { Collection, Doc, ReadStore } from '../read-store.port';
-import { cacheKey, CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
+import { CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
 import { approximateJsonLength } from './document-size';
 import { EmbeddedCollection } from './embedded-collection';
@@ -266,7 +266,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.pendingCount += 1;
       this.pendingBytes += bytes;
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
-      if (!uncached) this.cache.delete(cacheKey(state, key));
+      if (!uncached) this.cache.delete(state.id, key);
     }
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
   }
@@ -380,7 +380,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       where.state.overlay.delete(where.key);
       this.pendingCount -= 1;
       this.pendingBytes -= pending.bytes;
-      if (pending.doc && pending.recache) this.cache.set(cacheKey(where.state, where.key), pending.doc, lengths[i]);
+      if (pending.doc && pending.recache) this.cache.set(where.state.id, where.key, pending.doc, lengths[i]);
     });
   }
 
