@@ -236,9 +236,16 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     expect(
       (await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: new Date(night).toISOString() })).status,
     ).toBe(200);
-    await s.go(`/email-auth/${ZONE}/wizard`);
+    // The run's day reaches the wizard's read model a moment after the job answers: reload until it shows.
+    const text = await eventually(
+      async () => {
+        await s.go(`/email-auth/${ZONE}/wizard`);
+        return main();
+      },
+      (t) => t.includes('1 of 14 recommended days'),
+      20_000,
+    );
     await s.page.locator('.empty', { hasText: 'No pass rate yet' }).waitFor();
-    const text = await main();
     expect(text).toContain('DMARC pass rate\nNo data yet: no reported messages at this stage');
     expect(text).not.toMatch(/pass rate\s+0%/);
     expect(text).toContain('1 of 14 recommended days (one per nightly run at 02:00 UTC)');
