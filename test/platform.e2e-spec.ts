@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../libs/shared/clock';
+import { originTracking } from '../libs/shared/command-origin';
 import { SetupDeadlineProcess } from '../libs/two-factor/application/setup-deadline.process';
 import { ADMIN_TOKEN } from './support/http-client';
 import { ServerProcess, startServerProcess } from './support/server-process';
@@ -88,6 +89,11 @@ describe('routes that state their origin in the command (e2e, decision 0109)', (
       correlation_id: 'req-origin-ddns',
       actor: expect.stringMatching(/^ddns:key:/),
     });
+
+    // Every other request's scope closes with its answer: else Node's promise hooks would stay on for good.
+    const deadline = Date.now() + 5_000;
+    while (originTracking().open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(originTracking().open).toBe(0);
   });
 });
 

@@ -56,7 +56,10 @@ export function installRequestContext(
     const origin: CommandOrigin = { correlationId: req.id, sourceIp: req.ip };
     (req as OriginCarrier).origin = origin;
     if ((req.routeOptions.config as { [EXPLICIT_ORIGIN]?: boolean } | undefined)?.[EXPLICIT_ORIGIN]) return done();
-    reply.raw.once('close', openOrigin(origin, done));
+    const close = openOrigin(origin, done);
+    // A connection already gone has emitted its `close`: the scope must not stay open for ever.
+    if (reply.raw.closed) close();
+    else reply.raw.once('close', close);
   });
   fastify.addHook('onResponse', (req: FastifyRequest, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
