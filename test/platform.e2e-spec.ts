@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../libs/shared/clock';
+import { originTracking } from '../libs/shared/command-origin';
 import { SetupDeadlineProcess } from '../libs/two-factor/application/setup-deadline.process';
 import { ADMIN_TOKEN } from './support/http-client';
 import { ServerProcess, startServerProcess } from './support/server-process';
@@ -41,6 +42,58 @@ describe('command metadata from one place (e2e)', () => {
       correlation_id: 'req-platform-1',
       actor: 'system',
     });
+  });
+});
+
+describe('routes that state their origin in the command (e2e, decision 0109)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { DDNS_ZONES: 'dyn.example.net', ALLOW_PRIVATE_TARGETS: 'true' } });
+  });
+  afterAll(() => t.close(true));
+
+  it('a DDNS update and an API host edit record the request id, actor and address as every other route does', async () => {
+    const user = await registerAndLogin(t.http, { plan: 'pro' });
+    const key = (await t.http.post('/api-keys', { name: 'router' }, user.token)).body.key as string;
+    const created = await t.http.post(
+      '/api/domains',
+      { fqdn: 'origin.dyn.example.net', record_type: 'A', record_ip: '192.0.2.1' },
+      user.token,
+      { 'x-request-id': 'req-origin-create' },
+    );
+    expect(created.status).toBe(201);
+    const edited = await t.http.request('PUT', '/api/domains/fqdn/origin.dyn.example.net', {
+      body: { record_ip: '192.0.2.2' },
+      token: key,
+      headers: { 'x-request-id': 'req-origin-put' },
+    });
+    expect(edited.status).toBe(200);
+    const basic = `Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}`;
+    const ddns = await t.http.get('/domains/nic/update?hostname=origin.dyn.example.net&myip=192.0.2.3', undefined, {
+      authorization: basic,
+      'x-request-id': 'req-origin-ddns',
+    });
+    expect(ddns.text).toBe('good 192.0.2.3');
+
+    const events = (await t.http.admin('GET', `/admin/streams/domain-${created.body.id}`)).body.events as any[];
+    expect(events).toHaveLength(3);
+    const common = { version: 1, account_id: user.id, source_ip: '127.0.0.1' };
+    expect(events[0].metadata).toEqual({ ...common, correlation_id: 'req-origin-create', actor: `user:${user.id}` });
+    expect(events[1].metadata).toEqual({
+      ...common,
+      correlation_id: 'req-origin-put',
+      actor: expect.stringMatching(/^key:/),
+    });
+    expect(events[2].metadata).toEqual({
+      ...common,
+      correlation_id: 'req-origin-ddns',
+      actor: expect.stringMatching(/^ddns:key:/),
+    });
+
+    // Every other request's scope closes with its answer: else Node's promise hooks would stay on for good.
+    const deadline = Date.now() + 5_000;
+    while (originTracking().open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(originTracking().open).toBe(0);
   });
 });
 

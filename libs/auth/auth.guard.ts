@@ -2,10 +2,10 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../shared/config';
 import { constantTimeEqual } from '../shared/crypto';
+import { requestOrigin } from '../shared/http/request-context';
 import { forbidden, notFound, unauthorized } from '../shared/errors';
 import { Authenticator } from './authenticator';
 import { assertCsrf, browserSessionToken } from './browser-session';
-import { currentOrigin } from '../shared/command-origin';
 import { actorOf, AUTH_MODE, AuthMode, Principal } from './principal';
 
 /**
@@ -56,8 +56,8 @@ export class AuthGuard implements CanActivate {
   /** The request goes on as `principal`, who is also the actor of the events it causes. */
   private admit(request: { principal?: Principal }, principal: Principal): true {
     request.principal = principal;
-    const origin = currentOrigin();
-    if (origin) origin.actor = actorOf(principal);
+    // The request's origin: the one its events carry, in the async context or in the command.
+    requestOrigin(request).actor = actorOf(principal);
     return true;
   }
 

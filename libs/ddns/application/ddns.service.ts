@@ -38,7 +38,8 @@ export class DdnsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async update(identity: DdnsIdentity, params: Params, sourceIp: string): Promise<DdnsOutcome> {
+  /** `correlationId`: the request's id, which every event of the update carries (decision 0109). */
+  async update(identity: DdnsIdentity, params: Params, sourceIp: string, correlationId?: string): Promise<DdnsOutcome> {
     const changes = addressChanges(params, sourceIp, this.config.allowPrivateTargets);
     // ddns.md: the whole request is refused, nothing changes, the caller's address is never used instead.
     if (changes === BAD_IP)
@@ -52,6 +53,7 @@ export class DdnsService {
       accountId: identity.principal.accountId,
       actor: `ddns:${actorOf(identity.principal)}`,
       sourceIp,
+      correlationId,
     };
     const results: HostResult[] = [];
     // In order, one at a time: a request naming a host twice gets good then nochg, as clients expect.

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../../auth/principal';
+import { ExplicitOrigin, requestOrigin } from '../../shared/http/request-context';
 import { LOGGER, Logger } from '../../shared/logger';
 import { textLine, v2Result } from '../domain/answers';
 import { Params } from '../domain/ddns-request';
@@ -21,7 +22,8 @@ const paramsOf = (req: FastifyRequest): Params => {
  * Dynamic-DNS update endpoints (ddns.md). They authenticate themselves (Basic, Bearer or
  * query credentials), so the global guard lets them through. Answers are sent as whole
  * strings: Fastify then sets Content-Length, and nothing is chunked (ddclient 3.10
- * cannot read chunked bodies).
+ * cannot read chunked bodies). The updates run without the async-context origin: the
+ * request's id goes to the commands, which state it on their events (decision 0109).
  */
 @Public()
 @Controller('domains')
@@ -33,26 +35,32 @@ export class DdnsController {
   ) {}
 
   @Get('nic/update')
+  @ExplicitOrigin()
   nicGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.handle('dyndns2', req, reply);
   }
   @Post('nic/update')
+  @ExplicitOrigin()
   nicPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.handle('dyndns2', req, reply);
   }
   @Get('dyndns/update')
+  @ExplicitOrigin()
   dyndnsGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.handle('dyndns2', req, reply);
   }
   @Post('dyndns/update')
+  @ExplicitOrigin()
   dyndnsPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.handle('dyndns2', req, reply);
   }
   @Get('v2/update')
+  @ExplicitOrigin()
   v2Get(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.handle('v2', req, reply);
   }
   @Post('v2/update')
+  @ExplicitOrigin()
   v2Post(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
     return this.handle('v2', req, reply);
   }
@@ -71,7 +79,7 @@ export class DdnsController {
     let outcome: DdnsOutcome;
     try {
       const identity = await this.auth.authenticate(req.headers.authorization, params);
-      outcome = await this.ddns.update(identity, params, req.ip);
+      outcome = await this.ddns.update(identity, params, req.ip, requestOrigin(req).correlationId);
     } catch (e) {
       if (e instanceof BadAuth) return this.badauth(protocol, reply);
       this.logger.warn('ddns update failed', { error: e instanceof Error ? e.message : String(e) });

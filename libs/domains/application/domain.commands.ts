@@ -6,6 +6,8 @@ export interface Caller {
   accountId: number;
   actor: string;
   sourceIp: string;
+  /** The request's id, when the route runs without the async-context origin (decision 0109). */
+  correlationId?: string;
 }
 
 export class CreateDomain {

@@ -1,8 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { CommandBus } from '@nestjs/cqrs';
 import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
 import { Caller, CreateDomain, DeleteDomain, EditDomain } from '../application/domain.commands';
 import { DomainQueries } from '../application/domain.queries';
+import { ExplicitOrigin, requestOrigin } from '../../shared/http/request-context';
 import { CreateDomainDto, UpdateDomainDto } from './domain.dto';
 
 const callerOf = (p: Principal, ip: string): Caller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
@@ -27,15 +29,19 @@ export class DomainsController {
     return this.queries.get(p.accountId, fqdn);
   }
 
+  // A frequent write (scripts editing a host's address): its command states the request's origin.
   @Put('api/domains/fqdn/:fqdn')
+  @ExplicitOrigin()
   async update(
     @CurrentPrincipal() p: Principal,
     @Param('fqdn') fqdn: string,
     @Body() body: UpdateDomainDto,
     @ClientIp() ip: string,
+    @Req() req: FastifyRequest,
   ) {
     const edit = { recordIp: body.record_ip, ipv4: body.ipv4, ipv6: body.ipv6, ttl: body.ttl };
-    await this.commands.execute(new EditDomain(callerOf(p, ip), fqdn, edit));
+    const caller = { ...callerOf(p, ip), correlationId: requestOrigin(req).correlationId };
+    await this.commands.execute(new EditDomain(caller, fqdn, edit));
     return this.queries.get(p.accountId, fqdn);
   }
 

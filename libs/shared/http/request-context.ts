@@ -1,8 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { enterOrigin } from '../command-origin';
+import { RouteConfig } from '@nestjs/platform-fastify';
+import { CommandOrigin, openOrigin } from '../command-origin';
 import { Logger } from '../logger';
 import { Metrics } from '../metrics';
+
+const EXPLICIT_ORIGIN = 'explicitOrigin';
+
+/** A request as the request hook leaves it: with its command origin. */
+export interface OriginCarrier {
+  origin?: CommandOrigin;
+}
+
+/** The request's origin (correlation id, address, and the actor once authenticated). */
+export const requestOrigin = (req: object): CommandOrigin => (req as OriginCarrier).origin ?? {};
+
+/**
+ * A route whose commands carry the request's origin themselves (`requestOrigin`), so it runs
+ * without the async-context storage and its promise hooks (decision 0109). Only for routes
+ * whose every appended event states its correlation id, actor and address.
+ */
+export const ExplicitOrigin = (): MethodDecorator => RouteConfig({ [EXPLICIT_ORIGIN]: true });
 
 const VALID_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -30,12 +48,18 @@ export function installRequestContext(
     void reply.header('X-Request-Id', req.id);
     done();
   });
-  // The request's origin for the events its command appends (libs/eventstore/command-origin):
-  // entered just before the handler, after the body has been read, so that the
-  // handler's whole async execution carries it.
-  fastify.addHook('preHandler', (req, _reply, done) => {
-    enterOrigin({ correlationId: req.id, sourceIp: req.ip });
-    done();
+  // The request's origin for the events its command appends (libs/shared/command-origin.ts),
+  // set just before the handler, after the body has been read. The request keeps it (the
+  // auth guard adds the actor, routes that state their origin read it there); other routes
+  // run their whole async execution under it until the answer has gone.
+  fastify.addHook('preHandler', (req, reply, done) => {
+    const origin: CommandOrigin = { correlationId: req.id, sourceIp: req.ip };
+    (req as OriginCarrier).origin = origin;
+    if ((req.routeOptions.config as { [EXPLICIT_ORIGIN]?: boolean } | undefined)?.[EXPLICIT_ORIGIN]) return done();
+    const close = openOrigin(origin, done);
+    // A connection already gone has emitted its `close`: the scope must not stay open for ever.
+    if (reply.raw.closed) close();
+    else reply.raw.once('close', close);
   });
   fastify.addHook('onResponse', (req: FastifyRequest, reply, done) => {
     const route = req.routeOptions?.url ?? 'unmatched';
