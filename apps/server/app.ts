@@ -44,7 +44,6 @@ import { AppConfig, dataPath } from '../../libs/shared/config';
 import { resolveSecretKey, SecretBox } from '../../libs/shared/crypto';
 import { AllExceptionsFilter } from '../../libs/shared/http/error.filter';
 import { installRequestContext, requestIdFor } from '../../libs/shared/http/request-context';
-import { installCheapAsyncResourceBind } from '../../libs/shared/async-resource-bind';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from '../../libs/shared/http/framework-errors';
 import { installBodyParsers } from '../../libs/shared/http/request-bodies';
 import { strictValidationPipe } from '../../libs/shared/http/validation';
@@ -166,7 +165,6 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
  */
 export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   limitHeapGrowth(config.heapGrowingPercent);
-  installCheapAsyncResourceBind(); // Fastify binds one per request with a body (decision 0109)
   const deps = await openDependencies(config, options);
   if (config.roles.includes('worker')) await deps.projections.start();
   else await deps.projections.loadGenerations();
