@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { waitForDns, waitForRcode } from './support/dns-client';
 import { HttpClient } from './support/http-client';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { totpAt } from './support/totp';
 
 type User = Awaited<ReturnType<typeof registerAndLogin>>;
 interface Entry {
@@ -42,9 +42,6 @@ const dataRemoved = (http: HttpClient, id: number) =>
     const entries = await auditOf(http, id);
     return entries.some((e) => e.type === 'AccountDataRemoved') && entries;
   });
-
-const oathtool = (secret: string): string =>
-  execFileSync('oathtool', ['--totp', '-b', secret], { encoding: 'utf8' }).trim();
 
 describe('DELETE /account (decision 0090)', () => {
   let app: TestApp;
@@ -154,7 +151,7 @@ describe('DELETE /account (decision 0090)', () => {
   it('with 2FA on, asks for a TOTP code: missing or wrong is 400 invalid_code, a right one deletes', async () => {
     const user: User = await registerAndLogin(app.http);
     const setup = (await app.http.post('/2fa/setup', undefined, user.token)).body;
-    const verifyCode = oathtool(setup.secret);
+    const verifyCode = totpAt(setup.secret);
     expect(
       (await app.http.post('/2fa/verify', { setup_token: setup.setup_token, code: verifyCode }, user.token)).status,
     ).toBe(200);
@@ -163,8 +160,8 @@ describe('DELETE /account (decision 0090)', () => {
     const wrong = await del(user, { password: user.password, code: '000000' });
     expect([wrong.status, wrong.body.error.code]).toEqual([400, 'invalid_code']);
     // The verify step's code was accepted once: wait for the next step so the code is new.
-    await until('a new TOTP step', async () => oathtool(setup.secret) !== verifyCode, 31_000);
-    const ok = await del(user, { password: user.password, code: oathtool(setup.secret) });
+    await until('a new TOTP step', async () => totpAt(setup.secret) !== verifyCode, 31_000);
+    const ok = await del(user, { password: user.password, code: totpAt(setup.secret) });
     expect(ok.status).toBe(204);
     expect((await app.http.get('/account', user.token)).status).toBe(401);
   }, 60_000);

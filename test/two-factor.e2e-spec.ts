@@ -3,22 +3,16 @@
  * time driven by a ManualClock, and every TOTP code computed by an independent
  * implementation, oathtool (Debian, installed by scripts/test-setup.sh).
  */
-import { execFileSync } from 'node:child_process';
 import { ManualClock } from '../libs/shared/clock';
 import { SetupDeadlineProcess } from '../libs/two-factor/application/setup-deadline.process';
 import { HttpClient, registerAndLogin, startTestApp, TestApp } from './support/test-app';
+import { totpAt } from './support/totp';
 
 const START = new Date('2031-03-04T05:06:10.000Z'); // ten seconds into a 30-second step
 
 /** The code oathtool computes for `secret` at the app clock's time shifted by `offsetSeconds`. */
 const oathtool = (secret: string, clock: ManualClock, offsetSeconds = 0): string =>
-  execFileSync(
-    'oathtool',
-    ['--totp', '-b', '-N', `@${Math.floor(clock.now().getTime() / 1000) + offsetSeconds}`, secret],
-    {
-      encoding: 'utf8',
-    },
-  ).trim();
+  totpAt(secret, new Date(clock.now().getTime() + offsetSeconds * 1000));
 
 type User = Awaited<ReturnType<typeof registerAndLogin>>;
 
