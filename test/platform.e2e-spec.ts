@@ -1,6 +1,10 @@
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { RequestMethod } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
+import { FASTIFY_ROUTE_CONFIG_METADATA } from '@nestjs/platform-fastify/constants';
 import { ManualClock } from '../libs/shared/clock';
 import { originTracking } from '../libs/shared/command-origin';
 import { SetupDeadlineProcess } from '../libs/two-factor/application/setup-deadline.process';
@@ -52,7 +56,31 @@ describe('routes that state their origin in the command (e2e, decision 0109)', (
   });
   afterAll(() => t.close(true));
 
-  it('a DDNS update and an API host edit record the request id, actor and address as every other route does', async () => {
+  /**
+   * Every route marked `@ExplicitOrigin()`, found in the running app's controllers: a route added
+   * with the mark and no case here fails the test, so none skips the metadata check.
+   */
+  const explicitOriginRoutes = (): string[] => {
+    const routes: string[] = [];
+    for (const module of t.running.app.get(ModulesContainer).values()) {
+      for (const { metatype } of module.controllers.values()) {
+        if (typeof metatype !== 'function') continue;
+        const base = [Reflect.getMetadata(PATH_METADATA, metatype) ?? ''].flat()[0] as string;
+        for (const name of Object.getOwnPropertyNames(metatype.prototype)) {
+          const handler = metatype.prototype[name];
+          if (typeof handler !== 'function' || !Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler)) continue;
+          const config = Reflect.getMetadata(FASTIFY_ROUTE_CONFIG_METADATA, handler) as Record<string, unknown>;
+          if (!config.explicitOrigin) continue;
+          const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
+          const path = [Reflect.getMetadata(PATH_METADATA, handler) ?? ''].flat()[0] as string;
+          routes.push(`${method} /${[base, path].filter(Boolean).join('/')}`.replace(/\/+/g, '/'));
+        }
+      }
+    }
+    return routes.sort();
+  };
+
+  it('every such route records the request id, actor and address as every other route does', async () => {
     const user = await registerAndLogin(t.http, { plan: 'pro' });
     const key = (await t.http.post('/api-keys', { name: 'router' }, user.token)).body.key as string;
     const created = await t.http.post(
@@ -62,33 +90,47 @@ describe('routes that state their origin in the command (e2e, decision 0109)', (
       { 'x-request-id': 'req-origin-create' },
     );
     expect(created.status).toBe(201);
-    const edited = await t.http.request('PUT', '/api/domains/fqdn/origin.dyn.example.net', {
-      body: { record_ip: '192.0.2.2' },
-      token: key,
-      headers: { 'x-request-id': 'req-origin-put' },
-    });
-    expect(edited.status).toBe(200);
     const basic = `Basic ${Buffer.from(`${user.username}:${key}`).toString('base64')}`;
-    const ddns = await t.http.get('/domains/nic/update?hostname=origin.dyn.example.net&myip=192.0.2.3', undefined, {
-      authorization: basic,
-      'x-request-id': 'req-origin-ddns',
-    });
-    expect(ddns.text).toBe('good 192.0.2.3');
+    const form = { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' };
+    let n = 1;
+    /** Each case sends one change (a new address) and answers what the client saw. */
+    const ddns = (method: 'GET' | 'POST', path: string) => async (id: string) => {
+      const params = `hostname=origin.dyn.example.net&myip=192.0.2.${++n}`;
+      const res =
+        method === 'GET'
+          ? await t.http.request('GET', `${path}?${params}`, { headers: { authorization: basic, 'x-request-id': id } })
+          : await t.http.request('POST', path, { raw: params, headers: { ...form, 'x-request-id': id } });
+      return { ok: res.status === 200 && res.text.includes(`192.0.2.${n}`), actor: /^ddns:key:/, text: res.text };
+    };
+    const cases: Record<string, (id: string) => Promise<{ ok: boolean; actor: RegExp; text: string }>> = {
+      'PUT /api/domains/fqdn/:fqdn': async (id) => {
+        const res = await t.http.request('PUT', '/api/domains/fqdn/origin.dyn.example.net', {
+          body: { record_ip: `192.0.2.${++n}` },
+          token: key,
+          headers: { 'x-request-id': id },
+        });
+        return { ok: res.status === 200, actor: /^key:/, text: res.text };
+      },
+    };
+    for (const path of ['nic', 'dyndns', 'v2'])
+      for (const method of ['GET', 'POST'] as const)
+        cases[`${method} /domains/${path}/update`] = ddns(method, `/domains/${path}/update`);
 
-    const events = (await t.http.admin('GET', `/admin/streams/domain-${created.body.id}`)).body.events as any[];
-    expect(events).toHaveLength(3);
+    const routes = explicitOriginRoutes();
+    expect(routes).toEqual(Object.keys(cases).sort());
     const common = { version: 1, account_id: user.id, source_ip: '127.0.0.1' };
+    for (const [i, route] of routes.entries()) {
+      const sent = await cases[route](`req-origin-${i}`);
+      expect({ route, ok: sent.ok, text: sent.text }).toMatchObject({ route, ok: true });
+      const events = (await t.http.admin('GET', `/admin/streams/domain-${created.body.id}`)).body.events as any[];
+      expect(events).toHaveLength(i + 2);
+      expect({ route, metadata: events[i + 1].metadata }).toEqual({
+        route,
+        metadata: { ...common, correlation_id: `req-origin-${i}`, actor: expect.stringMatching(sent.actor) },
+      });
+    }
+    const events = (await t.http.admin('GET', `/admin/streams/domain-${created.body.id}`)).body.events as any[];
     expect(events[0].metadata).toEqual({ ...common, correlation_id: 'req-origin-create', actor: `user:${user.id}` });
-    expect(events[1].metadata).toEqual({
-      ...common,
-      correlation_id: 'req-origin-put',
-      actor: expect.stringMatching(/^key:/),
-    });
-    expect(events[2].metadata).toEqual({
-      ...common,
-      correlation_id: 'req-origin-ddns',
-      actor: expect.stringMatching(/^ddns:key:/),
-    });
 
     // Every other request's scope closes with its answer: else Node's promise hooks would stay on for good.
     const deadline = Date.now() + 5_000;
