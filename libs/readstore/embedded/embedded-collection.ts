@@ -14,7 +14,7 @@ import {
   UpdateOptions,
   UpdateResult,
 } from '../read-store.port';
-import { CollectionHost, CollectionState, valueKey } from './collection-state';
+import { CollectionHost, CollectionState, PendingPatch, valueKey } from './collection-state';
 import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import {
@@ -28,6 +28,7 @@ import {
   sqlCondition,
 } from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
+import { patchSql, pinnedId } from './patch-write';
 
 /** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
 interface Hit<T> {
@@ -97,7 +98,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   /** The document stored under `key`: a pending write's, the cache's, or read from disk into the cache. */
   private lookup(state: CollectionState, key: Key): Hit<T> | undefined {
     const pending = state.overlay.get(key);
-    if (pending) return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
+    if (pending) {
+      if (pending.patches) return this.resolve(state, key, pending.patches);
+      return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
+    }
     const cached = this.store.cache.get(state.id, key) as T | undefined;
     if (cached) return { doc: cached, shared: true };
     const read = (state.pointRead ??= this.store.db
@@ -108,6 +112,63 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const doc = JSON.parse(json) as T;
     this.store.cache.set(state.id, key, doc, json.length);
     return { doc, shared: true };
+  }
+
+  /**
+   * The document under `key` with its pending patches applied: the row as committed, and in
+   * the same statement how far the writer has committed (rs_progress), so exactly the patches
+   * not on disk yet are applied, each with its filter, as the writer applies them. The result
+   * replaces the patches in the overlay: each pending document is read at most once.
+   */
+  private resolve(state: CollectionState, key: Key, patches: PendingPatch[]): Hit<T> | undefined {
+    const read = (state.patchRead ??= this.store.db.prepare(
+      `SELECT (SELECT json(doc) FROM ${state.table} WHERE key = ?) AS doc, ` +
+        '(SELECT op FROM rs_progress WHERE writer = ?) AS upto',
+    ));
+    const row = read.get(key, this.store.writerId) as { doc: string | null; upto: number | null };
+    const doc = row.doc === null ? null : (JSON.parse(row.doc) as T);
+    if (doc) {
+      const upto = row.upto ?? 0;
+      for (const p of patches) if (p.op > upto && this.tester(p.filter)(doc)) applyUpdate(doc, p.update, false);
+    }
+    this.store.resolved(state, key, doc);
+    return doc ? { doc, shared: true } : undefined;
+  }
+
+  /** Resolves every pending patch of the collection: before a scan or count, which read rows by their stored values. */
+  private resolveAll(state: CollectionState): void {
+    for (const [key, pending] of state.overlay) if (pending.patches) this.resolve(state, key, pending.patches);
+  }
+
+  /**
+   * `findOne({_id}, {projection})` of a few top-level fields of a document that is neither
+   * pending nor cached: those fields straight from the row (`json_each`), in the document's
+   * order, nothing else parsed and nothing cached (the history projection reads a host's
+   * subject this way per DDNS update, then patches it: decision 0113). Undefined when the
+   * read is not of that shape or the document is in memory (the usual path is cheaper then).
+   */
+  private fieldsOfCold(filter: Filter, projection: Record<string, 0 | 1>): T | null | undefined {
+    const state = this.state;
+    const id = pinnedId(filter);
+    if (!state || id === null || Object.keys(filter).length !== 1) return undefined;
+    const fields = includedFields(projection);
+    if (!fields) return undefined;
+    for (const f of fields) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) return undefined;
+    this.store.noticeOtherProcesses();
+    const key = keyOf(id);
+    if (state.overlay.has(key) || this.store.cache.get(state.id, key) !== undefined) return undefined;
+    // `_id` always: every stored document has one, so no row means no document.
+    const names = [...new Set(['_id', ...fields])].map((f) => `'${f}'`).join(', ');
+    const sql = `SELECT e.key AS k, e.type AS t, e.value AS v FROM ${state.table} AS d, json_each(d.doc) AS e WHERE d.key = ? AND e.key IN (${names})`;
+    const rows = this.statement(state, sql).all(key) as { k: string; t: string; v: unknown }[];
+    if (rows.length === 0) return null;
+    const out: Doc = {} as Doc;
+    for (const { k, t, v } of rows) {
+      if (!fields.has(k)) continue;
+      out[k] =
+        t === 'object' || t === 'array' ? JSON.parse(v as string) : t === 'true' ? true : t === 'false' ? false : v;
+    }
+    return out as T;
   }
 
   /**
@@ -131,6 +192,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   /** Table rows (overridden ones skipped), then pending documents: the collection as readers see it. */
   private *candidates(state: CollectionState, sql: string, params: unknown[], keep = false): Generator<Hit<T>> {
     const overlay = state.overlay;
+    this.resolveAll(state);
     for (const row of this.statement(state, sql).iterate(...params) as Iterable<Row>) {
       if (overlay.size > 0 && overlay.has(row.key)) continue;
       yield this.hitOf(state, row, keep);
@@ -269,6 +331,10 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
     // Not an async function calling find: one promise and no options copy (projections read this way per event).
     try {
+      if (options.projection && !options.sort && !options.skip) {
+        const fields = this.fieldsOfCold(filter, options.projection);
+        if (fields !== undefined) return Promise.resolve(fields);
+      }
       const [hit] = this.select(filter, options.limit === 1 ? options : { ...options, limit: 1 });
       if (!hit) return Promise.resolve(null);
       return Promise.resolve(resultOf(hit, options.projection));
@@ -294,6 +360,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const where = condition ? ` WHERE ${condition.where}` : '';
     const params = condition?.params ?? [];
     const overlay = state.overlay;
+    this.resolveAll(state);
     if (overlay.size === 0)
       return this.statement(state, `SELECT count(*) FROM ${state.table}${where}`)
         .pluck()
@@ -314,6 +381,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
    * pending documents are compared here, stored ones found through the index.
    */
   private checkUnique(state: CollectionState, key: Key, next: Doc, current: Doc | null): void {
+    this.resolveAll(state);
     for (const index of state.indexes) {
       if (!index.unique) continue;
       const paths = index.fields.map((f) => f.split('.'));
@@ -358,8 +426,9 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.store.write(state, key, doc, null);
   }
 
-  private update(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
+  private update(filter: Filter, update: Update, upsert: boolean, many: boolean, blind = false): UpdateResult {
     this.store.noticeOtherProcesses();
+    if (blind && !upsert && !many && this.patch(filter, update)) return EMPTY;
     const selected = this.matching(filter, many ? Infinity : 1);
     if (selected.length === 0) {
       if (!upsert) return EMPTY;
@@ -381,8 +450,27 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return { matchedCount: selected.length, modifiedCount: selected.length, upsertedCount: 0 };
   }
 
+  /**
+   * A blind update (UpdateOptions.blind) sent to the writer as a patch, when it can be
+   * (patch-write.ts) and nothing of the document is in memory: pending patches take more,
+   * a pending or cached document is updated as usual (it costs no read).
+   */
+  private patch(filter: Filter, update: Update): boolean {
+    const state = this.state;
+    if (!state || this.hasUnique(state)) return false;
+    const id = pinnedId(filter);
+    if (id === null) return false;
+    const key = keyOf(id);
+    const pending = state.overlay.get(key);
+    if (pending ? !pending.patches : this.store.cache.get(state.id, key) !== undefined) return false;
+    const sql = patchSql(state.table, filter, update);
+    if (!sql) return false;
+    this.store.patch(state, key, filter, update, sql);
+    return true;
+  }
+
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
-    const result = this.update(filter, update, options.upsert ?? false, false);
+    const result = this.update(filter, update, options.upsert ?? false, false, options.blind);
     const behind = this.store.keepUp();
     if (behind) await behind;
     return result;

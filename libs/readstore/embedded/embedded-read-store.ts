@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { Collection, Doc, ReadStore } from '../read-store.port';
+import { Collection, Doc, Filter, ReadStore, Update } from '../read-store.port';
 import { CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
 import { approximateJsonLength } from './document-size';
@@ -18,7 +18,9 @@ import {
   tableName,
 } from './read-model-database';
 import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
+import { PatchSql } from './patch-write';
 import { Key } from './sql-filter';
+import { clone } from './update-application';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
 const MAX_BATCH = 2000;
@@ -59,6 +61,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   readonly kind = 'embedded' as const;
   readonly db: Database.Database;
   readonly cache: DocumentCache<Doc>;
+  readonly writerId: string;
   private readonly collections = new Map<string, EmbeddedCollection<any>>();
   private readonly states = new Map<string, CollectionState>();
   private readonly writer: ReadModelWriter;
@@ -100,7 +103,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.maxPending = options.maxPendingWrites ?? 20_000;
     this.maxPendingBytes = (options.maxPendingMiB ?? 4) * 2 ** 20;
     // Names this store's commits (writer thread and catalogue changes alike) apart from other processes'.
-    const writerId = `${process.pid}:${randomUUID()}`;
+    const writerId = (this.writerId = `${process.pid}:${randomUUID()}`);
     this.countCommit = commitCounter(this.db, writerId);
     this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto', writerId);
     this.watch =
@@ -258,17 +261,67 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     if (pending) {
       this.pendingBytes += bytes - pending.bytes;
       pending.doc = doc;
+      // Callers read the document first, which resolved any patches (EmbeddedCollection.lookup).
+      pending.patches = null;
       pending.op = op;
+      pending.fullOp = op;
       pending.bytes = bytes;
       pending.recache ||= previous !== null;
     } else {
-      state.overlay.set(key, { doc, op, bytes, recache: previous !== null });
+      state.overlay.set(key, { doc, patches: null, op, fullOp: op, bytes, recache: previous !== null });
       this.pendingCount += 1;
       this.pendingBytes += bytes;
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
       if (!uncached) this.cache.delete(state.id, key);
     }
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
+  }
+
+  /**
+   * Sends an update to the writer as a patch of the row under `key` (decision 0113): nothing
+   * of the document is in memory, and it stays so; reads resolve the patches (the overlay
+   * entry stands for them). Value lookups of the fields it writes are forgotten (the values
+   * they held are not known here), and a first array in an indexed field is recorded.
+   */
+  patch(state: CollectionState, key: Key, filter: Filter, update: Update, patch: PatchSql): void {
+    if (this.closed) throw new Error('the read store is closed');
+    const fields: Doc = { _id: 0 };
+    for (const op in update) Object.assign(fields, update[op]);
+    for (const [field, known] of state.lookups) {
+      if (known.size > 0 && Object.hasOwn(fields, fieldPath(field)[0])) known.clear();
+    }
+    for (const field of state.indexed) {
+      if (!state.multikey.has(field) && Object.hasOwn(fields, fieldPath(field)[0]) && touchesArray(fields, field))
+        this.markMultikey(state, field);
+    }
+    const bytes = key.length + patch.params.length;
+    const op = this.opCount + 1;
+    const entry = { op, filter: clone(filter), update: clone(update) };
+    const pending = state.overlay.get(key);
+    if (pending?.patches) {
+      this.pendingBytes += bytes;
+      pending.patches.push(entry);
+      pending.op = op;
+      pending.bytes += bytes;
+    } else {
+      state.overlay.set(key, { doc: null, patches: [entry], op, fullOp: 0, bytes, recache: false });
+      this.pendingCount += 1;
+      this.pendingBytes += bytes;
+    }
+    this.enqueue({ table: state.table, key, patch }, { state, key }, bytes);
+  }
+
+  /** `doc` (null: none) is the document under `key` with its pending patches applied: it stands for them now. */
+  resolved(state: CollectionState, key: Key, doc: Doc | null): void {
+    const pending = state.overlay.get(key);
+    if (!pending?.patches) return;
+    const bytes = key.length + (doc ? approximateJsonLength(doc) : 0);
+    this.pendingBytes += bytes - pending.bytes;
+    pending.bytes = bytes;
+    pending.doc = doc;
+    pending.patches = null;
+    // Cached once on disk, as an updated document is: it was read to be resolved.
+    pending.recache = doc !== null;
   }
 
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null, bytes: number): void {
@@ -331,16 +384,17 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.queuedNumbers = [];
       this.queuedBytes = [];
     }
-    // A document written again later in this batch is written once, as it ends: the batch
-    // is one transaction, so nobody sees the difference (its overlay entry names the later op).
+    // A document written again whole later in this batch is written once, as it ends: the
+    // batch is one transaction, so nobody sees the difference (its overlay entry names the
+    // later op). Patches build on each other: each is written unless a whole write follows.
     const last = numbers[numbers.length - 1];
     const superseded = (i: number) => {
       const where = at[i];
       const pending = where ? where.state.overlay.get(where.key) : undefined;
-      return pending !== undefined && pending.op !== numbers[i] && pending.op <= last;
+      return pending !== undefined && pending.fullOp > numbers[i] && pending.fullOp <= last;
     };
     // An async call: a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
-    this.inFlight = this.writer.write(ops, superseded).then(
+    this.inFlight = this.writer.write(ops, superseded, last).then(
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
@@ -380,7 +434,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       where.state.overlay.delete(where.key);
       this.pendingCount -= 1;
       this.pendingBytes -= pending.bytes;
-      if (pending.doc && pending.recache) this.cache.set(where.state.id, where.key, pending.doc, lengths[i]);
+      // A patch's length is not its document's: a resolved one is counted as the overlay did.
+      if (pending.doc && pending.recache)
+        this.cache.set(where.state.id, where.key, pending.doc, lengths[i] || pending.bytes - where.key.length);
     });
   }
 

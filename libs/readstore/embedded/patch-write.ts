@@ -1,0 +1,166 @@
+/**
+ * Patch writes (decision 0113): an update the writer thread applies to the stored row in
+ * SQL, so the main thread neither reads, parses, copies nor stringifies the document.
+ * Taken for `$set`/`$unset` of top-level fields under a filter that pins `_id` and whose
+ * other conditions this module can say in SQL exactly as MongoDB decides them (the
+ * projections' guards: `_pos` below the event's position or missing, a flag, a position
+ * range). Reads of a document with pending patches apply the same update with the same
+ * filter in JavaScript (embedded-collection.ts), so both sides must agree: the property
+ * test in mongo-semantics-agreement.spec.ts holds them to mingo.
+ */
+import { Filter, Update } from '../read-store.port';
+import { isPlainObject } from './filter-evaluation';
+
+/** The statement (one per table and shape, prepared once in the writer) and its one parameter's JSON. */
+export interface PatchSql {
+  sql: string;
+  /** A JSON array: the values set, then the guard's operands (`@p -> '$[i]'` in the statement). */
+  params: string;
+}
+
+/** Top-level field names SQL paths can name without quoting (and never `_id`, which cannot change). */
+const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const plainField = (f: string): boolean => f !== '_id' && FIELD.test(f);
+
+/**
+ * Whether `v` is JSON that parses back to an equal value: what the row will hold after the
+ * patch must be what a read applying the patch in memory builds (no dates, undefined, -0).
+ */
+function jsonPlain(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (depth > 32 || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.every((e) => jsonPlain(e, depth + 1));
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k of Object.keys(v as object)) {
+    // JSON.parse makes an own `__proto__`; an object literal does not: not the same document.
+    if (k === '__proto__' || !jsonPlain((v as Record<string, unknown>)[k], depth + 1)) return false;
+  }
+  return true;
+}
+
+const RANGE: Record<string, string> = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' };
+
+class Guard {
+  readonly params: unknown[];
+  constructor(params: unknown[]) {
+    this.params = params;
+  }
+
+  private operand(v: unknown): string {
+    this.params.push(v);
+    return `(@p ->> '$[${this.params.length - 1}]')`;
+  }
+
+  /**
+   * A test of one value, as MongoDB applies it to a field: to the value, or to any element
+   * when it is an array (json_each gives a scalar as one row, an array's elements as rows;
+   * a sub-document never equals or orders against a scalar, and its members must not be
+   * taken for elements).
+   */
+  private anyValue(path: string, test: string): string {
+    return `(json_type(doc, '${path}') IS NOT 'object' AND EXISTS (SELECT 1 FROM json_each(doc, '${path}') AS e WHERE ${test}))`;
+  }
+
+  private equals(path: string, v: unknown): string | null {
+    if (typeof v === 'boolean') return this.anyValue(path, `e.type = '${v ? 'true' : 'false'}'`);
+    if (typeof v === 'number' && Number.isFinite(v))
+      return this.anyValue(path, `e.type IN ('integer', 'real') AND e.value = ${this.operand(v)}`);
+    if (typeof v === 'string') return this.anyValue(path, `e.type = 'text' AND e.value = ${this.operand(v)}`);
+    return null;
+  }
+
+  private field(field: string, cond: unknown): string | null {
+    if (!plainField(field)) return null;
+    const path = `$.${field}`;
+    if (!isPlainObject(cond)) return this.equals(path, cond);
+    const parts: string[] = [];
+    for (const op in cond) {
+      const arg = cond[op];
+      let sql: string | null = null;
+      if (op === '$eq') sql = this.equals(path, arg);
+      else if (op in RANGE && typeof arg === 'number' && Number.isFinite(arg))
+        sql = this.anyValue(path, `e.type IN ('integer', 'real') AND e.value ${RANGE[op]} ${this.operand(arg)}`);
+      else if (op === '$exists' && typeof arg === 'boolean')
+        sql = `json_type(doc, '${path}') IS ${arg ? 'NOT NULL' : 'NULL'}`;
+      if (sql === null) return null;
+      parts.push(sql);
+    }
+    return parts.length ? parts.join(' AND ') : null;
+  }
+
+  /** The filter's conditions but `_id` (the caller's) as SQL, or null when one of them cannot be said exactly. */
+  of(filter: Filter, top: boolean): string | null {
+    const parts: string[] = [];
+    for (const key in filter) {
+      const cond = filter[key];
+      if (key === '_id') {
+        if (!top) return null;
+        continue;
+      }
+      if (key === '$or' || key === '$and') {
+        if (!Array.isArray(cond) || cond.length === 0) return null;
+        const subs: string[] = [];
+        for (const sub of cond) {
+          const s = isPlainObject(sub) ? this.of(sub, false) : null;
+          if (s === null) return null;
+          subs.push(s);
+        }
+        parts.push(`(${subs.join(key === '$or' ? ' OR ' : ' AND ')})`);
+        continue;
+      }
+      const sql = this.field(key, cond);
+      if (sql === null) return null;
+      parts.push(sql);
+    }
+    return parts.length ? parts.join(' AND ') : top ? '1' : null;
+  }
+}
+
+/** The `_id` a filter pins as a plain value (`{_id: v}`), the only shape patched. */
+export function pinnedId(filter: Filter): string | number | null {
+  const id: unknown = filter._id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/** The top-level fields an update writes, when it is one a patch can carry; null otherwise. */
+export function patchedFields(update: Update): string[] | null {
+  const fields: string[] = [];
+  for (const op in update) {
+    const expr: unknown = update[op];
+    if ((op !== '$set' && op !== '$unset') || !isPlainObject(expr)) return null;
+    for (const f in expr) {
+      if (!plainField(f) || fields.includes(f)) return null;
+      if (op === '$set' && !jsonPlain(expr[f])) return null;
+      fields.push(f);
+    }
+  }
+  return fields.length ? fields : null;
+}
+
+/**
+ * The SQL that applies `update` to the row under the filter's `_id` in `table` when the rest
+ * of `filter` holds, or null when it cannot be said exactly (the usual read-modify-write then).
+ */
+export function patchSql(table: string, filter: Filter, update: Update): PatchSql | null {
+  if (pinnedId(filter) === null || patchedFields(update) === null) return null;
+  const params: unknown[] = [];
+  const sets: string[] = [];
+  const unsets: string[] = [];
+  for (const op in update) {
+    for (const f in update[op]) {
+      if (op === '$unset') unsets.push(`'$.${f}'`);
+      else {
+        params.push(update[op][f]);
+        sets.push(`'$.${f}', @p -> '$[${params.length - 1}]'`);
+      }
+    }
+  }
+  const guard = new Guard(params).of(filter, true);
+  if (guard === null) return null;
+  let doc = 'doc';
+  if (sets.length) doc = `jsonb_set(${doc}, ${sets.join(', ')})`;
+  if (unsets.length) doc = `jsonb_remove(${doc}, ${unsets.join(', ')})`;
+  return { sql: `UPDATE ${table} SET doc = ${doc} WHERE key = @k AND ${guard}`, params: JSON.stringify(params) };
+}
