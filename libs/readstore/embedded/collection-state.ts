@@ -3,7 +3,7 @@
  * the collection (which reads and decides writes) and the store (which commits them).
  */
 import Database from 'better-sqlite3';
-import { Doc, Filter, Update } from '../read-store.port';
+import { Doc, Update } from '../read-store.port';
 import { DocumentCache } from './document-cache';
 import { fieldPath } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
@@ -38,8 +38,7 @@ export interface CollectionState {
 /** An update sent to the writer as a patch (decision 0113): what a read applies to the row it finds. */
 export interface PendingPatch {
   op: number;
-  filter: Filter;
-  update: Update;
+  patch: PatchSql;
 }
 
 /** A write on its way to the disk. */
@@ -96,8 +95,8 @@ export interface CollectionHost {
   markMultikey(state: CollectionState, field: string): void;
   /** Makes `doc` (null: deleted) the document under `key` in place of `previous`; `uncached`: the caller saw it is not cached. */
   write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null, uncached?: boolean): void;
-  /** Sends `update` under `filter` to the writer as `patch`, for the row under `key` (nothing of it cached). */
-  patch(state: CollectionState, key: Key, filter: Filter, update: Update, patch: PatchSql): void;
+  /** Sends `update` to the writer as `patch`, for the row under `key` (nothing of it in memory). */
+  patch(state: CollectionState, key: Key, update: Update, patch: PatchSql): void;
   /** The document under `key`, its pending patches applied (null: none), now stands for them. */
   resolved(state: CollectionState, key: Key, doc: Doc | null): void;
   /** Names this store's commits in rs_writers and rs_progress. */

@@ -122,14 +122,20 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
    */
   private resolve(state: CollectionState, key: Key, patches: PendingPatch[]): Hit<T> | undefined {
     const read = (state.patchRead ??= this.store.db.prepare(
-      `SELECT (SELECT json(doc) FROM ${state.table} WHERE key = ?) AS doc, ` +
+      `SELECT (SELECT doc FROM ${state.table} WHERE key = ?) AS doc, ` +
         '(SELECT op FROM rs_progress WHERE writer = ?) AS upto',
     ));
-    const row = read.get(key, this.store.writerId) as { doc: string | null; upto: number | null };
-    const doc = row.doc === null ? null : (JSON.parse(row.doc) as T);
-    if (doc) {
+    const row = read.get(key, this.store.writerId) as { doc: Buffer | null; upto: number | null };
+    let doc: T | null = null;
+    if (row.doc !== null) {
+      // Each patch the writer has not committed, applied by the query form of its own statement.
+      let jsonb = row.doc;
       const upto = row.upto ?? 0;
-      for (const p of patches) if (p.op > upto && this.tester(p.filter)(doc)) applyUpdate(doc, p.update, false);
+      for (const p of patches) {
+        if (p.op > upto)
+          jsonb = this.statement(state, p.patch.shape.resolve).pluck().get({ d: jsonb, p: p.patch.params }) as Buffer;
+      }
+      doc = JSON.parse(this.statement(state, 'SELECT json(?)').pluck().get(jsonb) as string) as T;
     }
     this.store.resolved(state, key, doc);
     return doc ? { doc, shared: true } : undefined;
@@ -142,32 +148,33 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
 
   /**
    * `findOne({_id}, {projection})` of a few top-level fields of a document that is neither
-   * pending nor cached: those fields straight from the row (`json_each`), in the document's
-   * order, nothing else parsed and nothing cached (the history projection reads a host's
-   * subject this way per DDNS update, then patches it: decision 0113). Undefined when the
-   * read is not of that shape or the document is in memory (the usual path is cheaper then).
+   * pending nor cached: those fields straight from the row, in one JSON array (their values,
+   * then whether each is missing), nothing else parsed and nothing cached (the history
+   * projection reads a host's subject this way per DDNS update, then patches it: decision
+   * 0113). The fields come in the projection's order (MongoDB gives the document's; nothing
+   * reads this order). Undefined when the read is not of that shape or the document is in
+   * memory (the usual path is cheaper then).
    */
   private fieldsOfCold(filter: Filter, projection: Record<string, 0 | 1>): T | null | undefined {
     const state = this.state;
     const id = pinnedId(filter);
-    if (!state || id === null || Object.keys(filter).length !== 1) return undefined;
+    if (!state || id === null) return undefined;
+    for (const k in filter) if (k !== '_id') return undefined;
     const fields = includedFields(projection);
     if (!fields) return undefined;
-    for (const f of fields) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) return undefined;
     this.store.noticeOtherProcesses();
     const key = keyOf(id);
     if (state.overlay.has(key) || this.store.cache.get(state.id, key) !== undefined) return undefined;
-    // `_id` always: every stored document has one, so no row means no document.
-    const names = [...new Set(['_id', ...fields])].map((f) => `'${f}'`).join(', ');
-    const sql = `SELECT e.key AS k, e.type AS t, e.value AS v FROM ${state.table} AS d, json_each(d.doc) AS e WHERE d.key = ? AND e.key IN (${names})`;
-    const rows = this.statement(state, sql).all(key) as { k: string; t: string; v: unknown }[];
-    if (rows.length === 0) return null;
+    const names = [...fields];
+    for (const f of names) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) return undefined;
+    const values = names.map((f) => `doc -> '$.${f}'`).join(', ');
+    const missing = names.map((f) => `json_type(doc, '$.${f}') IS NULL`).join(', ');
+    const sql = `SELECT json_array(${values}, ${missing}) FROM ${state.table} WHERE key = ?`;
+    const json = this.statement(state, sql).pluck().get(key) as string | undefined;
+    if (json === undefined) return null;
+    const row = JSON.parse(json) as unknown[];
     const out: Doc = {} as Doc;
-    for (const { k, t, v } of rows) {
-      if (!fields.has(k)) continue;
-      out[k] =
-        t === 'object' || t === 'array' ? JSON.parse(v as string) : t === 'true' ? true : t === 'false' ? false : v;
-    }
+    for (let i = 0; i < names.length; i++) if (row[names.length + i] === 0) out[names[i]] = row[i];
     return out as T;
   }
 
@@ -465,7 +472,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (pending ? !pending.patches : this.store.cache.get(state.id, key) !== undefined) return false;
     const sql = patchSql(state.table, filter, update);
     if (!sql) return false;
-    this.store.patch(state, key, filter, update, sql);
+    this.store.patch(state, key, update, sql);
     return true;
   }
 

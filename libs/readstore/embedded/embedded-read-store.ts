@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { Collection, Doc, Filter, ReadStore, Update } from '../read-store.port';
+import { Collection, Doc, ReadStore, Update } from '../read-store.port';
 import { CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
 import { approximateJsonLength } from './document-size';
@@ -20,7 +20,6 @@ import {
 import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
 import { PatchSql } from './patch-write';
 import { Key } from './sql-filter';
-import { clone } from './update-application';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
 const MAX_BATCH = 2000;
@@ -283,20 +282,27 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * entry stands for them). Value lookups of the fields it writes are forgotten (the values
    * they held are not known here), and a first array in an indexed field is recorded.
    */
-  patch(state: CollectionState, key: Key, filter: Filter, update: Update, patch: PatchSql): void {
+  patch(state: CollectionState, key: Key, update: Update, patch: PatchSql): void {
     if (this.closed) throw new Error('the read store is closed');
-    const fields: Doc = { _id: 0 };
-    for (const op in update) Object.assign(fields, update[op]);
-    for (const [field, known] of state.lookups) {
-      if (known.size > 0 && Object.hasOwn(fields, fieldPath(field)[0])) known.clear();
-    }
-    for (const field of state.indexed) {
-      if (!state.multikey.has(field) && Object.hasOwn(fields, fieldPath(field)[0]) && touchesArray(fields, field))
-        this.markMultikey(state, field);
+    for (const name in update) {
+      const fields = update[name] as Record<string, unknown>;
+      for (const [field, known] of state.lookups) {
+        if (known.size > 0 && Object.hasOwn(fields, fieldPath(field)[0])) known.clear();
+      }
+      if (name !== '$set') continue;
+      // Only a document or an array set can put an array on an indexed field's path.
+      for (const f in fields) {
+        const v = fields[f];
+        if (v === null || typeof v !== 'object') continue;
+        for (const field of state.indexed) {
+          if (!state.multikey.has(field) && fieldPath(field)[0] === f && touchesArray({ [f]: v }, field))
+            this.markMultikey(state, field);
+        }
+      }
     }
     const bytes = key.length + patch.params.length;
     const op = this.opCount + 1;
-    const entry = { op, filter: clone(filter), update: clone(update) };
+    const entry = { op, patch };
     const pending = state.overlay.get(key);
     if (pending?.patches) {
       this.pendingBytes += bytes;

@@ -11,13 +11,6 @@
 import { Filter, Update } from '../read-store.port';
 import { isPlainObject } from './filter-evaluation';
 
-/** The statement (one per table and shape, prepared once in the writer) and its one parameter's JSON. */
-export interface PatchSql {
-  sql: string;
-  /** A JSON array: the values set, then the guard's operands (`@p -> '$[i]'` in the statement). */
-  params: string;
-}
-
 /** Top-level field names SQL paths can name without quoting (and never `_id`, which cannot change). */
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const plainField = (f: string): boolean => f !== '_id' && FIELD.test(f);
@@ -124,27 +117,24 @@ export function pinnedId(filter: Filter): string | number | null {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
 
-/** The top-level fields an update writes, when it is one a patch can carry; null otherwise. */
-export function patchedFields(update: Update): string[] | null {
-  const fields: string[] = [];
-  for (const op in update) {
-    const expr: unknown = update[op];
-    if ((op !== '$set' && op !== '$unset') || !isPlainObject(expr)) return null;
-    for (const f in expr) {
-      if (!plainField(f) || fields.includes(f)) return null;
-      if (op === '$set' && !jsonPlain(expr[f])) return null;
-      fields.push(f);
-    }
-  }
-  return fields.length ? fields : null;
+/**
+ * One kind of patch: its statement for the writer and the same change as a query on a
+ * document given as a parameter (`@d`), which a read applies to the row it finds for the
+ * patches not yet on disk: the very SQL functions the writer runs, so both sides agree.
+ */
+export interface PatchShape {
+  sql: string;
+  resolve: string;
 }
 
-/**
- * The SQL that applies `update` to the row under the filter's `_id` in `table` when the rest
- * of `filter` holds, or null when it cannot be said exactly (the usual read-modify-write then).
- */
-export function patchSql(table: string, filter: Filter, update: Update): PatchSql | null {
-  if (pinnedId(filter) === null || patchedFields(update) === null) return null;
+/** The statement (one per table and shape, prepared once in the writer) and its one parameter's JSON. */
+export interface PatchSql {
+  shape: PatchShape;
+  /** A JSON array: the values set, then the guard's operands (`@p -> '$[i]'` in the statement). */
+  params: string;
+}
+
+function buildShape(table: string, filter: Filter, update: Update): PatchShape | null {
   const params: unknown[] = [];
   const sets: string[] = [];
   const unsets: string[] = [];
@@ -162,5 +152,111 @@ export function patchSql(table: string, filter: Filter, update: Update): PatchSq
   let doc = 'doc';
   if (sets.length) doc = `jsonb_set(${doc}, ${sets.join(', ')})`;
   if (unsets.length) doc = `jsonb_remove(${doc}, ${unsets.join(', ')})`;
-  return { sql: `UPDATE ${table} SET doc = ${doc} WHERE key = @k AND ${guard}`, params: JSON.stringify(params) };
+  return {
+    sql: `UPDATE ${table} SET doc = ${doc} WHERE key = @k AND ${guard}`,
+    resolve: `SELECT CASE WHEN ${guard} THEN ${doc} ELSE doc END FROM (SELECT @d AS doc)`,
+  };
+}
+
+/** Shapes by table and signature (field names, operators, operand types): the code's own few. */
+const SHAPES = new Map<string, PatchShape | null>();
+
+/** A scalar operand's part of a signature, its value kept in `params`; null when SQL does not take it. */
+function operandSig(v: unknown, params: unknown[]): string | null {
+  if (typeof v === 'boolean') return v ? 'T' : 'F';
+  if (typeof v === 'number' && Number.isFinite(v)) {
+    params.push(v);
+    return 'n';
+  }
+  if (typeof v === 'string') {
+    params.push(v);
+    return 's';
+  }
+  return null;
+}
+
+/** The filter's signature but `_id`, its operands appended to `params` in the order the builder takes them. */
+function guardSig(filter: Filter, params: unknown[], top: boolean): string | null {
+  let sig = '';
+  for (const key in filter) {
+    const cond = filter[key];
+    if (key === '_id') {
+      if (!top) return null;
+      continue;
+    }
+    if (key === '$or' || key === '$and') {
+      if (!Array.isArray(cond) || cond.length === 0) return null;
+      sig += key + '(';
+      for (const sub of cond) {
+        const g = isPlainObject(sub) ? guardSig(sub, params, false) : null;
+        if (g === null || g === '') return null;
+        sig += g + ';';
+      }
+      sig += ')';
+      continue;
+    }
+    if (!plainField(key)) return null;
+    sig += key + ':';
+    if (!isPlainObject(cond)) {
+      const o = operandSig(cond, params);
+      if (o === null) return null;
+      sig += o;
+    } else {
+      let any = false;
+      for (const op in cond) {
+        const arg = cond[op];
+        any = true;
+        if (op === '$eq') {
+          const o = operandSig(arg, params);
+          if (o === null) return null;
+          sig += op + o;
+        } else if (op in RANGE && typeof arg === 'number' && Number.isFinite(arg)) {
+          params.push(arg);
+          sig += op;
+        } else if (op === '$exists' && typeof arg === 'boolean') sig += op + (arg ? 'T' : 'F');
+        else return null;
+      }
+      if (!any) return null;
+    }
+    sig += ',';
+  }
+  return sig;
+}
+
+/**
+ * The patch that applies `update` to the row under the filter's `_id` in `table` when the
+ * rest of `filter` holds, or null when it cannot be said exactly (the usual read-modify-write
+ * then). Per update only a walk that collects the operands: the statements are built once per
+ * shape.
+ */
+export function patchSql(table: string, filter: Filter, update: Update): PatchSql | null {
+  if (pinnedId(filter) === null) return null;
+  const params: unknown[] = [];
+  const fields: string[] = [];
+  let sig = table;
+  for (const op in update) {
+    const expr: unknown = update[op];
+    if ((op !== '$set' && op !== '$unset') || !isPlainObject(expr)) return null;
+    sig += op;
+    for (const f in expr) {
+      if (!plainField(f) || fields.includes(f)) return null;
+      fields.push(f);
+      sig += ' ' + f;
+      if (op === '$set') {
+        if (!jsonPlain(expr[f])) return null;
+        params.push(expr[f]);
+      }
+    }
+  }
+  if (fields.length === 0) return null;
+  const guard = guardSig(filter, params, true);
+  if (guard === null) return null;
+  sig += '|' + guard;
+  let shape = SHAPES.get(sig);
+  if (shape === undefined) {
+    shape = buildShape(table, filter, update);
+    if (SHAPES.size >= 1024) SHAPES.clear();
+    SHAPES.set(sig, shape);
+  }
+  return shape && { shape, params: JSON.stringify(params) };
 }

@@ -101,10 +101,11 @@ export function encodeBatch(
     let shape = 0;
     if ('patch' in op) {
       text = op.patch.params;
-      shape = patchIndex.get(op.patch.sql) ?? 0;
+      const sql = op.patch.shape.sql;
+      shape = patchIndex.get(sql) ?? 0;
       if (shape === 0) {
-        patches.push(op.patch.sql);
-        patchIndex.set(op.patch.sql, (shape = patches.length));
+        patches.push(sql);
+        patchIndex.set(sql, (shape = patches.length));
       }
     } else {
       text = op.doc === null ? '' : JSON.stringify(op.doc);
