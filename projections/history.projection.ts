@@ -286,12 +286,7 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
     await subjects.replaceOne({ _id: subject }, created, { upsert: true, unseen: ctx.firstDelivery });
   } else if (doc) {
     const deleted = event.type === 'DomainDeleted' ? { deleted_at: at } : {};
-    // Blind: the store may set the fields where the subject lies, without reading all of it (decision 0113).
-    await subjects.updateOne(
-      { _id: subject },
-      { $set: { host, host_prev: before, _pos: ctx.position, ...deleted } },
-      { blind: true },
-    );
+    await subjects.updateOne({ _id: subject }, { $set: { host, host_prev: before, _pos: ctx.position, ...deleted } });
   }
   const change = changeDoc(
     event,

@@ -147,38 +147,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
-   * `findOne({_id}, {projection})` of a few top-level fields of a document that is neither
-   * pending nor cached: those fields straight from the row, in one JSON array (their values,
-   * then whether each is missing), nothing else parsed and nothing cached (the history
-   * projection reads a host's subject this way per DDNS update, then patches it: decision
-   * 0113). The fields come in the projection's order (MongoDB gives the document's; nothing
-   * reads this order). Undefined when the read is not of that shape or the document is in
-   * memory (the usual path is cheaper then).
-   */
-  private fieldsOfCold(filter: Filter, projection: Record<string, 0 | 1>): T | null | undefined {
-    const state = this.state;
-    const id = pinnedId(filter);
-    if (!state || id === null) return undefined;
-    for (const k in filter) if (k !== '_id') return undefined;
-    const fields = includedFields(projection);
-    if (!fields) return undefined;
-    this.store.noticeOtherProcesses();
-    const key = keyOf(id);
-    if (state.overlay.has(key) || this.store.cache.get(state.id, key) !== undefined) return undefined;
-    const names = [...fields];
-    for (const f of names) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f)) return undefined;
-    const values = names.map((f) => `doc -> '$.${f}'`).join(', ');
-    const missing = names.map((f) => `json_type(doc, '$.${f}') IS NULL`).join(', ');
-    const sql = `SELECT json_array(${values}, ${missing}) FROM ${state.table} WHERE key = ?`;
-    const json = this.statement(state, sql).pluck().get(key) as string | undefined;
-    if (json === undefined) return null;
-    const row = JSON.parse(json) as unknown[];
-    const out: Doc = {} as Doc;
-    for (let i = 0; i < names.length; i++) if (row[names.length + i] === 0) out[names[i]] = row[i];
-    return out as T;
-  }
-
-  /**
    * A row of a query, as the cache's object when it holds one (no parse). `keep`: a row
    * parsed here goes into the cache, as `lookup` does with what it reads.
    */
@@ -338,10 +306,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
     // Not an async function calling find: one promise and no options copy (projections read this way per event).
     try {
-      if (options.projection && !options.sort && !options.skip) {
-        const fields = this.fieldsOfCold(filter, options.projection);
-        if (fields !== undefined) return Promise.resolve(fields);
-      }
       const [hit] = this.select(filter, options.limit === 1 ? options : { ...options, limit: 1 });
       if (!hit) return Promise.resolve(null);
       return Promise.resolve(resultOf(hit, options.projection));

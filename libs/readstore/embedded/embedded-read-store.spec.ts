@@ -187,46 +187,6 @@ describe('EmbeddedReadStore on disk', () => {
     other.close();
   });
 
-  it('reads a few fields of a document not in memory from its row, without caching it', async () => {
-    let store = new EmbeddedReadStore({ file });
-    let subjects = store.collection('subjects');
-    await subjects.insertOne({
-      _id: 's1',
-      name: 'n',
-      host: { ipv4: '192.0.2.1', ipv6: null },
-      host_prev: null,
-      _pos: 7,
-    });
-    await subjects.insertOne({ _id: 's2', name: 'm', ok: true, off: false, list: [1, 'a'] });
-    await store.close();
-    store = new EmbeddedReadStore({ file });
-    subjects = store.collection('subjects');
-    const projection = { host: 1, host_prev: 1, _pos: 1 } as const;
-    expect(await subjects.findOne({ _id: 's1' }, { projection })).toEqual({
-      _id: 's1',
-      host: { ipv4: '192.0.2.1', ipv6: null },
-      host_prev: null,
-      _pos: 7,
-    });
-    // Fields the document lacks are left out, as MongoDB does; every JSON type comes back as it was.
-    expect(await subjects.findOne({ _id: 's2' }, { projection: { _id: 0, ok: 1, off: 1, list: 1, host: 1 } })).toEqual({
-      ok: true,
-      off: false,
-      list: [1, 'a'],
-    });
-    expect(await subjects.findOne({ _id: 'none' }, { projection })).toBeNull();
-    expect(store.cache.size.entries).toBe(0);
-    // In memory: the usual path, the same answer.
-    await subjects.updateOne({ _id: 's1' }, { $set: { _pos: 8 } });
-    expect(await subjects.findOne({ _id: 's1' }, { projection })).toEqual({
-      _id: 's1',
-      host: { ipv4: '192.0.2.1', ipv6: null },
-      host_prev: null,
-      _pos: 8,
-    });
-    await store.close();
-  });
-
   it('keeps indexes and what they learned across a restart', async () => {
     let store = new EmbeddedReadStore({ file });
     const c = store.collection('accounts');
