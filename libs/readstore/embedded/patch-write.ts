@@ -52,15 +52,25 @@ class Guard {
    * a sub-document never equals or orders against a scalar, and its members must not be
    * taken for elements).
    */
-  private anyValue(path: string, test: string): string {
-    return `(json_type(doc, '${path}') IS NOT 'object' AND EXISTS (SELECT 1 FROM json_each(doc, '${path}') AS e WHERE ${test}))`;
+  private anyValue(path: string, test: (type: string, value: string) => string): string {
+    // A plain value (nearly always) is tested as it is, without json_each's table.
+    const type = `json_type(doc, '${path}')`;
+    return (
+      `(CASE ${type} WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(doc, '${path}') AS e WHERE ` +
+      `${test('e.type', 'e.value')}) WHEN 'object' THEN 0 ELSE coalesce(${test(type, `(doc ->> '${path}')`)}, 0) END)`
+    );
   }
 
   private equals(path: string, v: unknown): string | null {
-    if (typeof v === 'boolean') return this.anyValue(path, `e.type = '${v ? 'true' : 'false'}'`);
-    if (typeof v === 'number' && Number.isFinite(v))
-      return this.anyValue(path, `e.type IN ('integer', 'real') AND e.value = ${this.operand(v)}`);
-    if (typeof v === 'string') return this.anyValue(path, `e.type = 'text' AND e.value = ${this.operand(v)}`);
+    if (typeof v === 'boolean') return this.anyValue(path, (type) => `${type} = '${v ? 'true' : 'false'}'`);
+    if (typeof v === 'number' && Number.isFinite(v)) {
+      const operand = this.operand(v);
+      return this.anyValue(path, (type, value) => `${type} IN ('integer', 'real') AND ${value} = ${operand}`);
+    }
+    if (typeof v === 'string') {
+      const operand = this.operand(v);
+      return this.anyValue(path, (type, value) => `${type} = 'text' AND ${value} = ${operand}`);
+    }
     return null;
   }
 
@@ -73,9 +83,13 @@ class Guard {
       const arg = cond[op];
       let sql: string | null = null;
       if (op === '$eq') sql = this.equals(path, arg);
-      else if (op in RANGE && typeof arg === 'number' && Number.isFinite(arg))
-        sql = this.anyValue(path, `e.type IN ('integer', 'real') AND e.value ${RANGE[op]} ${this.operand(arg)}`);
-      else if (op === '$exists' && typeof arg === 'boolean')
+      else if (op in RANGE && typeof arg === 'number' && Number.isFinite(arg)) {
+        const operand = this.operand(arg);
+        sql = this.anyValue(
+          path,
+          (type, value) => `${type} IN ('integer', 'real') AND ${value} ${RANGE[op]} ${operand}`,
+        );
+      } else if (op === '$exists' && typeof arg === 'boolean')
         sql = `json_type(doc, '${path}') IS ${arg ? 'NOT NULL' : 'NULL'}`;
       if (sql === null) return null;
       parts.push(sql);
