@@ -19,11 +19,8 @@ export async function guardedUpdate<T extends Doc>(
   $set._pos = position;
   const withPos: Update = Object.assign({}, update, { $set });
   try {
-    // Without upsert nothing reads the result: the store may apply it where the document lies (a patch, decision 0113).
-    const upsert = options.upsert ?? true;
     await collection.updateOne({ _id: id, $or: [{ _pos: { $lt: position } }, { _pos: { $exists: false } }] }, withPos, {
-      upsert,
-      blind: !upsert,
+      upsert: options.upsert ?? true,
     });
   } catch (e) {
     // The upsert collided with the existing document: it was already at or past this event.

@@ -115,7 +115,6 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
         await docs.updateOne(
           { _id: id, monitor_enabled: true, target_pos: { $lt: pos } },
           { $set: { target_pos: pos } },
-          { blind: true },
         );
         return;
       }

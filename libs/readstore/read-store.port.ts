@@ -24,12 +24,6 @@ export interface UpdateOptions {
    * result reports an insert); one that cannot use the hint ignores it.
    */
   unseen?: boolean;
-  /**
-   * The caller does not use the result: a store may apply the update where the document
-   * lies, without reading it first (decision 0113), and then reports no counts (all 0).
-   * Reads see the update at once either way. A store that cannot use the hint ignores it.
-   */
-  blind?: boolean;
 }
 
 export interface UpdateResult {

@@ -217,41 +217,6 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         expect(await c.findOne({ _id: 'g' })).toEqual({ _id: 'g', _pos: 10, n: 1 });
       });
 
-      it('a blind update applies as any update, seen at once by every read, and across a reopen', async () => {
-        // Projections' guarded updates (decision 0113): the store may patch where the document lies.
-        const c = fresh();
-        await c.createIndex({ account: 1 });
-        await c.bulkWrite(
-          [1, 2, 3].map((i) => ({ insertOne: { document: { _id: i, account: i % 2, _pos: 10, ip: 'a', tags: [i] } } })),
-        );
-        await store.flush();
-        const guard = (id: number, position: number) => ({
-          _id: id,
-          $or: [{ _pos: { $lt: position } }, { _pos: { $exists: false } }],
-        });
-        await c.updateOne(guard(1, 11), { $set: { ip: 'b', _pos: 11 } }, { blind: true });
-        // At or below the stored position: changes nothing.
-        await c.updateOne(guard(2, 10), { $set: { ip: 'stale', _pos: 10 } }, { blind: true });
-        await c.updateOne(guard(3, 12), { $set: { ip: 'c', _pos: 12 }, $unset: { tags: '' } }, { blind: true });
-        // A filter on an array field matches by element, as MongoDB does; on a missing document, nothing.
-        await c.updateOne({ _id: 1, tags: 1 }, { $set: { tagged: true } }, { blind: true });
-        await c.updateOne({ _id: 2, tags: { $gt: 5 } }, { $set: { tagged: true } }, { blind: true });
-        await c.updateOne({ _id: 9 }, { $set: { ip: 'x' } }, { blind: true });
-        const expected = [
-          { _id: 1, account: 1, _pos: 11, ip: 'b', tags: [1], tagged: true },
-          { _id: 2, account: 0, _pos: 10, ip: 'a', tags: [2] },
-          { _id: 3, account: 1, _pos: 12, ip: 'c' },
-        ];
-        expect(await c.findOne({ _id: 3 })).toEqual(expected[2]);
-        expect(await c.find({ account: 1 }, { sort: { _id: 1 } })).toEqual([expected[0], expected[2]]);
-        expect(await c.countDocuments({ ip: { $in: ['b', 'c'] } })).toBe(2);
-        expect(await c.findOne({ _id: 9 })).toBeNull();
-        if (harness.reopen) {
-          store = await harness.reopen();
-          expect(await store.collection(c.name).find({}, { sort: { _id: 1 } })).toEqual(expected);
-        }
-      });
-
       it('updateMany changes every match', async () => {
         const c = fresh();
         await c.bulkWrite(

@@ -3,11 +3,10 @@
  * the collection (which reads and decides writes) and the store (which commits them).
  */
 import Database from 'better-sqlite3';
-import { Doc, Update } from '../read-store.port';
+import { Doc } from '../read-store.port';
 import { DocumentCache } from './document-cache';
 import { fieldPath } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
-import { PatchSql } from './patch-write';
 import { Key } from './sql-filter';
 
 /** What a collection that exists on disk knows about itself. */
@@ -21,8 +20,6 @@ export interface CollectionState {
   statements: Map<string, Database.Statement>;
   /** The read of one document by key (every cache miss), prepared once: not looked up by its SQL text each time. */
   pointRead?: Database.Statement;
-  /** The read of a row with pending patches, with how far the writer has committed (one snapshot). */
-  patchRead?: Database.Statement;
   /**
    * Writes the writer thread has not committed yet, by key (null: deleted). They
    * override the table: queries skip these keys' rows and test these documents instead.
@@ -35,29 +32,14 @@ export interface CollectionState {
   lookups: Map<string, Map<string, Key | null>>;
 }
 
-/** An update sent to the writer as a patch (decision 0113): what a read applies to the row it finds. */
-export interface PendingPatch {
-  op: number;
-  patch: PatchSql;
-}
-
 /** A write on its way to the disk. */
 export interface Pending<T> {
-  /** The document (null: deleted); meaningless while `patches` is set. */
   doc: T | null;
-  /**
-   * Patches of the stored row not yet resolved, in the order made: the document is the row
-   * with those the writer has not committed applied (EmbeddedCollection.resolve); null once
-   * `doc` holds it.
-   */
-  patches: PendingPatch[] | null;
   /**
    * The number of its newest write op (the store numbers ops in the order made): it
    * leaves the overlay when the batch holding that op is on disk, not an earlier one.
    */
   op: number;
-  /** The number of its newest whole-document write (0: none): ops before it in the same batch need not be written. */
-  fullOp: number;
   /** About the size of its JSON (document-size.ts): what the store's byte bounds count. */
   bytes: number;
   /**
@@ -95,12 +77,6 @@ export interface CollectionHost {
   markMultikey(state: CollectionState, field: string): void;
   /** Makes `doc` (null: deleted) the document under `key` in place of `previous`; `uncached`: the caller saw it is not cached. */
   write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null, uncached?: boolean): void;
-  /** Sends `update` to the writer as `patch`, for the row under `key` (nothing of it in memory). */
-  patch(state: CollectionState, key: Key, update: Update, patch: PatchSql): void;
-  /** The document under `key`, its pending patches applied (null: none), now stands for them. */
-  resolved(state: CollectionState, key: Key, doc: Doc | null): void;
-  /** Names this store's commits in rs_writers and rs_progress. */
-  readonly writerId: string;
   /**
    * Writers wait here while too many writes are pending: a promise only then, so the usual
    * write awaits nothing (each promise also runs the async-context hooks).

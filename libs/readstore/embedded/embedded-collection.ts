@@ -14,7 +14,7 @@ import {
   UpdateOptions,
   UpdateResult,
 } from '../read-store.port';
-import { CollectionHost, CollectionState, PendingPatch, valueKey } from './collection-state';
+import { CollectionHost, CollectionState, valueKey } from './collection-state';
 import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
 import { CatalogueIndex } from './read-model-database';
 import {
@@ -28,7 +28,6 @@ import {
   sqlCondition,
 } from './sql-filter';
 import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
-import { patchSql, pinnedId } from './patch-write';
 
 /** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
 interface Hit<T> {
@@ -98,10 +97,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   /** The document stored under `key`: a pending write's, the cache's, or read from disk into the cache. */
   private lookup(state: CollectionState, key: Key): Hit<T> | undefined {
     const pending = state.overlay.get(key);
-    if (pending) {
-      if (pending.patches) return this.resolve(state, key, pending.patches);
-      return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
-    }
+    if (pending) return pending.doc ? { doc: pending.doc as T, shared: true } : undefined;
     const cached = this.store.cache.get(state.id, key) as T | undefined;
     if (cached) return { doc: cached, shared: true };
     const read = (state.pointRead ??= this.store.db
@@ -112,38 +108,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const doc = JSON.parse(json) as T;
     this.store.cache.set(state.id, key, doc, json.length);
     return { doc, shared: true };
-  }
-
-  /**
-   * The document under `key` with its pending patches applied: the row as committed, and in
-   * the same statement how far the writer has committed (rs_progress), so exactly the patches
-   * not on disk yet are applied, each with its filter, as the writer applies them. The result
-   * replaces the patches in the overlay: each pending document is read at most once.
-   */
-  private resolve(state: CollectionState, key: Key, patches: PendingPatch[]): Hit<T> | undefined {
-    const read = (state.patchRead ??= this.store.db.prepare(
-      `SELECT (SELECT doc FROM ${state.table} WHERE key = ?) AS doc, ` +
-        '(SELECT op FROM rs_progress WHERE writer = ?) AS upto',
-    ));
-    const row = read.get(key, this.store.writerId) as { doc: Buffer | null; upto: number | null };
-    let doc: T | null = null;
-    if (row.doc !== null) {
-      // Each patch the writer has not committed, applied by the query form of its own statement.
-      let jsonb = row.doc;
-      const upto = row.upto ?? 0;
-      for (const p of patches) {
-        if (p.op > upto)
-          jsonb = this.statement(state, p.patch.shape.resolve).pluck().get({ d: jsonb, p: p.patch.params }) as Buffer;
-      }
-      doc = JSON.parse(this.statement(state, 'SELECT json(?)').pluck().get(jsonb) as string) as T;
-    }
-    this.store.resolved(state, key, doc);
-    return doc ? { doc, shared: true } : undefined;
-  }
-
-  /** Resolves every pending patch of the collection: before a scan or count, which read rows by their stored values. */
-  private resolveAll(state: CollectionState): void {
-    for (const [key, pending] of state.overlay) if (pending.patches) this.resolve(state, key, pending.patches);
   }
 
   /**
@@ -167,7 +131,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   /** Table rows (overridden ones skipped), then pending documents: the collection as readers see it. */
   private *candidates(state: CollectionState, sql: string, params: unknown[], keep = false): Generator<Hit<T>> {
     const overlay = state.overlay;
-    this.resolveAll(state);
     for (const row of this.statement(state, sql).iterate(...params) as Iterable<Row>) {
       if (overlay.size > 0 && overlay.has(row.key)) continue;
       yield this.hitOf(state, row, keep);
@@ -331,7 +294,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const where = condition ? ` WHERE ${condition.where}` : '';
     const params = condition?.params ?? [];
     const overlay = state.overlay;
-    this.resolveAll(state);
     if (overlay.size === 0)
       return this.statement(state, `SELECT count(*) FROM ${state.table}${where}`)
         .pluck()
@@ -352,7 +314,6 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
    * pending documents are compared here, stored ones found through the index.
    */
   private checkUnique(state: CollectionState, key: Key, next: Doc, current: Doc | null): void {
-    this.resolveAll(state);
     for (const index of state.indexes) {
       if (!index.unique) continue;
       const paths = index.fields.map((f) => f.split('.'));
@@ -397,9 +358,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     this.store.write(state, key, doc, null);
   }
 
-  private update(filter: Filter, update: Update, upsert: boolean, many: boolean, blind = false): UpdateResult {
+  private update(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
     this.store.noticeOtherProcesses();
-    if (blind && !upsert && !many && this.patch(filter, update)) return EMPTY;
     const selected = this.matching(filter, many ? Infinity : 1);
     if (selected.length === 0) {
       if (!upsert) return EMPTY;
@@ -421,27 +381,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     return { matchedCount: selected.length, modifiedCount: selected.length, upsertedCount: 0 };
   }
 
-  /**
-   * A blind update (UpdateOptions.blind) sent to the writer as a patch, when it can be
-   * (patch-write.ts) and nothing of the document is in memory: pending patches take more,
-   * a pending or cached document is updated as usual (it costs no read).
-   */
-  private patch(filter: Filter, update: Update): boolean {
-    const state = this.state;
-    if (!state || this.hasUnique(state)) return false;
-    const id = pinnedId(filter);
-    if (id === null) return false;
-    const key = keyOf(id);
-    const pending = state.overlay.get(key);
-    if (pending ? !pending.patches : this.store.cache.get(state.id, key) !== undefined) return false;
-    const sql = patchSql(state.table, filter, update);
-    if (!sql) return false;
-    this.store.patch(state, key, update, sql);
-    return true;
-  }
-
   async updateOne(filter: Filter, update: Update, options: UpdateOptions = {}): Promise<UpdateResult> {
-    const result = this.update(filter, update, options.upsert ?? false, false, options.blind);
+    const result = this.update(filter, update, options.upsert ?? false, false);
     const behind = this.store.keepUp();
     if (behind) await behind;
     return result;

@@ -128,65 +128,6 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
-  it('sends a blind update of a document not in memory as a patch: read at once, on disk after the batch, and the usual way when in memory', async () => {
-    const store = new EmbeddedReadStore({ file, flushIntervalMs: 10_000 });
-    const hosts = store.collection('hosts');
-    await hosts.createIndex({ fqdn: 1 });
-    // Inserted, never updated: on disk, not cached (decision 0110's cache policy).
-    for (const id of [1, 2, 3]) await hosts.insertOne({ _id: id, fqdn: `h${id}.example`, x: 3, keep: 'k' });
-    await store.flush();
-    const patch = jest.spyOn(store, 'patch');
-    // A filter that holds only before the second update: applying the first again after it would add y.
-    for (const id of [1, 2]) {
-      await hosts.updateOne({ _id: id, x: 0 }, { $set: { y: 1 } }, { blind: true });
-      await hosts.updateOne({ _id: id }, { $set: { x: 0 } }, { blind: true });
-    }
-    expect(patch).toHaveBeenCalledTimes(4);
-    expect(store.pendingWrites().count).toBe(2);
-    // Pending (the writer's interval is long): read from the row and the patches.
-    expect(await hosts.findOne({ _id: 1 })).toEqual({ _id: 1, fqdn: 'h1.example', x: 0, keep: 'k' });
-    // Host 2: the writer commits both patches, and the store reads the row before it hears so (settle held back).
-    const internals = store as unknown as { settle: (...args: unknown[]) => void };
-    const settle = internals.settle;
-    const held: unknown[][] = [];
-    internals.settle = (...args: unknown[]) => held.push(args);
-    await store.flush();
-    const other = new Database(file, { readonly: true });
-    const onDisk = (id: number) =>
-      JSON.parse((other.prepare('SELECT json(doc) AS d FROM c1 WHERE key = ?').get(`j:${id}`) as { d: string }).d);
-    expect(onDisk(2)).toEqual({ _id: 2, fqdn: 'h2.example', x: 0, keep: 'k' });
-    expect(await hosts.findOne({ _id: 2 })).toEqual({ _id: 2, fqdn: 'h2.example', x: 0, keep: 'k' });
-    internals.settle = settle;
-    for (const args of held) settle.apply(store, args);
-    expect(store.pendingWrites().count).toBe(0);
-    expect(onDisk(1)).toEqual({ _id: 1, fqdn: 'h1.example', x: 0, keep: 'k' });
-    // In memory (pending, or cached once written): updated as usual, no patch.
-    patch.mockClear();
-    await hosts.updateOne({ _id: 1 }, { $set: { x: 5 } }, { blind: true });
-    await hosts.updateOne({ _id: 1 }, { $set: { x: 6 } }, { blind: true });
-    await store.flush();
-    await hosts.updateOne({ _id: 1 }, { $set: { x: 7 } }, { blind: true });
-    // Not blind, or not a patch's shape (an operator SQL does not take here): the usual read-modify-write.
-    await hosts.updateOne({ _id: 3 }, { $set: { x: 8 } });
-    await hosts.updateOne({ _id: 3 }, { $inc: { x: 1 } }, { blind: true });
-    expect(patch).toHaveBeenCalledTimes(0);
-    // A patched indexed value: lookups by the old and the new value follow it.
-    await hosts.insertOne({ _id: 4, fqdn: 'h4.example' });
-    await store.flush();
-    expect((await hosts.findOne({ fqdn: 'h4.example' }, { projection: { _id: 1 } }))?._id).toBe(4);
-    // The value lookup remembers the key; the document itself has left the cache since.
-    store.cache.clear();
-    await hosts.updateOne({ _id: 4 }, { $set: { fqdn: 'renamed.example' } }, { blind: true });
-    expect(patch).toHaveBeenCalledTimes(1);
-    expect(await hosts.findOne({ fqdn: 'h4.example' })).toBeNull();
-    expect((await hosts.findOne({ fqdn: 'renamed.example' }))?._id).toBe(4);
-    expect(await hosts.countDocuments({ fqdn: 'renamed.example' })).toBe(1);
-    await store.close();
-    expect(onDisk(4)).toEqual({ _id: 4, fqdn: 'renamed.example' });
-    expect(onDisk(3)).toEqual({ _id: 3, fqdn: 'h3.example', x: 9, keep: 'k' });
-    other.close();
-  });
-
   it('drops the SQLite index of a field once it holds an array (nothing reads it), new or found at open', async () => {
     const indexNames = () => {
       const other = new Database(file, { readonly: true });

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { Collection, Doc, ReadStore, Update } from '../read-store.port';
+import { Collection, Doc, ReadStore } from '../read-store.port';
 import { CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
 import { approximateJsonLength } from './document-size';
@@ -18,7 +18,6 @@ import {
   tableName,
 } from './read-model-database';
 import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
-import { PatchSql } from './patch-write';
 import { Key } from './sql-filter';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
@@ -60,7 +59,6 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   readonly kind = 'embedded' as const;
   readonly db: Database.Database;
   readonly cache: DocumentCache<Doc>;
-  readonly writerId: string;
   private readonly collections = new Map<string, EmbeddedCollection<any>>();
   private readonly states = new Map<string, CollectionState>();
   private readonly writer: ReadModelWriter;
@@ -102,7 +100,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     this.maxPending = options.maxPendingWrites ?? 20_000;
     this.maxPendingBytes = (options.maxPendingMiB ?? 4) * 2 ** 20;
     // Names this store's commits (writer thread and catalogue changes alike) apart from other processes'.
-    const writerId = (this.writerId = `${process.pid}:${randomUUID()}`);
+    const writerId = `${process.pid}:${randomUUID()}`;
     this.countCommit = commitCounter(this.db, writerId);
     this.writer = createWriter(this.db, options.file, pageCacheMiB, options.writer ?? 'auto', writerId);
     this.watch =
@@ -122,12 +120,13 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   }
 
   /**
-   * The SQLite indexes of multikey fields (decision 0113): queries on such a field are no
-   * longer answered in SQL (sqlFields), so nothing reads its index, while every write of a
-   * document kept it up (the history subjects' `ancestors`: a third of a subject write). The
-   * catalogue keeps the index (the field stays indexed, and MongoDB's index is its own); the
-   * SQLite index goes when its field is found multikey, and at open for databases written
-   * before (each process looks; DROP INDEX IF EXISTS is idempotent).
+   * The SQLite indexes of multikey fields (decision 0113): queries on such a field are not
+   * answered in SQL (sqlFields leaves it to the evaluator), so nothing reads its index,
+   * while every write of a document kept it up (the history subjects' and zones' `ancestors`).
+   * The catalogue keeps the index (the field stays indexed and followed, and MongoDB's index
+   * is its own); the SQLite index goes when its field is found multikey, and at open for
+   * databases written before (each process looks; DROP INDEX IF EXISTS is idempotent).
+   * Unique indexes stay: a write's uniqueness check finds holders through them.
    */
   private idleIndexes(state: CollectionState): string[] {
     return state.indexes
@@ -292,74 +291,17 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     if (pending) {
       this.pendingBytes += bytes - pending.bytes;
       pending.doc = doc;
-      // Callers read the document first, which resolved any patches (EmbeddedCollection.lookup).
-      pending.patches = null;
       pending.op = op;
-      pending.fullOp = op;
       pending.bytes = bytes;
       pending.recache ||= previous !== null;
     } else {
-      state.overlay.set(key, { doc, patches: null, op, fullOp: op, bytes, recache: previous !== null });
+      state.overlay.set(key, { doc, op, bytes, recache: previous !== null });
       this.pendingCount += 1;
       this.pendingBytes += bytes;
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
       if (!uncached) this.cache.delete(state.id, key);
     }
     this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
-  }
-
-  /**
-   * Sends an update to the writer as a patch of the row under `key` (decision 0113): nothing
-   * of the document is in memory, and it stays so; reads resolve the patches (the overlay
-   * entry stands for them). Value lookups of the fields it writes are forgotten (the values
-   * they held are not known here), and a first array in an indexed field is recorded.
-   */
-  patch(state: CollectionState, key: Key, update: Update, patch: PatchSql): void {
-    if (this.closed) throw new Error('the read store is closed');
-    for (const name in update) {
-      const fields = update[name] as Record<string, unknown>;
-      for (const [field, known] of state.lookups) {
-        if (known.size > 0 && Object.hasOwn(fields, fieldPath(field)[0])) known.clear();
-      }
-      if (name !== '$set') continue;
-      // Only a document or an array set can put an array on an indexed field's path.
-      for (const f in fields) {
-        const v = fields[f];
-        if (v === null || typeof v !== 'object') continue;
-        for (const field of state.indexed) {
-          if (!state.multikey.has(field) && fieldPath(field)[0] === f && touchesArray({ [f]: v }, field))
-            this.markMultikey(state, field);
-        }
-      }
-    }
-    const bytes = key.length + patch.params.length;
-    const op = this.opCount + 1;
-    const entry = { op, patch };
-    const pending = state.overlay.get(key);
-    if (pending?.patches) {
-      this.pendingBytes += bytes;
-      pending.patches.push(entry);
-      pending.op = op;
-      pending.bytes += bytes;
-    } else {
-      state.overlay.set(key, { doc: null, patches: [entry], op, fullOp: 0, bytes, recache: false });
-      this.pendingCount += 1;
-      this.pendingBytes += bytes;
-    }
-    this.enqueue({ table: state.table, key, patch }, { state, key }, bytes);
-  }
-
-  /** `doc` (null: none) is the document under `key` with its pending patches applied: it stands for them now. */
-  resolved(state: CollectionState, key: Key, doc: Doc | null): void {
-    const pending = state.overlay.get(key);
-    if (!pending?.patches) return;
-    const bytes = key.length + (doc ? approximateJsonLength(doc) : 0);
-    this.pendingBytes += bytes - pending.bytes;
-    pending.bytes = bytes;
-    pending.doc = doc;
-    pending.patches = null;
-    // Cached once on disk, as an updated document is: it was read to be resolved.
-    pending.recache = doc !== null;
   }
 
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null, bytes: number): void {
@@ -422,17 +364,16 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       this.queuedNumbers = [];
       this.queuedBytes = [];
     }
-    // A document written again whole later in this batch is written once, as it ends: the
-    // batch is one transaction, so nobody sees the difference (its overlay entry names the
-    // later op). Patches build on each other: each is written unless a whole write follows.
+    // A document written again later in this batch is written once, as it ends: the batch
+    // is one transaction, so nobody sees the difference (its overlay entry names the later op).
     const last = numbers[numbers.length - 1];
     const superseded = (i: number) => {
       const where = at[i];
       const pending = where ? where.state.overlay.get(where.key) : undefined;
-      return pending !== undefined && pending.fullOp > numbers[i] && pending.fullOp <= last;
+      return pending !== undefined && pending.op !== numbers[i] && pending.op <= last;
     };
     // An async call: a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
-    this.inFlight = this.writer.write(ops, superseded, last).then(
+    this.inFlight = this.writer.write(ops, superseded).then(
       (lengths) => {
         this.persistError = null;
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
@@ -472,9 +413,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       where.state.overlay.delete(where.key);
       this.pendingCount -= 1;
       this.pendingBytes -= pending.bytes;
-      // A patch's length is not its document's: a resolved one is counted as the overlay did.
-      if (pending.doc && pending.recache)
-        this.cache.set(where.state.id, where.key, pending.doc, lengths[i] || pending.bytes - where.key.length);
+      if (pending.doc && pending.recache) this.cache.set(where.state.id, where.key, pending.doc, lengths[i]);
     });
   }
 

@@ -46,8 +46,7 @@ export function openReadModelDatabase(file: string, pageCacheMiB: number): Datab
       id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, multikey TEXT NOT NULL DEFAULT '[]');
     CREATE TABLE IF NOT EXISTS rs_indexes (
       collection_id INTEGER NOT NULL, name TEXT NOT NULL PRIMARY KEY, fields TEXT NOT NULL, is_unique INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS rs_writers (writer TEXT PRIMARY KEY, commits INTEGER NOT NULL);
-    CREATE TABLE IF NOT EXISTS rs_progress (writer TEXT PRIMARY KEY, op INTEGER NOT NULL)`);
+    CREATE TABLE IF NOT EXISTS rs_writers (writer TEXT PRIMARY KEY, commits INTEGER NOT NULL)`);
   importLegacyDocuments(db);
   return db;
 }

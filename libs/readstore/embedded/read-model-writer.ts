@@ -7,18 +7,11 @@
  */
 import Database from 'better-sqlite3';
 import { commitCounter } from './read-model-database';
-import { PatchSql } from './patch-write';
 import { WorkerClient } from '../../shared/worker-rpc';
 import { compiledWorkerScript } from '../../shared/worker-script';
 
-/**
- * A document's new content in a collection table (null: deleted), a patch of it applied in SQL
- * (patch-write.ts, decision 0113), or a catalogue statement.
- */
-export type WriteOp =
-  | { table: string; key: string; doc: object | null }
-  | { table: string; key: string; patch: PatchSql }
-  | { sql: string; params: unknown[] };
+/** A document's new content in a collection table (null: deleted), or a catalogue statement. */
+export type WriteOp = { table: string; key: string; doc: object | null } | { sql: string; params: unknown[] };
 
 /**
  * A batch as it crosses to the writer: each write's row key and document JSON, UTF-8,
@@ -32,21 +25,13 @@ export interface EncodedBatch {
   statements: { sql: string; params: unknown[] }[];
   /** The tables the writes go to. */
   tables: string[];
-  /** The patch statements the writes name (each prepared once in the writer). */
-  patches: string[];
   /**
-   * Four numbers per write: its table (an index into `tables`), where its key ends in
-   * `bytes` (it starts where the previous write ends), where its JSON ends (it starts
-   * where the key ends; empty for a deletion), and 0, or for a patch 1 + its statement's
-   * index in `patches` (the JSON is then the statement's parameter).
+   * Three numbers per write: its table (an index into `tables`), where its key ends in
+   * `bytes` (it starts where the previous write ends) and where its JSON ends (it starts
+   * where the key ends; empty for a deletion).
    */
   index: Uint32Array;
   bytes: Uint8Array;
-  /**
-   * When the batch holds a patch: the number of its last write, recorded in the same
-   * transaction (rs_progress), so a read of a patched row knows which patches it holds.
-   */
-  progress: number;
 }
 
 const encoder = new TextEncoder();
@@ -73,16 +58,12 @@ export function encodeBatch(
   ops: WriteOp[],
   skip: (i: number) => boolean,
   scratch: Scratch | null = null,
-  progress = 0,
 ): { batch: EncodedBatch; lengths: number[] } {
   const statements: EncodedBatch['statements'] = [];
   const tables: string[] = [];
   const tableIndex = new Map<string, number>();
-  const patches: string[] = [];
-  const patchIndex = new Map<string, number>();
   const texts: string[] = [];
   const tableOf: number[] = [];
-  const shapeOf: number[] = [];
   const lengths = new Array<number>(ops.length).fill(0);
   let chars = 0;
   for (let i = 0; i < ops.length; i++) {
@@ -97,23 +78,10 @@ export function encodeBatch(
       tableIndex.set(op.table, (t = tables.length));
       tables.push(op.table);
     }
-    let text: string;
-    let shape = 0;
-    if ('patch' in op) {
-      text = op.patch.params;
-      const sql = op.patch.shape.sql;
-      shape = patchIndex.get(sql) ?? 0;
-      if (shape === 0) {
-        patches.push(sql);
-        patchIndex.set(sql, (shape = patches.length));
-      }
-    } else {
-      text = op.doc === null ? '' : JSON.stringify(op.doc);
-      lengths[i] = text.length;
-    }
+    const text = op.doc === null ? '' : JSON.stringify(op.doc);
     tableOf.push(t);
-    shapeOf.push(shape);
     texts.push(op.key, text);
+    lengths[i] = text.length;
     chars += op.key.length + text.length;
   }
   // One byte a character for ASCII (nearly all); grown when a key or document holds more.
@@ -121,9 +89,9 @@ export function encodeBatch(
     scratch && scratch.bytes.byteLength >= chars + 16 ? new Uint8Array(scratch.bytes) : new Uint8Array(chars + 16);
   let at = 0;
   const index =
-    scratch && scratch.index.byteLength >= tableOf.length * 16
-      ? new Uint32Array(scratch.index, 0, tableOf.length * 4)
-      : new Uint32Array(tableOf.length * 4);
+    scratch && scratch.index.byteLength >= tableOf.length * 12
+      ? new Uint32Array(scratch.index, 0, tableOf.length * 3)
+      : new Uint32Array(tableOf.length * 3);
   texts.forEach((text, i) => {
     let { read, written } = encoder.encodeInto(text, bytes.subarray(at));
     while (read < text.length) {
@@ -136,23 +104,10 @@ export function encodeBatch(
     }
     at += written;
     const write = i >> 1;
-    if ((i & 1) === 0) {
-      index[write * 4] = tableOf[write];
-      index[write * 4 + 3] = shapeOf[write];
-    }
-    index[write * 4 + 1 + (i & 1)] = at;
+    if ((i & 1) === 0) index[write * 3] = tableOf[write];
+    index[write * 3 + 1 + (i & 1)] = at;
   });
-  return {
-    batch: {
-      statements,
-      tables,
-      patches,
-      index,
-      bytes: bytes.subarray(0, at),
-      progress: patches.length ? progress : 0,
-    },
-    lengths,
-  };
+  return { batch: { statements, tables, index, bytes: bytes.subarray(0, at) }, lengths };
 }
 
 /**
@@ -164,10 +119,6 @@ export function batchWriter(db: Database.Database, writer: string): (batches: En
   const countCommit = commitCounter(db, writer);
   const upserts = new Map<string, Database.Statement>();
   const deletes = new Map<string, Database.Statement>();
-  const patches = new Map<string, Database.Statement>();
-  const progress = db.prepare(
-    'INSERT INTO rs_progress (writer, op) VALUES (?, ?) ON CONFLICT (writer) DO UPDATE SET op = excluded.op',
-  );
   const prepared = (cache: Map<string, Database.Statement>, table: string, sql: string) => {
     let s = cache.get(table);
     if (!s) cache.set(table, (s = db.prepare(sql)));
@@ -178,18 +129,12 @@ export function batchWriter(db: Database.Database, writer: string): (batches: En
     const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
     const index = batch.index;
     let start = 0;
-    for (let i = 0; i < index.length; i += 4) {
+    for (let i = 0; i < index.length; i += 3) {
       const table = batch.tables[index[i]];
       const keyEnd = index[i + 1];
       const end = index[i + 2];
-      const shape = index[i + 3];
       const key = bytes.toString('utf8', start, keyEnd);
-      if (shape > 0) {
-        const sql = batch.patches[shape - 1];
-        // Few shapes (a projection's guarded updates): bounded all the same.
-        if (patches.size >= 256 && !patches.has(sql)) patches.clear();
-        prepared(patches, sql, sql).run({ k: key, p: bytes.toString('utf8', keyEnd, end) });
-      } else if (end === keyEnd) prepared(deletes, table, `DELETE FROM ${table} WHERE key = ?`).run(key);
+      if (end === keyEnd) prepared(deletes, table, `DELETE FROM ${table} WHERE key = ?`).run(key);
       else
         prepared(
           upserts,
@@ -199,7 +144,6 @@ export function batchWriter(db: Database.Database, writer: string): (batches: En
         ).run(key, bytes.subarray(keyEnd, end));
       start = end;
     }
-    if (batch.progress > 0) progress.run(writer, batch.progress);
     return { bytes: batch.bytes.buffer as ArrayBuffer, index: batch.index.buffer as ArrayBuffer };
   };
   return db.transaction((batches: EncodedBatch[]) => {
@@ -209,11 +153,8 @@ export function batchWriter(db: Database.Database, writer: string): (batches: En
 }
 
 export interface ReadModelWriter {
-  /**
-   * Writes `ops` but those `skip` names (see encodeBatch); answers each op's JSON length once on
-   * disk. `progress`: the number of the batch's last op, recorded with it when it holds a patch.
-   */
-  write(ops: WriteOp[], skip: (i: number) => boolean, progress: number): Promise<number[]>;
+  /** Writes `ops` but those `skip` names (see encodeBatch); answers each op's JSON length once on disk. */
+  write(ops: WriteOp[], skip: (i: number) => boolean): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -225,8 +166,8 @@ class InlineWriter implements ReadModelWriter {
     this.writeBatches = batchWriter(db, writer);
   }
 
-  async write(ops: WriteOp[], skip: (i: number) => boolean, progress: number): Promise<number[]> {
-    const { batch, lengths } = encodeBatch(ops, skip, this.scratch, progress);
+  async write(ops: WriteOp[], skip: (i: number) => boolean): Promise<number[]> {
+    const { batch, lengths } = encodeBatch(ops, skip, this.scratch);
     this.scratch = keep(this.writeBatches([batch])[0]);
     return lengths;
   }
@@ -253,8 +194,8 @@ class ThreadWriter implements ReadModelWriter {
     );
   }
 
-  async write(ops: WriteOp[], skip: (i: number) => boolean, progress: number): Promise<number[]> {
-    const { batch, lengths } = encodeBatch(ops, skip, this.scratch, progress);
+  async write(ops: WriteOp[], skip: (i: number) => boolean): Promise<number[]> {
+    const { batch, lengths } = encodeBatch(ops, skip, this.scratch);
     this.scratch = null;
     // Moved to the thread, not copied, and moved back with the answer.
     const back = await this.worker.call(batch, [batch.index.buffer as ArrayBuffer, batch.bytes.buffer as ArrayBuffer]);
