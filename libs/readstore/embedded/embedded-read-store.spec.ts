@@ -128,6 +128,48 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('drops the SQLite index of a field once it holds an array (nothing reads it), new or found at open', async () => {
+    const indexNames = () => {
+      const other = new Database(file, { readonly: true });
+      const names = (
+        other
+          .prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
+          .pluck()
+          .all() as string[]
+      ).map((sql) => sql.replace(/^.*\(json_extract\(doc, '\$\.([a-z_]+)'\).*$/, '$1'));
+      other.close();
+      return names.sort();
+    };
+    let store = new EmbeddedReadStore({ file });
+    let subjects = store.collection('subjects');
+    await subjects.createIndex({ account_id: 1, name: 1 });
+    await subjects.createIndex({ ancestors: 1 });
+    await subjects.insertOne({ _id: 'a', account_id: 1, name: 'a.example', ancestors: 'example' });
+    await store.flush();
+    expect(indexNames()).toEqual(['account_id', 'ancestors']);
+    await subjects.insertOne({ _id: 'b', account_id: 1, name: 'b.example', ancestors: ['example', 'x.example'] });
+    await store.flush();
+    expect(indexNames()).toEqual(['account_id']);
+    // Still found by any element, and declared again at the next start without coming back.
+    expect((await subjects.find({ ancestors: 'example' })).map((d) => d._id).sort()).toEqual(['a', 'b']);
+    await store.close();
+    store = new EmbeddedReadStore({ file });
+    subjects = store.collection('subjects');
+    await subjects.createIndex({ ancestors: 1 });
+    expect(indexNames()).toEqual(['account_id']);
+    expect((await subjects.find({ ancestors: 'x.example' })).map((d) => d._id)).toEqual(['b']);
+    await store.close();
+    // A database written before: the index is still there; the store drops it when it opens.
+    const writer = new Database(file);
+    writer.exec(`CREATE INDEX c1_i2 ON c1 (json_extract(doc, '$.ancestors'))`);
+    writer.close();
+    expect(indexNames()).toEqual(['account_id', 'ancestors']);
+    store = new EmbeddedReadStore({ file });
+    expect(indexNames()).toEqual(['account_id']);
+    expect(await store.collection('subjects').countDocuments({ ancestors: 'example' })).toBe(2);
+    await store.close();
+  });
+
   it('keeps indexes and what they learned across a restart', async () => {
     let store = new EmbeddedReadStore({ file });
     const c = store.collection('accounts');

@@ -116,6 +116,35 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
           indexes.filter((i) => i.collectionId === c.id),
         ),
       );
+    this.dropIdleIndexes();
+  }
+
+  /**
+   * The SQLite indexes of multikey fields (decision 0113): queries on such a field are not
+   * answered in SQL (sqlFields leaves it to the evaluator), so nothing reads its index,
+   * while every write of a document kept it up (the history subjects' and zones' `ancestors`).
+   * The catalogue keeps the index (the field stays indexed and followed, and MongoDB's index
+   * is its own); the SQLite index goes when its field is found multikey, and at open for
+   * databases written before (each process looks; DROP INDEX IF EXISTS is idempotent).
+   * Unique indexes stay: a write's uniqueness check finds holders through them.
+   */
+  private idleIndexes(state: CollectionState): string[] {
+    return state.indexes
+      .filter((index) => !index.unique && index.fields.some((f) => state.multikey.has(f)))
+      .map((index) => index.name);
+  }
+
+  private dropIdleIndexes(): void {
+    const idle = [...this.states.values()].flatMap((state) => this.idleIndexes(state));
+    if (idle.length === 0) return;
+    const present = this.db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name IN (${idle.map(() => '?').join(', ')})`)
+      .pluck()
+      .all(...idle) as string[];
+    if (present.length === 0) return;
+    this.commitHere(() => {
+      for (const name of present) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
+    });
   }
 
   /**
@@ -217,6 +246,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
 
   /** Records that an indexed field has held an array: queries on it are no longer answered by SQL alone. */
   markMultikey(state: CollectionState, field: string): void {
+    const idle = new Set(this.idleIndexes(state));
     state.multikey.add(field);
     this.enqueue(
       {
@@ -226,6 +256,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       null,
       0,
     );
+    // Nothing reads these any more (dropIdleIndexes): not kept up by every write from now on.
+    for (const name of this.idleIndexes(state))
+      if (!idle.has(name)) this.enqueue({ sql: `DROP INDEX IF EXISTS ${name}`, params: [] }, null, 0);
   }
 
   /**
