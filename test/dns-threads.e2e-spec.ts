@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { Worker } from 'node:worker_threads';
 import { DnsService } from '../libs/dns-role/dns.module';
 import { answerData, queryDns } from './support/dns-client';
 import { freePort } from './support/server-process';
@@ -58,5 +59,41 @@ describe('DNS role in several threads on one port', () => {
       if (seen.size === 1 && seen.has('192.0.2.22')) break;
     }
     expect(await addressesSeen('multi.dyn.example.net', 90)).toEqual(new Set(['192.0.2.22']));
+  });
+
+  /** Ends one DNS thread as a crash would; the service starts it again (RESTART_DELAY_MS later). */
+  const crash = async (thread: number) => {
+    const runner = (app.running.app.get(DnsService) as unknown as { runners: Array<{ worker: Worker | null }> })
+      .runners[thread];
+    await runner.worker!.terminate();
+  };
+  const allAnswer = async (name: string, address: string) => {
+    for (const started = Date.now(); Date.now() - started < 5000;) {
+      const seen = await addressesSeen(name, 10);
+      if (seen.size === 1 && seen.has(address)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await addressesSeen(name, 90)).toEqual(new Set([address]));
+  };
+
+  it('catches up a thread that only answers (it folds no events) after it died, with what changed meanwhile', async () => {
+    await crash(2);
+    const put = await app.http.put('/api/domains/fqdn/multi.dyn.example.net', { record_ip: '192.0.2.23' }, owner.token);
+    expect(put.status).toBe(200);
+    await allAnswer('multi.dyn.example.net', '192.0.2.23');
+  });
+
+  it('keeps every thread answering the latest after the thread that folds the events died and came back', async () => {
+    await crash(0);
+    const put = await app.http.put('/api/domains/fqdn/multi.dyn.example.net', { record_ip: '192.0.2.24' }, owner.token);
+    expect(put.status).toBe(200);
+    await allAnswer('multi.dyn.example.net', '192.0.2.24');
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'after.dyn.example.net', record_type: 'A', record_ip: '192.0.2.25' },
+      owner.token,
+    );
+    expect(created.status).toBe(201);
+    await allAnswer('after.dyn.example.net', '192.0.2.25');
   });
 });

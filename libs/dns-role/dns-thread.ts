@@ -75,13 +75,17 @@ if (parentPort) {
   const settings = workerData as DnsThreadData;
   nameThisThread('dns');
   // Reads only: appends go through the main thread's store, which says when it committed.
-  const store = new SqliteEventStore({
-    file: settings.eventsFile,
-    pollIntervalMs: settings.pollIntervalMs,
-    pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB,
-    // One subscription (the index feeder): nothing to share between cursors.
-    singleSubscription: true,
-  });
+  // A follower reads no events: its leader ships it the index's changes (index-replica.ts).
+  const store =
+    settings.fold === 'follower'
+      ? null
+      : new SqliteEventStore({
+          file: settings.eventsFile,
+          pollIntervalMs: settings.pollIntervalMs,
+          pageCacheMiB: DNS_THREAD_EVENT_PAGE_CACHE_MIB,
+          // One subscription (the index feeder): nothing to share between cursors.
+          singleSubscription: true,
+        });
   const tally = new QueryTally();
   const reporter = setInterval(() => {
     const report = tally.drain();
@@ -111,9 +115,11 @@ if (parentPort) {
   });
 
   let stopped = false;
-  void followCommits(settings.commits, store, () => stopped);
+  if (store) void followCommits(settings.commits, store, () => stopped);
   port.on('message', (command: DnsThreadCommand) => {
     if (command !== 'stop') {
+      if (command.type === 'follower') return role.addFollower(command.port);
+      if (command.type === 'leader') return role.follow(command.port);
       updates.get(command.id)?.(command.rcode);
       updates.delete(command.id);
       return;
@@ -126,7 +132,7 @@ if (parentPort) {
       channel?.close();
       const report = tally.drain();
       if (report) post({ type: 'tally', report });
-      await store.close();
+      await store?.close();
       post({ type: 'stopped' });
     })();
   });
