@@ -360,7 +360,7 @@ export class ZoneIndex {
       revision: 0,
       existing: existing?.existing ?? new Map(),
       cuts: existing?.cuts ?? new Set(),
-      negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
+      negativeSoa: withTtl(soa, Math.min(def.ttl, def.soa.minimum)),
       anyAnswer: kept?.anyAnswer ?? encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
       cache: new Map(),
       signing: existing?.signing ?? null,
@@ -1093,6 +1093,16 @@ function encodeRRset(type: string, ttl: number, records: unknown[], formatted?: 
   const texts =
     type === 'SOA' || type === 'HINFO' ? [] : (formatted ?? records.map((d) => formatRecord(type, d as RecordData)));
   return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: NONE };
+}
+
+/** The same records with another TTL (the negative SOA): the bytes copied and the TTL field rewritten, not encoded again. */
+function withTtl(rrset: RRset, ttl: number): RRset {
+  const encoded = rrset.encoded.map((record) => {
+    const copy = Buffer.from(record);
+    copy.writeUInt32BE(ttl, 4);
+    return copy;
+  });
+  return { ...rrset, ttl, encoded, sigs: NONE };
 }
 
 /** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts, the signer's records). */
