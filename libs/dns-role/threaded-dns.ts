@@ -53,11 +53,13 @@ export class ThreadedDns implements DnsRoleRunner {
   ) {}
 
   async start(): Promise<number> {
-    this.unsubscribe = this.store.onAppended(() => {
-      Atomics.add(this.commits, COMMITS, 1);
-      // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
-      if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
-    });
+    // A follower reads no events: its leader tells it what changed.
+    if (this.settings.fold !== 'follower')
+      this.unsubscribe = this.store.onAppended(() => {
+        Atomics.add(this.commits, COMMITS, 1);
+        // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
+        if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
+      });
     this.boundPort = await this.spawn(this.settings.dnsPort);
     return this.boundPort;
   }

@@ -16,7 +16,8 @@ import type { IndexTracker, ReplicaNode, ReplicaZone, RRset, Zone, ZoneDefinitio
 const OP_END = 0;
 const OP_REMOVE_ZONE = 1;
 const OP_ZONE = 2;
-const OP_NODE = 3;
+/** A zone's name, how many names follow, then each name's state. */
+const OP_NODES = 3;
 
 const ZONE_FRESH = 1;
 const ZONE_SIGNED = 2;
@@ -27,8 +28,13 @@ const FLAG_RESET = 1;
 /** Shared by every RRset a replica builds with no signatures or targets: never written to. */
 const NONE = Object.freeze([]) as unknown as never[];
 
+/** Room kept between batches: a batch is written here, then copied out at its size (a snapshot may need more, once). */
+const KEPT_BYTES = 256 * 1024;
+let scratch = Buffer.allocUnsafe(KEPT_BYTES);
+
+/** Writes one batch into the shared scratch buffer (batches are written one at a time, synchronously). */
 class Writer {
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf = scratch;
   at = 0;
 
   private room(n: number): void {
@@ -36,6 +42,7 @@ class Writer {
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
     this.buf.copy(bigger, 0, 0, this.at);
     this.buf = bigger;
+    if (bigger.length <= 4 * KEPT_BYTES) scratch = bigger;
   }
 
   u8(v: number): void {
@@ -53,6 +60,10 @@ class Writer {
     this.at = this.buf.writeUInt32BE(v, this.at);
   }
 
+  patchU32(at: number, v: number): void {
+    this.buf.writeUInt32BE(v, at);
+  }
+
   bytes(b: Buffer): void {
     this.u16(b.length);
     this.room(b.length);
@@ -60,6 +71,22 @@ class Writer {
   }
 
   str(s: string, encoding: 'utf8' | 'latin1' = 'utf8'): void {
+    // Names and addresses are short and mostly ASCII: copied here, cheaper than a call into Buffer.write.
+    if (s.length <= 64) {
+      this.room(4 + s.length);
+      const start = this.at + 4;
+      let i = 0;
+      for (; i < s.length; i++) {
+        const c = s.charCodeAt(i);
+        if (c > (encoding === 'latin1' ? 0xff : 0x7f)) break;
+        this.buf[start + i] = c;
+      }
+      if (i === s.length) {
+        this.buf.writeUInt32BE(s.length, this.at);
+        this.at = start + s.length;
+        return;
+      }
+    }
     const length = Buffer.byteLength(s, encoding);
     this.u32(length);
     this.room(length);
@@ -242,8 +269,7 @@ export class IndexChangeLog implements IndexTracker {
     }
     for (const [name, keys] of this.nodes) {
       const zone = this.index.zoneState(name);
-      if (!zone || this.fresh.has(name)) continue;
-      for (const key of keys) writeNode(w, zone, key);
+      if (zone && !this.fresh.has(name)) writeNodes(w, zone, keys);
     }
     w.u8(OP_END);
     this.clear();
@@ -280,7 +306,20 @@ function writeExtra(w: Writer, extra: unknown): void {
 
 function writeWholeZone(w: Writer, zone: Zone): void {
   writeZone(w, zone, true, true);
-  for (const key of zone.nodes.keys()) writeNode(w, zone, key);
+  writeNodes(w, zone, zone.nodes.keys());
+}
+
+function writeNodes(w: Writer, zone: Zone, keys: Iterable<string>): void {
+  w.u8(OP_NODES);
+  w.str(zone.name);
+  const countAt = w.at;
+  w.u32(0);
+  let count = 0;
+  for (const key of keys) {
+    writeNode(w, zone, key);
+    count++;
+  }
+  w.patchU32(countAt, count);
 }
 
 function writeZone(w: Writer, zone: Zone, fresh: boolean, chain: boolean): void {
@@ -297,8 +336,6 @@ function writeZone(w: Writer, zone: Zone, fresh: boolean, chain: boolean): void 
 }
 
 function writeNode(w: Writer, zone: Zone, key: string): void {
-  w.u8(OP_NODE);
-  w.str(zone.name);
   w.str(key, 'latin1');
   const node = zone.nodes.get(key);
   if (!node) return w.u8(0);
@@ -347,18 +384,20 @@ export function applyIndexBatch(index: ZoneIndex, batch: ArrayBuffer): unknown {
         index.replicaZone(state);
         break;
       }
-      case OP_NODE: {
+      case OP_NODES: {
         const zone = r.str();
-        const key = r.str('latin1');
-        let state: ReplicaNode | null = null;
-        if (r.u8() === 1) {
-          const owner = r.u8() === 1 ? { domain: r.nullable(), accountId: r.nullable() } : null;
-          const n = r.u16();
-          const rrsets = new Array<RRset>(n);
-          for (let i = 0; i < n; i++) rrsets[i] = readRRset(r);
-          state = { rrsets, owner };
+        for (let left = r.u32(); left > 0; left--) {
+          const key = r.str('latin1');
+          let state: ReplicaNode | null = null;
+          if (r.u8() === 1) {
+            const owner = r.u8() === 1 ? { domain: r.nullable(), accountId: r.nullable() } : null;
+            const n = r.u16();
+            const rrsets = new Array<RRset>(n);
+            for (let i = 0; i < n; i++) rrsets[i] = readRRset(r);
+            state = { rrsets, owner };
+          }
+          index.replicaNode(zone, key, state);
         }
-        index.replicaNode(zone, key, state);
         break;
       }
       default:

@@ -626,17 +626,19 @@ export class ZoneIndex {
     if (!zone) return;
     const had = zone.nodes.get(key);
     if (state && state.rrsets.length > 0) {
-      const rrsets = new Map<number, RRset>();
-      for (const r of state.rrsets) rrsets.set(r.type, r);
-      const owner = state.owner && { zone: zone.name, domain: state.owner.domain, accountId: state.owner.accountId };
-      // The owner object kept when the same: answers attribute by it.
-      const kept =
-        had?.owner && owner && had.owner.domain === owner.domain && had.owner.accountId === owner.accountId
-          ? had.owner
-          : owner;
-      zone.nodes.set(key, { key, rrsets, owner: kept });
-      if (!had) countExisting(zone, key, 1);
-      if (key !== zone.key && rrsets.has(QTYPE.NS)) zone.cuts.add(key);
+      // The node and its map reused (a DDNS update replaces one RRset of a name that stays).
+      const node = had ?? { key, rrsets: new Map<number, RRset>(), owner: null };
+      node.rrsets.clear();
+      for (const r of state.rrsets) node.rrsets.set(r.type, r);
+      const owner = state.owner;
+      if (!owner) node.owner = null;
+      else if (!node.owner || node.owner.domain !== owner.domain || node.owner.accountId !== owner.accountId)
+        node.owner = { zone: zone.name, domain: owner.domain, accountId: owner.accountId };
+      if (!had) {
+        zone.nodes.set(key, node);
+        countExisting(zone, key, 1);
+      }
+      if (key !== zone.key && node.rrsets.has(QTYPE.NS)) zone.cuts.add(key);
       else zone.cuts.delete(key);
     } else if (had) {
       zone.nodes.delete(key);
