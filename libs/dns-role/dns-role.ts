@@ -222,6 +222,8 @@ export class DnsRole implements DnsRoleRunner {
           if (leader) this.keepAclEvent(e);
         },
       },
+      // Shipped at once rather than at the next turn: a follower serves the batch as soon as it can.
+      batchApplied: leader ? () => this.ship() : undefined,
     });
     await this.feeder.start();
     this.live = true;
