@@ -8,7 +8,10 @@
  * on a shared machine) per update, and per round the median.
  *
  * DNS_FEED_OTHER_DIST=<another build's dist> runs that build's thread in alternate rounds on
- * the same events (before/after on the same machine state). DNS_FEED_SECONDARIES=<ip> gives the
+ * the same events (before/after on the same machine state). DNS_FEED_THREADS=<n> runs n DNS
+ * threads on one port as the service does (DNS_THREADS), all of them counted: a build that
+ * shares one fold (shareFold, decision 0112) runs a leader and followers, an older one n threads
+ * that each fold the events. DNS_FEED_SECONDARIES=<ip> gives the
  * zones an operator secondary (every zone transferable: the journal records them).
  *
  * Run: npm run bench:dns-feed (npm run build && node dist/bench/dns-feed.bench.js)
@@ -28,6 +31,7 @@ const UPDATES = Number(process.env.DNS_FEED_UPDATES ?? 15_000);
 const RATE = Number(process.env.DNS_FEED_RATE ?? 3000);
 const BATCH = Number(process.env.DNS_FEED_BATCH ?? 32);
 const ROUNDS = Number(process.env.DNS_FEED_ROUNDS ?? 3);
+const THREADS = Number(process.env.DNS_FEED_THREADS ?? 1);
 const ZONE = 'dyn.bench.test';
 const TICKS = 100; // USER_HZ
 
@@ -36,13 +40,16 @@ interface Build {
   name: string;
   store: any;
   threadedDns: any;
+  /** Links a leader and its followers; absent from builds where every thread folds the events. */
+  shareFold?: (leader: unknown, followers: unknown[]) => void;
   script: string;
 }
 
 function loadBuild(name: string, dist: string): Build {
   const { SqliteEventStore } = require(join(dist, 'libs/eventstore/sqlite/sqlite-event-store'));
-  const { ThreadedDns } = require(join(dist, 'libs/dns-role/threaded-dns'));
-  return { name, store: SqliteEventStore, threadedDns: ThreadedDns, script: join(dist, 'libs/dns-role/dns-thread.js') };
+  const { ThreadedDns, shareFold } = require(join(dist, 'libs/dns-role/threaded-dns'));
+  const script = join(dist, 'libs/dns-role/dns-thread.js');
+  return { name, store: SqliteEventStore, threadedDns: ThreadedDns, shareFold, script };
 }
 /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -120,8 +127,29 @@ async function main(): Promise<void> {
         transfers: { secondaries, secondaryTsigKey: null, secretKey: 'bench-secret-key-bench-secret-key' },
       };
       const sink = { openQueryChannel: () => null, forwardsQueries: false, recordTally: () => undefined };
-      const dns = new build.threadedDns(build.script, store, settings, sink, () => undefined);
+      const shared = THREADS > 1;
+      const dns = new build.threadedDns(
+        build.script,
+        store,
+        { ...settings, reusePort: shared, fold: shared ? 'leader' : undefined },
+        sink,
+        () => undefined,
+      );
+      const followers: Array<typeof dns> = [];
+      build.shareFold?.(dns, followers);
       await dns.start();
+      for (let i = 1; i < THREADS; i++) {
+        const follower = new build.threadedDns(
+          build.script,
+          store,
+          { ...settings, reusePort: true, fold: 'follower' },
+          sink,
+          () => undefined,
+        );
+        followers.push(follower);
+        build.shareFold?.(dns, followers);
+        await follower.start();
+      }
       await new Promise((r) => setTimeout(r, 500));
       const before = dnsThreadSeconds();
       const started = performance.now();
@@ -140,10 +168,14 @@ async function main(): Promise<void> {
         if (due > performance.now()) await new Promise((r) => setTimeout(r, due - performance.now()));
       }
       const expected = addressOf(last, change);
-      while ((await answer(port, fqdn(last))) !== expected) await new Promise((r) => setTimeout(r, 5));
+      // Each query from a new socket: with several threads, every one of them must serve it.
+      for (let served = 0; served < 8 * THREADS;) {
+        if ((await answer(port, fqdn(last))) === expected) served++;
+        else await new Promise((r) => setTimeout(r, 5));
+      }
       const seconds = dnsThreadSeconds() - before;
       const wall = (performance.now() - started) / 1000;
-      await dns.stop();
+      await Promise.all([dns, ...followers].map((d) => d.stop()));
       const us = (seconds * 1e6) / UPDATES;
       perRound.get(build.name)!.push(us);
       console.log(
@@ -156,7 +188,7 @@ async function main(): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   console.log(
-    `\nDNS thread CPU per update (median of ${ROUNDS} rounds, ${HOSTS} hosts, ${RATE}/s in batches of ${BATCH}` +
+    `\nDNS threads' CPU per update (${THREADS} thread(s), median of ${ROUNDS} rounds, ${HOSTS} hosts, ${RATE}/s in batches of ${BATCH}` +
       `${secondaries.length ? ', an operator secondary' : ''}):`,
   );
   for (const [name, xs] of perRound) console.log(`  ${name}: ${median(xs).toFixed(1)} µs`);

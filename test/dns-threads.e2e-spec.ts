@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import type { Worker } from 'node:worker_threads';
 import { DnsService } from '../libs/dns-role/dns.module';
-import { answerData, queryDns } from './support/dns-client';
-import { freePort } from './support/server-process';
+import { answerData, queryDns, waitForDns } from './support/dns-client';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startServerProcess, type ServerProcess } from './support/server-process';
 import { registerAndLogin, startTestApp, TestApp } from './support/test-app';
 
 const run = promisify(execFile);
@@ -58,5 +62,99 @@ describe('DNS role in several threads on one port', () => {
       if (seen.size === 1 && seen.has('192.0.2.22')) break;
     }
     expect(await addressesSeen('multi.dyn.example.net', 90)).toEqual(new Set(['192.0.2.22']));
+  });
+
+  /** Ends one DNS thread as a crash would; resolves once the service has started it again and it answers. */
+  const crash = async (thread: number) => {
+    const runner = (app.running.app.get(DnsService) as unknown as { runners: Array<{ worker: Worker | null }> })
+      .runners[thread];
+    const old = runner.worker!;
+    await old.terminate();
+    return async () => {
+      while (!runner.worker || runner.worker === old) await new Promise((resolve) => setTimeout(resolve, 5));
+      const restarted = runner.worker;
+      await new Promise<void>((resolve) =>
+        restarted.on('message', (m: { type: string }) => m.type === 'ready' && resolve()),
+      );
+    };
+  };
+  const allAnswer = async (name: string, address: string) => {
+    for (const started = Date.now(); Date.now() - started < 5000;) {
+      const seen = await addressesSeen(name, 10);
+      if (seen.size === 1 && seen.has(address)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await addressesSeen(name, 90)).toEqual(new Set([address]));
+  };
+
+  it('catches up a thread that only answers (it folds no events) after it died, with what changed meanwhile', async () => {
+    const restarted = await crash(2);
+    const put = await app.http.put('/api/domains/fqdn/multi.dyn.example.net', { record_ip: '192.0.2.23' }, owner.token);
+    expect(put.status).toBe(200);
+    await restarted();
+    await allAnswer('multi.dyn.example.net', '192.0.2.23');
+    const again = await app.http.put(
+      '/api/domains/fqdn/multi.dyn.example.net',
+      { record_ip: '192.0.2.26' },
+      owner.token,
+    );
+    expect(again.status).toBe(200);
+    await allAnswer('multi.dyn.example.net', '192.0.2.26');
+  });
+
+  it('keeps every thread answering the latest after the thread that folds the events died and came back', async () => {
+    const restarted = await crash(0);
+    const put = await app.http.put('/api/domains/fqdn/multi.dyn.example.net', { record_ip: '192.0.2.24' }, owner.token);
+    expect(put.status).toBe(200);
+    await restarted();
+    await allAnswer('multi.dyn.example.net', '192.0.2.24');
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'after.dyn.example.net', record_type: 'A', record_ip: '192.0.2.25' },
+      owner.token,
+    );
+    expect(created.status).toBe(201);
+    await allAnswer('after.dyn.example.net', '192.0.2.25');
+  });
+});
+
+/** Roles apart: the `dns` role in its own process on the same DATA_DIR, with several threads sharing one fold. */
+describe('a dns process of its own with several DNS threads', () => {
+  const processes: ServerProcess[] = [];
+  let dataDir: string;
+  afterAll(async () => {
+    for (const p of processes) await p.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves from every thread a host the API process writes, and its change', async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'adns-dns-apart-'));
+    const env = { SECRET_KEY: 'dns-threads-e2e-secret', DDNS_ZONES: 'dyn.example.net' };
+    const api = await startServerProcess(dataDir, { ...env, ROLES: 'api,worker,intake' });
+    processes.push(api);
+    const dnsPort = await freePort();
+    processes.push(
+      await startServerProcess(dataDir, { ...env, ROLES: 'dns', DNS_THREADS: '2', DNS_PORT: String(dnsPort) }),
+    );
+    const user = await registerAndLogin(api.http);
+    const created = await api.http.post(
+      '/api/domains',
+      { fqdn: 'apart.dyn.example.net', record_type: 'A', record_ip: '192.0.2.31' },
+      user.token,
+    );
+    expect(created.status).toBe(201);
+    // Another process's commits are seen by polling the store: within its poll interval.
+    await waitForDns(dnsPort, 'apart.dyn.example.net', 'A', ['192.0.2.31'], 5000);
+    const seen = new Set<string>();
+    for (let i = 0; i < 40; i++)
+      seen.add(answerData(await queryDns(dnsPort, 'apart.dyn.example.net', 'A'), 'A').join(','));
+    expect(seen).toEqual(new Set(['192.0.2.31']));
+    const put = await api.http.put('/api/domains/fqdn/apart.dyn.example.net', { record_ip: '192.0.2.32' }, user.token);
+    expect(put.status).toBe(200);
+    await waitForDns(dnsPort, 'apart.dyn.example.net', 'A', ['192.0.2.32'], 5000);
+    seen.clear();
+    for (let i = 0; i < 40; i++)
+      seen.add(answerData(await queryDns(dnsPort, 'apart.dyn.example.net', 'A'), 'A').join(','));
+    expect(seen).toEqual(new Set(['192.0.2.32']));
   });
 });

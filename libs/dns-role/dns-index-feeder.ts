@@ -92,6 +92,8 @@ export class DnsIndexFeeder {
       log: (msg: string, extra?: Record<string, unknown>) => void;
       /** Another fold over the same subscription (the transfer ACL), given its events before the index. */
       also?: { handles: ReadonlySet<string>; apply(event: RecordedEvent): void };
+      /** Called once a batch of events is in the index (a leader ships it to its followers then). */
+      batchApplied?: () => void;
     },
   ) {
     this.signer = new ZoneSigner(index, options.secretKey, options.log, (zone) => this.signed(zone));
@@ -128,6 +130,7 @@ export class DnsIndexFeeder {
         // A batch of DNSSEC events (enabling appends five) re-signs a zone once, before anyone is told it is served.
         this.signer.flush();
         this.settleWaiters();
+        this.options.batchApplied?.();
       },
       log: (msg, extra) => this.options.log(`dns index: ${msg}`, extra as Record<string, unknown>),
     });

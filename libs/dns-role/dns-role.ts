@@ -1,10 +1,12 @@
+import type { MessagePort } from 'node:worker_threads';
 import { DnsServer, ZoneIndex, type AnswerTally, type QuerySink } from '../dns-server';
+import { applyIndexBatch, IndexChangeLog, indexSnapshot } from '../dns-server/index-replica';
 import { DEFAULT_JOURNAL_BOUNDS, Journal } from '../dns-transfer/journal';
 import { Notifier, type NotifyReport } from '../dns-transfer/notifier';
 import { ACL_EVENT_TYPES, parseEndpoint, TransferAcl } from '../dns-transfer/transfer-acl';
 import { TransferService, type TransferReport, type UpdateApplier } from '../dns-transfer/transfer-service';
 import { parseKeySpec } from '../dns-transfer/tsig';
-import { EventStore } from '../eventstore/event-store.port';
+import { EventStore, RecordedEvent } from '../eventstore/event-store.port';
 import { SecretBox } from '../shared/crypto';
 import { DnsIndexFeeder } from './dns-index-feeder';
 
@@ -29,6 +31,18 @@ export interface DnsRoleSettings {
   reusePort?: boolean;
   udpOnly?: boolean;
   transfers?: TransferSettings;
+  /**
+   * The DNS threads of one process share one fold of the events (index-replica.ts): the
+   * `leader` folds them and ships its index's changes to each `follower`, which reads no
+   * events. Unset: this role folds the events for itself alone.
+   */
+  fold?: 'leader' | 'follower';
+}
+
+/** An event the transfer ACL folds, as a leader ships it to its followers (only what TransferAcl.apply reads). */
+interface AclEvent {
+  type: string;
+  data: unknown;
 }
 
 export type DnsLog = (msg: string, extra?: Record<string, unknown>) => void;
@@ -58,22 +72,93 @@ export class DnsRole implements DnsRoleRunner {
   private feeder: DnsIndexFeeder | null = null;
   private server: DnsServer | null = null;
   private notifier: Notifier | null = null;
+  /** Leader: what changed in the index since it was last shipped, and the followers it goes to. */
+  private changes: IndexChangeLog | null = null;
+  private readonly followers = new Set<MessagePort>();
+  private readonly waitingFollowers: MessagePort[] = [];
+  private live = false;
+  /** Leader: every ACL event so far (a snapshot carries them all: few, and trimmed) and those not yet shipped. */
+  private readonly aclEvents: AclEvent[] = [];
+  private aclPending: AclEvent[] = [];
+  /** Follower: its leader's port, and the transfer ACL the leader's events are folded into. */
+  private leader: MessagePort | null = null;
+  private acl: TransferAcl | null = null;
+  private readonly synced: { promise: Promise<void>; resolve: () => void };
 
   constructor(
-    private readonly store: EventStore,
+    /** Null for a follower (settings.fold): it reads no events. */
+    private readonly store: EventStore | null,
     private readonly settings: DnsRoleSettings,
     private readonly sink: QuerySink | undefined,
     private readonly log: DnsLog,
     /** Counts for the metrics without an object per query (a DNS thread's tally); else the sink counts. */
     private readonly tally?: AnswerTally,
     private readonly hooks: { activity?: (a: TransferActivity) => void; applyUpdate?: UpdateApplier } = {},
-  ) {}
+  ) {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    this.synced = { promise, resolve };
+    if (settings.fold === 'leader')
+      this.changes = new IndexChangeLog(this.index, () => setImmediate(() => this.ship()));
+  }
+
+  /** Leader: ships the index's changes to `port` from now on, after a snapshot (once the index has caught up). */
+  addFollower(port: MessagePort): void {
+    port.on('close', () => this.followers.delete(port));
+    if (!this.live) return void this.waitingFollowers.push(port);
+    port.postMessage(indexSnapshot(this.index, this.aclEvents));
+    this.followers.add(port);
+  }
+
+  /** Follower: installs what `port`'s leader ships (a new leader starts with a snapshot, which replaces everything). */
+  follow(port: MessagePort): void {
+    this.leader?.close();
+    this.leader = port;
+    port.on('message', (batch: ArrayBuffer) => {
+      const acl = applyIndexBatch(this.index, batch) as AclEvent[] | undefined;
+      // Applied again from the first in a snapshot: the ACL's state is keyed by ids, so it ends the same.
+      if (acl && this.acl) for (const e of acl) this.acl.apply(e as RecordedEvent);
+      this.synced.resolve();
+    });
+  }
+
+  /** Leader: one batch per turn of the loop with changes, the same bytes to every follower. */
+  private ship(): void {
+    const changes = this.changes!;
+    if (this.followers.size === 0) {
+      this.aclPending = [];
+      return changes.discard();
+    }
+    const acl = this.aclPending.length > 0 ? this.aclPending : undefined;
+    this.aclPending = [];
+    const batch = changes.drain(acl);
+    if (!batch) return;
+    let left = this.followers.size;
+    for (const port of this.followers) {
+      // The last one gets the buffer itself, the others a copy.
+      if (--left === 0) port.postMessage(batch, [batch]);
+      else port.postMessage(batch.slice(0));
+    }
+  }
+
+  /** Leader: an ACL event, kept for the followers (a zone import's records are not the ACL's business). */
+  private keepAclEvent(event: RecordedEvent): void {
+    const data =
+      event.type === 'ZoneImported' || event.type === 'ZoneDeleted'
+        ? { zone_id: (event.data as { zone_id: string }).zone_id, name: (event.data as { name: string }).name }
+        : event.data;
+    const kept = { type: event.type, data };
+    this.aclEvents.push(kept);
+    this.aclPending.push(kept);
+    this.changes!.touch(); // a batch goes out even with no index change
+  }
 
   async start(): Promise<number> {
-    const { ddnsZones, nameservers, secretKey, dnsHost, dnsPort, reusePort, udpOnly, transfers } = this.settings;
+    const { dnsHost, dnsPort, reusePort, udpOnly, transfers } = this.settings;
     let special: TransferService | undefined;
     let acl: TransferAcl | undefined;
     let live = false;
+    const follower = this.settings.fold === 'follower';
     if (transfers) {
       const box = new SecretBox(transfers.secretKey);
       acl = new TransferAcl({
@@ -83,9 +168,11 @@ export class DnsRole implements DnsRoleRunner {
         log: this.log,
       });
       const aclNow = acl;
+      this.acl = acl;
       // Only zones someone may transfer keep a history (journal.ts); the others answer IXFR with the whole zone.
+      // A follower answers UDP only, where transfers are not served (an IXFR gets the SOA): it keeps none.
       const journal = new Journal(DEFAULT_JOURNAL_BOUNDS, (zone) => aclNow.transferable(zone));
-      this.index.observe(journal.apply);
+      if (!follower) this.index.observe(journal.apply);
       const activity = this.hooks.activity;
       special = new TransferService(this.index, journal, acl, {
         report: activity && ((report) => activity({ kind: 'transfer-report', report })),
@@ -101,15 +188,8 @@ export class DnsRole implements DnsRoleRunner {
         journal.onDelta((zone) => live && notifier.changed(zone));
       }
     }
-    const aclFold = acl;
-    this.feeder = new DnsIndexFeeder(this.store, this.index, {
-      ddnsZones,
-      nameservers,
-      secretKey,
-      log: this.log,
-      also: aclFold && { handles: ACL_EVENT_TYPES, apply: (e) => aclFold.apply(e) },
-    });
-    await this.feeder.start();
+    if (follower) await this.synced.promise;
+    else await this.fold(acl);
     live = true;
     this.server = new DnsServer({
       host: dnsHost,
@@ -125,9 +205,36 @@ export class DnsRole implements DnsRoleRunner {
     return (await this.server.start()).port;
   }
 
+  /** Folds the events into the index; a leader then starts shipping to the followers that came meanwhile. */
+  private async fold(acl: TransferAcl | undefined): Promise<void> {
+    if (!this.store) throw new Error('a DNS role that folds the events needs an event store');
+    const { ddnsZones, nameservers, secretKey } = this.settings;
+    const leader = this.changes !== null;
+    this.feeder = new DnsIndexFeeder(this.store, this.index, {
+      ddnsZones,
+      nameservers,
+      secretKey,
+      log: this.log,
+      also: acl && {
+        handles: ACL_EVENT_TYPES,
+        apply: (e) => {
+          acl.apply(e);
+          if (leader) this.keepAclEvent(e);
+        },
+      },
+      // Shipped at once rather than at the next turn: a follower serves the batch as soon as it can.
+      batchApplied: leader ? () => this.ship() : undefined,
+    });
+    await this.feeder.start();
+    this.live = true;
+    for (const port of this.waitingFollowers.splice(0)) this.addFollower(port);
+  }
+
   async stop(): Promise<void> {
     this.notifier?.stop();
     await this.server?.stop();
     await this.feeder?.stop();
+    this.leader?.close();
+    for (const port of this.followers) port.close();
   }
 }

@@ -1,4 +1,5 @@
 /** What the main thread and the DNS thread (dns-thread.ts) say to each other. */
+import type { MessagePort } from 'node:worker_threads';
 import type { AnsweredQuery } from '../dns-server';
 import type { QueryLogEndpoint } from '../dns-analytics/application/query-log-channel';
 import type { DnsRoleSettings, TransferActivity } from './dns-role';
@@ -23,8 +24,15 @@ export interface DnsThreadData extends DnsRoleSettings {
 export const COMMITS = 0;
 export const SLEEPING = 1;
 
-/** Main thread to worker. */
-export type DnsThreadCommand = 'stop' | { type: 'update-result'; id: number; rcode: number };
+/**
+ * Main thread to worker. `follower`: to the leader (DnsRoleSettings.fold), a channel to a
+ * follower to ship its index's changes on; `leader`: to a follower, the other end.
+ */
+export type DnsThreadCommand =
+  | 'stop'
+  | { type: 'update-result'; id: number; rcode: number }
+  | { type: 'follower'; port: MessagePort }
+  | { type: 'leader'; port: MessagePort };
 
 /** Worker to main thread. */
 export type DnsThreadMessage =

@@ -8,7 +8,7 @@ import { LOGGER, Logger } from '../shared/logger';
 import { Metrics, METRICS } from '../shared/metrics';
 import { DnsMetricsSink } from './dns-metrics.sink';
 import { DnsLog, DnsRole, DnsRoleRunner } from './dns-role';
-import { dnsThreadScript, ThreadedDns } from './threaded-dns';
+import { dnsThreadScript, shareFold, ThreadedDns } from './threaded-dns';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { loadUdpBatch } from '../dns-server/udp-batch';
 import { supportsReusePort } from '../dns-server/dns-server';
@@ -119,10 +119,18 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     }
     const store = this.store as SqliteEventStore;
     const threads = canSharePort(dnsHost) ? this.config.dnsThreads : 1;
-    const first = new ThreadedDns(script, store, { ...settings, reusePort: threads > 1 }, sink, log, {
-      activity,
-      applyUpdate: this.applyUpdate,
-    });
+    // The first thread folds the events for all (index-replica.ts); the others install what it ships.
+    const shared = threads > 1;
+    const first = new ThreadedDns(
+      script,
+      store,
+      { ...settings, reusePort: shared, fold: shared ? 'leader' : undefined },
+      sink,
+      log,
+      { activity, applyUpdate: this.applyUpdate },
+    );
+    const replicas: ThreadedDns[] = [];
+    shareFold(first, replicas);
     this.runners = [first];
     const port = await first.start();
     this.boundPort = port;
@@ -130,11 +138,13 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
       const replica = new ThreadedDns(
         script,
         store,
-        { ...settings, dnsPort: port, reusePort: true, udpOnly: true },
+        { ...settings, dnsPort: port, reusePort: true, udpOnly: true, fold: 'follower' },
         sink,
         log,
         { activity, applyUpdate: this.applyUpdate },
       );
+      replicas.push(replica);
+      shareFold(first, replicas);
       this.runners.push(replica);
       await replica.start();
     }

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import type { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { closeRing } from '../dns-analytics/application/query-ring';
 import { compiledWorkerScript } from '../shared/worker-script';
@@ -36,6 +36,8 @@ export class ThreadedDns implements DnsRoleRunner {
   private unsubscribe: (() => void) | null = null;
   private boundPort = 0;
   private readonly commits = new Int32Array(new SharedArrayBuffer(8));
+  /** Called with each new thread (the first, and every restart): shareFold links leader and followers. */
+  spawned: () => void = () => undefined;
 
   constructor(
     private readonly script: string,
@@ -51,11 +53,13 @@ export class ThreadedDns implements DnsRoleRunner {
   ) {}
 
   async start(): Promise<number> {
-    this.unsubscribe = this.store.onAppended(() => {
-      Atomics.add(this.commits, COMMITS, 1);
-      // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
-      if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
-    });
+    // A follower reads no events: its leader tells it what changed.
+    if (this.settings.fold !== 'follower')
+      this.unsubscribe = this.store.onAppended(() => {
+        Atomics.add(this.commits, COMMITS, 1);
+        // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
+        if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
+      });
     this.boundPort = await this.spawn(this.settings.dnsPort);
     return this.boundPort;
   }
@@ -77,6 +81,7 @@ export class ThreadedDns implements DnsRoleRunner {
       resourceLimits: { maxYoungGenerationSizeMb: DNS_THREAD_YOUNG_GENERATION_MB },
     });
     this.worker = worker;
+    this.spawned();
     return new Promise((resolve, reject) => {
       worker.on('message', (m: DnsThreadMessage) => {
         switch (m.type) {
@@ -125,6 +130,16 @@ export class ThreadedDns implements DnsRoleRunner {
     });
   }
 
+  /** Whether a thread runs (none while it is being restarted). */
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  /** Gives the running thread a channel end. */
+  sendPort(command: Extract<DnsThreadCommand, { port: unknown }>): void {
+    this.worker?.postMessage(command, [command.port]);
+  }
+
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
@@ -138,4 +153,21 @@ export class ThreadedDns implements DnsRoleRunner {
     });
     await worker.terminate();
   }
+}
+
+/**
+ * The DNS threads of one process share the leader's fold (DnsRoleSettings.fold): each
+ * follower gets a channel to the leader whenever either starts, so a follower started later
+ * (or restarted) gets a snapshot, and after a restart of the leader every follower gets one
+ * from the new leader (until then it answers from what it has).
+ */
+export function shareFold(leader: ThreadedDns, followers: ThreadedDns[]): void {
+  const connect = (follower: ThreadedDns) => {
+    if (!leader.running || !follower.running) return;
+    const { port1, port2 } = new MessageChannel();
+    leader.sendPort({ type: 'follower', port: port1 });
+    follower.sendPort({ type: 'leader', port: port2 });
+  };
+  leader.spawned = () => followers.forEach(connect);
+  for (const follower of followers) follower.spawned = () => connect(follower);
 }

@@ -23,6 +23,8 @@ export const isSupportedType = (type: string): type is SupportedType =>
 const DS_DIGEST_LENGTHS: Record<number, number> = { 1: 20, 2: 32, 4: 48 };
 const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 const CAA_TAG = /^[a-z0-9]{1,15}$/i;
+/** An address written plainly: it is its own one token, nothing to unquote or unescape. */
+const PLAIN_ADDRESS = /^[0-9a-fA-F.:]+$/;
 const MAX_STRING = 255;
 
 interface Token {
@@ -42,6 +44,8 @@ export function parseRecord(type: string, text: string): RecordData {
 }
 
 function parseByType(type: string, text: string): RecordData {
+  // Every DDNS update sets an address: without the tokenizer's Buffers when there is nothing to tokenize.
+  if ((type === 'A' || type === 'AAAA') && PLAIN_ADDRESS.test(text)) return parseAddress(type, text);
   // SVCB parameters quote values inside a word (alpn="h2,h3"): split them on their own terms.
   if (type === 'SVCB' || type === 'HTTPS') return parseModern(type, svcbWords(text));
   const tokens = tokenize(text);
@@ -51,16 +55,10 @@ function parseByType(type: string, text: string): RecordData {
       tokens.map((t) => ({ text: t.bytes.toString('latin1'), bytes: t.bytes, quoted: t.quoted })),
     );
   switch (type) {
-    case 'A': {
-      const ip = single(tokens, 'an IPv4 address');
-      if (!IPV4.test(ip)) throw new Error('not a dotted-quad IPv4 address');
-      return ip;
-    }
-    case 'AAAA': {
-      const ip = single(tokens, 'an IPv6 address');
-      if (!isIPv6(ip) || ip.includes('%')) throw new Error('not an IPv6 address');
-      return ip.toLowerCase();
-    }
+    case 'A':
+      return parseAddress(type, single(tokens, 'an IPv4 address'));
+    case 'AAAA':
+      return parseAddress(type, single(tokens, 'an IPv6 address'));
     case 'CNAME':
     case 'NS':
       return target(single(tokens, 'a host name'), false);
@@ -153,6 +151,15 @@ export function formatRecord(type: string, data: RecordData | string | Buffer | 
 }
 
 const absolute = (name: string): string => (name === '' || name === '.' ? '.' : `${canonicalName(name)}.`);
+
+function parseAddress(type: 'A' | 'AAAA', ip: string): string {
+  if (type === 'A') {
+    if (!IPV4.test(ip)) throw new Error('not a dotted-quad IPv4 address');
+    return ip;
+  }
+  if (!isIPv6(ip) || ip.includes('%')) throw new Error('not an IPv6 address');
+  return ip.toLowerCase();
+}
 
 function single(tokens: Token[], what: string): string {
   if (tokens.length !== 1) throw new Error(`expected ${what}`);

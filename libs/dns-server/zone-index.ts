@@ -162,7 +162,54 @@ export interface Zone {
   chain: string[];
   /** Told of every DNSSEC-only RRset written (zone-signing.ts), for the index's observers. */
   signedChange?: (owner: string, before: RRset | undefined, after: RRset | undefined) => void;
+  /** Told when `chain` changed (zone-signing.ts), for the index's tracker. */
+  chainChanged?: () => void;
 }
+
+/**
+ * Told which parts of the index changed (index-replica.ts ships them to the DNS threads that do
+ * not fold the events themselves): names only, the state is read when it is shipped.
+ */
+export interface IndexTracker {
+  /** The zone's definition, signing state or negative SOA. */
+  zoneChanged(zone: string): void;
+  /** A node's RRsets, their signatures or its owner: `key` is a wire key. */
+  nodeChanged(zone: string, key: string): void;
+  chainChanged(zone: string): void;
+  zoneRemoved(zone: string): void;
+}
+
+/** What a replica installs at one name (index-replica.ts). */
+export interface ReplicaNode {
+  rrsets: RRset[];
+  owner: { domain: string | null; accountId: string | null } | null;
+}
+
+/** A zone as a replica installs it: `fresh` drops the names it held before. */
+export interface ReplicaZone {
+  def: ZoneDefinition;
+  signed: boolean;
+  negativeSoa: RRset;
+  chain: string[] | null;
+  fresh: boolean;
+}
+
+/**
+ * Marks a replica's signed zone (answerSigned asks for `signing`): a replica installs the
+ * signatures its leader made and never signs itself.
+ */
+const REPLICA_SIGNING: ZoneSigning = Object.freeze({
+  dnskey: [],
+  cds: [],
+  cdnskey: [],
+  keyTtl: 0,
+  sign: () => {
+    throw new Error('a replica index does not sign');
+  },
+  nsec: () => {
+    throw new Error('a replica index does not sign');
+  },
+});
 
 export type Placed = { owner: string | null; rrset: RRset };
 interface Resolution {
@@ -227,6 +274,12 @@ export class ZoneIndex {
   private frontSignedEntries = 0;
   private changes = 0;
   private readonly observers: Array<(change: IndexChange) => void> = [];
+  private tracker: IndexTracker | null = null;
+
+  /** Tells `tracker` which zones and names change from now on (index-replica.ts). */
+  track(tracker: IndexTracker): void {
+    this.tracker = tracker;
+  }
 
   /** Tells `observer` about every change of served data from now on (the transfer journal). */
   observe(observer: (change: IndexChange) => void): void {
@@ -307,15 +360,17 @@ export class ZoneIndex {
       revision: 0,
       existing: existing?.existing ?? new Map(),
       cuts: existing?.cuts ?? new Set(),
-      negativeSoa: encodeRRset('SOA', Math.min(def.ttl, def.soa.minimum), [soaData]),
+      negativeSoa: withTtl(soa, Math.min(def.ttl, def.soa.minimum)),
       anyAnswer: kept?.anyAnswer ?? encodeRRset('HINFO', def.ttl, [{ cpu: 'RFC8482', os: '' }]),
       cache: new Map(),
       signing: existing?.signing ?? null,
       chain: existing?.chain ?? [],
       signedChange: (owner, before, after) => {
+        this.tracker?.nodeChanged(name, owner);
         if (this.observers.length > 0)
           this.emit({ kind: 'rrset', zone: name, owner, before: before ?? null, after: after ?? null });
       },
+      chainChanged: () => this.tracker?.chainChanged(name),
     };
     const apex = zone.nodes.get(key) ?? { key, rrsets: new Map(), owner: null };
     apex.rrsets.set(QTYPE.SOA, soa);
@@ -323,6 +378,11 @@ export class ZoneIndex {
     zone.nodes.set(key, apex);
     this.zones.set(key, zone);
     this.byName.set(name, zone);
+    if (this.tracker) {
+      if (!existing) this.tracker.zoneRemoved(name); // new: a replica drops any names it held under it
+      this.tracker.zoneChanged(name);
+      this.tracker.nodeChanged(name, key);
+    }
     signApex(zone);
     this.changed(zone);
     if (!existing || existing.def.soa.serial !== def.soa.serial)
@@ -381,6 +441,7 @@ export class ZoneIndex {
 
   private resigned(zone: Zone): void {
     zone.cache = new Map();
+    this.tracker?.zoneChanged(zone.name);
     this.changed(zone);
   }
 
@@ -391,6 +452,7 @@ export class ZoneIndex {
   removeZone(name: string): void {
     if (!this.zones.delete(wireKey(canonicalName(name)))) return;
     this.byName.delete(canonicalName(name));
+    this.tracker?.zoneRemoved(canonicalName(name));
     this.changed();
     this.emit({ kind: 'removed', zone: canonicalName(name) });
   }
@@ -459,6 +521,7 @@ export class ZoneIndex {
     const newCut = typeNumber === QTYPE.NS && !zone.cuts.has(key);
     if (typeNumber === QTYPE.NS) zone.cuts.add(key);
     signChange(zone, key, typeNumber, newCut);
+    this.tracked(zone, key);
     ZoneIndex.forgetZoneAnswers(zone);
     this.changed(zone);
     if (this.observers.length > 0) this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after });
@@ -486,9 +549,104 @@ export class ZoneIndex {
       countExisting(zone, key, -1);
     }
     signChange(zone, key, typeNumber, typeNumber === QTYPE.NS);
+    this.tracked(zone, key);
     ZoneIndex.forgetZoneAnswers(zone);
     this.changed(zone);
     if (this.observers.length > 0) this.emit({ kind: 'rrset', zone: zone.name, owner: key, before, after: null });
+  }
+
+  /** A name changed: a signed zone's negative SOA may have been re-signed with it (a new delegation). */
+  private tracked(zone: Zone, key: string): void {
+    if (!this.tracker) return;
+    this.tracker.nodeChanged(zone.name, key);
+    if (zone.signing) this.tracker.zoneChanged(zone.name);
+  }
+
+  /** The zone as the index holds it, for index-replica.ts to ship (read only). */
+  zoneState(name: string): Zone | undefined {
+    return this.byName.get(name);
+  }
+
+  /** A replica: drops every zone (a snapshot from its leader follows). */
+  replicaReset(): void {
+    this.zones.clear();
+    this.byName.clear();
+    this.changed();
+  }
+
+  replicaRemoveZone(name: string): void {
+    const zone = this.byName.get(name);
+    if (!zone) return;
+    this.zones.delete(zone.key);
+    this.byName.delete(name);
+    this.changed();
+  }
+
+  /** A replica: the zone's definition, signing state and negative SOA as its leader has them. */
+  replicaZone(state: ReplicaZone): void {
+    const name = state.def.name;
+    const existing = state.fresh ? undefined : this.byName.get(name);
+    const key = existing?.key ?? wireKey(name);
+    const anyAnswer =
+      existing && existing.def.ttl === state.def.ttl
+        ? existing.anyAnswer
+        : encodeRRset('HINFO', state.def.ttl, [{ cpu: 'RFC8482', os: '' }]);
+    const zone: Zone = existing ?? {
+      name,
+      key,
+      def: state.def,
+      owner: { zone: name, domain: name, accountId: state.def.ownerAccountId },
+      nodes: new Map(),
+      revision: 0,
+      existing: new Map(),
+      cuts: new Set(),
+      negativeSoa: state.negativeSoa,
+      anyAnswer,
+      cache: new Map(),
+      signing: null,
+      chain: [],
+    };
+    if (existing && existing.def.ownerAccountId !== state.def.ownerAccountId)
+      zone.owner = { zone: name, domain: name, accountId: state.def.ownerAccountId };
+    zone.def = state.def;
+    zone.negativeSoa = state.negativeSoa;
+    zone.anyAnswer = anyAnswer;
+    zone.signing = state.signed ? REPLICA_SIGNING : null;
+    if (state.chain) zone.chain = state.chain;
+    else if (!state.signed) zone.chain = [];
+    this.zones.set(key, zone);
+    this.byName.set(name, zone);
+    zone.cache = new Map();
+    this.changed(zone);
+  }
+
+  /** A replica: the name's RRsets and owner as its leader has them; null when the name is gone. */
+  replicaNode(zoneName: string, key: string, state: ReplicaNode | null): void {
+    const zone = this.byName.get(zoneName);
+    if (!zone) return;
+    const had = zone.nodes.get(key);
+    if (state && state.rrsets.length > 0) {
+      // The node and its map reused (a DDNS update replaces one RRset of a name that stays).
+      const node = had ?? { key, rrsets: new Map<number, RRset>(), owner: null };
+      node.rrsets.clear();
+      for (const r of state.rrsets) node.rrsets.set(r.type, r);
+      const owner = state.owner;
+      if (!owner) node.owner = null;
+      else if (!node.owner || node.owner.domain !== owner.domain || node.owner.accountId !== owner.accountId)
+        node.owner = { zone: zone.name, domain: owner.domain, accountId: owner.accountId };
+      if (!had) {
+        zone.nodes.set(key, node);
+        countExisting(zone, key, 1);
+      }
+      if (key !== zone.key && node.rrsets.has(QTYPE.NS)) zone.cuts.add(key);
+      else zone.cuts.delete(key);
+    } else if (had) {
+      zone.nodes.delete(key);
+      countExisting(zone, key, -1);
+      zone.cuts.delete(key);
+    } else return;
+    ZoneIndex.forgetZoneAnswers(zone);
+    this.changed(zone);
   }
 
   /** The records at one name, as presentation text, for tests and diagnostics. */
@@ -937,6 +1095,16 @@ function encodeRRset(type: string, ttl: number, records: unknown[], formatted?: 
   const texts =
     type === 'SOA' || type === 'HINFO' ? [] : (formatted ?? records.map((d) => formatRecord(type, d as RecordData)));
   return { type: TYPE_NUMBERS.get(type)!, ttl, texts, targets, encoded, sigs: NONE };
+}
+
+/** The same records with another TTL (the negative SOA): the bytes copied and the TTL field rewritten, not encoded again. */
+function withTtl(rrset: RRset, ttl: number): RRset {
+  const encoded = rrset.encoded.map((record) => {
+    const copy = Buffer.from(record);
+    copy.writeUInt32BE(ttl, 4);
+    return copy;
+  });
+  return { ...rrset, ttl, encoded, sigs: NONE };
 }
 
 /** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts, the signer's records). */

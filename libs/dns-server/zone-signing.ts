@@ -204,6 +204,7 @@ export function unsignZone(zone: Zone): void {
   }
   zone.negativeSoa.sigs = [];
   zone.chain = [];
+  zone.chainChanged?.();
 }
 
 /**
@@ -217,6 +218,7 @@ export function unsignZone(zone: Zone): void {
 export function beginSigning(zone: Zone): string[] {
   setApexKeys(zone);
   zone.chain = [...zone.nodes.keys()].filter((k) => inChain(zone, k)).sort(canonicalCompare);
+  zone.chainChanged?.();
   const listed = new Set(zone.chain);
   for (const node of zone.nodes.values()) if (!listed.has(node.key)) stripNode(zone, node);
   signNames(zone, [zone.key], true);
@@ -282,6 +284,7 @@ export function signChange(zone: Zone, key: string, type: number, cutsChanged: b
   const at = floorIndex(chain, key);
   const listed = chain[at] === key;
   const belongs = inChain(zone, key);
+  if (belongs !== listed) zone.chainChanged?.();
   if (belongs && !listed) {
     chain.splice(at + 1, 0, key);
     setNsec(zone, at + 1);
