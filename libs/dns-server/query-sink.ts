@@ -33,9 +33,10 @@ export interface AnsweredQuery {
 }
 
 /**
- * A query name's note of its own for a log: the number the log gave it and in which of its
- * numberings (epoch), so a name asked again travels as that number instead of its bytes.
- * Cached responses carry one; the log sets both fields.
+ * An answer's note of its own for a log: the number the log gave it and in which of its
+ * numberings (epoch), so an answer served again travels as that number instead of its
+ * account, domain, name, type and rcode. Cached responses carry one (those five never change
+ * for an entry); the log sets both fields. Whoever passes a slot passes the same five with it.
  */
 export interface LoggedNameSlot {
   logNameId: number;
@@ -57,7 +58,7 @@ export interface QuerySink {
  * and unowned ones still come through record().
  */
 export interface FieldQuerySink extends QuerySink {
-  /** `nameSlot`: where the sink may note that it has sent `name` before (a cached response's, asked again and again). */
+  /** `nameSlot`: where the sink may note that it has sent this answer before (a cached response's, served again and again). */
   recordUdp(
     timestamp: number,
     accountId: string,

@@ -115,6 +115,44 @@ describe('query ring (answering thread to query-log thread)', () => {
       expect(a.logNameId).not.toBe(b.logNameId);
     });
 
+    it('send the whole answer (account to rcode) by its number, whatever the records between sent', () => {
+      const p = pipe();
+      const [a, b] = [slot(), slot()];
+      const answerA = query({ name: 'a.example.test', type: 'A', rcode: 'NOERROR', durationMs: 0 });
+      const answerB = query({
+        accountId: '7',
+        domain: 'b.test',
+        name: 'b.test',
+        type: 'TXT',
+        rcode: 'NXDOMAIN',
+        clientIp: '192.0.2.1',
+        durationMs: 0,
+      });
+      const other = query({ domain: 'c.test', name: 'x.c.test', type: 'MX', rcode: 'SERVFAIL', durationMs: 0 });
+      udpBatch(p, [
+        [answerA, a],
+        [answerB, b],
+        [other, undefined],
+        [answerA, a],
+        [{ ...answerA, clientIp: '192.0.2.1' }, a],
+        [answerB, b],
+        [other, undefined],
+        [answerB, b],
+        [answerA, a],
+      ]);
+      expect(p.drain()).toEqual([
+        answerA,
+        answerB,
+        other,
+        answerA,
+        { ...answerA, clientIp: '192.0.2.1' },
+        answerB,
+        other,
+        answerB,
+        answerA,
+      ]);
+    });
+
     it('number names afresh after NAME_NUMBERS of them, and never number a name whose record was dropped', () => {
       const p = pipe(4 * 1024 * 1024);
       const slots = Array.from({ length: NAME_NUMBERS + 10 }, slot);
@@ -158,7 +196,7 @@ describe('query ring (answering thread to query-log thread)', () => {
       expect(small.drain().map((q) => q.name)).toEqual(['late.example.test', 'late.example.test']);
     });
 
-    it('find a numbered name again by its text once the string table started afresh', () => {
+    it('find a numbered answer again by its texts once the string table started afresh', () => {
       const strings = new WireStrings();
       const p = pipe(64 * 1024, strings);
       const a = slot();
@@ -166,16 +204,18 @@ describe('query ring (answering thread to query-log thread)', () => {
       expect(p.drain().map((q) => q.name)).toEqual(['a.example.test']);
       while (strings.table.length < MAX_TABLE_SIZE) strings.table.push('');
       udpBatch(p, [
+        [query({ name: 'b.example.test', domain: 'other.test', type: 'TXT', durationMs: 0 }), undefined],
         [named('a.example.test'), a],
-        [query({ name: 'a.example.test', domain: 'other.test', durationMs: 0 }), a],
+        [query({ name: 'a.example.test', clientIp: '192.0.2.9', durationMs: 0 }), a],
       ]);
       const after = p.drain();
-      expect(after.map((q) => [q.name, q.domain])).toEqual([
-        ['a.example.test', 'example.test'],
-        ['a.example.test', 'other.test'],
+      expect(after.map((q) => [q.name, q.domain, q.type, q.clientIp])).toEqual([
+        ['b.example.test', 'other.test', 'TXT', '2001:db8::1'],
+        ['a.example.test', 'example.test', 'AAAA', '2001:db8::1'],
+        ['a.example.test', 'example.test', 'AAAA', '192.0.2.9'],
       ]);
       expect(p.drained[p.drained.length - 1].table).toBe(strings.table);
-      expect(strings.table.length).toBeLessThan(10);
+      expect(strings.table.length).toBeLessThan(12);
     });
   });
 

@@ -8,9 +8,9 @@
  * answering thread never waits.
  *
  * Record (8-byte aligned, never across the ring's end):
- *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | name by number (19) |
- *        name numbered (20) | timed (21) | batch mark (22) | strings present (24-29)
- *   u32  the query name's number (bits 19 and 20), else unused
+ *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | answer by number (19) |
+ *        answer numbered (20) | timed (21) | batch mark (22) | strings present (24-29)
+ *   u32  the answer's number (bits 19 and 20), else unused
  *   f64  time (ms since the epoch, with the fraction)  } timed records and batch marks only
  *   f64  answer time (ms)                              }
  *   per string column present, in column order: u16 length (bit 15: UTF-8, else ASCII), bytes
@@ -25,11 +25,15 @@
  * the answer time is set once, in the mark, when the batch is sent. TCP and object records
  * carry their own times (timed).
  *
- * Query names of cached responses are numbered per ring: the first record of such a name
- * carries its bytes and the number it gets (bit 20), later ones only the number (bit 19), so
- * neither thread copies or hashes a name asked again (the response cache entry keeps the
- * number, see LoggedNameSlot). Numbers go up to NAME_NUMBERS, then start again in a new
- * epoch: every name is then sent and numbered once more.
+ * Cached responses are numbered per ring: everything a cached answer logs but the client and
+ * the times (account, domain, name, type and response code) is the same every time it is
+ * served. The first record of such an answer carries those five strings and the number it
+ * gets (bit 20), later ones only the number (bit 19) and the client if it changed, so neither
+ * thread compares, copies or hashes a string of an answer served again (the response cache
+ * entry keeps the number, see LoggedNameSlot; types and codes changed every other query of
+ * the bench's mix and were written and hashed each time before). Numbers go up to
+ * NAME_NUMBERS, then start again in a new epoch: every answer is then sent and numbered once
+ * more.
  */
 import type { LoggedNameSlot } from '../../dns-server';
 import {
@@ -39,7 +43,6 @@ import {
   DeferredColumns,
   FLAGS,
   MAX_TABLE_SIZE,
-  NAME,
   STRING_COLUMNS,
   U32_COLUMNS,
 } from './query-batch';
@@ -61,15 +64,20 @@ const TIMES = 16;
 /** A batch mark: the header, then the times (see the file comment). */
 const MARK_BYTES = RECORD_HEADER + TIMES;
 const UTF8 = 0x8000;
-/** Header bits: the name column is absent and word 1 holds the name's number; or present and numbered by word 1. */
-const NAME_BY_NUMBER = 1 << 19;
-const NAME_NUMBERED = 1 << 20;
+/**
+ * Header bits: the answer's columns (account to rcode) are absent and word 1 holds the answer's
+ * number; or all present and numbered by word 1.
+ */
+const ANSWER_BY_NUMBER = 1 << 19;
+const ANSWER_NUMBERED = 1 << 20;
+/** The columns an answer's number stands for: every string column before the client's. */
+const ANSWER_COLUMNS = CLIENT;
 /** Header bits: the record carries its own times; the record is a batch mark, not a query. */
 const TIMED = 1 << 21;
 const MARK = 1 << 22;
 /** The record flags proper (TCP, DO, EDNS) within the header's bits 16-23. */
 const RECORD_FLAGS = 0x7;
-/** Names numbered per ring and epoch (the log thread keeps two 32-bit words and the text per number). */
+/** Answers numbered per ring and epoch (the log thread keeps their string numbers and texts per number). */
 export const NAME_NUMBERS = 1 << 16;
 /** Epochs of this thread's rings: never one that a name slot of another ring or numbering holds. */
 let epochs = 0;
@@ -169,8 +177,9 @@ export class QueryRingWriter {
 
   /**
    * Appends one query with its own times (not yet published); false when the ring is full or
-   * a string too long (the query is counted as dropped). `nameSlot`: the name's note of its
-   * number (see the file comment).
+   * a string too long (the query is counted as dropped). `nameSlot`: the answer's note of its
+   * number (see the file comment); whoever passes one slot passes the same account, domain,
+   * name, type and rcode with it every time.
    */
   write(
     timestamp: number,
@@ -225,13 +234,13 @@ export class QueryRingWriter {
     s[3] = type;
     s[4] = rcode;
     s[5] = client;
-    // Numbered already: the name column stays out. To be numbered: it goes in, whatever came before.
+    // Numbered already: the answer's columns stay out. To be numbered: they go in, whatever came before.
     const byNumber = nameSlot !== undefined && nameSlot.logNameEpoch === this.epoch;
     const numbering = nameSlot !== undefined && !byNumber;
     let present = 0;
     let room = timed ? RECORD_HEADER + TIMES : RECORD_HEADER;
-    for (let c = 0; c < STRING_COLUMNS; c++) {
-      if (c === NAME ? byNumber || (!numbering && s[c] === this.last[c]) : s[c] === this.last[c]) continue;
+    for (let c = byNumber ? ANSWER_COLUMNS : 0; c < STRING_COLUMNS; c++) {
+      if (s[c] === this.last[c] && (c >= ANSWER_COLUMNS || !numbering)) continue;
       const length = s[c].length;
       if (length > MAX_STRING_LENGTH) return this.drop();
       present |= 1 << c;
@@ -275,10 +284,10 @@ export class QueryRingWriter {
     this.last = s;
     let numberBits = 0;
     if (byNumber) {
-      numberBits = NAME_BY_NUMBER;
+      numberBits = ANSWER_BY_NUMBER;
       u32[(pos >> 2) + 1] = nameSlot.logNameId;
     } else if (numbering) {
-      numberBits = NAME_NUMBERED;
+      numberBits = ANSWER_NUMBERED;
       u32[(pos >> 2) + 1] = this.number(nameSlot);
     }
     const size = align8(at - pos);
@@ -297,7 +306,7 @@ export class QueryRingWriter {
     this.marks[this.markCount++] = pos;
   }
 
-  /** Gives the slot's name the next number (its record is written: a dropped one never numbers a name). */
+  /** Gives the slot's answer the next number (its record is written: a dropped one never numbers an answer). */
   private number(slot: LoggedNameSlot): number {
     const n = this.nextName++;
     slot.logNameId = n;
@@ -458,12 +467,13 @@ export class QueryRingReader {
   private markDuration = NaN;
   private table: string[];
   /**
-   * Numbered names (see the file comment): each number's string number, valid while
-   * `nameTable` says it is of the current table (renumbered by text otherwise), and its text.
+   * Numbered answers (see the file comment): each number's string numbers (ANSWER_COLUMNS of
+   * them, side by side), valid while `answerTable` says they are of the current table
+   * (renumbered by text otherwise), and their texts.
    */
-  private readonly nameString = new Uint32Array(NAME_NUMBERS);
-  private readonly nameTable = new Uint32Array(NAME_NUMBERS);
-  private readonly nameText: string[] = [];
+  private readonly answerStrings = new Uint32Array(NAME_NUMBERS * ANSWER_COLUMNS);
+  private readonly answerTable = new Uint32Array(NAME_NUMBERS);
+  private readonly answerText: string[] = [];
   private tableNumber = 1;
   /** This reader's number, on its chunks: a delivery puts each ring's chunks together (delivered-rows.ts). */
   private readonly source = ++readers;
@@ -522,8 +532,9 @@ export class QueryRingReader {
         duration[i] = this.markDuration;
       }
       const present = word >>> 24;
-      if (word & NAME_BY_NUMBER) last[NAME] = this.numberedName(words[(pos >> 2) + 1]);
-      for (let col = 0; col < STRING_COLUMNS; col++) {
+      if (word & ANSWER_BY_NUMBER) this.numberedAnswer(words[(pos >> 2) + 1]);
+      // Most records (answers by number, from the client before) hold no string.
+      for (let col = 0; present !== 0 && col < STRING_COLUMNS; col++) {
         if ((present & (1 << col)) === 0) continue;
         const length = bytes[at] | (bytes[at + 1] << 8);
         const n = length & ~UTF8;
@@ -532,7 +543,7 @@ export class QueryRingReader {
         last[col] = this.strings.idOfBytes(bytes, at + 2 + skip, n - skip, (length & UTF8) !== 0);
         at += 2 + n;
       }
-      if (word & NAME_NUMBERED) this.numberName(words[(pos >> 2) + 1], last[NAME]);
+      if (word & ANSWER_NUMBERED) this.numberAnswer(words[(pos >> 2) + 1]);
       const row = i * U32_COLUMNS;
       for (let col = 0; col < STRING_COLUMNS; col++) u32[row + col] = last[col];
       u32[row + FLAGS] = (word >>> 16) & RECORD_FLAGS;
@@ -551,18 +562,28 @@ export class QueryRingReader {
     return new DeferredColumns(buffer, i, this.strings.table, this.source);
   }
 
-  private numberName(n: number, string: number): void {
-    this.nameString[n] = string;
-    this.nameTable[n] = this.tableNumber;
-    this.nameText[n] = this.strings.table[string];
+  /** Notes the answer columns of the record just read as answer `n`'s. */
+  private numberAnswer(n: number): void {
+    const at = n * ANSWER_COLUMNS;
+    const table = this.strings.table;
+    for (let col = 0; col < ANSWER_COLUMNS; col++) {
+      this.answerStrings[at + col] = this.last[col];
+      this.answerText[at + col] = table[this.last[col]];
+    }
+    this.answerTable[n] = this.tableNumber;
   }
 
-  private numberedName(n: number): number {
-    if (this.nameTable[n] === this.tableNumber) return this.nameString[n];
-    // Numbered in a table since started afresh: found again by its text.
-    this.nameString[n] = this.strings.idOf(this.nameText[n]);
-    this.nameTable[n] = this.tableNumber;
-    return this.nameString[n];
+  /** Sets the answer columns to answer `n`'s. */
+  private numberedAnswer(n: number): void {
+    const at = n * ANSWER_COLUMNS;
+    const strings = this.answerStrings;
+    if (this.answerTable[n] !== this.tableNumber) {
+      // Numbered in a table since started afresh: found again by their texts.
+      for (let col = 0; col < ANSWER_COLUMNS; col++) strings[at + col] = this.strings.idOf(this.answerText[at + col]);
+      this.answerTable[n] = this.tableNumber;
+    }
+    const last = this.last;
+    for (let col = 0; col < ANSWER_COLUMNS; col++) last[col] = strings[at + col];
   }
 
   /** The table started afresh: the strings the next record may repeat get numbers in the new one. */
