@@ -72,6 +72,8 @@ const ANSWER_BY_NUMBER = 1 << 19;
 const ANSWER_NUMBERED = 1 << 20;
 /** The columns an answer's number stands for: every string column before the client's. */
 const ANSWER_COLUMNS = CLIENT;
+/** Words the log thread keeps per numbered answer: its table's number, its string numbers, padding to 32 bytes. */
+const ANSWER_STRIDE = 8;
 /** Header bits: the record carries its own times; the record is a batch mark, not a query. */
 const TIMED = 1 << 21;
 const MARK = 1 << 22;
@@ -467,12 +469,12 @@ export class QueryRingReader {
   private markDuration = NaN;
   private table: string[];
   /**
-   * Numbered answers (see the file comment): each number's string numbers (ANSWER_COLUMNS of
-   * them, side by side), valid while `answerTable` says they are of the current table
-   * (renumbered by text otherwise), and their texts.
+   * Numbered answers (see the file comment), ANSWER_STRIDE words each: the table their
+   * string numbers are of (renumbered by text when it is not the current one), then the
+   * string numbers; one cache line per answer read (numbers come in no order, and 2 MB is
+   * far beyond the caches). And their texts.
    */
-  private readonly answerStrings = new Uint32Array(NAME_NUMBERS * ANSWER_COLUMNS);
-  private readonly answerTable = new Uint32Array(NAME_NUMBERS);
+  private readonly answers = new Uint32Array(NAME_NUMBERS * ANSWER_STRIDE);
   private readonly answerText: string[] = [];
   private tableNumber = 1;
   /** This reader's number, on its chunks: a delivery puts each ring's chunks together (delivered-rows.ts). */
@@ -564,26 +566,27 @@ export class QueryRingReader {
 
   /** Notes the answer columns of the record just read as answer `n`'s. */
   private numberAnswer(n: number): void {
-    const at = n * ANSWER_COLUMNS;
+    const at = n * ANSWER_STRIDE;
     const table = this.strings.table;
+    this.answers[at] = this.tableNumber;
     for (let col = 0; col < ANSWER_COLUMNS; col++) {
-      this.answerStrings[at + col] = this.last[col];
-      this.answerText[at + col] = table[this.last[col]];
+      this.answers[at + 1 + col] = this.last[col];
+      this.answerText[n * ANSWER_COLUMNS + col] = table[this.last[col]];
     }
-    this.answerTable[n] = this.tableNumber;
   }
 
   /** Sets the answer columns to answer `n`'s. */
   private numberedAnswer(n: number): void {
-    const at = n * ANSWER_COLUMNS;
-    const strings = this.answerStrings;
-    if (this.answerTable[n] !== this.tableNumber) {
+    const at = n * ANSWER_STRIDE;
+    const answers = this.answers;
+    if (answers[at] !== this.tableNumber) {
       // Numbered in a table since started afresh: found again by their texts.
-      for (let col = 0; col < ANSWER_COLUMNS; col++) strings[at + col] = this.strings.idOf(this.answerText[at + col]);
-      this.answerTable[n] = this.tableNumber;
+      for (let col = 0; col < ANSWER_COLUMNS; col++)
+        answers[at + 1 + col] = this.strings.idOf(this.answerText[n * ANSWER_COLUMNS + col]);
+      answers[at] = this.tableNumber;
     }
     const last = this.last;
-    for (let col = 0; col < ANSWER_COLUMNS; col++) last[col] = strings[at + col];
+    for (let col = 0; col < ANSWER_COLUMNS; col++) last[col] = answers[at + 1 + col];
   }
 
   /** The table started afresh: the strings the next record may repeat get numbers in the new one. */
