@@ -43,6 +43,15 @@ export interface LoggedNameSlot {
   logNameEpoch: number;
 }
 
+/** A cached response as a log reads it: what it logs besides the client and the times, and its slot. */
+export interface LoggedAnswer extends LoggedNameSlot {
+  readonly accountId: string | null;
+  readonly domain: string | null;
+  readonly name: string;
+  readonly type: string;
+  readonly rcode: number;
+}
+
 /** Nest token of the optional QuerySink the dns role hands every answered query to (query logging / analytics). */
 export const DNS_QUERY_SINK = Symbol('DNS_QUERY_SINK');
 
@@ -71,6 +80,11 @@ export interface FieldQuerySink extends QuerySink {
     edns: boolean,
     nameSlot?: LoggedNameSlot,
   ): void;
+  /**
+   * recordUdp() for a cached response the account owns: the sink reads the answer's fields
+   * only when it has not sent that answer before (most queries are answered again and again).
+   */
+  recordCachedUdp(timestamp: number, answer: LoggedAnswer, clientIp: string, dnssecOk: boolean, edns: boolean): void;
   /** The UDP answers recorded since the last call took this long from receipt to the socket. */
   udpBatchSent(durationMs: number): void;
 }

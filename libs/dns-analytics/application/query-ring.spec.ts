@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
 import { deliveredRows } from './delivered-rows';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
-import type { LoggedNameSlot } from '../../dns-server';
+import type { LoggedAnswer, LoggedNameSlot } from '../../dns-server';
 import {
   closeRing,
   HEAD,
@@ -150,6 +150,63 @@ describe('query ring (answering thread to query-log thread)', () => {
         other,
         answerB,
         answerA,
+      ]);
+    });
+
+    it('take cached responses as they are: numbered on first sight, by number after, strings sent again only when needed', () => {
+      const p = pipe();
+      const cached = (over: Partial<LoggedAnswer>): LoggedAnswer => ({
+        accountId: '42',
+        domain: 'example.test',
+        name: 'www.example.test',
+        type: 'A',
+        rcode: 0,
+        logNameId: -1,
+        logNameEpoch: 0,
+        ...over,
+      });
+      const a = cached({});
+      const nx = cached({ accountId: '7', domain: 'b.test', name: 'missing.b.test', type: 'TXT', rcode: 3 });
+      const fromA = (clientIp: string) =>
+        query({ type: 'A', rcode: 'NOERROR', name: 'www.example.test', clientIp, durationMs: 0 });
+      const fromNx = (clientIp: string) =>
+        query({
+          accountId: '7',
+          domain: 'b.test',
+          name: 'missing.b.test',
+          type: 'TXT',
+          rcode: 'NXDOMAIN',
+          clientIp,
+          durationMs: 0,
+        });
+      const other = query({ domain: 'c.test', name: 'x.c.test', type: 'MX', durationMs: 0 });
+      const cachedUdp = (answer: LoggedAnswer, clientIp: string) =>
+        p.channel.recordCachedUdp(1_700_000_000_000.25, answer, clientIp, false, true);
+      cachedUdp(a, '192.0.2.1');
+      cachedUdp(nx, '192.0.2.1');
+      p.channel.udpBatchSent(0);
+      const head = Atomics.load(p.ring.control, HEAD);
+      cachedUdp(a, '192.0.2.1');
+      p.channel.udpBatchSent(0);
+      // By number, the same client: the header alone, after its batch's mark (24).
+      expect(Atomics.load(p.ring.control, HEAD) - head).toBe(24 + 8);
+      cachedUdp(a, '192.0.2.2');
+      p.udp(other);
+      p.udp({ ...other, name: 'y.c.test' });
+      cachedUdp(nx, '192.0.2.2');
+      p.udp(other);
+      cachedUdp(a, '192.0.2.2');
+      p.channel.udpBatchSent(0);
+      expect(p.drain()).toEqual([
+        fromA('192.0.2.1'),
+        fromNx('192.0.2.1'),
+        fromA('192.0.2.1'),
+        fromA('192.0.2.2'),
+        other,
+        { ...other, name: 'y.c.test' },
+        fromNx('192.0.2.2'),
+        other,
+        fromA('192.0.2.2'),
       ]);
     });
 

@@ -81,6 +81,10 @@ const MARK = 1 << 22;
 const RECORD_FLAGS = 0x7;
 /** Answers numbered per ring and epoch (the log thread keeps their string numbers and texts per number). */
 export const NAME_NUMBERS = 1 << 16;
+/** What writeByNumber() did: wrote the record; dropped it (ring full, client too long); or nothing (the answer has no number yet). */
+export const WRITTEN = 1;
+export const NOT_WRITTEN = 0;
+export const NOT_NUMBERED = -1;
 /** Epochs of this thread's rings: never one that a name slot of another ring or numbering holds. */
 let epochs = 0;
 /** Longer strings are not logged (a DNS name in presentation form, escaped, is far shorter). */
@@ -216,6 +220,75 @@ export class QueryRingWriter {
     return this.append(false, timestamp, 0, account, domain, name, type, rcode, client, flags, nameSlot);
   }
 
+  /**
+   * writeBatched() for an answer numbered already in this ring (see the file comment), without
+   * its strings: NOT_NUMBERED when it is not, and the caller writes it the full way. The
+   * answer's columns are then unknown on this side: the next record that is not by number
+   * carries them all.
+   */
+  writeByNumber(timestamp: number, client: string, flags: number, slot: LoggedNameSlot): number {
+    if (slot.logNameEpoch !== this.epoch) return NOT_NUMBERED;
+    const last = this.last;
+    const newClient = client !== last[CLIENT];
+    let room = RECORD_HEADER;
+    if (newClient) {
+      if (client.length > MAX_STRING_LENGTH) {
+        this.drop();
+        return NOT_WRITTEN;
+      }
+      room += 2 + 3 * client.length;
+    }
+    const marked = this.markCount === 0 || timestamp !== this.markTime;
+    if (marked) room += MARK_BYTES;
+    let pos = this.reserve(room);
+    if (pos < 0) {
+      this.drop();
+      return NOT_WRITTEN;
+    }
+    if (marked) pos = this.mark(pos, timestamp);
+    let at = pos + RECORD_HEADER;
+    if (newClient) {
+      at = this.writeString(this.v.u8, at, client);
+      last[CLIENT] = client;
+    }
+    // The answer's strings are not at hand: none of them may stand for the next record's.
+    if (last[0] !== null) for (let c = 0; c < ANSWER_COLUMNS; c++) last[c] = null;
+    const u32 = this.v.u32;
+    u32[(pos >> 2) + 1] = slot.logNameId;
+    const size = align8(at - pos);
+    u32[pos >> 2] = (size >> 3) | (flags << 16) | ANSWER_BY_NUMBER | (newClient ? 1 << (24 + CLIENT) : 0);
+    this.head = (this.head + size) | 0;
+    this.pending++;
+    return WRITTEN;
+  }
+
+  /**
+   * Where a record of `room` bytes goes (the offset in the ring, after skipping to its start
+   * if it would cross the end), or -1 when the ring is full.
+   */
+  private reserve(room: number): number {
+    const { u32, capacity, mask } = this.v;
+    const pos = this.head & mask;
+    const skip = pos + room > capacity ? capacity - pos : 0;
+    if (!this.fits(skip + room)) return -1;
+    if (skip === 0) return pos;
+    u32[pos >> 2] = 0;
+    this.head = (this.head + skip) | 0;
+    return 0;
+  }
+
+  /** Writes a batch mark at `pos` (see the file comment); returns where the query's record goes. */
+  private mark(pos: number, timestamp: number): number {
+    const { u32, f64 } = this.v;
+    u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
+    f64[(pos + RECORD_HEADER) >> 3] = timestamp;
+    f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
+    this.noteMark(pos);
+    this.markTime = timestamp;
+    this.head = (this.head + MARK_BYTES) | 0;
+    return pos + MARK_BYTES;
+  }
+
   private append(
     timed: boolean,
     timestamp: number,
@@ -252,24 +325,10 @@ export class QueryRingWriter {
     // The batch's first query (or one of another time): a mark first, in the same room, so both go or neither.
     const marked = !timed && (this.markCount === 0 || timestamp !== this.markTime);
     if (marked) room += MARK_BYTES;
-    const { u8, u32, f64, capacity, mask } = this.v;
-    let pos = this.head & mask;
-    const skip = pos + room > capacity ? capacity - pos : 0;
-    if (!this.fits(skip + room)) return this.drop();
-    if (skip > 0) {
-      u32[pos >> 2] = 0;
-      this.head = (this.head + skip) | 0;
-      pos = 0;
-    }
-    if (marked) {
-      u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
-      f64[(pos + RECORD_HEADER) >> 3] = timestamp;
-      f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
-      this.noteMark(pos);
-      this.markTime = timestamp;
-      this.head = (this.head + MARK_BYTES) | 0;
-      pos += MARK_BYTES;
-    }
+    const { u8, u32, f64 } = this.v;
+    let pos = this.reserve(room);
+    if (pos < 0) return this.drop();
+    if (marked) pos = this.mark(pos, timestamp);
     let at = pos + RECORD_HEADER;
     let timedBit = 0;
     if (timed) {
