@@ -220,18 +220,7 @@ export class DnsServer {
         this.opts.tally?.count('udp', hit.rcode);
         if (this.fieldSink) {
           if (hit.accountId !== null && hit.domain !== null)
-            this.fieldSink.recordUdp(
-              TIME_ORIGIN + started,
-              hit.accountId,
-              hit.domain,
-              hit.name,
-              hit.type,
-              rcodeName(hit.rcode),
-              peer(),
-              cache.dnssecOk,
-              cache.edns,
-              hit,
-            );
+            this.fieldSink.recordCachedUdp(TIME_ORIGIN + started, hit, peer(), cache.dnssecOk, cache.edns);
         } else if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
         return length;
       }

@@ -29,6 +29,7 @@ export {
   isFieldQuerySink,
   type QuerySink,
   type FieldQuerySink,
+  type LoggedAnswer,
   type LoggedNameSlot,
   type AnsweredQuery,
   type Transport,

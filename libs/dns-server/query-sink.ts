@@ -33,13 +33,23 @@ export interface AnsweredQuery {
 }
 
 /**
- * A query name's note of its own for a log: the number the log gave it and in which of its
- * numberings (epoch), so a name asked again travels as that number instead of its bytes.
- * Cached responses carry one; the log sets both fields.
+ * An answer's note of its own for a log: the number the log gave it and in which of its
+ * numberings (epoch), so an answer served again travels as that number instead of its
+ * account, domain, name, type and rcode. Cached responses carry one (those five never change
+ * for an entry); the log sets both fields. Whoever passes a slot passes the same five with it.
  */
 export interface LoggedNameSlot {
   logNameId: number;
   logNameEpoch: number;
+}
+
+/** A cached response as a log reads it: what it logs besides the client and the times, and its slot. */
+export interface LoggedAnswer extends LoggedNameSlot {
+  readonly accountId: string | null;
+  readonly domain: string | null;
+  readonly name: string;
+  readonly type: string;
+  readonly rcode: number;
 }
 
 /** Nest token of the optional QuerySink the dns role hands every answered query to (query logging / analytics). */
@@ -57,7 +67,7 @@ export interface QuerySink {
  * and unowned ones still come through record().
  */
 export interface FieldQuerySink extends QuerySink {
-  /** `nameSlot`: where the sink may note that it has sent `name` before (a cached response's, asked again and again). */
+  /** `nameSlot`: where the sink may note that it has sent this answer before (a cached response's, served again and again). */
   recordUdp(
     timestamp: number,
     accountId: string,
@@ -70,6 +80,11 @@ export interface FieldQuerySink extends QuerySink {
     edns: boolean,
     nameSlot?: LoggedNameSlot,
   ): void;
+  /**
+   * recordUdp() for a cached response the account owns: the sink reads the answer's fields
+   * only when it has not sent that answer before (most queries are answered again and again).
+   */
+  recordCachedUdp(timestamp: number, answer: LoggedAnswer, clientIp: string, dnssecOk: boolean, edns: boolean): void;
   /** The UDP answers recorded since the last call took this long from receipt to the socket. */
   udpBatchSent(durationMs: number): void;
 }

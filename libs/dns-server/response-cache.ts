@@ -17,7 +17,7 @@
  * version and empties the cache when it moved, so a DDNS update is seen by the next query.
  */
 import { MIN_UDP_PAYLOAD, MAX_UDP_PAYLOAD } from './wire';
-import type { LoggedNameSlot } from './query-sink';
+import type { LoggedAnswer } from './query-sink';
 
 const HEADER = 12;
 const QTYPE_OPT = 41;
@@ -55,7 +55,7 @@ export interface ResponseFacts {
  * one shape and the hot path's property loads stay monomorphic. The response's bytes are not
  * here but in the cache's slabs, found from its table (see ResponseCache).
  */
-export class CachedResponse implements ResponseFacts, LoggedNameSlot {
+export class CachedResponse implements ResponseFacts, LoggedAnswer {
   readonly name: string;
   readonly type: string;
   readonly rcode: number;

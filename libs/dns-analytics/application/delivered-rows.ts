@@ -150,6 +150,24 @@ function rowsOfChunks(drained: DeferredColumns[], enricher: Enricher, slot: numb
   const order = receiptOrder(ts.subarray(0, n));
   const table = chunks[0].table;
   const rows = scratchRows(slot, n, table);
+  rows.count = gather(rows, order, n, table, enricher);
+  return rows;
+}
+
+/**
+ * The joined columns into `rows`, in `order` (null: as they are); returns how many rows. Its own
+ * function, ending with its loop: the optimizer compiles the loop while it runs (on-stack), and
+ * code after it that had not run yet sent every later call back to the interpreter at that
+ * point ("insufficient type feedback"), a recompilation per delivery (decision 0111).
+ */
+function gather(
+  rows: QueryRows,
+  order: Uint32Array | null,
+  n: number,
+  table: readonly string[],
+  enricher: Enricher,
+): number {
+  const { ts, duration, u32 } = joined;
   let lastAccount = -1;
   let accountId = NaN;
   let lastClient = -1;
@@ -188,8 +206,7 @@ function rowsOfChunks(drained: DeferredColumns[], enricher: Enricher, slot: numb
     rows.info[m] = info;
     m++;
   }
-  rows.count = m;
-  return rows;
+  return m;
 }
 
 function bySource(chunks: DeferredColumns[]): DeferredColumns[] {

@@ -4,11 +4,11 @@
  * behind and the ring is full, queries are dropped and counted here, on the answering side,
  * so answers never wait and memory never grows.
  */
-import type { FieldQuerySink, LoggedNameSlot } from '../../dns-server';
-import type { RcodeName } from '../../dns-server/wire';
+import type { FieldQuerySink, LoggedAnswer, LoggedNameSlot } from '../../dns-server';
+import { rcodeName, type RcodeName } from '../../dns-server/wire';
 import { DO, EDNS, TCP } from '../domain/query-rows';
 import type { LoggedQuery } from './query-batch';
-import { closeRing, QueryRingWriter, type QueryRing } from './query-ring';
+import { closeRing, NOT_NUMBERED, QueryRingWriter, WRITTEN, type QueryRing } from './query-ring';
 
 /** Slots of the shared counter block (Int32Array over a SharedArrayBuffer). */
 export const DROPPED = 0;
@@ -71,6 +71,25 @@ export class QueryLogChannel implements FieldQuerySink {
       )
     )
       this.udpPending = true;
+  }
+
+  recordCachedUdp(timestamp: number, answer: LoggedAnswer, clientIp: string, dnssecOk: boolean, edns: boolean): void {
+    const flags = (dnssecOk ? DO : 0) | (edns ? EDNS : 0);
+    const byNumber = this.writer.writeByNumber(timestamp, clientIp, flags, answer);
+    if (byNumber === NOT_NUMBERED)
+      this.recordUdp(
+        timestamp,
+        answer.accountId!,
+        answer.domain!,
+        answer.name,
+        answer.type,
+        rcodeName(answer.rcode),
+        clientIp,
+        dnssecOk,
+        edns,
+        answer,
+      );
+    else if (byNumber === WRITTEN) this.udpPending = true;
   }
 
   udpBatchSent(durationMs: number): void {

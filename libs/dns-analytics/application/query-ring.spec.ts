@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { MAX_TABLE_SIZE, type DeferredColumns, type LoggedQuery } from './query-batch';
 import { deliveredRows } from './delivered-rows';
 import { DROPPED, newControl, QueryLogChannel } from './query-log-channel';
-import type { LoggedNameSlot } from '../../dns-server';
+import type { LoggedAnswer, LoggedNameSlot } from '../../dns-server';
 import {
   closeRing,
   HEAD,
@@ -115,6 +115,101 @@ describe('query ring (answering thread to query-log thread)', () => {
       expect(a.logNameId).not.toBe(b.logNameId);
     });
 
+    it('send the whole answer (account to rcode) by its number, whatever the records between sent', () => {
+      const p = pipe();
+      const [a, b] = [slot(), slot()];
+      const answerA = query({ name: 'a.example.test', type: 'A', rcode: 'NOERROR', durationMs: 0 });
+      const answerB = query({
+        accountId: '7',
+        domain: 'b.test',
+        name: 'b.test',
+        type: 'TXT',
+        rcode: 'NXDOMAIN',
+        clientIp: '192.0.2.1',
+        durationMs: 0,
+      });
+      const other = query({ domain: 'c.test', name: 'x.c.test', type: 'MX', rcode: 'SERVFAIL', durationMs: 0 });
+      udpBatch(p, [
+        [answerA, a],
+        [answerB, b],
+        [other, undefined],
+        [answerA, a],
+        [{ ...answerA, clientIp: '192.0.2.1' }, a],
+        [answerB, b],
+        [other, undefined],
+        [answerB, b],
+        [answerA, a],
+      ]);
+      expect(p.drain()).toEqual([
+        answerA,
+        answerB,
+        other,
+        answerA,
+        { ...answerA, clientIp: '192.0.2.1' },
+        answerB,
+        other,
+        answerB,
+        answerA,
+      ]);
+    });
+
+    it('take cached responses as they are: numbered on first sight, by number after, strings sent again only when needed', () => {
+      const p = pipe();
+      const cached = (over: Partial<LoggedAnswer>): LoggedAnswer => ({
+        accountId: '42',
+        domain: 'example.test',
+        name: 'www.example.test',
+        type: 'A',
+        rcode: 0,
+        logNameId: -1,
+        logNameEpoch: 0,
+        ...over,
+      });
+      const a = cached({});
+      const nx = cached({ accountId: '7', domain: 'b.test', name: 'missing.b.test', type: 'TXT', rcode: 3 });
+      const fromA = (clientIp: string) =>
+        query({ type: 'A', rcode: 'NOERROR', name: 'www.example.test', clientIp, durationMs: 0 });
+      const fromNx = (clientIp: string) =>
+        query({
+          accountId: '7',
+          domain: 'b.test',
+          name: 'missing.b.test',
+          type: 'TXT',
+          rcode: 'NXDOMAIN',
+          clientIp,
+          durationMs: 0,
+        });
+      const other = query({ domain: 'c.test', name: 'x.c.test', type: 'MX', durationMs: 0 });
+      const cachedUdp = (answer: LoggedAnswer, clientIp: string) =>
+        p.channel.recordCachedUdp(1_700_000_000_000.25, answer, clientIp, false, true);
+      cachedUdp(a, '192.0.2.1');
+      cachedUdp(nx, '192.0.2.1');
+      p.channel.udpBatchSent(0);
+      const head = Atomics.load(p.ring.control, HEAD);
+      cachedUdp(a, '192.0.2.1');
+      p.channel.udpBatchSent(0);
+      // By number, the same client: the header alone, after its batch's mark (24).
+      expect(Atomics.load(p.ring.control, HEAD) - head).toBe(24 + 8);
+      cachedUdp(a, '192.0.2.2');
+      p.udp(other);
+      p.udp({ ...other, name: 'y.c.test' });
+      cachedUdp(nx, '192.0.2.2');
+      p.udp(other);
+      cachedUdp(a, '192.0.2.2');
+      p.channel.udpBatchSent(0);
+      expect(p.drain()).toEqual([
+        fromA('192.0.2.1'),
+        fromNx('192.0.2.1'),
+        fromA('192.0.2.1'),
+        fromA('192.0.2.2'),
+        other,
+        { ...other, name: 'y.c.test' },
+        fromNx('192.0.2.2'),
+        other,
+        fromA('192.0.2.2'),
+      ]);
+    });
+
     it('number names afresh after NAME_NUMBERS of them, and never number a name whose record was dropped', () => {
       const p = pipe(4 * 1024 * 1024);
       const slots = Array.from({ length: NAME_NUMBERS + 10 }, slot);
@@ -158,7 +253,7 @@ describe('query ring (answering thread to query-log thread)', () => {
       expect(small.drain().map((q) => q.name)).toEqual(['late.example.test', 'late.example.test']);
     });
 
-    it('find a numbered name again by its text once the string table started afresh', () => {
+    it('find a numbered answer again by its texts once the string table started afresh', () => {
       const strings = new WireStrings();
       const p = pipe(64 * 1024, strings);
       const a = slot();
@@ -166,16 +261,18 @@ describe('query ring (answering thread to query-log thread)', () => {
       expect(p.drain().map((q) => q.name)).toEqual(['a.example.test']);
       while (strings.table.length < MAX_TABLE_SIZE) strings.table.push('');
       udpBatch(p, [
+        [query({ name: 'b.example.test', domain: 'other.test', type: 'TXT', durationMs: 0 }), undefined],
         [named('a.example.test'), a],
-        [query({ name: 'a.example.test', domain: 'other.test', durationMs: 0 }), a],
+        [query({ name: 'a.example.test', clientIp: '192.0.2.9', durationMs: 0 }), a],
       ]);
       const after = p.drain();
-      expect(after.map((q) => [q.name, q.domain])).toEqual([
-        ['a.example.test', 'example.test'],
-        ['a.example.test', 'other.test'],
+      expect(after.map((q) => [q.name, q.domain, q.type, q.clientIp])).toEqual([
+        ['b.example.test', 'other.test', 'TXT', '2001:db8::1'],
+        ['a.example.test', 'example.test', 'AAAA', '2001:db8::1'],
+        ['a.example.test', 'example.test', 'AAAA', '192.0.2.9'],
       ]);
       expect(p.drained[p.drained.length - 1].table).toBe(strings.table);
-      expect(strings.table.length).toBeLessThan(10);
+      expect(strings.table.length).toBeLessThan(12);
     });
   });
 

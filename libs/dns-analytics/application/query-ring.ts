@@ -8,9 +8,9 @@
  * answering thread never waits.
  *
  * Record (8-byte aligned, never across the ring's end):
- *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | name by number (19) |
- *        name numbered (20) | timed (21) | batch mark (22) | strings present (24-29)
- *   u32  the query name's number (bits 19 and 20), else unused
+ *   u32  size / 8 (bits 0-15) | flags (16-18: TCP, DO, EDNS) | answer by number (19) |
+ *        answer numbered (20) | timed (21) | batch mark (22) | strings present (24-29)
+ *   u32  the answer's number (bits 19 and 20), else unused
  *   f64  time (ms since the epoch, with the fraction)  } timed records and batch marks only
  *   f64  answer time (ms)                              }
  *   per string column present, in column order: u16 length (bit 15: UTF-8, else ASCII), bytes
@@ -25,11 +25,15 @@
  * the answer time is set once, in the mark, when the batch is sent. TCP and object records
  * carry their own times (timed).
  *
- * Query names of cached responses are numbered per ring: the first record of such a name
- * carries its bytes and the number it gets (bit 20), later ones only the number (bit 19), so
- * neither thread copies or hashes a name asked again (the response cache entry keeps the
- * number, see LoggedNameSlot). Numbers go up to NAME_NUMBERS, then start again in a new
- * epoch: every name is then sent and numbered once more.
+ * Cached responses are numbered per ring: everything a cached answer logs but the client and
+ * the times (account, domain, name, type and response code) is the same every time it is
+ * served. The first record of such an answer carries those five strings and the number it
+ * gets (bit 20), later ones only the number (bit 19) and the client if it changed, so neither
+ * thread compares, copies or hashes a string of an answer served again (the response cache
+ * entry keeps the number, see LoggedNameSlot; types and codes changed every other query of
+ * the bench's mix and were written and hashed each time before). Numbers go up to
+ * NAME_NUMBERS, then start again in a new epoch: every answer is then sent and numbered once
+ * more.
  */
 import type { LoggedNameSlot } from '../../dns-server';
 import {
@@ -39,7 +43,6 @@ import {
   DeferredColumns,
   FLAGS,
   MAX_TABLE_SIZE,
-  NAME,
   STRING_COLUMNS,
   U32_COLUMNS,
 } from './query-batch';
@@ -61,16 +64,27 @@ const TIMES = 16;
 /** A batch mark: the header, then the times (see the file comment). */
 const MARK_BYTES = RECORD_HEADER + TIMES;
 const UTF8 = 0x8000;
-/** Header bits: the name column is absent and word 1 holds the name's number; or present and numbered by word 1. */
-const NAME_BY_NUMBER = 1 << 19;
-const NAME_NUMBERED = 1 << 20;
+/**
+ * Header bits: the answer's columns (account to rcode) are absent and word 1 holds the answer's
+ * number; or all present and numbered by word 1.
+ */
+const ANSWER_BY_NUMBER = 1 << 19;
+const ANSWER_NUMBERED = 1 << 20;
+/** The columns an answer's number stands for: every string column before the client's. */
+const ANSWER_COLUMNS = CLIENT;
+/** Words the log thread keeps per numbered answer: its table's number, its string numbers, padding to 32 bytes. */
+const ANSWER_STRIDE = 8;
 /** Header bits: the record carries its own times; the record is a batch mark, not a query. */
 const TIMED = 1 << 21;
 const MARK = 1 << 22;
 /** The record flags proper (TCP, DO, EDNS) within the header's bits 16-23. */
 const RECORD_FLAGS = 0x7;
-/** Names numbered per ring and epoch (the log thread keeps two 32-bit words and the text per number). */
+/** Answers numbered per ring and epoch (the log thread keeps their string numbers and texts per number). */
 export const NAME_NUMBERS = 1 << 16;
+/** What writeByNumber() did: wrote the record; dropped it (ring full, client too long); or nothing (the answer has no number yet). */
+export const WRITTEN = 1;
+export const NOT_WRITTEN = 0;
+export const NOT_NUMBERED = -1;
 /** Epochs of this thread's rings: never one that a name slot of another ring or numbering holds. */
 let epochs = 0;
 /** Longer strings are not logged (a DNS name in presentation form, escaped, is far shorter). */
@@ -169,8 +183,9 @@ export class QueryRingWriter {
 
   /**
    * Appends one query with its own times (not yet published); false when the ring is full or
-   * a string too long (the query is counted as dropped). `nameSlot`: the name's note of its
-   * number (see the file comment).
+   * a string too long (the query is counted as dropped). `nameSlot`: the answer's note of its
+   * number (see the file comment); whoever passes one slot passes the same account, domain,
+   * name, type and rcode with it every time.
    */
   write(
     timestamp: number,
@@ -205,6 +220,75 @@ export class QueryRingWriter {
     return this.append(false, timestamp, 0, account, domain, name, type, rcode, client, flags, nameSlot);
   }
 
+  /**
+   * writeBatched() for an answer numbered already in this ring (see the file comment), without
+   * its strings: NOT_NUMBERED when it is not, and the caller writes it the full way. The
+   * answer's columns are then unknown on this side: the next record that is not by number
+   * carries them all.
+   */
+  writeByNumber(timestamp: number, client: string, flags: number, slot: LoggedNameSlot): number {
+    if (slot.logNameEpoch !== this.epoch) return NOT_NUMBERED;
+    const last = this.last;
+    const newClient = client !== last[CLIENT];
+    let room = RECORD_HEADER;
+    if (newClient) {
+      if (client.length > MAX_STRING_LENGTH) {
+        this.drop();
+        return NOT_WRITTEN;
+      }
+      room += 2 + 3 * client.length;
+    }
+    const marked = this.markCount === 0 || timestamp !== this.markTime;
+    if (marked) room += MARK_BYTES;
+    let pos = this.reserve(room);
+    if (pos < 0) {
+      this.drop();
+      return NOT_WRITTEN;
+    }
+    if (marked) pos = this.mark(pos, timestamp);
+    let at = pos + RECORD_HEADER;
+    if (newClient) {
+      at = this.writeString(this.v.u8, at, client);
+      last[CLIENT] = client;
+    }
+    // The answer's strings are not at hand: none of them may stand for the next record's.
+    if (last[0] !== null) for (let c = 0; c < ANSWER_COLUMNS; c++) last[c] = null;
+    const u32 = this.v.u32;
+    u32[(pos >> 2) + 1] = slot.logNameId;
+    const size = align8(at - pos);
+    u32[pos >> 2] = (size >> 3) | (flags << 16) | ANSWER_BY_NUMBER | (newClient ? 1 << (24 + CLIENT) : 0);
+    this.head = (this.head + size) | 0;
+    this.pending++;
+    return WRITTEN;
+  }
+
+  /**
+   * Where a record of `room` bytes goes (the offset in the ring, after skipping to its start
+   * if it would cross the end), or -1 when the ring is full.
+   */
+  private reserve(room: number): number {
+    const { u32, capacity, mask } = this.v;
+    const pos = this.head & mask;
+    const skip = pos + room > capacity ? capacity - pos : 0;
+    if (!this.fits(skip + room)) return -1;
+    if (skip === 0) return pos;
+    u32[pos >> 2] = 0;
+    this.head = (this.head + skip) | 0;
+    return 0;
+  }
+
+  /** Writes a batch mark at `pos` (see the file comment); returns where the query's record goes. */
+  private mark(pos: number, timestamp: number): number {
+    const { u32, f64 } = this.v;
+    u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
+    f64[(pos + RECORD_HEADER) >> 3] = timestamp;
+    f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
+    this.noteMark(pos);
+    this.markTime = timestamp;
+    this.head = (this.head + MARK_BYTES) | 0;
+    return pos + MARK_BYTES;
+  }
+
   private append(
     timed: boolean,
     timestamp: number,
@@ -225,13 +309,13 @@ export class QueryRingWriter {
     s[3] = type;
     s[4] = rcode;
     s[5] = client;
-    // Numbered already: the name column stays out. To be numbered: it goes in, whatever came before.
+    // Numbered already: the answer's columns stay out. To be numbered: they go in, whatever came before.
     const byNumber = nameSlot !== undefined && nameSlot.logNameEpoch === this.epoch;
     const numbering = nameSlot !== undefined && !byNumber;
     let present = 0;
     let room = timed ? RECORD_HEADER + TIMES : RECORD_HEADER;
-    for (let c = 0; c < STRING_COLUMNS; c++) {
-      if (c === NAME ? byNumber || (!numbering && s[c] === this.last[c]) : s[c] === this.last[c]) continue;
+    for (let c = byNumber ? ANSWER_COLUMNS : 0; c < STRING_COLUMNS; c++) {
+      if (s[c] === this.last[c] && (c >= ANSWER_COLUMNS || !numbering)) continue;
       const length = s[c].length;
       if (length > MAX_STRING_LENGTH) return this.drop();
       present |= 1 << c;
@@ -241,24 +325,10 @@ export class QueryRingWriter {
     // The batch's first query (or one of another time): a mark first, in the same room, so both go or neither.
     const marked = !timed && (this.markCount === 0 || timestamp !== this.markTime);
     if (marked) room += MARK_BYTES;
-    const { u8, u32, f64, capacity, mask } = this.v;
-    let pos = this.head & mask;
-    const skip = pos + room > capacity ? capacity - pos : 0;
-    if (!this.fits(skip + room)) return this.drop();
-    if (skip > 0) {
-      u32[pos >> 2] = 0;
-      this.head = (this.head + skip) | 0;
-      pos = 0;
-    }
-    if (marked) {
-      u32[pos >> 2] = (MARK_BYTES >> 3) | MARK;
-      f64[(pos + RECORD_HEADER) >> 3] = timestamp;
-      f64[(pos + RECORD_HEADER + 8) >> 3] = 0;
-      this.noteMark(pos);
-      this.markTime = timestamp;
-      this.head = (this.head + MARK_BYTES) | 0;
-      pos += MARK_BYTES;
-    }
+    const { u8, u32, f64 } = this.v;
+    let pos = this.reserve(room);
+    if (pos < 0) return this.drop();
+    if (marked) pos = this.mark(pos, timestamp);
     let at = pos + RECORD_HEADER;
     let timedBit = 0;
     if (timed) {
@@ -275,10 +345,10 @@ export class QueryRingWriter {
     this.last = s;
     let numberBits = 0;
     if (byNumber) {
-      numberBits = NAME_BY_NUMBER;
+      numberBits = ANSWER_BY_NUMBER;
       u32[(pos >> 2) + 1] = nameSlot.logNameId;
     } else if (numbering) {
-      numberBits = NAME_NUMBERED;
+      numberBits = ANSWER_NUMBERED;
       u32[(pos >> 2) + 1] = this.number(nameSlot);
     }
     const size = align8(at - pos);
@@ -297,7 +367,7 @@ export class QueryRingWriter {
     this.marks[this.markCount++] = pos;
   }
 
-  /** Gives the slot's name the next number (its record is written: a dropped one never numbers a name). */
+  /** Gives the slot's answer the next number (its record is written: a dropped one never numbers an answer). */
   private number(slot: LoggedNameSlot): number {
     const n = this.nextName++;
     slot.logNameId = n;
@@ -458,12 +528,13 @@ export class QueryRingReader {
   private markDuration = NaN;
   private table: string[];
   /**
-   * Numbered names (see the file comment): each number's string number, valid while
-   * `nameTable` says it is of the current table (renumbered by text otherwise), and its text.
+   * Numbered answers (see the file comment), ANSWER_STRIDE words each: the table their
+   * string numbers are of (renumbered by text when it is not the current one), then the
+   * string numbers; one cache line per answer read (numbers come in no order, and 2 MB is
+   * far beyond the caches). And their texts.
    */
-  private readonly nameString = new Uint32Array(NAME_NUMBERS);
-  private readonly nameTable = new Uint32Array(NAME_NUMBERS);
-  private readonly nameText: string[] = [];
+  private readonly answers = new Uint32Array(NAME_NUMBERS * ANSWER_STRIDE);
+  private readonly answerText: string[] = [];
   private tableNumber = 1;
   /** This reader's number, on its chunks: a delivery puts each ring's chunks together (delivered-rows.ts). */
   private readonly source = ++readers;
@@ -522,8 +593,9 @@ export class QueryRingReader {
         duration[i] = this.markDuration;
       }
       const present = word >>> 24;
-      if (word & NAME_BY_NUMBER) last[NAME] = this.numberedName(words[(pos >> 2) + 1]);
-      for (let col = 0; col < STRING_COLUMNS; col++) {
+      if (word & ANSWER_BY_NUMBER) this.numberedAnswer(words[(pos >> 2) + 1]);
+      // Most records (answers by number, from the client before) hold no string.
+      for (let col = 0; present !== 0 && col < STRING_COLUMNS; col++) {
         if ((present & (1 << col)) === 0) continue;
         const length = bytes[at] | (bytes[at + 1] << 8);
         const n = length & ~UTF8;
@@ -532,7 +604,7 @@ export class QueryRingReader {
         last[col] = this.strings.idOfBytes(bytes, at + 2 + skip, n - skip, (length & UTF8) !== 0);
         at += 2 + n;
       }
-      if (word & NAME_NUMBERED) this.numberName(words[(pos >> 2) + 1], last[NAME]);
+      if (word & ANSWER_NUMBERED) this.numberAnswer(words[(pos >> 2) + 1]);
       const row = i * U32_COLUMNS;
       for (let col = 0; col < STRING_COLUMNS; col++) u32[row + col] = last[col];
       u32[row + FLAGS] = (word >>> 16) & RECORD_FLAGS;
@@ -551,18 +623,29 @@ export class QueryRingReader {
     return new DeferredColumns(buffer, i, this.strings.table, this.source);
   }
 
-  private numberName(n: number, string: number): void {
-    this.nameString[n] = string;
-    this.nameTable[n] = this.tableNumber;
-    this.nameText[n] = this.strings.table[string];
+  /** Notes the answer columns of the record just read as answer `n`'s. */
+  private numberAnswer(n: number): void {
+    const at = n * ANSWER_STRIDE;
+    const table = this.strings.table;
+    this.answers[at] = this.tableNumber;
+    for (let col = 0; col < ANSWER_COLUMNS; col++) {
+      this.answers[at + 1 + col] = this.last[col];
+      this.answerText[n * ANSWER_COLUMNS + col] = table[this.last[col]];
+    }
   }
 
-  private numberedName(n: number): number {
-    if (this.nameTable[n] === this.tableNumber) return this.nameString[n];
-    // Numbered in a table since started afresh: found again by its text.
-    this.nameString[n] = this.strings.idOf(this.nameText[n]);
-    this.nameTable[n] = this.tableNumber;
-    return this.nameString[n];
+  /** Sets the answer columns to answer `n`'s. */
+  private numberedAnswer(n: number): void {
+    const at = n * ANSWER_STRIDE;
+    const answers = this.answers;
+    if (answers[at] !== this.tableNumber) {
+      // Numbered in a table since started afresh: found again by their texts.
+      for (let col = 0; col < ANSWER_COLUMNS; col++)
+        answers[at + 1 + col] = this.strings.idOf(this.answerText[n * ANSWER_COLUMNS + col]);
+      answers[at] = this.tableNumber;
+    }
+    const last = this.last;
+    for (let col = 0; col < ANSWER_COLUMNS; col++) last[col] = answers[at + 1 + col];
   }
 
   /** The table started afresh: the strings the next record may repeat get numbers in the new one. */

@@ -282,6 +282,28 @@ export function accumulateHourly(
   const rows = asQueryRows(given);
   const t = rows.strings;
   const tallies = new Map<Rollup, KeyedTally>();
+  const clients = new RunCount<IpInfo>();
+  codeSlots.begin(t.length);
+  accumulateRows(out, rows, tallies, clients);
+  clients.flush();
+  foldTallies(tallies, t, codeSlots.ids);
+  codeSlots.done();
+  return out;
+}
+
+/**
+ * accumulateHourly's loop, in a function that ends with it: the optimizer compiles the loop
+ * while it runs (on-stack), before anything after it has run, and code after the loop without
+ * type feedback sent each call back to the interpreter there ("insufficient type feedback", a
+ * deoptimisation and a recompilation per delivery on the query-log thread).
+ */
+function accumulateRows(
+  out: Map<string, Rollup>,
+  rows: QueryRows,
+  tallies: Map<Rollup, KeyedTally>,
+  clients: RunCount<IpInfo>,
+): void {
+  const t = rows.strings;
   // Consecutive rows mostly share a bucket, a client and a response code: no key string, no string test then.
   let last: Rollup | undefined;
   let tally: KeyedTally | undefined;
@@ -291,8 +313,6 @@ export function accumulateHourly(
   let lastRcode = -1;
   let nx = false;
   const slots = codeSlots;
-  slots.begin(t.length);
-  const clients = new RunCount<IpInfo>();
   const { ts, accountId: accounts, domain: domains, clientIp, rcode: rcodesOf, qtype, qname, responseMs: times } = rows;
   const { flags: flagsOf, info } = rows;
   // The hour of the row before: a double's modulo is a library call, and rows of a batch mostly share an hour.
@@ -337,18 +357,9 @@ export function accumulateHourly(
     clients.add(info[i]);
     if (nx) add(tally.nxdomain, qname[i], 1);
   }
-  clients.flush();
-  foldTallies(tallies, t, slots.ids);
-  slots.done();
-  return out;
 }
 
-/**
- * Out of accumulateHourly's loop on purpose: the optimizer compiles that loop while it runs
- * (on-stack), before anything after it has run, and code after the loop without type
- * feedback sent each call back to the interpreter ("insufficient type feedback", a
- * deoptimisation per delivery on the query-log thread).
- */
+/** The tallies into their buckets' counts (after accumulateRows' loop, see there). */
 function foldTallies(tallies: Map<Rollup, KeyedTally>, t: readonly string[], ids: readonly number[]): void {
   for (const [rollup, keyed] of tallies) keyed.foldInto(rollup.counts, t, ids);
 }

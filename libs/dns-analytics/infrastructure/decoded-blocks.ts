@@ -3,7 +3,7 @@ import { decodeBlock, type BlockMeta } from './query-blocks';
 
 /**
  * The few most recently decoded blocks, for the next page of an export (each block is read
- * by one or two pages). Few: a block decodes to up to 4,096 row objects. Keyed by the
+ * by one or two pages). Few: a block decodes to up to 8,192 row objects (MAX_BLOCK_ROWS). Keyed by the
  * store's block id with its first row id and count, so a block retention rewrote (fewer
  * rows, same store id) is not served from the cache.
  */

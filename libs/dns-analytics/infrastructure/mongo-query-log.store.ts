@@ -59,7 +59,7 @@ const NAMESPACE_NOT_FOUND = 26;
 const MAX_RETRIES = 20;
 /**
  * Blocks fetched per round trip by readers: a recent-queries read usually needs one or two
- * blocks and a block can hold 4,096 queries (~100 KB), so not the driver's 101.
+ * blocks and a block can hold 8,192 queries (~100-200 KB), so not the driver's 101.
  */
 const READ_BATCH = 4;
 /** Expired blocks deleted per round trip (ids and counts fetched first, to count the rows). */
