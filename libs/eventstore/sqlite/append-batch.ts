@@ -25,7 +25,17 @@ export interface AppendRequest {
 
 /** What became of one append. */
 export type AppendOutcome =
-  | { ok: true; revision: number; position: number }
+  | {
+      ok: true;
+      revision: number;
+      position: number;
+      /**
+       * Set when the append wrote its events (not for an idempotent replay): their ids, in order,
+       * and their `created` time, so the store can hand the events to its own subscriptions
+       * without reading them back (recent-events.ts).
+       */
+      written?: { ids: string[]; created: number };
+    }
   | {
       ok: false;
       kind: 'wrong_expected_version';
@@ -153,13 +163,14 @@ export class BatchCommitter {
     const now = this.batchTime;
     let revision = current;
     let position = 0;
-    for (const e of events) {
+    const ids = new Array<string>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      const id = (ids[i] = e.id ?? uuidv7(now));
       revision += 1;
-      position = Number(
-        this.insert.run(e.id ?? uuidv7(now), stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid,
-      );
+      position = Number(this.insert.run(id, stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
     }
-    return { ok: true, revision, position };
+    return { ok: true, revision, position, written: { ids, created: now } };
   }
 
   /** Like EventStoreDB, re-sending events whose ids are already stored in this stream succeeds without writing. */

@@ -4,6 +4,7 @@ import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch'
 import { Commits, createCommits } from './commit-thread';
 import { BLOCK_SIZE, BlockCursor, blockStart, CatchUpBlocks } from './catch-up-blocks';
 import { RecentEvents } from './recent-events';
+import { decodedCopy, NOT_PLAIN } from './decoded-copy';
 import {
   AppendResult,
   EventMetadata,
@@ -52,6 +53,12 @@ const EVENT_OVERHEAD_BYTES = 200;
  * (recent-events.ts): a few thousand of the usual events, several batches of every consumer.
  */
 const RECENT_EVENTS_MIB = 1;
+/**
+ * An event whose stored text is at most this long is handed to this store's subscriptions
+ * decoded (a copy made at append); a longer one (a report's record chunk) is parsed when
+ * first read, if ever, so that its decoded form is not held before anyone needs it.
+ */
+const DECODED_AT_APPEND_CHARS = 4096;
 
 /** A head page of `$all` after a cursor, valid while no commit has happened since it was read. */
 interface SharedPage {
@@ -80,6 +87,8 @@ interface IdleSubscription {
 
 interface PendingAppend {
   request: AppendRequest;
+  /** Each event's data and metadata as they decode (decodedCopy), or null: parsed when first read. */
+  decoded: ({ data: unknown; metadata: EventMetadata } | null)[] | null;
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
@@ -148,12 +157,19 @@ class StoredEvent implements RecordedEvent {
   #position: Position | undefined;
   #created: Date | undefined;
 
-  constructor(row: EventRow) {
+  /** `decoded`: the data and metadata already decoded (an event this store has just committed). */
+  constructor(row: EventRow, decoded?: { data: unknown; metadata: EventMetadata } | null) {
     this.id = row[1];
     this.streamId = row[2];
     this.revision = row[3];
     this.type = row[4];
     this.#row = row;
+    if (decoded) {
+      this.#data = decoded.data;
+      this.#metadata = decoded.metadata;
+      row[5] = '';
+      row[6] = '';
+    }
   }
 
   get data(): any {
@@ -220,6 +236,8 @@ export class SqliteEventStore implements EventStore {
   private localCommits = 0;
   private lastCommitAt = -Infinity;
   private lastBatchSize = 0;
+  /** data_version as read in this run of the event loop (currentDataVersion). */
+  private dataVersionNow: number | null = null;
 
   readonly file: string;
 
@@ -307,8 +325,10 @@ export class SqliteEventStore implements EventStore {
         metadata: JSON.stringify(e.metadata ?? {}),
       })),
     };
+    // Taken now, beside their JSON: the appender may change its objects once this returns.
+    const decoded = this.single ? null : request.events.map((e, i) => decodedOf(e, events[i]));
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, decoded, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -369,8 +389,60 @@ export class SqliteEventStore implements EventStore {
     this.lastCommitAt = performance.now();
     this.lastBatchSize = batch.length;
     this.localCommits++;
+    if (!this.single) this.keepCommitted(batch, outcomes);
     batch.forEach((p, i) => settle(p, outcomes[i]));
     this.appended.emit('append');
+  }
+
+  /**
+   * Hands the events just committed to this store's subscriptions (recent-events.ts), so none
+   * reads them back from SQLite. One transaction under the write lock wrote them, each append's
+   * events one after another, so when their count spans their positions exactly, those
+   * positions hold these events and nothing else; anything odd (an append replayed, a gap) and
+   * they are simply read back, as before.
+   */
+  private keepCommitted(batch: PendingAppend[], outcomes: AppendOutcome[]): void {
+    let first = Number.MAX_SAFE_INTEGER;
+    let last = 0;
+    let count = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i];
+      if (!outcome.ok || !outcome.written) continue;
+      const n = batch[i].request.events.length;
+      first = Math.min(first, outcome.position - n + 1);
+      last = Math.max(last, outcome.position);
+      count += n;
+    }
+    if (count === 0 || last - first + 1 !== count) return;
+    const events = new Array<{ position: number; event: StoredEvent; bytes: number }>(count);
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i];
+      if (!outcome.ok || !outcome.written) continue;
+      const { stream, events: appended } = batch[i].request;
+      const decoded = batch[i].decoded;
+      const { ids, created } = outcome.written;
+      const n = appended.length;
+      for (let j = 0; j < n; j++) {
+        const e = appended[j];
+        const position = outcome.position - n + 1 + j;
+        const row: EventRow = [
+          position,
+          ids[j],
+          stream,
+          outcome.revision - n + 1 + j,
+          e.type,
+          e.data,
+          e.metadata,
+          created,
+        ];
+        events[position - first] = {
+          position,
+          event: new StoredEvent(row, decoded?.[j]),
+          bytes: e.data.length + e.metadata.length + EVENT_OVERHEAD_BYTES,
+        };
+      }
+    }
+    this.recent.committed(first - 1, events);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -406,13 +478,19 @@ export class SqliteEventStore implements EventStore {
     if (cached) return { events: cached, complete: true, end, dataVersion: 0 };
     // SQLite's data_version moves with commits of other connections (other threads and
     // processes), the local counter with this one's.
-    const dataVersion = this.stmts.dataVersion.get() as number;
+    const dataVersion = this.currentDataVersion();
     const hit = this.pages.get(cursor);
     if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end)
       return { events: hit.events, complete: hit.complete, end, dataVersion };
     // Read before the block: positions grow in commit order, so every position up to a
     // head seen now is committed and visible to the read that follows.
-    const complete = (this.stmts.head.get()?.position ?? 0) >= end;
+    const head = this.stmts.head.get()?.position ?? 0;
+    const complete = head >= end;
+    // The events up to the head were committed through this store a moment ago: taken as they
+    // were handed over (keepCommitted), not read back. Nothing past the head is read then; a
+    // commit after the head was read wakes the subscription as any other does.
+    const local = this.recent.range(cursor, Math.min(head, end));
+    if (local) return this.shared(cursor, { events: local, complete, end, dataVersion });
     const rows = this.stmts.readRange.all(cursor, end);
     const events = new Array<StoredEvent>(rows.length);
     let bytes = 0;
@@ -427,11 +505,36 @@ export class SqliteEventStore implements EventStore {
     }
     if (complete && cursor === start) {
       this.blocks.keep(start, events, bytes);
-    } else if (!this.single) {
-      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-      this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, complete, events });
+      return { events, complete, end, dataVersion };
     }
-    return { events, complete, end, dataVersion };
+    return this.shared(cursor, { events, complete, end, dataVersion });
+  }
+
+  /**
+   * SQLite's data_version, read once for the subscriptions that read in the same run of the
+   * event loop (an append wakes ~20 of them together, and each read of it starts a read
+   * transaction). Read before their reads, so a commit by another connection after it is
+   * still seen as one: at worst a subscription reads once more after the next poll.
+   */
+  private currentDataVersion(): number {
+    if (this.dataVersionNow === null) {
+      this.dataVersionNow = this.stmts.dataVersion.get() as number;
+      process.nextTick(this.forgetDataVersion);
+    }
+    return this.dataVersionNow;
+  }
+
+  private readonly forgetDataVersion = () => {
+    this.dataVersionNow = null;
+  };
+
+  /** A read after `cursor` at the head, kept for the other subscriptions at that cursor until the next commit. */
+  private shared(cursor: number, read: BlockRead): BlockRead {
+    if (!this.single) {
+      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(cursor, { ...read, localCommits: this.localCommits });
+    }
+    return read;
   }
 
   /** Where a subscription goes after an empty complete block: the block of the next stored position (retention leaves long gaps). */
@@ -601,6 +704,19 @@ export class SqliteEventStore implements EventStore {
     this.idle.clear();
     this.db.close();
   }
+}
+
+/** An appended event's data and metadata as they decode from its JSON, when a copy gives exactly that (decoded-copy.ts). */
+function decodedOf(
+  stored: { data: string; metadata: string },
+  event: NewEvent,
+): { data: unknown; metadata: EventMetadata } | null {
+  if (stored.data.length + stored.metadata.length > DECODED_AT_APPEND_CHARS) return null;
+  const data = decodedCopy(event.data ?? {});
+  if (data === NOT_PLAIN) return null;
+  const metadata = decodedCopy(event.metadata ?? {});
+  if (metadata === NOT_PLAIN) return null;
+  return { data, metadata: metadata as EventMetadata };
 }
 
 function settle(p: PendingAppend, outcome: AppendOutcome): void {
