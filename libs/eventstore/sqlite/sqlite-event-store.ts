@@ -238,6 +238,8 @@ export class SqliteEventStore implements EventStore {
   private lastBatchSize = 0;
   /** data_version as read in this run of the event loop (currentDataVersion). */
   private dataVersionNow: number | null = null;
+  /** The head read last, and when (headAt). */
+  private headNow: { dataVersion: number; localCommits: number; head: number } | null = null;
 
   readonly file: string;
 
@@ -484,7 +486,7 @@ export class SqliteEventStore implements EventStore {
       return { events: hit.events, complete: hit.complete, end, dataVersion };
     // Read before the block: positions grow in commit order, so every position up to a
     // head seen now is committed and visible to the read that follows.
-    const head = this.stmts.head.get()?.position ?? 0;
+    const head = this.headAt(dataVersion);
     const complete = head >= end;
     // The events up to the head were committed through this store a moment ago: taken as they
     // were handed over (keepCommitted), not read back. Nothing past the head is read then; a
@@ -522,6 +524,19 @@ export class SqliteEventStore implements EventStore {
       process.nextTick(this.forgetDataVersion);
     }
     return this.dataVersionNow;
+  }
+
+  /**
+   * The head of `$all` as read at `dataVersion` (currentDataVersion) with no commit of this
+   * connection since: while neither has moved, nothing was committed after it was read
+   * (by this store or anyone), so the subscriptions woken together read it once.
+   */
+  private headAt(dataVersion: number): number {
+    const known = this.headNow;
+    if (known && known.dataVersion === dataVersion && known.localCommits === this.localCommits) return known.head;
+    const head = this.stmts.head.get()?.position ?? 0;
+    this.headNow = { dataVersion, localCommits: this.localCommits, head };
+    return head;
   }
 
   private readonly forgetDataVersion = () => {
