@@ -25,17 +25,7 @@ export interface AppendRequest {
 
 /** What became of one append. */
 export type AppendOutcome =
-  | {
-      ok: true;
-      revision: number;
-      position: number;
-      /**
-       * Set when the append wrote its events (not for an idempotent replay): their ids, in order,
-       * and their `created` time, so the store can hand the events to its own subscriptions
-       * without reading them back (recent-events.ts).
-       */
-      written?: { ids: string[]; created: number };
-    }
+  | { ok: true; revision: number; position: number }
   | {
       ok: false;
       kind: 'wrong_expected_version';
@@ -45,6 +35,21 @@ export type AppendOutcome =
     }
   | { ok: false; kind: 'id_conflict'; id: string }
   | { ok: false; kind: 'failed'; message: string };
+
+/**
+ * A batch's outcomes, and what the store needs to hand the events it wrote to its own
+ * subscriptions without reading them back (recent-events.ts). Plain strings and numbers: the
+ * result crosses from the commit thread, where every object member costs its name again.
+ */
+export interface CommitResult {
+  outcomes: AppendOutcome[];
+  /** Per append, in order: the ids of the events it wrote, joined by WRITTEN_IDS_SEPARATOR; '' when it wrote none (refused, or a replay). */
+  written: string[];
+  /** The `created` time of every event of the batch. */
+  created: number;
+}
+
+export const WRITTEN_IDS_SEPARATOR = ',';
 
 class Refusal extends Error {
   constructor(readonly outcome: AppendOutcome & { ok: false }) {
@@ -101,9 +106,11 @@ export class BatchCommitter {
   private readonly byId: Database.Statement<[string], { stream_id: string; revision: number; position: number }>;
   /** Built once: better-sqlite3 wraps a function per `transaction()` call. */
   private readonly inSavepoint: Database.Transaction<(req: AppendRequest) => AppendOutcome>;
-  private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => AppendOutcome[]>;
+  private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => CommitResult>;
   /** The time of the batch being committed. */
   private batchTime = 0;
+  /** The ids the append being committed wrote (CommitResult.written). */
+  private lastWritten = '';
 
   /** `now`: the store's clock (epoch ms) for `created`; the injected one in tests and benches. */
   constructor(
@@ -116,14 +123,23 @@ export class BatchCommitter {
     );
     this.byId = db.prepare('SELECT stream_id, revision, position FROM events WHERE id = ?');
     this.inSavepoint = db.transaction((req: AppendRequest) => this.write(req));
-    this.commitAll = db.transaction((batch: AppendRequest[]) => batch.map((req) => this.commitOne(req)));
+    this.commitAll = db.transaction((batch: AppendRequest[]) => {
+      const outcomes = new Array<AppendOutcome>(batch.length);
+      const written = new Array<string>(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        this.lastWritten = '';
+        outcomes[i] = this.commitOne(batch[i]);
+        written[i] = outcomes[i].ok ? this.lastWritten : '';
+      }
+      return { outcomes, written, created: this.batchTime };
+    });
   }
 
   /**
    * `now`: the time the events are stamped with; a commit thread gets it from the store's
    * clock on the event loop (an injected clock lives there only).
    */
-  commit(batch: AppendRequest[], now = this.now()): AppendOutcome[] {
+  commit(batch: AppendRequest[], now = this.now()): CommitResult {
     this.batchTime = now;
     return this.commitAll.immediate(batch);
   }
@@ -170,7 +186,8 @@ export class BatchCommitter {
       revision += 1;
       position = Number(this.insert.run(id, stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
     }
-    return { ok: true, revision, position, written: { ids, created: now } };
+    this.lastWritten = ids.join(WRITTEN_IDS_SEPARATOR);
+    return { ok: true, revision, position };
   }
 
   /** Like EventStoreDB, re-sending events whose ids are already stored in this stream succeeds without writing. */

@@ -107,6 +107,22 @@ describe('SqliteEventStore: its own commits handed to its subscriptions', () => 
     await store.close();
   });
 
+  it('reads back an append whose caller ids it cannot hand over as they are (one holds the separator)', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    const received = take(store.subscribeToAll(null), 2);
+    const reads = jest.spyOn((store as any).stmts.readRange, 'all');
+    await store.appendToStream('odd', [{ id: 'a,b', type: 'Odd', data: { n: 1 } }], 'no_stream');
+    await store.appendToStream('odd', [{ type: 'Odd', data: { n: 2 } }], 0);
+    const got = await received;
+    expect(got.map((e) => [e.id, e.data.n])).toEqual([
+      ['a,b', 1],
+      [got[1].id, 2],
+    ]);
+    expect(reads).toHaveBeenCalled();
+    expect(asStored(got)).toEqual(asStored(await store.readAll({ maxCount: 10 })));
+    await store.close();
+  });
+
   it('reads what another connection committed between its own commits, in position order, each once', async () => {
     const file = join(dir, 'events.db');
     const store = new SqliteEventStore({ file, pollIntervalMs: 20 });

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch';
+import { AppendOutcome, AppendRequest, CommitResult, openEventDatabase, WRITTEN_IDS_SEPARATOR } from './append-batch';
 import { Commits, createCommits } from './commit-thread';
 import { BLOCK_SIZE, BlockCursor, blockStart, CatchUpBlocks } from './catch-up-blocks';
 import { RecentEvents } from './recent-events';
@@ -361,21 +361,21 @@ export class SqliteEventStore implements EventStore {
     if (batch.length === 0) return;
     const call = { requests: batch.map((p) => p.request), now: this.now() };
     if (this.commits.inline) {
-      let outcomes: AppendOutcome[];
+      let result: CommitResult;
       try {
-        outcomes = this.commits.commit(call) as AppendOutcome[];
+        result = this.commits.commit(call) as CommitResult;
       } catch (error) {
         // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
         for (const p of batch) p.reject(error);
         return;
       }
-      this.committed(batch, outcomes);
+      this.committed(batch, result);
       return;
     }
-    this.inFlight = (this.commits.commit(call) as Promise<AppendOutcome[]>).then(
-      (outcomes) => {
+    this.inFlight = (this.commits.commit(call) as Promise<CommitResult>).then(
+      (result) => {
         this.inFlight = null;
-        this.committed(batch, outcomes);
+        this.committed(batch, result);
         if (this.queue.length > 0) this.flush();
       },
       (error: unknown) => {
@@ -387,12 +387,12 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  private committed(batch: PendingAppend[], outcomes: AppendOutcome[]): void {
+  private committed(batch: PendingAppend[], result: CommitResult): void {
     this.lastCommitAt = performance.now();
     this.lastBatchSize = batch.length;
     this.localCommits++;
-    if (!this.single) this.keepCommitted(batch, outcomes);
-    batch.forEach((p, i) => settle(p, outcomes[i]));
+    if (!this.single) this.keepCommitted(batch, result);
+    batch.forEach((p, i) => settle(p, result.outcomes[i]));
     this.appended.emit('append');
   }
 
@@ -403,14 +403,17 @@ export class SqliteEventStore implements EventStore {
    * positions hold these events and nothing else; anything odd (an append replayed, a gap) and
    * they are simply read back, as before.
    */
-  private keepCommitted(batch: PendingAppend[], outcomes: AppendOutcome[]): void {
+  private keepCommitted(batch: PendingAppend[], { outcomes, written, created }: CommitResult): void {
     let first = Number.MAX_SAFE_INTEGER;
     let last = 0;
     let count = 0;
+    const ids = new Array<string[] | null>(batch.length).fill(null);
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i];
-      if (!outcome.ok || !outcome.written) continue;
+      if (!outcome.ok || written[i] === '') continue;
       const n = batch[i].request.events.length;
+      // An id holding the separator splits into more: such an append is read back instead.
+      if ((ids[i] = written[i].split(WRITTEN_IDS_SEPARATOR)).length !== n) return;
       first = Math.min(first, outcome.position - n + 1);
       last = Math.max(last, outcome.position);
       count += n;
@@ -419,17 +422,17 @@ export class SqliteEventStore implements EventStore {
     const events = new Array<{ position: number; event: StoredEvent; bytes: number }>(count);
     for (let i = 0; i < batch.length; i++) {
       const outcome = outcomes[i];
-      if (!outcome.ok || !outcome.written) continue;
+      const appendIds = ids[i];
+      if (!outcome.ok || !appendIds) continue;
       const { stream, events: appended } = batch[i].request;
       const decoded = batch[i].decoded;
-      const { ids, created } = outcome.written;
       const n = appended.length;
       for (let j = 0; j < n; j++) {
         const e = appended[j];
         const position = outcome.position - n + 1 + j;
         const row: EventRow = [
           position,
-          ids[j],
+          appendIds[j],
           stream,
           outcome.revision - n + 1 + j,
           e.type,
