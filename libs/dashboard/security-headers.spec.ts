@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { FastifyInstance } from 'fastify';
 import { createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import helmet from 'helmet';
@@ -31,7 +31,7 @@ describe('helmetHeaders', () => {
 
   it('go on the wire byte for byte as helmet names them would (Fastify sends every name in lower case)', async () => {
     /** The raw head of a response to GET /, without its Date line. */
-    const rawHead = async (setUp: (app: ReturnType<typeof Fastify>) => void): Promise<string> => {
+    const rawHead = async (setUp: (app: FastifyInstance) => void): Promise<string> => {
       const app = Fastify();
       setUp(app);
       app.get('/', (_req, reply) => reply.header('content-type', 'text/plain; charset=utf-8').send('ok'));
