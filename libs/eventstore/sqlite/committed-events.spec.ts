@@ -123,6 +123,19 @@ describe('SqliteEventStore: its own commits handed to its subscriptions', () => 
     await store.close();
   });
 
+  it('keeps nothing of its commits while no subscription is open (a process that only appends)', async () => {
+    const store = new SqliteEventStore({ file: join(dir, 'events.db') });
+    await store.appendToStream('s', [{ type: 'A', data: { n: 1 } }], 'no_stream');
+    expect((store as any).recent.size()).toEqual({ events: 0, bytes: 0 });
+    const sub = store.subscribeToAll(null);
+    await store.appendToStream('s', [{ type: 'A', data: { n: 2 } }], 0);
+    expect((store as any).recent.size().events).toBe(1);
+    expect((await take(sub, 2)).map((e) => e.data.n)).toEqual([1, 2]);
+    await store.appendToStream('s', [{ type: 'A', data: { n: 3 } }], 1);
+    expect((store as any).recent.size().events).toBe(2);
+    await store.close();
+  });
+
   it('reads what another connection committed between its own commits, in position order, each once', async () => {
     const file = join(dir, 'events.db');
     const store = new SqliteEventStore({ file, pollIntervalMs: 20 });

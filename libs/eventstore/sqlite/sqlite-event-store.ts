@@ -238,6 +238,8 @@ export class SqliteEventStore implements EventStore {
   private lastBatchSize = 0;
   /** data_version as read in this run of the event loop (currentDataVersion). */
   private dataVersionNow: number | null = null;
+  /** Subscriptions opened and not closed: the events committed here are handed to them (keepCommitted). */
+  private subscriptions = 0;
   /** The head read last, and when (headAt). */
   private headNow: { dataVersion: number; localCommits: number; head: number } | null = null;
 
@@ -328,7 +330,9 @@ export class SqliteEventStore implements EventStore {
       })),
     };
     // Taken now, beside their JSON: the appender may change its objects once this returns.
-    const decoded = this.single ? null : request.events.map((e, i) => decodedOf(e, events[i]));
+    // Only for this store's own subscriptions: a process that reads none (an API process) keeps nothing.
+    const decoded =
+      this.single || this.subscriptions === 0 ? null : request.events.map((e, i) => decodedOf(e, events[i]));
     return new Promise((resolve, reject) => {
       this.queue.push({ request, decoded, resolve, reject });
       if (!this.flushScheduled) {
@@ -391,7 +395,7 @@ export class SqliteEventStore implements EventStore {
     this.lastCommitAt = performance.now();
     this.lastBatchSize = batch.length;
     this.localCommits++;
-    if (!this.single) this.keepCommitted(batch, result);
+    if (!this.single && this.subscriptions > 0) this.keepCommitted(batch, result);
     batch.forEach((p, i) => settle(p, result.outcomes[i]));
     this.appended.emit('append');
   }
@@ -592,6 +596,7 @@ export class SqliteEventStore implements EventStore {
    */
   subscribeToAll(after: Position | null): Subscription {
     let closed = false;
+    this.subscriptions++;
     let waiting: IdleSubscription | null = null;
     // Set by an append in this process since the last read: the consumer may take
     // several event-loop turns over a page (a read store doing I/O), and an append
@@ -658,6 +663,7 @@ export class SqliteEventStore implements EventStore {
       [Symbol.asyncIterator]: () => (iterator ??= events()),
       batches: () => ({ [Symbol.asyncIterator]: () => pages() }),
       close: async () => {
+        if (!closed) store.subscriptions--;
         closed = true;
         stopWaiting();
         store.appended.off('append', onAppend);
