@@ -122,10 +122,24 @@ export const auditProjection = defineProjection<EventShape>({
     const entry = auditEntryOfEvent(event);
     const prevHash = head?.hash ?? null;
     const hash = chainHash(entry, prevHash);
-    const { id, ...fields } = entry;
     await ctx.collection(AUDIT_EVENTS).replaceOne(
-      { _id: id },
-      { _id: id, account_id: accountId, position: ctx.position, ...fields, prev_hash: prevHash, hash },
+      { _id: entry.id },
+      // The entry's fields in its order, written out (no rest and spread copies per event).
+      {
+        _id: entry.id,
+        account_id: accountId,
+        position: ctx.position,
+        type: entry.type,
+        occurred_at: entry.occurred_at,
+        stream: entry.stream,
+        revision: entry.revision,
+        actor: entry.actor,
+        source_ip: entry.source_ip,
+        correlation_id: entry.correlation_id,
+        data: entry.data,
+        prev_hash: prevHash,
+        hash,
+      },
       // Keyed by the event: at its first delivery there is no document to look for.
       { upsert: true, unseen: ctx.firstDelivery },
     );

@@ -30,7 +30,9 @@ export function helmetHeaders(options: HelmetOptions): Record<string, string> {
 
 /** Sets helmet's headers for `options` on every response of `fastify` (a callback hook: no promise per request). */
 export function installSecurityHeaders(fastify: FastifyInstance, options: HelmetOptions): void {
-  const headers = helmetHeaders(options);
+  // Named in lower case once: Fastify lowercases every name it is given (and sends it so), a
+  // new string per header per response otherwise.
+  const headers = Object.fromEntries(Object.entries(helmetHeaders(options)).map(([k, v]) => [k.toLowerCase(), v]));
   fastify.addHook('onRequest', (_req, reply, done) => {
     void reply.headers(headers);
     done();

@@ -33,6 +33,37 @@ describe('audit chain', () => {
       [{ ...entry, data: [{ b: 1, a: [true, false, null] }, 0.1, -5e-7] }, null],
       [{ ...entry, data: {}, type: 'Ünïcode\u0000', stream: '' }, null],
       [{ ...entry, revision: 2 ** 53 - 1 }, null],
+      // Data as the audit projection meets it (decision 0114: written out, not through the library).
+      [
+        {
+          ...entry,
+          data: {
+            domain_id: 7,
+            account_id: 3,
+            fqdn: 'h.example.net',
+            addresses: { ipv4: '10.0.0.1', ipv6: null },
+            source: 'ddns',
+            at: '2026-05-01T00:00:00.000Z',
+          },
+        },
+        'ff',
+      ],
+      [
+        {
+          ...entry,
+          data: { b: [undefined, Symbol('s'), [], {}], a: undefined, c: Symbol('t'), '10': 1, '9': 2, '': 0 },
+        },
+        null,
+      ],
+      [{ ...entry, data: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7) % 40}`, i])) }, null],
+      [{ ...entry, data: JSON.parse('{"__proto__": {"x": 1}, "toJSON": "not a function", "\u00e9": "\ud800"}') }, null],
+      [{ ...entry, data: Object.assign(Object.create(null), { z: 1, a: [true] }) }, null],
+      [{ ...entry, data: 'plain text' }, null],
+      [{ ...entry, data: -0 }, null],
+      // Outside plain JSON: the library decides (toJSON, a date, a class instance, a function in a member).
+      [{ ...entry, data: { at: new Date(0), list: [new Date(1)] } }, null],
+      [{ ...entry, data: { toJSON: () => ({ replaced: true }) } }, null],
+      [{ ...entry, data: { m: new Map([[1, 2]]), f: () => 1 } }, null],
       // Outside the known shape: the library decides (fields missing are left out).
       [{ ...entry, actor: undefined as unknown as null, data: undefined }, null],
     ];

@@ -48,33 +48,104 @@ export const auditEntryOf = (d: AuditEntry): AuditEntry => ({
  * RFC 8785 canonical JSON of the entry with `prev_hash`: what `canonicalize` gives for the
  * whole object, written out for the entry's known fields (their names in RFC 8785 order,
  * UTF-16 code units; strings and finite numbers as `JSON.stringify` writes them, which is
- * RFC 8785's own serialisation), and `canonicalize` for `data`, whose shape varies by
- * event type. It is the projection's cost per audited event (decision 0093); the spec
- * checks it against `canonicalize` of the whole entry.
+ * RFC 8785's own serialisation), and `data` through `canonicalData`. It is the projection's
+ * cost per audited event (decisions 0093, 0114); the spec checks it against `canonicalize`
+ * of the whole entry.
  */
 export function canonicalEntry(entry: AuditEntry, prevHash: string | null): string {
-  const e = auditEntryOf(entry);
-  const data = e.data;
+  const correlationId = entry.correlation_id ?? null;
+  const data = canonicalData(entry.data);
   const known =
-    typeof e.revision === 'number' &&
-    Number.isFinite(e.revision) &&
-    [e.actor, e.correlation_id, e.id, e.occurred_at, e.source_ip, e.stream, e.type, prevHash].every(stringOrNull) &&
-    (data === null || ['object', 'string', 'number', 'boolean'].includes(typeof data));
+    data !== undefined &&
+    typeof entry.revision === 'number' &&
+    Number.isFinite(entry.revision) &&
+    stringOrNull(entry.actor) &&
+    stringOrNull(correlationId) &&
+    stringOrNull(entry.id) &&
+    stringOrNull(entry.occurred_at) &&
+    stringOrNull(entry.source_ip) &&
+    stringOrNull(entry.stream) &&
+    stringOrNull(entry.type) &&
+    stringOrNull(prevHash);
   // Anything else (a field missing, a number JSON cannot write) takes the library's path, which decides it.
   if (!known) {
-    const text = canonicalize({ ...e, prev_hash: prevHash });
+    const text = canonicalize({ ...auditEntryOf(entry), prev_hash: prevHash });
     if (text === undefined) throw new Error('audit entry has no JSON form');
     return text;
   }
   const s = JSON.stringify;
   return (
-    `{"actor":${s(e.actor)},"correlation_id":${s(e.correlation_id)},"data":${canonicalize(data)}` +
-    `,"id":${s(e.id)},"occurred_at":${s(e.occurred_at)},"prev_hash":${s(prevHash)},"revision":${s(e.revision)}` +
-    `,"source_ip":${s(e.source_ip)},"stream":${s(e.stream)},"type":${s(e.type)}}`
+    `{"actor":${s(entry.actor)},"correlation_id":${s(correlationId)},"data":${data}` +
+    `,"id":${s(entry.id)},"occurred_at":${s(entry.occurred_at)},"prev_hash":${s(prevHash)},` +
+    `"revision":${s(entry.revision)},"source_ip":${s(entry.source_ip)},"stream":${s(entry.stream)},` +
+    `"type":${s(entry.type)}}`
   );
 }
 
 const stringOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
+
+/**
+ * `canonicalize(value)` for the values an event's data holds (it was decoded from JSON):
+ * strings, finite numbers, booleans, null, arrays and plain objects, members in UTF-16
+ * code-unit order. Written out because the library builds a string per member and sorts
+ * through a copy of the keys, the audit projection's largest source of garbage; undefined
+ * (then the library decides) for anything else: a `toJSON`, a class instance, a function,
+ * a number JSON cannot write.
+ */
+function canonicalData(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
+    case 'object': {
+      if (value === null) return 'null';
+      const proto = Object.getPrototypeOf(value);
+      if (proto === Array.prototype) {
+        const array = value as unknown[];
+        let out = '[';
+        for (let i = 0; i < array.length; i++) {
+          const v = array[i];
+          // As the library: what JSON cannot write in an array (and holes) is null; a function is left to it.
+          const text = v === undefined || typeof v === 'symbol' ? 'null' : canonicalData(v);
+          if (text === undefined) return undefined;
+          out += i === 0 ? text : `,${text}`;
+        }
+        return `${out}]`;
+      }
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      const object = value as Record<string, unknown>;
+      if (typeof object.toJSON === 'function') return undefined;
+      const keys = sortedKeys(object);
+      let out = '{';
+      for (const key of keys) {
+        const v = object[key];
+        if (v === undefined || typeof v === 'symbol') continue;
+        const text = canonicalData(v);
+        if (text === undefined) return undefined;
+        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${text}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** An object's own keys in UTF-16 code-unit order (what `sort()` gives), sorted in place: a data object has a few. */
+function sortedKeys(object: object): string[] {
+  const keys = Object.keys(object);
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    for (; j >= 0 && keys[j] > key; j--) keys[j + 1] = keys[j];
+    keys[j + 1] = key;
+  }
+  return keys;
+}
 
 /** The hash of `entry` linked to `prevHash` (RFC 8785 JSON Canonicalization Scheme, then SHA-256). */
 export function chainHash(entry: AuditEntry, prevHash: string | null): string {

@@ -61,26 +61,34 @@ export class DdnsAuthenticator {
   async authenticate(authorization: string | undefined, params: Params): Promise<DdnsIdentity> {
     const creds = credentialsOf(authorization, params);
     if (!creds || !creds.key) throw new BadAuth('no credentials');
-    const principal = await this.refusingAuthErrors(async () => {
-      const p = await this.authenticator.fromApiKey(creds.key);
-      if (p.access !== 'account') throw new BadAuth('not an account key');
-      await this.authenticator.assertAccountKeyAllowed(p);
-      return p;
-    });
-    const hostFromUsername = await this.checkUsername(creds.username.trim().toLowerCase(), principal);
+    let principal: Principal;
+    try {
+      principal = await this.authenticator.fromApiKey(creds.key);
+      if (principal.access !== 'account') throw new BadAuth('not an account key');
+      await this.authenticator.assertAccountKeyAllowed(principal);
+    } catch (e) {
+      throw authRefusal(e);
+    }
+    const username = creds.username.trim().toLowerCase();
+    // Awaited only when it reads (a host name, or an account's names not read with the key): each update passes here.
+    const checked = username === '' ? null : this.checkUsername(username, principal);
+    const hostFromUsername = checked instanceof Promise ? await checked : checked;
     await this.authenticator.recordUse(principal);
     return { principal, hostFromUsername };
   }
 
-  private async checkUsername(username: string, principal: Principal): Promise<string | null> {
+  private checkUsername(username: string, principal: Principal): string | null | Promise<string | null> {
     const accountId = principal.accountId;
-    if (username === '') return null;
     // Usernames are [a-z0-9_-] and emails hold an "@": anything else with a dot is a host name.
     if (username.includes('.') && !username.includes('@')) {
       const fqdn = username.replace(/\.$/, '');
-      const host = await this.projections.readModel(DOMAINS).findOne({ fqdn });
-      if (host?.account_id !== accountId) throw new BadAuth('username names a host of another account');
-      return fqdn;
+      return this.projections
+        .readModel(DOMAINS)
+        .findOne({ fqdn })
+        .then((host) => {
+          if (host?.account_id !== accountId) throw new BadAuth('username names a host of another account');
+          return fqdn;
+        });
     }
     const field = username.includes('@') ? 'email' : 'username';
     // The key's authentication already read the account's names.
@@ -88,18 +96,17 @@ export class DdnsAuthenticator {
       if (principal.accountNames[field] !== username) throw new BadAuth('username names another account');
       return null;
     }
-    const account = await this.projections.readModel(ACCOUNTS).findOne({ [field]: username });
-    if (account?._id !== accountId) throw new BadAuth('username names another account');
-    return null;
+    return this.projections
+      .readModel(ACCOUNTS)
+      .findOne({ [field]: username })
+      .then((account) => {
+        if (account?._id !== accountId) throw new BadAuth('username names another account');
+        return null;
+      });
   }
+}
 
-  private async refusingAuthErrors<T>(run: () => Promise<T>): Promise<T> {
-    try {
-      return await run();
-    } catch (e) {
-      // Invalid, expired or inactive keys (401) and keys of a downgraded plan (403) are all `badauth`.
-      if (e instanceof AppError && (e.status === 401 || e.status === 403)) throw new BadAuth(e.message);
-      throw e;
-    }
-  }
+/** Invalid, expired or inactive keys (401) and keys of a downgraded plan (403) are all `badauth`. */
+function authRefusal(e: unknown): unknown {
+  return e instanceof AppError && (e.status === 401 || e.status === 403) ? new BadAuth(e.message) : e;
 }

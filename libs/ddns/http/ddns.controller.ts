@@ -14,8 +14,9 @@ const CHALLENGE = 'Basic realm="ddns"';
 
 /** Query string and form body together; body values win (a POST form is the client's latest word). */
 const paramsOf = (req: FastifyRequest): Params => {
-  const body = req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? (req.body as Params) : {};
-  return { ...(req.query as Params), ...body };
+  const body = req.body && typeof req.body === 'object' && !Buffer.isBuffer(req.body) ? (req.body as Params) : null;
+  // A GET (every usual client) has no body: its query is read as it is (nothing here changes it).
+  return body ? { ...(req.query as Params), ...body } : (req.query as Params);
 };
 
 /**

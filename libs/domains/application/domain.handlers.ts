@@ -20,20 +20,17 @@ import { KeyedLock } from './keyed-lock';
 
 export const INVALID_FQDN_MESSAGE = 'fqdn must be a host name under a dynamic-DNS zone or one of your verified zones';
 
-// The caller's correlation id when it states one (routes without the async-context origin), else the origin's.
-const correlationOf = (c: Caller): EventMetadata => (c.correlationId ? { correlation_id: c.correlationId } : {});
-const metadataOf = (c: Caller): EventMetadata => ({
-  ...correlationOf(c),
-  actor: c.actor,
-  account_id: c.accountId,
-  source_ip: c.sourceIp,
-});
+// The caller's correlation id first when it states one (routes without the async-context origin), else the
+// origin's. Written out as literals: a DDNS update builds one per event (a spread of a second object cost more).
+const metadataOf = (c: Caller): EventMetadata =>
+  c.correlationId
+    ? { correlation_id: c.correlationId, actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp }
+    : { actor: c.actor, account_id: c.accountId, source_ip: c.sourceIp };
 // Reservation events are bookkeeping of the uniqueness rule: no account_id, so they stay out of the audit log.
-const reservationMetadata = (c: Caller): EventMetadata => ({
-  ...correlationOf(c),
-  actor: c.actor,
-  source_ip: c.sourceIp,
-});
+const reservationMetadata = (c: Caller): EventMetadata =>
+  c.correlationId
+    ? { correlation_id: c.correlationId, actor: c.actor, source_ip: c.sourceIp }
+    : { actor: c.actor, source_ip: c.sourceIp };
 
 export interface DomainResult {
   state: DomainState;

@@ -36,6 +36,21 @@ export type AppendOutcome =
   | { ok: false; kind: 'id_conflict'; id: string }
   | { ok: false; kind: 'failed'; message: string };
 
+/**
+ * A batch's outcomes, and what the store needs to hand the events it wrote to its own
+ * subscriptions without reading them back (recent-events.ts). Plain strings and numbers: the
+ * result crosses from the commit thread, where every object member costs its name again.
+ */
+export interface CommitResult {
+  outcomes: AppendOutcome[];
+  /** Per append, in order: the ids of the events it wrote, joined by WRITTEN_IDS_SEPARATOR; '' when it wrote none (refused, or a replay). */
+  written: string[];
+  /** The `created` time of every event of the batch. */
+  created: number;
+}
+
+export const WRITTEN_IDS_SEPARATOR = ',';
+
 class Refusal extends Error {
   constructor(readonly outcome: AppendOutcome & { ok: false }) {
     super(outcome.kind);
@@ -91,9 +106,11 @@ export class BatchCommitter {
   private readonly byId: Database.Statement<[string], { stream_id: string; revision: number; position: number }>;
   /** Built once: better-sqlite3 wraps a function per `transaction()` call. */
   private readonly inSavepoint: Database.Transaction<(req: AppendRequest) => AppendOutcome>;
-  private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => AppendOutcome[]>;
+  private readonly commitAll: Database.Transaction<(batch: AppendRequest[]) => CommitResult>;
   /** The time of the batch being committed. */
   private batchTime = 0;
+  /** The ids the append being committed wrote (CommitResult.written). */
+  private lastWritten = '';
 
   /** `now`: the store's clock (epoch ms) for `created`; the injected one in tests and benches. */
   constructor(
@@ -106,14 +123,23 @@ export class BatchCommitter {
     );
     this.byId = db.prepare('SELECT stream_id, revision, position FROM events WHERE id = ?');
     this.inSavepoint = db.transaction((req: AppendRequest) => this.write(req));
-    this.commitAll = db.transaction((batch: AppendRequest[]) => batch.map((req) => this.commitOne(req)));
+    this.commitAll = db.transaction((batch: AppendRequest[]) => {
+      const outcomes = new Array<AppendOutcome>(batch.length);
+      const written = new Array<string>(batch.length);
+      for (let i = 0; i < batch.length; i++) {
+        this.lastWritten = '';
+        outcomes[i] = this.commitOne(batch[i]);
+        written[i] = outcomes[i].ok ? this.lastWritten : '';
+      }
+      return { outcomes, written, created: this.batchTime };
+    });
   }
 
   /**
    * `now`: the time the events are stamped with; a commit thread gets it from the store's
    * clock on the event loop (an injected clock lives there only).
    */
-  commit(batch: AppendRequest[], now = this.now()): AppendOutcome[] {
+  commit(batch: AppendRequest[], now = this.now()): CommitResult {
     this.batchTime = now;
     return this.commitAll.immediate(batch);
   }
@@ -153,12 +179,14 @@ export class BatchCommitter {
     const now = this.batchTime;
     let revision = current;
     let position = 0;
-    for (const e of events) {
+    const ids = new Array<string>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i];
+      const id = (ids[i] = e.id ?? uuidv7(now));
       revision += 1;
-      position = Number(
-        this.insert.run(e.id ?? uuidv7(now), stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid,
-      );
+      position = Number(this.insert.run(id, stream, revision, e.type, e.data, e.metadata, now).lastInsertRowid);
     }
+    this.lastWritten = ids.join(WRITTEN_IDS_SEPARATOR);
     return { ok: true, revision, position };
   }
 

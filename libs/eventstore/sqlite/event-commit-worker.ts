@@ -8,7 +8,7 @@
 import { workerData } from 'node:worker_threads';
 import { nameThisThread } from '../../shared/thread-name';
 import { serveWorkerCalls } from '../../shared/worker-rpc';
-import { AppendOutcome, BatchCommitter, openEventDatabase } from './append-batch';
+import { BatchCommitter, CommitResult, openEventDatabase } from './append-batch';
 import type { CommitCall, CommitThreadData } from './commit-thread';
 
 if (workerData) {
@@ -19,14 +19,18 @@ if (workerData) {
   db.pragma(`cache_size = ${-Math.round(pageCacheMiB * 1024)}`);
   const committer = new BatchCommitter(db);
   // Calls that arrived together (the store keeps one in flight, so usually one) commit as one transaction.
-  serveWorkerCalls<CommitCall, AppendOutcome[]>(
+  serveWorkerCalls<CommitCall, CommitResult>(
     (calls) => {
-      const outcomes = committer.commit(
+      const { outcomes, written, created } = committer.commit(
         calls.flatMap((c) => c.requests),
         calls[calls.length - 1].now,
       );
       let at = 0;
-      return calls.map((c) => outcomes.slice(at, (at += c.requests.length)));
+      return calls.map((c) => {
+        const from = at;
+        at += c.requests.length;
+        return { outcomes: outcomes.slice(from, at), written: written.slice(from, at), created };
+      });
     },
     () => db.close(),
   );

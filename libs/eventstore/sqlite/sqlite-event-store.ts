@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
-import { AppendOutcome, AppendRequest, openEventDatabase } from './append-batch';
+import { AppendOutcome, AppendRequest, CommitResult, openEventDatabase, WRITTEN_IDS_SEPARATOR } from './append-batch';
 import { Commits, createCommits } from './commit-thread';
 import { BLOCK_SIZE, BlockCursor, blockStart, CatchUpBlocks } from './catch-up-blocks';
 import { RecentEvents } from './recent-events';
+import { decodedCopy, NOT_PLAIN } from './decoded-copy';
 import {
   AppendResult,
   EventMetadata,
@@ -52,6 +53,12 @@ const EVENT_OVERHEAD_BYTES = 200;
  * (recent-events.ts): a few thousand of the usual events, several batches of every consumer.
  */
 const RECENT_EVENTS_MIB = 1;
+/**
+ * An event whose stored text is at most this long is handed to this store's subscriptions
+ * decoded (a copy made at append); a longer one (a report's record chunk) is parsed when
+ * first read, if ever, so that its decoded form is not held before anyone needs it.
+ */
+const DECODED_AT_APPEND_CHARS = 4096;
 
 /** A head page of `$all` after a cursor, valid while no commit has happened since it was read. */
 interface SharedPage {
@@ -80,6 +87,8 @@ interface IdleSubscription {
 
 interface PendingAppend {
   request: AppendRequest;
+  /** Each event's data and metadata as they decode (decodedCopy), or null: parsed when first read. */
+  decoded: ({ data: unknown; metadata: EventMetadata } | null)[] | null;
   resolve: (r: AppendResult) => void;
   reject: (e: unknown) => void;
 }
@@ -148,12 +157,19 @@ class StoredEvent implements RecordedEvent {
   #position: Position | undefined;
   #created: Date | undefined;
 
-  constructor(row: EventRow) {
+  /** `decoded`: the data and metadata already decoded (an event this store has just committed). */
+  constructor(row: EventRow, decoded?: { data: unknown; metadata: EventMetadata } | null) {
     this.id = row[1];
     this.streamId = row[2];
     this.revision = row[3];
     this.type = row[4];
     this.#row = row;
+    if (decoded) {
+      this.#data = decoded.data;
+      this.#metadata = decoded.metadata;
+      row[5] = '';
+      row[6] = '';
+    }
   }
 
   get data(): any {
@@ -220,6 +236,12 @@ export class SqliteEventStore implements EventStore {
   private localCommits = 0;
   private lastCommitAt = -Infinity;
   private lastBatchSize = 0;
+  /** data_version as read in this run of the event loop (currentDataVersion). */
+  private dataVersionNow: number | null = null;
+  /** Subscriptions opened and not closed: the events committed here are handed to them (keepCommitted). */
+  private subscriptions = 0;
+  /** The head read last, and when (headAt). */
+  private headNow: { dataVersion: number; localCommits: number; head: number } | null = null;
 
   readonly file: string;
 
@@ -307,8 +329,12 @@ export class SqliteEventStore implements EventStore {
         metadata: JSON.stringify(e.metadata ?? {}),
       })),
     };
+    // Taken now, beside their JSON: the appender may change its objects once this returns.
+    // Only for this store's own subscriptions: a process that reads none (an API process) keeps nothing.
+    const decoded =
+      this.single || this.subscriptions === 0 ? null : request.events.map((e, i) => decodedOf(e, events[i]));
     return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
+      this.queue.push({ request, decoded, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -339,21 +365,21 @@ export class SqliteEventStore implements EventStore {
     if (batch.length === 0) return;
     const call = { requests: batch.map((p) => p.request), now: this.now() };
     if (this.commits.inline) {
-      let outcomes: AppendOutcome[];
+      let result: CommitResult;
       try {
-        outcomes = this.commits.commit(call) as AppendOutcome[];
+        result = this.commits.commit(call) as CommitResult;
       } catch (error) {
         // The commit itself failed (disk full, I/O error): nothing of the batch is stored.
         for (const p of batch) p.reject(error);
         return;
       }
-      this.committed(batch, outcomes);
+      this.committed(batch, result);
       return;
     }
-    this.inFlight = (this.commits.commit(call) as Promise<AppendOutcome[]>).then(
-      (outcomes) => {
+    this.inFlight = (this.commits.commit(call) as Promise<CommitResult>).then(
+      (result) => {
         this.inFlight = null;
-        this.committed(batch, outcomes);
+        this.committed(batch, result);
         if (this.queue.length > 0) this.flush();
       },
       (error: unknown) => {
@@ -365,12 +391,67 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  private committed(batch: PendingAppend[], outcomes: AppendOutcome[]): void {
+  private committed(batch: PendingAppend[], result: CommitResult): void {
     this.lastCommitAt = performance.now();
     this.lastBatchSize = batch.length;
     this.localCommits++;
-    batch.forEach((p, i) => settle(p, outcomes[i]));
+    if (!this.single && this.subscriptions > 0) this.keepCommitted(batch, result);
+    batch.forEach((p, i) => settle(p, result.outcomes[i]));
     this.appended.emit('append');
+  }
+
+  /**
+   * Hands the events just committed to this store's subscriptions (recent-events.ts), so none
+   * reads them back from SQLite. One transaction under the write lock wrote them, each append's
+   * events one after another, so when their count spans their positions exactly, those
+   * positions hold these events and nothing else; anything odd (an append replayed, a gap) and
+   * they are simply read back, as before.
+   */
+  private keepCommitted(batch: PendingAppend[], { outcomes, written, created }: CommitResult): void {
+    let first = Number.MAX_SAFE_INTEGER;
+    let last = 0;
+    let count = 0;
+    const ids = new Array<string[] | null>(batch.length).fill(null);
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i];
+      if (!outcome.ok || written[i] === '') continue;
+      const n = batch[i].request.events.length;
+      // An id holding the separator splits into more: such an append is read back instead.
+      if ((ids[i] = written[i].split(WRITTEN_IDS_SEPARATOR)).length !== n) return;
+      first = Math.min(first, outcome.position - n + 1);
+      last = Math.max(last, outcome.position);
+      count += n;
+    }
+    if (count === 0 || last - first + 1 !== count) return;
+    const events = new Array<{ position: number; event: StoredEvent; bytes: number }>(count);
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = outcomes[i];
+      const appendIds = ids[i];
+      if (!outcome.ok || !appendIds) continue;
+      const { stream, events: appended } = batch[i].request;
+      const decoded = batch[i].decoded;
+      const n = appended.length;
+      for (let j = 0; j < n; j++) {
+        const e = appended[j];
+        const position = outcome.position - n + 1 + j;
+        const row: EventRow = [
+          position,
+          appendIds[j],
+          stream,
+          outcome.revision - n + 1 + j,
+          e.type,
+          e.data,
+          e.metadata,
+          created,
+        ];
+        events[position - first] = {
+          position,
+          event: new StoredEvent(row, decoded?.[j]),
+          bytes: e.data.length + e.metadata.length + EVENT_OVERHEAD_BYTES,
+        };
+      }
+    }
+    this.recent.committed(first - 1, events);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -406,13 +487,19 @@ export class SqliteEventStore implements EventStore {
     if (cached) return { events: cached, complete: true, end, dataVersion: 0 };
     // SQLite's data_version moves with commits of other connections (other threads and
     // processes), the local counter with this one's.
-    const dataVersion = this.stmts.dataVersion.get() as number;
+    const dataVersion = this.currentDataVersion();
     const hit = this.pages.get(cursor);
     if (hit && hit.dataVersion === dataVersion && hit.localCommits === this.localCommits && hit.end === end)
       return { events: hit.events, complete: hit.complete, end, dataVersion };
     // Read before the block: positions grow in commit order, so every position up to a
     // head seen now is committed and visible to the read that follows.
-    const complete = (this.stmts.head.get()?.position ?? 0) >= end;
+    const head = this.headAt(dataVersion);
+    const complete = head >= end;
+    // The events up to the head were committed through this store a moment ago: taken as they
+    // were handed over (keepCommitted), not read back. Nothing past the head is read then; a
+    // commit after the head was read wakes the subscription as any other does.
+    const local = this.recent.range(cursor, Math.min(head, end));
+    if (local) return this.shared(cursor, { events: local, complete, end, dataVersion });
     const rows = this.stmts.readRange.all(cursor, end);
     const events = new Array<StoredEvent>(rows.length);
     let bytes = 0;
@@ -427,11 +514,49 @@ export class SqliteEventStore implements EventStore {
     }
     if (complete && cursor === start) {
       this.blocks.keep(start, events, bytes);
-    } else if (!this.single) {
-      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
-      this.pages.set(cursor, { dataVersion, localCommits: this.localCommits, end, complete, events });
+      return { events, complete, end, dataVersion };
     }
-    return { events, complete, end, dataVersion };
+    return this.shared(cursor, { events, complete, end, dataVersion });
+  }
+
+  /**
+   * SQLite's data_version, read once for the subscriptions that read in the same run of the
+   * event loop (an append wakes ~20 of them together, and each read of it starts a read
+   * transaction). Read before their reads, so a commit by another connection after it is
+   * still seen as one: at worst a subscription reads once more after the next poll.
+   */
+  private currentDataVersion(): number {
+    if (this.dataVersionNow === null) {
+      this.dataVersionNow = this.stmts.dataVersion.get() as number;
+      process.nextTick(this.forgetDataVersion);
+    }
+    return this.dataVersionNow;
+  }
+
+  /**
+   * The head of `$all` as read at `dataVersion` (currentDataVersion) with no commit of this
+   * connection since: while neither has moved, nothing was committed after it was read
+   * (by this store or anyone), so the subscriptions woken together read it once.
+   */
+  private headAt(dataVersion: number): number {
+    const known = this.headNow;
+    if (known && known.dataVersion === dataVersion && known.localCommits === this.localCommits) return known.head;
+    const head = this.stmts.head.get()?.position ?? 0;
+    this.headNow = { dataVersion, localCommits: this.localCommits, head };
+    return head;
+  }
+
+  private readonly forgetDataVersion = () => {
+    this.dataVersionNow = null;
+  };
+
+  /** A read after `cursor` at the head, kept for the other subscriptions at that cursor until the next commit. */
+  private shared(cursor: number, read: BlockRead): BlockRead {
+    if (!this.single) {
+      if (this.pages.size >= SHARED_PAGES) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(cursor, { ...read, localCommits: this.localCommits });
+    }
+    return read;
   }
 
   /** Where a subscription goes after an empty complete block: the block of the next stored position (retention leaves long gaps). */
@@ -471,6 +596,7 @@ export class SqliteEventStore implements EventStore {
    */
   subscribeToAll(after: Position | null): Subscription {
     let closed = false;
+    this.subscriptions++;
     let waiting: IdleSubscription | null = null;
     // Set by an append in this process since the last read: the consumer may take
     // several event-loop turns over a page (a read store doing I/O), and an append
@@ -537,6 +663,7 @@ export class SqliteEventStore implements EventStore {
       [Symbol.asyncIterator]: () => (iterator ??= events()),
       batches: () => ({ [Symbol.asyncIterator]: () => pages() }),
       close: async () => {
+        if (!closed) store.subscriptions--;
         closed = true;
         stopWaiting();
         store.appended.off('append', onAppend);
@@ -601,6 +728,19 @@ export class SqliteEventStore implements EventStore {
     this.idle.clear();
     this.db.close();
   }
+}
+
+/** An appended event's data and metadata as they decode from its JSON, when a copy gives exactly that (decoded-copy.ts). */
+function decodedOf(
+  stored: { data: string; metadata: string },
+  event: NewEvent,
+): { data: unknown; metadata: EventMetadata } | null {
+  if (stored.data.length + stored.metadata.length > DECODED_AT_APPEND_CHARS) return null;
+  const data = decodedCopy(event.data ?? {});
+  if (data === NOT_PLAIN) return null;
+  const metadata = decodedCopy(event.metadata ?? {});
+  if (metadata === NOT_PLAIN) return null;
+  return { data, metadata: metadata as EventMetadata };
 }
 
 function settle(p: PendingAppend, outcome: AppendOutcome): void {

@@ -45,7 +45,8 @@ export function installRequestContext(
   // Callback hooks, not async ones: they run on every request, and an async hook costs a
   // promise and a microtask turn each.
   fastify.addHook('onRequest', (req, reply, done) => {
-    void reply.header('X-Request-Id', req.id);
+    // Lower case, as Fastify sends it anyway: it lowercases every name it is given.
+    void reply.header('x-request-id', req.id);
     done();
   });
   // The request's origin for the events its command appends (libs/shared/command-origin.ts),
