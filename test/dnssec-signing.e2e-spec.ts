@@ -17,6 +17,7 @@ import { walkSignedZone } from './support/zone-walk';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { servedKey } from '../libs/dnssec/testing/served-key';
 
 const ZONE = 'example.test';
 const now = Math.floor(Date.now() / 1000);
@@ -63,10 +64,7 @@ describe.each([13, 15] as Algorithm[])('signed answers, algorithm %i (delv, unbo
     set('sub', 'NS', ['ns.sub.example.test.']);
     set('ns.sub', 'A', ['192.0.2.53']);
     const key = generateKey(algorithm);
-    const tag = keyTag(dnskeyRdata(CSK_FLAGS, algorithm, key.publicKey));
-    const served = [
-      { tag, algorithm, flags: CSK_FLAGS, publicKey: key.publicKey, sign: signerFor(algorithm, key.privateKeyDer) },
-    ];
+    const served = [servedKey(key)];
     await index.setSigning(ZONE, zoneSigning(ZONE, served, WINDOW, { kind: 'none' }, 3600));
     ds = [dsText(ZONE, 3600, dsRdata(ZONE, dnskeyRdata(CSK_FLAGS, algorithm, key.publicKey)))];
     server = new DnsServer({ host: '127.0.0.1', port: 0, index });

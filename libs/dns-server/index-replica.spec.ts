@@ -1,7 +1,8 @@
 import { ZoneIndex, type ZoneDefinition } from './zone-index';
 import { applyIndexBatch, IndexChangeLog, indexSnapshot } from './index-replica';
-import { CSK_FLAGS, generateKey, keyTag, dnskeyRdata, signerFor } from '../dnssec/keys';
+import { generateKey } from '../dnssec/keys';
 import { zoneSigning } from '../dnssec/zone-signing';
+import { servedKey } from '../dnssec/testing/served-key';
 
 const def = (name: string, serial: number, account: string | null = null): ZoneDefinition => ({
   name,
@@ -13,13 +14,7 @@ const def = (name: string, serial: number, account: string | null = null): ZoneD
 
 function signingFor(zone: string) {
   const key = generateKey(13);
-  const signer = {
-    tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)),
-    algorithm: 13,
-    flags: CSK_FLAGS,
-    publicKey: key.publicKey,
-    sign: signerFor(13, key.privateKeyDer),
-  };
+  const signer = servedKey(key);
   return zoneSigning(zone, [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600);
 }
 

@@ -1,8 +1,9 @@
 import { ZoneIndex } from './zone-index';
 import { canonicalCompare } from './zone-signing';
 import { wireKey } from './names';
-import { CSK_FLAGS, generateKey, keyTag, dnskeyRdata, signerFor } from '../dnssec/keys';
+import { generateKey } from '../dnssec/keys';
 import { zoneSigning } from '../dnssec/zone-signing';
+import { servedKey } from '../dnssec/testing/served-key';
 
 const sortNames = (names: string[]) =>
   names
@@ -55,13 +56,7 @@ describe('zone signing in the index', () => {
       nameservers: ['ns.example.net'],
     });
     const key = generateKey(13);
-    const signer = {
-      tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)),
-      algorithm: 13,
-      flags: CSK_FLAGS,
-      publicKey: key.publicKey,
-      sign: signerFor(13, key.privateKeyDer),
-    };
+    const signer = servedKey(key);
     await index.setSigning(
       'chain.test',
       zoneSigning('chain.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600),
@@ -112,13 +107,7 @@ describe('zone signing in the index', () => {
       nameservers: ['ns.example.net'],
     };
     const key = generateKey(15);
-    const signer = {
-      tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)),
-      algorithm: 15,
-      flags: CSK_FLAGS,
-      publicKey: key.publicKey,
-      sign: signerFor(15, key.privateKeyDer),
-    };
+    const signer = servedKey(key);
     const signing = zoneSigning('rand.test', [signer], { inception: 0, expiration: 2 ** 31 }, { kind: 'none' }, 3600);
     const live = new ZoneIndex();
     live.putZone(def);
@@ -163,14 +152,7 @@ describe('zone signing in the index', () => {
 
   it('re-signs a large zone under a new key a slice at a time: the apex and DNSKEY at once, old signatures served meanwhile', async () => {
     const index = zoneOf300Hosts('roll.test');
-    const signerOf = (key: ReturnType<typeof generateKey>) => ({
-      tag: keyTag(dnskeyRdata(CSK_FLAGS, 13, key.publicKey)),
-      algorithm: 13,
-      flags: CSK_FLAGS,
-      publicKey: key.publicKey,
-      sign: signerFor(13, key.privateKeyDer),
-    });
-    const [oldKey, newKey] = [signerOf(generateKey(13)), signerOf(generateKey(13))];
+    const [oldKey, newKey] = [servedKey(generateKey(13)), servedKey(generateKey(13))];
     const window = { inception: 0, expiration: 2 ** 31 };
     await index.setSigning('roll.test', zoneSigning('roll.test', [oldKey], window, { kind: 'none' }, 3600));
     const tags = () =>
@@ -200,13 +182,7 @@ describe('zone signing in the index', () => {
   it('refreshes the signature window a slice at a time, old signatures served meanwhile, all new at the end', async () => {
     const index = zoneOf300Hosts('big.test');
     const key = generateKey(15);
-    const signer = {
-      tag: keyTag(dnskeyRdata(CSK_FLAGS, 15, key.publicKey)),
-      algorithm: 15,
-      flags: CSK_FLAGS,
-      publicKey: key.publicKey,
-      sign: signerFor(15, key.privateKeyDer),
-    };
+    const signer = servedKey(key);
     const signingFor = (expiration: number) =>
       zoneSigning('big.test', [signer], { inception: 0, expiration }, { kind: 'none' }, 3600);
     await index.setSigning('big.test', signingFor(1_000_000_000));

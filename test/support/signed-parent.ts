@@ -1,6 +1,7 @@
 import { DnsServer, ZoneIndex } from '../../libs/dns-server';
-import { CSK_FLAGS, dnskeyRdata, dsRdata, dsText, generateKey, keyTag, signerFor } from '../../libs/dnssec/keys';
+import { CSK_FLAGS, dnskeyRdata, dsRdata, dsText, generateKey } from '../../libs/dnssec/keys';
 import { zoneSigning } from '../../libs/dnssec/zone-signing';
+import { servedKey } from '../../libs/dnssec/testing/served-key';
 
 export interface SignedParent {
   index: ZoneIndex;
@@ -40,13 +41,7 @@ export async function startSignedParent(child: string): Promise<SignedParent> {
   const key = generateKey(13);
   const dnskey = dnskeyRdata(CSK_FLAGS, 13, key.publicKey);
   const now = Math.floor(Date.now() / 1000);
-  const signer = {
-    tag: keyTag(dnskey),
-    algorithm: 13,
-    flags: CSK_FLAGS,
-    publicKey: key.publicKey,
-    sign: signerFor(13, key.privateKeyDer),
-  };
+  const signer = servedKey(key);
   index.setSigning(
     parent,
     zoneSigning(parent, [signer], { inception: now - 3600, expiration: now + 86400 }, { kind: 'none' }, 3600),
