@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { freePort } from './dns/processes';
+import { startDnsThreads } from './support/dns-threads';
 
 const HOSTS = Number(process.env.DNS_FEED_HOSTS ?? 10_000);
 const UPDATES = Number(process.env.DNS_FEED_UPDATES ?? 15_000);
@@ -118,38 +119,7 @@ async function main(): Promise<void> {
   for (let round = 1; round <= ROUNDS; round++) {
     for (const build of builds) {
       const port = await freePort();
-      const settings = {
-        dnsHost: '127.0.0.1',
-        dnsPort: port,
-        ddnsZones: [ZONE],
-        nameservers: ['ns1.bench.test'],
-        udpOnly: true,
-        transfers: { secondaries, secondaryTsigKey: null, secretKey: 'bench-secret-key-bench-secret-key' },
-      };
-      const sink = { openQueryChannel: () => null, forwardsQueries: false, recordTally: () => undefined };
-      const shared = THREADS > 1;
-      const dns = new build.threadedDns(
-        build.script,
-        store,
-        { ...settings, reusePort: shared, fold: shared ? 'leader' : undefined },
-        sink,
-        () => undefined,
-      );
-      const followers: Array<typeof dns> = [];
-      build.shareFold?.(dns, followers);
-      await dns.start();
-      for (let i = 1; i < THREADS; i++) {
-        const follower = new build.threadedDns(
-          build.script,
-          store,
-          { ...settings, reusePort: true, fold: 'follower' },
-          sink,
-          () => undefined,
-        );
-        followers.push(follower);
-        build.shareFold?.(dns, followers);
-        await follower.start();
-      }
+      const { all } = await startDnsThreads(build, store, { port, zone: ZONE, threads: THREADS, secondaries });
       await new Promise((r) => setTimeout(r, 500));
       const before = dnsThreadSeconds();
       const started = performance.now();
@@ -175,7 +145,7 @@ async function main(): Promise<void> {
       }
       const seconds = dnsThreadSeconds() - before;
       const wall = (performance.now() - started) / 1000;
-      await Promise.all([dns, ...followers].map((d) => d.stop()));
+      await Promise.all(all.map((d) => d.stop()));
       const us = (seconds * 1e6) / UPDATES;
       perRound.get(build.name)!.push(us);
       console.log(

@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './dns/processes';
+import { startDnsThreads } from './support/dns-threads';
 
 const HOSTS = Number(process.env.DNS_MEMORY_HOSTS ?? 20_000);
 const CHANGES = Number(process.env.DNS_MEMORY_CHANGES ?? 40_000);
@@ -67,30 +68,15 @@ async function measure(dist: string, file: string): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const before = rssMiB();
   const port = await freePort();
-  const settings = {
-    dnsHost: '127.0.0.1',
-    dnsPort: port,
-    ddnsZones: [ZONE],
-    nameservers: ['ns1.bench.test'],
-    udpOnly: true,
-    reusePort: THREADS > 1,
-    transfers: { secondaries: [], secondaryTsigKey: null, secretKey: 'bench-secret-key-bench-secret-key' },
-  };
-  const sink = { openQueryChannel: () => null, forwardsQueries: false, recordTally: () => undefined };
   const script = join(dist, 'libs/dns-role/dns-thread.js');
-  const shared = THREADS > 1;
-  const leader = new ThreadedDns(script, store, { ...settings, fold: shared ? 'leader' : undefined }, sink, () => 0);
-  const followers: any[] = [];
-  shareFold?.(leader, followers);
-  await leader.start();
-  for (let i = 1; i < THREADS; i++) {
-    followers.push(new ThreadedDns(script, store, { ...settings, fold: 'follower' }, sink, () => 0));
-    shareFold?.(leader, followers);
-    await followers[followers.length - 1].start();
-  }
+  const { all } = await startDnsThreads({ threadedDns: ThreadedDns, shareFold, script }, store, {
+    port,
+    zone: ZONE,
+    threads: THREADS,
+  });
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   console.log(JSON.stringify({ added: rssMiB() - before, process: rssMiB() }));
-  await Promise.all([leader, ...followers].map((t) => t.stop()));
+  await Promise.all(all.map((t) => t.stop()));
   await store.close();
 }
 /* eslint-enable @typescript-eslint/no-require-imports */
