@@ -1,7 +1,9 @@
-import { Metrics } from '../shared/metrics';
 import { answerTimeHistogram } from './answer-times';
 import { QueryTally } from './query-tally';
 import { RCODE } from '../dns-server/wire';
+import { specMetrics } from '../shared/testing/spec-metrics';
+
+const newMetrics = specMetrics();
 
 describe('answer times and counts tallied on the DNS thread', () => {
   it('reaches /metrics as one report: counts by transport and rcode, a cumulative histogram', async () => {
@@ -22,7 +24,7 @@ describe('answer times and counts tallied on the DNS thread', () => {
     ]);
     expect(tally.drain()).toBeNull();
 
-    const metrics = new Metrics();
+    const metrics = newMetrics();
     const bins = answerTimeHistogram(metrics);
     expect(answerTimeHistogram(metrics)).toBe(bins);
     bins.add(report.times);

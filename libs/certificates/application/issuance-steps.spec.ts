@@ -6,12 +6,14 @@ import { SqliteEventStore } from '../../eventstore/sqlite/sqlite-event-store';
 import { ManualClock } from '../../shared/clock';
 import { AppConfig } from '../../shared/config';
 import { SecretBox } from '../../shared/crypto';
-import { Metrics } from '../../shared/metrics';
 import { certificateDecider } from '../domain/certificate.decider';
 import { CertificateEvent, certificateStream } from '../domain/certificate.events';
 import { AcmePort, AcmeRefusal, AcmeRetryLater, PlacedOrder } from './acme.port';
 import { ChallengeRecords } from './challenge-records';
 import { IssuanceSteps } from './issuance-steps';
+import { specMetrics } from '../../shared/testing/spec-metrics';
+
+const newMetrics = specMetrics();
 
 /**
  * One step per command, no sleeps: a CA that is down, busy or rate limiting, or
@@ -73,7 +75,7 @@ describe('IssuanceSteps: outcomes and waits recorded, never slept on', () => {
       clock,
       config,
       logger,
-      new Metrics(),
+      newMetrics(),
     );
   });
   afterEach(async () => {

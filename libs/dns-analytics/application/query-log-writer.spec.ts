@@ -1,5 +1,4 @@
 import type { AnsweredQuery } from '../../dns-server';
-import { Metrics } from '../../shared/metrics';
 import { IpIntel } from './ip-intel';
 import { MAX_TABLE_SIZE, type LoggedQuery } from './query-batch';
 import { newControl, QueryLogChannel } from './query-log-channel';
@@ -11,6 +10,9 @@ import type { QueryRow } from '../domain/query-row';
 import { rollupsOf, type Rollup } from '../domain/rollup';
 import type { IpInfo } from '../domain/query-row';
 import { asQueryRows, type QueryRows } from '../domain/query-rows';
+import { specMetrics } from '../../shared/testing/spec-metrics';
+
+const newMetrics = specMetrics();
 
 /** What a store was handed, as objects. */
 const objects = (given: QueryRows | QueryRow[]): QueryRow[] => {
@@ -93,7 +95,7 @@ describe('query-log writer backpressure', () => {
         stored.push(...objects(rows));
       },
     } as unknown as QueryLogStore;
-    const metrics = new Metrics();
+    const metrics = newMetrics();
     const enricher = { ready: async () => undefined, lookup: () => info };
     const writer = new QueryLogWriter(store, enricher, metrics, () => undefined, {
       maxBatch: 10,
@@ -120,7 +122,7 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
     const writer = new QueryLogWriter(
       store,
       { ready: async () => undefined, lookup: () => info },
-      new Metrics(),
+      newMetrics(),
       () => undefined,
       {
         maxBatch: 100,
@@ -171,7 +173,7 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
       '2001:db8::9': { country: 'NL', asn: 'AS1136', asOrg: 'KPN' },
     };
     const enricher = { ready: async () => undefined, lookup: (ip: string) => (lookups.push(ip), infos[ip]) };
-    const writer = new QueryLogWriter(store, enricher, new Metrics(), () => undefined, {
+    const writer = new QueryLogWriter(store, enricher, newMetrics(), () => undefined, {
       maxBatch: 100,
       flushIntervalMs: 10_000,
     });
@@ -225,7 +227,7 @@ describe('query-log writer with deferred batches (the query-log thread)', () => 
     const writer = new QueryLogWriter(
       store,
       { ready: async () => undefined, lookup: () => info },
-      new Metrics(),
+      newMetrics(),
       () => undefined,
       { maxBatch: 100, flushIntervalMs: 10_000 },
     );
@@ -263,7 +265,7 @@ describe('query-log writer rollups', () => {
     const writer = new QueryLogWriter(
       store,
       { ready: async () => undefined, lookup: () => info },
-      new Metrics(),
+      newMetrics(),
       () => undefined,
       {
         maxBatch: 5000,
