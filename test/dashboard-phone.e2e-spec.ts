@@ -59,9 +59,20 @@ describe('dashboard: phone layouts (issue 27)', () => {
     await s.page.setViewportSize({ width: 390, height: 844 });
     await s.page.waitForTimeout(300);
     const height = (await s.page.evaluate('document.documentElement.scrollHeight')) as number;
-    const rowHeights = await Promise.all(
-      [0, 25, 50, 99].map(async (i) => (await recent.locator('tbody tr').nth(i).boundingBox())!.height),
-    );
+    // Measured in one frame, and again until two reads agree: separate reads could straddle a re-layout
+    // (one CI run read a single row at 95 px while the table's height was the same as in every other run).
+    const measure = async () => {
+      await s.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      return recent
+        .locator('tbody tr')
+        .evaluateAll((trs) => [0, 25, 50, 99].map((i) => Math.round(trs[i].getBoundingClientRect().height)));
+    };
+    let rowHeights = await measure();
+    for (let tries = 0; tries < 10; tries++) {
+      const again = await measure();
+      if (again.join() === rowHeights.join()) break;
+      rowHeights = again;
+    }
     const recentHeight = (await recent.boundingBox())!.height;
     console.log(
       `analytics page at 390 px with 100 recent queries: ${height} px tall; recent queries ` +
