@@ -62,7 +62,7 @@ describe('dashboard: phone layouts (issue 27)', () => {
     // Measured in one frame, and again until two reads agree: separate reads could straddle a re-layout
     // (one CI run read a single row at 95 px while the table's height was the same as in every other run).
     const measure = async () => {
-      await s.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      await s.page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
       return recent
         .locator('tbody tr')
         .evaluateAll((trs) => [0, 25, 50, 99].map((i) => Math.round(trs[i].getBoundingClientRect().height)));
