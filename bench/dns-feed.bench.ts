@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { freePort } from './dns/processes';
-import { startDnsThreads } from './support/dns-threads';
+import { appendHostChange, benchHostName, createBenchHosts, startDnsThreads } from './support/dns-threads';
 
 const HOSTS = Number(process.env.DNS_FEED_HOSTS ?? 10_000);
 const UPDATES = Number(process.env.DNS_FEED_UPDATES ?? 15_000);
@@ -70,7 +70,7 @@ function dnsThreadSeconds(): number {
   return ticks / TICKS;
 }
 
-const fqdn = (i: number) => `h${i}.${ZONE}`;
+const fqdn = (i: number) => benchHostName(i, ZONE);
 const addressOf = (host: number, change: number) => `198.51.${(change >> 8) & 255}.${change & 255}`;
 
 /** The A record the server gives for `name` now. */
@@ -96,23 +96,7 @@ async function main(): Promise<void> {
   if (process.env.DNS_FEED_OTHER_DIST) builds.push(loadBuild('other build', process.env.DNS_FEED_OTHER_DIST));
   const dir = mkdtempSync(join(tmpdir(), 'dns-feed-'));
   const store = new builds[0].store({ file: join(dir, 'events.db'), synchronous: 'NORMAL' });
-  const created = Date.now();
-  for (let from = 0; from < HOSTS; from += 500) {
-    const appends = [];
-    for (let i = from; i < Math.min(HOSTS, from + 500); i++) {
-      const data = {
-        domain_id: i,
-        account_id: 1 + (i % 20),
-        fqdn: fqdn(i),
-        record_type: 'A',
-        record_ip: '203.0.113.1',
-        ttl: 60,
-        created_at: new Date(created).toISOString(),
-      };
-      appends.push(store.appendToStream(`domain-${i}`, [{ type: 'DomainCreated', data, metadata: {} }], 'no_stream'));
-    }
-    await Promise.all(appends);
-  }
+  await createBenchHosts(store, HOSTS, ZONE);
   const secondaries = process.env.DNS_FEED_SECONDARIES ? [process.env.DNS_FEED_SECONDARIES] : [];
   let change = 0;
   const perRound = new Map<string, number[]>(builds.map((b) => [b.name, []]));
@@ -129,9 +113,7 @@ async function main(): Promise<void> {
         for (let k = 0; k < BATCH && n + k < UPDATES; k++) {
           const host = (change * 7919) % HOSTS;
           last = host;
-          const addresses = { ipv4: addressOf(host, ++change), ipv6: null };
-          const data = { domain_id: host, account_id: 1 + (host % 20), fqdn: fqdn(host), addresses, source: 'ddns' };
-          appends.push(store.appendToStream(`domain-${host}`, [{ type: 'DomainAddressesChanged', data }], 'any'));
+          appends.push(appendHostChange(store, host, ZONE, addressOf(host, ++change)));
         }
         await Promise.all(appends);
         const due = started + ((n + BATCH) / RATE) * 1000;

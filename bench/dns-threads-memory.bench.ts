@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './dns/processes';
-import { startDnsThreads } from './support/dns-threads';
+import { appendHostChange, createBenchHosts, startDnsThreads } from './support/dns-threads';
 
 const HOSTS = Number(process.env.DNS_MEMORY_HOSTS ?? 20_000);
 const CHANGES = Number(process.env.DNS_MEMORY_CHANGES ?? 40_000);
@@ -30,30 +30,12 @@ const rssMiB = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/statu
 async function fill(file: string): Promise<void> {
   const { SqliteEventStore } = require('../libs/eventstore/sqlite/sqlite-event-store');
   const store = new SqliteEventStore({ file });
-  const created = new Date().toISOString();
-  for (let from = 0; from < HOSTS; from += 500) {
-    const appends = [];
-    for (let i = from; i < Math.min(HOSTS, from + 500); i++) {
-      const data = {
-        domain_id: i,
-        account_id: 1 + (i % 20),
-        fqdn: `h${i}.${ZONE}`,
-        record_type: 'A',
-        record_ip: '203.0.113.1',
-        ttl: 60,
-        created_at: created,
-      };
-      appends.push(store.appendToStream(`domain-${i}`, [{ type: 'DomainCreated', data, metadata: {} }], 'no_stream'));
-    }
-    await Promise.all(appends);
-  }
+  await createBenchHosts(store, HOSTS, ZONE);
   for (let from = 0; from < CHANGES; from += 100) {
     const appends = [];
     for (let c = from; c < Math.min(CHANGES, from + 100); c++) {
       const h = (c * 7919) % HOSTS;
-      const addresses = { ipv4: `198.51.${(c >> 8) & 255}.${c & 255}`, ipv6: null };
-      const data = { domain_id: h, account_id: 1 + (h % 20), fqdn: `h${h}.${ZONE}`, addresses, source: 'ddns' };
-      appends.push(store.appendToStream(`domain-${h}`, [{ type: 'DomainAddressesChanged', data }], 'any'));
+      appends.push(appendHostChange(store, h, ZONE, `198.51.${(c >> 8) & 255}.${c & 255}`));
     }
     await Promise.all(appends);
   }

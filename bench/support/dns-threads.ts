@@ -57,3 +57,43 @@ export async function startDnsThreads(
   }
   return { leader, followers, all: [leader, ...followers] };
 }
+
+/** The DDNS host the DNS benches create as host `i` of `zone`: account 1..20 by number, one A record. */
+export const benchHostName = (i: number, zone: string): string => `h${i}.${zone}`;
+
+interface AppendingStore {
+  appendToStream(stream: string, events: unknown[], expected: 'no_stream' | 'any'): Promise<unknown>;
+}
+
+/** Appends `count` DomainCreated events (one stream per host), 500 at a time. */
+export async function createBenchHosts(store: AppendingStore, count: number, zone: string): Promise<void> {
+  const created = new Date().toISOString();
+  for (let from = 0; from < count; from += 500) {
+    const appends = [];
+    for (let i = from; i < Math.min(count, from + 500); i++) {
+      const data = {
+        domain_id: i,
+        account_id: 1 + (i % 20),
+        fqdn: benchHostName(i, zone),
+        record_type: 'A',
+        record_ip: '203.0.113.1',
+        ttl: 60,
+        created_at: created,
+      };
+      appends.push(store.appendToStream(`domain-${i}`, [{ type: 'DomainCreated', data, metadata: {} }], 'no_stream'));
+    }
+    await Promise.all(appends);
+  }
+}
+
+/** Appends host `host`'s change to `ipv4`, as a DDNS update records it. */
+export function appendHostChange(store: AppendingStore, host: number, zone: string, ipv4: string): Promise<unknown> {
+  const data = {
+    domain_id: host,
+    account_id: 1 + (host % 20),
+    fqdn: benchHostName(host, zone),
+    addresses: { ipv4, ipv6: null },
+    source: 'ddns',
+  };
+  return store.appendToStream(`domain-${host}`, [{ type: 'DomainAddressesChanged', data }], 'any');
+}
