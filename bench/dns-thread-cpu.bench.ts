@@ -25,7 +25,7 @@ import { knotInstalled, startKnot } from './dns/knot';
 import { median } from './dns/stats';
 import { freePort, stopAllOnExit, stopProcess, waitForAnswer } from './dns/processes';
 import { BENCH_ZONE, dnsperfQueries } from './dns/zone';
-import { treeCpuSeconds, treeWakeups, waitForQuiet } from './dns/cpu';
+import { treeCpuTicks, treeWakeups, waitForQuiet } from './dns/cpu';
 
 const SECONDS = Number(process.env.DNS_BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.DNS_BENCH_ROUNDS ?? 3);
@@ -60,7 +60,7 @@ function threadTicks(pid: number): Record<ThreadClass, number> {
 interface Contender {
   name: string;
   start(port: number): Promise<ChildProcess>;
-  /** Per-class ticks (one class, "total", for NSD's forked servers). */
+  /** Per-class ticks (for NSD and Knot: user and kernel of the whole process tree). */
   ticks(child: ChildProcess): Record<string, number>;
 }
 
@@ -85,14 +85,14 @@ async function main(): Promise<void> {
     contenders.push({
       name: 'nsd',
       start: async (port) => startNsd(dir, port, availableParallelism()),
-      ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }),
+      ticks: (child) => treeCpuTicks(child.pid!),
     });
-  // Knot's threads are all named knotd: one class, "all", as for NSD's forked servers.
+  // Knot's threads are all named knotd: user and kernel of the whole process, as for NSD's forked servers.
   if (process.env.DNS_BENCH_KNOT !== 'off' && knotInstalled())
     contenders.push({
       name: 'knot',
       start: async (port) => startKnot(dir, port, availableParallelism()),
-      ticks: (child) => ({ all: treeCpuSeconds(child.pid!) * TICKS }),
+      ticks: (child) => treeCpuTicks(child.pid!),
     });
   const queryFile = join(dir, 'queries.txt');
   writeFileSync(queryFile, dnsperfQueries());

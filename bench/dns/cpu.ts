@@ -40,26 +40,33 @@ export function treeWakeups(root: number): number {
   return switches;
 }
 
-/** CPU seconds of a process and every descendant still running (NSD forks its servers). */
-export function treeCpuSeconds(root: number): number {
-  const stats = new Map<number, { ppid: number; ticks: number }>();
+/** CPU ticks (USER_HZ) of a process and every descendant still running, user and kernel apart (NSD forks its servers). */
+export function treeCpuTicks(root: number): { user: number; kernel: number } {
+  const stats = new Map<number, { ppid: number; user: number; kernel: number }>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const s = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(entry), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+      stats.set(Number(entry), { ppid: Number(f[1]), user: Number(f[11]), kernel: Number(f[12]) });
     } catch {
       /* gone */
     }
   }
-  let ticks = 0;
+  const sum = { user: 0, kernel: 0 };
   const walk = (pid: number) => {
-    ticks += stats.get(pid)?.ticks ?? 0;
+    sum.user += stats.get(pid)?.user ?? 0;
+    sum.kernel += stats.get(pid)?.kernel ?? 0;
     for (const [child, s] of stats) if (s.ppid === pid) walk(child);
   };
   walk(root);
-  return ticks / TICKS;
+  return sum;
+}
+
+/** CPU seconds of a process and every descendant still running. */
+export function treeCpuSeconds(root: number): number {
+  const { user, kernel } = treeCpuTicks(root);
+  return (user + kernel) / TICKS;
 }
 
 /** CPU seconds of one process's main thread alone (its thread id is the pid): what HTTP and DDNS share. */
