@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { DnsService } from '../libs/dns-role/dns.module';
 import { answerData, queryDns, waitForDns } from './support/dns-client';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startServerProcess, type ServerProcess } from './support/server-process';
@@ -118,6 +118,25 @@ describe('DNS role in several threads on one port', () => {
   });
 });
 
+/** The CPUs a task may run on, from /proc (Cpus_allowed_list: "0-1", "0,2-3"). */
+function allowedCpus(pid: number, tid: number = pid): number[] {
+  const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(status)![1];
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+/** Each DNS thread's (named `dns`, libs/shared/thread-name.ts) usable CPUs. */
+function dnsThreadCpus(pid: number): number[][] {
+  return readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .filter((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'dns')
+    .map((tid) => allowedCpus(pid, tid))
+    .sort((a, b) => a[0] - b[0]);
+}
+
 /** Roles apart: the `dns` role in its own process on the same DATA_DIR, with several threads sharing one fold. */
 describe('a dns process of its own with several DNS threads', () => {
   const processes: ServerProcess[] = [];
@@ -156,5 +175,39 @@ describe('a dns process of its own with several DNS threads', () => {
     for (let i = 0; i < 40; i++)
       seen.add(answerData(await queryDns(dnsPort, 'apart.dyn.example.net', 'A'), 'A').join(','));
     expect(seen).toEqual(new Set(['192.0.2.32']));
+  });
+
+  // CPU-local steering (decision 0115): with one DNS thread per usable CPU each thread runs on its own CPU;
+  // otherwise (or DNS_CPU_AFFINITY=off) the threads run where the process may, and the log says why.
+  const onLinux = process.platform === 'linux' ? it : it.skip;
+  onLinux('pins each DNS thread to a CPU of its own when there is one thread per usable CPU', () => {
+    const dns = processes[1];
+    const cpus = allowedCpus(dns.child.pid!);
+    if (cpus.length === 2) {
+      expect(dnsThreadCpus(dns.child.pid!)).toEqual(cpus.map((cpu) => [cpu]));
+    } else {
+      expect(dnsThreadCpus(dns.child.pid!)).toEqual([cpus, cpus]);
+      expect(dns.output()).toContain('dns cpu affinity off');
+    }
+  });
+
+  onLinux('with DNS_CPU_AFFINITY=off leaves the threads unpinned, and every thread still answers', async () => {
+    const dnsPort = await freePort();
+    const env = { SECRET_KEY: 'dns-threads-e2e-secret', DDNS_ZONES: 'dyn.example.net', DNS_CPU_AFFINITY: 'off' };
+    const dns = await startServerProcess(dataDir, {
+      ...env,
+      ROLES: 'dns',
+      DNS_THREADS: '2',
+      DNS_PORT: String(dnsPort),
+    });
+    processes.push(dns);
+    await waitForDns(dnsPort, 'apart.dyn.example.net', 'A', ['192.0.2.32'], 5000);
+    const seen = new Set<string>();
+    for (let i = 0; i < 40; i++)
+      seen.add(answerData(await queryDns(dnsPort, 'apart.dyn.example.net', 'A'), 'A').join(','));
+    expect(seen).toEqual(new Set(['192.0.2.32']));
+    const cpus = allowedCpus(dns.child.pid!);
+    expect(dnsThreadCpus(dns.child.pid!)).toEqual([cpus, cpus]);
+    expect(dns.output()).toContain('DNS_CPU_AFFINITY=off');
   });
 });
