@@ -85,11 +85,11 @@ function followCommits(commits: Int32Array, store: SqliteEventStore, stopped: ()
  */
 const DNS_THREAD_EVENT_PAGE_CACHE_MIB = 2;
 
-/** Pins this thread to its CPU (cpu-locality.ts); a refusal is logged and the thread runs unpinned. */
-function pinToCpu(cpu: number, log: (msg: string, extra: Record<string, unknown>) => void): void {
+/** Runs this thread on these CPUs (cpu-locality.ts); a refusal is logged and the thread runs where it did. */
+function runOn(cpus: number[], log: (msg: string, extra: Record<string, unknown>) => void): void {
   const batch = loadUdpBatch();
-  const rc = batch.ok ? batch.addon.pinThread(cpu) : null;
-  if (rc !== 0) log('dns thread not pinned', { cpu, reason: batch.ok ? getSystemErrorName(rc!) : batch.reason });
+  const rc = batch.ok ? batch.addon.pinThread(cpus) : null;
+  if (rc !== 0) log('dns thread cpus not set', { cpus, reason: batch.ok ? getSystemErrorName(rc!) : batch.reason });
 }
 
 if (parentPort) {
@@ -97,7 +97,8 @@ if (parentPort) {
   const post = (m: DnsThreadMessage) => port.postMessage(m);
   const settings = workerData as DnsThreadData;
   nameThisThread('dns');
-  if (settings.cpu !== undefined) pinToCpu(settings.cpu, (msg, extra) => post({ type: 'log', msg, extra }));
+  const log = (msg: string, extra: Record<string, unknown>) => post({ type: 'log', msg, extra });
+  if (settings.cpu !== undefined) runOn([settings.cpu], log);
   // Reads only: appends go through the main thread's store, which says when it committed.
   // A follower reads no events: its leader ships it the index's changes (index-replica.ts).
   const store =
@@ -144,6 +145,7 @@ if (parentPort) {
     if (command !== 'stop') {
       if (command.type === 'follower') return role.addFollower(command.port);
       if (command.type === 'leader') return role.follow(command.port);
+      if (command.type === 'cpus') return runOn(command.cpus, log);
       updates.get(command.id)?.(command.rcode);
       updates.delete(command.id);
       return;

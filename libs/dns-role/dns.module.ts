@@ -128,13 +128,25 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
       // Thread i's socket is index i of the group (bind order): the threads start one after another.
       steerByCpu: i === 0 ? (locality?.steerGroup ?? undefined) : undefined,
     });
+    // A restart puts a socket at another index of the group than its thread's CPU: from then on
+    // no thread is pinned (the steering still gives each socket one CPU's queries).
+    const pinned = locality?.cpus;
+    let unpinned = false;
+    const restarted = pinned
+      ? () => {
+          if (!unpinned) log('dns threads unpinned: a DNS thread restarted', { cpus: pinned });
+          unpinned = true;
+          for (const runner of this.runners) (runner as ThreadedDns).runOn([...pinned].sort((a, b) => a - b));
+        }
+      : undefined;
+    const hooks = { activity, applyUpdate: this.applyUpdate, restarted };
     const first = new ThreadedDns(
       script,
       store,
       { ...settings, ...placed(0), reusePort: shared, fold: shared ? 'leader' : undefined },
       sink,
       log,
-      { activity, applyUpdate: this.applyUpdate },
+      hooks,
     );
     const replicas: ThreadedDns[] = [];
     shareFold(first, replicas);
@@ -148,7 +160,7 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
         { ...settings, ...placed(i), dnsPort: port, reusePort: true, udpOnly: true, fold: 'follower' },
         sink,
         log,
-        { activity, applyUpdate: this.applyUpdate },
+        hooks,
       );
       replicas.push(replica);
       shareFold(first, replicas);

@@ -239,7 +239,7 @@ function onCpu<T>(cpu: number, body: string, data: unknown = null): Promise<{ pi
   const script = `
     const { parentPort, workerData } = require('node:worker_threads');
     const addon = require(workerData.addon);
-    const pinned = addon.pinThread(workerData.cpu);
+    const pinned = addon.pinThread([workerData.cpu]);
     const data = workerData.data;
     Promise.resolve((async () => { ${body} })()).then((result) => parentPort.postMessage({ pinned, result }));`;
   return new Promise((resolve, reject) => {
@@ -341,6 +341,12 @@ onLinux('udp-batch addon: CPU-local steering (cpu-locality.ts)', () => {
     expect(addon.allowedCpus()).toEqual(cpus);
     const unusable = (await onCpu<number[]>(1023, 'return addon.allowedCpus();')).pinned;
     expect(unusable).toBeLessThan(0);
+    // Let go again (a DNS thread after a sibling's restart): all the CPUs it was allowed.
+    const released = await onCpu<number[]>(
+      last,
+      `addon.pinThread(${JSON.stringify(cpus)}); return addon.allowedCpus();`,
+    );
+    expect(released.result).toEqual(cpus);
   });
 });
 

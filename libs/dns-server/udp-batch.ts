@@ -32,8 +32,8 @@ export interface UdpBatchAddon {
   ) => NativeSocket;
   RECV_META_BYTES: number;
   SEND_META_BYTES: number;
-  /** Binds the calling thread to one CPU: 0, or -errno. */
-  pinThread(cpu: number): number;
+  /** Binds the calling thread to these CPUs (one to pin it, all to let it go): 0, or -errno. */
+  pinThread(cpus: number[]): number;
   /** The CPUs the calling thread may run on, ascending. */
   allowedCpus(): number[];
 }

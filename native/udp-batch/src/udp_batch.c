@@ -633,20 +633,34 @@ static napi_value steer_by_cpu(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* pinThread(cpu): binds the calling thread (not the process) to one CPU. Returns 0 or -errno. */
+/*
+ * pinThread(cpus): binds the calling thread (not the process) to these CPUs: one to pin it,
+ * all the process may use to let it go again. Returns 0 or -errno.
+ */
 static napi_value pin_thread(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], result;
   CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  uint32_t cpu;
-  if (argc < 1 || !arg_uint32(env, argv[0], "cpu", &cpu)) return NULL;
-  if (cpu >= CPU_SETSIZE) {
-    napi_throw_range_error(env, NULL, "cpu out of range");
+  bool is_array = false;
+  uint32_t count = 0;
+  if (argc < 1 || napi_is_array(env, argv[0], &is_array) != napi_ok || !is_array ||
+      napi_get_array_length(env, argv[0], &count) != napi_ok || count == 0) {
+    napi_throw_type_error(env, NULL, "cpus must be a non-empty array of CPU numbers");
     return NULL;
   }
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value element;
+    uint32_t cpu;
+    CHECK(env, napi_get_element(env, argv[0], i, &element));
+    if (!arg_uint32(env, element, "cpu", &cpu)) return NULL;
+    if (cpu >= CPU_SETSIZE) {
+      napi_throw_range_error(env, NULL, "cpu out of range");
+      return NULL;
+    }
+    CPU_SET(cpu, &set);
+  }
   /* pid 0 is the calling thread for sched_setaffinity (a Linux thread is a task of its own). */
   int rc = sched_setaffinity(0, sizeof set, &set);
   CHECK(env, napi_create_int32(env, rc == 0 ? 0 : -errno, &result));
