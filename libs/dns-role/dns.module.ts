@@ -136,7 +136,7 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
       ? () => {
           if (!unpinned) log('dns threads unpinned: a DNS thread restarted', { cpus: pinned });
           unpinned = true;
-          for (const runner of this.runners) (runner as ThreadedDns).runOn([...pinned].sort((a, b) => a - b));
+          for (const thread of [first, ...replicas]) thread.runOn([...pinned].sort((a, b) => a - b));
         }
       : undefined;
     const hooks = { activity, applyUpdate: this.applyUpdate, restarted };
