@@ -21,7 +21,8 @@
  *   (env: DNS_BENCH_SECONDS, DNS_BENCH_ROUNDS, DNS_BENCH_SERVERS=service,nolog,knot,nsd[,lib],
  *   DNS_BENCH_FLOWS, DNS_BENCH_RATES=5000,20000, DNS_BENCH_LATENCY_ROUNDS,
  *   DNS_BENCH_LATENCY_SECONDS, DNS_BENCH_BASELINE_MAIN=<another build's
- *   dist/apps/server/main.js>, measured as "before" in the same run)
+ *   dist/apps/server/main.js>, measured as "before" in the same run,
+ *   DNS_BENCH_VARIANTS="name:KEY=value,KEY2=value;name2:KEY=value" for this build with other settings)
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -66,6 +67,19 @@ const baseline = (mainJs: string): Contender => ({
   name: 'before',
   start: (port) => startDeployedService(mainJs, port),
 });
+
+/** This build with other settings (DNS_BENCH_VARIANTS, as in dns-thread-cpu.bench.ts), log on unless they say. */
+const variants: Contender[] = (process.env.DNS_BENCH_VARIANTS ?? '')
+  .split(';')
+  .filter(Boolean)
+  .map((variant) => {
+    const [name, settings] = variant.split(':');
+    const env = Object.fromEntries(settings.split(',').map((kv) => kv.split('=')));
+    return {
+      name,
+      start: (port) => startDeployedService(join(__dirname, '..', 'apps', 'server', 'main.js'), port, env),
+    };
+  });
 
 /** The same service with its query log switched off. */
 const serviceNoLog: Contender = {
@@ -191,11 +205,12 @@ async function main(): Promise<void> {
     const contenders = [
       service,
       ...(baselineMain ? [baseline(baselineMain)] : []),
+      ...variants,
       serviceNoLog,
       lib,
       ...(knotInstalled() ? [knot(dir)] : []),
       ...(nsdInstalled() ? [nsd(dir)] : []),
-    ].filter((c) => c.name === 'before' || wanted.includes(c.name));
+    ].filter((c) => c.name === 'before' || variants.includes(c) || wanted.includes(c.name));
     console.log(
       `zone ${BENCH_ZONE}: ${BENCH_NAMES} names; ${cores} cores; dnsperf ${FLOWS} flows; ${ROUNDS} alternating ` +
         `rounds of ${SECONDS}s at saturation, then ${LATENCY_ROUNDS} alternating rounds of ${LATENCY_SECONDS}s ` +
@@ -224,7 +239,7 @@ async function main(): Promise<void> {
     for (const c of contenders) {
       const rs = rounds.get(c.name)!;
       // NSD, Knot and the library harness are measured as whole processes.
-      const ours = ['service', 'before', 'nolog'].includes(c.name);
+      const ours = ['service', 'before', 'nolog'].includes(c.name) || variants.includes(c);
       const cells = RATES.map((rate) => {
         const runs = latency.get(key(c.name, rate));
         return (
@@ -256,6 +271,10 @@ async function main(): Promise<void> {
       ['nolog', 'nsd'],
       ['service', 'nolog'],
       ['service', 'before'],
+      ...variants.flatMap((v) => [
+        [v.name, 'knot'],
+        [v.name, 'before'],
+      ]),
     ].filter(([a, b]) => rounds.has(a) && rounds.has(b));
     for (const [a, b] of pairs) {
       const qps = perRoundRatio(a, b, (r) => r.throughput.qps);

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { DnsService } from '../libs/dns-role/dns.module';
 import { answerData, queryDns, waitForDns } from './support/dns-client';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startServerProcess, type ServerProcess } from './support/server-process';
@@ -118,6 +118,65 @@ describe('DNS role in several threads on one port', () => {
   });
 });
 
+/** The CPUs a task may run on, from /proc (Cpus_allowed_list: "0-1", "0,2-3"). */
+function allowedCpus(pid: number, tid: number = pid): number[] {
+  const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+  const list = /^Cpus_allowed_list:\s*(\S+)$/m.exec(status)![1];
+  return list.split(',').flatMap((part) => {
+    const [from, to = from] = part.split('-').map(Number);
+    return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  });
+}
+
+/** Each DNS thread's (named `dns`, libs/shared/thread-name.ts) usable CPUs. */
+function dnsThreadCpus(pid: number): number[][] {
+  return readdirSync(`/proc/${pid}/task`)
+    .map(Number)
+    .filter((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'dns')
+    .map((tid) => allowedCpus(pid, tid))
+    .sort((a, b) => a[0] - b[0]);
+}
+
+/**
+ * CPU-local steering (decision 0115) with one DNS thread per usable CPU: each thread pinned to
+ * the CPU whose queries the steering hands its socket. A restarted thread's socket joins the
+ * group last, so from then on no thread is pinned, and every thread still answers.
+ */
+(process.platform === 'linux' ? describe : describe.skip)('DNS threads pinned to CPUs, and a restart', () => {
+  let app: TestApp;
+  let dnsPort: number;
+  const cpus = () => allowedCpus(process.pid);
+
+  beforeAll(async () => {
+    dnsPort = await freePort();
+    app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DNS_THREADS: '2', DDNS_ZONES: 'dyn.example.net' } });
+  });
+  afterAll(() => app.close());
+
+  it('pins each thread to its own CPU, and lets all go once one of them restarted', async () => {
+    // Only where two CPUs are usable; elsewhere the threads run unpinned from the start (the other describe).
+    if (cpus().length !== 2) return;
+    expect(dnsThreadCpus(process.pid)).toEqual(cpus().map((cpu) => [cpu]));
+    const runners = (app.running.app.get(DnsService) as unknown as { runners: Array<{ worker: Worker | null }> })
+      .runners;
+    const old = runners[0].worker!;
+    await old.terminate();
+    while (!runners[0].worker || runners[0].worker === old) await new Promise((resolve) => setTimeout(resolve, 5));
+    const restarted = runners[0].worker;
+    await new Promise<void>((resolve) =>
+      restarted.on('message', (m: { type: string }) => m.type === 'ready' && resolve()),
+    );
+    // The survivor is told by message: give it a moment to take it.
+    const unpinned = JSON.stringify([cpus(), cpus()]);
+    for (const started = Date.now(); Date.now() - started < 2000;) {
+      if (JSON.stringify(dnsThreadCpus(process.pid)) === unpinned) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(dnsThreadCpus(process.pid)).toEqual([cpus(), cpus()]);
+    for (let i = 0; i < 40; i++) expect((await queryDns(dnsPort, 'dyn.example.net', 'SOA')).rcode).toBe('NOERROR');
+  });
+});
+
 /** Roles apart: the `dns` role in its own process on the same DATA_DIR, with several threads sharing one fold. */
 describe('a dns process of its own with several DNS threads', () => {
   const processes: ServerProcess[] = [];
@@ -156,5 +215,39 @@ describe('a dns process of its own with several DNS threads', () => {
     for (let i = 0; i < 40; i++)
       seen.add(answerData(await queryDns(dnsPort, 'apart.dyn.example.net', 'A'), 'A').join(','));
     expect(seen).toEqual(new Set(['192.0.2.32']));
+  });
+
+  // CPU-local steering (decision 0115): with one DNS thread per usable CPU each thread runs on its own CPU;
+  // otherwise (or DNS_CPU_AFFINITY=off) the threads run where the process may, and the log says why.
+  const onLinux = process.platform === 'linux' ? it : it.skip;
+  onLinux('pins each DNS thread to a CPU of its own when there is one thread per usable CPU', () => {
+    const dns = processes[1];
+    const cpus = allowedCpus(dns.child.pid!);
+    if (cpus.length === 2) {
+      expect(dnsThreadCpus(dns.child.pid!)).toEqual(cpus.map((cpu) => [cpu]));
+    } else {
+      expect(dnsThreadCpus(dns.child.pid!)).toEqual([cpus, cpus]);
+      expect(dns.output()).toContain('dns cpu affinity off');
+    }
+  });
+
+  onLinux('with DNS_CPU_AFFINITY=off leaves the threads unpinned, and every thread still answers', async () => {
+    const dnsPort = await freePort();
+    const env = { SECRET_KEY: 'dns-threads-e2e-secret', DDNS_ZONES: 'dyn.example.net', DNS_CPU_AFFINITY: 'off' };
+    const dns = await startServerProcess(dataDir, {
+      ...env,
+      ROLES: 'dns',
+      DNS_THREADS: '2',
+      DNS_PORT: String(dnsPort),
+    });
+    processes.push(dns);
+    await waitForDns(dnsPort, 'apart.dyn.example.net', 'A', ['192.0.2.32'], 5000);
+    const seen = new Set<string>();
+    for (let i = 0; i < 40; i++)
+      seen.add(answerData(await queryDns(dnsPort, 'apart.dyn.example.net', 'A'), 'A').join(','));
+    expect(seen).toEqual(new Set(['192.0.2.32']));
+    const cpus = allowedCpus(dns.child.pid!);
+    expect(dnsThreadCpus(dns.child.pid!)).toEqual([cpus, cpus]);
+    expect(dns.output()).toContain('DNS_CPU_AFFINITY=off');
   });
 });

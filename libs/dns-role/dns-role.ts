@@ -29,6 +29,10 @@ export interface DnsRoleSettings {
   secretKey?: string;
   /** See DnsServerOptions: how a replica shares its port with sibling DNS threads. */
   reusePort?: boolean;
+  /** CPU-local steering (cpu-locality.ts): attach the program for this many DNS threads (the first thread). */
+  steerByCpu?: number;
+  /** The CPU this DNS thread pins itself to (cpu-locality.ts). */
+  cpu?: number;
   udpOnly?: boolean;
   transfers?: TransferSettings;
   /**
@@ -154,7 +158,7 @@ export class DnsRole implements DnsRoleRunner {
   }
 
   async start(): Promise<number> {
-    const { dnsHost, dnsPort, reusePort, udpOnly, transfers } = this.settings;
+    const { dnsHost, dnsPort, reusePort, steerByCpu, udpOnly, transfers } = this.settings;
     let special: TransferService | undefined;
     let acl: TransferAcl | undefined;
     let live = false;
@@ -196,6 +200,7 @@ export class DnsRole implements DnsRoleRunner {
       port: dnsPort,
       index: this.index,
       reusePort,
+      steerByCpu,
       udpOnly,
       sink: this.sink,
       tally: this.tally,

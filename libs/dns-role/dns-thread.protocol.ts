@@ -32,7 +32,9 @@ export type DnsThreadCommand =
   | 'stop'
   | { type: 'update-result'; id: number; rcode: number }
   | { type: 'follower'; port: MessagePort }
-  | { type: 'leader'; port: MessagePort };
+  | { type: 'leader'; port: MessagePort }
+  /** The CPUs to run on from now (cpu-locality.ts): all the process may use, once a sibling restarted. */
+  | { type: 'cpus'; cpus: number[] };
 
 /** Worker to main thread. */
 export type DnsThreadMessage =

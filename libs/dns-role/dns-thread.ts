@@ -6,10 +6,12 @@
  * 100 ms; answered queries go encoded straight to the query-log thread when there is one
  * (its channel comes in workerData), else as objects to the main thread's sink.
  */
+import { getSystemErrorName } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BufferedQuerySink, type QuerySink } from '../dns-server';
 import { QueryLogChannel } from '../dns-analytics/application/query-log-channel';
 import { nameThisThread } from '../shared/thread-name';
+import { loadUdpBatch } from '../dns-server/udp-batch';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { DnsRole } from './dns-role';
 import {
@@ -83,11 +85,20 @@ function followCommits(commits: Int32Array, store: SqliteEventStore, stopped: ()
  */
 const DNS_THREAD_EVENT_PAGE_CACHE_MIB = 2;
 
+/** Runs this thread on these CPUs (cpu-locality.ts); a refusal is logged and the thread runs where it did. */
+function runOn(cpus: number[], log: (msg: string, extra: Record<string, unknown>) => void): void {
+  const batch = loadUdpBatch();
+  const rc = batch.ok ? batch.addon.pinThread(cpus) : null;
+  if (rc !== 0) log('dns thread cpus not set', { cpus, reason: batch.ok ? getSystemErrorName(rc!) : batch.reason });
+}
+
 if (parentPort) {
   const port = parentPort;
   const post = (m: DnsThreadMessage) => port.postMessage(m);
   const settings = workerData as DnsThreadData;
   nameThisThread('dns');
+  const log = (msg: string, extra: Record<string, unknown>) => post({ type: 'log', msg, extra });
+  if (settings.cpu !== undefined) runOn([settings.cpu], log);
   // Reads only: appends go through the main thread's store, which says when it committed.
   // A follower reads no events: its leader ships it the index's changes (index-replica.ts).
   const store =
@@ -134,6 +145,7 @@ if (parentPort) {
     if (command !== 'stop') {
       if (command.type === 'follower') return role.addFollower(command.port);
       if (command.type === 'leader') return role.follow(command.port);
+      if (command.type === 'cpus') return runOn(command.cpus, log);
       updates.get(command.id)?.(command.rcode);
       updates.delete(command.id);
       return;

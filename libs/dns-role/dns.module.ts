@@ -11,6 +11,7 @@ import { DnsLog, DnsRole, DnsRoleRunner } from './dns-role';
 import { dnsThreadScript, shareFold, ThreadedDns } from './threaded-dns';
 import { SqliteEventStore } from '../eventstore/sqlite/sqlite-event-store';
 import { loadUdpBatch } from '../dns-server/udp-batch';
+import { planCpuLocality, type CpuLocalityPlan } from '../dns-server/cpu-locality';
 import { supportsReusePort } from '../dns-server/dns-server';
 import { TransferStatus } from '../transfers/application/transfer-status';
 import { TransfersModule } from '../transfers/transfers.module';
@@ -121,13 +122,31 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     const threads = canSharePort(dnsHost) ? this.config.dnsThreads : 1;
     // The first thread folds the events for all (index-replica.ts); the others install what it ships.
     const shared = threads > 1;
+    const locality = shared ? this.cpuLocality(threads, log) : null;
+    const placed = (i: number) => ({
+      cpu: locality?.cpus?.[i],
+      // Thread i's socket is index i of the group (bind order): the threads start one after another.
+      steerByCpu: i === 0 ? (locality?.steerGroup ?? undefined) : undefined,
+    });
+    // A restart puts a socket at another index of the group than its thread's CPU: from then on
+    // no thread is pinned (the steering still gives each socket one CPU's queries).
+    const pinned = locality?.cpus;
+    let unpinned = false;
+    const restarted = pinned
+      ? () => {
+          if (!unpinned) log('dns threads unpinned: a DNS thread restarted', { cpus: pinned });
+          unpinned = true;
+          for (const thread of [first, ...replicas]) thread.runOn([...pinned].sort((a, b) => a - b));
+        }
+      : undefined;
+    const hooks = { activity, applyUpdate: this.applyUpdate, restarted };
     const first = new ThreadedDns(
       script,
       store,
-      { ...settings, reusePort: shared, fold: shared ? 'leader' : undefined },
+      { ...settings, ...placed(0), reusePort: shared, fold: shared ? 'leader' : undefined },
       sink,
       log,
-      { activity, applyUpdate: this.applyUpdate },
+      hooks,
     );
     const replicas: ThreadedDns[] = [];
     shareFold(first, replicas);
@@ -138,16 +157,28 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
       const replica = new ThreadedDns(
         script,
         store,
-        { ...settings, dnsPort: port, reusePort: true, udpOnly: true, fold: 'follower' },
+        { ...settings, ...placed(i), dnsPort: port, reusePort: true, udpOnly: true, fold: 'follower' },
         sink,
         log,
-        { activity, applyUpdate: this.applyUpdate },
+        hooks,
       );
       replicas.push(replica);
       shareFold(first, replicas);
       this.runners.push(replica);
       await replica.start();
     }
+  }
+
+  /** Where the DNS threads run and how queries reach them (cpu-locality.ts); why not, logged once. */
+  private cpuLocality(threads: number, log: DnsLog): CpuLocalityPlan | null {
+    const mode = this.config.dnsCpuAffinity;
+    const batch = loadUdpBatch();
+    const decision = batch.ok
+      ? planCpuLocality(mode, threads, batch.addon.allowedCpus())
+      : { ok: false as const, reason: batch.reason };
+    if (decision.ok) return decision.plan;
+    log('dns cpu affinity off', { reason: decision.reason });
+    return null;
   }
 
   async onApplicationShutdown(): Promise<void> {

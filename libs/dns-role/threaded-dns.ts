@@ -49,6 +49,8 @@ export class ThreadedDns implements DnsRoleRunner {
       pollIntervalMs?: number;
       activity?: (a: TransferActivity) => void;
       applyUpdate?: UpdateApplier;
+      /** Called when the thread is started again after it died (cpu-locality.ts: the steering order moved). */
+      restarted?: () => void;
     } = {},
   ) {}
 
@@ -64,11 +66,14 @@ export class ThreadedDns implements DnsRoleRunner {
     return this.boundPort;
   }
 
-  private spawn(port: number): Promise<number> {
+  private spawn(port: number, restart = false): Promise<number> {
     // A channel of its own to the query-log thread when there is one (a new one per restart).
     const queryLog = this.sink.openQueryChannel() ?? undefined;
     const data: DnsThreadData = {
       ...this.settings,
+      // A restarted thread's socket joins the SO_REUSEPORT group last, not at its old index:
+      // its CPU is no longer the one steered to it, so it runs unpinned (cpu-locality.ts).
+      cpu: restart ? undefined : this.settings.cpu,
       dnsPort: port,
       eventsFile: this.store.file,
       commits: this.commits,
@@ -119,13 +124,12 @@ export class ThreadedDns implements DnsRoleRunner {
         this.worker = null;
         this.log('dns thread exited; restarting');
         // The same port again: clients and NS records know it.
-        setTimeout(
-          () =>
-            void this.spawn(this.boundPort).catch((e: Error) =>
-              this.log('dns thread restart failed', { error: e.message }),
-            ),
-          RESTART_DELAY_MS,
-        ).unref();
+        setTimeout(() => {
+          this.options.restarted?.();
+          void this.spawn(this.boundPort, true).catch((e: Error) =>
+            this.log('dns thread restart failed', { error: e.message }),
+          );
+        }, RESTART_DELAY_MS).unref();
       });
     });
   }
@@ -133,6 +137,11 @@ export class ThreadedDns implements DnsRoleRunner {
   /** Whether a thread runs (none while it is being restarted). */
   get running(): boolean {
     return this.worker !== null;
+  }
+
+  /** Lets the running thread run on these CPUs from now (cpu-locality.ts). */
+  runOn(cpus: number[]): void {
+    this.worker?.postMessage({ type: 'cpus', cpus } satisfies DnsThreadCommand);
   }
 
   /** Gives the running thread a channel end. */

@@ -32,6 +32,10 @@ export async function listenBatchUdp(
     maxDatagram: MAX_QUERY,
     maxResponse: MAX_UDP_PAYLOAD,
   });
+  if (opts.steerByCpu) {
+    const failed = socket.steerByCpu(opts.steerByCpu);
+    if (failed) opts.onError(new Error(`CPU steering not attached (SO_ATTACH_REUSEPORT_CBPF: ${failed})`));
+  }
   const out = socket.out;
   const input = socket.input;
   let slot = 0;

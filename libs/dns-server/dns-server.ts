@@ -80,6 +80,8 @@ export interface DnsServerOptions {
   udpReceiveBufferBytes?: number;
   /** Bind UDP with SO_REUSEPORT even on port 0 (the first of several replicas sharing a port). */
   reusePort?: boolean;
+  /** See UdpListenOptions.steerByCpu: the CPU-steering program for this many sibling sockets. */
+  steerByCpu?: number;
   /**
    * Serve UDP only: an extra replica on a port whose TCP side another replica serves (Node's
    * TCP servers cannot share a port across threads).
@@ -165,6 +167,7 @@ export class DnsServer {
           port: this.opts.port,
           receiveBufferBytes: this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024,
           reusePort: this.opts.reusePort,
+          steerByCpu: this.opts.steerByCpu,
           onError: this.onError,
         },
         this.udpResponder,

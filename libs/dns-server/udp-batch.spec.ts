@@ -4,6 +4,8 @@
  * than quietly testing nothing.
  */
 import * as dgram from 'node:dgram';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { BatchUdpSocket, loadUdpBatch, type BatchUdpSocketOptions, type UdpBatchAddon } from './udp-batch';
 
 const availability = loadUdpBatch({});
@@ -223,6 +225,128 @@ onLinux('udp-batch addon', () => {
     const s = socket({ maxBatch: 2 });
     s.queue(5, 10);
     expect(() => s.send()).toThrow('outside the attached buffers');
+  });
+});
+
+/** The addon as a worker thread loads it (a plain require: the worker runs no TypeScript). */
+const ADDON_PATH = join(__dirname, '..', '..', 'native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
+
+/**
+ * Runs `body` (JS, with `addon` and `data` in scope) in a worker thread pinned to `cpu` and
+ * resolves with what it returns: a thread of its own, so this one's CPUs stay as they were.
+ */
+function onCpu<T>(cpu: number, body: string, data: unknown = null): Promise<{ pinned: number; result: T }> {
+  const script = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    const addon = require(workerData.addon);
+    const pinned = addon.pinThread([workerData.cpu]);
+    const data = workerData.data;
+    Promise.resolve((async () => { ${body} })()).then((result) => parentPort.postMessage({ pinned, result }));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(script, { eval: true, workerData: { addon: ADDON_PATH, cpu, data } });
+    worker.once('message', (m: { pinned: number; result: T }) => void worker.terminate().then(() => resolve(m)));
+    worker.once('error', reject);
+  });
+}
+
+onLinux('udp-batch addon: CPU-local steering (cpu-locality.ts)', () => {
+  let addon: UdpBatchAddon;
+  const open: BatchUdpSocket[] = [];
+
+  beforeAll(() => {
+    if (!availability.ok) throw new Error(`udp-batch addon did not load: ${availability.reason}`);
+    addon = availability.addon;
+  });
+  afterEach(() => open.splice(0).forEach((s) => s.close()));
+
+  const socket = (port: number, reusePort = true): BatchUdpSocket => {
+    const s = BatchUdpSocket.open(addon, {
+      host: '127.0.0.1',
+      port,
+      reusePort,
+      receiveBufferBytes: 1 << 20,
+      sendBufferBytes: 1 << 20,
+      maxBatch: 64,
+      maxDatagram: 512,
+      maxResponse: 512,
+    });
+    open.push(s);
+    return s;
+  };
+
+  /** Reads what waits on each socket, answering every datagram with `<socket index>:<text>`. */
+  async function answerAll(group: BatchUdpSocket[], expected: number): Promise<number[]> {
+    const counts = group.map(() => 0);
+    const deadline = Date.now() + 3000;
+    while (counts.reduce((a, b) => a + b, 0) < expected && Date.now() < deadline) {
+      group.forEach((s, i) => {
+        const n = s.recv();
+        for (let slot = 0; slot < n; slot++) s.queue(slot, s.out.write(`${i}:${s.datagram(slot)}`, s.nextResponseAt));
+        s.send();
+        counts[i] += n;
+      });
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    return counts;
+  }
+
+  // Each query from its own client port: without the program, flow hashing would spread them over both sockets.
+  const sendQueries = `
+    const dgram = require('node:dgram');
+    const answers = [];
+    for (let i = 0; i < data.count; i++) {
+      const c = dgram.createSocket('udp4');
+      await new Promise((r) => c.bind(0, '127.0.0.1', r));
+      const answered = new Promise((r) => c.once('message', (m) => r(m.toString())));
+      c.send('q' + i, data.port, '127.0.0.1');
+      answers.push(await Promise.race([answered, new Promise((r) => setTimeout(() => r('timeout'), 3000))]));
+      c.close();
+    }
+    return answers;`;
+
+  it('hands each datagram to the socket whose index is the CPU that received it, and every socket answers', async () => {
+    const cpus = addon.allowedCpus();
+    const even = cpus.find((c) => c % 2 === 0);
+    const odd = cpus.find((c) => c % 2 === 1);
+    const first = socket(0);
+    const group = [first, socket(first.port)];
+    expect(first.steerByCpu(2)).toBeNull();
+    // Needs a CPU of each parity to send from; with fewer the program is attached but not exercised.
+    if (even === undefined || odd === undefined) return;
+    for (const cpu of [even, odd]) {
+      const count = 8;
+      const sent = onCpu<string[]>(cpu, sendQueries, { port: first.port, count });
+      // Loopback runs the receive path on the sending CPU, so all of them are for socket cpu % 2.
+      const counts = answerAll(group, count);
+      const { pinned, result } = await sent;
+      expect(pinned).toBe(0);
+      const want = cpu % 2;
+      expect(await counts).toEqual(want === 0 ? [count, 0] : [0, count]);
+      expect(result).toEqual(Array.from({ length: count }, (_, i) => `${want}:q${i}`));
+    }
+  });
+
+  it('says why when there is no SO_REUSEPORT group to steer, and refuses an empty group', () => {
+    const alone = socket(0, false);
+    expect(alone.steerByCpu(2)).toBe('EINVAL');
+    expect(() => alone.steerByCpu(0)).toThrow('groupSize must be > 0');
+  });
+
+  it('pins the calling thread only, and says why it cannot pin to a CPU it may not use', async () => {
+    const cpus = addon.allowedCpus();
+    const last = cpus[cpus.length - 1];
+    const { pinned, result } = await onCpu<number[]>(last, 'return addon.allowedCpus();');
+    expect(pinned).toBe(0);
+    expect(result).toEqual([last]);
+    expect(addon.allowedCpus()).toEqual(cpus);
+    const unusable = (await onCpu<number[]>(1023, 'return addon.allowedCpus();')).pinned;
+    expect(unusable).toBeLessThan(0);
+    // Let go again (a DNS thread after a sibling's restart): all the CPUs it was allowed.
+    const released = await onCpu<number[]>(
+      last,
+      `addon.pinThread(${JSON.stringify(cpus)}); return addon.allowedCpus();`,
+    );
+    expect(released.result).toEqual(cpus);
   });
 });
 

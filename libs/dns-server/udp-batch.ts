@@ -19,6 +19,7 @@ interface NativeSocket {
   start(onReadable: () => void): void;
   close(): void;
   isClosed(): boolean;
+  steerByCpu(groupSize: number): number;
 }
 
 export interface UdpBatchAddon {
@@ -31,6 +32,10 @@ export interface UdpBatchAddon {
   ) => NativeSocket;
   RECV_META_BYTES: number;
   SEND_META_BYTES: number;
+  /** Binds the calling thread to these CPUs (one to pin it, all to let it go): 0, or -errno. */
+  pinThread(cpus: number[]): number;
+  /** The CPUs the calling thread may run on, ascending. */
+  allowedCpus(): number[];
 }
 
 // Receive metadata layout, as native/udp-batch/src/udp_batch.c writes it.
@@ -233,6 +238,16 @@ export class BatchUdpSocket {
     const count = this.queued;
     this.queued = 0;
     return count === 0 ? 0 : this.native.send(count);
+  }
+
+  /**
+   * Steers each datagram of this socket's SO_REUSEPORT group to the socket whose index (bind
+   * order) is the receiving CPU modulo groupSize (cpu-locality.ts). Null once attached, else
+   * the errno code why not (the group keeps spreading by flow hash).
+   */
+  steerByCpu(groupSize: number): string | null {
+    const rc = this.native.steerByCpu(groupSize);
+    return rc === 0 ? null : getSystemErrorName(rc);
   }
 
   /** Idempotent; later recv/send throw EBADF. */

@@ -48,6 +48,12 @@ export interface UdpListenOptions {
    * test server), where the first of several replicas must ask for it.
    */
   reusePort?: boolean;
+  /**
+   * Attach the CPU-steering program (cpu-locality.ts) to the port's SO_REUSEPORT group, for
+   * this many sockets; batched I/O only (node:dgram has no way to), where a failure is
+   * reported through onError once and the group keeps the flow hash.
+   */
+  steerByCpu?: number;
   onError: (err: Error) => void;
 }
 

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseCpuAffinity, type CpuAffinityMode } from '../dns-server/cpu-locality';
 
 export type Role = 'api' | 'dns' | 'intake' | 'worker';
 const ALL_ROLES: Role[] = ['api', 'dns', 'intake', 'worker'];
@@ -27,6 +28,8 @@ export interface AppConfig {
   dnsThread: boolean;
   /** DNS threads sharing the port through SO_REUSEPORT (embedded store, DNS_THREAD on). */
   dnsThreads: number;
+  /** DNS_CPU_AFFINITY: CPU-local steering of UDP queries over the DNS threads (libs/dns-server/cpu-locality.ts). */
+  dnsCpuAffinity: CpuAffinityMode;
   /** Logs every answered query for DNS analytics (QUERY_LOG=off turns the log off). */
   queryLog: boolean;
   /** Decodes, enriches and writes the query log in a thread of its own (QUERY_LOG_THREAD=off: on the main thread). */
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dnsPort: int(env.DNS_PORT, 5300, 'DNS_PORT'),
     dnsThread: env.DNS_THREAD !== 'off',
     dnsThreads: Math.max(1, int(env.DNS_THREADS, Math.min(availableParallelism(), 4), 'DNS_THREADS')),
+    dnsCpuAffinity: parseCpuAffinity(env.DNS_CPU_AFFINITY, 'on'),
     queryLog: env.QUERY_LOG !== 'off',
     queryLogThread: env.QUERY_LOG_THREAD !== 'off',
     smtpPort: int(env.SMTP_PORT, 2525, 'SMTP_PORT'),

@@ -19,6 +19,8 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -600,6 +602,88 @@ static napi_value close_socket(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * steerByCpu(groupSize): a classic BPF program on this socket's SO_REUSEPORT group that picks
+ * the socket whose index is the CPU the datagram's receive path ran on, modulo groupSize
+ * (sockets are indexed in bind order). With thread i pinned to CPU i the query is read on
+ * the CPU that queued it, without a cross-CPU wake-up. The program belongs to the group:
+ * one call from any member serves all; an index past the group's size falls back to the
+ * kernel's flow hash. Returns 0, or -errno (not supported, not in a group).
+ */
+static napi_value steer_by_cpu(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  Socket* s = unwrap(env, info, &argc, argv);
+  if (!s) return NULL;
+  if (s->fd < 0) return throw_closed(env);
+  uint32_t group;
+  if (argc < 1 || !arg_uint32(env, argv[0], "groupSize", &group)) return NULL;
+  if (group == 0) {
+    napi_throw_range_error(env, NULL, "groupSize must be > 0");
+    return NULL;
+  }
+  struct sock_filter code[] = {
+      {BPF_LD | BPF_W | BPF_ABS, 0, 0, (uint32_t)(SKF_AD_OFF + SKF_AD_CPU)}, /* A = this CPU */
+      {BPF_ALU | BPF_MOD | BPF_K, 0, 0, group},                               /* A %= group */
+      {BPF_RET | BPF_A, 0, 0, 0},                                             /* socket index A */
+  };
+  struct sock_fprog program = {.len = sizeof code / sizeof code[0], .filter = code};
+  int rc = setsockopt(s->fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &program, sizeof program);
+  CHECK(env, napi_create_int32(env, rc == 0 ? 0 : -errno, &result));
+  return result;
+}
+
+/*
+ * pinThread(cpus): binds the calling thread (not the process) to these CPUs: one to pin it,
+ * all the process may use to let it go again. Returns 0 or -errno.
+ */
+static napi_value pin_thread(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  bool is_array = false;
+  uint32_t count = 0;
+  if (argc < 1 || napi_is_array(env, argv[0], &is_array) != napi_ok || !is_array ||
+      napi_get_array_length(env, argv[0], &count) != napi_ok || count == 0) {
+    napi_throw_type_error(env, NULL, "cpus must be a non-empty array of CPU numbers");
+    return NULL;
+  }
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (uint32_t i = 0; i < count; i++) {
+    napi_value element;
+    uint32_t cpu;
+    CHECK(env, napi_get_element(env, argv[0], i, &element));
+    if (!arg_uint32(env, element, "cpu", &cpu)) return NULL;
+    if (cpu >= CPU_SETSIZE) {
+      napi_throw_range_error(env, NULL, "cpu out of range");
+      return NULL;
+    }
+    CPU_SET(cpu, &set);
+  }
+  /* pid 0 is the calling thread for sched_setaffinity (a Linux thread is a task of its own). */
+  int rc = sched_setaffinity(0, sizeof set, &set);
+  CHECK(env, napi_create_int32(env, rc == 0 ? 0 : -errno, &result));
+  return result;
+}
+
+/* allowedCpus(): the CPUs the calling thread may run on (sched_getaffinity), ascending. */
+static napi_value allowed_cpus(napi_env env, napi_callback_info info) {
+  (void)info;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return throw_errno(env, errno, "sched_getaffinity");
+  napi_value result, value;
+  CHECK(env, napi_create_array(env, &result));
+  uint32_t n = 0;
+  for (uint32_t cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    CHECK(env, napi_create_uint32(env, cpu, &value));
+    CHECK(env, napi_set_element(env, result, n++, value));
+  }
+  return result;
+}
+
 static napi_value is_closed(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   napi_value result;
@@ -621,6 +705,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"start", NULL, start, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL},
       {"isClosed", NULL, is_closed, NULL, NULL, NULL, napi_default, NULL},
+      {"steerByCpu", NULL, steer_by_cpu, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value cls, recv_meta, send_meta;
   CHECK(env, napi_define_class(env, "UdpBatchSocket", NAPI_AUTO_LENGTH, construct, NULL,
@@ -630,6 +715,11 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(env, napi_set_named_property(env, exports, "RECV_META_BYTES", recv_meta));
   CHECK(env, napi_create_uint32(env, SEND_META_BYTES, &send_meta));
   CHECK(env, napi_set_named_property(env, exports, "SEND_META_BYTES", send_meta));
+  napi_value fn;
+  CHECK(env, napi_create_function(env, "pinThread", NAPI_AUTO_LENGTH, pin_thread, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "pinThread", fn));
+  CHECK(env, napi_create_function(env, "allowedCpus", NAPI_AUTO_LENGTH, allowed_cpus, NULL, &fn));
+  CHECK(env, napi_set_named_property(env, exports, "allowedCpus", fn));
   return exports;
 }
 
