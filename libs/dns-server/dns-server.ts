@@ -24,7 +24,7 @@ import {
   type QuerySink,
   type Transport,
 } from './query-sink';
-import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
+import { CachedResponse, ResponseCache, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
 import {
   EMPTY_BODY,
@@ -81,6 +81,11 @@ export interface DnsServerOptions {
   /** Bind UDP with SO_REUSEPORT even on port 0 (the first of several replicas sharing a port). */
   reusePort?: boolean;
   /**
+   * Let the batch listener answer response-cache hits itself (UdpHitCache, decision 0116);
+   * unset: on unless DNS_UDP_HIT_CACHE=off. Only with no sink or a field sink.
+   */
+  udpHitCache?: boolean;
+  /**
    * Serve UDP only: an extra replica on a port whose TCP side another replica serves (Node's
    * TCP servers cannot share a port across threads).
    */
@@ -99,6 +104,22 @@ const NOT_IN_CLASS: Prepared = {
   name: null,
 };
 const SERVFAIL = RCODE.SERVFAIL;
+/**
+ * The entry number of a response-cache hash in the listener's hit cache, as the addon computes
+ * it (native/udp-batch, hit_entry_of): high bits folded in, since FNV's last multiply leaves the
+ * low bits blind to the variant's EDNS and DO bits.
+ */
+const hitEntryOf = (hash: number, mask: number): number => (hash ^ (hash >>> 15)) & mask;
+/** What an entry number of the listener's hit cache answers before anything was kept there. */
+const NO_FACTS: ResponseFacts = {
+  name: '',
+  type: '',
+  rcode: SERVFAIL,
+  truncated: false,
+  zone: null,
+  domain: null,
+  accountId: null,
+};
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
 const BADVERS = RCODE.BADVERS;
@@ -125,6 +146,8 @@ export class DnsServer {
   constructor(private readonly opts: DnsServerOptions) {
     this.onError = opts.onError ?? (() => undefined);
     this.fieldSink = isFieldQuerySink(opts.sink) ? opts.sink : null;
+    // Hits answered below JS are logged by number (recordCachedUdp): an object sink wants more.
+    if (opts.sink !== undefined && this.fieldSink === null) this.udpResponder.hitCache = undefined;
     this.connections = new TcpConnections(
       {
         messageDeadlineMs: opts.tcpMessageDeadlineMs ?? DEFAULT_TCP_LIMITS.messageDeadlineMs,
@@ -150,6 +173,11 @@ export class DnsServer {
     return this.responses.count;
   }
 
+  /** UDP answers the listener gave from its hit cache (diagnostics and tests). */
+  get udpAnswersBelow(): number {
+    return this.answersBelow;
+  }
+
   /** How UDP is served while started: batched through the udp-batch addon, or node:dgram. */
   get udpIo(): UdpIo | null {
     return this.udp?.io ?? null;
@@ -165,6 +193,7 @@ export class DnsServer {
           port: this.opts.port,
           receiveBufferBytes: this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024,
           reusePort: this.opts.reusePort,
+          hitCache: this.opts.udpHitCache,
           onError: this.onError,
         },
         this.udpResponder,
@@ -198,7 +227,25 @@ export class DnsServer {
     replyLater: (make) => {
       this.udpReplyLater = make;
     },
+    hitCache: {
+      enable: (slots) => {
+        this.hitMask = slots - 1;
+        // Filled by push: an array grown by stores at random indices would fall to dictionary mode.
+        const none = new CachedResponse(NO_FACTS);
+        for (let i = this.hitEntries.length; i < slots; i++) this.hitEntries.push(none);
+      },
+      version: () => this.opts.index.version,
+      keepAs: () => this.keepAs,
+      hit: (entry, flags, peer, started) => this.answeredBelow(entry, flags, peer, started),
+    },
   };
+  /** The listener's hit cache: its entry numbers are a response-cache hash's low bits (-1: none). */
+  private hitMask = -1;
+  /** What each entry number of the listener's hit cache answers. */
+  private readonly hitEntries: CachedResponse[] = [];
+  /** Where the last answerUdp's answer may be kept in the listener's hit cache, or -1. */
+  private keepAs = -1;
+  private answersBelow = 0;
   /** Gives, while a UDP message is answered, a sender for its answer later (UPDATE). */
   private udpReplyLater: (() => (answer: Buffer) => void) | null = null;
 
@@ -213,10 +260,16 @@ export class DnsServer {
     at: number,
   ): number {
     const cache = this.responses;
+    this.keepAs = -1;
     try {
       const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
       if (hit) {
         const length = cache.write(hit, buf, start, out, at);
+        // Seen twice: worth keeping below JS (a flood of random names never gets there).
+        if (this.hitMask >= 0) {
+          this.keepAs = hitEntryOf(cache.lastHash, this.hitMask);
+          this.hitEntries[this.keepAs] = hit;
+        }
         this.opts.tally?.count('udp', hit.rcode);
         if (this.fieldSink) {
           if (hit.accountId !== null && hit.domain !== null)
@@ -232,6 +285,19 @@ export class DnsServer {
     const length = this.handle(buf.subarray(start, start + queryLength), 'udp', peer, started, out, at);
     if (cache.plain && length > 0 && this.lastFacts) cache.store(out.subarray(at, at + length), this.lastFacts);
     return length;
+  }
+
+  /** An answer the listener's hit cache gave from entry `entry`: counted and logged as the cache hit it is. */
+  private answeredBelow(entry: number, flags: number, peer: PeerAddress, started: number): void {
+    this.answersBelow++;
+    try {
+      const hit = this.hitEntries[entry];
+      this.opts.tally?.count('udp', hit.rcode);
+      if (this.fieldSink && hit.accountId !== null && hit.domain !== null)
+        this.fieldSink.recordCachedUdp(TIME_ORIGIN + started, hit, peer(), (flags & 2) !== 0, (flags & 1) !== 0);
+    } catch (err) {
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+    }
   }
 
   /** The batch is with the socket: its queries' answer time is known. */

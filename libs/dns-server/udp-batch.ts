@@ -11,8 +11,9 @@ import { getSystemErrorName } from 'node:util';
 interface NativeSocket {
   localPort(): number;
   attach(inBuf: Buffer, inMeta: Buffer, out: Buffer, outMeta: Buffer, slotSize: number, maxBatch: number): void;
-  recv(max: number): number;
-  send(count: number): number;
+  recv(max: number, indexVersion?: number): number;
+  send(count: number, storeCount?: number): number;
+  enableHitCache(hits: Buffer, stores: Buffer, maxResponse: number): void;
   peerAddress(slot: number): string;
   peerBytes(slot: number): Buffer;
   sendTo(data: Buffer, peer: Buffer): number;
@@ -31,6 +32,8 @@ export interface UdpBatchAddon {
   ) => NativeSocket;
   RECV_META_BYTES: number;
   SEND_META_BYTES: number;
+  /** Entry numbers of the addon's hit cache are 0..HIT_CACHE_SLOTS-1. */
+  HIT_CACHE_SLOTS: number;
 }
 
 // Receive metadata layout, as native/udp-batch/src/udp_batch.c writes it.
@@ -40,6 +43,12 @@ const META_FAMILY = 5;
 const META_PORT = 6;
 const META_ADDRESS = 8;
 const FLAG_TRUNCATED = 1;
+/** Set by the addon on a slot it answered from its hit cache. */
+const FLAG_ANSWERED = 2;
+// Hit cache lists, as the addon reads and writes them (32-bit words).
+const HIT_LIST_HEADER_WORDS = 1;
+const HIT_LIST_ENTRY_WORDS = 2;
+const STORE_ENTRY_WORDS = 4;
 
 const ADDON_FILE = join('native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
 /** Spoofed sources could otherwise grow the address cache without bound. */
@@ -99,6 +108,11 @@ export class BatchUdpSocket {
   private lastV4Name: string | null = null;
   private queued = 0;
   private readonly boundPort: number;
+  private readonly hitCacheSlots: number;
+  /** The addon's hit list (count, then slot | flags << 16 and entry number per hit); null until enableHitCache. */
+  private hitWords: Uint32Array | null = null;
+  private storeWords: Uint32Array | null = null;
+  private stored = 0;
 
   private constructor(
     private readonly native: NativeSocket,
@@ -107,6 +121,7 @@ export class BatchUdpSocket {
   ) {
     this.recvMetaBytes = addon.RECV_META_BYTES;
     this.sendMetaBytes = addon.SEND_META_BYTES;
+    this.hitCacheSlots = addon.HIT_CACHE_SLOTS;
     this.in = Buffer.alloc(opts.maxBatch * opts.maxDatagram);
     this.inMeta = Buffer.alloc(opts.maxBatch * this.recvMetaBytes);
     this.out = Buffer.alloc(opts.maxBatch * opts.maxResponse);
@@ -150,12 +165,75 @@ export class BatchUdpSocket {
     this.native.start(onReadable);
   }
 
-  /** Reads up to maxBatch datagrams; the count, 0 when none wait. A socket error throws with its errno code. */
-  recv(): number {
-    const n = this.native.recv(this.opts.maxBatch);
+  /**
+   * Reads up to maxBatch datagrams; the count, 0 when none wait. A socket error throws with its errno code.
+   * With the hit cache on, `indexVersion` is the zone index's version now (another one empties the
+   * cache first) and the cached answers come queued (hitCount, answered(slot)).
+   */
+  recv(indexVersion?: number): number {
+    const n = this.native.recv(this.opts.maxBatch, indexVersion);
     if (n < 0) throw socketError(-n);
-    this.queued = 0;
+    this.queued = this.hitWords === null ? 0 : this.hitWords[0];
     return n;
+  }
+
+  /**
+   * Lets the addon answer repeated questions itself (native/udp-batch, "Cache hits answered in C"):
+   * responses keep()t after an answer are given again by recv() to the same question, until the
+   * index version passed to recv() moves. Returns how many entry numbers there are.
+   */
+  enableHitCache(): number {
+    const hits = Buffer.alloc(4 * (HIT_LIST_HEADER_WORDS + HIT_LIST_ENTRY_WORDS * this.opts.maxBatch));
+    const stores = Buffer.alloc(4 * STORE_ENTRY_WORDS * this.opts.maxBatch);
+    this.native.enableHitCache(hits, stores, this.opts.maxResponse);
+    // Buffer.alloc of these sizes is not pooled: the views start at offset 0, 4-byte aligned.
+    this.hitWords = new Uint32Array(hits.buffer, hits.byteOffset, hits.length >> 2);
+    this.storeWords = new Uint32Array(stores.buffer, stores.byteOffset, stores.length >> 2);
+    return this.hitCacheSlots;
+  }
+
+  /** Answers of the last recv() given by the hit cache: they take the first places of the send queue. */
+  get hitCount(): number {
+    return this.hitWords === null ? 0 : this.hitWords[0];
+  }
+
+  /** The slot the `h`-th cached answer went to. */
+  hitSlot(h: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS] & 0xffff;
+  }
+
+  /** 1: the query had EDNS, 2: DO was set. */
+  hitFlags(h: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS] >>> 16;
+  }
+
+  /** The entry number the answer was kept under (keep()). */
+  hitEntry(h: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS + 1];
+  }
+
+  /** Nothing for the caller to do with this slot: truncated, or already answered from the hit cache. */
+  skipped(slot: number): boolean {
+    return this.inMeta[slot * this.recvMetaBytes + META_FLAGS] !== 0;
+  }
+
+  /** Whether the hit cache answered the datagram in `slot`. */
+  answered(slot: number): boolean {
+    return (this.inMeta[slot * this.recvMetaBytes + META_FLAGS] & FLAG_ANSWERED) !== 0;
+  }
+
+  /**
+   * Asks the hit cache to keep the response of `length` bytes at `offset` of `out`, the answer
+   * to the query in `slot`, as entry `entry` (done at send()); whatever was that entry goes.
+   */
+  keep(slot: number, offset: number, length: number, entry: number): void {
+    const words = this.storeWords!;
+    const w = this.stored * STORE_ENTRY_WORDS;
+    words[w] = slot;
+    words[w + 1] = offset;
+    words[w + 2] = length;
+    words[w + 3] = entry;
+    this.stored++;
   }
 
   datagram(slot: number): Buffer {
@@ -231,7 +309,10 @@ export class BatchUdpSocket {
   /** Sends the queue; returns how many went out (the rest were dropped: the socket buffer was full). */
   send(): number {
     const count = this.queued;
+    const stored = this.stored;
     this.queued = 0;
+    this.stored = 0;
+    if (this.storeWords !== null) return count === 0 && stored === 0 ? 0 : this.native.send(count, stored);
     return count === 0 ? 0 : this.native.send(count);
   }
 

@@ -36,6 +36,25 @@ export interface UdpResponder {
    * that is not ready now (an UPDATE waits for an append). Costs nothing unless called.
    */
   replyLater?(make: () => (answer: Buffer) => void): void;
+  /** Where the listener can answer repeated questions below JS (the batch listener: the addon's hit cache). */
+  hitCache?: UdpHitCache;
+}
+
+/**
+ * The responder's side of a listener's hit cache: a cache of whole responses the listener
+ * keeps and answers from itself, before `answer` is asked. The responder says which answers it
+ * gave may be kept and under which entry number (its own response cache's hits), and is told of
+ * every answer the listener gave from them, to count and log it as its own.
+ */
+export interface UdpHitCache {
+  /** Given once: entry numbers are 0..slots-1 (a power of two). */
+  enable(slots: number): void;
+  /** Before each batch: answers kept at another version are not given any more. */
+  version(): number;
+  /** Right after `answer`: the entry number its answer may be kept under, or -1. */
+  keepAs(): number;
+  /** An answer the listener gave from entry `entry`; `flags`: 1 EDNS, 2 DO. Must not throw. */
+  hit(entry: number, flags: number, peer: PeerAddress, started: number): void;
 }
 
 export interface UdpListenOptions {
@@ -48,6 +67,8 @@ export interface UdpListenOptions {
    * test server), where the first of several replicas must ask for it.
    */
   reusePort?: boolean;
+  /** The batch listener's hit cache (UdpHitCache); unset: on unless DNS_UDP_HIT_CACHE=off. */
+  hitCache?: boolean;
   onError: (err: Error) => void;
 }
 
