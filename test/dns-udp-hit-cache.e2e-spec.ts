@@ -85,7 +85,7 @@ function udpExchange(port: number, msg: Buffer, timeoutMs = 1000): Promise<Buffe
 
 /** One call of the field sink, as the query log would store it. */
 interface Logged {
-  how: 'udp' | 'cached';
+  how: 'udp' | 'cached' | 'number';
   accountId: string | null;
   name: string;
   type: string;
@@ -95,9 +95,14 @@ interface Logged {
   edns: boolean;
 }
 
-/** A field sink (the query-log channel's interface) that keeps what it is given. */
+/**
+ * A field sink (the query-log channel's interface) that keeps what it is given, and numbers
+ * cached answers as the channel does (a number is valid in its epoch only).
+ */
 class RecordingSink implements FieldQuerySink {
   readonly calls: Logged[] = [];
+  epoch = 1;
+  private readonly numbered: Logged[] = [];
   record(q: AnsweredQuery): void {
     throw new Error(`UDP answers go by field, not as objects (${q.name})`);
   }
@@ -116,7 +121,24 @@ class RecordingSink implements FieldQuerySink {
   }
   recordCachedUdp(_timestamp: number, answer: LoggedAnswer, clientIp: string, dnssecOk: boolean, edns: boolean): void {
     const { accountId, name, type, rcode } = answer;
-    this.calls.push({ how: 'cached', accountId, name, type, rcode, clientIp, dnssecOk, edns });
+    const call: Logged = { how: 'cached', accountId, name, type, rcode, clientIp, dnssecOk, edns };
+    this.calls.push(call);
+    if (answer.logNameEpoch === this.epoch) return;
+    answer.logNameId = this.numbered.length;
+    answer.logNameEpoch = this.epoch;
+    this.numbered.push(call);
+  }
+  recordCachedUdpByNumber(
+    _timestamp: number,
+    id: number,
+    epoch: number,
+    clientIp: string,
+    dnssecOk: boolean,
+    edns: boolean,
+  ): boolean {
+    if (epoch !== this.epoch) return false;
+    this.calls.push({ ...this.numbered[id], how: 'number', clientIp, dnssecOk, edns });
+    return true;
   }
   udpBatchSent(): void {}
 }
@@ -253,12 +275,25 @@ onLinux('UDP cache hits answered by the addon', () => {
       const [full, ...cached] = sink.calls.slice(4 * q, 4 * q + 4);
       expect(full.how).toBe('udp');
       for (const c of cached) expect({ ...c, how: 'udp', rcode: full.rcode }).toEqual(full);
-      expect(cached.map((c) => c.how)).toEqual(['cached', 'cached', 'cached']);
+      // The JS cache's hit gets the answer numbered; the addon's are logged by that number.
+      expect(cached.map((c) => c.how)).toEqual(['cached', 'number', 'number']);
     }
     expect(sink.calls[0]).toMatchObject({ name: 'www.example.com', type: 'AAAA', dnssecOk: true, edns: true });
     expect(sink.calls[4]).toMatchObject({ name: 'home.dyn.example.net', accountId: 'acct-9', dnssecOk: false });
     expect(sink.calls[8]).toMatchObject({ name: 'mid.example.com', type: 'TXT', edns: false, clientIp: HOST });
     expect(counted.slice(8, 12)).toEqual([RCODE.NXDOMAIN, RCODE.NXDOMAIN, RCODE.NXDOMAIN, RCODE.NXDOMAIN]);
+  });
+
+  it('logs from the answer again when the log numbers anew, then by the new number', async () => {
+    const q: Q = { name: 'www.example.com', type: 'A', edns: 1232 };
+    await ask(q, 3);
+    sink.epoch++;
+    sink.calls.length = 0;
+    const before = server.udpAnswersBelow;
+    await ask(q, 3);
+    expect(server.udpAnswersBelow - before).toBe(3);
+    expect(sink.calls.map((c) => c.how)).toEqual(['cached', 'number', 'number']);
+    expect(sink.calls.map((c) => c.name)).toEqual(['www.example.com', 'www.example.com', 'www.example.com']);
   });
 
   it('is off with udpHitCache false: every answer then comes from JS', async () => {

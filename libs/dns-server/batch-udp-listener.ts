@@ -53,7 +53,9 @@ export async function listenBatchUdp(
         const hits = socket.hitCount;
         for (let h = 0; h < hits; h++) {
           slot = socket.hitSlot(h);
-          hitCache!.hit(socket.hitEntry(h), socket.hitFlags(h), peer, started);
+          const entry = socket.hitEntry(h);
+          const [t0, t1, t2] = [socket.hitTag(h, 0), socket.hitTag(h, 1), socket.hitTag(h, 2)];
+          if (hitCache!.hit(entry, socket.hitFlags(h), t0, t1, t2, peer, started)) socket.retag(entry, hitCache!.tags);
         }
         let answered = hits;
         for (slot = 0; slot < received; slot++) {
@@ -74,7 +76,7 @@ export async function listenBatchUdp(
             socket.queue(slot, length);
             answered++;
             const entry = hitCache === null ? -1 : hitCache.keepAs();
-            if (entry >= 0) socket.keep(slot, at, length, entry);
+            if (entry >= 0) socket.keep(slot, at, length, entry, hitCache!.tags);
           }
         }
         socket.send();

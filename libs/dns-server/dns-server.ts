@@ -40,6 +40,7 @@ import {
   type ParseResult,
   type Query,
 } from './wire';
+import { HIT_TAGS } from './udp-batch';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
 import { DEFAULT_TCP_LIMITS, TcpConnections, type TcpClaim } from './tcp-listener';
 
@@ -110,6 +111,9 @@ const SERVFAIL = RCODE.SERVFAIL;
  * low bits blind to the variant's EDNS and DO bits.
  */
 const hitEntryOf = (hash: number, mask: number): number => (hash ^ (hash >>> 15)) & mask;
+/** First tag of a kept answer: its rcode (5 bits, BADVERS included), and whether the log keeps it. */
+const TAG_RCODE = 0x1f;
+const TAG_LOGGED = 0x20;
 /** What an entry number of the listener's hit cache answers before anything was kept there. */
 const NO_FACTS: ResponseFacts = {
   name: '',
@@ -236,7 +240,8 @@ export class DnsServer {
       },
       version: () => this.opts.index.version,
       keepAs: () => this.keepAs,
-      hit: (entry, flags, peer, started) => this.answeredBelow(entry, flags, peer, started),
+      tags: new Uint32Array(HIT_TAGS),
+      hit: (entry, flags, t0, t1, t2, peer, started) => this.answeredBelow(entry, flags, t0, t1, t2, peer, started),
     },
   };
   /** The listener's hit cache: its entry numbers are a response-cache hash's low bits (-1: none). */
@@ -265,16 +270,13 @@ export class DnsServer {
       const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
       if (hit) {
         const length = cache.write(hit, buf, start, out, at);
-        // Seen twice: worth keeping below JS (a flood of random names never gets there).
-        if (this.hitMask >= 0) {
-          this.keepAs = hitEntryOf(cache.lastHash, this.hitMask);
-          this.hitEntries[this.keepAs] = hit;
-        }
         this.opts.tally?.count('udp', hit.rcode);
         if (this.fieldSink) {
           if (hit.accountId !== null && hit.domain !== null)
             this.fieldSink.recordCachedUdp(TIME_ORIGIN + started, hit, peer(), cache.dnssecOk, cache.edns);
         } else if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
+        // Seen twice: worth keeping below JS (a flood of random names never gets there).
+        if (this.hitMask >= 0) this.keepBelow(hitEntryOf(cache.lastHash, this.hitMask), hit);
         return length;
       }
     } catch (err) {
@@ -287,16 +289,57 @@ export class DnsServer {
     return length;
   }
 
-  /** An answer the listener's hit cache gave from entry `entry`: counted and logged as the cache hit it is. */
-  private answeredBelow(entry: number, flags: number, peer: PeerAddress, started: number): void {
+  /** The answer just given from `hit` may be kept in the listener's hit cache as `entry`, with its tags. */
+  private keepBelow(entry: number, hit: CachedResponse): void {
+    this.keepAs = entry;
+    this.hitEntries[entry] = hit;
+    this.tagsOf(hit);
+  }
+
+  /**
+   * The listener's tags of a kept answer: its rcode and whether it is logged, then its log
+   * number as the log has it now, so a hit is counted and logged without reading `hit`,
+   * whose cache lines the kernel's work between batches has evicted.
+   */
+  private tagsOf(hit: CachedResponse): void {
+    const tags = this.udpResponder.hitCache!.tags;
+    tags[0] = hit.rcode | (hit.accountId !== null && hit.domain !== null ? TAG_LOGGED : 0);
+    tags[1] = hit.logNameId;
+    tags[2] = hit.logNameEpoch;
+  }
+
+  /**
+   * An answer the listener's hit cache gave from entry `entry` (tags: see tagsOf): counted and
+   * logged as the cache hit it is. True when the log had numbered it anew: the entry's tags
+   * are then replaced.
+   */
+  private answeredBelow(
+    entry: number,
+    flags: number,
+    tag0: number,
+    logNameId: number,
+    logNameEpoch: number,
+    peer: PeerAddress,
+    started: number,
+  ): boolean {
     this.answersBelow++;
     try {
+      this.opts.tally?.count('udp', tag0 & TAG_RCODE);
+      const sink = this.fieldSink;
+      if (sink === null || (tag0 & TAG_LOGGED) === 0) return false;
+      const timestamp = TIME_ORIGIN + started;
+      const clientIp = peer();
+      const dnssecOk = (flags & 2) !== 0;
+      const edns = (flags & 1) !== 0;
+      if (sink.recordCachedUdpByNumber(timestamp, logNameId, logNameEpoch, clientIp, dnssecOk, edns)) return false;
+      // Not numbered in the log's current numbering: the answer's fields, and its new number for the next hits.
       const hit = this.hitEntries[entry];
-      this.opts.tally?.count('udp', hit.rcode);
-      if (this.fieldSink && hit.accountId !== null && hit.domain !== null)
-        this.fieldSink.recordCachedUdp(TIME_ORIGIN + started, hit, peer(), (flags & 2) !== 0, (flags & 1) !== 0);
+      sink.recordCachedUdp(timestamp, hit, clientIp, dnssecOk, edns);
+      this.tagsOf(hit);
+      return true;
     } catch (err) {
       this.onError(err instanceof Error ? err : new Error(String(err)));
+      return false;
     }
   }
 

@@ -45,10 +45,14 @@ const META_ADDRESS = 8;
 const FLAG_TRUNCATED = 1;
 /** Set by the addon on a slot it answered from its hit cache. */
 const FLAG_ANSWERED = 2;
-// Hit cache lists, as the addon reads and writes them (32-bit words).
+// Hit cache lists, as the addon reads and writes them (32-bit words, host order).
+/** Words the responder keeps with an answer and gets back with each hit (see UdpHitCache). */
+export const HIT_TAGS = 3;
 const HIT_LIST_HEADER_WORDS = 1;
-const HIT_LIST_ENTRY_WORDS = 2;
-const STORE_ENTRY_WORDS = 4;
+const HIT_LIST_ENTRY_WORDS = 2 + HIT_TAGS;
+const STORE_ENTRY_WORDS = 4 + HIT_TAGS;
+/** A store entry's slot that asks for new tags only. */
+const RETAG = 0xffffffff;
 
 const ADDON_FILE = join('native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
 /** Spoofed sources could otherwise grow the address cache without bound. */
@@ -109,7 +113,7 @@ export class BatchUdpSocket {
   private queued = 0;
   private readonly boundPort: number;
   private readonly hitCacheSlots: number;
-  /** The addon's hit list (count, then slot | flags << 16 and entry number per hit); null until enableHitCache. */
+  /** The addon's hit list (count, then slot | flags << 16, entry number and tags per hit); null until enableHitCache. */
   private hitWords: Uint32Array | null = null;
   private storeWords: Uint32Array | null = null;
   private stored = 0;
@@ -212,6 +216,11 @@ export class BatchUdpSocket {
     return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS + 1];
   }
 
+  /** Tag `t` (0..HIT_TAGS-1) the `h`-th answer was kept with. */
+  hitTag(h: number, t: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS + 2 + t];
+  }
+
   /** Nothing for the caller to do with this slot: truncated, or already answered from the hit cache. */
   skipped(slot: number): boolean {
     return this.inMeta[slot * this.recvMetaBytes + META_FLAGS] !== 0;
@@ -224,15 +233,26 @@ export class BatchUdpSocket {
 
   /**
    * Asks the hit cache to keep the response of `length` bytes at `offset` of `out`, the answer
-   * to the query in `slot`, as entry `entry` (done at send()); whatever was that entry goes.
+   * to the query in `slot`, as entry `entry` with `tags` (done at send()); whatever was that entry goes.
    */
-  keep(slot: number, offset: number, length: number, entry: number): void {
+  keep(slot: number, offset: number, length: number, entry: number, tags: Uint32Array): void {
     const words = this.storeWords!;
     const w = this.stored * STORE_ENTRY_WORDS;
     words[w] = slot;
     words[w + 1] = offset;
     words[w + 2] = length;
     words[w + 3] = entry;
+    for (let t = 0; t < HIT_TAGS; t++) words[w + 4 + t] = tags[t];
+    this.stored++;
+  }
+
+  /** New tags for what entry `entry` holds (at send(), in order with keep()). */
+  retag(entry: number, tags: Uint32Array): void {
+    const words = this.storeWords!;
+    const w = this.stored * STORE_ENTRY_WORDS;
+    words[w] = RETAG;
+    words[w + 3] = entry;
+    for (let t = 0; t < HIT_TAGS; t++) words[w + 4 + t] = tags[t];
     this.stored++;
   }
 

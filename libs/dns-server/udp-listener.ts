@@ -43,18 +43,32 @@ export interface UdpResponder {
 /**
  * The responder's side of a listener's hit cache: a cache of whole responses the listener
  * keeps and answers from itself, before `answer` is asked. The responder says which answers it
- * gave may be kept and under which entry number (its own response cache's hits), and is told of
- * every answer the listener gave from them, to count and log it as its own.
+ * gave may be kept, under which entry number and with which tags (three 32-bit words it gets
+ * back with every hit, so a hit needs none of its objects), and is told of every answer the
+ * listener gave from them, to count and log it as its own.
  */
 export interface UdpHitCache {
   /** Given once: entry numbers are 0..slots-1 (a power of two). */
   enable(slots: number): void;
   /** Before each batch: answers kept at another version are not given any more. */
   version(): number;
-  /** Right after `answer`: the entry number its answer may be kept under, or -1. */
+  /** Right after `answer`: the entry number its answer may be kept under (with `tags`), or -1. */
   keepAs(): number;
-  /** An answer the listener gave from entry `entry`; `flags`: 1 EDNS, 2 DO. Must not throw. */
-  hit(entry: number, flags: number, peer: PeerAddress, started: number): void;
+  /** The tags of the answer keepAs() named, or after hit() returned true the entry's new ones. */
+  readonly tags: Uint32Array;
+  /**
+   * An answer the listener gave from entry `entry`, kept with tags `tag0`..`tag2`; `flags`: 1
+   * EDNS, 2 DO. True: the entry's tags are now `tags`. Must not throw.
+   */
+  hit(
+    entry: number,
+    flags: number,
+    tag0: number,
+    tag1: number,
+    tag2: number,
+    peer: PeerAddress,
+    started: number,
+  ): boolean;
 }
 
 export interface UdpListenOptions {

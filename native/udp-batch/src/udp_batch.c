@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -405,11 +406,22 @@ static void record_peer(Socket* s, uint32_t slot) {
 #define HIT_MAX_UDP 1232
 #define HIT_FLAG_EDNS 1
 #define HIT_FLAG_DO 2
-/* hits buffer: u32 count, then per hit u32 slot | flags << 16, u32 entry number */
+/*
+ * JS's words about a kept answer (tags), handed back with each hit so JS need not read its own
+ * objects for it: what it counts and logs (see dns-server.ts, answeredBelow).
+ */
+#define HIT_TAGS 3
+/* hits buffer: u32 count, then per hit u32 slot | flags << 16, u32 entry number, the entry's tags */
 #define HIT_LIST_HEADER 4
-#define HIT_LIST_ENTRY 8
-/* stores buffer: per store u32 slot, u32 offset in out, u32 length, u32 entry number */
-#define HIT_STORE_ENTRY 16
+#define HIT_LIST_ENTRY (8 + 4 * HIT_TAGS)
+/*
+ * stores buffer: per store u32 slot, u32 offset in out, u32 length, u32 entry number, the tags.
+ * Slot HIT_RETAG: only the tags of what the entry holds change.
+ */
+#define HIT_STORE_ENTRY (16 + 4 * HIT_TAGS)
+#define HIT_RETAG 0xffffffffu
+/* A record in the arena: u32 name end | length << 16, the tags, then the response. */
+#define HIT_RECORD_HEADER (4 + 4 * HIT_TAGS)
 #define FLAG_ANSWERED 2
 
 typedef struct {
@@ -431,6 +443,17 @@ struct HitCache {
   Region hits, stores;
   HitQuestion* questions; /* per receive slot, scratch of one recv */
 };
+
+/* The hit and store lists are read and written by JS as Uint32Arrays: host byte order. */
+static inline uint32_t get_u32h(const uint8_t* at) {
+  uint32_t v;
+  memcpy(&v, at, 4);
+  return v;
+}
+
+static inline void put_u32h(uint8_t* at, uint32_t v) {
+  memcpy(at, &v, 4);
+}
 
 /* ASCII letters to lowercase, every other byte as it is (response-cache.ts's FOLD). */
 static inline uint8_t hit_fold(uint8_t c) {
@@ -534,10 +557,10 @@ static uint32_t hit_cache_answer(Socket* s, HitCache* c, uint32_t n) {
     if (!name_end) continue;
     uint32_t entry = hit_entry_of(qs[i].hash);
     const uint8_t* record = c->arena + (c->slots[entry].at % HIT_ARENA_BYTES);
-    uint32_t shape = get_u32le(record);
+    uint32_t shape = get_u32h(record);
     if ((shape & 0xffff) != name_end) continue;
     uint32_t length = shape >> 16;
-    const uint8_t* stored = record + 4;
+    const uint8_t* stored = record + HIT_RECORD_HEADER;
     const uint8_t* query = s->in.data + (size_t)i * s->slot_size;
     uint32_t k = HIT_HEADER;
     while (k < name_end && stored[k] == hit_fold(query[k])) k++;
@@ -554,12 +577,13 @@ static uint32_t hit_cache_answer(Socket* s, HitCache* c, uint32_t n) {
     put_u32le(send_entry, i);
     put_u32le(send_entry + 4, offset);
     put_u32le(send_entry + 8, length);
-    put_u32le(list + (size_t)hits * HIT_LIST_ENTRY, i | (qs[i].flags << 16));
-    put_u32le(list + (size_t)hits * HIT_LIST_ENTRY + 4, entry);
+    put_u32h(list + (size_t)hits * HIT_LIST_ENTRY, i | (qs[i].flags << 16));
+    put_u32h(list + (size_t)hits * HIT_LIST_ENTRY + 4, entry);
+    memcpy(list + (size_t)hits * HIT_LIST_ENTRY + 8, record + 4, 4 * HIT_TAGS);
     s->in_meta.data[(size_t)i * RECV_META_BYTES + META_FLAGS] |= FLAG_ANSWERED;
     hits++;
   }
-  put_u32le(c->hits.data, hits);
+  put_u32h(c->hits.data, hits);
   return hits;
 }
 
@@ -571,10 +595,15 @@ static uint32_t hit_cache_answer(Socket* s, HitCache* c, uint32_t n) {
 static void hit_cache_store(Socket* s, HitCache* c, uint32_t count) {
   for (uint32_t i = 0; i < count; i++) {
     const uint8_t* entry = c->stores.data + (size_t)i * HIT_STORE_ENTRY;
-    uint32_t slot = get_u32le(entry), offset = get_u32le(entry + 4), length = get_u32le(entry + 8),
-             number = get_u32le(entry + 12);
+    uint32_t slot = get_u32h(entry), offset = get_u32h(entry + 4), length = get_u32h(entry + 8),
+             number = get_u32h(entry + 12);
     if (number >= HIT_SLOTS) continue;
     HitSlot* target = &c->slots[number];
+    if (slot == HIT_RETAG) {
+      if (target->key != 0 && hit_record_live(c, target->at))
+        memcpy(c->arena + (target->at % HIT_ARENA_BYTES) + 4, entry + 16, 4 * HIT_TAGS);
+      continue;
+    }
     target->key = 0;
     if (slot >= s->max_batch || (uint64_t)offset + length > s->out.length || length > c->max_response) continue;
     const uint8_t* meta = s->in_meta.data + (size_t)slot * RECV_META_BYTES;
@@ -583,13 +612,14 @@ static void hit_cache_store(Socket* s, HitCache* c, uint32_t count) {
     const uint8_t* query = s->in.data + (size_t)slot * s->slot_size;
     hit_question(query, get_u32le(meta + META_LENGTH), &q);
     if (!q.name_end || hit_entry_of(q.hash) != number || length < q.name_end + 4 || q.name_end > 0xffff) continue;
-    uint32_t room = (4 + length + 7) & ~7u;
+    uint32_t room = (HIT_RECORD_HEADER + length + 7) & ~7u;
     uint64_t at = c->head;
     if (at % HIT_ARENA_BYTES + room > HIT_ARENA_BYTES) at += HIT_ARENA_BYTES - at % HIT_ARENA_BYTES;
     c->head = at + room;
     uint8_t* record = c->arena + (at % HIT_ARENA_BYTES);
-    put_u32le(record, q.name_end | (length << 16));
-    uint8_t* stored = record + 4;
+    put_u32h(record, q.name_end | (length << 16));
+    memcpy(record + 4, entry + 16, 4 * HIT_TAGS);
+    uint8_t* stored = record + HIT_RECORD_HEADER;
     memcpy(stored, s->out.data + offset, length);
     stored[0] = 0;
     stored[1] = 0;
@@ -609,6 +639,20 @@ static void hit_cache_version(HitCache* c, int64_t version) {
   c->head += HIT_ARENA_BYTES + (HIT_ARENA_BYTES - c->head % HIT_ARENA_BYTES);
 }
 
+/*
+ * Zeroed memory for the table and the arena, on 2 MiB pages where the kernel gives them
+ * (transparent huge pages, "madvise" mode included): hits reach random places in both, and
+ * with 4 KiB pages each was a TLB miss as well as a cache miss.
+ */
+static void* hit_alloc(size_t bytes) {
+  const size_t huge = 2u * 1024 * 1024;
+  void* p = NULL;
+  if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+  madvise(p, bytes, MADV_HUGEPAGE); /* a wish: without it the cache works the same */
+  memset(p, 0, bytes);
+  return p;
+}
+
 static void hit_cache_free(napi_env env, HitCache* c) {
   if (!c) return;
   release_region(env, &c->hits);
@@ -622,7 +666,7 @@ static void hit_cache_free(napi_env env, HitCache* c) {
 /* recv's part: the index version first (a new one empties the cache), then the hits. */
 static bool hit_cache_recv(napi_env env, Socket* s, size_t argc, napi_value* argv, int n) {
   HitCache* c = s->hit_cache;
-  put_u32le(c->hits.data, 0);
+  put_u32h(c->hits.data, 0);
   napi_valuetype type;
   if (argc < 2 || napi_typeof(env, argv[1], &type) != napi_ok || type == napi_undefined) return true;
   int64_t version;
@@ -682,8 +726,8 @@ static napi_value enable_hit_cache(napi_env env, napi_callback_info info) {
     hit_cache_free(env, c);
     return NULL;
   }
-  c->slots = calloc(HIT_SLOTS, sizeof *c->slots);
-  c->arena = malloc(HIT_ARENA_BYTES);
+  c->slots = hit_alloc((size_t)HIT_SLOTS * sizeof *c->slots);
+  c->arena = hit_alloc(HIT_ARENA_BYTES);
   c->questions = calloc(s->max_batch, sizeof *c->questions);
   if (!c->slots || !c->arena || !c->questions) {
     hit_cache_free(env, c);
@@ -693,7 +737,7 @@ static napi_value enable_hit_cache(napi_env env, napi_callback_info info) {
   c->head = HIT_ARENA_BYTES;
   c->version = INT64_MIN;
   c->max_response = max_response;
-  put_u32le(c->hits.data, 0);
+  put_u32h(c->hits.data, 0);
   hit_cache_free(env, s->hit_cache);
   s->hit_cache = c;
   return NULL;
