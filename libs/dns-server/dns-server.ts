@@ -40,7 +40,7 @@ import {
   type ParseResult,
   type Query,
 } from './wire';
-import { HIT_TAGS } from './udp-batch';
+import { HIT_TAGS, hitEntryOf } from './udp-batch';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
 import { DEFAULT_TCP_LIMITS, TcpConnections, type TcpClaim } from './tcp-listener';
 
@@ -105,12 +105,6 @@ const NOT_IN_CLASS: Prepared = {
   name: null,
 };
 const SERVFAIL = RCODE.SERVFAIL;
-/**
- * The entry number of a response-cache hash in the listener's hit cache, as the addon computes
- * it (native/udp-batch, hit_entry_of): high bits folded in, since FNV's last multiply leaves the
- * low bits blind to the variant's EDNS and DO bits.
- */
-const hitEntryOf = (hash: number, mask: number): number => (hash ^ (hash >>> 15)) & mask;
 /** First tag of a kept answer: its rcode (5 bits, BADVERS included), and whether the log keeps it. */
 const TAG_RCODE = 0x1f;
 const TAG_LOGGED = 0x20;

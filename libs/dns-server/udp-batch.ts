@@ -54,6 +54,13 @@ const STORE_ENTRY_WORDS = 4 + HIT_TAGS;
 /** A store entry's slot that asks for new tags only. */
 const RETAG = 0xffffffff;
 
+/**
+ * The hit cache's entry number for a response-cache hash (ResponseCache.lastHash), as the addon
+ * computes it (hit_entry_of): high bits folded in, since FNV's last multiply leaves the low bits
+ * blind to the variant's EDNS and DO bits. `mask`: HIT_CACHE_SLOTS - 1.
+ */
+export const hitEntryOf = (hash: number, mask: number): number => (hash ^ (hash >>> 15)) & mask;
+
 const ADDON_FILE = join('native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
 /** Spoofed sources could otherwise grow the address cache without bound. */
 const MAX_CACHED_ADDRESSES = 4096;
