@@ -54,7 +54,9 @@ export async function listenBatchUdp(
         for (let h = 0; h < hits; h++) {
           slot = socket.hitSlot(h);
           const entry = socket.hitEntry(h);
-          const [t0, t1, t2] = [socket.hitTag(h, 0), socket.hitTag(h, 1), socket.hitTag(h, 2)];
+          const t0 = socket.hitTag(h, 0);
+          const t1 = socket.hitTag(h, 1);
+          const t2 = socket.hitTag(h, 2);
           if (hitCache!.hit(entry, socket.hitFlags(h), t0, t1, t2, peer, started)) socket.retag(entry, hitCache!.tags);
         }
         let answered = hits;

@@ -238,7 +238,7 @@ export class DnsServer {
       hit: (entry, flags, t0, t1, t2, peer, started) => this.answeredBelow(entry, flags, t0, t1, t2, peer, started),
     },
   };
-  /** The listener's hit cache: its entry numbers are a response-cache hash's low bits (-1: none). */
+  /** The listener's hit cache has entry numbers 0..hitMask (hitEntryOf a response-cache hash); -1: none. */
   private hitMask = -1;
   /** What each entry number of the listener's hit cache answers. */
   private readonly hitEntries: CachedResponse[] = [];
