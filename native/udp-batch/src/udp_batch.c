@@ -515,7 +515,7 @@ static void hit_question(const uint8_t* msg, uint32_t length, HitQuestion* q) {
 /*
  * The table slot (entry number) of a question's hash: its high bits folded into the low ones,
  * since FNV's last multiply leaves the low bits blind to the variant's DO and EDNS bits (16, 17).
- * libs/dns-server/dns-server.ts (hitEntryOf) computes the same.
+ * libs/dns-server/udp-batch.ts (hitEntryOf) computes the same.
  */
 static uint32_t hit_entry_of(uint32_t hash) {
   return (hash ^ (hash >> 15)) & (HIT_SLOTS - 1);
