@@ -2,6 +2,10 @@
  * UDP through the udp-batch addon: each readiness callback reads a batch of queries with one
  * recvmmsg, answers them straight into the shared send buffer and sends them with one
  * sendmmsg, without a JS object per packet on the way in or out.
+ *
+ * With the responder's hit cache (UdpHitCache), the addon answers repeated questions during
+ * recv from the responses the responder let it keep; they are only counted and logged here
+ * (decision 0116). DNS_UDP_HIT_CACHE=off leaves every query to the responder.
  */
 import { performance } from 'node:perf_hooks';
 import { BatchUdpSocket, type UdpBatchAddon } from './udp-batch';
@@ -41,16 +45,30 @@ export async function listenBatchUdp(
   let slot = 0;
   const peer = (): string => socket.peerAddress(slot);
   respond.replyLater?.(() => socket.laterTo(slot));
+  const hitCache = (opts.hitCache ?? process.env.DNS_UDP_HIT_CACHE !== 'off') ? (respond.hitCache ?? null) : null;
+  hitCache?.enable(socket.enableHitCache());
   const onReadable = (): void => {
     try {
       for (let turn = 0; turn < BATCHES_PER_TURN; turn++) {
-        const received = socket.recv();
+        const received = hitCache === null ? socket.recv() : socket.recv(hitCache.version());
         if (received === 0) return;
         const started = performance.now();
-        let answered = 0;
+        // The addon's answers first: an entry number they name may be given to another answer below.
+        const hits = socket.hitCount;
+        for (let h = 0; h < hits; h++) {
+          slot = socket.hitSlot(h);
+          const entry = socket.hitEntry(h);
+          const t0 = socket.hitTag(h, 0);
+          const t1 = socket.hitTag(h, 1);
+          const t2 = socket.hitTag(h, 2);
+          if (hitCache!.hit(entry, socket.hitFlags(h), t0, t1, t2, peer, started)) socket.retag(entry, hitCache!.tags);
+        }
+        let answered = hits;
         for (slot = 0; slot < received; slot++) {
           // Truncated queries cannot be parsed honestly; dropping them is what a full buffer would do.
-          if (socket.truncated(slot)) continue;
+          // Those the hit cache answered are done.
+          if (socket.skipped(slot)) continue;
+          const at = socket.nextResponseAt;
           const length = respond.answer(
             input,
             socket.datagramStart(slot),
@@ -58,11 +76,13 @@ export async function listenBatchUdp(
             peer,
             started,
             out,
-            socket.nextResponseAt,
+            at,
           );
           if (length > 0) {
             socket.queue(slot, length);
             answered++;
+            const entry = hitCache === null ? -1 : hitCache.keepAs();
+            if (entry >= 0) socket.keep(slot, at, length, entry, hitCache!.tags);
           }
         }
         socket.send();

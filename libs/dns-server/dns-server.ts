@@ -24,7 +24,7 @@ import {
   type QuerySink,
   type Transport,
 } from './query-sink';
-import { ResponseCache, type CachedResponse, type ResponseFacts } from './response-cache';
+import { CachedResponse, ResponseCache, type ResponseFacts } from './response-cache';
 import type { Prepared, ZoneIndex } from './zone-index';
 import {
   EMPTY_BODY,
@@ -40,6 +40,7 @@ import {
   type ParseResult,
   type Query,
 } from './wire';
+import { HIT_TAGS, hitEntryOf } from './udp-batch';
 import { listenUdp, type PeerAddress, type UdpIo, type UdpListener, type UdpResponder } from './udp-listener';
 import { DEFAULT_TCP_LIMITS, TcpConnections, type TcpClaim } from './tcp-listener';
 
@@ -83,6 +84,11 @@ export interface DnsServerOptions {
   /** See UdpListenOptions.steerByCpu: the CPU-steering program for this many sibling sockets. */
   steerByCpu?: number;
   /**
+   * Let the batch listener answer response-cache hits itself (UdpHitCache, decision 0116);
+   * unset: on unless DNS_UDP_HIT_CACHE=off. Only with no sink or a field sink.
+   */
+  udpHitCache?: boolean;
+  /**
    * Serve UDP only: an extra replica on a port whose TCP side another replica serves (Node's
    * TCP servers cannot share a port across threads).
    */
@@ -101,6 +107,19 @@ const NOT_IN_CLASS: Prepared = {
   name: null,
 };
 const SERVFAIL = RCODE.SERVFAIL;
+/** First tag of a kept answer: its rcode (5 bits, BADVERS included), and whether the log keeps it. */
+const TAG_RCODE = 0x1f;
+const TAG_LOGGED = 0x20;
+/** What an entry number of the listener's hit cache answers before anything was kept there. */
+const NO_FACTS: ResponseFacts = {
+  name: '',
+  type: '',
+  rcode: SERVFAIL,
+  truncated: false,
+  zone: null,
+  domain: null,
+  accountId: null,
+};
 const TYPE_NAMES = new Map<number, string>(Object.entries(QTYPE).map(([name, n]) => [n, name]));
 const typeName = (t: number): string => TYPE_NAMES.get(t) ?? `TYPE${t}`;
 const BADVERS = RCODE.BADVERS;
@@ -127,6 +146,8 @@ export class DnsServer {
   constructor(private readonly opts: DnsServerOptions) {
     this.onError = opts.onError ?? (() => undefined);
     this.fieldSink = isFieldQuerySink(opts.sink) ? opts.sink : null;
+    // Hits answered below JS are logged by number (recordCachedUdp): an object sink wants more.
+    if (opts.sink !== undefined && this.fieldSink === null) this.udpResponder.hitCache = undefined;
     this.connections = new TcpConnections(
       {
         messageDeadlineMs: opts.tcpMessageDeadlineMs ?? DEFAULT_TCP_LIMITS.messageDeadlineMs,
@@ -152,6 +173,11 @@ export class DnsServer {
     return this.responses.count;
   }
 
+  /** UDP answers the listener gave from its hit cache (diagnostics and tests). */
+  get udpAnswersBelow(): number {
+    return this.answersBelow;
+  }
+
   /** How UDP is served while started: batched through the udp-batch addon, or node:dgram. */
   get udpIo(): UdpIo | null {
     return this.udp?.io ?? null;
@@ -168,6 +194,7 @@ export class DnsServer {
           receiveBufferBytes: this.opts.udpReceiveBufferBytes ?? 4 * 1024 * 1024,
           reusePort: this.opts.reusePort,
           steerByCpu: this.opts.steerByCpu,
+          hitCache: this.opts.udpHitCache,
           onError: this.onError,
         },
         this.udpResponder,
@@ -201,7 +228,26 @@ export class DnsServer {
     replyLater: (make) => {
       this.udpReplyLater = make;
     },
+    hitCache: {
+      enable: (slots) => {
+        this.hitMask = slots - 1;
+        // Filled by push: an array grown by stores at random indices would fall to dictionary mode.
+        const none = new CachedResponse(NO_FACTS);
+        for (let i = this.hitEntries.length; i < slots; i++) this.hitEntries.push(none);
+      },
+      version: () => this.opts.index.version,
+      keepAs: () => this.keepAs,
+      tags: new Uint32Array(HIT_TAGS),
+      hit: (entry, flags, t0, t1, t2, peer, started) => this.answeredBelow(entry, flags, t0, t1, t2, peer, started),
+    },
   };
+  /** The listener's hit cache has entry numbers 0..hitMask (hitEntryOf a response-cache hash); -1: none. */
+  private hitMask = -1;
+  /** What each entry number of the listener's hit cache answers. */
+  private readonly hitEntries: CachedResponse[] = [];
+  /** Where the last answerUdp's answer may be kept in the listener's hit cache, or -1. */
+  private keepAs = -1;
+  private answersBelow = 0;
   /** Gives, while a UDP message is answered, a sender for its answer later (UPDATE). */
   private udpReplyLater: (() => (answer: Buffer) => void) | null = null;
 
@@ -216,6 +262,7 @@ export class DnsServer {
     at: number,
   ): number {
     const cache = this.responses;
+    this.keepAs = -1;
     try {
       const hit = cache.lookup(buf, start, queryLength, this.opts.index.version);
       if (hit) {
@@ -225,6 +272,8 @@ export class DnsServer {
           if (hit.accountId !== null && hit.domain !== null)
             this.fieldSink.recordCachedUdp(TIME_ORIGIN + started, hit, peer(), cache.dnssecOk, cache.edns);
         } else if (this.opts.sink) this.batchRecords.push(this.cachedRecord(hit, length, peer, started));
+        // Seen twice: worth keeping below JS (a flood of random names never gets there).
+        if (this.hitMask >= 0) this.keepBelow(hitEntryOf(cache.lastHash, this.hitMask), hit);
         return length;
       }
     } catch (err) {
@@ -235,6 +284,60 @@ export class DnsServer {
     const length = this.handle(buf.subarray(start, start + queryLength), 'udp', peer, started, out, at);
     if (cache.plain && length > 0 && this.lastFacts) cache.store(out.subarray(at, at + length), this.lastFacts);
     return length;
+  }
+
+  /** The answer just given from `hit` may be kept in the listener's hit cache as `entry`, with its tags. */
+  private keepBelow(entry: number, hit: CachedResponse): void {
+    this.keepAs = entry;
+    this.hitEntries[entry] = hit;
+    this.tagsOf(hit);
+  }
+
+  /**
+   * The listener's tags of a kept answer: its rcode and whether it is logged, then its log
+   * number as the log has it now, so a hit is counted and logged without reading `hit`,
+   * whose cache lines the kernel's work between batches has evicted.
+   */
+  private tagsOf(hit: CachedResponse): void {
+    const tags = this.udpResponder.hitCache!.tags;
+    tags[0] = hit.rcode | (hit.accountId !== null && hit.domain !== null ? TAG_LOGGED : 0);
+    tags[1] = hit.logNameId;
+    tags[2] = hit.logNameEpoch;
+  }
+
+  /**
+   * An answer the listener's hit cache gave from entry `entry` (tags: see tagsOf): counted and
+   * logged as the cache hit it is. True when the log had numbered it anew: the entry's tags
+   * are then replaced.
+   */
+  private answeredBelow(
+    entry: number,
+    flags: number,
+    tag0: number,
+    logNameId: number,
+    logNameEpoch: number,
+    peer: PeerAddress,
+    started: number,
+  ): boolean {
+    this.answersBelow++;
+    try {
+      this.opts.tally?.count('udp', tag0 & TAG_RCODE);
+      const sink = this.fieldSink;
+      if (sink === null || (tag0 & TAG_LOGGED) === 0) return false;
+      const timestamp = TIME_ORIGIN + started;
+      const clientIp = peer();
+      const dnssecOk = (flags & 2) !== 0;
+      const edns = (flags & 1) !== 0;
+      if (sink.recordCachedUdpByNumber(timestamp, logNameId, logNameEpoch, clientIp, dnssecOk, edns)) return false;
+      // Not numbered in the log's current numbering: the answer's fields, and its new number for the next hits.
+      const hit = this.hitEntries[entry];
+      sink.recordCachedUdp(timestamp, hit, clientIp, dnssecOk, edns);
+      this.tagsOf(hit);
+      return true;
+    } catch (err) {
+      this.onError(err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
   }
 
   /** The batch is with the socket: its queries' answer time is known. */

@@ -85,6 +85,20 @@ export interface FieldQuerySink extends QuerySink {
    * only when it has not sent that answer before (most queries are answered again and again).
    */
   recordCachedUdp(timestamp: number, answer: LoggedAnswer, clientIp: string, dnssecOk: boolean, edns: boolean): void;
+  /**
+   * recordCachedUdp() from an answer's log number alone (LoggedNameSlot's two fields, as they
+   * were when it was kept: the UDP listener's hit cache hands them back without the answer).
+   * False, and nothing recorded, when the number is not of the sink's current numbering: then
+   * recordCachedUdp() with the answer.
+   */
+  recordCachedUdpByNumber(
+    timestamp: number,
+    logNameId: number,
+    logNameEpoch: number,
+    clientIp: string,
+    dnssecOk: boolean,
+    edns: boolean,
+  ): boolean;
   /** The UDP answers recorded since the last call took this long from receipt to the socket. */
   udpBatchSent(durationMs: number): void;
 }

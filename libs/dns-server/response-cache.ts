@@ -204,6 +204,14 @@ export class ResponseCache {
   }
 
   /**
+   * The last lookup()'s question hash (30 bits; valid when `plain`): the udp-batch addon's hit
+   * cache hashes a question the same way, so its table slot is this hash's low bits.
+   */
+  get lastHash(): number {
+    return this.hash;
+  }
+
+  /**
    * The cached response to the query in `buf` from `start`, `length` bytes long, or null.
    * `indexVersion` is the zone index's version now: entries of another version are dropped
    * first. Sets the fields above either way. Offsets rather than a slice: a Buffer view per

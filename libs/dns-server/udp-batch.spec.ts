@@ -6,7 +6,16 @@
 import * as dgram from 'node:dgram';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { BatchUdpSocket, loadUdpBatch, type BatchUdpSocketOptions, type UdpBatchAddon } from './udp-batch';
+import * as dnsPacket from 'dns-packet';
+import { ResponseCache } from './response-cache';
+import {
+  BatchUdpSocket,
+  hitEntryOf,
+  loadUdpBatch,
+  HIT_TAGS,
+  type BatchUdpSocketOptions,
+  type UdpBatchAddon,
+} from './udp-batch';
 
 const availability = loadUdpBatch({});
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
@@ -135,6 +144,81 @@ onLinux('udp-batch addon', () => {
     expect(await drain(s, 1)).toBe(1);
     senders[0](Buffer.from('applied'));
     expect(await answered).toEqual(['applied']);
+  });
+
+  describe('hit cache', () => {
+    const query = (name: string, id: number): Buffer =>
+      dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ name, type: 'A' }] });
+    /** What the JS response cache's hash names as the entry of `msg`'s question. */
+    const entryOf = (msg: Buffer, slots: number): number => {
+      const cache = new ResponseCache();
+      cache.lookup(msg, 0, msg.length, 0);
+      return hitEntryOf(cache.lastHash, slots - 1);
+    };
+    const tags = Uint32Array.from({ length: HIT_TAGS }, (_, t) => 100 + t);
+
+    /** One query through the socket: whether the addon answered it, and what the client got. */
+    async function exchange(
+      s: BatchUdpSocket,
+      c: dgram.Socket,
+      msg: Buffer,
+      version: number,
+      keepAs: number,
+    ): Promise<{ hit: boolean; entry: number; tags: number[]; answer: Buffer }> {
+      const answer = new Promise<Buffer>((resolve) => c.once('message', resolve));
+      c.send(msg, s.port, '127.0.0.1');
+      const deadline = Date.now() + 3000;
+      let n = s.recv(version);
+      while (n === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 5));
+        n = s.recv(version);
+      }
+      expect(n).toBe(1);
+      const hit = s.hitCount === 1;
+      const got = { hit, entry: hit ? s.hitEntry(0) : -1, tags: hit ? [0, 1, 2].map((t) => s.hitTag(0, t)) : [] };
+      expect(s.answered(0)).toBe(hit);
+      if (!hit) {
+        // The "response": the query with QR set, as JS would have written it.
+        const at = s.nextResponseAt;
+        const length = s.datagram(0).copy(s.out, at);
+        s.out[at + 2] |= 0x80;
+        s.queue(0, length);
+        if (keepAs >= 0) s.keep(0, at, length, keepAs, tags);
+      }
+      s.send();
+      return { ...got, answer: await answer };
+    }
+
+    it('answers a kept question itself, with the ID, RD and name case of each query, until the version moves', async () => {
+      const s = socket({ maxResponse: 1232 });
+      const slots = s.enableHitCache();
+      const c = await client();
+      const entry = entryOf(query('www.example.com', 1), slots);
+      expect(await exchange(s, c, query('www.example.com', 1), 7, entry)).toMatchObject({ hit: false });
+      const again = query('WwW.ExAmple.COM', 2);
+      again[2] &= ~0x01; // RD clear this time
+      const hit = await exchange(s, c, again, 7, -1);
+      expect(hit).toMatchObject({ hit: true, entry, tags: [100, 101, 102] });
+      const expected = Buffer.from(again);
+      expected[2] |= 0x80;
+      expect(hit.answer).toEqual(expected);
+      expect(await exchange(s, c, query('www.example.com', 3), 8, -1)).toMatchObject({ hit: false });
+    });
+
+    it("keeps nothing under an entry number other than the question's, and empties that entry", async () => {
+      const s = socket({ maxResponse: 1232 });
+      const slots = s.enableHitCache();
+      const c = await client();
+      const www = query('www.example.com', 1);
+      const entry = entryOf(www, slots);
+      expect(await exchange(s, c, www, 1, (entry + 1) & (slots - 1))).toMatchObject({ hit: false });
+      expect(await exchange(s, c, www, 1, entry)).toMatchObject({ hit: false });
+      expect(await exchange(s, c, www, 1, -1)).toMatchObject({ hit: true });
+      // Another question named with www's entry: www's answer is gone, nothing else is kept there.
+      expect(await exchange(s, c, query('mail.example.com', 4), 1, entry)).toMatchObject({ hit: false });
+      expect(await exchange(s, c, www, 1, -1)).toMatchObject({ hit: false });
+      expect(await exchange(s, c, query('mail.example.com', 5), 1, -1)).toMatchObject({ hit: false });
+    });
   });
 
   it('names each IPv4 sender right when senders alternate (the last-address shortcut)', async () => {

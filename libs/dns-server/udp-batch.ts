@@ -11,8 +11,9 @@ import { getSystemErrorName } from 'node:util';
 interface NativeSocket {
   localPort(): number;
   attach(inBuf: Buffer, inMeta: Buffer, out: Buffer, outMeta: Buffer, slotSize: number, maxBatch: number): void;
-  recv(max: number): number;
-  send(count: number): number;
+  recv(max: number, indexVersion?: number): number;
+  send(count: number, storeCount?: number): number;
+  enableHitCache(hits: Buffer, stores: Buffer, maxResponse: number): void;
   peerAddress(slot: number): string;
   peerBytes(slot: number): Buffer;
   sendTo(data: Buffer, peer: Buffer): number;
@@ -36,6 +37,8 @@ export interface UdpBatchAddon {
   pinThread(cpus: number[]): number;
   /** The CPUs the calling thread may run on, ascending. */
   allowedCpus(): number[];
+  /** Entry numbers of the addon's hit cache are 0..HIT_CACHE_SLOTS-1. */
+  HIT_CACHE_SLOTS: number;
 }
 
 // Receive metadata layout, as native/udp-batch/src/udp_batch.c writes it.
@@ -45,6 +48,23 @@ const META_FAMILY = 5;
 const META_PORT = 6;
 const META_ADDRESS = 8;
 const FLAG_TRUNCATED = 1;
+/** Set by the addon on a slot it answered from its hit cache. */
+const FLAG_ANSWERED = 2;
+// Hit cache lists, as the addon reads and writes them (32-bit words, host order).
+/** Words the responder keeps with an answer and gets back with each hit (see UdpHitCache). */
+export const HIT_TAGS = 3;
+const HIT_LIST_HEADER_WORDS = 1;
+const HIT_LIST_ENTRY_WORDS = 2 + HIT_TAGS;
+const STORE_ENTRY_WORDS = 4 + HIT_TAGS;
+/** A store entry's slot that asks for new tags only. */
+const RETAG = 0xffffffff;
+
+/**
+ * The hit cache's entry number for a response-cache hash (ResponseCache.lastHash), as the addon
+ * computes it (hit_entry_of): high bits folded in, since FNV's last multiply leaves the low bits
+ * blind to the variant's EDNS and DO bits. `mask`: HIT_CACHE_SLOTS - 1.
+ */
+export const hitEntryOf = (hash: number, mask: number): number => (hash ^ (hash >>> 15)) & mask;
 
 const ADDON_FILE = join('native', 'udp-batch', 'build', 'Release', 'udp_batch.node');
 /** Spoofed sources could otherwise grow the address cache without bound. */
@@ -104,6 +124,11 @@ export class BatchUdpSocket {
   private lastV4Name: string | null = null;
   private queued = 0;
   private readonly boundPort: number;
+  private readonly hitCacheSlots: number;
+  /** The addon's hit list (count, then slot | flags << 16, entry number and tags per hit); null until enableHitCache. */
+  private hitWords: Uint32Array | null = null;
+  private storeWords: Uint32Array | null = null;
+  private stored = 0;
 
   private constructor(
     private readonly native: NativeSocket,
@@ -112,6 +137,7 @@ export class BatchUdpSocket {
   ) {
     this.recvMetaBytes = addon.RECV_META_BYTES;
     this.sendMetaBytes = addon.SEND_META_BYTES;
+    this.hitCacheSlots = addon.HIT_CACHE_SLOTS;
     this.in = Buffer.alloc(opts.maxBatch * opts.maxDatagram);
     this.inMeta = Buffer.alloc(opts.maxBatch * this.recvMetaBytes);
     this.out = Buffer.alloc(opts.maxBatch * opts.maxResponse);
@@ -155,12 +181,91 @@ export class BatchUdpSocket {
     this.native.start(onReadable);
   }
 
-  /** Reads up to maxBatch datagrams; the count, 0 when none wait. A socket error throws with its errno code. */
-  recv(): number {
-    const n = this.native.recv(this.opts.maxBatch);
+  /**
+   * Reads up to maxBatch datagrams; the count, 0 when none wait. A socket error throws with its errno code.
+   * With the hit cache on, `indexVersion` is the zone index's version now (another one empties the
+   * cache first) and the cached answers come queued (hitCount, answered(slot)).
+   */
+  recv(indexVersion?: number): number {
+    const n = this.native.recv(this.opts.maxBatch, indexVersion);
     if (n < 0) throw socketError(-n);
-    this.queued = 0;
+    this.queued = this.hitWords === null ? 0 : this.hitWords[0];
     return n;
+  }
+
+  /**
+   * Lets the addon answer repeated questions itself (native/udp-batch, "Cache hits answered in C"):
+   * responses keep()t after an answer are given again by recv() to the same question, until the
+   * index version passed to recv() moves. Returns how many entry numbers there are.
+   */
+  enableHitCache(): number {
+    const hits = Buffer.alloc(4 * (HIT_LIST_HEADER_WORDS + HIT_LIST_ENTRY_WORDS * this.opts.maxBatch));
+    const stores = Buffer.alloc(4 * STORE_ENTRY_WORDS * this.opts.maxBatch);
+    this.native.enableHitCache(hits, stores, this.opts.maxResponse);
+    // Buffer.alloc of these sizes is not pooled: the views start at offset 0, 4-byte aligned.
+    this.hitWords = new Uint32Array(hits.buffer, hits.byteOffset, hits.length >> 2);
+    this.storeWords = new Uint32Array(stores.buffer, stores.byteOffset, stores.length >> 2);
+    return this.hitCacheSlots;
+  }
+
+  /** Answers of the last recv() given by the hit cache: they take the first places of the send queue. */
+  get hitCount(): number {
+    return this.hitWords === null ? 0 : this.hitWords[0];
+  }
+
+  /** The slot the `h`-th cached answer went to. */
+  hitSlot(h: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS] & 0xffff;
+  }
+
+  /** 1: the query had EDNS, 2: DO was set. */
+  hitFlags(h: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS] >>> 16;
+  }
+
+  /** The entry number the answer was kept under (keep()). */
+  hitEntry(h: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS + 1];
+  }
+
+  /** Tag `t` (0..HIT_TAGS-1) the `h`-th answer was kept with. */
+  hitTag(h: number, t: number): number {
+    return this.hitWords![HIT_LIST_HEADER_WORDS + h * HIT_LIST_ENTRY_WORDS + 2 + t];
+  }
+
+  /** Nothing for the caller to do with this slot: truncated, or already answered from the hit cache. */
+  skipped(slot: number): boolean {
+    return this.inMeta[slot * this.recvMetaBytes + META_FLAGS] !== 0;
+  }
+
+  /** Whether the hit cache answered the datagram in `slot`. */
+  answered(slot: number): boolean {
+    return (this.inMeta[slot * this.recvMetaBytes + META_FLAGS] & FLAG_ANSWERED) !== 0;
+  }
+
+  /**
+   * Asks the hit cache to keep the response of `length` bytes at `offset` of `out`, the answer
+   * to the query in `slot`, as entry `entry` with `tags` (done at send()); whatever was that entry goes.
+   */
+  keep(slot: number, offset: number, length: number, entry: number, tags: Uint32Array): void {
+    const words = this.storeWords!;
+    const w = this.stored * STORE_ENTRY_WORDS;
+    words[w] = slot;
+    words[w + 1] = offset;
+    words[w + 2] = length;
+    words[w + 3] = entry;
+    for (let t = 0; t < HIT_TAGS; t++) words[w + 4 + t] = tags[t];
+    this.stored++;
+  }
+
+  /** New tags for what entry `entry` holds (at send(), in order with keep()). */
+  retag(entry: number, tags: Uint32Array): void {
+    const words = this.storeWords!;
+    const w = this.stored * STORE_ENTRY_WORDS;
+    words[w] = RETAG;
+    words[w + 3] = entry;
+    for (let t = 0; t < HIT_TAGS; t++) words[w + 4 + t] = tags[t];
+    this.stored++;
   }
 
   datagram(slot: number): Buffer {
@@ -236,7 +341,10 @@ export class BatchUdpSocket {
   /** Sends the queue; returns how many went out (the rest were dropped: the socket buffer was full). */
   send(): number {
     const count = this.queued;
+    const stored = this.stored;
     this.queued = 0;
+    this.stored = 0;
+    if (this.storeWords !== null) return count === 0 && stored === 0 ? 0 : this.native.send(count, stored);
     return count === 0 ? 0 : this.native.send(count);
   }
 

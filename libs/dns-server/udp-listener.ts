@@ -36,6 +36,39 @@ export interface UdpResponder {
    * that is not ready now (an UPDATE waits for an append). Costs nothing unless called.
    */
   replyLater?(make: () => (answer: Buffer) => void): void;
+  /** Where the listener can answer repeated questions below JS (the batch listener: the addon's hit cache). */
+  hitCache?: UdpHitCache;
+}
+
+/**
+ * The responder's side of a listener's hit cache: a cache of whole responses the listener
+ * keeps and answers from itself, before `answer` is asked. The responder says which answers it
+ * gave may be kept, under which entry number and with which tags (three 32-bit words it gets
+ * back with every hit, so a hit needs none of its objects), and is told of every answer the
+ * listener gave from them, to count and log it as its own.
+ */
+export interface UdpHitCache {
+  /** Given once: entry numbers are 0..slots-1 (a power of two). */
+  enable(slots: number): void;
+  /** Before each batch: answers kept at another version are not given any more. */
+  version(): number;
+  /** Right after `answer`: the entry number its answer may be kept under (with `tags`), or -1. */
+  keepAs(): number;
+  /** The tags of the answer keepAs() named, or after hit() returned true the entry's new ones. */
+  readonly tags: Uint32Array;
+  /**
+   * An answer the listener gave from entry `entry`, kept with tags `tag0`..`tag2`; `flags`: 1
+   * EDNS, 2 DO. True: the entry's tags are now `tags`. Must not throw.
+   */
+  hit(
+    entry: number,
+    flags: number,
+    tag0: number,
+    tag1: number,
+    tag2: number,
+    peer: PeerAddress,
+    started: number,
+  ): boolean;
 }
 
 export interface UdpListenOptions {
@@ -54,6 +87,8 @@ export interface UdpListenOptions {
    * reported through onError once and the group keeps the flow hash.
    */
   steerByCpu?: number;
+  /** The batch listener's hit cache (UdpHitCache); unset: on unless DNS_UDP_HIT_CACHE=off. */
+  hitCache?: boolean;
   onError: (err: Error) => void;
 }
 

@@ -31,6 +31,8 @@ export class QueryLogChannel implements FieldQuerySink {
   private readonly writer: QueryRingWriter;
   /** Records of a UDP batch under way are in the ring, waiting for their answer time. */
   private udpPending = false;
+  /** The number recordCachedUdpByNumber() was given, as writeByNumber() takes it. */
+  private readonly numbered: LoggedNameSlot = { logNameId: -1, logNameEpoch: 0 };
 
   constructor(private readonly endpoint: QueryLogEndpoint) {
     this.writer = new QueryRingWriter(endpoint.ring, endpoint.control, DROPPED);
@@ -90,6 +92,23 @@ export class QueryLogChannel implements FieldQuerySink {
         answer,
       );
     else if (byNumber === WRITTEN) this.udpPending = true;
+  }
+
+  recordCachedUdpByNumber(
+    timestamp: number,
+    logNameId: number,
+    logNameEpoch: number,
+    clientIp: string,
+    dnssecOk: boolean,
+    edns: boolean,
+  ): boolean {
+    const slot = this.numbered;
+    slot.logNameId = logNameId;
+    slot.logNameEpoch = logNameEpoch;
+    const byNumber = this.writer.writeByNumber(timestamp, clientIp, (dnssecOk ? DO : 0) | (edns ? EDNS : 0), slot);
+    if (byNumber === NOT_NUMBERED) return false;
+    if (byNumber === WRITTEN) this.udpPending = true;
+    return true;
   }
 
   udpBatchSent(durationMs: number): void {

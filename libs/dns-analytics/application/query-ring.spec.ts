@@ -210,6 +210,30 @@ describe('query ring (answering thread to query-log thread)', () => {
       ]);
     });
 
+    it('take a cached response by its number alone (the UDP hit cache), and refuse a number of another epoch', () => {
+      const p = pipe();
+      const a: LoggedAnswer = {
+        accountId: '42',
+        domain: 'example.test',
+        name: 'www.example.test',
+        type: 'A',
+        rcode: 0,
+        logNameId: -1,
+        logNameEpoch: 0,
+      };
+      const fromA = (clientIp: string, dnssecOk: boolean) =>
+        query({ type: 'A', rcode: 'NOERROR', name: 'www.example.test', clientIp, dnssecOk, durationMs: 0 });
+      const at = 1_700_000_000_000.25;
+      // Not numbered yet: nothing written, the caller logs the answer itself.
+      expect(p.channel.recordCachedUdpByNumber(at, a.logNameId, a.logNameEpoch, '192.0.2.1', false, true)).toBe(false);
+      p.channel.recordCachedUdp(at, a, '192.0.2.1', false, true);
+      const { logNameId, logNameEpoch } = a;
+      expect(p.channel.recordCachedUdpByNumber(at, logNameId, logNameEpoch, '192.0.2.2', true, true)).toBe(true);
+      expect(p.channel.recordCachedUdpByNumber(at, logNameId, logNameEpoch + 1, '192.0.2.2', false, true)).toBe(false);
+      p.channel.udpBatchSent(0);
+      expect(p.drain()).toEqual([fromA('192.0.2.1', false), fromA('192.0.2.2', true)]);
+    });
+
     it('number names afresh after NAME_NUMBERS of them, and never number a name whose record was dropped', () => {
       const p = pipe(4 * 1024 * 1024);
       const slots = Array.from({ length: NAME_NUMBERS + 10 }, slot);

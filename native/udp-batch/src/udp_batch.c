@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -50,6 +51,10 @@ typedef struct {
   size_t length;
 } Region;
 
+/* Cache hits answered in C: see the section "Cache hits answered in C" below. */
+typedef struct HitCache HitCache;
+static void hit_cache_free(napi_env env, HitCache* c);
+
 typedef struct {
   napi_env env;
   int fd;
@@ -65,6 +70,7 @@ typedef struct {
   struct sockaddr_storage* peers;
   struct mmsghdr* send_msgs;
   struct iovec* send_iov;
+  HitCache* hit_cache; /* NULL until enableHitCache */
 } Socket;
 
 #define CHECK(env, call)                                                         \
@@ -153,6 +159,7 @@ static void finalize(napi_env env, void* data, void* hint) {
   if (s->callback) napi_delete_reference(env, s->callback);
   if (s->self) napi_delete_reference(env, s->self);
   free_batch_arrays(s);
+  hit_cache_free(env, s->hit_cache);
   free(s);
 }
 
@@ -324,6 +331,8 @@ static napi_value attach(napi_env env, napi_callback_info info) {
     return NULL;
 
   free_batch_arrays(s);
+  hit_cache_free(env, s->hit_cache); /* sized for the previous buffers */
+  s->hit_cache = NULL;
   s->recv_msgs = calloc(max_batch, sizeof *s->recv_msgs);
   s->recv_iov = calloc(max_batch, sizeof *s->recv_iov);
   s->peers = calloc(max_batch, sizeof *s->peers);
@@ -369,10 +378,381 @@ static void record_peer(Socket* s, uint32_t slot) {
   }
 }
 
-/* recv(max): datagrams read into slots 0..n-1 (0 when none wait), or -errno on a socket error. */
+/*
+ * ---- Cache hits answered in C (decision 0116) ----
+ *
+ * A bounded copy of the responses the JS response cache (libs/dns-server/response-cache.ts)
+ * answered from: JS asks, per answer it served from that cache, that it be kept here too
+ * (send's store list); recv then answers the same question straight into the send queue and
+ * tells JS only which cached answer each hit was (hit list: slot, entry number), so JS still
+ * counts and logs every answer without parsing, looking up or copying it.
+ *
+ * The key and the patches are response-cache.ts's: the question name with ASCII letters
+ * folded, qtype and qclass, the EDNS variant (EDNS or not, DO, the UDP size limit); a hit
+ * copies the stored response (ID 0, RD and CD clear, name folded) and patches the ID, the RD
+ * and CD bits and the name's case from the query. The hash is response-cache.ts's too, so JS
+ * knows the entry number (the table slot, hit_entry_of) a store goes to without asking.
+ *
+ * Table: direct-mapped, HIT_SLOTS slots of (hash + 1, variant, record position). Records
+ * (length and name end, then the response) are appended to a ring arena; a record is valid
+ * while the arena has not come round over it, so memory is fixed and nothing is freed. A new
+ * index version (JS passes it to every recv) empties the cache by moving the arena's head a
+ * whole turn: every record is then out of date.
+ */
+#define HIT_SLOT_BITS 17
+#define HIT_SLOTS (1u << HIT_SLOT_BITS)
+#define HIT_ARENA_BYTES (4u * 1024 * 1024)
+#define HIT_HEADER 12
+#define HIT_QTYPE_OPT 41
+#define HIT_MIN_UDP 512
+#define HIT_MAX_UDP 1232
+#define HIT_FLAG_EDNS 1
+#define HIT_FLAG_DO 2
+/*
+ * JS's words about a kept answer (tags), handed back with each hit so JS need not read its own
+ * objects for it: what it counts and logs (see dns-server.ts, answeredBelow).
+ */
+#define HIT_TAGS 3
+/* hits buffer: u32 count, then per hit u32 slot | flags << 16, u32 entry number, the entry's tags */
+#define HIT_LIST_HEADER 4
+#define HIT_LIST_ENTRY (8 + 4 * HIT_TAGS)
+/*
+ * stores buffer: per store u32 slot, u32 offset in out, u32 length, u32 entry number, the tags.
+ * Slot HIT_RETAG: only the tags of what the entry holds change.
+ */
+#define HIT_STORE_ENTRY (16 + 4 * HIT_TAGS)
+#define HIT_RETAG 0xffffffffu
+/* A record in the arena: u32 name end | length << 16, the tags, then the response. */
+#define HIT_RECORD_HEADER (4 + 4 * HIT_TAGS)
+#define FLAG_ANSWERED 2
+
+typedef struct {
+  uint32_t key; /* hash + 1; 0: empty */
+  uint32_t variant;
+  uint64_t at; /* absolute arena position of the record */
+} HitSlot;
+
+typedef struct {
+  uint32_t hash, variant, name_end, flags; /* flags: HIT_FLAG_*; name_end 0: not plain */
+} HitQuestion;
+
+struct HitCache {
+  HitSlot* slots;
+  uint8_t* arena;
+  uint64_t head; /* absolute position of the next record; starts a turn in, so head - ARENA never wraps */
+  int64_t version;
+  uint32_t max_response;
+  Region hits, stores;
+  HitQuestion* questions; /* per receive slot, scratch of one recv */
+};
+
+/* The hit and store lists are read and written by JS as Uint32Arrays: host byte order. */
+static inline uint32_t get_u32h(const uint8_t* at) {
+  uint32_t v;
+  memcpy(&v, at, 4);
+  return v;
+}
+
+static inline void put_u32h(uint8_t* at, uint32_t v) {
+  memcpy(at, &v, 4);
+}
+
+/* ASCII letters to lowercase, every other byte as it is (response-cache.ts's FOLD). */
+static inline uint8_t hit_fold(uint8_t c) {
+  return (uint8_t)((unsigned)(c - 'A') < 26u ? c | 0x20 : c);
+}
+
+/* response-cache.ts's lookup() up to the hash: the question's key when the query is plain, else name_end 0. */
+static void hit_question(const uint8_t* msg, uint32_t length, HitQuestion* q) {
+  q->name_end = 0;
+  if (length < HIT_HEADER + 5) return;
+  if ((msg[2] & 0xf8) != 0 || msg[4] != 0 || msg[5] != 1 || msg[6] != 0 || msg[7] != 0 || msg[8] != 0 || msg[9] != 0 ||
+      msg[10] != 0)
+    return;
+  uint8_t additional = msg[11];
+  if (additional > 1) return;
+  uint32_t hash = 0x811c9dc5u;
+  uint32_t at = HIT_HEADER;
+  for (;;) {
+    if (at >= length) return;
+    uint32_t label = msg[at];
+    if (label == 0) break;
+    if (label > 63) return;
+    uint32_t end = at + 1 + label;
+    if (end > length) return;
+    hash = (hash ^ label) * 0x01000193u;
+    for (uint32_t i = at + 1; i < end; i++) hash = (hash ^ hit_fold(msg[i])) * 0x01000193u;
+    at = end;
+  }
+  uint32_t name_end = at + 1;
+  if (name_end - HIT_HEADER > 255) return;
+  uint32_t question_end = name_end + 4;
+  if (question_end > length) return;
+  if (((msg[name_end] << 8) | msg[name_end + 1]) == HIT_QTYPE_OPT) return;
+  uint32_t flags = 0, udp_size = 0;
+  if (additional == 1) {
+    const uint8_t* opt = msg + question_end;
+    if (question_end + 11 > length || opt[0] != 0 || opt[1] != 0 || opt[2] != HIT_QTYPE_OPT) return;
+    if (opt[6] != 0) return; /* EDNS version other than 0: BADVERS, the full way */
+    uint32_t rd_length = ((uint32_t)opt[9] << 8) | opt[10];
+    if (question_end + 11 + rd_length != length) return;
+    flags = HIT_FLAG_EDNS | ((opt[7] & 0x80) ? HIT_FLAG_DO : 0);
+    udp_size = ((uint32_t)opt[3] << 8) | opt[4];
+  } else if (question_end != length) {
+    return;
+  }
+  uint32_t limit = HIT_MIN_UDP;
+  if (flags & HIT_FLAG_EDNS) limit = udp_size < HIT_MIN_UDP ? HIT_MIN_UDP : udp_size > HIT_MAX_UDP ? HIT_MAX_UDP : udp_size;
+  uint32_t variant = limit | ((flags & HIT_FLAG_EDNS) ? 0x10000u : 0) | ((flags & HIT_FLAG_DO) ? 0x20000u : 0);
+  uint32_t type_class = ((uint32_t)msg[name_end] << 24) | ((uint32_t)msg[name_end + 1] << 16) |
+                        ((uint32_t)msg[name_end + 2] << 8) | msg[name_end + 3];
+  hash = (hash ^ type_class) * 0x01000193u;
+  hash = ((hash ^ variant) * 0x01000193u) & 0x3fffffffu;
+  q->hash = hash;
+  q->variant = variant;
+  q->name_end = name_end;
+  q->flags = flags;
+}
+
+/*
+ * The table slot (entry number) of a question's hash: its high bits folded into the low ones,
+ * since FNV's last multiply leaves the low bits blind to the variant's DO and EDNS bits (16, 17).
+ * libs/dns-server/udp-batch.ts (hitEntryOf) computes the same.
+ */
+static uint32_t hit_entry_of(uint32_t hash) {
+  return (hash ^ (hash >> 15)) & (HIT_SLOTS - 1);
+}
+
+static bool hit_record_live(const HitCache* c, uint64_t at) {
+  return at < c->head && at + HIT_ARENA_BYTES >= c->head;
+}
+
+/*
+ * Answers the plain queries of slots 0..n-1 whose response is kept, into out at i * max_response
+ * for the i-th hit, queued as outMeta entries 0..hits-1; marks their slots answered. Three passes
+ * over the batch so the table's and the records' cache lines are fetched together, not one
+ * after the other: the kernel's work between batches has evicted them.
+ */
+static uint32_t hit_cache_answer(Socket* s, HitCache* c, uint32_t n) {
+  HitQuestion* qs = c->questions;
+  for (uint32_t i = 0; i < n; i++) {
+    const uint8_t* meta = s->in_meta.data + (size_t)i * RECV_META_BYTES;
+    qs[i].name_end = 0;
+    if (meta[META_FLAGS] & FLAG_TRUNCATED) continue;
+    hit_question(s->in.data + (size_t)i * s->slot_size, get_u32le(meta + META_LENGTH), &qs[i]);
+    if (qs[i].name_end) __builtin_prefetch(&c->slots[hit_entry_of(qs[i].hash)]);
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!qs[i].name_end) continue;
+    const HitSlot* slot = &c->slots[hit_entry_of(qs[i].hash)];
+    if (slot->key != qs[i].hash + 1 || slot->variant != qs[i].variant || !hit_record_live(c, slot->at)) {
+      qs[i].name_end = 0;
+      continue;
+    }
+    __builtin_prefetch(c->arena + (slot->at % HIT_ARENA_BYTES));
+    __builtin_prefetch(c->arena + (slot->at % HIT_ARENA_BYTES) + 64);
+  }
+  uint32_t hits = 0;
+  uint8_t* list = c->hits.data + HIT_LIST_HEADER;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t name_end = qs[i].name_end;
+    if (!name_end) continue;
+    uint32_t entry = hit_entry_of(qs[i].hash);
+    const uint8_t* record = c->arena + (c->slots[entry].at % HIT_ARENA_BYTES);
+    uint32_t shape = get_u32h(record);
+    if ((shape & 0xffff) != name_end) continue;
+    uint32_t length = shape >> 16;
+    const uint8_t* stored = record + HIT_RECORD_HEADER;
+    const uint8_t* query = s->in.data + (size_t)i * s->slot_size;
+    uint32_t k = HIT_HEADER;
+    while (k < name_end && stored[k] == hit_fold(query[k])) k++;
+    if (k < name_end || memcmp(stored + name_end, query + name_end, 4) != 0) continue;
+    uint32_t offset = hits * c->max_response;
+    uint8_t* response = s->out.data + offset;
+    memcpy(response, stored, length);
+    response[0] = query[0];
+    response[1] = query[1];
+    response[2] |= query[2] & 0x01; /* RD */
+    response[3] |= query[3] & 0x10; /* CD */
+    memcpy(response + HIT_HEADER, query + HIT_HEADER, name_end - HIT_HEADER); /* the name as sent */
+    uint8_t* send_entry = s->out_meta.data + (size_t)hits * SEND_META_BYTES;
+    put_u32le(send_entry, i);
+    put_u32le(send_entry + 4, offset);
+    put_u32le(send_entry + 8, length);
+    put_u32h(list + (size_t)hits * HIT_LIST_ENTRY, i | (qs[i].flags << 16));
+    put_u32h(list + (size_t)hits * HIT_LIST_ENTRY + 4, entry);
+    memcpy(list + (size_t)hits * HIT_LIST_ENTRY + 8, record + 4, 4 * HIT_TAGS);
+    s->in_meta.data[(size_t)i * RECV_META_BYTES + META_FLAGS] |= FLAG_ANSWERED;
+    hits++;
+  }
+  put_u32h(c->hits.data, hits);
+  return hits;
+}
+
+/*
+ * Keeps the responses of the store list: each entry's slot is emptied first whatever
+ * follows, since JS now names another answer by that entry number. A response is kept only
+ * when its query is plain, the entry number is the question's slot here, and it fits.
+ */
+static void hit_cache_store(Socket* s, HitCache* c, uint32_t count) {
+  for (uint32_t i = 0; i < count; i++) {
+    const uint8_t* entry = c->stores.data + (size_t)i * HIT_STORE_ENTRY;
+    uint32_t slot = get_u32h(entry), offset = get_u32h(entry + 4), length = get_u32h(entry + 8),
+             number = get_u32h(entry + 12);
+    if (number >= HIT_SLOTS) continue;
+    HitSlot* target = &c->slots[number];
+    if (slot == HIT_RETAG) {
+      if (target->key != 0 && hit_record_live(c, target->at))
+        memcpy(c->arena + (target->at % HIT_ARENA_BYTES) + 4, entry + 16, 4 * HIT_TAGS);
+      continue;
+    }
+    target->key = 0;
+    if (slot >= s->max_batch || (uint64_t)offset + length > s->out.length || length > c->max_response) continue;
+    const uint8_t* meta = s->in_meta.data + (size_t)slot * RECV_META_BYTES;
+    if (meta[META_FLAGS] & FLAG_TRUNCATED) continue;
+    HitQuestion q;
+    const uint8_t* query = s->in.data + (size_t)slot * s->slot_size;
+    hit_question(query, get_u32le(meta + META_LENGTH), &q);
+    if (!q.name_end || hit_entry_of(q.hash) != number || length < q.name_end + 4 || q.name_end > 0xffff) continue;
+    uint32_t room = (HIT_RECORD_HEADER + length + 7) & ~7u;
+    uint64_t at = c->head;
+    if (at % HIT_ARENA_BYTES + room > HIT_ARENA_BYTES) at += HIT_ARENA_BYTES - at % HIT_ARENA_BYTES;
+    c->head = at + room;
+    uint8_t* record = c->arena + (at % HIT_ARENA_BYTES);
+    put_u32h(record, q.name_end | (length << 16));
+    memcpy(record + 4, entry + 16, 4 * HIT_TAGS);
+    uint8_t* stored = record + HIT_RECORD_HEADER;
+    memcpy(stored, s->out.data + offset, length);
+    stored[0] = 0;
+    stored[1] = 0;
+    stored[2] &= (uint8_t)~0x01;
+    stored[3] &= (uint8_t)~0x10;
+    for (uint32_t k = HIT_HEADER; k < q.name_end; k++) stored[k] = hit_fold(stored[k]);
+    target->key = q.hash + 1;
+    target->variant = q.variant;
+    target->at = at;
+  }
+}
+
+/* A new index version: every record goes out of date at once (see hit_record_live). */
+static void hit_cache_version(HitCache* c, int64_t version) {
+  if (version == c->version) return;
+  c->version = version;
+  c->head += HIT_ARENA_BYTES + (HIT_ARENA_BYTES - c->head % HIT_ARENA_BYTES);
+}
+
+/*
+ * Zeroed memory for the table and the arena, on 2 MiB pages where the kernel gives them
+ * (transparent huge pages, "madvise" mode included): hits reach random places in both, and
+ * with 4 KiB pages each was a TLB miss as well as a cache miss.
+ */
+static void* hit_alloc(size_t bytes) {
+  const size_t huge = 2u * 1024 * 1024;
+  void* p = NULL;
+  if (posix_memalign(&p, huge, bytes) != 0) return NULL;
+  madvise(p, bytes, MADV_HUGEPAGE); /* a wish: without it the cache works the same */
+  memset(p, 0, bytes);
+  return p;
+}
+
+static void hit_cache_free(napi_env env, HitCache* c) {
+  if (!c) return;
+  release_region(env, &c->hits);
+  release_region(env, &c->stores);
+  free(c->slots);
+  free(c->arena);
+  free(c->questions);
+  free(c);
+}
+
+/* recv's part: the index version first (a new one empties the cache), then the hits. */
+static bool hit_cache_recv(napi_env env, Socket* s, size_t argc, napi_value* argv, int n) {
+  HitCache* c = s->hit_cache;
+  put_u32h(c->hits.data, 0);
+  napi_valuetype type;
+  if (argc < 2 || napi_typeof(env, argv[1], &type) != napi_ok || type == napi_undefined) return true;
+  int64_t version;
+  if (napi_get_value_int64(env, argv[1], &version) != napi_ok) {
+    napi_throw_type_error(env, NULL, "indexVersion must be a number");
+    return false;
+  }
+  hit_cache_version(c, version);
+  if (n > 0) hit_cache_answer(s, c, (uint32_t)n);
+  return true;
+}
+
+/* send's part: the store list's first storeCount entries. */
+static bool hit_cache_send(napi_env env, Socket* s, napi_value store_count) {
+  uint32_t count;
+  if (!arg_uint32(env, store_count, "storeCount", &count)) return false;
+  if (count > s->max_batch) {
+    napi_throw_range_error(env, NULL, "storeCount exceeds maxBatch");
+    return false;
+  }
+  hit_cache_store(s, s->hit_cache, count);
+  return true;
+}
+
+/*
+ * enableHitCache(hits, stores, maxResponse): after attach(); recv then answers kept responses
+ * (hits: u32 count, then 8 bytes per hit) into out at i * maxResponse, and send keeps those
+ * of the store list (stores: 16 bytes per entry). About 6 MiB per socket.
+ */
+static napi_value enable_hit_cache(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  Socket* s = unwrap(env, info, &argc, argv);
+  if (!s) return NULL;
+  if (s->fd < 0) return throw_closed(env);
+  if (s->max_batch == 0) {
+    napi_throw_error(env, NULL, "attach() buffers before enableHitCache()");
+    return NULL;
+  }
+  if (argc < 3) {
+    napi_throw_type_error(env, NULL, "expected (hits, stores, maxResponse)");
+    return NULL;
+  }
+  uint32_t max_response;
+  if (!arg_uint32(env, argv[2], "maxResponse", &max_response)) return NULL;
+  if (max_response == 0 || max_response > 0xffff || (uint64_t)max_response * s->max_batch > s->out.length) {
+    napi_throw_range_error(env, NULL, "maxResponse * maxBatch must fit in out");
+    return NULL;
+  }
+  HitCache* c = calloc(1, sizeof *c);
+  if (!c) {
+    napi_throw_error(env, "ENOMEM", "out of memory");
+    return NULL;
+  }
+  if (!take_region(env, argv[0], "hits", HIT_LIST_HEADER + (size_t)HIT_LIST_ENTRY * s->max_batch, &c->hits) ||
+      !take_region(env, argv[1], "stores", (size_t)HIT_STORE_ENTRY * s->max_batch, &c->stores)) {
+    hit_cache_free(env, c);
+    return NULL;
+  }
+  c->slots = hit_alloc((size_t)HIT_SLOTS * sizeof *c->slots);
+  c->arena = hit_alloc(HIT_ARENA_BYTES);
+  c->questions = calloc(s->max_batch, sizeof *c->questions);
+  if (!c->slots || !c->arena || !c->questions) {
+    hit_cache_free(env, c);
+    napi_throw_error(env, "ENOMEM", "out of memory");
+    return NULL;
+  }
+  c->head = HIT_ARENA_BYTES;
+  c->version = INT64_MIN;
+  c->max_response = max_response;
+  put_u32h(c->hits.data, 0);
+  hit_cache_free(env, s->hit_cache);
+  s->hit_cache = c;
+  return NULL;
+}
+
+/*
+ * recv(max, indexVersion?): datagrams read into slots 0..n-1 (0 when none wait), or -errno on a
+ * socket error. With the hit cache enabled and indexVersion given, cached answers are queued
+ * (see hit_cache_answer).
+ */
 static napi_value recv_batch(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result;
+  size_t argc = 2;
+  napi_value argv[2], result;
   Socket* s = unwrap(env, info, &argc, argv);
   if (!s) return NULL;
   if (s->fd < 0) return throw_closed(env);
@@ -399,23 +779,26 @@ static napi_value recv_batch(napi_env env, napi_callback_info info) {
     meta[META_FLAGS] = (s->recv_msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ? FLAG_TRUNCATED : 0;
     record_peer(s, (uint32_t)i);
   }
+  if (s->hit_cache && !hit_cache_recv(env, s, argc, argv, n)) return NULL;
   CHECK(env, napi_create_int32(env, n, &result));
   return result;
 }
 
 /*
- * send(count): sends outMeta entries 0..count-1 and returns how many went out. Never blocks:
+ * send(count, storeCount?): sends outMeta entries 0..count-1 and returns how many went out. Never blocks:
  * when the socket buffer is full the rest are dropped, as any UDP network may drop them; a
  * datagram the kernel refuses (an unreachable peer, say) is skipped.
  */
 static napi_value send_batch(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result;
+  size_t argc = 2;
+  napi_value argv[2], result;
   Socket* s = unwrap(env, info, &argc, argv);
   if (!s) return NULL;
   if (s->fd < 0) return throw_closed(env);
   uint32_t count = 0;
   if (argc < 1 || !arg_uint32(env, argv[0], "count", &count)) return NULL;
+  /* First, so the entry numbers JS has given out match the table whatever follows. */
+  if (s->hit_cache && argc >= 2 && !hit_cache_send(env, s, argv[1])) return NULL;
   if (count > s->max_batch) {
     napi_throw_range_error(env, NULL, "count exceeds maxBatch");
     return NULL;
@@ -595,6 +978,8 @@ static napi_value close_socket(napi_env env, napi_callback_info info) {
   release_region(env, &s->out);
   release_region(env, &s->out_meta);
   free_batch_arrays(s);
+  hit_cache_free(env, s->hit_cache);
+  s->hit_cache = NULL;
   if (was_started) {
     uint32_t refs;
     napi_reference_unref(env, s->self, &refs);
@@ -706,6 +1091,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"close", NULL, close_socket, NULL, NULL, NULL, napi_default, NULL},
       {"isClosed", NULL, is_closed, NULL, NULL, NULL, napi_default, NULL},
       {"steerByCpu", NULL, steer_by_cpu, NULL, NULL, NULL, napi_default, NULL},
+      {"enableHitCache", NULL, enable_hit_cache, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value cls, recv_meta, send_meta;
   CHECK(env, napi_define_class(env, "UdpBatchSocket", NAPI_AUTO_LENGTH, construct, NULL,
@@ -720,6 +1106,9 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(env, napi_set_named_property(env, exports, "pinThread", fn));
   CHECK(env, napi_create_function(env, "allowedCpus", NAPI_AUTO_LENGTH, allowed_cpus, NULL, &fn));
   CHECK(env, napi_set_named_property(env, exports, "allowedCpus", fn));
+  napi_value hit_slots;
+  CHECK(env, napi_create_uint32(env, HIT_SLOTS, &hit_slots));
+  CHECK(env, napi_set_named_property(env, exports, "HIT_CACHE_SLOTS", hit_slots));
   return exports;
 }
 
