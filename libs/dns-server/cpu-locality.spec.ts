@@ -1,4 +1,5 @@
-import { parseCpuAffinity, planCpuLocality } from './cpu-locality';
+import { parseCpuAffinity } from '../shared/config';
+import { planCpuLocality } from './cpu-locality';
 
 describe('planCpuLocality', () => {
   it('pins thread i to CPU i and steers over all threads when each usable CPU gets one thread', () => {

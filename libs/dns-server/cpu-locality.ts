@@ -4,19 +4,7 @@
  * socket of the thread on the CPU whose receive path queued it, so the query is read where
  * it arrived instead of waking a thread on the other CPU.
  */
-
-/** DNS_CPU_AFFINITY: `on` = both halves, `steer` or `pin` alone (to measure them apart), `off` = neither. */
-export type CpuAffinityMode = 'on' | 'off' | 'steer' | 'pin';
-
-const MODES: readonly CpuAffinityMode[] = ['on', 'off', 'steer', 'pin'];
-
-export function parseCpuAffinity(value: string | undefined, fallback: CpuAffinityMode): CpuAffinityMode {
-  if (value === undefined || value === '') return fallback;
-  if (!(MODES as readonly string[]).includes(value)) {
-    throw new Error(`DNS_CPU_AFFINITY must be one of ${MODES.join(', ')} (got "${value}")`);
-  }
-  return value as CpuAffinityMode;
-}
+import type { CpuAffinityMode } from '../shared/config';
 
 /** What DNS thread i does: pin itself to cpus[i] (when pinning) and, thread 0 only, attach the program. */
 export interface CpuLocalityPlan {

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseCpuAffinity, type CpuAffinityMode } from '../dns-server/cpu-locality';
 
 export type Role = 'api' | 'dns' | 'intake' | 'worker';
 const ALL_ROLES: Role[] = ['api', 'dns', 'intake', 'worker'];
@@ -104,6 +103,19 @@ export interface AppConfig {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** DNS_CPU_AFFINITY (libs/dns-server/cpu-locality.ts): `on` = both halves, `steer` or `pin` alone (to measure them apart), `off` = neither. */
+export type CpuAffinityMode = 'on' | 'off' | 'steer' | 'pin';
+
+const CPU_AFFINITY_MODES: readonly CpuAffinityMode[] = ['on', 'off', 'steer', 'pin'];
+
+export function parseCpuAffinity(value: string | undefined, fallback: CpuAffinityMode): CpuAffinityMode {
+  if (value === undefined || value === '') return fallback;
+  if (!(CPU_AFFINITY_MODES as readonly string[]).includes(value)) {
+    throw new Error(`DNS_CPU_AFFINITY must be one of ${CPU_AFFINITY_MODES.join(', ')} (got "${value}")`);
+  }
+  return value as CpuAffinityMode;
+}
 
 const list = (v: string | undefined, fallback: string[] = []): string[] =>
   v === undefined
