@@ -6,12 +6,17 @@
  * database is in memory.
  */
 import Database from 'better-sqlite3';
-import { commitCounter } from './read-model-database';
+import { commitCounter, valueColumn, valueColumnsOf } from './read-model-database';
 import { WorkerClient } from '../../shared/worker-rpc';
 import { compiledWorkerScript } from '../../shared/worker-script';
 
-/** A document's new content in a collection table (null: deleted), or a catalogue statement. */
-export type WriteOp = { table: string; key: string; doc: object | null } | { sql: string; params: unknown[] };
+/**
+ * A document's new content in a collection table (null: deleted), or a catalogue statement.
+ * `fresh`: the store knew of no document under the key (an insert), so the writer goes
+ * straight to the upsert; a hint only, the upsert is right either way.
+ */
+export type WriteOp =
+  { table: string; key: string; doc: object | null; fresh?: boolean } | { sql: string; params: unknown[] };
 
 /**
  * A batch as it crosses to the writer: each write's row key and document JSON, UTF-8,
@@ -26,15 +31,17 @@ export interface EncodedBatch {
   /** The tables the writes go to. */
   tables: string[];
   /**
-   * Three numbers per write: its table (an index into `tables`), where its key ends in
-   * `bytes` (it starts where the previous write ends) and where its JSON ends (it starts
-   * where the key ends; empty for a deletion).
+   * Three numbers per write: its table (an index into `tables`, with FRESH set for a
+   * fresh write), where its key ends in `bytes` (it starts where the previous write ends)
+   * and where its JSON ends (it starts where the key ends; empty for a deletion).
    */
   index: Uint32Array;
   bytes: Uint8Array;
 }
 
 const encoder = new TextEncoder();
+/** The bit of a write's table number that marks it fresh (WriteOp.fresh). */
+const FRESH = 0x80000000;
 
 /**
  * Buffers a batch was encoded in, back from the writer thread to encode the next one in:
@@ -79,7 +86,7 @@ export function encodeBatch(
       tables.push(op.table);
     }
     const text = op.doc === null ? '' : JSON.stringify(op.doc);
-    tableOf.push(t);
+    tableOf.push(op.fresh ? (t | FRESH) >>> 0 : t);
     texts.push(op.key, text);
     lengths[i] = text.length;
     chars += op.key.length + text.length;
@@ -110,19 +117,64 @@ export function encodeBatch(
   return { batch: { statements, tables, index, bytes: bytes.subarray(0, at) }, lengths };
 }
 
+/** How the writer writes one table's rows. */
+interface TableWrites {
+  /** Stores the document and its value columns (JSON bytes, key). */
+  upsert: Database.Statement;
+  /**
+   * Replaces the document of an existing row whose value columns keep their values, and
+   * only then (JSON bytes, key; no change otherwise): its indexes are not touched. Null
+   * for a table without value columns.
+   */
+  keep: Database.Statement | null;
+  remove: Database.Statement;
+}
+
+/** The statements for `table` as its columns now are: the JSON comes as bytes (a blob), read as text, then made JSONB. */
+function tableWrites(db: Database.Database, table: string): TableWrites {
+  const paths = valueColumnsOf(db, table);
+  const doc = `(SELECT jsonb(CAST(? AS TEXT)) AS j)`;
+  const columns = paths.map((p) => `, ${valueColumn(p)}`).join('');
+  const values = paths.map((p) => `, json_extract(j, '${p}')`).join('');
+  const sets = paths.map((p) => `, ${valueColumn(p)} = excluded.${valueColumn(p)}`).join('');
+  return {
+    upsert: db.prepare(
+      paths.length === 0
+        ? `INSERT INTO ${table} (key, doc) VALUES (?, jsonb(CAST(? AS TEXT))) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`
+        : // `WHERE true`: SQLite's parser needs it between a SELECT and ON CONFLICT.
+          `INSERT INTO ${table} (key, doc${columns}) SELECT ?, j${values} FROM ${doc} WHERE true ` +
+            `ON CONFLICT (key) DO UPDATE SET doc = excluded.doc${sets}`,
+    ),
+    keep:
+      paths.length === 0
+        ? null
+        : db.prepare(
+            `UPDATE ${table} SET doc = n.j FROM ${doc} AS n WHERE key = ?` +
+              paths.map((p) => ` AND ${valueColumn(p)} IS json_extract(n.j, '${p}')`).join(''),
+          ),
+    remove: db.prepare(`DELETE FROM ${table} WHERE key = ?`),
+  };
+}
+
 /**
  * Writes batches in one transaction, counted as a commit of `writer`, each write in the
  * order made. One statement per row: a multi-row upsert (16 rows a statement) cost SQLite
- * more per row than the calls it saved (measured: 21.6 against 16.1 µs a row).
+ * more per row than the calls it saved (measured: 21.6 against 16.1 µs a row). A row that
+ * exists is first offered the statement that leaves its indexed values alone (most
+ * updates: an address changes, not the fqdn or the account); only when that changes
+ * nothing (a new row, or a value that moved) does the upsert set every value column.
+ * The statements follow the tables' columns: another connection (createIndex, a process
+ * opening a file written before) may add some, which changes the schema version.
  */
 export function batchWriter(db: Database.Database, writer: string): (batches: EncodedBatch[]) => Scratch[] {
   const countCommit = commitCounter(db, writer);
-  const upserts = new Map<string, Database.Statement>();
-  const deletes = new Map<string, Database.Statement>();
-  const prepared = (cache: Map<string, Database.Statement>, table: string, sql: string) => {
-    let s = cache.get(table);
-    if (!s) cache.set(table, (s = db.prepare(sql)));
-    return s;
+  const schemaVersion = db.prepare('PRAGMA schema_version').pluck();
+  let schema: unknown = null;
+  const tables = new Map<string, TableWrites>();
+  const writesOf = (table: string) => {
+    let w = tables.get(table);
+    if (!w) tables.set(table, (w = tableWrites(db, table)));
+    return w;
   };
   const writeOne = (batch: EncodedBatch) => {
     for (const s of batch.statements) db.prepare(s.sql).run(...s.params);
@@ -130,24 +182,28 @@ export function batchWriter(db: Database.Database, writer: string): (batches: En
     const index = batch.index;
     let start = 0;
     for (let i = 0; i < index.length; i += 3) {
-      const table = batch.tables[index[i]];
+      const fresh = (index[i] & FRESH) !== 0;
+      const writes = writesOf(batch.tables[index[i] & ~FRESH]);
       const keyEnd = index[i + 1];
       const end = index[i + 2];
       const key = bytes.toString('utf8', start, keyEnd);
-      if (end === keyEnd) prepared(deletes, table, `DELETE FROM ${table} WHERE key = ?`).run(key);
-      else
-        prepared(
-          upserts,
-          table,
-          // The JSON comes as bytes (a blob): read as text, then made JSONB.
-          `INSERT INTO ${table} (key, doc) VALUES (?, jsonb(CAST(? AS TEXT))) ON CONFLICT (key) DO UPDATE SET doc = excluded.doc`,
-        ).run(key, bytes.subarray(keyEnd, end));
+      if (end === keyEnd) writes.remove.run(key);
+      else {
+        const json = bytes.subarray(keyEnd, end);
+        if (fresh || !writes.keep || writes.keep.run(json, key).changes === 0) writes.upsert.run(key, json);
+      }
       start = end;
     }
     return { bytes: batch.bytes.buffer as ArrayBuffer, index: batch.index.buffer as ArrayBuffer };
   };
   return db.transaction((batches: EncodedBatch[]) => {
     countCommit();
+    // Read within the write transaction, so no schema change can come between this and the writes.
+    const version = schemaVersion.get();
+    if (version !== schema) {
+      schema = version;
+      tables.clear();
+    }
     return batches.map(writeOne);
   });
 }
