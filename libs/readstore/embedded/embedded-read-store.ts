@@ -329,7 +329,13 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
       if (!uncached) this.cache.delete(state.id, key);
     }
-    this.enqueue({ table: state.table, key, doc, fresh: doc !== null && previous === null }, { state, key }, bytes);
+    const write: WriteOp =
+      doc === null
+        ? { table: state.table, key, doc }
+        : previous === null
+          ? { table: state.table, key, doc, fresh: true }
+          : { table: state.table, key, doc, moved: movedValues(state, previous, doc) };
+    this.enqueue(write, { state, key }, bytes);
   }
 
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null, bytes: number): void {
@@ -541,4 +547,21 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     await this.writer.close();
     this.db.close();
   }
+}
+
+/**
+ * The JSON paths of the indexed fields whose values `doc` changes from `previous`: the
+ * writer's hint (WriteOp.moved) of the value columns to set; it checks the others kept. A
+ * document or array in a field counts as moved unless it is the same object (documents are
+ * never changed in place).
+ */
+function movedValues(state: CollectionState, previous: Doc, doc: Doc): string[] | undefined {
+  let moved: string[] | undefined;
+  for (const field of state.indexed) {
+    const path = fieldPath(field);
+    if (valueAt(previous, path) === valueAt(doc, path)) continue;
+    const json = jsonPath(field);
+    if (json !== null) (moved ??= []).push(json);
+  }
+  return moved;
 }
