@@ -329,12 +329,14 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
       if (!uncached) this.cache.delete(state.id, key);
     }
-    const write: WriteOp =
-      doc === null
-        ? { table: state.table, key, doc }
-        : previous === null
-          ? { table: state.table, key, doc, fresh: true }
-          : { table: state.table, key, doc, moved: movedValues(state, previous, doc) };
+    // One shape for every document write (encodeBatch reads them all in one loop).
+    const write: WriteOp = {
+      table: state.table,
+      key,
+      doc,
+      fresh: doc !== null && previous === null,
+      moved: doc !== null && previous !== null ? movedValues(state, previous, doc) : undefined,
+    };
     this.enqueue(write, { state, key }, bytes);
   }
 
