@@ -16,7 +16,7 @@ import {
 } from '../read-store.port';
 import { CollectionHost, CollectionState, valueKey } from './collection-state';
 import { fastVerdict, fieldPath, pinnedValue, sortDocuments, valueAt } from './filter-evaluation';
-import { CatalogueIndex } from './read-model-database';
+import { CatalogueIndex, indexOnValueColumns } from './read-model-database';
 import {
   FieldInfo,
   fieldExpression,
@@ -475,7 +475,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   }
 
   /**
-   * A SQLite expression index on the fields' JSON values. Uniqueness is decided by the
+   * A SQLite index on the fields' values, kept in columns of their own (decision 0117). Uniqueness is decided by the
    * store when a write is made (the index only finds the holders), so the writer thread
    * never meets a conflict. Fields SQL cannot address are left to the evaluator.
    */
@@ -495,7 +495,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     if (this.state?.indexes.some(same)) return;
     const state = this.ensureState();
     const db = this.store.db;
-    const expressions = paths.map((p) => fieldExpression(p!));
+    // The values as the documents hold them: the value columns may not exist yet (indexOnValueColumns adds them).
+    const expressions = paths.map((p) => `json_extract(doc, '${p}')`);
     if (unique) {
       const plain = paths
         .map((p) => `json_type(doc, '${p}') IN ('text', 'integer', 'real', 'true', 'false')`)
@@ -515,7 +516,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       unique,
     };
     this.store.commitHere(() => {
-      db.exec(`CREATE INDEX IF NOT EXISTS ${index.name} ON ${state.table} (${expressions.join(', ')})`);
+      indexOnValueColumns(db, state.table, index.name, paths as string[]);
       db.prepare('INSERT OR REPLACE INTO rs_indexes (collection_id, name, fields, is_unique) VALUES (?, ?, ?, ?)').run(
         state.id,
         index.name,

@@ -136,7 +136,9 @@ describe('EmbeddedReadStore on disk', () => {
           .prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL`)
           .pluck()
           .all() as string[]
-      ).map((sql) => sql.replace(/^.*\(json_extract\(doc, '\$\.([a-z_]+)'\).*$/, '$1'));
+      )
+        // The first field of each index: on its value column, or (a file written before decision 0117) an expression.
+        .map((sql) => sql.replace(/^.*\((?:"\$\.([a-z_]+)"|json_extract\(doc, '\$\.([a-z_]+)'\)).*$/, '$1$2'));
       other.close();
       return names.sort();
     };
@@ -167,6 +169,124 @@ describe('EmbeddedReadStore on disk', () => {
     store = new EmbeddedReadStore({ file });
     expect(indexNames()).toEqual(['account_id']);
     expect(await store.collection('subjects').countDocuments({ ancestors: 'example' })).toBe(2);
+    await store.close();
+  });
+
+  /** Rows of `table` whose value column for `path` differs from the document's value (decision 0117). */
+  const staleColumn = (table: string, path: string): number => {
+    const other = new Database(file, { readonly: true });
+    try {
+      return other
+        .prepare(`SELECT count(*) FROM ${table} WHERE "${path}" IS NOT json_extract(doc, '${path}')`)
+        .pluck()
+        .get() as number;
+    } finally {
+      other.close();
+    }
+  };
+
+  for (const writer of ['thread', 'inline'] as const) {
+    it(`keeps indexed values in their columns through every kind of write, index entries unchanged where they stay (${writer} writer)`, async () => {
+      const store = new EmbeddedReadStore({ file, writer, flushIntervalMs: 10_000 });
+      const c = store.collection<{ _id: number; fqdn: string; account_id: number; ip?: string; seq?: number }>('hosts');
+      await c.createIndex({ fqdn: 1 });
+      await c.createIndex({ account_id: 1, fqdn: 1 });
+      for (let i = 0; i < 30; i++) await c.insertOne({ _id: i, fqdn: `h${i}.example`, account_id: i % 3 });
+      await store.flush();
+      const indexPages = () => {
+        const other = new Database(file, { readonly: true });
+        try {
+          // The index's entries, in its own order: what upkeep would rewrite.
+          return other.prepare(`SELECT key, "$.fqdn" FROM c1 INDEXED BY c1_i1 ORDER BY "$.fqdn"`).all();
+        } finally {
+          other.close();
+        }
+      };
+      const before = indexPages();
+      // Values kept (an address changes), values moved, both to one document in one batch, a deletion and a new key.
+      for (let i = 0; i < 10; i++) await c.updateOne({ _id: i }, { $set: { ip: `192.0.2.${i}` } });
+      await c.updateOne({ _id: 10 }, { $set: { fqdn: 'moved.example' } });
+      await c.updateOne({ _id: 11 }, { $set: { account_id: 7 } });
+      await c.updateOne({ _id: 12 }, { $set: { fqdn: 'twice.example' } });
+      await c.updateOne({ _id: 12 }, { $set: { ip: '192.0.2.12' } });
+      await c.deleteOne({ _id: 13 });
+      await c.insertOne({ _id: 13, fqdn: 'again.example', account_id: 1 });
+      await c.replaceOne({ _id: 14 }, { _id: 14, fqdn: 'h14.example', account_id: 2, seq: 1 });
+      await store.flush();
+      for (const path of ['$.fqdn', '$.account_id']) expect(staleColumn('c1', path)).toBe(0);
+      expect(indexPages()).not.toEqual(before);
+      expect(indexPages().filter((r: any) => Number(r.key.slice(2)) < 10)).toEqual(
+        before.filter((r: any) => Number(r.key.slice(2)) < 10),
+      );
+      // Answered in SQL through the columns, as MongoDB would.
+      expect((await c.findOne({ fqdn: 'moved.example' }))!._id).toBe(10);
+      expect(await c.findOne({ fqdn: 'h10.example' })).toBeNull();
+      expect((await c.find({ account_id: 7 })).map((d) => d._id)).toEqual([11]);
+      expect((await c.findOne({ fqdn: 'twice.example' }))!.ip).toBe('192.0.2.12');
+      expect(await c.countDocuments({ account_id: 1 })).toBe(10);
+      expect((await c.find({ account_id: 2 }, { sort: { fqdn: -1 }, limit: 2 })).map((d) => d.fqdn)).toEqual([
+        'h8.example',
+        'h5.example',
+      ]);
+      // A field indexed later gets its column, filled for the rows there and kept up by later writes.
+      await c.createIndex({ seq: 1 });
+      await c.updateOne({ _id: 15 }, { $set: { seq: 2 } });
+      await store.flush();
+      expect(staleColumn('c1', '$.seq')).toBe(0);
+      expect((await c.find({ seq: { $gte: 1 } }, { sort: { seq: 1 } })).map((d) => d._id)).toEqual([14, 15]);
+      await store.close();
+    });
+  }
+
+  it('moves the expression indexes of a file written before to value columns at open, every document kept', async () => {
+    const legacy = new Database(file);
+    legacy.exec(`CREATE TABLE rs_collections (
+        id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL UNIQUE, multikey TEXT NOT NULL DEFAULT '[]');
+      CREATE TABLE rs_indexes (
+        collection_id INTEGER NOT NULL, name TEXT NOT NULL PRIMARY KEY, fields TEXT NOT NULL, is_unique INTEGER NOT NULL);
+      INSERT INTO rs_collections (id, name, multikey) VALUES (1, 'users', '["tags"]');
+      INSERT INTO rs_indexes VALUES (1, 'c1_i1', '["email"]', 1), (1, 'c1_i2', '["account_id","name"]', 0),
+        (1, 'c1_i3', '["tags"]', 0);
+      CREATE TABLE c1 (key TEXT PRIMARY KEY, doc BLOB NOT NULL);
+      CREATE INDEX c1_i1 ON c1 (json_extract(doc, '$.email'));
+      CREATE INDEX c1_i2 ON c1 (json_extract(doc, '$.account_id'), json_extract(doc, '$.name'));`);
+    const insert = legacy.prepare('INSERT INTO c1 (key, doc) VALUES (?, jsonb(?))');
+    for (let i = 0; i < 50; i++)
+      insert.run(`j:${i}`, JSON.stringify({ _id: i, email: `u${i}@x`, account_id: i % 5, name: `n${i}`, tags: ['a'] }));
+    legacy.close();
+
+    let store = new EmbeddedReadStore({ file });
+    const indexSql = () => {
+      const other = new Database(file, { readonly: true });
+      try {
+        return other
+          .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'c1' AND sql IS NOT NULL`)
+          .all();
+      } finally {
+        other.close();
+      }
+    };
+    expect(indexSql()).toEqual([
+      { name: 'c1_i1', sql: 'CREATE INDEX c1_i1 ON c1 ("$.email")' },
+      { name: 'c1_i2', sql: 'CREATE INDEX c1_i2 ON c1 ("$.account_id", "$.name")' },
+    ]);
+    for (const path of ['$.email', '$.account_id', '$.name']) expect(staleColumn('c1', path)).toBe(0);
+    const users = store.collection<{ _id: number; email: string; account_id: number; name: string }>('users');
+    expect(await users.countDocuments({})).toBe(50);
+    expect(await users.countDocuments({ account_id: 3 })).toBe(10);
+    expect((await users.findOne({ email: 'u7@x' }))!.name).toBe('n7');
+    // The unique index still refuses a second holder, through its column.
+    expect(isDuplicateKeyError(await users.insertOne({ _id: 99, email: 'u7@x' } as any).catch((e: unknown) => e))).toBe(
+      true,
+    );
+    await users.updateOne({ _id: 7 }, { $set: { account_id: 9 } });
+    await store.close();
+    expect(staleColumn('c1', '$.account_id')).toBe(0);
+
+    // A second open has nothing to move.
+    store = new EmbeddedReadStore({ file });
+    expect(indexSql()).toHaveLength(2);
+    expect((await store.collection('users').find({ account_id: 9 })).map((d) => d._id)).toEqual([7]);
     await store.close();
   });
 

@@ -13,12 +13,14 @@ import {
   commitCounter,
   createCollectionTable,
   dropCollectionTable,
+  indexOnValueColumns,
+  indexOverExpressions,
   openReadModelDatabase,
   readCatalogue,
   tableName,
 } from './read-model-database';
 import { createWriter, ReadModelWriter, WriteOp } from './read-model-writer';
-import { Key } from './sql-filter';
+import { jsonPath, Key } from './sql-filter';
 
 /** Writes per batch, so the writer thread's heap stays small whatever one call writes. */
 const MAX_BATCH = 2000;
@@ -116,7 +118,33 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
           indexes.filter((i) => i.collectionId === c.id),
         ),
       );
+    this.moveIndexesToValueColumns();
     this.dropIdleIndexes();
+  }
+
+  /**
+   * A file written before decision 0117 has its indexes over expressions of the document:
+   * each becomes an index on value columns, added and filled from the documents, in one
+   * transaction at open (the first process of the new release to open the file does it;
+   * the others find nothing left to do). Nothing is read or written meanwhile: the store
+   * is not open yet, and other processes wait for the transaction as for any commit.
+   */
+  private moveIndexesToValueColumns(): void {
+    const moves = (state: CollectionState) => {
+      const idle = new Set(this.idleIndexes(state));
+      return state.indexes.filter((index) => !idle.has(index.name) && indexOverExpressions(this.db, index.name));
+    };
+    if (![...this.states.values()].some((state) => moves(state).length > 0)) return;
+    this.commitHere(() => {
+      for (const state of this.states.values())
+        for (const index of moves(state))
+          indexOnValueColumns(
+            this.db,
+            state.table,
+            index.name,
+            index.fields.map((f) => jsonPath(f)!),
+          );
+    });
   }
 
   /**
@@ -301,7 +329,15 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
       if (!uncached) this.cache.delete(state.id, key);
     }
-    this.enqueue({ table: state.table, key, doc }, { state, key }, bytes);
+    // One shape for every document write (encodeBatch reads them all in one loop).
+    const write: WriteOp = {
+      table: state.table,
+      key,
+      doc,
+      fresh: doc !== null && previous === null,
+      moved: doc !== null && previous !== null ? movedValues(state, previous, doc) : undefined,
+    };
+    this.enqueue(write, { state, key }, bytes);
   }
 
   private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null, bytes: number): void {
@@ -513,4 +549,21 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     await this.writer.close();
     this.db.close();
   }
+}
+
+/**
+ * The JSON paths of the indexed fields whose values `doc` changes from `previous`: the
+ * writer's hint (WriteOp.moved) of the value columns to set; it checks the others kept. A
+ * document or array in a field counts as moved unless it is the same object (documents are
+ * never changed in place).
+ */
+function movedValues(state: CollectionState, previous: Doc, doc: Doc): string[] | undefined {
+  let moved: string[] | undefined;
+  for (const field of state.indexed) {
+    const path = fieldPath(field);
+    if (valueAt(previous, path) === valueAt(doc, path)) continue;
+    const json = jsonPath(field);
+    if (json !== null) (moved ??= []).push(json);
+  }
+  return moved;
 }

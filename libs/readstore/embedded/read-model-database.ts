@@ -1,9 +1,8 @@
 /**
  * The SQLite file the embedded read store keeps its documents in: a table per
- * collection (row key + the document in SQLite's binary JSON, JSONB: index upkeep reads
- * it without parsing text, which made writes 1.8× faster with two indexes; readers get
- * it back as text with `json(doc)`), expression indexes for the port's
- * `createIndex`, and two catalogue tables naming them. Collection tables are named by
+ * collection (row key + the document in SQLite's binary JSON, JSONB; readers get it back
+ * as text with `json(doc)`), the values of indexed fields in columns of their own with the
+ * port's `createIndex` indexes on them (decision 0117), and two catalogue tables naming them. Collection tables are named by
  * an id never reused, so nothing cached for a dropped collection can be mistaken for a
  * later one of the same name.
  */
@@ -129,4 +128,48 @@ function importLegacyDocuments(db: Database.Database): void {
     }
     db.exec('DROP TABLE documents');
   })();
+}
+
+/**
+ * The column holding an indexed field's value, named by the field's JSON path (`"$.fqdn"`):
+ * what `json_extract(doc, path)` gives, written with the document. An index on a column is
+ * left alone by an update that does not set the column, where an index on an expression of
+ * the document was rewritten by every write of the document, its value changed or not
+ * (decision 0117). Paths are plain (jsonPath in sql-filter.ts), so they need no escaping.
+ */
+export const valueColumn = (path: string): string => `"${path}"`;
+
+/** The JSON paths `table` keeps value columns for, in column order. */
+export function valueColumnsOf(db: Database.Database, table: string): string[] {
+  return (db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(table) as string[]).filter((name) =>
+    name.startsWith('$.'),
+  );
+}
+
+/**
+ * Makes `name` an index of `table` on the value columns of `paths`: missing columns are
+ * added and filled from the documents, and an index of that name over expressions of the
+ * document (written before decision 0117) is replaced. Idempotent; run inside a
+ * transaction of the caller (a process opening the file, or createIndex).
+ */
+export function indexOnValueColumns(db: Database.Database, table: string, name: string, paths: string[]): void {
+  const present = new Set(valueColumnsOf(db, table));
+  for (const path of paths) {
+    if (present.has(path)) continue;
+    db.exec(`ALTER TABLE ${table} ADD COLUMN ${valueColumn(path)}`);
+    db.exec(`UPDATE ${table} SET ${valueColumn(path)} = json_extract(doc, '${path}')`);
+    present.add(path);
+  }
+  const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as
+    string | undefined;
+  if (sql !== undefined && !sql.includes('json_extract')) return;
+  db.exec(`DROP INDEX IF EXISTS ${name}`);
+  db.exec(`CREATE INDEX ${name} ON ${table} (${paths.map(valueColumn).join(', ')})`);
+}
+
+/** Whether `name`, an index of the catalogue, is still one over expressions of the document (a file written before decision 0117). */
+export function indexOverExpressions(db: Database.Database, name: string): boolean {
+  const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as
+    string | undefined;
+  return sql !== undefined && sql.includes('json_extract');
 }

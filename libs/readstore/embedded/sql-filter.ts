@@ -7,6 +7,7 @@
  */
 import { Filter } from '../read-store.port';
 import { isPlainObject } from './filter-evaluation';
+import { valueColumn } from './read-model-database';
 
 export type Key = string;
 /** A document's row key: strings as they are, other `_id`s by their JSON (the format stored since the first release). */
@@ -36,8 +37,13 @@ export function jsonPath(field: string): string | null {
   return path;
 }
 
-/** The expression indexes are built on and conditions name, spelled identically so SQLite matches them. */
-export const fieldExpression = (path: string): string => `json_extract(doc, '${path}')`;
+/**
+ * What conditions and sorts name for an indexed field: its value column (valueColumn in
+ * read-model-database.ts), which its index is built on. `_id` has none: it is the row key,
+ * and its JSON value is read from the document.
+ */
+export const fieldExpression = (path: string): string =>
+  path === '$._id' ? `json_extract(doc, '$._id')` : valueColumn(path);
 
 /** Every prefix of a dotted field: an array at any of them makes MongoDB match element by element. */
 export const pathPrefixes = (field: string): string[] =>
