@@ -37,7 +37,10 @@ import { KeepAliveConnection } from './ddns/keep-alive-connection';
 import { buildRoot, deployedSpawn, localServiceEnv } from './support/start-command';
 
 const ROUNDS = Number(process.env.DDNS_BENCH_ROUNDS ?? 3);
-// Each host takes 10 changes (the throttle): 5000 hosts per round, 20,000 in all (issue 28 measures at 20,000). A build past 6k updates/s (70ba0bd) uses them up before the round's time: its rounds are shorter, its figures per update still whole. More hosts raise this build's CPU per update (the document cache's working set), not 70ba0bd's.
+// Each host takes 10 changes (the throttle): 5000 hosts per round, 20,000 in all (issue 28 measures at
+// 20,000). A build past 6k updates/s (70ba0bd) uses them up before the round's time: its rounds are
+// shorter, its figures per update still whole. More hosts raise this build's CPU per update (the
+// document cache's working set), not 70ba0bd's.
 const HOSTS = Number(process.env.DDNS_BENCH_HOSTS ?? 5000 * (ROUNDS + 1));
 const SECONDS = Number(process.env.DDNS_BENCH_SECONDS ?? 8);
 const WARMUP_SECONDS = Number(process.env.DDNS_BENCH_WARMUP_SECONDS ?? 4);
