@@ -5,10 +5,14 @@
  * case of the name as sent (0x20), EDNS variant and truncation. Changes to the index are
  * seen by the next query, and the query sink gets the same facts either way.
  */
-import * as dgram from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import { DnsServer, ZoneIndex, type AnsweredQuery } from '../libs/dns-server';
-import { buildResponse, isInClass, parseQuery, udpLimit, EMPTY_BODY, RCODE } from '../libs/dns-server/wire';
+import {
+  encodeCacheQuery as encodeQuery,
+  fullPathAnswer,
+  udpExchange,
+  type CacheQuery as Q,
+} from './support/cached-answers';
 import { startWith, testIndex, testZone } from './support/dns-test-zone';
 
 const HOST = '127.0.0.1';
@@ -24,70 +28,6 @@ const buildIndex = (): ZoneIndex =>
       Array.from({ length: 4 }, (_, i) => `"${String(i)}${'m'.repeat(190)}"`),
     );
   });
-
-interface Q {
-  name: string;
-  type: string;
-  id?: number;
-  /** EDNS UDP size; undefined for no OPT record. */
-  edns?: number;
-  dnssec?: boolean;
-  ednsVersion?: number;
-  rd?: boolean;
-  cd?: boolean;
-}
-
-function encodeQuery({ name, type, id = 1234, edns, dnssec, ednsVersion = 0, rd = true, cd = false }: Q): Buffer {
-  const additionals: dnsPacket.Answer[] =
-    edns === undefined
-      ? []
-      : [
-          {
-            type: 'OPT',
-            name: '.',
-            udpPayloadSize: edns,
-            flags: dnssec ? dnsPacket.DNSSEC_OK : 0,
-            extendedRcode: 0,
-            ednsVersion,
-            flag_do: !!dnssec,
-            options: [],
-          } as dnsPacket.Answer,
-        ];
-  const flags = (rd ? dnsPacket.RECURSION_DESIRED : 0) | (cd ? dnsPacket.CHECKING_DISABLED : 0);
-  // dns-packet lowercases nothing: the name goes out with the case given.
-  return dnsPacket.encode({
-    type: 'query',
-    id,
-    flags,
-    questions: [{ name, type: type as dnsPacket.RecordType }],
-    additionals,
-  });
-}
-
-/** What the full path answers to `msg`, computed here without the server. */
-function fullPathAnswer(index: ZoneIndex, msg: Buffer): Buffer {
-  const parsed = parseQuery(msg);
-  if (!parsed.ok) throw new Error('test queries are well formed');
-  const q = parsed.query;
-  const body = isInClass(q) ? index.answer(q.key, q.qtype).body : EMPTY_BODY(RCODE.REFUSED);
-  return buildResponse(msg, q, body, udpLimit(q));
-}
-
-function udpExchange(port: number, msg: Buffer, timeoutMs = 1000): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket('udp4');
-    const timer = setTimeout(() => {
-      socket.close();
-      reject(new Error('no UDP answer'));
-    }, timeoutMs);
-    socket.on('message', (b) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve(b);
-    });
-    socket.send(msg, port, HOST);
-  });
-}
 
 const udpPaths: Array<{ io: 'batch' | 'dgram'; env: string | undefined }> = [
   ...(process.platform === 'linux' ? [{ io: 'batch' as const, env: undefined }] : []),

@@ -7,7 +7,6 @@
  * next query; and every answer must still reach the tally and the query log, with the facts
  * the JS cache would have given.
  */
-import * as dgram from 'node:dgram';
 import * as dnsPacket from 'dns-packet';
 import {
   DnsServer,
@@ -17,71 +16,17 @@ import {
   type LoggedAnswer,
   type AnswerTally,
 } from '../libs/dns-server';
-import { buildResponse, isInClass, parseQuery, udpLimit, EMPTY_BODY, RCODE } from '../libs/dns-server/wire';
+import { RCODE } from '../libs/dns-server/wire';
+import {
+  encodeCacheQuery as encodeQuery,
+  fullPathAnswer,
+  udpExchange,
+  type CacheQuery as Q,
+} from './support/cached-answers';
 import { startWith, testIndex, testZone } from './support/dns-test-zone';
 
 const HOST = '127.0.0.1';
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
-
-interface Q {
-  name: string;
-  type: string;
-  id?: number;
-  edns?: number;
-  dnssec?: boolean;
-  rd?: boolean;
-  cd?: boolean;
-}
-
-function encodeQuery({ name, type, id = 1234, edns, dnssec, rd = true, cd = false }: Q): Buffer {
-  const additionals: dnsPacket.Answer[] =
-    edns === undefined
-      ? []
-      : [
-          {
-            type: 'OPT',
-            name: '.',
-            udpPayloadSize: edns,
-            flags: dnssec ? dnsPacket.DNSSEC_OK : 0,
-            extendedRcode: 0,
-            ednsVersion: 0,
-            flag_do: !!dnssec,
-            options: [],
-          } as dnsPacket.Answer,
-        ];
-  const flags = (rd ? dnsPacket.RECURSION_DESIRED : 0) | (cd ? dnsPacket.CHECKING_DISABLED : 0);
-  return dnsPacket.encode({
-    type: 'query',
-    id,
-    flags,
-    questions: [{ name, type: type as dnsPacket.RecordType }],
-    additionals,
-  });
-}
-
-function fullPathAnswer(index: ZoneIndex, msg: Buffer): Buffer {
-  const parsed = parseQuery(msg);
-  if (!parsed.ok) throw new Error('test queries are well formed');
-  const q = parsed.query;
-  const body = isInClass(q) ? index.answer(q.key, q.qtype).body : EMPTY_BODY(RCODE.REFUSED);
-  return buildResponse(msg, q, body, udpLimit(q));
-}
-
-function udpExchange(port: number, msg: Buffer, timeoutMs = 1000): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket('udp4');
-    const timer = setTimeout(() => {
-      socket.close();
-      reject(new Error('no UDP answer'));
-    }, timeoutMs);
-    socket.on('message', (b) => {
-      clearTimeout(timer);
-      socket.close();
-      resolve(b);
-    });
-    socket.send(msg, port, HOST);
-  });
-}
 
 /** One call of the field sink, as the query log would store it. */
 interface Logged {
