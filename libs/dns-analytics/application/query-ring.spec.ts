@@ -62,6 +62,17 @@ function pipe(bytes = 64 * 1024, strings = new WireStrings()) {
   return { ring, control, channel, reader, drain, udp, drained, dropped: () => Atomics.load(control, DROPPED) };
 }
 
+/** A cached answer as the response cache keeps it, not yet numbered by the log. */
+const cachedAnswer = (over: Partial<LoggedAnswer>): LoggedAnswer => ({
+  accountId: '42',
+  domain: 'example.test',
+  name: 'www.example.test',
+  type: 'A',
+  rcode: 0,
+  logNameId: -1,
+  logNameEpoch: 0,
+  ...over,
+});
 describe('query ring (answering thread to query-log thread)', () => {
   it('carries every field, repeated strings and non-ASCII ones included', () => {
     const p = pipe();
@@ -155,18 +166,8 @@ describe('query ring (answering thread to query-log thread)', () => {
 
     it('take cached responses as they are: numbered on first sight, by number after, strings sent again only when needed', () => {
       const p = pipe();
-      const cached = (over: Partial<LoggedAnswer>): LoggedAnswer => ({
-        accountId: '42',
-        domain: 'example.test',
-        name: 'www.example.test',
-        type: 'A',
-        rcode: 0,
-        logNameId: -1,
-        logNameEpoch: 0,
-        ...over,
-      });
-      const a = cached({});
-      const nx = cached({ accountId: '7', domain: 'b.test', name: 'missing.b.test', type: 'TXT', rcode: 3 });
+      const a = cachedAnswer({});
+      const nx = cachedAnswer({ accountId: '7', domain: 'b.test', name: 'missing.b.test', type: 'TXT', rcode: 3 });
       const fromA = (clientIp: string) =>
         query({ type: 'A', rcode: 'NOERROR', name: 'www.example.test', clientIp, durationMs: 0 });
       const fromNx = (clientIp: string) =>
@@ -212,15 +213,7 @@ describe('query ring (answering thread to query-log thread)', () => {
 
     it('take a cached response by its number alone (the UDP hit cache), and refuse a number of another epoch', () => {
       const p = pipe();
-      const a: LoggedAnswer = {
-        accountId: '42',
-        domain: 'example.test',
-        name: 'www.example.test',
-        type: 'A',
-        rcode: 0,
-        logNameId: -1,
-        logNameEpoch: 0,
-      };
+      const a = cachedAnswer({});
       const fromA = (clientIp: string, dnssecOk: boolean) =>
         query({ type: 'A', rcode: 'NOERROR', name: 'www.example.test', clientIp, dnssecOk, durationMs: 0 });
       const at = 1_700_000_000_000.25;
