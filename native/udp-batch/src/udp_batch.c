@@ -384,7 +384,7 @@ static void record_peer(Socket* s, uint32_t slot) {
  * A bounded copy of the responses the JS response cache (libs/dns-server/response-cache.ts)
  * answered from: JS asks, per answer it served from that cache, that it be kept here too
  * (send's store list); recv then answers the same question straight into the send queue and
- * tells JS only which cached answer each hit was (hit list: slot, entry number), so JS still
+ * tells JS only which cached answer each hit was (hit list: slot, entry number, tags), so JS still
  * counts and logs every answer without parsing, looking up or copying it.
  *
  * The key and the patches are response-cache.ts's: the question name with ASCII letters
@@ -695,8 +695,8 @@ static bool hit_cache_send(napi_env env, Socket* s, napi_value store_count) {
 
 /*
  * enableHitCache(hits, stores, maxResponse): after attach(); recv then answers kept responses
- * (hits: u32 count, then 8 bytes per hit) into out at i * maxResponse, and send keeps those
- * of the store list (stores: 16 bytes per entry). About 6 MiB per socket.
+ * (hits: u32 count, then HIT_LIST_ENTRY bytes per hit) into out at i * maxResponse, and send
+ * keeps those of the store list (HIT_STORE_ENTRY bytes per entry). About 6 MiB per socket.
  */
 static napi_value enable_hit_cache(napi_env env, napi_callback_info info) {
   size_t argc = 3;
