@@ -10,9 +10,10 @@ export interface Coordination {
   readonly kind: 'sqlite' | 'readstore';
   /**
    * Takes or renews the lease `name` for `holder` until `now + ttlMs`. False while another
-   * holder's lease is unexpired; an expired lease is taken over.
+   * holder's lease is unexpired; an expired lease is taken over, and so is one held by
+   * `replacing` (a holder known to be dead: see holder-liveness.ts) before it expires.
    */
-  tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  tryLease(name: string, holder: string, ttlMs: number, now: number, replacing?: string): Promise<boolean>;
   /** Gives the lease up at once (a clean shutdown), so a standby need not wait for expiry. */
   releaseLease(name: string, holder: string): Promise<void>;
   leaseHolder(name: string, now: number): Promise<string | null>;

@@ -1,9 +1,9 @@
-import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { Coordination } from './coordination';
+import { isDeadLocalHolder, processSpace } from './holder-liveness';
 
 /** One id per runtime instance: two runtimes in one process are still two holders. */
-export const newHolderId = (): string => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+export const newHolderId = (): string => `${processSpace()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 export const DEFAULT_LEASE_TTL_MS = 10_000;
 
@@ -19,7 +19,8 @@ export interface LeasedWorkOptions {
 /**
  * Work that exactly one process runs at a time: the lease `name` is tried at once and
  * then every third of its time to live, renewed while held, and taken over by a standby
- * once its holder stops renewing (a crashed process) for longer than the TTL. A holder
+ * once its holder stops renewing (a crashed process) for longer than the TTL, or at once
+ * when the holder was a process of this host that no longer exists. A holder
  * that fails to renew stops its work before anyone can take the lease over, as long as
  * its event loop is not stalled for a whole TTL; what it writes meanwhile is idempotent.
  */
@@ -61,6 +62,7 @@ export class LeasedWork {
     let ok: boolean;
     try {
       ok = await this.coordination.tryLease(this.name, this.holder, this.ttlMs, Date.now());
+      if (!ok && !this.holding) ok = await this.takeFromDeadHolder();
     } catch (e) {
       this.options.log?.('lease check failed', { lease: this.name, error: String(e) });
       ok = false;
@@ -81,6 +83,16 @@ export class LeasedWork {
       await this.starting;
       await this.options.onReleased();
     }
+  }
+
+  /** A lease whose holder on this host has died (killed, crashed) is taken at once rather than after its TTL. */
+  private async takeFromDeadHolder(): Promise<boolean> {
+    const now = Date.now();
+    const current = await this.coordination.leaseHolder(this.name, now);
+    if (!current || !isDeadLocalHolder(current)) return false;
+    const taken = await this.coordination.tryLease(this.name, this.holder, this.ttlMs, now, current);
+    if (taken) this.options.log?.('lease taken from a holder that no longer runs', { lease: this.name, from: current });
+    return taken;
   }
 
   async stop(): Promise<void> {

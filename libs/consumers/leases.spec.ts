@@ -52,6 +52,14 @@ describe.each([
     expect(await b.tryLease('projection:y', 'B', 1000, 1960)).toBe(true);
   });
 
+  it('a lease held by a holder known to be dead is taken before it expires, and only from that holder', async () => {
+    expect(await a.tryLease('projection:x', 'A', 1000, 0)).toBe(true);
+    expect(await b.tryLease('projection:x', 'B', 1000, 10, 'C')).toBe(false); // C does not hold it
+    expect(await b.tryLease('projection:x', 'B', 1000, 10, 'A')).toBe(true);
+    expect(await a.leaseHolder('projection:x', 20)).toBe('B');
+    expect(await a.tryLease('projection:x', 'A', 1000, 30)).toBe(false);
+  });
+
   it('rebuild requests: taken once, only by a process holding the projection, none when none is asked', async () => {
     expect(await a.takeRebuildRequests(['x', 'y'])).toEqual([]);
     await b.requestRebuild('y');

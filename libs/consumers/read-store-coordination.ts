@@ -62,10 +62,11 @@ export class ReadStoreCoordination implements Coordination {
     return this.store.collection<TimerDoc>('_timers');
   }
 
-  async tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+  async tryLease(name: string, holder: string, ttlMs: number, now: number, replacing?: string): Promise<boolean> {
+    const takeable = [{ holder }, { expires_at: { $lte: now } }, ...(replacing ? [{ holder: replacing }] : [])];
     try {
       await this.leases.updateOne(
-        { _id: name, $or: [{ holder }, { expires_at: { $lte: now } }] },
+        { _id: name, $or: takeable },
         { $set: { holder, expires_at: now + ttlMs } },
         { upsert: true },
       );

@@ -43,7 +43,7 @@ export class SqliteCoordination implements Coordination {
       // The WHERE of the upsert is the lease rule: renew one's own, or take an expired one.
       lease: db.prepare(`INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-        WHERE leases.holder = excluded.holder OR leases.expires_at <= ?`),
+        WHERE leases.holder = excluded.holder OR leases.expires_at <= ? OR leases.holder = ?`),
       release: db.prepare('DELETE FROM leases WHERE name = ? AND holder = ?'),
       holder: db.prepare('SELECT holder FROM leases WHERE name = ? AND expires_at > ?').pluck(),
       savePosition: db.prepare(`INSERT INTO consumer_positions (name, position, updated_at) VALUES (?, ?, ?)
@@ -74,8 +74,8 @@ export class SqliteCoordination implements Coordination {
     };
   }
 
-  async tryLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
-    return this.statements.lease.run(name, holder, now + ttlMs, now).changes === 1;
+  async tryLease(name: string, holder: string, ttlMs: number, now: number, replacing?: string): Promise<boolean> {
+    return this.statements.lease.run(name, holder, now + ttlMs, now, replacing ?? holder).changes === 1;
   }
 
   async releaseLease(name: string, holder: string): Promise<void> {

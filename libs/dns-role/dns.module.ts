@@ -17,7 +17,9 @@ import { TransferStatus } from '../transfers/application/transfer-status';
 import { TransfersModule } from '../transfers/transfers.module';
 import { TransferActivity } from './dns-role';
 import { CommandBus } from '@nestjs/cqrs';
-import type { UpdateApplier } from '../dns-transfer/transfer-service';
+import { UPDATE_REPLAYED, type UpdateApplier } from '../dns-transfer/transfer-service';
+import { UpdateReplayGuard } from '../dns-transfer/update-replay-guard';
+import { COORDINATION, Coordination } from '../consumers/coordination';
 import { ApplyDnsUpdate } from '../zones/application/zone.commands';
 import { parseKeySpec } from '../dns-transfer/tsig';
 
@@ -40,12 +42,21 @@ export class DnsService implements OnModuleInit, OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: Metrics,
     private readonly commands: CommandBus,
+    @Inject(COORDINATION) coordination: Coordination,
     @Optional() @Inject(DNS_QUERY_SINK) private readonly sink?: QuerySink,
     @Optional() private readonly transferStatus?: TransferStatus,
-  ) {}
+  ) {
+    this.replays = new UpdateReplayGuard(coordination);
+  }
 
-  /** RFC 2136 UPDATEs from the DNS role, as zone commands (one each, all or nothing). */
-  private readonly applyUpdate: UpdateApplier = (request) => this.commands.execute(new ApplyDnsUpdate(request));
+  /** Signed UPDATEs accepted in this deployment, by MAC (update-replay-guard.ts). */
+  private readonly replays: UpdateReplayGuard;
+
+  /** RFC 2136 UPDATEs from the DNS role, as zone commands (one each, all or nothing); a signed replay is refused. */
+  private readonly applyUpdate: UpdateApplier = async ({ signature, ...request }) =>
+    signature && (await this.replays.replayed(signature.mac, signature.validUntil))
+      ? UPDATE_REPLAYED
+      : this.commands.execute(new ApplyDnsUpdate(request));
 
   /** Transfers and NOTIFYs the DNS role reports: counted for /metrics, remembered per secondary. */
   private transferActivity(): (a: TransferActivity) => void {

@@ -83,9 +83,14 @@ export interface UpdateRequest {
   allow: UpdatePermission[];
   keyName: string;
   client: string;
+  /** The TSIG MAC (base64) and the last second of its time window: the applier refuses a replay. */
+  signature?: { mac: string; validUntil: number };
 }
 
-/** RFC 2136 UPDATE, applied elsewhere (one command on the zone's stream); resolves with the RCODE. */
+/** What an applier answers for an UPDATE it saw before (UpdateReplayGuard); answered REFUSED. */
+export const UPDATE_REPLAYED = -1;
+
+/** RFC 2136 UPDATE, applied elsewhere (one command on the zone's stream); resolves with the RCODE or UPDATE_REPLAYED. */
 export type UpdateApplier = (request: UpdateRequest) => Promise<number>;
 
 export interface TransferServiceOptions {
@@ -109,8 +114,6 @@ const serialAtOrAfter = (a: number, b: number) => a === b || (a - b) >>> 0 < 2 *
 export class TransferService {
   private readonly now: () => number;
   private running = 0;
-  /** MACs of accepted UPDATEs still inside the TSIG time window: the same signed message twice is a replay. */
-  private readonly seenUpdates = new Map<string, number>();
   private readonly waiting: Array<() => void> = [];
   private readonly share: TimeShare;
   /** Full transfers' wire form by zone revision (diagnostics and benchmarks read `builds`, `bytes`). */
@@ -393,29 +396,21 @@ export class TransferService {
       this.options.report?.({ kind: 'refused', zone, client, reason: checked.key ? 'not_allowed' : 'unsigned' });
       return this.error(msg, m, RCODE.REFUSED, checked);
     }
-    if (checked.tsig && this.replayed(checked.tsig)) {
-      this.options.report?.({ kind: 'refused', zone, client, reason: 'replayed' });
-      return this.error(msg, m, RCODE.REFUSED, checked);
-    }
+    const tsig = checked.tsig;
+    const signature = tsig ? { mac: tsig.mac.toString('base64'), validUntil: tsig.timeSigned + tsig.fudge } : undefined;
     let rcode: number;
     try {
       const update = parseUpdate(msg, m, zone);
-      rcode = await this.options.applyUpdate({ zone, update, allow: key.allow, keyName: key.name, client });
+      rcode = await this.options.applyUpdate({ zone, update, allow: key.allow, keyName: key.name, client, signature });
     } catch (e) {
       rcode = e instanceof UpdateRejected ? e.rcode : RCODE.SERVFAIL;
     }
+    if (rcode === UPDATE_REPLAYED) {
+      this.options.report?.({ kind: 'refused', zone, client, reason: 'replayed' });
+      return this.error(msg, m, RCODE.REFUSED, checked);
+    }
     if (rcode !== RCODE.NOERROR) this.options.report?.({ kind: 'refused', zone, client, reason: 'update_refused' });
     return this.error(msg, m, rcode, checked);
-  }
-
-  /** Whether this signed UPDATE was seen within its time window (then refused); remembers it otherwise. */
-  private replayed(tsig: TsigRecord): boolean {
-    const now = this.now();
-    for (const [mac, until] of this.seenUpdates) if (until < now) this.seenUpdates.delete(mac);
-    const id = tsig.mac.toString('base64');
-    if (this.seenUpdates.has(id)) return true;
-    this.seenUpdates.set(id, tsig.timeSigned + tsig.fudge);
-    return false;
   }
 
   /** Header and question with `rcode` (signed when the request was). */
