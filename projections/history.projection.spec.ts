@@ -6,6 +6,7 @@ import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, ZoneEvent } from '../libs/zones/domain/zone.events';
 import {
   HISTORY_CHANGES,
+  HISTORY_HOSTS,
   HISTORY_RRSETS,
   HISTORY_SNAPSHOTS,
   HISTORY_SUBJECTS,
@@ -157,7 +158,8 @@ describe('history projection', () => {
       ],
       ['host_deleted', expect.any(Array), { ipv4: null, ipv6: null, ttl: null }],
     ]);
-    expect(await h.documents(HISTORY_SUBJECTS)).toEqual([
+    const subjects = await h.documents(HISTORY_SUBJECTS);
+    expect(subjects).toEqual([
       expect.objectContaining({
         kind: 'host',
         name: 'home.example.test',
@@ -165,11 +167,27 @@ describe('history projection', () => {
         record_type: 'A',
       }),
     ]);
+    // The host's fields live beside its subject (decision 0122): the subject is written at creation and deletion only.
+    expect(subjects[0].deleted_at).toEqual(expect.any(Number));
+    expect(await h.documents(HISTORY_HOSTS)).toEqual([
+      {
+        _id: 'host:3',
+        host: { ipv4: null, ipv6: null, ttl: null },
+        host_prev: { ipv4: '192.0.2.1', ipv6: null, ttl: 60 },
+      },
+    ]);
+    // Only a restore stores `restored_from`; `occurred_at` is `at` (the API gives it as ISO text).
+    expect(changes.map((c) => 'restored_from' in c)).toEqual([false, false, true, false]);
+    expect(changes.some((c) => 'occurred_at' in c || 'position' in c)).toBe(false);
     // The first pass wrote without reading (first deliveries); a replay reads and finds every change in place.
-    const [subjectsBefore, changesBefore] = [await h.documents(HISTORY_SUBJECTS), await h.documents(HISTORY_CHANGES)];
+    const everything = async () => [
+      await h.documents(HISTORY_SUBJECTS),
+      await h.documents(HISTORY_HOSTS),
+      await h.documents(HISTORY_CHANGES),
+    ];
+    const before = await everything();
     await h.replayed();
-    expect(await h.documents(HISTORY_SUBJECTS)).toEqual(subjectsBefore);
-    expect(await h.documents(HISTORY_CHANGES)).toEqual(changesBefore);
+    expect(await everything()).toEqual(before);
   });
 
   it('given settings events (email-auth, certificates): field diffs per subject, telemetry and issuance steps left out; replaying changes nothing', async () => {
