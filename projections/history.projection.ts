@@ -259,13 +259,33 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
   }
 }
 
+/**
+ * The host's fields as version 1 kept them, in its subject: the generation a version-1 deployment wrote goes
+ * on being applied to while version 2 is rebuilt beside it (projection-leases), and its hosts have no
+ * `history_hosts` document until their first change since. Read only when that document is missing.
+ */
+async function versionOneHostState(ctx: ProjectionContext, subject: string): Promise<HistoryHostDoc | null> {
+  const legacy = (await ctx
+    .collection(HISTORY_SUBJECTS)
+    .findOne({ _id: subject }, { projection: { host: 1, host_prev: 1, _pos: 1 } })) as {
+    host?: HostFields | null;
+    host_prev?: HostFields | null;
+    _pos?: number;
+  } | null;
+  if (!legacy?.host) return null;
+  return { _id: subject, host: legacy.host, host_prev: legacy.host_prev ?? NO_HOST, _pos: legacy._pos ?? -1 };
+}
+
 async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: ProjectionContext): Promise<void> {
   const d = event.data;
   const subject = hostSubject(d.domain_id);
   const hosts = ctx.collection(HISTORY_HOSTS);
   const created = event.type === 'DomainCreated';
   // A host's fields are written first by its first event: at that event's first delivery there are none to read.
-  const state = created && ctx.firstDelivery ? null : await hosts.findOne({ _id: subject });
+  const state =
+    created && ctx.firstDelivery
+      ? null
+      : ((await hosts.findOne({ _id: subject })) ?? (await versionOneHostState(ctx, subject)));
   const before = state ? (state._pos === ctx.position ? state.host_prev : state.host) : null;
   const { host, changes } = applyHostEvent(before ?? NO_HOST, event);
   const at = event.created.getTime();
