@@ -194,7 +194,11 @@ describe('history projection', () => {
 
   it('diffs a host of a generation version 1 wrote (its fields in the subject) against those fields, while version 2 is rebuilt', async () => {
     const store = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
-    const ctx: ProjectionContext = { position: 10, firstDelivery: true, collection: (m) => store.collection(m.name) };
+    const ctx: { position: number } & ProjectionContext = {
+      position: 10,
+      firstDelivery: true,
+      collection: (m) => store.collection(typeof m === 'string' ? m : m.name),
+    };
     const was = { ipv4: '192.0.2.1', ipv6: null, ttl: 300 };
     // A host subject as version 1 stored it, after the host's creation at position 4.
     await store.collection(HISTORY_SUBJECTS.name).insertOne({
