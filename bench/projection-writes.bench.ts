@@ -15,8 +15,11 @@
  * PROJECTION_WRITES_OTHER_DIST=<another build's dist> runs that build's store and projections
  * in alternate rounds (each its own store file), so both see the same machine load.
  *
+ * PROJECTION_WRITES_ONLY=history,audit applies only the projections named (decision 0122 measured
+ * the two capabilities alone this way; `audit` is not applied unless named).
+ *
  * Run: npm run build && node dist/bench/projection-writes.bench.js
- * Env: HOSTS (5000), CHANGES (5), ROUNDS (3), PROJECTION_WRITES_OTHER_DIST
+ * Env: HOSTS (5000), CHANGES (5), ROUNDS (3), PROJECTION_WRITES_OTHER_DIST, PROJECTION_WRITES_ONLY
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +29,7 @@ const HOSTS = Number(process.env.HOSTS ?? 5000);
 const CHANGES = Number(process.env.CHANGES ?? 5);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
 const TICK_MS = 10;
+const ONLY = process.env.PROJECTION_WRITES_ONLY?.split(',').map((n) => n.trim());
 
 interface Build {
   name: string;
@@ -47,11 +51,13 @@ function loadBuild(name: string, dist: string): Build {
   const { domainsProjection } = require(join(dist, 'projections/domains.projection.js'));
   const { uptimeDomainsProjection } = require(join(dist, 'projections/uptime-domains.projection.js'));
   const { historyProjection } = require(join(dist, 'projections/history.projection.js'));
+  const { auditProjection } = require(join(dist, 'projections/audit.projection.js'));
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const all: Build['projections'] = [domainsProjection, uptimeDomainsProjection, historyProjection, auditProjection];
   return {
     name,
     Store: EmbeddedReadStore,
-    projections: [domainsProjection, uptimeDomainsProjection, historyProjection],
+    projections: all.filter((p) => (ONLY ? ONLY.includes(p.name) : p.name !== 'audit')),
   };
 }
 
@@ -82,7 +88,12 @@ const event = (type: string, data: object, revision: number) => ({
   revision,
   type,
   data,
-  metadata: { actor: 'ddns', source_ip: '192.0.2.9', correlation_id: `c${position}` },
+  metadata: {
+    actor: 'ddns',
+    source_ip: '192.0.2.9',
+    correlation_id: `c${position}`,
+    account_id: (data as { account_id: number }).account_id,
+  },
   position: BigInt(position),
   created: new Date(),
 });
@@ -146,7 +157,8 @@ async function round(build: Build, base: number): Promise<{ main: number; readst
         at,
       };
       // The DDNS command finds its host by fqdn first, which caches the host's `domains` document.
-      await (ctx.collection('domains') as { findOne(f: object): Promise<unknown> }).findOne({ fqdn: data.fqdn });
+      if (build.projections.some((p) => p.name === 'domains'))
+        await (ctx.collection('domains') as { findOne(f: object): Promise<unknown> }).findOne({ fqdn: data.fqdn });
       await applyAll(build, ctx, event('DomainAddressesChanged', data, revision));
     }
     await store.flush();

@@ -65,7 +65,8 @@ export interface AuditEventDoc {
 }
 
 export const AUDIT_EVENTS = defineReadModel<AuditEventDoc>('audit', 'audit_events', [
-  { keys: { account_id: 1 } },
+  // Every query names the account and a position or a time: no index on `account_id` alone (the two below
+  // begin with it), one index fewer kept up per entry (decision 0122).
   // The audit page (newest first, by position, per account) reads only its page, however long the log.
   { keys: { account_id: 1, position: -1 } },
   // The export's window: its ends are found by seeking `occurred_at`, and each page's time filter is pushed to SQL (only indexed fields are).
@@ -108,7 +109,8 @@ export const auditProjection = defineProjection<EventShape>({
   name: 'audit',
   // 2: allow-list of state-change types; the rebuild drops the uptime checks v1 listed.
   // 3: the hash chain (prev_hash, hash) and each account's chain head.
-  version: 3,
+  // 4: no index on `account_id` alone (decision 0122); the same entries and hashes.
+  version: 4,
   readModels: [AUDIT_EVENTS, AUDIT_CHAIN_HEADS],
   handles: AUDITED_EVENT_TYPES,
   async apply(event, ctx) {

@@ -1,11 +1,14 @@
 import { DomainEventUnion } from '../libs/domains/domain/domain.events';
 import { foldRecords, SNAPSHOT_EVERY } from '../libs/history/domain/history';
 import { EventShape } from '../libs/projection-engine/read-model';
+import { ProjectionContext } from '../libs/projection-engine/projection';
+import { EmbeddedReadStore } from '../libs/readstore/embedded/embedded-read-store';
 import { project } from '../libs/projection-engine/projection-harness';
 import { applyRRsets } from '../libs/zones/domain/rrsets';
 import { RRset, rrsetKey, ZoneEvent } from '../libs/zones/domain/zone.events';
 import {
   HISTORY_CHANGES,
+  HISTORY_HOSTS,
   HISTORY_RRSETS,
   HISTORY_SNAPSHOTS,
   HISTORY_SUBJECTS,
@@ -157,7 +160,8 @@ describe('history projection', () => {
       ],
       ['host_deleted', expect.any(Array), { ipv4: null, ipv6: null, ttl: null }],
     ]);
-    expect(await h.documents(HISTORY_SUBJECTS)).toEqual([
+    const subjects = await h.documents(HISTORY_SUBJECTS);
+    expect(subjects).toEqual([
       expect.objectContaining({
         kind: 'host',
         name: 'home.example.test',
@@ -165,11 +169,69 @@ describe('history projection', () => {
         record_type: 'A',
       }),
     ]);
+    // The host's fields live beside its subject (decision 0122): the subject is written at creation and deletion only.
+    expect(subjects[0].deleted_at).toEqual(expect.any(Number));
+    expect(await h.documents(HISTORY_HOSTS)).toEqual([
+      {
+        _id: 'host:3',
+        host: { ipv4: null, ipv6: null, ttl: null },
+        host_prev: { ipv4: '192.0.2.1', ipv6: null, ttl: 60 },
+      },
+    ]);
+    // Only a restore stores `restored_from`; `occurred_at` is `at` (the API gives it as ISO text).
+    expect(changes.map((c) => 'restored_from' in c)).toEqual([false, false, true, false]);
+    expect(changes.some((c) => 'occurred_at' in c || 'position' in c)).toBe(false);
     // The first pass wrote without reading (first deliveries); a replay reads and finds every change in place.
-    const [subjectsBefore, changesBefore] = [await h.documents(HISTORY_SUBJECTS), await h.documents(HISTORY_CHANGES)];
+    const everything = async () => [
+      await h.documents(HISTORY_SUBJECTS),
+      await h.documents(HISTORY_HOSTS),
+      await h.documents(HISTORY_CHANGES),
+    ];
+    const before = await everything();
     await h.replayed();
-    expect(await h.documents(HISTORY_SUBJECTS)).toEqual(subjectsBefore);
-    expect(await h.documents(HISTORY_CHANGES)).toEqual(changesBefore);
+    expect(await everything()).toEqual(before);
+  });
+
+  it('diffs a host of a generation version 1 wrote (its fields in the subject) against those fields, while version 2 is rebuilt', async () => {
+    const store = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
+    const ctx: { position: number } & ProjectionContext = {
+      position: 10,
+      firstDelivery: true,
+      collection: (m) => store.collection(typeof m === 'string' ? m : m.name),
+    };
+    const was = { ipv4: '192.0.2.1', ipv6: null, ttl: 300 };
+    // A host subject as version 1 stored it, after the host's creation at position 4.
+    await store.collection(HISTORY_SUBJECTS.name).insertOne({
+      _id: 'host:3',
+      kind: 'host',
+      id: '3',
+      account_id: 7,
+      name: 'home.example.test',
+      ancestors: ['example.test'],
+      host: was,
+      host_prev: { ipv4: null, ipv6: null, ttl: null },
+      _pos: 4,
+    });
+    const data = { domain_id: 3, account_id: 7, fqdn: 'home.example.test', source: 'ddns', at: 't' };
+    const event = (id: string, revision: number, addresses: object) => ({
+      id,
+      streamId: 'domain-3',
+      revision,
+      type: 'DomainAddressesChanged',
+      data: { ...data, addresses },
+      metadata: {},
+      position: { commit: 10n, prepare: 10n },
+      created: new Date(0),
+    });
+    await historyProjection.apply(event('e1', 1, { ipv4: '192.0.2.9', ipv6: null }), ctx);
+    ctx.position = 11;
+    await historyProjection.apply(event('e2', 2, { ipv4: '192.0.2.9', ipv6: '2001:db8::9' }), ctx);
+    const changes = await store.collection(HISTORY_CHANGES.name).find({}, { sort: { seq: 1 } });
+    expect(changes.map((c) => [c.changes, c.host])).toEqual([
+      [[{ field: 'ipv4', before: '192.0.2.1', after: '192.0.2.9' }], { ipv4: '192.0.2.9', ipv6: null, ttl: 300 }],
+      [[{ field: 'ipv6', before: null, after: '2001:db8::9' }], { ipv4: '192.0.2.9', ipv6: '2001:db8::9', ttl: 300 }],
+    ]);
+    await store.close();
   });
 
   it('given settings events (email-auth, certificates): field diffs per subject, telemetry and issuance steps left out; replaying changes nothing', async () => {

@@ -22,19 +22,23 @@ import { defineProjection, defineReadModel, ProjectedEvent } from '../libs/proje
 import { zoneAncestors } from '../libs/zones/domain/zone-ownership';
 import { RRset, rrsetKey, ZoneEvent, ZONE_EVENT_TYPES } from '../libs/zones/domain/zone.events';
 
-/** One change of a zone or host (contract §19 "change"), its diff computed when projected. */
+/**
+ * One change of a zone or host (contract §19 "change"), its diff computed when projected. Only what the
+ * history's answers read is stored (decision 0122): `occurred_at` is `at` as ISO text (`occurredAt`), and
+ * `restored_from` is present on restores only.
+ */
 export interface HistoryChangeDoc extends StoredChange {
   /** The event's id (the change's `id`, as in the audit log). */
   _id: string;
   subject: string;
-  account_id: number;
-  position: number;
-  occurred_at: string;
   actor: string | null;
   source_ip: string | null;
   correlation_id: string | null;
-  restored_from: string | null;
+  restored_from?: string;
 }
+
+/** The change's `occurred_at` as §19 gives it: the event's time, which `at` holds in ms. */
+export const occurredAt = (change: Pick<HistoryChangeDoc, 'at'>): string => new Date(change.at).toISOString();
 
 /** A zone or host over its whole life, deleted ones too (as_of before a deletion still answers). */
 export interface HistorySubjectDoc {
@@ -57,13 +61,23 @@ export interface HistorySubjectDoc {
   verification_token: string | null;
   nameservers: string[];
   record_type: RecordType | null;
-  /** Hosts: the fields now, and before the last event applied (a redelivered event diffs against it). */
-  host: HostFields | null;
-  host_prev: HostFields | null;
   /** API keys, certificates, email-auth settings: the fields now, and before the last event applied. */
   settings?: Record<string, unknown>;
   settings_prev?: Record<string, unknown>;
   _pos?: number;
+}
+
+/**
+ * A host's fields now, and before the last event applied (a redelivered event diffs against them): what the
+ * next change's diff reads, apart from the host's subject so that an update rewrites this small document only
+ * (decision 0122; the subject is written when the host is created and when it is deleted).
+ */
+export interface HistoryHostDoc {
+  /** The host's subject (`host:<id>`). */
+  _id: string;
+  host: HostFields;
+  host_prev: HostFields;
+  _pos: number;
 }
 
 /** An RRset as the projection last left it; `records: []` once removed. */
@@ -97,6 +111,7 @@ export const HISTORY_SUBJECTS = defineReadModel<HistorySubjectDoc>('history', 'h
   { keys: { account_id: 1, name: 1 } },
   { keys: { ancestors: 1 } },
 ]);
+export const HISTORY_HOSTS = defineReadModel<HistoryHostDoc>('history', 'history_hosts');
 export const HISTORY_RRSETS = defineReadModel<HistoryRRsetDoc>('history', 'history_rrsets', [{ keys: { zone_id: 1 } }]);
 export const HISTORY_SNAPSHOTS = defineReadModel<HistorySnapshotDoc>('history', 'history_snapshots', [
   { keys: { zone_id: 1, seq: -1 } },
@@ -131,28 +146,24 @@ const hostChangeType = (event: DomainEventUnion, restored: boolean): ChangeType 
 
 function changeDoc(
   event: ProjectedEvent<HistoryEvent>,
-  ctx: ProjectionContext,
   subject: string,
   type: ChangeType | string,
   changes: StoredChange['changes'],
-  accountId = (event.data as { account_id: number }).account_id,
 ): HistoryChangeDoc {
   const restoredFrom = event.metadata.restored_from;
-  return {
+  const doc: HistoryChangeDoc = {
     _id: event.id,
     subject,
-    account_id: accountId,
     seq: event.revision,
-    position: ctx.position,
     at: event.created.getTime(),
-    occurred_at: event.created.toISOString(),
     type,
     actor: event.metadata.actor ?? null,
     source_ip: event.metadata.source_ip ?? null,
     correlation_id: event.metadata.correlation_id ?? null,
-    restored_from: typeof restoredFrom === 'string' ? restoredFrom : null,
     changes,
   };
+  if (typeof restoredFrom === 'string') doc.restored_from = restoredFrom;
+  return doc;
 }
 
 async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContext): Promise<void> {
@@ -213,8 +224,6 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
         verification_token: d.verification_token,
         nameservers: d.nameservers,
         record_type: null,
-        host: null,
-        host_prev: null,
       };
       await subjects.replaceOne({ _id: subject }, doc, { upsert: true });
       break;
@@ -231,7 +240,7 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
   const restored = event.metadata.restored_from !== undefined;
   await ctx
     .collection(HISTORY_CHANGES)
-    .replaceOne({ _id: event.id }, changeDoc(event, ctx, subject, zoneChangeType(event, restored), changes), {
+    .replaceOne({ _id: event.id }, changeDoc(event, subject, zoneChangeType(event, restored), changes), {
       upsert: true,
       unseen: ctx.firstDelivery,
     });
@@ -250,21 +259,38 @@ async function applyZone(event: ProjectedEvent<ZoneEvent>, ctx: ProjectionContex
   }
 }
 
+/**
+ * The host's fields as version 1 kept them, in its subject: the generation a version-1 deployment wrote goes
+ * on being applied to while version 2 is rebuilt beside it (projection-leases), and its hosts have no
+ * `history_hosts` document until their first change since. Read only when that document is missing.
+ */
+async function versionOneHostState(ctx: ProjectionContext, subject: string): Promise<HistoryHostDoc | null> {
+  const legacy = (await ctx
+    .collection(HISTORY_SUBJECTS)
+    .findOne({ _id: subject }, { projection: { host: 1, host_prev: 1, _pos: 1 } })) as {
+    host?: HostFields | null;
+    host_prev?: HostFields | null;
+    _pos?: number;
+  } | null;
+  if (!legacy?.host) return null;
+  return { _id: subject, host: legacy.host, host_prev: legacy.host_prev ?? NO_HOST, _pos: legacy._pos ?? -1 };
+}
+
 async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: ProjectionContext): Promise<void> {
   const d = event.data;
   const subject = hostSubject(d.domain_id);
-  const subjects = ctx.collection(HISTORY_SUBJECTS);
-  // A host's subject is created by its first event: at that event's first delivery there is none to read.
-  // Only the fields the diff needs are read (the store copies those, not the whole subject).
-  const doc =
-    event.type === 'DomainCreated' && ctx.firstDelivery
+  const hosts = ctx.collection(HISTORY_HOSTS);
+  const created = event.type === 'DomainCreated';
+  // A host's fields are written first by its first event: at that event's first delivery there are none to read.
+  const state =
+    created && ctx.firstDelivery
       ? null
-      : await subjects.findOne({ _id: subject }, { projection: { host: 1, host_prev: 1, _pos: 1 } });
-  const before = doc ? (doc._pos === ctx.position ? doc.host_prev : doc.host) : null;
+      : ((await hosts.findOne({ _id: subject })) ?? (await versionOneHostState(ctx, subject)));
+  const before = state ? (state._pos === ctx.position ? state.host_prev : state.host) : null;
   const { host, changes } = applyHostEvent(before ?? NO_HOST, event);
   const at = event.created.getTime();
-  if (event.type === 'DomainCreated') {
-    const created: HistorySubjectDoc = {
+  if (created) {
+    const doc: HistorySubjectDoc = {
       _id: subject,
       kind: 'host',
       id: String(d.domain_id),
@@ -279,22 +305,18 @@ async function applyHost(event: ProjectedEvent<DomainEventUnion>, ctx: Projectio
       verification_token: null,
       nameservers: [],
       record_type: event.data.record_type,
-      host,
-      host_prev: NO_HOST,
-      _pos: ctx.position,
     };
-    await subjects.replaceOne({ _id: subject }, created, { upsert: true, unseen: ctx.firstDelivery });
-  } else if (doc) {
-    const deleted = event.type === 'DomainDeleted' ? { deleted_at: at } : {};
-    await subjects.updateOne({ _id: subject }, { $set: { host, host_prev: before, _pos: ctx.position, ...deleted } });
+    await ctx
+      .collection(HISTORY_SUBJECTS)
+      .replaceOne({ _id: subject }, doc, { upsert: true, unseen: ctx.firstDelivery });
+  } else if (state && event.type === 'DomainDeleted') {
+    await ctx.collection(HISTORY_SUBJECTS).updateOne({ _id: subject }, { $set: { deleted_at: at } });
   }
-  const change = changeDoc(
-    event,
-    ctx,
-    subject,
-    hostChangeType(event, event.metadata.restored_from !== undefined),
-    changes,
-  );
+  if (created || state) {
+    const next: HistoryHostDoc = { _id: subject, host, host_prev: before ?? NO_HOST, _pos: ctx.position };
+    await hosts.replaceOne({ _id: subject }, next, { upsert: true, unseen: created && ctx.firstDelivery });
+  }
+  const change = changeDoc(event, subject, hostChangeType(event, event.metadata.restored_from !== undefined), changes);
   change.host = host;
   // Keyed by the event: at its first delivery there is no change document to look for (as the audit log).
   await ctx
@@ -337,8 +359,6 @@ async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: Projec
       verification_token: null,
       nameservers: [],
       record_type: null,
-      host: null,
-      host_prev: null,
       settings: after,
       settings_prev: before,
       _pos: ctx.position,
@@ -355,14 +375,7 @@ async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: Projec
     .collection(HISTORY_CHANGES)
     .replaceOne(
       { _id: event.id },
-      changeDoc(
-        event as ProjectedEvent<HistoryEvent>,
-        ctx,
-        probe.subject,
-        changeTypeOf(event.type),
-        changes,
-        accountId,
-      ),
+      changeDoc(event as ProjectedEvent<HistoryEvent>, probe.subject, changeTypeOf(event.type), changes),
       { upsert: true, unseen: ctx.firstDelivery },
     );
 }
@@ -377,8 +390,10 @@ async function applySettingsEvent(event: ProjectedEvent<EventShape>, ctx: Projec
  */
 export const historyProjection = defineProjection<HistoryEvent>({
   name: 'history',
-  version: 1,
-  readModels: [HISTORY_CHANGES, HISTORY_SUBJECTS, HISTORY_RRSETS, HISTORY_SNAPSHOTS],
+  // 2: a host's current fields in `history_hosts`, not its subject; changes without `occurred_at`, `position`,
+  // `account_id` and a null `restored_from` (decision 0122).
+  version: 2,
+  readModels: [HISTORY_CHANGES, HISTORY_SUBJECTS, HISTORY_HOSTS, HISTORY_RRSETS, HISTORY_SNAPSHOTS],
   handles: [...ZONE_EVENT_TYPES, ...DOMAIN_EVENT_TYPES, ...SETTINGS_HISTORY_TYPES],
   async apply(event, ctx) {
     // Applied before (a replay from an older checkpoint): its change is stored, and the current values moved on.

@@ -431,4 +431,47 @@ describe('history and time travel (contract §19)', () => {
     expect(doc.paths['/zones/{zone}'].get.parameters.map((p: { name: string }) => p.name)).toContain('as_of');
     expect(doc.paths['/api/domains/fqdn/{fqdn}/restore'].post.requestBody).toBeDefined();
   });
+
+  it('answers the same after the history projection is rebuilt from the events (its stored shape changed in 0122)', async () => {
+    const fqdn = 'home.dyn.history.net';
+    const asOf = (at: string) => encodeURIComponent(at);
+    const answers = async () => {
+      const placed = (await app.http.get('/api/domains/fqdn/home.hosts.test/history?limit=100', owner.token)).body;
+      const out: unknown[] = [
+        (await app.http.get(`/zones/${ZONE}/history?limit=100`, owner.token)).body,
+        (await app.http.get(`/api/domains/fqdn/${fqdn}/history?limit=100`, owner.token)).body,
+        placed,
+      ];
+      // A host as resolve places it at each of its changes (the host's fields at an instant).
+      for (const { occurred_at: at } of placed.data as { occurred_at: string }[])
+        out.push(
+          (await app.http.get(`/zones/hosts.test/resolve?name=home.hosts.test&type=A&as_of=${asOf(at)}`, owner.token))
+            .body,
+        );
+      for (const instant of instants) {
+        out.push((await app.http.get(`/zones/${ZONE}?as_of=${asOf(instant.at)}`, owner.token)).body.records);
+        for (const [name, type] of QUESTIONS)
+          out.push(
+            (
+              await app.http.get(
+                `/zones/${ZONE}/resolve?name=${name}&type=${type}&as_of=${asOf(instant.at)}`,
+                owner.token,
+              )
+            ).body,
+          );
+      }
+      return out;
+    };
+    const before = await answers();
+    // The host's pages hold a change of each kind (created, address updates, a restore); resolve placed the host.
+    expect((before[1] as { data: { type: string }[] }).data.map((c) => c.type)).toContain('restored');
+    expect([before[3], before[4]]).toMatchObject([
+      { answer: [{ records: ['192.0.2.6'] }] },
+      { answer: [{ records: ['192.0.2.5'] }] },
+    ]);
+    const rebuild = await app.http.admin('POST', '/admin/projections/history/rebuild?wait=true');
+    expect(rebuild.status).toBe(202);
+    expect(rebuild.body).toMatchObject({ status: 'switched' });
+    expect(await answers()).toEqual(before);
+  });
 });

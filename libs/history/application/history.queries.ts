@@ -7,6 +7,7 @@ import {
   HISTORY_SUBJECTS,
   HistoryChangeDoc,
   HistorySubjectDoc,
+  occurredAt,
 } from '../../../projections/history.projection';
 import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
@@ -167,12 +168,12 @@ export class HistoryQueries {
         return {
           id: d._id,
           type: d.type,
-          occurred_at: d.occurred_at,
+          occurred_at: occurredAt(d),
           actor: { ...actor, name: actor.id === null ? null : (names.get(`${actor.type}:${actor.id}`) ?? null) },
           source_ip: d.source_ip,
           correlation_id: d.correlation_id,
           changes: d.changes,
-          ...(d.type === 'restored' ? { restored_from: d.restored_from } : {}),
+          ...(d.type === 'restored' ? { restored_from: d.restored_from ?? null } : {}),
         };
       }),
       next_cursor: docs.length > limit ? encodeCursor(page[page.length - 1].seq) : null,
