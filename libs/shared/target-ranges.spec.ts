@@ -1,4 +1,5 @@
-import { refusedRange, targetProblem } from './target-ranges';
+import ipaddr from 'ipaddr.js';
+import { refusedRange, refusedRangeOfAnyForm, targetProblem } from './target-ranges';
 
 describe('refusedRange (contract §16: uptime targets and DDNS addresses)', () => {
   it.each([
@@ -53,5 +54,48 @@ describe('refusedRange (contract §16: uptime targets and DDNS addresses)', () =
   it('lets everything through when the operator allows private targets', () => {
     expect(targetProblem('127.0.0.1', true)).toBeNull();
     expect(targetProblem('127.0.0.1', false)).toBe('a loopback address');
+  });
+
+  describe('dotted-quad IPv4 by numbers (decision 0123) answers as ipaddr.js does', () => {
+    const dotted = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+    const asNumber = (ip: ipaddr.IPv4) => ip.octets.reduce((n, o) => n * 256 + o, 0);
+    // Every subnet ipaddr.js names, and the documentation ranges let through: first, last, and either side.
+    const table = (ipaddr.IPv4.prototype as unknown as { SpecialRanges: Record<string, [ipaddr.IPv4, number][]> })
+      .SpecialRanges;
+    const subnets = [
+      ...Object.values(table).flat(),
+      ...['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24'].map((c) => ipaddr.IPv4.parseCIDR(c)),
+    ];
+    const edges = subnets.flatMap(([net, bits]) => {
+      const first = asNumber(ipaddr.IPv4.networkAddressFromCIDR(`${net.toString()}/${bits}`));
+      const last = asNumber(ipaddr.IPv4.broadcastAddressFromCIDR(`${net.toString()}/${bits}`));
+      return [first - 1, first, first + 1, last - 1, last, last + 1].filter((n) => n >= 0 && n <= 0xffffffff);
+    });
+
+    it('at the edges of every range of the table', () => {
+      expect(subnets.length).toBeGreaterThan(20);
+      for (const address of edges.map(dotted))
+        expect([address, refusedRange(address)]).toEqual([address, refusedRangeOfAnyForm(address)]);
+    });
+
+    it('across the whole address space', () => {
+      let seed = 28;
+      const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+      const sample = Array.from({ length: 20_000 }, () => dotted(next()));
+      const differing = sample.filter((a) => refusedRange(a) !== refusedRangeOfAnyForm(a));
+      expect(differing).toEqual([]);
+      // The sample reaches refused and allowed addresses alike.
+      expect(sample.some((a) => refusedRange(a) !== null)).toBe(true);
+      expect(sample.some((a) => refusedRange(a) === null)).toBe(true);
+    });
+
+    it.each([
+      ['127.1', 'loopback'],
+      ['0x7f.0.0.1', 'loopback'],
+      ['012.0.0.1', 'private'],
+      ['0177.0.0.1', 'loopback'],
+    ])('leaves the other forms ipaddr.js reads (%s) to it: still refused', (address, words) => {
+      expect(refusedRange(address)).toContain(words);
+    });
   });
 });
