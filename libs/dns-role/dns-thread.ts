@@ -143,8 +143,8 @@ if (parentPort) {
   if (store) followCommits(settings.commits, store, () => stopped);
   port.on('message', (command: DnsThreadCommand) => {
     if (command !== 'stop') {
-      if (command.type === 'follower') return role.addFollower(command.port);
-      if (command.type === 'leader') return role.follow(command.port);
+      if (command.type === 'follower') return role.addFollower(command);
+      if (command.type === 'leader') return role.follow(command);
       if (command.type === 'cpus') return runOn(command.cpus, log);
       updates.get(command.id)?.(command.rcode);
       updates.delete(command.id);
