@@ -3,7 +3,7 @@ import { MessageChannel } from 'node:worker_threads';
 import * as dnsPacket from 'dns-packet';
 import { ZoneIndex, type ZoneDefinition } from '../dns-server';
 import { IndexChangeLog, indexSnapshot } from '../dns-server/index-replica';
-import { DnsRole } from './dns-role';
+import { DnsRole, SENT } from './dns-role';
 
 const ZONE = 'dyn.example.net';
 const HOST = `host.${ZONE}`;
@@ -66,7 +66,7 @@ describe('DnsRole follower', () => {
     const batch = changes.drain();
     if (!batch) throw new Error('nothing to ship');
     channel.port1.postMessage(batch, [batch]);
-    Atomics.add(shipped, 0, 1);
+    Atomics.add(shipped, SENT, 1);
   };
 
   beforeAll(async () => {
@@ -91,7 +91,7 @@ describe('DnsRole follower', () => {
     );
     follower.follow({ port: channel.port2, shipped });
     channel.port1.postMessage(indexSnapshot(leader));
-    Atomics.add(shipped, 0, 1);
+    Atomics.add(shipped, SENT, 1);
     port = await follower.start();
   });
   afterAll(async () => {

@@ -45,13 +45,17 @@ export interface DnsRoleSettings {
 
 /**
  * One end of the channel between a leader and a follower (threaded-dns.ts `shareFold`), and
- * the count of batches the leader has sent on it, shared by both: the follower looks at it
- * before reading queries, and takes what was sent without waiting for its message (catchUp).
+ * the count of batches the leader has sent on it (slot SENT), shared by both: the follower
+ * looks at it before reading queries, and takes what was sent without waiting for its
+ * message (catchUp).
  */
 export interface FoldChannel {
   port: MessagePort;
   shipped: Int32Array;
 }
+
+/** FoldChannel.shipped: how many batches the leader has sent on the channel. */
+export const SENT = 0;
 
 /** An event the transfer ACL folds, as a leader ships it to its followers (only what TransferAcl.apply reads). */
 interface AclEvent {
@@ -129,7 +133,7 @@ export class DnsRole implements DnsRoleRunner {
     port.on('close', () => this.followers.delete(port));
     if (!this.live) return void this.waitingFollowers.push(channel);
     port.postMessage(indexSnapshot(this.index, this.aclEvents));
-    Atomics.add(shipped, 0, 1);
+    Atomics.add(shipped, SENT, 1);
     this.followers.set(port, shipped);
   }
 
@@ -158,7 +162,7 @@ export class DnsRole implements DnsRoleRunner {
   private readonly catchUp = (): void => {
     const leader = this.leader;
     if (!leader) return;
-    const shipped = Atomics.load(leader.shipped, 0);
+    const shipped = Atomics.load(leader.shipped, SENT);
     if (shipped === this.taken) return;
     // Counted after it was posted, so every batch counted is there to take (and maybe more).
     this.taken = shipped;
@@ -182,7 +186,7 @@ export class DnsRole implements DnsRoleRunner {
       // The last one gets the buffer itself, the others a copy.
       if (--left === 0) port.postMessage(batch, [batch]);
       else port.postMessage(batch.slice(0));
-      Atomics.add(shipped, 0, 1);
+      Atomics.add(shipped, SENT, 1);
     }
   }
 

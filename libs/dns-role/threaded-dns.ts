@@ -59,7 +59,7 @@ export class ThreadedDns implements DnsRoleRunner {
     if (this.settings.fold !== 'follower')
       this.unsubscribe = this.store.onAppended(() => {
         Atomics.add(this.commits, COMMITS, 1);
-        // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
+        // The thread sleeps between commits (dns-thread.ts followCommits): one wake-up per group commit.
         if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
       });
     this.boundPort = await this.spawn(this.settings.dnsPort);
@@ -174,6 +174,7 @@ export function shareFold(leader: ThreadedDns, followers: ThreadedDns[]): void {
   const connect = (follower: ThreadedDns) => {
     if (!leader.running || !follower.running) return;
     const { port1, port2 } = new MessageChannel();
+    // Slot SENT (dns-role.ts).
     const shipped = new Int32Array(new SharedArrayBuffer(4));
     leader.sendPort({ type: 'follower', port: port1, shipped });
     follower.sendPort({ type: 'leader', port: port2, shipped });
