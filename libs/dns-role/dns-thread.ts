@@ -32,38 +32,52 @@ type WaitAsync = (
   value: number,
 ) => { async: boolean; value: Promise<unknown> | string };
 
+/** While commits keep coming, the thread looks at the counter this often instead of being woken. */
+const BUSY_POLL_MS = 1;
+/** Looks without finding a commit before the thread goes to sleep until woken. */
+const IDLE_LOOKS_BEFORE_SLEEP = 50;
+
 /**
- * Wakes the store's subscriptions whenever the commit counter moves: the thread sleeps on
- * the counter and the main thread wakes it after a commit, when it sleeps. It used to look
- * every millisecond while commits kept coming, to spare the main thread a wake-up per commit;
- * but commits are grouped (dozens of DDNS updates each under load: 40–120 a second in
- * bench:ddns), so a wake-up per commit costs the main thread next to nothing, while the looks
- * held each change back half a millisecond on average, and the answers polled meanwhile were
- * the old ones, on this thread and more on the threads it ships to (decision 0120).
+ * Wakes the store's subscriptions whenever the commit counter moves. Under load the
+ * thread looks every millisecond, so the main thread pays nothing per commit; once idle it
+ * sleeps and the next commit wakes it (a wake-up costs the main thread about as much as a
+ * message). The looks are one repeating timer, not a timer and a promise each: a thousand
+ * a second, they were a tenth of a folding thread's time (decision 0112). Waking the thread at
+ * every commit instead was measured and not kept: more DNS polls and CPU per update in
+ * bench:ddns (decision 0120).
  */
 function followCommits(commits: Int32Array, store: SqliteEventStore, stopped: () => boolean): void {
   const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
   let seen = Atomics.load(commits, COMMITS);
-  const sleep = (): void => {
-    if (stopped()) return;
-    Atomics.store(commits, SLEEPING, 1);
-    // Returns at once when a commit came after `seen` was read: none is missed (the main thread
-    // bumps the counter before it reads SLEEPING, this thread sets SLEEPING before it compares).
-    const wait = waitAsync(commits, COMMITS, seen);
-    if (wait.async) void (wait.value as Promise<unknown>).then(wake);
-    else wake();
+  let idle = 0;
+  let timer: NodeJS.Timeout | null = null;
+  const busy = () => {
+    idle = 0;
+    timer = setInterval(look, BUSY_POLL_MS);
   };
-  const wake = (): void => {
-    Atomics.store(commits, SLEEPING, 0);
-    if (stopped()) return;
+  const look = () => {
+    if (stopped()) return void clearInterval(timer!);
     const now = Atomics.load(commits, COMMITS);
     if (now !== seen) {
       seen = now;
+      idle = 0;
       store.notifyAppended();
+    } else if (++idle >= IDLE_LOOKS_BEFORE_SLEEP) {
+      clearInterval(timer!);
+      Atomics.store(commits, SLEEPING, 1);
+      // Returns at once when a commit came after `seen` was read: none is missed.
+      const wait = waitAsync(commits, COMMITS, seen);
+      const wake = () => {
+        Atomics.store(commits, SLEEPING, 0);
+        if (stopped()) return;
+        busy();
+        look();
+      };
+      if (wait.async) void (wait.value as Promise<unknown>).then(wake);
+      else wake();
     }
-    sleep();
   };
-  sleep();
+  busy();
 }
 
 /**

@@ -59,7 +59,7 @@ export class ThreadedDns implements DnsRoleRunner {
     if (this.settings.fold !== 'follower')
       this.unsubscribe = this.store.onAppended(() => {
         Atomics.add(this.commits, COMMITS, 1);
-        // The thread sleeps between commits (dns-thread.ts followCommits): one wake-up per group commit.
+        // Only a sleeping thread needs the (costly) wake-up; a busy one looks by itself.
         if (Atomics.load(this.commits, SLEEPING) === 1) Atomics.notify(this.commits, COMMITS);
       });
     this.boundPort = await this.spawn(this.settings.dnsPort);
