@@ -156,7 +156,7 @@ export class DnsRole implements DnsRoleRunner {
    * Follower, before each batch of UDP queries is read: installs at once the batches the
    * leader has sent, rather than when this thread's loop comes to their message. A thread
    * that was descheduled, or busy, while a batch came wakes with queries and the batch's
-   * message both waiting; the queries went first as often as not, and were answered from the
+   * message both waiting; the queries often went first, and were answered from the
    * state before it (decision 0120). Nothing to take costs one atomic read.
    */
   private readonly catchUp = (): void => {
