@@ -273,7 +273,7 @@ const cpuPerUpdateMs = (r: Round) => (r.serverCores * 1000) / Math.max(1, r.rate
 const describe = (r: Round) =>
   `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p50 ${r.p50.toFixed(1)} / p99 ${r.p99.toFixed(1)} ms, ` +
   `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ` +
-  `${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB` +
+  `${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB, ${r.pollsPerUpdate.toFixed(2)} DNS queries per update` +
   (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
 
 /** One build of the service, running, set up with an account, a key and its hosts. */
@@ -373,7 +373,8 @@ function summary(s: Server): void {
   console.log(
     `  updates/s: median ${median(rounds.map((r) => r.rate)).toFixed(0)}, best ${best.rate.toFixed(0)}; ` +
       `latency ms (median of rounds): p50 ${median(rounds.map((r) => r.p50)).toFixed(1)}, p90 ` +
-      `${median(rounds.map((r) => r.p90)).toFixed(1)}, p99 ${median(rounds.map((r) => r.p99)).toFixed(1)}`,
+      `${median(rounds.map((r) => r.p90)).toFixed(1)}, p99 ${median(rounds.map((r) => r.p99)).toFixed(1)}; DNS queries ` +
+      `until the new address was served: ${median(rounds.map((r) => r.pollsPerUpdate)).toFixed(2)} per update`,
   );
   console.log(
     `  server CPU (median of rounds): ${median(rounds.map((r) => r.serverCores)).toFixed(2)} cores, ` +

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Worker } from 'node:worker_threads';
 import { DnsService } from '../libs/dns-role/dns.module';
+import { loadUdpBatch } from '../libs/dns-server/udp-batch';
 import { answerData, queryDns, waitForDns } from './support/dns-client';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -152,6 +153,48 @@ function dnsThreadCpus(pid: number): number[][] {
     app = await startTestApp({ env: { DNS_PORT: String(dnsPort), DNS_THREADS: '2', DDNS_ZONES: 'dyn.example.net' } });
   });
   afterAll(() => app.close());
+
+  /**
+   * Steering hands a query to the thread of the CPU it was sent from: with this thread (the
+   * test's, which sends the queries) pinned to each CPU in turn, the leader and then the
+   * follower, which installs the leader's batches (decision 0112), answer. Each must serve an
+   * update acknowledged over HTTP, and the one before it never again (decision 0120).
+   */
+  it('serves an acknowledged DDNS update from the thread that folds and from the one that follows', async () => {
+    if (cpus().length !== 2) return;
+    const batch = loadUdpBatch();
+    if (!batch.ok) throw new Error(batch.reason);
+    const all = cpus();
+    const owner = await registerAndLogin(app.http, { plan: 'pro' });
+    const created = await app.http.post(
+      '/api/domains',
+      { fqdn: 'steered.dyn.example.net', record_type: 'A', record_ip: '192.0.2.40' },
+      owner.token,
+    );
+    expect(created.status).toBe(201);
+    const key = await app.http.post('/api-keys', { name: 'ddns' }, owner.token);
+    expect(key.status).toBe(201);
+    const basic = `Basic ${Buffer.from(`${owner.username}:${key.body.key}`).toString('base64')}`;
+    try {
+      for (const [i, cpu] of all.entries()) {
+        expect(batch.addon.pinThread([cpu])).toBe(0);
+        const address = `192.0.2.${41 + i}`;
+        const update = await app.http.get(
+          `/domains/nic/update?hostname=steered.dyn.example.net&myip=${address}`,
+          undefined,
+          { authorization: basic },
+        );
+        expect(update.text).toBe(`good ${address}`);
+        await waitForDns(dnsPort, 'steered.dyn.example.net', 'A', [address], 2000);
+        const seen = new Set<string>();
+        for (let q = 0; q < 20; q++)
+          seen.add(answerData(await queryDns(dnsPort, 'steered.dyn.example.net', 'A'), 'A').join(','));
+        expect(seen).toEqual(new Set([address]));
+      }
+    } finally {
+      batch.addon.pinThread(all);
+    }
+  });
 
   it('pins each thread to its own CPU, and lets all go once one of them restarted', async () => {
     // Only where two CPUs are usable; elsewhere the threads run unpinned from the start (the other describe).

@@ -1,4 +1,4 @@
-import type { MessagePort } from 'node:worker_threads';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { DnsServer, ZoneIndex, type AnswerTally, type QuerySink } from '../dns-server';
 import { applyIndexBatch, IndexChangeLog, indexSnapshot } from '../dns-server/index-replica';
 import { DEFAULT_JOURNAL_BOUNDS, Journal } from '../dns-transfer/journal';
@@ -43,6 +43,20 @@ export interface DnsRoleSettings {
   fold?: 'leader' | 'follower';
 }
 
+/**
+ * One end of the channel between a leader and a follower (threaded-dns.ts `shareFold`), and
+ * the count of batches the leader has sent on it (slot SENT), shared by both: the follower
+ * looks at it before reading queries, and takes what was sent without waiting for its
+ * message (catchUp).
+ */
+export interface FoldChannel {
+  port: MessagePort;
+  shipped: Int32Array;
+}
+
+/** FoldChannel.shipped: how many batches the leader has sent on the channel. */
+export const SENT = 0;
+
 /** An event the transfer ACL folds, as a leader ships it to its followers (only what TransferAcl.apply reads). */
 interface AclEvent {
   type: string;
@@ -76,16 +90,23 @@ export class DnsRole implements DnsRoleRunner {
   private feeder: DnsIndexFeeder | null = null;
   private server: DnsServer | null = null;
   private notifier: Notifier | null = null;
-  /** Leader: what changed in the index since it was last shipped, and the followers it goes to. */
+  /**
+   * Leader: what changed in the index since it was last shipped, and the followers it goes to,
+   * each with the count of batches sent on its channel (FoldChannel.shipped).
+   */
   private changes: IndexChangeLog | null = null;
-  private readonly followers = new Set<MessagePort>();
-  private readonly waitingFollowers: MessagePort[] = [];
+  private readonly followers = new Map<MessagePort, Int32Array>();
+  private readonly waitingFollowers: FoldChannel[] = [];
   private live = false;
   /** Leader: every ACL event so far (a snapshot carries them all: few, and trimmed) and those not yet shipped. */
   private readonly aclEvents: AclEvent[] = [];
   private aclPending: AclEvent[] = [];
-  /** Follower: its leader's port, and the transfer ACL the leader's events are folded into. */
-  private leader: MessagePort | null = null;
+  /**
+   * Follower: its leader's channel and how many of the batches sent on it were counted when
+   * last taken (catchUp), and the transfer ACL the leader's events are folded into.
+   */
+  private leader: FoldChannel | null = null;
+  private taken = 0;
   private acl: TransferAcl | null = null;
   private readonly synced: { promise: Promise<void>; resolve: () => void };
 
@@ -106,25 +127,48 @@ export class DnsRole implements DnsRoleRunner {
       this.changes = new IndexChangeLog(this.index, () => setImmediate(() => this.ship()));
   }
 
-  /** Leader: ships the index's changes to `port` from now on, after a snapshot (once the index has caught up). */
-  addFollower(port: MessagePort): void {
+  /** Leader: ships the index's changes to the channel's follower from now on, after a snapshot (once the index has caught up). */
+  addFollower(channel: FoldChannel): void {
+    const { port, shipped } = channel;
     port.on('close', () => this.followers.delete(port));
-    if (!this.live) return void this.waitingFollowers.push(port);
+    if (!this.live) return void this.waitingFollowers.push(channel);
     port.postMessage(indexSnapshot(this.index, this.aclEvents));
-    this.followers.add(port);
+    Atomics.add(shipped, SENT, 1);
+    this.followers.set(port, shipped);
   }
 
-  /** Follower: installs what `port`'s leader ships (a new leader starts with a snapshot, which replaces everything). */
-  follow(port: MessagePort): void {
-    this.leader?.close();
-    this.leader = port;
-    port.on('message', (batch: ArrayBuffer) => {
-      const acl = applyIndexBatch(this.index, batch) as AclEvent[] | undefined;
-      // Applied again from the first in a snapshot: the ACL's state is keyed by ids, so it ends the same.
-      if (acl && this.acl) for (const e of acl) this.acl.apply(e as RecordedEvent);
-      this.synced.resolve();
-    });
+  /** Follower: installs what the channel's leader ships (a new leader starts with a snapshot, which replaces everything). */
+  follow(channel: FoldChannel): void {
+    this.leader?.port.close();
+    this.leader = channel;
+    this.taken = 0;
+    channel.port.on('message', this.install);
   }
+
+  private readonly install = (batch: ArrayBuffer): void => {
+    const acl = applyIndexBatch(this.index, batch) as AclEvent[] | undefined;
+    // Applied again from the first in a snapshot: the ACL's state is keyed by ids, so it ends the same.
+    if (acl && this.acl) for (const e of acl) this.acl.apply(e as RecordedEvent);
+    this.synced.resolve();
+  };
+
+  /**
+   * Follower, before each batch of UDP queries is read: installs at once the batches the
+   * leader has sent, rather than when this thread's loop comes to their message. A thread
+   * that was descheduled, or busy, while a batch came wakes with queries and the batch's
+   * message both waiting; the queries often went first, and were answered from the
+   * state before it (decision 0120). Nothing to take costs one atomic read.
+   */
+  private readonly catchUp = (): void => {
+    const leader = this.leader;
+    if (!leader) return;
+    const shipped = Atomics.load(leader.shipped, SENT);
+    if (shipped === this.taken) return;
+    // Counted after it was posted, so every batch counted is there to take (and maybe more).
+    this.taken = shipped;
+    for (let m = receiveMessageOnPort(leader.port); m; m = receiveMessageOnPort(leader.port))
+      this.install(m.message as ArrayBuffer);
+  };
 
   /** Leader: one batch per turn of the loop with changes, the same bytes to every follower. */
   private ship(): void {
@@ -138,10 +182,11 @@ export class DnsRole implements DnsRoleRunner {
     const batch = changes.drain(acl);
     if (!batch) return;
     let left = this.followers.size;
-    for (const port of this.followers) {
+    for (const [port, shipped] of this.followers) {
       // The last one gets the buffer itself, the others a copy.
       if (--left === 0) port.postMessage(batch, [batch]);
       else port.postMessage(batch.slice(0));
+      Atomics.add(shipped, SENT, 1);
     }
   }
 
@@ -205,6 +250,7 @@ export class DnsRole implements DnsRoleRunner {
       sink: this.sink,
       tally: this.tally,
       special,
+      catchUp: follower ? this.catchUp : undefined,
       onError: (err) => this.log('dns server error', { error: err.message }),
     });
     return (await this.server.start()).port;
@@ -232,14 +278,14 @@ export class DnsRole implements DnsRoleRunner {
     });
     await this.feeder.start();
     this.live = true;
-    for (const port of this.waitingFollowers.splice(0)) this.addFollower(port);
+    for (const channel of this.waitingFollowers.splice(0)) this.addFollower(channel);
   }
 
   async stop(): Promise<void> {
     this.notifier?.stop();
     await this.server?.stop();
     await this.feeder?.stop();
-    this.leader?.close();
-    for (const port of this.followers) port.close();
+    this.leader?.port.close();
+    for (const port of this.followers.keys()) port.close();
   }
 }

@@ -26,13 +26,14 @@ export const SLEEPING = 1;
 
 /**
  * Main thread to worker. `follower`: to the leader (DnsRoleSettings.fold), a channel to a
- * follower to ship its index's changes on; `leader`: to a follower, the other end.
+ * follower to ship its index's changes on; `leader`: to a follower, the other end. Both get
+ * the channel's count of batches sent (FoldChannel).
  */
 export type DnsThreadCommand =
   | 'stop'
   | { type: 'update-result'; id: number; rcode: number }
-  | { type: 'follower'; port: MessagePort }
-  | { type: 'leader'; port: MessagePort }
+  | { type: 'follower'; port: MessagePort; shipped: Int32Array }
+  | { type: 'leader'; port: MessagePort; shipped: Int32Array }
   /** The CPUs to run on from now (cpu-locality.ts): all the process may use, once a sibling restarted. */
   | { type: 'cpus'; cpus: number[] };
 

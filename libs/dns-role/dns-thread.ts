@@ -42,7 +42,9 @@ const IDLE_LOOKS_BEFORE_SLEEP = 50;
  * thread looks every millisecond, so the main thread pays nothing per commit; once idle it
  * sleeps and the next commit wakes it (a wake-up costs the main thread about as much as a
  * message). The looks are one repeating timer, not a timer and a promise each: a thousand
- * a second, they were a tenth of a folding thread's time (decision 0112).
+ * a second, they were a tenth of a folding thread's time (decision 0112). Waking the thread at
+ * every commit instead was measured and not kept: more DNS polls and CPU per update in
+ * bench:ddns (decision 0120).
  */
 function followCommits(commits: Int32Array, store: SqliteEventStore, stopped: () => boolean): void {
   const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
@@ -143,8 +145,8 @@ if (parentPort) {
   if (store) followCommits(settings.commits, store, () => stopped);
   port.on('message', (command: DnsThreadCommand) => {
     if (command !== 'stop') {
-      if (command.type === 'follower') return role.addFollower(command.port);
-      if (command.type === 'leader') return role.follow(command.port);
+      if (command.type === 'follower') return role.addFollower(command);
+      if (command.type === 'leader') return role.follow(command);
       if (command.type === 'cpus') return runOn(command.cpus, log);
       updates.get(command.id)?.(command.rcode);
       updates.delete(command.id);

@@ -174,8 +174,10 @@ export function shareFold(leader: ThreadedDns, followers: ThreadedDns[]): void {
   const connect = (follower: ThreadedDns) => {
     if (!leader.running || !follower.running) return;
     const { port1, port2 } = new MessageChannel();
-    leader.sendPort({ type: 'follower', port: port1 });
-    follower.sendPort({ type: 'leader', port: port2 });
+    // Slot SENT (dns-role.ts).
+    const shipped = new Int32Array(new SharedArrayBuffer(4));
+    leader.sendPort({ type: 'follower', port: port1, shipped });
+    follower.sendPort({ type: 'leader', port: port2, shipped });
   };
   leader.spawned = () => followers.forEach(connect);
   for (const follower of followers) follower.spawned = () => connect(follower);

@@ -47,9 +47,11 @@ export async function listenBatchUdp(
   respond.replyLater?.(() => socket.laterTo(slot));
   const hitCache = (opts.hitCache ?? process.env.DNS_UDP_HIT_CACHE !== 'off') ? (respond.hitCache ?? null) : null;
   hitCache?.enable(socket.enableHitCache());
+  const catchUp = opts.catchUp;
   const onReadable = (): void => {
     try {
       for (let turn = 0; turn < BATCHES_PER_TURN; turn++) {
+        catchUp?.();
         const received = hitCache === null ? socket.recv() : socket.recv(hitCache.version());
         if (received === 0) return;
         const started = performance.now();

@@ -44,7 +44,9 @@ export function listenDgramUdp(opts: UdpListenOptions, respond: UdpResponder): P
         const { port, address } = current!;
         return (answer) => socket.send(answer, port, address);
       });
+      const catchUp = opts.catchUp;
       socket.on('message', (msg, rinfo) => {
+        catchUp?.();
         const started = performance.now();
         current = rinfo;
         const length = respond.answer(msg, 0, msg.length, () => rinfo.address, started, scratch, 0);

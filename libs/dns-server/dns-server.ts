@@ -93,6 +93,8 @@ export interface DnsServerOptions {
    * TCP servers cannot share a port across threads).
    */
   udpOnly?: boolean;
+  /** See UdpListenOptions.catchUp: a replica installs what its leader shipped before UDP queries are read. */
+  catchUp?: () => void;
   onError?: (err: Error) => void;
 }
 
@@ -195,6 +197,7 @@ export class DnsServer {
           reusePort: this.opts.reusePort,
           steerByCpu: this.opts.steerByCpu,
           hitCache: this.opts.udpHitCache,
+          catchUp: this.opts.catchUp,
           onError: this.onError,
         },
         this.udpResponder,

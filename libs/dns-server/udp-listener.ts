@@ -89,6 +89,13 @@ export interface UdpListenOptions {
   steerByCpu?: number;
   /** The batch listener's hit cache (UdpHitCache); unset: on unless DNS_UDP_HIT_CACHE=off. */
   hitCache?: boolean;
+  /**
+   * Called before each batch of queries is read (and the hit cache's version taken): a DNS
+   * thread that installs its index from another's batches (index-replica.ts) takes those
+   * already sent, so no query it reads is answered from a state older than one its leader
+   * shipped before. Runs per batch: it must be cheap when there is nothing to take.
+   */
+  catchUp?: () => void;
   onError: (err: Error) => void;
 }
 
