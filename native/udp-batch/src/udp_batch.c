@@ -174,6 +174,16 @@ static Socket* unwrap(napi_env env, napi_callback_info info, size_t* argc, napi_
   return data;
 }
 
+/* unwrap() of a socket still open: NULL with EBADF thrown once it is closed. */
+static Socket* unwrap_open(napi_env env, napi_callback_info info, size_t* argc, napi_value* argv) {
+  Socket* s = unwrap(env, info, argc, argv);
+  if (s && s->fd < 0) {
+    throw_closed(env);
+    return NULL;
+  }
+  return s;
+}
+
 static bool arg_uint32(napi_env env, napi_value v, const char* name, uint32_t* out) {
   if (napi_get_value_uint32(env, v, out) != napi_ok) {
     char message[80];
@@ -270,9 +280,8 @@ static napi_value construct(napi_env env, napi_callback_info info) {
 /* The bound port (the kernel's pick when bound to port 0). */
 static napi_value local_port(napi_env env, napi_callback_info info) {
   size_t argc = 0;
-  Socket* s = unwrap(env, info, &argc, NULL);
+  Socket* s = unwrap_open(env, info, &argc, NULL);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   struct sockaddr_storage addr;
   socklen_t len = sizeof addr;
   if (getsockname(s->fd, (struct sockaddr*)&addr, &len) != 0) return throw_errno(env, errno, "getsockname");
@@ -311,9 +320,8 @@ static bool take_region(napi_env env, napi_value value, const char* name, size_t
 static napi_value attach(napi_env env, napi_callback_info info) {
   size_t argc = 6;
   napi_value argv[6];
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   if (argc < 6) {
     napi_throw_type_error(env, NULL, "expected (in, inMeta, out, outMeta, slotSize, maxBatch)");
     return NULL;
@@ -701,9 +709,8 @@ static bool hit_cache_send(napi_env env, Socket* s, napi_value store_count) {
 static napi_value enable_hit_cache(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   if (s->max_batch == 0) {
     napi_throw_error(env, NULL, "attach() buffers before enableHitCache()");
     return NULL;
@@ -753,9 +760,8 @@ static napi_value enable_hit_cache(napi_env env, napi_callback_info info) {
 static napi_value recv_batch(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2], result;
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   if (s->max_batch == 0) {
     napi_throw_error(env, NULL, "attach() buffers before recv()");
     return NULL;
@@ -792,9 +798,8 @@ static napi_value recv_batch(napi_env env, napi_callback_info info) {
 static napi_value send_batch(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2], result;
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   uint32_t count = 0;
   if (argc < 1 || !arg_uint32(env, argv[0], "count", &count)) return NULL;
   /* First, so the entry numbers JS has given out match the table whatever follows. */
@@ -877,9 +882,8 @@ static napi_value peer_bytes(napi_env env, napi_callback_info info) {
 static napi_value send_to(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2], result;
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   void* data;
   size_t length;
   void* peer;
@@ -919,9 +923,8 @@ static void on_poll(uv_poll_t* handle, int status, int events) {
 static napi_value start(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], name;
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   napi_valuetype type;
   if (argc < 1 || napi_typeof(env, argv[0], &type) != napi_ok || type != napi_function) {
     napi_throw_type_error(env, NULL, "onReadable must be a function");
@@ -998,9 +1001,8 @@ static napi_value close_socket(napi_env env, napi_callback_info info) {
 static napi_value steer_by_cpu(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], result;
-  Socket* s = unwrap(env, info, &argc, argv);
+  Socket* s = unwrap_open(env, info, &argc, argv);
   if (!s) return NULL;
-  if (s->fd < 0) return throw_closed(env);
   uint32_t group;
   if (argc < 1 || !arg_uint32(env, argv[0], "groupSize", &group)) return NULL;
   if (group == 0) {
