@@ -12,6 +12,11 @@ export interface Column<T> {
    * are: a time, an address, "NXDOMAIN").
    */
   phone?: 'title' | 'bare';
+  /**
+   * On a phone, this cell and those after it start a new line, so that every item has the
+   * same lines whatever its values' widths (a row wrapping by width got a fourth line).
+   */
+  phoneNewLine?: boolean;
 }
 
 /**
@@ -50,7 +55,11 @@ export function DataTable<T>({
             <tr key={rowKey(row)}>
               {columns.map((c) => (
                 <td
-                  class={[c.numeric && 'num', c.phone && `cell-${c.phone}`].filter(Boolean).join(' ') || undefined}
+                  class={
+                    [c.numeric && 'num', c.phone && `cell-${c.phone}`, c.phoneNewLine && 'cell-new-line']
+                      .filter(Boolean)
+                      .join(' ') || undefined
+                  }
                   key={c.header}
                   data-label={c.header}
                 >

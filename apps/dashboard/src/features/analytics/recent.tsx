@@ -31,17 +31,34 @@ export function RecentQueries({ query }: { query: (extra: Record<string, string>
             rowKey={(q) => `${q.timestamp}-${q.qname}-${q.qtype}-${q.client_ip}`}
             empty="No queries this month yet."
             columns={[
-              // On a phone: the name, then one line of the rest (issue 27: compact rows, not a card per query).
-              { header: 'Time', cell: (q) => <span class="nowrap">{dateTime(q.timestamp)}</span>, phone: 'bare' },
+              // On a phone: the name; time, type and answer; client and response (issue 27: compact
+              // rows, not a card per query). The year is dropped there so the second line fits 390 px.
+              { header: 'Time', cell: (q) => <QueryTime iso={q.timestamp} />, phone: 'bare' },
               { header: 'Name', cell: (q) => <code class="details">{q.qname}</code>, phone: 'title' },
               { header: 'Type', cell: (q) => q.qtype, phone: 'bare' },
               { header: 'Answer', cell: (q) => q.rcode, phone: 'bare' },
-              { header: 'Client', cell: (q) => `${q.client_ip} (${q.country_code})`, phone: 'bare' },
+              {
+                header: 'Client',
+                cell: (q) => `${q.client_ip} (${q.country_code})`,
+                phone: 'bare',
+                phoneNewLine: true,
+              },
               { header: 'Response', cell: (q) => `${q.response_ms} ms`, numeric: true, phone: 'bare' },
             ]}
           />
         )}
       </Loaded>
     </section>
+  );
+}
+
+/** The query's time; the year (the view holds this month only) is hidden on a phone. */
+function QueryTime({ iso }: { iso: string }) {
+  const text = dateTime(iso);
+  return (
+    <span class="nowrap">
+      <span class="phone-hidden">{text.slice(0, 5)}</span>
+      {text.slice(5)}
+    </span>
   );
 }
