@@ -1,4 +1,4 @@
-import { Inject } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { CommandRunner } from '../../eventstore/command-runner';
@@ -44,13 +44,17 @@ function description(raw: string | null | undefined): string | null | undefined 
   return raw;
 }
 
-/** What every webhook handler shares: the account's endpoints stream, run through CommandRunner, and the URL check. */
+/**
+ * What every webhook handler shares: the account's endpoints stream, run through CommandRunner, and the URL check.
+ * Its injections are declared here once; a handler without a constructor of its own inherits them.
+ */
+@Injectable()
 abstract class WebhookHandler {
   constructor(
     protected readonly runner: CommandRunner,
     protected readonly queries: WebhookQueries,
-    protected readonly clock: Clock,
-    protected readonly config: AppConfig,
+    @Inject(CLOCK) protected readonly clock: Clock,
+    @Inject(APP_CONFIG) protected readonly config: AppConfig,
   ) {}
 
   protected run(accountId: number, command: WebhooksCommand, metadata: EventMetadata) {
@@ -71,15 +75,7 @@ abstract class WebhookHandler {
 
 @CommandHandler(CreateWebhook)
 export class CreateWebhookHandler extends WebhookHandler implements ICommandHandler<CreateWebhook> {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(SECRET_BOX) private readonly box: SecretBox,
-  ) {
-    super(runner, queries, clock, config);
-  }
+  @Inject(SECRET_BOX) private readonly box!: SecretBox;
 
   async execute({ accountId, input, metadata }: CreateWebhook) {
     const limit = await this.queries.planLimit(accountId);
@@ -111,15 +107,6 @@ export class CreateWebhookHandler extends WebhookHandler implements ICommandHand
 
 @CommandHandler(UpdateWebhook)
 export class UpdateWebhookHandler extends WebhookHandler implements ICommandHandler<UpdateWebhook> {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    super(runner, queries, clock, config);
-  }
-
   async execute({ accountId, webhookId, input, metadata }: UpdateWebhook) {
     await this.queries.gate(accountId);
     await this.queries.endpoint(accountId, webhookId);
@@ -146,15 +133,6 @@ export class UpdateWebhookHandler extends WebhookHandler implements ICommandHand
 
 @CommandHandler(DeleteWebhook)
 export class DeleteWebhookHandler extends WebhookHandler implements ICommandHandler<DeleteWebhook> {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    super(runner, queries, clock, config);
-  }
-
   async execute({ accountId, webhookId, metadata }: DeleteWebhook): Promise<void> {
     await this.queries.gate(accountId);
     await this.run(accountId, { type: 'DeleteWebhook', webhookId, accountId, at: this.now() }, metadata);
@@ -164,15 +142,6 @@ export class DeleteWebhookHandler extends WebhookHandler implements ICommandHand
 /** Idempotent: the decider ignores an endpoint already disabled. */
 @CommandHandler(DisableFailingWebhook)
 export class DisableFailingWebhookHandler extends WebhookHandler implements ICommandHandler<DisableFailingWebhook> {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
-  ) {
-    super(runner, queries, clock, config);
-  }
-
   async execute({ accountId, webhookId }: DisableFailingWebhook): Promise<void> {
     await this.run(
       accountId,
@@ -186,16 +155,9 @@ export class DisableFailingWebhookHandler extends WebhookHandler implements ICom
  * The outbox commands (a test send, a redelivery) append to the endpoint's outbox stream, the
  * delivery queue that is not an aggregate (decision 0087): nothing to decide but the checks here.
  */
+@Injectable()
 abstract class OutboxHandler extends WebhookHandler {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    clock: Clock,
-    config: AppConfig,
-    private readonly store: EventStore,
-  ) {
-    super(runner, queries, clock, config);
-  }
+  @Inject(EVENT_STORE) private readonly store!: EventStore;
 
   protected async queue(
     webhookId: string,
@@ -213,16 +175,6 @@ abstract class OutboxHandler extends WebhookHandler {
 
 @CommandHandler(TestWebhook)
 export class TestWebhookHandler extends OutboxHandler implements ICommandHandler<TestWebhook> {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(EVENT_STORE) store: EventStore,
-  ) {
-    super(runner, queries, clock, config, store);
-  }
-
   /** 409 when the endpoint is disabled. */
   async execute({ accountId, webhookId, metadata }: TestWebhook): Promise<{ event_id: string }> {
     await this.queries.gate(accountId);
@@ -248,16 +200,6 @@ export class TestWebhookHandler extends OutboxHandler implements ICommandHandler
 
 @CommandHandler(RedeliverWebhook)
 export class RedeliverWebhookHandler extends OutboxHandler implements ICommandHandler<RedeliverWebhook> {
-  constructor(
-    runner: CommandRunner,
-    queries: WebhookQueries,
-    @Inject(CLOCK) clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
-    @Inject(EVENT_STORE) store: EventStore,
-  ) {
-    super(runner, queries, clock, config, store);
-  }
-
   async execute({ accountId, webhookId, deliveryId, metadata }: RedeliverWebhook): Promise<void> {
     await this.queries.gate(accountId);
     const rows = this.queries.deliveryRows();
