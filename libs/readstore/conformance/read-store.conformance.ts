@@ -241,7 +241,7 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         const c = fresh();
         await c.insertOne({ _id: 'r', a: 1 });
         const replacement = { _id: 'r', tags: ['x'], inner: { n: 1 } };
-        const upserted = { inner: { n: 2 } };
+        const upserted = { _id: 'u', inner: { n: 2 } };
         const unseen = { _id: 'v', inner: { n: 3 } };
         await c.replaceOne({ _id: 'r' }, replacement);
         await c.replaceOne({ _id: 'u' }, upserted, { upsert: true });
