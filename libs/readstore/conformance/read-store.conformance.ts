@@ -236,6 +236,22 @@ export function describeReadStoreConformance(name: string, factory: () => Promis
         expect(r.upsertedCount).toBe(1);
         expect(await c.findOne({ _id: 'new' })).toEqual({ _id: 'new', d: 4 });
       });
+
+      it('replaceOne keeps its own copy of the replacement: replacing, upserting and upserting unseen', async () => {
+        const c = fresh();
+        await c.insertOne({ _id: 'r', a: 1 });
+        const replacement = { _id: 'r', tags: ['x'], inner: { n: 1 } };
+        const upserted = { _id: 'u', inner: { n: 2 } };
+        const unseen = { _id: 'v', inner: { n: 3 } };
+        await c.replaceOne({ _id: 'r' }, replacement);
+        await c.replaceOne({ _id: 'u' }, upserted, { upsert: true });
+        await c.replaceOne({ _id: 'v' }, unseen, { upsert: true, unseen: true });
+        replacement.tags.push('y');
+        replacement.inner.n = upserted.inner.n = unseen.inner.n = 9;
+        expect(await c.findOne({ _id: 'r' })).toEqual({ _id: 'r', tags: ['x'], inner: { n: 1 } });
+        expect(await c.findOne({ _id: 'u' })).toEqual({ _id: 'u', inner: { n: 2 } });
+        expect(await c.findOne({ _id: 'v' })).toEqual({ _id: 'v', inner: { n: 3 } });
+      });
     });
 
     describe('sort, limit, skip and paging', () => {

@@ -27,7 +27,7 @@ import {
   SqlCondition,
   sqlCondition,
 } from './sql-filter';
-import { applyUpdate, clone, seedFromFilter, updatedCopy } from './update-application';
+import { applyUpdate, clone, cloneOnto, seedFromFilter, updatedCopy } from './update-application';
 
 /** A document as a query found it: `shared` when it is the cache's object (callers get a copy). */
 interface Hit<T> {
@@ -401,11 +401,13 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const [current] = this.matching(filter, 1);
     if (!current) {
       if (!upsert) return EMPTY;
-      this.insert(Object.assign(seedFromFilter<T>(filter), clone(replacement)), filter);
+      this.insert(cloneOnto(seedFromFilter<T>(filter), replacement), filter);
       return { matchedCount: 0, modifiedCount: 0, upsertedCount: 1 };
     }
     const state = this.state!;
-    const next = { ...clone(replacement), _id: current.doc._id } as T;
+    // The copy is the caller's no more: its `_id` is set in place (kept where it stood, else last, as a spread would).
+    const next = clone(replacement);
+    (next as Doc)._id = current.doc._id;
     const key = keyOf(next._id);
     if (this.hasUnique(state)) this.checkUnique(state, key, next, current.doc);
     this.store.write(state, key, next, current.doc);
@@ -426,7 +428,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
     const key = keyOf(id.value);
     if (!onlyPinsId(filter, key) || state.overlay.has(key) || this.store.cache.get(state.id, key) !== undefined)
       return false;
-    this.store.write(state, key, Object.assign(seedFromFilter<T>(filter), clone(replacement)), null, true);
+    this.store.write(state, key, cloneOnto(seedFromFilter<T>(filter), replacement), null, true);
     return true;
   }
 

@@ -419,6 +419,30 @@ describe('EmbeddedReadStore on disk', () => {
     });
   }
 
+  for (const writer of ['thread', 'inline'] as const) {
+    it(`stores row keys as text, whatever their characters, so that reads by key find what the writer wrote (${writer} writer)`, async () => {
+      const ids = ['plain', 'ü-€', '😀-key', 'x'.repeat(300)];
+      const store = new EmbeddedReadStore({ file, writer });
+      const c = store.collection<{ _id: string; n: number }>('rows');
+      for (const [n, _id] of ids.entries()) await c.insertOne({ _id, n });
+      await store.flush();
+      await c.updateOne({ _id: 'ü-€' }, { $set: { n: 10 } });
+      await c.deleteOne({ _id: '😀-key' });
+      await store.close();
+      const reader = new Database(file, { readonly: true });
+      expect(reader.prepare(`SELECT DISTINCT typeof(key) FROM c1`).pluck().all()).toEqual(['text']);
+      reader.close();
+      // A new store: nothing cached, every read goes to the rows.
+      const reopened = new EmbeddedReadStore({ file, writer });
+      const again = reopened.collection<{ _id: string; n: number }>('rows');
+      expect(await again.findOne({ _id: 'ü-€' })).toEqual({ _id: 'ü-€', n: 10 });
+      expect(await again.findOne({ _id: '😀-key' })).toBeNull();
+      expect(await again.findOne({ _id: 'x'.repeat(300) })).toEqual({ _id: 'x'.repeat(300), n: 3 });
+      expect(await again.countDocuments()).toBe(3);
+      await reopened.close();
+    });
+  }
+
   it('commits writes together and a flush makes them visible to another connection', async () => {
     const store = new EmbeddedReadStore({ file, flushIntervalMs: 60_000 });
     await store.collection('hosts').insertOne({ _id: 'h', ip: '192.0.2.1' });

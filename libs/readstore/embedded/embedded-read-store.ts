@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { Collection, Doc, ReadStore } from '../read-store.port';
-import { CollectionHost, CollectionState, touchesArray, valueKey } from './collection-state';
+import { CollectionHost, CollectionState, Pending, touchesArray, valueKey } from './collection-state';
 import { DocumentCache } from './document-cache';
 import { approximateJsonLength } from './document-size';
 import { EmbeddedCollection } from './embedded-collection';
@@ -31,6 +31,18 @@ const MAX_BATCH = 2000;
  */
 const MAX_BATCH_BYTES = 2 ** 20;
 const RETRY_MS = 1000;
+
+type DocumentOp = Extract<WriteOp, { table: string }>;
+type StatementOp = Extract<WriteOp, { sql: string }>;
+/**
+ * A write waiting for the writer, with what settling it takes: its number in the order writes
+ * were made, about its JSON size (what a batch's byte bound counts), and for a document its
+ * collection and its overlay entry, held here so that neither telling a superseded write nor
+ * settling one looks the key up again (one object per write, not four parallel arrays).
+ */
+type QueuedOp =
+  | (DocumentOp & { state: CollectionState; pending: Pending<Doc>; number: number; bytes: number })
+  | (StatementOp & { state: null; number: number; bytes: number });
 
 export interface EmbeddedReadStoreOptions {
   /** The SQLite file documents live in; `:memory:` for throw-away stores. */
@@ -67,13 +79,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   private readonly flushIntervalMs: number;
   private readonly maxPending: number;
   private readonly maxPendingBytes: number;
-  private queue: WriteOp[] = [];
-  /** For each queued op, where its pending write sits (catalogue statements: null). */
-  private queued: ({ state: CollectionState; key: Key } | null)[] = [];
-  /** For each queued op, about the size of its JSON (what a batch's byte bound counts). */
-  private queuedBytes: number[] = [];
-  /** For each queued op, its number in the order writes were made. */
-  private queuedNumbers: number[] = [];
+  private queue: QueuedOp[] = [];
   private opCount = 0;
   /** Every op numbered up to this is on disk. */
   private writtenUpTo = 0;
@@ -276,17 +282,17 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   markMultikey(state: CollectionState, field: string): void {
     const idle = new Set(this.idleIndexes(state));
     state.multikey.add(field);
-    this.enqueue(
-      {
-        sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?',
-        params: [JSON.stringify([...state.multikey]), state.id],
-      },
-      null,
-      0,
-    );
+    this.enqueue({
+      sql: 'UPDATE rs_collections SET multikey = ? WHERE id = ?',
+      params: [JSON.stringify([...state.multikey]), state.id],
+      state: null,
+      number: 0,
+      bytes: 0,
+    });
     // Nothing reads these any more (dropIdleIndexes): not kept up by every write from now on.
     for (const name of this.idleIndexes(state))
-      if (!idle.has(name)) this.enqueue({ sql: `DROP INDEX IF EXISTS ${name}`, params: [] }, null, 0);
+      if (!idle.has(name))
+        this.enqueue({ sql: `DROP INDEX IF EXISTS ${name}`, params: [], state: null, number: 0, bytes: 0 });
   }
 
   /**
@@ -313,7 +319,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       }
     }
     const bytes = key.length + (doc ? approximateJsonLength(doc) : 0);
-    const pending = state.overlay.get(key);
+    let pending = state.overlay.get(key);
     // The op enqueued last below gets this number.
     const op = this.opCount + 1;
     if (pending) {
@@ -323,28 +329,29 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
       pending.bytes = bytes;
       pending.recache ||= previous !== null;
     } else {
-      state.overlay.set(key, { doc, op, bytes, recache: previous !== null });
+      state.overlay.set(key, (pending = { doc, op, bytes, recache: previous !== null }));
       this.pendingCount += 1;
       this.pendingBytes += bytes;
       // Only here: nothing caches a document while a write of it is pending (reads take the overlay's).
       if (!uncached) this.cache.delete(state.id, key);
     }
     // One shape for every document write (encodeBatch reads them all in one loop).
-    const write: WriteOp = {
+    this.enqueue({
       table: state.table,
       key,
       doc,
       fresh: doc !== null && previous === null,
       moved: doc !== null && previous !== null ? movedValues(state, previous, doc) : undefined,
-    };
-    this.enqueue(write, { state, key }, bytes);
+      state,
+      pending,
+      number: 0,
+      bytes,
+    });
   }
 
-  private enqueue(op: WriteOp, at: { state: CollectionState; key: Key } | null, bytes: number): void {
+  private enqueue(op: QueuedOp): void {
+    op.number = ++this.opCount;
     this.queue.push(op);
-    this.queued.push(at);
-    this.queuedBytes.push(bytes);
-    this.queuedNumbers.push(++this.opCount);
     if (!this.timer && !this.inFlight) {
       this.timer = setTimeout(() => this.sendBatch(), this.flushIntervalMs);
       this.timer.unref();
@@ -371,7 +378,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     const most = Math.min(this.queue.length, this.batchLimit);
     let n = 0;
     for (let bytes = 0; n < most; n++) {
-      bytes += this.queuedBytes[n];
+      bytes += this.queue[n].bytes;
       if (bytes > this.batchBytesLimit && n > 0) break;
     }
     return n;
@@ -389,24 +396,17 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     const length = this.batchLength();
     const whole = length === this.queue.length;
     const ops = whole ? this.queue : this.queue.splice(0, length);
-    const at = whole ? this.queued : this.queued.splice(0, length);
-    const numbers = whole ? this.queuedNumbers : this.queuedNumbers.splice(0, length);
-    const bytes = whole ? this.queuedBytes : this.queuedBytes.splice(0, length);
     // Writes left behind go with a later batch; they never settle with this one, whose
     // op numbers are all lower (no scan of what is left: that was quadratic under a rebuild).
-    if (whole) {
-      this.queue = [];
-      this.queued = [];
-      this.queuedNumbers = [];
-      this.queuedBytes = [];
-    }
+    if (whole) this.queue = [];
     // A document written again later in this batch is written once, as it ends: the batch
     // is one transaction, so nobody sees the difference (its overlay entry names the later op).
-    const last = numbers[numbers.length - 1];
+    // The entry a queued write holds is the key's entry in the overlay: it leaves the overlay
+    // only when its newest op settles, which no earlier op outlives.
+    const last = ops[ops.length - 1].number;
     const superseded = (i: number) => {
-      const where = at[i];
-      const pending = where ? where.state.overlay.get(where.key) : undefined;
-      return pending !== undefined && pending.op !== numbers[i] && pending.op <= last;
+      const op = ops[i];
+      return op.state !== null && op.pending.op !== op.number && op.pending.op <= last;
     };
     // An async call: a document JSON cannot write (a BigInt) fails the batch as a failed commit does.
     this.inFlight = this.writer.write(ops, superseded).then(
@@ -415,7 +415,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         this.batchLimit = Math.min(MAX_BATCH, this.batchLimit * 2);
         this.batchBytesLimit = Math.min(MAX_BATCH_BYTES, this.batchBytesLimit * 2);
         this.writtenUpTo = Math.max(this.writtenUpTo, last);
-        this.settle(at, numbers, lengths);
+        this.settle(ops, lengths);
         this.releaseCommittedWaiters();
       },
       (e: Error) => {
@@ -423,7 +423,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
         // Smaller batches next time: a batch too large for the writer thread's heap must not fail forever.
         this.batchLimit = Math.max(1, this.batchLimit >> 1);
         this.batchBytesLimit = Math.max(1, this.batchBytesLimit >> 1);
-        if (!this.closed) this.retry(ops, at, numbers, bytes);
+        if (!this.closed) this.retry(ops);
       },
     );
     void this.inFlight.finally(() => {
@@ -441,16 +441,18 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   }
 
   /** A batch is on disk: its writes leave the overlay (unless written again since), updated documents for the cache. */
-  private settle(at: ({ state: CollectionState; key: Key } | null)[], numbers: number[], lengths: number[]): void {
-    at.forEach((where, i) => {
-      if (!where) return;
-      const pending = where.state.overlay.get(where.key);
-      if (!pending || pending.op !== numbers[i]) return;
-      where.state.overlay.delete(where.key);
+  private settle(ops: QueuedOp[], lengths: number[]): void {
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i];
+      if (op.state === null) continue;
+      const pending = op.pending;
+      // Written again since: it stays, for the batch holding that op.
+      if (pending.op !== op.number) continue;
+      op.state.overlay.delete(op.key);
       this.pendingCount -= 1;
       this.pendingBytes -= pending.bytes;
-      if (pending.doc && pending.recache) this.cache.set(where.state.id, where.key, pending.doc, lengths[i]);
-    });
+      if (pending.doc && pending.recache) this.cache.set(op.state.id, op.key, pending.doc, lengths[i]);
+    }
   }
 
   /**
@@ -458,17 +460,9 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
    * disk always holds a prefix of the writes in the order they were made (a checkpoint
    * never lands before the documents it covers, nor without a write that came before it).
    */
-  private retry(
-    failed: WriteOp[],
-    at: ({ state: CollectionState; key: Key } | null)[],
-    failedNumbers: number[],
-    failedBytes: number[],
-  ): void {
+  private retry(failed: QueuedOp[]): void {
     // Their pending writes keep their op numbers: they settle with the batch that retries them.
     this.queue.unshift(...failed);
-    this.queued.unshift(...at);
-    this.queuedNumbers.unshift(...failedNumbers);
-    this.queuedBytes.unshift(...failedBytes);
   }
 
   /** Resolves once every write made so far is on disk (or has failed); later writes are not waited for. */
@@ -500,12 +494,7 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
     // Only catalogue statements can still name it; they would change nothing once it is gone.
     for (let i = this.queue.length - 1; i >= 0; i--) {
       const op = this.queue[i];
-      if ('table' in op && op.table === table) {
-        this.queue.splice(i, 1);
-        this.queued.splice(i, 1);
-        this.queuedNumbers.splice(i, 1);
-        this.queuedBytes.splice(i, 1);
-      }
+      if ('table' in op && op.table === table) this.queue.splice(i, 1);
     }
     this.commitHere(() => dropCollectionTable(this.db, state.id));
     this.states.delete(name);

@@ -139,9 +139,12 @@ export function encodeBatch(
   return { batch: { statements, tables, moves, index, bytes: bytes.subarray(0, at) }, lengths };
 }
 
-/** A row's parameters: its key and its document's JSON (bytes: read as text, then made JSONB). */
+/**
+ * A row's parameters: its key's and its document's bytes, read as text by SQLite (the document then made
+ * JSONB). The key is not made a JS string only to be encoded back to UTF-8 for SQLite.
+ */
 interface RowParams {
-  key: string;
+  key: Buffer;
   doc: Buffer;
 }
 
@@ -162,6 +165,7 @@ interface TableWrites {
 }
 
 const DOC = 'CAST(@doc AS TEXT)';
+const KEY = 'CAST(@key AS TEXT)';
 const extracted = (path: string) => `json_extract(${DOC}, '${path}')`;
 
 /** The statements for `table` as its columns now are (SQLite parses the JSON once per row for them all). */
@@ -173,11 +177,11 @@ function tableWrites(db: Database.Database, table: string): TableWrites {
   return {
     paths,
     upsert: db.prepare(
-      `INSERT INTO ${table} (key, doc${columns}) VALUES (@key, jsonb(${DOC})${values}) ` +
+      `INSERT INTO ${table} (key, doc${columns}) VALUES (${KEY}, jsonb(${DOC})${values}) ` +
         `ON CONFLICT (key) DO UPDATE SET doc = excluded.doc${sets}`,
     ),
     updates: new Map(),
-    remove: db.prepare(`DELETE FROM ${table} WHERE key = ?`),
+    remove: db.prepare(`DELETE FROM ${table} WHERE key = CAST(? AS TEXT)`),
   };
 }
 
@@ -187,7 +191,7 @@ function updateStatement(db: Database.Database, table: string, writes: TableWrit
   const named = new Set(moved.split(','));
   const sets = writes.paths.filter((p) => named.has(p)).map((p) => `, ${valueColumn(p)} = ${extracted(p)}`);
   const kept = writes.paths.filter((p) => !named.has(p)).map((p) => ` AND ${valueColumn(p)} IS ${extracted(p)}`);
-  statement = db.prepare(`UPDATE ${table} SET doc = jsonb(${DOC})${sets.join('')} WHERE key = @key${kept.join('')}`);
+  statement = db.prepare(`UPDATE ${table} SET doc = jsonb(${DOC})${sets.join('')} WHERE key = ${KEY}${kept.join('')}`);
   writes.updates.set(moved, statement);
   return statement;
 }
@@ -223,7 +227,7 @@ export function batchWriter(db: Database.Database, writer: string): (batches: En
       const writes = writesOf(table);
       const keyEnd = index[i + 1];
       const end = index[i + 2];
-      const key = bytes.toString('utf8', start, keyEnd);
+      const key = bytes.subarray(start, keyEnd);
       start = end;
       if (end === keyEnd) {
         writes.remove.run(key);

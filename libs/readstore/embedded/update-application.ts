@@ -26,6 +26,18 @@ function cloneValue(v: unknown): unknown {
 }
 export const clone = <T>(v: T): T => cloneValue(v) as T;
 
+/**
+ * `target` with copies of `source`'s fields written over it: what `Object.assign(target, clone(source))`
+ * gives, without building the whole copy first only to copy its fields again.
+ */
+export function cloneOnto<T extends object>(target: T, source: object): T {
+  const proto: unknown = Object.getPrototypeOf(source);
+  if (proto !== Object.prototype && proto !== null) return Object.assign(target, clone(source));
+  const out = target as Record<string, unknown>;
+  for (const k of Object.keys(source)) out[k] = cloneValue((source as Record<string, unknown>)[k]);
+  return target;
+}
+
 /** True when every key of an operator's argument is a plain top-level field name. */
 const plainFields = (expr: unknown): expr is Record<string, unknown> => {
   if (!isPlainObject(expr)) return false;
