@@ -273,7 +273,8 @@ const cpuPerUpdateMs = (r: Round) => (r.serverCores * 1000) / Math.max(1, r.rate
 const describe = (r: Round) =>
   `${r.updates} updates = ${r.rate.toFixed(0)} updates/s at concurrency ${CONCURRENCY}, p50 ${r.p50.toFixed(1)} / p99 ${r.p99.toFixed(1)} ms, ` +
   `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ` +
-  `${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB, ${r.pollsPerUpdate.toFixed(2)} DNS queries per update` +
+  `${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB, ${r.pollsPerUpdate.toFixed(2)} DNS queries per update, ` +
+  `main thread ${(r.threads.main ?? 0).toFixed(3)} ms/update` +
   (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
 
 /** One build of the service, running, set up with an account, a key and its hosts. */
@@ -404,6 +405,7 @@ function ratios(after: Server, before: Server): void {
   console.log(`\nratio ${after.name} / ${before.name} (median of per-round ratios):`);
   line('updates/s', (r) => r.rate, 'done: >= 1.0x');
   line('CPU per update', cpuPerUpdateMs, 'done: <= 1.0x');
+  line('main thread CPU per update', (r) => r.threads.main ?? 0, 'the event loop, which sets updates/s');
   line('p99', (r) => r.p99, 'lower is better');
   line('p50', (r) => r.p50, 'lower is better');
 }

@@ -4,6 +4,8 @@ import { defineProjection, defineReadModel } from '../libs/projection-engine/rea
 import { MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
 import { guardedUpdate } from './guard';
 
+const settled = (): void => undefined;
+
 /** A live dynamic-DNS host: the contract's domain object without `record_ip`, plus `addresses`. */
 export interface DomainDoc {
   _id: number;
@@ -37,7 +39,8 @@ export const domainsProjection = defineProjection<DomainEventUnion | MonitorEven
   readModels: [DOMAINS],
   // The monitor toggles (uptime) only set the domain object's `monitor_enabled`.
   handles: [...DOMAIN_EVENT_TYPES, ...MONITOR_EVENT_TYPES],
-  async apply(event, ctx) {
+  // Not async: each case returns its one write's promise as it is (a DDNS update's event passes here; decision 0126).
+  apply(event, ctx) {
     const domains = ctx.collection(DOMAINS);
     switch (event.type) {
       case 'DomainCreated': {
@@ -79,8 +82,7 @@ export const domainsProjection = defineProjection<DomainEventUnion | MonitorEven
           { upsert: false },
         );
       case 'DomainDeleted':
-        await domains.deleteOne({ _id: event.data.domain_id });
-        return;
+        return domains.deleteOne({ _id: event.data.domain_id }).then(settled);
       case 'MonitorEnabled':
       case 'MonitorDisabled':
         return guardedUpdate(
@@ -91,7 +93,7 @@ export const domainsProjection = defineProjection<DomainEventUnion | MonitorEven
           { upsert: false },
         );
       default:
-        return;
+        return Promise.resolve();
     }
   },
 });

@@ -50,6 +50,7 @@ import { strictValidationPipe } from '../../libs/shared/http/validation';
 import { jsonLogger, Logger } from '../../libs/shared/logger';
 import { Metrics } from '../../libs/shared/metrics';
 import { installRowPageRoute } from '../../libs/email-auth-api/http/row-page-route';
+import { installDdnsUpdateRoutes } from '../../libs/ddns/http/ddns-update-route';
 import { ALL_PROJECTIONS } from '../../projections';
 import { CoreDependencies, CoreModule } from './infra/core.module';
 import { createCoordination, createEventStore, createReadStore } from './infra/stores';
@@ -186,8 +187,9 @@ export async function createApp(config: AppConfig, options: AppOptions = {}): Pr
   });
   installBodyParsers(app, BODY_LIMIT);
   installRequestContext(app.getHttpAdapter().getInstance(), deps.logger, deps.metrics, config.logRequests);
-  // Before init, which registers the routes: the row-page route's handler is swapped as it is added.
+  // Before init, which registers the routes: the row-page and DDNS update routes' handlers are swapped as they are added.
   installRowPageRoute(app.getHttpAdapter().getInstance(), app);
+  installDdnsUpdateRoutes(app.getHttpAdapter().getInstance(), app);
   app.useGlobalPipes(strictValidationPipe());
   await installWebFront(app, config.roles.includes('api'));
   if (config.roles.includes('api')) installEmailAuthOpenApi(app);

@@ -97,7 +97,10 @@ export class EventStreams {
     metadata: EventMetadata,
   ): Promise<HandleResult<S, E>> {
     for (let attempt = 0; ; attempt++) {
-      const { state, revision, events } = await this.decideLatest(stream, decider, command, attempt === 0);
+      // The cached state first, without a promise: a DDNS update of a host updated before decides there.
+      const { state, revision, events } =
+        (attempt === 0 ? this.decideCached(stream, decider, command) : null) ??
+        (await this.decideLoaded(stream, decider, command));
       if (events.length === 0) return { events, state, position: null, revision };
       try {
         const result = await this.append(stream, events, revision === -1 ? 'no_stream' : revision, metadata);
@@ -150,29 +153,34 @@ export class EventStreams {
   }
 
   /**
-   * Decides on the cached state when allowed, without reading the stream: a decision with
-   * events is checked by the expected-revision append anyway. A no-op or a refusal would
-   * not be caught that way, so those are confirmed on the stream as read.
+   * Decides on the cached state, without reading the stream: a decision with events is
+   * checked by the expected-revision append anyway. A no-op or a refusal would not be
+   * caught that way, so for those (and without a cached state) this answers null and the
+   * caller decides on the stream as read (`decideLoaded`).
    */
-  private async decideLatest<S, C, E extends DomainEvent>(
+  private decideCached<S, C, E extends DomainEvent>(
     stream: string,
     decider: Decider<S, C, E>,
     command: C | ((state: S) => C),
-    useCache: boolean,
-  ): Promise<{ state: S; revision: number; events: E[] }> {
-    const decideOn = (state: S) =>
-      decider.decide(typeof command === 'function' ? (command as (s: S) => C)(state) : command, state);
-    const cached = useCache ? this.cached<S>(stream, decider) : null;
-    if (cached) {
-      try {
-        const events = decideOn(cached.state);
-        if (events.length > 0) return { ...cached, events };
-      } catch {
-        // Confirmed (or corrected) below on the stream as read.
-      }
+  ): { state: S; revision: number; events: E[] } | null {
+    const cached = this.cached<S>(stream, decider);
+    if (!cached) return null;
+    try {
+      const events = decideWith(decider, command, cached.state);
+      if (events.length > 0) return { state: cached.state, revision: cached.revision, events };
+    } catch {
+      // Confirmed (or corrected) on the stream as read.
     }
+    return null;
+  }
+
+  private async decideLoaded<S, C, E extends DomainEvent>(
+    stream: string,
+    decider: Decider<S, C, E>,
+    command: C | ((state: S) => C),
+  ): Promise<{ state: S; revision: number; events: E[] }> {
     const loaded = await this.loadState(stream, decider);
-    return { ...loaded, events: decideOn(loaded.state) };
+    return { state: loaded.state, revision: loaded.revision, events: decideWith(decider, command, loaded.state) };
   }
 
   append(
@@ -199,6 +207,14 @@ export class EventStreams {
       throw e;
     }
   }
+}
+
+function decideWith<S, C, E extends DomainEvent>(
+  decider: Decider<S, C, E>,
+  command: C | ((state: S) => C),
+  state: S,
+): E[] {
+  return decider.decide(typeof command === 'function' ? (command as (s: S) => C)(state) : command, state);
 }
 
 export const isAppError = (e: unknown): e is AppError => e instanceof AppError;

@@ -47,14 +47,24 @@ export class KeyCredentials implements KeyCredentialVerifier {
     };
   }
 
-  async assertAccountKeyAllowed(principal: Principal): Promise<void> {
-    if (principal.via !== 'api_key' || principal.access !== 'account') return;
+  // These two run on every request made with a key (each DDNS update): not async functions, so the usual case
+  // (the plan already read with the key; the use joining the turn's write) costs no wrapping promise (decision 0126).
+  assertAccountKeyAllowed(principal: Principal): Promise<void> {
+    if (principal.via !== 'api_key' || principal.access !== 'account') return Promise.resolve();
     // The plan read while authenticating, so a request costs one account lookup.
-    const plan = principal.plan ?? (await this.accounts.of(principal.accountId))?.plan;
-    if (!plan || !planAllowsApiKeys(plan as never)) throw forbidden('plan_required', API_ACCESS_MESSAGE);
+    if (principal.plan) return planAllowed(principal.plan);
+    return this.accounts.of(principal.accountId).then((account) => planAllowed(account?.plan));
   }
 
-  async recordUse(principal: Principal): Promise<void> {
-    if (principal.via === 'api_key' && principal.keyId) await this.usage.recordUse(principal.keyId, this.clock.now());
+  recordUse(principal: Principal): Promise<void> {
+    return principal.via === 'api_key' && principal.keyId
+      ? this.usage.recordUse(principal.keyId, this.clock.now())
+      : Promise.resolve();
   }
+}
+
+function planAllowed(plan: string | undefined): Promise<void> {
+  return plan && planAllowsApiKeys(plan as never)
+    ? Promise.resolve()
+    : Promise.reject(forbidden('plan_required', API_ACCESS_MESSAGE));
 }

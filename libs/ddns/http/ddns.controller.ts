@@ -8,7 +8,7 @@ import { Params } from '../domain/ddns-request';
 import { BadAuth, DdnsAuthenticator } from '../application/ddns-authenticator';
 import { DdnsOutcome, DdnsService } from '../application/ddns.service';
 
-type Protocol = 'dyndns2' | 'v2';
+export type Protocol = 'dyndns2' | 'v2';
 const TEXT = 'text/plain; charset=utf-8';
 const CHALLENGE = 'Basic realm="ddns"';
 
@@ -38,32 +38,32 @@ export class DdnsController {
   @Get('nic/update')
   @ExplicitOrigin()
   nicGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.handle('dyndns2', req, reply);
+    return this.answer('dyndns2', req, reply);
   }
   @Post('nic/update')
   @ExplicitOrigin()
   nicPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.handle('dyndns2', req, reply);
+    return this.answer('dyndns2', req, reply);
   }
   @Get('dyndns/update')
   @ExplicitOrigin()
   dyndnsGet(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.handle('dyndns2', req, reply);
+    return this.answer('dyndns2', req, reply);
   }
   @Post('dyndns/update')
   @ExplicitOrigin()
   dyndnsPost(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.handle('dyndns2', req, reply);
+    return this.answer('dyndns2', req, reply);
   }
   @Get('v2/update')
   @ExplicitOrigin()
   v2Get(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.handle('v2', req, reply);
+    return this.answer('v2', req, reply);
   }
   @Post('v2/update')
   @ExplicitOrigin()
   v2Post(@Req() req: FastifyRequest, @Res() reply: FastifyReply) {
-    return this.handle('v2', req, reply);
+    return this.answer('v2', req, reply);
   }
 
   @Get('nic/checkip')
@@ -75,7 +75,8 @@ export class DdnsController {
     return this.checkIpGet(req, reply);
   }
 
-  private async handle(protocol: Protocol, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** One update request answered whole (every failure becomes its protocol's answer): also served by ddns-update-route.ts. */
+  async answer(protocol: Protocol, req: FastifyRequest, reply: FastifyReply): Promise<void> {
     const params = paramsOf(req);
     let outcome: DdnsOutcome;
     try {
