@@ -143,7 +143,13 @@ describe('plan quotas and RRset size (contract §16)', () => {
       expect([grow.status, grow.body.error.code]).toEqual([403, 'limit_reached']);
       expect((await putRecords(account, 'lowered-q.test', [aRRset('h0', 100, 1000)])).status).toBe(200);
       expect((await putRecords(account, 'lowered-q.test', [aRRset('h1', 50, 1100)])).status).toBe(200);
-      expect(dig(dnsPort, 'h1.lowered-q.test', 'A').answers).toHaveLength(50);
+      const h1 = await until(
+        'h1.lowered-q.test A',
+        10_000,
+        () => dig(dnsPort, 'h1.lowered-q.test', 'A').answers,
+        (a) => a.length === 50,
+      );
+      expect(h1).toHaveLength(50);
     });
 
     it('counts the records email authentication generates, refusing the change before its settings are stored', async () => {
@@ -262,7 +268,13 @@ describe('plan quotas and RRset size (contract §16)', () => {
         (await app.http.put('/email-auth/domains/spf-q.test/spf', { ip4: ['192.0.2.1'], all: '-all' }, account.token))
           .status,
       ).toBe(200);
-      expect(dig(dnsPort, 'spf-q.test', 'TXT', { tcp: true }).answers).toContain('"v=spf1 ip4:192.0.2.1 -all"');
+      const txt = await until(
+        'spf-q.test TXT',
+        10_000,
+        () => dig(dnsPort, 'spf-q.test', 'TXT', { tcp: true }).answers,
+        (a) => a.includes('"v=spf1 ip4:192.0.2.1 -all"'),
+      );
+      expect(txt).toContain('"v=spf1 ip4:192.0.2.1 -all"');
     });
   });
 });
