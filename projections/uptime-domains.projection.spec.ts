@@ -72,6 +72,73 @@ describe('uptime projection', () => {
     await h.close();
   });
 
+  it('an address change of an unmonitored host keeps its target position; once monitored, a change moves it', async () => {
+    const readdressed = (ipv4: string): DomainEventUnion => ({
+      type: 'DomainAddressesChanged',
+      data: {
+        domain_id: 1,
+        account_id: 7,
+        fqdn: 'home.dyn.test',
+        addresses: { ipv4, ipv6: null },
+        source: 'ddns',
+        at: 't',
+      },
+    });
+    const h = await project<DomainEventUnion | MonitorEvent>(uptimeDomainsProjection, [
+      {
+        type: 'DomainCreated',
+        data: {
+          domain_id: 1,
+          account_id: 7,
+          fqdn: 'home.dyn.test',
+          record_type: 'A',
+          record_ip: '192.0.2.1',
+          ttl: 60,
+          created_at: 't0',
+        },
+      },
+      readdressed('192.0.2.2'),
+      readdressed('192.0.2.3'),
+    ]);
+    const [unmonitored] = await h.documents(UPTIME_DOMAINS);
+    expect(unmonitored).toMatchObject({ ipv4: '192.0.2.3', monitor_enabled: false, target_pos: 1 });
+    await h.replayed();
+    expect(await h.documents(UPTIME_DOMAINS)).toEqual([unmonitored]);
+    await h.close();
+
+    const monitored = await project<DomainEventUnion | MonitorEvent>(uptimeDomainsProjection, [
+      {
+        type: 'DomainCreated',
+        data: {
+          domain_id: 1,
+          account_id: 7,
+          fqdn: 'home.dyn.test',
+          record_type: 'A',
+          record_ip: '192.0.2.1',
+          ttl: 60,
+          created_at: 't0',
+        },
+      },
+      readdressed('192.0.2.2'),
+      {
+        type: 'MonitorEnabled',
+        data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', at: '2026-03-01T00:00:00Z' },
+      },
+      readdressed('192.0.2.4'),
+      {
+        type: 'MonitorDisabled',
+        data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', reason: 'user', at: 't' },
+      },
+      readdressed('192.0.2.5'),
+    ]);
+    const [doc] = await monitored.documents(UPTIME_DOMAINS);
+    // The change while monitored (4) moved it, the toggle off (5) too; the change after it (6) did not.
+    expect(doc).toMatchObject({ ipv4: '192.0.2.5', monitor_enabled: false, target_pos: 5 });
+    await monitored.replayed();
+    expect(await monitored.documents(UPTIME_DOMAINS)).toEqual([doc]);
+    await monitored.close();
+  });
+
   it('a document projected before packing (history as arrays) is read as such and packed by its next check', async () => {
     const store = new EmbeddedReadStore({ file: ':memory:', writer: 'inline' });
     const docs = store.collection<UptimeDomainDoc>(UPTIME_DOMAINS.name);

@@ -109,13 +109,19 @@ export const uptimeDomainsProjection = defineProjection<Handled>({
       case 'DomainAddressesChanged': {
         // The address is kept for when monitoring starts; only a monitored domain's change
         // concerns the scheduler (target_pos), so DDNS churn on unmonitored hosts costs it nothing.
+        // One update for an unmonitored domain (most DDNS hosts), a second only when it is monitored:
+        // the two filters part on `monitor_enabled`, so at most one of them writes (decision 0127).
         const id = event.data.domain_id;
         const { ipv4, ipv6 } = event.data.addresses;
-        await guardedUpdate(docs, id, pos, { $set: { ipv4, ipv6 } }, { upsert: false });
-        await docs.updateOne(
-          { _id: id, monitor_enabled: true, target_pos: { $lt: pos } },
-          { $set: { target_pos: pos } },
+        const unmonitored = await docs.updateOne(
+          { _id: id, _pos: { $lt: pos }, monitor_enabled: false },
+          { $set: { ipv4, ipv6, _pos: pos } },
         );
+        if (unmonitored.matchedCount === 0)
+          await docs.updateOne(
+            { _id: id, _pos: { $lt: pos }, monitor_enabled: true },
+            { $set: { ipv4, ipv6, target_pos: pos, _pos: pos } },
+          );
         return;
       }
       case 'DomainDeleted':
