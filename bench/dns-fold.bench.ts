@@ -2,7 +2,8 @@
  * The DNS fold of a DDNS update, isolated: the real leader code (DnsIndexFeeder over its own
  * read-only SqliteEventStore connection, as a DNS thread opens it; the index tracked by an
  * IndexChangeLog) and the real follower code (applyIndexBatch into a second ZoneIndex), in one
- * thread with nothing else running, so the time of each step is its CPU. HOSTS hosts are
+ * thread with nothing else running, each step timed by the process's CPU time (getrusage: other
+ * load on the machine does not count). HOSTS hosts are
  * created, then UPDATES address changes are appended BATCH per commit (the group commits the
  * leader finds at each look at the commit counter in bench:ddns: ~1 ms apart, a few updates each),
  * and after each commit the leader is told (notifyAppended) and awaited, then its batch is drained
@@ -11,16 +12,22 @@
  * install, and the batch's size in bytes per update.
  *
  * Run: npm run build && node dist/bench/dns-fold.bench.js
- *   env: DNS_FOLD_HOSTS (20000), DNS_FOLD_UPDATES (30000), DNS_FOLD_BATCH (3), DNS_FOLD_ROUNDS (5)
+ *   env: DNS_FOLD_HOSTS (20000), DNS_FOLD_UPDATES (30000), DNS_FOLD_BATCH (3), DNS_FOLD_ROUNDS (5),
+ *        DNS_FOLD_DIST (another build's dist folder, e.g. /work/main/dist: its fold measured instead)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ZoneIndex } from '../libs/dns-server';
-import { applyIndexBatch, IndexChangeLog, indexSnapshot } from '../libs/dns-server/index-replica';
-import { DnsIndexFeeder } from '../libs/dns-role/dns-index-feeder';
-import { SqliteEventStore } from '../libs/eventstore/sqlite/sqlite-event-store';
 import { appendHostChange, createBenchHosts } from './support/dns-threads';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+/** The build whose fold is measured: this one, or another's dist folder (DNS_FOLD_DIST) for before/after. */
+const DIST = process.env.DNS_FOLD_DIST ?? join(__dirname, '..');
+const { ZoneIndex } = require(join(DIST, 'libs/dns-server/zone-index'));
+const { applyIndexBatch, IndexChangeLog, indexSnapshot } = require(join(DIST, 'libs/dns-server/index-replica'));
+const { DnsIndexFeeder } = require(join(DIST, 'libs/dns-role/dns-index-feeder'));
+const { SqliteEventStore } = require(join(DIST, 'libs/eventstore/sqlite/sqlite-event-store'));
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 const HOSTS = Number(process.env.DNS_FOLD_HOSTS ?? 20_000);
 const UPDATES = Number(process.env.DNS_FOLD_UPDATES ?? 30_000);
@@ -28,6 +35,11 @@ const BATCH = Number(process.env.DNS_FOLD_BATCH ?? 3);
 const ROUNDS = Number(process.env.DNS_FOLD_ROUNDS ?? 5);
 const ZONE = 'dyn.bench.test';
 
+/** CPU time of the process (µs): nothing else runs in it while a step is timed, and the machine's other load is not counted. */
+const cpu = () => {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -64,20 +76,20 @@ async function main(): Promise<void> {
       }
       await Promise.all(appends);
       const head = await writer.headPosition();
-      const t0 = performance.now();
+      const t0 = cpu();
       reader.notifyAppended();
       await feeder.waitFor(head);
-      const t1 = performance.now();
-      const batch = changes.drain()!;
-      const t2 = performance.now();
+      const t1 = cpu();
+      const batch = changes.drain() as ArrayBuffer;
+      const t2 = cpu();
       applyIndexBatch(followerIndex, batch);
-      const t3 = performance.now();
+      const t3 = cpu();
       fold += t1 - t0;
       drain += t2 - t1;
       install += t3 - t2;
       bytes += batch.byteLength;
     }
-    const per = (ms: number) => (ms * 1000) / UPDATES;
+    const per = (us: number) => us / UPDATES;
     const row = { fold: per(fold), drain: per(drain), install: per(install), bytes: bytes / UPDATES };
     rows.push(row);
     console.log(
