@@ -11,7 +11,7 @@
  * decoding, the feeder, the index, serials), the drain (the batch written), the follower's
  * install, and the batch's size in bytes per update.
  *
- * Run: npm run build && node dist/bench/dns-fold.bench.js
+ * Run: npm run bench:dns-fold (npm run build && node dist/bench/dns-fold.bench.js)
  *   env: DNS_FOLD_HOSTS (20000), DNS_FOLD_UPDATES (30000), DNS_FOLD_BATCH (3), DNS_FOLD_ROUNDS (5),
  *        DNS_FOLD_DIST (another build's dist folder, e.g. /work/main/dist: its fold measured instead)
  */
