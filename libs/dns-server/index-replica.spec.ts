@@ -129,6 +129,41 @@ describe('index replicas (one fold, several DNS threads)', () => {
     ).toBeNull();
   });
 
+  it('moves an unsigned zone serial alone as a zone defined anew would serve it, and ships only the serial', () => {
+    const leader = new ZoneIndex();
+    const log = new IndexChangeLog(leader);
+    const replica = new ZoneIndex();
+    leader.putZone(def('dyn.test', 1));
+    leader.setRRset('dyn.test', 'h', 'A', 60, ['192.0.2.1']);
+    ship(log, [replica]);
+    const soaBytes = (index: ZoneIndex) => {
+      const zone = index.zoneState('dyn.test')!;
+      const apex = zone.nodes.get(zone.key)!;
+      return [apex.rrsets.get(6)!.encoded, zone.negativeSoa.encoded].flat().map((b) => b.toString('hex'));
+    };
+    for (const serial of [2, 3, 0xfffffffe]) {
+      leader.setRRset('dyn.test', 'h', 'A', 60, [`192.0.2.${serial & 0xff}`]);
+      leader.putZone(def('dyn.test', serial));
+      const batch = log.drain()!;
+      applyIndexBatch(replica, batch);
+      // The definition, negative SOA and apex are not in it: the name changed and the serial.
+      expect(batch.byteLength).toBeLessThan(160);
+      const anew = new ZoneIndex();
+      anew.putZone(def('dyn.test', serial));
+      anew.setRRset('dyn.test', 'h', 'A', 60, [`192.0.2.${serial & 0xff}`]);
+      expect(soaBytes(leader)).toEqual(soaBytes(anew));
+      expect(soaBytes(replica)).toEqual(soaBytes(anew));
+      expect(leader.zoneVersion('dyn.test')!.serial).toBe(serial);
+      expect(firstDifference(view(leader, ['dyn.test']), view(anew, ['dyn.test']))).toBeNull();
+      expect(firstDifference(view(replica, ['dyn.test']), view(anew, ['dyn.test']))).toBeNull();
+    }
+    // Anything else of the definition: the zone as it was put, shipped whole.
+    leader.putZone({ ...def('dyn.test', 9), ttl: 600 });
+    ship(log, [replica]);
+    expect(replica.zoneState('dyn.test')!.def.ttl).toBe(600);
+    expect(firstDifference(view(replica, ['dyn.test']), view(leader, ['dyn.test']))).toBeNull();
+  });
+
   it('replaces everything from a snapshot (a new leader)', () => {
     const first = new ZoneIndex();
     first.putZone(def('stale.test', 1));

@@ -18,6 +18,8 @@ const OP_REMOVE_ZONE = 1;
 const OP_ZONE = 2;
 /** A zone's name, how many names follow, then each name's state. */
 const OP_NODES = 3;
+/** A zone's name and its new serial (ZoneIndex.replicaSerial): a batch of DDNS updates moves nothing else of it. */
+const OP_SERIAL = 4;
 
 const ZONE_FRESH = 1;
 const ZONE_SIGNED = 2;
@@ -200,6 +202,7 @@ export class IndexChangeLog implements IndexTracker {
   private readonly zones = new Set<string>();
   private readonly fresh = new Set<string>();
   private readonly chains = new Set<string>();
+  private readonly serials = new Set<string>();
   private readonly nodes = new Map<string, Set<string>>();
   private dirty = false;
 
@@ -238,6 +241,11 @@ export class IndexChangeLog implements IndexTracker {
     this.mark();
   }
 
+  serialChanged(zone: string): void {
+    this.serials.add(zone);
+    this.mark();
+  }
+
   zoneRemoved(zone: string): void {
     this.fresh.add(zone);
     this.nodes.delete(zone);
@@ -258,6 +266,14 @@ export class IndexChangeLog implements IndexTracker {
         w.u8(OP_REMOVE_ZONE);
         w.str(name);
       }
+    }
+    // Before the zones' and names' states: a zone signed later in the batch ships its signed SOA after it.
+    for (const name of this.serials) {
+      const zone = this.index.zoneState(name);
+      if (!zone || this.fresh.has(name)) continue;
+      w.u8(OP_SERIAL);
+      w.str(name);
+      w.u32(zone.def.soa.serial >>> 0);
     }
     for (const name of this.zones) {
       const zone = this.index.zoneState(name);
@@ -285,6 +301,7 @@ export class IndexChangeLog implements IndexTracker {
     this.zones.clear();
     this.fresh.clear();
     this.chains.clear();
+    this.serials.clear();
     this.nodes.clear();
     this.dirty = false;
   }
@@ -363,6 +380,11 @@ export function applyIndexBatch(index: ZoneIndex, batch: ArrayBuffer): unknown {
       case OP_REMOVE_ZONE:
         index.replicaRemoveZone(r.str());
         break;
+      case OP_SERIAL: {
+        const zone = r.str();
+        index.replicaSerial(zone, r.u32());
+        break;
+      }
       case OP_ZONE: {
         r.str(); // the name, also in the definition
         const zoneFlags = r.u8();

@@ -177,6 +177,8 @@ export interface IndexTracker {
   nodeChanged(zone: string, key: string): void;
   chainChanged(zone: string): void;
   zoneRemoved(zone: string): void;
+  /** Only the serial of an unsigned zone moved: its apex SOA and negative SOA carry the new one (replicaSerial). */
+  serialChanged(zone: string): void;
 }
 
 /** What a replica installs at one name (index-replica.ts). */
@@ -324,6 +326,10 @@ export class ZoneIndex {
   }
 
   putZone(def: ZoneDefinition): void {
+    // Every batch of DDNS updates moves its zone's serial and nothing else (dns-index-feeder.ts
+    // publishSerials): the SOA's bytes are patched rather than the zone rebuilt (decision 0128).
+    const current = this.byName.get(def.name);
+    if (current && onlySerialMoved(current, def)) return this.moveSerial(current, def.soa.serial);
     const name = canonicalName(def.name);
     const problem = hostnameProblem(name);
     if (problem) throw new Error(`zone name: ${problem}`);
@@ -618,6 +624,32 @@ export class ZoneIndex {
     this.byName.set(name, zone);
     zone.cache = new Map();
     this.changed(zone);
+  }
+
+  /** A replica: the zone's serial moved and nothing else (IndexTracker.serialChanged). */
+  replicaSerial(zoneName: string, serial: number): void {
+    const zone = this.byName.get(zoneName);
+    if (zone) this.moveSerial(zone, serial);
+  }
+
+  /**
+   * A new serial for an unsigned zone whose definition is otherwise the same: the apex SOA and
+   * the negative SOA are copied with the serial field rewritten (the bytes a new encoding would
+   * give), the rest of the zone is kept. A replica does the same from the serial alone, so a
+   * batch ships the serial rather than the zone's definition, negative SOA and apex.
+   */
+  private moveSerial(zone: Zone, serial: number): void {
+    const apex = zone.nodes.get(zone.key);
+    const before = apex?.rrsets.get(QTYPE.SOA);
+    if (!apex || !before) return;
+    const soa = withSerial(before, serial);
+    zone.def = { ...zone.def, soa: { ...zone.def.soa, serial } };
+    apex.rrsets.set(QTYPE.SOA, soa);
+    zone.negativeSoa = withSerial(zone.negativeSoa, serial);
+    this.tracker?.serialChanged(zone.name);
+    ZoneIndex.forgetZoneAnswers(zone);
+    this.changed(zone);
+    this.emit({ kind: 'zone', zone: zone.name, serial, soa, created: false });
   }
 
   /** A replica: the name's RRsets and owner as its leader has them; null when the name is gone. */
@@ -1105,6 +1137,38 @@ function withTtl(rrset: RRset, ttl: number): RRset {
     return copy;
   });
   return { ...rrset, ttl, encoded, sigs: NONE };
+}
+
+/** SOA records with another serial: the bytes copied and the serial (the first of the rdata's last five fields) rewritten. */
+function withSerial(rrset: RRset, serial: number): RRset {
+  const encoded = rrset.encoded.map((record) => {
+    const copy = Buffer.from(record);
+    copy.writeUInt32BE(serial >>> 0, copy.length - 20);
+    return copy;
+  });
+  return { ...rrset, encoded, sigs: NONE };
+}
+
+/**
+ * Whether `def` differs from the unsigned zone's definition by its serial alone (a signed zone's
+ * SOA is signed again with it: putZone's whole path).
+ */
+function onlySerialMoved(zone: Zone, def: ZoneDefinition): boolean {
+  const was = zone.def;
+  return (
+    zone.signing === null &&
+    was.name === def.name &&
+    was.soa.serial !== def.soa.serial &&
+    was.ttl === def.ttl &&
+    was.ownerAccountId === def.ownerAccountId &&
+    was.soa.mname === def.soa.mname &&
+    was.soa.rname === def.soa.rname &&
+    was.soa.refresh === def.soa.refresh &&
+    was.soa.retry === def.soa.retry &&
+    was.soa.expire === def.soa.expire &&
+    was.soa.minimum === def.soa.minimum &&
+    sameNames(was.nameservers, def.nameservers)
+  );
 }
 
 /** An RR from its type field on, for rdata built outside dns-packet (rdata-modern.ts, the signer's records). */
