@@ -84,19 +84,20 @@ describe('uptime projection', () => {
         at: 't',
       },
     });
-    const h = await project<DomainEventUnion | MonitorEvent>(uptimeDomainsProjection, [
-      {
-        type: 'DomainCreated',
-        data: {
-          domain_id: 1,
-          account_id: 7,
-          fqdn: 'home.dyn.test',
-          record_type: 'A',
-          record_ip: '192.0.2.1',
-          ttl: 60,
-          created_at: 't0',
-        },
+    const created = {
+      type: 'DomainCreated',
+      data: {
+        domain_id: 1,
+        account_id: 7,
+        fqdn: 'home.dyn.test',
+        record_type: 'A',
+        record_ip: '192.0.2.1',
+        ttl: 60,
+        created_at: 't0',
       },
+    } as const;
+    const h = await project<DomainEventUnion | MonitorEvent>(uptimeDomainsProjection, [
+      created,
       readdressed('192.0.2.2'),
       readdressed('192.0.2.3'),
     ]);
@@ -107,18 +108,7 @@ describe('uptime projection', () => {
     await h.close();
 
     const monitored = await project<DomainEventUnion | MonitorEvent>(uptimeDomainsProjection, [
-      {
-        type: 'DomainCreated',
-        data: {
-          domain_id: 1,
-          account_id: 7,
-          fqdn: 'home.dyn.test',
-          record_type: 'A',
-          record_ip: '192.0.2.1',
-          ttl: 60,
-          created_at: 't0',
-        },
-      },
+      created,
       readdressed('192.0.2.2'),
       {
         type: 'MonitorEnabled',
