@@ -2,9 +2,7 @@ import { familyOfType, RecordType } from '../libs/domains/domain/addresses';
 import { Addresses, DomainEventUnion, DOMAIN_EVENT_TYPES } from '../libs/domains/domain/domain.events';
 import { defineProjection, defineReadModel } from '../libs/projection-engine/read-model';
 import { MonitorEvent, MONITOR_EVENT_TYPES } from '../libs/uptime/domain/uptime.events';
-import { guardedUpdate } from './guard';
-
-const settled = (): void => undefined;
+import { guardedUpdate, settled } from './guard';
 
 /** A live dynamic-DNS host: the contract's domain object without `record_ip`, plus `addresses`. */
 export interface DomainDoc {

@@ -1,6 +1,7 @@
 import { Collection, Doc, isDuplicateKeyError, Update } from '../libs/readstore/read-store.port';
 
-const settled = (): void => undefined;
+/** A write's result dropped: a projection's apply resolves with nothing. */
+export const settled = (): void => undefined;
 
 /** The upsert collided with the existing document: it was already at or past this event. */
 function unlessDuplicate(e: unknown): void {

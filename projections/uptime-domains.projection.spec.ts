@@ -19,21 +19,24 @@ const check = (at: string, isUp: boolean): CheckRecorded => ({
   },
 });
 
+/** The host every case starts from. */
+const created = {
+  type: 'DomainCreated',
+  data: {
+    domain_id: 1,
+    account_id: 7,
+    fqdn: 'home.dyn.test',
+    record_type: 'A',
+    record_ip: '192.0.2.1',
+    ttl: 60,
+    created_at: 't0',
+  },
+} as const;
+
 describe('uptime projection', () => {
   it('given a host created, monitored, readdressed and checked: its target, last check and history; replaying changes nothing', async () => {
     const h = await project<DomainEventUnion | MonitorEvent | CheckRecorded>(uptimeDomainsProjection, [
-      {
-        type: 'DomainCreated',
-        data: {
-          domain_id: 1,
-          account_id: 7,
-          fqdn: 'home.dyn.test',
-          record_type: 'A',
-          record_ip: '192.0.2.1',
-          ttl: 60,
-          created_at: 't0',
-        },
-      },
+      created,
       {
         type: 'MonitorEnabled',
         data: { account_id: 7, domain_id: 1, fqdn: 'home.dyn.test', at: '2026-03-01T00:00:00Z' },
@@ -84,18 +87,6 @@ describe('uptime projection', () => {
         at: 't',
       },
     });
-    const created = {
-      type: 'DomainCreated',
-      data: {
-        domain_id: 1,
-        account_id: 7,
-        fqdn: 'home.dyn.test',
-        record_type: 'A',
-        record_ip: '192.0.2.1',
-        ttl: 60,
-        created_at: 't0',
-      },
-    } as const;
     const h = await project<DomainEventUnion | MonitorEvent>(uptimeDomainsProjection, [
       created,
       readdressed('192.0.2.2'),
