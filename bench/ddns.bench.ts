@@ -23,18 +23,23 @@
  *        e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), DDNS_BENCH_BASELINE_MAIN,
  *        DDNS_BENCH_BASELINE_NODE_ARGS, DDNS_BENCH_WRITE (`ddns`, or `api`: each update is
  *        `PUT /api/domains/fqdn/{fqdn}` with the key as Bearer, the API's write path with its
- *        key use and read-your-writes, still followed until DNS serves the address)
+ *        key use and read-your-writes, still followed until DNS serves the address),
+ *        DDNS_BENCH_ALLOC=1 (both servers run with `bench/support/alloc-probe.ts` preloaded: each round
+ *        also prints the main thread's bytes allocated and scavenges per update; `npm run bench:ddns-alloc`),
+ *        DDNS_BENCH_ALLOC_HEAP_INTERVAL (bytes: V8's sampling heap profiler too, each round's profile kept in
+ *        DDNS_BENCH_ALLOC_DIR, ranked by `node dist/bench/support/heap-profile-sites.js FILE`)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { Dispatcher, Pool } from 'undici';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dnsPacket from 'dns-packet';
 import { freePort } from './dns/processes';
 import { KeepAliveConnection } from './ddns/keep-alive-connection';
 import { buildRoot, deployedSpawn, localServiceEnv } from './support/start-command';
+import type { AllocMark } from './support/alloc-probe';
 
 const ROUNDS = Number(process.env.DDNS_BENCH_ROUNDS ?? 3);
 // Each host takes 10 changes (the throttle): 5000 hosts per round, 20,000 in all (issue 28 measures at
@@ -47,6 +52,8 @@ const WARMUP_SECONDS = Number(process.env.DDNS_BENCH_WARMUP_SECONDS ?? 4);
 const CONCURRENCY = Number(process.env.DDNS_BENCH_CONCURRENCY ?? 64);
 /** `ddns`: dyndns2 GET with Basic auth; `api`: `PUT /api/domains/fqdn/{fqdn}` with the API key as Bearer (the API's write path). */
 const WRITE = process.env.DDNS_BENCH_WRITE === 'api' ? 'api' : 'ddns';
+/** Each server's main-thread allocations per round, by the preloaded probe. */
+const ALLOC = process.env.DDNS_BENCH_ALLOC === '1' || !!process.env.DDNS_BENCH_ALLOC_HEAP_INTERVAL;
 const ZONE = 'bench.example.net';
 const ADMIN = 'bench-admin-token-0123456789';
 const httpPools = new Map<number, Pool>();
@@ -178,6 +185,8 @@ interface Round {
   threads: Record<string, number>;
   /** The server's resident memory at the end of the round (MB, VmRSS). */
   rssMb: number;
+  /** The main thread's allocations during the round (DDNS_BENCH_ALLOC). */
+  alloc?: AllocMark;
 }
 
 /** A host and the credentials of its account, as a header line (DDNS: Basic; API: Bearer). */
@@ -275,7 +284,20 @@ const describe = (r: Round) =>
   `server ${r.serverCores.toFixed(2)} cores = ${cpuPerUpdateMs(r).toFixed(3)} ms CPU/update, load generator ` +
   `${r.clientCores.toFixed(2)} cores, server RSS ${r.rssMb.toFixed(0)} MB, ${r.pollsPerUpdate.toFixed(2)} DNS queries per update, ` +
   `main thread ${(r.threads.main ?? 0).toFixed(3)} ms/update` +
+  (r.alloc
+    ? `, main heap ${allocKb(r).toFixed(1)} KB allocated and ${scavenges(r).toFixed(4)} scavenges per update, GC pauses ` +
+      `${gcPauseUs(r, 'Scavenge').toFixed(1)} us scavenges + ${(gcPauseUs(r) - gcPauseUs(r, 'Scavenge')).toFixed(1)} us other per update`
+    : '') +
   (r.ranOutOfHosts ? ' (ran out of hosts early: raise DDNS_BENCH_HOSTS)' : '');
+
+const allocKb = (r: Round) => (r.alloc ? r.alloc.allocatedBytes / 1024 / Math.max(1, r.updates) : 0);
+const scavenges = (r: Round) => (r.alloc ? (r.alloc.gcs.Scavenge ?? 0) / Math.max(1, r.updates) : 0);
+/** The main thread's GC pauses per update (µs): of one type, or all. */
+const gcPauseUs = (r: Round, type?: string) => {
+  const ms = r.alloc?.gcMs ?? {};
+  const total = type ? (ms[type] ?? 0) : Object.values(ms).reduce((a, b) => a + b, 0);
+  return (total * 1000) / Math.max(1, r.updates);
+};
 
 /** One build of the service, running, set up with an account, a key and its hosts. */
 interface Server {
@@ -286,11 +308,34 @@ interface Server {
   hosts: BenchHost[];
   dataDir: string;
   rounds: Round[];
+  /** Where its allocation probe writes (DDNS_BENCH_ALLOC), and how many marks it has written. */
+  probeDir?: string;
+  marks: number;
+}
+
+/** The probe's path: this build's, preloaded into any build's server. */
+const PROBE = join(__dirname, 'support', 'alloc-probe.js');
+
+/** Ends the server's current allocation segment and returns its figures (the probe answers SIGUSR2). */
+async function probeMark(s: Server): Promise<AllocMark | undefined> {
+  if (!s.probeDir) return undefined;
+  const file = join(s.probeDir, `mark-${++s.marks}.json`);
+  s.child.kill('SIGUSR2');
+  for (let i = 0; !existsSync(file); i++) {
+    if (i > 500) throw new Error(`${s.name}: no allocation mark ${s.marks}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as AllocMark;
 }
 
 async function startServer(name: string, mainJs: string, nodeArgs: string[]): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), `ddns-bench-${name}-`));
   const [port, dnsPort] = [await freePort(), await freePort()];
+  let probeDir: string | undefined;
+  if (ALLOC) {
+    probeDir = join(process.env.DDNS_BENCH_ALLOC_DIR ?? dataDir, `alloc-${name}`);
+    mkdirSync(probeDir, { recursive: true });
+  }
   const deployed = deployedSpawn(
     mainJs,
     // The bench's addresses are 10.x (private): the operator's switch lets DDNS take them.
@@ -300,12 +345,25 @@ async function startServer(name: string, mainJs: string, nodeArgs: string[]): Pr
       ADMIN_TOKEN: ADMIN,
       LOG_REQUESTS: 'false',
       ALLOW_PRIVATE_TARGETS: 'true',
+      ...(probeDir
+        ? { ALLOC_PROBE_DIR: probeDir, ALLOC_PROBE_HEAP_INTERVAL: process.env.DDNS_BENCH_ALLOC_HEAP_INTERVAL ?? '0' }
+        : {}),
     },
-    nodeArgs,
+    probeDir ? ['--require', PROBE, ...nodeArgs] : nodeArgs,
     buildRoot(mainJs),
   );
   const child = spawn(process.execPath, deployed.args, { env: deployed.env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const server: Server = { name, child, port, dns: new DnsPoller(dnsPort), hosts: [], dataDir, rounds: [] };
+  const server: Server = {
+    name,
+    child,
+    port,
+    dns: new DnsPoller(dnsPort),
+    hosts: [],
+    dataDir,
+    rounds: [],
+    probeDir,
+    marks: 0,
+  };
   running.push(server);
   for (let i = 0; ; i++) {
     if ((await http(port, 'GET', '/health').catch(() => ({ status: 0 }))).status === 200) break;
@@ -382,6 +440,12 @@ function summary(s: Server): void {
       `${median(rounds.map(cpuPerUpdateMs)).toFixed(3)} ms per update; ` +
       `load generator ${median(rounds.map((r) => r.clientCores)).toFixed(2)} cores`,
   );
+  if (rounds[0].alloc)
+    console.log(
+      `  main thread (median of rounds): ${median(rounds.map(allocKb)).toFixed(1)} KB allocated, ` +
+        `${median(rounds.map(scavenges)).toFixed(4)} scavenges per update, GC pauses ${median(rounds.map((r) => gcPauseUs(r))).toFixed(1)} us ` +
+        `per update (scavenges ${median(rounds.map((r) => gcPauseUs(r, 'Scavenge'))).toFixed(1)})`,
+    );
   const threads = [...new Set(rounds.flatMap((r) => Object.keys(r.threads)))].sort();
   console.log(
     `  server CPU per update by thread, ms (median of rounds): ` +
@@ -408,6 +472,11 @@ function ratios(after: Server, before: Server): void {
   line('main thread CPU per update', (r) => r.threads.main ?? 0, 'the event loop, which sets updates/s');
   line('p99', (r) => r.p99, 'lower is better');
   line('p50', (r) => r.p50, 'lower is better');
+  if (after.rounds[0]?.alloc && before.rounds[0]?.alloc) {
+    line('main heap allocated per update', allocKb, 'garbage the main thread makes');
+    line('scavenges per update', scavenges, 'young-generation collections');
+    line('main-thread GC pauses per update', (r) => gcPauseUs(r), 'all collections, the main thread');
+  }
 }
 
 async function main() {
@@ -422,8 +491,12 @@ async function main() {
   // Each host changes at most 10 times (the throttle), so every round has its own hosts.
   const perRound = Math.floor(HOSTS / (ROUNDS + 1));
   const hostsOf = (s: Server, r: number) => s.hosts.slice(r * perRound, (r + 1) * perRound);
-  const round = (s: Server, r: number, seconds: number) =>
-    measureRound(s.port, s.dns, hostsOf(s, r), s.child.pid!, seconds);
+  const round = async (s: Server, r: number, seconds: number) => {
+    await probeMark(s);
+    const result = await measureRound(s.port, s.dns, hostsOf(s, r), s.child.pid!, seconds);
+    result.alloc = await probeMark(s);
+    return result;
+  };
   for (const s of servers)
     console.log(`${s.name} warm-up (not counted): ${describe(await round(s, ROUNDS, WARMUP_SECONDS))}`);
   for (let r = 0; r < ROUNDS; r++) {

@@ -86,6 +86,45 @@ describe('audit chain', () => {
     expect(() => canonicalEntry({ ...entry, revision: NaN }, null)).toThrow();
   });
 
+  it('writes the form canonicalize gives for data of any nesting and member order (decision 0130: one JSON.stringify of a copy in order)', () => {
+    // A seeded generator (the same cases every run): objects whose members come in any order, arrays of them,
+    // text with characters JSON escapes, keys that sort apart in UTF-16 and by code point, or look like indexes.
+    let seed = 28;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+    const keys = ['a', 'b', 'z', 'A', '_', 'ab', '€', '😀', '\uffff', 'é', '', 'x y', '1', '10', '9a', '__proto__'];
+    const texts = ['', 'plain', 'q"uote', 'back\\slash', 'line\nbreak', '\u0001', '\u2028', '\ud800', 'é😀'];
+    const value = (depth: number): unknown => {
+      const kind = depth > 3 ? Math.floor(next() * 4) : Math.floor(next() * 7);
+      if (kind === 0) return pick(texts);
+      if (kind === 1) return pick([0, -0, 1, -1.5, 1e21, 1e-7, 2 ** 53, 0.1]);
+      if (kind === 2) return pick([true, false, null]);
+      if (kind === 3) return pick([undefined, 'x']);
+      if (kind === 4) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      const object: Record<string, unknown> = {};
+      for (let i = Math.floor(next() * 6); i > 0; i--) {
+        const key = pick(keys);
+        // `__proto__` as JSON.parse makes it: an own member.
+        if (key === '__proto__')
+          Object.defineProperty(object, key, {
+            value: value(depth + 1),
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        else object[key] = value(depth + 1);
+      }
+      return object;
+    };
+    for (let i = 0; i < 2000; i++) {
+      const data = value(0);
+      const { id, type, occurred_at, stream, revision, actor, source_ip, correlation_id } = entry;
+      const whole = { id, type, occurred_at, stream, revision, actor, source_ip, correlation_id, data, prev_hash: 'p' };
+      if (data === undefined) continue;
+      expect(canonicalEntry({ ...entry, data }, 'p')).toBe(canonicalize(whole));
+    }
+  });
+
   it('links: the hash depends on prev_hash and on every field shown, and on nothing else', () => {
     const first = chained(entry, null);
     const second = chained({ ...entry, id: 'next' }, first.hash);

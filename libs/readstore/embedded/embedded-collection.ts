@@ -142,12 +142,13 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private matching(filter: Filter, limit = Infinity, keep = false): Hit<T>[] {
     const state = this.state;
     if (!state || limit <= 0) return [];
-    const test = this.tester(filter);
     const id = pinnedValue(filter, '_id');
     if (id && id.value !== null && typeof id.value !== 'object') {
       const hit = this.lookup(state, keyOf(id.value));
-      return hit && test(hit.doc) ? [hit] : [];
+      // Tested here, not by a tester closure: the projections read and write by `_id` several times per event.
+      return hit && (fastVerdict(filter, hit.doc) ?? new Query(filter).test(hit.doc)) ? [hit] : [];
     }
+    const test = this.tester(filter);
     const condition = sqlCondition(filter, this.fieldInfo);
     const sql = `SELECT key, json(doc) AS doc FROM ${state.table}${condition ? ` WHERE ${condition.where}` : ''}`;
     const out: Hit<T>[] = [];
@@ -240,21 +241,25 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
       if (hit && valueAt(hit.doc, fieldPath(field)) === value) return hit;
     }
     // Cached as found: the document is read by its key next (DDNS: the domains projection updates the host it found).
-    const [hit] = this.matching(filter, 1, true);
+    const hit = this.matching(filter, 1, true)[0];
     if (known.size >= MAX_LOOKUPS_PER_FIELD) known.clear();
     known.set(vk, hit ? keyOf(hit.doc._id) : null);
     return hit ?? null;
   }
 
-  private select(filter: Filter, options: FindOptions): Hit<T>[] {
+  /** `limit`: in place of `options.limit` (findOne's 1, without a copy of the options). */
+  private select(filter: Filter, options: FindOptions, limit = options.limit): Hit<T>[] {
     this.store.noticeOtherProcesses();
     const skip = options.skip ?? 0;
-    const end = options.limit ? skip + options.limit : Infinity;
+    const end = limit ? skip + limit : Infinity;
     if (!options.sort && end === 1) {
       const found = this.lookupByValue(filter);
       if (found !== undefined) return found ? [found] : [];
     }
-    if (!options.sort) return this.matching(filter, end).slice(skip);
+    if (!options.sort) {
+      const matched = this.matching(filter, end);
+      return skip === 0 ? matched : matched.slice(skip);
+    }
     const candidates =
       (Number.isFinite(end) ? this.sortedBySql(filter, options.sort, end) : null) ?? this.matching(filter);
     const byDoc = new Map(candidates.map((h) => [h.doc, h]));
@@ -269,7 +274,8 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   findOne(filter: Filter, options: FindOptions = {}): Promise<T | null> {
     // Not an async function calling find: one promise and no options copy (projections read this way per event).
     try {
-      const [hit] = this.select(filter, options.limit === 1 ? options : { ...options, limit: 1 });
+      // Indexed, not destructured: array destructuring runs the iterator protocol (an iterator per read).
+      const hit = this.select(filter, options, 1)[0];
       if (!hit) return Promise.resolve(null);
       return Promise.resolve(resultOf(hit, options.projection));
     } catch (e) {
@@ -398,7 +404,7 @@ export class EmbeddedCollection<T extends Doc> implements Collection<T> {
   private replace(filter: Filter, replacement: T, upsert: boolean, unseen = false): UpdateResult {
     this.store.noticeOtherProcesses();
     if (upsert && unseen && this.writeUnseen(filter, replacement)) return INSERTED;
-    const [current] = this.matching(filter, 1);
+    const current = this.matching(filter, 1)[0];
     if (!current) {
       if (!upsert) return EMPTY;
       this.insert(cloneOnto(seedFromFilter<T>(filter), replacement), filter);

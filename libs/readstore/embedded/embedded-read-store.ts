@@ -302,15 +302,15 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   write(state: CollectionState, key: Key, doc: Doc | null, previous: Doc | null, uncached = false): void {
     if (this.closed) throw new Error('the read store is closed');
     // A value a write keeps (most updates: an address, not the fqdn) still leads to the same document.
-    for (const [field, known] of state.lookups) {
+    // By key, then get: iterating entries builds a [key, value] array per lookup field per write.
+    for (const field of state.lookups.keys()) {
+      const known = state.lookups.get(field)!;
       const path = fieldPath(field);
       const before = previous ? valueAt(previous, path) : undefined;
       const after = doc ? valueAt(doc, path) : undefined;
       if (before === after && (after === undefined || typeof after !== 'object')) continue;
-      for (const v of [before, after]) {
-        if (typeof v === 'string' || typeof v === 'number') known.delete(valueKey(v));
-        else if (v !== null && typeof v === 'object') known.clear();
-      }
+      forgetLookup(known, before);
+      forgetLookup(known, after);
     }
     // Before the op numbers are taken: a first array in an indexed field enqueues a catalogue op.
     if (doc) {
@@ -546,6 +546,12 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
  * document or array in a field counts as moved unless it is the same object (documents are
  * never changed in place).
  */
+/** A value a write moves away from or to no longer leads to a known key (a document value: none does). */
+function forgetLookup(known: Map<string, Key | null>, v: unknown): void {
+  if (typeof v === 'string' || typeof v === 'number') known.delete(valueKey(v));
+  else if (v !== null && typeof v === 'object') known.clear();
+}
+
 function movedValues(state: CollectionState, previous: Doc, doc: Doc): string[] | undefined {
   let moved: string[] | undefined;
   for (const field of state.indexed) {

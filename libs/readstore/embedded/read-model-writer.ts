@@ -45,7 +45,6 @@ export interface EncodedBatch {
   bytes: Uint8Array;
 }
 
-const encoder = new TextEncoder();
 /** The bit of a write's table number that marks it fresh (WriteOp.fresh). */
 const FRESH = 0x80000000;
 const TABLE_BITS = 0xffff;
@@ -116,26 +115,32 @@ export function encodeBatch(
   // One byte a character for ASCII (nearly all); grown when a key or document holds more.
   let bytes =
     scratch && scratch.bytes.byteLength >= chars + 16 ? new Uint8Array(scratch.bytes) : new Uint8Array(chars + 16);
+  // Written through one Buffer view of the batch's bytes: `Buffer#write` answers the bytes written as a
+  // number, where `encodeInto` took a view per text and answered an object (garbage per write, 0130).
+  let view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   let at = 0;
   const index =
     scratch && scratch.index.byteLength >= tableOf.length * 12
       ? new Uint32Array(scratch.index, 0, tableOf.length * 3)
       : new Uint32Array(tableOf.length * 3);
-  texts.forEach((text, i) => {
-    let { read, written } = encoder.encodeInto(text, bytes.subarray(at));
-    while (read < text.length) {
-      const grown = new Uint8Array(bytes.length * 2 + (text.length - read) * 3);
-      grown.set(bytes.subarray(0, at + written));
-      bytes = grown;
-      const more = encoder.encodeInto(text.slice(read), bytes.subarray(at + written));
-      read += more.read;
-      written += more.written;
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i];
+    if (text.length > 0) {
+      let written = view.write(text, at);
+      // Fewer than 4 bytes left: the text may have been cut before a character that did not fit (never within one).
+      if (view.length - at - written < 4 && Buffer.byteLength(text) > written) {
+        const grown = new Uint8Array(bytes.length * 2 + Buffer.byteLength(text));
+        grown.set(bytes.subarray(0, at));
+        bytes = grown;
+        view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+        written = view.write(text, at);
+      }
+      at += written;
     }
-    at += written;
     const write = i >> 1;
     if ((i & 1) === 0) index[write * 3] = tableOf[write];
     index[write * 3 + 1 + (i & 1)] = at;
-  });
+  }
   return { batch: { statements, tables, moves, index, bytes: bytes.subarray(0, at) }, lengths };
 }
 
