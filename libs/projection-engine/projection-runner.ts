@@ -41,6 +41,9 @@ export class ProjectionRunner {
   private readonly physicalNames: Map<string, string>;
   private readonly ownCollection = <T extends Doc>(model: ReadModel<T> | string) =>
     this.collection<T>(typeof model === 'string' ? model : model.name);
+  /** What publishSoon hands the publisher after every batch: made once, not a string and a closure per batch. */
+  private readonly publishedKey: string;
+  private readonly positionText = () => positionToString(this.position);
 
   constructor(
     readonly definition: ProjectionDefinition,
@@ -54,6 +57,7 @@ export class ProjectionRunner {
     log: (msg: string, extra?: object) => void,
   ) {
     this.physicalNames = new Map(definition.collections.map((n) => [n, physicalName(n, generation)]));
+    this.publishedKey = positionKey(definition.name);
     const ctx = { collection: this.ownCollection, position: 0, firstDelivery: false };
     this.consumer = new CheckpointedConsumer({
       name: `projection:${definition.name}`,
@@ -138,8 +142,7 @@ export class ProjectionRunner {
    * single-event appends.
    */
   private publishSoon(): void {
-    if (this.publishing)
-      this.publisher.request(positionKey(this.definition.name), () => positionToString(this.position));
+    if (this.publishing) this.publisher.request(this.publishedKey, this.positionText);
   }
 
   /** Readers in other processes read the store's disk: the position goes out once what it covers is there. */

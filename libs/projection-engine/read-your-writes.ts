@@ -16,6 +16,8 @@ interface Waiter {
  * have not reached its lowest target is passed over without looking at its waiters.
  */
 interface WaiterGroup {
+  /** Its key in `groups`. */
+  key: string;
   /** The projections waited on; null: all. */
   only: string[] | null;
   waiters: Set<Waiter>;
@@ -54,7 +56,7 @@ export class ReadYourWrites {
     if (this.lowestPosition(only ?? null) >= target) return Promise.resolve(true);
     const key = only ? only.join(' ') : '*';
     let group = this.groups.get(key);
-    if (!group) this.groups.set(key, (group = { only: only ?? null, waiters: new Set(), minTarget: target }));
+    if (!group) this.groups.set(key, (group = { key, only: only ?? null, waiters: new Set(), minTarget: target }));
     if (target < group.minTarget) group.minTarget = target;
     const waiters = group.waiters;
     return new Promise<boolean>((resolve) => {
@@ -72,7 +74,9 @@ export class ReadYourWrites {
   }
 
   private waitsOnRemote(only: string[] | null): boolean {
-    return (only ?? this.set.names()).some((n) => !this.set.runners.has(n));
+    // A loop, not `some` with a closure: asked at every wait.
+    for (const name of only ?? this.set.names()) if (!this.set.runners.has(name)) return true;
+    return false;
   }
 
   /** One poll of the published positions for all waiters, repeated while any waits on another process. */
@@ -105,7 +109,9 @@ export class ReadYourWrites {
    * the lowest position is worked out once, and compared first with the group's lowest target.
    */
   private settleWaiters(name?: string): void {
-    for (const [key, group] of this.groups) {
+    // Runs on every runner's progress (each applied event): groups by value, not [key, group] arrays by entry.
+    for (const group of this.groups.values()) {
+      const key = group.key;
       if (group.waiters.size === 0) {
         this.groups.delete(key);
         continue;

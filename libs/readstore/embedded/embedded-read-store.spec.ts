@@ -33,6 +33,35 @@ describe('EmbeddedReadStore on disk', () => {
     await store.close();
   });
 
+  it('finds documents by an indexed value without SQL once seen, for 6,000 values taking turns (decision 0130)', async () => {
+    const store = new EmbeddedReadStore({ file });
+    const c = store.collection<{ _id: number; fqdn: string }>('domains');
+    await c.createIndex({ fqdn: 1 });
+    const hosts = 6000;
+    for (let i = 0; i < hosts; i++) await c.insertOne({ _id: i, fqdn: `h${i}.example.net` });
+    await store.flush();
+    // Reads of documents run a statement's `iterate`, `all` or `get`: counted on their prototype (the store's
+    // look at other processes' commits aside).
+    const probe = store.db.prepare('SELECT 1');
+    const proto = Object.getPrototypeOf(probe) as Record<'iterate' | 'all' | 'get', (...args: unknown[]) => unknown>;
+    const originals = { iterate: proto.iterate, all: proto.all, get: proto.get };
+    let reads = 0;
+    for (const name of ['iterate', 'all', 'get'] as const)
+      proto[name] = function (this: { source: string }, ...args: unknown[]) {
+        if (this.source.includes('json(doc)')) reads++;
+        return originals[name].apply(this, args);
+      };
+    try {
+      // As bench:ddns's clients: each host in turn, round after round (each round's first pass reads each once).
+      for (let round = 0; round < 2; round++)
+        for (let i = 0; i < hosts; i++) expect((await c.findOne({ fqdn: `h${i}.example.net` }))?._id).toBe(i);
+      expect(reads).toBe(hosts);
+    } finally {
+      Object.assign(proto, originals);
+    }
+    await store.close();
+  });
+
   it('counts by an index in SQL with pending writes folded in: moved in, moved out, deleted, inserted', async () => {
     const store = new EmbeddedReadStore({ file, flushIntervalMs: 10_000 });
     const c = store.collection<{ _id: string; account_id: number }>('domains');
