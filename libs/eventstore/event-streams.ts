@@ -104,7 +104,8 @@ export class EventStreams {
       if (events.length === 0) return { events, state, position: null, revision };
       try {
         const result = await this.append(stream, events, revision === -1 ? 'no_stream' : revision, metadata);
-        const next = events.reduce((s, e) => decider.evolve(s, e), state);
+        let next = state;
+        for (const e of events) next = decider.evolve(next, e);
         this.remember(stream, decider, next, result.nextExpectedRevision);
         return { events, state: next, position: result.position, revision: result.nextExpectedRevision };
       } catch (e) {
