@@ -75,6 +75,18 @@ CREATE INDEX IF NOT EXISTS rollups_age ON rollups (granularity, start);
  */
 const PAGE_SIZE = 16 * 1024;
 
+/**
+ * WAL between checkpoints (decision 0131): 64 MiB, where SQLite's default is 1000 pages (16 MiB
+ * at PAGE_SIZE). Under many small domains (every DDNS host is one) a batch rewrites index leaves
+ * and rollup buckets spread over the file, and a checkpoint copies each such page once however
+ * often it was written since the last one: a quarter as many checkpoints copy fewer pages per query
+ * (bench:query-log-store-writes: 0.92x). In pages of the file's own size: 4 KiB files get the same bytes.
+ */
+const CHECKPOINT_WAL_BYTES = 64 * 2 ** 20;
+
+/** Size a checkpointed WAL is cut back to (twice the above), as the other stores do (decision 0003). */
+const WAL_SIZE_LIMIT_BYTES = 128 * 2 ** 20;
+
 /** The table of one row per query that files written before blocks hold (read until retention empties it). */
 const LEGACY_TABLE = 'query_log';
 
@@ -161,6 +173,10 @@ export class SqliteQueryLogStore implements QueryLogStore {
     // Telemetry: losing the last batch to a power cut is acceptable, an fsync per batch is not.
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('busy_timeout = 5000');
+    const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+    this.db.pragma(`wal_autocheckpoint = ${Math.round(CHECKPOINT_WAL_BYTES / pageSize)}`);
+    // A WAL otherwise stays as large as it ever grew (a retention pass deleting a day of blocks).
+    this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     this.db.exec(SCHEMA);
     this.legacy =
       this.db.prepare('SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?').get('table', LEGACY_TABLE) !==
