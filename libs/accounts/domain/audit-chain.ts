@@ -48,9 +48,9 @@ export const auditEntryOf = (d: AuditEntry): AuditEntry => ({
  * RFC 8785 canonical JSON of the entry with `prev_hash`: what `canonicalize` gives for the
  * whole object, written out for the entry's known fields (their names in RFC 8785 order,
  * UTF-16 code units; strings and finite numbers as `JSON.stringify` writes them, which is
- * RFC 8785's own serialisation), and `data` in order (`inCanonicalOrder`) or through
- * `canonicalData`. It is the projection's cost per audited event (decisions 0093, 0114, 0130);
- * the spec checks it against `canonicalize` of the whole entry.
+ * RFC 8785's own serialisation), and `data` with its members in that order (`inCanonicalOrder`), by one
+ * `JSON.stringify`. It is the projection's cost per audited event (decisions 0093, 0114, 0130); the
+ * library writes the rest. The spec checks it against `canonicalize` of the whole entry.
  */
 export function canonicalEntry(entry: AuditEntry, prevHash: string | null): string {
   const correlationId = entry.correlation_id ?? null;
@@ -66,9 +66,9 @@ export function canonicalEntry(entry: AuditEntry, prevHash: string | null): stri
     stringOrNull(entry.type) &&
     stringOrNull(prevHash);
   if (known) {
-    // One JSON.stringify of the entry with its members (and its data's) in RFC 8785 order: the string built of
-    // pieces cost ~3 KB of intermediate strings per audited event (decision 0130). The pieces remain for data
-    // whose order a copy cannot take (inCanonicalOrder).
+    // One JSON.stringify of the entry with its members (and its data's) in RFC 8785 order: a string built of
+    // pieces cost ~3 KB of intermediate strings per audited event (decision 0130). Data whose order a copy
+    // cannot take (inCanonicalOrder) goes to the library below, as rare as it is.
     const ordered = inCanonicalOrder(entry.data);
     if (ordered !== NOT_CANONICAL)
       return JSON.stringify({
@@ -83,16 +83,6 @@ export function canonicalEntry(entry: AuditEntry, prevHash: string | null): stri
         stream: entry.stream,
         type: entry.type,
       });
-    const data = canonicalData(entry.data);
-    if (data !== undefined) {
-      const s = JSON.stringify;
-      return (
-        `{"actor":${s(entry.actor)},"correlation_id":${s(correlationId)},"data":${data}` +
-        `,"id":${s(entry.id)},"occurred_at":${s(entry.occurred_at)},"prev_hash":${s(prevHash)},` +
-        `"revision":${s(entry.revision)},"source_ip":${s(entry.source_ip)},"stream":${s(entry.stream)},` +
-        `"type":${s(entry.type)}}`
-      );
-    }
   }
   // Anything else (a field missing, a number JSON cannot write) takes the library's path, which decides it.
   const text = canonicalize({ ...auditEntryOf(entry), prev_hash: prevHash });
@@ -100,17 +90,17 @@ export function canonicalEntry(entry: AuditEntry, prevHash: string | null): stri
   return text;
 }
 
-/** inCanonicalOrder's answer where `JSON.stringify` of a copy would not write `canonicalData`'s string. */
+/** inCanonicalOrder's answer where `JSON.stringify` of a copy would not write `canonicalize`'s string. */
 const NOT_CANONICAL = Symbol('not canonical');
 
 /**
  * `value` (a decoded event's data) with every object's members in UTF-16 code-unit order, so that
- * `JSON.stringify` writes `canonicalData(value)`: it writes strings and finite numbers as RFC 8785 does, leaves
- * out undefined and symbol members and writes them as null in arrays, as `canonicalData` does. An object or
+ * `JSON.stringify` writes `canonicalize(value)`: it writes strings and finite numbers as RFC 8785 does, leaves
+ * out undefined and symbol members and writes them as null in arrays, as `canonicalize` does. An object or
  * array already in order is itself (a DDNS update's `addresses`), one out of order a copy in order (its data:
- * one object). NOT_CANONICAL for what `canonicalData` refuses (then the library decides) and where a copy's
+ * one object). NOT_CANONICAL for what JSON cannot write as RFC 8785 does (then the library decides) and where a copy's
  * order cannot be chosen: a key that may be an array index (V8 enumerates those first, ascending) or
- * `__proto__` (assigning it sets the prototype); `canonicalData`'s pieces write those.
+ * `__proto__` (assigning it sets the prototype); the library writes those.
  */
 function inCanonicalOrder(value: unknown): unknown {
   switch (typeof value) {
@@ -165,56 +155,6 @@ function inCanonicalOrder(value: unknown): unknown {
 }
 
 const stringOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
-
-/**
- * `canonicalize(value)` for the values an event's data holds (it was decoded from JSON):
- * strings, finite numbers, booleans, null, arrays and plain objects, members in UTF-16
- * code-unit order. Written out because the library builds a string per member and sorts
- * through a copy of the keys, the audit projection's largest source of garbage; undefined
- * (then the library decides) for anything else: a `toJSON`, a class instance, a function,
- * a number JSON cannot write.
- */
-function canonicalData(value: unknown): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      return Number.isFinite(value) ? JSON.stringify(value) : undefined;
-    case 'object': {
-      if (value === null) return 'null';
-      const proto = Object.getPrototypeOf(value);
-      if (proto === Array.prototype) {
-        const array = value as unknown[];
-        let out = '[';
-        for (let i = 0; i < array.length; i++) {
-          const v = array[i];
-          // As the library: what JSON cannot write in an array (and holes) is null; a function is left to it.
-          const text = v === undefined || typeof v === 'symbol' ? 'null' : canonicalData(v);
-          if (text === undefined) return undefined;
-          out += i === 0 ? text : `,${text}`;
-        }
-        return `${out}]`;
-      }
-      if (proto !== Object.prototype && proto !== null) return undefined;
-      const object = value as Record<string, unknown>;
-      if (typeof object.toJSON === 'function') return undefined;
-      const keys = sortedKeys(object);
-      let out = '{';
-      for (const key of keys) {
-        const v = object[key];
-        if (v === undefined || typeof v === 'symbol') continue;
-        const text = canonicalData(v);
-        if (text === undefined) return undefined;
-        out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${text}`;
-      }
-      return `${out}}`;
-    }
-    default:
-      return undefined;
-  }
-}
 
 /** An object's own keys in UTF-16 code-unit order (what `sort()` gives), sorted in place: a data object has a few. */
 function sortedKeys(object: object): string[] {

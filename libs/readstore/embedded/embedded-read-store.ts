@@ -540,18 +540,18 @@ export class EmbeddedReadStore implements ReadStore, CollectionHost {
   }
 }
 
-/**
- * The JSON paths of the indexed fields whose values `doc` changes from `previous`: the
- * writer's hint (WriteOp.moved) of the value columns to set; it checks the others kept. A
- * document or array in a field counts as moved unless it is the same object (documents are
- * never changed in place).
- */
 /** A value a write moves away from or to no longer leads to a known key (a document value: none does). */
 function forgetLookup(known: Map<string, Key | null>, v: unknown): void {
   if (typeof v === 'string' || typeof v === 'number') known.delete(valueKey(v));
   else if (v !== null && typeof v === 'object') known.clear();
 }
 
+/**
+ * The JSON paths of the indexed fields whose values `doc` changes from `previous`: the
+ * writer's hint (WriteOp.moved) of the value columns to set; it checks the others kept. A
+ * document or array in a field counts as moved unless it is the same object (documents are
+ * never changed in place).
+ */
 function movedValues(state: CollectionState, previous: Doc, doc: Doc): string[] | undefined {
   let moved: string[] | undefined;
   for (const field of state.indexed) {
