@@ -236,8 +236,8 @@ describe('dashboard: safe edits and honest screens (issue 27)', () => {
     expect(
       (await s.server.http.admin('POST', '/admin/jobs/dmarc-nightly', { now: new Date(night).toISOString() })).status,
     ).toBe(200);
-    // The run's day and its night reach the wizard's read models a moment after the job answers, each at
-    // its own pace (a loaded CI machine showed the day and, 30 s later, still no night): reload until both show.
+    // The job answers once the read models show its night (it waits for them, up to 5 s); the reloads
+    // are for the page, whose figures come from its own fetches.
     const text = await eventually(
       async () => {
         await s.go(`/email-auth/${ZONE}/wizard`);

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ProjectionEngine } from '../../projection-engine/projection-engine';
 import { EMAIL_AUTH_ZONES } from '../../../projections/email-auth.projection';
+import { EVENT_STORE, EventStore } from '../../eventstore/event-store.port';
 import { CLOCK, Clock } from '../../shared/clock';
 import { LOGGER, Logger } from '../../shared/logger';
 import { METRICS, Metrics } from '../../shared/metrics';
@@ -23,12 +24,17 @@ export interface NightlyResult {
  * night, so a rerun, a retry or a second worker changes nothing. It runs each night from
  * the `dmarc-nightly` process manager (dmarc-nightly.process.ts), and on demand from
  * `POST /admin/jobs/dmarc-nightly`.
+ *
+ * Its answer keeps the promise a user's command keeps: once it returns, the read models
+ * show what it recorded (the wizard's day count and night), so an operator who runs it and
+ * opens the wizard sees the night, however loaded the machine.
  */
 @Injectable()
 export class DmarcNightlyJob {
   constructor(
     private readonly commands: CommandBus,
     private readonly projections: ProjectionEngine,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS) private readonly metrics: Metrics,
@@ -56,6 +62,9 @@ export class DmarcNightlyJob {
         // A zone deleted (or now another account's) has nothing to publish.
         this.logger.warn('dmarc nightly job: records not republished', { zone, error: (e as Error).message });
       }
+    }
+    if (result.republished > 0 || result.zones.some((z) => z.recorded)) {
+      await this.projections.waitFor(await this.store.headPosition(), 5000);
     }
     this.logger.info('dmarc nightly job done', {
       night,

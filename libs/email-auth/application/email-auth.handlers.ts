@@ -262,7 +262,7 @@ export const WINDOW_DAYS = 7;
  * It appends itself rather than through `CommandRunner.runOnce`: the command depends on the
  * state it is decided on (the stage's start bounds the window of totals it reads), and the
  * event's id and metadata (correlation id = event id) are what earlier nights were recorded
- * with. No client reads the figures back at once, so nothing waits for the read models.
+ * with. The job waits for the read models once, after every zone's night (dmarc-nightly.job.ts).
  */
 @CommandHandler(RecordDmarcNight)
 export class RecordDmarcNightHandler implements ICommandHandler<RecordDmarcNight, NightZone> {
