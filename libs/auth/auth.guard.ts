@@ -22,7 +22,12 @@ export class AuthGuard implements CanActivate {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  // Not an async function: Nest's guard consumer takes a boolean as it is, so public, admin and
+  // email-auth routes cost no promise here, and an authenticated request chains its checks
+  // on the verifier's promise instead of wrapping them in one more (decision 0133). A refusal
+  // thrown before the first promise reaches Nest as a rejection, as before: its consumer
+  // calls `canActivate` inside an async function.
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const mode =
       this.reflector.getAllAndOverride<AuthMode>(AUTH_MODE, [context.getHandler(), context.getClass()]) ?? 'account';
     if (mode === 'public') return true;
@@ -38,19 +43,26 @@ export class AuthGuard implements CanActivate {
     if (cookieToken) {
       // The dashboard's session cookie: the same session a Bearer token would be, plus CSRF (contract §14).
       assertCsrf(request, cookieToken);
-      return this.admit(request, await this.authenticator.fromSessionToken(cookieToken));
+      return this.authenticator.fromSessionToken(cookieToken).then((principal) => this.admit(request, principal));
     }
-    const principal = await this.authenticator.fromBearer(request.headers.authorization);
-    if (principal.via === 'api_key') {
-      if (principal.access !== 'account') {
-        throw forbidden('insufficient_scope', 'This key can only read the email-authentication API');
-      }
-      if (mode === 'session')
-        throw forbidden('session_required', 'This endpoint needs a session from password login, not an API key');
-      await this.authenticator.assertAccountKeyAllowed(principal);
-      await this.authenticator.recordUse(principal);
+    return this.authenticator
+      .fromBearer(request.headers.authorization)
+      .then((principal) =>
+        principal.via === 'api_key' ? this.admitKey(request, principal, mode) : this.admit(request, principal),
+      );
+  }
+
+  /** An API key: account keys only, not on session-only routes, the plan allowing keys; its use recorded last. */
+  private admitKey(request: { principal?: Principal }, principal: Principal, mode: AuthMode): Promise<true> {
+    if (principal.access !== 'account') {
+      throw forbidden('insufficient_scope', 'This key can only read the email-authentication API');
     }
-    return this.admit(request, principal);
+    if (mode === 'session')
+      throw forbidden('session_required', 'This endpoint needs a session from password login, not an API key');
+    return this.authenticator
+      .assertAccountKeyAllowed(principal)
+      .then(() => this.authenticator.recordUse(principal))
+      .then(() => this.admit(request, principal));
   }
 
   /** The request goes on as `principal`, who is also the actor of the events it causes. */

@@ -1,10 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { actorOf, ClientIp, CurrentPrincipal, Principal } from '../../auth/principal';
+import { actorOf, ClientIp, CurrentPrincipal, CurrentRequester, Principal, Requester } from '../../auth/principal';
 import { Caller, CreateDomain, DeleteDomain, EditDomain } from '../application/domain.commands';
 import { DomainQueries } from '../application/domain.queries';
-import { ExplicitOrigin, requestOrigin } from '../../shared/http/request-context';
+import { ExplicitOrigin } from '../../shared/http/request-context';
 import { CreateDomainDto, UpdateDomainDto } from './domain.dto';
 
 const callerOf = (p: Principal, ip: string): Caller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
@@ -29,20 +28,15 @@ export class DomainsController {
     return this.queries.get(p.accountId, fqdn);
   }
 
-  // A frequent write (scripts editing a host's address): its command states the request's origin.
+  // A frequent write (scripts editing a host's address): its command states the request's origin, and its
+  // caller comes as one parameter (decision 0133).
   @Put('api/domains/fqdn/:fqdn')
   @ExplicitOrigin()
-  async update(
-    @CurrentPrincipal() p: Principal,
-    @Param('fqdn') fqdn: string,
-    @Body() body: UpdateDomainDto,
-    @ClientIp() ip: string,
-    @Req() req: FastifyRequest,
-  ) {
+  async update(@CurrentRequester() r: Requester, @Param('fqdn') fqdn: string, @Body() body: UpdateDomainDto) {
     const edit = { recordIp: body.record_ip, ipv4: body.ipv4, ipv6: body.ipv6, ttl: body.ttl };
-    const caller = { ...callerOf(p, ip), correlationId: requestOrigin(req).correlationId };
+    const caller = { ...callerOf(r.principal, r.ip), correlationId: r.correlationId };
     await this.commands.execute(new EditDomain(caller, fqdn, edit));
-    return this.queries.get(p.accountId, fqdn);
+    return this.queries.get(r.principal.accountId, fqdn);
   }
 
   @Delete('api/domains/fqdn/:fqdn')

@@ -1,4 +1,4 @@
-import { ArgumentMetadata, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { IsDefined, IsOptional, ValidateIf } from 'class-validator';
 import { validationFailed } from '../errors';
 
@@ -15,30 +15,55 @@ const describe = (errors: ValidationError[], parent = ''): string[] =>
     return [...own, ...describe(e.children ?? [], path)];
   });
 
+/** Nest's validation pipe, with the two steps it takes before its first await open to the strict pipe. */
+class NestValidationPipe extends ValidationPipe {
+  /** Whether `transform` would validate nothing here (a custom decorator's value, a primitive, no type). */
+  validatesNothing(metadata: ArgumentMetadata): boolean {
+    return !this.expectedType && (!metadata.metatype || !this.toValidate(metadata));
+  }
+
+  /** What `transform` returns for such a parameter. */
+  unvalidated(value: unknown, metadata: ArgumentMetadata): unknown {
+    return this.isTransformEnabled ? this.transformPrimitive(value, metadata) : value;
+  }
+}
+
 /**
  * Strict body validation: unknown fields are refused, types checked, and the 400
  * message names the field (contract §1).
+ *
+ * `transform` is not an async function: as the global pipe it sees every parameter of every
+ * route (the principal, the client's address, path parameters), and Nest's pipe consumer
+ * awaits what it returns anyway. A parameter Nest's pipe does not validate is answered here
+ * with what that pipe would return (its first step, before any await), without its async
+ * function's promise and ours (decision 0133). A refusal thrown here reaches Nest as the
+ * rejection it was before: its consumer calls `transform` inside an async function.
  */
-class StrictValidationPipe extends ValidationPipe {
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+class StrictValidationPipe implements PipeTransform<unknown, unknown> {
+  constructor(private readonly nest: NestValidationPipe) {}
+
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const isDto = metadata.type === 'body' && typeof metadata.metatype === 'function' && metadata.metatype !== Object;
     if (isDto && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw validationFailed('The request body must be a JSON object');
     }
-    return super.transform(value, metadata);
+    if (this.nest.validatesNothing(metadata)) return this.nest.unvalidated(value, metadata);
+    return this.nest.transform(value, metadata);
   }
 }
 
 export const strictValidationPipe = () =>
-  new StrictValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
-    transform: true,
-    transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
-    exceptionFactory: (errors) => validationFailed(describe(errors).join('; ') || 'Invalid request body'),
-  });
+  new StrictValidationPipe(
+    new NestValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      transformOptions: { enableImplicitConversion: false },
+      validationError: { target: false, value: false },
+      exceptionFactory: (errors) => validationFailed(describe(errors).join('; ') || 'Invalid request body'),
+    }),
+  );
 
 /**
  * A field that may be left out; sent as `null` it is refused, naming the field (contract
