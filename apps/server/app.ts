@@ -46,6 +46,7 @@ import { AllExceptionsFilter } from '../../libs/shared/http/error.filter';
 import { installRequestContext, requestIdFor } from '../../libs/shared/http/request-context';
 import { answerClientError, answerFrameworkError, MAX_PARAM_LENGTH } from '../../libs/shared/http/framework-errors';
 import { installBodyParsers } from '../../libs/shared/http/request-bodies';
+import { useLeanAsyncResourceBind } from '../../libs/shared/http/async-resource-bind';
 import { strictValidationPipe } from '../../libs/shared/http/validation';
 import { jsonLogger, Logger } from '../../libs/shared/logger';
 import { Metrics } from '../../libs/shared/metrics';
@@ -166,6 +167,8 @@ async function openDependencies(config: AppConfig, options: AppOptions): Promise
  */
 export async function createApp(config: AppConfig, options: AppOptions = {}): Promise<RunningApp> {
   limitHeapGrowth(config.heapGrowingPercent);
+  // Before Fastify serves a request: it binds one function per request body (decision 0133).
+  useLeanAsyncResourceBind();
   const deps = await openDependencies(config, options);
   if (config.roles.includes('worker')) await deps.projections.start();
   else await deps.projections.loadGenerations();
