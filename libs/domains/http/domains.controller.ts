@@ -6,7 +6,12 @@ import { DomainQueries } from '../application/domain.queries';
 import { ExplicitOrigin } from '../../shared/http/request-context';
 import { CreateDomainDto, UpdateDomainDto } from './domain.dto';
 
-const callerOf = (p: Principal, ip: string): Caller => ({ accountId: p.accountId, actor: actorOf(p), sourceIp: ip });
+const callerOf = (p: Principal, ip: string, correlationId?: string): Caller => ({
+  accountId: p.accountId,
+  actor: actorOf(p),
+  sourceIp: ip,
+  correlationId,
+});
 
 /** Dynamic-DNS hosts (contract §4). Writes go through commands; reads come from the domains read model. */
 @Controller()
@@ -34,8 +39,7 @@ export class DomainsController {
   @ExplicitOrigin()
   async update(@CurrentRequester() r: Requester, @Param('fqdn') fqdn: string, @Body() body: UpdateDomainDto) {
     const edit = { recordIp: body.record_ip, ipv4: body.ipv4, ipv6: body.ipv6, ttl: body.ttl };
-    const caller = { ...callerOf(r.principal, r.ip), correlationId: r.correlationId };
-    await this.commands.execute(new EditDomain(caller, fqdn, edit));
+    await this.commands.execute(new EditDomain(callerOf(r.principal, r.ip, r.correlationId), fqdn, edit));
     return this.queries.get(r.principal.accountId, fqdn);
   }
 

@@ -22,8 +22,9 @@ const nodeBind: Bind = prototype[NODE_BIND] ?? (prototype.bind as Bind);
  * 0.04 us for the same call through `runInAsyncScope`, and garbage for the GC threads.
  * Under `bench:ddns` with API writes it was ~4 % of the main thread in the profile, and
  * taking it away made the main thread 0.85x and the GC threads 0.45x per update
- * (decision 0133). Later Fastify releases call `runInAsyncScope` themselves (fastify/fastify#7012,
- * in 5.12.8); @nestjs/platform-fastify pins 5.11.3, so until both move this stands in.
+ * (decision 0133). Fastify 5.12.8 calls `runInAsyncScope` itself (fastify/fastify#7012), but
+ * @nestjs/platform-fastify pins 5.11.3, and 5.12.8 under an override measured slower on the
+ * DDNS route (0133): this stands in until a Fastify release measures at least even.
  *
  * What a bound function does is Node's own: it calls `fn` through the resource's
  * `runInAsyncScope`, with `thisArg` or, when none was given, the call's `this`, and its
